@@ -1,0 +1,180 @@
+package inttel
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/hwcc/hwcc/units"
+)
+
+// Sentinel errors. Every error this package returns wraps exactly one of
+// them with the field, the value and the allowed range; test with errors.Is.
+var (
+	// ErrConfig: a Config field is out of range (NewCodec, NewSpeedTable).
+	ErrConfig = errors.New("inttel: invalid config")
+	// ErrShortBuffer: Decode's buffer ends before the header does.
+	ErrShortBuffer = errors.New("inttel: buffer too short")
+	// ErrTooManyHops: a header's nHop is above the Codec's MaxHops.
+	ErrTooManyHops = errors.New("inttel: hop count above maximum")
+	// ErrPathFull: Stamp found MaxHops records already present. The header
+	// is unchanged; the switch forwards the packet without a record.
+	ErrPathFull = errors.New("inttel: path full, hop not stamped")
+	// ErrUnknownSpeed: a speed code with no rate, or a rate with no code.
+	ErrUnknownSpeed = errors.New("inttel: unknown speed")
+	// ErrFieldRange: a value does not fit its field (a PathID, TS or TxBytes
+	// wider than its bits, a switch ID above 12 bits, a negative input).
+	ErrFieldRange = errors.New("inttel: field out of range")
+	// ErrZeroInterval: TxRate's two samples carry the same timestamp.
+	ErrZeroInterval = errors.New("inttel: zero time between samples")
+)
+
+// Limits of the configurable units. They keep every product of a field and
+// its unit far inside int64: 2^24·2^32 ps = 2^56 ps, 2^20·2^32 B = 2^52 B.
+const (
+	MaxByteUnit units.Bytes = 1 << 32 // largest TxBytesUnit and QLenUnit, 4 GiB
+	MaxTSUnit   units.Time  = 1 << 32 // largest TSUnit, 2^32 ps ≈ 4.29 ms
+)
+
+// HPCC's values (section 4.1, Figure 7).
+const (
+	HPCCTxBytesUnit units.Bytes = 128              // txBytes "in units of 128 Bytes"
+	HPCCQLenUnit    units.Bytes = 80               // qLen "in units of 80 Bytes"
+	HPCCTSUnit      units.Time  = units.Nanosecond // TS in ns, as the ns-3 code stamps it
+	HPCCMaxHops                 = 5                // "the path length is often no more than 5 hops"
+)
+
+// Config sets the units, the speed codes and the hop limit of a Codec.
+type Config struct {
+	// TxBytesUnit is the bytes per count of the 20-bit txBytes field.
+	// HPCC: 128 B. Range 1 B .. MaxByteUnit. The ns-3 simulator's INT_MULTI
+	// scales it (128·INT_MULTI): a larger unit wraps less often, coarser.
+	TxBytesUnit units.Bytes
+	// QLenUnit is the bytes per count of the 16-bit qLen field. HPCC: 80 B
+	// (saturates at 65535·80 B = 5.24 MB). Range 1 B .. MaxByteUnit. ns-3:
+	// 80·INT_MULTI.
+	QLenUnit units.Bytes
+	// TSUnit is the time per count of the 24-bit TS field. HPCC: 1 ns (wraps
+	// every 16.78 ms). Range 1 ps .. MaxTSUnit.
+	TSUnit units.Time
+	// Speeds assigns the 4-bit speed codes; see NewSpeedTable for the rules.
+	// NewCodec copies it.
+	Speeds []SpeedCode
+	// MaxHops is the most hop records a header may carry: Stamp refuses a
+	// record beyond it, Decode and AppendHeader reject a header above it.
+	// HPCC: 5 (42 bytes). Range 1..15: the 4-bit nHop cannot count more.
+	MaxHops int
+}
+
+// DefaultConfig returns HPCC's configuration: 128 B, 80 B and 1 ns units,
+// DefaultSpeedCodes, and 5 hops.
+func DefaultConfig() Config {
+	return Config{
+		TxBytesUnit: HPCCTxBytesUnit,
+		QLenUnit:    HPCCQLenUnit,
+		TSUnit:      HPCCTSUnit,
+		Speeds:      DefaultSpeedCodes(),
+		MaxHops:     HPCCMaxHops,
+	}
+}
+
+// Codec encodes, decodes and stamps HPCC INT headers under one Config. It
+// is immutable and safe for concurrent use.
+type Codec struct {
+	speeds  SpeedTable
+	tx      quantizer // txBytes: floor(bytes/TxBytesUnit), wraps at 20 bits
+	qlen    quantizer // qLen: floor(bytes/QLenUnit), saturates at 16 bits
+	ts      quantizer // TS: floor(ps/TSUnit), wraps at 24 bits
+	maxHops uint8     // 1..15
+
+	// errPathFull is built once so that a refused stamp, which a switch on
+	// a long path meets on every packet, does not allocate.
+	errPathFull error
+}
+
+// NewCodec validates cfg and returns a Codec. Each error wraps ErrConfig and
+// names the field, its value and the allowed range.
+func NewCodec(cfg Config) (*Codec, error) {
+	if cfg.TxBytesUnit < 1 || cfg.TxBytesUnit > MaxByteUnit {
+		return nil, fmt.Errorf("%w: Config.TxBytesUnit = %d B, want 1..%d B", ErrConfig, cfg.TxBytesUnit, MaxByteUnit)
+	}
+	if cfg.QLenUnit < 1 || cfg.QLenUnit > MaxByteUnit {
+		return nil, fmt.Errorf("%w: Config.QLenUnit = %d B, want 1..%d B", ErrConfig, cfg.QLenUnit, MaxByteUnit)
+	}
+	if cfg.TSUnit < 1 || cfg.TSUnit > MaxTSUnit {
+		return nil, fmt.Errorf("%w: Config.TSUnit = %d ps, want 1..%d ps", ErrConfig, cfg.TSUnit, MaxTSUnit)
+	}
+	if cfg.MaxHops < 1 || cfg.MaxHops > HopsLimit {
+		return nil, fmt.Errorf("%w: Config.MaxHops = %d, want 1..%d (4-bit nHop)", ErrConfig, cfg.MaxHops, HopsLimit)
+	}
+	speeds, err := NewSpeedTable(cfg.Speeds)
+	if err != nil {
+		return nil, err
+	}
+	return &Codec{
+		speeds:  speeds,
+		tx:      quantizer{unit: uint64(cfg.TxBytesUnit), max: MaxTxBytes},
+		qlen:    quantizer{unit: uint64(cfg.QLenUnit), max: MaxQLen},
+		ts:      quantizer{unit: uint64(cfg.TSUnit), max: MaxTS},
+		maxHops: uint8(cfg.MaxHops),
+		errPathFull: fmt.Errorf("%w: header already holds Config.MaxHops = %d records",
+			ErrPathFull, cfg.MaxHops),
+	}, nil
+}
+
+// Config returns the Codec's configuration (with a fresh Speeds slice in
+// code order).
+func (c *Codec) Config() Config {
+	return Config{
+		TxBytesUnit: units.Bytes(c.tx.unit),
+		QLenUnit:    units.Bytes(c.qlen.unit),
+		TSUnit:      units.Time(c.ts.unit),
+		Speeds:      c.speeds.Entries(nil),
+		MaxHops:     int(c.maxHops),
+	}
+}
+
+// MaxHops returns Config.MaxHops.
+func (c *Codec) MaxHops() int { return int(c.maxHops) }
+
+// Speeds returns the Codec's speed table.
+func (c *Codec) Speeds() *SpeedTable { return &c.speeds }
+
+// Rate returns the port rate of speed code B; see SpeedTable.Rate.
+func (c *Codec) Rate(code uint8) (units.Rate, bool) { return c.speeds.Rate(code) }
+
+// Code returns the speed code B of a port rate; see SpeedTable.Code.
+func (c *Codec) Code(r units.Rate) (uint8, bool) { return c.speeds.Code(r) }
+
+// quantizer turns a non-negative physical count v (bytes or picoseconds)
+// into a register of a given width: q = floor(v / unit), then either wrapped
+// modulo max+1 (max = 2^width − 1) or saturated at max. Rounding is always
+// floor, so the register times unit is a lower bound of v within one unit.
+//
+// The division is exact floor division by a configuration constant: a
+// switch implements the power-of-two units (128 B, 1 ns on a ns clock) as a
+// shift and 80 B as a constant divider, both exact, so no reciprocal
+// approximation belongs in the golden model.
+type quantizer struct {
+	unit uint64 // 1 .. 2^32, in bytes or picoseconds
+	max  uint64 // 2^width − 1, width ≤ 24
+}
+
+// wrap returns floor(v/unit) mod (max+1); max+1 is a power of two.
+func (q quantizer) wrap(v uint64) uint64 { return (v / q.unit) & q.max }
+
+// saturate returns min(floor(v/unit), max) and whether it clamped.
+func (q quantizer) saturate(v uint64) (r uint64, clamped bool) {
+	r = v / q.unit
+	if r > q.max {
+		return q.max, true
+	}
+	return r, false
+}
+
+// value returns r·unit, the lower bound of the quantised physical count.
+// It fits int64 for every r ≤ 2^24 and unit ≤ 2^32.
+func (q quantizer) value(r uint64) int64 { return int64(r * q.unit) }
+
+// delta returns (newer − older) mod (max+1): the counts a wrapping register
+// advanced from older to newer, exact if it advanced by at most max.
+func (q quantizer) delta(older, newer uint64) uint64 { return (newer - older) & q.max }

@@ -1,0 +1,73 @@
+package inttel
+
+import (
+	"fmt"
+
+	"github.com/hwcc/hwcc/units"
+)
+
+// Port is what a switch knows about the egress port a packet leaves by, in
+// physical units; Stamp quantises it into a hop record.
+type Port struct {
+	// SwitchID is the switch's 12-bit ID (0..0xFFF), XORed into pathID.
+	SwitchID uint16
+	// Rate is the port speed; it must have a code in the speed table.
+	Rate units.Rate
+	// TxBytes is the port's cumulative transmitted bytes since it started,
+	// any size ≥ 0: Stamp keeps the low 20 bits of floor(TxBytes/TxBytesUnit).
+	// Whether it includes the packet being stamped is the switch's choice;
+	// the sender only uses differences, so it must only be consistent.
+	TxBytes units.Bytes
+	// QLen is the egress queue length in bytes, ≥ 0.
+	QLen units.Bytes
+}
+
+// Stamp is the switch's INT step (section 4.1): at egress time now it
+// appends the port's record to h and updates the prefix,
+//
+//	Hops[nHop] = {B: code(Rate), TS: floor(now/TSUnit) mod 2^24,
+//	              txBytes: floor(TxBytes/TxBytesUnit) mod 2^20,
+//	              qLen: min(floor(QLen/QLenUnit), 0xFFFF)}
+//	nHop += 1;  pathID ^= SwitchID
+//
+// qLenSaturated reports that the queue exceeded 0xFFFF·QLenUnit (5.24 MB at
+// 80 B) and was clamped; the record then says "at least" that much. The
+// switch model should count these.
+//
+// A header that already holds MaxHops records is left unchanged (nHop and
+// pathID included) and ErrPathFull is returned without allocating; the
+// switch forwards the packet all the same. Other errors also leave h
+// unchanged: a rate with no speed code (ErrUnknownSpeed), a SwitchID above
+// 0xFFF, a negative now, TxBytes or QLen, or a header PathID above 0xFFF
+// (ErrFieldRange), a header NHop above MaxHops (ErrTooManyHops).
+func (c *Codec) Stamp(now units.Time, h *Header, p Port) (qLenSaturated bool, err error) {
+	if h.NHop == c.maxHops {
+		return false, c.errPathFull
+	}
+	if err := c.checkHeader(h); err != nil {
+		return false, err
+	}
+	code, ok := c.speeds.Code(p.Rate)
+	switch {
+	case !ok:
+		return false, fmt.Errorf("%w: Port.Rate = %v has no speed code (%s)", ErrUnknownSpeed, p.Rate, c.speeds.String())
+	case p.SwitchID > MaxPathID:
+		return false, fmt.Errorf("%w: Port.SwitchID = %#x, want 0..%#x (12 bits)", ErrFieldRange, p.SwitchID, MaxPathID)
+	case now < 0:
+		return false, fmt.Errorf("%w: now = %v, want ≥ 0", ErrFieldRange, now)
+	case p.TxBytes < 0:
+		return false, fmt.Errorf("%w: Port.TxBytes = %d, want ≥ 0", ErrFieldRange, p.TxBytes)
+	case p.QLen < 0:
+		return false, fmt.Errorf("%w: Port.QLen = %d, want ≥ 0", ErrFieldRange, p.QLen)
+	}
+	q, qLenSaturated := c.qlen.saturate(uint64(p.QLen))
+	h.Hops[h.NHop] = Hop{
+		Speed:   code,
+		TS:      uint32(c.ts.wrap(uint64(now))),
+		TxBytes: uint32(c.tx.wrap(uint64(p.TxBytes))),
+		QLen:    uint16(q),
+	}
+	h.NHop++
+	h.PathID ^= p.SwitchID
+	return qLenSaturated, nil
+}
