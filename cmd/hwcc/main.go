@@ -1,0 +1,138 @@
+// Command hwcc is the hwcc command: it runs the library's harness, replays
+// traces through the state machines and exports the hardware lookup tables.
+//
+// Usage:
+//
+//	hwcc <verb> [flags]
+//
+// Verbs:
+//
+//	tables   export a lookup table as $readmemh hex, a C header or JSON
+//	sim      run a scenario on the reference harness
+//	replay   replay an event trace through a state machine
+//
+// Run `hwcc <verb> -h` for a verb's flags. Exit status: 0 on success, 1 when
+// the work failed (an unwritable output file), 2 on a usage error (unknown
+// verb, bad flag, value out of range) or a verb not available yet.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+)
+
+// Exit statuses.
+const (
+	exitOK    = 0
+	exitFail  = 1
+	exitUsage = 2
+)
+
+// verb is one subcommand. Each lives in its own file (tables.go, sim.go, …)
+// and adds itself to the table with register from an init function, so a
+// new verb needs no edit here.
+type verb struct {
+	name    string
+	summary string // one line for the usage listing
+	// run executes the verb with the arguments after its name and returns
+	// the exit status. It writes results to stdout and diagnostics to
+	// stderr and must not call os.Exit, so tests can run it in-process.
+	run func(args []string, stdout, stderr io.Writer) int
+}
+
+// verbs is the dispatch table, filled by register.
+var verbs []verb
+
+// register adds v to the dispatch table. Call it from an init function.
+// A name registered twice is reported by run as an internal error (and by
+// TestVerbsUnique), never by a panic.
+func register(v verb) { verbs = append(verbs, v) }
+
+// planned are verbs that other files will provide. Until a file registers
+// one, `hwcc <name>` says so and exits 2. A registered verb takes precedence,
+// so adding sim.go needs no edit here.
+var planned = []verb{
+	{name: "sim", summary: "run a scenario on the reference harness (not yet available)",
+		run: notYet("the simulator is not yet available")},
+	{name: "replay", summary: "replay an event trace through a state machine (not yet available)",
+		run: notYet("trace replay is not yet available")},
+}
+
+// notYet returns a run function that reports an unavailable verb.
+func notYet(msg string) func([]string, io.Writer, io.Writer) int {
+	return func(_ []string, _, stderr io.Writer) int {
+		fmt.Fprintf(stderr, "hwcc: %s\n", msg)
+		return exitUsage
+	}
+}
+
+// lookup returns the verb called name: a registered one first, else a
+// planned one.
+func lookup(name string) (verb, bool) {
+	for _, list := range [][]verb{verbs, planned} {
+		for _, v := range list {
+			if v.name == name {
+				return v, true
+			}
+		}
+	}
+	return verb{}, false
+}
+
+// duplicate returns a verb name registered more than once, or "".
+func duplicate() string {
+	seen := make(map[string]bool, len(verbs))
+	for _, v := range verbs {
+		if seen[v.name] {
+			return v.name
+		}
+		seen[v.name] = true
+	}
+	return ""
+}
+
+// usage lists the verbs in name order: the registered ones and the planned
+// ones no file has registered yet.
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: hwcc <verb> [flags]\n\nverbs:")
+	all := slices.Clone(verbs)
+	for _, p := range planned {
+		if !slices.ContainsFunc(verbs, func(v verb) bool { return v.name == p.name }) {
+			all = append(all, p)
+		}
+	}
+	slices.SortFunc(all, func(a, b verb) int { return strings.Compare(a.name, b.name) })
+	for _, v := range all {
+		fmt.Fprintf(w, "  %-8s %s\n", v.name, v.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'hwcc <verb> -h' for the verb's flags.")
+}
+
+// run dispatches args (without the program name) and returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	if d := duplicate(); d != "" {
+		fmt.Fprintf(stderr, "hwcc: internal error: verb %q registered twice\n", d)
+		return exitFail
+	}
+	if len(args) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		usage(stdout)
+		return exitOK
+	}
+	v, ok := lookup(args[0])
+	if !ok {
+		fmt.Fprintf(stderr, "hwcc: unknown verb %q\n\n", args[0])
+		usage(stderr)
+		return exitUsage
+	}
+	return v.run(args[1:], stdout, stderr)
+}
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
