@@ -4,8 +4,8 @@ import (
 	"errors"
 	"testing"
 
-	inttel "github.com/hwcc/hwcc/int"
 	"github.com/hwcc/hwcc/hwtables"
+	inttel "github.com/hwcc/hwcc/int"
 	"github.com/hwcc/hwcc/units"
 )
 
