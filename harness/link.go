@@ -1,0 +1,280 @@
+package harness
+
+import (
+	"fmt"
+
+	"github.com/hwcc/hwcc/units"
+)
+
+// node is a host or a switch.
+type node struct {
+	id     NodeID
+	name   string
+	isHost bool
+	ports  []*port
+
+	// Switch state.
+	swID    uint16      // 12-bit INT switch ID (index among switches + 1)
+	bufUsed units.Bytes // shared buffer occupancy: data frames admitted and not yet dequeued
+	routes  [][]int32   // routes[dst host] = candidate egress port numbers (ECMP set)
+	salt    uint64      // per-switch ECMP hash salt
+
+	// Host state: flows with data to send, served round robin.
+	active []*flow
+	rr     int
+}
+
+// port is one side of a link: the egress of its node toward peer's node.
+// A frame transmitted by p arrives at peer.node through peer (peer is its
+// ingress there), after serialisation at rate and the propagation delay.
+type port struct {
+	gid   int32 // index in Sim.ports
+	node  *node
+	num   int // port number on its node
+	peer  *port
+	rate  units.Rate
+	delay units.Time
+	name  string // "node->peer", unique in the run
+
+	busy    bool
+	txStart units.Time  // start of the frame in serialisation (or the last one)
+	txEnd   units.Time  // its end
+	txSize  units.Bytes // its wire size
+	q       [NumPrios]fifo
+	qbytes  [NumPrios]units.Bytes
+	bytes   units.Bytes // all priorities
+
+	// PFC received from the peer: data priority paused on this egress.
+	pausedBy [NumPrios]bool
+
+	// PFC this port sends to its peer, as the ingress of the peer's frames.
+	ing       [NumPrios]units.Bytes // bytes admitted through this ingress and still in the switch
+	wantPause [NumPrios]bool        // the state the thresholds ask for
+	toldPause [NumPrios]bool        // the state last signalled to the peer
+	pfcDirty  uint8                 // priorities whose state must be signalled
+	headroom  units.Bytes
+
+	queue *Queue    // the data queue's view for CPs (switch ports only)
+	wake  timerSlot // host ports: pending pacing wake-up
+
+	st portStats
+}
+
+// Queue is the view of one switch egress queue that a congestion point gets.
+// It is owned by the harness; a CP may keep the pointer for the run.
+type Queue struct {
+	s     *Sim
+	p     *port
+	prio  uint8
+	id    CPID
+	cp    CP
+	obs   PauseObserver // cp, if it implements PauseObserver
+	timer timerSlot
+	info  CPInfo
+}
+
+// Len returns the bytes queued in this queue now (wire bytes).
+func (q *Queue) Len() units.Bytes { return q.p.qbytes[q.prio] }
+
+// Packets returns the number of packets in this queue now.
+func (q *Queue) Packets() int { return q.p.q[q.prio].n }
+
+// PortLen returns the bytes queued at the port over all priorities.
+func (q *Queue) PortLen() units.Bytes { return q.p.bytes }
+
+// Rate returns the port's line rate.
+func (q *Queue) Rate() units.Rate { return q.p.rate }
+
+// TxBytes returns the wire bytes the port has transmitted since the start
+// of the run (all priorities), a 64-bit counter that does not wrap in any
+// feasible run; INT's 20-bit txBytes field is derived from it.
+func (q *Queue) TxBytes() uint64 { return q.p.st.txBytes }
+
+// Paused reports whether the downstream neighbour has paused this queue's
+// priority with PFC.
+func (q *Queue) Paused() bool { return q.p.pausedBy[q.prio] }
+
+// ID returns the queue's congestion-point ID.
+func (q *Queue) ID() CPID { return q.id }
+
+// Info returns the description NewCP was given.
+func (q *Queue) Info() CPInfo { return q.info }
+
+// SendFeedback sends a feedback packet carrying fb (with fb.From set to
+// this queue's ID) from this switch to the source host of flow, at control
+// priority. It returns false, sending nothing, if the flow is unknown or has
+// finished or stopped.
+func (q *Queue) SendFeedback(flow FlowID, fb Feedback) bool {
+	return q.s.sendFeedback(q, flow, fb)
+}
+
+// addNode appends a host or switch.
+func (s *Sim) addNode(name string, host bool) (*node, error) {
+	if _, dup := s.byName[name]; dup {
+		return nil, fmt.Errorf("harness: node name %q used twice", name)
+	}
+	n := &node{id: NodeID(len(s.nodes)), name: name, isHost: host}
+	if !host {
+		s.nSwitches++
+		n.swID = uint16(s.nSwitches) & 0xFFF
+	}
+	s.nodes = append(s.nodes, n)
+	s.byName[name] = n
+	if host {
+		s.hosts = append(s.hosts, n)
+	}
+	return n, nil
+}
+
+// connect joins a and b with a full-duplex link of the given rate and
+// propagation delay (the same both ways). A host has exactly one port.
+func (s *Sim) connect(a, b *node, rate units.Rate, delay units.Time) error {
+	if rate <= 0 {
+		return fmt.Errorf("harness: link %s-%s: rate %v, want > 0", a.name, b.name, rate)
+	}
+	if delay < 0 {
+		return fmt.Errorf("harness: link %s-%s: delay %v, want >= 0", a.name, b.name, delay)
+	}
+	for _, n := range []*node{a, b} {
+		if n.isHost && len(n.ports) > 0 {
+			return fmt.Errorf("harness: host %s already has a link", n.name)
+		}
+	}
+	if a.isHost && b.isHost {
+		return fmt.Errorf("harness: link %s-%s joins two hosts; hosts connect to switches", a.name, b.name)
+	}
+	pa := s.newPort(a, rate, delay)
+	pb := s.newPort(b, rate, delay)
+	pa.peer, pb.peer = pb, pa
+	return nil
+}
+
+func (s *Sim) newPort(n *node, rate units.Rate, delay units.Time) *port {
+	p := &port{gid: int32(len(s.ports)), node: n, num: len(n.ports), rate: rate, delay: delay}
+	p.wake.at = units.MaxTime
+	n.ports = append(n.ports, p)
+	s.ports = append(s.ports, p)
+	return p
+}
+
+// nameLinks names every port "node->peer", adding "#k" for the k-th
+// parallel link between the same pair.
+func (s *Sim) nameLinks() {
+	seen := map[string]int{}
+	for _, p := range s.ports {
+		base := p.node.name + "->" + p.peer.node.name
+		seen[base]++
+		if k := seen[base]; k > 1 {
+			p.name = fmt.Sprintf("%s#%d", base, k)
+		} else {
+			p.name = base
+		}
+	}
+}
+
+// buildRoutes fills every switch's ECMP sets by breadth-first search from
+// each host: a switch may forward toward host h through any port whose peer
+// is one hop closer to h. Paths never go through another host.
+func (s *Sim) buildRoutes() error {
+	nn := len(s.nodes)
+	for _, n := range s.nodes {
+		if !n.isHost {
+			n.routes = make([][]int32, nn)
+		}
+	}
+	dist := make([]int, nn)
+	queue := make([]*node, 0, nn)
+	for _, h := range s.hosts {
+		if len(h.ports) != 1 {
+			return fmt.Errorf("harness: host %s has no link", h.name)
+		}
+		for i := range dist {
+			dist[i] = -1
+		}
+		dist[h.id] = 0
+		queue = append(queue[:0], h)
+		for len(queue) > 0 {
+			n := queue[0]
+			queue = queue[1:]
+			for _, p := range n.ports {
+				m := p.peer.node
+				if dist[m.id] >= 0 || m.isHost {
+					continue
+				}
+				dist[m.id] = dist[n.id] + 1
+				queue = append(queue, m)
+			}
+		}
+		for _, n := range s.nodes {
+			if n.isHost {
+				continue
+			}
+			if dist[n.id] < 0 {
+				return fmt.Errorf("harness: switch %s cannot reach host %s", n.name, h.name)
+			}
+			for _, p := range n.ports {
+				if dist[p.peer.node.id] == dist[n.id]-1 {
+					n.routes[h.id] = append(n.routes[h.id], int32(p.num))
+				}
+			}
+		}
+	}
+	for _, h := range s.hosts {
+		for _, o := range s.hosts {
+			if h != o && h.ports[0].peer.node.routes[o.id] == nil {
+				return fmt.Errorf("harness: host %s cannot reach host %s", h.name, o.name)
+			}
+		}
+	}
+	return nil
+}
+
+// mix64 is the splitmix64 finaliser, a bijective 64-bit hash.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}
+
+// ecmpPort picks the egress port of switch sw for a packet of flow going
+// from src to dst: hash(flow, src, dst, switch salt) mod the size of the
+// ECMP set. All packets of one flow and direction take one path; the ACKs
+// (src and dst swapped) hash independently.
+func ecmpPort(sw *node, flow FlowID, src, dst NodeID) *port {
+	c := sw.routes[dst]
+	if len(c) == 0 {
+		return nil
+	}
+	if len(c) == 1 {
+		return sw.ports[c[0]]
+	}
+	h := mix64(uint64(uint32(flow)) | uint64(uint32(src))<<32 ^ mix64(uint64(uint32(dst))^sw.salt))
+	return sw.ports[c[h%uint64(len(c))]]
+}
+
+// pathHop is one link of a flow's path.
+type pathHop struct {
+	rate  units.Rate
+	delay units.Time
+}
+
+// path returns the links a packet of flow from src to dst crosses, in order
+// (the source host's link first), following the same ECMP choices as the
+// packets will.
+func (s *Sim) path(flow FlowID, src, dst *node, dstHop []pathHop) []pathHop {
+	p := src.ports[0]
+	for {
+		dstHop = append(dstHop, pathHop{rate: p.rate, delay: p.delay})
+		n := p.peer.node
+		if n == dst || n.isHost || len(dstHop) > len(s.nodes) {
+			return dstHop
+		}
+		p = ecmpPort(n, flow, src.id, dst.id)
+		if p == nil {
+			return dstHop
+		}
+	}
+}

@@ -1,0 +1,212 @@
+package harness
+
+import (
+	"math/bits"
+
+	"github.com/hwcc/hwcc/units"
+)
+
+// Metrics.
+//
+// Measurement window: throughput, link utilisation and the queue statistics
+// are taken over [MeasureFrom, MeasureTo). Byte counters are read at the
+// two instants (a frame counts when its last bit arrives), so a window
+// boundary splits no frame. PFC counts and drops cover the whole run.
+//
+// Queue statistics are time-weighted: the mean is ∫q dt / window exactly;
+// the percentiles come from a histogram of the time spent at each queue
+// length, exact below 128 bytes and with 64 buckets per power of two above
+// (bucket width ≤ 1/64 of the value; the midpoint is reported, so the error
+// is at most 0.8 %); the maximum is exact. The queue length of a port is
+// the wire bytes waiting at its egress over all priorities, not counting the
+// frame being serialised.
+//
+// Time series: every Scenario.SampleInterval, each flow created when the
+// run is built (explicit, fan-in and incast flows, at most MaxSeriesFlows)
+// gets the throughput of its in-order data frames over the interval, and
+// every switch port its queue length at the sample instant.
+
+// MaxSeriesFlows bounds the number of flows with a throughput time series.
+const MaxSeriesFlows = 1024
+
+// MaxSeriesValues bounds the samples all time series of a run may hold
+// (8 bytes each); New refuses a scenario whose sample interval would
+// exceed it unless Options.NoSeries is set.
+const MaxSeriesValues = 32 << 20
+
+// Histogram layout for the time-weighted queue percentiles.
+const (
+	histExactBits = 7 // values below 1<<7 = 128 B get one bucket each
+	histSubBits   = 6 // then 1<<6 = 64 buckets per power of two
+)
+
+// histBucket returns the histogram bucket of queue length v ≥ 0.
+func histBucket(v units.Bytes) int {
+	u := uint64(v)
+	if u < 1<<histExactBits {
+		return int(u)
+	}
+	e := bits.Len64(u) - 1 // ≥ histExactBits
+	sub := (u >> uint(e-histSubBits)) & (1<<histSubBits - 1)
+	return 1<<histExactBits + (e-histExactBits)<<histSubBits + int(sub)
+}
+
+// histRange returns the smallest value of bucket b and its width.
+func histRange(b int) (low, width uint64) {
+	if b < 1<<histExactBits {
+		return uint64(b), 1
+	}
+	k := b - 1<<histExactBits
+	e := k>>histSubBits + histExactBits
+	sub := uint64(k & (1<<histSubBits - 1))
+	width = 1 << uint(e-histSubBits)
+	return 1<<uint(e) + sub*width, width
+}
+
+// qstat accumulates the time-weighted queue statistics of one port.
+type qstat struct {
+	last units.Time
+	cur  units.Bytes
+	area float64 // ∫q dt over the window, byte·ps
+	max  units.Bytes
+	hist []int64 // ps spent in each bucket within the window
+}
+
+// portStats are one port's counters.
+type portStats struct {
+	txBytes     uint64  // wire bytes sent, all priorities
+	winStartTx  float64 // wire bytes sent by the window's start (txSnapshot)
+	winEndTx    float64
+	pauses      int64 // PAUSE frames received that stopped this egress
+	pausesSent  int64 // PAUSE frames sent to the peer
+	pausedTime  units.Time
+	pauseStart  units.Time
+	firstPause  units.Time // -1 if never paused
+	maxIngress  units.Bytes
+	drops       int64
+	q           qstat
+	queueSeries []units.Bytes
+}
+
+// queueChanged records a change of pt.bytes at the current time.
+func (s *Sim) queueChanged(pt *port) {
+	q := &pt.st.q
+	if q.hist == nil {
+		return
+	}
+	s.qAdvance(q)
+	q.cur = pt.bytes
+	if q.cur > q.max && s.now >= s.from && s.now < s.to {
+		q.max = q.cur
+	}
+}
+
+// qAdvance adds the time since the last change, clipped to the window, at
+// the current length.
+func (s *Sim) qAdvance(q *qstat) {
+	a := max(q.last, s.from)
+	b := min(s.now, s.to)
+	if b > a {
+		dt := b - a
+		i := histBucket(q.cur)
+		if i >= len(q.hist) {
+			i = len(q.hist) - 1
+		}
+		q.hist[i] += int64(dt)
+		q.area += float64(q.cur) * float64(dt)
+	}
+	q.last = s.now
+}
+
+// percentile returns the time-weighted p-quantile (0 < p ≤ 1) of q's
+// histogram: the midpoint of the first bucket whose cumulative time reaches
+// p of the total.
+func (q *qstat) percentile(p float64) units.Bytes {
+	var total int64
+	for _, t := range q.hist {
+		total += t
+	}
+	if total == 0 {
+		return q.cur
+	}
+	target := p * float64(total)
+	var cum int64
+	for b, t := range q.hist {
+		cum += t
+		if t > 0 && float64(cum) >= target {
+			low, w := histRange(b)
+			return units.Bytes(low + (w-1)/2)
+		}
+	}
+	return q.max
+}
+
+// measure opens (idx 0) or closes (idx 1) the measurement window.
+func (s *Sim) measure(idx int32) {
+	for _, pt := range s.ports {
+		if pt.st.q.hist != nil {
+			s.qAdvance(&pt.st.q)
+			if idx == 0 {
+				pt.st.q.max = pt.st.q.cur
+			}
+		}
+		if idx == 0 {
+			pt.st.winStartTx = s.txSnapshot(pt)
+		} else {
+			pt.st.winEndTx = s.txSnapshot(pt)
+		}
+	}
+	for _, f := range s.flows {
+		if idx == 0 {
+			f.winStartWire, f.winStartBytes = f.rxWire, f.rxBytes
+		} else {
+			f.winEndWire, f.winEndBytes = f.rxWire, f.rxBytes
+			f.winEndSet = true
+		}
+	}
+}
+
+// txSnapshot returns the wire bytes pt has put on the wire by now,
+// counting the frame in serialisation pro rata, so that a window boundary
+// in the middle of a frame splits it exactly and utilisation never exceeds 1.
+func (s *Sim) txSnapshot(pt *port) float64 {
+	b := float64(pt.st.txBytes)
+	if s.now < pt.txEnd && pt.txEnd > pt.txStart {
+		b -= float64(pt.txSize) * float64(pt.txEnd-s.now) / float64(pt.txEnd-pt.txStart)
+	}
+	return b
+}
+
+// sample takes one time-series sample at the current time.
+func (s *Sim) sample() {
+	s.sampleT = append(s.sampleT, s.now)
+	ivl := s.sampleIvl
+	for _, f := range s.seriesRefs {
+		d := f.rxWire - f.lastSample
+		f.lastSample = f.rxWire
+		f.series = append(f.series, float64(d)*8/ivl.Seconds())
+	}
+	for _, pt := range s.ports {
+		if pt.st.q.hist != nil {
+			pt.st.queueSeries = append(pt.st.queueSeries, pt.bytes)
+		}
+	}
+	if next := s.now + ivl; next <= s.end {
+		s.evq.push(event{at: next, kind: evSample})
+	}
+}
+
+// Jain returns Jain's fairness index (Σx)² / (n·Σx²) of xs: 1 when all are
+// equal, 1/n when one takes everything. It returns 0 for an empty list or
+// all zeros, where the index is undefined.
+func Jain(xs []float64) float64 {
+	var sum, sq float64
+	for _, x := range xs {
+		sum += x
+		sq += x * x
+	}
+	if len(xs) == 0 || sq == 0 {
+		return 0
+	}
+	return sum * sum / (float64(len(xs)) * sq)
+}

@@ -1,0 +1,509 @@
+package harness
+
+import (
+	"github.com/hwcc/hwcc/units"
+)
+
+// NIC model.
+//
+// A host has one port. Its NIC serves, in strict priority, PFC-free control
+// frames (ACK, NAK, CNP) and then data from its active flows, round robin
+// among the flows that are eligible: started, not finished or stopped,
+// with data left to send, inflight < window (payload bytes sent and not
+// acknowledged; no window when the RP says 0) and past their pacing time.
+// A flow paced at rate R may start its next packet ser(size, R) after the
+// start of its previous one (wire size, so R = line rate is back to back);
+// when R changes, the gap of the packet in progress is recomputed at the
+// new rate. Data stops while the switch has paused DataPrio with PFC.
+// Hosts never send PFC: their receive buffer is unbounded.
+//
+// Reliability is go-back-N as RoCE NICs do it: the receiver accepts only
+// the next expected byte, NAKs (once per expected byte) a packet from
+// beyond it and re-ACKs a duplicate; the sender rewinds to the NAKed byte,
+// and after NICSpec.RTO without progress with data outstanding, to the
+// first unacknowledged byte. Without drops neither ever fires.
+
+// flow is one transfer: sender state at the source NIC, receiver state at
+// the destination NIC, and its metrics.
+type flow struct {
+	id       FlowID
+	info     FlowInfo
+	src, dst *node
+	stopAt   units.Time // MaxTime: none
+
+	rp     RP
+	np     NP
+	rate   units.Rate
+	window units.Bytes
+
+	rpTimer, npTimer, rtoTimer timerSlot
+
+	started, stopped, done bool
+	activeIdx              int // index in src.active, -1 when not there
+
+	// Sender.
+	sndNxt, sndUna uint64
+	sndMax         uint64 // highest byte sent + 1
+	nextSend       units.Time
+	lastStart      units.Time
+	lastSize       units.Bytes
+	rtoAt          units.Time
+	retransmits    int64
+
+	// Receiver.
+	rcvNxt      uint64
+	nakSent     bool
+	sinceAck    int
+	markedSince int
+	rxBytes     units.Bytes // in-order payload delivered
+	rxWire      units.Bytes // wire bytes of in-order data frames
+	firstRx     units.Time
+	lastRx      units.Time
+
+	// Completion.
+	finishAt units.Time // sender saw the last byte acknowledged; -1 if not
+	ideal    units.Time
+
+	// Measurement window snapshots of rxWire/rxBytes.
+	winStartWire, winEndWire   units.Bytes
+	winStartBytes, winEndBytes units.Bytes
+	winEndSet                  bool
+
+	series     []float64 // throughput samples, bit/s; nil if not recorded
+	lastSample units.Bytes
+}
+
+// hostNext returns the next frame host port pt sends, or nil. When a flow
+// is held back only by pacing, it arms a wake-up at the earliest pacing time.
+func (s *Sim) hostNext(pt *port) *Packet {
+	if p := pt.q[ControlPrio].pop(); p != nil {
+		pt.qbytes[ControlPrio] -= p.Size
+		pt.bytes -= p.Size
+		return p
+	}
+	if pt.pausedBy[DataPrio] {
+		return nil
+	}
+	h := pt.node
+	n := len(h.active)
+	earliest := units.MaxTime
+	for i := 0; i < n; i++ {
+		j := h.rr + i
+		if j >= n {
+			j -= n
+		}
+		f := h.active[j]
+		if !f.hasData() || (f.window > 0 && units.Bytes(f.sndNxt-f.sndUna) >= f.window) {
+			continue
+		}
+		if f.nextSend > s.now {
+			if f.nextSend < earliest {
+				earliest = f.nextSend
+			}
+			continue
+		}
+		h.rr = j + 1
+		if h.rr >= n {
+			h.rr = 0
+		}
+		return s.makeData(f)
+	}
+	if earliest != units.MaxTime && pt.wake.want(earliest) {
+		s.evq.push(event{at: earliest, kind: evNICWake, idx: pt.gid})
+	}
+	return nil
+}
+
+// hasData reports whether f has bytes it has not sent (or must resend).
+func (f *flow) hasData() bool {
+	return f.info.Size == 0 || f.sndNxt < uint64(f.info.Size)
+}
+
+// makeData builds f's next data packet and advances its sender state.
+func (s *Sim) makeData(f *flow) *Packet {
+	pay := s.payload
+	if f.info.Size > 0 {
+		if left := units.Bytes(uint64(f.info.Size) - f.sndNxt); left < pay {
+			pay = left
+		}
+	}
+	p := s.pool.get()
+	p.Kind = KindData
+	p.Prio = DataPrio
+	p.Flow = f.id
+	p.Src = f.src.id
+	p.Dst = f.dst.id
+	p.Seq = f.sndNxt
+	p.Payload = pay
+	p.Size = DataOverheadBytes + pay + s.preamble
+	p.SentAt = s.now
+	if s.feat.INT {
+		p.HasINT = true
+		p.Size += INTPrefixBytes
+	}
+	if p.Seq < f.sndMax {
+		f.retransmits++
+	}
+	f.sndNxt += uint64(pay)
+	if f.sndNxt > f.sndMax {
+		f.sndMax = f.sndNxt
+	}
+	f.lastStart = s.now
+	f.lastSize = p.Size
+	f.nextSend = addSat(s.now, units.SerializationTime(p.Size, f.rate))
+	s.st.dataSentPayload += int64(pay)
+	s.st.dataSentPkts++
+	return p
+}
+
+// hostSent runs the side effects of data packet p starting transmission:
+// the RP's OnSend and the retransmission timer.
+func (s *Sim) hostSent(f *flow, p *Packet) {
+	if f.rtoAt == units.MaxTime && s.rto > 0 {
+		f.rtoAt = s.now + s.rto
+		s.armRTO(f)
+	}
+	f.rp.OnSend(s.now, p.Seq, p.Payload)
+	s.applyRP(f)
+}
+
+// addSat returns a+b saturated at MaxTime (b ≥ 0).
+func addSat(a, b units.Time) units.Time {
+	if b >= units.MaxTime-a {
+		return units.MaxTime
+	}
+	return a + b
+}
+
+// applyRP reads f's RP outputs and applies them: rate, window, timer.
+func (s *Sim) applyRP(f *flow) {
+	rp := f.rp
+	if r := rp.Rate(); r != f.rate {
+		if r < 0 {
+			r = 0
+		}
+		f.rate = r
+		if f.lastSize > 0 {
+			f.nextSend = addSat(f.lastStart, units.SerializationTime(f.lastSize, r))
+		}
+		s.kick(f.src.ports[0])
+	}
+	if w := rp.Window(); w != f.window {
+		opened := w == 0 || w > f.window
+		f.window = max(w, 0)
+		if opened {
+			s.kick(f.src.ports[0])
+		}
+	}
+	d := rp.NextDeadline()
+	if d < s.now {
+		d = s.now
+	}
+	if f.rpTimer.want(d) {
+		s.evq.push(event{at: d, kind: evRPTimer, idx: int32(f.id)})
+	}
+}
+
+// hostReceive handles frame p arriving at host h.
+func (s *Sim) hostReceive(h *node, in *port, p *Packet) {
+	switch p.Kind {
+	case KindPFC:
+		s.onPFC(in, p)
+	case KindData:
+		s.receiveData(p)
+	case KindAck, KindNak:
+		s.receiveAck(p)
+	case KindCNP:
+		if f := s.flows[p.Flow]; f.rp != nil && !f.done {
+			f.rp.OnCNP(s.now)
+			s.applyRP(f)
+		}
+	case KindFeedback:
+		s.st.feedbackRecv++
+		if f := s.flows[p.Flow]; f.rp != nil && !f.done {
+			f.rp.OnFeedback(s.now, &p.Feedback)
+			s.applyRP(f)
+		}
+	}
+	s.consumed(p)
+}
+
+// receiveData is the receiving NIC: go-back-N acceptance, ACK generation
+// every AckEvery packets (and for the last packet of a sized flow), and the
+// NP hook.
+func (s *Sim) receiveData(p *Packet) {
+	f := s.flows[p.Flow]
+	s.st.dataRecvPayload += int64(p.Payload)
+	s.st.dataRecvPkts++
+	if f.np != nil {
+		if f.np.OnData(s.now, p) {
+			s.sendCNP(f)
+		}
+		s.armNP(f)
+	}
+	switch {
+	case p.Seq == f.rcvNxt:
+		f.rcvNxt += uint64(p.Payload)
+		f.rxBytes += p.Payload
+		f.rxWire += p.Size
+		if f.firstRx < 0 {
+			f.firstRx = s.now
+		}
+		f.lastRx = s.now
+		f.nakSent = false
+		f.sinceAck++
+		if p.CE {
+			f.markedSince++
+		}
+		last := f.info.Size > 0 && f.rcvNxt >= uint64(f.info.Size)
+		if f.sinceAck >= s.ackEvery || last {
+			s.sendAck(f, p, KindAck)
+		}
+	case p.Seq > f.rcvNxt:
+		if !f.nakSent {
+			f.nakSent = true
+			s.sendAck(f, p, KindNak)
+		}
+	default:
+		s.sendAck(f, p, KindAck) // duplicate: tell the sender where we are
+	}
+}
+
+// sendAck sends an ACK or NAK for flow f triggered by data packet d,
+// echoing its SentAt and INT header.
+func (s *Sim) sendAck(f *flow, d *Packet, kind Kind) {
+	a := s.pool.get()
+	a.Kind = kind
+	a.Prio = ControlPrio
+	a.Flow = f.id
+	a.Src = f.dst.id
+	a.Dst = f.src.id
+	a.Seq = f.rcvNxt
+	a.SentAt = d.SentAt
+	a.ECE = f.markedSince > 0
+	a.ackPkts = int32(f.sinceAck)
+	a.ackMarked = int32(f.markedSince)
+	f.sinceAck, f.markedSince = 0, 0
+	a.Size = AckFrameBytes + s.preamble
+	if d.HasINT {
+		// Echo through the wire format: the receiver NIC copies the
+		// header bytes into the ACK, the sender decodes them.
+		buf, err := s.codec.AppendHeader(s.intBuf[:0], &d.INT)
+		if err == nil {
+			_, err = s.codec.Decode(buf, &a.INT)
+		}
+		if err == nil {
+			a.HasINT = true
+			a.Size += units.Bytes(len(buf))
+		} else {
+			s.st.intErrors++
+		}
+	}
+	s.hostQueueControl(f.dst, a)
+}
+
+// sendCNP sends a CNP for flow f from its receiver to its source.
+func (s *Sim) sendCNP(f *flow) {
+	c := s.pool.get()
+	c.Kind = KindCNP
+	c.Prio = ControlPrio
+	c.Flow = f.id
+	c.Src = f.dst.id
+	c.Dst = f.src.id
+	c.Size = CNPFrameBytes + s.preamble
+	s.st.cnpSent++
+	s.hostQueueControl(f.dst, c)
+}
+
+// hostQueueControl queues control frame p at host h's port.
+func (s *Sim) hostQueueControl(h *node, p *Packet) {
+	pt := h.ports[0]
+	pt.q[ControlPrio].push(p)
+	pt.qbytes[ControlPrio] += p.Size
+	pt.bytes += p.Size
+	s.kick(pt)
+}
+
+// receiveAck is the sending NIC's ACK/NAK processing.
+func (s *Sim) receiveAck(p *Packet) {
+	f := s.flows[p.Flow]
+	if f.done || f.rp == nil {
+		return
+	}
+	var newly units.Bytes
+	if p.Seq > f.sndUna {
+		newly = units.Bytes(p.Seq - f.sndUna)
+		f.sndUna = p.Seq
+		if f.sndNxt < f.sndUna {
+			f.sndNxt = f.sndUna
+		}
+	}
+	if p.Kind == KindNak && p.Seq < f.sndNxt {
+		f.sndNxt = p.Seq // go back N
+		s.kick(f.src.ports[0])
+	}
+	inflight := units.Bytes(f.sndNxt - f.sndUna)
+	if s.rto > 0 {
+		switch {
+		case f.sndUna >= f.sndMax:
+			f.rtoAt = units.MaxTime
+		case newly > 0:
+			f.rtoAt = s.now + s.rto
+			s.armRTO(f)
+		}
+	}
+	done := f.info.Size > 0 && f.sndUna >= uint64(f.info.Size)
+	a := &s.ack
+	*a = Ack{
+		Flow:     f.id,
+		Seq:      p.Seq,
+		Newly:    newly,
+		SndNxt:   f.sndNxt,
+		Inflight: inflight,
+		NAK:      p.Kind == KindNak,
+		ECE:      p.ECE,
+		Marked:   int(p.ackMarked),
+		Packets:  int(p.ackPkts),
+		RTT:      s.now - p.SentAt,
+		HasINT:   p.HasINT,
+		Done:     done,
+	}
+	if p.HasINT {
+		a.INT = &p.INT
+	}
+	f.rp.OnAck(s.now, a)
+	a.INT = nil
+	if done {
+		s.finish(f)
+		return
+	}
+	s.applyRP(f)
+	if newly > 0 && f.window > 0 {
+		s.kick(f.src.ports[0])
+	}
+}
+
+// finish records a sized flow's completion at the sender.
+func (s *Sim) finish(f *flow) {
+	f.done = true
+	f.finishAt = s.now
+	f.rtoAt = units.MaxTime
+	s.deactivate(f)
+	s.st.flowsDone++
+}
+
+// deactivate removes f from its source's active list.
+func (s *Sim) deactivate(f *flow) {
+	i := f.activeIdx
+	if i < 0 {
+		return
+	}
+	h := f.src
+	last := len(h.active) - 1
+	h.active[i] = h.active[last]
+	h.active[i].activeIdx = i
+	h.active[last] = nil
+	h.active = h.active[:last]
+	f.activeIdx = -1
+	if h.rr > last {
+		h.rr = 0
+	}
+}
+
+// startFlow creates f's RP and NP and puts it on its source's active list.
+func (s *Sim) startFlow(f *flow) {
+	if f.started {
+		return
+	}
+	rp, err := s.algo.NewRP(f.info)
+	if err != nil {
+		s.fail(err)
+		return
+	}
+	if rp == nil {
+		rp, _ = noneAlgo{}.NewRP(f.info)
+	}
+	np, err := s.algo.NewNP(f.info)
+	if err != nil {
+		s.fail(err)
+		return
+	}
+	f.rp, f.np = rp, np
+	f.started = true
+	f.rate = rp.Rate()
+	f.window = max(rp.Window(), 0)
+	f.nextSend = s.now
+	f.activeIdx = len(f.src.active)
+	f.src.active = append(f.src.active, f)
+	s.applyRP(f)
+	if np != nil {
+		s.armNP(f)
+	}
+	s.kick(f.src.ports[0])
+}
+
+// stopFlow stops f from sending new data (its stop time).
+func (s *Sim) stopFlow(f *flow) {
+	if f.done || f.stopped {
+		return
+	}
+	f.stopped = true
+	f.rtoAt = units.MaxTime
+	s.deactivate(f)
+}
+
+func (s *Sim) armNP(f *flow) {
+	d := f.np.NextDeadline()
+	if d < s.now {
+		d = s.now
+	}
+	if f.npTimer.want(d) {
+		s.evq.push(event{at: d, kind: evNPTimer, idx: int32(f.id)})
+	}
+}
+
+func (s *Sim) armRTO(f *flow) {
+	if f.rtoTimer.want(f.rtoAt) {
+		s.evq.push(event{at: f.rtoAt, kind: evRTO, idx: int32(f.id)})
+	}
+}
+
+func (s *Sim) onRPTimer(f *flow) {
+	f.rpTimer.fired(s.now)
+	if f.done || f.stopped || f.rp == nil {
+		return
+	}
+	if f.rp.NextDeadline() <= s.now {
+		f.rp.OnTimer(s.now)
+	}
+	s.applyRP(f)
+}
+
+func (s *Sim) onNPTimer(f *flow) {
+	f.npTimer.fired(s.now)
+	if f.np == nil {
+		return
+	}
+	if f.np.NextDeadline() <= s.now && f.np.OnTimer(s.now) {
+		s.sendCNP(f)
+	}
+	s.armNP(f)
+}
+
+func (s *Sim) onRTO(f *flow) {
+	f.rtoTimer.fired(s.now)
+	if f.done || f.stopped || f.rtoAt == units.MaxTime {
+		return
+	}
+	if s.now < f.rtoAt {
+		s.armRTO(f)
+		return
+	}
+	if f.sndUna < f.sndMax {
+		f.sndNxt = f.sndUna
+		s.st.timeouts++
+		s.kick(f.src.ports[0])
+	}
+	f.rtoAt = s.now + s.rto
+	s.armRTO(f)
+}

@@ -1,0 +1,212 @@
+package harness
+
+import (
+	inttel "github.com/hwcc/hwcc/int"
+	"github.com/hwcc/hwcc/units"
+)
+
+// Header and frame sizes in bytes. A RoCEv2 data frame is
+//
+//	Ethernet 14 | IPv4 20 | UDP 8 | [INT 2 + 8·nHop] | BTH 12 | payload | ICRC 4 | FCS 4
+//
+// and, on the wire, every frame is also preceded by a 7-byte preamble and a
+// 1-byte start-of-frame delimiter and followed by a 12-byte inter-frame gap
+// (PreambleIFGBytes). The harness models the wire: a frame of f bytes
+// occupies a link for the serialisation time of f + PreambleIFGBytes bytes
+// unless NICSpec.NoPreamble is set, and every size the harness reports as
+// "wire bytes" includes those 20 bytes. The INT header (HPCC, Figure 7) sits
+// after UDP and before the BTH and is present only when the algorithm asks
+// for INT (Features.INT): the sender adds the 2-byte prefix and each switch
+// adds one 8-byte hop record at egress.
+const (
+	PreambleIFGBytes    units.Bytes = 20 // 7 preamble + 1 SFD + 12 inter-frame gap
+	EthernetHeaderBytes units.Bytes = 14 // destination, source, EtherType (no VLAN tag)
+	EthernetFCSBytes    units.Bytes = 4  // frame check sequence
+	IPv4HeaderBytes     units.Bytes = 20 // no options
+	UDPHeaderBytes      units.Bytes = 8  // RoCEv2 runs over UDP port 4791
+	BTHBytes            units.Bytes = 12 // InfiniBand base transport header
+	ICRCBytes           units.Bytes = 4  // invariant CRC
+	AETHBytes           units.Bytes = 4  // ACK extended transport header (ACK and NAK)
+	CNPReservedBytes    units.Bytes = 16 // RoCEv2 CNP: 16 reserved bytes after the BTH
+	MinFrameBytes       units.Bytes = 64 // smallest Ethernet frame, FCS included
+	INTPrefixBytes      units.Bytes = inttel.PrefixLen
+	INTHopBytes         units.Bytes = inttel.HopLen
+
+	// DataOverheadBytes is the frame overhead of a data packet without INT:
+	// 14 + 20 + 8 + 12 + 4 + 4 = 62 bytes.
+	DataOverheadBytes = EthernetHeaderBytes + IPv4HeaderBytes + UDPHeaderBytes +
+		BTHBytes + ICRCBytes + EthernetFCSBytes
+	// AckFrameBytes is an ACK or NAK frame without INT: 62 + 4 = 66 bytes.
+	AckFrameBytes = DataOverheadBytes + AETHBytes
+	// CNPFrameBytes is a RoCEv2 CNP frame: 62 + 16 = 78 bytes. Feedback
+	// packets from congestion points (Packet.Feedback) have the same size:
+	// the 16 reserved bytes carry the payload.
+	CNPFrameBytes = DataOverheadBytes + CNPReservedBytes
+	// PFCFrameBytes is an 802.1Qbb PFC frame: a minimum-size MAC control
+	// frame (64 bytes with padding and FCS).
+	PFCFrameBytes = MinFrameBytes
+
+	// DefaultPayload is the payload of a full data packet, 1000 bytes, as
+	// in HPCC's simulations (and the RoCC authors'); NICSpec.Payload changes it.
+	DefaultPayload units.Bytes = 1000
+)
+
+// Priorities. The harness uses two of the eight 802.1p classes: data on
+// DataPrio, which is lossless when PFC is on, and control traffic (ACK, NAK,
+// CNP, feedback) on ControlPrio, which every egress port serves with strict
+// priority over data and which PFC never pauses. PFC frames themselves are
+// MAC control frames and go before both.
+const (
+	NumPrios    = 8
+	DataPrio    = 3
+	ControlPrio = 7
+)
+
+// Kind is what a packet is.
+type Kind uint8
+
+// Packet kinds.
+const (
+	KindData     Kind = iota // a data segment of a flow, source to destination
+	KindAck                  // cumulative ACK, destination to source
+	KindNak                  // go-back-N NAK: Seq is the next expected byte
+	KindCNP                  // congestion notification from a notification point
+	KindFeedback             // a congestion point's message to a flow's source
+	KindPFC                  // PFC PAUSE/RESUME for one priority, hop by hop
+)
+
+var kindNames = [...]string{"data", "ack", "nak", "cnp", "feedback", "pfc"}
+
+// String returns the kind's lower-case name.
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "unknown"
+}
+
+// FlowID names a flow: its index in Result.Flows and Report.Flows. IDs are
+// dense, starting at 0, in creation order.
+type FlowID int32
+
+// NodeID names a host or switch: its index in the network's node list.
+type NodeID int32
+
+// CPID names one congestion point (one switch egress queue), unique in a
+// run; feedback carries it so that a reaction point can tell its sources
+// apart (RoCC's CPcur).
+type CPID uint32
+
+// Feedback is the opaque payload of a congestion point's feedback packet:
+// the CP adapter writes Data, the RP adapter reads it (for example RoCC's
+// fair rate in ΔF units, or Qcur and F). From is filled by the harness with
+// the sending queue's CPID. It is a value: nothing allocates.
+type Feedback struct {
+	From CPID
+	Data [16]byte
+}
+
+// Packet is one frame in flight. The harness owns every Packet and reuses
+// it after delivery or drop: an adapter may read (and a CP may mark) the
+// packet it is handed during the call, and must not keep the pointer.
+//
+// Fields adapters see:
+//
+//	Kind     what it is
+//	Flow     the flow it belongs to (the flow it reports on, for ACK/CNP/feedback)
+//	Src, Dst the hosts it travels between (an ACK goes Dst→Src of its flow)
+//	Seq      data: offset of its first payload byte; ACK: next byte expected
+//	Payload  data bytes carried (0 for control frames)
+//	Size     wire bytes now: frame + preamble/IFG, including INT as stamped so far
+//	Prio     802.1p class (DataPrio or ControlPrio)
+//	CE       ECN congestion experienced; a CP may set it on data packets
+//	ECE      ACK: some packet it covers arrived with CE set
+//	HasINT   whether INT is carried; INT holds the hop records (data: as
+//	         stamped so far; ACK: echoed from the data packet)
+//	SentAt   data: when the sender started to transmit it; ACK: echoed
+type Packet struct {
+	Kind    Kind
+	Prio    uint8
+	CE      bool
+	ECE     bool
+	HasINT  bool
+	pause   bool // PFC: true = PAUSE, false = RESUME
+	Flow    FlowID
+	Src     NodeID
+	Dst     NodeID
+	Seq     uint64
+	Payload units.Bytes
+	Size    units.Bytes
+	SentAt  units.Time
+
+	Feedback Feedback
+	INT      inttel.Header
+
+	ackPkts   int32 // ACK: data packets it covers
+	ackMarked int32 // ACK: of which arrived with CE
+
+	ingress *port       // switch port it arrived on, for PFC accounting
+	inSize  units.Bytes // Size when it was admitted to the switch buffer
+	next    *Packet     // free list and FIFO link
+}
+
+// packetPool is a free list of packets owned by one simulation. Steady state
+// allocates nothing: a packet goes back on the list when it is delivered or
+// dropped.
+type packetPool struct {
+	free      *Packet
+	allocated int64 // packets ever allocated (grows only while the pool warms up)
+	live      int64 // packets out of the pool now
+}
+
+// get returns a zeroed packet.
+func (pp *packetPool) get() *Packet {
+	p := pp.free
+	if p == nil {
+		p = new(Packet)
+		pp.allocated++
+	} else {
+		pp.free = p.next
+		*p = Packet{}
+	}
+	pp.live++
+	return p
+}
+
+// put returns p to the pool. p must not be used afterwards.
+func (pp *packetPool) put(p *Packet) {
+	p.next = pp.free
+	pp.free = p
+	pp.live--
+}
+
+// fifo is an intrusive FIFO of packets linked through Packet.next.
+type fifo struct {
+	head, tail *Packet
+	n          int
+}
+
+func (q *fifo) push(p *Packet) {
+	p.next = nil
+	if q.tail == nil {
+		q.head = p
+	} else {
+		q.tail.next = p
+	}
+	q.tail = p
+	q.n++
+}
+
+func (q *fifo) pop() *Packet {
+	p := q.head
+	if p == nil {
+		return nil
+	}
+	q.head = p.next
+	if q.head == nil {
+		q.tail = nil
+	}
+	p.next = nil
+	q.n--
+	return p
+}

@@ -1,0 +1,222 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/hwcc/hwcc/harness/workloads"
+	"github.com/hwcc/hwcc/units"
+)
+
+// Scenario is everything a run needs: topology, workload, algorithm,
+// switch and NIC settings, duration, measurement window and seed. The same
+// Scenario and seed give the same Result bit for bit.
+//
+// Get one from Builtin, from DecodeScenario (a JSON file), or start from
+// DefaultScenario and fill it in. Change it with Set (the command's
+// -set key=value); Validate checks it and Run validates it again.
+type Scenario struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	// Algorithm is a registered algorithm name (Names()); Params are its
+	// parameters, passed verbatim to the adapter (FlowInfo.Params,
+	// CPInfo.Params) and checked by it if it implements ParamChecker.
+	Algorithm string            `json:"algorithm"`
+	Params    map[string]string `json:"params,omitempty"`
+
+	Topology TopologySpec `json:"topology"`
+	Workload WorkloadSpec `json:"workload"`
+	Switch   SwitchSpec   `json:"switch"`
+	NIC      NICSpec      `json:"nic"`
+
+	// Duration is the simulated time; events at exactly Duration still run.
+	Duration Time `json:"duration"`
+	// The measurement window [MeasureFrom, MeasureTo); MeasureTo 0 means
+	// Duration.
+	MeasureFrom Time `json:"measure_from,omitempty"`
+	MeasureTo   Time `json:"measure_to,omitempty"`
+	// SampleInterval is the time-series step (default 10 µs).
+	SampleInterval Time `json:"sample_interval,omitempty"`
+	// Seed seeds the run's random source (PCG, math/rand/v2): Poisson
+	// arrivals, sizes, destinations and ECMP hash salts.
+	Seed uint64 `json:"seed"`
+
+	extra []Param // keys a built-in adds to Set
+}
+
+// SwitchSpec are the settings every switch gets.
+type SwitchSpec struct {
+	// Buffer is the shared buffer per switch (default 32 MB, HPCC's).
+	Buffer Bytes `json:"buffer"`
+	// PFC turns priority flow control on (lossless data) or off (tail drop).
+	PFC bool `json:"pfc"`
+	// Xoff: bytes admitted through one ingress port (data priority) at
+	// which the switch pauses its upstream (default 500 KB, RoCC's PFC
+	// threshold at 40 Gb/s). Xon: at or below which it resumes (0: Xoff
+	// minus two full data frames). Headroom: the bytes one ingress may take
+	// beyond Xoff before frames drop (0: per port, 2·rate·delay + three
+	// maximum frames + a PFC frame, enough for any frame in flight).
+	Xoff     Bytes `json:"xoff"`
+	Xon      Bytes `json:"xon,omitempty"`
+	Headroom Bytes `json:"headroom,omitempty"`
+	// ECN is the threshold of the default marker (algorithms with
+	// Features.ECN): CE when the egress data queue, the arriving frame
+	// included, exceeds it (default 100 KB).
+	ECN Bytes `json:"ecn"`
+}
+
+// NICSpec are the settings every NIC gets.
+type NICSpec struct {
+	// Payload of a full data packet (default 1000 B, as HPCC's simulations).
+	Payload Bytes `json:"payload"`
+	// AckEvery: the receiver ACKs every n-th in-order data packet (and the
+	// last packet of a sized flow). Default 1.
+	AckEvery int `json:"ack_every"`
+	// RTO: go-back-N retransmission timeout; 0 disables it (default 1 ms).
+	RTO Time `json:"rto"`
+	// NoPreamble: do not count the 20 bytes of preamble, SFD and
+	// inter-frame gap on the wire (default false: they are counted).
+	NoPreamble bool `json:"no_preamble,omitempty"`
+}
+
+// Defaults of DefaultScenario.
+const (
+	DefaultBuffer         = 32 * units.MB
+	DefaultXoff           = 500 * units.KB
+	DefaultECN            = 100 * units.KB
+	DefaultRTO            = 1 * units.Millisecond
+	DefaultDuration       = 1 * units.Millisecond
+	DefaultSampleInterval = 10 * units.Microsecond
+)
+
+// DefaultScenario returns a scenario with every setting at its default, a
+// star topology and no workload (Validate requires one).
+func DefaultScenario() *Scenario {
+	return &Scenario{
+		Name:      "custom",
+		Algorithm: "none",
+		Topology:  TopologySpec{Kind: "star"},
+		Switch: SwitchSpec{
+			Buffer: Bytes(DefaultBuffer), PFC: true, Xoff: Bytes(DefaultXoff), ECN: Bytes(DefaultECN),
+		},
+		NIC:            NICSpec{Payload: Bytes(DefaultPayload), AckEvery: 1, RTO: Time(DefaultRTO)},
+		Duration:       Time(DefaultDuration),
+		SampleInterval: Time(DefaultSampleInterval),
+		Seed:           1,
+	}
+}
+
+// Validate checks every setting and returns the first problem, naming the
+// field and its allowed values. Host names in the workload are checked
+// when the run is built (they depend on the topology).
+func (s *Scenario) Validate() error {
+	a, err := Lookup(s.Algorithm)
+	if err != nil {
+		return fmt.Errorf("scenario %s: algorithm: %w", s.Name, err)
+	}
+	if pc, ok := a.(ParamChecker); ok {
+		if err := pc.CheckParams(s.Params); err != nil {
+			return fmt.Errorf("scenario %s: params: %w", s.Name, err)
+		}
+	}
+	if err := s.Topology.validate(); err != nil {
+		return fmt.Errorf("scenario %s: %w", s.Name, err)
+	}
+	if err := s.Workload.validate(); err != nil {
+		return fmt.Errorf("scenario %s: %w", s.Name, err)
+	}
+	sw, nic := &s.Switch, &s.NIC
+	checks := []struct {
+		bad bool
+		msg string
+	}{
+		{sw.Buffer <= 0, fmt.Sprintf("switch.buffer = %v: want > 0", units.Bytes(sw.Buffer))},
+		{sw.Xoff <= 0, fmt.Sprintf("switch.xoff = %v: want > 0", units.Bytes(sw.Xoff))},
+		{sw.Xon < 0 || (sw.Xon != 0 && sw.Xon >= sw.Xoff), fmt.Sprintf("switch.xon = %v: want below xoff (%v), or 0 for xoff minus two frames", units.Bytes(sw.Xon), units.Bytes(sw.Xoff))},
+		{sw.Headroom < 0, fmt.Sprintf("switch.headroom = %v: want >= 0 (0: automatic)", units.Bytes(sw.Headroom))},
+		{sw.ECN < 0, fmt.Sprintf("switch.ecn = %v: want >= 0", units.Bytes(sw.ECN))},
+		{nic.Payload < 1 || nic.Payload > 9000, fmt.Sprintf("nic.payload = %v: want 1..9000 B", units.Bytes(nic.Payload))},
+		{nic.AckEvery < 1 || nic.AckEvery > 1<<16, fmt.Sprintf("nic.ack_every = %d: want 1..65536", nic.AckEvery)},
+		{nic.RTO < 0, fmt.Sprintf("nic.rto = %v: want >= 0 (0 disables retransmission timeouts)", units.Time(nic.RTO))},
+		{s.Duration <= 0 || units.Time(s.Duration) > 100*units.Second, fmt.Sprintf("duration = %v: want 0..100s, exclusive of 0", units.Time(s.Duration))},
+		{s.MeasureFrom < 0 || s.MeasureFrom >= s.measureTo(), fmt.Sprintf("measure_from = %v: want 0 <= measure_from < measure_to (%v)", units.Time(s.MeasureFrom), units.Time(s.measureTo()))},
+		{s.MeasureTo < 0 || s.MeasureTo > s.Duration, fmt.Sprintf("measure_to = %v: want 0..duration (%v); 0 means duration", units.Time(s.MeasureTo), units.Time(s.Duration))},
+		{s.SampleInterval <= 0 || s.Duration/s.SampleInterval > 10_000_000, fmt.Sprintf("sample_interval = %v: want > 0 and at most 10^7 samples per run", units.Time(s.SampleInterval))},
+	}
+	for _, c := range checks {
+		if c.bad {
+			return fmt.Errorf("scenario %s: %s", s.Name, c.msg)
+		}
+	}
+	return nil
+}
+
+func (s *Scenario) measureTo() Time {
+	if s.MeasureTo == 0 {
+		return s.Duration
+	}
+	return s.MeasureTo
+}
+
+// validate checks the workload's own fields (not host names).
+func (w *WorkloadSpec) validate() error {
+	if len(w.Flows) == 0 && w.FanIn == nil && len(w.Incast) == 0 && w.Poisson == nil {
+		return errors.New("workload: empty: give flows, fan_in, incast or poisson")
+	}
+	times := func(what string, start, stop Time) error {
+		if start < 0 {
+			return fmt.Errorf("%s.start = %v: want >= 0", what, units.Time(start))
+		}
+		if stop != 0 && stop <= start {
+			return fmt.Errorf("%s.stop = %v: want after start (%v), or 0 for the end of the run", what, units.Time(stop), units.Time(start))
+		}
+		return nil
+	}
+	for i, f := range w.Flows {
+		what := fmt.Sprintf("workload.flows[%d]", i)
+		if f.Src == "" || f.Dst == "" {
+			return fmt.Errorf("%s: src and dst are required host names", what)
+		}
+		if f.Size < 0 || f.Rate < 0 {
+			return fmt.Errorf("%s: size and rate must be >= 0", what)
+		}
+		if err := times(what, f.Start, f.Stop); err != nil {
+			return err
+		}
+	}
+	if fi := w.FanIn; fi != nil {
+		if fi.Senders < 0 || (fi.Senders == 0 && len(fi.Hosts) == 0) {
+			return fmt.Errorf("workload.fan_in.senders = %d: want >= 1 (or list hosts)", fi.Senders)
+		}
+		if fi.Size < 0 || fi.Rate < 0 || fi.Stagger < 0 {
+			return errors.New("workload.fan_in: size, rate and stagger must be >= 0")
+		}
+		if err := times("workload.fan_in", fi.Start, fi.Stop); err != nil {
+			return err
+		}
+	}
+	for i, ic := range w.Incast {
+		what := fmt.Sprintf("workload.incast[%d]", i)
+		if ic.Senders < 0 || (ic.Senders == 0 && len(ic.Hosts) == 0) {
+			return fmt.Errorf("%s.senders = %d: want >= 1 (or list hosts)", what, ic.Senders)
+		}
+		if ic.Size <= 0 {
+			return fmt.Errorf("%s.size = %v: want > 0", what, units.Bytes(ic.Size))
+		}
+		if ic.At < 0 || ic.Repeat < 0 || ic.Interval < 0 || (ic.Repeat > 1 && ic.Interval == 0) {
+			return fmt.Errorf("%s: at, repeat and interval must be >= 0, and interval > 0 when repeat > 1", what)
+		}
+	}
+	if p := w.Poisson; p != nil {
+		if !(p.Load > 0 && p.Load <= 1) {
+			return fmt.Errorf("workload.poisson.load = %v: want 0 < load <= 1 (fraction of the host link rate)", p.Load)
+		}
+		if _, err := workloads.Named(p.CDF); err != nil {
+			return fmt.Errorf("workload.poisson.cdf: %w", err)
+		}
+		if err := times("workload.poisson", p.Start, p.Stop); err != nil {
+			return err
+		}
+	}
+	return nil
+}

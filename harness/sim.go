@@ -1,0 +1,240 @@
+package harness
+
+import (
+	"math/rand/v2"
+
+	inttel "github.com/hwcc/hwcc/int"
+	"github.com/hwcc/hwcc/units"
+)
+
+// Options are the run-time options of a simulation that are not part of
+// the scenario (they do not change its result).
+type Options struct {
+	// Progress, if set, is called every ProgressEvery events with the
+	// simulated time and the end time, and once more at the end.
+	Progress func(now, end units.Time)
+	// ProgressEvery is the number of events between Progress calls;
+	// 0 means 1<<20.
+	ProgressEvery uint64
+	// NoSeries turns the time series off (Result.Series stays empty).
+	NoSeries bool
+}
+
+// DefaultProgressEvery is the default number of events between Progress calls.
+const DefaultProgressEvery = 1 << 20
+
+// Sim is one simulation run of a scenario: a single-threaded discrete-event
+// simulation with integer picosecond time. Build it with New and run it
+// with Run; a Sim runs once.
+type Sim struct {
+	sc    *Scenario // validated, defaults applied
+	algo  Algorithm
+	feat  Features
+	opts  Options
+	codec *inttel.Codec
+
+	now      units.Time
+	end      units.Time
+	evq      eventQueue
+	rng      *rand.Rand
+	pool     packetPool
+	events   uint64
+	err      error
+	ran      bool
+	building bool
+
+	nodes     []*node
+	hosts     []*node
+	ports     []*port
+	queues    []*Queue // indexed by CPID
+	flows     []*flow
+	byName    map[string]*node
+	nSwitches int
+	gens      []*arrivalSource
+
+	// Configuration in force (from the scenario, defaults applied).
+	payload  units.Bytes
+	preamble units.Bytes
+	ackEvery int
+	rto      units.Time
+	pfcOn    bool
+	buffer   units.Bytes
+	xoff     units.Bytes
+	xon      units.Bytes
+	ecnK     units.Bytes
+
+	// Measurement.
+	from, to   units.Time
+	sampleIvl  units.Time
+	sampleT    []units.Time
+	seriesRefs []*flow
+
+	intBuf [inttel.MaxLen]byte
+	ack    Ack
+	st     simStats
+}
+
+// simStats are the run's global counters.
+type simStats struct {
+	drops, dropBytes          int64
+	dropDataPayload           int64
+	headroomDrops             int64
+	dataSentPayload           int64
+	dataSentPkts              int64
+	dataRecvPayload           int64
+	dataRecvPkts              int64
+	cnpSent                   int64
+	feedbackSent              int64
+	feedbackRecv              int64
+	timeouts                  int64
+	flowsDone                 int64
+	intFull, intErrors        int64
+	intQLenSat                int64
+	maxBufUsed                units.Bytes
+	droppedCtrl, consumedCtrl int64
+	poissonFlows              int64
+	poissonBytes              int64
+}
+
+// fail records the first error; the run stops at the next event.
+func (s *Sim) fail(err error) {
+	if s.err == nil {
+		s.err = err
+	}
+}
+
+// Now returns the current simulated time.
+func (s *Sim) Now() units.Time { return s.now }
+
+// Events returns the number of events processed so far.
+func (s *Sim) Events() uint64 { return s.events }
+
+// runUntil processes every event scheduled at or before end, then sets the
+// clock to end. Events at the same instant run in the order they were
+// scheduled.
+func (s *Sim) runUntil(end units.Time) {
+	every := s.opts.ProgressEvery
+	if every == 0 {
+		every = DefaultProgressEvery
+	}
+	for s.evq.len() > 0 && s.evq.peek() <= end && s.err == nil {
+		e := s.evq.pop()
+		s.now = e.at
+		s.events++
+		s.dispatch(&e)
+		if s.opts.Progress != nil && s.events%every == 0 {
+			s.opts.Progress(s.now, s.end)
+		}
+	}
+	if s.now < end {
+		s.now = end
+	}
+}
+
+// dispatch runs one event.
+func (s *Sim) dispatch(e *event) {
+	switch e.kind {
+	case evArrive:
+		pt := s.ports[e.idx]
+		if n := pt.node; n.isHost {
+			s.hostReceive(n, pt, e.pkt)
+		} else {
+			s.switchReceive(n, pt, e.pkt)
+		}
+	case evTxDone:
+		pt := s.ports[e.idx]
+		pt.busy = false
+		s.kick(pt)
+	case evNICWake:
+		pt := s.ports[e.idx]
+		pt.wake.fired(s.now)
+		s.kick(pt)
+	case evRPTimer:
+		s.onRPTimer(s.flows[e.idx])
+	case evNPTimer:
+		s.onNPTimer(s.flows[e.idx])
+	case evRTO:
+		s.onRTO(s.flows[e.idx])
+	case evCPTimer:
+		s.onCPTimer(s.queues[e.idx])
+	case evFlowStart:
+		s.startFlow(s.flows[e.idx])
+	case evFlowStop:
+		s.stopFlow(s.flows[e.idx])
+	case evPoisson:
+		s.onArrival(s.gens[e.idx])
+	case evSample:
+		s.sample()
+	case evMeasure:
+		s.measure(e.idx)
+	}
+}
+
+// kick starts a transmission on pt if it is idle and has something to
+// send: a PFC frame first, then by priority.
+func (s *Sim) kick(pt *port) {
+	if pt.busy {
+		return
+	}
+	if pt.pfcDirty != 0 {
+		if p := s.nextPFC(pt); p != nil {
+			pt.busy = true
+			s.transmit(pt, p)
+			return
+		}
+	}
+	var p *Packet
+	if pt.node.isHost {
+		p = s.hostNext(pt)
+	} else {
+		p = s.switchNext(pt)
+	}
+	if p == nil {
+		return
+	}
+	// Busy before the hooks run, so that a hook that kicks this port
+	// (feedback, a rate change) cannot start a second frame.
+	pt.busy = true
+	if !pt.node.isHost {
+		s.switchDequeued(pt, p)
+	} else if p.Kind == KindData {
+		s.hostSent(s.flows[p.Flow], p)
+	}
+	s.transmit(pt, p)
+}
+
+// transmit serialises p on pt: the port is busy for ser(p.Size, rate), and
+// p arrives at the peer after that plus the propagation delay (the last
+// bit: store and forward).
+func (s *Sim) transmit(pt *port, p *Packet) {
+	d := units.SerializationTime(p.Size, pt.rate)
+	pt.st.txBytes += uint64(p.Size)
+	pt.txStart, pt.txEnd, pt.txSize = s.now, s.now+d, p.Size
+	s.evq.push(event{at: s.now + d, kind: evTxDone, idx: pt.gid})
+	s.evq.push(event{at: s.now + d + pt.delay, kind: evArrive, idx: pt.peer.gid, pkt: p})
+}
+
+// drop discards p at egress port out (nil if none).
+func (s *Sim) drop(out *port, p *Packet) {
+	s.st.drops++
+	s.st.dropBytes += int64(p.Size)
+	if p.Kind == KindData {
+		s.st.dropDataPayload += int64(p.Payload)
+	} else {
+		s.st.droppedCtrl++
+	}
+	if out != nil {
+		out.st.drops++
+	}
+	s.free(p)
+}
+
+// consumed discards p at its destination.
+func (s *Sim) consumed(p *Packet) {
+	if p.Kind != KindData {
+		s.st.consumedCtrl++
+	}
+	s.free(p)
+}
+
+func (s *Sim) free(p *Packet) { s.pool.put(p) }

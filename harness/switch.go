@@ -1,0 +1,283 @@
+package harness
+
+import (
+	inttel "github.com/hwcc/hwcc/int"
+	"github.com/hwcc/hwcc/units"
+)
+
+// Switch model.
+//
+// A switch is store-and-forward with no processing delay: a frame is
+// forwarded at the instant its last bit arrives. Its egress ports have one
+// FIFO per priority served by strict priority (PFC frames first, then
+// ControlPrio, then DataPrio); a priority paused by the downstream
+// neighbour is skipped. All data frames share one buffer of
+// SwitchSpec.Buffer bytes, counted from admission to dequeue (the start of
+// transmission). Control frames (ACK, NAK, CNP, feedback) are tiny and are
+// neither counted in the buffer nor dropped.
+//
+// Admission of a data frame arriving through ingress port i:
+//   - PFC on (lossless): admitted if the shared buffer has room and
+//     ing[i] + size ≤ Xoff + headroom(i); otherwise dropped and counted as a
+//     headroom overflow, which a correctly sized headroom never sees.
+//   - PFC off (lossy): admitted if the shared buffer has room, else tail-dropped.
+//
+// PFC, per ingress port and priority: when the bytes admitted through the
+// port and not yet dequeued reach Xoff, the switch sends a PAUSE for the
+// priority to the upstream neighbour; when they fall to Xon or below, a
+// RESUME. The frames go out of the ingress port ahead of any queued frame
+// (after the frame being serialised), and the neighbour stops or restarts
+// that priority on its egress port when the frame arrives. A PAUSE holds
+// until the RESUME (equivalent to a sender that refreshes its pause quanta
+// before they expire; pause quanta are not modelled).
+
+// switchReceive handles frame p arriving at switch sw through port in.
+func (s *Sim) switchReceive(sw *node, in *port, p *Packet) {
+	if p.Kind == KindPFC {
+		s.onPFC(in, p)
+		s.consumed(p)
+		return
+	}
+	out := ecmpPort(sw, p.Flow, p.Src, p.Dst)
+	if out == nil {
+		s.drop(nil, p) // unroutable: cannot happen after buildRoutes
+		return
+	}
+	s.enqueue(sw, out, p, in)
+}
+
+// enqueue admits p into egress port out of switch sw (in is the ingress
+// port, nil for frames the switch originates) and starts transmission if
+// the port is idle.
+func (s *Sim) enqueue(sw *node, out *port, p *Packet, in *port) {
+	prio := p.Prio
+	if prio != ControlPrio {
+		size := p.Size
+		if sw.bufUsed+size > s.buffer {
+			s.drop(out, p)
+			return
+		}
+		if in != nil {
+			if s.pfcOn && in.ing[prio]+size > s.xoff+in.headroom {
+				s.st.headroomDrops++
+				s.drop(out, p)
+				return
+			}
+			in.ing[prio] += size
+			if in.ing[prio] > in.st.maxIngress {
+				in.st.maxIngress = in.ing[prio]
+			}
+			p.ingress = in
+			if s.pfcOn && !in.wantPause[prio] && in.ing[prio] >= s.xoff {
+				in.wantPause[prio] = true
+				s.pfcSignal(in, prio)
+			}
+		}
+		p.inSize = size
+		sw.bufUsed += size
+		if sw.bufUsed > s.st.maxBufUsed {
+			s.st.maxBufUsed = sw.bufUsed
+		}
+	}
+	out.q[prio].push(p)
+	out.qbytes[prio] += p.Size
+	out.bytes += p.Size
+	s.queueChanged(out)
+	if p.Kind == KindData && out.queue != nil {
+		q := out.queue
+		// Default marker: CE when the data queue, the arriving frame
+		// included, exceeds the threshold.
+		if s.feat.ECN && q.Len() > s.ecnK {
+			p.CE = true
+		}
+		if q.cp != nil {
+			q.cp.OnEnqueue(s.now, q, p)
+			s.armCP(q)
+		}
+	}
+	s.kick(out)
+}
+
+// switchNext pops the next frame port pt may send, or nil: PFC frames are
+// handled by kick; here strict priority from high to low, skipping paused
+// priorities (ControlPrio is never paused).
+func (s *Sim) switchNext(pt *port) *Packet {
+	for prio := NumPrios - 1; prio >= 0; prio-- {
+		if pt.q[prio].n == 0 || (prio != ControlPrio && pt.pausedBy[prio]) {
+			continue
+		}
+		p := pt.q[prio].pop()
+		pt.qbytes[prio] -= p.Size
+		pt.bytes -= p.Size
+		s.queueChanged(pt)
+		return p
+	}
+	return nil
+}
+
+// switchDequeued runs the dequeue side effects of p leaving pt (pt is
+// already marked busy): buffer and ingress release with PFC RESUME, the
+// CP's OnDequeue, and INT stamping.
+func (s *Sim) switchDequeued(pt *port, p *Packet) {
+	if p.Prio != ControlPrio {
+		sw := pt.node
+		sw.bufUsed -= p.inSize
+		if in := p.ingress; in != nil {
+			prio := p.Prio
+			in.ing[prio] -= p.inSize
+			p.ingress = nil
+			if in.wantPause[prio] && in.ing[prio] <= s.xon {
+				in.wantPause[prio] = false
+				s.pfcSignal(in, prio)
+			}
+		}
+	}
+	if p.Kind != KindData || pt.queue == nil {
+		return
+	}
+	q := pt.queue
+	if q.cp != nil {
+		q.cp.OnDequeue(s.now, q, p)
+		s.armCP(q)
+	}
+	if s.feat.INT && p.HasINT {
+		sat, err := s.codec.Stamp(s.now, &p.INT, inttel.Port{
+			SwitchID: pt.node.swID,
+			Rate:     pt.rate,
+			TxBytes:  units.Bytes(pt.st.txBytes),
+			QLen:     q.Len(),
+		})
+		if err == nil {
+			p.Size += INTHopBytes
+			if sat {
+				s.st.intQLenSat++
+			}
+		} else {
+			// ErrPathFull: the header keeps the first MaxHops records and
+			// the frame goes on. Other errors cannot happen: the port
+			// speeds were checked against the speed table at build.
+			s.st.intFull++
+		}
+	}
+}
+
+// pfcSignal asks port in to tell its peer the PFC state of prio.
+func (s *Sim) pfcSignal(in *port, prio uint8) {
+	in.pfcDirty |= 1 << prio
+	s.kick(in)
+}
+
+// nextPFC returns a PFC frame port pt owes its peer, or nil.
+func (s *Sim) nextPFC(pt *port) *Packet {
+	for pt.pfcDirty != 0 {
+		prio := uint8(0)
+		for pt.pfcDirty&(1<<prio) == 0 {
+			prio++
+		}
+		pt.pfcDirty &^= 1 << prio
+		if pt.wantPause[prio] == pt.toldPause[prio] {
+			continue // paused and resumed again before the frame went out
+		}
+		pt.toldPause[prio] = pt.wantPause[prio]
+		p := s.pool.get()
+		p.Kind = KindPFC
+		p.Prio = prio
+		p.pause = pt.wantPause[prio]
+		p.Src = pt.node.id
+		p.Dst = pt.peer.node.id
+		p.Size = PFCFrameBytes + s.preamble
+		if p.pause {
+			pt.st.pausesSent++
+		}
+		return p
+	}
+	return nil
+}
+
+// onPFC applies a PFC frame that arrived through port pt: it pauses or
+// resumes pt's egress for the frame's priority.
+func (s *Sim) onPFC(pt *port, p *Packet) {
+	prio := p.Prio
+	if p.pause == pt.pausedBy[prio] {
+		return
+	}
+	pt.pausedBy[prio] = p.pause
+	if q := pt.queue; q != nil && q.obs != nil && q.prio == prio {
+		q.obs.OnPause(s.now, q, p.pause)
+		s.armCP(q)
+	}
+	if p.pause {
+		pt.st.pauses++
+		pt.st.pauseStart = s.now
+		if pt.st.firstPause < 0 {
+			pt.st.firstPause = s.now
+		}
+		return
+	}
+	pt.st.pausedTime += s.now - pt.st.pauseStart
+	s.kick(pt)
+}
+
+// sendFeedback builds a feedback packet from q's switch to flow's source.
+func (s *Sim) sendFeedback(q *Queue, id FlowID, fb Feedback) bool {
+	if id < 0 || int(id) >= len(s.flows) {
+		return false
+	}
+	f := s.flows[id]
+	if f.done || f.stopped || !f.started {
+		return false
+	}
+	sw := q.p.node
+	p := s.pool.get()
+	p.Kind = KindFeedback
+	p.Prio = ControlPrio
+	p.Flow = id
+	p.Src = sw.id
+	p.Dst = f.src.id
+	fb.From = q.id
+	p.Feedback = fb
+	p.Size = CNPFrameBytes + s.preamble
+	s.st.feedbackSent++
+	out := ecmpPort(sw, id, sw.id, f.src.id)
+	if out == nil {
+		s.drop(nil, p)
+		return false
+	}
+	s.enqueue(sw, out, p, nil)
+	return true
+}
+
+// armCP schedules q's CP timer at its reported deadline.
+func (s *Sim) armCP(q *Queue) {
+	d := q.cp.NextDeadline()
+	if d < s.now {
+		d = s.now
+	}
+	if q.timer.want(d) {
+		s.evq.push(event{at: d, kind: evCPTimer, idx: int32(q.id)})
+	}
+}
+
+// onCPTimer runs a CP's timer if it is due and re-arms it.
+func (s *Sim) onCPTimer(q *Queue) {
+	q.timer.fired(s.now)
+	if q.cp.NextDeadline() <= s.now {
+		q.cp.OnTimer(s.now, q)
+	}
+	s.armCP(q)
+}
+
+// headroomFor returns the automatic PFC headroom of an ingress port: what
+// can still arrive after the switch decides to pause. The PAUSE waits for
+// at most one maximum frame ahead of it on the reverse link, then travels
+// one propagation delay; meanwhile the link carries delay·rate bytes and
+// the upstream port finishes the frame it has started:
+//
+//	headroom = 2·rate·delay + 2·maxFrame + PFC frame
+//
+// (maxFrame and the PFC frame in wire bytes), plus one maximum frame of
+// margin for the frame in serialisation when the threshold is crossed.
+func (s *Sim) headroomFor(p *port) units.Bytes {
+	maxFrame := DataOverheadBytes + s.payload + s.preamble + units.Bytes(inttel.MaxLen)
+	return 2*units.BytesIn(p.rate, p.delay) + 3*maxFrame + PFCFrameBytes + s.preamble
+}
