@@ -1,0 +1,43 @@
+package cp_test
+
+import (
+	"fmt"
+
+	"github.com/hwcc/hwcc/cp"
+	inttel "github.com/hwcc/hwcc/int"
+	"github.com/hwcc/hwcc/units"
+)
+
+// Two switches stamp a packet on its way (section 4.1): each appends its
+// egress port's record and XORs its ID into pathID. The first port has sent
+// 3000 B before this packet and has 8000 B queued behind it.
+func ExampleHPCC() {
+	tor, err := cp.NewHPCC(cp.HPCCConfig{SwitchID: 0x101, Rate: 100 * units.Gbps})
+	if err != nil {
+		panic(err)
+	}
+	agg, err := cp.NewHPCC(cp.HPCCConfig{SwitchID: 0x202, Rate: 400 * units.Gbps})
+	if err != nil {
+		panic(err)
+	}
+	tor.OnDequeue(0, 3000, 0) // earlier traffic on the ToR port
+
+	var hdr inttel.Header // the sender sends nHop = 0, pathID = 0
+	now := 2 * units.Microsecond
+	tor.Stamp(now, &hdr, 8000) // stamp, then count the packet
+	tor.OnDequeue(now, 1048, 8000)
+	now += 1500 * units.Nanosecond
+	agg.Stamp(now, &hdr, 0)
+	agg.OnDequeue(now, 1048, 0)
+
+	fmt.Printf("nHop %d pathID %#x\n", hdr.NHop, hdr.PathID)
+	for _, h := range hdr.Path() {
+		fmt.Printf("B=%d TS=%d ns txBytes=%d×128 B qLen=%d×80 B\n", h.Speed, h.TS, h.TxBytes, h.QLen)
+	}
+	fmt.Println("ToR port counter:", tor.State().TxBytes)
+	// Output:
+	// nHop 2 pathID 0x303
+	// B=4 TS=2000 ns txBytes=23×128 B qLen=100×80 B
+	// B=6 TS=3500 ns txBytes=0×128 B qLen=0×80 B
+	// ToR port counter: 4.048KB
+}

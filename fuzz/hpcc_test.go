@@ -1,0 +1,130 @@
+package fuzz
+
+import (
+	"encoding/binary"
+	"testing"
+
+	"github.com/hwcc/hwcc/cp"
+	inttel "github.com/hwcc/hwcc/int"
+	"github.com/hwcc/hwcc/rp"
+	"github.com/hwcc/hwcc/units"
+)
+
+// hpccFuzzRates are the port speeds a fuzzed path draws from (the default
+// speed table).
+var hpccFuzzRates = [...]units.Rate{10 * units.Gbps, 25 * units.Gbps, 40 * units.Gbps, 50 * units.Gbps,
+	100 * units.Gbps, 200 * units.Gbps, 400 * units.Gbps, 800 * units.Gbps}
+
+// FuzzHPCCSwitchToSender runs HPCC end to end across the packages: the
+// switches of a path (cp.HPCC, 1..5 ports) stamp each data packet, the
+// header is encoded with inttel, decoded at the receiver, echoed in the
+// ACK and fed to the sender (rp.HPCC). The input chooses the path (byte 0:
+// hop count and mode; byte 1: port speeds) and, 6 bytes per packet, the
+// gap before it (ns), the cross traffic each port sent meanwhile (in 4 KB
+// steps, enough to wrap the 20-bit txBytes field within a few packets),
+// its queue (in 8 KB steps, past the 16-bit qLen saturation), and the
+// packet size.
+//
+// Nothing may panic; every header decodes to exactly what was stamped; its
+// pathID is the XOR of the switch IDs; the sender accepts every ACK (the
+// events are valid by construction) and keeps W within [W_min, W_max],
+// R = W·8/T within 1 bit/s, and lets a packet go when nothing is in flight.
+func FuzzHPCCSwitchToSender(f *testing.F) {
+	// One 100 Gb/s hop, a few packets at line rate with a growing queue.
+	f.Add([]byte{0x01, 0x44, 0x04, 0x00, 0x01, 0x02, 0x04, 0x00, 0x04, 0x00, 0x01, 0x04, 0x04, 0x00})
+	// Five hops of mixed speed, multi-rate, large gaps (TS near wrap).
+	f.Add([]byte{0x15, 0x16, 0xff, 0xff, 0x10, 0x00, 0x05, 0xdc, 0xff, 0xff, 0x20, 0x10, 0x05, 0xdc})
+	// Zero gaps (Δts = 0) and heavy cross traffic (txBytes wraps).
+	f.Add([]byte{0x22, 0x77, 0x00, 0x00, 0xff, 0xff, 0x00, 0x40, 0x00, 0x00, 0xff, 0xff, 0x00, 0x40})
+	codec, err := inttel.NewCodec(inttel.DefaultConfig())
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) < 2 {
+			return
+		}
+		nHop := 1 + int(data[0]&7)%inttel.HPCCMaxHops
+		cfg := rp.HPCCPaperSim(100 * units.Gbps)
+		cfg.Codec = codec
+		cfg.MultiRate = data[0]&0x10 != 0
+		cfg.FastReact = data[0]&0x20 == 0
+		cfg.Window.NativeDivision = data[0]&0x40 != 0
+		sender, err := rp.NewHPCC(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ports := make([]*cp.HPCC, nHop)
+		var pathID uint16
+		for i := range ports {
+			id := uint16(0x100*(i+1) + int(data[1]))
+			rate := hpccFuzzRates[(int(data[1])>>i)&7]
+			if ports[i], err = cp.NewHPCC(cp.HPCCConfig{SwitchID: id, Rate: rate, Codec: codec}); err != nil {
+				t.Fatal(err)
+			}
+			pathID ^= id
+		}
+		data = data[2:]
+		wc := sender.Config().Window
+		now := units.Time(16_777_000) * units.Nanosecond // just before the TS wrap
+		var seq uint64
+		buf := make([]byte, 0, inttel.MaxLen)
+		for k := 0; len(data) >= 6 && k < 512; k++ {
+			gap := units.Time(binary.BigEndian.Uint16(data)) * units.Nanosecond
+			cross := units.Bytes(data[2]) << 12
+			queue := units.Bytes(data[3]) << 13
+			size := units.Bytes(binary.BigEndian.Uint16(data[4:])%9000 + 64)
+			data = data[6:]
+			now += gap
+			var hdr inttel.Header
+			for i, p := range ports {
+				if err := p.OnDequeue(now, cross, queue); err != nil {
+					t.Fatal(err)
+				}
+				egress := now + units.Time(i)*500*units.Nanosecond
+				if err := p.Stamp(egress, &hdr, queue); err != nil {
+					t.Fatal(err)
+				}
+				if err := p.OnDequeue(egress, size, queue); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if hdr.PathID != pathID&inttel.MaxPathID || int(hdr.NHop) != nHop {
+				t.Fatalf("prefix nHop %d pathID %#x, want %d %#x", hdr.NHop, hdr.PathID, nHop, pathID)
+			}
+			// Wire: encode at the last switch, decode at the receiver.
+			buf, err = codec.AppendHeader(buf[:0], &hdr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var echoed inttel.Header
+			n, err := codec.Decode(buf, &echoed)
+			if err != nil || n != len(buf) || echoed != hdr {
+				t.Fatalf("round trip: n=%d err=%v\n got %+v\nwant %+v", n, err, echoed, hdr)
+			}
+			// The ACK returns after the last hop plus 1 µs.
+			seq += uint64(size)
+			ackAt := now + units.Time(nHop)*500*units.Nanosecond + units.Microsecond
+			if err := sender.OnAck(ackAt, seq, seq+uint64(wc.Init), &echoed); err != nil {
+				t.Fatalf("ACK %d rejected: %v", k, err)
+			}
+			s := sender.State()
+			// R may differ from the exact floor by 1 bit/s (8/T is held
+			// rounded to nearest in UQ32_32: error below W·2^-33 < 0.5).
+			if d := s.Window.Rate - rateOf(s.Window.W, wc.T); s.Window.W < wc.Min || s.Window.W > wc.Max ||
+				d < -1 || d > 1 || !sender.CanSend(0) {
+				t.Fatalf("sender invariant broken: %+v", s.Window)
+			}
+		}
+	})
+}
+
+// rateOf is R = W·8/T rounded down, computed independently of the window
+// package with a 128-bit-safe split (W < 2^32, 8·10^12 < 2^43).
+func rateOf(w units.Bytes, t units.Time) units.Rate {
+	num := uint64(w) * 8 // < 2^35
+	// W·8·10^12/T = (num·10^12)/T; num·10^12 < 2^75, so split 10^12 = 10^6·10^6.
+	q := num * 1_000_000 / uint64(t)
+	r := num * 1_000_000 % uint64(t)
+	return units.Rate(q*1_000_000 + r*1_000_000/uint64(t))
+}

@@ -1,0 +1,589 @@
+package rp
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"math/bits"
+
+	"github.com/hwcc/hwcc/fixedpoint"
+	inttel "github.com/hwcc/hwcc/int"
+	"github.com/hwcc/hwcc/units"
+	"github.com/hwcc/hwcc/window"
+)
+
+// HPCC reaction point: the sender side of HPCC (Li et al., SIGCOMM 2019,
+// papers/hpcc.txt section 3.2 and Algorithm 1). Per ACK it measures the
+// normalised inflight U of the path from the INT records the ACK echoes
+// (function MeasureInflight, here) and hands it to the window law (function
+// ComputeWind and procedure NewAck, package window).
+//
+// Algorithm 1, MeasureInflight, as implemented (line numbers are the
+// paper's; lines 11–27 are in package window and OnAck):
+//
+//	1: function MeasureInflight(ack)                   measure
+//	2:   u = 0                                          first sampled hop seeds u
+//	3:   for each link i on the path do
+//	4:     txRate = Δtxbytes/Δts                         hopUtil, wrap-safe deltas
+//	5:     u' = min(qlen, L.qlen)/(B·T) + txRate/B       hopUtil, UQ32_32
+//	6:     if u' > u then
+//	7:       u = u'; τ = Δts
+//	8:   τ = min(τ, T)
+//	9:   U = (1 − τ/T)·U + (τ/T)·u                      ewma, UQ32_32
+//	10:  return U
+//
+// # Fixed-point formats
+//
+//	U, u', per-hop U   UQ32_32 (fixedpoint): 64-bit register, 32 fraction bits,
+//	                   saturating at 2^32 − 2^-32
+//	qlen term          q·(2^64/(B·T))/2^32, the reciprocal of B·T per speed
+//	                   code fixed at NewHPCC (rounded to nearest, 2^-50 rel.)
+//	txRate term        (Δtx·8/B in ps, UQ32_32) / Δts_ps through the divider
+//	τ/T                τ·⌊2^64/T⌋/2^32, UQ32_32, ≤ 1 (τ ≥ T gives exactly 1)
+//	EWMA               (U·(2^32 − w) + u·w + 2^31) >> 32, round half up
+//
+// Error against the real-valued line 5 on the same INT fields: the qlen term
+// within 1.001·2^-32 absolute; the txRate term within the Divider's bound
+// (default table: +0.79 %/−0.10 % relative, plus 2·2^-32). The EWMA's
+// rounding and weight error add at most (0.5 + (1 + T_ps/2^32)·|u − U|)·2^-32
+// per ACK, and its own decay keeps their sum below that amount over τ/T.
+// rp's tests carry these bounds along random traces (hpccTracker).
+//
+// # Guards (the authors' simulator has only the first; it reads at most one
+// counter wrap and divides by Δts = 0)
+//
+//   - First ACK: there is no previous record; the ACK's records are stored
+//     and no window is computed; lastUpdateSeq = snd_nxt (as the authors'
+//     code does in its first RTT).
+//   - Changed path: a different pathID or hop count drops every per-hop
+//     record and stores the new ones (section 4.1); W, Wc and U are kept,
+//     the multi-rate per-hop references restart at the current W.
+//   - A hop whose speed code changed (another egress port of the same
+//     switch) is re-seeded alone.
+//   - Counter wrap: the deltas are taken modulo 2^24 (TS) and 2^20
+//     (txBytes), exact while the counters advanced by less than one period.
+//     A hop record older (by the sender's clock) than half the period of
+//     whichever field wraps first at the hop's speed (inttel MaxSampleGap/2:
+//     1.34 ms at 400 Gb/s, 8.39 ms at 25 Gb/s) may have wrapped more than
+//     once and is re-seeded instead of measured. Within that horizon a delta
+//     of half a period or more can only be a record older than the stored
+//     one (a reordered ACK): the hop is skipped and keeps its record.
+//   - Δts = 0 (two packets within one TS unit): no rate can be measured;
+//     the hop is skipped and keeps its older record, so the next delta spans
+//     both.
+//   - An ACK with no measurable hop leaves U, W, Wc and lastUpdateSeq
+//     unchanged.
+//
+// # Options
+//
+//   - FastReact (on in the paper's Algorithm 1, lines 25–26, and in the
+//     authors' runs): an ACK that does not commit still updates W from Wc.
+//     Off, such an ACK is ignored entirely (the "per-RTT" strategy of
+//     section 5.4, Figure 13), as the authors' FAST_REACT = 0 does.
+//   - MultiRate (off in the paper and in the authors' runs; the authors'
+//     MULTI_RATE option): one U and one reference window per hop, W the
+//     smallest per-hop window.
+//
+// HPCC's sender has no timer, so there is no NextDeadline/OnTimer: it acts
+// only on ACKs. An HPCC is not safe for concurrent use; OnAck, Window, Rate,
+// CanSend and State do not allocate.
+type HPCC struct {
+	cfg   HPCCConfig
+	codec *inttel.Codec
+	win   window.Window
+	div   window.Divider
+	speed [inttel.MaxSpeed + 1]hpccSpeed
+
+	tPs    uint64      // T, ps
+	wT     uint64      // ⌊2^64/T_ps⌋: τ/T = τ·wT/2^64
+	tsHalf units.Time  // half the TS period, ps: deltas at or above are stale
+	txHalf units.Bytes // half the txBytes period, bytes
+	qUnit  uint64      // bytes per qLen count (80 B)
+
+	st HPCCState
+}
+
+// Scales of the fixed-point arithmetic.
+const (
+	// hpccFrac is the fraction bits of U, u' and the EWMA weight w: UQ32_32.
+	hpccFrac = fixedpoint.UQ32_32Frac
+	// hpccHalf is 0.5 in the last place of UQ32_32, for round half up.
+	hpccHalf = 1 << (hpccFrac - 1)
+	// hpccRecipBits is the scale of the per-speed reciprocal of B·T and of
+	// wT = ⌊2^64/T⌋: 2^64, so that a 64×64-bit product's high word is
+	// already the quotient and a shift by hpccRecipBits − hpccFrac = 32
+	// leaves it in UQ32_32.
+	hpccRecipBits = 64
+)
+
+// hpccSpeed holds the constants of one speed code, fixed at NewHPCC.
+type hpccSpeed struct {
+	ok bool
+	// qMul = round(2^64/(B·T)) with B·T in bytes: qlen/(B·T) in UQ32_32 is
+	// (q·qMul) >> 32.
+	qMul uint64
+	// psPerByte = round(2^32·8/B) ps per byte, UQ32_32: the time B takes to
+	// send one byte.
+	psPerByte uint64
+	// horizon is MaxSampleGap(B)/2: a record older than this is re-seeded.
+	horizon units.Time
+}
+
+// HPCCConfig configures an HPCC reaction point.
+type HPCCConfig struct {
+	// Window holds the window law's parameters: T, W_init, W_min, W_max,
+	// W_AI, η, maxStage and the division table. T also normalises the
+	// qlen term and weights the EWMA (Algorithm 1 lines 5, 8, 9).
+	Window window.Config
+	// Codec gives the INT units (128 B, 80 B, 1 ns) and speed codes of the
+	// headers the ACKs echo; nil means inttel.DefaultConfig(). Every speed
+	// code B in it must satisfy B·T ≥ 1 B.
+	Codec *inttel.Codec
+	// FastReact: per-ACK reaction without commit (Algorithm 1 line 26; the
+	// authors' FAST_REACT). The paper and the presets have it on.
+	FastReact bool
+	// MultiRate: the per-hop law (the authors' MULTI_RATE; Appendix A.3).
+	// The paper and the presets have it off.
+	MultiRate bool
+}
+
+// HPCC presets' shared values.
+const (
+	// hpccPaperAI is W_AI = 80 B of section 5.1 ("calculated based on 100
+	// concurrent flows under 100Gbps according to §3.3").
+	hpccPaperAI units.Bytes = 80
+	// HPCCPaperMaxStage is maxStage = 5 (sections 3.3 and 5.1).
+	HPCCPaperMaxStage = 5
+	// HPCCRuleFlows is the N of the W_AI rule in the testbed preset: the
+	// paper sizes W_AI for 100 concurrent flows (section 5.1, footnote 4).
+	HPCCRuleFlows = 100
+	// HPCCMinRate is the authors' MIN_RATE (run.py: 1000 Mb/s); W_min is
+	// HPCCMinRate·T.
+	HPCCMinRate = units.Gbps
+)
+
+// hpccPreset fills the fields the presets share.
+func hpccPreset(nic units.Rate, t units.Time, ai units.Bytes) HPCCConfig {
+	init := units.BytesIn(nic, t)
+	return HPCCConfig{
+		Window: window.Config{
+			T:        t,
+			Init:     init,
+			Min:      min(max(units.BytesIn(HPCCMinRate, t), 1), max(init, 1)),
+			Max:      init,
+			AI:       ai,
+			Eta:      window.Eta95,
+			MaxStage: HPCCPaperMaxStage,
+		},
+		FastReact: true,
+	}
+}
+
+// HPCCPaperSim returns the paper's simulation parameters (section 5.1) for a
+// NIC of rate nic (100 Gb/s in the paper): T = 13 µs, η = 95 %,
+// maxStage = 5, W_AI = 80 B, W_init = W_max = nic·T (162.5 KB at 100 Gb/s),
+// W_min = 1 Gb/s·T, fast react on, multi-rate off, the default INT codec
+// and reciprocal table.
+func HPCCPaperSim(nic units.Rate) HPCCConfig {
+	return hpccPreset(nic, 13*units.Microsecond, hpccPaperAI)
+}
+
+// HPCCTestbed returns the paper's testbed parameters (section 5.1) for a NIC
+// of rate nic (25 Gb/s in the paper): T = 9 µs, η = 95 %, maxStage = 5,
+// W_init = W_max = nic·T, W_min = 1 Gb/s·T. The paper gives no testbed W_AI;
+// this preset applies the rule of section 3.3 with N = HPCCRuleFlows:
+// W_AI = ⌊W_init·(1 − η)/100⌋ (14 B at 25 Gb/s).
+func HPCCTestbed(nic units.Rate) HPCCConfig {
+	c := hpccPreset(nic, 9*units.Microsecond, 0)
+	if ai, err := window.AIRule(c.Window.Init, c.Window.Eta, HPCCRuleFlows); err == nil {
+		c.Window.AI = ai
+	} // else Init is out of range and NewHPCC reports it
+	return c
+}
+
+// Errors of HPCC. Each error it returns wraps one of them; test with
+// errors.Is.
+var (
+	// ErrHPCCConfig: a configuration value out of range.
+	ErrHPCCConfig = errors.New("rp: HPCC: invalid config")
+	// ErrHPCCHeader: a malformed INT header (nil, too many hops, a field
+	// wider than its bits, an unknown speed code).
+	ErrHPCCHeader = errors.New("rp: HPCC: malformed INT header")
+	// ErrHPCCEvent: an event inconsistent with the previous ones (time going
+	// backwards, an ACK older than the last one, an ACK beyond snd_nxt).
+	ErrHPCCEvent = errors.New("rp: HPCC: inconsistent event")
+)
+
+// NewHPCC validates cfg and returns a reaction point at W = W_init, U = 0,
+// with no INT history.
+func NewHPCC(cfg HPCCConfig) (*HPCC, error) {
+	if err := cfg.Window.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: Window: %w", ErrHPCCConfig, err)
+	}
+	if cfg.Codec == nil {
+		c, err := inttel.NewCodec(inttel.DefaultConfig())
+		if err != nil {
+			return nil, fmt.Errorf("%w: default INT codec: %w", ErrHPCCConfig, err)
+		}
+		cfg.Codec = c
+	}
+	w, err := window.New(cfg.Window)
+	if err != nil {
+		return nil, fmt.Errorf("%w: Window: %w", ErrHPCCConfig, err)
+	}
+	h := &HPCC{
+		codec:  cfg.Codec,
+		win:    *w,
+		tPs:    uint64(cfg.Window.T),
+		tsHalf: cfg.Codec.TSWrap() / 2,
+		txHalf: cfg.Codec.TxBytesWrap() / 2,
+		qUnit:  uint64(cfg.Codec.Config().QLenUnit),
+	}
+	cfg.Window = w.Law().Config()
+	h.cfg = cfg
+	h.div = w.Law().Divider()
+	// ⌊2^64/T⌋ (T ≥ 10 ns, so it fits): the reciprocal of T, fixed here so
+	// that the EWMA weight τ/T needs no division per ACK.
+	h.wT, _ = bits.Div64(1, 0, h.tPs)
+	for code := range h.speed {
+		rate, ok := cfg.Codec.Rate(uint8(code))
+		if !ok {
+			continue
+		}
+		sp, err := hpccSpeedConstants(rate, cfg.Window.T, cfg.Codec.MaxSampleGap(rate)/2)
+		if err != nil {
+			return nil, fmt.Errorf("%w: speed code %d: %w", ErrHPCCConfig, code, err)
+		}
+		h.speed[code] = sp
+	}
+	h.Reset()
+	return h, nil
+}
+
+// hpccSpeedConstants computes one speed code's constants exactly (math/big,
+// configuration time only) and rounds them to nearest.
+func hpccSpeedConstants(rate units.Rate, t units.Time, horizon units.Time) (hpccSpeed, error) {
+	psPerSecByte := new(big.Int).SetUint64(8 * uint64(units.Second)) // 8·10^12
+	two64 := new(big.Int).Lsh(big.NewInt(1), hpccRecipBits)
+	// qMul = round(2^64·8·10^12 / (B·T_ps)) = round(2^64 / (B·T in bytes))
+	num := new(big.Int).Mul(two64, psPerSecByte)
+	den := new(big.Int).Mul(big.NewInt(int64(rate)), big.NewInt(int64(t)))
+	qMul := hpccRoundDiv(num, den)
+	if !qMul.IsUint64() {
+		return hpccSpeed{}, fmt.Errorf("B·T = %v × %v is below 1 byte: qlen/(B·T) would not fit", rate, t)
+	}
+	// psPerByte = round(2^32·8·10^12 / B)
+	num = new(big.Int).Lsh(psPerSecByte, hpccFrac)
+	ps := hpccRoundDiv(num, big.NewInt(int64(rate)))
+	if !ps.IsUint64() {
+		return hpccSpeed{}, fmt.Errorf("rate %v is below 1.87 kbit/s: 8/B ps per byte would not fit UQ32_32", rate)
+	}
+	return hpccSpeed{ok: true, qMul: qMul.Uint64(), psPerByte: ps.Uint64(), horizon: horizon}, nil
+}
+
+// hpccRoundDiv returns round(num/den), ties up, for positive values.
+func hpccRoundDiv(num, den *big.Int) *big.Int {
+	q := new(big.Int).Lsh(num, 1)
+	q.Add(q, den)
+	return q.Quo(q, new(big.Int).Lsh(den, 1))
+}
+
+// HPCCHop is the sender's record of one hop (Algorithm 1's L[i]).
+type HPCCHop struct {
+	// Record is the hop's last INT record used, raw register values.
+	Record inttel.Hop
+	// StoredAt is the sender's time the record was stored, ps; a record
+	// older than the hop's horizon is re-seeded.
+	StoredAt units.Time
+	// U is the hop's normalised inflight in the multi-rate mode, UQ32_32
+	// (0 in the single-rate mode).
+	U fixedpoint.UQ32_32
+}
+
+// HPCCState is every register of an HPCC reaction point.
+type HPCCState struct {
+	// Window is the window mechanism's registers: W, Wc, incStage,
+	// lastUpdateSeq, R, and the multi-rate per-hop references.
+	Window window.State
+	// U is the path's normalised inflight, UQ32_32 (single-rate).
+	U fixedpoint.UQ32_32
+	// Started is false until the first ACK.
+	Started bool
+	// NHop and PathID identify the path of the stored records.
+	NHop   uint8
+	PathID uint16
+	// Hops[:NHop] are the per-hop records L.
+	Hops [inttel.HopsLimit]HPCCHop
+	// Bottleneck is the hop whose u' set u (line 7) on the last measured
+	// ACK: the most loaded link as this sender sees it.
+	Bottleneck uint8
+	// LastNow and LastAckSeq are the last ACK's time and sequence.
+	LastNow    units.Time
+	LastAckSeq uint64
+
+	// Event counters, 64-bit, wrapping.
+	Acks          uint64 // ACKs accepted (without error)
+	Ignored       uint64 // non-committing ACKs ignored with FastReact off
+	PathChanges   uint64 // pathID or hop count changed: records dropped
+	Reseeds       uint64 // hops re-seeded: record too old, or speed code changed
+	ZeroIntervals uint64 // hops skipped for Δts = 0
+	Stale         uint64 // hops skipped for a delta of half a period or more
+	NoSample      uint64 // ACKs with no measurable hop
+}
+
+// Reset returns the reaction point to its initial state (a new flow).
+func (h *HPCC) Reset() {
+	h.win.Reset()
+	h.st = HPCCState{}
+}
+
+// Config returns the configuration with defaults resolved (Codec,
+// Window.Max, Window.Table).
+func (h *HPCC) Config() HPCCConfig { return h.cfg }
+
+// Window returns the sending window W, bytes.
+func (h *HPCC) Window() units.Bytes { return h.win.Window() }
+
+// Rate returns the pacing rate R = W/T, bit/s.
+func (h *HPCC) Rate() units.Rate { return h.win.Rate() }
+
+// CanSend reports whether a packet may leave with inflight bytes
+// unacknowledged: inflight < W (see window.Window.CanSend).
+func (h *HPCC) CanSend(inflight units.Bytes) bool { return h.win.CanSend(inflight) }
+
+// U returns the path's normalised inflight (single-rate mode).
+func (h *HPCC) U() fixedpoint.UQ32_32 { return h.st.U }
+
+// State returns every register.
+func (h *HPCC) State() HPCCState {
+	s := h.st
+	s.Window = h.win.State()
+	return s
+}
+
+// OnAck is procedure NewAck of Algorithm 1 (lines 21–27) for an ACK that
+// arrived at now, acknowledging every byte before ackSeq, while the flow's
+// next new byte is sndNxt, and echoing the INT header hdr (decoded with the
+// configured Codec). It updates W and R and returns nil, or returns an error
+// and changes nothing:
+//
+//   - ErrHPCCHeader: hdr is nil, its NHop exceeds the Codec's MaxHops, its
+//     PathID, a TS or a TxBytes is wider than its field, or a speed code is
+//     not in the table;
+//   - ErrHPCCEvent: now is earlier than the previous ACK's, ackSeq is below
+//     the previous ACK's, or ackSeq > sndNxt.
+//
+// Sequence numbers are 64-bit byte offsets that never wrap.
+func (h *HPCC) OnAck(now units.Time, ackSeq, sndNxt uint64, hdr *inttel.Header) error {
+	if err := h.check(now, ackSeq, sndNxt, hdr); err != nil {
+		return err
+	}
+	st := &h.st
+	st.LastNow, st.LastAckSeq = now, ackSeq
+	st.Acks++
+	// 21: procedure NewAck(ack)
+	// 22: if ack.seq > lastUpdateSeq then
+	commit := h.win.Due(ackSeq)
+	if !commit && !h.cfg.FastReact {
+		// Per-RTT reaction only: this ACK describes packets the last
+		// commit already reacted to.
+		st.Ignored++
+		return nil
+	}
+	if !st.Started || hdr.NHop != st.NHop || hdr.PathID != st.PathID {
+		h.seed(now, sndNxt, hdr)
+		return nil
+	}
+	// 1–10: U = MeasureInflight(ack); 23/26: W = ComputeWind(U, commit);
+	// 24: lastUpdateSeq = snd_nxt on a commit; 27: R = W/T; L = ack.L.
+	h.measure(now, commit, sndNxt, hdr)
+	return nil
+}
+
+// check validates an ACK without changing anything.
+func (h *HPCC) check(now units.Time, ackSeq, sndNxt uint64, hdr *inttel.Header) error {
+	if hdr == nil {
+		return fmt.Errorf("%w: nil header", ErrHPCCHeader)
+	}
+	if int(hdr.NHop) > h.codec.MaxHops() {
+		return fmt.Errorf("%w: NHop = %d, want 0..%d (Codec MaxHops)", ErrHPCCHeader, hdr.NHop, h.codec.MaxHops())
+	}
+	if hdr.PathID > inttel.MaxPathID {
+		return fmt.Errorf("%w: PathID = %#x, want 0..%#x (12 bits)", ErrHPCCHeader, hdr.PathID, inttel.MaxPathID)
+	}
+	for i, p := range hdr.Hops[:hdr.NHop] {
+		switch {
+		case p.Speed > inttel.MaxSpeed || !h.speed[p.Speed].ok:
+			return fmt.Errorf("%w: hop %d: speed code B = %d is not in the speed table (%s)",
+				ErrHPCCHeader, i, p.Speed, h.codec.Speeds())
+		case p.TS > inttel.MaxTS:
+			return fmt.Errorf("%w: hop %d: TS = %#x, want 0..%#x (24 bits)", ErrHPCCHeader, i, p.TS, inttel.MaxTS)
+		case p.TxBytes > inttel.MaxTxBytes:
+			return fmt.Errorf("%w: hop %d: TxBytes = %#x, want 0..%#x (20 bits)",
+				ErrHPCCHeader, i, p.TxBytes, inttel.MaxTxBytes)
+		}
+	}
+	st := &h.st
+	switch {
+	case ackSeq > sndNxt:
+		return fmt.Errorf("%w: ackSeq = %d is beyond sndNxt = %d (data never sent)", ErrHPCCEvent, ackSeq, sndNxt)
+	case st.Started && now < st.LastNow:
+		return fmt.Errorf("%w: now = %v is before the previous ACK at %v", ErrHPCCEvent, now, st.LastNow)
+	case st.Started && ackSeq < st.LastAckSeq:
+		return fmt.Errorf("%w: ackSeq = %d is below the previous ACK's %d (reordered ACK)",
+			ErrHPCCEvent, ackSeq, st.LastAckSeq)
+	}
+	return nil
+}
+
+// seed stores every record of hdr as the per-hop history: the first ACK of
+// the flow, or the first after a path change.
+func (h *HPCC) seed(now units.Time, sndNxt uint64, hdr *inttel.Header) {
+	st := &h.st
+	if !st.Started {
+		// First RTT: commit only on an ACK of data sent from now on, as
+		// the authors' code does (m_lastUpdateSeq = snd_nxt).
+		h.win.Hold(sndNxt)
+		st.Started = true
+	} else {
+		st.PathChanges++
+		if h.cfg.MultiRate {
+			h.win.ResetHops()
+		}
+	}
+	st.NHop, st.PathID = hdr.NHop, hdr.PathID
+	for i := range st.Hops {
+		st.Hops[i] = HPCCHop{}
+	}
+	for i, p := range hdr.Hops[:hdr.NHop] {
+		st.Hops[i] = HPCCHop{Record: p, StoredAt: now}
+	}
+}
+
+// measure is MeasureInflight (lines 1–10) followed by ComputeWind and the
+// rest of NewAck (lines 23–27).
+func (h *HPCC) measure(now units.Time, commit bool, sndNxt uint64, hdr *inttel.Header) {
+	// 1: function MeasureInflight(ack)
+	st := &h.st
+	var (
+		u       uint64 // 2: u = 0 (the first sampled hop seeds it)
+		tau     units.Time
+		arg     int
+		sampled uint16 // bit i: hop i measured on this ACK
+	)
+	// 3: for each link i on the path do
+	for i, nh := range hdr.Hops[:hdr.NHop] {
+		hp := &st.Hops[i]
+		old := hp.Record
+		sp := &h.speed[nh.Speed]
+		if nh.Speed != old.Speed || now-hp.StoredAt >= sp.horizon {
+			// Another port, or a record so old that its counters may have
+			// wrapped more than once: start this hop afresh.
+			*hp = HPCCHop{Record: nh, StoredAt: now, U: hp.U}
+			st.Reseeds++
+			continue
+		}
+		dts := h.codec.TSDelta(old, nh)
+		if dts == 0 {
+			// No time between the records: keep the older one.
+			st.ZeroIntervals++
+			continue
+		}
+		dtx := h.codec.TxBytesDelta(old, nh)
+		if dts >= h.tsHalf || dtx >= h.txHalf {
+			// A step backwards read modulo the period: a record older than
+			// the one stored (reordered ACK). Keep the stored one.
+			st.Stale++
+			continue
+		}
+		// 4: txRate = (ack.L[i].txBytes − L[i].txBytes)/(ack.L[i].ts − L[i].ts)
+		// 5: u' = min(ack.L[i].qlen, L[i].qlen)/(ack.L[i].B·T) + txRate/ack.L[i].B
+		up := h.hopUtil(sp, old, nh, dts, dtx)
+		// 27 (per hop): L[i] = ack.L[i]
+		hp.Record, hp.StoredAt = nh, now
+		// 6: if u' > u then
+		if sampled == 0 || up > u {
+			// 7: u = u'; τ = ack.L[i].ts − L[i].ts
+			u, tau, arg = up, dts, i
+		}
+		sampled |= 1 << i
+		if h.cfg.MultiRate {
+			// Lines 8–9 per hop: U_i = (1 − τ_i/T)·U_i + (τ_i/T)·u'_i
+			hp.U = fixedpoint.UQ32_32(h.ewma(uint64(hp.U), up, dts))
+		}
+	}
+	if sampled == 0 {
+		st.NoSample++
+		return
+	}
+	st.Bottleneck = uint8(arg)
+	if h.cfg.MultiRate {
+		var us [inttel.HopsLimit]fixedpoint.UQ32_32
+		for i := range hdr.Hops[:hdr.NHop] {
+			us[i] = st.Hops[i].U
+		}
+		// 23/26, 24, 27 with one reference per hop, W = min_i W_i
+		h.win.UpdateHops(us[:hdr.NHop], sampled, commit, sndNxt)
+		return
+	}
+	// 8: τ = min(τ, T)   9: U = (1 − τ/T)·U + (τ/T)·u   (inside ewma)
+	st.U = fixedpoint.UQ32_32(h.ewma(uint64(st.U), u, tau))
+	// 10: return U
+	// 22–27: W = ComputeWind(U, commit); lastUpdateSeq; R = W/T
+	h.win.Update(st.U, commit, sndNxt)
+}
+
+// hopUtil is lines 4–5 for one hop: u' = min(qlen, L.qlen)/(B·T) +
+// Δtx/(B·Δts), in UQ32_32, saturating at the register's maximum. dts > 0.
+func (h *HPCC) hopUtil(sp *hpccSpeed, old, nh inttel.Hop, dts units.Time, dtx units.Bytes) uint64 {
+	// min(ack.L[i].qlen, L[i].qlen) in bytes: ≤ 65535 · 2^32 B < 2^48.
+	q := uint64(min(old.QLen, nh.QLen)) * h.qUnit
+	// qlen/(B·T) = q·qMul/2^64 → UQ32_32 raw = q·qMul/2^32.
+	hi, lo := bits.Mul64(q, sp.qMul)
+	qU := hpccShrSat(hi, lo)
+	// txRate/B = Δtx/(B·Δts) = (Δtx·8/B)/Δts: the time the port needs to
+	// send Δtx at line rate (ps, UQ32_32) over the time it had (ps).
+	bhi, blo := bits.Mul64(uint64(dtx), sp.psPerByte)
+	txU := h.div.Quo128(bhi, blo, uint64(dts))
+	if s := qU + txU; s >= qU {
+		return s
+	}
+	return math.MaxUint64
+}
+
+// ewma is lines 8–9: τ = min(τ, T); U = (1 − τ/T)·U + (τ/T)·u, with
+// w = τ/T in UQ32_32 and the sum rounded half up:
+//
+//	U' = (U·(2^32 − w) + u·w + 2^31) >> 32
+//
+// The result lies between U and u (the weights sum to 2^32), so it fits.
+func (h *HPCC) ewma(U, u uint64, tau units.Time) uint64 {
+	// 8: τ = min(τ, T)
+	w := uint64(fixedpoint.UQ32_32One)
+	if t := uint64(tau); t < h.tPs {
+		// w = τ/T = τ·⌊2^64/T⌋ / 2^32: τ < T keeps the product below 2^64,
+		// so w < 2^32, within (1 + τ/2^32)·2^-32 below the exact τ/T
+		whi, wlo := bits.Mul64(t, h.wT)
+		w = min(hpccShrSat(whi, wlo), uint64(fixedpoint.UQ32_32One))
+	}
+	// 9: U = (1 − τ/T)·U + τ/T·u   (UQ32_32·UQ32_32 → 128 bits → UQ32_32)
+	h1, l1 := bits.Mul64(U, uint64(fixedpoint.UQ32_32One)-w)
+	h2, l2 := bits.Mul64(u, w)
+	lo, c := bits.Add64(l1, l2, 0)
+	hi, _ := bits.Add64(h1, h2, c)
+	lo, c = bits.Add64(lo, hpccHalf, 0)
+	hi += c
+	return hi<<(64-hpccFrac) | lo>>hpccFrac // ≤ max(U, u): fits
+}
+
+// hpccShrSat returns (hi·2^64 + lo) >> (hpccRecipBits − hpccFrac), the
+// 128-bit product of a UQ32_32 or byte count with a 2^64-scaled reciprocal
+// brought to UQ32_32, saturating at math.MaxUint64.
+func hpccShrSat(hi, lo uint64) uint64 {
+	const s = hpccRecipBits - hpccFrac // 32
+	if hi>>(64-s) != 0 {
+		return math.MaxUint64
+	}
+	return hi<<(64-s) | lo>>s
+}

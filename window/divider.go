@@ -1,0 +1,117 @@
+package window
+
+import (
+	"math"
+	"math/bits"
+
+	"github.com/hwcc/hwcc/hwtables"
+)
+
+// divisorBits is the width of the divisor the reciprocal table takes:
+// hwtables covers 1 ≤ n ≤ 2^22 (HPCC section 4.3). A wider divisor is
+// shifted right into it.
+const divisorBits = hwtables.KeyBits
+
+// Divider divides by a run-time divisor the way the NIC does (HPCC section
+// 4.3): a/n ≈ a·(1/n) with 1/n read from hwtables' reciprocal table. A
+// divisor wider than 22 bits is first normalised: with s = bitlen(n) − 22,
+// n' = round(n / 2^s) (ties up; n' ≤ 2^22) and a/n ≈ Div(a, n') / 2^s.
+//
+// Error: with (Over, Under) the table's Bound, for n ≥ 1,
+//
+//	(a/n)·(1 − Under)/(1 + 2^-22) − 2  <  Quo(a, n)  ≤  (a/n)·(1 + Over)/(1 − 2^-22)
+//
+// where 2^-22 bounds the normalisation (|n'·2^s − n| ≤ 2^(s−1) and
+// n ≥ 2^(21+s), so n'·2^s is within n·(1 ± 2^-22)) and −2 the truncations
+// (the table's and the shift's). Below 2^22 there is no normalisation and
+// the bound is the table's own. At the default table (ε = 2^-7) Over is
+// 0.787 % and Under 0.098 %.
+//
+// With native set, Quo is the exact floor(a/n) of the CPU's divider; that
+// form exists to measure what the table saves and to test the table's
+// error, not for hardware models.
+//
+// The zero Divider is not usable; build one with NewDivider. A Divider is a
+// small value, immutable, safe to copy and share.
+type Divider struct {
+	table  *hwtables.Table
+	native bool
+}
+
+// NewDivider returns a Divider using table (nil means
+// hwtables.DefaultReciprocal()) or, if native is set, the native divide.
+func NewDivider(table *hwtables.Table, native bool) Divider {
+	if table == nil {
+		table = hwtables.DefaultReciprocal()
+	}
+	return Divider{table: table, native: native}
+}
+
+// Native reports whether d uses the native divide.
+func (d Divider) Native() bool { return d.native }
+
+// Table returns the reciprocal table d reads (also set when d is native).
+func (d Divider) Table() *hwtables.Table { return d.table }
+
+// Quo returns a/n within the bound stated on Divider, rounded toward zero.
+// n = 0 returns math.MaxUint64 (a/0 saturates; callers guard it first).
+// It never allocates or panics.
+func (d Divider) Quo(a, n uint64) uint64 {
+	if n == 0 {
+		return math.MaxUint64
+	}
+	if d.native {
+		return a / n
+	}
+	s := normShift(n)
+	if s == 0 {
+		return d.table.DivFast(a, n)
+	}
+	return d.table.DivFast(a, roundShift(n, s)) >> s
+}
+
+// Quo128 returns (hi·2^64 + lo)/n within the bound stated on Divider (when n
+// is normalised the numerator is shifted right by s as well, which costs less
+// than one unit, within the −2). It saturates at math.MaxUint64 when n = 0, when the
+// quotient needs more than 64 bits, and, in the table form, when the shifted
+// numerator still needs more than 64 bits, which implies a quotient of at
+// least 2^64/2^22 = 2^42. It never allocates or panics.
+func (d Divider) Quo128(hi, lo, n uint64) uint64 {
+	if n == 0 || hi >= n {
+		// hi ≥ n means the quotient is at least 2^64.
+		return math.MaxUint64
+	}
+	if d.native {
+		q, _ := bits.Div64(hi, lo, n)
+		return q
+	}
+	s := normShift(n)
+	if s > 0 {
+		// a/n = (a / 2^s)/(n / 2^s): shift the numerator as well, dropping
+		// s fraction bits of it (the caller's numerators carry 32).
+		lo = hi<<(64-s) | lo>>s
+		hi >>= s
+		n = roundShift(n, s)
+	}
+	if hi != 0 {
+		return math.MaxUint64
+	}
+	return d.table.DivFast(lo, n)
+}
+
+// roundShift returns n' = round(n / 2^s), ties up, for s ≥ 1, without the
+// overflow of n + 2^(s−1): the bit below the cut decides. n' ≤ 2^22 when
+// s = normShift(n), because n < 2^(22+s).
+func roundShift(n uint64, s uint) uint64 {
+	return n>>s + n>>(s-1)&1
+}
+
+// normShift returns s = max(0, bitlen(n) − 22), the right shift that brings
+// n into the table's domain.
+func normShift(n uint64) uint {
+	l := uint(bits.Len64(n))
+	if l <= divisorBits {
+		return 0
+	}
+	return l - divisorBits
+}

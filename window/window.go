@@ -1,0 +1,170 @@
+package window
+
+import (
+	"github.com/hwcc/hwcc/fixedpoint"
+	"github.com/hwcc/hwcc/units"
+)
+
+// Window is one flow's HPCC window: the sending window W, the reference
+// window Wc committed once per round trip, the limiter and the pacing rate
+// (Algorithm 1, procedure NewAck, lines 21–27, with ComputeWind from Law).
+// The caller measures U (rp.HPCC does it from INT) and reports each ACK.
+//
+// Single-rate (Algorithm 1): Update with one U. Multi-rate (the authors'
+// MULTI_RATE option, Appendix A.3's per-resource registers): UpdateHops with
+// one U per hop; each hop has its own Reference and W is the smallest
+// per-hop window.
+//
+// A Window is not safe for concurrent use. The zero Window is not usable;
+// build one with New. Nothing in it allocates after New.
+type Window struct {
+	law  Law
+	ref  Reference          // single-rate Wc and incStage
+	hops [MaxHops]Reference // multi-rate: one reference per hop
+	w    units.Bytes        // W, bytes, 32-bit register in [Min, Max]
+	rate units.Rate         // R = W/T, bit/s, recomputed whenever W changes
+	// lastUpdateSeq is the first byte sent after the last commit (line 24):
+	// 64-bit byte sequence, assigned, never incremented.
+	lastUpdateSeq uint64
+	commits       uint64 // updates that committed Wc, 64-bit, wraps
+}
+
+// State is every register of a Window, for traces and golden comparison.
+type State struct {
+	W             units.Bytes        // sending window, bytes
+	Wc            units.Bytes        // single-rate reference window, bytes
+	IncStage      uint8              // single-rate AI steps since the last MI step
+	LastUpdateSeq uint64             // first byte sent after the last commit
+	Rate          units.Rate         // pacing rate R = W/T, bit/s
+	Commits       uint64             // updates that committed (line 22 true)
+	Hops          [MaxHops]Reference // multi-rate per-hop references (Init until used)
+}
+
+// New validates cfg and returns a Window at W = Wc = W_init, incStage = 0,
+// lastUpdateSeq = 0.
+func New(cfg Config) (*Window, error) {
+	w := new(Window)
+	if err := w.law.init(cfg); err != nil {
+		return nil, err
+	}
+	w.Reset()
+	return w, nil
+}
+
+// Reset returns the window to its initial state (a new flow): W = Wc =
+// W_init on the single reference and on every hop, incStage = 0,
+// lastUpdateSeq = 0, the commit count 0.
+func (w *Window) Reset() {
+	ref := w.law.InitialReference()
+	w.ref = ref
+	for i := range w.hops {
+		w.hops[i] = ref
+	}
+	w.lastUpdateSeq = 0
+	w.commits = 0
+	w.set(ref.Wc)
+}
+
+// Law returns the window law (shared, immutable).
+func (w *Window) Law() *Law { return &w.law }
+
+// Due is line 22 of Algorithm 1: whether an ACK for ackSeq acknowledges
+// data sent after the last commit, ack.seq > lastUpdateSeq, so that the
+// update it triggers may commit Wc.
+func (w *Window) Due(ackSeq uint64) bool { return ackSeq > w.lastUpdateSeq }
+
+// OnAck is procedure NewAck (lines 21–27) for a measured U: it commits when
+// Due(ackSeq), and returns the new W. Shorthand for
+// Update(u, Due(ackSeq), sndNxt).
+func (w *Window) OnAck(u fixedpoint.UQ32_32, ackSeq, sndNxt uint64) units.Bytes {
+	return w.Update(u, w.Due(ackSeq), sndNxt)
+}
+
+// Update runs lines 23–27 with the single reference: W = ComputeWind(U,
+// commit); on a commit lastUpdateSeq = sndNxt; R = W/T. It returns W.
+func (w *Window) Update(u fixedpoint.UQ32_32, commit bool, sndNxt uint64) units.Bytes {
+	// 23/26: W = ComputeWind(MeasureInflight(ack), True/False)
+	nw := w.law.ComputeWind(&w.ref, u, commit)
+	if commit {
+		// 24: lastUpdateSeq = snd_nxt
+		w.lastUpdateSeq = sndNxt
+		w.commits++
+	}
+	// 27: R = W/T
+	w.set(nw)
+	return nw
+}
+
+// UpdateHops is Update in the multi-rate mode: for each hop i < len(u)
+// whose bit is set in sampled, W_i = ComputeWind(U_i, commit) on hop i's
+// reference; a hop without a sample contributes its Wc unchanged. W is the
+// smallest W_i (the authors' "min over hops", Appendix A.3's α → ∞). Hops
+// beyond MaxHops are ignored. With no hop (len(u) = 0) W is unchanged, but a
+// commit still moves lastUpdateSeq.
+func (w *Window) UpdateHops(u []fixedpoint.UQ32_32, sampled uint16, commit bool, sndNxt uint64) units.Bytes {
+	n := min(len(u), MaxHops)
+	nw := w.w
+	for i := range n {
+		wi := w.hops[i].Wc
+		if sampled&(1<<i) != 0 {
+			// 23/26: W_i = ComputeWind(U_i, True/False) on hop i's reference
+			wi = w.law.ComputeWind(&w.hops[i], u[i], commit)
+		}
+		if i == 0 || wi < nw {
+			nw = wi
+		}
+	}
+	if commit {
+		// 24: lastUpdateSeq = snd_nxt
+		w.lastUpdateSeq = sndNxt
+		w.commits++
+	}
+	// 27: R = W/T  (W already in [Min, Max]: every W_i and Wc_i is)
+	w.set(nw)
+	return nw
+}
+
+// Hold sets lastUpdateSeq = sndNxt without an update: the next commit waits
+// for an ACK of data sent from now on. rp.HPCC calls it on a flow's first
+// ACK, which carries no delta to measure (as the authors' code does).
+func (w *Window) Hold(sndNxt uint64) { w.lastUpdateSeq = sndNxt }
+
+// ResetHops restarts every per-hop reference at the current window,
+// {Wc: W, incStage: 0}: after a path change the old hops' references
+// describe links the flow no longer crosses. The single reference is kept.
+func (w *Window) ResetHops() {
+	for i := range w.hops {
+		w.hops[i] = Reference{Wc: w.w}
+	}
+}
+
+// CanSend is the inflight limiter (section 3.2, "senders limit inflight
+// bytes with sending windows"): a packet may leave while the unacknowledged
+// bytes are below W. The packet may take inflight past W by less than its
+// own size, as in the authors' NIC model; a negative inflight counts as 0.
+func (w *Window) CanSend(inflight units.Bytes) bool { return inflight < w.w }
+
+// Window returns W, bytes.
+func (w *Window) Window() units.Bytes { return w.w }
+
+// Rate returns the pacing rate R = W/T, bit/s (computed when W changed).
+func (w *Window) Rate() units.Rate { return w.rate }
+
+// State returns every register.
+func (w *Window) State() State {
+	return State{
+		W:             w.w,
+		Wc:            w.ref.Wc,
+		IncStage:      w.ref.IncStage,
+		LastUpdateSeq: w.lastUpdateSeq,
+		Rate:          w.rate,
+		Commits:       w.commits,
+		Hops:          w.hops,
+	}
+}
+
+// set writes W and its pacing rate.
+func (w *Window) set(nw units.Bytes) {
+	w.w = nw
+	w.rate = w.law.Rate(nw)
+}
