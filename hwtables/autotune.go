@@ -2,6 +2,7 @@ package hwtables
 
 import (
 	"errors"
+	"math/bits"
 	"strconv"
 )
 
@@ -122,4 +123,39 @@ func (t *RoCCAutoTune) Shift(f uint64) uint {
 		}
 	}
 	return uint(roccAutoTuneBounds - lo)
+}
+
+var _ Exportable = (*RoCCAutoTune)(nil)
+
+// Describe returns the table's description for the exporters (WriteMemh,
+// WriteC, WriteJSON): five words, the region bounds in ascending order, each
+// as wide as Fmax.
+func (t *RoCCAutoTune) Describe() Description {
+	w := bits.Len64(t.fmax)
+	return Description{
+		Name:     "rocc_autotune",
+		Title:    "RoCC AUTO_TUNE region bounds ceil(Fmax/2^j), j = 5..1, ascending",
+		Source:   "RoCC (IEEE TPDS 2023) Algorithm 1 lines 15-21, section V-C",
+		Symbol:   "hwcc_rocc_autotune_fmax" + strconv.FormatUint(t.fmax, 10),
+		Entries:  roccAutoTuneBounds,
+		WordBits: w,
+		Bytes:    (roccAutoTuneBounds*w + 7) / 8,
+		Fields:   []Field{{Name: "bound", MSB: w - 1, LSB: 0, Doc: "region edge in F register units"}},
+		Params: []Param{
+			{"fmax", t.fmax}, {"regions", RoCCAutoTuneRegions}, {"max_shift", RoCCAutoTuneMaxShift},
+		},
+		Notes: []string{
+			"shift s = the number of words strictly greater than F (binary search, 3 compares)",
+			"alpha = alpha_bar >> s, beta = beta_bar >> s",
+			"exact: F < Fmax/2^j in real numbers iff F < ceil(Fmax/2^j) for integer F",
+		},
+	}
+}
+
+// Word returns bound i (ascending) for the exporters; 0 outside [0, 4].
+func (t *RoCCAutoTune) Word(i int) uint64 {
+	if i < 0 || i >= roccAutoTuneBounds {
+		return 0
+	}
+	return t.bound[i]
 }

@@ -1,0 +1,879 @@
+package cp
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/hwcc/hwcc/fixedpoint"
+	"github.com/hwcc/hwcc/hwtables"
+	"github.com/hwcc/hwcc/units"
+)
+
+// RoCC congestion point: the fair-rate calculator of one egress queue
+// (papers/rocc.txt section III-B, Algorithm 1 "Fair Rate Computation at the
+// CP"), with the flow table of section III-D (rocc_flows.go), the CNP of
+// section III-C (rocc_feedback.go) and the host-side computation of section
+// III-F (rocc_host.go).
+//
+// # Registers and units
+//
+// Queue values are counts of ΔQ bytes and rates counts of ΔF bit/s
+// (section III-B, Table II). Every register is unsigned:
+//
+//	Qcur, Qold, Qref, Qmid, Qmax  QueueBits (≤ 16) wide, ΔQ units.
+//	                              Qcur saturates at 2^QueueBits − 1 (a gauge),
+//	                              which is ≥ Qmax, so a saturated queue still
+//	                              triggers line 2's decrease.
+//	F, Fmin, Fmax                 RateBits + RateFracBits (≤ 32) wide, in
+//	                              units of ΔF·2^−RateFracBits: RateBits integer
+//	                              bits (the CNP's 16-bit rate field holds
+//	                              ⌊F⌋) and RateFracBits fraction bits. The
+//	                              paper's simulator keeps F in "fixed point
+//	                              precision" (section VI) without saying how
+//	                              much; the presets use 8 fraction bits. F is
+//	                              clamped to [Fmin, Fmax] on every update
+//	                              (saturate; lines 9–12).
+//	ᾱ, β̄                          CSD shift-add constants with GainFracBits
+//	                              fraction bits (fixedpoint.CSD); the exact
+//	                              error of each is in Params().
+//
+// The intermediate PI sum is a signed 64-bit value: |Qcur − Qref| and
+// |Qcur − Qold| are below 2^16, scaled by 2^GainFracBits ≤ 2^24 and
+// multiplied by gains below 2^8, each product is below 2^48 and the sum
+// below 2^49, so nothing overflows.
+//
+// # Line 8, sign and rounding
+//
+// In real numbers, with s = log2(ratio) from AUTO_TUNE:
+//
+//	F ← F − (ᾱ·(Qcur − Qref) + β̄·(Qcur − Qold)) / 2^s
+//
+// A queue above Qref or growing lowers F; below Qref or shrinking raises it.
+// The integer form computes the sum exactly and rounds once:
+//
+//	N  = CSDα(e1·2^g) + CSDβ(e2·2^g)       = (v_α·e1 + v_β·e2)·2^g exactly
+//	ΔF = round(N / 2^(g + s − k))           in units of ΔF·2^−k
+//	F  ← F − ΔF
+//
+// with e1 = Qcur − Qref, e2 = Qcur − Qold, g = GainFracBits, k =
+// RateFracBits, and v_α, v_β the CSD values of ᾱ, β̄ (every term's shift is
+// at most g, so shifting e·2^g right by it drops nothing: the CSD sum is
+// exact). round is to nearest with ties away from zero, an odd function:
+// queue errors +e and −e move F by exactly opposite amounts, so the rounding
+// pushes F neither up nor down on average.
+//
+// # Tracking bound
+//
+// Take one update from the same (F, Qold, Qcur) in the integer machine and
+// in a real-valued Algorithm 1 with the exact ᾱ and β̄ (the test files'
+// reference model). Both take the same branch and region (every comparison
+// is exact; see hwtables.RoCCAutoTune), and in ΔF units
+//
+//	|F'int − F'real| ≤ 2^−(k+1) + (|ᾱ − v_α|·|e1| + |β̄ − v_β|·|e2|) / 2^s
+//
+// on line 8 (one rounding, plus the CSD constants' errors), 2^−(k+1) on
+// line 5 (⌊F/2⌋ drops at most half a unit of the register) and 0 on line 3;
+// the clamp of lines 9–12 is 1-Lipschitz and keeps the bound. With the
+// presets (k = 8, g = 16, 8 terms) the CSD errors are below 2^−17, so for
+// queue errors up to 1000 ΔQ the bound is below 0.01 ΔF per update.
+// Over n updates that take the same branches and regions, line 8 and the
+// clamp are 1-Lipschitz in F and line 5 halves the difference, so the
+// per-update bounds add up (RoCCParams.StepErrorBound).
+//
+// # Timer
+//
+// The update runs every Period at Start, Start + Period, … (hardware timer
+// with a fixed phase). The caller calls OnTimer(now, qlen) at NextDeadline
+// or later; a late call runs one update with the queue it is given and
+// skips the missed ticks (counted in State().Missed), since a queue sample
+// cannot be taken in the past.
+
+// RoCCFlowTableKind selects the flow table of section III-D.
+type RoCCFlowTableKind uint8
+
+const (
+	// RoCCQueueTable is section III-D (1), the paper's default: the flows
+	// that have bytes in the queue, with per-flow byte counts updated on
+	// enqueue and dequeue (RoCCQueueFlows).
+	RoCCQueueTable RoCCFlowTableKind = iota
+	// RoCCAgedTable is section III-D (2): a table of at most
+	// Fmax/Fmin flows seen on enqueue, with age-based eviction
+	// (RoCCAgedFlows).
+	RoCCAgedTable
+)
+
+// String returns "queue" or "aged".
+func (k RoCCFlowTableKind) String() string {
+	switch k {
+	case RoCCQueueTable:
+		return "queue"
+	case RoCCAgedTable:
+		return "aged"
+	}
+	return fmt.Sprintf("RoCCFlowTableKind(%d)", uint8(k))
+}
+
+// Limits of RoCCConfig's widths and gains.
+const (
+	// RoCCMaxQueueBits is the widest queue register: the P4 CNP's qdepth
+	// field is 16 bits (section IV-B, Listing 1).
+	RoCCMaxQueueBits = 16
+	// RoCCMaxRateBits is the widest integer part of F: the CNP's rate field
+	// is 16 bits (rocc_feedback.go).
+	RoCCMaxRateBits = 16
+	// RoCCMaxRateFracBits is the most fraction bits F may have.
+	RoCCMaxRateFracBits = 16
+	// RoCCMaxGainFracBits is the finest shift of ᾱ and β̄.
+	RoCCMaxGainFracBits = 24
+	// RoCCMaxGain bounds ᾱ and β̄: each must be in (0, 256).
+	RoCCMaxGain = 256
+)
+
+// roccMDShift is log2(8) in line 2's and line 4's test F > Fmax/8.
+const roccMDShift = 3
+
+// roccHalveShift is line 5's F ÷ 2.
+const roccHalveShift = 1
+
+// RoCCConfig configures a RoCC congestion point. Every byte value is
+// converted to ΔQ units by one quantiser that rounds down (fixedpoint.Floor,
+// a hardware queue counter's whole units); rates must be whole multiples of
+// ΔF.
+type RoCCConfig struct {
+	// DeltaQ is ΔQ, the queue resolution (Table II): 600 B in the paper's
+	// simulations (section VI), 80 B on Tofino (section VI-C). Range: ≥ 1 B.
+	DeltaQ units.Bytes
+	// DeltaF is ΔF, the rate resolution (Table II): 10 Mb/s in the paper
+	// (section VI). Range: ≥ 1 bit/s.
+	DeltaF units.Rate
+	// Period is T, the update interval of Algorithm 1: 40 µs in simulation,
+	// 100 µs on the DPDK testbed, 20 µs on Tofino (section VI). Range: > 0.
+	Period units.Time
+	// Start is the time of the first update (the timer's phase). Range: ≥ 0.
+	Start units.Time
+
+	// FMin and FMax are Fmin and Fmax, the bounds of F (Table II; lines
+	// 9–12): 10 ΔF and 4000 ΔF (40 Gb/s) or 10 000 ΔF (100 Gb/s) in section
+	// VI. Range: multiples of DeltaF with ΔF ≤ FMin < FMax ≤
+	// (2^RateBits − 1)·ΔF.
+	FMin, FMax units.Rate
+
+	// QRef, QMid and QMax are Qref (the PI's reference queue, line 8), Qmid
+	// (the queue growth over one period that halves F, line 4) and Qmax (the
+	// queue that resets F to Fmin, line 2), in bytes; section VI uses
+	// 150/300/360 KB at 40 Gb/s. Section III-B requires Qmax > Qmid > Qref;
+	// New checks it after quantisation, and QMax ≤ (2^QueueBits − 1)·ΔQ.
+	QRef, QMid, QMax units.Bytes
+
+	// AlphaBar and BetaBar are ᾱ and β̄, the PI gains of the top AUTO_TUNE
+	// region (Table II, line 20): 0.3 and 1.5 at 40 Gb/s, 0.45 and 2.25 at
+	// 100 Gb/s (section VI). They are realised as CSD shift-add constants of
+	// at most GainTerms terms with shifts down to 2^−GainFracBits. Range:
+	// (0, 256).
+	AlphaBar, BetaBar float64
+	// GainTerms is the largest number of CSD terms of each gain, 1 to
+	// fixedpoint.MaxCSDTerms.
+	GainTerms int
+	// GainFracBits is the finest shift of the gains' CSD terms, from
+	// RateFracBits to 24.
+	GainFracBits uint
+
+	// QueueBits is the width of Qcur, Qold and the thresholds, 1 to 16.
+	QueueBits uint
+	// RateBits is the width of F's integer part (and the largest Fmax/ΔF is
+	// 2^RateBits − 1), 1 to 16.
+	RateBits uint
+	// RateFracBits is the number of fraction bits of the F register, 0 to
+	// 16. With 0, F is a whole number of ΔF as in Table II, and an update
+	// smaller than half a ΔF is lost.
+	RateFracBits uint
+
+	// FlowTable selects the flow table (section III-D); the zero value is
+	// the paper's default, RoCCQueueTable.
+	FlowTable RoCCFlowTableKind
+	// FlowCapacity is the number of flows the table holds, 1 to 2^20. The
+	// paper's FPGA flow table has 1024 entries (section IV-C); for
+	// RoCCAgedTable section III-D (2) bounds it by Fmax/Fmin.
+	FlowCapacity int
+	// FlowMaxAge is RoCCAgedTable's eviction age: a flow not seen on enqueue
+	// for this long is dropped at the next update. The paper leaves it open.
+	// Range: > 0 when FlowTable is RoCCAgedTable; unused otherwise.
+	FlowMaxAge units.Time
+
+	// Switch and Port identify this CP in its CNPs (section III-C; GETCP of
+	// Algorithm 2 returns the switch's address, Listing 1 carries the egress
+	// port). Any value.
+	Switch uint32
+	Port   uint16
+}
+
+// roccPaperWidths sets the register widths and gain precision every preset
+// shares: the CNP's 16-bit fields for Qcur and F, 8 fraction bits in F
+// (the paper says only "fixed point precision"), gains with up to 8 CSD
+// terms down to 2^−16, and the paper's default flow table with the 1024
+// entries of its FPGA table (section IV-C).
+func roccPaperWidths(c RoCCConfig) RoCCConfig {
+	c.QueueBits = 16
+	c.RateBits = 16
+	c.RateFracBits = 8
+	c.GainFracBits = 16
+	c.GainTerms = 8
+	c.FlowTable = RoCCQueueTable
+	c.FlowCapacity = 1024
+	c.FlowMaxAge = 10 * c.Period
+	return c
+}
+
+// RoCC40G is the paper's 40 Gb/s simulation setting (papers/rocc.txt
+// section VI, "System parameters"): ΔF = 10 Mb/s, ΔQ = 600 B, T = 40 µs,
+// Fmin = 10 ΔF, Fmax = 4000 ΔF, Qref/Qmid/Qmax = 150/300/360 KB (KB =
+// 1000 B, as the authors' code uses), ᾱ = 0.3, β̄ = 1.5. Register widths as
+// roccPaperWidths.
+func RoCC40G() RoCCConfig {
+	return roccPaperWidths(RoCCConfig{
+		DeltaQ:   600 * units.Byte,
+		DeltaF:   10 * units.Mbps,
+		Period:   40 * units.Microsecond,
+		FMin:     100 * units.Mbps,
+		FMax:     40 * units.Gbps,
+		QRef:     150 * units.KB,
+		QMid:     300 * units.KB,
+		QMax:     360 * units.KB,
+		AlphaBar: 0.3,
+		BetaBar:  1.5,
+	})
+}
+
+// RoCC100G is the paper's 100 Gb/s simulation setting (section VI, "System
+// parameters"): as RoCC40G with Fmax = 10 000 ΔF, Qref/Qmid/Qmax =
+// 300/600/660 KB, ᾱ = 0.45, β̄ = 2.25.
+func RoCC100G() RoCCConfig {
+	c := RoCC40G()
+	c.FMax = 100 * units.Gbps
+	c.QRef, c.QMid, c.QMax = 300*units.KB, 600*units.KB, 660*units.KB
+	c.AlphaBar, c.BetaBar = 0.45, 2.25
+	return c
+}
+
+// RoCCDPDK10G is the DPDK testbed (section VI-B): 10 Gb/s links,
+// Qref/Qmid/Qmax = 75/150/210 KB, T = 100 µs. The paper does not give ΔQ,
+// ΔF, Fmin or the gains for the testbed; this preset keeps the simulation's
+// ΔQ = 600 B, ΔF = 10 Mb/s, Fmin = 10 ΔF and ᾱ/β̄ = 0.3/1.5 (the authors'
+// code's defaults, REFERENCE.md), with Fmax = the 10 Gb/s link.
+func RoCCDPDK10G() RoCCConfig {
+	c := RoCC40G()
+	c.FMax = 10 * units.Gbps
+	c.Period = 100 * units.Microsecond
+	c.QRef, c.QMid, c.QMax = 75*units.KB, 150*units.KB, 210*units.KB
+	return roccPaperWidths(c)
+}
+
+// RoCCTofino40G is the Tofino testbed (section VI-C): 40 Gb/s links,
+// Qref/Qmid/Qmax = 75/150/210 KB, T = 20 µs, and ΔQ = 80 B, Tofino's queue
+// depth unit. Qref = 75 KB is 937.5 units and rounds down to 937. ΔF, Fmin,
+// Fmax and the gains are the 40 Gb/s simulation's (the paper gives none for
+// the testbed).
+func RoCCTofino40G() RoCCConfig {
+	c := RoCC40G()
+	c.DeltaQ = 80 * units.Byte
+	c.Period = 20 * units.Microsecond
+	c.QRef, c.QMid, c.QMax = 75*units.KB, 150*units.KB, 210*units.KB
+	return roccPaperWidths(c)
+}
+
+// RoCCParams is the validated, quantised form of a RoCCConfig: the
+// thresholds in ΔQ units, the F bounds in register units, the gains as CSD
+// constants and the AUTO_TUNE region table. It is the "simple registry" of
+// section III-F: the same values serve the switch (RoCC) and a host that
+// computes the rate itself (RoCCHost). Immutable after NewRoCCParams; safe
+// to share.
+type RoCCParams struct {
+	cfg         RoCCConfig
+	queue       fixedpoint.Quantizer // bytes → ΔQ units, Floor, QueueBits wide
+	qref, qmid  uint32               // ΔQ units
+	qmax, qtop  uint32               // ΔQ units; qtop = 2^QueueBits − 1
+	fmin, fmax  uint32               // F register units (ΔF·2^−k)
+	fmd         uint32               // the MD threshold: F > Fmax/8 ⇔ F > fmd (see NewRoCCParams)
+	alpha, beta fixedpoint.CSD
+	tune        hwtables.RoCCAutoTune
+	k, g        uint
+}
+
+// NewRoCCParams validates cfg and builds its parameters. The error names the
+// first field out of range and the allowed range.
+func NewRoCCParams(cfg RoCCConfig) (*RoCCParams, error) {
+	p := &RoCCParams{cfg: cfg}
+	if err := p.init(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *RoCCParams) init() error {
+	c := p.cfg
+	switch {
+	case c.DeltaQ < 1:
+		return fmt.Errorf("cp: RoCC DeltaQ = %dB, want ≥ 1B", int64(c.DeltaQ))
+	case c.DeltaF < 1:
+		return fmt.Errorf("cp: RoCC DeltaF = %dbps, want ≥ 1bps", int64(c.DeltaF))
+	case c.Period <= 0:
+		return fmt.Errorf("cp: RoCC Period = %v, want > 0", c.Period)
+	case c.Start < 0:
+		return fmt.Errorf("cp: RoCC Start = %v, want ≥ 0", c.Start)
+	case c.QueueBits < 1 || c.QueueBits > RoCCMaxQueueBits:
+		return fmt.Errorf("cp: RoCC QueueBits = %d, want [1, %d]", c.QueueBits, RoCCMaxQueueBits)
+	case c.RateBits < 1 || c.RateBits > RoCCMaxRateBits:
+		return fmt.Errorf("cp: RoCC RateBits = %d, want [1, %d]", c.RateBits, RoCCMaxRateBits)
+	case c.RateFracBits > RoCCMaxRateFracBits:
+		return fmt.Errorf("cp: RoCC RateFracBits = %d, want [0, %d]", c.RateFracBits, RoCCMaxRateFracBits)
+	case c.GainFracBits < c.RateFracBits || c.GainFracBits > RoCCMaxGainFracBits:
+		return fmt.Errorf("cp: RoCC GainFracBits = %d, want [RateFracBits = %d, %d]", c.GainFracBits, c.RateFracBits, RoCCMaxGainFracBits)
+	case c.GainTerms < 1 || c.GainTerms > fixedpoint.MaxCSDTerms:
+		return fmt.Errorf("cp: RoCC GainTerms = %d, want [1, %d]", c.GainTerms, fixedpoint.MaxCSDTerms)
+	case !(c.AlphaBar > 0 && c.AlphaBar < RoCCMaxGain):
+		return fmt.Errorf("cp: RoCC AlphaBar = %v, want (0, %d)", c.AlphaBar, RoCCMaxGain)
+	case !(c.BetaBar > 0 && c.BetaBar < RoCCMaxGain):
+		return fmt.Errorf("cp: RoCC BetaBar = %v, want (0, %d)", c.BetaBar, RoCCMaxGain)
+	case c.FlowTable > RoCCAgedTable:
+		return fmt.Errorf("cp: RoCC FlowTable = %v, want queue or aged", c.FlowTable)
+	case c.FlowCapacity < 1 || c.FlowCapacity > RoCCMaxFlowCapacity:
+		return fmt.Errorf("cp: RoCC FlowCapacity = %d, want [1, %d]", c.FlowCapacity, RoCCMaxFlowCapacity)
+	case c.FlowTable == RoCCAgedTable && c.FlowMaxAge <= 0:
+		return fmt.Errorf("cp: RoCC FlowMaxAge = %v, want > 0 for the aged flow table", c.FlowMaxAge)
+	}
+
+	// Rates: whole multiples of ΔF within the RateBits-wide integer part.
+	fmaxLimit := uint64(1)<<c.RateBits - 1
+	if c.FMin < c.DeltaF || c.FMin%c.DeltaF != 0 {
+		return fmt.Errorf("cp: RoCC FMin = %v, want a positive multiple of DeltaF = %v", c.FMin, c.DeltaF)
+	}
+	if c.FMax <= c.FMin || c.FMax%c.DeltaF != 0 || uint64(c.FMax/c.DeltaF) > fmaxLimit {
+		return fmt.Errorf("cp: RoCC FMax = %v, want a multiple of DeltaF = %v in (FMin = %v, %d·DeltaF]",
+			c.FMax, c.DeltaF, c.FMin, fmaxLimit)
+	}
+	p.k, p.g = c.RateFracBits, c.GainFracBits
+	p.fmin = uint32(c.FMin/c.DeltaF) << p.k
+	p.fmax = uint32(c.FMax/c.DeltaF) << p.k
+	// Lines 2 and 4 test F > Fmax/8 in real numbers. For an integer F,
+	// F > Fmax/8 ⇔ F > ⌊Fmax/8⌋ (Fmax/8 − ⌊Fmax/8⌋ < 1), so comparing with
+	// the shifted register is exact.
+	p.fmd = p.fmax >> roccMDShift
+
+	// Queue thresholds: bytes → ΔQ units by the one queue quantiser.
+	q, err := fixedpoint.NewQuantizer(uint64(c.DeltaQ), c.QueueBits, fixedpoint.Floor)
+	if err != nil {
+		return fmt.Errorf("cp: RoCC DeltaQ = %v, QueueBits = %d: %w", c.DeltaQ, c.QueueBits, err)
+	}
+	p.queue = q
+	p.qtop = uint32(q.Max())
+	var sat [3]bool
+	for i, b := range [3]units.Bytes{c.QRef, c.QMid, c.QMax} {
+		if b < 0 {
+			return fmt.Errorf("cp: RoCC QRef/QMid/QMax = %v/%v/%v, want ≥ 0", c.QRef, c.QMid, c.QMax)
+		}
+		var v uint64
+		v, sat[i] = q.QuantizeSat(uint64(b))
+		switch i {
+		case 0:
+			p.qref = uint32(v)
+		case 1:
+			p.qmid = uint32(v)
+		case 2:
+			p.qmax = uint32(v)
+		}
+	}
+	if sat[0] || sat[1] || sat[2] {
+		return fmt.Errorf("cp: RoCC QMax = %v is above the %d-bit queue register's %v (%d·DeltaQ)",
+			c.QMax, c.QueueBits, units.Bytes(q.Dequantize(q.Max())), q.Max())
+	}
+	if !(p.qref < p.qmid && p.qmid < p.qmax) {
+		return fmt.Errorf("cp: RoCC QRef/QMid/QMax = %v/%v/%v are %d/%d/%d ΔQ, want Qref < Qmid < Qmax (section III-B)",
+			c.QRef, c.QMid, c.QMax, p.qref, p.qmid, p.qmax)
+	}
+
+	// Gains: CSD constants with shifts down to 2^−g.
+	if p.alpha, err = fixedpoint.NewCSD(c.AlphaBar, c.GainTerms, c.GainFracBits); err != nil {
+		return fmt.Errorf("cp: RoCC AlphaBar = %v: %w", c.AlphaBar, err)
+	}
+	if p.beta, err = fixedpoint.NewCSD(c.BetaBar, c.GainTerms, c.GainFracBits); err != nil {
+		return fmt.Errorf("cp: RoCC BetaBar = %v: %w", c.BetaBar, err)
+	}
+	if p.alpha.Len() == 0 || p.beta.Len() == 0 {
+		return fmt.Errorf("cp: RoCC AlphaBar/BetaBar = %v/%v round to 0 with GainFracBits = %d, want a larger gain or more fraction bits",
+			c.AlphaBar, c.BetaBar, c.GainFracBits)
+	}
+	if p.tune, err = hwtables.NewRoCCAutoTune(uint64(p.fmax)); err != nil {
+		return fmt.Errorf("cp: RoCC FMax: %w", err)
+	}
+	return nil
+}
+
+// Config returns the configuration the parameters were built from.
+func (p *RoCCParams) Config() RoCCConfig { return p.cfg }
+
+// QueueUnits returns qlen in ΔQ units as the CP reads it: ⌊qlen/ΔQ⌋,
+// saturated at 2^QueueBits − 1 (saturated reports whether it was). A
+// negative qlen reads as 0.
+func (p *RoCCParams) QueueUnits(qlen units.Bytes) (q uint32, saturated bool) {
+	if qlen < 0 {
+		return 0, false
+	}
+	v, s := p.queue.QuantizeSat(uint64(qlen))
+	return uint32(v), s
+}
+
+// Thresholds returns Qref, Qmid, Qmax and the queue register's maximum, in
+// ΔQ units.
+func (p *RoCCParams) Thresholds() (qref, qmid, qmax, qtop uint32) {
+	return p.qref, p.qmid, p.qmax, p.qtop
+}
+
+// FBounds returns Fmin and Fmax in F register units (ΔF·2^−RateFracBits).
+func (p *RoCCParams) FBounds() (fmin, fmax uint32) { return p.fmin, p.fmax }
+
+// FracBits returns RateFracBits, the number of fraction bits of F.
+func (p *RoCCParams) FracBits() uint { return p.k }
+
+// Gains returns the CSD constants realising ᾱ and β̄.
+func (p *RoCCParams) Gains() (alpha, beta fixedpoint.CSD) { return p.alpha, p.beta }
+
+// AutoTune returns the AUTO_TUNE region table (over F register units).
+func (p *RoCCParams) AutoTune() *hwtables.RoCCAutoTune { return &p.tune }
+
+// Shift returns AUTO_TUNE's gain shift s = log2(ratio) for the F register
+// value f (Algorithm 1, lines 15–21): α = ᾱ/2^s, β = β̄/2^s.
+func (p *RoCCParams) Shift(f uint32) uint { return p.tune.Shift(uint64(f)) }
+
+// RateUnits returns F in whole ΔF units, ⌊f / 2^RateFracBits⌋: the value the
+// CNP carries. Rounding down never tells a source more than the CP computed,
+// and keeps the result in [Fmin, Fmax].
+func (p *RoCCParams) RateUnits(f uint32) uint32 { return f >> p.k }
+
+// Rate returns the F register value f as a rate, ⌊f/2^k⌋·ΔF.
+func (p *RoCCParams) Rate(f uint32) units.Rate {
+	return units.Rate(p.RateUnits(f)) * p.cfg.DeltaF
+}
+
+// StepErrorBound returns the bound, in ΔF units, on the difference between
+// one integer PI update (line 8, gain shift s) and the same update in real
+// numbers with the exact ᾱ, β̄, for queue errors e1 = Qcur − Qref and
+// e2 = Qcur − Qold (see the tracking bound in this file's comment):
+//
+//	2^−(k+1) + (|ᾱ − v_α|·|e1| + |β̄ − v_β|·|e2|) / 2^s
+//
+// For tests, reports and the doc's numbers; not used by the state machine.
+func (p *RoCCParams) StepErrorBound(e1, e2 int64, s uint) float64 {
+	b := math.Ldexp(1, -int(p.k)-1)
+	return b + (math.Abs(p.alpha.Error())*math.Abs(float64(e1))+
+		math.Abs(p.beta.Error())*math.Abs(float64(e2)))/math.Ldexp(1, int(s))
+}
+
+// RoCCRegs are the registers Algorithm 1 carries between updates: the fair
+// rate F (RateBits + RateFracBits wide, units of ΔF·2^−RateFracBits) and
+// Qold (QueueBits wide, ΔQ units). The CP and a host computing the rate
+// (section III-F) hold the same pair.
+type RoCCRegs struct {
+	F    uint32
+	QOld uint32
+}
+
+// RoCCBranch names the branch of Algorithm 1 an update took.
+type RoCCBranch uint8
+
+const (
+	// RoCCPI is line 8, the PI step.
+	RoCCPI RoCCBranch = iota
+	// RoCCMDMin is line 3: Qcur ≥ Qmax and F > Fmax/8, F ← Fmin.
+	RoCCMDMin
+	// RoCCMDHalf is line 5: Qcur − Qold ≥ Qmid and F > Fmax/8, F ← F/2.
+	RoCCMDHalf
+)
+
+// String returns "pi", "md-min" or "md-half".
+func (b RoCCBranch) String() string {
+	switch b {
+	case RoCCPI:
+		return "pi"
+	case RoCCMDMin:
+		return "md-min"
+	case RoCCMDHalf:
+		return "md-half"
+	}
+	return fmt.Sprintf("RoCCBranch(%d)", uint8(b))
+}
+
+// InitialRegs returns the registers of a CP that has not updated yet: F =
+// Fmax (no congestion known: sources are not limited below the link) and
+// Qold = 0 (an empty queue). The paper does not give initial values.
+func (p *RoCCParams) InitialRegs() RoCCRegs { return RoCCRegs{F: p.fmax} }
+
+// RoCCStep is CALCULATE_FAIR_RATE of Algorithm 1 (lines 1–14) as a pure
+// function of the parameters, the registers and Qcur (in ΔQ units; a value
+// above the queue register saturates at 2^QueueBits − 1). It returns the
+// next registers and the branch taken. The switch (RoCC.OnTimer) and the
+// host (RoCCHost.OnReport) both call it; it does not allocate. An F outside
+// [Fmin, Fmax] (never produced by RoCCStep) is clamped like a computed one.
+func RoCCStep(p *RoCCParams, r RoCCRegs, qcur uint32) (RoCCRegs, RoCCBranch) {
+	qcur = min(qcur, p.qtop)
+	f := int64(r.F)
+	branch := RoCCPI
+	// 1: function CALCULATE_FAIR_RATE(Qcur)
+	// 2: if Qcur ≥ Qmax AND F > Fmax/8 then
+	if qcur >= p.qmax && f > int64(p.fmd) {
+		// 3: F ← Fmin
+		f = int64(p.fmin)
+		branch = RoCCMDMin
+		// 4: else if (Qcur − Qold) ≥ Qmid AND F > Fmax/8 then
+	} else if int64(qcur)-int64(r.QOld) >= int64(p.qmid) && f > int64(p.fmd) {
+		// 5: F ← F ÷ 2 (a right shift: ⌊F/2⌋ in register units)
+		f >>= roccHalveShift
+		branch = RoCCMDHalf
+		// 6: else
+	} else {
+		// 7: α, β ← AUTO_TUNE(): the gain shift s, α = ᾱ/2^s, β = β̄/2^s.
+		s := p.tune.Shift(uint64(r.F))
+		// 8: F ← F − α·(Qcur − Qref) − β·(Qcur − Qold)
+		f -= p.piDecrement(int64(qcur)-int64(p.qref), int64(qcur)-int64(r.QOld), s)
+	}
+	// 9–10: if F > Fmax then F ← Fmax
+	if f > int64(p.fmax) {
+		f = int64(p.fmax)
+	}
+	// 11–12: if F < Fmin then F ← Fmin
+	if f < int64(p.fmin) {
+		f = int64(p.fmin)
+	}
+	// 13: Qold ← Qcur; 14: return F
+	return RoCCRegs{F: uint32(f), QOld: qcur}, branch
+}
+
+// piDecrement returns line 8's (ᾱ·e1 + β̄·e2)/2^s in F register units
+// (ΔF·2^−k), rounded to nearest with ties away from zero; see the file
+// comment for why the sum is exact before the one rounding.
+func (p *RoCCParams) piDecrement(e1, e2 int64, s uint) int64 {
+	// N = (v_α·e1 + v_β·e2)·2^g: each CSD term shifts e·2^g right by at most
+	// g, so no bit is dropped. |N| < 2·2^8·2^16·2^24 = 2^49.
+	n := p.alpha.Mul(e1<<p.g) + p.beta.Mul(e2<<p.g)
+	// ΔF = N / 2^(g + s − k) in units of ΔF·2^−k; g ≥ k, so the shift is ≥ 0.
+	return roccRoundShift(n, p.g+s-p.k)
+}
+
+// roccRoundShift returns n/2^sh rounded to nearest, ties away from zero:
+// sign(n)·⌊(|n| + 2^(sh−1)) / 2^sh⌋. It needs |n| < 2^62 and sh < 62.
+func roccRoundShift(n int64, sh uint) int64 {
+	if sh == 0 {
+		return n
+	}
+	half := int64(1) << (sh - 1)
+	if n < 0 {
+		return -((-n + half) >> sh)
+	}
+	return (n + half) >> sh
+}
+
+// ---- the switch-side state machine ----
+
+// RoCCDecision is what one update of the CP decides.
+type RoCCDecision struct {
+	// F is the new fair rate in ΔF units, ⌊F register / 2^k⌋: the CNP's
+	// rate field.
+	F uint32
+	// Rate is F·ΔF.
+	Rate units.Rate
+	// Send is true when the flow table holds at least one flow: send a CNP
+	// with F to each (ForEachFlow, AppendFlows, Feedback). Section III-B:
+	// the CP sends the fair rate every T to the flows of its table.
+	Send bool
+	// Flows is the number of flows in the table.
+	Flows int
+	// Branch is the branch of Algorithm 1 taken.
+	Branch RoCCBranch
+}
+
+// RoCCState is every register of a RoCC congestion point.
+type RoCCState struct {
+	// F is the fair-rate register (units of ΔF·2^−RateFracBits) and QOld
+	// Qold (ΔQ units).
+	F, QOld uint32
+	// QCur is the last queue sample in ΔQ units.
+	QCur uint32
+	// Shift is AUTO_TUNE's gain shift for the current F.
+	Shift uint8
+	// Branch is the branch the last update took.
+	Branch RoCCBranch
+	// Seq is the 8-bit update counter carried in CNPs (Listing 1's counter),
+	// wrapping mod 256.
+	Seq uint8
+	// Deadline is the next update time and Last the time of the latest
+	// event.
+	Deadline, Last units.Time
+	// Updates counts updates, Missed the timer ticks skipped by late calls,
+	// Saturated the queue samples that saturated the Qcur register;
+	// FlowOverflows the flows the table could not hold (queue table: new
+	// flows not entered; aged table: flows evicted to make room). 64-bit
+	// counters, wrapping.
+	Updates, Missed, Saturated, FlowOverflows uint64
+	// Flows is the number of flows in the table.
+	Flows int
+}
+
+// RoCC is the congestion point of one egress queue. It is not safe for
+// concurrent use. Build one with NewRoCC.
+type RoCC struct {
+	p      RoCCParams
+	regs   RoCCRegs
+	state  RoCCState
+	queue  *RoCCQueueFlows // FlowTable == RoCCQueueTable
+	aged   *RoCCAgedFlows  // FlowTable == RoCCAgedTable
+	branch RoCCBranch
+	prevF  uint32 // F before the last update, for Report
+}
+
+// NewRoCC validates cfg and returns a congestion point with F = Fmax, Qold =
+// 0 and its first update due at cfg.Start. Event times start at 0: an event
+// before time 0 is rejected like any event before the previous one.
+func NewRoCC(cfg RoCCConfig) (*RoCC, error) {
+	p, err := NewRoCCParams(cfg)
+	if err != nil {
+		return nil, err
+	}
+	c := &RoCC{p: *p}
+	c.regs = c.p.InitialRegs()
+	c.prevF = c.regs.F
+	switch cfg.FlowTable {
+	case RoCCQueueTable:
+		c.queue, err = NewRoCCQueueFlows(cfg.FlowCapacity)
+	case RoCCAgedTable:
+		c.aged, err = NewRoCCAgedFlows(cfg.FlowCapacity, cfg.FlowMaxAge)
+	}
+	if err != nil {
+		return nil, err
+	}
+	c.state.Deadline = cfg.Start
+	c.sync()
+	return c, nil
+}
+
+// Params returns the CP's parameters (the registry a host can use to
+// compute the same rates, section III-F).
+func (c *RoCC) Params() *RoCCParams { return &c.p }
+
+// NextDeadline returns when the next update is due.
+func (c *RoCC) NextDeadline() units.Time { return c.state.Deadline }
+
+// F returns the current fair rate in ΔF units.
+func (c *RoCC) F() uint32 { return c.p.RateUnits(c.regs.F) }
+
+// Rate returns the current fair rate, F·ΔF.
+func (c *RoCC) Rate() units.Rate { return c.p.Rate(c.regs.F) }
+
+// Regs returns the registers of Algorithm 1.
+func (c *RoCC) Regs() RoCCRegs { return c.regs }
+
+// State returns every register.
+func (c *RoCC) State() RoCCState { return c.state }
+
+func (c *RoCC) sync() {
+	c.state.F, c.state.QOld = c.regs.F, c.regs.QOld
+	c.state.Shift = uint8(c.p.Shift(c.regs.F))
+	c.state.Branch = c.branch
+	c.state.Flows = c.flowLen()
+}
+
+func (c *RoCC) flowLen() int {
+	if c.queue != nil {
+		return c.queue.Len()
+	}
+	return c.aged.Len()
+}
+
+// roccTimeError reports an event before the previous one or an update
+// before its deadline. Only the error path allocates.
+type roccTimeError struct {
+	what      string
+	now, when units.Time
+}
+
+func (e *roccTimeError) Error() string {
+	return fmt.Sprintf("cp: RoCC %s at %v is before %v", e.what, e.now, e.when)
+}
+
+// checkTime rejects an event before the previous one; the caller records
+// now in State().Last once the event has succeeded.
+func (c *RoCC) checkTime(now units.Time) error {
+	if now < c.state.Last {
+		return &roccTimeError{"event", now, c.state.Last}
+	}
+	return nil
+}
+
+// OnTimer runs the update due at NextDeadline (Algorithm 1) with the queue
+// length qlen sampled now, and returns the decision. now must be at or
+// after NextDeadline; a late call runs one update and skips the ticks it
+// missed. It returns an error, changing nothing, for a call before the
+// deadline or before the previous event, or a negative qlen.
+func (c *RoCC) OnTimer(now units.Time, qlen units.Bytes) (RoCCDecision, error) {
+	if now < c.state.Deadline {
+		return RoCCDecision{}, &roccTimeError{"update", now, c.state.Deadline}
+	}
+	if qlen < 0 {
+		return RoCCDecision{}, fmt.Errorf("cp: RoCC queue length = %v, want ≥ 0", qlen)
+	}
+	if err := c.checkTime(now); err != nil {
+		return RoCCDecision{}, err
+	}
+	c.state.Last = now
+	// Next tick: the first Start + i·T after now; the ticks in between were
+	// missed.
+	period := c.p.cfg.Period
+	missed := (now - c.state.Deadline) / period
+	c.state.Missed += uint64(missed)
+	c.state.Deadline = roccAfter(c.state.Deadline, roccMulSat(missed+1, period))
+
+	qcur, sat := c.p.QueueUnits(qlen)
+	if sat {
+		c.state.Saturated++
+	}
+	c.state.QCur = qcur
+	c.prevF = c.regs.F
+	c.regs, c.branch = RoCCStep(&c.p, c.regs, qcur)
+	c.state.Seq++ // 8-bit, wraps
+	c.state.Updates++
+	if c.aged != nil {
+		c.aged.Expire(now)
+	}
+	c.sync()
+	f := c.p.RateUnits(c.regs.F)
+	return RoCCDecision{
+		F:      f,
+		Rate:   units.Rate(f) * c.p.cfg.DeltaF,
+		Send:   c.state.Flows > 0,
+		Flows:  c.state.Flows,
+		Branch: c.branch,
+	}, nil
+}
+
+// OnEnqueue records a packet of size bytes of flow entering the queue: the
+// queue table adds its bytes, the aged table marks the flow seen at now. A
+// flow the table cannot hold is counted in State().FlowOverflows and gets
+// no feedback; that is not an error. It returns an error, changing nothing,
+// for a negative size or an event before the previous one.
+func (c *RoCC) OnEnqueue(now units.Time, flow uint32, size units.Bytes) error {
+	if size < 0 {
+		return fmt.Errorf("cp: RoCC enqueue of %v, want ≥ 0", size)
+	}
+	if err := c.checkTime(now); err != nil {
+		return err
+	}
+	var full bool
+	if c.queue != nil {
+		var err error
+		if full, err = c.queue.Enqueue(flow, size); err != nil {
+			return err
+		}
+	} else {
+		full = c.aged.Touch(now, flow) // evicted the least recently seen flow
+	}
+	c.state.Last = now
+	if full {
+		c.state.FlowOverflows++
+	}
+	c.state.Flows = c.flowLen()
+	return nil
+}
+
+// OnDequeue records a packet of size bytes of flow leaving the queue: the
+// queue table subtracts its bytes and drops the flow at zero; the aged table
+// ignores dequeues. It returns an error, changing nothing, for a negative
+// size, an event before the previous one, or more bytes than the queue table
+// holds for the flow (a flow it could not hold is ignored).
+func (c *RoCC) OnDequeue(now units.Time, flow uint32, size units.Bytes) error {
+	if size < 0 {
+		return fmt.Errorf("cp: RoCC dequeue of %v, want ≥ 0", size)
+	}
+	if c.queue != nil {
+		if q, ok := c.queue.Queued(flow); ok && q < size {
+			return fmt.Errorf("cp: RoCC dequeue of %v for flow %d, which has %v queued", size, flow, q)
+		}
+	}
+	if err := c.checkTime(now); err != nil {
+		return err
+	}
+	if c.queue != nil {
+		if _, ok := c.queue.Queued(flow); ok {
+			if err := c.queue.Dequeue(flow, size); err != nil {
+				return err
+			}
+		}
+	}
+	c.state.Last = now
+	c.state.Flows = c.flowLen()
+	return nil
+}
+
+// ForEachFlow calls fn for every flow in the table, in slot order: a
+// deterministic order that depends only on the sequence of table updates.
+// fn must not call OnEnqueue, OnDequeue or OnTimer.
+func (c *RoCC) ForEachFlow(fn func(flow uint32)) {
+	if c.queue != nil {
+		c.queue.ForEach(func(flow uint32, _ units.Bytes) { fn(flow) })
+		return
+	}
+	c.aged.ForEach(func(flow uint32, _ units.Time) { fn(flow) })
+}
+
+// AppendFlows appends the flows in the table to dst in ForEachFlow's order.
+// With cap(dst) ≥ FlowCapacity it does not allocate.
+func (c *RoCC) AppendFlows(dst []uint32) []uint32 {
+	if c.queue != nil {
+		return c.queue.AppendFlows(dst)
+	}
+	return c.aged.AppendFlows(dst)
+}
+
+// Feedback returns the CNP for flow carrying the current fair rate (type
+// RoCCRate): F in ΔF units, Qcur (saturated to 16 bits), the update
+// counter and the CP's identity.
+func (c *RoCC) Feedback(flow uint32) RoCCFeedback {
+	return RoCCFeedback{
+		Type:   RoCCRateFeedback,
+		Seq:    c.state.Seq,
+		Port:   c.p.cfg.Port,
+		Switch: c.p.cfg.Switch,
+		Rate:   uint16(c.p.RateUnits(c.regs.F)),
+		QDepth: uint16(c.state.QCur),
+		Flow:   flow,
+	}
+}
+
+// Report returns the CNP of section III-F (type RoCCReportFeedback) for
+// flow, for a host that computes the rate itself (RoCCHost): Qcur of the
+// last update and the update counter, as the P4 CNP of Listing 1 carries
+// them, and in the rate field the whole ΔF of F as it was before that update
+// (section III-F's approach 2, "CP only provides Qcur and F"), or 0 with
+// withF false (Listing 1 carries no F; the host keeps its own).
+func (c *RoCC) Report(flow uint32, withF bool) RoCCFeedback {
+	fb := c.Feedback(flow)
+	fb.Type = RoCCReportFeedback
+	fb.Rate = 0
+	if withF {
+		fb.Rate = uint16(c.p.RateUnits(c.prevF))
+	}
+	return fb
+}
+
+// roccAfter returns t + d for d ≥ 0, saturating at units.MaxTime.
+func roccAfter(t, d units.Time) units.Time {
+	if t > units.MaxTime-d {
+		return units.MaxTime
+	}
+	return t + d
+}
+
+// roccMulSat returns n·d for n, d ≥ 0, saturating at units.MaxTime.
+func roccMulSat(n, d units.Time) units.Time {
+	if d != 0 && n > units.MaxTime/d {
+		return units.MaxTime
+	}
+	return n * d
+}

@@ -1,0 +1,157 @@
+package cp
+
+import (
+	"encoding/binary"
+	"errors"
+	"strconv"
+)
+
+// RoCC's feedback message, the CNP (papers/rocc.txt section III-C): "the
+// fair rate value (in multiples of ΔF)" and what the RP needs to find the
+// flow's rate limiter, carried in ICMP (the DPDK prototype used the reserved
+// ICMP type 253, section VI-B). The paper's P4 header (section IV-B,
+// Listing 1) has port (16 bits), qdepth (16 bits) and counter (8 bits); this
+// layout keeps those three fields and adds the rate, the CP's switch and the
+// flow, so that one message serves both the switch-computed rate (section
+// III-B) and the host-computed one (section III-F).
+//
+// Wire layout, 16 bytes, big-endian (network order), the ICMP payload:
+//
+//	byte  bits  field    meaning
+//	0     7–4   version  RoCCFeedbackVersion (1)
+//	0     3–0   type     1 = RoCCRateFeedback, 2 = RoCCReportFeedback
+//	1     7–0   counter  the CP's 8-bit update counter (Listing 1), mod 256
+//	2–3   16    port     the CP's egress port (Listing 1)
+//	4–7   32    switch   the CP's switch (its IPv4 address, what GETCP of
+//	                     Algorithm 2 returns)
+//	8–9   16    rate     F in ΔF units: 1 to 65535 (655.35 Gb/s at ΔF =
+//	                     10 Mb/s); 0 is malformed in a rate message and means
+//	                     "no F, the host keeps its own" in a report
+//	10–11 16    qdepth   Qcur in ΔQ units (Listing 1), 0 to 65535
+//	12–15 32    flow     the flow identifier the rate applies to
+//
+// A decoder accepts a buffer longer than 16 bytes (Ethernet pads short
+// frames) and ignores the bytes after the message.
+
+// RoCCFeedbackLen is the length of an encoded RoCCFeedback in bytes.
+const RoCCFeedbackLen = 16
+
+// RoCCFeedbackVersion is the only version this codec reads and writes.
+const RoCCFeedbackVersion = 1
+
+// RoCCFeedbackType is the 4-bit type of a RoCC CNP.
+type RoCCFeedbackType uint8
+
+const (
+	// RoCCRateFeedback carries the fair rate F the CP computed (section
+	// III-B); the RP applies it (Algorithm 2).
+	RoCCRateFeedback RoCCFeedbackType = 1
+	// RoCCReportFeedback carries Qcur (and F when the CP has it) for a host
+	// that computes the rate itself (section III-F, RoCCHost).
+	RoCCReportFeedback RoCCFeedbackType = 2
+)
+
+// Field positions of the wire layout.
+const (
+	roccFbVersionShift = 4    // version in the high nibble of byte 0
+	roccFbTypeMask     = 0x0f // type in the low nibble of byte 0
+	roccFbCounter      = 1
+	roccFbPort         = 2
+	roccFbSwitch       = 4
+	roccFbRate         = 8
+	roccFbQDepth       = 10
+	roccFbFlow         = 12
+	roccFbCPShift      = 16 // CP() = switch<<16 | port
+)
+
+// RoCCFeedback is one decoded RoCC CNP. The zero value is not a valid
+// message (type 0); Validate says why.
+type RoCCFeedback struct {
+	Type   RoCCFeedbackType
+	Seq    uint8  // the CP's update counter (Listing 1's counter), wraps mod 256
+	Port   uint16 // the CP's egress port
+	Switch uint32 // the CP's switch
+	Rate   uint16 // F in ΔF units
+	QDepth uint16 // Qcur in ΔQ units
+	Flow   uint32 // flow identifier
+}
+
+// CP returns the congestion point's identity for Algorithm 2's CPcur test:
+// switch·2^16 + port, 48 bits, so that two ports of one switch are two CPs.
+func (f RoCCFeedback) CP() uint64 { return uint64(f.Switch)<<roccFbCPShift | uint64(f.Port) }
+
+// Errors of DecodeRoCCFeedback and Validate, matched with errors.Is.
+var (
+	ErrRoCCFeedbackShort   = errors.New("cp: RoCC feedback shorter than 16 bytes")
+	ErrRoCCFeedbackVersion = errors.New("cp: RoCC feedback version is not 1")
+	ErrRoCCFeedbackType    = errors.New("cp: RoCC feedback type is not 1 (rate) or 2 (report)")
+	ErrRoCCFeedbackRate    = errors.New("cp: RoCC rate feedback with rate 0, want [1, 65535] ΔF")
+)
+
+// Validate reports whether f can be encoded as a well-formed message: a
+// known type and, for a rate message, a rate of at least 1 ΔF.
+func (f RoCCFeedback) Validate() error {
+	switch f.Type {
+	case RoCCRateFeedback:
+		if f.Rate == 0 {
+			return ErrRoCCFeedbackRate
+		}
+	case RoCCReportFeedback:
+	default:
+		return ErrRoCCFeedbackType
+	}
+	return nil
+}
+
+// Append appends f's 16-byte encoding to dst and returns the extended
+// slice; with 16 bytes of spare capacity it does not allocate. It encodes
+// the fields as they are (a Type above 15 loses its high bits); call
+// Validate first to refuse a malformed message.
+func (f RoCCFeedback) Append(dst []byte) []byte {
+	dst = append(dst, RoCCFeedbackVersion<<roccFbVersionShift|byte(f.Type)&roccFbTypeMask, f.Seq)
+	dst = binary.BigEndian.AppendUint16(dst, f.Port)
+	dst = binary.BigEndian.AppendUint32(dst, f.Switch)
+	dst = binary.BigEndian.AppendUint16(dst, f.Rate)
+	dst = binary.BigEndian.AppendUint16(dst, f.QDepth)
+	return binary.BigEndian.AppendUint32(dst, f.Flow)
+}
+
+// String returns a one-line description for traces.
+func (f RoCCFeedback) String() string {
+	t := "type" + strconv.Itoa(int(f.Type))
+	switch f.Type {
+	case RoCCRateFeedback:
+		t = "rate"
+	case RoCCReportFeedback:
+		t = "report"
+	}
+	return "rocc " + t + " cp=" + strconv.FormatUint(uint64(f.Switch), 10) + ":" + strconv.Itoa(int(f.Port)) +
+		" seq=" + strconv.Itoa(int(f.Seq)) + " F=" + strconv.Itoa(int(f.Rate)) +
+		" Q=" + strconv.Itoa(int(f.QDepth)) + " flow=" + strconv.FormatUint(uint64(f.Flow), 10)
+}
+
+// DecodeRoCCFeedback decodes the message at the start of b. It returns an
+// error (matching one of the ErrRoCCFeedback values) for a buffer shorter
+// than 16 bytes, a version other than 1, an unknown type, or a rate message
+// with rate 0; bytes after the first 16 are ignored. It does not allocate.
+func DecodeRoCCFeedback(b []byte) (RoCCFeedback, error) {
+	if len(b) < RoCCFeedbackLen {
+		return RoCCFeedback{}, ErrRoCCFeedbackShort
+	}
+	if b[0]>>roccFbVersionShift != RoCCFeedbackVersion {
+		return RoCCFeedback{}, ErrRoCCFeedbackVersion
+	}
+	f := RoCCFeedback{
+		Type:   RoCCFeedbackType(b[0] & roccFbTypeMask),
+		Seq:    b[roccFbCounter],
+		Port:   binary.BigEndian.Uint16(b[roccFbPort:]),
+		Switch: binary.BigEndian.Uint32(b[roccFbSwitch:]),
+		Rate:   binary.BigEndian.Uint16(b[roccFbRate:]),
+		QDepth: binary.BigEndian.Uint16(b[roccFbQDepth:]),
+		Flow:   binary.BigEndian.Uint32(b[roccFbFlow:]),
+	}
+	if err := f.Validate(); err != nil {
+		return RoCCFeedback{}, err
+	}
+	return f, nil
+}

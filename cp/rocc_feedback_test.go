@@ -1,0 +1,100 @@
+package cp
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestRoCCFeedbackLayout(t *testing.T) {
+	fb := RoCCFeedback{Type: RoCCRateFeedback, Seq: 0xa5, Port: 0x0102, Switch: 0x0a000001, Rate: 4000, QDepth: 250, Flow: 0xdeadbeef}
+	// Built by hand from the layout in rocc_feedback.go: version 1 and type
+	// 1 in byte 0, then counter, port, switch, rate (4000 = 0x0fa0),
+	// qdepth (250 = 0x00fa), flow, all big-endian.
+	want := []byte{0x11, 0xa5, 0x01, 0x02, 0x0a, 0x00, 0x00, 0x01, 0x0f, 0xa0, 0x00, 0xfa, 0xde, 0xad, 0xbe, 0xef}
+	require.Equal(t, want, fb.Append(nil))
+	require.Equal(t, append([]byte{9}, want...), fb.Append([]byte{9}), "Append appends")
+	got, err := DecodeRoCCFeedback(append(want, 0, 0, 0)) // Ethernet padding is ignored
+	require.NoError(t, err)
+	require.Equal(t, fb, got)
+	require.Equal(t, uint64(0x0a000001_0102), got.CP())
+	require.Equal(t, "rocc rate cp=167772161:258 seq=165 F=4000 Q=250 flow=3735928559", got.String())
+}
+
+func TestRoCCFeedbackMalformed(t *testing.T) {
+	good := RoCCFeedback{Type: RoCCRateFeedback, Rate: 1}.Append(nil)
+	for n := range RoCCFeedbackLen {
+		_, err := DecodeRoCCFeedback(good[:n])
+		require.ErrorIs(t, err, ErrRoCCFeedbackShort, "%d bytes", n)
+	}
+	mut := func(b0 byte, rate uint16) []byte {
+		b := append([]byte(nil), good...)
+		b[0] = b0
+		b[8], b[9] = byte(rate>>8), byte(rate)
+		return b
+	}
+	cases := []struct {
+		b    []byte
+		want error
+	}{
+		{mut(0x01, 1), ErrRoCCFeedbackVersion}, // version 0
+		{mut(0x21, 1), ErrRoCCFeedbackVersion}, // version 2
+		{mut(0x10, 1), ErrRoCCFeedbackType},    // type 0
+		{mut(0x13, 1), ErrRoCCFeedbackType},    // type 3
+		{mut(0x1f, 1), ErrRoCCFeedbackType},    // type 15
+		{mut(0x11, 0), ErrRoCCFeedbackRate},    // a rate message with rate 0
+	}
+	for _, c := range cases {
+		_, err := DecodeRoCCFeedback(c.b)
+		require.ErrorIs(t, err, c.want, "% x", c.b)
+	}
+	fb, err := DecodeRoCCFeedback(mut(0x12, 0)) // a report may omit F
+	require.NoError(t, err)
+	require.Equal(t, RoCCReportFeedback, fb.Type)
+}
+
+// FuzzDecodeRoCCFeedback: the decoder never panics, fails only with its
+// documented errors, and a decoded message re-encodes to the same 16 bytes.
+func FuzzDecodeRoCCFeedback(f *testing.F) {
+	f.Add([]byte{0x11, 0xa5, 0x01, 0x02, 0x0a, 0, 0, 1, 0x0f, 0xa0, 0, 0xfa, 0xde, 0xad, 0xbe, 0xef}) // valid rate message
+	f.Add([]byte{0x12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})                                  // report without F
+	f.Add([]byte{0x11, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})                                  // rate 0: malformed
+	f.Add([]byte{0x21})                                                                               // short, bad version
+	f.Add([]byte{0x1f, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17})                    // bad type, padded
+	f.Fuzz(func(t *testing.T, b []byte) {
+		fb, err := DecodeRoCCFeedback(b)
+		if err != nil {
+			if !errors.Is(err, ErrRoCCFeedbackShort) && !errors.Is(err, ErrRoCCFeedbackVersion) &&
+				!errors.Is(err, ErrRoCCFeedbackType) && !errors.Is(err, ErrRoCCFeedbackRate) {
+				t.Fatalf("undocumented error %v", err)
+			}
+			return
+		}
+		if got := fb.Append(nil); string(got) != string(b[:RoCCFeedbackLen]) {
+			t.Fatalf("re-encoded % x, input % x", got, b[:RoCCFeedbackLen])
+		}
+	})
+}
+
+// FuzzRoCCFeedbackRoundTrip: decode(encode(m)) = m for every valid message,
+// and an invalid one is refused with the error Validate gives.
+func FuzzRoCCFeedbackRoundTrip(f *testing.F) {
+	f.Add(uint8(1), uint8(7), uint16(3), uint32(0x0a000001), uint16(2037), uint16(250), uint32(42)) // rate message
+	f.Add(uint8(2), uint8(255), uint16(0), uint32(0), uint16(0), uint16(65535), uint32(0))          // report, counter about to wrap
+	f.Add(uint8(1), uint8(0), uint16(0), uint32(0), uint16(0), uint16(0), uint32(0))                // rate 0: invalid
+	f.Add(uint8(9), uint8(0), uint16(0), uint32(0), uint16(1), uint16(0), uint32(0))                // unknown type
+	f.Fuzz(func(t *testing.T, typ, seq uint8, port uint16, sw uint32, rate, q uint16, flow uint32) {
+		m := RoCCFeedback{Type: RoCCFeedbackType(typ & roccFbTypeMask), Seq: seq, Port: port, Switch: sw, Rate: rate, QDepth: q, Flow: flow}
+		got, err := DecodeRoCCFeedback(m.Append(nil))
+		if verr := m.Validate(); verr != nil {
+			if !errors.Is(err, verr) {
+				t.Fatalf("%+v: Validate %v, decode %v", m, verr, err)
+			}
+			return
+		}
+		if err != nil || got != m {
+			t.Fatalf("%+v: decoded %+v, %v", m, got, err)
+		}
+	})
+}

@@ -1,0 +1,323 @@
+package rp
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/hwcc/hwcc/units"
+)
+
+// RoCC reaction point: one rate limiter (RL) per flow at the sender, fed by
+// the fair rates the congestion points on the flow's path send in CNPs
+// (papers/rocc.txt section III-E, Algorithm 2 "Rate Limiting at the RP").
+//
+// Algorithm 2, as implemented (line numbers are the paper's):
+//
+//	1: procedure PROCESS_CNP(cnp)                      OnFeedback
+//	2:   Rrcvd ← GETRATE(cnp) × ΔF                      rate argument, ΔF units
+//	3:   CPrcvd ← GETCP(cnp)                            cp argument
+//	4:   if Rrcvd ≤ Rcur OR CPrcvd = CPcur then
+//	5:     Rcur ← Rrcvd
+//	6:     CPcur ← CPrcvd
+//	7:     RESET_TIMER()
+//	8: procedure TIMER_EXPIRED                         OnTimer
+//	9:   if Rcur > Rmax then
+//	10:    remove this rate limiter if its queue is empty
+//	11:  else
+//	12:    Rcur ← Rcur × 2
+//	13:  RESET_TIMER()
+//
+// Choices where the paper is silent, each a documented behaviour:
+//
+//   - No limiter installed (the initial state, and after line 10): the flow
+//     sends at Rmax and has no CPcur; Rcur is taken as +∞, so line 4 accepts
+//     any CNP and installs the limiter with Rcur = Rrcvd.
+//   - Line 10's "if its queue is empty" is the NIC's resource decision, not a
+//     rate decision: a limiter whose Rcur exceeds Rmax never limits (the flow
+//     cannot send above Rmax anyway). OnTimer therefore always uninstalls it
+//     (Limited() becomes false) and the caller frees the RL's slot when its
+//     queue drains. The rate the flow may use is the same either way.
+//   - Between line 12 and the next expiry, Rcur may exceed Rmax (at most
+//     2·Rmax); Rate() clamps to Rmax, so the rate the flow uses never
+//     exceeds Rmax.
+//   - RESET_TIMER on line 13 re-arms from the expiry instant (deadline += T),
+//     so the timer keeps its own phase however late the caller is; on line 7
+//     it re-arms from the CNP's arrival (deadline = now + T).
+
+// RoCCConfig configures a RoCC reaction point. Rates are bit/s, times are
+// picoseconds (units package).
+type RoCCConfig struct {
+	// RMax is Rmax, the maximum send rate (Table II: "usually the link
+	// bandwidth", section III-E). Range: a positive multiple of DeltaF with
+	// RMax/DeltaF ≤ RoCCRateMax/2, so that Rcur = 2·Rmax fits the register.
+	RMax units.Rate
+
+	// DeltaF is ΔF, the rate resolution: a CNP's rate field counts ΔF
+	// units, Rrcvd = GETRATE(cnp)·ΔF (Algorithm 2 line 2, Table II). It must
+	// equal the ΔF of every CP on the path. The paper uses 10 Mb/s
+	// (section VI, "System parameters"). Range: ≥ 1 bit/s.
+	DeltaF units.Rate
+
+	// RecoveryPeriod is the fast-recovery timer of Algorithm 2 (lines 7 and
+	// 13): after this long without an accepted CNP the rate doubles. The
+	// paper gives no value; the authors' OMNeT++ code doubles after 55 µs
+	// (REFERENCE.md, RoCC). Range: > 0.
+	RecoveryPeriod units.Time
+
+	// ReactionDelay is the NIC's delay between a CNP's arrival and its effect
+	// on the rate limiter: 15 µs in the paper's simulations (section VI,
+	// "System parameters"). RoCC does not apply it: the caller (the harness's
+	// NIC model) delivers a CNP to OnFeedback ReactionDelay after it arrives.
+	// Range: ≥ 0.
+	ReactionDelay units.Time
+}
+
+// RoCCRateMax is the largest value of the Rcur register and of an accepted
+// CNP rate: Rcur is a 32-bit unsigned register in ΔF units. Doubling
+// saturates at this value (it cannot be reached with a valid RMax and a
+// 16-bit CNP rate field, since RMax/ΔF ≤ RoCCRateMax/2).
+const RoCCRateMax = math.MaxUint32
+
+// roccDoubleShift is line 12's Rcur × 2.
+const roccDoubleShift = 1
+
+// RoCC40G is the reaction point of the paper's 40 Gb/s simulations
+// (papers/rocc.txt section VI, "System parameters": ΔF = 10 Mb/s, NIC
+// reaction delay 15 µs; Rmax = the 40 Gb/s link, Table II) with the
+// authors' OMNeT++ recovery timer of 55 µs (REFERENCE.md).
+func RoCC40G() RoCCConfig {
+	return RoCCConfig{
+		RMax:           40 * units.Gbps,
+		DeltaF:         10 * units.Mbps,
+		RecoveryPeriod: 55 * units.Microsecond,
+		ReactionDelay:  15 * units.Microsecond,
+	}
+}
+
+// RoCC100G is RoCC40G on the paper's 100 Gb/s links (section VI, "System
+// parameters").
+func RoCC100G() RoCCConfig {
+	c := RoCC40G()
+	c.RMax = 100 * units.Gbps
+	return c
+}
+
+// RoCCDPDK10G is the reaction point of the DPDK testbed (section VI-B: Intel
+// X710 10 Gb/s NICs, Pktgen rate-limited by the computed fair rate). The
+// paper gives neither ΔF nor the recovery timer for the testbed; this
+// preset keeps the simulation's ΔF = 10 Mb/s and the authors' 55 µs timer.
+// ReactionDelay is 0: the testbed's delay is whatever the hosts add.
+func RoCCDPDK10G() RoCCConfig {
+	c := RoCC40G()
+	c.RMax = 10 * units.Gbps
+	c.ReactionDelay = 0
+	return c
+}
+
+// RoCCTofino40G is the reaction point of the Tofino testbed (section VI-C:
+// 40 Gb/s links, Pktgen on a Chelsio T62100 host). As for RoCCDPDK10G, ΔF
+// and the recovery timer are the simulation's, since the paper gives none.
+func RoCCTofino40G() RoCCConfig {
+	c := RoCC40G()
+	c.ReactionDelay = 0
+	return c
+}
+
+// Validate checks every field's range and returns an error naming the first
+// field out of range and the allowed range.
+func (c RoCCConfig) Validate() error {
+	if c.DeltaF < 1 {
+		return fmt.Errorf("rp: RoCC DeltaF = %v, want ≥ 1bps", c.DeltaF)
+	}
+	if c.RMax < c.DeltaF || c.RMax%c.DeltaF != 0 {
+		return fmt.Errorf("rp: RoCC RMax = %v, want a positive multiple of DeltaF = %v", c.RMax, c.DeltaF)
+	}
+	if uint64(c.RMax/c.DeltaF) > RoCCRateMax/2 {
+		return fmt.Errorf("rp: RoCC RMax = %v is %d ΔF, want at most %d ΔF (Rcur = 2·Rmax must fit 32 bits)",
+			c.RMax, c.RMax/c.DeltaF, uint64(RoCCRateMax/2))
+	}
+	if c.RecoveryPeriod <= 0 {
+		return fmt.Errorf("rp: RoCC RecoveryPeriod = %v, want > 0", c.RecoveryPeriod)
+	}
+	if c.ReactionDelay < 0 {
+		return fmt.Errorf("rp: RoCC ReactionDelay = %v, want ≥ 0", c.ReactionDelay)
+	}
+	return nil
+}
+
+// RoCCState is every register of a RoCC reaction point.
+type RoCCState struct {
+	// Limited is true while a rate limiter is installed (Algorithm 2: from
+	// the first accepted CNP until line 10 removes it).
+	Limited bool
+	// RCur is Rcur in ΔF units, a 32-bit unsigned register (saturating);
+	// 0 while not limited (where the algorithm's Rcur is +∞).
+	RCur uint32
+	// CPCur is CPcur, the CP of the last accepted CNP; meaningful only while
+	// Limited.
+	CPCur uint64
+	// Deadline is the recovery timer's expiry; units.MaxTime while not
+	// limited.
+	Deadline units.Time
+	// Last is the time of the latest event; events earlier than it are
+	// rejected.
+	Last units.Time
+	// Accepted, Rejected, Doublings and Removals count CNPs accepted and
+	// rejected on line 4, rate doublings (line 12) and limiter removals
+	// (line 10). 64-bit counters, wrapping.
+	Accepted, Rejected, Doublings, Removals uint64
+}
+
+// RoCC is the reaction point of one flow. It is not safe for concurrent use.
+// The zero value is not usable; build one with NewRoCC.
+type RoCC struct {
+	cfg   RoCCConfig
+	rmax  uint64 // Rmax in ΔF units
+	state RoCCState
+}
+
+// NewRoCC validates cfg and returns a reaction point with no rate limiter
+// installed: the flow sends at RMax until the first CNP.
+func NewRoCC(cfg RoCCConfig) (*RoCC, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	r := &RoCC{cfg: cfg, rmax: uint64(cfg.RMax / cfg.DeltaF)}
+	r.state.Deadline = units.MaxTime
+	return r, nil
+}
+
+// Config returns the configuration r was built with.
+func (r *RoCC) Config() RoCCConfig { return r.cfg }
+
+// State returns every register.
+func (r *RoCC) State() RoCCState { return r.state }
+
+// Limited reports whether a rate limiter is installed.
+func (r *RoCC) Limited() bool { return r.state.Limited }
+
+// NextDeadline returns when the recovery timer expires next: the caller
+// calls OnTimer at or after it. units.MaxTime while no limiter is installed.
+func (r *RoCC) NextDeadline() units.Time { return r.state.Deadline }
+
+// Rate returns the rate the flow may send at: min(Rcur·ΔF, Rmax) while
+// limited, Rmax otherwise. It never exceeds Rmax.
+func (r *RoCC) Rate() units.Rate {
+	if !r.state.Limited || uint64(r.state.RCur) >= r.rmax {
+		return r.cfg.RMax
+	}
+	// Rcur·ΔF < Rmax, no overflow.
+	return units.Rate(r.state.RCur) * r.cfg.DeltaF
+}
+
+// RCur returns the Rcur register in ΔF units (0 while not limited).
+func (r *RoCC) RCur() uint32 { return r.state.RCur }
+
+// roccTimeError reports an event earlier than the previous one. (Only the
+// error path allocates.)
+type roccTimeError struct{ now, last units.Time }
+
+func (e *roccTimeError) Error() string {
+	return fmt.Sprintf("rp: RoCC event at %v is before the previous event at %v", e.now, e.last)
+}
+
+// roccRateError reports a CNP rate of 0 ΔF, which Algorithm 2 cannot use (a
+// RoCC CP never sends less than Fmin ≥ 1).
+type roccRateError struct{}
+
+func (roccRateError) Error() string {
+	return "rp: RoCC CNP rate = 0 ΔF, want [1, 4294967295] ΔF"
+}
+
+// checkTime rejects an event earlier than the previous one and applies every
+// recovery-timer expiry due at or before now, so that events take effect in
+// time order whoever calls first.
+func (r *RoCC) checkTime(now units.Time) error {
+	if now < r.state.Last {
+		return &roccTimeError{now: now, last: r.state.Last}
+	}
+	r.state.Last = now
+	r.expire(now)
+	return nil
+}
+
+// expire runs TIMER_EXPIRED for every deadline ≤ now. Each expiry either
+// doubles Rcur or removes the limiter, and Rcur ≥ 1 reaches above Rmax in at
+// most 32 doublings, so the loop runs at most 33 times.
+func (r *RoCC) expire(now units.Time) bool {
+	fired := false
+	for r.state.Limited && r.state.Deadline <= now {
+		fired = true
+		// 9: if Rcur > Rmax then
+		if uint64(r.state.RCur) > r.rmax {
+			// 10: remove this rate limiter (if its queue is empty: the
+			// caller frees the slot when the queue drains; see the type's
+			// comment).
+			r.state.Limited = false
+			r.state.RCur = 0
+			r.state.CPCur = 0
+			r.state.Deadline = units.MaxTime
+			r.state.Removals++
+			continue
+		}
+		// 11: else
+		// 12: Rcur ← Rcur × 2 (saturating at the 32-bit register's maximum).
+		r.state.RCur = uint32(min(uint64(r.state.RCur)<<roccDoubleShift, RoCCRateMax))
+		r.state.Doublings++
+		// 13: RESET_TIMER(), from the expiry instant.
+		r.state.Deadline = roccAfter(r.state.Deadline, r.cfg.RecoveryPeriod)
+	}
+	return fired
+}
+
+// OnTimer applies every recovery-timer expiry due at or before now
+// (Algorithm 2, TIMER_EXPIRED) and reports whether any was due. Calling it
+// before NextDeadline is not an error and changes nothing (a simulator's
+// timer event made stale by a CNP that re-armed the timer). It returns an
+// error, changing nothing, if now is before the previous event.
+func (r *RoCC) OnTimer(now units.Time) (fired bool, err error) {
+	if now < r.state.Last {
+		return false, &roccTimeError{now: now, last: r.state.Last}
+	}
+	r.state.Last = now
+	return r.expire(now), nil
+}
+
+// OnFeedback processes a CNP carrying the fair rate rate (in ΔF units) from
+// congestion point cp (Algorithm 2, PROCESS_CNP) and reports whether it was
+// accepted. Recovery-timer expiries due at or before now are applied first.
+// It returns an error, changing nothing, for a rate of 0 or an event before
+// the previous one.
+func (r *RoCC) OnFeedback(now units.Time, rate uint32, cp uint64) (accepted bool, err error) {
+	if rate == 0 {
+		return false, roccRateError{}
+	}
+	if err := r.checkTime(now); err != nil {
+		return false, err
+	}
+	// 2: Rrcvd ← GETRATE(cnp) × ΔF: kept in ΔF units, the scale of Rcur.
+	// 3: CPrcvd ← GETCP(cnp).
+	// 4: if Rrcvd ≤ Rcur OR CPrcvd = CPcur then (no limiter: Rcur = +∞).
+	if r.state.Limited && rate > r.state.RCur && cp != r.state.CPCur {
+		r.state.Rejected++
+		return false, nil
+	}
+	r.state.Limited = true
+	// 5: Rcur ← Rrcvd
+	r.state.RCur = rate
+	// 6: CPcur ← CPrcvd
+	r.state.CPCur = cp
+	// 7: RESET_TIMER(), from the CNP's arrival.
+	r.state.Deadline = roccAfter(now, r.cfg.RecoveryPeriod)
+	r.state.Accepted++
+	return true, nil
+}
+
+// roccAfter returns t + d for d > 0, saturating at units.MaxTime ("never")
+// instead of wrapping.
+func roccAfter(t, d units.Time) units.Time {
+	if t > units.MaxTime-d {
+		return units.MaxTime
+	}
+	return t + d
+}
