@@ -1,0 +1,795 @@
+package rp
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+
+	"github.com/hwcc/hwcc/fixedpoint"
+	"github.com/hwcc/hwcc/units"
+)
+
+// DCQCN reaction point: the sender's per-flow rate limiter of DCQCN
+// (papers/survey-lossless-cc.txt section 4.1.2, "RP algorithm", equations
+// (5)–(8)) in the integer form NVIDIA ConnectX NICs run and document through
+// their parameters (REFERENCE.md, DCQCN, the ConnectX table; every parameter
+// of that table is a DCQCNConfig field, named after it).
+//
+// The paper's equations, and the register operation that implements each:
+//
+//	on CNP:        RT ← RC                   target clamp (see below)
+//	               RC ← RC·(1 − α/2)          RC −= min(RC·α >> rpg_gd, RC·(100 − rpg_min_dec_fac)/100)
+//	               α ← (1 − g)·α + g          per dce_tcp_rtt period with a CNP:
+//	                                          α ← dce_tcp_g·α/1024 + (1024 − dce_tcp_g)
+//	no CNP for K:  α ← (1 − g)·α              per period without: α ← dce_tcp_g·α/1024
+//	fast recovery: RC ← (RC + RT)/2           RC ← ⌈(RC + RT)/2⌉
+//	additive:      RT += R_AI; RC ← (RC+RT)/2 RT ← min(RT + rpg_ai_rate, max)
+//	hyper:         RT += i·R_HAI              RT ← min(RT + rpg_hai_rate, max)
+//
+// so g = 1 − dce_tcp_g/1024 and rpg_gd = 11 is the paper's α/2.
+//
+// Registers. RC (current rate) and RT (target rate) are 32-bit unsigned
+// registers counting DCQCNConfig.RateUnit (ConnectX: 1 Mb/s). α is a 10-bit
+// Q10 register (fixedpoint.UQ0_10, raw 0..1023, 1023/1024 ≈ 1). The stage
+// counters are 32-bit, saturating. The byte counter counts bytes (64-bit; it
+// stays below rpg_byte_reset + DCQCNMaxSendBytes). Products are formed in
+// 64 bits (RC·α < 2^42, RC·100 < 2^39): no overflow.
+//
+// Invariants (checked by the tests): rpg_min_rate ≤ RC ≤ RT ≤ max rate;
+// α ≤ 1023.
+//
+// Timers, all explicit (NextDeadline/OnTimer; events also run every timer due
+// at or before their time first, so a caller may skip OnTimer calls):
+//
+//   - α timer, period dce_tcp_rtt, free-running from the first CNP (ticks at
+//     first + k·period). It idles while α = 0 and no CNP arrived, and a CNP
+//     wakes it on the same grid.
+//   - Rate-decrease monitor, rate_reduce_monitor_period: the minimum time
+//     between two decreases. A CNP arriving at least that long after the
+//     last decrease decreases at once; one arriving earlier marks a decrease
+//     pending, done when the period ends (more CNPs meanwhile add nothing).
+//   - Rate-increase timer, rpg_time_reset, restarted by every decrease. Each
+//     expiry is one increase event, then TimerStage++. It idles once RC and
+//     RT both reach the maximum.
+//   - Byte counter, rpg_byte_reset bytes (vendor unit 64 B), restarted by
+//     every decrease: each time OnSend's bytes fill it, one increase event,
+//     then ByteStage++.
+//
+// An increase event picks its phase from the stages (rpg_threshold = F, the
+// paper's 5 fast-recovery cycles): hyper increase when min(TimerStage,
+// ByteStage) > F, additive when max(TimerStage, ByteStage) ≥ F, fast recovery
+// otherwise (REFERENCE.md's "known integer formulation"). The target clamp on
+// a decrease: RT ← RC when clamp_tgt_rate, or the byte counter has expired
+// since the last decrease, or clamp_tgt_rate_after_time_inc and the timer has
+// (the vendor's documented meaning of the two flags).
+//
+// Choices where the sources are silent, each documented:
+//
+//   - rate_reduce_monitor_period is a minimum spacing (decrease at once,
+//     then hold off), not a periodic poll. The HPCC authors' ns-3 code polls
+//     every period from the first CNP instead; the two differ only in
+//     delaying the first decrease by up to one period.
+//   - First CNP (the rate limiter is allocated): α ← initial_alpha_value and
+//     that CNP does not also raise α. If rate_to_set_on_first_cnp ≠ 0 the
+//     rate and target are set to it (no further cut for this CNP); if 0 the
+//     CNP decreases the rate like any other, with the initial α. The limiter
+//     is never released: "first" means the first CNP of the flow's life.
+//   - The fast-recovery average rounds up, ⌈(RC + RT)/2⌉, so that RC reaches
+//     RT; rounding down would leave RC one unit below the target forever.
+//   - Hyper increase adds rpg_hai_rate per event (the NIC's constant step),
+//     not the paper's growing i·R_HAI.
+//   - rpg_byte_reset = 0 disables the byte counter (the public simulators
+//     have none); then the phase uses the timer stage alone (hyper when
+//     TimerStage > F, as those simulators do).
+//   - Events at the same picosecond run in this order: α tick, increase
+//     tick, pending decrease, then the caller's event.
+//   - Overdue timers are caught up exactly: every missed tick is applied at
+//     its own time, as if OnTimer had been called at each deadline; runs of
+//     identical increase steps are applied in one step (bit-identical).
+//   - A deadline past units.MaxTime saturates to it and never fires.
+
+// DCQCNRateMax is the largest value of the RC and RT registers, in RateUnit.
+const DCQCNRateMax = math.MaxUint32
+
+// DCQCNMaxSendBytes is the largest OnSend: 64 KiB, above any RoCE packet or
+// segment. It bounds the work one OnSend does on the byte counter.
+const DCQCNMaxSendBytes = 64 * units.KiB
+
+// DCQCNByteResetUnit is the unit of the vendor's rpg_byte_reset field: 64 B.
+const DCQCNByteResetUnit = 64 * units.Byte
+
+// DCQCNMaxPeriod is the longest timer period accepted.
+const DCQCNMaxPeriod = units.Second
+
+const (
+	// dcqcnPercent is the scale of rpg_min_dec_fac.
+	dcqcnPercent = 100
+	// dcqcnAlphaOne is 1.0 in α's Q10 format (the scale of dce_tcp_g; 1.0
+	// itself is not a value of the 10-bit α register).
+	dcqcnAlphaOne = 1 << fixedpoint.UQ0_10Frac
+	// dcqcnMaxGd is the largest rpg_gd accepted.
+	dcqcnMaxGd = 31
+	// dcqcnMaxByteReset is the largest rpg_byte_reset, in 64 B units (a
+	// 32-bit field).
+	dcqcnMaxByteReset = math.MaxUint32
+)
+
+// DCQCNConfig configures a DCQCN reaction point. Each field names the NVIDIA
+// ConnectX parameter it is (REFERENCE.md, DCQCN); vendor units are stated,
+// but every rate here is a units.Rate (bit/s) and every time a units.Time
+// (picoseconds).
+type DCQCNConfig struct {
+	// PortRate is the port speed: the maximum rate when RpgMaxRate is 0.
+	// Range: a positive multiple of RateUnit, at most DCQCNRateMax units.
+	PortRate units.Rate
+	// RateUnit is the least significant bit of the RC and RT registers.
+	// ConnectX counts Mb/s (its rate parameters are in Mb/s). Every rate
+	// below must be a multiple of it. Range: ≥ 1 bit/s.
+	RateUnit units.Rate
+
+	// DceTCPG is dce_tcp_g, α's retention per period in Q10: α ←
+	// g·α/1024 (+ 1024 − g with a CNP in the period). The paper's gain is
+	// 1 − g/1024. Vendor default 1019. Range: 0..1023.
+	DceTCPG fixedpoint.UQ0_10
+	// DceTCPRtt is dce_tcp_rtt, the α update period (vendor unit µs,
+	// default 1). Range: (0, DCQCNMaxPeriod].
+	DceTCPRtt units.Time
+	// InitialAlphaValue is initial_alpha_value, α on the first CNP, Q10
+	// (vendor default 1023). Range: 0..1023.
+	InitialAlphaValue fixedpoint.UQ0_10
+	// RateToSetOnFirstCNP is rate_to_set_on_first_cnp (vendor unit Mb/s,
+	// default 0): the rate and target the first CNP sets; 0 keeps the
+	// current rate and decreases it as any CNP would. Range: 0 or
+	// RpgMinRate..max rate, a multiple of RateUnit.
+	RateToSetOnFirstCNP units.Rate
+	// RpgGd is rpg_gd: a decrease cuts RC·α >> rpg_gd (α in Q10, so 11 is
+	// α/2; vendor default 11). Range: 0..31.
+	RpgGd uint8
+	// RpgMinDecFac is rpg_min_dec_fac, in percent (vendor default 50): one
+	// decrease leaves at least RC·rpg_min_dec_fac/100 (the cut is at most
+	// RC·(100 − rpg_min_dec_fac)/100). 0 bounds nothing. Range: 0..100.
+	RpgMinDecFac uint8
+	// RpgMinRate is rpg_min_rate (vendor unit Mb/s, default 1): decreases
+	// stop here. Range: RateUnit..max rate, a multiple of RateUnit.
+	RpgMinRate units.Rate
+	// RpgMaxRate is rpg_max_rate (vendor unit Mb/s, default 0 = port
+	// speed): the ceiling of RC and RT. Range: 0 or RpgMinRate..PortRate, a
+	// multiple of RateUnit.
+	RpgMaxRate units.Rate
+	// RateReduceMonitorPeriod is rate_reduce_monitor_period, the minimum
+	// time between two decreases (vendor unit µs, default 4). Range:
+	// 0..DCQCNMaxPeriod; 0 decreases on every CNP.
+	RateReduceMonitorPeriod units.Time
+	// RpgTimeReset is rpg_time_reset, the increase timer's period (vendor
+	// unit µs, default 300). Range: (0, DCQCNMaxPeriod].
+	RpgTimeReset units.Time
+	// RpgByteReset is rpg_byte_reset, the byte counter's threshold (vendor
+	// unit 64 B, default 32767 = 2 097 088 B). 0 disables the byte
+	// counter. Range: 0 or a multiple of 64 B up to (2^32 − 1)·64 B.
+	RpgByteReset units.Bytes
+	// RpgThreshold is rpg_threshold, F, the number of fast-recovery stages
+	// (vendor default 1; the paper's F = 5). Range: 0..255.
+	RpgThreshold uint8
+	// RpgAIRate is rpg_ai_rate, R_AI, the additive-increase step (vendor
+	// unit Mb/s, default 5). Range: RateUnit..max rate, a multiple of
+	// RateUnit.
+	RpgAIRate units.Rate
+	// RpgHAIRate is rpg_hai_rate, R_HAI, the hyper-increase step (vendor
+	// unit Mb/s, default 50). Range as RpgAIRate.
+	RpgHAIRate units.Rate
+	// ClampTgtRate is clamp_tgt_rate (vendor default 0): every decrease sets
+	// RT ← RC first.
+	ClampTgtRate bool
+	// ClampTgtRateAfterTimeInc is clamp_tgt_rate_after_time_inc (vendor
+	// default 1): a decrease sets RT ← RC if the increase timer has expired
+	// since the last decrease. (An expiry of the byte counter always does.)
+	ClampTgtRateAfterTimeInc bool
+}
+
+// DCQCNConnectX returns the NVIDIA ConnectX defaults (REFERENCE.md, DCQCN,
+// the mlxconfig parameter table) for a port of speed link: dce_tcp_g 1019,
+// dce_tcp_rtt 1 µs, initial_alpha_value 1023, rate_to_set_on_first_cnp 0,
+// rpg_gd 11, rpg_min_dec_fac 50 %, rpg_min_rate 1 Mb/s, rpg_max_rate 0 (port
+// speed), rate_reduce_monitor_period 4 µs, rpg_time_reset 300 µs,
+// rpg_byte_reset 32767·64 B, rpg_threshold 1, rpg_ai_rate 5 Mb/s,
+// rpg_hai_rate 50 Mb/s, clamp_tgt_rate 0, clamp_tgt_rate_after_time_inc 1.
+// Rates count 1 Mb/s, the NIC's unit, so link must be a whole number of Mb/s.
+func DCQCNConnectX(link units.Rate) DCQCNConfig {
+	return DCQCNConfig{
+		PortRate:                 link,
+		RateUnit:                 units.Mbps,
+		DceTCPG:                  1019,
+		DceTCPRtt:                1 * units.Microsecond,
+		InitialAlphaValue:        fixedpoint.UQ0_10Max,
+		RateToSetOnFirstCNP:      0,
+		RpgGd:                    11,
+		RpgMinDecFac:             50,
+		RpgMinRate:               1 * units.Mbps,
+		RpgMaxRate:               0,
+		RateReduceMonitorPeriod:  4 * units.Microsecond,
+		RpgTimeReset:             300 * units.Microsecond,
+		RpgByteReset:             32767 * DCQCNByteResetUnit,
+		RpgThreshold:             1,
+		RpgAIRate:                5 * units.Mbps,
+		RpgHAIRate:               50 * units.Mbps,
+		ClampTgtRate:             false,
+		ClampTgtRateAfterTimeInc: true,
+	}
+}
+
+// dcqcnPresetUnit is the rate unit of the paper-style presets: 1 Kb/s, fine
+// enough for their link-scaled steps (R_AI at 1 Gb/s is 200 Kb/s).
+const dcqcnPresetUnit = units.Kbps
+
+// dcqcnScaleRate returns r·link/(25 Gb/s), the papers' scaling of R_AI and
+// R_HAI, rounded down to dcqcnPresetUnit and at least one unit.
+func dcqcnScaleRate(r, link units.Rate) units.Rate {
+	const ref = 25 * units.Gbps
+	hi, lo := bits.Mul64(uint64(r), uint64(max(link, 0)))
+	if hi >= uint64(ref) { // quotient beyond 64 bits: fails validation later
+		return math.MaxInt64
+	}
+	q, _ := bits.Div64(hi, lo, uint64(ref))
+	v := units.Rate(min(q, math.MaxInt64)) / dcqcnPresetUnit * dcqcnPresetUnit
+	return max(v, dcqcnPresetUnit)
+}
+
+// DCQCNPaper returns the DCQCN paper's settings as REFERENCE.md lists them
+// for the authors' simulators ("Paper-style presets") and the survey states
+// them (section 4.1.2): g = 1/256 (dce_tcp_g = 1024 − 4 = 1020), α updated
+// every K = 55 µs, decrease at most every 50 µs (the NP's N), increase timer
+// 55 µs, byte counter 10 MB (10^7 B), F = 5 fast-recovery stages, R_AI = 5
+// Mb/s and R_HAI = 50 Mb/s scaled by link/25 Gb/s (rounded down to 1 Kb/s,
+// at least 1 Kb/s), RT ← RC on every CNP (the paper's equation (5):
+// clamp_tgt_rate = 1), initial α = 1 (1023 in Q10, the closest value), the
+// first CNP halving the rate like any other (rate_to_set_on_first_cnp = 0),
+// cut α/2 (rpg_gd = 11) with no other bound (rpg_min_dec_fac = 0). The
+// sources give no minimum rate; this preset uses the vendor's 1 Mb/s. Rates
+// count 1 Kb/s; link must be a whole number of Kb/s.
+func DCQCNPaper(link units.Rate) DCQCNConfig {
+	return DCQCNConfig{
+		PortRate:                 link,
+		RateUnit:                 dcqcnPresetUnit,
+		DceTCPG:                  dcqcnAlphaOne - dcqcnAlphaOne/256,
+		DceTCPRtt:                55 * units.Microsecond,
+		InitialAlphaValue:        fixedpoint.UQ0_10Max,
+		RateToSetOnFirstCNP:      0,
+		RpgGd:                    11,
+		RpgMinDecFac:             0,
+		RpgMinRate:               1 * units.Mbps,
+		RpgMaxRate:               0,
+		RateReduceMonitorPeriod:  50 * units.Microsecond,
+		RpgTimeReset:             55 * units.Microsecond,
+		RpgByteReset:             10 * units.MB,
+		RpgThreshold:             5,
+		RpgAIRate:                dcqcnScaleRate(5*units.Mbps, link),
+		RpgHAIRate:               dcqcnScaleRate(50*units.Mbps, link),
+		ClampTgtRate:             true,
+		ClampTgtRateAfterTimeInc: true,
+	}
+}
+
+// DCQCNHPCCSim returns the DCQCN settings of the HPCC paper's simulations.
+// The paper (papers/hpcc.txt section 5.1, "Parameters") says only "we use
+// the parameters suggested by a major NIC vendor"; its section 2.3 names the
+// vendor's timers (increase 300 µs, decrease 4 µs). The values are the
+// authors' ns-3 run script's for "dcqcn" (REFERENCE.md, DCQCN; its public
+// code): α period 1 µs with g = 1/256 (dce_tcp_g 1020), decrease interval 4
+// µs, increase timer 300 µs, one fast-recovery stage (F = 1), R_AI = 5 Mb/s
+// and R_HAI = 50 Mb/s scaled by link/25 Gb/s, minimum rate 1000 Mb/s, no
+// target clamp except after a timer increase (CLAMP_TARGET_RATE 0; its code
+// clamps once the timer stage is non-zero), no byte counter (rpg_byte_reset
+// 0: the simulator has none), no bound on one decrease beyond α/2
+// (rpg_min_dec_fac 0), the rate kept on the first CNP and α = 1 (1023).
+// Rates count 1 Kb/s; link must be a whole number of Kb/s and at least
+// 1000 Mb/s.
+func DCQCNHPCCSim(link units.Rate) DCQCNConfig {
+	c := DCQCNPaper(link)
+	c.DceTCPRtt = 1 * units.Microsecond
+	c.RateReduceMonitorPeriod = 4 * units.Microsecond
+	c.RpgTimeReset = 300 * units.Microsecond
+	c.RpgByteReset = 0
+	c.RpgThreshold = 1
+	c.RpgMinRate = 1000 * units.Mbps
+	c.ClampTgtRate = false
+	c.ClampTgtRateAfterTimeInc = true
+	return c
+}
+
+// MaxRate returns the ceiling of the rate: RpgMaxRate, or PortRate when
+// RpgMaxRate is 0.
+func (c DCQCNConfig) MaxRate() units.Rate {
+	if c.RpgMaxRate == 0 {
+		return c.PortRate
+	}
+	return c.RpgMaxRate
+}
+
+// dcqcnCheckRate validates a rate field: a multiple of unit in [lo, hi].
+func dcqcnCheckRate(name string, r, unit, lo, hi units.Rate) error {
+	if r < lo || r > hi || r%unit != 0 {
+		return fmt.Errorf("rp: DCQCN %s = %v, want a multiple of RateUnit (%v) in %v..%v", name, r, unit, lo, hi)
+	}
+	return nil
+}
+
+// dcqcnCheckPeriod validates a timer period in [lo, DCQCNMaxPeriod].
+func dcqcnCheckPeriod(name string, t, lo units.Time) error {
+	if t < lo || t > DCQCNMaxPeriod {
+		if lo > 0 {
+			return fmt.Errorf("rp: DCQCN %s = %v, want (0, %v]", name, t, DCQCNMaxPeriod)
+		}
+		return fmt.Errorf("rp: DCQCN %s = %v, want 0..%v", name, t, DCQCNMaxPeriod)
+	}
+	return nil
+}
+
+// Validate checks every field's range and returns an error naming the first
+// field out of range and the allowed range.
+func (c DCQCNConfig) Validate() error {
+	if c.RateUnit < 1 {
+		return fmt.Errorf("rp: DCQCN RateUnit = %v, want ≥ 1bps", c.RateUnit)
+	}
+	if c.PortRate < c.RateUnit || c.PortRate%c.RateUnit != 0 || uint64(c.PortRate/c.RateUnit) > DCQCNRateMax {
+		return fmt.Errorf("rp: DCQCN PortRate = %v, want a positive multiple of RateUnit (%v), at most %d units",
+			c.PortRate, c.RateUnit, uint64(DCQCNRateMax))
+	}
+	if c.RpgMaxRate != 0 {
+		if err := dcqcnCheckRate("RpgMaxRate", c.RpgMaxRate, c.RateUnit, c.RateUnit, c.PortRate); err != nil {
+			return err
+		}
+	}
+	maxRate := c.MaxRate()
+	if err := dcqcnCheckRate("RpgMinRate", c.RpgMinRate, c.RateUnit, c.RateUnit, maxRate); err != nil {
+		return err
+	}
+	if c.RateToSetOnFirstCNP != 0 {
+		if err := dcqcnCheckRate("RateToSetOnFirstCNP", c.RateToSetOnFirstCNP, c.RateUnit, c.RpgMinRate, maxRate); err != nil {
+			return err
+		}
+	}
+	if err := dcqcnCheckRate("RpgAIRate", c.RpgAIRate, c.RateUnit, c.RateUnit, maxRate); err != nil {
+		return err
+	}
+	if err := dcqcnCheckRate("RpgHAIRate", c.RpgHAIRate, c.RateUnit, c.RateUnit, maxRate); err != nil {
+		return err
+	}
+	if c.DceTCPG > fixedpoint.UQ0_10Max {
+		return fmt.Errorf("rp: DCQCN DceTCPG = %d, want 0..%d (Q10)", c.DceTCPG, fixedpoint.UQ0_10Max)
+	}
+	if c.InitialAlphaValue > fixedpoint.UQ0_10Max {
+		return fmt.Errorf("rp: DCQCN InitialAlphaValue = %d, want 0..%d (Q10)", c.InitialAlphaValue, fixedpoint.UQ0_10Max)
+	}
+	if c.RpgGd > dcqcnMaxGd {
+		return fmt.Errorf("rp: DCQCN RpgGd = %d, want 0..%d", c.RpgGd, dcqcnMaxGd)
+	}
+	if c.RpgMinDecFac > dcqcnPercent {
+		return fmt.Errorf("rp: DCQCN RpgMinDecFac = %d, want 0..%d (percent)", c.RpgMinDecFac, dcqcnPercent)
+	}
+	if err := dcqcnCheckPeriod("DceTCPRtt", c.DceTCPRtt, 1); err != nil {
+		return err
+	}
+	if err := dcqcnCheckPeriod("RateReduceMonitorPeriod", c.RateReduceMonitorPeriod, 0); err != nil {
+		return err
+	}
+	if err := dcqcnCheckPeriod("RpgTimeReset", c.RpgTimeReset, 1); err != nil {
+		return err
+	}
+	if c.RpgByteReset < 0 || c.RpgByteReset%DCQCNByteResetUnit != 0 ||
+		uint64(c.RpgByteReset/DCQCNByteResetUnit) > dcqcnMaxByteReset {
+		return fmt.Errorf("rp: DCQCN RpgByteReset = %v, want 0 (off) or a multiple of %v up to %d·%v",
+			c.RpgByteReset, DCQCNByteResetUnit, uint64(dcqcnMaxByteReset), DCQCNByteResetUnit)
+	}
+	return nil
+}
+
+// DCQCNState is every register of a DCQCN reaction point.
+type DCQCNState struct {
+	// Active is true once the first CNP has allocated the rate limiter.
+	Active bool
+	// RC and RT are the current and target rate, 32-bit registers in
+	// RateUnit. Before the first CNP both hold the maximum rate.
+	RC, RT uint32
+	// PrevRC is RC just before the latest decrease (for traces and the
+	// min_dec_fac property).
+	PrevRC uint32
+	// Alpha is α (Q10, 0..1023).
+	Alpha fixedpoint.UQ0_10
+	// AlphaCNPArrived is set by a CNP and consumed by the next α tick.
+	AlphaCNPArrived bool
+	// DecreasePending is set by a CNP that came within
+	// rate_reduce_monitor_period of the last decrease.
+	DecreasePending bool
+	// TimerStage and ByteStage count increase-timer and byte-counter
+	// expiries since the last decrease (32-bit, saturating).
+	TimerStage, ByteStage uint32
+	// ByteCount is the bytes sent since the last byte-counter expiry or
+	// decrease (always below rpg_byte_reset).
+	ByteCount uint64
+	// AlphaAnchor is the first CNP's time: α ticks fall at AlphaAnchor +
+	// k·dce_tcp_rtt.
+	AlphaAnchor units.Time
+	// NextAlpha, NextIncrease and NextDecrease are the timers' deadlines,
+	// units.MaxTime when idle (NextDecrease is meaningful only while
+	// DecreasePending).
+	NextAlpha, NextIncrease, NextDecrease units.Time
+	// Decreased is true once a decrease (or the first CNP's set rate) has
+	// happened; LastDecrease is its time.
+	Decreased    bool
+	LastDecrease units.Time
+	// Started is false until the first event; Last is the latest event's
+	// time (earlier times are rejected).
+	Started bool
+	Last    units.Time
+	// CNPs, Decreases and Increases count CNPs received, rate decreases and
+	// increase events (fast recovery, additive, hyper). 64-bit, wrapping.
+	CNPs, Decreases, Increases uint64
+}
+
+// dcqcnPhase is the kind of an increase event.
+type dcqcnPhase uint8
+
+const (
+	dcqcnFastRecovery dcqcnPhase = iota
+	dcqcnAdditive
+	dcqcnHyper
+)
+
+// DCQCN is the reaction point of one flow. It is not safe for concurrent use.
+// The zero value is not usable; build one with NewDCQCN.
+type DCQCN struct {
+	cfg DCQCNConfig
+	// Rates in RateUnit.
+	maxR, minR, ai, hai, first uint32
+	// byteReset is the byte counter threshold in bytes, 0 when off.
+	byteReset uint64
+	// keep is 100 − rpg_min_dec_fac: the largest cut in percent.
+	keep uint64
+	s    DCQCNState
+}
+
+// NewDCQCN validates cfg and returns a reaction point sending at the maximum
+// rate with no rate limiter allocated.
+func NewDCQCN(cfg DCQCNConfig) (*DCQCN, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	u := cfg.RateUnit
+	d := &DCQCN{
+		cfg:       cfg,
+		maxR:      uint32(cfg.MaxRate() / u),
+		minR:      uint32(cfg.RpgMinRate / u),
+		ai:        uint32(cfg.RpgAIRate / u),
+		hai:       uint32(cfg.RpgHAIRate / u),
+		first:     uint32(cfg.RateToSetOnFirstCNP / u),
+		byteReset: uint64(cfg.RpgByteReset),
+		keep:      dcqcnPercent - uint64(cfg.RpgMinDecFac),
+	}
+	d.s.RC, d.s.RT = d.maxR, d.maxR
+	d.s.NextAlpha, d.s.NextIncrease, d.s.NextDecrease = units.MaxTime, units.MaxTime, units.MaxTime
+	return d, nil
+}
+
+// Config returns the configuration d was built with.
+func (d *DCQCN) Config() DCQCNConfig { return d.cfg }
+
+// State returns every register.
+func (d *DCQCN) State() DCQCNState { return d.s }
+
+// Rate returns the current rate RC·RateUnit.
+func (d *DCQCN) Rate() units.Rate { return units.Rate(d.s.RC) * d.cfg.RateUnit }
+
+// Target returns the target rate RT·RateUnit.
+func (d *DCQCN) Target() units.Rate { return units.Rate(d.s.RT) * d.cfg.RateUnit }
+
+// Alpha returns α (Q10).
+func (d *DCQCN) Alpha() fixedpoint.UQ0_10 { return d.s.Alpha }
+
+// NextDeadline returns the earliest timer deadline: the caller calls OnTimer
+// at or after it. units.MaxTime when every timer is idle.
+func (d *DCQCN) NextDeadline() units.Time {
+	t := min(d.s.NextAlpha, d.s.NextIncrease)
+	if d.s.DecreasePending {
+		t = min(t, d.s.NextDecrease)
+	}
+	return t
+}
+
+// dcqcnAddTime returns t + dt for dt ≥ 0, saturating at units.MaxTime.
+func dcqcnAddTime(t, dt units.Time) units.Time {
+	if t > units.MaxTime-dt {
+		return units.MaxTime
+	}
+	return t + dt
+}
+
+// dcqcnAddTicks returns t + n·period, saturating at units.MaxTime.
+func dcqcnAddTicks(t units.Time, n uint64, period units.Time) units.Time {
+	hi, lo := bits.Mul64(n, uint64(period))
+	// MaxTime − t as unsigned is exact for every t (it lies in 0..2^64−1).
+	if hi != 0 || lo > uint64(units.MaxTime)-uint64(t) {
+		return units.MaxTime
+	}
+	return units.Time(uint64(t) + lo)
+}
+
+// dcqcnTicks returns how many ticks of a timer with deadline next and the
+// given period fall at or before bound: 0 if next > bound, else
+// ⌊(bound − next)/period⌋ + 1. The division runs only when the caller let
+// more than one period pass (a hardware timer fires each tick and needs
+// none).
+func dcqcnTicks(next, bound, period units.Time) uint64 {
+	if next > bound || next == units.MaxTime {
+		return 0
+	}
+	gap := uint64(bound) - uint64(next) // bound ≥ next: exact as unsigned
+	if gap < uint64(period) {
+		return 1
+	}
+	return gap/uint64(period) + 1
+}
+
+// dcqcnSatAdd32 returns a + n saturating at 2^32 − 1.
+func dcqcnSatAdd32(a uint32, n uint64) uint32 {
+	if n >= math.MaxUint32-uint64(a) {
+		return math.MaxUint32
+	}
+	return a + uint32(n)
+}
+
+func (d *DCQCN) checkTime(now units.Time, event string) error {
+	if d.s.Started && now < d.s.Last {
+		return fmt.Errorf("rp: DCQCN %s at %v is before the previous event at %v", event, now, d.s.Last)
+	}
+	d.s.Started, d.s.Last = true, now
+	return nil
+}
+
+// OnTimer runs every timer due at or before now, each at its own deadline
+// (see the type's doc for the order), however many deadlines the caller let
+// pass. Calling it early does nothing. A now before the previous event's is
+// an error that changes nothing.
+func (d *DCQCN) OnTimer(now units.Time) error {
+	if err := d.checkTime(now, "OnTimer"); err != nil {
+		return err
+	}
+	d.advance(now)
+	return nil
+}
+
+// OnCNP handles a CNP for this flow arriving at now: the first allocates the
+// rate limiter (see the type's doc); later ones flag α's next tick and
+// decrease the rate now, or when rate_reduce_monitor_period has passed since
+// the last decrease. Timers due at or before now run first. A now before the
+// previous event's is an error that changes nothing.
+func (d *DCQCN) OnCNP(now units.Time) error {
+	if err := d.checkTime(now, "OnCNP"); err != nil {
+		return err
+	}
+	d.advance(now)
+	s := &d.s
+	s.CNPs++
+	if !s.Active {
+		d.firstCNP(now)
+		return nil
+	}
+	s.AlphaCNPArrived = true
+	if s.NextAlpha == units.MaxTime {
+		// Wake the idle α timer on its grid: the first tick after now.
+		k := (uint64(now)-uint64(s.AlphaAnchor))/uint64(d.cfg.DceTCPRtt) + 1 // now ≥ anchor
+		s.NextAlpha = dcqcnAddTicks(s.AlphaAnchor, k, d.cfg.DceTCPRtt)
+	}
+	if s.DecreasePending {
+		return nil
+	}
+	if due := dcqcnAddTime(s.LastDecrease, d.cfg.RateReduceMonitorPeriod); !s.Decreased || now >= due {
+		d.decrease(now)
+	} else {
+		s.DecreasePending, s.NextDecrease = true, due
+	}
+	return nil
+}
+
+// OnSend counts n bytes the flow sent at now into the byte counter; each
+// time it fills (rpg_byte_reset bytes) an increase event happens and
+// ByteStage grows. Nothing is counted before the first CNP or with the
+// counter off. Timers due at or before now run first. n must be in
+// 0..DCQCNMaxSendBytes; a bad n or a now before the previous event's is an
+// error that changes nothing.
+func (d *DCQCN) OnSend(now units.Time, n units.Bytes) error {
+	if n < 0 || n > DCQCNMaxSendBytes {
+		return fmt.Errorf("rp: DCQCN OnSend n = %v, want 0..%v", n, DCQCNMaxSendBytes)
+	}
+	if err := d.checkTime(now, "OnSend"); err != nil {
+		return err
+	}
+	d.advance(now)
+	s := &d.s
+	if !s.Active || d.byteReset == 0 {
+		return nil
+	}
+	s.ByteCount += uint64(n)
+	// At most DCQCNMaxSendBytes/64 + 1 iterations; one at the defaults.
+	for s.ByteCount >= d.byteReset {
+		s.ByteCount -= d.byteReset
+		d.increase(d.phase(s.TimerStage, s.ByteStage))
+		s.ByteStage = dcqcnSatAdd32(s.ByteStage, 1)
+	}
+	return nil
+}
+
+// firstCNP allocates the rate limiter at now.
+func (d *DCQCN) firstCNP(now units.Time) {
+	s := &d.s
+	s.Active = true
+	s.Alpha = d.cfg.InitialAlphaValue
+	s.AlphaCNPArrived = false
+	s.AlphaAnchor = now
+	s.NextAlpha = dcqcnAddTime(now, d.cfg.DceTCPRtt)
+	if d.first == 0 {
+		d.decrease(now)
+		return
+	}
+	s.RC, s.RT = d.first, d.first
+	d.restartIncrease(now)
+}
+
+// restartIncrease resets the increase timer, byte counter and stages at t,
+// and records t as the last decrease.
+func (d *DCQCN) restartIncrease(t units.Time) {
+	s := &d.s
+	s.TimerStage, s.ByteStage, s.ByteCount = 0, 0, 0
+	s.NextIncrease = dcqcnAddTime(t, d.cfg.RpgTimeReset)
+	s.Decreased, s.LastDecrease = true, t
+	s.DecreasePending, s.NextDecrease = false, units.MaxTime
+}
+
+// decrease cuts the rate at time t.
+func (d *DCQCN) decrease(t units.Time) {
+	s := &d.s
+	if d.cfg.ClampTgtRate || s.ByteStage > 0 || (d.cfg.ClampTgtRateAfterTimeInc && s.TimerStage > 0) {
+		// RT ← RC
+		s.RT = s.RC
+	}
+	rc := uint64(s.RC)
+	// RC ← RC·(1 − α/2): cut = RC·α/2^rpg_gd (α in Q10, rpg_gd = 11 is α/2),
+	// bounded by RC·(100 − rpg_min_dec_fac)/100 (the division is by the
+	// constant 100).
+	cut := min(rc*uint64(s.Alpha)>>d.cfg.RpgGd, rc*d.keep/dcqcnPercent)
+	s.PrevRC = s.RC
+	s.RC = uint32(max(rc-cut, uint64(d.minR)))
+	s.Decreases++
+	d.restartIncrease(t)
+}
+
+// phase returns the increase phase for stages t (timer) and b (byte).
+func (d *DCQCN) phase(t, b uint32) dcqcnPhase {
+	if d.byteReset == 0 {
+		b = t // no byte counter: the timer stage alone decides
+	}
+	f := uint32(d.cfg.RpgThreshold)
+	switch {
+	case min(t, b) > f:
+		return dcqcnHyper
+	case max(t, b) >= f:
+		return dcqcnAdditive
+	}
+	return dcqcnFastRecovery
+}
+
+// limitPhase returns the phase timer expiries reach and keep while the byte
+// stage stays b: the phase is non-decreasing in the timer stage.
+func (d *DCQCN) limitPhase(b uint32) dcqcnPhase {
+	if d.byteReset == 0 || b > uint32(d.cfg.RpgThreshold) {
+		return dcqcnHyper
+	}
+	return dcqcnAdditive
+}
+
+func (d *DCQCN) step(p dcqcnPhase) uint32 {
+	switch p {
+	case dcqcnAdditive:
+		return d.ai
+	case dcqcnHyper:
+		return d.hai
+	}
+	return 0
+}
+
+// increase runs one increase event of phase p.
+func (d *DCQCN) increase(p dcqcnPhase) {
+	s := &d.s
+	// Additive: RT ← RT + R_AI; hyper: RT ← RT + R_HAI; clamped to the
+	// maximum. Fast recovery leaves RT alone.
+	s.RT = uint32(min(uint64(s.RT)+uint64(d.step(p)), uint64(d.maxR)))
+	// RC ← (RC + RT)/2, rounded up so that RC reaches RT.
+	s.RC = uint32((uint64(s.RC) + uint64(s.RT) + 1) >> 1)
+	s.Increases++
+}
+
+// timerIncreases runs k increase-timer expiries, fewer if RC and RT both
+// reach the maximum first, and reports whether they did (the timer then
+// idles: further expiries could change nothing but the stage).
+//
+// Fast path. Once the phase has reached its limit (it cannot change while
+// only the timer stage grows) with step S, and the gap RT − RC is S or
+// S − 1, an expiry adds exactly S to both registers: with RC = RT − g and
+// RT' = RT + S, ⌈(RC + RT')/2⌉ = RT + ⌈(S − g)/2⌉ = RC + S for g ∈ {S−1, S}.
+// So j expiries that keep RT + j·S ≤ max are one addition of j·S, bit for
+// bit what j single expiries give. From any state the gap reaches {S−1, S}
+// within 33 expiries (g' = ⌊(g + S)/2⌋), so a catch-up of any length costs
+// at most about F + 70 single steps plus one division by S.
+func (d *DCQCN) timerIncreases(k uint64) (idle bool) {
+	s := &d.s
+	for k > 0 && !(s.RC == d.maxR && s.RT == d.maxR) {
+		p := d.phase(s.TimerStage, s.ByteStage)
+		if k > 1 && p != dcqcnFastRecovery && p == d.limitPhase(s.ByteStage) {
+			st := uint64(d.step(p))
+			if g := uint64(s.RT - s.RC); g == st || g+1 == st {
+				if j := min(k, (uint64(d.maxR)-uint64(s.RT))/st); j > 0 {
+					s.RT += uint32(j * st)
+					s.RC += uint32(j * st)
+					s.TimerStage = dcqcnSatAdd32(s.TimerStage, j)
+					s.Increases += j
+					k -= j
+					continue
+				}
+			}
+		}
+		d.increase(p)
+		s.TimerStage = dcqcnSatAdd32(s.TimerStage, 1)
+		k--
+	}
+	return s.RC == d.maxR && s.RT == d.maxR
+}
+
+// alphaTicks runs k α-timer ticks, fewer if α reaches 0 with no CNP
+// flagged first, and reports whether it did (the timer then idles until the
+// next CNP). At most 1024 ticks run: each tick without a CNP lowers a
+// non-zero α by at least 1, since g ≤ 1023.
+func (d *DCQCN) alphaTicks(k uint64) (idle bool) {
+	s := &d.s
+	g := uint64(d.cfg.DceTCPG)
+	for ; k > 0 && (s.Alpha != 0 || s.AlphaCNPArrived); k-- {
+		// α ← (1 − g)·α + g·[CNP]: α·g/1024 (+ 1024 − g), floor.
+		a := uint64(s.Alpha) * g >> fixedpoint.UQ0_10Frac
+		if s.AlphaCNPArrived {
+			a += dcqcnAlphaOne - g
+		}
+		// Saturate at 1023. Unreachable for α ≤ 1023 (⌊g·1023/1024⌋ ≤ g − 1
+		// for g ≥ 1); kept for g = 0, where a CNP period gives 1024.
+		s.Alpha = fixedpoint.UQ0_10(min(a, uint64(fixedpoint.UQ0_10Max)))
+		s.AlphaCNPArrived = false
+	}
+	return s.Alpha == 0 && !s.AlphaCNPArrived
+}
+
+// advance runs every timer due at or before now, in time order.
+func (d *DCQCN) advance(now units.Time) {
+	s := &d.s
+	for {
+		bound := now
+		decDue := s.DecreasePending && s.NextDecrease <= now
+		if decDue {
+			bound = s.NextDecrease // ticks at the decrease's time run first
+		}
+		if k := dcqcnTicks(s.NextAlpha, bound, d.cfg.DceTCPRtt); k > 0 {
+			if d.alphaTicks(k) {
+				s.NextAlpha = units.MaxTime
+			} else {
+				s.NextAlpha = dcqcnAddTicks(s.NextAlpha, k, d.cfg.DceTCPRtt)
+			}
+		}
+		if k := dcqcnTicks(s.NextIncrease, bound, d.cfg.RpgTimeReset); k > 0 {
+			if d.timerIncreases(k) {
+				s.NextIncrease = units.MaxTime
+			} else {
+				s.NextIncrease = dcqcnAddTicks(s.NextIncrease, k, d.cfg.RpgTimeReset)
+			}
+		}
+		if !decDue {
+			return
+		}
+		d.decrease(s.NextDecrease)
+	}
+}

@@ -1,0 +1,32 @@
+package rp_test
+
+import (
+	"fmt"
+
+	"github.com/hwcc/hwcc/rp"
+	"github.com/hwcc/hwcc/units"
+)
+
+// A DCTCP sender with Linux's gain (g = 1/16) and a 10-segment window sends
+// one window, gets it back unmarked (cwnd grows by one MSS; α decays from 1.0
+// to 15/16 and 225/256), then sees an ECN echo: α rises by F·g and the window
+// is cut once by α/2.
+func ExampleDCTCP() {
+	d, err := rp.NewDCTCP(rp.DCTCPDefault(1000))
+	if err != nil {
+		panic(err)
+	}
+	seq := uint32(0)
+	_ = d.OnSend(0, seq, 10000)
+	for range 10 {
+		seq += 1000
+		_ = d.OnAck(units.Microsecond, 1000, false, seq)
+	}
+	fmt.Println("cwnd:", d.Window(), "α:", d.Alpha())
+	_ = d.OnSend(2*units.Microsecond, seq, 11000)
+	_ = d.OnAck(3*units.Microsecond, 1000, true, seq+1000)
+	fmt.Println("cwnd:", d.Window(), "α:", d.Alpha())
+	// Output:
+	// cwnd: 11KB α: 0.87890625
+	// cwnd: 6.124KB α: 0.88671875
+}

@@ -1,0 +1,398 @@
+package rp
+
+import (
+	"encoding/binary"
+	"math"
+	"testing"
+
+	"github.com/leanovate/gopter"
+	"github.com/leanovate/gopter/gen"
+	"github.com/leanovate/gopter/prop"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hwcc/hwcc/fixedpoint"
+	"github.com/hwcc/hwcc/units"
+)
+
+// dctcpCfg is a small configuration for hand-worked tests: MSS 1000 B,
+// 10 000 B initial window, g = 1/16, α starting at 1.0.
+func dctcpCfg() DCTCPConfig {
+	c := DCTCPDefault(1000)
+	c.MaxCwnd = 1 << 20
+	return c
+}
+
+// A hand-worked run. Expected values from the real-valued formulas:
+//
+//	ACK 1000 (first window ends at once, nothing marked): α = 1024·15/16 = 960
+//	ACKs to 10000 (window [1000, 10000) unmarked): α = 960·15/16 = 900;
+//	        10 000 bytes acknowledged at cwnd 10 000: cwnd = 11 000
+//	ACK 11000 with ECE (window ended at 10000 = snd_nxt then, so it ends
+//	        again, F = 1): α = 900 − ⌊900/16⌋ + ⌊1000·64/1000⌋ = 844 + 64 = 908;
+//	        cut: cwnd = 11000 − ⌊11000·908/2048⌋ = 11000 − 4876 = 6124
+//	more ECE ACKs before snd_nxt of the cut (21000): no further cut, no growth
+//	ACK 21000 with ECE: the reduction has ended, so a second cut.
+func TestDCTCPWorked(t *testing.T) {
+	d, err := NewDCTCP(dctcpCfg())
+	require.NoError(t, err)
+	require.NoError(t, d.OnSend(0, 0, 10000))
+	require.Equal(t, units.Bytes(10000), d.Inflight())
+	for seq := uint32(1000); seq <= 10000; seq += 1000 {
+		require.NoError(t, d.OnAck(1, 1000, false, seq))
+		if seq == 1000 {
+			require.Equal(t, fixedpoint.UQ1_10(1024*15/16), d.Alpha())
+		}
+	}
+	require.Equal(t, fixedpoint.UQ1_10(960*15/16), d.Alpha())
+	require.Equal(t, units.Bytes(11000), d.Window())
+
+	require.NoError(t, d.OnSend(2, 10000, 11000))
+	require.NoError(t, d.OnAck(3, 1000, true, 11000))
+	require.Equal(t, fixedpoint.UQ1_10(900-900/16+64), d.Alpha())
+	wantCwnd := 11000 - int(math.Floor(11000*908.0/2048))
+	require.Equal(t, units.Bytes(wantCwnd), d.Window())
+	require.Equal(t, uint64(1), d.State().Cuts)
+
+	for seq := uint32(12000); seq <= 20000; seq += 1000 {
+		require.NoError(t, d.OnAck(4, 1000, true, seq))
+	}
+	require.Equal(t, uint64(1), d.State().Cuts, "one cut per window of data")
+	require.Equal(t, units.Bytes(wantCwnd), d.Window(), "no growth during the reduction")
+	require.NoError(t, d.OnAck(5, 1000, true, 21000))
+	require.Equal(t, uint64(2), d.State().Cuts)
+}
+
+// The cut never goes below 2 segments, and cwnd never above MaxCwnd.
+func TestDCTCPBounds(t *testing.T) {
+	c := dctcpCfg()
+	c.InitialCwnd = 2500
+	c.MaxCwnd = 3000
+	d, err := NewDCTCP(c)
+	require.NoError(t, err)
+	seq := uint32(0)
+	for i := range 40 {
+		require.NoError(t, d.OnSend(units.Time(i), seq, 1000))
+		seq += 1000
+		require.NoError(t, d.OnAck(units.Time(i), 1000, i%3 == 0, seq))
+		require.GreaterOrEqual(t, d.Window(), units.Bytes(2000))
+		require.LessOrEqual(t, d.Window(), units.Bytes(3000))
+	}
+}
+
+// Slow start (when on) adds every acknowledged byte up to ssthresh; a cut
+// sets ssthresh to the new window and growth is then additive. By hand:
+//
+//	ACK 10000 (10 000 B): cwnd 10000 → 20000; α = 1024 − 64 = 960 (window ends, F = 0)
+//	ACK 11000 with ECE: window [10000, 11000) ends with F = 1: α = 960 − 60 + 64 = 964;
+//	        cut: cwnd = ssthresh = 20000 − ⌊20000·964/2048⌋ = 20000 − 9414 = 10586
+//	ACK 30000 (19 000 B): the reduction ends; cwnd = ssthresh, so congestion
+//	        avoidance: 19 000 ≥ 10 586 acknowledged → +1 MSS = 11586.
+func TestDCTCPSlowStart(t *testing.T) {
+	c := dctcpCfg()
+	c.SlowStart = true
+	d, err := NewDCTCP(c)
+	require.NoError(t, err)
+	require.NoError(t, d.OnSend(0, 0, 10000))
+	require.NoError(t, d.OnAck(1, 10000, false, 10000))
+	require.Equal(t, units.Bytes(20000), d.Window())
+	require.Equal(t, fixedpoint.UQ1_10(960), d.Alpha())
+	require.NoError(t, d.OnSend(2, 10000, 20000))
+	require.NoError(t, d.OnAck(3, 1000, true, 11000))
+	require.Equal(t, fixedpoint.UQ1_10(964), d.Alpha())
+	w := uint32(20000 - math.Floor(20000*964.0/2048))
+	require.Equal(t, w, d.State().Cwnd)
+	require.Equal(t, w, d.State().Ssthresh)
+	require.NoError(t, d.OnAck(4, 19000, false, 30000))
+	require.Equal(t, w+1000, d.State().Cwnd)
+	require.False(t, d.State().InCWR)
+}
+
+// Sequence numbers wrap: a flow starting just below 2^32 works across it.
+func TestDCTCPSequenceWrap(t *testing.T) {
+	c := dctcpCfg()
+	c.InitialSeq = math.MaxUint32 - 2500
+	d, err := NewDCTCP(c)
+	require.NoError(t, err)
+	seq := c.InitialSeq
+	for i := range 10 {
+		require.NoError(t, d.OnSend(units.Time(i), seq, 1000))
+		seq += 1000
+		require.NoError(t, d.OnAck(units.Time(i), 1000, false, seq))
+	}
+	require.Equal(t, seq, d.State().SndUna)
+	require.Zero(t, d.Inflight())
+}
+
+func TestDCTCPValidateAndBadInput(t *testing.T) {
+	for name, mod := range map[string]func(*DCTCPConfig){
+		"MSS":          func(c *DCTCPConfig) { c.MSS = 0 },
+		"MaxCwnd":      func(c *DCTCPConfig) { c.MaxCwnd = DCTCPMaxCwnd + 1 },
+		"InitialCwnd":  func(c *DCTCPConfig) { c.InitialCwnd = 1999 },
+		"ShiftG":       func(c *DCTCPConfig) { c.ShiftG = 11 },
+		"InitialAlpha": func(c *DCTCPConfig) { c.InitialAlpha = 1025 },
+	} {
+		c := dctcpCfg()
+		mod(&c)
+		_, err := NewDCTCP(c)
+		require.ErrorContains(t, err, name)
+	}
+	require.NoError(t, DCTCPHPCCSim(100*units.Gbps, 13*units.Microsecond).Validate())
+	// 100 Gb/s · 13 µs = 162 500 B.
+	require.Equal(t, units.Bytes(162500), DCTCPHPCCSim(100*units.Gbps, 13*units.Microsecond).InitialCwnd)
+
+	d, err := NewDCTCP(dctcpCfg())
+	require.NoError(t, err)
+	require.NoError(t, d.OnSend(10, 0, 5000))
+	before := d.State()
+	require.ErrorContains(t, d.OnAck(11, 1000, false, 6000), "not sent")
+	require.ErrorContains(t, d.OnAck(9, 1000, false, 1000), "before the previous event")
+	require.ErrorContains(t, d.OnAck(11, -1, false, 1000), "acked")
+	require.ErrorContains(t, d.OnSend(11, 5000, DCTCPMaxSegment+1), "OnSend n")
+	require.ErrorContains(t, d.OnSend(11, 1<<31+100, 10), "past snd_una")
+	require.ErrorContains(t, d.OnSend(9, 5000, 10), "before the previous event")
+	require.Equal(t, before, d.State())
+}
+
+// The α recurrence against the float model α ← (1 − g)α + g·F, window by
+// window, for random window sizes and marked fractions. Bound (Q10 units): a
+// window computes α − ⌊α/2^g⌋ + ⌊m·2^(10−g)/D⌋ against (1 − 2^−g)α +
+// 2^(10−g)·F; each floor is off by less than 1, and min_not_zero (α < 2^g
+// drops to 0) by less than (1 − 2^−g)(2^g − 1) + 1 ≤ 2^g, so
+// e' = (1 − 2^−g)·e + 2^g; the cap at 1024 is 1-Lipschitz.
+//
+// Driving it: each round's data is in flight; the next round's data is sent,
+// then the round is acknowledged in an unmarked ACK and a final ECN-echo ACK
+// for its marked bytes. The final ACK reaches NextSeq, so every window is
+// exactly one round.
+func TestDCTCPAlphaMatchesFloatModel(t *testing.T) {
+	params := gopter.DefaultTestParametersWithSeed(11)
+	params.MinSuccessfulTests = 300
+	props := gopter.NewProperties(params)
+	props.Property("α within the derived bound", prop.ForAll(
+		func(g uint8, a0 uint16, rounds []uint64) (string, error) {
+			c := dctcpCfg()
+			c.ShiftG, c.InitialAlpha = g, fixedpoint.UQ1_10(a0)
+			d, err := NewDCTCP(c)
+			if err != nil {
+				return err.Error(), nil
+			}
+			gf, step := math.Ldexp(1, -int(g)), math.Ldexp(1, int(g))
+			af, e := float64(a0), 0.0
+			update := func(f float64) {
+				af = math.Min((1-gf)*af+gf*1024*f, 1024)
+				e = (1-gf)*e + step
+			}
+			size := func(w uint64) uint32 { return uint32(1 + w%64000) }
+			// Prime: the first ACK ends the initial window (F = 0).
+			seq := uint32(0)
+			if err := d.OnSend(0, 0, 1000); err != nil {
+				return err.Error(), nil
+			}
+			seq = 1000
+			if err := d.OnSend(0, seq, units.Bytes(size(rounds[0]))); err != nil {
+				return err.Error(), nil
+			}
+			if err := d.OnAck(0, 1000, false, 1000); err != nil {
+				return err.Error(), nil
+			}
+			update(0)
+			for i, w := range rounds {
+				n := size(w)
+				marked := uint32((w >> 20) % uint64(n+1))
+				next := seq + n
+				if i+1 < len(rounds) {
+					if err := d.OnSend(units.Time(i), next, units.Bytes(size(rounds[i+1]))); err != nil {
+						return err.Error(), nil
+					}
+				}
+				if n > marked {
+					if err := d.OnAck(units.Time(i), units.Bytes(n-marked), false, seq+n-marked); err != nil {
+						return err.Error(), nil
+					}
+				}
+				if marked > 0 {
+					if err := d.OnAck(units.Time(i), units.Bytes(marked), true, next); err != nil {
+						return err.Error(), nil
+					}
+				}
+				seq = next
+				update(float64(marked) / float64(n))
+				if math.Abs(float64(d.Alpha())-af) > e+1e-9 {
+					return "α outside bound", nil
+				}
+			}
+			if w := d.State().Windows; w != uint64(len(rounds)+1) {
+				return "window count", nil
+			}
+			return "", nil
+		},
+		gen.UInt8Range(0, 10).WithLabel("shift g"),
+		gen.UInt16Range(0, 1024).WithLabel("initial α"),
+		gen.SliceOfN(40, gen.UInt64Range(0, math.MaxUint64)).WithLabel("rounds"),
+	))
+	props.TestingRun(t)
+}
+
+// α decays to exactly 0 after enough unmarked windows. Bound: with v = α −
+// (2^g − 1), an unmarked window gives v' ≤ (1 − 2^−g)·v (from α − ⌊α/2^g⌋ ≤
+// (1 − 2^−g)α + (1 − 2^−g)), so after n windows v < 1, i.e. α < 2^g, once
+// (1 − 2^−g)^n·1024 < 1; the next window drops it to 0 (min_not_zero). So
+// n = ⌈ln 1024 / −ln(1 − 2^−g)⌉ + 1 windows suffice (for g = 0 one does).
+func TestDCTCPAlphaDecaysToZero(t *testing.T) {
+	for g := uint8(0); g <= dctcpMaxShiftG; g++ {
+		c := dctcpCfg()
+		c.ShiftG = g
+		d, err := NewDCTCP(c)
+		require.NoError(t, err)
+		n := 1
+		if g > 0 {
+			n = int(math.Ceil(math.Log(1024)/-math.Log(1-math.Ldexp(1, -int(g))))) + 1
+		}
+		seq := uint32(0)
+		prev := d.Alpha()
+		for i := 0; i < n; i++ {
+			require.NoError(t, d.OnSend(units.Time(i), seq, 1000))
+			seq += 1000
+			require.NoError(t, d.OnAck(units.Time(i), 1000, false, seq))
+			require.True(t, d.Alpha() < prev || d.Alpha() == 0, "g=%d strictly decreasing", g)
+			prev = d.Alpha()
+		}
+		require.Zero(t, d.Alpha(), "g=%d after %d windows", g, n)
+	}
+}
+
+// Invariants over random send/ACK sequences (including ECN echoes, old and
+// duplicate ACKs): 2·MSS ≤ cwnd ≤ MaxCwnd, α ≤ 1024, and at most one cut per
+// window of data: a cut happens only at an ACK at or past the snd_nxt
+// recorded at the previous cut.
+func TestDCTCPInvariantsProperty(t *testing.T) {
+	params := gopter.DefaultTestParametersWithSeed(5)
+	params.MinSuccessfulTests = 300
+	props := gopter.NewProperties(params)
+	props.Property("cwnd bounds, α bounds, one cut per window", prop.ForAll(
+		func(g uint8, ss bool, words []uint64) (string, error) {
+			c := dctcpCfg()
+			c.ShiftG, c.SlowStart = g, ss
+			c.MaxCwnd = 200000
+			d, err := NewDCTCP(c)
+			if err != nil {
+				return err.Error(), nil
+			}
+			var cutEnd uint32
+			cut := false
+			for i, w := range words {
+				s := d.State()
+				now := units.Time(i)
+				if w%2 == 0 {
+					n := units.Bytes(w>>1) % (DCTCPMaxSegment + 1)
+					if err := d.OnSend(now, s.SndNxt, n); err != nil {
+						return err.Error(), nil
+					}
+					continue
+				}
+				inflight := uint64(s.SndNxt - s.SndUna)
+				adv := uint32(0)
+				if inflight > 0 {
+					adv = uint32((w >> 2) % (min(inflight, uint64(DCTCPMaxSegment)) + 1))
+				}
+				seq := s.SndUna + adv
+				if (w>>40)%8 == 0 { // an old ACK
+					seq = s.SndUna - uint32((w>>44)%100)
+					adv = 0
+				}
+				ece := (w>>1)&1 == 1
+				if err := d.OnAck(now, units.Bytes(adv), ece, seq); err != nil {
+					return err.Error(), nil
+				}
+				after := d.State()
+				if after.Cuts != s.Cuts {
+					if cut && dctcpBefore(after.SndUna, cutEnd) {
+						return "second cut inside a window", nil
+					}
+					cut, cutEnd = true, after.CWREnd
+				}
+				if after.Cwnd < 2000 || after.Cwnd > 200000 || after.Alpha > 1024 {
+					return "bounds", nil
+				}
+			}
+			return "", nil
+		},
+		gen.UInt8Range(0, 10).WithLabel("shift g"),
+		gen.Bool().WithLabel("slow start"),
+		gen.SliceOfN(200, gen.UInt64Range(0, math.MaxUint64)).WithLabel("events"),
+	))
+	props.TestingRun(t)
+}
+
+// FuzzDCTCPEvents drives the sender with arbitrary sends and ACKs at
+// arbitrary times and sequence numbers, backwards and out of window
+// included: no panic; bad input is an error that changes nothing; the bounds
+// hold after every event.
+func FuzzDCTCPEvents(f *testing.F) {
+	f.Add(uint8(4), []byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xe8, 0x03, 1, 1, 0, 0, 0, 0xe8, 0x03, 0, 0, 0xe8, 0x03}) // send 1000, ECE ACK
+	f.Add(uint8(0), []byte{1, 5, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0, 0, 0})                                        // ACK beyond snd_nxt
+	f.Add(uint8(10), []byte{0, 0xff, 0, 0, 0x80, 0, 0, 0, 0, 0xff, 0xff, 0xff})                                    // send past the window
+	f.Add(uint8(3), []byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0xf0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})             // backwards time
+	f.Fuzz(func(t *testing.T, g uint8, ops []byte) {
+		c := dctcpCfg()
+		c.ShiftG = g % (dctcpMaxShiftG + 1)
+		c.SlowStart = g&0x80 != 0
+		d, err := NewDCTCP(c)
+		require.NoError(t, err)
+		now := units.Time(0)
+		for steps := 0; len(ops) >= 12 && steps < 256; steps++ {
+			op := ops[0]
+			dt := units.Time(int8(ops[1]))
+			seq := binary.LittleEndian.Uint32(ops[2:6])
+			n := units.Bytes(int32(binary.LittleEndian.Uint32(ops[6:10])) >> 12)
+			ops = ops[12:]
+			before := d.State()
+			at := now + dt
+			s := before
+			if op&2 == 0 {
+				seq += s.SndNxt // mostly near the window
+			}
+			if op&1 == 0 {
+				err = d.OnSend(at, seq, n)
+			} else {
+				err = d.OnAck(at, n, op&4 != 0, seq)
+			}
+			if err != nil {
+				require.Equal(t, before, d.State(), "an error changes nothing")
+				continue
+			}
+			now = at
+			a := d.State()
+			require.GreaterOrEqual(t, a.Cwnd, uint32(2*c.MSS))
+			require.LessOrEqual(t, a.Cwnd, uint32(c.MaxCwnd))
+			require.LessOrEqual(t, a.Alpha, fixedpoint.UQ1_10One)
+			require.Less(t, a.SndNxt-a.SndUna, uint32(1<<31))
+		}
+	})
+}
+
+func TestDCTCPNoAllocs(t *testing.T) {
+	d, err := NewDCTCP(DCTCPHPCCSim(100*units.Gbps, 13*units.Microsecond))
+	require.NoError(t, err)
+	seq, i := uint32(0), 0
+	require.Zero(t, testing.AllocsPerRun(2000, func() {
+		i++
+		_ = d.OnSend(units.Time(i), seq, 1000)
+		seq += 1000
+		_ = d.OnAck(units.Time(i), 1000, i%7 == 0, seq)
+	}))
+}
+
+// BenchmarkDCTCPOnAck: one ACK per 1000-byte segment, one in seven echoing
+// ECN.
+func BenchmarkDCTCPOnAck(b *testing.B) {
+	d, _ := NewDCTCP(DCTCPHPCCSim(100*units.Gbps, 13*units.Microsecond))
+	seq, i := uint32(0), 0
+	b.ReportAllocs()
+	for b.Loop() {
+		i++
+		_ = d.OnSend(units.Time(i), seq, 1000)
+		seq += 1000
+		_ = d.OnAck(units.Time(i), 1000, i%7 == 0, seq)
+	}
+}
