@@ -23,6 +23,11 @@ type Scenario struct {
 	// CPInfo.Params) and checked by it if it implements ParamChecker.
 	Algorithm string            `json:"algorithm"`
 	Params    map[string]string `json:"params,omitempty"`
+	// Compare, if not empty, lists the algorithms the command runs this
+	// scenario under, side by side (Compare, Comparison); an explicit -algo
+	// runs just that one. Params written "algo.name" go to that algorithm
+	// only (see ForAlgorithm).
+	Compare []string `json:"compare,omitempty"`
 
 	Topology TopologySpec `json:"topology"`
 	Workload WorkloadSpec `json:"workload"`
@@ -117,6 +122,11 @@ func (s *Scenario) Validate() error {
 	if pc, ok := a.(ParamChecker); ok {
 		if err := pc.CheckParams(s.Params); err != nil {
 			return fmt.Errorf("scenario %s: params: %w", s.Name, err)
+		}
+	}
+	for _, name := range s.Compare {
+		if _, err := Lookup(name); err != nil {
+			return fmt.Errorf("scenario %s: compare: %w", s.Name, err)
 		}
 	}
 	if err := s.Topology.validate(); err != nil {
