@@ -49,6 +49,7 @@ type QueueReport struct {
 	Port      int     `json:"port"`
 	MeanBytes float64 `json:"mean_bytes"`
 	P50Bytes  int64   `json:"p50_bytes"`
+	P95Bytes  int64   `json:"p95_bytes"` // HPCC's Fig. 14 metric
 	P99Bytes  int64   `json:"p99_bytes"`
 	MaxBytes  int64   `json:"max_bytes"`
 }
@@ -130,16 +131,16 @@ type PortResult struct {
 	Rate     units.Rate
 	IsSwitch bool
 	// Queue statistics over the window (switch ports only).
-	MeanBytes          float64
-	P50, P99, MaxBytes units.Bytes
-	Utilization        float64
-	TxBytes            uint64 // whole run, wire bytes
-	Pauses             int64  // PAUSEs received that stopped this egress
-	PausesSent         int64  // PAUSEs this port sent upstream
-	PausedTime         units.Time
-	FirstPause         units.Time // -1 if never paused
-	MaxIngress         units.Bytes
-	Drops              int64
+	MeanBytes               float64
+	P50, P95, P99, MaxBytes units.Bytes
+	Utilization             float64
+	TxBytes                 uint64 // whole run, wire bytes
+	Pauses                  int64  // PAUSEs received that stopped this egress
+	PausesSent              int64  // PAUSEs this port sent upstream
+	PausedTime              units.Time
+	FirstPause              units.Time // -1 if never paused
+	MaxIngress              units.Bytes
+	Drops                   int64
 }
 
 // Series are the time series of a run, sampled every Interval: sample i

@@ -278,10 +278,10 @@ func (s *Sim) result() *Result {
 			if w := float64(s.to - s.from); w > 0 {
 				pr.MeanBytes = q.area / w
 			}
-			pr.P50, pr.P99, pr.MaxBytes = q.percentile(0.5), q.percentile(0.99), q.max
+			pr.P50, pr.P95, pr.P99, pr.MaxBytes = q.percentile(0.5), q.percentile(0.95), q.percentile(0.99), q.max
 			rep.Queues = append(rep.Queues, QueueReport{
 				Node: pt.node.name, Port: pt.num, MeanBytes: pr.MeanBytes,
-				P50Bytes: int64(pr.P50), P99Bytes: int64(pr.P99), MaxBytes: int64(pr.MaxBytes),
+				P50Bytes: int64(pr.P50), P95Bytes: int64(pr.P95), P99Bytes: int64(pr.P99), MaxBytes: int64(pr.MaxBytes),
 			})
 		}
 		rep.Links = append(rep.Links, LinkReport{Name: pt.name, Utilization: util})
