@@ -1,0 +1,553 @@
+package algos
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/hwcc/hwcc/cp"
+	"github.com/hwcc/hwcc/harness"
+	"github.com/hwcc/hwcc/rp"
+	"github.com/hwcc/hwcc/units"
+)
+
+// RoCC (Taheri et al., "Congestion Control for Datacenter Networks: A
+// Control-Theoretic Approach", papers/rocc.txt sections III and VI) in the
+// harness: algorithm "rocc".
+//
+// Switch (CP): every switch egress data queue runs one cp.RoCC, the fair
+// rate calculator of Algorithm 1 with the paper's default flow table
+// (section III-D (1), the flows with bytes in the queue). OnEnqueue and
+// OnDequeue feed the table with each data frame's flow and wire size; the
+// harness calls OnTimer every T (cp.RoCC.NextDeadline), the CP samples the
+// queue (q.Len(), the data queue's wire bytes, not counting the frame on
+// the wire) and, if the table is not empty, sends every flow in it the CNP
+// of section III-C: cp.RoCC.Feedback encoded with the 16-byte RoCCFeedback
+// codec into harness.Feedback.Data (exactly 16 bytes) and sent with
+// q.SendFeedback at control priority, which every port serves before data
+// (section III-C: "prioritize congestion notification packets"). The CNP
+// names its CP as switch = the switch's NodeID and port = the egress port
+// number, so CP() is unique per egress queue in a run.
+//
+// Sender (RP): one rp.RoCC per flow (Algorithm 2). OnFeedback decodes the
+// CNP (cp.DecodeRoCCFeedback) and, ReactionDelay later (15 µs, the paper's
+// "NIC (RP) reaction delay", section VI), calls rp.RoCC.OnFeedback with the
+// CNP's rate and CP. The delay is applied here with the RP's timer: each
+// CNP waits in a FIFO (roccRP.pending) with its due time, NextDeadline is
+// the earlier of the FIFO's head and rp.RoCC's recovery timer, and OnTimer
+// delivers the CNPs that are due, each at its own due time, before running
+// the recovery timer, so rp.RoCC sees every event in time order. The pacing
+// rate the NIC reads is min(offered rate, line rate, rp.RoCC.Rate()) (the
+// offered rate is the application's, FlowInfo.Offered; 0 means the line
+// rate). No window. Receiver (NP): none; no ECN, no INT.
+//
+// # Presets and the port-rate mapping
+//
+// The paper gives two simulation settings (section VI, "System
+// parameters") and two testbeds (sections VI-B and VI-C); cp has one
+// preset for each. With param.preset = auto (the default) each egress
+// queue gets a simulation preset by its port rate:
+//
+//	port rate      preset      T      Qref/Qmid/Qmax     ᾱ/β̄        Fmax
+//	≤ 40 Gb/s      40g         40 µs  150/300/360 KB     0.3/1.5    port rate
+//	> 40 Gb/s      100g        40 µs  300/600/660 KB     0.45/2.25  port rate
+//
+// and the paper's scaling between its two settings is kept: Fmax is the
+// port's own rate (4000 ΔF at 40 Gb/s, 10 000 ΔF at 100 Gb/s, so 1000 ΔF on
+// a 10 Gb/s port), rounded down to a whole ΔF; AUTO_TUNE's regions and the
+// MD threshold Fmax/8 follow from it. The loop gain the PI controller sees
+// is then the same at every port rate (N flows at F ≈ C/N move the queue by
+// N·α·ΔF per ΔQ of error, and with α ≈ ᾱ·F/Fmax that is ≈ ᾱ·ΔF·C/Fmax =
+// ᾱ·ΔF), which is why the 40 Gb/s preset serves every slower port: the
+// paper's multi-bottleneck simulation (Fig. 10) has 10 Gb/s access links
+// and gives no other setting. The 10 Gb/s DPDK testbed (section VI-B,
+// Qref/Qmid/Qmax = 75/150/210 KB, T = 100 µs) is param.preset=dpdk10g and
+// the 40 Gb/s Tofino testbed (section VI-C, 75/150/210 KB, T = 20 µs, ΔQ =
+// 80 B) param.preset=tofino40g; a named preset applies to every port, with
+// Fmax still the port's rate. All presets have ΔF = 10 Mb/s and Fmin =
+// 100 Mb/s.
+//
+// # Parameters (Scenario.Params, -set param.NAME=VALUE)
+//
+//	preset          auto (default), 40g, 100g, dpdk10g or tofino40g
+//	t               T, the CP's update period, for every port: a time in
+//	                [1us, 10ms] (default: the preset's)
+//	reaction_delay  the RP's delay from a CNP's arrival to its effect, a time
+//	                in [0, 1ms] (default 15us, section VI)
+//	recovery        the RP's fast-recovery timer (Algorithm 2, lines 7 and
+//	                13), a time in [1us, 100ms]; default 55 µs·T/40 µs
+//	flow_capacity   entries of each CP's flow table, 1..1048576 (default
+//	                1024, the paper's FPGA table, section IV-C)
+//
+// Choices where the paper is silent: the recovery timer is the authors'
+// OMNeT++ value, 55 µs at T = 40 µs (REFERENCE.md), scaled with T
+// (T·11/8: 27.5 µs on the Tofino preset, 137.5 µs on the DPDK one, and
+// with param.t), because it must exceed T: a CP that is still congested
+// sends a CNP every T, and a recovery timer shorter than T would double the
+// rate between two of them. With preset auto, T is 40 µs (both simulation
+// presets). The reaction delay is the simulation's 15 µs for every preset
+// (the testbeds' own is whatever their hosts add, which the harness does
+// not model). Every CP's timer starts at time 0 (updates at 0, T, 2T, …,
+// in phase across the network).
+//
+// Errors from the state machines (an event out of order, a malformed CNP)
+// cannot happen with a correct harness; the adapters count them (roccCP.errs,
+// roccRP.errs, with the first error kept) and tests require zero.
+
+// roccName is the registry name.
+const roccName = "rocc"
+
+// Parameter names and values.
+const (
+	roccParamPreset        = "preset"
+	roccParamT             = "t"
+	roccParamReactionDelay = "reaction_delay"
+	roccParamRecovery      = "recovery"
+	roccParamFlowCapacity  = "flow_capacity"
+	roccPresetAuto         = "auto"
+)
+
+// roccParamNames lists the parameters, sorted, for error messages.
+var roccParamNames = []string{
+	roccParamFlowCapacity, roccParamPreset, roccParamReactionDelay, roccParamRecovery, roccParamT,
+}
+
+// Parameter defaults and limits.
+const (
+	// roccReactionDelay is the NIC's reaction delay to a CNP, 15 µs
+	// (section VI, "System parameters").
+	roccReactionDelay = 15 * units.Microsecond
+	// roccSimPeriod is T of both simulation presets (section VI) and
+	// roccSimRecovery the authors' recovery timer at that T (REFERENCE.md);
+	// the default recovery timer is roccSimRecovery·T/roccSimPeriod.
+	roccSimPeriod   = 40 * units.Microsecond
+	roccSimRecovery = 55 * units.Microsecond
+	// roccAutoSplit is the largest port rate that gets the 40 Gb/s preset
+	// under preset auto.
+	roccAutoSplit = 40 * units.Gbps
+	// Ranges of t, reaction_delay and recovery.
+	roccMinT, roccMaxT               = 1 * units.Microsecond, 10 * units.Millisecond
+	roccMaxReactionDelay             = 1 * units.Millisecond
+	roccMinRecovery, roccMaxRecovery = 1 * units.Microsecond, 100 * units.Millisecond
+	// roccFlowCapacity is the flow table size of the paper's FPGA
+	// implementation (section IV-C).
+	roccFlowCapacity = 1024
+	// roccPendingInit is the initial capacity of an RP's delayed-CNP FIFO:
+	// one CNP per CP per T arrives, and the delay (15 µs) is below T, so a
+	// flow crossing up to 8 CPs never grows it.
+	roccPendingInit = 8
+)
+
+// roccPresets are the named presets of param.preset, in the order the
+// error message lists them.
+var roccPresets = []struct {
+	name string
+	cfg  func() cp.RoCCConfig
+}{
+	{"40g", cp.RoCC40G},
+	{"100g", cp.RoCC100G},
+	{"dpdk10g", cp.RoCCDPDK10G},
+	{"tofino40g", cp.RoCCTofino40G},
+}
+
+// roccPresetNames returns "auto, 40g, 100g, dpdk10g, tofino40g".
+func roccPresetNames() string {
+	names := []string{roccPresetAuto}
+	for _, p := range roccPresets {
+		names = append(names, p.name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// roccPresetAutoIndex is roccParams.preset for preset auto.
+const roccPresetAutoIndex = -1
+
+// roccPresetIndex returns the index in roccPresets of the preset named v
+// (any case), or roccPresetAutoIndex for "auto"; false for an unknown name.
+func roccPresetIndex(v string) (int, bool) {
+	if strings.EqualFold(v, roccPresetAuto) {
+		return roccPresetAutoIndex, true
+	}
+	for i, pr := range roccPresets {
+		if strings.EqualFold(v, pr.name) {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// roccParams is the parsed parameter set of one scenario.
+type roccParams struct {
+	preset        int        // index in roccPresets, or roccPresetAutoIndex
+	t             units.Time // 0: the preset's
+	reactionDelay units.Time
+	recovery      units.Time // 0: derived from T
+	flowCapacity  int
+}
+
+// roccParseParams parses and range-checks params; unknown keys are errors.
+func roccParseParams(params map[string]string) (roccParams, error) {
+	p := roccParams{preset: roccPresetAutoIndex, reactionDelay: roccReactionDelay, flowCapacity: roccFlowCapacity}
+	keys := make([]string, 0, len(params))
+	for k := range params {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // report the first bad key deterministically
+	for _, k := range keys {
+		v := strings.TrimSpace(params[k])
+		bad := func(want string) error {
+			return fmt.Errorf("rocc: param.%s = %q: want %s", k, v, want)
+		}
+		timeIn := func(lo, hi units.Time) (units.Time, error) {
+			t, err := units.ParseTime(v)
+			if v == "0" { // a bare zero needs no unit
+				t, err = 0, nil
+			}
+			if err != nil || t < lo || t > hi {
+				return 0, bad(fmt.Sprintf("a time in %v..%v", lo, hi))
+			}
+			return t, nil
+		}
+		var err error
+		switch k {
+		case roccParamPreset:
+			i, ok := roccPresetIndex(v)
+			if !ok {
+				return p, bad("one of " + roccPresetNames())
+			}
+			p.preset = i
+		case roccParamT:
+			p.t, err = timeIn(roccMinT, roccMaxT)
+		case roccParamReactionDelay:
+			p.reactionDelay, err = timeIn(0, roccMaxReactionDelay)
+		case roccParamRecovery:
+			p.recovery, err = timeIn(roccMinRecovery, roccMaxRecovery)
+		case roccParamFlowCapacity:
+			n, e := strconv.Atoi(v)
+			if e != nil || n < 1 || n > cp.RoCCMaxFlowCapacity {
+				return p, bad(fmt.Sprintf("a whole number in 1..%d", cp.RoCCMaxFlowCapacity))
+			}
+			p.flowCapacity = n
+		default:
+			return p, fmt.Errorf("rocc: unknown parameter param.%s (known: %s)", k, strings.Join(roccParamNames, ", "))
+		}
+		if err != nil {
+			return p, err
+		}
+	}
+	return p, nil
+}
+
+// roccPresetFor returns the preset name and configuration of a port of
+// rate r under p (see the mapping in the file comment).
+func roccPresetFor(p roccParams, r units.Rate) (string, cp.RoCCConfig) {
+	i := p.preset
+	if i == roccPresetAutoIndex {
+		i = 0 // 40g
+		if r > roccAutoSplit {
+			i = 1 // 100g
+		}
+	}
+	return roccPresets[i].name, roccPresets[i].cfg()
+}
+
+// roccCPConfig returns the cp.RoCC configuration of egress queue info.
+func roccCPConfig(info harness.CPInfo, p roccParams) (cp.RoCCConfig, error) {
+	name, cfg := roccPresetFor(p, info.Rate)
+	if p.t > 0 {
+		cfg.Period = p.t
+	}
+	// The flow table's eviction age is unused by the default (queue) table;
+	// keep the presets' 10 T.
+	cfg.FlowMaxAge = 10 * cfg.Period
+	cfg.FlowCapacity = p.flowCapacity
+	// Fmax = the port's rate, in whole ΔF (the paper's 4000 ΔF at 40 Gb/s
+	// and 10 000 ΔF at 100 Gb/s).
+	fmax := info.Rate / cfg.DeltaF * cfg.DeltaF
+	limit := units.Rate(1<<cfg.RateBits-1) * cfg.DeltaF
+	if fmax <= cfg.FMin || fmax > limit {
+		return cfg, fmt.Errorf("rocc: port %s->%s runs at %v: Fmax = the port rate must be in (%v, %v] with preset %s (ΔF = %v)",
+			info.NodeName, info.PeerName, info.Rate, cfg.FMin, limit, name, cfg.DeltaF)
+	}
+	cfg.FMax = fmax
+	cfg.Switch = uint32(info.Node)
+	cfg.Port = uint16(info.Port)
+	return cfg, nil
+}
+
+// roccRecovery returns the RP's recovery timer under p: param.recovery, or
+// 55 µs·T/40 µs with T = param.t, the named preset's T, or 40 µs (auto).
+func roccRecovery(p roccParams) units.Time {
+	if p.recovery > 0 {
+		return p.recovery
+	}
+	t := roccSimPeriod
+	switch {
+	case p.t > 0:
+		t = p.t
+	case p.preset != roccPresetAutoIndex:
+		t = roccPresets[p.preset].cfg().Period
+	}
+	// 55/40 = 11/8; T ≤ 10 ms, so the product cannot overflow.
+	return t * roccSimRecovery / roccSimPeriod
+}
+
+// roccRPConfig returns the rp.RoCC configuration of flow f under p.
+func roccRPConfig(f harness.FlowInfo, p roccParams) (rp.RoCCConfig, error) {
+	cfg := rp.RoCC40G()
+	// ΔF must be the CPs'; every preset has 10 Mb/s (TestRoCCPresetsShareDeltaF).
+	cfg.DeltaF = cp.RoCC40G().DeltaF
+	// Rmax = the NIC's line rate (Table II: "usually the link bandwidth"),
+	// in whole ΔF.
+	cfg.RMax = f.LineRate / cfg.DeltaF * cfg.DeltaF
+	cfg.RecoveryPeriod = roccRecovery(p)
+	cfg.ReactionDelay = p.reactionDelay
+	if err := cfg.Validate(); err != nil {
+		return cfg, fmt.Errorf("rocc: flow %d (%s->%s, line rate %v): %w", f.ID, f.SrcName, f.DstName, f.LineRate, err)
+	}
+	return cfg, nil
+}
+
+// roccAlgo is the harness.Algorithm. It is stateless: every run parses its
+// own parameters.
+type roccAlgo struct{}
+
+func (roccAlgo) Name() string { return roccName }
+
+// Features: RoCC needs neither the default ECN marker nor INT.
+func (roccAlgo) Features() harness.Features { return harness.Features{} }
+
+// CheckParams implements harness.ParamChecker.
+func (roccAlgo) CheckParams(params map[string]string) error {
+	_, err := roccParseParams(params)
+	return err
+}
+
+// NewCP returns the cp.RoCC of one switch egress queue.
+func (roccAlgo) NewCP(info harness.CPInfo) (harness.CP, error) {
+	p, err := roccParseParams(info.Params)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := roccCPConfig(info, p)
+	if err != nil {
+		return nil, err
+	}
+	c, err := cp.NewRoCC(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("rocc: CP %s->%s: %w", info.NodeName, info.PeerName, err)
+	}
+	return &roccCP{c: c}, nil
+}
+
+// NewRP returns the rp.RoCC of one flow.
+func (roccAlgo) NewRP(f harness.FlowInfo) (harness.RP, error) {
+	p, err := roccParseParams(f.Params)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := roccRPConfig(f, p)
+	if err != nil {
+		return nil, err
+	}
+	r, err := rp.NewRoCC(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("rocc: flow %d: %w", f.ID, err)
+	}
+	limit := f.LineRate
+	if f.Offered > 0 && f.Offered < limit {
+		limit = f.Offered
+	}
+	return &roccRP{
+		r: r, flow: uint32(f.ID), limit: limit, delay: cfg.ReactionDelay,
+		pending: make([]roccPending, roccPendingInit),
+	}, nil
+}
+
+// NewNP: RoCC has no notification point (the CP talks to the source).
+func (roccAlgo) NewNP(harness.FlowInfo) (harness.NP, error) { return nil, nil }
+
+// roccErrs counts a state machine's errors and keeps the first.
+type roccErrs struct {
+	n     uint64
+	first error
+}
+
+func (e *roccErrs) add(err error) {
+	e.n++
+	if e.first == nil {
+		e.first = err
+	}
+}
+
+// roccCP adapts cp.RoCC to harness.CP (see the file comment).
+type roccCP struct {
+	harness.BaseCP
+	c *cp.RoCC
+	// flows is the scratch list of the flow table at an update; it grows
+	// to the largest table seen and is then reused (no allocation).
+	flows []uint32
+	// sent counts CNPs handed to the harness, refused those it refused (the
+	// flow had finished or stopped while its last frames were queued).
+	sent, refused uint64
+	errs          roccErrs
+}
+
+// OnEnqueue adds the data frame's wire bytes to its flow's entry.
+func (c *roccCP) OnEnqueue(now units.Time, _ *harness.Queue, p *harness.Packet) {
+	if err := c.c.OnEnqueue(now, uint32(p.Flow), p.Size); err != nil {
+		c.errs.add(err)
+	}
+}
+
+// OnDequeue takes them out again; the flow leaves the table at zero. RoCC
+// has no INT, so p.Size is the size it was enqueued with.
+func (c *roccCP) OnDequeue(now units.Time, _ *harness.Queue, p *harness.Packet) {
+	if err := c.c.OnDequeue(now, uint32(p.Flow), p.Size); err != nil {
+		c.errs.add(err)
+	}
+}
+
+// NextDeadline is the next update of Algorithm 1.
+func (c *roccCP) NextDeadline() units.Time { return c.c.NextDeadline() }
+
+// OnTimer runs Algorithm 1 on the queue's length now and sends the fair
+// rate to every flow in the table (section III-B).
+func (c *roccCP) OnTimer(now units.Time, q *harness.Queue) {
+	d, err := c.c.OnTimer(now, q.Len())
+	if err != nil {
+		c.errs.add(err)
+		return
+	}
+	if !d.Send {
+		return
+	}
+	// Copy the table first: sending may start frames on other ports, whose
+	// CPs run; this one is not re-entered, but the list is then fixed.
+	c.flows = c.c.AppendFlows(c.flows[:0])
+	for _, flow := range c.flows {
+		var fb harness.Feedback
+		_ = c.c.Feedback(flow).Append(fb.Data[:0]) // exactly RoCCFeedbackLen = 16 bytes
+		if q.SendFeedback(harness.FlowID(flow), fb) {
+			c.sent++
+		} else {
+			c.refused++
+		}
+	}
+}
+
+// roccPending is a CNP waiting out the reaction delay.
+type roccPending struct {
+	at   units.Time
+	rate uint32 // ΔF units
+	cp   uint64 // CPrcvd
+}
+
+// roccRP adapts rp.RoCC to harness.RP (see the file comment).
+type roccRP struct {
+	harness.BaseRP
+	r     *rp.RoCC
+	flow  uint32
+	limit units.Rate // min(offered, line rate)
+	delay units.Time
+	// pending is a ring of CNPs in arrival order (so in due-time order):
+	// n of them from index head. It doubles when full (never in a run
+	// where at most roccPendingInit CNPs arrive within one delay).
+	pending []roccPending
+	head, n int
+	// received counts CNPs, wrongFlow those addressed to another flow
+	// (ignored); errs the decode and state-machine errors.
+	received, wrongFlow uint64
+	errs                roccErrs
+}
+
+// Rate is min(offered, line rate, RoCC's rate limiter).
+func (r *roccRP) Rate() units.Rate { return min(r.limit, r.r.Rate()) }
+
+// Window: RoCC is rate based.
+func (r *roccRP) Window() units.Bytes { return 0 }
+
+// errRoCCReport is an RP's error for a CNP of the host-computed type
+// (section III-F), which the switch adapter never sends.
+var errRoCCReport = errors.New("rocc: RP received a report CNP (type 2); the harness's CPs send rate CNPs")
+
+// OnFeedback decodes a CNP and schedules it ReactionDelay from now.
+func (r *roccRP) OnFeedback(now units.Time, fb *harness.Feedback) {
+	r.received++
+	m, err := cp.DecodeRoCCFeedback(fb.Data[:])
+	if err != nil {
+		r.errs.add(err)
+		return
+	}
+	if m.Type != cp.RoCCRateFeedback {
+		r.errs.add(errRoCCReport)
+		return
+	}
+	if m.Flow != r.flow {
+		r.wrongFlow++
+		return
+	}
+	if r.delay == 0 {
+		r.apply(now, uint32(m.Rate), m.CP())
+		return
+	}
+	r.push(roccPending{at: now + r.delay, rate: uint32(m.Rate), cp: m.CP()})
+}
+
+// push appends e to the ring, doubling it when full.
+func (r *roccRP) push(e roccPending) {
+	if r.n == len(r.pending) {
+		grown := make([]roccPending, 2*len(r.pending))
+		for i := 0; i < r.n; i++ {
+			grown[i] = r.pending[(r.head+i)%len(r.pending)]
+		}
+		r.pending, r.head = grown, 0
+	}
+	r.pending[(r.head+r.n)%len(r.pending)] = e
+	r.n++
+}
+
+// apply is Algorithm 2's PROCESS_CNP at time at.
+func (r *roccRP) apply(at units.Time, rate uint32, cpID uint64) {
+	if _, err := r.r.OnFeedback(at, rate, cpID); err != nil {
+		r.errs.add(err)
+	}
+}
+
+// NextDeadline is the earlier of the next delayed CNP and the recovery
+// timer.
+func (r *roccRP) NextDeadline() units.Time {
+	d := r.r.NextDeadline()
+	if r.n > 0 {
+		d = min(d, r.pending[r.head].at)
+	}
+	return d
+}
+
+// OnTimer delivers every CNP due by now, each at its due time, then runs
+// the recovery timer (TIMER_EXPIRED) up to now.
+func (r *roccRP) OnTimer(now units.Time) {
+	for r.n > 0 && r.pending[r.head].at <= now {
+		e := r.pending[r.head]
+		r.head = (r.head + 1) % len(r.pending)
+		r.n--
+		r.apply(e.at, e.rate, e.cp)
+	}
+	if _, err := r.r.OnTimer(now); err != nil {
+		r.errs.add(err)
+	}
+}
+
+func init() {
+	harness.MustRegister(roccAlgo{})
+}
+
+// Compile-time checks.
+var (
+	_ harness.Algorithm    = roccAlgo{}
+	_ harness.ParamChecker = roccAlgo{}
+	_ harness.CP           = (*roccCP)(nil)
+	_ harness.RP           = (*roccRP)(nil)
+)
