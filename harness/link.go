@@ -16,6 +16,9 @@ type node struct {
 	// Switch state.
 	swID    uint16      // 12-bit INT switch ID (index among switches + 1)
 	bufUsed units.Bytes // shared buffer occupancy: data frames admitted and not yet dequeued
+	// hdrmReserve is the PFC headroom of every port, held back from the
+	// shared pool (PFC on; see switch.go).
+	hdrmReserve units.Bytes
 	routes  [][]int32   // routes[dst host] = candidate egress port numbers (ECMP set)
 	salt    uint64      // per-switch ECMP hash salt
 

@@ -135,6 +135,9 @@ func (s *Sim) buildSwitches() error {
 			if pt.headroom == 0 {
 				pt.headroom = s.headroomFor(pt)
 			}
+			if s.pfcOn {
+				n.hdrmReserve += pt.headroom
+			}
 			pt.st.q.hist = make([]int64, histLen)
 			if s.feat.INT {
 				if _, ok := s.codec.Speeds().Code(pt.rate); !ok {
@@ -158,6 +161,10 @@ func (s *Sim) buildSwitches() error {
 			if cp != nil {
 				s.armCP(q)
 			}
+		}
+		if s.pfcOn && n.hdrmReserve >= s.buffer {
+			return fmt.Errorf("switch %s: buffer %v cannot hold the PFC headroom of its %d ports (%v): raise switch.buffer or lower switch.headroom",
+				n.name, s.buffer, len(n.ports), n.hdrmReserve)
 		}
 	}
 	for _, pt := range s.ports {

@@ -23,9 +23,21 @@ import (
 //   - PFC off (lossy): admitted if the shared buffer has room, else tail-dropped.
 //
 // PFC, per ingress port and priority: when the bytes admitted through the
-// port and not yet dequeued reach Xoff, the switch sends a PAUSE for the
-// priority to the upstream neighbour; when they fall to Xon or below, a
-// RESUME. The frames go out of the ingress port ahead of any queued frame
+// port and not yet dequeued reach its pause threshold, the switch sends a
+// PAUSE for the priority to the upstream neighbour; when they fall to its
+// resume threshold or below, a RESUME. The thresholds are static (Xoff, Xon)
+// unless the shared buffer runs short: each switch reserves every port's
+// headroom out of its buffer, and the rest is the shared pool, so
+//
+//	pause  when ing ≥ min(Xoff, free)
+//	resume when ing ≤ min(Xon, free − 2·maxFrame), or ing = 0
+//	free = Buffer − Σ_ports headroom − bytes in the buffer
+//
+// (a dynamic threshold with α = 1, as shared-buffer switches do). With many
+// ingress ports filling at once a port is paused before the pool runs dry,
+// and what arrives after its PAUSE lands in its reserved headroom, so PFC is
+// lossless however many ports share the buffer. New rejects a buffer that
+// cannot hold the reserve. The frames go out of the ingress port ahead of any queued frame
 // (after the frame being serialised), and the neighbour stops or restarts
 // that priority on its egress port when the frame arrives. A PAUSE holds
 // until the RESUME (equivalent to a sender that refreshes its pause quanta
@@ -68,7 +80,7 @@ func (s *Sim) enqueue(sw *node, out *port, p *Packet, in *port) {
 				in.st.maxIngress = in.ing[prio]
 			}
 			p.ingress = in
-			if s.pfcOn && !in.wantPause[prio] && in.ing[prio] >= s.xoff {
+			if s.pfcOn && !in.wantPause[prio] && in.ing[prio] >= min(s.xoff, s.sharedFree(sw)+size) {
 				in.wantPause[prio] = true
 				s.pfcSignal(in, prio)
 			}
@@ -126,7 +138,7 @@ func (s *Sim) switchDequeued(pt *port, p *Packet) {
 			prio := p.Prio
 			in.ing[prio] -= p.inSize
 			p.ingress = nil
-			if in.wantPause[prio] && in.ing[prio] <= s.xon {
+			if in.wantPause[prio] && (in.ing[prio] == 0 || in.ing[prio] <= min(s.xon, s.sharedFree(sw)-2*s.maxFrame())) {
 				in.wantPause[prio] = false
 				s.pfcSignal(in, prio)
 			}
@@ -267,6 +279,18 @@ func (s *Sim) onCPTimer(q *Queue) {
 	s.armCP(q)
 }
 
+// sharedFree returns the free bytes of sw's shared pool: its buffer less
+// the headroom reserved for every port less the bytes in the buffer (may be
+// negative once ports use their headroom).
+func (s *Sim) sharedFree(sw *node) units.Bytes {
+	return s.buffer - sw.hdrmReserve - sw.bufUsed
+}
+
+// maxFrame is the largest data frame on the wire, INT included.
+func (s *Sim) maxFrame() units.Bytes {
+	return DataOverheadBytes + s.payload + s.preamble + units.Bytes(inttel.MaxLen)
+}
+
 // headroomFor returns the automatic PFC headroom of an ingress port: what
 // can still arrive after the switch decides to pause. The PAUSE waits for
 // at most one maximum frame ahead of it on the reverse link, then travels
@@ -278,6 +302,5 @@ func (s *Sim) onCPTimer(q *Queue) {
 // (maxFrame and the PFC frame in wire bytes), plus one maximum frame of
 // margin for the frame in serialisation when the threshold is crossed.
 func (s *Sim) headroomFor(p *port) units.Bytes {
-	maxFrame := DataOverheadBytes + s.payload + s.preamble + units.Bytes(inttel.MaxLen)
-	return 2*units.BytesIn(p.rate, p.delay) + 3*maxFrame + PFCFrameBytes + s.preamble
+	return 2*units.BytesIn(p.rate, p.delay) + 3*s.maxFrame() + PFCFrameBytes + s.preamble
 }
