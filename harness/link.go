@@ -19,8 +19,8 @@ type node struct {
 	// hdrmReserve is the PFC headroom of every port, held back from the
 	// shared pool (PFC on; see switch.go).
 	hdrmReserve units.Bytes
-	routes  [][]int32   // routes[dst host] = candidate egress port numbers (ECMP set)
-	salt    uint64      // per-switch ECMP hash salt
+	routes      [][]int32 // routes[dst host] = candidate egress port numbers (ECMP set)
+	salt        uint64    // per-switch ECMP hash salt
 
 	// Host state: flows with data to send, served round robin.
 	active []*flow
