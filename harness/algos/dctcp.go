@@ -1,0 +1,369 @@
+package algos
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/hwcc/hwcc/cp"
+	"github.com/hwcc/hwcc/fixedpoint"
+	"github.com/hwcc/hwcc/harness"
+	"github.com/hwcc/hwcc/rp"
+	"github.com/hwcc/hwcc/units"
+)
+
+// DCTCP (Alizadeh et al., SIGCOMM 2010, section 3; REFERENCE.md, "TIMELY
+// and DCTCP") in the harness: algorithm "dctcp".
+//
+// Switch (CP): every switch egress data queue runs one cp.DCTCP, the step
+// marker: CE when the data queue's wire bytes exceed K. By default it judges
+// each frame on arrival against the queue including it (param.mark =
+// enqueue), as the DCTCP paper specifies ("mark arriving packets") and its
+// section 3.3 analysis assumes, and as the harness's default marker does;
+// param.mark = dequeue judges it on departure against the queue left
+// behind, as the HPCC authors' ns-3 switch does (see dcqcn.go, which
+// defaults to dequeue to reproduce the HPCC paper's DCQCN numbers).
+// Features: none; cp.DCTCP replaces the harness's threshold marker.
+//
+// Receiver (NP): none. The harness NIC echoes CE in its ACKs: Ack.ECE is set
+// when a data packet the ACK covers arrived marked.
+//
+// Sender (RP): one rp.DCTCP per flow. The NIC reads Window() = cwnd, the
+// limit on unacknowledged payload, and paces at min(offered rate, line rate)
+// (DCTCP is window-based; the rate only keeps the NIC from bursting above
+// its line). OnSend passes the frame's first byte and payload; OnAck the
+// bytes the ACK newly acknowledges, its ECN echo and its cumulative
+// sequence. rp.DCTCP has no timer.
+//
+// Sequence numbers: the harness numbers payload bytes from 0 in 64 bits,
+// rp.DCTCP in 32 bits as TCP does. The adapter passes the low 32 bits
+// (uint32(seq), a truncation, i.e. the sequence modulo 2^32, with initial
+// sequence number 0) and rp.DCTCP compares them wrap-aware (a before b ⇔
+// int32(a − b) < 0), which is exact while the bytes in flight stay below
+// 2^31: cwnd is at most rp.DCTCPMaxCwnd = 1 GiB, so a flow of any length
+// (more than 4 GiB included) is tracked exactly; TestDCTCPSequenceWrap
+// drives the adapter across the wrap. An ACK that newly acknowledges more
+// than rp.DCTCPMaxSegment (64 KiB; only with ack_every above 65) is passed
+// as consecutive chunks of at most 64 KiB with their intermediate
+// cumulative sequences and the ACK's ECN echo. With ack_every > 1 every
+// byte of an ACK that echoes ECE counts as marked (the NIC's ACK carries
+// one ECE bit, as TCP's does).
+//
+// # Parameters (Scenario.Params, -set param.NAME=VALUE)
+//
+//	preset               linux (default) or hpcc
+//	                       linux  rp.DCTCPDefault: Linux tcp_dctcp.c, g =
+//	                              1/16, α₀ = 1, IW10, no window cap below
+//	                              1 GiB, slow start on (Linux's)
+//	                       hpcc   rp.DCTCPHPCCSim: the HPCC paper's runs,
+//	                              no slow start, cwnd starting at and
+//	                              capped by the flow's bandwidth-delay
+//	                              product (line rate × base RTT)
+//	k                    the CP's threshold at every port, a size; default
+//	                     30 KB scaled by port rate/10 Gb/s (cp.DCTCPHPCCSim,
+//	                     the HPCC paper's rule "according to [8]")
+//	dctcp_shift_g        g = 2^−shift, 0..10 (default 4)
+//	dctcp_alpha_on_init  α at start in Q10, 0..1024 (default 1024 = 1.0)
+//	slow_start           on or off (default: the preset's)
+//	init_cwnd, max_cwnd  sizes (default: the preset's)
+//	mark                 enqueue (default) or dequeue: where the CP judges
+//
+// The MSS is the scenario's payload (NICSpec.Payload, default 1000 B, the
+// HPCC preset's MSS). Why linux is the default: it is the reference
+// implementation (REFERENCE.md) and its window is not capped at the
+// bandwidth-delay product, so that the queue settles at K as the DCTCP
+// paper analyses it; under the hpcc preset two flows cannot fill a queue
+// beyond one BDP, far below K at every link speed (the BDP of a 1 µs star
+// at 10 Gb/s is 6 KB, K is 30 KB), so the marker never acts.
+
+// dctcpName is the registry name.
+const dctcpName = "dctcp"
+
+// Preset names.
+const (
+	dctcpPresetLinux   = "linux"
+	dctcpPresetHPCC    = "hpcc"
+	dctcpDefaultPreset = dctcpPresetLinux
+)
+
+// Parameter names.
+const (
+	dctcpParamPreset    = "preset"
+	dctcpParamK         = "k"
+	dctcpParamShiftG    = "dctcp_shift_g"
+	dctcpParamAlphaInit = "dctcp_alpha_on_init"
+	dctcpParamSlowStart = "slow_start"
+	dctcpParamInitCwnd  = "init_cwnd"
+	dctcpParamMaxCwnd   = "max_cwnd"
+	dctcpParamMark      = "mark"
+)
+
+// dctcpDefaultMark is the default marking point (see the file comment).
+const dctcpDefaultMark = dcqcnMarkEnqueue
+
+// dctcpParamNames lists the parameters, sorted, for error messages.
+var dctcpParamNames = []string{
+	dctcpParamAlphaInit, dctcpParamShiftG, dctcpParamInitCwnd, dctcpParamK,
+	dctcpParamMark, dctcpParamMaxCwnd, dctcpParamPreset, dctcpParamSlowStart,
+}
+
+// dctcpMaxShiftG is Linux's largest dctcp_shift_g.
+const dctcpMaxShiftG = 10
+
+// dctcpParams is the parsed parameter set of one scenario. -1 (or a nil
+// pointer) means "the preset's".
+type dctcpParams struct {
+	preset    string
+	k         units.Bytes
+	shiftG    int
+	alphaInit int
+	slowStart *bool
+	initCwnd  units.Bytes
+	maxCwnd   units.Bytes
+	// markDequeue: the CP judges frames at dequeue (param.mark).
+	markDequeue bool
+}
+
+// dctcpParseParams parses params and checks each value's range; unknown
+// keys are errors naming the known ones.
+func dctcpParseParams(params map[string]string) (dctcpParams, error) {
+	p := dctcpParams{preset: dctcpDefaultPreset, k: -1, shiftG: -1, alphaInit: -1, initCwnd: -1, maxCwnd: -1,
+		markDequeue: dctcpDefaultMark == dcqcnMarkDequeue}
+	keys := make([]string, 0, len(params))
+	for k := range params {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := strings.TrimSpace(params[k])
+		bad := func(want string) error {
+			return fmt.Errorf("dctcp: param.%s = %q: want %s", k, v, want)
+		}
+		switch k {
+		case dctcpParamPreset:
+			switch strings.ToLower(v) {
+			case dctcpPresetLinux, dctcpPresetHPCC:
+				p.preset = strings.ToLower(v)
+			default:
+				return p, bad(dctcpPresetLinux + " or " + dctcpPresetHPCC)
+			}
+		case dctcpParamK:
+			b, err := units.ParseBytes(v)
+			if err != nil || b > cp.DCTCPMaxThreshold {
+				return p, bad(fmt.Sprintf("a size in 0..%d B (a 32-bit register)", int64(cp.DCTCPMaxThreshold)))
+			}
+			p.k = b
+		case dctcpParamShiftG, dctcpParamAlphaInit:
+			hi := dctcpMaxShiftG
+			if k == dctcpParamAlphaInit {
+				hi = int(fixedpoint.UQ1_10One)
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 || n > hi {
+				return p, bad(fmt.Sprintf("a whole number in 0..%d", hi))
+			}
+			if k == dctcpParamShiftG {
+				p.shiftG = n
+			} else {
+				p.alphaInit = n
+			}
+		case dctcpParamMark:
+			deq, err := dcqcnParseMark(v)
+			if err != nil {
+				return p, bad(dcqcnMarkEnqueue + " or " + dcqcnMarkDequeue)
+			}
+			p.markDequeue = deq
+		case dctcpParamSlowStart:
+			var b bool
+			if err := dcqcnSetBool(&b, v); err != nil {
+				return p, bad("on or off (true/false, 1/0)")
+			}
+			p.slowStart = &b
+		case dctcpParamInitCwnd, dctcpParamMaxCwnd:
+			b, err := units.ParseBytes(v)
+			if err != nil || b < 1 || b > rp.DCTCPMaxCwnd {
+				return p, bad(fmt.Sprintf("a size in 1..%d B, at least 2 MSS", int64(rp.DCTCPMaxCwnd)))
+			}
+			if k == dctcpParamInitCwnd {
+				p.initCwnd = b
+			} else {
+				p.maxCwnd = b
+			}
+		default:
+			return p, fmt.Errorf("dctcp: unknown parameter param.%s (known: %s)", k, strings.Join(dctcpParamNames, ", "))
+		}
+	}
+	if p.initCwnd >= 0 && p.maxCwnd >= 0 && p.initCwnd > p.maxCwnd {
+		return p, fmt.Errorf("dctcp: param.init_cwnd = %v exceeds param.max_cwnd = %v", p.initCwnd, p.maxCwnd)
+	}
+	return p, nil
+}
+
+// dctcpRPConfig returns the rp.DCTCPConfig of flow f under p.
+func dctcpRPConfig(p dctcpParams, f harness.FlowInfo) (rp.DCTCPConfig, error) {
+	var c rp.DCTCPConfig
+	mss := f.Payload
+	switch p.preset {
+	case dctcpPresetHPCC:
+		c = rp.DCTCPHPCCSim(f.LineRate, f.BaseRTT)
+		// The preset's MSS is the HPCC simulations' 1000 B payload; use the
+		// scenario's, with the same BDP rule (at least 2 segments).
+		bdp := max(units.BytesIn(f.LineRate, f.BaseRTT), 2*mss)
+		c.MSS, c.InitialCwnd, c.MaxCwnd = mss, bdp, bdp
+	default:
+		c = rp.DCTCPDefault(mss)
+		c.SlowStart = true
+	}
+	if p.shiftG >= 0 {
+		c.ShiftG = uint8(p.shiftG)
+	}
+	if p.alphaInit >= 0 {
+		c.InitialAlpha = fixedpoint.UQ1_10(p.alphaInit)
+	}
+	if p.slowStart != nil {
+		c.SlowStart = *p.slowStart
+	}
+	if p.maxCwnd >= 0 {
+		c.MaxCwnd = p.maxCwnd
+		c.InitialCwnd = min(c.InitialCwnd, c.MaxCwnd)
+	}
+	if p.initCwnd >= 0 {
+		c.InitialCwnd = p.initCwnd
+	}
+	if err := c.Validate(); err != nil {
+		return c, fmt.Errorf("dctcp: flow %d (preset %s, MSS %v): %w", f.ID, p.preset, mss, err)
+	}
+	return c, nil
+}
+
+// dctcpAlgo is the harness.Algorithm; stateless.
+type dctcpAlgo struct{}
+
+func (dctcpAlgo) Name() string { return dctcpName }
+
+// Features: none; cp.DCTCP is the marker.
+func (dctcpAlgo) Features() harness.Features { return harness.Features{} }
+
+// CheckParams implements harness.ParamChecker.
+func (dctcpAlgo) CheckParams(params map[string]string) error {
+	_, err := dctcpParseParams(params)
+	return err
+}
+
+// NewCP returns the cp.DCTCP of one switch egress queue.
+func (dctcpAlgo) NewCP(info harness.CPInfo) (harness.CP, error) {
+	p, err := dctcpParseParams(info.Params)
+	if err != nil {
+		return nil, err
+	}
+	cfg := cp.DCTCPHPCCSim(info.Rate)
+	if p.k >= 0 {
+		cfg.K = p.k
+	}
+	c, err := cp.NewDCTCP(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("dctcp: CP %s port %d (%v): %w", info.NodeName, info.Port, info.Rate, err)
+	}
+	return &dctcpCP{c: c, atDequeue: p.markDequeue}, nil
+}
+
+// NewRP returns the rp.DCTCP of one flow.
+func (dctcpAlgo) NewRP(f harness.FlowInfo) (harness.RP, error) {
+	p, err := dctcpParseParams(f.Params)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := dctcpRPConfig(p, f)
+	if err != nil {
+		return nil, err
+	}
+	d, err := rp.NewDCTCP(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("dctcp: flow %d: %w", f.ID, err)
+	}
+	rate := f.LineRate
+	if f.Offered > 0 && f.Offered < rate {
+		rate = f.Offered
+	}
+	return &dctcpRP{d: d, rate: rate}, nil
+}
+
+// NewNP: none; the NIC echoes CE in ACKs.
+func (dctcpAlgo) NewNP(harness.FlowInfo) (harness.NP, error) { return nil, nil }
+
+// dctcpCP adapts cp.DCTCP to harness.CP.
+type dctcpCP struct {
+	harness.BaseCP
+	c *cp.DCTCP
+	// atDequeue: judge frames as they leave (param.mark=dequeue).
+	atDequeue bool
+	errs      dcqcnErrs
+}
+
+// OnEnqueue marks the arriving data frame when the queue it has joined
+// exceeds K (param.mark=enqueue).
+func (c *dctcpCP) OnEnqueue(now units.Time, q *harness.Queue, p *harness.Packet) {
+	if !c.atDequeue {
+		c.judge(now, q, p)
+	}
+}
+
+// OnDequeue marks the departing data frame when the queue it leaves behind
+// exceeds K (param.mark=dequeue).
+func (c *dctcpCP) OnDequeue(now units.Time, q *harness.Queue, p *harness.Packet) {
+	if c.atDequeue {
+		c.judge(now, q, p)
+	}
+}
+
+func (c *dctcpCP) judge(now units.Time, q *harness.Queue, p *harness.Packet) {
+	mark, err := c.c.OnEnqueue(now, q.Len())
+	c.errs.add(err)
+	if mark {
+		p.CE = true
+	}
+}
+
+// dctcpRP adapts rp.DCTCP to harness.RP.
+type dctcpRP struct {
+	harness.BaseRP
+	d    *rp.DCTCP
+	rate units.Rate // min(offered, line rate)
+	errs dcqcnErrs
+}
+
+// Rate: min(offered, line rate).
+func (r *dctcpRP) Rate() units.Rate { return r.rate }
+
+// Window is cwnd.
+func (r *dctcpRP) Window() units.Bytes { return r.d.Window() }
+
+// OnSend passes the segment with its sequence truncated to 32 bits.
+func (r *dctcpRP) OnSend(now units.Time, seq uint64, n units.Bytes) {
+	r.errs.add(r.d.OnSend(now, uint32(seq), n))
+}
+
+// OnAck passes the newly acknowledged bytes, the ECN echo and the
+// cumulative sequence (low 32 bits), in chunks of at most
+// rp.DCTCPMaxSegment (see the file comment).
+func (r *dctcpRP) OnAck(now units.Time, a *harness.Ack) {
+	newly := max(a.Newly, 0)
+	seq := a.Seq - uint64(newly) // the previous cumulative ACK
+	for newly > rp.DCTCPMaxSegment {
+		seq += uint64(rp.DCTCPMaxSegment)
+		newly -= rp.DCTCPMaxSegment
+		r.errs.add(r.d.OnAck(now, rp.DCTCPMaxSegment, a.ECE, uint32(seq)))
+	}
+	r.errs.add(r.d.OnAck(now, newly, a.ECE, uint32(a.Seq)))
+}
+
+func init() { harness.MustRegister(dctcpAlgo{}) }
+
+// Compile-time checks.
+var (
+	_ harness.Algorithm    = dctcpAlgo{}
+	_ harness.ParamChecker = dctcpAlgo{}
+	_ harness.CP           = (*dctcpCP)(nil)
+	_ harness.RP           = (*dctcpRP)(nil)
+)

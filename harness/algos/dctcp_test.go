@@ -1,0 +1,219 @@
+package algos
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/hwcc/hwcc/cp"
+	"github.com/hwcc/hwcc/harness"
+	"github.com/hwcc/hwcc/rp"
+	"github.com/hwcc/hwcc/units"
+)
+
+func TestDCTCPParams(t *testing.T) {
+	a := dctcpAlgo{}
+	for _, p := range []map[string]string{
+		nil, {"preset": "linux"}, {"preset": "HPCC"}, {"k": "65KB"}, {"dctcp_shift_g": "0"}, {"dctcp_shift_g": "10"},
+		{"dctcp_alpha_on_init": "0"}, {"slow_start": "off"}, {"init_cwnd": "20KB", "max_cwnd": "20KB"},
+		{"mark": "dequeue"},
+	} {
+		require.NoError(t, a.CheckParams(p), "%v", p)
+	}
+	for _, c := range []struct {
+		p    map[string]string
+		want string
+	}{
+		{map[string]string{"kmin": "1KB"}, "unknown parameter param.kmin (known: dctcp_alpha_on_init, dctcp_shift_g, init_cwnd, k, mark, max_cwnd, preset, slow_start)"},
+		{map[string]string{"preset": "cubic"}, "param.preset = \"cubic\": want linux or hpcc"},
+		{map[string]string{"k": "5GB"}, "param.k = \"5GB\": want a size in 0..4294967295 B"},
+		{map[string]string{"dctcp_shift_g": "11"}, "param.dctcp_shift_g = \"11\": want a whole number in 0..10"},
+		{map[string]string{"dctcp_alpha_on_init": "1025"}, "want a whole number in 0..1024"},
+		{map[string]string{"slow_start": "sometimes"}, "want on or off"},
+		{map[string]string{"max_cwnd": "2GiB"}, "param.max_cwnd = \"2GiB\": want a size in 1..1073741824 B"},
+		{map[string]string{"init_cwnd": "0"}, "param.init_cwnd"},
+		{map[string]string{"init_cwnd": "30KB", "max_cwnd": "20KB"}, "param.init_cwnd = 30KB exceeds param.max_cwnd = 20KB"},
+		{map[string]string{"mark": "late"}, "param.mark = \"late\": want enqueue or dequeue"},
+	} {
+		require.ErrorContains(t, a.CheckParams(c.p), c.want, "%v", c.p)
+	}
+	// A window below 2 MSS is the flow's error, naming the flow and MSS.
+	_, err := a.NewRP(harness.FlowInfo{ID: 4, LineRate: 10 * units.Gbps, Payload: 1000, Params: map[string]string{"init_cwnd": "1500"}})
+	require.ErrorContains(t, err, "dctcp: flow 4 (preset linux, MSS 1KB)")
+	require.ErrorContains(t, err, "InitialCwnd")
+}
+
+// The presets are rp's (the MSS the scenario's payload), K the HPCC
+// paper's rule K = 30 KB·Bw/10 Gb/s (papers/hpcc.txt section 5.1),
+// computed here from the formula.
+func TestDCTCPPresetConfigs(t *testing.T) {
+	f := harness.FlowInfo{ID: 1, LineRate: 25 * units.Gbps, BaseRTT: 4900 * units.Nanosecond, Payload: 1000}
+	p, err := dctcpParseParams(nil)
+	require.NoError(t, err)
+	got, err := dctcpRPConfig(p, f)
+	require.NoError(t, err)
+	want := rp.DCTCPDefault(1000)
+	want.SlowStart = true
+	require.Equal(t, want, got)
+
+	p, err = dctcpParseParams(map[string]string{"preset": "hpcc"})
+	require.NoError(t, err)
+	got, err = dctcpRPConfig(p, f)
+	require.NoError(t, err)
+	require.Equal(t, rp.DCTCPHPCCSim(f.LineRate, f.BaseRTT), got) // MSS 1000 = the payload
+	require.Equal(t, units.Bytes(15312), got.MaxCwnd)             // the BDP: 25 Gb/s × 4.9 µs / 8 = 15312.5 B, rounded down
+
+	f.Payload = 4000
+	p, err = dctcpParseParams(map[string]string{"preset": "hpcc", "dctcp_shift_g": "5", "slow_start": "on", "max_cwnd": "100KB"})
+	require.NoError(t, err)
+	got, err = dctcpRPConfig(p, f)
+	require.NoError(t, err)
+	require.Equal(t, units.Bytes(4000), got.MSS)
+	require.Equal(t, units.Bytes(100_000), got.MaxCwnd)
+	require.Equal(t, units.Bytes(15312), got.InitialCwnd, "the BDP, below the raised cap")
+	require.Equal(t, uint8(5), got.ShiftG)
+	require.True(t, got.SlowStart)
+
+	for _, link := range []units.Rate{10 * units.Gbps, 25 * units.Gbps, 100 * units.Gbps} {
+		c, err := dctcpAlgo{}.NewCP(harness.CPInfo{Rate: link})
+		require.NoError(t, err)
+		require.Equal(t, cp.DCTCPConfig{K: units.Bytes(30_000 * float64(link) / 10e9)}, c.(*dctcpCP).c.Config())
+		require.False(t, c.(*dctcpCP).atDequeue)
+	}
+}
+
+// The harness's 64-bit byte sequence reaches rp.DCTCP as its low 32 bits;
+// a flow crossing 2^32 keeps its window bookkeeping exact (rp compares
+// sequences wrap-aware).
+func TestDCTCPSequenceWrap(t *testing.T) {
+	r, err := dctcpAlgo{}.NewRP(harness.FlowInfo{LineRate: 10 * units.Gbps, Payload: 1000})
+	require.NoError(t, err)
+	d := r.(*dctcpRP)
+	// Bring the flow to just below 2^32 with 64 KiB segments, each acked.
+	const seg = uint64(rp.DCTCPMaxSegment)
+	start := uint64(1)<<32 - 5500 // the 6th segment below straddles 2^32
+	now := units.Time(0)
+	for seq := uint64(0); seq < start; {
+		n := min(seg, start-seq)
+		r.OnSend(now, seq, units.Bytes(n))
+		seq += n
+		now += units.Nanosecond
+		r.OnAck(now, &harness.Ack{Seq: seq, Newly: units.Bytes(n)})
+	}
+	require.Equal(t, uint32(start), d.d.State().SndUna)
+	for i := uint64(0); i < 10; i++ {
+		r.OnSend(now, start+i*1000, 1000)
+	}
+	require.Equal(t, units.Bytes(10_000), d.d.Inflight())
+	for i := uint64(1); i <= 10; i++ {
+		now += units.Microsecond
+		seq := start + i*1000
+		r.OnAck(now, &harness.Ack{Seq: seq, Newly: 1000, ECE: i == 8})
+		require.Equal(t, uint32(seq), d.d.State().SndUna)
+		require.Equal(t, units.Bytes(10_000-i*1000), d.d.Inflight(), "after ACK %d", i)
+	}
+	require.Zero(t, d.errs.n, "%v", d.errs.first)
+	require.Equal(t, uint64(1), d.d.State().Cuts, "the ECN echo after the wrap cut the window")
+}
+
+// An ACK that newly acknowledges more than rp.DCTCPMaxSegment reaches
+// rp.DCTCP as consecutive chunks ending at the ACK's sequence, with one
+// cut for its ECN echo.
+func TestDCTCPAckChunks(t *testing.T) {
+	r, err := dctcpAlgo{}.NewRP(harness.FlowInfo{LineRate: 10 * units.Gbps, Payload: 1000, Params: map[string]string{"init_cwnd": "300KB"}})
+	require.NoError(t, err)
+	d := r.(*dctcpRP)
+	for i := uint64(0); i < 200; i++ {
+		r.OnSend(0, i*1000, 1000)
+	}
+	r.OnAck(units.Microsecond, &harness.Ack{Seq: 150_000, Newly: 150_000, ECE: true})
+	s := d.d.State()
+	require.Zero(t, d.errs.n, "%v", d.errs.first)
+	require.Equal(t, uint32(150_000), s.SndUna)
+	require.Equal(t, uint64(3), s.Acks, "150 KB = 64 KiB + 64 KiB + 18928 B")
+	require.Equal(t, uint64(1), s.Cuts)
+	// A duplicate (nothing new) is one call with 0 bytes.
+	r.OnAck(2*units.Microsecond, &harness.Ack{Seq: 150_000})
+	require.Equal(t, uint64(4), d.d.State().Acks)
+}
+
+// Two long DCTCP flows on a 10 Gb/s bottleneck (K = 30 KB) share it
+// fairly and keep the queue near K. Over the 20 ms window that starts
+// 10 ms after the second start:
+//
+//   - Jain ≥ 0.99 and each flow within 10 % of C/2 (as for DCQCN).
+//   - The queue follows the DCTCP paper's sawtooth (section 3.3), in packets
+//     of P = 1082 wire bytes: with N = 2 flows, K the threshold and C·RTT
+//     the base-RTT pipe, the windows meet the threshold at W* = (C·RTT +
+//     K)/N, the marked fraction α solves α²(1 − α/4) = (2W* + 1)/(W* + 1)²,
+//     each flow cuts D = (W* + 1)·α/2 and the queue swings by A = N·D below
+//     Qmax = K + N. Assert p99 ≤ Qmax + 1 packet (one frame of rounding:
+//     the threshold compares wire bytes, the windows count payload) and
+//     p10 ≥ Qmax − 2A. The factor 2: the analysis assumes one cut per flow
+//     per congestion episode; in the packet-level run a flow leaves its
+//     reduction state one window after the cut and cuts again if the queue
+//     is still above K, and the runs show two to three cuts per episode
+//     with α at about two thirds of the analysis' value, a total cut of
+//     about 1.7 D.
+func TestDCTCPFairnessAndQueue(t *testing.T) {
+	sc := dcqcnBuiltin(t, dctcpFairnessName, "sample_interval=1us")
+	res := dcqcnRun(t, sc)
+	require.GreaterOrEqual(t, res.Report.Fairness.Jain, 0.99)
+	half := float64(dctcpScenarioLink) / 2
+	for _, f := range res.Flows {
+		require.InEpsilon(t, half, f.Throughput, 0.10, "flow %d: %.3f Gb/s", f.ID, f.Throughput/1e9)
+	}
+
+	const pkt = 1082.0 // wire bytes of a 1000-byte payload frame
+	n := 2.0
+	k := 30_000 * float64(dctcpScenarioLink) / 10e9 / pkt
+	pipe := float64(units.BytesIn(dctcpScenarioLink, res.Flows[0].BaseRTT)) / pkt
+	w := (pipe + k) / n
+	rhs := (2*w + 1) / ((w + 1) * (w + 1))
+	alpha := math.Sqrt(rhs) // solve α²(1 − α/4) = rhs by fixed-point iteration
+	for i := 0; i < 50; i++ {
+		alpha = math.Sqrt(rhs / (1 - alpha/4))
+	}
+	a := n * (w + 1) * alpha / 2
+	qmax := k + n
+	q := dcqcnQueueQuantiles(t, res, "s0->h0", units.Time(res.Scenario.MeasureFrom), res.End, 0.10, 0.99)
+	t.Logf("W* %.1f α %.3f A %.2f pkts; Qmax %.0f B; p10 %v p99 %v", w, alpha, a, qmax*pkt, q[0], q[1])
+	require.LessOrEqual(t, float64(q[1]), (qmax+1)*pkt, "p99")
+	require.GreaterOrEqual(t, float64(q[0]), (qmax-2*a)*pkt, "p10")
+}
+
+// dctcp-incast runs to completion: every incast flow finishes and nothing
+// is dropped (PFC is on).
+func TestDCTCPIncast(t *testing.T) {
+	res := dcqcnRun(t, dcqcnBuiltin(t, dctcpIncastName))
+	require.Zero(t, res.Report.Drops)
+	for _, f := range res.Flows[1:] {
+		require.GreaterOrEqual(t, f.Finish, units.Time(0), "incast flow %d did not finish", f.ID)
+	}
+}
+
+// FuzzDCTCPParams: any parameter set either fails CheckParams, or builds a
+// CP and an RP at 10 Gb/s (or fails the RP's MSS-dependent checks with an
+// error) — never a panic. Seeds: valid, each kind of bad value, unknown.
+func FuzzDCTCPParams(f *testing.F) {
+	f.Add("preset", "hpcc", "k", "30KB")             // valid
+	f.Add("init_cwnd", "1500", "max_cwnd", "1GiB")   // below 2 MSS: NewRP's error
+	f.Add("dctcp_shift_g", "11", "slow_start", "on") // out of range
+	f.Add("mark", "dequeue", "dctcp_alpha_on_init", "1024")
+	f.Add("nope", "1", "k", "-1")
+	f.Fuzz(func(t *testing.T, k1, v1, k2, v2 string) {
+		params := map[string]string{k1: v1, k2: v2}
+		a := dctcpAlgo{}
+		if a.CheckParams(params) != nil {
+			return
+		}
+		c, err := a.NewCP(harness.CPInfo{Rate: 10 * units.Gbps, Params: params})
+		require.NoError(t, err)
+		require.NotNil(t, c)
+		fi := harness.FlowInfo{LineRate: 10 * units.Gbps, BaseRTT: 6 * units.Microsecond, Payload: 1000, Params: params}
+		if r, err := a.NewRP(fi); err == nil {
+			require.GreaterOrEqual(t, r.Window(), units.Bytes(2000))
+		}
+	})
+}
