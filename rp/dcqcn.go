@@ -20,23 +20,60 @@ import (
 //	on CNP:        RT ← RC                   target clamp (see below)
 //	               RC ← RC·(1 − α/2)          RC −= min(RC·α >> rpg_gd, RC·(100 − rpg_min_dec_fac)/100)
 //	               α ← (1 − g)·α + g          per dce_tcp_rtt period with a CNP:
-//	                                          α ← dce_tcp_g·α/1024 + (1024 − dce_tcp_g)
-//	no CNP for K:  α ← (1 − g)·α              per period without: α ← dce_tcp_g·α/1024
+//	                                          α ← ⌊dce_tcp_g·α/1024⌋ + (1024 − dce_tcp_g)
+//	no CNP for K:  α ← (1 − g)·α              per period without: α ← ⌊dce_tcp_g·α/1024⌋
 //	fast recovery: RC ← (RC + RT)/2           RC ← ⌈(RC + RT)/2⌉
 //	additive:      RT += R_AI; RC ← (RC+RT)/2 RT ← min(RT + rpg_ai_rate, max)
 //	hyper:         RT += i·R_HAI              RT ← min(RT + rpg_hai_rate, max)
 //
 // so g = 1 − dce_tcp_g/1024 and rpg_gd = 11 is the paper's α/2.
 //
+// (α and the Q10 constants above are written in Q10 units; the register
+// holds them scaled, see below.)
+//
 // Registers. RC (current rate) and RT (target rate) are 32-bit unsigned
-// registers counting DCQCNConfig.RateUnit (ConnectX: 1 Mb/s). α is a 10-bit
-// Q10 register (fixedpoint.UQ0_10, raw 0..1023, 1023/1024 ≈ 1). The stage
-// counters are 32-bit, saturating. The byte counter counts bytes (64-bit; it
-// stays below rpg_byte_reset + DCQCNMaxSendBytes). Products are formed in
-// 64 bits (RC·α < 2^42, RC·100 < 2^39): no overflow.
+// registers counting DCQCNConfig.RateUnit (ConnectX: 1 Mb/s). α is an
+// unsigned fraction of f = DCQCNConfig.AlphaFracBits bits (UQ0.f, raw
+// 0..2^f − 1, value raw/2^f; 10 ≤ f ≤ 24). The vendor's α parameters are
+// Q10 values (dce_tcp_g, initial_alpha_value, and the 1024 − dce_tcp_g added
+// on a period with a CNP); the register holds them scaled by S = 2^(f−10),
+// and the updates run in it with the vendor's formulas:
+//
+//	period without CNP:  α ← ⌊α·dce_tcp_g/1024⌋            (α·dce_tcp_g >> 10)
+//	period with CNP:     α ← ⌊α·dce_tcp_g/1024⌋ + (1024 − dce_tcp_g)·S
+//	first CNP:           α ← initial_alpha_value·S
+//	decrease:            cut = RC·α >> (rpg_gd + f − 10)     (= RC·(α/S) >> rpg_gd)
+//
+// so f = 10 is a pure Q10 register. Why wider: the floor loses up to one
+// LSB per period, and in Q10 with the vendor's g = 1019 the exact decrement
+// α·5/1024 is below one LSB for every α < 205, so α then falls by a whole
+// 1/1024 per µs instead of by 0.5 % of itself: 600 µs after one CNP
+// equation (6) gives α = 54.3/1024 and a Q10 register holds 0, and CNPs more
+// than a few µs apart leave α near 0, so decreases cut almost nothing. With
+// f bits the floor errors add up to less than 1024/(1024 − g)·2^(10−f) Q10
+// units (0.2/1024 at g = 1019, f = 20), whatever the number of periods.
+//
+// The floor is applied to the retained part, ⌊α·g/1024⌋, not to the
+// decrement: α − ⌊α·(1024 − g)/1024⌋ would round α up and stick at small
+// values (at α = 1, g = 1019 the decrement floors to 0 forever). With the
+// floor on the product, a period without CNP lowers a non-zero α by at least
+// one LSB (g ≤ 1023), so α decays to exactly 0, and the α timer idles. It
+// takes at most ⌈(1024/d)·ln(2^f·d/1024)⌉ + ⌊1024/d⌋ periods from any α
+// (d = 1024 − g ≥ 1: α shrinks by the factor g/1024 per period down to
+// 1024/d, then by at least one LSB per period): at g = 1019 exactly 1863
+// periods from the largest α (2^20 − 1) and 1862 from initial_alpha_value
+// 1023 at f = 20, 466 at f = 10; at worst (g = 1023) 7686 periods at f = 20,
+// 10523 at f = 24, 1023 at f = 10.
+//
+// The stage counters are 32-bit, saturating. The byte counter counts bytes
+// (64-bit; it stays below rpg_byte_reset + DCQCNMaxSendBytes). Products are
+// formed in 64 bits (RC·α < 2^56, α·g < 2^34, RC·100 < 2^39): no overflow.
 //
 // Invariants (checked by the tests): rpg_min_rate ≤ RC ≤ RT ≤ max rate;
-// α ≤ 1023.
+// α ≤ 2^f − 1, so its Q10 view α >> (f − 10) (Alpha) is at most 1023. The
+// largest α is reached and kept by a CNP in every period (⌊(2^f − 1)·g/1024⌋
+// = g·S − 1 for g ≥ 1, plus (1024 − g)·S); at g = 0 a period with a CNP
+// would give 2^f, and the register saturates at 2^f − 1.
 //
 // Timers, all explicit (NextDeadline/OnTimer; events also run every timer due
 // at or before their time first, so a caller may skip OnTimer calls):
@@ -65,6 +102,11 @@ import (
 //
 // Choices where the sources are silent, each documented:
 //
+//   - The α register's width, AlphaFracBits: the vendor documents its α
+//     parameters in Q10 but not the register they act on. The presets use
+//     20 bits, where α follows equation (6) within 0.2/1024 (the HPCC
+//     authors' simulator keeps α as a double); 10 is available to model a
+//     pure Q10 register.
 //   - rate_reduce_monitor_period is a minimum spacing (decrease at once,
 //     then hold off), not a periodic poll. The HPCC authors' ns-3 code polls
 //     every period from the first CNP instead; the two differ only in
@@ -101,12 +143,29 @@ const DCQCNByteResetUnit = 64 * units.Byte
 // DCQCNMaxPeriod is the longest timer period accepted.
 const DCQCNMaxPeriod = units.Second
 
+// The range and the presets' value of DCQCNConfig.AlphaFracBits, the width
+// of the α register.
+const (
+	// DCQCNAlphaFracBitsMin: a pure Q10 register, the vendor parameters'
+	// own format.
+	DCQCNAlphaFracBitsMin = fixedpoint.UQ0_10Frac
+	// DCQCNAlphaFracBitsMax: α·dce_tcp_g stays below 2^34 and RC·α below
+	// 2^56, far inside the 64-bit products.
+	DCQCNAlphaFracBitsMax = 24
+	// DCQCNAlphaFracBitsDefault is the presets' width: the floor errors of
+	// α's update add up to less than 0.2/1024 at dce_tcp_g = 1019 (see the
+	// type's doc), a fifth of the Q10 parameters' own resolution.
+	DCQCNAlphaFracBitsDefault = 20
+)
+
 const (
 	// dcqcnPercent is the scale of rpg_min_dec_fac.
 	dcqcnPercent = 100
-	// dcqcnAlphaOne is 1.0 in α's Q10 format (the scale of dce_tcp_g; 1.0
-	// itself is not a value of the 10-bit α register).
+	// dcqcnAlphaOne is 1.0 in Q10, the format of the vendor's α parameters
+	// (the scale of dce_tcp_g; 1.0 itself is not a value of α).
 	dcqcnAlphaOne = 1 << fixedpoint.UQ0_10Frac
+	// dcqcnGShift: α·dce_tcp_g >> 10 is α·dce_tcp_g/1024.
+	dcqcnGShift = fixedpoint.UQ0_10Frac
 	// dcqcnMaxGd is the largest rpg_gd accepted.
 	dcqcnMaxGd = 31
 	// dcqcnMaxByteReset is the largest rpg_byte_reset, in 64 B units (a
@@ -143,8 +202,19 @@ type DCQCNConfig struct {
 	// RpgMinRate..max rate, a multiple of RateUnit.
 	RateToSetOnFirstCNP units.Rate
 	// RpgGd is rpg_gd: a decrease cuts RC·α >> rpg_gd (α in Q10, so 11 is
-	// α/2; vendor default 11). Range: 0..31.
+	// α/2; vendor default 11; with the wider register, RC·α >> (rpg_gd +
+	// AlphaFracBits − 10)). Range: 0..31.
 	RpgGd uint8
+	// AlphaFracBits is the width of the NIC's α register: α is an unsigned
+	// fraction of AlphaFracBits bits (raw 0..2^AlphaFracBits − 1). The
+	// vendor parameters dce_tcp_g and initial_alpha_value are Q10 values,
+	// scaled by 2^(AlphaFracBits − 10) into it; 10 reproduces a pure Q10
+	// register, whose floor makes α fall a whole 1/1024 per period once
+	// α < 1024/(1024 − dce_tcp_g) (see the type's doc). The vendor does not
+	// document the register's width; no preset source gives one. Range:
+	// DCQCNAlphaFracBitsMin..DCQCNAlphaFracBitsMax (10..24); presets
+	// DCQCNAlphaFracBitsDefault (20).
+	AlphaFracBits uint8
 	// RpgMinDecFac is rpg_min_dec_fac, in percent (vendor default 50): one
 	// decrease leaves at least RC·rpg_min_dec_fac/100 (the cut is at most
 	// RC·(100 − rpg_min_dec_fac)/100). 0 bounds nothing. Range: 0..100.
@@ -194,6 +264,8 @@ type DCQCNConfig struct {
 // rpg_byte_reset 32767·64 B, rpg_threshold 1, rpg_ai_rate 5 Mb/s,
 // rpg_hai_rate 50 Mb/s, clamp_tgt_rate 0, clamp_tgt_rate_after_time_inc 1.
 // Rates count 1 Mb/s, the NIC's unit, so link must be a whole number of Mb/s.
+// The α register is DCQCNAlphaFracBitsDefault (20) bits wide: the vendor
+// documents its parameters in Q10 but not the register's width.
 func DCQCNConnectX(link units.Rate) DCQCNConfig {
 	return DCQCNConfig{
 		PortRate:                 link,
@@ -203,6 +275,7 @@ func DCQCNConnectX(link units.Rate) DCQCNConfig {
 		InitialAlphaValue:        fixedpoint.UQ0_10Max,
 		RateToSetOnFirstCNP:      0,
 		RpgGd:                    11,
+		AlphaFracBits:            DCQCNAlphaFracBitsDefault,
 		RpgMinDecFac:             50,
 		RpgMinRate:               1 * units.Mbps,
 		RpgMaxRate:               0,
@@ -244,8 +317,10 @@ func dcqcnScaleRate(r, link units.Rate) units.Rate {
 // clamp_tgt_rate = 1), initial α = 1 (1023 in Q10, the closest value), the
 // first CNP halving the rate like any other (rate_to_set_on_first_cnp = 0),
 // cut α/2 (rpg_gd = 11) with no other bound (rpg_min_dec_fac = 0). The
-// sources give no minimum rate; this preset uses the vendor's 1 Mb/s. Rates
-// count 1 Kb/s; link must be a whole number of Kb/s.
+// sources give no minimum rate; this preset uses the vendor's 1 Mb/s. The
+// paper's α is a real number; the preset keeps it in a
+// DCQCNAlphaFracBitsDefault (20) bit register. Rates count 1 Kb/s; link
+// must be a whole number of Kb/s.
 func DCQCNPaper(link units.Rate) DCQCNConfig {
 	return DCQCNConfig{
 		PortRate:                 link,
@@ -255,6 +330,7 @@ func DCQCNPaper(link units.Rate) DCQCNConfig {
 		InitialAlphaValue:        fixedpoint.UQ0_10Max,
 		RateToSetOnFirstCNP:      0,
 		RpgGd:                    11,
+		AlphaFracBits:            DCQCNAlphaFracBitsDefault,
 		RpgMinDecFac:             0,
 		RpgMinRate:               1 * units.Mbps,
 		RpgMaxRate:               0,
@@ -281,8 +357,11 @@ func DCQCNPaper(link units.Rate) DCQCNConfig {
 // clamps once the timer stage is non-zero), no byte counter (rpg_byte_reset
 // 0: the simulator has none), no bound on one decrease beyond α/2
 // (rpg_min_dec_fac 0), the rate kept on the first CNP and α = 1 (1023).
-// Rates count 1 Kb/s; link must be a whole number of Kb/s and at least
-// 1000 Mb/s.
+// The simulator keeps α as a double (53-bit mantissa); the preset keeps the
+// paper preset's DCQCNAlphaFracBitsDefault (20) bit register, whose
+// accumulated floor error (below 0.25/1024 at dce_tcp_g = 1020, see the
+// type's doc) is a quarter of the Q10 parameters' own resolution. Rates count 1 Kb/s;
+// link must be a whole number of Kb/s and at least 1000 Mb/s.
 func DCQCNHPCCSim(link units.Rate) DCQCNConfig {
 	c := DCQCNPaper(link)
 	c.DceTCPRtt = 1 * units.Microsecond
@@ -363,6 +442,10 @@ func (c DCQCNConfig) Validate() error {
 	if c.RpgGd > dcqcnMaxGd {
 		return fmt.Errorf("rp: DCQCN RpgGd = %d, want 0..%d", c.RpgGd, dcqcnMaxGd)
 	}
+	if c.AlphaFracBits < DCQCNAlphaFracBitsMin || c.AlphaFracBits > DCQCNAlphaFracBitsMax {
+		return fmt.Errorf("rp: DCQCN AlphaFracBits = %d, want %d..%d (the α register's fraction bits; %d is Q10)",
+			c.AlphaFracBits, DCQCNAlphaFracBitsMin, DCQCNAlphaFracBitsMax, DCQCNAlphaFracBitsMin)
+	}
 	if c.RpgMinDecFac > dcqcnPercent {
 		return fmt.Errorf("rp: DCQCN RpgMinDecFac = %d, want 0..%d (percent)", c.RpgMinDecFac, dcqcnPercent)
 	}
@@ -393,8 +476,10 @@ type DCQCNState struct {
 	// PrevRC is RC just before the latest decrease (for traces and the
 	// min_dec_fac property).
 	PrevRC uint32
-	// Alpha is α (Q10, 0..1023).
-	Alpha fixedpoint.UQ0_10
+	// AlphaRaw is the α register: an unsigned fraction of AlphaFracBits
+	// bits, 0..2^AlphaFracBits − 1, value AlphaRaw/2^AlphaFracBits.
+	// DCQCN.Alpha returns its Q10 view, AlphaRaw >> (AlphaFracBits − 10).
+	AlphaRaw uint32
 	// AlphaCNPArrived is set by a CNP and consumed by the next α tick.
 	AlphaCNPArrived bool
 	// DecreasePending is set by a CNP that came within
@@ -445,7 +530,14 @@ type DCQCN struct {
 	byteReset uint64
 	// keep is 100 − rpg_min_dec_fac: the largest cut in percent.
 	keep uint64
-	s    DCQCNState
+	// The α register (f = AlphaFracBits): alphaShift = f − 10 scales a Q10
+	// value into it; alphaMax = 2^f − 1; alphaCNP = (1024 − dce_tcp_g)
+	// << alphaShift, added on a period with a CNP; alphaInit =
+	// initial_alpha_value << alphaShift; cutShift = rpg_gd + alphaShift.
+	alphaShift, cutShift uint
+	alphaMax, alphaCNP   uint64
+	alphaInit            uint32
+	s                    DCQCNState
 }
 
 // NewDCQCN validates cfg and returns a reaction point sending at the maximum
@@ -455,15 +547,21 @@ func NewDCQCN(cfg DCQCNConfig) (*DCQCN, error) {
 		return nil, err
 	}
 	u := cfg.RateUnit
+	sh := uint(cfg.AlphaFracBits) - fixedpoint.UQ0_10Frac
 	d := &DCQCN{
-		cfg:       cfg,
-		maxR:      uint32(cfg.MaxRate() / u),
-		minR:      uint32(cfg.RpgMinRate / u),
-		ai:        uint32(cfg.RpgAIRate / u),
-		hai:       uint32(cfg.RpgHAIRate / u),
-		first:     uint32(cfg.RateToSetOnFirstCNP / u),
-		byteReset: uint64(cfg.RpgByteReset),
-		keep:      dcqcnPercent - uint64(cfg.RpgMinDecFac),
+		cfg:        cfg,
+		maxR:       uint32(cfg.MaxRate() / u),
+		minR:       uint32(cfg.RpgMinRate / u),
+		ai:         uint32(cfg.RpgAIRate / u),
+		hai:        uint32(cfg.RpgHAIRate / u),
+		first:      uint32(cfg.RateToSetOnFirstCNP / u),
+		byteReset:  uint64(cfg.RpgByteReset),
+		keep:       dcqcnPercent - uint64(cfg.RpgMinDecFac),
+		alphaShift: sh,
+		cutShift:   uint(cfg.RpgGd) + sh,
+		alphaMax:   uint64(1)<<cfg.AlphaFracBits - 1,
+		alphaCNP:   uint64(dcqcnAlphaOne-cfg.DceTCPG) << sh,
+		alphaInit:  uint32(cfg.InitialAlphaValue) << sh,
 	}
 	d.s.RC, d.s.RT = d.maxR, d.maxR
 	d.s.NextAlpha, d.s.NextIncrease, d.s.NextDecrease = units.MaxTime, units.MaxTime, units.MaxTime
@@ -482,8 +580,13 @@ func (d *DCQCN) Rate() units.Rate { return units.Rate(d.s.RC) * d.cfg.RateUnit }
 // Target returns the target rate RT·RateUnit.
 func (d *DCQCN) Target() units.Rate { return units.Rate(d.s.RT) * d.cfg.RateUnit }
 
-// Alpha returns α (Q10).
-func (d *DCQCN) Alpha() fixedpoint.UQ0_10 { return d.s.Alpha }
+// Alpha returns α's Q10 view: the register rounded down to 10 fraction
+// bits, AlphaRaw >> (AlphaFracBits − 10), 0..1023.
+func (d *DCQCN) Alpha() fixedpoint.UQ0_10 { return fixedpoint.UQ0_10(d.s.AlphaRaw >> d.alphaShift) }
+
+// AlphaRaw returns the α register, AlphaFracBits fraction bits (value
+// AlphaRaw/2^AlphaFracBits).
+func (d *DCQCN) AlphaRaw() uint32 { return d.s.AlphaRaw }
 
 // NextDeadline returns the earliest timer deadline: the caller calls OnTimer
 // at or after it. units.MaxTime when every timer is idle.
@@ -622,7 +725,8 @@ func (d *DCQCN) OnSend(now units.Time, n units.Bytes) error {
 func (d *DCQCN) firstCNP(now units.Time) {
 	s := &d.s
 	s.Active = true
-	s.Alpha = d.cfg.InitialAlphaValue
+	// α ← initial_alpha_value (Q10), scaled into the register.
+	s.AlphaRaw = d.alphaInit
 	s.AlphaCNPArrived = false
 	s.AlphaAnchor = now
 	s.NextAlpha = dcqcnAddTime(now, d.cfg.DceTCPRtt)
@@ -652,10 +756,11 @@ func (d *DCQCN) decrease(t units.Time) {
 		s.RT = s.RC
 	}
 	rc := uint64(s.RC)
-	// RC ← RC·(1 − α/2): cut = RC·α/2^rpg_gd (α in Q10, rpg_gd = 11 is α/2),
-	// bounded by RC·(100 − rpg_min_dec_fac)/100 (the division is by the
-	// constant 100).
-	cut := min(rc*uint64(s.Alpha)>>d.cfg.RpgGd, rc*d.keep/dcqcnPercent)
+	// RC ← RC·(1 − α/2): cut = RC·α/2^rpg_gd with α in Q10 (rpg_gd = 11 is
+	// α/2), i.e. RC·AlphaRaw >> (rpg_gd + AlphaFracBits − 10) with the full
+	// register, rounded down once; bounded by RC·(100 − rpg_min_dec_fac)/100
+	// (the division is by the constant 100).
+	cut := min(rc*uint64(s.AlphaRaw)>>d.cutShift, rc*d.keep/dcqcnPercent)
 	s.PrevRC = s.RC
 	s.RC = uint32(max(rc-cut, uint64(d.minR)))
 	s.Decreases++
@@ -745,23 +850,26 @@ func (d *DCQCN) timerIncreases(k uint64) (idle bool) {
 
 // alphaTicks runs k α-timer ticks, fewer if α reaches 0 with no CNP
 // flagged first, and reports whether it did (the timer then idles until the
-// next CNP). At most 1024 ticks run: each tick without a CNP lowers a
-// non-zero α by at least 1, since g ≤ 1023.
+// next CNP). Each tick without a CNP lowers a non-zero α by at least one LSB
+// (g ≤ 1023), so at most the type doc's decay bound of ticks run after the
+// first (10523 at worst, 1863 at the ConnectX defaults).
 func (d *DCQCN) alphaTicks(k uint64) (idle bool) {
 	s := &d.s
 	g := uint64(d.cfg.DceTCPG)
-	for ; k > 0 && (s.Alpha != 0 || s.AlphaCNPArrived); k-- {
-		// α ← (1 − g)·α + g·[CNP]: α·g/1024 (+ 1024 − g), floor.
-		a := uint64(s.Alpha) * g >> fixedpoint.UQ0_10Frac
+	for ; k > 0 && (s.AlphaRaw != 0 || s.AlphaCNPArrived); k-- {
+		// α ← (1 − g)·α + g·[CNP], in the register: ⌊α·dce_tcp_g/1024⌋
+		// (+ (1024 − dce_tcp_g)·2^(f−10) with a CNP).
+		a := uint64(s.AlphaRaw) * g >> dcqcnGShift
 		if s.AlphaCNPArrived {
-			a += dcqcnAlphaOne - g
+			a += d.alphaCNP
 		}
-		// Saturate at 1023. Unreachable for α ≤ 1023 (⌊g·1023/1024⌋ ≤ g − 1
-		// for g ≥ 1); kept for g = 0, where a CNP period gives 1024.
-		s.Alpha = fixedpoint.UQ0_10(min(a, uint64(fixedpoint.UQ0_10Max)))
+		// Saturate at 2^f − 1. Unreachable for α ≤ 2^f − 1 and g ≥ 1
+		// (⌊g·(2^f − 1)/1024⌋ = g·2^(f−10) − 1); kept for g = 0, where a
+		// CNP period gives 2^f.
+		s.AlphaRaw = uint32(min(a, d.alphaMax))
 		s.AlphaCNPArrived = false
 	}
-	return s.Alpha == 0 && !s.AlphaCNPArrived
+	return s.AlphaRaw == 0 && !s.AlphaCNPArrived
 }
 
 // advance runs every timer due at or before now, in time order.

@@ -17,12 +17,22 @@ import (
 // between DCQCN's registers and the model's values, using only the model's
 // values and the configuration:
 //
-//   - α (Q10 units): a tick computes ⌊g·α/1024⌋ (+ 1024 − g) against
-//     g·α/1024 (+ 1024 − g), so eA' = (g/1024)·eA + 1 (the floor loses less
-//     than 1; the 1023 saturation, reachable only at g = 0, loses exactly 1).
-//     Hence eA ≤ min(n, 1024/(1024 − g)) after n ticks.
-//   - RC after a decrease: RC − ⌊RC·α·c⌋ against R(1 − a·c) (c = 2^-rpg_gd,
-//     a = 1024·α_model) differs by at most eR·|1 − a·c| + (R + eR)·eA·c + 1;
+//   - α, in Q10 units (the register divided by S = 2^(f−10), f =
+//     AlphaFracBits): the first CNP sets initial_alpha_value·S exactly
+//     (eA = 0). A tick computes ⌊g·α/1024⌋ (+ (1024 − g)·S) in the register
+//     against g·α/1024 (+ 1024 − g) in Q10 units: the floor loses less than
+//     one LSB of the register, 1/S Q10 units, and the error already there
+//     is scaled by g/1024; the saturation at 2^f − 1, reachable only at
+//     g = 0, loses exactly one LSB. So eA' = (g/1024)·eA + 1/S, hence
+//     eA ≤ min(n, 1024/(1024 − g))/S after n ticks. With the Q10 register
+//     (S = 1) this is the old bound, up to 1024/(1024 − g) Q10 units (205 at
+//     g = 1019); at f = 20 it is 0.2 Q10 units at g = 1019, and at most 1
+//     Q10 unit for any g. The Q10 view (Alpha) floors once more: less than
+//     one unit further below.
+//   - RC after a decrease: RC − ⌊RC·α·c⌋ (α in Q10 units: the cut is
+//     RC·AlphaRaw >> (rpg_gd + f − 10), one floor) against R(1 − a·c)
+//     (c = 2^-rpg_gd, a = 1024·α_model) differs by at most
+//     eR·|1 − a·c| + (R + eR)·eA·c + 1, which tightens with eA;
 //     the min_dec_fac branch RC − ⌊RC·keep/100⌋ against R·f/100 by at most
 //     eR·f/100 + 1; the result is the larger of the two branches, floored at
 //     the minimum rate, both 1-Lipschitz, so eR' = max of the two.
@@ -36,6 +46,7 @@ type dcqcnRef struct {
 	maxR, minR, ai, hai, first float64 // rate units
 	g                          float64 // dce_tcp_g/1024: α's retention per tick
 	c                          float64 // 2^-rpg_gd
+	lsb                        float64 // 2^(10−f): the α register's LSB in Q10 units
 	keep                       float64 // (100 − rpg_min_dec_fac)/100: the largest cut fraction
 	byteReset                  uint64
 
@@ -60,6 +71,7 @@ func newDCQCNRef(cfg DCQCNConfig) *dcqcnRef {
 		first:     float64(cfg.RateToSetOnFirstCNP) / u,
 		g:         float64(cfg.DceTCPG) / 1024,
 		c:         math.Ldexp(1, -int(cfg.RpgGd)),
+		lsb:       math.Ldexp(1, 10-int(cfg.AlphaFracBits)),
 		keep:      float64(100-int(cfg.RpgMinDecFac)) / 100,
 		byteReset: uint64(cfg.RpgByteReset),
 		nextAlpha: units.MaxTime,
@@ -100,7 +112,7 @@ func (m *dcqcnRef) alphaTick() {
 	}
 	m.alpha = m.g*m.alpha + (1-m.g)*f
 	m.flag = false
-	m.eA = m.g*m.eA + 1
+	m.eA = m.g*m.eA + m.lsb
 }
 
 func (m *dcqcnRef) restart(t units.Time) {

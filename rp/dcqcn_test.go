@@ -43,6 +43,7 @@ func TestDCQCNConnectXPreset(t *testing.T) {
 	require.False(t, c.ClampTgtRate)                               // clamp_tgt_rate
 	require.True(t, c.ClampTgtRateAfterTimeInc)                    // clamp_tgt_rate_after_time_inc
 	require.Equal(t, units.Mbps, c.RateUnit)                       // ConnectX works in Mb/s
+	require.Equal(t, uint8(20), c.AlphaFracBits)                   // not documented by the vendor: the library's default width
 	require.Error(t, DCQCNConnectX(100*units.Gbps+1).Validate(), "not a whole number of Mb/s")
 }
 
@@ -64,6 +65,7 @@ func TestDCQCNPaperAndHPCCPresets(t *testing.T) {
 		require.InDelta(t, 5e6*float64(link)/25e9, float64(p.RpgAIRate), 0, "R_AI at %v", link)
 		require.InDelta(t, 50e6*float64(link)/25e9, float64(p.RpgHAIRate), 0, "R_HAI at %v", link)
 		require.True(t, p.ClampTgtRate, "paper: RT ← RC on every CNP")
+		require.Equal(t, uint8(20), p.AlphaFracBits, "the paper's α is real: the default wide register")
 
 		h := DCQCNHPCCSim(link)
 		if link < 1000*units.Mbps {
@@ -77,6 +79,7 @@ func TestDCQCNPaperAndHPCCPresets(t *testing.T) {
 		require.Equal(t, uint8(1), h.RpgThreshold)
 		require.Equal(t, 1000*units.Mbps, h.RpgMinRate)
 		require.False(t, h.ClampTgtRate)
+		require.Equal(t, uint8(20), h.AlphaFracBits, "the simulator's α is a double: the default wide register")
 	}
 }
 
@@ -120,40 +123,210 @@ func TestDCQCNConnectXWorked(t *testing.T) {
 	require.Equal(t, units.MaxTime, d.State().NextIncrease, "the increase timer idles at the maximum")
 }
 
-// α with the vendor's g = 1019: a period with a CNP keeps α at 1023
-// (⌊1019·1023/1024⌋ + 5 = 1018 + 5), a period without decays it by
-// ⌊1019·α/1024⌋, within n of 1023·(1019/1024)^n after n ticks (each floor
-// loses less than 1), reaching exactly 0 and then idling.
+// α with the vendor's g = 1019 in the default 20-bit register (S = 2^10
+// LSBs per Q10 unit). Expected values from the real-valued recurrence,
+// equation (6), in float64: a period with a CNP gives α ← (1019/1024)·α +
+// 5/1024, one without α ← (1019/1024)·α. Bound (dcqcnRef's derivation): each
+// floor loses less than one LSB, 1/S Q10 units, and what earlier floors lost
+// shrinks by 1019/1024 per period, so the register stays below the real
+// value by less than (1/S)·1024/5 = 0.2 Q10 units and never above it (floors
+// only lower). The Q10 view (Alpha) floors once more: less than 1.2 below.
+// Each period without a CNP lowers the register strictly, to exactly 0; then
+// the α timer idles.
 func TestDCQCNAlphaUpdate(t *testing.T) {
-	d, err := NewDCQCN(DCQCNConnectX(25 * units.Gbps))
+	cfg := DCQCNConnectX(25 * units.Gbps)
+	require.Equal(t, uint8(20), cfg.AlphaFracBits)
+	const s = 1 << 10 // 2^(20 − 10)
+	const eA = 1024.0 / 5 / s
+	d, err := NewDCQCN(cfg)
 	require.NoError(t, err)
 	require.NoError(t, d.OnCNP(0))
+	require.Equal(t, uint32(1023*s), d.AlphaRaw(), "initial_alpha_value·S, exactly")
+	real := 1023.0
+	check := func(what string) {
+		t.Helper()
+		raw := float64(d.AlphaRaw()) / s
+		require.LessOrEqual(t, raw, real+1e-9, "%s: floors never round up", what)
+		require.Greater(t, raw, real-eA, "%s: within the floor bound", what)
+		require.LessOrEqual(t, float64(d.Alpha()), real+1e-9, what)
+		require.Greater(t, float64(d.Alpha()), real-eA-1, what)
+		require.LessOrEqual(t, d.Alpha(), fixedpoint.UQ0_10Max, what)
+	}
 	for k := 1; k <= 10; k++ {
 		// A CNP in every α period (rate_reduce_monitor_period keeps the
 		// decreases apart; α is what is checked here).
 		now := units.Time(k)*dcqcnUs - dcqcnUs/2
 		require.NoError(t, d.OnCNP(now))
 		require.NoError(t, d.OnTimer(units.Time(k)*dcqcnUs))
-		require.Equal(t, fixedpoint.UQ0_10(1023), d.Alpha(), "tick %d", k)
+		real = real*1019/1024 + 5
+		check(fmt.Sprintf("CNP tick %d", k))
+		require.Equal(t, fixedpoint.UQ0_10(1023), d.Alpha(), "tick %d: the Q10 view stays at its top", k)
 	}
-	var last fixedpoint.UQ0_10 = 1023
-	for n := 1; n <= 2000; n++ {
+	last := d.AlphaRaw()
+	n := 0
+	for d.AlphaRaw() != 0 {
+		n++
+		require.Less(t, n, 3000, "α does not reach 0")
 		require.NoError(t, d.OnTimer(units.Time(10+n)*dcqcnUs))
-		a := d.Alpha()
-		exact := 1023 * math.Pow(1019.0/1024, float64(n))
-		require.LessOrEqual(t, float64(a), exact+1e-9, "floor never rounds up")
-		require.GreaterOrEqual(t, float64(a), exact-float64(n), "each floor loses < 1")
-		require.True(t, a < last || a == 0, "strictly decreasing until 0")
-		last = a
+		real = real * 1019 / 1024
+		check(fmt.Sprintf("decay tick %d", n))
+		require.Less(t, d.AlphaRaw(), last, "strictly decreasing until 0")
+		last = d.AlphaRaw()
 	}
-	require.Zero(t, d.Alpha())
+	// From just below 2^20 the decay takes 1863 periods at most (the type's
+	// doc; TestDCQCNAlphaDecayBound); the real value is then below the 0.2
+	// bound: 1023·(1019/1024)^n < 0.2 needs n > 1700.
+	require.Greater(t, n, 1700)
+	require.LessOrEqual(t, n, 1863)
 	require.Equal(t, units.MaxTime, d.State().NextAlpha, "idle at 0")
 	// A CNP wakes it on its grid (anchor 0, period 1 µs): the next tick is at
 	// the next whole µs.
 	require.NoError(t, d.OnCNP(5000*dcqcnUs+300))
 	require.Equal(t, 5001*dcqcnUs, d.State().NextAlpha)
 	require.NoError(t, d.OnTimer(5001*dcqcnUs))
-	require.Equal(t, fixedpoint.UQ0_10(1024-1019), d.Alpha(), "0·g/1024 + (1024 − g)")
+	require.Equal(t, uint32((1024-1019)*s), d.AlphaRaw(), "0·g/1024 + (1024 − g)·S")
+	require.Equal(t, fixedpoint.UQ0_10(1024-1019), d.Alpha())
+}
+
+// AlphaFracBits = 10 is a pure Q10 register and keeps the truncation the
+// wider register removes (pinned here so that both behaviours are). By
+// hand: with g = 1019 the exact decrement α·5/1024 is below one LSB for
+// α < 205, so ⌊1019·α/1024⌋ = α − 1 there: α falls a whole 1/1024 per
+// period. The expected values come from the Q10 recurrence run with Go's
+// integer division (α ← α·1019/1024, truncating): after one CNP at 0 (α =
+// 1023) and 50, 100, 300, 600 µs without, 782, 590, 166 and 0, where
+// equation (6) gives 800.9, 627.0, 235.6 and 54.3 and the 20-bit register
+// 800, 627, 235 and 54 (Q10 view).
+func TestDCQCNAlphaQ10Register(t *testing.T) {
+	for _, f := range []uint8{10, 20} {
+		cfg := DCQCNConnectX(25 * units.Gbps)
+		cfg.AlphaFracBits = f
+		d, err := NewDCQCN(cfg)
+		require.NoError(t, err)
+		require.NoError(t, d.OnCNP(0))
+		q10, wide := uint64(1023), uint64(1023)<<(f-10)
+		prev := d.Alpha()
+		for n := 1; n <= 600; n++ {
+			require.NoError(t, d.OnTimer(units.Time(n)*dcqcnUs))
+			q10, wide = q10*1019/1024, wide*1019/1024
+			if f == 10 {
+				require.Equal(t, fixedpoint.UQ0_10(q10), d.Alpha(), "f = 10, tick %d", n)
+				require.Equal(t, uint32(q10), d.AlphaRaw(), "f = 10: the register is the Q10 view")
+				if prev > 0 && prev < 205 {
+					require.Equal(t, prev-1, d.Alpha(), "f = 10, tick %d: one whole LSB per period", n)
+				}
+			} else {
+				require.Equal(t, uint32(wide), d.AlphaRaw(), "f = 20, tick %d", n)
+			}
+			prev = d.Alpha()
+			switch n {
+			case 50, 100, 300, 600:
+				eq6 := 1023 * math.Pow(1019.0/1024, float64(n))
+				t.Logf("f = %d, %d µs: α = %d (Q10), equation (6) %.1f", f, n, d.Alpha(), eq6)
+				if f == 20 {
+					require.InDelta(t, eq6-0.6, float64(d.Alpha()), 0.6+1e-9, "f = 20 within (eq6 − 1.2, eq6]")
+				}
+			}
+		}
+		if f == 10 {
+			require.Zero(t, d.Alpha(), "the Q10 register is empty after 600 µs")
+			require.Equal(t, units.MaxTime, d.State().NextAlpha)
+		}
+	}
+}
+
+// CNPs 20 µs apart (the period of α's timer is 1 µs; the first CNP anchors
+// the ticks on whole µs, so each CNP's flag is consumed by the tick 1 µs
+// later and 19 quiet ticks follow). The real-valued recurrence (equation
+// (6), r = g/1024) maps α seen after a CNP tick to r·(r^19·α) + (1 − r),
+// whose fixed point is α* = (1 − r)/(1 − r^20) = 0.0524 (53.6 Q10 units at
+// g = 1019), and α·r^19 just before the next CNP. The 20-bit register stays within 0.2 Q10
+// units below it (the bound of TestDCQCNAlphaUpdate); the Q10 register
+// gains 5 on the CNP tick and loses a whole unit on each of the 19 quiet
+// ones (α < 205), so it sits at 5 after the CNP tick and at 0 when the next
+// CNP arrives: DCQCN's cut, RC·α/2, is then nothing.
+func TestDCQCNAlphaSparseCNPs(t *testing.T) {
+	r := 1019.0 / 1024
+	fixed := 1024 * (1 - r) / (1 - math.Pow(r, 20))
+	for _, f := range []uint8{10, 20} {
+		cfg := DCQCNConnectX(25 * units.Gbps)
+		cfg.AlphaFracBits = f
+		d, err := NewDCQCN(cfg)
+		require.NoError(t, err)
+		var afterTick, atCNP fixedpoint.UQ0_10
+		var raw float64
+		for k := 0; k < 200; k++ { // 4 ms: (1019/1024)^4000 of the start is left
+			at := units.Time(20*k) * dcqcnUs
+			require.NoError(t, d.OnTimer(at))
+			atCNP = d.Alpha()
+			require.NoError(t, d.OnCNP(at)) // after the tick at `at` (same-time order)
+			require.NoError(t, d.OnTimer(at+dcqcnUs))
+			afterTick = d.Alpha()
+			raw = math.Ldexp(float64(d.AlphaRaw()), 10-int(f))
+		}
+		t.Logf("f = %d: α after the CNP tick %d (raw %.3f), at the next CNP %d (Q10); real-valued %.2f", f, afterTick, raw, atCNP, fixed)
+		if f == 10 {
+			require.Equal(t, fixedpoint.UQ0_10(5), afterTick)
+			require.Zero(t, atCNP)
+		} else {
+			require.LessOrEqual(t, raw, fixed+1e-6)
+			require.Greater(t, raw, fixed-0.2)
+			require.InDelta(t, fixed*math.Pow(r, 19), float64(atCNP), 1.2, "before the next CNP")
+		}
+	}
+}
+
+// The decay bound of the type's doc: from any α, at most
+// ⌈(1024/d)·ln(2^f·d/1024)⌉ + ⌊1024/d⌋ periods without a CNP take α to 0
+// (d = 1024 − g): α ≤ α₀·(1 − d/1024)^n ≤ 2^f·e^(−n·d/1024) falls to
+// 1024/d within the first term, and from there each period removes at least
+// one LSB. Checked exhaustively from the largest α (2^f − 1) for every g and
+// every width; and the doc's exact counts, which the test also derives by
+// running the recurrence on its own.
+func TestDCQCNAlphaDecayBound(t *testing.T) {
+	periods := func(a, g uint64) (n uint64) {
+		for ; a != 0; n++ {
+			a = a * g / 1024
+		}
+		return n
+	}
+	for f := uint8(DCQCNAlphaFracBitsMin); f <= DCQCNAlphaFracBitsMax; f++ {
+		worst := uint64(0)
+		for g := uint64(0); g < 1024; g++ {
+			cfg := DCQCNConnectX(25 * units.Gbps)
+			cfg.AlphaFracBits, cfg.DceTCPG = f, fixedpoint.UQ0_10(g)
+			d, err := NewDCQCN(cfg)
+			require.NoError(t, err)
+			d.s.AlphaRaw = uint32(d.alphaMax)
+			bound := dcqcnAlphaDecayBound(f, fixedpoint.UQ0_10(g))
+			n := periods(d.alphaMax, g)
+			require.LessOrEqual(t, n, bound, "f = %d, g = %d", f, g)
+			if n > 1 {
+				require.False(t, d.alphaTicks(n-1), "f = %d, g = %d: not yet 0 after %d", f, g, n-1)
+			}
+			require.True(t, d.alphaTicks(1), "f = %d, g = %d: 0 after %d", f, g, n)
+			worst = max(worst, n)
+		}
+		switch f {
+		case 10:
+			require.Equal(t, uint64(1023), worst)
+		case 20:
+			require.Equal(t, uint64(7686), worst)
+		case 24:
+			require.Equal(t, uint64(10523), worst)
+		}
+	}
+	require.Equal(t, uint64(1863), periods(1<<20-1, 1019))
+	require.Equal(t, uint64(1862), periods(1023<<10, 1019))
+	require.Equal(t, uint64(466), periods(1023, 1019))
+}
+
+// dcqcnAlphaDecayBound is the type doc's bound on the periods without a
+// CNP that take any α of an f-bit register to 0 at retention g.
+func dcqcnAlphaDecayBound(f uint8, g fixedpoint.UQ0_10) uint64 {
+	d := float64(1024 - int(g))
+	first := math.Ceil(1024 / d * math.Log(math.Ldexp(d, int(f)-10)))
+	return uint64(max(first, 0)) + uint64(1024/(1024-int(g)))
 }
 
 // rate_reduce_monitor_period: a CNP 1 µs after a decrease waits for the 4 µs
@@ -177,9 +350,11 @@ func TestDCQCNMonitorPeriod(t *testing.T) {
 	require.Equal(t, uint64(2), s.Decreases)
 	require.Equal(t, 4*dcqcnUs, s.LastDecrease)
 	// The second cut uses α as the ticks at 1..4 µs left it (they run before
-	// the decrease at 4 µs): RC = PrevRC − ⌊PrevRC·α/2048⌋.
+	// the decrease at 4 µs): RC = PrevRC − ⌊PrevRC·α/2048⌋ with α =
+	// AlphaRaw/2^10 in Q10 units (the 20-bit register), i.e.
+	// ⌊PrevRC·AlphaRaw/2^21⌋.
 	prev := uint64(s.PrevRC)
-	require.Equal(t, uint32(prev-prev*uint64(s.Alpha)/2048), s.RC)
+	require.Equal(t, uint32(prev-prev*uint64(s.AlphaRaw)/(1<<21)), s.RC)
 	require.NoError(t, d.OnCNP(8*dcqcnUs))
 	require.Equal(t, uint64(3), d.State().Decreases, "4 µs after the last decrease: at once")
 	require.Equal(t, 8*dcqcnUs, d.State().LastDecrease)
@@ -308,6 +483,9 @@ func TestDCQCNValidate(t *testing.T) {
 		"g 1024":         {func(c *DCQCNConfig) { c.DceTCPG = 1024 }, "DceTCPG"},
 		"alpha 1024":     {func(c *DCQCNConfig) { c.InitialAlphaValue = 1024 }, "InitialAlphaValue"},
 		"gd 32":          {func(c *DCQCNConfig) { c.RpgGd = 32 }, "RpgGd"},
+		"frac bits 9":    {func(c *DCQCNConfig) { c.AlphaFracBits = 9 }, "AlphaFracBits = 9, want 10..24"},
+		"frac bits 25":   {func(c *DCQCNConfig) { c.AlphaFracBits = 25 }, "AlphaFracBits = 25, want 10..24"},
+		"frac bits 0":    {func(c *DCQCNConfig) { c.AlphaFracBits = 0 }, "AlphaFracBits"},
 		"min_dec 101":    {func(c *DCQCNConfig) { c.RpgMinDecFac = 101 }, "RpgMinDecFac"},
 		"rtt 0":          {func(c *DCQCNConfig) { c.DceTCPRtt = 0 }, "DceTCPRtt"},
 		"monitor -1":     {func(c *DCQCNConfig) { c.RateReduceMonitorPeriod = -1 }, "RateReduceMonitorPeriod"},
@@ -389,7 +567,9 @@ func dcqcnApply(d *DCQCN, e dcqcnEv) error {
 
 // dcqcnGenConfig builds a valid configuration from generated numbers: one of
 // the three presets on one of several links, with α's gain, rpg_gd,
-// rpg_min_dec_fac, rpg_threshold, the byte counter and the clamp flags varied.
+// rpg_min_dec_fac, rpg_threshold, the byte counter, the clamp flags (bits 0
+// and 1 of flags) and α's register width (flags >> 2: 0..14 → 10..24, 15
+// keeps the preset's 20) varied.
 func dcqcnGenConfig(kind, link, g, gd, mdf, th, br, flags uint64) DCQCNConfig {
 	links := []units.Rate{10 * units.Gbps, 25 * units.Gbps, 40 * units.Gbps, 100 * units.Gbps, 400 * units.Gbps}
 	l := links[link%uint64(len(links))]
@@ -416,6 +596,9 @@ func dcqcnGenConfig(kind, link, g, gd, mdf, th, br, flags uint64) DCQCNConfig {
 	}
 	c.ClampTgtRate = flags&1 != 0
 	c.ClampTgtRateAfterTimeInc = flags&2 != 0
+	if w := flags >> 2 % 16; w < 15 {
+		c.AlphaFracBits = DCQCNAlphaFracBitsMin + uint8(w)
+	}
 	return c
 }
 
@@ -429,19 +612,21 @@ func dcqcnCfgGens() []gopter.Gen {
 		gen.UInt64Range(0, 100).WithLabel("min_dec_fac"),
 		gen.UInt64Range(0, 5).WithLabel("threshold"),
 		gen.UInt64Range(0, 1<<20).WithLabel("byte_reset"),
-		gen.UInt64Range(0, 3).WithLabel("clamp flags"),
+		gen.UInt64Range(0, 63).WithLabel("clamp flags, α width"),
 	}
 }
 
 // dcqcnInvariants checks the register invariants.
 func dcqcnInvariants(d *DCQCN) bool {
 	s := d.State()
-	return s.RC >= d.minR && s.RC <= s.RT && s.RT <= d.maxR && s.Alpha <= fixedpoint.UQ0_10Max &&
+	return s.RC >= d.minR && s.RC <= s.RT && s.RT <= d.maxR &&
+		uint64(s.AlphaRaw) < uint64(1)<<d.cfg.AlphaFracBits && d.Alpha() <= fixedpoint.UQ0_10Max &&
 		(d.byteReset == 0 || s.ByteCount < d.byteReset)
 }
 
 // Invariants over random configurations and event sequences:
-//   - RC in [rpg_min_rate, max], RC ≤ RT ≤ max, α in [0, 1023];
+//   - RC in [rpg_min_rate, max], RC ≤ RT ≤ max, the α register in
+//     [0, 2^AlphaFracBits − 1] and its Q10 view in [0, 1023];
 //   - one decrease never cuts more than rpg_min_dec_fac allows:
 //     RC·100 ≥ PrevRC·min_dec_fac after each decrease, and, independently of
 //     PrevRC, RC after the event ≥ RC before it times min_dec_fac/100 when the
@@ -455,9 +640,11 @@ func dcqcnInvariants(d *DCQCN) bool {
 //     of them); then RC's gap to RT, at most max − min, halves (rounding
 //     down) at every expiry. Byte-counter expiries are extra increases and
 //     only shorten this;
-//   - α reaches exactly 0 and its timer idles by t_last + 1025·dce_tcp_rtt
-//     (the tick consuming the last CNP, then at most 1023 decays, each
-//     lowering α by at least 1), and then nothing is scheduled at all.
+//   - α (the register, so its Q10 view too) reaches exactly 0 and its
+//     timer idles by t_last + (1 + B)·dce_tcp_rtt: the tick consuming the
+//     last CNP, then at most B = dcqcnAlphaDecayBound(f, g) decays (the
+//     type doc's bound; 1024 for the Q10 register, whose every decay lowers
+//     α by at least 1); and then nothing is scheduled at all.
 func TestDCQCNInvariantsProperty(t *testing.T) {
 	params := gopter.DefaultTestParametersWithSeed(42)
 	params.MinSuccessfulTests = 200
@@ -505,11 +692,12 @@ func TestDCQCNInvariantsProperty(t *testing.T) {
 			if s := d.State(); s.RC != d.maxR || s.RT != d.maxR {
 				return "not recovered by the bound", nil
 			}
-			alphaBy := max(lastCNP+1025*cfg.DceTCPRtt, bound)
+			decays := dcqcnAlphaDecayBound(cfg.AlphaFracBits, cfg.DceTCPG)
+			alphaBy := max(lastCNP+units.Time(1+decays)*cfg.DceTCPRtt, bound)
 			if err := d.OnTimer(alphaBy); err != nil {
 				return err.Error(), nil
 			}
-			if d.Alpha() != 0 || d.NextDeadline() != units.MaxTime {
+			if d.AlphaRaw() != 0 || d.Alpha() != 0 || d.NextDeadline() != units.MaxTime {
 				return "α not idle at 0", nil
 			}
 			return "", nil
@@ -518,17 +706,22 @@ func TestDCQCNInvariantsProperty(t *testing.T) {
 }
 
 // The integer machine against the float64 model (dcqcnRef), over random
-// configurations and CNP/send/timer sequences: after every event
-// |α − 1024·α_model| ≤ eA and |RC − RC_model| ≤ eR, |RT − RT_model| ≤ eT, the
-// bounds dcqcnRef derives. Slack 1e-6·max for the model's own float64
-// rounding (values below 2^32, a few thousand operations of relative error
-// 2^-53 each).
+// configurations (α's register 10 to 24 bits wide) and CNP/send/timer
+// sequences: after every event, with α in Q10 units (AlphaRaw/2^(f−10)),
+// 0 ≤ 1024·α_model − α ≤ eA (floors only lower α), the Q10 view Alpha
+// within one more unit below, and |RC − RC_model| ≤ eR, |RT − RT_model| ≤
+// eT, the bounds dcqcnRef derives. Slack 1e-6·max for the model's own
+// float64 rounding (values below 2^32, a few thousand operations of relative
+// error 2^-53 each), 1e-9 on α.
 func TestDCQCNMatchesFloatModel(t *testing.T) {
 	params := gopter.DefaultTestParametersWithSeed(7)
 	params.MinSuccessfulTests = 200
 	props := gopter.NewProperties(params)
 	gens := append(dcqcnCfgGens(), gen.SliceOfN(50, gen.UInt64Range(0, math.MaxUint64)).WithLabel("events"))
 	worst := 0.0
+	// Largest α error in Q10 units with the Q10 and the 20-bit register, and
+	// largest error / bound.
+	var worstA [3]float64
 	props.Property("integer within the derived bound of the float model", prop.ForAll(
 		func(kind, link, g, gd, mdf, th, br, flags uint64, words []uint64) (string, error) {
 			cfg := dcqcnGenConfig(kind, link, g, gd, mdf, th, br, flags)
@@ -552,8 +745,21 @@ func TestDCQCNMatchesFloatModel(t *testing.T) {
 				}
 				s := d.State()
 				if m.active {
-					if math.Abs(float64(s.Alpha)-1024*m.alpha) > m.eA+1e-9 {
+					a := math.Ldexp(float64(s.AlphaRaw), 10-int(cfg.AlphaFracBits))
+					if diff := 1024*m.alpha - a; diff > m.eA+1e-9 || diff < -1e-9 {
 						return fmt.Sprintf("α outside bound at event %d", i), nil
+					}
+					if diff := 1024*m.alpha - float64(d.Alpha()); diff >= m.eA+1+1e-9 || diff < -1e-9 {
+						return fmt.Sprintf("Q10 view of α outside bound at event %d", i), nil
+					}
+					switch cfg.AlphaFracBits {
+					case DCQCNAlphaFracBitsMin:
+						worstA[0] = max(worstA[0], 1024*m.alpha-a)
+					case DCQCNAlphaFracBitsDefault:
+						worstA[1] = max(worstA[1], 1024*m.alpha-a)
+					}
+					if m.eA > 0 {
+						worstA[2] = max(worstA[2], (1024*m.alpha-a)/m.eA)
 					}
 				}
 				if dr := math.Abs(float64(s.RC) - m.rc); dr > m.eR+slack {
@@ -569,6 +775,7 @@ func TestDCQCNMatchesFloatModel(t *testing.T) {
 		}, gens...))
 	props.TestingRun(t)
 	t.Logf("largest observed |RC − model| / bound: %.3f", worst)
+	t.Logf("largest observed α error (Q10 units): %.4f with Q10, %.4f with 20 bits; largest error/bound %.3f", worstA[0], worstA[1], worstA[2])
 }
 
 // Catching up is exact: a machine that is only called at event times ends

@@ -45,6 +45,41 @@ import (
 // cwnd < ssthresh every acknowledged byte adds a byte (Linux tcp_slow_start),
 // and a cut sets ssthresh to the new cwnd (Linux dctcp_ssthresh).
 //
+// Growth only while the window is used. Like Linux, whose DCTCP grows cwnd
+// in tcp_reno_cong_avoid, which returns at once unless
+// tcp_is_cwnd_limited(), cwnd grows (slow start or congestion avoidance)
+// only on an ACK that finds the sender cwnd-limited:
+//
+//	cwnd-limited ⇔ CwndLimited, or (in slow start) cwnd < 2·MaxInflight
+//
+// (include/net/tcp.h tcp_is_cwnd_limited, as of the 2022 fix "tcp: fix
+// tcp_cwnd_validate() to not forget is_cwnd_limited"). A sender
+// held back by something else (pacing, the NIC, the application) keeps its
+// window. The two registers are kept at send time as Linux's
+// tcp_cwnd_validate (net/ipv4/tcp_output.c) keeps is_cwnd_limited and
+// max_packets_out, in bytes instead of packets. After each OnSend, with
+// inflight = SndNxt − SndUna:
+//
+//	limited := cwnd − inflight < MSS        (no room for one more full segment)
+//	if SndUna has reached CwndUsageSeq      (the tracked window is acknowledged)
+//	   or limited
+//	   or (!CwndLimited and inflight > MaxInflight) {
+//		CwndLimited, MaxInflight, CwndUsageSeq = limited, inflight, SndNxt
+//	}
+//
+// Linux sets is_cwnd_limited when tcp_packets_in_flight ≥ snd_cwnd after a
+// transmit, i.e. when not one more packet fits. In bytes the same test is
+// that the room left, cwnd − inflight, is below one MSS: a sender whose
+// window is not a whole number of segments (after a cut) is blocked with up
+// to MSS − 1 bytes of room, and one that may overshoot its window (sending
+// while inflight < cwnd, as the harness NIC does) ends above it. So the
+// flag says "blocked by cwnd at some send of the current window": set by
+// any such send, cleared by the first send after the window it was set in
+// has been acknowledged, unless that send is blocked too. A window with no
+// send keeps the flag (and Linux's too: only a transmit attempt re-evaluates
+// it). Linux also runs the update when it tried to send and cwnd allowed
+// nothing; here the send that filled the window has already set the flag.
+//
 // No loss recovery, no RTO: the harness's lossless fabric needs none; the
 // machine has no timer.
 
@@ -164,6 +199,15 @@ type DCTCPState struct {
 	Delivered, Marked uint64
 	// CwndCnt is the bytes acknowledged toward the next +MSS (< Cwnd).
 	CwndCnt uint64
+	// CwndLimited is Linux's is_cwnd_limited: some send since the window
+	// ending at CwndUsageSeq began left less than one MSS of room in cwnd.
+	// MaxInflight is Linux's max_packets_out in bytes: the most bytes in
+	// flight after a send of that window (32-bit, below 2^31).
+	// CwndUsageSeq is Linux's cwnd_usage_seq: SndNxt at the latest update
+	// of the two (32-bit, wrapping). See the type's doc.
+	CwndLimited  bool
+	MaxInflight  uint32
+	CwndUsageSeq uint32
 	// Started is false until the first event; Last is the latest event's
 	// time (earlier times are rejected).
 	Started bool
@@ -191,7 +235,7 @@ func NewDCTCP(cfg DCTCPConfig) (*DCTCP, error) {
 	d.s.Ssthresh = uint32(cfg.MaxCwnd)
 	d.s.Alpha = cfg.InitialAlpha
 	isn := cfg.InitialSeq
-	d.s.SndUna, d.s.SndNxt, d.s.NextSeq, d.s.CWREnd = isn, isn, isn, isn
+	d.s.SndUna, d.s.SndNxt, d.s.NextSeq, d.s.CWREnd, d.s.CwndUsageSeq = isn, isn, isn, isn, isn
 	return d, nil
 }
 
@@ -222,9 +266,11 @@ func (d *DCTCP) checkTime(now units.Time, event string) error {
 }
 
 // OnSend records a segment [seq, seq+n) sent at now: snd_nxt moves to its
-// end if that is later (a retransmission moves nothing). The segment must end
-// within 2^31 − 1 bytes of SndUna; n in 0..DCTCPMaxSegment. Bad input, or a
-// now before the previous event's, is an error that changes nothing.
+// end if that is later (a retransmission moves nothing), and the window's
+// use is tracked (CwndLimited, MaxInflight; see the type's doc). The segment
+// must end within 2^31 − 1 bytes of SndUna; n in 0..DCTCPMaxSegment. Bad
+// input, or a now before the previous event's, is an error that changes
+// nothing.
 func (d *DCTCP) OnSend(now units.Time, seq uint32, n units.Bytes) error {
 	if n < 0 || n > DCTCPMaxSegment {
 		return fmt.Errorf("rp: DCTCP OnSend n = %v, want 0..%v", n, DCTCPMaxSegment)
@@ -240,13 +286,38 @@ func (d *DCTCP) OnSend(now units.Time, seq uint32, n units.Bytes) error {
 	if dctcpBefore(d.s.SndNxt, end) {
 		d.s.SndNxt = end
 	}
+	d.trackUse()
 	return nil
+}
+
+// trackUse is Linux's tcp_cwnd_validate bookkeeping after a send (see the
+// type's doc).
+func (d *DCTCP) trackUse() {
+	s := &d.s
+	inflight := s.SndNxt - s.SndUna // < 2^31: OnSend's and OnAck's checks
+	// Blocked by cwnd: less than one MSS of room, cwnd − inflight < MSS
+	// (Linux, in packets: packets in flight ≥ cwnd).
+	limited := uint64(inflight)+d.mss > uint64(s.Cwnd)
+	if !dctcpBefore(s.SndUna, s.CwndUsageSeq) || limited || (!s.CwndLimited && inflight > s.MaxInflight) {
+		s.CwndLimited, s.MaxInflight, s.CwndUsageSeq = limited, inflight, s.SndNxt
+	}
+}
+
+// cwndLimited is Linux's tcp_is_cwnd_limited: the flag, or, in slow start,
+// cwnd below twice the window's largest flight.
+func (d *DCTCP) cwndLimited() bool {
+	s := &d.s
+	if s.CwndLimited {
+		return true
+	}
+	return d.cfg.SlowStart && s.Cwnd < s.Ssthresh && uint64(s.Cwnd) < 2*uint64(s.MaxInflight)
 }
 
 // OnAck handles an ACK arriving at now that newly acknowledges acked bytes,
 // echoes ECN if ecnEcho, and carries cumulative sequence seq. It ends the α
 // observation window when seq reaches NextSeq, cuts the window on the first
-// ECN echo outside a reduction, and otherwise grows cwnd. seq must not pass
+// ECN echo outside a reduction, and otherwise grows cwnd if the sender is
+// cwnd-limited (see the type's doc). seq must not pass
 // SndNxt; acked in 0..DCTCPMaxSegment. Bad input, or a now before the
 // previous event's, is an error that changes nothing.
 func (d *DCTCP) OnAck(now units.Time, acked units.Bytes, ecnEcho bool, seq uint32) error {
@@ -279,7 +350,7 @@ func (d *DCTCP) OnAck(now units.Time, acked units.Bytes, ecnEcho bool, seq uint3
 	switch {
 	case ecnEcho && !s.InCWR:
 		d.cut()
-	case !s.InCWR:
+	case !s.InCWR && d.cwndLimited():
 		d.grow(a)
 	}
 	return nil
@@ -320,7 +391,8 @@ func (d *DCTCP) cut() {
 }
 
 // grow applies slow start (if on) and congestion avoidance for a acked
-// bytes.
+// bytes. Only while cwnd-limited: otherwise the acknowledged bytes count
+// toward nothing (Linux returns before tcp_cong_avoid_ai's counter).
 func (d *DCTCP) grow(a uint64) {
 	s := &d.s
 	w := uint64(s.Cwnd)

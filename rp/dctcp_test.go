@@ -107,6 +107,207 @@ func TestDCTCPSlowStart(t *testing.T) {
 	require.False(t, d.State().InCWR)
 }
 
+// ---- growth only while cwnd-limited (Linux tcp_is_cwnd_limited) ----
+
+// A window-limited sender, driven as the harness NIC drives it (send while
+// inflight < cwnd, one MSS per segment; every segment acknowledged one by
+// one a round trip later), grows by one MSS per cwnd bytes acknowledged,
+// i.e. per round trip, as congestion avoidance always did: from 10 000 B
+// after n rounds of a full window, 10 000 + n·1000 B (each round sends the
+// window as it stands at the round's start and acknowledges it; the +MSS
+// lands on the round's last ACK, when CwndCnt reaches cwnd).
+func TestDCTCPWindowLimitedGrows(t *testing.T) {
+	for _, ss := range []bool{false, true} {
+		c := dctcpCfg()
+		c.SlowStart = ss
+		c.InitialCwnd = 10000
+		d, err := NewDCTCP(c)
+		require.NoError(t, err)
+		if ss {
+			// Leave slow start at once: ssthresh = cwnd, as after a cut.
+			d.s.Ssthresh = d.s.Cwnd
+		}
+		seq := uint32(0)
+		now := units.Time(0)
+		for round := 1; round <= 20; round++ {
+			start := seq
+			for d.Inflight() < d.Window() {
+				require.NoError(t, d.OnSend(now, seq, 1000))
+				seq += 1000
+			}
+			require.True(t, d.State().CwndLimited, "round %d: the window is full", round)
+			now += units.Microsecond
+			for a := start + 1000; a != seq+1000; a += 1000 {
+				require.NoError(t, d.OnAck(now, 1000, false, a))
+			}
+			require.Equal(t, units.Bytes(10000+1000*round), d.Window(), "slow start %v, round %d", ss, round)
+		}
+	}
+}
+
+// A paced sender whose flight never comes within one MSS of cwnd keeps its
+// window (the dctcp-incast long flow's case: paced at the bottleneck's rate,
+// inflight ≈ one BDP ≪ cwnd). Two segments in flight against 10: in
+// congestion avoidance nothing grows, however many ACKs; in slow start
+// (Linux: cwnd < 2·max_packets_out) nothing either, since 10 000 ≥ 2·2000.
+// With six segments in flight, slow start grows cwnd while cwnd < 2·6000,
+// one byte per byte acknowledged: 10 000 → 11 000 → 12 000, then stops.
+func TestDCTCPPacedNoGrowth(t *testing.T) {
+	run := func(ss bool, perRound int) *DCTCP {
+		c := dctcpCfg()
+		c.SlowStart = ss
+		d, err := NewDCTCP(c)
+		require.NoError(t, err)
+		seq, now := uint32(0), units.Time(0)
+		for round := 0; round < 100; round++ {
+			for k := 0; k < perRound; k++ {
+				require.NoError(t, d.OnSend(now, seq+uint32(k)*1000, 1000))
+			}
+			require.False(t, d.State().CwndLimited)
+			now += units.Microsecond
+			for k := 1; k <= perRound; k++ {
+				require.NoError(t, d.OnAck(now, 1000, false, seq+uint32(k)*1000))
+			}
+			seq += uint32(perRound) * 1000
+		}
+		return d
+	}
+	for _, ss := range []bool{false, true} {
+		d := run(ss, 2)
+		require.Equal(t, units.Bytes(10000), d.Window(), "slow start %v", ss)
+		require.Zero(t, d.State().CwndCnt, "unused ACKs count toward nothing")
+	}
+	require.Equal(t, units.Bytes(10000), run(false, 6).Window())
+	require.Equal(t, units.Bytes(12000), run(true, 6).Window())
+}
+
+// The byte form of Linux's "packets in flight ≥ cwnd": blocked when less
+// than one MSS of room is left. cwnd = 10 500 (not a whole number of
+// segments): 10 000 B in flight leaves 500 B, blocked; 9 500 B leaves
+// 1000 B, room for a segment, not blocked. The ACK of the whole flight then
+// counts toward growth (CwndCnt, or +MSS once a cwnd's worth is in) only in
+// the blocked case.
+func TestDCTCPCwndLimitedThreshold(t *testing.T) {
+	for _, tc := range []struct {
+		inflight uint32
+		limited  bool
+	}{{10000, true}, {9500, false}, {9501, true}, {10500, true}, {11000, true}} {
+		c := dctcpCfg()
+		c.InitialCwnd = 10500
+		d, err := NewDCTCP(c)
+		require.NoError(t, err)
+		require.NoError(t, d.OnSend(0, 0, units.Bytes(tc.inflight)))
+		require.Equal(t, tc.limited, d.State().CwndLimited, "%d in flight", tc.inflight)
+		require.Equal(t, tc.inflight, d.State().MaxInflight)
+		require.NoError(t, d.OnAck(1, units.Bytes(tc.inflight), false, tc.inflight))
+		s := d.State()
+		switch {
+		case !tc.limited:
+			require.Equal(t, uint32(10500), s.Cwnd, "%d in flight", tc.inflight)
+			require.Zero(t, s.CwndCnt)
+		case tc.inflight >= 10500: // a cwnd's worth acknowledged: +MSS
+			require.Equal(t, uint32(11500), s.Cwnd, "%d in flight", tc.inflight)
+			require.Equal(t, uint64(tc.inflight-10500), s.CwndCnt)
+		default:
+			require.Equal(t, uint32(10500), s.Cwnd, "%d in flight", tc.inflight)
+			require.Equal(t, uint64(tc.inflight), s.CwndCnt, "counted toward the next +MSS")
+		}
+	}
+}
+
+// The flag lasts one window: a sender blocked in one window and paced in
+// the next stops growing once the blocked window is acknowledged and it
+// sends again (Linux resets is_cwnd_limited at the first transmit after
+// snd_una passes cwnd_usage_seq). Window 1: 10 segments against cwnd
+// 10 000, blocked; their ACKs grow cwnd to 11 000. Window 2: 2 segments
+// (paced): the first send after the ACKs clears the flag, so the next
+// 100 rounds of two segments grow nothing.
+func TestDCTCPCwndLimitedClearsPerWindow(t *testing.T) {
+	d, err := NewDCTCP(dctcpCfg())
+	require.NoError(t, err)
+	require.NoError(t, d.OnSend(0, 0, 10000))
+	require.True(t, d.State().CwndLimited)
+	require.Equal(t, uint32(10000), d.State().CwndUsageSeq)
+	for a := uint32(1000); a <= 10000; a += 1000 {
+		require.NoError(t, d.OnAck(1, 1000, false, a))
+	}
+	require.Equal(t, units.Bytes(11000), d.Window())
+	require.True(t, d.State().CwndLimited, "no send yet: the flag stands")
+	seq := uint32(10000)
+	for round := 0; round < 100; round++ {
+		require.NoError(t, d.OnSend(units.Time(2+round), seq, 2000))
+		require.False(t, d.State().CwndLimited, "round %d", round)
+		seq += 2000
+		require.NoError(t, d.OnAck(units.Time(2+round), 2000, false, seq))
+	}
+	require.Equal(t, units.Bytes(11000), d.Window())
+}
+
+// Property, over random sends and ACKs of at most one MSS each, where no
+// send leaves less than one MSS of room (the sender is never blocked by
+// cwnd), ECN echoes included: without slow start cwnd never grows above its
+// start; with slow start it stays below 2·M + 2·MSS, M the most bytes ever
+// in flight after a send (growth needs cwnd < 2·MaxInflight ≤ 2·M, and one
+// ACK of at most one MSS adds at most one MSS in slow start plus one MSS of
+// congestion avoidance), or at its start.
+func TestDCTCPNoGrowthUnlessLimitedProperty(t *testing.T) {
+	params := gopter.DefaultTestParametersWithSeed(17)
+	params.MinSuccessfulTests = 300
+	props := gopter.NewProperties(params)
+	props.Property("cwnd bounded by the flight it was used for", prop.ForAll(
+		func(ss bool, mss uint64, words []uint64) (string, error) {
+			c := dctcpCfg()
+			c.SlowStart = ss
+			c.MSS = units.Bytes(mss)
+			c.InitialCwnd = max(10*c.MSS, 2*c.MSS)
+			d, err := NewDCTCP(c)
+			if err != nil {
+				return err.Error(), nil
+			}
+			m := uint64(0)
+			for i, w := range words {
+				s := d.State()
+				now := units.Time(i)
+				inflight := uint64(s.SndNxt - s.SndUna)
+				if w%2 == 0 {
+					room := uint64(s.Cwnd) - min(inflight, uint64(s.Cwnd))
+					if room < 2*mss {
+						continue // a send would leave less than one MSS
+					}
+					n := 1 + (w>>1)%min(mss, room-mss)
+					if err := d.OnSend(now, s.SndNxt, units.Bytes(n)); err != nil {
+						return err.Error(), nil
+					}
+					m = max(m, inflight+n)
+					if d.State().CwndLimited {
+						return "flagged without being blocked", nil
+					}
+					continue
+				}
+				adv := uint64(0)
+				if inflight > 0 {
+					adv = 1 + (w>>2)%min(inflight, mss)
+				}
+				if err := d.OnAck(now, units.Bytes(adv), (w>>1)&1 == 1, s.SndUna+uint32(adv)); err != nil {
+					return err.Error(), nil
+				}
+				cw := uint64(d.State().Cwnd)
+				if !ss && cw > uint64(c.InitialCwnd) {
+					return "grew without slow start", nil
+				}
+				if ss && cw > uint64(c.InitialCwnd) && cw >= 2*m+2*mss {
+					return "grew past 2·flight + 2·MSS", nil
+				}
+			}
+			return "", nil
+		},
+		gen.Bool().WithLabel("slow start"),
+		gen.UInt64Range(1, 1500).WithLabel("MSS"),
+		gen.SliceOfN(300, gen.UInt64Range(0, math.MaxUint64)).WithLabel("events"),
+	))
+	props.TestingRun(t)
+}
+
 // Sequence numbers wrap: a flow starting just below 2^32 works across it.
 func TestDCTCPSequenceWrap(t *testing.T) {
 	c := dctcpCfg()

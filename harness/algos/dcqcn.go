@@ -91,7 +91,13 @@ import (
 // rpg_threshold, rpg_ai_rate, rpg_hai_rate, clamp_tgt_rate and
 // clamp_tgt_rate_after_time_inc (on/off). They apply on top of the preset.
 // Rates must be multiples of the preset's rate unit (1 Mb/s for connectx,
-// 1 Kb/s otherwise).
+// 1 Kb/s otherwise). One more RP key is not a vendor parameter (hence its
+// rp_ prefix):
+//
+//	rp_alpha_frac_bits  rp.DCQCNConfig.AlphaFracBits, the width of the
+//	                    RP's α register, 10..24 (every preset: 20); 10 is
+//	                    a pure Q10 register, whose truncation pins α near
+//	                    0 when CNPs are more than a few µs apart
 //
 // Why connectx is the default: it is what a user of these NICs deploys
 // (the "the NIC's parameters define what users deploy"), every
@@ -167,7 +173,7 @@ const dcqcnSeedMix = 0x9E3779B1
 // dcqcnRPKey is one rp.DCQCNConfig field exposed as a parameter: set
 // parses v and stores it in c, or returns what a valid value is.
 type dcqcnRPKey struct {
-	name  string // the ConnectX parameter
+	name  string // the ConnectX parameter (rp_alpha_frac_bits: see the file comment)
 	field string // the rp.DCQCNConfig field, as its errors name it
 	set   func(c *rp.DCQCNConfig, v string) error
 }
@@ -189,6 +195,11 @@ var dcqcnRPKeys = []dcqcnRPKey{
 	}},
 	{"rate_reduce_monitor_period", "RateReduceMonitorPeriod", func(c *rp.DCQCNConfig, v string) error { return dcqcnSetTime(&c.RateReduceMonitorPeriod, v) }},
 	{"rate_to_set_on_first_cnp", "RateToSetOnFirstCNP", func(c *rp.DCQCNConfig, v string) error { return dcqcnSetRate(&c.RateToSetOnFirstCNP, v) }},
+	{"rp_alpha_frac_bits", "AlphaFracBits", func(c *rp.DCQCNConfig, v string) error {
+		n, err := dcqcnInt(v, 0, math.MaxUint8)
+		c.AlphaFracBits = uint8(n)
+		return err
+	}},
 	{"rpg_ai_rate", "RpgAIRate", func(c *rp.DCQCNConfig, v string) error { return dcqcnSetRate(&c.RpgAIRate, v) }},
 	{"rpg_byte_reset", "RpgByteReset", func(c *rp.DCQCNConfig, v string) error {
 		b, err := units.ParseBytes(v)
