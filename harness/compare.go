@@ -13,6 +13,9 @@ import (
 type Comparison struct {
 	Scenario string          `json:"scenario"`
 	Rows     []ComparisonRow `json:"rows"`
+	// WallSeconds is the wall-clock time of all the runs, the only
+	// non-deterministic field: the command fills it, the harness leaves 0.
+	WallSeconds float64 `json:"wall_seconds"`
 }
 
 // ComparisonRow summarises one algorithm's run of the scenario.

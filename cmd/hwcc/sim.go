@@ -1,0 +1,243 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hwcc/hwcc/harness"
+)
+
+func init() {
+	register(verb{
+		name:    "sim",
+		summary: "run a scenario on the reference harness and print its report",
+		run:     runSim,
+	})
+}
+
+// defaultSimScenario is the built-in `hwcc sim` runs without -scenario:
+// the side-by-side comparison of the algorithms (harness/algos/compare.go).
+const defaultSimScenario = "compare"
+
+// simProgressEvery is the number of simulated events between progress
+// callbacks: small enough that the display updates several times a second
+// (a run handles millions of events per second), large enough that reading
+// the clock costs nothing measurable.
+const simProgressEvery = 1 << 16
+
+// setList is the repeatable -set flag.
+type setList []string
+
+func (s *setList) String() string     { return strings.Join(*s, " ") }
+func (s *setList) Set(v string) error { *s = append(*s, v); return nil }
+
+// simUsage prints the verb's usage, its flags, the built-in scenarios, the
+// registered algorithms and the -set keys of sc (nil: none).
+func simUsage(w io.Writer, fs *flag.FlagSet, sc *harness.Scenario) {
+	fmt.Fprintln(w, "usage: hwcc sim [-scenario NAME|FILE] [-algo NAME] [-set key=value ...] [-json] [-out DIR]")
+	fmt.Fprintln(w, "\nRuns a scenario on the reference harness and prints a summary table (or, with -json, the report).")
+	fmt.Fprintf(w, "Without -scenario it runs the built-in %s.\n\nflags:\n", defaultSimScenario)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fmt.Fprintln(w, "\nbuilt-in scenarios:")
+	for _, name := range harness.BuiltinNames() {
+		desc := ""
+		if b, err := harness.Builtin(name); err == nil {
+			desc = b.Description
+		}
+		fmt.Fprintf(w, "  %-20s %s\n", name, desc)
+	}
+	fmt.Fprintf(w, "\nalgorithms: %s\n", strings.Join(harness.Names(), ", "))
+	if sc != nil {
+		printKeys(w, sc)
+	}
+	fmt.Fprintln(w, "\nexamples:")
+	fmt.Fprintln(w, "  hwcc sim                      # the comparison of rocc, hpcc, dcqcn and dctcp")
+	fmt.Fprintln(w, "  hwcc sim -algo hpcc           # one of them, with the full report")
+	fmt.Fprintln(w, "  hwcc sim -scenario line-rate-2to1 -set senders=4 -set link=40Gbps")
+	fmt.Fprintln(w, "  hwcc sim -scenario examples/scenarios/single-flow.json -json")
+	fmt.Fprintln(w, "  hwcc sim -scenario single-flow -set size=10MB -out results")
+}
+
+// printKeys lists the -set keys of sc.
+func printKeys(w io.Writer, sc *harness.Scenario) {
+	fmt.Fprintf(w, "\n-set keys of scenario %s (times: 10us, 1.5ms; rates: 100Gbps, 40G; sizes: 1MB, 150KB, 1500):\n", sc.Name)
+	for _, h := range sc.Help() {
+		fmt.Fprintf(w, "  %s\n", h)
+	}
+}
+
+// runSim implements `hwcc sim`.
+func runSim(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("hwcc sim", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {} // printed below, to stdout for -h and stderr for errors
+	scenario := fs.String("scenario", "", "built-in scenario `NAME` or path of a JSON scenario FILE (default "+defaultSimScenario+")")
+	algo := fs.String("algo", "", "run the scenario under algorithm `NAME` instead of its own")
+	var sets setList
+	fs.Var(&sets, "set", "override a scenario setting, `key=value`; repeatable; '-set help' lists the keys")
+	asJSON := fs.Bool("json", false, "print the report as JSON instead of the table")
+	out := fs.String("out", "", "also write time series (CSV) and plots (SVG) into `DIR`, created if missing")
+	printSc := fs.Bool("print-scenario", false, "print the scenario as JSON (after -algo and -set) and exit without running")
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		sc, _ := loadScenario(*scenario) // the keys of the named scenario, if it loads
+		simUsage(stdout, fs, sc)
+		return exitOK
+	}
+	if err != nil {
+		// The flag package has printed the problem.
+		fmt.Fprintln(stderr, "run 'hwcc sim -h' for the flags")
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "hwcc sim: unexpected argument %q (a scenario is named with -scenario %s)\n", fs.Arg(0), fs.Arg(0))
+		return exitUsage
+	}
+
+	sc, err := loadScenario(*scenario)
+	if err != nil {
+		fmt.Fprintf(stderr, "hwcc sim: %v\n", err)
+		return exitUsage
+	}
+	if slices.Contains(sets, "help") {
+		printKeys(stdout, sc)
+		return exitOK
+	}
+	if *algo != "" {
+		if _, err := harness.Lookup(*algo); err != nil {
+			fmt.Fprintf(stderr, "hwcc sim: -algo: %v\n", err)
+			return exitUsage
+		}
+		if len(sc.Compare) > 0 {
+			// One algorithm of a comparison: the parameters meant for it.
+			sc = sc.ForAlgorithm(*algo)
+		}
+		if *algo != sc.Algorithm && len(sc.Params) > 0 {
+			// Params belong to the scenario's own algorithm; another one
+			// would reject them. -set param.NAME=VALUE gives it its own.
+			fmt.Fprintf(stderr, "hwcc sim: note: -algo %s drops the parameters of %s (%s)\n",
+				*algo, sc.Algorithm, strings.Join(sortedKeys(sc.Params), ", "))
+			sc.Params = nil
+		}
+		sc.Algorithm = *algo
+	}
+	if err := sc.SetAll(sets); err != nil {
+		fmt.Fprintf(stderr, "hwcc sim: -set: %v\n", err)
+		if !strings.Contains(err.Error(), "valid:") {
+			fmt.Fprintf(stderr, "run 'hwcc sim -scenario %s -set help' for the keys\n", sc.Name)
+		}
+		return exitUsage
+	}
+	if err := sc.Validate(); err != nil {
+		fmt.Fprintf(stderr, "hwcc sim: %v\n", err)
+		return exitUsage
+	}
+	if *printSc {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(sc); err != nil {
+			fmt.Fprintf(stderr, "hwcc sim: %v\n", err)
+			return exitFail
+		}
+		return exitOK
+	}
+
+	if len(sc.Compare) > 0 {
+		return runCompare(sc, *asJSON, *out, stdout, stderr)
+	}
+
+	prog := newProgress(stderr, time.Now)
+	opts := harness.Options{NoSeries: *out == "", ProgressEvery: simProgressEvery}
+	if prog != nil {
+		opts.Progress = prog.update
+	}
+	start := time.Now()
+	s, err := harness.New(sc, opts)
+	if err != nil {
+		// The scenario passed Validate but cannot be built: a host name
+		// the topology lacks, a series too long, an adapter refusing it.
+		fmt.Fprintf(stderr, "hwcc sim: %v\n", err)
+		return exitUsage
+	}
+	res, err := s.Run()
+	wall := time.Since(start)
+	if prog != nil {
+		prog.done()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "hwcc sim: run failed: %v\n", err)
+		return exitFail
+	}
+	res.Report.WallSeconds = wall.Seconds()
+
+	if *asJSON {
+		err = res.Report.WriteJSON(stdout)
+	} else {
+		err = writeTable(stdout, res)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "hwcc sim: %v\n", err)
+		return exitFail
+	}
+	if *out != "" {
+		files, err := writeOut(*out, res)
+		if len(files) > 0 {
+			fmt.Fprintf(stderr, "hwcc sim: wrote %s\n", strings.Join(files, ", "))
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "hwcc sim: -out: %v\n", err)
+			return exitFail
+		}
+	}
+	return exitOK
+}
+
+// loadScenario returns the scenario name designates: "" the default
+// built-in, a built-in name that built-in, anything else the JSON file at
+// that path (decoded strictly). A built-in name wins over a file of the
+// same name in the working directory; write ./NAME to mean the file.
+func loadScenario(name string) (*harness.Scenario, error) {
+	if name == "" {
+		name = defaultSimScenario
+	}
+	builtins := harness.BuiltinNames()
+	if slices.Contains(builtins, name) {
+		return harness.Builtin(name)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("-scenario %q: no built-in scenario of that name and no such file (built-ins: %s)",
+				name, strings.Join(builtins, ", "))
+		}
+		return nil, fmt.Errorf("-scenario: %w", err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("-scenario %q is a directory, not a JSON scenario file", name)
+	}
+	sc, err := harness.DecodeScenario(f)
+	if err != nil {
+		return nil, fmt.Errorf("-scenario %s: %w", name, err)
+	}
+	return sc, nil
+}
+
+// sortedKeys returns the keys of m, sorted.
+func sortedKeys(m map[string]string) []string {
+	k := make([]string, 0, len(m))
+	for n := range m {
+		k = append(k, n)
+	}
+	slices.Sort(k)
+	return k
+}
