@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -71,4 +72,38 @@ func TestValidateRejectsUnknownCompareAlgorithm(t *testing.T) {
 	require.NoError(t, err)
 	sc.Compare = []string{"none", "nope"}
 	require.ErrorContains(t, sc.Validate(), "nope")
+}
+
+// TestValidateGivesEachComparedAlgorithmItsParams: a key prefixed with an
+// algorithm's name is checked by that algorithm only, and a key that one
+// algorithm of the list rejects is an error naming it.
+func TestValidateGivesEachComparedAlgorithmItsParams(t *testing.T) {
+	sc, err := Builtin("single-flow")
+	require.NoError(t, err)
+	sc.Compare = []string{"none", "test-strict"}
+	sc.Params = map[string]string{"test-strict.ok": "1"}
+	require.NoError(t, sc.Validate())
+	sc.Params = map[string]string{"bad": "1"}
+	require.ErrorContains(t, sc.Validate(), "params of test-strict")
+}
+
+// testStrict accepts only the parameter "ok".
+type testStrict struct{ Algorithm }
+
+func (testStrict) Name() string { return "test-strict" }
+func (testStrict) CheckParams(p map[string]string) error {
+	for k := range p {
+		if k != "ok" {
+			return fmt.Errorf("unknown parameter %s", k)
+		}
+	}
+	return nil
+}
+
+func init() {
+	none, err := Lookup("none")
+	if err != nil {
+		panic(err)
+	}
+	MustRegister(testStrict{none})
 }

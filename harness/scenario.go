@@ -115,18 +115,28 @@ func DefaultScenario() *Scenario {
 // field and its allowed values. Host names in the workload are checked
 // when the run is built (they depend on the topology).
 func (s *Scenario) Validate() error {
-	a, err := Lookup(s.Algorithm)
-	if err != nil {
+	if _, err := Lookup(s.Algorithm); err != nil {
 		return fmt.Errorf("scenario %s: algorithm: %w", s.Name, err)
 	}
-	if pc, ok := a.(ParamChecker); ok {
-		if err := pc.CheckParams(s.Params); err != nil {
-			return fmt.Errorf("scenario %s: params: %w", s.Name, err)
-		}
+	// A comparison gives each algorithm its own parameters (ForAlgorithm);
+	// a single run gives all of them to its algorithm.
+	runs := s.Compare
+	if len(runs) == 0 {
+		runs = []string{s.Algorithm}
 	}
-	for _, name := range s.Compare {
-		if _, err := Lookup(name); err != nil {
+	for _, name := range runs {
+		a, err := Lookup(name)
+		if err != nil {
 			return fmt.Errorf("scenario %s: compare: %w", s.Name, err)
+		}
+		params := s.Params
+		if len(s.Compare) > 0 {
+			params = s.ForAlgorithm(name).Params
+		}
+		if pc, ok := a.(ParamChecker); ok {
+			if err := pc.CheckParams(params); err != nil {
+				return fmt.Errorf("scenario %s: params of %s: %w", s.Name, name, err)
+			}
 		}
 	}
 	if err := s.Topology.validate(); err != nil {
