@@ -2,7 +2,9 @@ package algos
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -310,12 +312,8 @@ func dcqcnParseParams(params map[string]string) (dcqcnParams, error) {
 		pmax:        cp.DCQCNHPCCSim(25 * units.Gbps).Pmax,
 		cnpIvl:      -1,
 	}
-	keys := make([]string, 0, len(params))
-	for k := range params {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys) // report the first bad key deterministically
-	for _, k := range keys {
+	// Sorted, so that the first bad key is reported deterministically.
+	for _, k := range slices.Sorted(maps.Keys(params)) {
 		v := strings.TrimSpace(params[k])
 		bad := func(want string) error {
 			return fmt.Errorf("dcqcn: param.%s = %q: %s", k, v, want)

@@ -2,7 +2,8 @@ package algos
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -130,12 +131,8 @@ type dctcpParams struct {
 func dctcpParseParams(params map[string]string) (dctcpParams, error) {
 	p := dctcpParams{preset: dctcpDefaultPreset, k: -1, shiftG: -1, alphaInit: -1, initCwnd: -1, maxCwnd: -1,
 		markDequeue: dctcpDefaultMark == dcqcnMarkDequeue}
-	keys := make([]string, 0, len(params))
-	for k := range params {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	// Sorted, so that the first bad key is reported deterministically.
+	for _, k := range slices.Sorted(maps.Keys(params)) {
 		v := strings.TrimSpace(params[k])
 		bad := func(want string) error {
 			return fmt.Errorf("dctcp: param.%s = %q: want %s", k, v, want)

@@ -2,7 +2,8 @@ package algos
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -109,12 +110,8 @@ func hpccParseParams(params map[string]string) (hpccParams, error) {
 		maxStage:  rp.HPCCPaperMaxStage,
 		fastReact: true,
 	}
-	keys := make([]string, 0, len(params))
-	for k := range params {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys) // report the first bad key deterministically
-	for _, k := range keys {
+	// Sorted, so that the first bad key is reported deterministically.
+	for _, k := range slices.Sorted(maps.Keys(params)) {
 		v := strings.TrimSpace(params[k])
 		bad := func(want string) error {
 			return fmt.Errorf("hpcc: param.%s = %q: want %s", k, v, want)

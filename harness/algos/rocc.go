@@ -3,7 +3,8 @@ package algos
 import (
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -190,12 +191,8 @@ type roccParams struct {
 // roccParseParams parses and range-checks params; unknown keys are errors.
 func roccParseParams(params map[string]string) (roccParams, error) {
 	p := roccParams{preset: roccPresetAutoIndex, reactionDelay: roccReactionDelay, flowCapacity: roccFlowCapacity}
-	keys := make([]string, 0, len(params))
-	for k := range params {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys) // report the first bad key deterministically
-	for _, k := range keys {
+	// Sorted, so that the first bad key is reported deterministically.
+	for _, k := range slices.Sorted(maps.Keys(params)) {
 		v := strings.TrimSpace(params[k])
 		bad := func(want string) error {
 			return fmt.Errorf("rocc: param.%s = %q: want %s", k, v, want)
