@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -106,6 +107,12 @@ func writeQueuesCSV(w io.Writer, s *harness.Series) error {
 	return nil
 }
 
+// csvRateStep is the resolution of throughput_gbps in bit/s (1 kb/s, six
+// decimals of Gb/s): rounding to it drops the float noise of bytes·8/interval
+// (49.33919999999999 prints as 49.3392) and keeps far more precision than a
+// sample over one interval has.
+const csvRateStep = 1e3
+
 // writeThroughputCSV writes one row per flow and sample: the flow's
 // throughput in Gb/s of wire bits over the interval ending at time_us.
 func writeThroughputCSV(w io.Writer, s *harness.Series) error {
@@ -117,7 +124,7 @@ func writeThroughputCSV(w io.Writer, s *harness.Series) error {
 			if i >= len(s.Times) {
 				break
 			}
-			gbps := strconv.FormatFloat(bps/float64(units.Gbps), 'g', -1, 64)
+			gbps := strconv.FormatFloat(math.Round(bps/csvRateStep)*csvRateStep/float64(units.Gbps), 'f', -1, 64)
 			if _, err := fmt.Fprintf(w, "%s,%d,%s,%s,%s\n", microseconds(s.Times[i]), f.ID, f.Src, f.Dst, gbps); err != nil {
 				return err
 			}

@@ -63,7 +63,14 @@ func writeTable(w io.Writer, res *harness.Result) error {
 			active++
 		}
 	}
-	fmt.Fprintf(tw, "Jain's index\t%.4f over the %d flows active for the whole window\n", rep.Fairness.Jain, active)
+	switch active {
+	case 0:
+		fmt.Fprint(tw, "Jain's index\t- (no flow was active for the whole window)\n")
+	case 1:
+		fmt.Fprintf(tw, "Jain's index\t%.4f (one flow active for the whole window)\n", rep.Fairness.Jain)
+	default:
+		fmt.Fprintf(tw, "Jain's index\t%.4f over the %d flows active for the whole window\n", rep.Fairness.Jain, active)
+	}
 	fmt.Fprintf(tw, "events\t%d\n", rep.Events)
 	return tw.Flush()
 }
@@ -222,8 +229,11 @@ func fmtBytes(b float64) string {
 }
 
 // fmtTime formats a time in the largest unit it reaches (s, ms, us, ns, ps)
-// with up to three decimals.
+// with three decimals; zero is "0s".
 func fmtTime(t units.Time) string {
+	if t == 0 {
+		return "0s"
+	}
 	for _, u := range []struct {
 		name string
 		size units.Time

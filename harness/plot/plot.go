@@ -31,6 +31,10 @@ const (
 // short).
 const msAxisFrom = 10 * units.Millisecond
 
+// legendRowShare is the fraction of the data height added above the data
+// per legend entry, so that the legend does not cover the lines.
+const legendRowShare = 0.06
+
 // Line is one named series of points.
 type Line struct {
 	Label string
@@ -59,6 +63,7 @@ func (c *Chart) write(w io.Writer, format string) error {
 	p.Y.Label.Text = c.YLabel
 	p.Add(plotter.NewGrid())
 	p.Legend.Top = true
+	legend := 0 // entries in the legend
 	for i, l := range c.Lines {
 		if len(l.X) != len(l.Y) {
 			return fmt.Errorf("plot: line %q: %d x values but %d y values", l.Label, len(l.X), len(l.Y))
@@ -83,6 +88,7 @@ func (c *Chart) write(w io.Writer, format string) error {
 		p.Add(line)
 		if l.Label != "" {
 			p.Legend.Add(l.Label, line)
+			legend++
 		}
 	}
 	// Queue lengths and throughputs are never negative: start the y axis at
@@ -94,6 +100,20 @@ func (c *Chart) write(w io.Writer, format string) error {
 		}
 	}
 	p.Y.Min = min(p.Y.Min, 0)
+	// gonum's tick marker loops forever on a span that overflows float64.
+	for _, a := range []struct {
+		name string
+		ax   *gplot.Axis
+	}{{"x", &p.X}, {"y", &p.Y}} {
+		if span := a.ax.Max - a.ax.Min; !finite(span * (1 + legendRowShare*float64(legend))) {
+			return fmt.Errorf("plot: %s values from %g to %g span more than a float64 holds", a.name, a.ax.Min, a.ax.Max)
+		}
+	}
+	if legend > 0 {
+		// Room above the data for the legend, which sits at the top right:
+		// legendRowShare of the height per entry.
+		p.Y.Max += (p.Y.Max - p.Y.Min) * legendRowShare * float64(legend)
+	}
 	wt, err := p.WriterTo(Width, Height, format)
 	if err != nil {
 		return fmt.Errorf("plot: %w", err)
