@@ -120,7 +120,12 @@ func (s *Sim) runUntil(end units.Time) {
 	for s.evq.len() > 0 && s.evq.peek() <= end && s.err == nil {
 		e := s.evq.pop()
 		s.now = e.at
-		s.events++
+		// Time-series samples are the harness observing itself, not
+		// network events: they are not counted, so that Report.Events is
+		// the same with and without series (Options.NoSeries).
+		if e.kind != evSample {
+			s.events++
+		}
 		s.dispatch(&e)
 		if s.opts.Progress != nil && s.events%every == 0 {
 			s.opts.Progress(s.now, s.end)

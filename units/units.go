@@ -163,9 +163,9 @@ var byteUnits = []scaled{
 // format writes v exactly in the largest unit of us that v reaches, with as
 // many decimals as needed and no trailing zeros: 1500 ps is "1.5ns". The units
 // are powers of ten apart, so the result is exact.
-func format(v int64, us []scaled) string {
+func format(v int64, us []scaled, zero string) string {
 	if v == 0 {
-		return "0" + us[0].name
+		return zero
 	}
 	neg := v < 0
 	var u uint64
@@ -204,12 +204,14 @@ func format(v int64, us []scaled) string {
 
 // String formats t exactly in the largest unit it reaches: "0s", "500ps",
 // "1.5ns", "13us", "2.000001ms". The output parses back with ParseTime.
-func (t Time) String() string { return format(int64(t), timeUnits) }
+func (t Time) String() string { return format(int64(t), timeUnits, "0s") }
 
 // String formats b exactly in the largest decimal unit it reaches: "64B",
-// "1.5KB", "150KB", "1.048576MB". The output parses back with ParseBytes.
-func (b Bytes) String() string { return format(int64(b), byteUnits) }
+// "1.5KB", "150KB", "1.048576MB"; zero is "0B". The output parses back
+// with ParseBytes.
+func (b Bytes) String() string { return format(int64(b), byteUnits, "0B") }
 
 // String formats r exactly in the largest unit it reaches: "40Gbps",
-// "10Mbps", "2.5Gbps". The output parses back with ParseRate.
-func (r Rate) String() string { return format(int64(r), rateUnits) }
+// "10Mbps", "2.5Gbps"; zero is "0bps". The output parses back with
+// ParseRate.
+func (r Rate) String() string { return format(int64(r), rateUnits, "0bps") }

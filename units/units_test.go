@@ -132,7 +132,8 @@ func TestString(t *testing.T) {
 	require.Equal(t, "40Gbps", (40 * Gbps).String())
 	require.Equal(t, "2.5Gbps", (2500 * Mbps).String())
 	require.Equal(t, "10Mbps", (10 * Mbps).String())
-	require.Equal(t, "0Tbps", Rate(0).String())
+	require.Equal(t, "0bps", Rate(0).String())
+	require.Equal(t, "0B", Bytes(0).String())
 }
 
 func TestParse(t *testing.T) {
