@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hwcc/hwcc/units"
@@ -55,7 +56,7 @@ func (s *Scenario) ForAlgorithm(algo string) *Scenario {
 	registered := Names()
 	for k, v := range s.Params {
 		prefix, name, ok := strings.Cut(k, ".")
-		if ok && contains(registered, prefix) {
+		if ok && slices.Contains(registered, prefix) {
 			if prefix == algo {
 				c.setParam(name, v)
 			}
@@ -71,15 +72,6 @@ func (s *Scenario) setParam(k, v string) {
 		s.Params = map[string]string{}
 	}
 	s.Params[k] = v
-}
-
-func contains(list []string, x string) bool {
-	for _, v := range list {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
 
 // Compare runs sc once under each algorithm of algos (sc.Compare if algos

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -141,10 +140,7 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if *printSc {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(sc); err != nil {
+		if err := writeJSON(stdout, sc); err != nil {
 			fmt.Fprintf(stderr, "hwcc sim: %v\n", err)
 			return exitFail
 		}

@@ -79,11 +79,15 @@ func runCompare(sc *harness.Scenario, asJSON bool, out string, stdout, stderr io
 	return exitOK
 }
 
-func writeComparisonJSON(w io.Writer, cmp *harness.Comparison) error {
+func writeComparisonJSON(w io.Writer, cmp *harness.Comparison) error { return writeJSON(w, cmp) }
+
+// writeJSON writes v as indented JSON, with <, > and & left as they are
+// (scenario descriptions use arrows and ampersands).
+func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(cmp)
+	return enc.Encode(v)
 }
 
 // writeComparison prints one row per algorithm.

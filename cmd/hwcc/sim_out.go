@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -44,12 +43,7 @@ func writeOut(dir string, res *harness.Result) ([]string, error) {
 		{queuesSVG, plot.QueueChart(s).WriteSVG},
 		{throughputSVG, plot.ThroughputChart(s).WriteSVG},
 		{reportJSON, res.Report.WriteJSON},
-		{scenarioJSON, func(w io.Writer) error {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			enc.SetEscapeHTML(false)
-			return enc.Encode(res.Scenario)
-		}},
+		{scenarioJSON, func(w io.Writer) error { return writeJSON(w, res.Scenario) }},
 	}
 	var wrote []string
 	for _, st := range steps {
