@@ -80,6 +80,35 @@ import (
 // clamp are 1-Lipschitz in F and line 5 halves the difference, so the
 // per-update bounds add up (RoCCParams.StepErrorBound).
 //
+// # The idle-queue gain (IdleGain, an option, off by default)
+//
+// Algorithm 1's integral term is slew-limited from below: while the queue
+// is empty line 8 adds α·Qref per update and no more, with α = ᾱ/32 below
+// Fmax/32. At 40 Gb/s (ᾱ = 0.3, Qref = 250 ΔQ) that is 2.3 ΔF per 40 µs, so
+// after line 3 has reset F to Fmin the climb back to C/2 takes about 6 ms
+// (harness/algos TestRoCCFairnessFig8 measures and models it). The authors'
+// earlier controller, the one their DPDK switch runs
+// (github.com/danushkam/rocc, dpdk/switch/runtime.c, get_stable_rate) and
+// the earlier rate law left in their OMNeT++ switch (SwitchEtherQueue.cc),
+// takes its largest gains whenever the queue is nearly empty: the gain
+// coefficient is 1 when the queue and the mean of the last two samples are
+// both below Qref/8. IdleGain adds that rule in front of AUTO_TUNE:
+//
+//	qidle = ⌊Qref/8⌋                                 (Qref >> 3)
+//	idle  = Qcur < qidle AND ⌊(Qcur + Qold)/2⌋ < qidle
+//	7:  α, β ← idle ? (ᾱ, β̄) : AUTO_TUNE()          (shift 0 when idle)
+//
+// Only line 8 changes: an idle queue is below Qmax and cannot grow by Qmid,
+// so lines 2 and 4 never apply to it. An idle update reports the branch
+// RoCCPIIdle. With β̄ < 7ᾱ (both presets: β̄ = 5ᾱ) an idle update always
+// raises F, and by at least as much as the printed Algorithm 1 would: line
+// 8's increment is ᾱ·(Qref − Qcur) − β̄·(Qcur − Qold) > ᾱ·7Qref/8 −
+// β̄·Qref/8 > 0, and the rule only divides it by a smaller ratio. The
+// tracking bound above holds with s = 0. At equilibrium the queue sits at
+// Qref, far above Qref/8, so the rule changes no steady state; with it the
+// paper's "~2 ms" convergence of Fig. 8 and Fig. 9 reproduces (the harness
+// scenarios' param.idle_gain=on).
+//
 // # Timer
 //
 // The update runs every Period at Start, Start + Period, … (hardware timer
@@ -131,6 +160,9 @@ const (
 
 // roccMDShift is log2(8) in line 2's and line 4's test F > Fmax/8.
 const roccMDShift = 3
+
+// roccIdleShift is log2(8) in IdleGain's threshold Qref/8.
+const roccIdleShift = 3
 
 // roccHalveShift is line 5's F ÷ 2.
 const roccHalveShift = 1
@@ -199,6 +231,14 @@ type RoCCConfig struct {
 	// for this long is dropped at the next update. The paper leaves it open.
 	// Range: > 0 when FlowTable is RoCCAgedTable; unused otherwise.
 	FlowMaxAge units.Time
+
+	// IdleGain turns on the idle-queue gain of the authors' earlier
+	// controller, which the journal's Algorithm 1 does not have: while the
+	// queue is nearly empty (Qcur < ⌊Qref/8⌋ and ⌊(Qcur + Qold)/2⌋ <
+	// ⌊Qref/8⌋), line 8 uses the top region's gains ᾱ and β̄ whatever F is
+	// (see "The idle-queue gain" in this file's comment). False, the
+	// default, is Algorithm 1 as printed.
+	IdleGain bool
 
 	// Switch and Port identify this CP in its CNPs (section III-C; GETCP of
 	// Algorithm 2 returns the switch's address, Listing 1 carries the egress
@@ -294,6 +334,7 @@ type RoCCParams struct {
 	qmax, qtop  uint32               // ΔQ units; qtop = 2^QueueBits − 1
 	fmin, fmax  uint32               // F register units (ΔF·2^−k)
 	fmd         uint32               // the MD threshold: F > Fmax/8 ⇔ F > fmd (see NewRoCCParams)
+	qidle       uint32               // IdleGain's threshold ⌊Qref/8⌋ in ΔQ units; 0 when IdleGain is off
 	alpha, beta fixedpoint.CSD
 	tune        hwtables.RoCCAutoTune
 	k, g        uint
@@ -390,6 +431,10 @@ func (p *RoCCParams) init() error {
 		return fmt.Errorf("cp: RoCC QRef/QMid/QMax = %v/%v/%v are %d/%d/%d ΔQ, want Qref < Qmid < Qmax (section III-B)",
 			c.QRef, c.QMid, c.QMax, p.qref, p.qmid, p.qmax)
 	}
+	if c.IdleGain {
+		// Qref/8 as a shift. With Qref < 8 ΔQ it is 0 and no queue is idle.
+		p.qidle = p.qref >> roccIdleShift
+	}
 
 	// Gains: CSD constants with shifts down to 2^−g.
 	if p.alpha, err = fixedpoint.NewCSD(c.AlphaBar, c.GainTerms, c.GainFracBits); err != nil {
@@ -426,6 +471,18 @@ func (p *RoCCParams) QueueUnits(qlen units.Bytes) (q uint32, saturated bool) {
 // ΔQ units.
 func (p *RoCCParams) Thresholds() (qref, qmid, qmax, qtop uint32) {
 	return p.qref, p.qmid, p.qmax, p.qtop
+}
+
+// IdleThreshold returns IdleGain's threshold ⌊Qref/8⌋ in ΔQ units, or 0
+// when IdleGain is off (no queue is below 0, so no update is idle).
+func (p *RoCCParams) IdleThreshold() uint32 { return p.qidle }
+
+// Idle reports whether IdleGain's rule applies to an update with queue
+// sample qcur and register Qold (both in ΔQ units): Qcur < ⌊Qref/8⌋ and
+// ⌊(Qcur + Qold)/2⌋ < ⌊Qref/8⌋. Always false when IdleGain is off.
+func (p *RoCCParams) Idle(qcur, qold uint32) bool {
+	// Both are at most 2^16 − 1, so the sum cannot overflow.
+	return qcur < p.qidle && (qcur+qold)>>1 < p.qidle
 }
 
 // FBounds returns Fmin and Fmax in F register units (ΔF·2^−RateFracBits).
@@ -487,9 +544,12 @@ const (
 	RoCCMDMin
 	// RoCCMDHalf is line 5: Qcur − Qold ≥ Qmid and F > Fmax/8, F ← F/2.
 	RoCCMDHalf
+	// RoCCPIIdle is line 8 with IdleGain's top-region gains: the queue was
+	// idle (RoCCParams.Idle), so α = ᾱ and β = β̄ whatever F is.
+	RoCCPIIdle
 )
 
-// String returns "pi", "md-min" or "md-half".
+// String returns "pi", "md-min", "md-half" or "pi-idle".
 func (b RoCCBranch) String() string {
 	switch b {
 	case RoCCPI:
@@ -498,6 +558,8 @@ func (b RoCCBranch) String() string {
 		return "md-min"
 	case RoCCMDHalf:
 		return "md-half"
+	case RoCCPIIdle:
+		return "pi-idle"
 	}
 	return fmt.Sprintf("RoCCBranch(%d)", uint8(b))
 }
@@ -532,6 +594,11 @@ func RoCCStep(p *RoCCParams, r RoCCRegs, qcur uint32) (RoCCRegs, RoCCBranch) {
 	} else {
 		// 7: α, β ← AUTO_TUNE(): the gain shift s, α = ᾱ/2^s, β = β̄/2^s.
 		s := p.tune.Shift(uint64(r.F))
+		// IdleGain (not in Algorithm 1): an idle queue takes the top
+		// region's gains, s = 0.
+		if p.Idle(qcur, r.QOld) {
+			s, branch = 0, RoCCPIIdle
+		}
 		// 8: F ← F − α·(Qcur − Qref) − β·(Qcur − Qold)
 		f -= p.piDecrement(int64(qcur)-int64(p.qref), int64(qcur)-int64(r.QOld), s)
 	}
@@ -597,7 +664,8 @@ type RoCCState struct {
 	F, QOld uint32
 	// QCur is the last queue sample in ΔQ units.
 	QCur uint32
-	// Shift is AUTO_TUNE's gain shift for the current F.
+	// Shift is AUTO_TUNE's gain shift for the current F (an update that
+	// takes RoCCPIIdle uses shift 0 instead).
 	Shift uint8
 	// Branch is the branch the last update took.
 	Branch RoCCBranch

@@ -34,11 +34,14 @@ func roccSeed(t testing.TB) int64 {
 // Fmax/level, and AUTO_TUNE as the paper's loop. Only the thresholds are
 // shared with the code under test, as integers in ΔQ units (the queue is
 // quantised before Algorithm 1 sees it; the quantisation of the presets is
-// checked against the paper's numbers in TestRoCCPresetsQuantised).
+// checked against the paper's numbers in TestRoCCPresetsQuantised). With
+// idle set it adds RoCCConfig.IdleGain's rule, written from its statement
+// (gains).
 type roccRef struct {
 	alpha, beta      float64 // ᾱ, β̄
 	fmin, fmax       float64 // ΔF units
 	qref, qmid, qmax float64 // ΔQ units
+	idle             bool    // IdleGain
 }
 
 func newRoCCRef(cfg RoCCConfig, p *RoCCParams) roccRef {
@@ -47,6 +50,7 @@ func newRoCCRef(cfg RoCCConfig, p *RoCCParams) roccRef {
 		alpha: cfg.AlphaBar, beta: cfg.BetaBar,
 		fmin: float64(cfg.FMin) / float64(cfg.DeltaF), fmax: float64(cfg.FMax) / float64(cfg.DeltaF),
 		qref: float64(qref), qmid: float64(qmid), qmax: float64(qmax),
+		idle: cfg.IdleGain,
 	}
 }
 
@@ -60,6 +64,20 @@ func (m roccRef) autoTune(f float64) (alpha, beta float64, s int) {
 	return m.alpha / ratio, m.beta / ratio, int(math.Log2(ratio)) // 20–21
 }
 
+// gains is line 7 with IdleGain's rule as the authors' earlier controller
+// states it: the queue is idle when Qcur < Qref/8 and the mean of Qcur and
+// Qold, in whole ΔQ, is below Qref/8 in whole ΔQ; then the gains are ᾱ and
+// β̄ (ratio 1, s = 0), else AUTO_TUNE's. It returns the gains, log2(ratio)
+// and whether the rule applied.
+func (m roccRef) gains(f, qold, qcur float64) (alpha, beta float64, s int, idle bool) {
+	qidle := math.Floor(m.qref / 8)
+	if m.idle && qcur < qidle && math.Floor((qcur+qold)/2) < qidle {
+		return m.alpha, m.beta, 0, true
+	}
+	alpha, beta, s = m.autoTune(f)
+	return alpha, beta, s, false
+}
+
 // step is lines 1–14: the next F and the branch.
 func (m roccRef) step(f, qold, qcur float64) (float64, RoCCBranch) {
 	br := RoCCPI
@@ -68,7 +86,10 @@ func (m roccRef) step(f, qold, qcur float64) (float64, RoCCBranch) {
 	} else if qcur-qold >= m.qmid && f > m.fmax/8 { // 4
 		f, br = f/2, RoCCMDHalf // 5
 	} else {
-		a, b, _ := m.autoTune(f)                // 7
+		a, b, _, idle := m.gains(f, qold, qcur) // 7
+		if idle {
+			br = RoCCPIIdle
+		}
 		f = f - a*(qcur-m.qref) - b*(qcur-qold) // 8
 	}
 	if f > m.fmax { // 9
@@ -120,6 +141,9 @@ func roccCheckStep(cfg RoCCConfig, p *RoCCParams, ref roccRef, before, after RoC
 	_, _, s := ref.autoTune(f0)
 	if uint(s) != p.Shift(before.F) {
 		return fmt.Errorf("AUTO_TUNE shift %d, model %d at F=%v", p.Shift(before.F), s, f0)
+	}
+	if br == RoCCPIIdle {
+		s = 0 // IdleGain: the top region's gains
 	}
 	e1 := float64(qcur) - ref.qref
 	e2 := float64(qcur) - float64(before.QOld)
@@ -342,8 +366,7 @@ func (w roccCPCheckedCmd) PostCondition(s commands.State, r commands.Result) *go
 	return &gopter.PropResult{Status: gopter.PropTrue}
 }
 
-func roccCPCommands(t *testing.T) *commands.ProtoCommands {
-	cfg := roccTestConfig()
+func roccCPCommands(t *testing.T, cfg RoCCConfig) *commands.ProtoCommands {
 	p, err := NewRoCCParams(cfg)
 	require.NoError(t, err)
 	ref := newRoCCRef(cfg, p)
@@ -361,10 +384,13 @@ func roccCPCommands(t *testing.T) *commands.ProtoCommands {
 			wrap := func(c roccCPCmd) commands.Command { return roccCPCheckedCmd{roccCPCmd: c, cfg: &cfg, p: p, ref: &ref} }
 			base := max(m.now, m.deadline)
 			// Queue lengths: mostly around the thresholds (0..450 KB, Qmax is
-			// 360 KB), sometimes beyond the 16-bit register (39.3 MB) to
-			// saturate it; kept for several ticks at times by the shrinker.
+			// 360 KB), often nearly empty (below 30 KB, around IdleGain's
+			// Qref/8 = 31 ΔQ = 18.6 KB), sometimes beyond the 16-bit register
+			// (39.3 MB) to saturate it; kept for several ticks at times by
+			// the shrinker.
 			qlen := gen.Weighted([]gen.WeightedGen{
 				{Weight: 6, Gen: gen.Int64Range(0, 450_000)},
+				{Weight: 2, Gen: gen.Int64Range(0, 30_000)},
 				// Exactly Qref, Qmid, Qmax (150, 300, 360 KB) ± one ΔQ.
 				{Weight: 3, Gen: gopter.CombineGens(gen.OneConstOf(int64(150_000), int64(300_000), int64(360_000)), gen.Int64Range(-600, 600)).
 					Map(func(v []any) int64 { return v[0].(int64) + v[1].(int64) })},
@@ -403,20 +429,40 @@ func roccCPCommands(t *testing.T) *commands.ProtoCommands {
 // every update: F in [Fmin, Fmax]; the float model's branch and AUTO_TUNE
 // region; |F − F_model| within the stated bound; F does not rise while
 // Qcur ≥ Qref and Qcur ≥ Qold; the gains do not rise as F falls; the flow
-// table equals its model; deadlines on the Start + i·T grid.
+// table equals its model; deadlines on the Start + i·T grid. Algorithm 1 as
+// printed and with IdleGain.
 func TestRoCCCPModelProperties(t *testing.T) {
-	params := gopter.DefaultTestParametersWithSeed(roccSeed(t))
-	params.MinSuccessfulTests = 200
-	params.MaxSize = 80
-	props := gopter.NewProperties(params)
-	props.Property("Algorithm 1 and the flow table match their models", commands.Prop(roccCPCommands(t)))
-	props.TestingRun(t)
+	for _, idle := range []bool{false, true} {
+		t.Run(fmt.Sprintf("IdleGain=%v", idle), func(t *testing.T) {
+			cfg := roccTestConfig()
+			cfg.IdleGain = idle
+			params := gopter.DefaultTestParametersWithSeed(roccSeed(t))
+			params.MinSuccessfulTests = 200
+			params.MaxSize = 80
+			props := gopter.NewProperties(params)
+			props.Property("Algorithm 1 and the flow table match their models", commands.Prop(roccCPCommands(t, cfg)))
+			props.TestingRun(t)
+		})
+	}
+}
+
+// roccVariants returns every preset as printed and with IdleGain on
+// ("/idle").
+func roccVariants() map[string]RoCCConfig {
+	out := map[string]RoCCConfig{}
+	for name, cfg := range roccPresets() {
+		out[name] = cfg
+		cfg.IdleGain = true
+		out[name+"/idle"] = cfg
+	}
+	return out
 }
 
 // roccGenQ generates queue samples in ΔQ units: anywhere in the register
-// half the time, otherwise within ±3 of a threshold (Qref, Qmid, Qmax) or of
-// the register's ends, so that the comparisons of lines 2 and 4 meet their
-// edges.
+// half the time, otherwise within ±3 of a threshold (Qref, Qmid, Qmax,
+// IdleGain's Qref/8 computed here as an integer division) or of the
+// register's ends, so that the comparisons of lines 2 and 4 and of the idle
+// rule meet their edges.
 func roccGenQ(p *RoCCParams) gopter.Gen {
 	qref, qmid, qmax, qtop := p.Thresholds()
 	near := func(v uint32) gopter.Gen {
@@ -426,6 +472,7 @@ func roccGenQ(p *RoCCParams) gopter.Gen {
 		{Weight: 5, Gen: gen.UInt32Range(0, qtop)},
 		{Weight: 2, Gen: gen.UInt32Range(0, 2*qmax)},
 		{Weight: 1, Gen: near(qref)}, {Weight: 1, Gen: near(qmid)}, {Weight: 1, Gen: near(qmax)},
+		{Weight: 1, Gen: near(qref / 8)}, {Weight: 1, Gen: near(2 * (qref / 8))},
 		{Weight: 1, Gen: near(0)}, {Weight: 1, Gen: near(qtop)},
 	})
 }
@@ -449,11 +496,11 @@ func roccGenF(p *RoCCParams) gopter.Gen {
 }
 
 // TestRoCCStepProperties checks one update from arbitrary registers and
-// queue samples for all four presets, covering every branch and region
-// (the commands test explores sequences; this one explores the state
-// space).
+// queue samples for all four presets, as printed and with IdleGain,
+// covering every branch and region (the commands test explores sequences;
+// this one explores the state space).
 func TestRoCCStepProperties(t *testing.T) {
-	for name, cfg := range roccPresets() {
+	for name, cfg := range roccVariants() {
 		t.Run(name, func(t *testing.T) {
 			p, err := NewRoCCParams(cfg)
 			require.NoError(t, err)
@@ -500,9 +547,54 @@ func TestRoCCStepProperties(t *testing.T) {
 				roccGenF(p).WithLabel("F1"),
 				roccGenF(p).WithLabel("F2"),
 			))
+			if cfg.IdleGain {
+				roccIdleProperty(t, props, cfg, p)
+			}
 			props.TestingRun(t)
 		})
 	}
+}
+
+// roccIdleProperty adds IdleGain's promise (rocc.go, "The idle-queue
+// gain"): with β̄ < 7ᾱ, which every preset has (β̄ = 5ᾱ), an idle update
+// raises F, unless F is already at Fmax, and never by less than Algorithm 1
+// as printed would from the same registers and queue. Queue samples are
+// drawn around the idle threshold so that most updates are idle; the
+// property also requires that some are, so it cannot pass vacuously.
+func roccIdleProperty(t *testing.T, props *gopter.Properties, cfg RoCCConfig, p *RoCCParams) {
+	require.Less(t, cfg.BetaBar, 7*cfg.AlphaBar, "the property needs β̄ < 7ᾱ")
+	printed := cfg
+	printed.IdleGain = false
+	pp, err := NewRoCCParams(printed)
+	require.NoError(t, err)
+	qref, _, _, _ := p.Thresholds()
+	qidle := qref / 8 // computed here, not by p
+	_, fmax := p.FBounds()
+	idle, total := 0, 0
+	props.Property("an idle update raises F at least as much as Algorithm 1 as printed", prop.ForAll(
+		func(f, qold, qcur uint32) (bool, error) {
+			before := RoCCRegs{F: f, QOld: qold}
+			got, br := RoCCStep(p, before, qcur)
+			want, _ := RoCCStep(pp, before, qcur)
+			total++
+			if br != RoCCPIIdle {
+				return true, nil
+			}
+			idle++
+			if got.F < want.F || (got.F <= before.F && before.F < fmax) {
+				return false, fmt.Errorf("idle update F %d → %d, printed algorithm → %d", before.F, got.F, want.F)
+			}
+			return true, nil
+		},
+		roccGenF(p).WithLabel("F"),
+		gen.UInt32Range(0, 2*qidle+3).WithLabel("Qold"),
+		gen.UInt32Range(0, qidle+3).WithLabel("Qcur"),
+	))
+	t.Cleanup(func() {
+		if total > 0 {
+			require.Greater(t, idle, total/4, "idle updates among %d", total)
+		}
+	})
 }
 
 // TestRoCCTrackingOverManyUpdates runs the integer CP and the float model
@@ -514,7 +606,22 @@ func TestRoCCStepProperties(t *testing.T) {
 // bound restarts). The test also requires that most updates are compared,
 // so it cannot pass vacuously.
 func TestRoCCTrackingOverManyUpdates(t *testing.T) {
-	cfg := RoCC40G()
+	for _, tc := range []struct {
+		idle  bool
+		start int // the queue walk's start, ΔQ
+	}{
+		{false, 250}, // around Qref
+		{true, 40},   // near IdleGain's Qref/8 = 31, so the rule applies often
+	} {
+		t.Run(fmt.Sprintf("IdleGain=%v", tc.idle), func(t *testing.T) {
+			cfg := RoCC40G()
+			cfg.IdleGain = tc.idle
+			roccTracking(t, cfg, tc.start)
+		})
+	}
+}
+
+func roccTracking(t *testing.T, cfg RoCCConfig, start int) {
 	p, err := NewRoCCParams(cfg)
 	require.NoError(t, err)
 	ref := newRoCCRef(cfg, p)
@@ -522,16 +629,21 @@ func TestRoCCTrackingOverManyUpdates(t *testing.T) {
 	params := gopter.DefaultTestParametersWithSeed(roccSeed(t))
 	params.MinSuccessfulTests = 200
 	props := gopter.NewProperties(params)
-	compared, total := 0, 0
+	compared, total, idle := 0, 0, 0
 	props.Property("F tracks the float model", prop.ForAll(
 		func(qs []uint32) (bool, error) {
 			r := p.InitialRegs()
 			fr, qold := float64(r.F)/scale, 0.0
 			bound := 0.0
 			for _, q := range qs {
-				_, _, sInt := ref.autoTune(float64(r.F) / scale)
-				_, _, sRef := ref.autoTune(fr)
+				// The gains each side uses (AUTO_TUNE's region, or 0 when
+				// the queue is idle): different gains, different laws.
+				_, _, sInt, _ := ref.gains(float64(r.F)/scale, qold, float64(q))
+				_, _, sRef, _ := ref.gains(fr, qold, float64(q))
 				next, br := RoCCStep(p, r, q)
+				if br == RoCCPIIdle {
+					idle++
+				}
 				fnext, brRef := ref.step(fr, qold, float64(q))
 				total++
 				if br != brRef || sInt != sRef {
@@ -554,10 +666,10 @@ func TestRoCCTrackingOverManyUpdates(t *testing.T) {
 			}
 			return true, nil
 		},
-		// A random walk of the queue around Qref (250 ΔQ): steps of up to
-		// ±40 ΔQ per period, so the PI branch dominates.
+		// A random walk of the queue from start: steps of up to ±40 ΔQ per
+		// period, so the PI branch dominates.
 		gen.SliceOfN(200, gen.IntRange(-40, 40)).Map(func(steps []int) []uint32 {
-			q, out := 250, make([]uint32, len(steps))
+			q, out := start, make([]uint32, len(steps))
 			for i, s := range steps {
 				q = min(max(q+s, 0), 700)
 				out[i] = uint32(q)
@@ -567,6 +679,9 @@ func TestRoCCTrackingOverManyUpdates(t *testing.T) {
 	))
 	props.TestingRun(t)
 	require.Greater(t, compared, total*9/10, "most updates compared (not resynchronised)")
+	if cfg.IdleGain {
+		require.Greater(t, idle, total/20, "idle updates among %d", total)
+	}
 }
 
 // ---- fuzzing ----
@@ -584,46 +699,54 @@ func FuzzRoCCCP(f *testing.F) {
 	f.Add([]byte{0, 0xff, 0xff, 0, 3, 0, 0, 0})                         // 65 MB: saturated sample, then an early tick
 	f.Add([]byte{0xfc, 0x00, 0x00, 0, 0xfc, 0x00, 0x00, 0})             // late ticks on an empty queue
 	f.Fuzz(func(t *testing.T, data []byte) {
-		cfg := RoCC40G()
-		cfg.FlowCapacity = 4
-		c, err := NewRoCC(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := c.Params()
-		ref := newRoCCRef(cfg, p)
-		now := units.Time(0)
-		for len(data) >= 4 {
-			ev := data[:4]
-			data = data[4:]
-			v := int64(ev[1])<<8 | int64(ev[2])
-			now += units.Time(ev[0]>>2) * units.Microsecond
-			switch ev[0] & 3 {
-			case 0, 3:
-				at := max(now, c.NextDeadline())
-				if ev[0]&3 == 3 {
-					at--
-				}
-				before := c.Regs()
-				dec, err := c.OnTimer(at, units.Bytes(v)*units.KB)
-				if err != nil {
-					if at >= c.NextDeadline() && at >= now {
-						t.Fatalf("OnTimer(%v): %v", at, err)
-					}
-					continue
-				}
-				now = at
-				if err := roccCheckStep(cfg, p, ref, before, c.Regs(), dec.Branch, roccQUnits(cfg, units.Bytes(v)*units.KB)); err != nil {
-					t.Fatal(err)
-				}
-			case 1:
-				_ = c.OnEnqueue(now, uint32(ev[3]&7), units.Bytes(v))
-			case 2:
-				_ = c.OnDequeue(now, uint32(ev[3]&7), units.Bytes(v))
-			}
-			if n := c.State().Flows; n > cfg.FlowCapacity || n != len(c.AppendFlows(nil)) {
-				t.Fatalf("flows %d, capacity %d", n, cfg.FlowCapacity)
-			}
+		for _, idle := range []bool{false, true} {
+			roccFuzzCP(t, data, idle)
 		}
 	})
+}
+
+// roccFuzzCP is FuzzRoCCCP's body for one setting of IdleGain.
+func roccFuzzCP(t *testing.T, data []byte, idle bool) {
+	cfg := RoCC40G()
+	cfg.FlowCapacity = 4
+	cfg.IdleGain = idle
+	c, err := NewRoCC(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := c.Params()
+	ref := newRoCCRef(cfg, p)
+	now := units.Time(0)
+	for len(data) >= 4 {
+		ev := data[:4]
+		data = data[4:]
+		v := int64(ev[1])<<8 | int64(ev[2])
+		now += units.Time(ev[0]>>2) * units.Microsecond
+		switch ev[0] & 3 {
+		case 0, 3:
+			at := max(now, c.NextDeadline())
+			if ev[0]&3 == 3 {
+				at--
+			}
+			before := c.Regs()
+			dec, err := c.OnTimer(at, units.Bytes(v)*units.KB)
+			if err != nil {
+				if at >= c.NextDeadline() && at >= now {
+					t.Fatalf("OnTimer(%v): %v", at, err)
+				}
+				continue
+			}
+			now = at
+			if err := roccCheckStep(cfg, p, ref, before, c.Regs(), dec.Branch, roccQUnits(cfg, units.Bytes(v)*units.KB)); err != nil {
+				t.Fatal(err)
+			}
+		case 1:
+			_ = c.OnEnqueue(now, uint32(ev[3]&7), units.Bytes(v))
+		case 2:
+			_ = c.OnDequeue(now, uint32(ev[3]&7), units.Bytes(v))
+		}
+		if n := c.State().Flows; n > cfg.FlowCapacity || n != len(c.AppendFlows(nil)) {
+			t.Fatalf("flows %d, capacity %d", n, cfg.FlowCapacity)
+		}
+	}
 }

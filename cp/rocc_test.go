@@ -163,6 +163,71 @@ func TestRoCCStepHand(t *testing.T) {
 	require.Equal(t, uint32(65535), next.QOld)
 }
 
+// TestRoCCIdleGainHand checks IdleGain on values worked by hand for the
+// 40 Gb/s preset: Qref = 250 ΔQ, so the idle threshold is ⌊250/8⌋ = 31 ΔQ;
+// an idle update takes ᾱ = 0.3 and β̄ = 1.5 whatever F is. CSD(0.3) is
+// 0.3 + 0.2/65536; its error times the queue errors here (at most 250) is
+// below 7.7e-4 ΔF, a fifth of a register unit (1/256 ΔF), so every result is
+// exact in register units.
+func TestRoCCIdleGainHand(t *testing.T) {
+	cfg := RoCC40G()
+	cfg.IdleGain = true
+	p, err := NewRoCCParams(cfg)
+	require.NoError(t, err)
+	require.Equal(t, uint32(31), p.IdleThreshold())
+	printed, err := NewRoCCParams(RoCC40G())
+	require.NoError(t, err)
+	require.Zero(t, printed.IdleThreshold(), "off: no threshold")
+	const u = 1 << 8 // one ΔF in register units
+	cases := []struct {
+		name       string
+		f          uint32
+		qold, qcur uint32
+		wantF      uint32
+		br         RoCCBranch
+	}{
+		// An empty queue at F = 100 (region 5): 100 − 0.3·(0 − 250) = 175,
+		// where Algorithm 1 as printed gives 102.34 (TestRoCCStepHand).
+		{"empty queue, bottom region", 100 * u, 0, 0, 175 * u, RoCCPIIdle},
+		// ⌊(30 + 31)/2⌋ = 30 < 31: idle. 100 + 0.3·220 − 1.5·(30 − 31) =
+		// 100 + 66 + 1.5 = 167.5.
+		{"mean 30 < 31: idle", 100 * u, 31, 30, 167*u + u/2, RoCCPIIdle},
+		// ⌊(30 + 32)/2⌋ = 31, not < 31: AUTO_TUNE's ratio 32.
+		// 100 − (0.3·(−220) + 1.5·(−2))/32 = 100 + 69/32 = 102.15625,
+		// 0.15625·256 = 40.
+		{"mean 31: not idle", 100 * u, 32, 30, 102*u + 40, RoCCPI},
+		// Qcur = 31, not < 31: ratio 32. 100 − (0.3·(−219) + 1.5·31)/32 =
+		// 100 + 19.2/32 = 100.6, 0.6·256 = 153.6, rounded to 154.
+		{"Qcur 31: not idle", 100 * u, 0, 31, 100*u + 154, RoCCPI},
+		// At F ≥ Fmax/2 the gains are ᾱ, β̄ either way: 3000 + 75; only the
+		// branch tells the rule applied.
+		{"top region: same F", 3000 * u, 0, 0, 3075 * u, RoCCPIIdle},
+		// 3990 + 75 = 4065, clamped to Fmax by lines 9–10.
+		{"clamp at Fmax", 3990 * u, 0, 0, 4000 * u, RoCCPIIdle},
+	}
+	for _, c := range cases {
+		next, br := RoCCStep(p, RoCCRegs{F: c.f, QOld: c.qold}, c.qcur)
+		require.Equal(t, c.br, br, c.name)
+		require.Equal(t, c.wantF, next.F, "%s: got %v ΔF", c.name, float64(next.F)/u)
+		require.Equal(t, c.qcur, next.QOld, c.name)
+		// Without the option the same update is never idle.
+		_, br = RoCCStep(printed, RoCCRegs{F: c.f, QOld: c.qold}, c.qcur)
+		require.Equal(t, RoCCPI, br, c.name)
+	}
+
+	// Qref below 8 ΔQ: ⌊Qref/8⌋ = 0 and no queue is idle. Qref = 4 KB is
+	// 6 ΔQ (Qmid and Qmax shrunk to keep Qref < Qmid < Qmax).
+	small := RoCC40G()
+	small.IdleGain = true
+	small.QRef, small.QMid, small.QMax = 4*units.KB, 8*units.KB, 9*units.KB
+	ps, err := NewRoCCParams(small)
+	require.NoError(t, err)
+	require.Zero(t, ps.IdleThreshold())
+	_, br := RoCCStep(ps, RoCCRegs{F: 100 * u}, 0)
+	require.Equal(t, RoCCPI, br)
+	require.Equal(t, "pi-idle", RoCCPIIdle.String())
+}
+
 // TestRoCCStepErrorBound checks the exported bound against its formula
 // from the file comment, with the CSD errors read from fixedpoint: for the
 // 40 Gb/s preset (k = 8; ᾱ = 0.3 has error −0.2/65536, β̄ = 1.5 is exact),
