@@ -190,7 +190,7 @@ type CPInfo struct {
 	Prio     uint8
 	Rate     units.Rate
 	Delay    units.Time  // propagation delay of the port's link
-	Buffer   units.Bytes // the switch's shared buffer
+	Buffer   units.Bytes // the switch's buffer: switch.buffer, or switch.pool plus its ports' PFC headroom
 	Params   map[string]string
 }
 

@@ -14,8 +14,11 @@ type node struct {
 	ports  []*port
 
 	// Switch state.
-	swID    uint16      // 12-bit INT switch ID (index among switches + 1)
-	bufUsed units.Bytes // shared buffer occupancy: data frames admitted and not yet dequeued
+	swID uint16 // 12-bit INT switch ID (index among switches + 1)
+	// buffer is the switch's buffer: switch.buffer, or switch.pool plus
+	// hdrmReserve when switch.pool > 0 (see buildSwitches).
+	buffer  units.Bytes
+	bufUsed units.Bytes // buffer occupancy: data frames admitted and not yet dequeued
 	// hdrmReserve is the PFC headroom of every port, held back from the
 	// shared pool (PFC on; see switch.go).
 	hdrmReserve units.Bytes

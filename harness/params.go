@@ -105,7 +105,8 @@ var commonParams = []Param{
 		}
 		return nil
 	}},
-	{"buffer", "shared buffer per switch", setBytes(func(s *Scenario) *Bytes { return &s.Switch.Buffer })},
+	{"buffer", "buffer per switch, PFC headroom included (ignored when pool > 0)", setBytes(func(s *Scenario) *Bytes { return &s.Switch.Buffer })},
+	{"pool", "shared pool per switch: buffer = pool + its ports' PFC headroom (0: use buffer)", setBytes(func(s *Scenario) *Bytes { return &s.Switch.Pool })},
 	{"xoff", "PFC pause threshold per ingress port", setBytes(func(s *Scenario) *Bytes { return &s.Switch.Xoff })},
 	{"xon", "PFC resume threshold (0: xoff minus two frames)", setBytes(func(s *Scenario) *Bytes { return &s.Switch.Xon })},
 	{"headroom", "PFC headroom per ingress port (0: automatic)", setBytes(func(s *Scenario) *Bytes { return &s.Switch.Headroom })},

@@ -53,7 +53,6 @@ func New(sc *Scenario, opts Options) (*Sim, error) {
 	s.ackEvery = cp.NIC.AckEvery
 	s.rto = units.Time(cp.NIC.RTO)
 	s.pfcOn = cp.Switch.PFC
-	s.buffer = units.Bytes(cp.Switch.Buffer)
 	s.xoff = units.Bytes(cp.Switch.Xoff)
 	s.xon = units.Bytes(cp.Switch.Xon)
 	if s.xon == 0 {
@@ -120,16 +119,19 @@ func New(sc *Scenario, opts Options) (*Sim, error) {
 	return s, s.err
 }
 
-// buildSwitches sets up every switch: ECMP salt, per-port PFC headroom,
-// queue statistics, the data queue's congestion point; and checks that
-// INT can encode every port speed.
+// buildSwitches sets up every switch: per-port PFC headroom, the buffer
+// (switch.buffer, or switch.pool plus the headroom its ports reserve), ECMP
+// salt, queue statistics, the data queue's congestion point; and checks
+// that INT can encode every port speed.
 func (s *Sim) buildSwitches() error {
-	histLen := histBucket(2*s.buffer+units.MB) + 1
+	// First pass: headroom, reserve and buffer of every switch, which the
+	// CPs (CPInfo.Buffer) and the histograms (their length) need.
+	buffer, pool := units.Bytes(s.sc.Switch.Buffer), units.Bytes(s.sc.Switch.Pool)
+	var maxBuffer units.Bytes
 	for _, n := range s.nodes {
 		if n.isHost {
 			continue
 		}
-		n.salt = s.rng.Uint64()
 		for _, pt := range n.ports {
 			pt.headroom = units.Bytes(s.sc.Switch.Headroom)
 			if pt.headroom == 0 {
@@ -138,6 +140,25 @@ func (s *Sim) buildSwitches() error {
 			if s.pfcOn {
 				n.hdrmReserve += pt.headroom
 			}
+		}
+		// buffer = pool + Σ_ports headroom (0 with PFC off), so that
+		// sharedFree starts at exactly pool.
+		n.buffer = buffer
+		if pool > 0 {
+			n.buffer = pool + n.hdrmReserve
+		}
+		maxBuffer = max(maxBuffer, n.buffer)
+	}
+	// The histograms span twice the largest buffer plus 1 MB: queue
+	// lengths also count control frames, which the buffer does not hold;
+	// a longer queue is counted in the last bucket.
+	histLen := histBucket(2*maxBuffer+units.MB) + 1
+	for _, n := range s.nodes {
+		if n.isHost {
+			continue
+		}
+		n.salt = s.rng.Uint64()
+		for _, pt := range n.ports {
 			pt.st.q.hist = make([]int64, histLen)
 			if s.feat.INT {
 				if _, ok := s.codec.Speeds().Code(pt.rate); !ok {
@@ -148,7 +169,7 @@ func (s *Sim) buildSwitches() error {
 			q.timer.at = units.MaxTime
 			q.info = CPInfo{
 				ID: q.id, Node: n.id, NodeName: n.name, Port: pt.num, PeerName: pt.peer.node.name,
-				Prio: DataPrio, Rate: pt.rate, Delay: pt.delay, Buffer: s.buffer, Params: s.sc.Params,
+				Prio: DataPrio, Rate: pt.rate, Delay: pt.delay, Buffer: n.buffer, Params: s.sc.Params,
 			}
 			cp, err := s.algo.NewCP(q.info)
 			if err != nil {
@@ -162,9 +183,10 @@ func (s *Sim) buildSwitches() error {
 				s.armCP(q)
 			}
 		}
-		if s.pfcOn && n.hdrmReserve >= s.buffer {
-			return fmt.Errorf("switch %s: buffer %v cannot hold the PFC headroom of its %d ports (%v): raise switch.buffer or lower switch.headroom",
-				n.name, s.buffer, len(n.ports), n.hdrmReserve)
+		// Never true with switch.pool > 0 (the buffer is pool + reserve).
+		if s.pfcOn && n.hdrmReserve >= n.buffer {
+			return fmt.Errorf("switch %s: buffer %v cannot hold the PFC headroom of its %d ports (%v): raise switch.buffer, lower switch.headroom, or size the shared pool with switch.pool",
+				n.name, n.buffer, len(n.ports), n.hdrmReserve)
 		}
 	}
 	for _, pt := range s.ports {

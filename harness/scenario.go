@@ -51,8 +51,19 @@ type Scenario struct {
 
 // SwitchSpec are the settings every switch gets.
 type SwitchSpec struct {
-	// Buffer is the shared buffer per switch (default 32 MB, HPCC's).
+	// Buffer is the buffer per switch (default 32 MB, HPCC's). With PFC on,
+	// the switch reserves every port's headroom out of it and the rest is
+	// the shared pool data frames queue in, so the pool shrinks as the port
+	// count grows; a buffer that cannot hold the headroom is an error.
+	// Ignored when Pool > 0.
 	Buffer Bytes `json:"buffer"`
+	// Pool, if > 0, sizes each switch by its shared pool instead: its
+	// buffer is Pool plus the PFC headroom of its own ports (Pool alone
+	// with PFC off), so every switch has exactly Pool bytes to queue
+	// however many ports it has, as a switch whose vendor splits the
+	// buffer into a shared pool and a headroom pool. 0 (the default): use
+	// Buffer.
+	Pool Bytes `json:"pool,omitempty"`
 	// PFC turns priority flow control on (lossless data) or off (tail drop).
 	PFC bool `json:"pfc"`
 	// Xoff: bytes admitted through one ingress port (data priority) at
@@ -83,6 +94,11 @@ type NICSpec struct {
 	// inter-frame gap on the wire (default false: they are counted).
 	NoPreamble bool `json:"no_preamble,omitempty"`
 }
+
+// MaxBuffer bounds switch.buffer and switch.pool: 1 PB, far above any
+// switch, and far enough below the int64 range that a pool plus the
+// headroom of every port cannot overflow.
+const MaxBuffer = Bytes(1_000_000 * units.GB)
 
 // Defaults of DefaultScenario.
 const (
@@ -150,7 +166,8 @@ func (s *Scenario) Validate() error {
 		bad bool
 		msg string
 	}{
-		{sw.Buffer <= 0, fmt.Sprintf("switch.buffer = %v: want > 0", units.Bytes(sw.Buffer))},
+		{sw.Buffer <= 0 || sw.Buffer > MaxBuffer, fmt.Sprintf("switch.buffer = %v: want > 0 and at most %v", units.Bytes(sw.Buffer), units.Bytes(MaxBuffer))},
+		{sw.Pool < 0 || sw.Pool > MaxBuffer, fmt.Sprintf("switch.pool = %v: want >= 0 (0: use switch.buffer) and at most %v", units.Bytes(sw.Pool), units.Bytes(MaxBuffer))},
 		{sw.Xoff <= 0, fmt.Sprintf("switch.xoff = %v: want > 0", units.Bytes(sw.Xoff))},
 		{sw.Xon < 0 || (sw.Xon != 0 && sw.Xon >= sw.Xoff), fmt.Sprintf("switch.xon = %v: want below xoff (%v), or 0 for xoff minus two frames", units.Bytes(sw.Xon), units.Bytes(sw.Xoff))},
 		{sw.Headroom < 0, fmt.Sprintf("switch.headroom = %v: want >= 0 (0: automatic)", units.Bytes(sw.Headroom))},

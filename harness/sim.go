@@ -58,7 +58,6 @@ type Sim struct {
 	ackEvery int
 	rto      units.Time
 	pfcOn    bool
-	buffer   units.Bytes
 	xoff     units.Bytes
 	xon      units.Bytes
 	ecnK     units.Bytes

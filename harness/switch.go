@@ -11,10 +11,12 @@ import (
 // forwarded at the instant its last bit arrives. Its egress ports have one
 // FIFO per priority served by strict priority (PFC frames first, then
 // ControlPrio, then DataPrio); a priority paused by the downstream
-// neighbour is skipped. All data frames share one buffer of
-// SwitchSpec.Buffer bytes, counted from admission to dequeue (the start of
-// transmission). Control frames (ACK, NAK, CNP, feedback) are tiny and are
-// neither counted in the buffer nor dropped.
+// neighbour is skipped. All data frames share one buffer per switch,
+// counted from admission to dequeue (the start of transmission): of
+// SwitchSpec.Buffer bytes, or, when SwitchSpec.Pool > 0, of Pool plus the
+// PFC headroom the switch reserves (below; Pool alone with PFC off).
+// Control frames (ACK, NAK, CNP, feedback) are tiny and are neither counted
+// in the buffer nor dropped.
 //
 // Admission of a data frame arriving through ingress port i:
 //   - PFC on (lossless): admitted if the shared buffer has room and
@@ -31,17 +33,23 @@ import (
 //
 //	pause  when ing ≥ min(Xoff, free)
 //	resume when ing ≤ min(Xon, free − 2·maxFrame), or ing = 0
-//	free = Buffer − Σ_ports headroom − bytes in the buffer
+//	free = buffer − Σ_ports headroom − bytes in the buffer
+//	buffer = Buffer, or Pool + Σ_ports headroom when Pool > 0
 //
 // (a dynamic threshold with α = 1, as shared-buffer switches do). With many
 // ingress ports filling at once a port is paused before the pool runs dry,
 // and what arrives after its PAUSE lands in its reserved headroom, so PFC is
-// lossless however many ports share the buffer. New rejects a buffer that
-// cannot hold the reserve. The frames go out of the ingress port ahead of any queued frame
-// (after the frame being serialised), and the neighbour stops or restarts
-// that priority on its egress port when the frame arrives. A PAUSE holds
-// until the RESUME (equivalent to a sender that refreshes its pause quanta
-// before they expire; pause quanta are not modelled).
+// lossless however many ports share the buffer. With Buffer the pool is
+// what the headroom leaves, smaller the more ports the switch has, and New
+// rejects a buffer that cannot hold the reserve; with Pool every switch
+// starts with free = Pool, as a switch whose buffer is split into a shared
+// pool and a headroom pool.
+//
+// The PAUSE and RESUME frames go out of the ingress port ahead of any
+// queued frame (after the frame being serialised), and the neighbour stops
+// or restarts that priority on its egress port when the frame arrives. A
+// PAUSE holds until the RESUME (equivalent to a sender that refreshes its
+// pause quanta before they expire; pause quanta are not modelled).
 
 // switchReceive handles frame p arriving at switch sw through port in.
 func (s *Sim) switchReceive(sw *node, in *port, p *Packet) {
@@ -65,7 +73,7 @@ func (s *Sim) enqueue(sw *node, out *port, p *Packet, in *port) {
 	prio := p.Prio
 	if prio != ControlPrio {
 		size := p.Size
-		if sw.bufUsed+size > s.buffer {
+		if sw.bufUsed+size > sw.buffer {
 			s.drop(out, p)
 			return
 		}
@@ -281,9 +289,10 @@ func (s *Sim) onCPTimer(q *Queue) {
 
 // sharedFree returns the free bytes of sw's shared pool: its buffer less
 // the headroom reserved for every port less the bytes in the buffer (may be
-// negative once ports use their headroom).
+// negative once ports use their headroom). With switch.pool it is Pool less
+// the bytes in the buffer.
 func (s *Sim) sharedFree(sw *node) units.Bytes {
-	return s.buffer - sw.hdrmReserve - sw.bufUsed
+	return sw.buffer - sw.hdrmReserve - sw.bufUsed
 }
 
 // maxFrame is the largest data frame on the wire, INT included.
