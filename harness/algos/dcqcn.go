@@ -242,14 +242,11 @@ func dcqcnInt(v string, lo, hi int64) (int64, error) {
 }
 
 func dcqcnSetBool(dst *bool, v string) error {
-	switch strings.ToLower(v) {
-	case "on", "true", "1":
-		*dst = true
-	case "off", "false", "0":
-		*dst = false
-	default:
+	b, ok := parseOnOff(v)
+	if !ok {
 		return fmt.Errorf("want on or off (true/false, 1/0)")
 	}
+	*dst = b
 	return nil
 }
 

@@ -155,7 +155,7 @@ func hpccParseParams(params map[string]string) (hpccParams, error) {
 			}
 			p.maxStage = n
 		case hpccParamFastReact, hpccParamMultiRate:
-			b, ok := hpccParseBool(v)
+			b, ok := parseOnOff(v)
 			if !ok {
 				return p, bad("on or off (true/false, 1/0)")
 			}
@@ -169,17 +169,6 @@ func hpccParseParams(params map[string]string) (hpccParams, error) {
 		}
 	}
 	return p, nil
-}
-
-// hpccParseBool reads on/off, true/false, 1/0.
-func hpccParseBool(v string) (bool, bool) {
-	switch strings.ToLower(v) {
-	case "on", "true", "1":
-		return true, true
-	case "off", "false", "0":
-		return false, true
-	}
-	return false, false
 }
 
 // hpccAutoT returns the flow's round trip with INT: its base RTT (a full

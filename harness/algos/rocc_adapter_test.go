@@ -35,10 +35,20 @@ func TestRoCCParams(t *testing.T) {
 
 	p, err = roccParseParams(map[string]string{
 		"preset": "DPDK10G", "t": "20us", "reaction_delay": "0", "recovery": "1ms", "flow_capacity": "64",
+		"idle_gain": "On",
 	})
 	require.NoError(t, err)
 	require.Equal(t, roccParams{preset: 2, t: 20 * units.Microsecond, reactionDelay: 0,
-		recovery: units.Millisecond, flowCapacity: 64}, p)
+		recovery: units.Millisecond, flowCapacity: 64, idleGain: true}, p)
+	for v, want := range map[string]bool{"on": true, "true": true, "1": true, "off": false, "FALSE": false, "0": false} {
+		p, err = roccParseParams(map[string]string{"idle_gain": v})
+		require.NoError(t, err, v)
+		require.Equal(t, want, p.idleGain, v)
+		info := harness.CPInfo{NodeName: "s", PeerName: "h", Rate: 40 * units.Gbps}
+		cfg, err := roccCPConfig(info, p)
+		require.NoError(t, err)
+		require.Equal(t, want, cfg.IdleGain, "param.idle_gain=%s reaches every CP", v)
+	}
 
 	for _, tc := range []struct {
 		key, value string
@@ -54,7 +64,8 @@ func TestRoCCParams(t *testing.T) {
 		{"flow_capacity", "0", "param.flow_capacity = \"0\": want a whole number in 1..1048576"},
 		{"flow_capacity", "1048577", "want a whole number in 1..1048576"},
 		{"flow_capacity", "1e3", "want a whole number in 1..1048576"},
-		{"eta", "0.95", "unknown parameter param.eta (known: flow_capacity, preset, reaction_delay, recovery, t)"},
+		{"idle_gain", "yes", "param.idle_gain = \"yes\": want on or off"},
+		{"eta", "0.95", "unknown parameter param.eta (known: flow_capacity, idle_gain, preset, reaction_delay, recovery, t)"},
 	} {
 		_, err := roccParseParams(map[string]string{tc.key: tc.value})
 		require.ErrorContains(t, err, tc.want, "%s=%s", tc.key, tc.value)

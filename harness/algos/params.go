@@ -1,0 +1,15 @@
+package algos
+
+import "strings"
+
+// parseOnOff reads a switch-like parameter value: on/off, true/false or
+// 1/0, in any case. ok is false for anything else.
+func parseOnOff(v string) (b, ok bool) {
+	switch strings.ToLower(v) {
+	case "on", "true", "1":
+		return true, true
+	case "off", "false", "0":
+		return false, true
+	}
+	return false, false
+}
