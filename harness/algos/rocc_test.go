@@ -37,8 +37,22 @@ const (
 	roccTestQmax100     = 660 * units.KB
 	roccTestAlphaBar100 = 0.45
 	roccTestReaction    = 15 * units.Microsecond
-	roccTestPaperConv   = 2 * units.Millisecond // "converges in ~2 ms" (VI-A a)
+	roccTestPaperConv   = 2 * units.Millisecond // "converges in ~2 ms" (VI-A a), "less than 2 ms" (VI-A b)
+	// roccTestAbout2ms reads Fig. 8's "~2 ms" to its one significant
+	// figure: a settling time that rounds to 2 ms, below 2.5 ms.
+	roccTestAbout2ms = 2500 * units.Microsecond
+	// roccTestPool is the scenarios' shared pool (roccPool), the authors'
+	// 5000 KB queue capacity.
+	roccTestPool = 5 * units.MB
 )
+
+// roccOnOff is the value of param.idle_gain for idle.
+func roccOnOff(idle bool) string {
+	if idle {
+		return "on"
+	}
+	return "off"
+}
 
 // roccSettleBand returns the half-width, in ΔF, of the band the fair rate
 // must stay in to count as settled on a target of target ΔF: 5 % of the
@@ -92,8 +106,9 @@ func roccRefRamp(f0, target, fmax, alphaBar, qref float64) int {
 // roccModel is the settling-time model of a start or a step that sends F
 // to Fmin (TestRoCCFairnessFig8): the burst lasts t1 (until the CNP of the
 // update that set F = Fmin takes effect) and builds at excess = offered −
-// C bit/s; it drains at D = C − N·Fmin·ΔF; then line 8 climbs from Fmin
-// into the band. The drain and the climb overlap: line 8's β term raises F
+// C bit/s, up to the switch's shared pool (roccTestPool: PFC then pauses
+// the senders, which resume at Fmin); it drains at D = C − N·Fmin·ΔF; then
+// line 8 climbs from Fmin into the band. The drain and the climb overlap: line 8's β term raises F
 // as soon as β·(Qold − Qcur) outweighs α·(Qcur − Qref), that is once the
 // queue is within (β̄/ᾱ)·D·T of Qref (the ratio of the gains is the same in
 // every AUTO_TUNE region), so the drain counts only down to that level.
@@ -114,7 +129,7 @@ type roccModel struct {
 
 func (m *roccModel) eval() {
 	rate := float64(m.c) - float64(m.n*roccTestFmin)*float64(roccTestDeltaF) // drain, bit/s
-	m.burst = m.excess * m.t1 / 8
+	m.burst = min(m.excess*m.t1/8, float64(roccTestPool))
 	level := float64(m.qref) + m.betaBar/m.alphaBar*rate*roccTestPeriod.Seconds()/8
 	m.drain = max(0, m.burst-level) * 8 / rate
 	m.climb = float64(roccRefRamp(roccTestFmin, m.target-m.band, float64(m.c/roccTestDeltaF),
@@ -179,138 +194,192 @@ func roccRun(t *testing.T, name string, sets ...string) (*harness.Result, *roccP
 // "consistent"). The paper: "the computed fair rate converges in ~2 ms for
 // all values of N", "faster with larger N", "the egress queue at the switch
 // is stable at its reference value regardless of N", and each flow gets its
-// fair share C/N.
+// fair share C/N. Every case runs twice: Algorithm 1 as printed (the
+// default) and with param.idle_gain=on (cp.RoCCConfig.IdleGain, the
+// idle-queue gain of the authors' earlier controller).
 //
-// What reproduces: F converges to C/N (2000, 400, 40 ΔF at 40 Gb/s), the
-// queue sits at Qref (150 KB; 300 KB at 100 Gb/s), every flow gets C/N
-// (Jain's index 1 to 4 digits).
+// What reproduces with both: F converges to C/N (2000, 400, 40 ΔF at
+// 40 Gb/s), the queue sits at Qref (150 KB; 300 KB at 100 Gb/s), every flow
+// gets C/N (Jain's index 1 to 4 digits). The steady state is the same: the
+// rule acts only on a queue below Qref/8.
 //
-// What does not: the ~2 ms. Measured (band roccSettleBand), 40 Gb/s: N = 2
-// 6.9 ms, N = 10 4.0 ms, N = 100 6.8 ms; 100 Gb/s: N = 2 5.7 ms, N = 10
-// 2.7 ms. Why, from Algorithm 1 and the paper's parameters (no harness
-// artefact): all N flows start together at 90 % of the link and keep that
-// rate until the first CNP takes effect (the next update, 40 µs, plus the
-// 15 µs reaction delay), so the queue passes Qmax and line 3 resets F to
-// Fmin = 10 ΔF (asserted below). From Fmin, line 8 raises F by at most
-// α·Qref per update while the queue is empty, with α = ᾱ/32 below Fmax/32:
-// 2.3 ΔF per 40 µs at 40 Gb/s. Climbing back to C/N takes (roccRefRamp)
-// 6.2 ms for N = 2 and 3.6 ms for N = 10, more than 2 ms before any queue
-// dynamics. For N = 100 the climb is short (0.4 ms) but the initial burst
-// is large: 100 × 36 Gb/s for ≈56 µs is ≈25 MB, which drains at C − N·Fmin
-// = 30 Gb/s in ≈6.4 ms (PFC does not cap it: each ingress holds only
-// ≈250 KB, below Xoff = 500 KB), so larger N is not faster here. The test
-// asserts that the measured settling time agrees with this model
-// (roccModel: burst, drain, climb) to within 25 % (the model's omissions
-// are listed there; the largest gap, −20 %, is 100 Gb/s N = 10).
+// The ~2 ms reproduces with the idle gain: measured, 40 Gb/s, N = 2 2.0 ms,
+// N = 10 0.7 ms, N = 100 1.6 ms; 100 Gb/s, N = 2 1.6 ms, N = 10 1.1 ms. The
+// test asserts the paper's "~2 ms" read to one significant figure
+// (roccTestAbout2ms, < 2.5 ms).
 //
-// Faster settings (not asserted; rocc-fairness -set ...): with T = 20 µs
-// (param.t=20us) N = 10 settles in 2.5 ms. The Tofino preset (ΔQ = 80 B, so
-// α·Qref per update is 7.5 times larger in ΔF) climbs fastest (N = 2 in
-// 0.6 ms) but is noisier: at N = 10 its F leaves the ±5 % band now and
-// then, and at N = 100 it does not settle in 12 ms. The paper's simulation
-// setting is ΔQ = 600 B and T = 40 µs, which is what this test runs.
+// With Algorithm 1 as printed it does not, for small N: N = 2 6.9 ms,
+// N = 10 4.0 ms at 40 Gb/s (5.7 and 3.2 ms at 100 Gb/s). Why, from
+// Algorithm 1 and the paper's parameters (no harness artefact): all N flows
+// start together at 90 % of the link and keep that rate until the first
+// CNP takes effect (the next update, 40 µs, plus the 15 µs reaction delay),
+// so the queue passes Qmax and line 3 resets F to Fmin = 10 ΔF (asserted
+// below). From Fmin, line 8 raises F by at most α·Qref per update while the
+// queue is empty, with α = ᾱ/32 below Fmax/32: 2.3 ΔF per 40 µs at
+// 40 Gb/s. Climbing back to C/N takes (roccRefRamp) 6.2 ms for N = 2 and
+// 3.6 ms for N = 10, more than 2 ms before any queue dynamics. The
+// authors' published simulator has the same law and starts F at 0, so it
+// climbs from Fmin too. For N = 100 the climb is short (0.4 ms) and the
+// initial burst (100 × 36 Gb/s for ≈56 µs, ≈25 MB) is capped by the
+// switch's 5 MB pool (PFC pauses the senders), which drains at C − N·Fmin
+// = 30 Gb/s in ≈1.3 ms: 1.6 ms in all. The test asserts that the measured
+// settling time agrees with this model (roccModel: burst, drain, climb) to
+// within 25 % (the model's omissions are listed there).
+//
+// 100 Gb/s with N = 100 (1 Gb/s each) never settles into the ±5 % band,
+// with or without the idle gain: F cycles between about 88 and 110 ΔF
+// with a period of about 4 T (logged). At the same N the 100 Gb/s preset's
+// gains (ᾱ = 0.45, β̄ = 2.25) are 1.5 times the 40 Gb/s ones in the same
+// bottom AUTO_TUNE region, and section V's analysis says the phase margin
+// falls as N·α grows; at 40 Gb/s the cycle is 36..43 ΔF, inside the band.
+// For that case the test asserts what holds on average: F's window mean is
+// C/N, and the steady state below.
+//
+// Other settings (not asserted; rocc-fairness -set ...): with T = 20 µs
+// (param.t=20us) the printed algorithm settles N = 10 in 2.5 ms. The
+// Tofino preset (ΔQ = 80 B, so α·Qref per update is 7.5 times larger in
+// ΔF) climbs fastest but is noisier. The paper's simulation setting is
+// ΔQ = 600 B and T = 40 µs, which is what this test runs.
 func TestRoCCFairnessFig8(t *testing.T) {
 	for _, tc := range []struct {
 		c          units.Rate
 		n          int
 		qref, qmax units.Bytes // the port's preset: 40g or 100g
 		alphaBar   float64
+		cycles     bool // F cycles around C/N wider than the band (see above)
 	}{
-		{40 * units.Gbps, 2, roccTestQref40, roccTestQmax40, roccTestAlphaBar},
-		{40 * units.Gbps, 10, roccTestQref40, roccTestQmax40, roccTestAlphaBar},
-		{40 * units.Gbps, 100, roccTestQref40, roccTestQmax40, roccTestAlphaBar},
+		{40 * units.Gbps, 2, roccTestQref40, roccTestQmax40, roccTestAlphaBar, false},
+		{40 * units.Gbps, 10, roccTestQref40, roccTestQmax40, roccTestAlphaBar, false},
+		{40 * units.Gbps, 100, roccTestQref40, roccTestQmax40, roccTestAlphaBar, false},
 		// "Results for B = 100 Gb/s are consistent with those for
-		// B = 40 Gb/s": the 100 Gb/s preset (Qref 300 KB, ᾱ = 0.45). Not
-		// N = 100 at 100 Gb/s: its initial burst (100 × 90 Gb/s for
-		// ≈56 µs, ≈63 MB) overflows the harness's 32 MB shared buffer
-		// while no ingress reaches Xoff = 800 KB, so frames drop.
-		{100 * units.Gbps, 2, roccTestQref100, roccTestQmax100, roccTestAlphaBar100},
-		{100 * units.Gbps, 10, roccTestQref100, roccTestQmax100, roccTestAlphaBar100},
+		// B = 40 Gb/s": the 100 Gb/s preset (Qref 300 KB, ᾱ = 0.45).
+		{100 * units.Gbps, 2, roccTestQref100, roccTestQmax100, roccTestAlphaBar100, false},
+		{100 * units.Gbps, 10, roccTestQref100, roccTestQmax100, roccTestAlphaBar100, false},
+		{100 * units.Gbps, 100, roccTestQref100, roccTestQmax100, roccTestAlphaBar100, true},
 	} {
-		c, n := tc.c, tc.n
-		t.Run(fmt.Sprintf("B=%v/N=%d", c, n), func(t *testing.T) {
-			res, pr := roccRun(t, roccFairnessName, fmt.Sprintf("senders=%d", n), "link="+c.String())
-			cpt := pr.cp("s0", "h0")
-			require.NotNil(t, cpt)
-			fair := float64(c) / float64(n)              // C/N, bit/s (wire)
-			target := fair / float64(roccTestDeltaF)     // C/N in ΔF
-			band := roccSettleBand(target)               // see roccSettleBand
-			from := units.Time(res.Scenario.MeasureFrom) // 8 ms
-			to := units.Time(res.Scenario.Duration)      // 12 ms
-			window := (to - from).Seconds()              // 4 ms
-			settle, ok := roccSettle(cpt.trace, target, band)
-			require.True(t, ok, "F never settled within ±%.1f ΔF of %.1f", band, target)
+		for _, idle := range []bool{false, true} {
+			c, n := tc.c, tc.n
+			t.Run(fmt.Sprintf("B=%v/N=%d/idle_gain=%s", c, n, roccOnOff(idle)), func(t *testing.T) {
+				res, pr := roccRun(t, roccFairnessName, fmt.Sprintf("senders=%d", n), "link="+c.String(),
+					"param.idle_gain="+roccOnOff(idle))
+				cpt := pr.cp("s0", "h0")
+				require.NotNil(t, cpt)
+				fair := float64(c) / float64(n)              // C/N, bit/s (wire)
+				target := fair / float64(roccTestDeltaF)     // C/N in ΔF
+				band := roccSettleBand(target)               // see roccSettleBand
+				from := units.Time(res.Scenario.MeasureFrom) // 8 ms
+				to := units.Time(res.Scenario.Duration)      // 12 ms
+				window := (to - from).Seconds()              // 4 ms
 
-			// The mechanism: the first update that sees the burst takes
-			// line 3 (md-min) and F = Fmin.
-			first := -1
-			for i, tp := range cpt.trace {
-				if tp.br == cp.RoCCMDMin {
-					first = i
-					break
+				// The mechanism: the first update that sees the burst takes
+				// line 3 (md-min) and F = Fmin. Before it the queue is
+				// building from empty: line 8, idle while below Qref/8 when
+				// the rule is on.
+				first := -1
+				for i, tp := range cpt.trace {
+					if tp.br == cp.RoCCMDMin {
+						first = i
+						break
+					}
+					require.Contains(t, []cp.RoCCBranch{cp.RoCCPI, cp.RoCCPIIdle}, tp.br, "update at %v before the first md-min", tp.at)
+					if !idle {
+						require.Equal(t, cp.RoCCPI, tp.br, "no idle branch without the option")
+					}
 				}
-				require.Equal(t, cp.RoCCPI, tp.br, "update at %v before the first md-min", tp.at)
-			}
-			require.GreaterOrEqual(t, first, 0, "line 3 never fired")
-			require.Equal(t, uint32(roccTestFmin), cpt.trace[first].f)
-			require.LessOrEqual(t, cpt.trace[first].at, 3*roccTestPeriod)
+				require.GreaterOrEqual(t, first, 0, "line 3 never fired")
+				require.Equal(t, uint32(roccTestFmin), cpt.trace[first].f)
+				require.LessOrEqual(t, cpt.trace[first].at, 3*roccTestPeriod)
 
-			// The model: the burst lasts until the CNP of that update takes
-			// effect (the update, then the feedback frame's 1 µs link and
-			// the reaction delay); it builds at N·O − C with O = 0.9 C
-			// offered and drains at C − N·Fmin; then line 8 climbs from
-			// Fmin into the band.
-			m := roccModel{c: c, n: n, qref: tc.qref, alphaBar: tc.alphaBar, betaBar: 5 * tc.alphaBar,
-				t1:     (cpt.trace[first].at + 1*units.Microsecond + roccTestReaction).Seconds(),
-				excess: float64(n)*0.9*float64(c) - float64(c), target: target, band: band}
-			m.eval()
-			t.Logf("N=%d: settled within ±%.1f ΔF of %.1f ΔF at %v (paper: ~%v); %v", n, band, target, settle, roccTestPaperConv, &m)
-			require.InEpsilon(t, m.sum, settle.Seconds(), 0.25, "settling time vs the drain + climb model")
-			// The window opens after settling (the scenario's defaults
-			// are chosen so): the steady state below is measured there.
-			require.Less(t, settle, from)
-
-			// Steady state. Every flow gets C/N. The link is busy the whole
-			// window (the queue never empties, checked below), so the
-			// flows' wire bytes add up to C·W to within one frame; all
-			// flows hear the same CNPs, so they differ only by window-edge
-			// granularity (one 1082-byte frame over 4 ms: 2.2 Mb/s) and by
-			// the occasional recovery doubling of a flow that missed a
-			// CNP (at most 2F for 25 µs, F·25 µs/4 ms = 0.6 % of F, per
-			// miss). 1 % of C/N plus one frame covers one miss per flow.
-			require.InDelta(t, 1.0, roccPort(t, res, "s0->h0").Utilization, 1082*8/(float64(c)*window))
-			tol := 0.01*fair + 1082*8/window
-			for _, f := range res.Flows {
-				require.InDelta(t, fair, f.Throughput, tol, "flow %d", f.ID)
-			}
-			require.Greater(t, res.Report.Fairness.Jain, 0.9999)
-
-			// The queue is stable at Qref: the time-weighted mean over the
-			// window within ±10 % (25 ΔQ) of Qref. Sources of deviation:
-			// the floor in Qcur = ⌊q/ΔQ⌋ (+ΔQ/2 = 0.2 %), and the integral
-			// action's residue: over n updates in one AUTO_TUNE region line
-			// 8 gives Σ(Qcur − Qref) = −[(F_end − F_start) + β·(Q_end −
-			// Q_start)]/α, so the mean error is the window's net drift of F
-			// and of the queue divided by α·n. With F inside the band and
-			// the queue ending near where it started that is a few ΔQ at
-			// N = 2 and 10 (α = ᾱ, ᾱ/4); at N = 100, α = ᾱ/32 is smallest
-			// and the ΔF limit cycle (roccSettleBand) moves both F and the
-			// queue, the largest residue of the three. The sampled queue
-			// must also never empty (stable, not oscillating to zero) and
-			// stay below Qmax with every update on line 8 (no MD after
-			// settling).
-			port := roccPort(t, res, "s0->h0")
-			require.InEpsilon(t, float64(tc.qref), port.MeanBytes, 0.10, "mean queue over the window")
-			for _, tp := range cpt.trace {
-				if tp.at >= from {
-					require.Positive(t, tp.q, "queue empty at %v", tp.at)
-					require.Less(t, tp.q, tc.qmax, "queue at %v", tp.at)
-					require.Equal(t, cp.RoCCPI, tp.br, "update at %v", tp.at)
+				if tc.cycles {
+					// F's mean over the window is C/N: the link is busy the
+					// whole window (checked below) and every flow sends at
+					// the F of its last CNP, so N·mean(F)·ΔF = C up to the
+					// CNP's whole-ΔF floor (at most 1 ΔF, 1 %) and the
+					// window's edges; 2 %.
+					var sum float64
+					var k int
+					lo, hi := uint32(math.MaxUint32), uint32(0)
+					for _, tp := range cpt.trace {
+						if tp.at >= from {
+							sum += float64(tp.f)
+							k++
+							lo, hi = min(lo, tp.f), max(hi, tp.f)
+						}
+					}
+					require.InEpsilon(t, target, sum/float64(k), 0.02, "F's mean over the window")
+					t.Logf("N=%d at %v: F cycles in [%d, %d] ΔF over the window (C/N = %.0f ΔF), mean %.1f", n, c, lo, hi, target, sum/float64(k))
+				} else {
+					settle, ok := roccSettle(cpt.trace, target, band)
+					require.True(t, ok, "F never settled within ±%.1f ΔF of %.1f", band, target)
+					// The window opens after settling (the scenario's
+					// defaults are chosen so): the steady state below is
+					// measured there.
+					require.Less(t, settle, from)
+					if idle {
+						// The paper's number.
+						t.Logf("N=%d: settled within ±%.1f ΔF of %.1f ΔF at %v (paper: ~%v)", n, band, target, settle, roccTestPaperConv)
+						require.Less(t, settle, roccTestAbout2ms, "the paper's ~2 ms")
+					} else {
+						// The model: the burst lasts until the CNP of the
+						// md-min update takes effect (the update, then the
+						// feedback frame's 1 µs link and the reaction delay);
+						// it builds at N·O − C with O = 0.9 C offered, up to
+						// the pool, and drains at C − N·Fmin; then line 8
+						// climbs from Fmin into the band.
+						m := roccModel{c: c, n: n, qref: tc.qref, alphaBar: tc.alphaBar, betaBar: 5 * tc.alphaBar,
+							t1:     (cpt.trace[first].at + 1*units.Microsecond + roccTestReaction).Seconds(),
+							excess: float64(n)*0.9*float64(c) - float64(c), target: target, band: band}
+						m.eval()
+						t.Logf("N=%d: settled within ±%.1f ΔF of %.1f ΔF at %v (paper: ~%v); %v", n, band, target, settle, roccTestPaperConv, &m)
+						require.InEpsilon(t, m.sum, settle.Seconds(), 0.25, "settling time vs the drain + climb model")
+					}
 				}
-			}
-			t.Logf("N=%d: window mean queue %.0f B (Qref %d B), p99 %d B; per-flow %.4f Gb/s (C/N %.4f), Jain %.6f",
-				n, port.MeanBytes, int64(tc.qref), port.P99, res.Flows[0].Throughput/1e9, fair/1e9, res.Report.Fairness.Jain)
-		})
+
+				// Steady state. Every flow gets C/N. The link is busy the
+				// whole window (the queue never empties, checked below), so
+				// the flows' wire bytes add up to C·W to within one frame;
+				// all flows hear the same CNPs, so they differ only by
+				// window-edge granularity (one 1082-byte frame over 4 ms:
+				// 2.2 Mb/s) and by the occasional recovery doubling of a
+				// flow that missed a CNP (at most 2F for 25 µs, F·25 µs/4 ms
+				// = 0.6 % of F, per miss). 1 % of C/N plus one frame covers
+				// one miss per flow.
+				require.InDelta(t, 1.0, roccPort(t, res, "s0->h0").Utilization, 1082*8/(float64(c)*window))
+				tol := 0.01*fair + 1082*8/window
+				for _, f := range res.Flows {
+					require.InDelta(t, fair, f.Throughput, tol, "flow %d", f.ID)
+				}
+				require.Greater(t, res.Report.Fairness.Jain, 0.9999)
+
+				// The queue is stable at Qref: the time-weighted mean over
+				// the window within ±10 % of Qref. Sources of deviation: the
+				// floor in Qcur = ⌊q/ΔQ⌋ (+ΔQ/2 = 0.2 %), and the integral
+				// action's residue: over n updates in one AUTO_TUNE region
+				// line 8 gives Σ(Qcur − Qref) = −[(F_end − F_start) +
+				// β·(Q_end − Q_start)]/α, so the mean error is the window's
+				// net drift of F and of the queue divided by α·n. With F
+				// inside the band and the queue ending near where it
+				// started that is a few ΔQ at N = 2 and 10 (α = ᾱ, ᾱ/4); at
+				// N = 100, α = ᾱ/32 is smallest and the ΔF limit cycle
+				// (roccSettleBand, and the wider cycle at 100 Gb/s) moves
+				// both F and the queue, the largest residue. The sampled
+				// queue must also never empty (stable, not oscillating to
+				// zero) and stay below Qmax with every update on line 8 (no
+				// MD after settling; and not idle, the queue being far above
+				// Qref/8).
+				port := roccPort(t, res, "s0->h0")
+				require.InEpsilon(t, float64(tc.qref), port.MeanBytes, 0.10, "mean queue over the window")
+				for _, tp := range cpt.trace {
+					if tp.at >= from {
+						require.Positive(t, tp.q, "queue empty at %v", tp.at)
+						require.Less(t, tp.q, tc.qmax, "queue at %v", tp.at)
+						require.Equal(t, cp.RoCCPI, tp.br, "update at %v", tp.at)
+					}
+				}
+				t.Logf("N=%d: window mean queue %.0f B (Qref %d B), p99 %d B; per-flow %.4f Gb/s (C/N %.4f), Jain %.6f",
+					n, port.MeanBytes, int64(tc.qref), port.P99, res.Flows[0].Throughput/1e9, fair/1e9, res.Report.Fairness.Jain)
+			})
+		}
 	}
 }
 
@@ -318,24 +387,35 @@ func TestRoCCFairnessFig8(t *testing.T) {
 // every 10 ms to 100, then halving back to 3, each offered 90 % of a
 // 40 Gb/s link. The paper: the fair rate goes "from 13.3 Gb/s to 400 Mb/s"
 // and back, and "the queue size and fair rate always stabilize in less
-// than 2 ms".
+// than 2 ms". As TestRoCCFairnessFig8, it runs Algorithm 1 as printed and
+// with param.idle_gain=on.
 //
-// What reproduces: each plateau's fair rate is C/N (1333 ΔF = 13.3 Gb/s at
-// N = 3, 40 ΔF = 400 Mb/s at N = 100), the queue returns to Qref on every
-// plateau, and every halving step settles in under 2 ms.
+// What reproduces with both: each plateau's fair rate is C/N (1333 ΔF =
+// 13.3 Gb/s at N = 3, 40 ΔF = 400 Mb/s at N = 100), the queue returns to
+// Qref on every plateau, and every halving step (the flow count halves, F
+// doubles: one AUTO_TUNE region of climb) settles in under 2 ms.
 //
-// What does not: the doubling steps take 2.2 to 5.8 ms (3 → 6: 4.6 ms,
-// 50 → 100: 3.5 ms). The mechanism is the one of TestRoCCFairnessFig8: the
-// new flows start at 36 Gb/s, the next update sees the burst and F drops to
-// Fmin (by line 3 while F > Fmax/8, else by line 8 on the burst's queue,
-// clamped by line 12), and the settling time is the burst's drain at
-// C − N·Fmin plus line 8's climb from Fmin back to C/N. The test checks
-// each doubling step against that model (roccModel, 25 %, as in
-// TestRoCCFairnessFig8) and each halving step against the paper's 2 ms
-// (measured 0.7 to 1.6 ms).
+// With the idle gain every step settles in under 2 ms, as the paper says
+// (measured 0.3 to 1.8 ms).
+//
+// With Algorithm 1 as printed the doubling steps take 1.5 to 5.8 ms (3 → 6:
+// 4.6 ms). The mechanism is the one of TestRoCCFairnessFig8: the new flows
+// start at 36 Gb/s, the next update sees the burst and F drops to Fmin (by
+// line 3 while F > Fmax/8, else by line 8 on the burst's queue, clamped by
+// line 12), and the settling time is the burst's drain at C − N·Fmin plus
+// line 8's climb from Fmin back to C/N. The test checks each doubling step
+// against that model (roccModel, 25 %, as in TestRoCCFairnessFig8).
 func TestRoCCConvergenceFig9(t *testing.T) {
+	for _, idle := range []bool{false, true} {
+		t.Run("idle_gain="+roccOnOff(idle), func(t *testing.T) {
+			roccConvergenceFig9(t, idle)
+		})
+	}
+}
+
+func roccConvergenceFig9(t *testing.T, idle bool) {
 	const c = 40 * units.Gbps
-	res, pr := roccRun(t, roccConvergenceName)
+	res, pr := roccRun(t, roccConvergenceName, "param.idle_gain="+roccOnOff(idle))
 	cpt := pr.cp("s0", "h0")
 	require.NotNil(t, cpt)
 	// The staircase: 5 steps of ≈×2 from 3 to 100, rounded (3·(100/3)^(k/5)).
@@ -381,46 +461,52 @@ func TestRoCCConvergenceFig9(t *testing.T) {
 		}
 		require.InEpsilon(t, float64(roccTestQref40), qsum/float64(qn), 0.10, "step %d: queue over the last 2 ms", k)
 
-		if k == 0 || n > levels[k-1] {
-			// A doubling step (or the start): m new flows at O join
-			// n − m old ones at the previous fair rate. The model of
-			// TestRoCCFairnessFig8: the burst lasts until the CNP of the
-			// first update that sets F = Fmin takes effect, builds at the
-			// total offered rate minus C and drains at C − N·Fmin; then
-			// line 8 climbs from Fmin into the band. F reaches Fmin by line
-			// 3 when F > Fmax/8 (500 ΔF, steps 0 to 2), and otherwise by
-			// line 8's decrease on the burst's queue, clamped by line 12.
-			first := -1
-			for i, tp := range tr {
-				if tp.f == roccTestFmin {
-					first = i
-					break
-				}
-			}
-			require.GreaterOrEqual(t, first, 0, "step %d: F never reached Fmin", k)
-			fmax := float64(c / roccTestDeltaF)
-			before := fmax // F before the first flows start
-			if k > 0 {
-				before = fmax / float64(levels[k-1])
-			}
-			if before > fmax/8 {
-				require.Equal(t, cp.RoCCMDMin, tr[first].br, "step %d: F > Fmax/8 before the burst, so line 3", k)
-			}
-			old, prev := 0, 0.0
-			if k > 0 {
-				old, prev = levels[k-1], float64(c)/float64(levels[k-1])
-			}
-			m := roccModel{c: c, n: n, qref: roccTestQref40, alphaBar: roccTestAlphaBar, betaBar: roccTestBetaBar,
-				t1:     (tr[first].at - begin + 1*units.Microsecond + roccTestReaction).Seconds(),
-				excess: float64(n-old)*o + float64(old)*prev - float64(c), target: target, band: band}
-			m.eval()
-			t.Logf("step %d: %d -> %d flows, settled at +%v (paper: < %v); %v", k, old, n, settle, roccTestPaperConv, &m)
-			require.InEpsilon(t, m.sum, settle.Seconds(), 0.25, "step %d: settling time vs the drain + climb model", k)
+		old := 0
+		if k > 0 {
+			old = levels[k-1]
+		}
+		if idle || n < old {
+			// The paper's "less than 2 ms": every step with the idle
+			// gain, the halving steps either way.
+			t.Logf("step %d: %d -> %d flows, settled at +%v (paper: < %v)", k, old, n, settle, roccTestPaperConv)
+			require.Less(t, settle, roccTestPaperConv, "step %d", k)
 			continue
 		}
-		// A halving step: the paper's "less than 2 ms" holds.
-		t.Logf("step %d: %d -> %d flows, settled at +%v (paper: < %v)", k, levels[k-1], n, settle, roccTestPaperConv)
-		require.Less(t, settle, roccTestPaperConv, "step %d", k)
+		// A doubling step (or the start) under Algorithm 1 as printed: m
+		// new flows at O join n − m old ones at the previous fair rate. The
+		// model of TestRoCCFairnessFig8: the burst lasts until the CNP of
+		// the first update that sets F = Fmin takes effect, builds at the
+		// total offered rate minus C up to the pool and drains at C −
+		// N·Fmin; then line 8 climbs from Fmin into the band. F reaches
+		// Fmin by line 3 when F > Fmax/8 (500 ΔF, steps 0 to 2), and
+		// otherwise by line 8's decrease on the burst's queue, clamped by
+		// line 12.
+		first := -1
+		for i, tp := range tr {
+			if tp.f == roccTestFmin {
+				first = i
+				break
+			}
+		}
+		require.GreaterOrEqual(t, first, 0, "step %d: F never reached Fmin", k)
+		fmax := float64(c / roccTestDeltaF)
+		before := fmax // F before the first flows start
+		if k > 0 {
+			before = fmax / float64(old)
+		}
+		if before > fmax/8 {
+			require.Equal(t, cp.RoCCMDMin, tr[first].br, "step %d: F > Fmax/8 before the burst, so line 3", k)
+		}
+		prev := 0.0
+		if k > 0 {
+			prev = float64(c) / float64(old)
+		}
+		m := roccModel{c: c, n: n, qref: roccTestQref40, alphaBar: roccTestAlphaBar, betaBar: roccTestBetaBar,
+			t1:     (tr[first].at - begin + 1*units.Microsecond + roccTestReaction).Seconds(),
+			excess: float64(n-old)*o + float64(old)*prev - float64(c), target: target, band: band}
+		m.eval()
+		t.Logf("step %d: %d -> %d flows, settled at +%v (paper: < %v); %v", k, old, n, settle, roccTestPaperConv, &m)
+		require.InEpsilon(t, m.sum, settle.Seconds(), 0.25, "step %d: settling time vs the drain + climb model", k)
 	}
 }
 
