@@ -83,31 +83,54 @@ import (
 // # The idle-queue gain (IdleGain, an option, off by default)
 //
 // Algorithm 1's integral term is slew-limited from below: while the queue
-// is empty line 8 adds α·Qref per update and no more, with α = ᾱ/32 below
-// Fmax/32. At 40 Gb/s (ᾱ = 0.3, Qref = 250 ΔQ) that is 2.3 ΔF per 40 µs, so
-// after line 3 has reset F to Fmin the climb back to C/2 takes about 6 ms
-// (harness/algos TestRoCCFairnessFig8 measures and models it). The authors'
-// earlier controller, the one their DPDK switch runs
-// (github.com/danushkam/rocc, dpdk/switch/runtime.c, get_stable_rate) and
-// the earlier rate law left in their OMNeT++ switch (SwitchEtherQueue.cc),
-// takes its largest gains whenever the queue is nearly empty: the gain
-// coefficient is 1 when the queue and the mean of the last two samples are
-// both below Qref/8. IdleGain adds that rule in front of AUTO_TUNE:
+// is empty line 8 adds α·Qref per update and no more, with α = ᾱ/ratio,
+// ratio 32 below Fmax/32 and halving with each doubling of F. At 40 Gb/s
+// (ᾱ = 0.3, Qref = 250 ΔQ) that is 2.3 ΔF per 40 µs at the bottom, and the
+// climb from Fmin to C/2 takes 155 updates, 6.2 ms, after line 3 has reset
+// F to Fmin (harness/algos TestRoCCFairnessFig8 measures and models it).
+// The authors' public simulator runs this law as printed, with F starting
+// at 0 (github.com/danushkam/rocc, rocc/.../SwitchEtherQueue.cc).
+//
+// IdleGain borrows one rule from a different controller of the same
+// authors: the one their DPDK switch runs (dpdk/switch/runtime.c,
+// get_stable_rate) and an earlier law left, not called, in the OMNeT++
+// switch (getFairRateForAlgo1). That controller differs otherwise (a
+// continuous gain F/(C/2) clamped to [1/64, 1] instead of AUTO_TUNE's
+// regions, gains per byte, the mean of the last two queue samples in
+// place of Qold, other MD tests); its rule here is that the gain is the
+// largest whenever the queue and the mean of the last two samples are
+// both below Qref/8. In ΔQ units, with shifts:
 //
 //	qidle = ⌊Qref/8⌋                                 (Qref >> 3)
 //	idle  = Qcur < qidle AND ⌊(Qcur + Qold)/2⌋ < qidle
 //	7:  α, β ← idle ? (ᾱ, β̄) : AUTO_TUNE()          (shift 0 when idle)
 //
-// Only line 8 changes: an idle queue is below Qmax and cannot grow by Qmid,
-// so lines 2 and 4 never apply to it. An idle update reports the branch
-// RoCCPIIdle. With β̄ < 7ᾱ (both presets: β̄ = 5ᾱ) an idle update always
-// raises F, and by at least as much as the printed Algorithm 1 would: line
-// 8's increment is ᾱ·(Qref − Qcur) − β̄·(Qcur − Qold) > ᾱ·7Qref/8 −
-// β̄·Qref/8 > 0, and the rule only divides it by a smaller ratio. The
-// tracking bound above holds with s = 0. At equilibrium the queue sits at
-// Qref, far above Qref/8, so the rule changes no steady state; with it the
-// paper's "~2 ms" convergence of Fig. 8 and Fig. 9 reproduces (the harness
-// scenarios' param.idle_gain=on).
+// (the DPDK code compares bytes: there Qref/8 is 18.75 KB at the 40 Gb/s
+// preset's Qref, here ⌊250/8⌋ = 31 ΔQ = 18.6 KB). NewRoCCParams rejects
+// IdleGain with Qref below 8 ΔQ, where qidle would be 0 and the rule could
+// never apply.
+//
+// Only line 8 changes: an idle queue is below Qref/8 < Qmax, and its growth
+// Qcur − Qold ≤ Qcur < Qref < Qmid, so lines 2 and 4 never apply to it. An
+// idle update reports the branch RoCCPIIdle. In real numbers, with the CSD
+// values v_α, v_β of the gains and v_β < 7·v_α (both presets: β̄ = 5ᾱ),
+// line 8's increment on an idle queue is v_α·(Qref − Qcur) − v_β·(Qcur −
+// Qold) > v_α·7Qref/8 − v_β·Qref/8 > 0, so the update raises F, and by at
+// least as much as the printed algorithm (which divides the same increment
+// by its ratio ≥ 1). In the integer machine "at least as much" holds
+// exactly (the one rounding is monotone in the shift); "raises" holds
+// unless F is at Fmax or, with RateFracBits = 0 and tiny gains, the
+// increment rounds to 0. With v_β > 7·v_α an idle update can lower F
+// (TestRoCCIdleGainSign). The tracking bound above holds with s = 0.
+//
+// At equilibrium the queue sits at Qref, far above Qref/8, so the rule
+// changes no steady state. It does change transients: it ignores
+// AUTO_TUNE's estimate of N, so after a step that empties the queue F can
+// overshoot (harness Fig. 9, 100 → 50 flows: F reaches 103 ΔF against a
+// target of 80, the queue 269 KB against 174 KB without the rule). With it
+// the paper's "~2 ms" convergence of Fig. 8 and Fig. 9 reproduces (the
+// harness scenarios' param.idle_gain=on); it is not evidence that the
+// paper's figures were made with it.
 //
 // # Timer
 //
@@ -232,12 +255,13 @@ type RoCCConfig struct {
 	// Range: > 0 when FlowTable is RoCCAgedTable; unused otherwise.
 	FlowMaxAge units.Time
 
-	// IdleGain turns on the idle-queue gain of the authors' earlier
-	// controller, which the journal's Algorithm 1 does not have: while the
-	// queue is nearly empty (Qcur < ⌊Qref/8⌋ and ⌊(Qcur + Qold)/2⌋ <
-	// ⌊Qref/8⌋), line 8 uses the top region's gains ᾱ and β̄ whatever F is
-	// (see "The idle-queue gain" in this file's comment). False, the
-	// default, is Algorithm 1 as printed.
+	// IdleGain turns on the idle-queue gain, a rule borrowed from the
+	// authors' DPDK controller that the journal's Algorithm 1 does not
+	// have: while the queue is nearly empty (Qcur < ⌊Qref/8⌋ and
+	// ⌊(Qcur + Qold)/2⌋ < ⌊Qref/8⌋, in ΔQ units), line 8 uses the top
+	// region's gains ᾱ and β̄ whatever F is (see "The idle-queue gain" in
+	// this file's comment). It needs Qref ≥ 8 ΔQ. False, the default, is
+	// Algorithm 1 as printed.
 	IdleGain bool
 
 	// Switch and Port identify this CP in its CNPs (section III-C; GETCP of
@@ -432,8 +456,13 @@ func (p *RoCCParams) init() error {
 			c.QRef, c.QMid, c.QMax, p.qref, p.qmid, p.qmax)
 	}
 	if c.IdleGain {
-		// Qref/8 as a shift. With Qref < 8 ΔQ it is 0 and no queue is idle.
+		// Qref/8 as a shift; with Qref < 8 ΔQ it would be 0 and no queue
+		// could be idle, which is a configuration error, not a no-op.
 		p.qidle = p.qref >> roccIdleShift
+		if p.qidle == 0 {
+			return fmt.Errorf("cp: RoCC IdleGain needs QRef ≥ 8·DeltaQ (its threshold is Qref/8 in whole ΔQ); QRef = %v is %d ΔQ",
+				c.QRef, p.qref)
+		}
 	}
 
 	// Gains: CSD constants with shifts down to 2^−g.
@@ -473,16 +502,17 @@ func (p *RoCCParams) Thresholds() (qref, qmid, qmax, qtop uint32) {
 	return p.qref, p.qmid, p.qmax, p.qtop
 }
 
-// IdleThreshold returns IdleGain's threshold ⌊Qref/8⌋ in ΔQ units, or 0
-// when IdleGain is off (no queue is below 0, so no update is idle).
+// IdleThreshold returns IdleGain's threshold ⌊Qref/8⌋ in ΔQ units (at
+// least 1), or 0 when IdleGain is off (no queue is below 0, so no update is
+// idle).
 func (p *RoCCParams) IdleThreshold() uint32 { return p.qidle }
 
 // Idle reports whether IdleGain's rule applies to an update with queue
 // sample qcur and register Qold (both in ΔQ units): Qcur < ⌊Qref/8⌋ and
 // ⌊(Qcur + Qold)/2⌋ < ⌊Qref/8⌋. Always false when IdleGain is off.
 func (p *RoCCParams) Idle(qcur, qold uint32) bool {
-	// Both are at most 2^16 − 1, so the sum cannot overflow.
-	return qcur < p.qidle && (qcur+qold)>>1 < p.qidle
+	// The sum in 64 bits: any uint32 pair, not only register values.
+	return qcur < p.qidle && (uint64(qcur)+uint64(qold))>>1 < uint64(p.qidle)
 }
 
 // FBounds returns Fmin and Fmax in F register units (ΔF·2^−RateFracBits).

@@ -215,17 +215,96 @@ func TestRoCCIdleGainHand(t *testing.T) {
 		require.Equal(t, RoCCPI, br, c.name)
 	}
 
-	// Qref below 8 ΔQ: ⌊Qref/8⌋ = 0 and no queue is idle. Qref = 4 KB is
+	// Qref below 8 ΔQ: ⌊Qref/8⌋ would be 0 and no queue could ever be
+	// idle; New refuses the option rather than ignore it. Qref = 4 KB is
 	// 6 ΔQ (Qmid and Qmax shrunk to keep Qref < Qmid < Qmax).
 	small := RoCC40G()
 	small.IdleGain = true
 	small.QRef, small.QMid, small.QMax = 4*units.KB, 8*units.KB, 9*units.KB
-	ps, err := NewRoCCParams(small)
+	_, err = NewRoCCParams(small)
+	require.ErrorContains(t, err, "IdleGain needs QRef ≥ 8·DeltaQ")
+	small.QRef = 4800 * units.Byte // exactly 8 ΔQ: threshold 1
+	_, err = NewRoCCParams(small)
 	require.NoError(t, err)
-	require.Zero(t, ps.IdleThreshold())
-	_, br := RoCCStep(ps, RoCCRegs{F: 100 * u}, 0)
-	require.Equal(t, RoCCPI, br)
+	small.IdleGain = false
+	small.QRef = 4 * units.KB
+	_, err = NewRoCCParams(small)
+	require.NoError(t, err, "without the option a small Qref is fine")
+
+	// Idle takes any uint32 pair: a Qold beyond the 16-bit register does
+	// not wrap the sum (5 + (2^32 − 1) would wrap to 4 in 32 bits).
+	require.False(t, p.Idle(5, math.MaxUint32))
+	require.True(t, p.Idle(5, 56), "⌊61/2⌋ = 30 < 31")
+	require.False(t, p.Idle(5, 57), "⌊62/2⌋ = 31")
 	require.Equal(t, "pi-idle", RoCCPIIdle.String())
+}
+
+// TestRoCCIdleGainSign checks the sign condition of rocc.go's "The
+// idle-queue gain": with v_β < 7·v_α an idle update never lowers F, with
+// v_β > 7·v_α it can. 40 Gb/s preset (Qref = 250 ΔQ, idle threshold 31),
+// ᾱ = 0.2; the worst idle queue for the sign is Qcur = 30, Qold = 0 (the
+// largest growth), where line 8's increment is 0.2·220 − β̄·30:
+//
+//	β̄ = 1.38 (6.9ᾱ): 44 − 41.4 = +2.6 ΔF
+//	β̄ = 1.5  (7.5ᾱ): 44 − 45   = −1 ΔF, where the printed algorithm
+//	                 (ratio 32 at F = 100) gives −1/32 ΔF
+//
+// (1.5 is exact in CSD; 0.2 and 1.38 at 16 fraction bits are 0.2 − 3.05e-6
+// and 1.38 + 4.88e-6, which move +2.6 to +2.59918 ΔF: 665.39 register
+// units, rounded to 665 = 102·256 + 153). Every idle (Qcur, Qold) is tried
+// for the first.
+func TestRoCCIdleGainSign(t *testing.T) {
+	const u = 1 << 8
+	cfg := RoCC40G()
+	cfg.IdleGain = true
+	cfg.AlphaBar, cfg.BetaBar = 0.2, 1.38
+	p, err := NewRoCCParams(cfg)
+	require.NoError(t, err)
+	qidle := p.IdleThreshold()
+	idle := 0
+	for qcur := range qidle {
+		for qold := range 2*qidle + 2 {
+			next, br := RoCCStep(p, RoCCRegs{F: 100 * u, QOld: qold}, qcur)
+			if br != RoCCPIIdle {
+				continue
+			}
+			idle++
+			require.Greater(t, next.F, uint32(100*u), "Qcur %d Qold %d", qcur, qold)
+		}
+	}
+	// Qcur < 31 and ⌊(Qcur + Qold)/2⌋ < 31: 31·62 pairs minus those whose
+	// mean reaches 31; at least the 31·31 with Qold < 31.
+	require.GreaterOrEqual(t, idle, 31*31)
+	next, br := RoCCStep(p, RoCCRegs{F: 100 * u}, 30)
+	require.Equal(t, RoCCPIIdle, br)
+	require.Equal(t, uint32(102*u+153), next.F, "+2.59918 ΔF = 665.39 units, rounded to 665")
+
+	cfg.BetaBar = 1.5
+	p, err = NewRoCCParams(cfg)
+	require.NoError(t, err)
+	next, br = RoCCStep(p, RoCCRegs{F: 100 * u}, 30)
+	require.Equal(t, RoCCPIIdle, br)
+	require.Equal(t, uint32(99*u), next.F, "−1 ΔF")
+	cfg.IdleGain = false
+	p, err = NewRoCCParams(cfg)
+	require.NoError(t, err)
+	next, _ = RoCCStep(p, RoCCRegs{F: 100 * u}, 30)
+	require.Equal(t, uint32(100*u-8), next.F, "printed: −1/32 ΔF = −8 register units")
+
+	// With RateFracBits = 0 a small idle increment rounds to nothing: ᾱ =
+	// 0.01, β̄ = 0.05, Qref = 8 ΔQ (threshold 1): at Qcur = Qold = 0 the
+	// increment is 0.01·8 = 0.08 ΔF, rounded to 0. F stays, the branch
+	// still says the rule applied.
+	tiny := RoCC40G()
+	tiny.IdleGain = true
+	tiny.RateFracBits = 0
+	tiny.AlphaBar, tiny.BetaBar = 0.01, 0.05
+	tiny.QRef, tiny.QMid, tiny.QMax = 4800*units.Byte, 9*units.KB, 12*units.KB
+	p, err = NewRoCCParams(tiny)
+	require.NoError(t, err)
+	next, br = RoCCStep(p, RoCCRegs{F: 100}, 0)
+	require.Equal(t, RoCCPIIdle, br)
+	require.Equal(t, uint32(100), next.F)
 }
 
 // TestRoCCStepErrorBound checks the exported bound against its formula

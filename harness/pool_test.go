@@ -310,8 +310,22 @@ func TestPoolSettings(t *testing.T) {
 	sc.Switch.Buffer = MaxBuffer + 1
 	require.ErrorContains(t, sc.Validate(), "switch.buffer = ")
 	sc.Switch.Buffer = Bytes(DefaultBuffer)
+	sc.Switch.Headroom = MaxBuffer + 1
+	require.ErrorContains(t, sc.Validate(), "switch.headroom = ")
+	sc.Switch.Headroom = 0
 	sc.Switch.Pool = 0
 	require.NoError(t, sc.Validate())
+
+	// Headroom within the bound per port whose sum over the ports is not:
+	// 3 ports of 0.4 PB on line-rate-2to1's switch reserve 1.2 PB. Without
+	// the check the sum of 4e18-byte headrooms wrapped negative and the run
+	// went on with a negative buffer (frames dropped, no error).
+	lr, err := Builtin("line-rate-2to1")
+	require.NoError(t, err)
+	require.NoError(t, lr.SetAll([]string{"headroom=400000GB", "pool=5MB", "duration=100us", "measure_from=0us"}))
+	require.NoError(t, lr.Validate())
+	_, err = New(lr, Options{NoSeries: true})
+	require.ErrorContains(t, err, "the PFC headroom of its ports exceeds 1000000GB")
 
 	// -set pool=…, by Set and SetAll; listed among the keys with a help.
 	require.NoError(t, sc.Set("pool", "5MB"))

@@ -138,6 +138,12 @@ func (s *Sim) buildSwitches() error {
 				pt.headroom = s.headroomFor(pt)
 			}
 			if s.pfcOn {
+				// Each term and the running sum stay at most MaxBuffer,
+				// so the sum cannot wrap (see MaxBuffer).
+				if pt.headroom > units.Bytes(MaxBuffer) || n.hdrmReserve+pt.headroom > units.Bytes(MaxBuffer) {
+					return fmt.Errorf("switch %s: the PFC headroom of its ports exceeds %v at port %s (%v): lower switch.headroom, or the links' rate·delay",
+						n.name, units.Bytes(MaxBuffer), pt.name, pt.headroom)
+				}
 				n.hdrmReserve += pt.headroom
 			}
 		}

@@ -95,9 +95,10 @@ type NICSpec struct {
 	NoPreamble bool `json:"no_preamble,omitempty"`
 }
 
-// MaxBuffer bounds switch.buffer and switch.pool: 1 PB, far above any
-// switch, and far enough below the int64 range that a pool plus the
-// headroom of every port cannot overflow.
+// MaxBuffer bounds switch.buffer, switch.pool, switch.headroom and the
+// headroom a switch reserves for all its ports: 1 PB, far above any switch,
+// and far enough below the int64 range (9.2e18 B) that the sums of the
+// build (pool plus the reserve, the reserve port by port) cannot overflow.
 const MaxBuffer = Bytes(1_000_000 * units.GB)
 
 // Defaults of DefaultScenario.
@@ -170,7 +171,7 @@ func (s *Scenario) Validate() error {
 		{sw.Pool < 0 || sw.Pool > MaxBuffer, fmt.Sprintf("switch.pool = %v: want >= 0 (0: use switch.buffer) and at most %v", units.Bytes(sw.Pool), units.Bytes(MaxBuffer))},
 		{sw.Xoff <= 0, fmt.Sprintf("switch.xoff = %v: want > 0", units.Bytes(sw.Xoff))},
 		{sw.Xon < 0 || (sw.Xon != 0 && sw.Xon >= sw.Xoff), fmt.Sprintf("switch.xon = %v: want below xoff (%v), or 0 for xoff minus two frames", units.Bytes(sw.Xon), units.Bytes(sw.Xoff))},
-		{sw.Headroom < 0, fmt.Sprintf("switch.headroom = %v: want >= 0 (0: automatic)", units.Bytes(sw.Headroom))},
+		{sw.Headroom < 0 || sw.Headroom > MaxBuffer, fmt.Sprintf("switch.headroom = %v: want >= 0 (0: automatic) and at most %v", units.Bytes(sw.Headroom), units.Bytes(MaxBuffer))},
 		{sw.ECN < 0, fmt.Sprintf("switch.ecn = %v: want >= 0", units.Bytes(sw.ECN))},
 		{nic.Payload < 1 || nic.Payload > 9000, fmt.Sprintf("nic.payload = %v: want 1..9000 B", units.Bytes(nic.Payload))},
 		{nic.AckEvery < 1 || nic.AckEvery > 1<<16, fmt.Sprintf("nic.ack_every = %d: want 1..65536", nic.AckEvery)},

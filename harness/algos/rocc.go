@@ -83,10 +83,11 @@ import (
 //	                1024, the paper's FPGA table, section IV-C)
 //	idle_gain       off (default: Algorithm 1 as printed) or on: every CP
 //	                takes the top AUTO_TUNE region's gains while its queue
-//	                is nearly empty (cp.RoCCConfig.IdleGain, the authors'
-//	                earlier controller), which makes F climb back from Fmin
-//	                32 times faster; with it the paper's ~2 ms convergence
-//	                reproduces (rocc_test.go)
+//	                is nearly empty (cp.RoCCConfig.IdleGain, a rule of the
+//	                authors' DPDK controller), so that F climbs back from
+//	                Fmin to C/2 in 27 updates instead of 155 (40 Gb/s); with
+//	                it the paper's ~2 ms convergence reproduces
+//	                (rocc_test.go)
 //
 // Choices where the paper is silent: the recovery timer is the authors'
 // OMNeT++ value, 55 µs at T = 40 µs (REFERENCE.md), scaled with T

@@ -84,8 +84,8 @@ const (
 	// the paper's "~2 ms" is not reached for small N from a simultaneous
 	// start at 90 % of the link, because line 3 of Algorithm 1 resets F to
 	// Fmin and the PI climbs back slowly; param.idle_gain=on settles every
-	// case in about 2 ms), so each window opens after the slowest default
-	// case has settled, with margin:
+	// 40 Gb/s case in about 2 ms), so each window opens after the slowest
+	// default case has settled, with margin:
 	//
 	//	rocc-fairness         N = 2, 10, 100 settle by ≈7 ms: window [8, 12) ms
 	//	rocc-multibottleneck  S0's CP settles by ≈10 ms: window [12, 20) ms
@@ -112,12 +112,14 @@ const (
 	// PFC thresholds of section VI: 500 KB for 40 Gb/s, 800 KB for 100 Gb/s.
 	roccXoff40  = 500 * units.KB
 	roccXoff100 = 800 * units.KB
-	// roccPool is each switch's shared pool: the authors' simulator gives
-	// the bottleneck queue a capacity of 5000 KB (github.com/danushkam/rocc,
-	// rocc/simple-fabric-dyn.ini, queueCapacity = 5000, in KB = 1000 B);
-	// the paper states no buffer size. The switch holds the PFC headroom of
-	// its ports on top (harness SwitchSpec.Pool), so the pool stays 5 MB
-	// however many senders a scenario has.
+	// roccPool is each switch's shared pool. The paper states no buffer
+	// size; the authors' simulator gives the bottleneck egress queue a
+	// drop-tail capacity of 5000 KB with PFC off
+	// (github.com/danushkam/rocc, rocc/simple-fabric-dyn.ini,
+	// queueCapacity = 5000, in KB = 1000 B). The lossless harness maps that
+	// to a shared pool of the same size with the PFC headroom of the
+	// switch's ports on top (harness SwitchSpec.Pool): both cap a burst at
+	// 5 MB, and the pool stays 5 MB however many senders a scenario has.
 	roccPool = 5 * units.MB
 	// roccSample is the time-series step of the scenarios.
 	roccSample = 10 * units.Microsecond

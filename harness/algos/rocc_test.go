@@ -38,8 +38,11 @@ const (
 	roccTestAlphaBar100 = 0.45
 	roccTestReaction    = 15 * units.Microsecond
 	roccTestPaperConv   = 2 * units.Millisecond // "converges in ~2 ms" (VI-A a), "less than 2 ms" (VI-A b)
-	// roccTestAbout2ms reads Fig. 8's "~2 ms" to its one significant
-	// figure: a settling time that rounds to 2 ms, below 2.5 ms.
+	// roccTestAbout2ms is the bound for Fig. 8's "~2 ms": read to its one
+	// significant figure, a time that would be reported as 2 ms is below
+	// 2.5 ms; faster passes too (the paper reports faster convergence for
+	// larger N). Not the strict "< 2 ms" of Fig. 9: N = 2 at 40 Gb/s
+	// measures exactly 2.00 ms with the idle gain.
 	roccTestAbout2ms = 2500 * units.Microsecond
 	// roccTestPool is the scenarios' shared pool (roccPool), the authors'
 	// 5000 KB queue capacity.
@@ -113,9 +116,13 @@ func roccRefRamp(f0, target, fmax, alphaBar, qref float64) int {
 // queue is within (β̄/ᾱ)·D·T of Qref (the ratio of the gains is the same in
 // every AUTO_TUNE region), so the drain counts only down to that level.
 // The model leaves out what the β term adds to F in those last updates
-// (it shortens the climb, most at 100 Gb/s where D·T is largest) and the
+// (it shortens the climb, most at 100 Gb/s where D·T is largest), the
 // queue the sources' recovery timers rebuild during the climb (it
-// lengthens it).
+// lengthens it), and the bytes that land in the PFC headroom above the
+// pool after the pauses (the queue peaks near 5.4 MB, not 5 MB; it
+// lengthens the drain by up to 8 %). The tests allow 25 %: each omission
+// is about a tenth of the total or less in these runs, so two adding up
+// stay inside it (largest measured gap: 15 %, Fig. 9's 25 → 50 flows).
 type roccModel struct {
 	c                        units.Rate
 	n                        int
@@ -227,8 +234,9 @@ func roccRun(t *testing.T, name string, sets ...string) (*harness.Result, *roccP
 // within 25 % (the model's omissions are listed there).
 //
 // 100 Gb/s with N = 100 (1 Gb/s each) never settles into the ±5 % band,
-// with or without the idle gain: F cycles between about 88 and 110 ΔF
-// with a period of about 4 T (logged). At the same N the 100 Gb/s preset's
+// with or without the idle gain: F keeps cycling between about 89 and
+// 109 ΔF every few updates (the range is logged), inside the band for most
+// updates but never staying there. At the same N the 100 Gb/s preset's
 // gains (ᾱ = 0.45, β̄ = 2.25) are 1.5 times the 40 Gb/s ones in the same
 // bottom AUTO_TUNE region, and section V's analysis says the phase margin
 // falls as N·α grows; at 40 Gb/s the cycle is 36..43 ΔF, inside the band.
@@ -289,13 +297,36 @@ func TestRoCCFairnessFig8(t *testing.T) {
 				require.GreaterOrEqual(t, first, 0, "line 3 never fired")
 				require.Equal(t, uint32(roccTestFmin), cpt.trace[first].f)
 				require.LessOrEqual(t, cpt.trace[first].at, 3*roccTestPeriod)
+				// After line 3, the idle rule is what speeds the climb:
+				// without the option it never applies; with it, at N ≤ 10,
+				// the queue drains to empty under flows at Fmin and the
+				// climb takes the idle branch. At N = 100 the 5 MB burst
+				// drains for ≈1.1 ms while the β term already lifts F, so
+				// the queue does not get below Qref/8 again and the rule
+				// need not fire (the settling time is the same with or
+				// without it).
+				idleAfter := 0
+				for _, tp := range cpt.trace[first:] {
+					if tp.br == cp.RoCCPIIdle {
+						idleAfter++
+					}
+				}
+				switch {
+				case !idle:
+					require.Zero(t, idleAfter, "no idle branch without the option")
+				case n <= 10:
+					require.Positive(t, idleAfter, "the climb never took the idle branch")
+				}
 
 				if tc.cycles {
 					// F's mean over the window is C/N: the link is busy the
 					// whole window (checked below) and every flow sends at
-					// the F of its last CNP, so N·mean(F)·ΔF = C up to the
-					// CNP's whole-ΔF floor (at most 1 ΔF, 1 %) and the
-					// window's edges; 2 %.
+					// the F of its last CNP, 15 µs late, so N·ΔF·mean(F)
+					// over the window is what the link carried plus the
+					// queue's change between the window's ends (at most its
+					// range, under 400 KB: 0.8 % of C·W at 100 Gb/s over
+					// 4 ms) and the lag at the edges (15 µs of 4 ms, 0.4 %);
+					// 2 %.
 					var sum float64
 					var k int
 					lo, hi := uint32(math.MaxUint32), uint32(0)
@@ -369,13 +400,17 @@ func TestRoCCFairnessFig8(t *testing.T) {
 				// Qref/8).
 				port := roccPort(t, res, "s0->h0")
 				require.InEpsilon(t, float64(tc.qref), port.MeanBytes, 0.10, "mean queue over the window")
+				inWindow := 0
 				for _, tp := range cpt.trace {
 					if tp.at >= from {
+						inWindow++
 						require.Positive(t, tp.q, "queue empty at %v", tp.at)
 						require.Less(t, tp.q, tc.qmax, "queue at %v", tp.at)
 						require.Equal(t, cp.RoCCPI, tp.br, "update at %v", tp.at)
 					}
 				}
+				// One update every T over the window [8 ms, 12 ms): 100.
+				require.GreaterOrEqual(t, inWindow, int((to-from)/roccTestPeriod), "updates traced in the window")
 				t.Logf("N=%d: window mean queue %.0f B (Qref %d B), p99 %d B; per-flow %.4f Gb/s (C/N %.4f), Jain %.6f",
 					n, port.MeanBytes, int64(tc.qref), port.P99, res.Flows[0].Throughput/1e9, fair/1e9, res.Report.Fairness.Jain)
 			})
@@ -431,6 +466,20 @@ func roccConvergenceFig9(t *testing.T, idle bool) {
 			}
 		}
 		require.Equal(t, n, active, "flows active in step %d", k)
+	}
+	// The option is what differs between the two runs: the idle branch
+	// fires only with it (after a step where flows stop, or after line 3,
+	// the queue empties).
+	idleUpdates := 0
+	for _, tp := range cpt.trace {
+		if tp.br == cp.RoCCPIIdle {
+			idleUpdates++
+		}
+	}
+	if idle {
+		require.Positive(t, idleUpdates)
+	} else {
+		require.Zero(t, idleUpdates)
 	}
 	o := 0.9 * float64(c) // offered by each flow
 	for k, n := range levels {
