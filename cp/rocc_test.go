@@ -260,7 +260,8 @@ func TestRoCCIdleGainSign(t *testing.T) {
 	cfg.AlphaBar, cfg.BetaBar = 0.2, 1.38
 	p, err := NewRoCCParams(cfg)
 	require.NoError(t, err)
-	qidle := p.IdleThreshold()
+	const qidle uint32 = 250 / 8 // ⌊Qref/8⌋ = 31 ΔQ, by hand
+	require.Equal(t, qidle, p.IdleThreshold())
 	idle := 0
 	for qcur := range qidle {
 		for qold := range 2*qidle + 2 {

@@ -244,7 +244,7 @@ func dcqcnInt(v string, lo, hi int64) (int64, error) {
 func dcqcnSetBool(dst *bool, v string) error {
 	b, ok := parseOnOff(v)
 	if !ok {
-		return fmt.Errorf("want on or off (true/false, 1/0)")
+		return fmt.Errorf("want %s", onOffWant)
 	}
 	*dst = b
 	return nil

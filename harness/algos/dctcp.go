@@ -174,7 +174,7 @@ func dctcpParseParams(params map[string]string) (dctcpParams, error) {
 		case dctcpParamSlowStart:
 			var b bool
 			if err := dcqcnSetBool(&b, v); err != nil {
-				return p, bad("on or off (true/false, 1/0)")
+				return p, bad(onOffWant)
 			}
 			p.slowStart = &b
 		case dctcpParamInitCwnd, dctcpParamMaxCwnd:

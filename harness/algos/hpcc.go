@@ -157,7 +157,7 @@ func hpccParseParams(params map[string]string) (hpccParams, error) {
 		case hpccParamFastReact, hpccParamMultiRate:
 			b, ok := parseOnOff(v)
 			if !ok {
-				return p, bad("on or off (true/false, 1/0)")
+				return p, bad(onOffWant)
 			}
 			if k == hpccParamFastReact {
 				p.fastReact = b

@@ -239,7 +239,7 @@ func roccParseParams(params map[string]string) (roccParams, error) {
 		case roccParamIdleGain:
 			b, ok := parseOnOff(v)
 			if !ok {
-				return p, bad("on or off")
+				return p, bad(onOffWant)
 			}
 			p.idleGain = b
 		default:
