@@ -1,10 +1,11 @@
 module github.com/hwcc/hwcc
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/leanovate/gopter v0.2.11
 	github.com/stretchr/testify v1.12.1
+	golang.org/x/exp v0.0.0-20261113113407-e3970619a1a4
 	gonum.org/v1/plot v0.17.0
 )
 

@@ -1,0 +1,161 @@
+package cc
+
+import "strconv"
+
+// ActionKind is what an action asks the caller to do.
+type ActionKind uint8
+
+// Action kinds.
+const (
+	// ActionMarkCE: set ECN CE on the packet of this event (a congestion
+	// point's Enqueue or Dequeue).
+	ActionMarkCE ActionKind = iota + 1
+	// ActionDrop: drop the packet of this event.
+	ActionDrop
+	// ActionFeedback: send Feedback to To (the flow's source or its
+	// destination) at priority Prio.
+	ActionFeedback
+	// ActionPause and ActionResume: ask the upstream neighbour to stop or
+	// resume sending priority Prio (link-level flow control).
+	ActionPause
+	ActionResume
+)
+
+var actionNames = [...]string{"", "mark-ce", "drop", "feedback", "pause", "resume"}
+
+// String returns the kind's name ("mark-ce", "feedback", ...).
+func (k ActionKind) String() string {
+	if k != 0 && int(k) < len(actionNames) {
+		return actionNames[k]
+	}
+	return "action " + strconv.Itoa(int(k))
+}
+
+// ControlPrio is the 802.1p priority hwcc's parts ask for on the control
+// messages they send (CNPs, rate messages): the highest class, which the
+// harness serves before data and PFC never pauses.
+const ControlPrio uint8 = 7
+
+// Dest is where feedback goes.
+type Dest uint8
+
+// Destinations.
+const (
+	// ToSource: the flow's source host (a CNP, a rate message, an ACK).
+	ToSource Dest = iota
+	// ToDestination: the flow's destination host.
+	ToDestination
+)
+
+// String returns "source" or "destination".
+func (d Dest) String() string {
+	if d == ToDestination {
+		return "destination"
+	}
+	return "source"
+}
+
+// Action is one decision of a part.
+type Action struct {
+	Kind ActionKind
+	// To and Feedback: the message of an ActionFeedback and where it goes.
+	To       Dest
+	Feedback Feedback
+	// Prio is the priority of an ActionFeedback, ActionPause or ActionResume.
+	Prio uint8
+}
+
+// Actions is a fixed-capacity list of decisions that the caller owns and a
+// part appends to. Nothing in it allocates after it is made: an event whose
+// decisions do not fit fails with an *ActionsFullError and appends nothing
+// (the contract's rule 3). The caller empties it with Reset, typically
+// before each event, or lets decisions accumulate across events.
+//
+// The zero value has capacity 0: it accepts events that decide nothing.
+type Actions struct {
+	list []Action
+}
+
+// NewActions returns an empty Actions that holds up to capacity decisions
+// (capacity < 0 is taken as 0).
+func NewActions(capacity int) *Actions {
+	return &Actions{list: make([]Action, 0, max(capacity, 0))}
+}
+
+// ActionsOn returns an empty Actions whose storage is buf: its capacity is
+// cap(buf), and it never allocates.
+func ActionsOn(buf []Action) Actions { return Actions{list: buf[:0]} }
+
+// Len is the number of decisions held; Cap the most it can hold; Free
+// the room left.
+func (a *Actions) Len() int  { return len(a.list) }
+func (a *Actions) Cap() int  { return cap(a.list) }
+func (a *Actions) Free() int { return cap(a.list) - len(a.list) }
+
+// All returns the decisions in the order they were made. The slice is
+// valid until the next Reset or append.
+func (a *Actions) All() []Action { return a.list }
+
+// At returns decision i (0 ≤ i < Len).
+func (a *Actions) At(i int) Action { return a.list[i] }
+
+// Reset empties the list, keeping its capacity.
+func (a *Actions) Reset() { a.list = a.list[:0] }
+
+// Truncate drops every decision after the first n (0 ≤ n ≤ Len); a part
+// uses it to undo what it appended when a later step of the same event
+// fails.
+func (a *Actions) Truncate(n int) {
+	if n >= 0 && n <= len(a.list) {
+		a.list = a.list[:n]
+	}
+}
+
+// Reserve returns nil if n more decisions fit, or an *ActionsFullError
+// naming part and event. A part calls it before it changes any register,
+// so that a full list leaves it untouched.
+func (a *Actions) Reserve(part, event string, n int) error {
+	if n <= a.Free() {
+		return nil
+	}
+	return &ActionsFullError{Part: part, Event: event, Need: n, Free: a.Free()}
+}
+
+// Add appends x if there is room and reports whether there was. A part
+// that reserved room first can ignore the result.
+func (a *Actions) Add(x Action) bool {
+	if len(a.list) == cap(a.list) {
+		return false
+	}
+	a.list = append(a.list, x)
+	return true
+}
+
+// MarkCE appends an ActionMarkCE.
+func (a *Actions) MarkCE() bool { return a.Add(Action{Kind: ActionMarkCE}) }
+
+// Send appends an ActionFeedback carrying f to to at priority prio.
+func (a *Actions) Send(to Dest, prio uint8, f Feedback) bool {
+	return a.Add(Action{Kind: ActionFeedback, To: to, Prio: prio, Feedback: f})
+}
+
+// Has reports whether the list holds a decision of kind k.
+func (a *Actions) Has(k ActionKind) bool {
+	for i := range a.list {
+		if a.list[i].Kind == k {
+			return true
+		}
+	}
+	return false
+}
+
+// Count returns how many decisions of kind k the list holds.
+func (a *Actions) Count(k ActionKind) int {
+	n := 0
+	for i := range a.list {
+		if a.list[i].Kind == k {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,70 @@
+// Package cc is the contract every hwcc state machine keeps: three roles,
+// one clock, plain value types for what they take, a caller-owned actions
+// value for what they decide, typed errors, register snapshots, and a
+// registry of algorithms whose configurations are described declaratively.
+//
+// The harness, trace replay, the C ABI and other people's simulators drive
+// every algorithm through this package alone; none of them writes glue per
+// algorithm. The per-algorithm types in packages cp, rp and np keep their
+// typed methods for firmware modellers who want them; the contract methods
+// and the typed methods share one code path.
+//
+// # Roles
+//
+// A congestion point (CongestionPoint) is one switch egress queue: it sees
+// each packet join the queue and leave it, may mark or stamp the packet,
+// and may send feedback to the flow's source. A reaction point
+// (ReactionPoint) is one sending flow: it sees each packet the flow sends
+// and the feedback that comes back, and says how fast and how much the
+// flow may send (Limits). A notification point (NotificationPoint) is one
+// receiving flow: it sees each data packet arrive and may answer the source
+// (a CNP). Every role is a Part: it has a Clock (an explicit deadline and a
+// Timer to call at or after it) and appends its registers to a slice.
+//
+// # Rules every part keeps
+//
+//  1. Time order. Every event carries now; a part remembers the latest now
+//     it accepted, and an event with an earlier now is refused with a
+//     *TimeOrderError (errors.Is(err, ErrTimeOrder)) that names both times.
+//     Equal times are in order.
+//  2. Atomic errors. An event that returns an error leaves the part's
+//     registers and the actions value as they were, so a caller may fix the
+//     cause (grow the actions value, correct the input) and call again.
+//  3. Bounded output. A part appends what it decides to the caller's
+//     Actions, which has a fixed capacity. An event whose decisions do not
+//     fit returns an *ActionsFullError (errors.Is(err, ErrActionsFull))
+//     naming how many it needs, and (rule 2) does nothing.
+//  4. Deadlines. NextDeadline is units.MaxTime (no timer) or a time the
+//     caller should call Timer at or after. It never lies before the
+//     latest now the part accepted. Timer(now) with now before the deadline
+//     does nothing but record now; Timer(now) at or after it runs every
+//     expiry due by now, after which NextDeadline is later than now.
+//  5. No panic, no allocation, no clock. No input makes a part panic; bad
+//     input is an error of this package's types (*EventError for an event
+//     the part cannot take, *DecodeError for malformed bytes). Event
+//     methods allocate nothing on success, read no wall clock, start no
+//     goroutine and do not depend on map iteration order.
+//  6. Determinism. Two parts built from equal configurations and given
+//     equal events make equal decisions and hold equal registers, bit for
+//     bit.
+//  7. Registers. AppendRegisters appends every register a part carries
+//     between events, each with its name, width and value (the value fits
+//     the width), always in the same order; it allocates only when dst
+//     must grow.
+//
+// Package cc/cctest checks a part, ours or a user's, against these rules.
+//
+// # Registry
+//
+// An Algorithm names its parts (PartSpec) and describes each part's
+// configuration with a Spec: presets and parameters, each parameter with
+// its name, unit, default, range and source. Values arrive as strings
+// ("t=40us", "kmin=400KB") from the command line, a JSON scenario, a replay
+// header or the C ABI, and New parses, range-checks and builds the part in
+// one place. Package algos registers hwcc's own algorithms; import it for
+// its side effect, as a database/sql driver is imported:
+//
+//	import _ "github.com/hwcc/hwcc/algos"
+//
+//	part, err := cc.New("rocc", "cp", "preset=40g, t=40us")
+package cc

@@ -1,0 +1,117 @@
+package cc
+
+import "github.com/hwcc/hwcc/units"
+
+// Clock is the timer every part has. Hardware timers work this way: the
+// part says when it next wants to act, and the caller (a simulator's event
+// queue, a firmware model's tick, a test) calls Timer at or after that time.
+type Clock interface {
+	// NextDeadline is the earliest time at which Timer has work to do, or
+	// units.MaxTime when the part has no timer running. It is never before
+	// the latest now the part accepted.
+	NextDeadline() units.Time
+	// Timer runs every expiry due at or before now, appending what they
+	// decide to act. Called before NextDeadline it only records now. After
+	// it returns nil, NextDeadline is later than now.
+	Timer(now units.Time, act *Actions) error
+}
+
+// Part is what every role has in common: a clock and registers.
+type Part interface {
+	Clock
+	// AppendRegisters appends every register the part carries between
+	// events (name, width, value) to dst and returns the extended slice,
+	// always in the same order. Tracing, replay and golden comparison read
+	// a part only through it.
+	AppendRegisters(dst []Register) []Register
+}
+
+// CongestionPoint is the switch side of an algorithm: one egress queue.
+//
+// The caller reports every packet that joins the queue (Enqueue, after it
+// has joined: q.Len counts it) and every packet that leaves it to start
+// transmission (Dequeue, after it has left: q.Len is the queue it leaves
+// behind). A congestion point's view of its queue is the Queue of its latest
+// Enqueue or Dequeue; its Timer (RoCC's periodic update, say) reads that.
+// Enqueue and Dequeue may mark the packet (ActionMarkCE), ask for it to be
+// dropped (ActionDrop), send feedback (ActionFeedback); Dequeue may stamp
+// p.INT in place (HPCC), which is the only change a part makes to the
+// caller's packet.
+type CongestionPoint interface {
+	Part
+	Enqueue(now units.Time, p *Packet, q Queue, act *Actions) error
+	Dequeue(now units.Time, p *Packet, q Queue, act *Actions) error
+}
+
+// ReactionPoint is the sender side of an algorithm: one sending flow, its
+// rate limiter and its window.
+//
+// The caller reports every data packet the flow starts to transmit
+// (retransmissions included) with Sent, and every message that comes back
+// for the flow (an ACK, a CNP, a switch's rate message) with Feedback, and
+// gates the flow's sending by Limits, which it reads after every event.
+type ReactionPoint interface {
+	Part
+	Sent(now units.Time, p *Packet, act *Actions) error
+	Feedback(now units.Time, f *Feedback, act *Actions) error
+	// Limits is the pacing rate and the window in force now.
+	Limits() Limits
+}
+
+// NotificationPoint is the receiver side of an algorithm: one receiving
+// flow. The caller reports every data packet of the flow as it arrives
+// (in order or not, with its CE mark); the part may answer the flow's
+// source (ActionFeedback with a CNP).
+type NotificationPoint interface {
+	Part
+	Receive(now units.Time, p *Packet, act *Actions) error
+}
+
+// Role is which of the three roles a part plays.
+type Role uint8
+
+// The roles.
+const (
+	RoleCP Role = iota + 1 // CongestionPoint
+	RoleRP                 // ReactionPoint
+	RoleNP                 // NotificationPoint
+)
+
+var roleNames = [...]string{"", "congestion point", "reaction point", "notification point"}
+
+// String returns "congestion point", "reaction point" or "notification point".
+func (r Role) String() string {
+	if int(r) < len(roleNames) && r != 0 {
+		return roleNames[r]
+	}
+	return "unknown role"
+}
+
+// Short returns "CP", "RP" or "NP".
+func (r Role) Short() string {
+	switch r {
+	case RoleCP:
+		return "CP"
+	case RoleRP:
+		return "RP"
+	case RoleNP:
+		return "NP"
+	}
+	return "?"
+}
+
+// Plays reports whether p implements role r.
+func (r Role) Plays(p Part) bool {
+	switch r {
+	case RoleCP:
+		_, ok := p.(CongestionPoint)
+		return ok
+	case RoleRP:
+		_, ok := p.(ReactionPoint)
+		return ok
+	case RoleNP:
+		_, ok := p.(NotificationPoint)
+		return ok
+	}
+	return false
+}

@@ -1,0 +1,143 @@
+package fixedpoint
+
+import (
+	"unsafe"
+
+	"golang.org/x/exp/constraints"
+)
+
+// The generic integer helpers every hwcc algorithm shares: saturating
+// arithmetic for gauges and deadlines (a time plus a period saturates at
+// units.MaxTime, "never"), wrapping arithmetic for free-running counters of
+// any width, and clamping. They work on any integer type, named ones
+// (units.Time, units.Bytes, units.Rate) included, and never panic.
+
+// MaxOf returns the largest value of T: 2^(n−1) − 1 for a signed n-bit T,
+// 2^n − 1 for an unsigned one.
+func MaxOf[T constraints.Integer]() T {
+	var z T
+	if ^z < 0 { // signed: ^0 is −1
+		return ^(T(1) << (bitsOf[T]() - 1))
+	}
+	return ^z
+}
+
+// MinOf returns the smallest value of T: −2^(n−1) for a signed n-bit T, 0
+// for an unsigned one.
+func MinOf[T constraints.Integer]() T {
+	var z T
+	if ^z < 0 {
+		return T(1) << (bitsOf[T]() - 1)
+	}
+	return 0
+}
+
+// bitsOf is T's width in bits.
+func bitsOf[T constraints.Integer]() uint {
+	var z T
+	return uint(unsafe.Sizeof(z)) * 8
+}
+
+// SatAdd returns a + b, saturated at MinOf[T] and MaxOf[T] instead of
+// wrapping. Worked value: SatAdd(units.MaxTime−5, 10) = units.MaxTime.
+func SatAdd[T constraints.Integer](a, b T) T {
+	s := a + b // wraps; checked below
+	var z T
+	if ^z < 0 {
+		// Signed overflow: both operands have one sign and the sum the other.
+		if (a >= 0) == (b >= 0) && (s >= 0) != (a >= 0) {
+			if a >= 0 {
+				return MaxOf[T]()
+			}
+			return MinOf[T]()
+		}
+		return s
+	}
+	if s < a {
+		return MaxOf[T]()
+	}
+	return s
+}
+
+// SatSub returns a − b, saturated at MinOf[T] and MaxOf[T] (an unsigned
+// difference below zero gives 0).
+func SatSub[T constraints.Integer](a, b T) T {
+	s := a - b
+	var z T
+	if ^z < 0 {
+		// Signed overflow: the operands have different signs and the
+		// difference has b's sign.
+		if (a >= 0) != (b >= 0) && (s >= 0) != (a >= 0) {
+			if a >= 0 {
+				return MaxOf[T]()
+			}
+			return MinOf[T]()
+		}
+		return s
+	}
+	if b > a {
+		return 0
+	}
+	return s
+}
+
+// SatMul returns a·b saturated at MinOf[T] and MaxOf[T].
+func SatMul[T constraints.Integer](a, b T) T {
+	if a == 0 || b == 0 {
+		return 0
+	}
+	p := a * b
+	var z T
+	if ^z < 0 {
+		neg := (a < 0) != (b < 0)
+		m1 := ^z // −1
+		// −1 · MinOf overflows, and p/b == a misses it when b = −1.
+		if (a == m1 && b == MinOf[T]()) || (b == m1 && a == MinOf[T]()) || p/b != a {
+			if neg {
+				return MinOf[T]()
+			}
+			return MaxOf[T]()
+		}
+		return p
+	}
+	if p/b != a {
+		return MaxOf[T]()
+	}
+	return p
+}
+
+// Clamp returns v limited to [lo, hi] (lo when v < lo, hi when v > hi). If
+// lo > hi the result is hi.
+func Clamp[T constraints.Integer](v, lo, hi T) T {
+	if v < lo {
+		v = lo
+	}
+	if v > hi {
+		v = hi
+	}
+	return v
+}
+
+// WrapAdd returns (a + b) mod 2^width, the next reading of a width-bit
+// free-running counter at a that advances by b. Only the low width bits of
+// the operands matter; width ≥ the type's size wraps at the type's size.
+// Worked value: a 20-bit txBytes counter at 0xFFFF0 advanced by 0x20 reads
+// 0x00010.
+func WrapAdd[T constraints.Unsigned](a, b T, width uint) T {
+	return (a + b) & T(mask(width))
+}
+
+// WrapSub returns (a − b) mod 2^width: how far a width-bit counter advanced
+// from the reading b to the reading a (WrapDelta for any unsigned type).
+func WrapSub[T constraints.Unsigned](a, b T, width uint) T {
+	return (a - b) & T(mask(width))
+}
+
+// WrapBefore reports whether reading a of a width-bit sequence counter comes
+// before reading b in serial-number order (RFC 1982): b is less than half
+// the counter's period ahead of a. It is the comparison TCP uses on its
+// 32-bit sequence numbers.
+func WrapBefore[T constraints.Unsigned](a, b T, width uint) bool {
+	d := WrapSub(b, a, width)
+	return d != 0 && uint64(d) < uint64(1)<<(min(width, bitsOf[T]())-1)
+}

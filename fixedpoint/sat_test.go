@@ -1,0 +1,127 @@
+package fixedpoint
+
+import (
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/hwcc/hwcc/units"
+)
+
+// clampBig is the oracle: the exact result clamped to [lo, hi].
+func clampBig(x *big.Int, lo, hi int64) int64 {
+	if x.Cmp(big.NewInt(lo)) < 0 {
+		return lo
+	}
+	if x.Cmp(big.NewInt(hi)) > 0 {
+		return hi
+	}
+	return x.Int64()
+}
+
+// TestSatExhaustive8 checks SatAdd, SatSub and SatMul on every pair of int8
+// and of uint8 against exact integer arithmetic clamped to the type.
+func TestSatExhaustive8(t *testing.T) {
+	for a := -128; a <= 127; a++ {
+		for b := -128; b <= 127; b++ {
+			cl := func(v int) int8 { return int8(max(-128, min(127, v))) }
+			require.Equal(t, cl(a+b), SatAdd(int8(a), int8(b)), "int8 %d+%d", a, b)
+			require.Equal(t, cl(a-b), SatSub(int8(a), int8(b)), "int8 %d-%d", a, b)
+			require.Equal(t, cl(a*b), SatMul(int8(a), int8(b)), "int8 %d*%d", a, b)
+		}
+	}
+	for a := 0; a <= 255; a++ {
+		for b := 0; b <= 255; b++ {
+			cl := func(v int) uint8 { return uint8(max(0, min(255, v))) }
+			require.Equal(t, cl(a+b), SatAdd(uint8(a), uint8(b)), "uint8 %d+%d", a, b)
+			require.Equal(t, cl(a-b), SatSub(uint8(a), uint8(b)), "uint8 %d-%d", a, b)
+			require.Equal(t, cl(a*b), SatMul(uint8(a), uint8(b)), "uint8 %d*%d", a, b)
+		}
+	}
+}
+
+// TestSat64 checks the 64-bit forms against math/big on random operands and
+// the edges, through the named type units.Time as the algorithms use it.
+func TestSat64(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	edges := []int64{0, 1, -1, 2, math.MaxInt64, math.MinInt64, math.MaxInt64 - 1, math.MinInt64 + 1, 1 << 32, -1 << 32}
+	vals := append([]int64{}, edges...)
+	for range 2000 {
+		vals = append(vals, int64(rng.Uint64()), int64(rng.Uint64()>>rng.IntN(64)))
+	}
+	for i, a := range vals {
+		b := vals[(i*7919+13)%len(vals)]
+		A, B := big.NewInt(a), big.NewInt(b)
+		require.Equal(t, units.Time(clampBig(new(big.Int).Add(A, B), math.MinInt64, math.MaxInt64)), SatAdd(units.Time(a), units.Time(b)), "%d+%d", a, b)
+		require.Equal(t, units.Time(clampBig(new(big.Int).Sub(A, B), math.MinInt64, math.MaxInt64)), SatSub(units.Time(a), units.Time(b)), "%d-%d", a, b)
+		require.Equal(t, clampBig(new(big.Int).Mul(A, B), math.MinInt64, math.MaxInt64), SatMul(a, b), "%d*%d", a, b)
+		ua, ub := uint64(a), uint64(b)
+		UA, UB := new(big.Int).SetUint64(ua), new(big.Int).SetUint64(ub)
+		maxU := new(big.Int).SetUint64(math.MaxUint64)
+		sum := new(big.Int).Add(UA, UB)
+		if sum.Cmp(maxU) > 0 {
+			sum = maxU
+		}
+		require.Equal(t, sum.Uint64(), SatAdd(ua, ub))
+		prod := new(big.Int).Mul(UA, UB)
+		if prod.Cmp(maxU) > 0 {
+			prod = maxU
+		}
+		require.Equal(t, prod.Uint64(), SatMul(ua, ub))
+		want := uint64(0)
+		if ua > ub {
+			want = ua - ub
+		}
+		require.Equal(t, want, SatSub(ua, ub))
+	}
+}
+
+func TestMinMaxOf(t *testing.T) {
+	require.Equal(t, int8(127), MaxOf[int8]())
+	require.Equal(t, int8(-128), MinOf[int8]())
+	require.Equal(t, uint16(65535), MaxOf[uint16]())
+	require.Equal(t, uint16(0), MinOf[uint16]())
+	require.Equal(t, units.MaxTime, MaxOf[units.Time]())
+	require.Equal(t, int64(math.MinInt64), MinOf[int64]())
+	require.Equal(t, uint64(math.MaxUint64), MaxOf[uint64]())
+}
+
+func TestClamp(t *testing.T) {
+	require.Equal(t, 5, Clamp(3, 5, 9))
+	require.Equal(t, 9, Clamp(12, 5, 9))
+	require.Equal(t, 7, Clamp(7, 5, 9))
+	require.Equal(t, 4, Clamp(7, 5, 4), "lo > hi gives hi")
+}
+
+// TestWrap checks the wrapping helpers against arithmetic modulo 2^width
+// done in a wider type.
+func TestWrap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 5000 {
+		w := uint(rng.IntN(32) + 1)
+		a, b := rng.Uint32(), rng.Uint32()
+		m := uint64(1)<<w - 1
+		require.Equal(t, uint32((uint64(a)+uint64(b))&m), WrapAdd(a, b, w))
+		require.Equal(t, uint32((uint64(a)+(1<<33)-uint64(b))&m), WrapSub(a, b, w))
+		// Serial order: a before b iff 0 < (b − a) mod 2^w < 2^(w−1).
+		d := (uint64(b) + (1 << 33) - uint64(a)) & m
+		require.Equal(t, d != 0 && d < 1<<(w-1), WrapBefore(a, b, w), "w=%d a=%#x b=%#x", w, a, b)
+	}
+	require.Equal(t, uint32(0x10), WrapAdd(uint32(0xFFFF0), 0x20, 20), "the doc's worked value")
+	require.Equal(t, uint64(5), WrapAdd(uint64(math.MaxUint64), 6, 64))
+	require.True(t, WrapBefore(uint32(math.MaxUint32), 3, 32), "TCP sequence wrap")
+	require.False(t, WrapBefore(uint32(3), math.MaxUint32, 32))
+}
+
+// TestSatNoAllocs: the helpers are per-event arithmetic.
+func TestSatNoAllocs(t *testing.T) {
+	var sink units.Time
+	n := testing.AllocsPerRun(100, func() {
+		sink = SatAdd(sink, units.MaxTime)
+		sink = SatSub(sink, 3)
+	})
+	require.Zero(t, n)
+}
