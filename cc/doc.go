@@ -34,11 +34,13 @@
 //     Actions, which has a fixed capacity. An event whose decisions do not
 //     fit returns an *ActionsFullError (errors.Is(err, ErrActionsFull))
 //     naming how many it needs, and (rule 2) does nothing.
-//  4. Deadlines. NextDeadline is units.MaxTime (no timer) or a time the
-//     caller should call Timer at or after. It never lies before the
-//     latest now the part accepted. Timer(now) with now before the deadline
-//     does nothing but record now; Timer(now) at or after it runs every
-//     expiry due by now, after which NextDeadline is later than now.
+//  4. Deadlines. NextDeadline is units.MaxTime (no timer) or the earliest
+//     time at which Timer has work; the caller calls Timer at or after it.
+//     An event that arms a timer arms it at or after the event's now; a
+//     deadline the caller lets pass stays where it is until Timer runs.
+//     Timer(now) with now before the deadline does nothing but record now;
+//     Timer(now) at or after it runs every expiry due by now, after which
+//     NextDeadline is later than now.
 //  5. No panic, no allocation, no clock. No input makes a part panic; bad
 //     input is an error of this package's types (*EventError for an event
 //     the part cannot take, *DecodeError for malformed bytes). Event

@@ -7,8 +7,9 @@ import "github.com/hwcc/hwcc/units"
 // queue, a firmware model's tick, a test) calls Timer at or after that time.
 type Clock interface {
 	// NextDeadline is the earliest time at which Timer has work to do, or
-	// units.MaxTime when the part has no timer running. It is never before
-	// the latest now the part accepted.
+	// units.MaxTime when the part has no timer running. An event that arms
+	// a timer arms it at or after its now; a deadline the caller lets pass
+	// stays put until Timer runs.
 	NextDeadline() units.Time
 	// Timer runs every expiry due at or before now, appending what they
 	// decide to act. Called before NextDeadline it only records now. After

@@ -1,0 +1,412 @@
+package cctest
+
+import (
+	"math"
+	"math/rand"
+
+	"github.com/leanovate/gopter"
+
+	"github.com/hwcc/hwcc/cc"
+	inttel "github.com/hwcc/hwcc/int"
+	"github.com/hwcc/hwcc/units"
+)
+
+// GenOptions shape the generated event sequences. The zero value of every
+// field picks the default in parentheses.
+type GenOptions struct {
+	// Events is the length of a sequence (100).
+	Events int
+	// Flows is how many distinct flows a congestion point's queue holds
+	// packets of (4); the suite also runs sequences with 64 and with 2048.
+	Flows int
+	// Rate is the port or line rate (100 Gb/s).
+	Rate units.Rate
+	// MaxGap is the longest time between two events (20 µs); a gap is 0
+	// (simultaneous events) one time in eight.
+	MaxGap units.Time
+	// Payload is a full packet's payload (1000 B); Overhead what a queue
+	// counts on top of it (82 B: RoCEv2 headers, preamble and gap).
+	Payload, Overhead units.Bytes
+	// INT: packets carry INT headers, and a reaction point's ACKs echo a
+	// header from a modelled path of Hops hops (3, at most 5) whose
+	// timestamps, transmit counters and queues evolve with time.
+	INT  bool
+	Hops int
+	// Messages are feedback messages a reaction point may receive besides
+	// ACKs, NAKs and CNPs (an algorithm's rate messages, say): the
+	// generator picks one at random and sets its Flow.
+	Messages []cc.Feedback
+}
+
+func (o GenOptions) withDefaults() GenOptions {
+	if o.Events <= 0 {
+		o.Events = 100
+	}
+	if o.Flows <= 0 {
+		o.Flows = 4
+	}
+	if o.Rate <= 0 {
+		o.Rate = 100 * units.Gbps
+	}
+	if o.MaxGap <= 0 {
+		o.MaxGap = 20 * units.Microsecond
+	}
+	if o.Payload <= 0 {
+		o.Payload = 1000
+	}
+	if o.Overhead <= 0 {
+		o.Overhead = 82
+	}
+	if o.Hops <= 0 {
+		o.Hops = 3
+	}
+	o.Hops = min(o.Hops, 5)
+	return o
+}
+
+// gap returns the time to the next event: 0 one time in eight, else
+// uniform in [1 ns, MaxGap].
+func gap(r *rand.Rand, o GenOptions) units.Time {
+	if r.Intn(8) == 0 {
+		return 0
+	}
+	return units.Nanosecond + units.Time(r.Int63n(int64(o.MaxGap)))
+}
+
+// Events returns a well-formed sequence for a part of role: events a
+// correct caller could make, in time order.
+//
+//   - Congestion point: packets of Flows flows join a FIFO queue and leave
+//     it in order, with Queue.Len, TxBytes and Rate kept as a switch keeps
+//     them; now and then a Timer call (possibly early: the part must then
+//     do nothing).
+//   - Reaction point: the flow sends packets in sequence; ACKs acknowledge
+//     what was sent (cumulative, sometimes duplicate, sometimes with ECE and
+//     an INT header from the modelled path), NAKs send it back to resend,
+//     CNPs and the Messages arrive now and then.
+//   - Notification point: data packets of one flow arrive mostly in order,
+//     some marked CE.
+func Events(r *rand.Rand, role cc.Role, o GenOptions) []Event {
+	o = o.withDefaults()
+	switch role {
+	case cc.RoleCP:
+		return cpEvents(r, o)
+	case cc.RoleRP:
+		return rpEvents(r, o)
+	case cc.RoleNP:
+		return npEvents(r, o)
+	}
+	return nil
+}
+
+// queued is a packet in the congestion point model's FIFO.
+type queued struct {
+	flow   cc.FlowID
+	size   units.Bytes
+	hasINT bool
+	int    inttel.Header
+}
+
+func cpEvents(r *rand.Rand, o GenOptions) []Event {
+	evs := make([]Event, 0, o.Events)
+	var (
+		now     units.Time
+		fifo    []queued
+		qlen    units.Bytes
+		tx      uint64
+		seq     = make(map[cc.FlowID]uint64)
+		flowMax = o.Flows
+	)
+	for len(evs) < o.Events {
+		now += gap(r, o)
+		ev := Event{At: now}
+		switch x := r.Intn(16); {
+		case x == 0:
+			ev.Kind = Timer
+		case len(fifo) > 0 && (x < 7 || len(fifo) > 400):
+			q := fifo[0]
+			fifo = fifo[1:]
+			qlen -= q.size
+			tx += uint64(q.size)
+			ev.Kind = Dequeue
+			ev.Packet = cc.Packet{Flow: q.flow, Size: q.size, Payload: q.size - o.Overhead}
+			ev.HasINT, ev.INT = q.hasINT, q.int
+		default:
+			f := cc.FlowID(r.Intn(flowMax))
+			pay := o.Payload
+			if r.Intn(4) == 0 {
+				pay = 1 + units.Bytes(r.Int63n(int64(o.Payload)))
+			}
+			size := pay + o.Overhead
+			q := queued{flow: f, size: size}
+			if o.INT {
+				q.hasINT = true
+				q.int.NHop = uint8(r.Intn(o.Hops)) // earlier hops: room for this one
+				q.int.PathID = uint16(r.Intn(1 << 12))
+			}
+			fifo = append(fifo, q)
+			qlen += size
+			ev.Kind = Enqueue
+			ev.Packet = cc.Packet{Flow: f, Seq: seq[f], Size: size, Payload: pay, Prio: 3}
+			seq[f] += uint64(pay)
+			ev.HasINT, ev.INT = q.hasINT, q.int
+		}
+		ev.Queue = cc.Queue{Len: qlen, Rate: o.Rate, TxBytes: tx}
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+// path models the hops an RP's ACKs report: per hop a speed code, a
+// transmit counter growing at a random utilisation and a random queue.
+type path struct {
+	id    uint16
+	hops  []inttel.Hop
+	tx    []uint64 // bytes sent by each hop
+	speed []units.Rate
+}
+
+func newPath(r *rand.Rand, o GenOptions) *path {
+	codes := inttel.DefaultSpeedCodes()
+	p := &path{id: uint16(r.Intn(1 << 12))}
+	for range o.Hops {
+		c := codes[r.Intn(len(codes))]
+		p.hops = append(p.hops, inttel.Hop{Speed: c.Code})
+		p.tx = append(p.tx, 0)
+		p.speed = append(p.speed, c.Rate)
+	}
+	return p
+}
+
+// header returns the path's INT at time now, dt after the previous one:
+// each hop's counter advanced by a random share of its rate over dt.
+func (p *path) header(r *rand.Rand, now, dt units.Time) inttel.Header {
+	h := inttel.Header{NHop: uint8(len(p.hops)), PathID: p.id}
+	for i := range p.hops {
+		util := 0.3 + 0.8*r.Float64()
+		p.tx[i] += uint64(float64(units.BytesIn(p.speed[i], dt)) * util)
+		p.hops[i].TS = uint32(now/units.Nanosecond) & (1<<24 - 1)
+		p.hops[i].TxBytes = uint32(p.tx[i]/uint64(inttel.HPCCTxBytesUnit)) & (1<<20 - 1)
+		p.hops[i].QLen = uint16(r.Intn(2000))
+		h.Hops[i] = p.hops[i]
+	}
+	return h
+}
+
+func rpEvents(r *rand.Rand, o GenOptions) []Event {
+	evs := make([]Event, 0, o.Events)
+	var (
+		now, lastAck   units.Time
+		sndNxt, sndUna uint64
+		pth            = newPath(r, o)
+		flow           = cc.FlowID(r.Intn(1 << 16))
+	)
+	for len(evs) < o.Events {
+		dt := gap(r, o)
+		now += dt
+		ev := Event{At: now}
+		switch x := r.Intn(32); {
+		case x == 0:
+			ev.Kind = Timer
+		case x < 3:
+			ev.Kind = Feedback
+			ev.Feedback = cc.Feedback{Kind: cc.FeedbackCNP, Flow: flow}
+		case x < 5 && len(o.Messages) > 0:
+			ev.Kind = Feedback
+			ev.Feedback = o.Messages[r.Intn(len(o.Messages))]
+			ev.Feedback.Flow = flow
+		case x == 5 && sndUna < sndNxt:
+			ev.Kind = Feedback
+			ev.Feedback = cc.Feedback{Kind: cc.FeedbackNak, Flow: flow, Seq: sndUna, SndNxt: sndNxt}
+			sndNxt = sndUna // go back N: resend from the NAK
+		case x < 18 || sndUna == sndNxt:
+			pay := o.Payload
+			if r.Intn(8) == 0 {
+				pay = 1 + units.Bytes(r.Int63n(int64(o.Payload)))
+			}
+			ev.Kind = Sent
+			ev.Packet = cc.Packet{Flow: flow, Seq: sndNxt, Payload: pay, Size: pay + o.Overhead, Prio: 3}
+			sndNxt += uint64(pay)
+		default:
+			ack := sndUna
+			if r.Intn(6) != 0 { // else a duplicate
+				ack += uint64(r.Int63n(int64(sndNxt-sndUna))) + 1
+			}
+			ev.Kind = Feedback
+			ev.Feedback = cc.Feedback{
+				Kind: cc.FeedbackAck, Flow: flow, Seq: ack, Acked: units.Bytes(ack - sndUna),
+				SndNxt: sndNxt, ECE: r.Intn(4) == 0,
+			}
+			sndUna = ack
+			if o.INT {
+				ev.HasINT = true
+				ev.INT = pth.header(r, now, now-lastAck)
+				lastAck = now
+			}
+		}
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+func npEvents(r *rand.Rand, o GenOptions) []Event {
+	evs := make([]Event, 0, o.Events)
+	var (
+		now  units.Time
+		seq  uint64
+		flow = cc.FlowID(r.Intn(1 << 16))
+	)
+	for len(evs) < o.Events {
+		now += gap(r, o)
+		ev := Event{At: now}
+		if r.Intn(12) == 0 {
+			ev.Kind = Timer
+		} else {
+			s := seq
+			if r.Intn(16) == 0 && seq > uint64(o.Payload) { // a late or duplicate packet
+				s -= uint64(o.Payload)
+			} else {
+				seq += uint64(o.Payload)
+			}
+			ev.Kind = Receive
+			ev.Packet = cc.Packet{Flow: flow, Seq: s, Payload: o.Payload, Size: o.Payload + o.Overhead, Prio: 3, CE: r.Intn(3) == 0}
+		}
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+// Chaos returns an arbitrary sequence for a part of role: every event
+// method of the role and Timer, with times that mostly advance but
+// sometimes go back (or below 0), sizes and sequence numbers anywhere in
+// their types (negative, zero, huge), unknown feedback kinds, random
+// payload bytes, and INT headers whose fields are random bits, nHop beyond
+// the array included. A part must take every one without panicking.
+func Chaos(r *rand.Rand, role cc.Role, o GenOptions) []Event {
+	o = o.withDefaults()
+	kinds := []Kind{Timer}
+	switch role {
+	case cc.RoleCP:
+		kinds = append(kinds, Enqueue, Dequeue)
+	case cc.RoleRP:
+		kinds = append(kinds, Sent, Feedback)
+	case cc.RoleNP:
+		kinds = append(kinds, Receive)
+	}
+	evs := make([]Event, 0, o.Events)
+	var now units.Time
+	for len(evs) < o.Events {
+		switch r.Intn(16) {
+		case 0:
+			now -= units.Time(r.Int63n(int64(o.MaxGap) + 1))
+		case 1:
+			now = units.Time(wild(r))
+		default:
+			now += gap(r, o)
+		}
+		ev := Event{Kind: kinds[r.Intn(len(kinds))], At: now}
+		ev.Packet = cc.Packet{
+			Flow: cc.FlowID(r.Uint32() % uint32(o.Flows*2)), Src: cc.NodeID(r.Uint32()), Dst: cc.NodeID(r.Uint32()),
+			Seq: r.Uint64(), Payload: units.Bytes(wild(r)), Size: units.Bytes(wild(r)),
+			Prio: uint8(r.Intn(256)), CE: r.Intn(2) == 0,
+		}
+		ev.Queue = cc.Queue{Len: units.Bytes(wild(r)), Rate: units.Rate(wild(r)), TxBytes: r.Uint64(), Paused: r.Intn(4) == 0}
+		ev.Feedback = cc.Feedback{
+			Kind: cc.FeedbackKind(r.Intn(256)), Flow: ev.Packet.Flow, From: r.Uint64(), Seq: r.Uint64(),
+			Acked: units.Bytes(wild(r)), SndNxt: r.Uint64(), ECE: r.Intn(2) == 0,
+		}
+		if r.Intn(2) == 0 {
+			ev.Feedback.Kind = cc.FeedbackKind(r.Intn(int(cc.FeedbackRate) + 1))
+		}
+		r.Read(ev.Feedback.Data[:])
+		if r.Intn(2) == 0 {
+			ev.HasINT = true
+			ev.INT.NHop = uint8(r.Intn(256))
+			ev.INT.PathID = uint16(r.Uint32())
+			for i := range ev.INT.Hops {
+				ev.INT.Hops[i] = inttel.Hop{Speed: uint8(r.Intn(256)), TS: r.Uint32(), TxBytes: r.Uint32(), QLen: uint16(r.Uint32())}
+			}
+		}
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+// wild returns an int64 from anywhere: small, negative, near the limits.
+func wild(r *rand.Rand) int64 {
+	switch r.Intn(8) {
+	case 0:
+		return 0
+	case 1:
+		return -r.Int63n(1 << 20)
+	case 2:
+		return math.MaxInt64 - r.Int63n(1<<10)
+	case 3:
+		return math.MinInt64 + r.Int63n(1<<10)
+	case 4:
+		return int64(r.Uint64())
+	}
+	return r.Int63n(1 << 24)
+}
+
+// GenEvents is Events as a gopter generator (no shrinking: a sequence is
+// only well formed as a whole).
+func GenEvents(role cc.Role, o GenOptions) gopter.Gen {
+	return func(p *gopter.GenParameters) *gopter.GenResult {
+		return gopter.NewGenResult(Events(p.Rng, role, o), gopter.NoShrinker)
+	}
+}
+
+// GenChaos is Chaos as a gopter generator.
+func GenChaos(role cc.Role, o GenOptions) gopter.Gen {
+	return func(p *gopter.GenParameters) *gopter.GenResult {
+		return gopter.NewGenResult(Chaos(p.Rng, role, o), gopter.NoShrinker)
+	}
+}
+
+// FromBytes decodes arbitrary bytes (a fuzzer's input) into a chaos
+// sequence for role: every 16 bytes are one event. It never fails; the
+// same bytes give the same events.
+func FromBytes(data []byte, role cc.Role) []Event {
+	kinds := []Kind{Timer}
+	switch role {
+	case cc.RoleCP:
+		kinds = append(kinds, Enqueue, Dequeue)
+	case cc.RoleRP:
+		kinds = append(kinds, Sent, Feedback)
+	case cc.RoleNP:
+		kinds = append(kinds, Receive)
+	}
+	var evs []Event
+	var now units.Time
+	for len(data) >= 16 {
+		b := data[:16]
+		data = data[16:]
+		u16 := func(i int) uint64 { return uint64(b[i]) | uint64(b[i+1])<<8 }
+		ev := Event{Kind: kinds[int(b[0])%len(kinds)]}
+		// Time: mostly forward by up to 65 µs, backwards when bit 7 of b[1] is set.
+		d := units.Time(u16(2)) * units.Nanosecond
+		if b[1]&0x80 != 0 {
+			d = -d
+		}
+		now += d
+		ev.At = now
+		size := units.Bytes(u16(4))
+		if b[1]&0x40 != 0 {
+			size = -size
+		}
+		ev.Packet = cc.Packet{Flow: cc.FlowID(b[6] % 8), Seq: u16(7) * 1000, Payload: size, Size: size + 82, CE: b[1]&1 != 0, Prio: b[9]}
+		ev.Queue = cc.Queue{Len: units.Bytes(u16(10)) * 64, Rate: 100 * units.Gbps, Paused: b[1]&2 != 0}
+		ev.Feedback = cc.Feedback{Kind: cc.FeedbackKind(b[12] % 8), Flow: ev.Packet.Flow, Seq: u16(7) * 1000, Acked: size, SndNxt: u16(13) * 1000, ECE: b[1]&4 != 0}
+		copy(ev.Feedback.Data[:], b)
+		if b[1]&8 != 0 {
+			ev.HasINT = true
+			ev.INT.NHop = b[15] % 20
+			for i := range ev.INT.Hops {
+				ev.INT.Hops[i] = inttel.Hop{Speed: b[(i+3)%16] % 16, TS: uint32(u16(i%14)) << 8, TxBytes: uint32(u16((i+1)%14)) << 4, QLen: uint16(u16((i + 2) % 14))}
+			}
+		}
+		evs = append(evs, ev)
+	}
+	return evs
+}

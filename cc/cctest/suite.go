@@ -1,0 +1,579 @@
+package cctest
+
+import (
+	"errors"
+	"fmt"
+	"math/rand"
+	"runtime"
+	"strings"
+
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/units"
+)
+
+// Options tune the suite. The zero value runs the defaults in parentheses.
+type Options struct {
+	// Seed seeds every generated sequence (1): a failure reproduces with
+	// the same seed.
+	Seed int64
+	// Sequences is how many well-formed sequences the rules run on (24);
+	// Chaos how many malformed ones the no-panic rule adds (48).
+	Sequences, Chaos int
+	// Gen shapes the sequences (see GenOptions).
+	Gen GenOptions
+	// Actions is the capacity of the Actions the part is given (256).
+	Actions int
+	// MaxRate bounds a reaction point's Limits().Rate (0: only ≥ 0).
+	MaxRate units.Rate
+	// AllocSequences is how many well-formed sequences the allocs rule
+	// measures event by event (3; reading the allocator's counters stops
+	// the world, so it is slow). Negative skips the rule, for runs under
+	// the race detector, which allocates on its own.
+	AllocSequences int
+}
+
+func (o Options) withDefaults() Options {
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	if o.Sequences <= 0 {
+		o.Sequences = 24
+	}
+	if o.Chaos <= 0 {
+		o.Chaos = 48
+	}
+	if o.Actions <= 0 {
+		o.Actions = 256
+	}
+	if o.AllocSequences == 0 {
+		o.AllocSequences = 3
+	}
+	return o
+}
+
+// Rule names, as violations print them.
+const (
+	RuleNoPanic     = "no-panic"
+	RuleTypedErrors = "typed-errors"
+	RuleTimeOrder   = "time-order"
+	RuleAtomic      = "atomic"
+	RuleActionsFull = "actions-full"
+	RuleDeadline    = "deadline"
+	RuleLimits      = "limits"
+	RuleRegisters   = "registers"
+	RuleDeterminism = "determinism"
+	RuleAllocs      = "allocs"
+)
+
+// Violation is one broken rule.
+type Violation struct {
+	Rule string
+	Msg  string
+}
+
+func (v *Violation) Error() string { return "cctest: rule " + v.Rule + ": " + v.Msg }
+
+// maxPerRule bounds the violations reported per rule (the rest are counted).
+const maxPerRule = 3
+
+// report collects violations.
+type report struct {
+	list   []error
+	counts map[string]int
+}
+
+func (r *report) add(rule, format string, args ...any) {
+	if r.counts == nil {
+		r.counts = map[string]int{}
+	}
+	r.counts[rule]++
+	if r.counts[rule] <= maxPerRule {
+		r.list = append(r.list, &Violation{Rule: rule, Msg: fmt.Sprintf(format, args...)})
+	}
+}
+
+func (r *report) err() error {
+	for _, rule := range []string{RuleNoPanic, RuleTypedErrors, RuleTimeOrder, RuleAtomic, RuleActionsFull, RuleDeadline, RuleLimits, RuleRegisters, RuleDeterminism, RuleAllocs} {
+		if n := r.counts[rule]; n > maxPerRule {
+			r.list = append(r.list, &Violation{Rule: rule, Msg: fmt.Sprintf("%d more violations", n-maxPerRule)})
+		}
+	}
+	return errors.Join(r.list...)
+}
+
+// Test checks parts made by newPart against every rule of the contract
+// and returns nil or an error joining one *Violation per broken rule
+// instance (at most three per rule, then a count), each naming its rule,
+// the sequence and the event. newPart must return a fresh part in the same
+// initial state on every call. It is called many times.
+func Test(newPart func() (cc.Part, error), o Options) error {
+	o = o.withDefaults()
+	probe, err := newPart()
+	if err != nil {
+		return fmt.Errorf("cctest: constructor: %w", err)
+	}
+	role := RoleOf(probe)
+	if role == 0 {
+		return &Violation{Rule: "role", Msg: fmt.Sprintf("%T plays no role of package cc", probe)}
+	}
+	var rep report
+	s := &suite{newPart: newPart, o: o, role: role, rep: &rep}
+	rng := rand.New(rand.NewSource(o.Seed))
+	for i := range o.Sequences {
+		g := o.Gen
+		if role == cc.RoleCP && g.Flows == 0 {
+			g.Flows = []int{4, 64, 2048}[i%3]
+		}
+		evs := Events(rng, role, g)
+		if err := s.wellFormed(i, evs); err != nil {
+			return err
+		}
+		if i < o.AllocSequences {
+			if err := s.allocs(i, evs); err != nil {
+				return err
+			}
+		}
+	}
+	for i := range o.Chaos {
+		if err := s.chaos(i, Chaos(rng, role, o.Gen)); err != nil {
+			return err
+		}
+	}
+	return rep.err()
+}
+
+// TestCP, TestRP and TestNP are Test for a constructor of one role.
+func TestCP(newPart func() (cc.CongestionPoint, error), o Options) error {
+	return Test(func() (cc.Part, error) { return newPart() }, o)
+}
+
+// TestRP is Test for a reaction point's constructor.
+func TestRP(newPart func() (cc.ReactionPoint, error), o Options) error {
+	return Test(func() (cc.Part, error) { return newPart() }, o)
+}
+
+// TestNP is Test for a notification point's constructor.
+func TestNP(newPart func() (cc.NotificationPoint, error), o Options) error {
+	return Test(func() (cc.Part, error) { return newPart() }, o)
+}
+
+type suite struct {
+	newPart func() (cc.Part, error)
+	o       Options
+	role    cc.Role
+	rep     *report
+}
+
+// fresh returns a new part or an error that ends the suite.
+func (s *suite) fresh() (cc.Part, error) {
+	p, err := s.newPart()
+	if err != nil {
+		return nil, fmt.Errorf("cctest: constructor failed on a later call: %w", err)
+	}
+	if p == nil {
+		return nil, errors.New("cctest: constructor returned a nil part")
+	}
+	return p, nil
+}
+
+// call applies ev to p, turning a panic into an error it reports.
+func (s *suite) call(where string, p cc.Part, ev *Event, act *cc.Actions) (err error, panicked bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.rep.add(RuleNoPanic, "%s: %s: panic: %v", where, ev, r)
+			err, panicked = fmt.Errorf("panic: %v", r), true
+		}
+	}()
+	return ev.Apply(p, act), false
+}
+
+// regs is a snapshot of a part's registers.
+func regs(p cc.Part) []cc.Register { return p.AppendRegisters(nil) }
+
+// equalRegs compares two snapshots, skipping the register named skip.
+func equalRegs(a, b []cc.Register, skip string) (bool, string) {
+	if len(a) != len(b) {
+		return false, fmt.Sprintf("%d registers, then %d", len(a), len(b))
+	}
+	for i := range a {
+		if a[i].Name == skip && b[i].Name == skip {
+			continue
+		}
+		if a[i] != b[i] {
+			return false, fmt.Sprintf("%v became %v", a[i], b[i])
+		}
+	}
+	return true, ""
+}
+
+func sameErr(a, b error) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return a.Error() == b.Error()
+}
+
+func sameActions(a, b []cc.Action) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		// An INT pointer would point into the caller's event: compare
+		// presence only.
+		if (x.Feedback.INT == nil) != (y.Feedback.INT == nil) {
+			return false
+		}
+		x.Feedback.INT, y.Feedback.INT = nil, nil
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// checkRegs checks the registers rule on snapshot r against the first
+// snapshot of the sequence (shape).
+func (s *suite) checkRegs(where string, r, shape []cc.Register) {
+	for _, x := range r {
+		if !x.Fits() {
+			s.rep.add(RuleRegisters, "%s: register %q has width %d and value %#x, which does not fit", where, x.Name, x.Width, x.Value)
+		}
+	}
+	if len(r) != len(shape) {
+		s.rep.add(RuleRegisters, "%s: %d registers, %d at the start", where, len(r), len(shape))
+		return
+	}
+	for i := range r {
+		if r[i].Name != shape[i].Name || r[i].Width != shape[i].Width || r[i].Signed != shape[i].Signed {
+			s.rep.add(RuleRegisters, "%s: register %d is %q[%d], was %q[%d]", where, i, r[i].Name, r[i].Width, shape[i].Name, shape[i].Width)
+			return
+		}
+	}
+}
+
+// wellFormed runs one well-formed sequence on two parts in lockstep: A
+// with room for its actions, B with none first (the actions-full rule) and
+// then with room (determinism), probing time order along the way.
+func (s *suite) wellFormed(seq int, evs []Event) error {
+	a, err := s.fresh()
+	if err != nil {
+		return err
+	}
+	b, err := s.fresh()
+	if err != nil {
+		return err
+	}
+	shape := regs(a)
+	s.checkRegs(fmt.Sprintf("sequence %d: new part", seq), shape, shape)
+	if ok, diff := equalRegs(shape, regs(b), ""); !ok {
+		s.rep.add(RuleDeterminism, "sequence %d: two new parts differ: %s", seq, diff)
+	}
+	// AppendRegisters must append: a prefix survives, nothing allocates
+	// when there is room.
+	dst := make([]cc.Register, 1, len(shape)+1)
+	dst[0] = cc.Reg("caller", 8, 42)
+	if n := testingAllocs(func() { dst = a.AppendRegisters(dst[:1]) }); n > 0 && s.o.AllocSequences >= 0 {
+		s.rep.add(RuleAllocs, "sequence %d: AppendRegisters allocated %v times with room in dst", seq, n)
+	}
+	if len(dst) != len(shape)+1 || dst[0] != cc.Reg("caller", 8, 42) {
+		s.rep.add(RuleRegisters, "sequence %d: AppendRegisters did not append to dst (got %d registers, first %v)", seq, len(dst), dst[0])
+	}
+	actA := cc.NewActions(s.o.Actions)
+	actB := cc.NewActions(s.o.Actions)
+	var none cc.Actions
+	var accepted units.Time // the latest now A accepted
+	var tick Event
+	tick.Kind = Timer
+	step := func(ev *Event, where string) {
+		before := regs(a)
+		deadline := a.NextDeadline()
+		actA.Reset()
+		errA, pa := s.call(where, a, ev, actA)
+		if pa {
+			return
+		}
+		after := regs(a)
+		if errA != nil {
+			if !cc.Typed(errA) {
+				s.rep.add(RuleTypedErrors, "%s: %s: error of type %T is not one of cc's: %v", where, ev, errA, errA)
+			}
+			if ok, diff := equalRegs(before, after, ""); !ok {
+				s.rep.add(RuleAtomic, "%s: %s failed (%v) but changed a register: %s", where, ev, errA, diff)
+			}
+			if actA.Len() != 0 {
+				s.rep.add(RuleAtomic, "%s: %s failed (%v) but appended %d actions", where, ev, errA, actA.Len())
+			}
+		} else {
+			accepted = max(accepted, ev.At)
+			s.checkAfter(where, a, ev, before, after, deadline, actA, accepted)
+		}
+		s.checkRegs(where, after, shape)
+		// B: first with no room.
+		none = cc.Actions{}
+		errB, pb := s.call(where+" (no room)", b, ev, &none)
+		if pb {
+			return
+		}
+		if errB == nil && actA.Len() > 0 {
+			s.rep.add(RuleActionsFull, "%s: %s decides %d actions but with no room returned nil instead of cc.ErrActionsFull", where, ev, actA.Len())
+			return // B moved on without its actions: lockstep is lost
+		}
+		if errors.Is(errB, cc.ErrActionsFull) {
+			if ok, diff := equalRegs(before, regs(b), ""); !ok {
+				s.rep.add(RuleActionsFull, "%s: %s failed for want of room but changed a register: %s", where, ev, diff)
+			}
+			actB.Reset()
+			errB, pb = s.call(where, b, ev, actB)
+			if pb {
+				return
+			}
+			if !sameActions(actA.All(), actB.All()) {
+				s.rep.add(RuleDeterminism, "%s: %s: two equal parts decided differently: %v and %v", where, ev, actA.All(), actB.All())
+			}
+		} else if errA == nil && actA.Len() > 0 {
+			s.rep.add(RuleActionsFull, "%s: %s decides %d actions but with no room returned %v instead of cc.ErrActionsFull", where, ev, actA.Len(), errB)
+		}
+		if !sameErr(errA, errB) {
+			s.rep.add(RuleDeterminism, "%s: %s: two equal parts returned %v and %v", where, ev, errA, errB)
+		}
+		if ok, diff := equalRegs(after, regs(b), ""); !ok {
+			s.rep.add(RuleDeterminism, "%s: %s: two equal parts' registers differ: %s", where, ev, diff)
+		}
+	}
+	for i := range evs {
+		ev := &evs[i]
+		where := fmt.Sprintf("sequence %d event %d", seq, i)
+		// Fire due timers first, as a simulator would.
+		for n := 0; n < 64; n++ {
+			d := a.NextDeadline()
+			if d == units.MaxTime || d > ev.At || d < accepted {
+				break
+			}
+			tick.At = d
+			step(&tick, where+" (timer at deadline)")
+			if a.NextDeadline() <= d {
+				break // reported by checkAfter
+			}
+		}
+		step(ev, where)
+		if i%16 == 15 {
+			s.timeOrder(where, a, b, ev, accepted)
+		}
+	}
+	return nil
+}
+
+// checkAfter checks the deadline and limits rules after a successful call.
+func (s *suite) checkAfter(where string, p cc.Part, ev *Event, before, after []cc.Register, deadline units.Time, act *cc.Actions, accepted units.Time) {
+	d := p.NextDeadline()
+	if d != deadline && d < ev.At {
+		s.rep.add(RuleDeadline, "%s: %s moved NextDeadline from %v to %v, before its now", where, ev, deadline, d)
+	}
+	if ev.Kind == Timer {
+		switch {
+		case ev.At < deadline:
+			if ok, diff := equalRegs(before, after, "now"); !ok {
+				s.rep.add(RuleDeadline, "%s: a timer at %v before the deadline %v changed a register: %s", where, ev.At, deadline, diff)
+			}
+			if act.Len() != 0 {
+				s.rep.add(RuleDeadline, "%s: a timer at %v before the deadline %v appended %d actions", where, ev.At, deadline, act.Len())
+			}
+		case d != units.MaxTime && d <= ev.At:
+			s.rep.add(RuleDeadline, "%s: a timer at %v (deadline %v) left NextDeadline at %v, not after now", where, ev.At, deadline, d)
+		}
+	}
+	if r, ok := p.(cc.ReactionPoint); ok {
+		l := r.Limits()
+		if l.Rate < 0 || l.Window < 0 || (s.o.MaxRate > 0 && l.Rate > s.o.MaxRate) {
+			s.rep.add(RuleLimits, "%s: after %s Limits() = rate %v window %v (want rate in 0..%v, window ≥ 0)", where, ev, l.Rate, l.Window, s.o.MaxRate)
+		}
+	}
+}
+
+// timeOrder sends both parts every event method of the role at a time
+// before the latest accepted now (and at −1 ps), expecting a
+// *cc.TimeOrderError naming both times and no change.
+func (s *suite) timeOrder(where string, a, b cc.Part, like *Event, accepted units.Time) {
+	kinds := []Kind{Timer}
+	switch s.role {
+	case cc.RoleCP:
+		kinds = append(kinds, Enqueue, Dequeue)
+	case cc.RoleRP:
+		kinds = append(kinds, Sent, Feedback)
+	case cc.RoleNP:
+		kinds = append(kinds, Receive)
+	}
+	times := []units.Time{-1}
+	if accepted > 0 {
+		times = append(times, accepted-1)
+	}
+	for _, at := range times {
+		for _, k := range kinds {
+			ev := *like
+			ev.Kind, ev.At = k, at
+			if k == Feedback && ev.Feedback.Kind == cc.FeedbackNone {
+				ev.Feedback.Kind = cc.FeedbackAck
+			}
+			before := regs(a)
+			act := cc.NewActions(s.o.Actions)
+			err, panicked := s.call(where+" (time order)", a, &ev, act)
+			if panicked {
+				continue
+			}
+			var te *cc.TimeOrderError
+			switch {
+			case !errors.Is(err, cc.ErrTimeOrder) || !errors.As(err, &te):
+				s.rep.add(RuleTimeOrder, "%s: %v at %v after an event at %v returned %v, want a *cc.TimeOrderError", where, k, at, accepted, err)
+			case te.Now != at || te.Last != accepted:
+				s.rep.add(RuleTimeOrder, "%s: %v at %v: TimeOrderError names now %v and last %v, want %v and %v", where, k, at, te.Now, te.Last, at, accepted)
+			}
+			if ok, diff := equalRegs(before, regs(a), ""); !ok {
+				s.rep.add(RuleTimeOrder, "%s: %v at %v, refused for time order, changed a register: %s", where, k, at, diff)
+			}
+			if act.Len() != 0 {
+				s.rep.add(RuleTimeOrder, "%s: %v at %v, refused for time order, appended %d actions", where, k, at, act.Len())
+			}
+			_, _ = s.call(where+" (time order)", b, &ev, cc.NewActions(s.o.Actions))
+		}
+	}
+}
+
+// allocs replays a well-formed sequence on two fresh parts and counts the
+// allocations of every successful call; an event that allocates in both
+// runs is a violation (one that allocates in one run only is the runtime's
+// own background work landing in the window).
+func (s *suite) allocs(seq int, evs []Event) error {
+	if s.o.AllocSequences < 0 {
+		return nil
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	var counts [2][]uint64
+	for run := range counts {
+		p, err := s.fresh()
+		if err != nil {
+			return err
+		}
+		act := cc.NewActions(s.o.Actions)
+		var ms runtime.MemStats
+		var tick Event
+		tick.Kind = Timer
+		measure := func(ev *Event) (n uint64) {
+			defer func() {
+				if recover() != nil { // reported by the no-panic rule
+					n = 0
+				}
+			}()
+			act.Reset()
+			runtime.ReadMemStats(&ms)
+			n0 := ms.Mallocs
+			err := ev.Apply(p, act)
+			runtime.ReadMemStats(&ms)
+			if err != nil {
+				return 0
+			}
+			return ms.Mallocs - n0
+		}
+		for i := range evs {
+			var n uint64
+			for k := 0; k < 64; k++ {
+				d := p.NextDeadline()
+				if d == units.MaxTime || d > evs[i].At {
+					break
+				}
+				tick.At = d
+				n += measure(&tick)
+				if p.NextDeadline() <= d {
+					break
+				}
+			}
+			counts[run] = append(counts[run], n+measure(&evs[i]))
+		}
+	}
+	for i := range evs {
+		if counts[0][i] > 0 && counts[1][i] > 0 {
+			s.rep.add(RuleAllocs, "sequence %d event %d: %s (with the timers due before it) allocated %d times", seq, i, &evs[i], min(counts[0][i], counts[1][i]))
+		}
+	}
+	return nil
+}
+
+// chaos runs one malformed sequence: nothing may panic, every error must
+// be typed and leave the part as it was, registers must fit, and the
+// deadline rule holds.
+func (s *suite) chaos(seq int, evs []Event) error {
+	p, err := s.fresh()
+	if err != nil {
+		return err
+	}
+	shape := regs(p)
+	act := cc.NewActions(s.o.Actions)
+	var accepted units.Time
+	for i := range evs {
+		ev := &evs[i]
+		where := fmt.Sprintf("chaos sequence %d event %d", seq, i)
+		before := regs(p)
+		deadline := p.NextDeadline()
+		act.Reset()
+		err, panicked := s.call(where, p, ev, act)
+		if panicked {
+			// A part that panicked is in an unknown state: start afresh.
+			if p, err = s.fresh(); err != nil {
+				return err
+			}
+			accepted = 0
+			continue
+		}
+		after := regs(p)
+		s.checkRegs(where, after, shape)
+		if err != nil {
+			if !cc.Typed(err) {
+				s.rep.add(RuleTypedErrors, "%s: %s: error of type %T is not one of cc's: %v", where, ev, err, err)
+			}
+			if ok, diff := equalRegs(before, after, ""); !ok {
+				s.rep.add(RuleAtomic, "%s: %s failed (%v) but changed a register: %s", where, ev, err, diff)
+			}
+			if act.Len() != 0 {
+				s.rep.add(RuleAtomic, "%s: %s failed (%v) but appended %d actions", where, ev, err, act.Len())
+			}
+			if ev.At < accepted && !errors.Is(err, cc.ErrTimeOrder) {
+				s.rep.add(RuleTimeOrder, "%s: %s is before the latest accepted now %v but failed with %v", where, ev, accepted, err)
+			}
+			continue
+		}
+		if ev.At < accepted || ev.At < 0 {
+			s.rep.add(RuleTimeOrder, "%s: %s accepted although the latest accepted now was %v", where, ev, accepted)
+		}
+		accepted = max(accepted, ev.At)
+		if d := p.NextDeadline(); d != deadline && d < ev.At {
+			s.rep.add(RuleDeadline, "%s: %s moved NextDeadline from %v to %v, before its now", where, ev, deadline, d)
+		} else if ev.Kind == Timer && ev.At >= deadline && d != units.MaxTime && d <= ev.At {
+			s.rep.add(RuleDeadline, "%s: a timer at %v (deadline %v) left NextDeadline at %v, not after now", where, ev.At, deadline, d)
+		}
+		if r, ok := p.(cc.ReactionPoint); ok {
+			if l := r.Limits(); l.Rate < 0 || l.Window < 0 {
+				s.rep.add(RuleLimits, "%s: after %s Limits() = rate %v window %v", where, ev, l.Rate, l.Window)
+			}
+		}
+	}
+	return nil
+}
+
+// testingAllocs counts the mallocs of one call of f (f runs twice: once to
+// warm up), as testing.AllocsPerRun does, without importing testing into a
+// non-test build.
+func testingAllocs(f func()) uint64 {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	f()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	n0 := ms.Mallocs
+	f()
+	runtime.ReadMemStats(&ms)
+	return ms.Mallocs - n0
+}
+
+// Names lists the rules, for documentation and tests.
+func Names() string {
+	return strings.Join([]string{RuleNoPanic, RuleTypedErrors, RuleTimeOrder, RuleAtomic, RuleActionsFull, RuleDeadline, RuleLimits, RuleRegisters, RuleDeterminism, RuleAllocs}, ", ")
+}
