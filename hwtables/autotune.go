@@ -1,14 +1,28 @@
 package hwtables
 
-import (
-	"errors"
-	"math/bits"
-	"strconv"
-)
+// RoCCAutoTuneRegions is the number of AUTO_TUNE regions (ratio 1, 2, 4, 8,
+// 16, 32): the loop's level runs from 2 to 64.
+const RoCCAutoTuneRegions = 6
 
-// RoCC's AUTO_TUNE region table (papers/rocc.txt, Algorithm 1 lines 15–21,
-// section III-B "Proportional integral" and section V-C "Discrete α and β
-// values").
+// RoCCAutoTuneMaxShift is the largest gain shift, log2(64/2) = 5: the gains
+// of the lowest region are ᾱ/32 and β̄/32.
+const RoCCAutoTuneMaxShift = RoCCAutoTuneRegions - 1
+
+// RoCCAutoTuneBounds is the number of region edges in the table, one fewer
+// than the regions: ⌈Fmax/32⌉, ⌈Fmax/16⌉, ⌈Fmax/8⌉, ⌈Fmax/4⌉, ⌈Fmax/2⌉.
+const RoCCAutoTuneBounds = RoCCAutoTuneRegions - 1
+
+// RoCCAutoTuneMaxFmax is the largest Fmax NewRoCCAutoTune accepts, 2^48 − 1:
+// a 48-bit F register is far wider than any RoCC deployment needs (the
+// paper's 100 Gb/s Fmax is 10 000 ΔF, 14 bits) and keeps ⌈Fmax/2^j⌉ free of
+// overflow.
+const RoCCAutoTuneMaxFmax = 1<<48 - 1
+
+// RoCCAutoTune is RoCC's AUTO_TUNE region table for one Fmax (RoCC, IEEE
+// TPDS 2023, ../shared/papers/rocc.txt: Algorithm 1 lines 15–21, section
+// III-B "Proportional integral" and section V-C "Discrete α and β values"):
+// five region bounds in ascending order and a binary-search lookup from the
+// fair rate F to the gain shift s = log2(ratio).
 //
 // AUTO_TUNE in the paper is a loop over the current fair rate F:
 //
@@ -19,7 +33,7 @@ import (
 // so ratio is 2^s with s in [0, 5]: six regions of [Fmin, Fmax], each one
 // halving the gains of the region above it. Section V-C says the discrete
 // adjustment "can be easily implemented using a binary search-based lookup
-// mechanism"; this file holds that lookup. The table has five bounds, the
+// mechanism"; this type is that lookup. The table has five bounds, the
 // region edges Fmax/2, Fmax/4, …, Fmax/32, and a lookup is three
 // comparisons.
 //
@@ -27,81 +41,48 @@ import (
 // table stores the bound b_j = ⌈Fmax / 2^j⌉ (j = 1..5) and tests F < b_j.
 // For an integer F, F < x ⟺ F < ⌈x⌉, so the table reproduces the loop
 // exactly for every integer F and every integer Fmax, with no truncation
-// error; the test in autotune_test.go checks this exhaustively over the
-// presets' F registers. F and Fmax are in the F register's own unit
-// (ΔF·2^−k when the register has k fraction bits): scaling both sides by
-// 2^k keeps the comparison exact.
-
-// RoCCAutoTuneRegions is the number of AUTO_TUNE regions (ratio 1, 2, 4, 8,
-// 16, 32): the loop's level runs from 2 to 64.
-const RoCCAutoTuneRegions = 6
-
-// RoCCAutoTuneMaxShift is the largest gain shift, log2(64/2) = 5: the gains
-// of the lowest region are ᾱ/32 and β̄/32.
-const RoCCAutoTuneMaxShift = RoCCAutoTuneRegions - 1
-
-// roccAutoTuneBounds is the number of region edges in the table.
-const roccAutoTuneBounds = RoCCAutoTuneRegions - 1
-
-// RoCCAutoTuneMaxFmax is the largest Fmax NewRoCCAutoTune accepts, 2^48 − 1:
-// a 48-bit F register is far wider than any RoCC deployment needs (the
-// paper's 100 Gb/s Fmax is 10 000 ΔF, 14 bits) and keeps ⌈Fmax/2^j⌉ free of
-// overflow.
-const RoCCAutoTuneMaxFmax = 1<<48 - 1
-
-// RoCCAutoTune is the AUTO_TUNE region table for one Fmax: five region
-// bounds in ascending order and a binary-search lookup from F to the gain
-// shift s = log2(ratio).
+// error; the tests check this exhaustively over the presets' F registers.
+// F and Fmax are in the F register's own unit (ΔF·2^−k when the register
+// has k fraction bits): scaling both sides by 2^k keeps the comparison
+// exact.
 //
-// Memory layout: five uint64 bounds, 40 bytes; a hardware table needs five
-// words of the F register's width. The zero value maps every F to shift 0
-// (ratio 1), which is no table at all; build one with NewRoCCAutoTune.
+// Memory layout: five uint64 bounds and Fmax, 48 bytes; a hardware table
+// needs five words of the F register's width (hwtables/gen exports them).
+// The zero value maps every F to shift 0 (ratio 1), which is no table at
+// all; build one with NewRoCCAutoTune.
 type RoCCAutoTune struct {
 	// bound[i] = ⌈Fmax / 2^(5−i)⌉, ascending: bound[0] = ⌈Fmax/32⌉, …,
 	// bound[4] = ⌈Fmax/2⌉.
-	bound [roccAutoTuneBounds]uint64
+	bound [RoCCAutoTuneBounds]uint64
 	fmax  uint64
 }
 
-// ErrRoCCAutoTuneFmax is matched (errors.Is) by the error NewRoCCAutoTune
-// returns for an Fmax outside [1, RoCCAutoTuneMaxFmax].
-var ErrRoCCAutoTuneFmax = errors.New("hwtables: RoCC auto-tune Fmax out of range")
-
 // NewRoCCAutoTune builds the region table for Fmax (in the F register's
-// unit). It returns an error naming the value and the allowed range
-// [1, 2^48 − 1] otherwise.
+// unit). For an Fmax outside [1, RoCCAutoTuneMaxFmax] it returns a
+// *RangeError naming "RoCCAutoTune Fmax", the value and the range.
 func NewRoCCAutoTune(fmax uint64) (RoCCAutoTune, error) {
 	if fmax == 0 || fmax > RoCCAutoTuneMaxFmax {
-		return RoCCAutoTune{}, roccFmaxError{fmax}
+		return RoCCAutoTune{}, &RangeError{"RoCCAutoTune Fmax", fmax, 1, RoCCAutoTuneMaxFmax}
 	}
 	var t RoCCAutoTune
 	t.fmax = fmax
 	for i := range t.bound {
 		// b = ⌈Fmax / 2^j⌉ with j = 5 − i, computed as (Fmax + 2^j − 1) >> j;
 		// no overflow since Fmax < 2^48.
-		j := uint(roccAutoTuneBounds - i)
+		j := uint(RoCCAutoTuneBounds - i)
 		t.bound[i] = (fmax + (1<<j - 1)) >> j
 	}
 	return t, nil
 }
 
-type roccFmaxError struct{ fmax uint64 }
-
-func (e roccFmaxError) Error() string {
-	return "hwtables: RoCC auto-tune Fmax = " + strconv.FormatUint(e.fmax, 10) +
-		" out of range [1, " + strconv.FormatUint(RoCCAutoTuneMaxFmax, 10) + "]"
-}
-
-func (e roccFmaxError) Is(target error) bool { return target == ErrRoCCAutoTuneFmax }
-
 // Fmax returns the Fmax the table was built for.
 func (t *RoCCAutoTune) Fmax() uint64 { return t.fmax }
 
 // Bounds returns the five region edges ⌈Fmax/32⌉, ⌈Fmax/16⌉, ⌈Fmax/8⌉,
-// ⌈Fmax/4⌉, ⌈Fmax/2⌉ in ascending order, for exporting the table.
+// ⌈Fmax/4⌉, ⌈Fmax/2⌉ in ascending order: the words a hardware table holds.
 // Region s (gain shift s) is the F with bound[4−s] > F ≥ bound[5−s]; shift
 // 0 is F ≥ ⌈Fmax/2⌉ and shift 5 is F < ⌈Fmax/32⌉.
-func (t *RoCCAutoTune) Bounds() [roccAutoTuneBounds]uint64 { return t.bound }
+func (t *RoCCAutoTune) Bounds() [RoCCAutoTuneBounds]uint64 { return t.bound }
 
 // Shift returns the gain shift s = log2(ratio) in [0, 5] of AUTO_TUNE for
 // the fair rate f: α = ᾱ >> s and β = β̄ >> s (Algorithm 1, lines 15–21).
@@ -113,7 +94,7 @@ func (t *RoCCAutoTune) Bounds() [roccAutoTuneBounds]uint64 { return t.bound }
 // decreases as f decreases: lower rates get smaller gains.
 func (t *RoCCAutoTune) Shift(f uint64) uint {
 	// lo = the number of bounds ≤ f (the first index whose bound exceeds f).
-	lo, hi := 0, roccAutoTuneBounds
+	lo, hi := 0, RoCCAutoTuneBounds
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
 		if t.bound[mid] <= f {
@@ -122,40 +103,5 @@ func (t *RoCCAutoTune) Shift(f uint64) uint {
 			hi = mid
 		}
 	}
-	return uint(roccAutoTuneBounds - lo)
-}
-
-var _ Exportable = (*RoCCAutoTune)(nil)
-
-// Describe returns the table's description for the exporters (WriteMemh,
-// WriteC, WriteJSON): five words, the region bounds in ascending order, each
-// as wide as Fmax.
-func (t *RoCCAutoTune) Describe() Description {
-	w := bits.Len64(t.fmax)
-	return Description{
-		Name:     "rocc_autotune",
-		Title:    "RoCC AUTO_TUNE region bounds ceil(Fmax/2^j), j = 5..1, ascending",
-		Source:   "RoCC (IEEE TPDS 2023) Algorithm 1 lines 15-21, section V-C",
-		Symbol:   "hwcc_rocc_autotune_fmax" + strconv.FormatUint(t.fmax, 10),
-		Entries:  roccAutoTuneBounds,
-		WordBits: w,
-		Bytes:    (roccAutoTuneBounds*w + 7) / 8,
-		Fields:   []Field{{Name: "bound", MSB: w - 1, LSB: 0, Doc: "region edge in F register units"}},
-		Params: []Param{
-			{"fmax", t.fmax}, {"regions", RoCCAutoTuneRegions}, {"max_shift", RoCCAutoTuneMaxShift},
-		},
-		Notes: []string{
-			"shift s = the number of words strictly greater than F (binary search, 3 compares)",
-			"alpha = alpha_bar >> s, beta = beta_bar >> s",
-			"exact: F < Fmax/2^j in real numbers iff F < ceil(Fmax/2^j) for integer F",
-		},
-	}
-}
-
-// Word returns bound i (ascending) for the exporters; 0 outside [0, 4].
-func (t *RoCCAutoTune) Word(i int) uint64 {
-	if i < 0 || i >= roccAutoTuneBounds {
-		return 0
-	}
-	return t.bound[i]
+	return uint(RoCCAutoTuneBounds - lo)
 }

@@ -92,15 +92,3 @@ func BenchmarkLookup(b *testing.B) {
 		})
 	}
 }
-
-// BenchmarkMeasure times the exhaustive error measurement the exporters run.
-func BenchmarkMeasure(b *testing.B) {
-	for _, tb := range []*Table{DefaultReciprocal(), DefaultCompact()} {
-		b.Run(tb.Kind().String(), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				benchSink += uint64(tb.Measure().MaxOverN)
-			}
-		})
-	}
-}

@@ -31,13 +31,13 @@ func relErr(m, n uint64, sh uint) float64 {
 //     ≤ 2^(sh−F) and mant = ⌊2^sh / n_k⌋;
 //   - the binary search takes at most ⌈log2 entries⌉ steps;
 //   - −2^-F < r·n − 1 < 1/(2^e − 1), the bound of NewReciprocal;
-//   - the entry count matches the walk and Measure matches the worst errors.
+//   - the entry count matches the walk.
 func checkIntervalExhaustive(t *testing.T, tb *Table, e, f uint) {
 	t.Helper()
 	maxSteps := int(math.Ceil(math.Log2(float64(tb.Entries()))))
 	epsDen := uint64(1)<<e - 1 // ε/(1−ε) = 1/(2^e − 1)
 	cur, entries := uint64(1), 1
-	var want ErrorStats
+	var want errStats
 	for n := uint64(1); n <= MaxN; n++ {
 		if (n-cur)<<e >= n {
 			cur, entries = n, entries+1
@@ -67,7 +67,6 @@ func checkIntervalExhaustive(t *testing.T, tb *Table, e, f uint) {
 		}
 	}
 	require.Equal(t, entries, tb.Entries(), "entries: the paper's rule walked over every n")
-	require.Equal(t, want, tb.Measure(), "Measure agrees with the exhaustive walk")
 	// The bound is tight: take an interval with n_k ≥ 2^21; its last divisor
 	// n_{k+1} − 1 ≥ n_k/(1−ε) − 1 and r ≥ (1 − 2^-F)/n_k, so the worst
 	// overestimate is at least (1 − 2^-F)(1/(1−ε) − 2^-21) − 1.
@@ -112,12 +111,12 @@ func compactOracle(k, f uint) []uint64 {
 // math/big oracle, the bound |r·n − 1| ≤ (H + Q + 1)/(H·Q) with H = 2^(k+1)+1
 // and Q = 2^(F+1) (which is (1 + 1/H)(1 + 1/Q) − 1, NewCompact's bound), the
 // lower limit h − 2^-(F+2) of the worst error (at n = 1 the whole interval
-// error shows), and Measure.
+// error shows).
 func checkCompactExhaustive(t *testing.T, tb *Table, k, f uint) {
 	t.Helper()
 	oracle := compactOracle(k, f)
 	hh, qq := uint64(1)<<(k+1)+1, uint64(1)<<(f+1)
-	var want ErrorStats
+	var want errStats
 	for n := uint64(1); n <= MaxN; n++ {
 		l := uint(bits.Len64(n))
 		// the k bits after the leading one, by exact integer scaling of x = n/2^(l−1)
@@ -137,7 +136,6 @@ func checkCompactExhaustive(t *testing.T, tb *Table, k, f uint) {
 			want.MaxUnder, want.MaxUnderN = -v, n
 		}
 	}
-	require.Equal(t, want, tb.Measure(), "Measure agrees with the exhaustive walk")
 	h := 1 / float64(hh)
 	require.GreaterOrEqual(t, want.Worst(), h-math.Ldexp(1, -int(f)-2), "the interval bound is approached")
 }
@@ -153,3 +151,15 @@ func TestCompactExhaustiveRange(t *testing.T) {
 		checkCompactExhaustive(t, tb, c.k, c.f)
 	}
 }
+
+// errStats is the worst relative error an exhaustive walk finds; hwtables/gen's
+// Measure computes the same figures for the exporters and is tested there.
+type errStats struct {
+	MaxOver   float64 // largest r·n − 1
+	MaxOverN  uint64  // the smallest n where MaxOver occurs
+	MaxUnder  float64 // largest 1 − r·n
+	MaxUnderN uint64  // the smallest n where MaxUnder occurs
+}
+
+// Worst returns max(MaxOver, MaxUnder).
+func (s errStats) Worst() float64 { return max(s.MaxOver, s.MaxUnder) }

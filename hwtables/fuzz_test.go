@@ -41,34 +41,3 @@ func FuzzDiv(f *testing.F) {
 		}
 	})
 }
-
-// FuzzParseEps checks that ParseEps never panics and that whatever it
-// accepts is a power of two in range that FormatEps writes back.
-func FuzzParseEps(f *testing.F) {
-	for _, s := range []string{
-		"2^-7",      // the default, as the command's help writes it
-		"0.0078125", // the same, decimal
-		"1/128",     // the same, as a fraction
-		"2^(-12)",   // parenthesised exponent
-		"0.01",      // not a power of two
-		"2^-17",     // out of range
-		"1",         // 2^0, out of range
-		"-0.5",      // negative
-		"NaN", "", "2^", "1/0",
-	} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		e, err := ParseEps(s)
-		if err != nil {
-			return
-		}
-		if e < MinEpsLog2 || e > MaxEpsLog2 {
-			t.Fatalf("ParseEps(%q) = %d out of range", s, e)
-		}
-		back, err := ParseEps(FormatEps(e))
-		if err != nil || back != e {
-			t.Fatalf("ParseEps(FormatEps(%d)) = %d, %v", e, back, err)
-		}
-	})
-}

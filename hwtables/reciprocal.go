@@ -29,7 +29,7 @@ const (
 
 	// MaxMantBits bounds F, the stored mantissa fraction bits. It keeps every
 	// packed word within 52 bits and every product mantissa·n below 2^53, so
-	// that Measure's float64 errors are exact.
+	// that the errors hwtables/gen's Measure reports in float64 are exact.
 	MaxMantBits = 30
 
 	// DefaultEpsLog2 is the default ε = 2^-7 (0.78 %): the paper's "about
@@ -54,9 +54,13 @@ const (
 // ErrRange is the error every *RangeError wraps: test with errors.Is.
 var ErrRange = errors.New("hwtables: value out of range")
 
-// RangeError reports a divisor or a parameter outside its allowed range.
+// RangeError reports a divisor or a constructor's parameter outside its
+// allowed range: Div's divisor n, a field of ReciprocalConfig or
+// CompactConfig, or NewRoCCAutoTune's Fmax. Package cc's ConfigError plays
+// this part for the state machines; hwtables sits below cc and keeps its
+// own type, which callers wrap.
 type RangeError struct {
-	Name     string // what was out of range, e.g. "divisor n" or "ReciprocalConfig.EpsLog2"
+	Name     string // what was out of range, e.g. "divisor n", "ReciprocalConfig.EpsLog2" or "RoCCAutoTune Fmax"
 	Value    uint64 // the value given
 	Min, Max uint64 // the allowed range, inclusive
 }
@@ -79,7 +83,8 @@ const (
 	KindCompact
 )
 
-// String returns the table's name as the command and the exporters spell it.
+// String returns the table's name as `hwcc tables` and the exporters of
+// hwtables/gen spell it: "reciprocal" or "reciprocal-compact".
 func (k Kind) String() string {
 	switch k {
 	case KindReciprocal:
@@ -114,16 +119,22 @@ type CompactConfig struct {
 	MantBits uint
 }
 
-// Table is a reciprocal table: HPCC's interval table or the compact mantissa
-// table, told apart by Kind. It is immutable and safe to share; the zero
-// Table is not usable, build one with NewReciprocal, NewCompact,
+// Table is a reciprocal table 1/n for 1 ≤ n ≤ MaxN = 2^22, read by a NIC to
+// divide by multiplying (HPCC section 4.3): HPCC's interval table
+// (NewReciprocal; by default ε = 2^-7, 1400 words of 32 bits, 5600 B,
+// r·n − 1 within (−0.098 %, +0.787 %)) or the compact mantissa table
+// (NewCompact; by default k = 6, 64 words of 10 bits, 80 B, |r·n − 1| ≤
+// 0.824 %), told apart by Kind. Lookup returns 1/n as a mantissa and a
+// shift, DivFast and Div return a/n. It is immutable and safe to share; the
+// zero Table is not usable, build one with NewReciprocal, NewCompact,
 // DefaultReciprocal or DefaultCompact.
 //
 // Memory layout: words holds the packed hardware words exactly as the
-// exporters write them (see Word), one uint64 each. An interval table's
-// slice is padded to a power of two with sentinel words greater than any
-// probe, so that the binary search runs a fixed number of steps without a
-// length check in its loop; Entries counts only the real words.
+// exporters of hwtables/gen write them (see Word), one uint64 each. An
+// interval table's slice is padded to a power of two with sentinel words
+// greater than any probe, so that the binary search runs a fixed number of
+// steps without a length check in its loop; Entries counts only the real
+// words.
 type Table struct {
 	kind     Kind
 	param    uint8 // e (ε = 2^-e) of an interval table, k of a compact table
@@ -375,7 +386,8 @@ func (t *Table) Bytes() int { return (t.entries*t.WordBits() + 7) / 8 }
 func (t *Table) SearchSteps() int { return int(t.steps) }
 
 // Word returns packed word i, 0 ≤ i < Entries, in the layout NewReciprocal
-// or NewCompact documents; it returns 0 for i out of range.
+// or NewCompact documents (what hardware stores at address i, and what the
+// exporters of hwtables/gen write); it returns 0 for i out of range.
 func (t *Table) Word(i int) uint64 {
 	if i < 0 || i >= t.entries {
 		return 0
@@ -392,7 +404,8 @@ type Bound struct {
 
 // Bound returns the analytic error bound of t derived in NewReciprocal and
 // NewCompact (strict for an interval table), each side the float64 nearest
-// the exact rational, for reports; the tests check the exact forms.
+// the exact rational; the tests check the exact forms. hwtables/gen's
+// Measure finds the worst error actually reached.
 func (t *Table) Bound() Bound {
 	f := uint(t.mantBits)
 	if t.kind == KindCompact {
@@ -438,8 +451,8 @@ func (t *Table) search(n uint64) (k, steps int) {
 	words := t.words
 	for stride := t.half; stride > 0; stride >>= 1 {
 		// A branch, not a conditional move: a branch-free step (borrow
-		// mask) measured twice as slow, as it serialises the loads that
-		// speculation overlaps.
+		// mask) serialises the loads that speculation overlaps, and
+		// BenchmarkLookup measured it slower.
 		if words[k+stride] <= probe {
 			k += stride
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/hwcc/hwcc/hwtables"
+	"github.com/hwcc/hwcc/hwtables/gen"
 )
 
 func init() {
@@ -27,7 +28,7 @@ func init() {
 type tableKind struct {
 	name    string
 	summary string
-	flags   func(fs *flag.FlagSet) (build func() (hwtables.Exportable, error))
+	flags   func(fs *flag.FlagSet) (build func() (gen.Exportable, error))
 }
 
 // tableKinds is the list of exportable tables, filled by registerTable.
@@ -40,30 +41,38 @@ func init() {
 	registerTable(tableKind{
 		name:    "reciprocal",
 		summary: "HPCC's reciprocal table 1/n, 1 <= n <= 2^22 (section 4.3)",
-		flags: func(fs *flag.FlagSet) func() (hwtables.Exportable, error) {
-			eps := fs.String("eps", hwtables.FormatEps(hwtables.DefaultEpsLog2),
+		flags: func(fs *flag.FlagSet) func() (gen.Exportable, error) {
+			eps := fs.String("eps", gen.FormatEps(hwtables.DefaultEpsLog2),
 				"relative step eps between stored reciprocals: a power of two, as 2^-7, 1/128 or 0.0078125; range 2^-16 .. 2^-1")
 			mant := fs.Uint("mant", 0, "stored mantissa fraction bits F, 1..30 (0: e+3 for eps = 2^-e)")
-			return func() (hwtables.Exportable, error) {
-				e, err := hwtables.ParseEps(*eps)
+			return func() (gen.Exportable, error) {
+				e, err := gen.ParseEps(*eps)
 				if err != nil {
 					return nil, err
 				}
-				return hwtables.NewReciprocal(hwtables.ReciprocalConfig{EpsLog2: e, MantBits: *mant})
+				t, err := hwtables.NewReciprocal(hwtables.ReciprocalConfig{EpsLog2: e, MantBits: *mant})
+				if err != nil {
+					return nil, err
+				}
+				return gen.Table(t), nil
 			}
 		},
 	})
 	registerTable(tableKind{
 		name:    "reciprocal-compact",
 		summary: "2^k reciprocals of normalised mantissas, addressed by the k bits after n's leading one",
-		flags: func(fs *flag.FlagSet) func() (hwtables.Exportable, error) {
+		flags: func(fs *flag.FlagSet) func() (gen.Exportable, error) {
 			bits := fs.Uint("bits", hwtables.DefaultIndexBits, "index bits k: the table has 2^k entries; range 1..16")
 			mant := fs.Uint("mant", 0, "stored mantissa fraction bits F, k..30 (0: k+4)")
-			return func() (hwtables.Exportable, error) {
+			return func() (gen.Exportable, error) {
 				if *bits == 0 {
 					return nil, fmt.Errorf("-bits 0 out of range [%d, %d]", hwtables.MinIndexBits, hwtables.MaxIndexBits)
 				}
-				return hwtables.NewCompact(hwtables.CompactConfig{IndexBits: *bits, MantBits: *mant})
+				t, err := hwtables.NewCompact(hwtables.CompactConfig{IndexBits: *bits, MantBits: *mant})
+				if err != nil {
+					return nil, err
+				}
+				return gen.Table(t), nil
 			}
 		},
 	})
@@ -72,14 +81,14 @@ func init() {
 // outFormat is one -format value and its exporter.
 type outFormat struct {
 	name  string
-	write func(io.Writer, hwtables.Exportable) error
+	write func(io.Writer, gen.Exportable) error
 }
 
 // formats lists the -format values.
 var formats = []outFormat{
-	{"memh", hwtables.WriteMemh},
-	{"c", hwtables.WriteC},
-	{"json", hwtables.WriteJSON},
+	{"memh", gen.WriteMemh},
+	{"c", gen.WriteC},
+	{"json", gen.WriteJSON},
 }
 
 // tablesUsage lists the tables and the common flags.

@@ -1,4 +1,4 @@
-package hwtables
+package gen
 
 import (
 	"bufio"
@@ -10,10 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hwcc/hwcc/hwtables"
 	"github.com/stretchr/testify/require"
 )
 
-// toyTable is an Exportable other than *Table, to show the exporters do not
+// toyTable is an Exportable of its own, to show the exporters do not
 // depend on the reciprocal tables: three 12-bit words, two fields.
 type toyTable struct{}
 
@@ -49,9 +50,9 @@ func TestWriteMemh(t *testing.T) {
 	require.Contains(t, b.String(), "// answer = 42\n// ratio = 0.5\n// label = x\n")
 	require.Contains(t, b.String(), "//   [11:4] hi: high byte\n")
 
-	for _, tb := range []*Table{DefaultReciprocal(), DefaultCompact()} {
+	for _, tb := range []*hwtables.Table{hwtables.DefaultReciprocal(), hwtables.DefaultCompact()} {
 		b.Reset()
-		require.NoError(t, WriteMemh(&b, tb))
+		require.NoError(t, WriteMemh(&b, Table(tb)))
 		words := memhWords(t, b.String())
 		require.Len(t, words, tb.Entries(), "one line per entry")
 		digits := (tb.WordBits() + 3) / 4
@@ -77,11 +78,11 @@ func TestWriteC(t *testing.T) {
 	require.True(t, strings.HasSuffix(s, "#endif /* HWCC_TOY_H */\n"))
 
 	lit := regexp.MustCompile(`0x([0-9a-f]+)u`)
-	for _, tb := range []*Table{DefaultReciprocal(), DefaultCompact()} {
+	for _, tb := range []*hwtables.Table{hwtables.DefaultReciprocal(), hwtables.DefaultCompact()} {
 		b.Reset()
-		require.NoError(t, WriteC(&b, tb))
+		require.NoError(t, WriteC(&b, Table(tb)))
 		s := b.String()
-		d := tb.Describe()
+		d := Table(tb).Describe()
 		typ := map[bool]string{true: "uint32_t", false: "uint16_t"}[tb.WordBits() > 16]
 		decl := "static const " + typ + " " + d.Symbol + "[" + strconv.Itoa(tb.Entries()) + "] = {\n"
 		require.Contains(t, s, decl)
@@ -98,9 +99,9 @@ func TestWriteC(t *testing.T) {
 }
 
 func TestWriteJSON(t *testing.T) {
-	for _, tb := range []*Table{DefaultReciprocal(), DefaultCompact()} {
+	for _, tb := range []*hwtables.Table{hwtables.DefaultReciprocal(), hwtables.DefaultCompact()} {
 		var b bytes.Buffer
-		require.NoError(t, WriteJSON(&b, tb))
+		require.NoError(t, WriteJSON(&b, Table(tb)))
 		var doc JSONTable
 		require.NoError(t, json.Unmarshal(b.Bytes(), &doc))
 		require.Equal(t, tb.Kind().String(), doc.Table)
@@ -108,7 +109,7 @@ func TestWriteJSON(t *testing.T) {
 		require.Len(t, doc.Words, tb.Entries())
 		require.Equal(t, tb.Bytes(), doc.Bytes)
 		require.Equal(t, tb.WordBits(), doc.WordBits)
-		m := tb.Measure()
+		m := Measure(tb)
 		require.Equal(t, m.Worst(), doc.Params["measured_worst"])
 		require.Equal(t, float64(m.MaxOverN), doc.Params["measured_max_over_n"])
 		require.Equal(t, tb.Bound().Over, doc.Params["bound_over"])
@@ -116,7 +117,7 @@ func TestWriteJSON(t *testing.T) {
 			require.Equal(t, tb.Word(i), w)
 			require.Equal(t, w&(1<<tb.MantBits()-1), doc.Values["mant_frac"][i])
 		}
-		if tb.Kind() == KindReciprocal {
+		if tb.Kind() == hwtables.KindReciprocal {
 			require.Equal(t, 0.0078125, doc.Params["eps"])
 			require.Equal(t, "2^-7", doc.Params["eps_pow2"])
 			// the decoded keys are the stored n_k − 1, ascending from 0
@@ -142,7 +143,34 @@ func TestExportWriteErrors(t *testing.T) {
 		func() error { return WriteC(failWriter{}, toyTable{}) },
 		func() error { return WriteJSON(failWriter{}, toyTable{}) },
 		func() error { return GenerateGo(failWriter{}) },
+		func() error { return WriteMemh(failWriter{}, Table(hwtables.DefaultCompact())) },
 	} {
 		require.ErrorIs(t, write(), errDiskFull)
 	}
+}
+
+// TestRoCCAutoTuneExport writes the 40 Gb/s table (Fmax = 4000 ΔF) and
+// reads the words back.
+func TestRoCCAutoTuneExport(t *testing.T) {
+	tab, err := hwtables.NewRoCCAutoTune(4000)
+	require.NoError(t, err)
+	var b bytes.Buffer
+	require.NoError(t, WriteMemh(&b, RoCCAutoTune(tab)))
+	// 4000 needs 12 bits, so three hex digits per word: 125, 250, 500, 1000,
+	// 2000 are 07d, 0fa, 1f4, 3e8, 7d0.
+	require.Equal(t, []string{"07d", "0fa", "1f4", "3e8", "7d0"}, memhWords(t, b.String()))
+	require.Contains(t, b.String(), "// fmax = 4000\n// regions = 6\n// max_shift = 5\n")
+	x := RoCCAutoTune(tab)
+	require.Zero(t, x.Word(5), "out of range")
+	require.Zero(t, x.Word(-1), "out of range")
+
+	b.Reset()
+	require.NoError(t, WriteJSON(&b, x))
+	var doc JSONTable
+	require.NoError(t, json.Unmarshal(b.Bytes(), &doc))
+	require.Equal(t, "rocc_autotune", doc.Table)
+	bounds := tab.Bounds()
+	require.Equal(t, bounds[:], doc.Words)
+	require.Equal(t, 12, doc.WordBits)
+	require.Equal(t, 8, doc.Bytes, "5 × 12 bits = 60 bits")
 }
