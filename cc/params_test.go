@@ -187,13 +187,13 @@ func TestSpecCheckRefusesBadDescriptions(t *testing.T) {
 	mutate := []func(s *cc.Spec[demoConfig]){
 		func(s *cc.Spec[demoConfig]) { s.Presets = nil },
 		func(s *cc.Spec[demoConfig]) { s.New = nil },
-		func(s *cc.Spec[demoConfig]) { s.Fields[1].Name = "t" },                                           // duplicate
-		func(s *cc.Spec[demoConfig]) { s.Fields[1].Name = "preset" },                                      // reserved
-		func(s *cc.Spec[demoConfig]) { s.Fields[1].Name = "Q Ref" },                                       // not a key
-		func(s *cc.Spec[demoConfig]) { s.Fields[0].Min = "fast" },                                         // bound does not parse
-		func(s *cc.Spec[demoConfig]) { s.Fields[0].Max = "10us" },                                         // default 40us out of range
-		func(s *cc.Spec[demoConfig]) { s.Fields[0].Ptr = func(c *demoConfig) any { return c } },           // not a field
-		func(s *cc.Spec[demoConfig]) { s.Presets[0].Name = "Small" },                                      // upper case
+		func(s *cc.Spec[demoConfig]) { s.Fields[1].Name = "t" },                                          // duplicate
+		func(s *cc.Spec[demoConfig]) { s.Fields[1].Name = "preset" },                                     // reserved
+		func(s *cc.Spec[demoConfig]) { s.Fields[1].Name = "Q Ref" },                                      // not a key
+		func(s *cc.Spec[demoConfig]) { s.Fields[0].Min = "fast" },                                        // bound does not parse
+		func(s *cc.Spec[demoConfig]) { s.Fields[0].Max = "10us" },                                        // default 40us out of range
+		func(s *cc.Spec[demoConfig]) { s.Fields[0].Ptr = func(c *demoConfig) any { return c } },          // not a field
+		func(s *cc.Spec[demoConfig]) { s.Presets[0].Name = "Small" },                                     // upper case
 		func(s *cc.Spec[demoConfig]) { s.Fields[0].Ptr = func(c *demoConfig) any { return &c.Derived } }, // a rate: "1us" is no rate
 	}
 	for i, m := range mutate {
