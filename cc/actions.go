@@ -71,7 +71,9 @@ type Action struct {
 // (the contract's rule 3). The caller empties it with Reset, typically
 // before each event, or lets decisions accumulate across events.
 //
-// The zero value has capacity 0: it accepts events that decide nothing.
+// The zero value has capacity 0: it accepts events that decide nothing. So
+// does a nil *Actions: every method is safe on nil, which holds nothing and
+// has no room.
 type Actions struct {
 	list []Action
 }
@@ -86,27 +88,54 @@ func NewActions(capacity int) *Actions {
 // cap(buf), and it never allocates.
 func ActionsOn(buf []Action) Actions { return Actions{list: buf[:0]} }
 
-// Len is the number of decisions held; Cap the most it can hold; Free
-// the room left.
-func (a *Actions) Len() int  { return len(a.list) }
-func (a *Actions) Cap() int  { return cap(a.list) }
-func (a *Actions) Free() int { return cap(a.list) - len(a.list) }
+// Len is the number of decisions a holds.
+func (a *Actions) Len() int {
+	if a == nil {
+		return 0
+	}
+	return len(a.list)
+}
+
+// Cap is the most decisions a holds.
+func (a *Actions) Cap() int {
+	if a == nil {
+		return 0
+	}
+	return cap(a.list)
+}
+
+// Free is the room left in a.
+func (a *Actions) Free() int {
+	if a == nil {
+		return 0
+	}
+	return cap(a.list) - len(a.list)
+}
 
 // All returns the decisions in the order they were made. The slice is
 // valid until the next Reset or append.
-func (a *Actions) All() []Action { return a.list }
+func (a *Actions) All() []Action {
+	if a == nil {
+		return nil
+	}
+	return a.list
+}
 
 // At returns decision i (0 ≤ i < Len).
 func (a *Actions) At(i int) Action { return a.list[i] }
 
 // Reset empties the list, keeping its capacity.
-func (a *Actions) Reset() { a.list = a.list[:0] }
+func (a *Actions) Reset() {
+	if a != nil {
+		a.list = a.list[:0]
+	}
+}
 
 // Truncate drops every decision after the first n (0 ≤ n ≤ Len); a part
 // uses it to undo what it appended when a later step of the same event
 // fails.
 func (a *Actions) Truncate(n int) {
-	if n >= 0 && n <= len(a.list) {
+	if a != nil && n >= 0 && n <= len(a.list) {
 		a.list = a.list[:n]
 	}
 }
@@ -124,7 +153,7 @@ func (a *Actions) Reserve(part, event string, n int) error {
 // Add appends x if there is room and reports whether there was. A part
 // that reserved room first can ignore the result.
 func (a *Actions) Add(x Action) bool {
-	if len(a.list) == cap(a.list) {
+	if a == nil || len(a.list) == cap(a.list) {
 		return false
 	}
 	a.list = append(a.list, x)
@@ -141,7 +170,7 @@ func (a *Actions) Send(to Dest, prio uint8, f Feedback) bool {
 
 // Has reports whether the list holds a decision of kind k.
 func (a *Actions) Has(k ActionKind) bool {
-	for i := range a.list {
+	for i := range a.All() {
 		if a.list[i].Kind == k {
 			return true
 		}
@@ -152,7 +181,7 @@ func (a *Actions) Has(k ActionKind) bool {
 // Count returns how many decisions of kind k the list holds.
 func (a *Actions) Count(k ActionKind) int {
 	n := 0
-	for i := range a.list {
+	for i := range a.All() {
 		if a.list[i].Kind == k {
 			n++
 		}

@@ -18,9 +18,23 @@ type Monotonic struct {
 // the latest accepted time, and nil otherwise. It changes nothing.
 func (m *Monotonic) Check(part, event string, now units.Time) error {
 	if now < m.last || now < 0 {
-		return &TimeOrderError{Part: part, Event: event, Now: now, Last: m.last}
+		return m.refuse(part, event, now)
 	}
 	return nil
+}
+
+// InOrder reports whether an event at now is in time order: Check's test
+// without its error, for a hot path that builds the error only when it
+// refuses.
+func (m *Monotonic) InOrder(now units.Time) bool { return now >= m.last && now >= 0 }
+
+// refuse builds Check's error. It is not inlined so that a caller's
+// in-order path carries no allocation site (which would make the compiler
+// spill the caller's arguments on every call).
+//
+//go:noinline
+func (m *Monotonic) refuse(part, event string, now units.Time) error {
+	return &TimeOrderError{Part: part, Event: event, Now: now, Last: m.last}
 }
 
 // Advance records now as the latest accepted time (a caller checked it

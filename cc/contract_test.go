@@ -123,3 +123,27 @@ func TestRoleAndKindNames(t *testing.T) {
 	require.True(t, cc.RoleNP.Plays(p))
 	require.False(t, cc.RoleCP.Plays(p))
 }
+
+func TestNilActions(t *testing.T) {
+	var a *cc.Actions
+	require.Zero(t, a.Len())
+	require.Zero(t, a.Cap())
+	require.Zero(t, a.Free())
+	require.Nil(t, a.All())
+	require.False(t, a.MarkCE())
+	require.False(t, a.Has(cc.ActionMarkCE))
+	require.NoError(t, a.Reserve("p", "e", 0))
+	require.ErrorIs(t, a.Reserve("p", "e", 1), cc.ErrActionsFull)
+	a.Reset()
+	a.Truncate(0)
+}
+
+func TestMonotonicInOrder(t *testing.T) {
+	var m cc.Monotonic
+	require.True(t, m.InOrder(0))
+	require.False(t, m.InOrder(-1))
+	m.Advance(7)
+	require.True(t, m.InOrder(7))
+	require.False(t, m.InOrder(6))
+	require.Zero(t, testing.AllocsPerRun(100, func() { _ = m.Check("p", "e", 8) }), "the in-order path allocates nothing")
+}

@@ -51,6 +51,13 @@ type CongestionPoint interface {
 // (retransmissions included) with Sent, and every message that comes back
 // for the flow (an ACK, a CNP, a switch's rate message) with Feedback, and
 // gates the flow's sending by Limits, which it reads after every event.
+//
+// The set of feedback kinds is open: a reaction point takes feedback of a
+// kind it does not use (an ACK at a rate-based sender, a CNP at DCTCP) as
+// an event that changes nothing but the time, so that a caller can deliver
+// every message of a flow without knowing the algorithm. It refuses, with
+// an *EventError, only a message of a kind it uses that it cannot take (a
+// malformed payload, an ACK of data never sent).
 type ReactionPoint interface {
 	Part
 	Sent(now units.Time, p *Packet, act *Actions) error

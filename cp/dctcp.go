@@ -1,36 +1,66 @@
 package cp
 
 import (
-	"fmt"
 	"math"
+	"strconv"
 
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/units"
 )
-
-// DCTCP congestion point: step ECN marking at one threshold K on the
-// instantaneous queue (DCTCP, Alizadeh et al., SIGCOMM 2010, section 3.1;
-// REFERENCE.md, "TIMELY and DCTCP"). A packet is marked when the queue length
-// it sees exceeds K bytes:
-//
-//	mark ⇔ q > K
-//
-// ("greater than K", the paper's wording; q = K is not marked). No random
-// draw, no averaging. It is DCQCN's marker with Kmin = Kmax = K, written out
-// on its own because it needs no LFSR.
 
 // DCTCPMaxThreshold is the largest K: a 32-bit byte register.
 const DCTCPMaxThreshold units.Bytes = math.MaxUint32
 
+// DCTCPMarkAt is where a DCTCP congestion point judges a packet: as it
+// joins the queue or as it leaves it.
+type DCTCPMarkAt uint8
+
+// Marking points.
+const (
+	// DCTCPMarkEnqueue judges each packet on arrival against the queue
+	// including it (cc.Queue.Len on Enqueue): the DCTCP paper's rule
+	// (section 3.1: an arriving packet is marked if the queue occupancy is
+	// greater than K upon its arrival), which its section 3.3 analysis
+	// assumes. Linux's RED qdisc (sch_red), the software marker commonly
+	// set up as a step at K for DCTCP, marks in its enqueue path too. The
+	// default, as it has always been in the harness.
+	DCTCPMarkEnqueue DCTCPMarkAt = iota
+	// DCTCPMarkDequeue judges each packet on departure against the queue
+	// it leaves behind (cc.Queue.Len on Dequeue): the HPCC authors' ns-3
+	// switch (SwitchNode's dequeue hook), whose DCTCP runs the HPCC paper
+	// reports. Marking at dequeue signals congestion one queueing delay
+	// earlier; Linux's CoDel and FQ-CoDel mark at dequeue too, but by
+	// sojourn time, not by a byte threshold.
+	DCTCPMarkDequeue
+)
+
+// String returns "enqueue" or "dequeue".
+func (m DCTCPMarkAt) String() string {
+	switch m {
+	case DCTCPMarkEnqueue:
+		return "enqueue"
+	case DCTCPMarkDequeue:
+		return "dequeue"
+	}
+	return "mark point " + strconv.Itoa(int(m))
+}
+
 // DCTCPConfig configures a DCTCP congestion point.
 type DCTCPConfig struct {
-	// K is the marking threshold in bytes. Range: 0..DCTCPMaxThreshold.
+	// K is the marking threshold in bytes (a 32-bit register). Range:
+	// 0..DCTCPMaxThreshold.
 	K units.Bytes
+	// MarkAt is where packets are judged: DCTCPMarkEnqueue (the zero
+	// value, the paper's rule) or DCTCPMarkDequeue (the HPCC authors'
+	// ns-3). Events at the other point only record their time.
+	MarkAt DCTCPMarkAt
 }
 
 // DCTCPHPCCSim is the marker of the HPCC paper's DCTCP runs
 // (papers/hpcc.txt section 5.1, "Parameters": Kmin = Kmax = 30 KB·Bw/10 Gb/s,
-// "according to [8]", the DCTCP paper). KB is 1000 B; K is rounded down to
-// whole bytes.
+// "according to [8]", the DCTCP paper), judging at enqueue. KB is 1000 B; K
+// is rounded down to whole bytes. A link so fast that K would pass
+// DCTCPMaxThreshold gives a K that Validate refuses.
 func DCTCPHPCCSim(link units.Rate) DCTCPConfig {
 	const (
 		k   = 30 * units.KB
@@ -42,35 +72,61 @@ func DCTCPHPCCSim(link units.Rate) DCTCPConfig {
 	if int64(link) > int64(DCTCPMaxThreshold+1)/int64(k)*int64(ref) {
 		return DCTCPConfig{K: DCTCPMaxThreshold + 1} // fails Validate
 	}
+	// K = 30 KB · link / 10 Gb/s.
 	return DCTCPConfig{K: units.Bytes(int64(k) * int64(link) / int64(ref))}
 }
 
-// Validate checks K's range and returns an error naming it and the allowed
-// range.
+// dctcpCPPart names the congestion point in errors.
+const dctcpCPPart = "cp.DCTCP"
+
+// Validate checks every field and returns a *cc.ConfigError naming the
+// first one out of range.
 func (c DCTCPConfig) Validate() error {
 	if c.K < 0 || c.K > DCTCPMaxThreshold {
-		return fmt.Errorf("cp: DCTCP K = %v, want 0..%d bytes", c.K, int64(DCTCPMaxThreshold))
+		return &cc.ConfigError{Part: dctcpCPPart, Field: "K", Value: c.K.String(), Range: "0.." + DCTCPMaxThreshold.String()}
+	}
+	if c.MarkAt > DCTCPMarkDequeue {
+		return &cc.ConfigError{Part: dctcpCPPart, Field: "MarkAt", Value: c.MarkAt.String(), Range: "enqueue or dequeue"}
 	}
 	return nil
 }
 
 // DCTCPState is every register of a DCTCP congestion point.
 type DCTCPState struct {
-	// Started is false until the first OnEnqueue; Last is that call's time
-	// (earlier times are rejected).
-	Started bool
-	Last    units.Time
-	// Packets counts decisions, Marked the packets marked. 64-bit
+	// Time is the latest time an event was accepted at (earlier times are
+	// refused).
+	Time cc.Monotonic
+	// Packets counts the packets judged, Marked those marked. 64-bit model
 	// counters, wrapping.
 	Packets, Marked uint64
 }
 
-// DCTCP is the marker of one egress queue. It is not safe for concurrent use.
-// The zero value is not usable; build one with NewDCTCP.
+// DCTCP is the congestion point of DCTCP (Alizadeh et al., SIGCOMM 2010,
+// section 3.1; REFERENCE.md, "TIMELY and DCTCP"): step ECN marking at one
+// threshold K on the instantaneous queue of one egress queue. A packet is
+// marked when the queue length it sees exceeds K bytes:
+//
+//	mark ⇔ q > K
+//
+// ("greater than K", the paper's wording; q = K is not marked). No random
+// draw, no averaging. It is DCQCN's marker with Kmin = Kmax = K, written
+// out on its own because it needs no LFSR. Where the packet is judged,
+// arriving or departing, is DCTCPConfig.MarkAt.
+//
+// It implements cc.CongestionPoint: Enqueue and Dequeue judge at the
+// configured point and append cc.ActionMarkCE; the typed OnEnqueue and
+// OnDequeue take the queue length alone and return the decision. Both
+// share one code path. It has no timer. Registers (AppendRegisters): now,
+// packets, marked.
+//
+// It is not safe for concurrent use. The zero value is not usable; build
+// one with NewDCTCP.
 type DCTCP struct {
 	cfg DCTCPConfig
 	s   DCTCPState
 }
+
+var _ cc.CongestionPoint = (*DCTCP)(nil)
 
 // NewDCTCP validates cfg and returns a marker.
 func NewDCTCP(cfg DCTCPConfig) (*DCTCP, error) {
@@ -86,21 +142,151 @@ func (c *DCTCP) Config() DCTCPConfig { return c.cfg }
 // State returns every register.
 func (c *DCTCP) State() DCTCPState { return c.s }
 
-// OnEnqueue decides whether to mark a packet that sees queue length qlen
-// (bytes) at time now: qlen > K. A negative qlen, or a now earlier than the
-// previous call's, is an error and changes nothing.
-func (c *DCTCP) OnEnqueue(now units.Time, qlen units.Bytes) (mark bool, err error) {
-	if qlen < 0 {
-		return false, fmt.Errorf("cp: DCTCP OnEnqueue qlen = %v, want ≥ 0", qlen)
+// dctcpEvent is a queue event: bit 0 is the marking point it is at (a
+// DCTCPMarkAt), bit 1 says it is a contract method. A code rather than
+// the name keeps queue's arguments in registers.
+type dctcpEvent uint8
+
+const (
+	dctcpOnEnqueue dctcpEvent = iota
+	dctcpOnDequeue
+	dctcpEnqueue
+	dctcpDequeue
+)
+
+var dctcpEventNames = [...]string{"OnEnqueue", "OnDequeue", "Enqueue", "Dequeue"}
+
+// at is the marking point of e.
+func (e dctcpEvent) at() DCTCPMarkAt { return DCTCPMarkAt(e & 1) }
+
+// String returns the method's name.
+func (e dctcpEvent) String() string { return dctcpEventNames[e&3] }
+
+// marks reports whether a packet at ev, with qlen in the queue, is
+// marked: ev is at the configured marking point and qlen > K.
+func (c *DCTCP) marks(qlen units.Bytes, ev dctcpEvent) bool {
+	return ev.at() == c.cfg.MarkAt && qlen > c.cfg.K
+}
+
+// queue is the one code path of every queue event, typed or contract: it
+// checks now and qlen, records now and, at the configured marking point,
+// judges the packet (qlen > K) and counts it.
+func (c *DCTCP) queue(now units.Time, qlen units.Bytes, ev dctcpEvent) (mark bool, err error) {
+	// The first two terms are the condition of c.s.Time.Check, which
+	// refuse calls to build the error: written out so that the error's
+	// allocation stays off this path (see refuse).
+	if now < c.s.Time.Last() || now < 0 || qlen < 0 {
+		return false, c.refuse(now, qlen, ev)
 	}
-	if c.s.Started && now < c.s.Last {
-		return false, fmt.Errorf("cp: DCTCP OnEnqueue at %v is before the previous call at %v", now, c.s.Last)
+	c.s.Time.Advance(now)
+	if ev.at() != c.cfg.MarkAt {
+		return false, nil
 	}
-	c.s.Started, c.s.Last = true, now
 	c.s.Packets++
 	mark = qlen > c.cfg.K
 	if mark {
 		c.s.Marked++
 	}
 	return mark, nil
+}
+
+// refuse returns the error of a queue event that queue refuses: the
+// *cc.TimeOrderError of c.s.Time.Check, or the *cc.EventError of a
+// negative qlen. It is a function of its own so that queue's fast path
+// carries no allocation (with Check inlined there, the compiler spills
+// queue's arguments on every call).
+func (c *DCTCP) refuse(now units.Time, qlen units.Bytes, ev dctcpEvent) error {
+	if err := c.s.Time.Check(dctcpCPPart, ev.String(), now); err != nil {
+		return err
+	}
+	return &cc.EventError{Part: dctcpCPPart, Event: ev.String(), Reason: "queue length " + qlen.String() + " is negative"}
+}
+
+// OnEnqueue reports a packet joining the queue at now, qlen the queue in
+// bytes including it. Under DCTCPMarkEnqueue it returns whether to mark
+// the packet (qlen > K); under DCTCPMarkDequeue it only records now and
+// returns false. A now before the latest event's (*cc.TimeOrderError) or
+// a negative qlen (*cc.EventError) is an error that changes nothing.
+func (c *DCTCP) OnEnqueue(now units.Time, qlen units.Bytes) (mark bool, err error) {
+	return c.queue(now, qlen, dctcpOnEnqueue)
+}
+
+// OnDequeue reports a packet leaving the queue at now, qlen the bytes it
+// leaves behind. Under DCTCPMarkDequeue it returns whether to mark the
+// packet (qlen > K); under DCTCPMarkEnqueue it only records now and
+// returns false. Errors as OnEnqueue's.
+func (c *DCTCP) OnDequeue(now units.Time, qlen units.Bytes) (mark bool, err error) {
+	return c.queue(now, qlen, dctcpOnDequeue)
+}
+
+// event is Enqueue and Dequeue: the typed path, once there is room for
+// the mark it will decide (so that a full act changes nothing).
+func (c *DCTCP) event(now units.Time, q cc.Queue, act *cc.Actions, ev dctcpEvent) error {
+	if c.marks(q.Len, ev) && (act == nil || act.Free() < 1) {
+		return c.refuseFull(now, act, ev)
+	}
+	mark, err := c.queue(now, q.Len, ev)
+	if mark {
+		act.MarkCE()
+	}
+	return err
+}
+
+// refuseFull returns the error of an event whose mark does not fit act:
+// its *cc.TimeOrderError if its time is refused too, else the
+// *cc.ActionsFullError.
+func (c *DCTCP) refuseFull(now units.Time, act *cc.Actions, ev dctcpEvent) error {
+	if err := c.s.Time.Check(dctcpCPPart, ev.String(), now); err != nil {
+		return err
+	}
+	return dctcpReserve(act, ev.String(), 1)
+}
+
+// dctcpReserve is act.Reserve with a nil act taken as an Actions of
+// capacity 0.
+func dctcpReserve(act *cc.Actions, event string, n int) error {
+	if act == nil {
+		if n <= 0 {
+			return nil
+		}
+		return &cc.ActionsFullError{Part: dctcpCPPart, Event: event, Need: n}
+	}
+	return act.Reserve(dctcpCPPart, event, n)
+}
+
+// Enqueue implements cc.CongestionPoint: OnEnqueue with q.Len, appending
+// cc.ActionMarkCE when the packet is to be marked (p is not read). A full
+// (or nil) act fails with *cc.ActionsFullError, and changes nothing, only
+// when there is a mark to append.
+func (c *DCTCP) Enqueue(now units.Time, p *cc.Packet, q cc.Queue, act *cc.Actions) error {
+	return c.event(now, q, act, dctcpEnqueue)
+}
+
+// Dequeue implements cc.CongestionPoint: OnDequeue with q.Len, appending
+// cc.ActionMarkCE when the packet is to be marked.
+func (c *DCTCP) Dequeue(now units.Time, p *cc.Packet, q cc.Queue, act *cc.Actions) error {
+	return c.event(now, q, act, dctcpDequeue)
+}
+
+// NextDeadline implements cc.Clock: units.MaxTime, the marker has no timer.
+func (c *DCTCP) NextDeadline() units.Time { return units.MaxTime }
+
+// Timer implements cc.Clock: it only records now (the marker has no
+// timer).
+func (c *DCTCP) Timer(now units.Time, act *cc.Actions) error {
+	if err := c.s.Time.Check(dctcpCPPart, "Timer", now); err != nil {
+		return err
+	}
+	c.s.Time.Advance(now)
+	return nil
+}
+
+// AppendRegisters implements cc.Part: now (64-bit ps), packets and marked
+// (64-bit counters), in that order.
+func (c *DCTCP) AppendRegisters(dst []cc.Register) []cc.Register {
+	return append(dst,
+		c.s.Time.Register(),
+		cc.Reg("packets", 64, c.s.Packets),
+		cc.Reg("marked", 64, c.s.Marked),
+	)
 }

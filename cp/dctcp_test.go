@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -35,20 +36,51 @@ func TestDCTCPHPCCSimPreset(t *testing.T) {
 }
 
 func TestDCTCPBadInput(t *testing.T) {
-	_, err := NewDCTCP(DCTCPConfig{K: -1})
-	require.ErrorContains(t, err, "K =")
-	_, err = NewDCTCP(DCTCPConfig{K: DCTCPMaxThreshold + 1})
-	require.ErrorContains(t, err, "K =")
+	for _, cfg := range []DCTCPConfig{{K: -1}, {K: DCTCPMaxThreshold + 1}, {K: 10, MarkAt: DCTCPMarkDequeue + 1}} {
+		_, err := NewDCTCP(cfg)
+		var ce *cc.ConfigError
+		require.ErrorAs(t, err, &ce)
+		if cfg.K == 10 {
+			require.Equal(t, "MarkAt", ce.Field)
+		} else {
+			require.Equal(t, "K", ce.Field)
+		}
+	}
 	c, err := NewDCTCP(DCTCPConfig{K: 10})
 	require.NoError(t, err)
 	_, err = c.OnEnqueue(5, 20)
 	require.NoError(t, err)
 	before := c.State()
 	_, err = c.OnEnqueue(4, 20)
-	require.ErrorContains(t, err, "before the previous call")
+	var te *cc.TimeOrderError
+	require.ErrorAs(t, err, &te)
+	require.Equal(t, units.Time(4), te.Now)
+	require.Equal(t, units.Time(5), te.Last)
 	_, err = c.OnEnqueue(6, -1)
-	require.ErrorContains(t, err, "qlen")
+	require.ErrorIs(t, err, cc.ErrEvent)
+	require.ErrorContains(t, err, "queue length")
+	_, err = c.OnDequeue(6, -1)
+	require.ErrorIs(t, err, cc.ErrEvent)
 	require.Equal(t, before, c.State())
+}
+
+// The marking point: under DCTCPMarkEnqueue only OnEnqueue judges, under
+// DCTCPMarkDequeue only OnDequeue; the other event records its time.
+func TestDCTCPMarkAt(t *testing.T) {
+	for _, at := range []DCTCPMarkAt{DCTCPMarkEnqueue, DCTCPMarkDequeue} {
+		c, err := NewDCTCP(DCTCPConfig{K: 100, MarkAt: at})
+		require.NoError(t, err)
+		enq, err := c.OnEnqueue(1, 200)
+		require.NoError(t, err)
+		deq, err := c.OnDequeue(2, 200)
+		require.NoError(t, err)
+		require.Equal(t, at == DCTCPMarkEnqueue, enq, "%v", at)
+		require.Equal(t, at == DCTCPMarkDequeue, deq, "%v", at)
+		s := c.State()
+		require.Equal(t, uint64(1), s.Packets, "%v: one packet judged", at)
+		require.Equal(t, uint64(1), s.Marked, "%v", at)
+		require.Equal(t, units.Time(2), s.Time.Last())
+	}
 }
 
 func TestDCTCPOnEnqueueNoAllocs(t *testing.T) {
@@ -68,5 +100,18 @@ func BenchmarkDCTCPOnEnqueue(b *testing.B) {
 	for b.Loop() {
 		now++
 		_, _ = c.OnEnqueue(now, 400*units.KB)
+	}
+}
+
+// BenchmarkDCTCPOnDequeue: the typed dequeue under DCTCPMarkDequeue.
+func BenchmarkDCTCPOnDequeue(b *testing.B) {
+	cfg := DCTCPHPCCSim(100 * units.Gbps)
+	cfg.MarkAt = DCTCPMarkDequeue
+	c, _ := NewDCTCP(cfg)
+	now := units.Time(0)
+	b.ReportAllocs()
+	for b.Loop() {
+		now++
+		_, _ = c.OnDequeue(now, 400*units.KB)
 	}
 }

@@ -81,8 +81,8 @@ type CSD struct {
 // optimal for fewer terms, but on every small grid the tests check
 // exhaustively no expansion of at most maxTerms terms comes closer.
 //
-// Cost: up to 2^maxTerms search steps, each a few float64 operations (a few
-// milliseconds at MaxCSDTerms); call it at configuration time.
+// Cost: up to 2^maxTerms search steps, each a few float64 operations; call
+// it at configuration time.
 func NewCSD(c float64, maxTerms int, fracBits uint) (CSD, error) {
 	if math.IsNaN(c) || math.IsInf(c, 0) || math.Abs(c) >= 1<<MaxCSDExp {
 		return CSD{}, fmt.Errorf("fixedpoint: CSD constant %v is outside (−2^%d, 2^%d)", c, MaxCSDExp, MaxCSDExp)

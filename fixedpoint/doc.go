@@ -34,6 +34,16 @@
 //   - Quantizer: value ↔ units of Δ, as RoCC holds queues in units of
 //     ΔQ = 600 B and rates in units of ΔF = 10 Mb/s (papers/rocc.txt section
 //     III-B, Algorithm 1, and the system parameters of section VI).
+//   - SatAdd, SatSub, SatMul, Clamp, WrapAdd, WrapSub, WrapBefore, MaxOf and
+//     MinOf: the generic integer helpers every algorithm shares, over any
+//     integer type (constraints.Integer), named ones (units.Time,
+//     units.Bytes, units.Rate) included, and never panicking. Saturating
+//     arithmetic for gauges and deadlines (a time plus a period saturates at
+//     units.MaxTime, "never"); wrapping arithmetic for free-running counters
+//     of any width (WrapAdd, WrapSub); WrapBefore for serial-number order
+//     (RFC 1982), as TCP compares its 32-bit sequence numbers (DCTCP's
+//     windows, rp.DCTCP); Clamp for a gauge with bounds of its own (DCTCP's α
+//     at 1.0, cwnd at its cap).
 //   - CSD: multiplication by a constant as a canonical-signed-digit sum of
 //     shifts with its exact error. RoCC's PI gains ᾱ = 0.3, β̄ = 1.5 (40 Gb/s)
 //     and 0.45, 2.25 (100 Gb/s) (papers/rocc.txt section VI, "System

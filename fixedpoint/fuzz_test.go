@@ -9,12 +9,10 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// Differential fuzz targets: each fast operation against its math/big
-// oracle (oracle_test.go and the per-file oracles), in the style of
-// holiman/uint256's fuzz tests: a table (qFormats) pairs every Q type's
-// operations with one oracle. Each target is fast enough that a few seconds
-// of `go test -fuzz` run many thousands of inputs.
-
+// FuzzQMul, like every fuzz target in this file, is differential: each
+// fast operation against its math/big oracle (oracle_test.go and the
+// per-file oracles), in the style of holiman/uint256's fuzz tests; a table
+// (qFormats) pairs every Q type's operations with one oracle.
 func FuzzQMul(f *testing.F) {
 	f.Add(uint64(1023), uint64(40_000), uint8(0))                   // DCQCN α·rate, floor
 	f.Add(uint64(512), uint64(3), uint8(1))                         // tie 1.5 → 2 (half up)

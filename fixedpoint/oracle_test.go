@@ -8,13 +8,14 @@ import (
 	"github.com/leanovate/gopter"
 )
 
-// Independent oracles: every expected value in these tests is recomputed
-// with math/big (exact) or, where noted, float64 arithmetic that is exact for
-// the operands involved. None of them call the code under test.
-
 // propSeed is the fixed gopter seed; change it locally to explore.
 const propSeed = 20240611
 
+// props returns gopter properties with the fixed seed. The oracles below
+// (and the per-file ones) are independent: every expected value in these
+// tests is recomputed with math/big (exact) or, where noted, float64
+// arithmetic that is exact for the operands involved. None of them call the
+// code under test.
 func props(t *testing.T, minSuccessful int) *gopter.Properties {
 	t.Helper()
 	p := gopter.DefaultTestParametersWithSeed(propSeed)

@@ -58,8 +58,6 @@ const (
 	UQ32_32Max  UQ32_32 = math.MaxUint64   // 2^32 − 2^-32
 )
 
-// ---- UQ0_10 ----
-
 // UQ0_10FromFloat converts a configuration value to UQ0_10, rounding
 // f·1024 to the nearest integer (ties up: 0.00048828125 = 0.5/1024 → raw 1).
 // It returns an error if f is NaN, negative, or rounds above 1023
@@ -109,8 +107,6 @@ func (a UQ0_10) UQ1_10() UQ1_10 { return UQ1_10(a) }
 
 // UQ32_32 returns a in UQ32_32 (raw shifted left by 22, exact).
 func (a UQ0_10) UQ32_32() UQ32_32 { return UQ32_32(a) << (UQ32_32Frac - UQ0_10Frac) }
-
-// ---- UQ1_10 ----
 
 // UQ1_10FromFloat converts a configuration value to UQ1_10, rounding f·1024
 // to the nearest integer (ties up). It returns an error if f is NaN,
@@ -166,8 +162,6 @@ func (a UQ1_10) UQ0_10(policy Overflow) (UQ0_10, error) {
 // UQ32_32 returns a in UQ32_32 (raw shifted left by 22, exact).
 func (a UQ1_10) UQ32_32() UQ32_32 { return UQ32_32(a) << (UQ32_32Frac - UQ1_10Frac) }
 
-// ---- UQ32_32 ----
-
 // UQ32_32FromFloat converts a configuration value to UQ32_32, rounding
 // f·2^32 to the nearest integer (ties up). It returns an error if f is NaN,
 // negative, or rounds above UQ32_32Max (f ≥ 2^32 − 2^-33).
@@ -213,8 +207,6 @@ func (a UQ32_32) Mul(b UQ32_32) UQ32_32 {
 	q, _ := mulRaw(uint64(b), uint64(a), UQ32_32Frac, Floor)
 	return UQ32_32(q)
 }
-
-// ---- shared core ----
 
 // mulRaw returns x·raw/2^frac rounded by mode, for frac in [1, 63], and
 // whether it fit in 64 bits; if not, it returns math.MaxUint64.

@@ -1,15 +1,164 @@
 package rp
 
 import (
-	"fmt"
+	"strconv"
 
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/units"
 )
 
-// DCTCP reaction point: the window-based sender of DCTCP (Alizadeh et al.,
-// SIGCOMM 2010, section 3.1; REFERENCE.md, "TIMELY and DCTCP") in the integer
-// form of Linux net/ipv4/tcp_dctcp.c, the reference implementation:
+// DCTCPMaxCwnd is the largest cwnd accepted: 1 GiB, far below the 2^31 bytes
+// a 32-bit sequence space allows in flight.
+const DCTCPMaxCwnd = units.GiB
+
+// DCTCPMaxSegment is the largest OnSend or OnAck byte count: 64 KiB (a TSO
+// segment, or one ACK of a burst). OnAckSplit and Feedback take larger
+// ACKs and split them into pieces of at most this size.
+const DCTCPMaxSegment = 64 * units.KiB
+
+const (
+	// dctcpMaxShiftG is the largest dctcp_shift_g (Linux accepts 0..10).
+	dctcpMaxShiftG = 10
+	// dctcpCutShift: cwnd·α >> 11 is cwnd·(α/1024)/2.
+	dctcpCutShift = fixedpoint.UQ1_10Frac + 1
+	// dctcpCounterMax is where the window byte counters saturate.
+	dctcpCounterMax = uint64(1) << 53
+	// dctcpMinCwndSegs is the floor of a cut, in MSS.
+	dctcpMinCwndSegs = 2
+	// dctcpSeqBits is the width of the sequence numbers; dctcpSeqHalf half
+	// their period, the most bytes that may be in flight plus one.
+	dctcpSeqBits = 32
+	dctcpSeqHalf = uint64(1) << (dctcpSeqBits - 1)
+	// dctcpPart names the reaction point in errors.
+	dctcpPart = "rp.DCTCP"
+)
+
+// DCTCPConfig configures a DCTCP reaction point.
+type DCTCPConfig struct {
+	// MSS is the sender's maximum segment size: the additive-increase step
+	// and the unit of the 2-segment floor. Range: 1..DCTCPMaxSegment.
+	MSS units.Bytes
+	// InitialCwnd is the window at start (a 32-bit byte register). Range:
+	// 2·MSS..MaxCwnd.
+	InitialCwnd units.Bytes
+	// MaxCwnd caps cwnd (saturating). Range: 2·MSS..DCTCPMaxCwnd.
+	MaxCwnd units.Bytes
+	// ShiftG is dctcp_shift_g: g = 2^−ShiftG (Linux default 4, g = 1/16).
+	// Range: 0..10.
+	ShiftG uint8
+	// InitialAlpha is dctcp_alpha_on_init, α at start in Q10 (Linux
+	// default 1024 = 1.0). Range: 0..1024.
+	InitialAlpha fixedpoint.UQ1_10
+	// SlowStart turns slow start on (off in the presets; see DCTCP).
+	SlowStart bool
+	// InitialSeq is the first sequence number (32 bits): snd_una = snd_nxt
+	// = it at start. The contract's byte offsets (cc.Packet.Seq,
+	// cc.Feedback.Seq, counted from 0) are taken modulo 2^32 and added to
+	// it.
+	InitialSeq uint32
+}
+
+// DCTCPDefault returns Linux tcp_dctcp.c's defaults (dctcp_shift_g = 4,
+// dctcp_alpha_on_init = 1024) with an MSS of mss, an initial window of 10
+// segments (Linux's IW10), cwnd capped at DCTCPMaxCwnd, and slow start off
+// (set SlowStart for Linux's behaviour).
+func DCTCPDefault(mss units.Bytes) DCTCPConfig {
+	return DCTCPConfig{
+		MSS:          mss,
+		InitialCwnd:  10 * mss,
+		MaxCwnd:      DCTCPMaxCwnd,
+		ShiftG:       4,
+		InitialAlpha: fixedpoint.UQ1_10One,
+	}
+}
+
+// DCTCPHPCCSim returns the DCTCP sender of the HPCC paper's simulations
+// (papers/hpcc.txt section 5.1: slow start removed; the authors' ns-3 run
+// script: g = 0.0625 = 2^−4, 1000-byte payloads): MSS 1000 B, the window
+// starting at and capped by the bandwidth-delay product link·rtt (at least 2
+// segments; the simulator starts every flow at line rate and never exceeds
+// it), α starting at 1.0.
+func DCTCPHPCCSim(link units.Rate, rtt units.Time) DCTCPConfig {
+	const mss = 1000 * units.Byte
+	bdp := max(units.BytesIn(link, rtt), dctcpMinCwndSegs*mss)
+	return DCTCPConfig{
+		MSS:          mss,
+		InitialCwnd:  bdp,
+		MaxCwnd:      bdp,
+		ShiftG:       4,
+		InitialAlpha: fixedpoint.UQ1_10One,
+	}
+}
+
+// Validate checks every field's range and returns a *cc.ConfigError naming
+// the first field out of range and the allowed range.
+func (c DCTCPConfig) Validate() error {
+	bad := func(field, value, want string) error {
+		return &cc.ConfigError{Part: dctcpPart, Field: field, Value: value, Range: want}
+	}
+	if c.MSS < 1 || c.MSS > DCTCPMaxSegment {
+		return bad("MSS", c.MSS.String(), "1B.."+DCTCPMaxSegment.String())
+	}
+	floor := dctcpMinCwndSegs * c.MSS
+	if c.MaxCwnd < floor || c.MaxCwnd > DCTCPMaxCwnd {
+		return bad("MaxCwnd", c.MaxCwnd.String(), "2·MSS ("+floor.String()+").."+DCTCPMaxCwnd.String())
+	}
+	if c.InitialCwnd < floor || c.InitialCwnd > c.MaxCwnd {
+		return bad("InitialCwnd", c.InitialCwnd.String(), "2·MSS ("+floor.String()+")..MaxCwnd ("+c.MaxCwnd.String()+")")
+	}
+	if c.ShiftG > dctcpMaxShiftG {
+		return bad("ShiftG", strconv.Itoa(int(c.ShiftG)), "0.."+strconv.Itoa(dctcpMaxShiftG))
+	}
+	if c.InitialAlpha > fixedpoint.UQ1_10One {
+		return bad("InitialAlpha", strconv.Itoa(int(c.InitialAlpha)), "0..1024 (Q10, 1024 = 1.0)")
+	}
+	return nil
+}
+
+// DCTCPState is every register of a DCTCP reaction point.
+type DCTCPState struct {
+	// Cwnd and Ssthresh are in bytes (32-bit).
+	Cwnd, Ssthresh uint32
+	// Alpha is α, Q10, 0..1024 (11 bits).
+	Alpha fixedpoint.UQ1_10
+	// SndUna is the highest cumulative ACK, SndNxt the sequence after the
+	// highest byte sent (32-bit, wrapping).
+	SndUna, SndNxt uint32
+	// NextSeq ends the α observation window (Linux's next_seq).
+	NextSeq uint32
+	// InCWR is true during a reduction, which ends when SndUna reaches
+	// CWREnd.
+	InCWR  bool
+	CWREnd uint32
+	// Delivered and Marked count the bytes acknowledged in the current
+	// observation window, and those of them echoed with ECN (64-bit,
+	// saturating at 2^53).
+	Delivered, Marked uint64
+	// CwndCnt is the bytes acknowledged toward the next +MSS (< Cwnd, so
+	// 32 bits hold it; Linux's snd_cwnd_cnt counts packets).
+	CwndCnt uint64
+	// CwndLimited is Linux's is_cwnd_limited: some send since the window
+	// ending at CwndUsageSeq began left less than one MSS of room in cwnd.
+	// MaxInflight is Linux's max_packets_out in bytes: the most bytes in
+	// flight after a send of that window (32-bit, below 2^31).
+	// CwndUsageSeq is Linux's cwnd_usage_seq: SndNxt at the latest update
+	// of the two (32-bit, wrapping). See DCTCP.
+	CwndLimited  bool
+	MaxInflight  uint32
+	CwndUsageSeq uint32
+	// Time is the latest time an event was accepted at (earlier times are
+	// refused).
+	Time cc.Monotonic
+	// Acks, Windows and Cuts count ACKs (pieces of a split ACK each count),
+	// observation windows ended and window cuts. 64-bit, wrapping.
+	Acks, Windows, Cuts uint64
+}
+
+// DCTCP is the reaction point of DCTCP: the window-based sender (Alizadeh
+// et al., SIGCOMM 2010, section 3.1; REFERENCE.md, "TIMELY and DCTCP") of
+// one flow, in the integer form of Linux net/ipv4/tcp_dctcp.c, the
+// reference implementation:
 //
 //	α ← (1 − g)·α + g·F, once per window of data, F = marked/delivered:
 //	    α ← α − min_not_zero(α, α >> g) + ((marked << (10 − g)) / max(1, delivered)),
@@ -34,11 +183,12 @@ import (
 //
 // Registers: cwnd and ssthresh are 32-bit byte registers (at most
 // DCTCPMaxCwnd); the sequence numbers are 32-bit and wrap, compared as TCP
-// does (a before b ⇔ int32(a − b) < 0); α is Q10, 0..1024; the window's
-// delivered and marked byte counts are 64-bit, saturating at 2^53 (Linux
-// counts packets; with equal-sized packets the fraction is the same, and
-// older kernels counted bytes too). cwnd·α < 2^41 and marked << 10 < 2^63:
-// no overflow.
+// does (Linux's before(a, b) ⇔ int32(a − b) < 0; here "b reached a" ⇔ a = b
+// or fixedpoint.WrapBefore(a, b, 32), its negation); α is Q10, 0..1024; the
+// window's delivered and marked byte counts are 64-bit, saturating at 2^53
+// (Linux counts packets; with equal-sized packets the fraction is the same,
+// and older kernels counted bytes too). cwnd·α < 2^41 and marked << 10 <
+// 2^63: no overflow.
 //
 // Slow start is optional and off by default (the HPCC paper removes it from
 // DCTCP "for fair comparisons", papers/hpcc.txt section 5.1). When on, while
@@ -82,148 +232,40 @@ import (
 //
 // No loss recovery, no RTO: the harness's lossless fabric needs none; the
 // machine has no timer.
-
-// DCTCPMaxCwnd is the largest cwnd accepted: 1 GiB, far below the 2^31 bytes
-// a 32-bit sequence space allows in flight.
-const DCTCPMaxCwnd = units.GiB
-
-// DCTCPMaxSegment is the largest OnSend or OnAck byte count: 64 KiB (a TSO
-// segment, or one ACK of a burst).
-const DCTCPMaxSegment = 64 * units.KiB
-
-const (
-	// dctcpMaxShiftG is the largest dctcp_shift_g (Linux accepts 0..10).
-	dctcpMaxShiftG = 10
-	// dctcpCutShift: cwnd·α >> 11 is cwnd·(α/1024)/2.
-	dctcpCutShift = fixedpoint.UQ1_10Frac + 1
-	// dctcpCounterMax is where the window byte counters saturate.
-	dctcpCounterMax = uint64(1) << 53
-	// dctcpMinCwndSegs is the floor of a cut, in MSS.
-	dctcpMinCwndSegs = 2
-)
-
-// DCTCPConfig configures a DCTCP reaction point.
-type DCTCPConfig struct {
-	// MSS is the sender's maximum segment size: the additive-increase step
-	// and the unit of the 2-segment floor. Range: 1..DCTCPMaxSegment.
-	MSS units.Bytes
-	// InitialCwnd is the window at start. Range: 2·MSS..MaxCwnd.
-	InitialCwnd units.Bytes
-	// MaxCwnd caps cwnd (saturating). Range: 2·MSS..DCTCPMaxCwnd.
-	MaxCwnd units.Bytes
-	// ShiftG is dctcp_shift_g: g = 2^−ShiftG (Linux default 4, g = 1/16).
-	// Range: 0..10.
-	ShiftG uint8
-	// InitialAlpha is dctcp_alpha_on_init, α at start in Q10 (Linux
-	// default 1024 = 1.0). Range: 0..1024.
-	InitialAlpha fixedpoint.UQ1_10
-	// SlowStart turns slow start on (off in the presets; see the type doc).
-	SlowStart bool
-	// InitialSeq is the first sequence number: snd_una = snd_nxt = it at
-	// start.
-	InitialSeq uint32
-}
-
-// DCTCPDefault returns Linux tcp_dctcp.c's defaults (dctcp_shift_g = 4,
-// dctcp_alpha_on_init = 1024) with an MSS of mss, an initial window of 10
-// segments (Linux's IW10), cwnd capped at DCTCPMaxCwnd, and slow start off
-// (set SlowStart for Linux's behaviour).
-func DCTCPDefault(mss units.Bytes) DCTCPConfig {
-	return DCTCPConfig{
-		MSS:          mss,
-		InitialCwnd:  10 * mss,
-		MaxCwnd:      DCTCPMaxCwnd,
-		ShiftG:       4,
-		InitialAlpha: fixedpoint.UQ1_10One,
-	}
-}
-
-// DCTCPHPCCSim returns the DCTCP sender of the HPCC paper's simulations
-// (papers/hpcc.txt section 5.1: slow start removed; the authors' ns-3 run
-// script: g = 0.0625 = 2^−4, 1000-byte payloads): MSS 1000 B, the window
-// starting at and capped by the bandwidth-delay product link·rtt (at least 2
-// segments; the simulator starts every flow at line rate and never exceeds
-// it), α starting at 1.0.
-func DCTCPHPCCSim(link units.Rate, rtt units.Time) DCTCPConfig {
-	const mss = 1000 * units.Byte
-	bdp := max(units.BytesIn(link, rtt), dctcpMinCwndSegs*mss)
-	return DCTCPConfig{
-		MSS:          mss,
-		InitialCwnd:  bdp,
-		MaxCwnd:      bdp,
-		ShiftG:       4,
-		InitialAlpha: fixedpoint.UQ1_10One,
-	}
-}
-
-// Validate checks every field's range and returns an error naming the first
-// field out of range and the allowed range.
-func (c DCTCPConfig) Validate() error {
-	if c.MSS < 1 || c.MSS > DCTCPMaxSegment {
-		return fmt.Errorf("rp: DCTCP MSS = %v, want 1B..%v", c.MSS, DCTCPMaxSegment)
-	}
-	floor := dctcpMinCwndSegs * c.MSS
-	if c.MaxCwnd < floor || c.MaxCwnd > DCTCPMaxCwnd {
-		return fmt.Errorf("rp: DCTCP MaxCwnd = %v, want 2·MSS (%v)..%v", c.MaxCwnd, floor, DCTCPMaxCwnd)
-	}
-	if c.InitialCwnd < floor || c.InitialCwnd > c.MaxCwnd {
-		return fmt.Errorf("rp: DCTCP InitialCwnd = %v, want 2·MSS (%v)..MaxCwnd (%v)", c.InitialCwnd, floor, c.MaxCwnd)
-	}
-	if c.ShiftG > dctcpMaxShiftG {
-		return fmt.Errorf("rp: DCTCP ShiftG = %d, want 0..%d", c.ShiftG, dctcpMaxShiftG)
-	}
-	if c.InitialAlpha > fixedpoint.UQ1_10One {
-		return fmt.Errorf("rp: DCTCP InitialAlpha = %d, want 0..%d (Q10, %d = 1.0)", c.InitialAlpha, fixedpoint.UQ1_10One, fixedpoint.UQ1_10One)
-	}
-	return nil
-}
-
-// DCTCPState is every register of a DCTCP reaction point.
-type DCTCPState struct {
-	// Cwnd and Ssthresh are in bytes (32-bit).
-	Cwnd, Ssthresh uint32
-	// Alpha is α, Q10, 0..1024.
-	Alpha fixedpoint.UQ1_10
-	// SndUna is the highest cumulative ACK, SndNxt the sequence after the
-	// highest byte sent (32-bit, wrapping).
-	SndUna, SndNxt uint32
-	// NextSeq ends the α observation window (Linux's next_seq).
-	NextSeq uint32
-	// InCWR is true during a reduction, which ends when SndUna reaches
-	// CWREnd.
-	InCWR  bool
-	CWREnd uint32
-	// Delivered and Marked count the bytes acknowledged in the current
-	// observation window, and those of them echoed with ECN (64-bit,
-	// saturating at 2^53).
-	Delivered, Marked uint64
-	// CwndCnt is the bytes acknowledged toward the next +MSS (< Cwnd).
-	CwndCnt uint64
-	// CwndLimited is Linux's is_cwnd_limited: some send since the window
-	// ending at CwndUsageSeq began left less than one MSS of room in cwnd.
-	// MaxInflight is Linux's max_packets_out in bytes: the most bytes in
-	// flight after a send of that window (32-bit, below 2^31).
-	// CwndUsageSeq is Linux's cwnd_usage_seq: SndNxt at the latest update
-	// of the two (32-bit, wrapping). See the type's doc.
-	CwndLimited  bool
-	MaxInflight  uint32
-	CwndUsageSeq uint32
-	// Started is false until the first event; Last is the latest event's
-	// time (earlier times are rejected).
-	Started bool
-	Last    units.Time
-	// Acks, Windows and Cuts count ACKs, observation windows ended and
-	// window cuts. 64-bit, wrapping.
-	Acks, Windows, Cuts uint64
-}
-
-// DCTCP is the reaction point of one flow. It is not safe for concurrent use.
-// The zero value is not usable; build one with NewDCTCP.
+//
+// # The contract
+//
+// DCTCP implements cc.ReactionPoint, sharing one code path with the typed
+// methods:
+//
+//   - Sent(p) is OnSend(InitialSeq + p.Seq mod 2^32, p.Payload).
+//   - Feedback of a cc.FeedbackAck is OnAckSplit(f.Acked, f.ECE,
+//     InitialSeq + f.Seq mod 2^32): an ACK of any size, split into pieces of
+//     at most DCTCPMaxSegment. A cc.FeedbackNak is taken the same way: a
+//     go-back-N NAK acknowledges every byte below its Seq, as a RoCE NAK
+//     does, and its newly acknowledged bytes and ECN echo count as an
+//     ACK's (the retransmission is the NIC's; this machine has no loss
+//     recovery, and the harness has always passed NAKs to it as ACKs).
+//     Any other kind (a CNP, a rate message) is refused with a
+//     *cc.EventError: DCTCP takes none, and one arriving is a wiring error.
+//   - Limits is {Window: cwnd} with no rate: DCTCP is window-based (the
+//     caller paces at its line rate or the flow's offered rate).
+//   - NextDeadline is units.MaxTime; Timer only records now.
+//
+// Registers (AppendRegisters), in order: now; cwnd, ssthresh (32); alpha
+// (11, Q10); snd_una, snd_nxt, next_seq (32); in_cwr (1), cwr_end (32);
+// delivered, marked (64); cwnd_cnt (32); cwnd_limited (1), max_inflight,
+// cwnd_usage_seq (32); acks, windows, cuts (64).
+//
+// It is not safe for concurrent use. The zero value is not usable; build
+// one with NewDCTCP.
 type DCTCP struct {
 	cfg      DCTCPConfig
 	mss, max uint64
 	s        DCTCPState
 }
+
+var _ cc.ReactionPoint = (*DCTCP)(nil)
 
 // NewDCTCP validates cfg and returns a sender with nothing sent.
 func NewDCTCP(cfg DCTCPConfig) (*DCTCP, error) {
@@ -254,51 +296,72 @@ func (d *DCTCP) Alpha() fixedpoint.UQ1_10 { return d.s.Alpha }
 // Inflight returns SndNxt − SndUna, the bytes sent and not yet acknowledged.
 func (d *DCTCP) Inflight() units.Bytes { return units.Bytes(d.s.SndNxt - d.s.SndUna) }
 
-// dctcpBefore reports whether sequence a comes before b (TCP's wrap-aware
-// comparison, valid while they are less than 2^31 apart).
-func dctcpBefore(a, b uint32) bool { return int32(a-b) < 0 }
-
-func (d *DCTCP) checkTime(now units.Time, event string) error {
-	if d.s.Started && now < d.s.Last {
-		return fmt.Errorf("rp: DCTCP %s at %v is before the previous event at %v", event, now, d.s.Last)
-	}
-	return nil
+// dctcpReached reports whether sequence a has reached b: a is b or comes
+// after it in TCP's serial-number order. It is Linux's !before(a, b), i.e.
+// int32(a − b) ≥ 0, valid while a and b are less than 2^31 apart.
+func dctcpReached(a, b uint32) bool {
+	return a == b || fixedpoint.WrapBefore(b, a, dctcpSeqBits)
 }
 
-// OnSend records a segment [seq, seq+n) sent at now: snd_nxt moves to its
-// end if that is later (a retransmission moves nothing), and the window's
-// use is tracked (CwndLimited, MaxInflight; see the type's doc). The segment
-// must end within 2^31 − 1 bytes of SndUna; n in 0..DCTCPMaxSegment. Bad
-// input, or a now before the previous event's, is an error that changes
-// nothing.
-func (d *DCTCP) OnSend(now units.Time, seq uint32, n units.Bytes) error {
-	if n < 0 || n > DCTCPMaxSegment {
-		return fmt.Errorf("rp: DCTCP OnSend n = %v, want 0..%v", n, DCTCPMaxSegment)
-	}
-	if err := d.checkTime(now, "OnSend"); err != nil {
-		return err
-	}
+// dctcpRefuse returns the *cc.EventError of event.
+func dctcpRefuse(event, reason string) error {
+	return &cc.EventError{Part: dctcpPart, Event: event, Reason: reason}
+}
+
+// dctcpInOrder is the condition of m.Check (now not before the latest
+// accepted time, nor before 0), written out so that the events' fast paths
+// carry no allocation: with Check inlined there, the compiler spills their
+// arguments on every call. The refusals call Check itself to build the
+// error.
+func dctcpInOrder(m *cc.Monotonic, now units.Time) bool { return now >= m.Last() && now >= 0 }
+
+// send is OnSend and Sent.
+func (d *DCTCP) send(now units.Time, seq uint32, n units.Bytes, event string) error {
+	s := &d.s
 	end := seq + uint32(n)
-	if int32(end-d.s.SndUna) < 0 && dctcpBefore(d.s.SndNxt, end) {
-		return fmt.Errorf("rp: DCTCP OnSend segment end %d is 2^31 or more past snd_una %d", end, d.s.SndUna)
+	ahead := !dctcpReached(s.SndNxt, end) // the segment ends past snd_nxt
+	// A new segment must end less than 2^31 bytes past snd_una.
+	if !dctcpInOrder(&s.Time, now) || n < 0 || n > DCTCPMaxSegment || (ahead && uint64(end-s.SndUna) >= dctcpSeqHalf) {
+		return d.refuseSend(now, n, end, event)
 	}
-	d.s.Started, d.s.Last = true, now
-	if dctcpBefore(d.s.SndNxt, end) {
-		d.s.SndNxt = end
+	s.Time.Advance(now)
+	if ahead {
+		s.SndNxt = end
 	}
 	d.trackUse()
 	return nil
 }
 
-// trackUse is Linux's tcp_cwnd_validate bookkeeping after a send (see the
-// type's doc).
+// refuseSend returns the error of a send that send refuses.
+func (d *DCTCP) refuseSend(now units.Time, n units.Bytes, end uint32, event string) error {
+	if err := d.s.Time.Check(dctcpPart, event, now); err != nil {
+		return err
+	}
+	if n < 0 || n > DCTCPMaxSegment {
+		return dctcpRefuse(event, "payload "+n.String()+" is outside 0.."+DCTCPMaxSegment.String())
+	}
+	return dctcpRefuse(event, "segment end "+strconv.FormatUint(uint64(end), 10)+" is 2^31 or more past snd_una "+strconv.FormatUint(uint64(d.s.SndUna), 10))
+}
+
+// OnSend records a segment [seq, seq+n) sent at now: snd_nxt moves to its
+// end if that is later (a retransmission moves nothing), and the window's
+// use is tracked (CwndLimited, MaxInflight; see DCTCP). The segment must end
+// within 2^31 − 1 bytes of SndUna; n in 0..DCTCPMaxSegment. Bad input
+// (*cc.EventError), or a now before the latest event's
+// (*cc.TimeOrderError), is an error that changes nothing.
+func (d *DCTCP) OnSend(now units.Time, seq uint32, n units.Bytes) error {
+	return d.send(now, seq, n, "OnSend")
+}
+
+// trackUse is Linux's tcp_cwnd_validate bookkeeping after a send (see
+// DCTCP).
 func (d *DCTCP) trackUse() {
 	s := &d.s
-	inflight := s.SndNxt - s.SndUna // < 2^31: OnSend's and OnAck's checks
+	inflight := s.SndNxt - s.SndUna // < 2^31: send's and ack's checks
 	// Blocked by cwnd: less than one MSS of room, cwnd − inflight < MSS
 	// (Linux, in packets: packets in flight ≥ cwnd).
 	limited := uint64(inflight)+d.mss > uint64(s.Cwnd)
-	if !dctcpBefore(s.SndUna, s.CwndUsageSeq) || limited || (!s.CwndLimited && inflight > s.MaxInflight) {
+	if dctcpReached(s.SndUna, s.CwndUsageSeq) || limited || (!s.CwndLimited && inflight > s.MaxInflight) {
 		s.CwndLimited, s.MaxInflight, s.CwndUsageSeq = limited, inflight, s.SndNxt
 	}
 }
@@ -317,34 +380,36 @@ func (d *DCTCP) cwndLimited() bool {
 // echoes ECN if ecnEcho, and carries cumulative sequence seq. It ends the α
 // observation window when seq reaches NextSeq, cuts the window on the first
 // ECN echo outside a reduction, and otherwise grows cwnd if the sender is
-// cwnd-limited (see the type's doc). seq must not pass
-// SndNxt; acked in 0..DCTCPMaxSegment. Bad input, or a now before the
-// previous event's, is an error that changes nothing.
+// cwnd-limited (see DCTCP). seq must not pass SndNxt; acked in
+// 0..DCTCPMaxSegment (OnAckSplit takes more). Bad input (*cc.EventError),
+// or a now before the latest event's (*cc.TimeOrderError), is an error that
+// changes nothing.
 func (d *DCTCP) OnAck(now units.Time, acked units.Bytes, ecnEcho bool, seq uint32) error {
-	if acked < 0 || acked > DCTCPMaxSegment {
-		return fmt.Errorf("rp: DCTCP OnAck acked = %v, want 0..%v", acked, DCTCPMaxSegment)
-	}
-	if err := d.checkTime(now, "OnAck"); err != nil {
-		return err
-	}
+	return d.ack(now, acked, ecnEcho, seq, "OnAck")
+}
+
+// ack is OnAck, and every piece of OnAckSplit.
+func (d *DCTCP) ack(now units.Time, acked units.Bytes, ecnEcho bool, seq uint32, event string) error {
 	s := &d.s
-	if dctcpBefore(s.SndNxt, seq) {
-		return fmt.Errorf("rp: DCTCP OnAck seq %d acknowledges data not sent (snd_nxt %d)", seq, s.SndNxt)
+	if !dctcpInOrder(&s.Time, now) || acked < 0 || acked > DCTCPMaxSegment || !dctcpReached(s.SndNxt, seq) {
+		return d.refuseAck(now, acked, seq, event)
 	}
-	s.Started, s.Last = true, now
+	s.Time.Advance(now)
 	s.Acks++
-	if dctcpBefore(s.SndUna, seq) {
+	if !dctcpReached(s.SndUna, seq) {
 		s.SndUna = seq
 	}
 	a := uint64(acked)
-	s.Delivered = min(s.Delivered+a, dctcpCounterMax)
+	// Saturating counters: Delivered ≤ 2^53, a ≤ 2^16, so the sum cannot
+	// wrap before the clamp; Marked never exceeds Delivered.
+	s.Delivered = fixedpoint.Clamp(s.Delivered+a, 0, dctcpCounterMax)
 	if ecnEcho {
-		s.Marked = min(s.Marked+a, s.Delivered)
+		s.Marked = fixedpoint.Clamp(s.Marked+a, 0, s.Delivered)
 	}
-	if !dctcpBefore(s.SndUna, s.NextSeq) {
+	if dctcpReached(s.SndUna, s.NextSeq) {
 		d.endWindow()
 	}
-	if s.InCWR && !dctcpBefore(s.SndUna, s.CWREnd) {
+	if s.InCWR && dctcpReached(s.SndUna, s.CWREnd) {
 		s.InCWR = false
 	}
 	switch {
@@ -354,6 +419,60 @@ func (d *DCTCP) OnAck(now units.Time, acked units.Bytes, ecnEcho bool, seq uint3
 		d.grow(a)
 	}
 	return nil
+}
+
+// refuseAck returns the error of an ACK (piece) that ack refuses.
+func (d *DCTCP) refuseAck(now units.Time, acked units.Bytes, seq uint32, event string) error {
+	if err := d.s.Time.Check(dctcpPart, event, now); err != nil {
+		return err
+	}
+	if acked < 0 || acked > DCTCPMaxSegment {
+		return dctcpRefuse(event, "acked "+acked.String()+" is outside 0.."+DCTCPMaxSegment.String()+" (OnAckSplit takes more)")
+	}
+	return dctcpRefuse(event, "seq "+strconv.FormatUint(uint64(seq), 10)+" acknowledges data not sent (snd_nxt "+strconv.FormatUint(uint64(d.s.SndNxt), 10)+")")
+}
+
+// OnAckSplit is OnAck for an ACK of any size: acked bytes, up to seq, are
+// passed as consecutive pieces of DCTCPMaxSegment and a last piece of the
+// rest (at most DCTCPMaxSegment), each with its own cumulative sequence
+// (the previous cumulative ACK, seq − acked, plus the bytes so far; the
+// last piece's is seq) and the ACK's ECN echo: every piece counts as
+// marked when ecnEcho is set, since the ACK carries one ECE bit, as TCP's
+// does. An ACK of at most DCTCPMaxSegment is one piece, exactly OnAck.
+//
+// Every piece is checked before any is applied: an ACK one of whose pieces
+// would be refused (its sequence 2^31 or more behind snd_nxt, wrap-aware
+// "after" it) is refused whole and changes nothing. This is Feedback's
+// path for ACKs and NAKs, and the harness's.
+func (d *DCTCP) OnAckSplit(now units.Time, acked units.Bytes, ecnEcho bool, seq uint32) error {
+	return d.ackSplit(now, acked, ecnEcho, seq, "OnAckSplit")
+}
+
+func (d *DCTCP) ackSplit(now units.Time, acked units.Bytes, ece bool, seq uint32, event string) error {
+	if acked <= DCTCPMaxSegment {
+		return d.ack(now, acked, ece, seq, event)
+	}
+	// Check every piece. Piece i < last ends at e = seq − r, r = acked −
+	// i·DCTCPMaxSegment ∈ (0, acked), and ack accepts it iff snd_nxt has
+	// reached e: (snd_nxt − seq) + r < 2^31, given that snd_nxt has reached
+	// seq (the last piece). The first piece's r is the largest, so it
+	// decides for all. It also bounds acked below 2^31 + DCTCPMaxSegment:
+	// the loop below runs at most 2^15 + 1 times. The pieces' time and
+	// sizes pass ack's other checks, and ack changes no snd_nxt.
+	s := &d.s
+	if !dctcpInOrder(&s.Time, now) || !dctcpReached(s.SndNxt, seq) {
+		return d.refuseAck(now, 0, seq, event)
+	}
+	if uint64(s.SndNxt-seq)+uint64(acked-DCTCPMaxSegment) >= dctcpSeqHalf {
+		return dctcpRefuse(event, "acked "+acked.String()+" reaches 2^31 or more behind snd_nxt "+strconv.FormatUint(uint64(s.SndNxt), 10))
+	}
+	at := seq - uint32(acked) // the previous cumulative ACK (acked < 2^32)
+	for acked > DCTCPMaxSegment {
+		at += uint32(DCTCPMaxSegment)
+		acked -= DCTCPMaxSegment
+		_ = d.ack(now, DCTCPMaxSegment, ece, at, event) // checked above: nil
+	}
+	return d.ack(now, acked, ece, seq, event)
 }
 
 // endWindow updates α from the window that ends and starts the next.
@@ -368,9 +487,9 @@ func (d *DCTCP) endWindow() {
 	}
 	alpha -= dec
 	if s.Marked > 0 {
-		// + g·F = (marked << (10 − g)) / delivered, capped at 1.0. One
+		// + g·F = (marked << (10 − g)) / delivered, saturating at 1.0. One
 		// division per window of data, as in Linux.
-		alpha = min(alpha+(s.Marked<<(fixedpoint.UQ1_10Frac-g))/max(1, s.Delivered), uint64(fixedpoint.UQ1_10One))
+		alpha = fixedpoint.Clamp(alpha+(s.Marked<<(fixedpoint.UQ1_10Frac-g))/max(1, s.Delivered), 0, uint64(fixedpoint.UQ1_10One))
 	}
 	s.Alpha = fixedpoint.UQ1_10(alpha)
 	s.NextSeq = s.SndNxt
@@ -403,11 +522,86 @@ func (d *DCTCP) grow(a uint64) {
 	}
 	// +MSS per cwnd bytes acknowledged: count bytes, and when a window's
 	// worth is in, add MSS per window (the division runs once per window).
+	// cwnd saturates at MaxCwnd.
 	s.CwndCnt += a
 	if s.CwndCnt >= w {
 		k := s.CwndCnt / w
 		s.CwndCnt -= k * w
-		w = min(w+k*d.mss, d.max)
+		w = fixedpoint.Clamp(w+k*d.mss, 0, d.max)
 	}
 	s.Cwnd = uint32(w)
+}
+
+// Sent implements cc.ReactionPoint: OnSend of p's payload at sequence
+// InitialSeq + p.Seq mod 2^32 (the harness numbers a flow's bytes from 0
+// in 64 bits; TCP's sequence space is 32 bits, and the comparisons are
+// wrap-aware, exact while less than 2^31 bytes are in flight). A nil p is
+// refused.
+func (d *DCTCP) Sent(now units.Time, p *cc.Packet, act *cc.Actions) error {
+	if p == nil {
+		if err := d.s.Time.Check(dctcpPart, "Sent", now); err != nil {
+			return err
+		}
+		return dctcpRefuse("Sent", "no packet")
+	}
+	return d.send(now, d.cfg.InitialSeq+uint32(p.Seq), p.Payload, "Sent")
+}
+
+// Feedback implements cc.ReactionPoint: an ACK or a NAK is OnAckSplit of
+// f.Acked bytes with f.ECE at sequence InitialSeq + f.Seq mod 2^32; any
+// other kind, or a nil f, is refused (see DCTCP). It appends no action.
+func (d *DCTCP) Feedback(now units.Time, f *cc.Feedback, act *cc.Actions) error {
+	if f != nil && (f.Kind == cc.FeedbackAck || f.Kind == cc.FeedbackNak) {
+		return d.ackSplit(now, f.Acked, f.ECE, d.cfg.InitialSeq+uint32(f.Seq), "Feedback")
+	}
+	if err := d.s.Time.Check(dctcpPart, "Feedback", now); err != nil {
+		return err
+	}
+	if f == nil {
+		return dctcpRefuse("Feedback", "no feedback")
+	}
+	return dctcpRefuse("Feedback", "DCTCP takes ACKs and NAKs, not "+f.Kind.String())
+}
+
+// Limits implements cc.ReactionPoint: the window cwnd, no pacing rate.
+func (d *DCTCP) Limits() cc.Limits {
+	return cc.Limits{Rate: cc.NoRate, Window: units.Bytes(d.s.Cwnd)}
+}
+
+// NextDeadline implements cc.Clock: units.MaxTime, DCTCP has no timer.
+func (d *DCTCP) NextDeadline() units.Time { return units.MaxTime }
+
+// Timer implements cc.Clock: it only records now (DCTCP has no timer).
+func (d *DCTCP) Timer(now units.Time, act *cc.Actions) error {
+	if err := d.s.Time.Check(dctcpPart, "Timer", now); err != nil {
+		return err
+	}
+	d.s.Time.Advance(now)
+	return nil
+}
+
+// AppendRegisters implements cc.Part: every register of DCTCPState, in
+// the order and widths listed in DCTCP's doc.
+func (d *DCTCP) AppendRegisters(dst []cc.Register) []cc.Register {
+	s := &d.s
+	return append(dst,
+		s.Time.Register(),
+		cc.Reg("cwnd", 32, uint64(s.Cwnd)),
+		cc.Reg("ssthresh", 32, uint64(s.Ssthresh)),
+		cc.Reg("alpha", 11, uint64(s.Alpha)),
+		cc.Reg("snd_una", 32, uint64(s.SndUna)),
+		cc.Reg("snd_nxt", 32, uint64(s.SndNxt)),
+		cc.Reg("next_seq", 32, uint64(s.NextSeq)),
+		cc.BoolReg("in_cwr", s.InCWR),
+		cc.Reg("cwr_end", 32, uint64(s.CWREnd)),
+		cc.Reg("delivered", 64, s.Delivered),
+		cc.Reg("marked", 64, s.Marked),
+		cc.Reg("cwnd_cnt", 32, s.CwndCnt),
+		cc.BoolReg("cwnd_limited", s.CwndLimited),
+		cc.Reg("max_inflight", 32, uint64(s.MaxInflight)),
+		cc.Reg("cwnd_usage_seq", 32, uint64(s.CwndUsageSeq)),
+		cc.Reg("acks", 64, s.Acks),
+		cc.Reg("windows", 64, s.Windows),
+		cc.Reg("cuts", 64, s.Cuts),
+	)
 }

@@ -3,6 +3,7 @@ package rp
 import (
 	"encoding/binary"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/leanovate/gopter"
@@ -10,6 +11,7 @@ import (
 	"github.com/leanovate/gopter/prop"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/units"
 )
@@ -107,9 +109,8 @@ func TestDCTCPSlowStart(t *testing.T) {
 	require.False(t, d.State().InCWR)
 }
 
-// ---- growth only while cwnd-limited (Linux tcp_is_cwnd_limited) ----
-
-// A window-limited sender, driven as the harness NIC drives it (send while
+// Growth only while cwnd-limited (Linux tcp_is_cwnd_limited): a
+// window-limited sender, driven as the harness NIC drives it (send while
 // inflight < cwnd, one MSS per segment; every segment acknowledged one by
 // one a round trip later), grows by one MSS per cwnd bytes acknowledged,
 // i.e. per round trip, as congestion avoidance always did: from 10 000 B
@@ -326,6 +327,7 @@ func TestDCTCPSequenceWrap(t *testing.T) {
 
 func TestDCTCPValidateAndBadInput(t *testing.T) {
 	for name, mod := range map[string]func(*DCTCPConfig){
+		"MSS ":         func(c *DCTCPConfig) { c.MSS = DCTCPMaxSegment + 1 },
 		"MSS":          func(c *DCTCPConfig) { c.MSS = 0 },
 		"MaxCwnd":      func(c *DCTCPConfig) { c.MaxCwnd = DCTCPMaxCwnd + 1 },
 		"InitialCwnd":  func(c *DCTCPConfig) { c.InitialCwnd = 1999 },
@@ -335,7 +337,9 @@ func TestDCTCPValidateAndBadInput(t *testing.T) {
 		c := dctcpCfg()
 		mod(&c)
 		_, err := NewDCTCP(c)
-		require.ErrorContains(t, err, name)
+		var ce *cc.ConfigError
+		require.ErrorAs(t, err, &ce)
+		require.Equal(t, strings.TrimSpace(name), ce.Field)
 	}
 	require.NoError(t, DCTCPHPCCSim(100*units.Gbps, 13*units.Microsecond).Validate())
 	// 100 Gb/s · 13 µs = 162 500 B.
@@ -345,12 +349,27 @@ func TestDCTCPValidateAndBadInput(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, d.OnSend(10, 0, 5000))
 	before := d.State()
-	require.ErrorContains(t, d.OnAck(11, 1000, false, 6000), "not sent")
-	require.ErrorContains(t, d.OnAck(9, 1000, false, 1000), "before the previous event")
-	require.ErrorContains(t, d.OnAck(11, -1, false, 1000), "acked")
-	require.ErrorContains(t, d.OnSend(11, 5000, DCTCPMaxSegment+1), "OnSend n")
-	require.ErrorContains(t, d.OnSend(11, 1<<31+100, 10), "past snd_una")
-	require.ErrorContains(t, d.OnSend(9, 5000, 10), "before the previous event")
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{d.OnAck(11, 1000, false, 6000), "not sent"},
+		{d.OnAck(11, -1, false, 1000), "acked"},
+		{d.OnAck(11, DCTCPMaxSegment+1, false, 1000), "OnAckSplit takes more"},
+		{d.OnAckSplit(11, -1, false, 1000), "acked"},
+		{d.OnSend(11, 5000, DCTCPMaxSegment+1), "payload"},
+		{d.OnSend(11, 5000, -1), "payload"},
+		{d.OnSend(11, 1<<31+100, 10), "past snd_una"},
+	} {
+		require.ErrorIs(t, c.err, cc.ErrEvent)
+		require.ErrorContains(t, c.err, c.want)
+	}
+	for _, err := range []error{d.OnAck(9, 1000, false, 1000), d.OnAckSplit(9, 1000, false, 1000), d.OnSend(9, 5000, 10)} {
+		var te *cc.TimeOrderError
+		require.ErrorAs(t, err, &te)
+		require.Equal(t, units.Time(9), te.Now)
+		require.Equal(t, units.Time(10), te.Last)
+	}
 	require.Equal(t, before, d.State())
 }
 
@@ -507,7 +526,7 @@ func TestDCTCPInvariantsProperty(t *testing.T) {
 				}
 				after := d.State()
 				if after.Cuts != s.Cuts {
-					if cut && dctcpBefore(after.SndUna, cutEnd) {
+					if cut && !dctcpReached(after.SndUna, cutEnd) {
 						return "second cut inside a window", nil
 					}
 					cut, cutEnd = true, after.CWREnd
@@ -525,10 +544,10 @@ func TestDCTCPInvariantsProperty(t *testing.T) {
 	props.TestingRun(t)
 }
 
-// FuzzDCTCPEvents drives the sender with arbitrary sends and ACKs at
-// arbitrary times and sequence numbers, backwards and out of window
-// included: no panic; bad input is an error that changes nothing; the bounds
-// hold after every event.
+// FuzzDCTCPEvents drives the sender with arbitrary sends and ACKs (split
+// ones included) at arbitrary times and sequence numbers, backwards and out
+// of window included: no panic; bad input is an error that changes nothing;
+// the bounds hold after every event.
 func FuzzDCTCPEvents(f *testing.F) {
 	f.Add(uint8(4), []byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xe8, 0x03, 1, 1, 0, 0, 0, 0xe8, 0x03, 0, 0, 0xe8, 0x03}) // send 1000, ECE ACK
 	f.Add(uint8(0), []byte{1, 5, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0, 0, 0})                                        // ACK beyond snd_nxt
@@ -553,9 +572,12 @@ func FuzzDCTCPEvents(f *testing.F) {
 			if op&2 == 0 {
 				seq += s.SndNxt // mostly near the window
 			}
-			if op&1 == 0 {
+			switch {
+			case op&1 == 0:
 				err = d.OnSend(at, seq, n)
-			} else {
+			case op&8 != 0: // any size, split into pieces
+				err = d.OnAckSplit(at, n, op&4 != 0, seq)
+			default:
 				err = d.OnAck(at, n, op&4 != 0, seq)
 			}
 			if err != nil {

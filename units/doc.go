@@ -12,6 +12,17 @@
 // fit in int64 saturate at the type's maximum and say so in their doc comment.
 // Every rounding rule is stated where it is applied.
 //
+// # What is here
+//
+//   - Time, Bytes and Rate, with their unit constants (Nanosecond, KB, KiB,
+//     Gbps, ...); MaxTime is "never" for a deadline.
+//   - Conversions: SerializationTime (bytes at a rate → time, rounded up),
+//     BytesIn (a rate over a time → bytes, rounded down) and RateOf (bytes
+//     over a time → rate, rounded down).
+//   - Strings: ParseTime, ParseBytes and ParseRate read what users type
+//     ("1.5us", "150KB", "40Gbps"); each type's String writes the exact value
+//     in the largest unit it reaches, and what it writes parses back.
+//
 // Nothing here is specific to a paper; the units follow the papers' usage:
 // rates in bits per second (RoCC's ΔF = 10 Mb/s), queues in bytes with
 // KB = 1000 B as the RoCC authors' code uses it (KiB = 1024 B when asked for),

@@ -14,7 +14,7 @@ import (
 // GenOptions shape the generated event sequences. The zero value of every
 // field picks the default in parentheses.
 type GenOptions struct {
-	// Events is the length of a sequence (100).
+	// Events is the length of a sequence (200).
 	Events int
 	// Flows is how many distinct flows a congestion point's queue holds
 	// packets of (4); the suite also runs sequences with 64 and with 2048.
@@ -40,7 +40,7 @@ type GenOptions struct {
 
 func (o GenOptions) withDefaults() GenOptions {
 	if o.Events <= 0 {
-		o.Events = 100
+		o.Events = 200
 	}
 	if o.Flows <= 0 {
 		o.Flows = 4
@@ -78,8 +78,9 @@ func gap(r *rand.Rand, o GenOptions) units.Time {
 //
 //   - Congestion point: packets of Flows flows join a FIFO queue and leave
 //     it in order, with Queue.Len, TxBytes and Rate kept as a switch keeps
-//     them; now and then a Timer call (possibly early: the part must then
-//     do nothing).
+//     them; the queue moves between random targets up to 2.5 MB (frames of
+//     1, 4 or 9 payloads, one size per sequence); now and then a Timer call
+//     (possibly early: the part must then do nothing).
 //   - Reaction point: the flow sends packets in sequence; ACKs acknowledge
 //     what was sent (cumulative, sometimes duplicate, sometimes with ECE and
 //     an INT header from the modelled path), NAKs send it back to resend,
@@ -110,20 +111,31 @@ type queued struct {
 func cpEvents(r *rand.Rand, o GenOptions) []Event {
 	evs := make([]Event, 0, o.Events)
 	var (
-		now     units.Time
-		fifo    []queued
-		qlen    units.Bytes
-		tx      uint64
-		seq     = make(map[cc.FlowID]uint64)
-		flowMax = o.Flows
+		now  units.Time
+		fifo []queued
+		qlen units.Bytes
+		tx   uint64
+		seq  = make(map[cc.FlowID]uint64)
+		// Each sequence has its own frame size (jumbo frames one time in
+		// three) and moves its queue between random targets up to 2.5 MB,
+		// so that thresholds anywhere in that range are crossed both ways.
+		payload = o.Payload * units.Bytes([]int{1, 4, 9}[r.Intn(3)])
+		target  units.Bytes
 	)
 	for len(evs) < o.Events {
 		now += gap(r, o)
 		ev := Event{At: now}
-		switch x := r.Intn(16); {
-		case x == 0:
+		if (target >= qlen) == (len(fifo) == 0 || qlen < target) && r.Intn(8) == 0 {
+			target = units.Bytes(r.Int63n(int64(2500 * units.KB)))
+		}
+		fill := qlen < target
+		if r.Intn(8) == 0 {
+			fill = !fill
+		}
+		switch {
+		case r.Intn(16) == 0:
 			ev.Kind = Timer
-		case len(fifo) > 0 && (x < 7 || len(fifo) > 400):
+		case len(fifo) > 0 && !fill:
 			q := fifo[0]
 			fifo = fifo[1:]
 			qlen -= q.size
@@ -132,10 +144,10 @@ func cpEvents(r *rand.Rand, o GenOptions) []Event {
 			ev.Packet = cc.Packet{Flow: q.flow, Size: q.size, Payload: q.size - o.Overhead}
 			ev.HasINT, ev.INT = q.hasINT, q.int
 		default:
-			f := cc.FlowID(r.Intn(flowMax))
-			pay := o.Payload
+			f := cc.FlowID(r.Intn(o.Flows))
+			pay := payload
 			if r.Intn(4) == 0 {
-				pay = 1 + units.Bytes(r.Int63n(int64(o.Payload)))
+				pay = 1 + units.Bytes(r.Int63n(int64(payload)))
 			}
 			size := pay + o.Overhead
 			q := queued{flow: f, size: size}

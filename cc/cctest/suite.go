@@ -107,17 +107,25 @@ func (r *report) err() error {
 // the sequence and the event. newPart must return a fresh part in the same
 // initial state on every call. It is called many times.
 func Test(newPart func() (cc.Part, error), o Options) error {
+	_, err := TestStats(newPart, o)
+	return err
+}
+
+// TestStats is Test that also returns what the well-formed sequences did.
+func TestStats(newPart func() (cc.Part, error), o Options) (Stats, error) {
 	o = o.withDefaults()
 	probe, err := newPart()
 	if err != nil {
-		return fmt.Errorf("cctest: constructor: %w", err)
+		return Stats{}, fmt.Errorf("cctest: constructor: %w", err)
 	}
 	role := RoleOf(probe)
 	if role == 0 {
-		return &Violation{Rule: "role", Msg: fmt.Sprintf("%T plays no role of package cc", probe)}
+		return Stats{}, &Violation{Rule: "role", Msg: fmt.Sprintf("%T plays no role of package cc", probe)}
 	}
 	var rep report
 	s := &suite{newPart: newPart, o: o, role: role, rep: &rep}
+	s.stats.Actions = map[cc.ActionKind]int{}
+	s.stats.Refused = map[string]int{}
 	rng := rand.New(rand.NewSource(o.Seed))
 	for i := range o.Sequences {
 		g := o.Gen
@@ -126,20 +134,20 @@ func Test(newPart func() (cc.Part, error), o Options) error {
 		}
 		evs := Events(rng, role, g)
 		if err := s.wellFormed(i, evs); err != nil {
-			return err
+			return s.stats, err
 		}
 		if i < o.AllocSequences {
 			if err := s.allocs(i, evs); err != nil {
-				return err
+				return s.stats, err
 			}
 		}
 	}
 	for i := range o.Chaos {
 		if err := s.chaos(i, Chaos(rng, role, o.Gen)); err != nil {
-			return err
+			return s.stats, err
 		}
 	}
-	return rep.err()
+	return s.stats, rep.err()
 }
 
 // TestCP, TestRP and TestNP are Test for a constructor of one role.
@@ -162,6 +170,21 @@ type suite struct {
 	o       Options
 	role    cc.Role
 	rep     *report
+	stats   Stats
+}
+
+// Stats count what the well-formed sequences did, so that a test can check
+// the rules were not met vacuously (a part that refuses every event keeps
+// most of them).
+type Stats struct {
+	// Calls is the events and timers applied to one of the lockstep
+	// parts; Accepted those that returned nil; Actions the decisions they
+	// appended, by kind.
+	Calls, Accepted int
+	Actions         map[cc.ActionKind]int
+	// Refused counts the errors by sentinel name ("time-order", "event",
+	// "decode", "actions-full", "config", "other").
+	Refused map[string]int
 }
 
 // fresh returns a new part or an error that ends the suite.
@@ -294,6 +317,7 @@ func (s *suite) wellFormed(seq int, evs []Event) error {
 			return
 		}
 		after := regs(a)
+		s.count(errA, actA)
 		if errA != nil {
 			if !cc.Typed(errA) {
 				s.rep.add(RuleTypedErrors, "%s: %s: error of type %T is not one of cc's: %v", where, ev, errA, errA)
@@ -362,6 +386,29 @@ func (s *suite) wellFormed(seq int, evs []Event) error {
 		}
 	}
 	return nil
+}
+
+// count adds one call of the lockstep part A to the stats.
+func (s *suite) count(err error, act *cc.Actions) {
+	s.stats.Calls++
+	if err == nil {
+		s.stats.Accepted++
+		for _, x := range act.All() {
+			s.stats.Actions[x.Kind]++
+		}
+		return
+	}
+	name := "other"
+	for _, c := range []struct {
+		sentinel error
+		name     string
+	}{{cc.ErrTimeOrder, "time-order"}, {cc.ErrEvent, "event"}, {cc.ErrDecode, "decode"}, {cc.ErrActionsFull, "actions-full"}, {cc.ErrConfig, "config"}} {
+		if errors.Is(err, c.sentinel) {
+			name = c.name
+			break
+		}
+	}
+	s.stats.Refused[name]++
 }
 
 // checkAfter checks the deadline and limits rules after a successful call.

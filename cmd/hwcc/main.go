@@ -10,6 +10,7 @@
 //	tables   export a lookup table as $readmemh hex, a C header or JSON
 //	sim      run a scenario on the reference harness
 //	replay   replay an event trace through a state machine
+//	algos    list the algorithms, their parts and their parameters
 //
 // Run `hwcc <verb> -h` for a verb's flags. Exit status: 0 on success, 1 when
 // the work failed (an unwritable output file), 2 on a usage error (unknown

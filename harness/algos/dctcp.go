@@ -18,14 +18,16 @@ import (
 // and DCTCP") in the harness: algorithm "dctcp".
 //
 // Switch (CP): every switch egress data queue runs one cp.DCTCP, the step
-// marker: CE when the data queue's wire bytes exceed K. By default it judges
-// each frame on arrival against the queue including it (param.mark =
-// enqueue), as the DCTCP paper specifies ("mark arriving packets") and its
-// section 3.3 analysis assumes, and as the harness's default marker does;
-// param.mark = dequeue judges it on departure against the queue left
-// behind, as the HPCC authors' ns-3 switch does (see dcqcn.go, which
-// defaults to dequeue to reproduce the HPCC paper's DCQCN numbers).
-// Features: none; cp.DCTCP replaces the harness's threshold marker.
+// marker: CE when the data queue's wire bytes exceed K. The adapter reports
+// every enqueue and dequeue; cp.DCTCPConfig.MarkAt decides where the frame
+// is judged. By default on arrival against the queue including it
+// (param.mark = enqueue, cp.DCTCPMarkEnqueue), as the DCTCP paper specifies
+// ("mark arriving packets") and its section 3.3 analysis assumes, and as the
+// harness's default marker does; param.mark = dequeue (cp.DCTCPMarkDequeue)
+// judges it on departure against the queue left behind, as the HPCC
+// authors' ns-3 switch does (see dcqcn.go, which defaults to dequeue to
+// reproduce the HPCC paper's DCQCN numbers). Features: none; cp.DCTCP
+// replaces the harness's threshold marker.
 //
 // Receiver (NP): none. The harness NIC echoes CE in its ACKs: Ack.ECE is set
 // when a data packet the ACK covers arrived marked.
@@ -44,12 +46,13 @@ import (
 // int32(a − b) < 0), which is exact while the bytes in flight stay below
 // 2^31: cwnd is at most rp.DCTCPMaxCwnd = 1 GiB, so a flow of any length
 // (more than 4 GiB included) is tracked exactly; TestDCTCPSequenceWrap
-// drives the adapter across the wrap. An ACK that newly acknowledges more
-// than rp.DCTCPMaxSegment (64 KiB; only with ack_every above 65) is passed
-// as consecutive chunks of at most 64 KiB with their intermediate
-// cumulative sequences and the ACK's ECN echo. With ack_every > 1 every
-// byte of an ACK that echoes ECE counts as marked (the NIC's ACK carries
-// one ECE bit, as TCP's does).
+// drives the adapter across the wrap. ACKs and NAKs go to
+// rp.DCTCP.OnAckSplit (the path of its contract method Feedback): an ACK
+// that newly acknowledges more than rp.DCTCPMaxSegment (64 KiB; only with
+// ack_every above 65) is applied as consecutive pieces of at most 64 KiB
+// with their intermediate cumulative sequences and the ACK's ECN echo. With
+// ack_every > 1 every byte of an ACK that echoes ECE counts as marked (the
+// NIC's ACK carries one ECE bit, as TCP's does).
 //
 // # Parameters (Scenario.Params, -set param.NAME=VALUE)
 //
@@ -258,11 +261,14 @@ func (dctcpAlgo) NewCP(info harness.CPInfo) (harness.CP, error) {
 	if p.k >= 0 {
 		cfg.K = p.k
 	}
+	if p.markDequeue {
+		cfg.MarkAt = cp.DCTCPMarkDequeue
+	}
 	c, err := cp.NewDCTCP(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("dctcp: CP %s port %d (%v): %w", info.NodeName, info.Port, info.Rate, err)
 	}
-	return &dctcpCP{c: c, atDequeue: p.markDequeue}, nil
+	return &dctcpCP{c: c, atDequeue: cfg.MarkAt == cp.DCTCPMarkDequeue}, nil
 }
 
 // NewRP returns the rp.DCTCP of one flow.
@@ -293,29 +299,26 @@ func (dctcpAlgo) NewNP(harness.FlowInfo) (harness.NP, error) { return nil, nil }
 type dctcpCP struct {
 	harness.BaseCP
 	c *cp.DCTCP
-	// atDequeue: judge frames as they leave (param.mark=dequeue).
+	// atDequeue: c judges frames as they leave (param.mark=dequeue, its
+	// MarkAt); kept for the tests' inspection, c decides.
 	atDequeue bool
 	errs      dcqcnErrs
 }
 
-// OnEnqueue marks the arriving data frame when the queue it has joined
-// exceeds K (param.mark=enqueue).
+// OnEnqueue reports the arriving data frame (q.Len() includes it); c marks
+// it when it judges at enqueue and the queue exceeds K.
 func (c *dctcpCP) OnEnqueue(now units.Time, q *harness.Queue, p *harness.Packet) {
-	if !c.atDequeue {
-		c.judge(now, q, p)
-	}
-}
-
-// OnDequeue marks the departing data frame when the queue it leaves behind
-// exceeds K (param.mark=dequeue).
-func (c *dctcpCP) OnDequeue(now units.Time, q *harness.Queue, p *harness.Packet) {
-	if c.atDequeue {
-		c.judge(now, q, p)
-	}
-}
-
-func (c *dctcpCP) judge(now units.Time, q *harness.Queue, p *harness.Packet) {
 	mark, err := c.c.OnEnqueue(now, q.Len())
+	c.errs.add(err)
+	if mark {
+		p.CE = true
+	}
+}
+
+// OnDequeue reports the departing data frame (q.Len() is what it leaves
+// behind); c marks it when it judges at dequeue and that exceeds K.
+func (c *dctcpCP) OnDequeue(now units.Time, q *harness.Queue, p *harness.Packet) {
+	mark, err := c.c.OnDequeue(now, q.Len())
 	c.errs.add(err)
 	if mark {
 		p.CE = true
@@ -342,17 +345,11 @@ func (r *dctcpRP) OnSend(now units.Time, seq uint64, n units.Bytes) {
 }
 
 // OnAck passes the newly acknowledged bytes, the ECN echo and the
-// cumulative sequence (low 32 bits), in chunks of at most
-// rp.DCTCPMaxSegment (see the file comment).
+// cumulative sequence (low 32 bits) of an ACK or NAK to OnAckSplit, which
+// splits them into pieces of at most rp.DCTCPMaxSegment (see the file
+// comment).
 func (r *dctcpRP) OnAck(now units.Time, a *harness.Ack) {
-	newly := max(a.Newly, 0)
-	seq := a.Seq - uint64(newly) // the previous cumulative ACK
-	for newly > rp.DCTCPMaxSegment {
-		seq += uint64(rp.DCTCPMaxSegment)
-		newly -= rp.DCTCPMaxSegment
-		r.errs.add(r.d.OnAck(now, rp.DCTCPMaxSegment, a.ECE, uint32(seq)))
-	}
-	r.errs.add(r.d.OnAck(now, newly, a.ECE, uint32(a.Seq)))
+	r.errs.add(r.d.OnAckSplit(now, max(a.Newly, 0), a.ECE, uint32(a.Seq)))
 }
 
 func init() { harness.MustRegister(dctcpAlgo{}) }

@@ -20,7 +20,7 @@ import (
 // shows; more would make the legend and the colours unreadable.
 const MaxLines = 12
 
-// Size of the SVG drawing.
+// Width and Height are the size of the SVG drawing: 20 cm × 12 cm.
 const (
 	Width  = 20 * vg.Centimeter
 	Height = 12 * vg.Centimeter
@@ -37,16 +37,25 @@ const legendRowShare = 0.06
 
 // Line is one named series of points.
 type Line struct {
+	// Label is the line's legend entry; a line with no label has none.
 	Label string
-	X, Y  []float64
+	// X and Y are the points' coordinates in the units of the chart's axis
+	// labels: of equal length, every value finite.
+	X, Y []float64
 }
 
 // Chart is a line chart: a title, axis labels with their units, and lines.
+// The y axis starts at 0 or below (queues and throughputs are never
+// negative, so a flat line does not look like a swing), and room is left
+// above the data for the legend, at the top right.
 type Chart struct {
-	Title  string
-	XLabel string
-	YLabel string
-	Lines  []Line
+	Title string
+	// XLabel and YLabel name the axes with their units ("time (µs)",
+	// "queue (KB)").
+	XLabel, YLabel string
+	// Lines are drawn in order, each in its own colour (gonum's plotutil
+	// palette, dashed once the colours are used up).
+	Lines []Line
 }
 
 // WriteSVG renders c as an SVG document of Width × Height to w. A chart
@@ -141,9 +150,10 @@ func timeAxis(s *harness.Series) ([]float64, string) {
 }
 
 // QueueChart is the queue length (KB, 1 KB = 1000 B) of the switch egress
-// ports over time. Ports whose queue stays empty are left out; of the
-// others, the MaxLines with the longest queue (largest sample) are shown, in
-// the series' order, and the title says how many were left out.
+// ports over time, in µs, or in ms when the run reaches 10 ms. Ports whose
+// queue stays empty are left out; of the others, the MaxLines with the
+// longest queue (largest sample) are shown, in the series' order, each
+// labelled node:port (link), and the title says how many were left out.
 func QueueChart(s *harness.Series) *Chart {
 	x, xl := timeAxis(s)
 	type cand struct {
@@ -190,9 +200,9 @@ func countNonEmpty(s *harness.Series) int {
 }
 
 // ThroughputChart is each flow's throughput (Gb/s of wire bits, as
-// harness.FlowSeries) over time; each point is the interval that ends at
-// its time. The first MaxLines flows are shown and the title says how many
-// there were.
+// harness.FlowSeries) over time, on the time axis of QueueChart; each point
+// is the interval that ends at its time. The first MaxLines flows are shown,
+// each labelled "flow ID src->dst", and the title says how many there were.
 func ThroughputChart(s *harness.Series) *Chart {
 	x, xl := timeAxis(s)
 	title := "Throughput per flow"

@@ -1,0 +1,121 @@
+package algos_test
+
+import (
+	"math/rand"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	_ "github.com/hwcc/hwcc/algos"
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/cc/cctest"
+)
+
+// messages returns the feedback the algorithm's own congestion and
+// notification points send when driven by well-formed sequences: what its
+// reaction points must take (RoCC's rate messages, DCQCN's CNPs).
+func messages(t *testing.T, a cc.Algorithm) []cc.Feedback {
+	var out []cc.Feedback
+	rng := rand.New(rand.NewSource(11))
+	for _, ps := range a.Parts {
+		if ps.Role == cc.RoleRP {
+			continue
+		}
+		p, err := cc.NewWith(a.Name, ps.Name, nil)
+		require.NoError(t, err)
+		evs := cctest.Events(rng, ps.Role, cctest.GenOptions{Events: 400, INT: true})
+		err = cctest.Drive(p, evs, cc.NewActions(4096), func(s cctest.Step) bool {
+			for _, x := range s.Actions {
+				if x.Kind == cc.ActionFeedback && len(out) < 64 {
+					out = append(out, x.Feedback)
+				}
+			}
+			return true
+		})
+		require.NoError(t, err)
+	}
+	return out
+}
+
+// TestConformance runs the contract's conformance suite over every part of
+// every registered algorithm, in every preset.
+func TestConformance(t *testing.T) {
+	algos := cc.Algorithms()
+	require.NotEmpty(t, algos)
+	for _, a := range algos {
+		msgs := messages(t, a)
+		for _, ps := range a.Parts {
+			for _, pr := range ps.Config.Describe().Presets {
+				t.Run(a.Name+"/"+ps.Name+"/"+pr.Name, func(t *testing.T) {
+					settings := []cc.Setting{{Name: cc.SettingPreset, Value: pr.Name}}
+					newPart := func() (cc.Part, error) { return cc.NewWith(a.Name, ps.Name, settings) }
+					o := cctest.Options{Gen: cctest.GenOptions{INT: true, Messages: msgs}}
+					if testing.Short() {
+						o.Sequences, o.Chaos, o.AllocSequences = 6, 12, 1
+					}
+					st, err := cctest.TestStats(newPart, o)
+					require.NoError(t, err)
+					// Not vacuous: most well-formed events are taken (a
+					// refusal is legal, e.g. a rate message of another CP's
+					// flow, but not the rule), and every part decides
+					// something or limits something.
+					require.Greater(t, st.Accepted, st.Calls*3/4, "accepted %d of %d: %v", st.Accepted, st.Calls, st.Refused)
+					t.Logf("%d calls, %d accepted, actions %v, refused %v", st.Calls, st.Accepted, st.Actions, st.Refused)
+				})
+			}
+		}
+	}
+}
+
+// TestEveryPartRefusesTimeGoingBack: the acceptance check spelled
+// out for each registered part on its own, beyond the suite's probes: an
+// event at 5 µs after one at 10 µs gives cc.ErrTimeOrder naming both times.
+func TestEveryPartRefusesTimeGoingBack(t *testing.T) {
+	for _, a := range cc.Algorithms() {
+		for _, ps := range a.Parts {
+			p, err := cc.NewWith(a.Name, ps.Name, nil)
+			require.NoError(t, err)
+			act := cc.NewActions(4096)
+			require.NoError(t, p.Timer(10_000_000, act), "%s %s", a.Name, ps.Name)
+			err = p.Timer(5_000_000, act)
+			var te *cc.TimeOrderError
+			require.ErrorAs(t, err, &te, "%s %s", a.Name, ps.Name)
+			require.Equal(t, int64(5_000_000), int64(te.Now))
+			require.Equal(t, int64(10_000_000), int64(te.Last))
+		}
+	}
+}
+
+// TestEveryParamRefusesGarbage: for every parameter of every part, a value
+// that cannot parse gives a *cc.ConfigError naming that parameter.
+func TestEveryParamRefusesGarbage(t *testing.T) {
+	for _, a := range cc.Algorithms() {
+		for _, ps := range a.Parts {
+			for _, q := range ps.Config.Describe().Params {
+				_, err := cc.NewWith(a.Name, ps.Name, []cc.Setting{{Name: q.Name, Value: "#garbage"}})
+				var ce *cc.ConfigError
+				require.ErrorAs(t, err, &ce, "%s %s %s", a.Name, ps.Name, q.Name)
+				require.Equal(t, q.Name, ce.Field)
+				require.Equal(t, "#garbage", ce.Value)
+			}
+		}
+	}
+}
+
+// TestEveryDefaultBuilds: each parameter set to its listed default builds
+// the same part as no setting at all (the description matches the preset).
+func TestEveryDefaultBuilds(t *testing.T) {
+	for _, a := range cc.Algorithms() {
+		for _, ps := range a.Parts {
+			plain, err := cc.NewWith(a.Name, ps.Name, nil)
+			require.NoError(t, err)
+			var st []cc.Setting
+			for _, q := range ps.Config.Describe().Params {
+				st = append(st, cc.Setting{Name: q.Name, Value: q.Default})
+			}
+			withDefaults, err := cc.NewWith(a.Name, ps.Name, st)
+			require.NoError(t, err, "%s %s", a.Name, ps.Name)
+			require.Equal(t, plain.AppendRegisters(nil), withDefaults.AppendRegisters(nil), "%s %s", a.Name, ps.Name)
+		}
+	}
+}

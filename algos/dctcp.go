@@ -1,0 +1,171 @@
+package algos
+
+import (
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/cp"
+	"github.com/hwcc/hwcc/rp"
+	"github.com/hwcc/hwcc/units"
+)
+
+// dctcpLink is the default link rate of the dctcp parts' presets: 100 Gb/s,
+// the link of the harness's default scenario (compare, a 100 Gb/s star) and
+// of the HPCC paper's DCTCP runs. The "link" setting changes it.
+const dctcpLink = 100 * units.Gbps
+
+// dctcpBaseRTT is the round trip the rp's hpccsim preset sizes its window
+// for (cwnd = link·rtt): 4.18688 µs, the base RTT of the harness's default
+// scenario at 100 Gb/s (two hops of 1 µs, store and forward: 2·(86.56 ns +
+// 1 µs) for a 1082-byte data frame and 2·(6.88 ns + 1 µs) for its 86-byte
+// ACK; harness/doc.go defines BaseRTT). The registry has no RTT setting:
+// for another round trip set initial_cwnd and max_cwnd to link·rtt, which
+// is all rp.DCTCPHPCCSim(link, rtt) does with it (the harness gives each
+// flow its own).
+const dctcpBaseRTT = 4186880 * units.Picosecond
+
+// dctcpMSS is the MSS of the rp's default preset: the harness's default
+// payload, 1000 B (the HPCC paper's, and the hpccsim preset's).
+const dctcpMSS = 1000 * units.Byte
+
+// dctcpSource is the source of the Linux-derived parameters.
+const dctcpSource = "Linux net/ipv4/tcp_dctcp.c"
+
+func init() {
+	cc.MustRegisterAlgorithm(cc.Algorithm{
+		Name:  "dctcp",
+		Title: "DCTCP",
+		Paper: "Alizadeh et al., Data Center TCP (DCTCP), SIGCOMM 2010, section 3.1 (marking, echo, sender); integer form of Linux tcp_dctcp.c; HPCC paper section 5.1 for the hpccsim presets",
+		Doc:   "step ECN marking at one threshold K in the switch and a window that shrinks in proportion to the fraction of marked bytes at the sender",
+		Parts: []cc.PartSpec{
+			{
+				Name: "cp",
+				Role: cc.RoleCP,
+				Doc:  "the marker of one egress queue: CE when the queue exceeds K bytes (cp.DCTCP)",
+				Config: &cc.Spec[cp.DCTCPConfig]{
+					Link: dctcpLink,
+					Presets: []cc.Preset[cp.DCTCPConfig]{{
+						Name:   "hpccsim",
+						Doc:    "K = 30 KB·link/10 Gb/s (300 KB at 100 Gb/s), judged at enqueue",
+						Source: "papers/hpcc.txt section 5.1, Parameters",
+						Config: cp.DCTCPHPCCSim,
+					}},
+					Fields: []cc.Field[cp.DCTCPConfig]{
+						{
+							Param: cc.Param{
+								Name: "k", Min: "0B", Max: cp.DCTCPMaxThreshold.String(),
+								Doc:    "marking threshold: mark when the queue exceeds K bytes (32-bit register)",
+								Source: "DCTCP paper section 3.1; papers/hpcc.txt section 5.1",
+							},
+							Ptr: func(c *cp.DCTCPConfig) any { return &c.K },
+						},
+						{
+							Param: cc.Param{
+								Name: "mark_at",
+								Choices: []cc.Choice{
+									{Name: "enqueue", Value: int64(cp.DCTCPMarkEnqueue), Doc: "judge arriving packets against the queue including them (the DCTCP paper, Linux RED)"},
+									{Name: "dequeue", Value: int64(cp.DCTCPMarkDequeue), Doc: "judge departing packets against the queue they leave (the HPCC authors' ns-3)"},
+								},
+								Doc:    "where packets are judged",
+								Source: "DCTCP paper section 3.1 (enqueue); HPCC authors' ns-3 switch (dequeue)",
+							},
+							Ptr: func(c *cp.DCTCPConfig) any { return &c.MarkAt },
+						},
+					},
+					New: func(c cp.DCTCPConfig) (cc.Part, error) {
+						p, err := cp.NewDCTCP(c)
+						if err != nil {
+							return nil, err
+						}
+						return p, nil
+					},
+				},
+			},
+			{
+				Name: "rp",
+				Role: cc.RoleRP,
+				Doc:  "the window sender of one flow: α from the marked fraction per window, cwnd cut by α/2 once per window with marks (rp.DCTCP)",
+				Config: &cc.Spec[rp.DCTCPConfig]{
+					Link: dctcpLink,
+					Presets: []cc.Preset[rp.DCTCPConfig]{
+						{
+							Name:   "default",
+							Doc:    "Linux's defaults: g = 1/16, α₀ = 1.0, IW10 of 1000-byte segments, cwnd up to 1 GiB, slow start off (the link is not used)",
+							Source: dctcpSource,
+							Config: func(units.Rate) rp.DCTCPConfig { return rp.DCTCPDefault(dctcpMSS) },
+						},
+						{
+							Name:   "hpccsim",
+							Doc:    "the HPCC paper's DCTCP: no slow start, 1000-byte segments, cwnd starting at and capped by link × 4.18688 µs (the base RTT of the harness's default scenario; for another RTT set initial_cwnd and max_cwnd to link × RTT)",
+							Source: "papers/hpcc.txt section 5.1",
+							Config: func(link units.Rate) rp.DCTCPConfig { return rp.DCTCPHPCCSim(link, dctcpBaseRTT) },
+						},
+					},
+					Fields: []cc.Field[rp.DCTCPConfig]{
+						{
+							Param: cc.Param{
+								Name: "mss", Min: "1B", Max: rp.DCTCPMaxSegment.String(),
+								Doc:    "maximum segment size: the additive-increase step and the unit of the 2-segment floor",
+								Source: dctcpSource,
+							},
+							Ptr: func(c *rp.DCTCPConfig) any { return &c.MSS },
+						},
+						{
+							Param: cc.Param{
+								Name: "initial_cwnd", Min: "2B", Max: rp.DCTCPMaxCwnd.String(),
+								Doc:    "window at start, 2·mss..max_cwnd",
+								Source: "Linux IW10 (RFC 6928); papers/hpcc.txt section 5.1 (one BDP)",
+							},
+							Ptr: func(c *rp.DCTCPConfig) any { return &c.InitialCwnd },
+						},
+						{
+							Param: cc.Param{
+								Name: "max_cwnd", Min: "2B", Max: rp.DCTCPMaxCwnd.String(),
+								Doc:    "cap on cwnd (saturating), at least 2·mss",
+								Source: "papers/hpcc.txt section 5.1 (one BDP)",
+							},
+							Ptr: func(c *rp.DCTCPConfig) any { return &c.MaxCwnd },
+						},
+						{
+							Param: cc.Param{
+								Name: "dctcp_shift_g", Unit: "shift (g = 2^-shift)", Min: "0", Max: "10",
+								Doc:    "gain of the α filter, g = 2^-dctcp_shift_g",
+								Source: dctcpSource + " (module parameter dctcp_shift_g, default 4)",
+							},
+							Ptr: func(c *rp.DCTCPConfig) any { return &c.ShiftG },
+						},
+						{
+							Param: cc.Param{
+								Name: "dctcp_alpha_on_init", Unit: "Q10 (1024 = 1.0)", Min: "0", Max: "1024",
+								Doc:    "α at start",
+								Source: dctcpSource + " (module parameter dctcp_alpha_on_init, default 1024)",
+							},
+							Ptr: func(c *rp.DCTCPConfig) any { return &c.InitialAlpha },
+						},
+						{
+							Param: cc.Param{
+								Name:   "slow_start",
+								Doc:    "slow start below ssthresh (Linux's; the HPCC paper removes it)",
+								Source: dctcpSource + "; papers/hpcc.txt section 5.1",
+							},
+							Ptr: func(c *rp.DCTCPConfig) any { return &c.SlowStart },
+						},
+						{
+							Param: cc.Param{
+								Name: "initial_seq", Unit: "32-bit sequence number", Min: "0", Max: "4294967295",
+								Doc:    "first sequence number; packet and ACK byte offsets are added to it modulo 2^32",
+								Source: "RFC 9293 (ISN)",
+							},
+							Ptr: func(c *rp.DCTCPConfig) any { return &c.InitialSeq },
+						},
+					},
+					New: func(c rp.DCTCPConfig) (cc.Part, error) {
+						p, err := rp.NewDCTCP(c)
+						if err != nil {
+							return nil, err
+						}
+						return p, nil
+					},
+				},
+			},
+		},
+	})
+}

@@ -1,0 +1,94 @@
+package fuzz
+
+import (
+	"errors"
+	"testing"
+
+	_ "github.com/hwcc/hwcc/algos"
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/cc/cctest"
+	"github.com/hwcc/hwcc/units"
+)
+
+// contractPart is one registered part with its default configuration.
+type contractPart struct {
+	name string
+	role cc.Role
+	make func() (cc.Part, error)
+}
+
+func registeredParts() []contractPart {
+	var out []contractPart
+	for _, a := range cc.Algorithms() {
+		for _, ps := range a.Parts {
+			out = append(out, contractPart{
+				name: a.Name + " " + ps.Name, role: ps.Role,
+				make: func() (cc.Part, error) { return cc.NewWith(a.Name, ps.Name, nil) },
+			})
+		}
+	}
+	return out
+}
+
+// FuzzContract drives every registered part with an arbitrary event
+// sequence decoded from the input (cctest.FromBytes: times that go back,
+// negative and huge sizes, unknown feedback kinds, random payload bytes,
+// INT headers with out-of-range fields). Every part must take it without
+// panicking, return only cc's error types, leave its registers unchanged
+// when it refuses an event, keep every register within its width, refuse
+// every event before its latest accepted now, and accept no time before 0.
+func FuzzContract(f *testing.F) {
+	f.Add([]byte{})
+	f.Add(make([]byte, 64))
+	seed := make([]byte, 16*12)
+	for i := range seed {
+		seed[i] = byte(i * 37)
+	}
+	f.Add(seed)
+	parts := registeredParts()
+	if len(parts) == 0 {
+		f.Fatal("no registered parts")
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, cp := range parts {
+			p, err := cp.make()
+			if err != nil {
+				t.Fatalf("%s: %v", cp.name, err)
+			}
+			act := cc.NewActions(4096)
+			var accepted units.Time
+			for i, ev := range cctest.FromBytes(data, cp.role) {
+				before := p.AppendRegisters(nil)
+				act.Reset()
+				err := ev.Apply(p, act)
+				after := p.AppendRegisters(nil)
+				for _, r := range after {
+					if !r.Fits() {
+						t.Fatalf("%s event %d (%s): register %v does not fit", cp.name, i, &ev, r)
+					}
+				}
+				if err != nil {
+					if !cc.Typed(err) {
+						t.Fatalf("%s event %d (%s): untyped error %T: %v", cp.name, i, &ev, err, err)
+					}
+					if len(before) != len(after) {
+						t.Fatalf("%s event %d: refused, but its register count changed", cp.name, i)
+					}
+					for j := range before {
+						if before[j] != after[j] {
+							t.Fatalf("%s event %d (%s) refused (%v) but changed %v to %v", cp.name, i, &ev, err, before[j], after[j])
+						}
+					}
+					if ev.At < accepted && !errors.Is(err, cc.ErrTimeOrder) {
+						t.Fatalf("%s event %d (%s) before %v refused with %v, not ErrTimeOrder", cp.name, i, &ev, accepted, err)
+					}
+					continue
+				}
+				if ev.At < accepted || ev.At < 0 {
+					t.Fatalf("%s event %d (%s) accepted before the latest now %v", cp.name, i, &ev, accepted)
+				}
+				accepted = ev.At
+			}
+		}
+	})
+}
