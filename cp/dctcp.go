@@ -222,7 +222,7 @@ func (c *DCTCP) OnDequeue(now units.Time, qlen units.Bytes) (mark bool, err erro
 // event is Enqueue and Dequeue: the typed path, once there is room for
 // the mark it will decide (so that a full act changes nothing).
 func (c *DCTCP) event(now units.Time, q cc.Queue, act *cc.Actions, ev dctcpEvent) error {
-	if c.marks(q.Len, ev) && (act == nil || act.Free() < 1) {
+	if c.marks(q.Len, ev) && act.Free() < 1 {
 		return c.refuseFull(now, act, ev)
 	}
 	mark, err := c.queue(now, q.Len, ev)
@@ -239,19 +239,7 @@ func (c *DCTCP) refuseFull(now units.Time, act *cc.Actions, ev dctcpEvent) error
 	if err := c.s.Time.Check(dctcpCPPart, ev.String(), now); err != nil {
 		return err
 	}
-	return dctcpReserve(act, ev.String(), 1)
-}
-
-// dctcpReserve is act.Reserve with a nil act taken as an Actions of
-// capacity 0.
-func dctcpReserve(act *cc.Actions, event string, n int) error {
-	if act == nil {
-		if n <= 0 {
-			return nil
-		}
-		return &cc.ActionsFullError{Part: dctcpCPPart, Event: event, Need: n}
-	}
-	return act.Reserve(dctcpCPPart, event, n)
+	return act.Reserve(dctcpCPPart, ev.String(), 1)
 }
 
 // Enqueue implements cc.CongestionPoint: OnEnqueue with q.Len, appending

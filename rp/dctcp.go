@@ -246,8 +246,8 @@ type DCTCPState struct {
 //     does, and its newly acknowledged bytes and ECN echo count as an
 //     ACK's (the retransmission is the NIC's; this machine has no loss
 //     recovery, and the harness has always passed NAKs to it as ACKs).
-//     Any other kind (a CNP, a rate message) is refused with a
-//     *cc.EventError: DCTCP takes none, and one arriving is a wiring error.
+//     Any other kind (a CNP, a rate message) changes nothing but the
+//     time: DCTCP uses none, and the contract's set of kinds is open.
 //   - Limits is {Window: cwnd} with no rate: DCTCP is window-based (the
 //     caller paces at its line rate or the flow's offered rate).
 //   - NextDeadline is units.MaxTime; Timer only records now.
@@ -308,20 +308,13 @@ func dctcpRefuse(event, reason string) error {
 	return &cc.EventError{Part: dctcpPart, Event: event, Reason: reason}
 }
 
-// dctcpInOrder is the condition of m.Check (now not before the latest
-// accepted time, nor before 0), written out so that the events' fast paths
-// carry no allocation: with Check inlined there, the compiler spills their
-// arguments on every call. The refusals call Check itself to build the
-// error.
-func dctcpInOrder(m *cc.Monotonic, now units.Time) bool { return now >= m.Last() && now >= 0 }
-
 // send is OnSend and Sent.
 func (d *DCTCP) send(now units.Time, seq uint32, n units.Bytes, event string) error {
 	s := &d.s
 	end := seq + uint32(n)
 	ahead := !dctcpReached(s.SndNxt, end) // the segment ends past snd_nxt
 	// A new segment must end less than 2^31 bytes past snd_una.
-	if !dctcpInOrder(&s.Time, now) || n < 0 || n > DCTCPMaxSegment || (ahead && uint64(end-s.SndUna) >= dctcpSeqHalf) {
+	if !s.Time.InOrder(now) || n < 0 || n > DCTCPMaxSegment || (ahead && uint64(end-s.SndUna) >= dctcpSeqHalf) {
 		return d.refuseSend(now, n, end, event)
 	}
 	s.Time.Advance(now)
@@ -391,7 +384,7 @@ func (d *DCTCP) OnAck(now units.Time, acked units.Bytes, ecnEcho bool, seq uint3
 // ack is OnAck, and every piece of OnAckSplit.
 func (d *DCTCP) ack(now units.Time, acked units.Bytes, ecnEcho bool, seq uint32, event string) error {
 	s := &d.s
-	if !dctcpInOrder(&s.Time, now) || acked < 0 || acked > DCTCPMaxSegment || !dctcpReached(s.SndNxt, seq) {
+	if !s.Time.InOrder(now) || acked < 0 || acked > DCTCPMaxSegment || !dctcpReached(s.SndNxt, seq) {
 		return d.refuseAck(now, acked, seq, event)
 	}
 	s.Time.Advance(now)
@@ -460,7 +453,7 @@ func (d *DCTCP) ackSplit(now units.Time, acked units.Bytes, ece bool, seq uint32
 	// the loop below runs at most 2^15 + 1 times. The pieces' time and
 	// sizes pass ack's other checks, and ack changes no snd_nxt.
 	s := &d.s
-	if !dctcpInOrder(&s.Time, now) || !dctcpReached(s.SndNxt, seq) {
+	if !s.Time.InOrder(now) || !dctcpReached(s.SndNxt, seq) {
 		return d.refuseAck(now, 0, seq, event)
 	}
 	if uint64(s.SndNxt-seq)+uint64(acked-DCTCPMaxSegment) >= dctcpSeqHalf {
@@ -549,7 +542,9 @@ func (d *DCTCP) Sent(now units.Time, p *cc.Packet, act *cc.Actions) error {
 
 // Feedback implements cc.ReactionPoint: an ACK or a NAK is OnAckSplit of
 // f.Acked bytes with f.ECE at sequence InitialSeq + f.Seq mod 2^32; any
-// other kind, or a nil f, is refused (see DCTCP). It appends no action.
+// other kind (a CNP, a rate message) changes nothing but the time, as the
+// contract asks of a kind a part does not use; a nil f is refused. It
+// appends no action.
 func (d *DCTCP) Feedback(now units.Time, f *cc.Feedback, act *cc.Actions) error {
 	if f != nil && (f.Kind == cc.FeedbackAck || f.Kind == cc.FeedbackNak) {
 		return d.ackSplit(now, f.Acked, f.ECE, d.cfg.InitialSeq+uint32(f.Seq), "Feedback")
@@ -560,7 +555,10 @@ func (d *DCTCP) Feedback(now units.Time, f *cc.Feedback, act *cc.Actions) error 
 	if f == nil {
 		return dctcpRefuse("Feedback", "no feedback")
 	}
-	return dctcpRefuse("Feedback", "DCTCP takes ACKs and NAKs, not "+f.Kind.String())
+	// Another kind (a CNP, a rate message): DCTCP does not use it; it
+	// changes nothing but the time (cc.ReactionPoint).
+	d.s.Time.Advance(now)
+	return nil
 }
 
 // Limits implements cc.ReactionPoint: the window cwnd, no pacing rate.
