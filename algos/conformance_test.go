@@ -13,7 +13,10 @@ import (
 
 // messages returns the feedback the algorithm's own congestion and
 // notification points send when driven by well-formed sequences: what its
-// reaction points must take (RoCC's rate messages, DCQCN's CNPs).
+// reaction points must take (RoCC's rate messages and reports, DCQCN's
+// CNPs). Each CP and NP runs with its defaults and once with each value of
+// each of its choice parameters, so that every message format it can send
+// (RoCC's report mode, say) is among them.
 func messages(t *testing.T, a cc.Algorithm) []cc.Feedback {
 	var out []cc.Feedback
 	rng := rand.New(rand.NewSource(11))
@@ -21,18 +24,30 @@ func messages(t *testing.T, a cc.Algorithm) []cc.Feedback {
 		if ps.Role == cc.RoleRP {
 			continue
 		}
-		p, err := cc.NewWith(a.Name, ps.Name, nil)
-		require.NoError(t, err)
-		evs := cctest.Events(rng, ps.Role, cctest.GenOptions{Events: 400, INT: true})
-		err = cctest.Drive(p, evs, cc.NewActions(4096), func(s cctest.Step) bool {
-			for _, x := range s.Actions {
-				if x.Kind == cc.ActionFeedback && len(out) < 64 {
-					out = append(out, x.Feedback)
-				}
+		variants := [][]cc.Setting{nil}
+		for _, q := range ps.Config.Describe().Params {
+			for _, c := range q.Choices {
+				variants = append(variants, []cc.Setting{{Name: q.Name, Value: c.Name}})
 			}
-			return true
-		})
-		require.NoError(t, err)
+		}
+		for _, st := range variants {
+			p, err := cc.NewWith(a.Name, ps.Name, st)
+			if err != nil {
+				continue // a choice that needs other settings
+			}
+			evs := cctest.Events(rng, ps.Role, cctest.GenOptions{Events: 400, INT: true})
+			n := 0
+			err = cctest.Drive(p, evs, cc.NewActions(4096), func(s cctest.Step) bool {
+				for _, x := range s.Actions {
+					if x.Kind == cc.ActionFeedback && n < 16 {
+						out = append(out, x.Feedback)
+						n++
+					}
+				}
+				return true
+			})
+			require.NoError(t, err)
+		}
 	}
 	return out
 }

@@ -6,12 +6,6 @@ import (
 	"golang.org/x/exp/constraints"
 )
 
-// The generic integer helpers every hwcc algorithm shares: saturating
-// arithmetic for gauges and deadlines (a time plus a period saturates at
-// units.MaxTime, "never"), wrapping arithmetic for free-running counters of
-// any width, and clamping. They work on any integer type, named ones
-// (units.Time, units.Bytes, units.Rate) included, and never panic.
-
 // MaxOf returns the largest value of T: 2^(n−1) − 1 for a signed n-bit T,
 // 2^n − 1 for an unsigned one.
 func MaxOf[T constraints.Integer]() T {
