@@ -83,14 +83,24 @@ type DecodeError struct {
 	What   string
 	Offset int
 	Reason string
+	// Err is a cause a codec lets callers match (a sentinel of its own),
+	// or nil.
+	Err error
 }
 
 func (e *DecodeError) Error() string {
-	return e.What + ": byte " + strconv.Itoa(e.Offset) + ": " + e.Reason
+	s := e.What + ": byte " + strconv.Itoa(e.Offset) + ": " + e.Reason
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
 }
 
 // Is reports whether target is ErrDecode.
 func (e *DecodeError) Is(target error) bool { return target == ErrDecode }
+
+// Unwrap returns the cause.
+func (e *DecodeError) Unwrap() error { return e.Err }
 
 // ActionsFullError is an event whose decisions do not fit: it needs Need
 // more entries and the caller's Actions had Free.

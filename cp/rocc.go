@@ -1,144 +1,22 @@
 package cp
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"strconv"
 
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/hwtables"
 	"github.com/hwcc/hwcc/units"
 )
 
-// RoCC congestion point: the fair-rate calculator of one egress queue
-// (papers/rocc.txt section III-B, Algorithm 1 "Fair Rate Computation at the
-// CP"), with the flow table of section III-D (rocc_flows.go), the CNP of
-// section III-C (rocc_feedback.go) and the host-side computation of section
-// III-F (rocc_host.go).
-//
-// # Registers and units
-//
-// Queue values are counts of ΔQ bytes and rates counts of ΔF bit/s
-// (section III-B, Table II). Every register is unsigned:
-//
-//	Qcur, Qold, Qref, Qmid, Qmax  QueueBits (≤ 16) wide, ΔQ units.
-//	                              Qcur saturates at 2^QueueBits − 1 (a gauge),
-//	                              which is ≥ Qmax, so a saturated queue still
-//	                              triggers line 2's decrease.
-//	F, Fmin, Fmax                 RateBits + RateFracBits (≤ 32) wide, in
-//	                              units of ΔF·2^−RateFracBits: RateBits integer
-//	                              bits (the CNP's 16-bit rate field holds
-//	                              ⌊F⌋) and RateFracBits fraction bits. The
-//	                              paper's simulator keeps F in "fixed point
-//	                              precision" (section VI) without saying how
-//	                              much; the presets use 8 fraction bits. F is
-//	                              clamped to [Fmin, Fmax] on every update
-//	                              (saturate; lines 9–12).
-//	ᾱ, β̄                          CSD shift-add constants with GainFracBits
-//	                              fraction bits (fixedpoint.CSD); the exact
-//	                              error of each is in Params().
-//
-// The intermediate PI sum is a signed 64-bit value: |Qcur − Qref| and
-// |Qcur − Qold| are below 2^16, scaled by 2^GainFracBits ≤ 2^24 and
-// multiplied by gains below 2^8, each product is below 2^48 and the sum
-// below 2^49, so nothing overflows.
-//
-// # Line 8, sign and rounding
-//
-// In real numbers, with s = log2(ratio) from AUTO_TUNE:
-//
-//	F ← F − (ᾱ·(Qcur − Qref) + β̄·(Qcur − Qold)) / 2^s
-//
-// A queue above Qref or growing lowers F; below Qref or shrinking raises it.
-// The integer form computes the sum exactly and rounds once:
-//
-//	N  = CSDα(e1·2^g) + CSDβ(e2·2^g)       = (v_α·e1 + v_β·e2)·2^g exactly
-//	ΔF = round(N / 2^(g + s − k))           in units of ΔF·2^−k
-//	F  ← F − ΔF
-//
-// with e1 = Qcur − Qref, e2 = Qcur − Qold, g = GainFracBits, k =
-// RateFracBits, and v_α, v_β the CSD values of ᾱ, β̄ (every term's shift is
-// at most g, so shifting e·2^g right by it drops nothing: the CSD sum is
-// exact). round is to nearest with ties away from zero, an odd function:
-// queue errors +e and −e move F by exactly opposite amounts, so the rounding
-// pushes F neither up nor down on average.
-//
-// # Tracking bound
-//
-// Take one update from the same (F, Qold, Qcur) in the integer machine and
-// in a real-valued Algorithm 1 with the exact ᾱ and β̄ (the test files'
-// reference model). Both take the same branch and region (every comparison
-// is exact; see hwtables.RoCCAutoTune), and in ΔF units
-//
-//	|F'int − F'real| ≤ 2^−(k+1) + (|ᾱ − v_α|·|e1| + |β̄ − v_β|·|e2|) / 2^s
-//
-// on line 8 (one rounding, plus the CSD constants' errors), 2^−(k+1) on
-// line 5 (⌊F/2⌋ drops at most half a unit of the register) and 0 on line 3;
-// the clamp of lines 9–12 is 1-Lipschitz and keeps the bound. With the
-// presets (k = 8, g = 16, 8 terms) the CSD errors are below 2^−17, so for
-// queue errors up to 1000 ΔQ the bound is below 0.01 ΔF per update.
-// Over n updates that take the same branches and regions, line 8 and the
-// clamp are 1-Lipschitz in F and line 5 halves the difference, so the
-// per-update bounds add up (RoCCParams.StepErrorBound).
-//
-// # The idle-queue gain (IdleGain, an option, off by default)
-//
-// Algorithm 1's integral term is slew-limited from below: while the queue
-// is empty line 8 adds α·Qref per update and no more, with α = ᾱ/ratio,
-// ratio 32 below Fmax/32 and halving with each doubling of F. At 40 Gb/s
-// (ᾱ = 0.3, Qref = 250 ΔQ) that is 2.3 ΔF per 40 µs at the bottom, and the
-// climb from Fmin to C/2 takes 155 updates, 6.2 ms, after line 3 has reset
-// F to Fmin (harness/algos TestRoCCFairnessFig8 measures and models it).
-// The authors' public simulator runs this law as printed, with F starting
-// at 0 (github.com/danushkam/rocc, rocc/.../SwitchEtherQueue.cc).
-//
-// IdleGain borrows one rule from a different controller of the same
-// authors: the one their DPDK switch runs (dpdk/switch/runtime.c,
-// get_stable_rate) and an earlier law left, not called, in the OMNeT++
-// switch (getFairRateForAlgo1). That controller differs otherwise (a
-// continuous gain F/(C/2) clamped to [1/64, 1] instead of AUTO_TUNE's
-// regions, gains per byte, the mean of the last two queue samples in
-// place of Qold, other MD tests); its rule here is that the gain is the
-// largest whenever the queue and the mean of the last two samples are
-// both below Qref/8. In ΔQ units, with shifts:
-//
-//	qidle = ⌊Qref/8⌋                                 (Qref >> 3)
-//	idle  = Qcur < qidle AND ⌊(Qcur + Qold)/2⌋ < qidle
-//	7:  α, β ← idle ? (ᾱ, β̄) : AUTO_TUNE()          (shift 0 when idle)
-//
-// (the DPDK code compares bytes: there Qref/8 is 18.75 KB at the 40 Gb/s
-// preset's Qref, here ⌊250/8⌋ = 31 ΔQ = 18.6 KB). NewRoCCParams rejects
-// IdleGain with Qref below 8 ΔQ, where qidle would be 0 and the rule could
-// never apply.
-//
-// Only line 8 changes: an idle queue is below Qref/8 < Qmax, and its growth
-// Qcur − Qold ≤ Qcur < Qref < Qmid, so lines 2 and 4 never apply to it. An
-// idle update reports the branch RoCCPIIdle. In real numbers, with the CSD
-// values v_α, v_β of the gains and v_β < 7·v_α (both presets: β̄ = 5ᾱ),
-// line 8's increment on an idle queue is v_α·(Qref − Qcur) − v_β·(Qcur −
-// Qold) > v_α·7Qref/8 − v_β·Qref/8 > 0, so the update raises F, and by at
-// least as much as the printed algorithm (which divides the same increment
-// by its ratio ≥ 1). In the integer machine "at least as much" holds
-// exactly (the one rounding is monotone in the shift); "raises" holds
-// unless F is at Fmax or, with RateFracBits = 0 and tiny gains, the
-// increment rounds to 0. With v_β > 7·v_α an idle update can lower F
-// (TestRoCCIdleGainSign). The tracking bound above holds with s = 0.
-//
-// At equilibrium the queue sits at Qref, far above Qref/8, so the rule
-// changes no steady state. It does change transients: it ignores
-// AUTO_TUNE's estimate of N, so after a step that empties the queue F can
-// overshoot (harness Fig. 9, 100 → 50 flows: F reaches 103 ΔF against a
-// target of 80, the queue 269 KB against 174 KB without the rule). With it
-// the paper's "~2 ms" convergence of Fig. 8 and Fig. 9 reproduces (the
-// harness scenarios' param.idle_gain=on); it is not evidence that the
-// paper's figures were made with it.
-//
-// # Timer
-//
-// The update runs every Period at Start, Start + Period, … (hardware timer
-// with a fixed phase). The caller calls OnTimer(now, qlen) at NextDeadline
-// or later; a late call runs one update with the queue it is given and
-// skips the missed ticks (counted in State().Missed), since a queue sample
-// cannot be taken in the past.
+// Part names in errors.
+const (
+	roccCPPart   = "cp.RoCC"
+	roccHostPart = "cp.RoCCHost"
+)
 
 // RoCCFlowTableKind selects the flow table of section III-D.
 type RoCCFlowTableKind uint8
@@ -165,13 +43,109 @@ func (k RoCCFlowTableKind) String() string {
 	return fmt.Sprintf("RoCCFlowTableKind(%d)", uint8(k))
 }
 
+// RoCCInitialF selects the value of the F register before the first update
+// (RoCCConfig.InitialF). The paper does not give one.
+type RoCCInitialF uint8
+
+const (
+	// RoCCInitialFMax starts F at Fmax: no congestion is known, so sources
+	// are not limited below the link. hwcc's default.
+	RoCCInitialFMax RoCCInitialF = iota
+	// RoCCInitialFMin starts F at Fmin, the most cautious value.
+	RoCCInitialFMin
+	// RoCCInitialZero starts F at 0, as the authors' OMNeT++ model
+	// (SwitchEtherQueue.cc, currentRate(0)). 0 lies outside [Fmin, Fmax]:
+	// the first update computes from it (AUTO_TUNE's bottom region, no MD
+	// branch since 0 ≤ Fmax/8) and its lines 9–12 clamp the result, so the
+	// first CNP carries at least Fmin. F() and Rate() read 0 until then.
+	RoCCInitialZero
+)
+
+// String returns "fmax", "fmin" or "zero".
+func (v RoCCInitialF) String() string {
+	switch v {
+	case RoCCInitialFMax:
+		return "fmax"
+	case RoCCInitialFMin:
+		return "fmin"
+	case RoCCInitialZero:
+		return "zero"
+	}
+	return fmt.Sprintf("RoCCInitialF(%d)", uint8(v))
+}
+
+// RoCCRounding selects how line 8's update is rounded to the F register
+// (RoCCConfig.Rounding).
+type RoCCRounding uint8
+
+const (
+	// RoCCRoundNearest rounds the decrement α·e1 + β·e2 to the nearest
+	// register unit, ties away from zero: an odd function, so queue errors
+	// +e and −e move F by opposite amounts and rounding pushes F neither
+	// up nor down on average. hwcc's default.
+	RoCCRoundNearest RoCCRounding = iota
+	// RoCCRoundFloor rounds the new F down, F ← ⌊F − (α·e1 + β·e2)⌋ in
+	// register units: the authors' OMNeT++ model, which assigns the
+	// real-valued result to an int (truncation toward zero; the two differ
+	// only below 0, where lines 11–12 clamp both to Fmin). With
+	// RateFracBits = 0 it is that model's whole-ΔF arithmetic; it biases F
+	// down by half a register unit per update on average.
+	RoCCRoundFloor
+)
+
+// String returns "nearest" or "floor".
+func (r RoCCRounding) String() string {
+	switch r {
+	case RoCCRoundNearest:
+		return "nearest"
+	case RoCCRoundFloor:
+		return "floor"
+	}
+	return fmt.Sprintf("RoCCRounding(%d)", uint8(r))
+}
+
+// RoCCMessage selects what a CP sends every T (RoCCConfig.Message).
+type RoCCMessage uint8
+
+const (
+	// RoCCSendRate sends the fair rate F the CP computed (a type-1
+	// message, section III-B): the paper's design and the default.
+	RoCCSendRate RoCCMessage = iota
+	// RoCCSendReport sends Qcur and the update counter with no F (a type-2
+	// message with rate 0, the P4 CNP of Listing 1): the host computes F
+	// itself and keeps its own (section III-F, RoCCHost).
+	RoCCSendReport
+	// RoCCSendReportF sends Qcur and F as it was before the update (a
+	// type-2 message, section III-F's approach 2, "CP only provides Qcur
+	// and F"): the host starts each update from the CP's F.
+	RoCCSendReportF
+)
+
+// String returns "rate", "report" or "report_f".
+func (m RoCCMessage) String() string {
+	switch m {
+	case RoCCSendRate:
+		return "rate"
+	case RoCCSendReport:
+		return "report"
+	case RoCCSendReportF:
+		return "report_f"
+	}
+	return fmt.Sprintf("RoCCMessage(%d)", uint8(m))
+}
+
 // Limits of RoCCConfig's widths and gains.
 const (
-	// RoCCMaxQueueBits is the widest queue register: the P4 CNP's qdepth
-	// field is 16 bits (section IV-B, Listing 1).
+	// RoCCMinQueueBits and RoCCMaxQueueBits bound the queue registers'
+	// width: three values for 0 ≤ Qref < Qmid < Qmax, and the P4 CNP's
+	// 16-bit qdepth field (section IV-B, Listing 1).
+	RoCCMinQueueBits = 2
 	RoCCMaxQueueBits = 16
+	// RoCCMinRateBits is the narrowest integer part of F: two values for
+	// 1 ≤ Fmin < Fmax.
+	RoCCMinRateBits = 2
 	// RoCCMaxRateBits is the widest integer part of F: the CNP's rate field
-	// is 16 bits (rocc_feedback.go).
+	// is 16 bits (RoCCFeedback).
 	RoCCMaxRateBits = 16
 	// RoCCMaxRateFracBits is the most fraction bits F may have.
 	RoCCMaxRateFracBits = 16
@@ -190,10 +164,30 @@ const roccIdleShift = 3
 // roccHalveShift is line 5's F ÷ 2.
 const roccHalveShift = 1
 
-// RoCCConfig configures a RoCC congestion point. Every byte value is
-// converted to ΔQ units by one quantiser that rounds down (fixedpoint.Floor,
-// a hardware queue counter's whole units); rates must be whole multiples of
-// ΔF.
+// RoCCConfig configures a RoCC congestion point (and a host that computes
+// its rate, RoCCHost). Every byte value is converted to ΔQ units by one
+// quantiser that rounds down (fixedpoint.Floor, a hardware queue counter's
+// whole units); rates must be whole multiples of ΔF. New (NewRoCC,
+// NewRoCCParams) refuses a field out of range with a *cc.ConfigError naming
+// it.
+//
+// Where the paper is silent, hwcc and the authors' OMNeT++ model
+// (github.com/danushkam/rocc, SwitchEtherQueue.cc) differ in three places,
+// each an option here:
+//
+//   - F starts at Fmax in hwcc; that model starts it at 0 (InitialF =
+//     RoCCInitialZero selects its behaviour).
+//   - hwcc's F register keeps RateFracBits = 8 fraction bits of ΔF (the
+//     paper says only "fixed point precision", section VI), so an update
+//     smaller than one ΔF is not lost; that model keeps whole ΔF
+//     (RateFracBits = 0).
+//   - hwcc rounds line 8 to nearest; that model truncates the new F
+//     (Rounding = RoCCRoundFloor).
+//
+// With all three set, line 8 computes what that model computes, up to the
+// gains' CSD error (below 2^−17 with the presets) and AUTO_TUNE's
+// comparisons, which hwcc makes exactly (F < Fmax/level in real numbers)
+// where that model divides Fmax by the level in integers first.
 type RoCCConfig struct {
 	// DeltaQ is ΔQ, the queue resolution (Table II): 600 B in the paper's
 	// simulations (section VI), 80 B on Tofino (section VI-C). Range: ≥ 1 B.
@@ -221,10 +215,11 @@ type RoCCConfig struct {
 	QRef, QMid, QMax units.Bytes
 
 	// AlphaBar and BetaBar are ᾱ and β̄, the PI gains of the top AUTO_TUNE
-	// region (Table II, line 20): 0.3 and 1.5 at 40 Gb/s, 0.45 and 2.25 at
-	// 100 Gb/s (section VI). They are realised as CSD shift-add constants of
-	// at most GainTerms terms with shifts down to 2^−GainFracBits. Range:
-	// (0, 256).
+	// region (Table II, line 20), in ΔF per ΔQ: 0.3 and 1.5 at 40 Gb/s,
+	// 0.45 and 2.25 at 100 Gb/s (section VI). They are realised as CSD
+	// shift-add constants of at most GainTerms terms with shifts down to
+	// 2^−GainFracBits. Range: (0, 256), and not so small that the CSD
+	// rounds to 0.
 	AlphaBar, BetaBar float64
 	// GainTerms is the largest number of CSD terms of each gain, 1 to
 	// fixedpoint.MaxCSDTerms.
@@ -233,22 +228,33 @@ type RoCCConfig struct {
 	// RateFracBits to 24.
 	GainFracBits uint
 
-	// QueueBits is the width of Qcur, Qold and the thresholds, 1 to 16.
+	// QueueBits is the width of Qcur, Qold and the thresholds, 2 to 16 (Qref
+	// < Qmid < Qmax need three values).
 	QueueBits uint
 	// RateBits is the width of F's integer part (and the largest Fmax/ΔF is
-	// 2^RateBits − 1), 1 to 16.
+	// 2^RateBits − 1), 2 to 16 (Fmin < Fmax need two values above 0).
 	RateBits uint
 	// RateFracBits is the number of fraction bits of the F register, 0 to
-	// 16. With 0, F is a whole number of ΔF as in Table II, and an update
-	// smaller than half a ΔF is lost.
+	// 16: 8 in the presets. With 0, F is a whole number of ΔF as in Table II
+	// and the authors' OMNeT++ model, and an update smaller than half a ΔF
+	// is lost.
 	RateFracBits uint
+
+	// InitialF is F before the first update: Fmax (the zero value), Fmin,
+	// or 0 as in the authors' OMNeT++ model. Qold starts at 0 (an empty
+	// queue) in every case.
+	InitialF RoCCInitialF
+	// Rounding is line 8's rounding: to nearest (the zero value) or down,
+	// as the authors' OMNeT++ model.
+	Rounding RoCCRounding
 
 	// FlowTable selects the flow table (section III-D); the zero value is
 	// the paper's default, RoCCQueueTable.
 	FlowTable RoCCFlowTableKind
 	// FlowCapacity is the number of flows the table holds, 1 to 2^20. The
 	// paper's FPGA flow table has 1024 entries (section IV-C); for
-	// RoCCAgedTable section III-D (2) bounds it by Fmax/Fmin.
+	// RoCCAgedTable section III-D (2) bounds it by Fmax/Fmin. What the
+	// queue table does beyond it: RoCCQueueFlows.
 	FlowCapacity int
 	// FlowMaxAge is RoCCAgedTable's eviction age: a flow not seen on enqueue
 	// for this long is dropped at the next update. The paper leaves it open.
@@ -259,10 +265,15 @@ type RoCCConfig struct {
 	// authors' DPDK controller that the journal's Algorithm 1 does not
 	// have: while the queue is nearly empty (Qcur < ⌊Qref/8⌋ and
 	// ⌊(Qcur + Qold)/2⌋ < ⌊Qref/8⌋, in ΔQ units), line 8 uses the top
-	// region's gains ᾱ and β̄ whatever F is (see "The idle-queue gain" in
-	// this file's comment). It needs Qref ≥ 8 ΔQ. False, the default, is
-	// Algorithm 1 as printed.
+	// region's gains ᾱ and β̄ whatever F is (see "The idle-queue gain" on
+	// RoCC). It needs Qref ≥ 8 ΔQ. False, the default, is Algorithm 1 as
+	// printed.
 	IdleGain bool
+
+	// Message is what the CP sends every T to each flow of its table: the
+	// fair rate (the zero value), or a report of Qcur with or without F for
+	// a host that computes the rate (section III-F).
+	Message RoCCMessage
 
 	// Switch and Port identify this CP in its CNPs (section III-C; GETCP of
 	// Algorithm 2 returns the switch's address, Listing 1 carries the egress
@@ -362,10 +373,13 @@ type RoCCParams struct {
 	alpha, beta fixedpoint.CSD
 	tune        hwtables.RoCCAutoTune
 	k, g        uint
+	finit       uint32 // F before the first update (InitialF), register units
+	floor       bool   // Rounding == RoCCRoundFloor
 }
 
-// NewRoCCParams validates cfg and builds its parameters. The error names the
-// first field out of range and the allowed range.
+// NewRoCCParams validates cfg and builds its parameters. The error is a
+// *cc.ConfigError naming the first field out of range (its Go name) and the
+// allowed range.
 func NewRoCCParams(cfg RoCCConfig) (*RoCCParams, error) {
 	p := &RoCCParams{cfg: cfg}
 	if err := p.init(); err != nil {
@@ -374,47 +388,57 @@ func NewRoCCParams(cfg RoCCConfig) (*RoCCParams, error) {
 	return p, nil
 }
 
+// roccBad returns the configuration error of field with value v.
+func roccBad(field string, v any, want string) error {
+	return &cc.ConfigError{Part: roccCPPart, Field: field, Value: fmt.Sprint(v), Range: want}
+}
+
 func (p *RoCCParams) init() error {
 	c := p.cfg
 	switch {
 	case c.DeltaQ < 1:
-		return fmt.Errorf("cp: RoCC DeltaQ = %dB, want ≥ 1B", int64(c.DeltaQ))
+		return roccBad("DeltaQ", c.DeltaQ, "≥ 1B")
 	case c.DeltaF < 1:
-		return fmt.Errorf("cp: RoCC DeltaF = %dbps, want ≥ 1bps", int64(c.DeltaF))
+		return roccBad("DeltaF", c.DeltaF, "≥ 1bps")
 	case c.Period <= 0:
-		return fmt.Errorf("cp: RoCC Period = %v, want > 0", c.Period)
+		return roccBad("Period", c.Period, "> 0")
 	case c.Start < 0:
-		return fmt.Errorf("cp: RoCC Start = %v, want ≥ 0", c.Start)
-	case c.QueueBits < 1 || c.QueueBits > RoCCMaxQueueBits:
-		return fmt.Errorf("cp: RoCC QueueBits = %d, want [1, %d]", c.QueueBits, RoCCMaxQueueBits)
-	case c.RateBits < 1 || c.RateBits > RoCCMaxRateBits:
-		return fmt.Errorf("cp: RoCC RateBits = %d, want [1, %d]", c.RateBits, RoCCMaxRateBits)
+		return roccBad("Start", c.Start, "≥ 0")
+	case c.QueueBits < RoCCMinQueueBits || c.QueueBits > RoCCMaxQueueBits:
+		return roccBad("QueueBits", c.QueueBits, strconv.Itoa(RoCCMinQueueBits)+".."+strconv.Itoa(RoCCMaxQueueBits))
+	case c.RateBits < RoCCMinRateBits || c.RateBits > RoCCMaxRateBits:
+		return roccBad("RateBits", c.RateBits, strconv.Itoa(RoCCMinRateBits)+".."+strconv.Itoa(RoCCMaxRateBits))
 	case c.RateFracBits > RoCCMaxRateFracBits:
-		return fmt.Errorf("cp: RoCC RateFracBits = %d, want [0, %d]", c.RateFracBits, RoCCMaxRateFracBits)
+		return roccBad("RateFracBits", c.RateFracBits, "0.."+strconv.Itoa(RoCCMaxRateFracBits))
 	case c.GainFracBits < c.RateFracBits || c.GainFracBits > RoCCMaxGainFracBits:
-		return fmt.Errorf("cp: RoCC GainFracBits = %d, want [RateFracBits = %d, %d]", c.GainFracBits, c.RateFracBits, RoCCMaxGainFracBits)
+		return roccBad("GainFracBits", c.GainFracBits, fmt.Sprintf("RateFracBits (%d)..%d", c.RateFracBits, RoCCMaxGainFracBits))
 	case c.GainTerms < 1 || c.GainTerms > fixedpoint.MaxCSDTerms:
-		return fmt.Errorf("cp: RoCC GainTerms = %d, want [1, %d]", c.GainTerms, fixedpoint.MaxCSDTerms)
+		return roccBad("GainTerms", c.GainTerms, "1.."+strconv.Itoa(fixedpoint.MaxCSDTerms))
 	case !(c.AlphaBar > 0 && c.AlphaBar < RoCCMaxGain):
-		return fmt.Errorf("cp: RoCC AlphaBar = %v, want (0, %d)", c.AlphaBar, RoCCMaxGain)
+		return roccBad("AlphaBar", c.AlphaBar, "(0, 256)")
 	case !(c.BetaBar > 0 && c.BetaBar < RoCCMaxGain):
-		return fmt.Errorf("cp: RoCC BetaBar = %v, want (0, %d)", c.BetaBar, RoCCMaxGain)
+		return roccBad("BetaBar", c.BetaBar, "(0, 256)")
+	case c.InitialF > RoCCInitialZero:
+		return roccBad("InitialF", c.InitialF, "fmax, fmin or zero")
+	case c.Rounding > RoCCRoundFloor:
+		return roccBad("Rounding", c.Rounding, "nearest or floor")
+	case c.Message > RoCCSendReportF:
+		return roccBad("Message", c.Message, "rate, report or report_f")
 	case c.FlowTable > RoCCAgedTable:
-		return fmt.Errorf("cp: RoCC FlowTable = %v, want queue or aged", c.FlowTable)
+		return roccBad("FlowTable", c.FlowTable, "queue or aged")
 	case c.FlowCapacity < 1 || c.FlowCapacity > RoCCMaxFlowCapacity:
-		return fmt.Errorf("cp: RoCC FlowCapacity = %d, want [1, %d]", c.FlowCapacity, RoCCMaxFlowCapacity)
+		return roccBad("FlowCapacity", c.FlowCapacity, "1.."+strconv.Itoa(RoCCMaxFlowCapacity))
 	case c.FlowTable == RoCCAgedTable && c.FlowMaxAge <= 0:
-		return fmt.Errorf("cp: RoCC FlowMaxAge = %v, want > 0 for the aged flow table", c.FlowMaxAge)
+		return roccBad("FlowMaxAge", c.FlowMaxAge, "> 0 with the aged flow table")
 	}
 
 	// Rates: whole multiples of ΔF within the RateBits-wide integer part.
 	fmaxLimit := uint64(1)<<c.RateBits - 1
 	if c.FMin < c.DeltaF || c.FMin%c.DeltaF != 0 {
-		return fmt.Errorf("cp: RoCC FMin = %v, want a positive multiple of DeltaF = %v", c.FMin, c.DeltaF)
+		return roccBad("FMin", c.FMin, "a positive multiple of DeltaF ("+c.DeltaF.String()+")")
 	}
 	if c.FMax <= c.FMin || c.FMax%c.DeltaF != 0 || uint64(c.FMax/c.DeltaF) > fmaxLimit {
-		return fmt.Errorf("cp: RoCC FMax = %v, want a multiple of DeltaF = %v in (FMin = %v, %d·DeltaF]",
-			c.FMax, c.DeltaF, c.FMin, fmaxLimit)
+		return roccBad("FMax", c.FMax, fmt.Sprintf("a multiple of DeltaF (%v) in (FMin (%v), %d·DeltaF]", c.DeltaF, c.FMin, fmaxLimit))
 	}
 	p.k, p.g = c.RateFracBits, c.GainFracBits
 	p.fmin = uint32(c.FMin/c.DeltaF) << p.k
@@ -427,14 +451,14 @@ func (p *RoCCParams) init() error {
 	// Queue thresholds: bytes → ΔQ units by the one queue quantiser.
 	q, err := fixedpoint.NewQuantizer(uint64(c.DeltaQ), c.QueueBits, fixedpoint.Floor)
 	if err != nil {
-		return fmt.Errorf("cp: RoCC DeltaQ = %v, QueueBits = %d: %w", c.DeltaQ, c.QueueBits, err)
+		return &cc.ConfigError{Part: roccCPPart, Field: "DeltaQ", Value: c.DeltaQ.String(), Err: err}
 	}
 	p.queue = q
 	p.qtop = uint32(q.Max())
 	var sat [3]bool
 	for i, b := range [3]units.Bytes{c.QRef, c.QMid, c.QMax} {
 		if b < 0 {
-			return fmt.Errorf("cp: RoCC QRef/QMid/QMax = %v/%v/%v, want ≥ 0", c.QRef, c.QMid, c.QMax)
+			return roccBad([3]string{"QRef", "QMid", "QMax"}[i], b, "≥ 0B")
 		}
 		var v uint64
 		v, sat[i] = q.QuantizeSat(uint64(b))
@@ -448,37 +472,48 @@ func (p *RoCCParams) init() error {
 		}
 	}
 	if sat[0] || sat[1] || sat[2] {
-		return fmt.Errorf("cp: RoCC QMax = %v is above the %d-bit queue register's %v (%d·DeltaQ)",
-			c.QMax, c.QueueBits, units.Bytes(q.Dequantize(q.Max())), q.Max())
+		return roccBad("QMax", c.QMax, fmt.Sprintf("at most the %d-bit queue register's %v (%d·DeltaQ)",
+			c.QueueBits, units.Bytes(q.Dequantize(q.Max())), q.Max()))
 	}
 	if !(p.qref < p.qmid && p.qmid < p.qmax) {
-		return fmt.Errorf("cp: RoCC QRef/QMid/QMax = %v/%v/%v are %d/%d/%d ΔQ, want Qref < Qmid < Qmax (section III-B)",
-			c.QRef, c.QMid, c.QMax, p.qref, p.qmid, p.qmax)
+		return roccBad("QRef/QMid/QMax", fmt.Sprintf("%v/%v/%v (%d/%d/%d ΔQ)", c.QRef, c.QMid, c.QMax, p.qref, p.qmid, p.qmax),
+			"Qref < Qmid < Qmax in whole ΔQ (section III-B)")
 	}
 	if c.IdleGain {
 		// Qref/8 as a shift; with Qref < 8 ΔQ it would be 0 and no queue
 		// could be idle, which is a configuration error, not a no-op.
 		p.qidle = p.qref >> roccIdleShift
 		if p.qidle == 0 {
-			return fmt.Errorf("cp: RoCC IdleGain needs QRef ≥ 8·DeltaQ (its threshold is Qref/8 in whole ΔQ); QRef = %v is %d ΔQ",
-				c.QRef, p.qref)
+			return roccBad("QRef", fmt.Sprintf("%v (%d ΔQ)", c.QRef, p.qref),
+				"≥ 8·DeltaQ with IdleGain (its threshold is Qref/8 in whole ΔQ)")
 		}
 	}
 
 	// Gains: CSD constants with shifts down to 2^−g.
 	if p.alpha, err = fixedpoint.NewCSD(c.AlphaBar, c.GainTerms, c.GainFracBits); err != nil {
-		return fmt.Errorf("cp: RoCC AlphaBar = %v: %w", c.AlphaBar, err)
+		return &cc.ConfigError{Part: roccCPPart, Field: "AlphaBar", Value: fmt.Sprint(c.AlphaBar), Err: err}
 	}
 	if p.beta, err = fixedpoint.NewCSD(c.BetaBar, c.GainTerms, c.GainFracBits); err != nil {
-		return fmt.Errorf("cp: RoCC BetaBar = %v: %w", c.BetaBar, err)
+		return &cc.ConfigError{Part: roccCPPart, Field: "BetaBar", Value: fmt.Sprint(c.BetaBar), Err: err}
 	}
-	if p.alpha.Len() == 0 || p.beta.Len() == 0 {
-		return fmt.Errorf("cp: RoCC AlphaBar/BetaBar = %v/%v round to 0 with GainFracBits = %d, want a larger gain or more fraction bits",
-			c.AlphaBar, c.BetaBar, c.GainFracBits)
+	if p.alpha.Len() == 0 {
+		return roccBad("AlphaBar", c.AlphaBar, fmt.Sprintf("a gain that does not round to 0 with GainFracBits = %d", c.GainFracBits))
+	}
+	if p.beta.Len() == 0 {
+		return roccBad("BetaBar", c.BetaBar, fmt.Sprintf("a gain that does not round to 0 with GainFracBits = %d", c.GainFracBits))
 	}
 	if p.tune, err = hwtables.NewRoCCAutoTune(uint64(p.fmax)); err != nil {
-		return fmt.Errorf("cp: RoCC FMax: %w", err)
+		return &cc.ConfigError{Part: roccCPPart, Field: "FMax", Value: c.FMax.String(), Err: err}
 	}
+	switch c.InitialF {
+	case RoCCInitialFMin:
+		p.finit = p.fmin
+	case RoCCInitialZero:
+		p.finit = 0
+	default:
+		p.finit = p.fmax
+	}
+	p.floor = c.Rounding == RoCCRoundFloor
 	return nil
 }
 
@@ -544,13 +579,18 @@ func (p *RoCCParams) Rate(f uint32) units.Rate {
 // StepErrorBound returns the bound, in ΔF units, on the difference between
 // one integer PI update (line 8, gain shift s) and the same update in real
 // numbers with the exact ᾱ, β̄, for queue errors e1 = Qcur − Qref and
-// e2 = Qcur − Qold (see the tracking bound in this file's comment):
+// e2 = Qcur − Qold (see "Tracking bound" on RoCC):
 //
 //	2^−(k+1) + (|ᾱ − v_α|·|e1| + |β̄ − v_β|·|e2|) / 2^s
 //
-// For tests, reports and the doc's numbers; not used by the state machine.
+// (2^−k in place of 2^−(k+1) with RoCCRoundFloor, whose one rounding errs
+// by up to a whole register unit). For tests, reports and the doc's
+// numbers; not used by the state machine.
 func (p *RoCCParams) StepErrorBound(e1, e2 int64, s uint) float64 {
 	b := math.Ldexp(1, -int(p.k)-1)
+	if p.floor {
+		b = math.Ldexp(1, -int(p.k))
+	}
 	return b + (math.Abs(p.alpha.Error())*math.Abs(float64(e1))+
 		math.Abs(p.beta.Error())*math.Abs(float64(e2)))/math.Ldexp(1, int(s))
 }
@@ -594,10 +634,12 @@ func (b RoCCBranch) String() string {
 	return fmt.Sprintf("RoCCBranch(%d)", uint8(b))
 }
 
-// InitialRegs returns the registers of a CP that has not updated yet: F =
-// Fmax (no congestion known: sources are not limited below the link) and
-// Qold = 0 (an empty queue). The paper does not give initial values.
-func (p *RoCCParams) InitialRegs() RoCCRegs { return RoCCRegs{F: p.fmax} }
+// InitialRegs returns the registers of a CP that has not updated yet: F as
+// RoCCConfig.InitialF says (Fmax by default: no congestion known, so
+// sources are not limited below the link; the authors' OMNeT++ model starts
+// at 0) and Qold = 0 (an empty queue). The paper does not give initial
+// values.
+func (p *RoCCParams) InitialRegs() RoCCRegs { return RoCCRegs{F: p.finit} }
 
 // RoCCStep is CALCULATE_FAIR_RATE of Algorithm 1 (lines 1–14) as a pure
 // function of the parameters, the registers and Qcur (in ΔQ units; a value
@@ -645,14 +687,21 @@ func RoCCStep(p *RoCCParams, r RoCCRegs, qcur uint32) (RoCCRegs, RoCCBranch) {
 }
 
 // piDecrement returns line 8's (ᾱ·e1 + β̄·e2)/2^s in F register units
-// (ΔF·2^−k), rounded to nearest with ties away from zero; see the file
-// comment for why the sum is exact before the one rounding.
+// (ΔF·2^−k), rounded to nearest with ties away from zero, or up with
+// RoCCRoundFloor (so that F − ΔF is rounded down); see "Line 8, sign and
+// rounding" on RoCC for why the sum is exact before the one rounding.
 func (p *RoCCParams) piDecrement(e1, e2 int64, s uint) int64 {
 	// N = (v_α·e1 + v_β·e2)·2^g: each CSD term shifts e·2^g right by at most
 	// g, so no bit is dropped. |N| < 2·2^8·2^16·2^24 = 2^49.
 	n := p.alpha.Mul(e1<<p.g) + p.beta.Mul(e2<<p.g)
 	// ΔF = N / 2^(g + s − k) in units of ΔF·2^−k; g ≥ k, so the shift is ≥ 0.
-	return roccRoundShift(n, p.g+s-p.k)
+	sh := p.g + s - p.k
+	if p.floor {
+		// ⌈N/2^sh⌉ = −⌊−N/2^sh⌋ (an arithmetic shift floors), so that
+		// F − ΔF = ⌊F − N/2^sh⌋ for an integer F.
+		return -((-n) >> sh)
+	}
+	return roccRoundShift(n, sh)
 }
 
 // roccRoundShift returns n/2^sh rounded to nearest, ties away from zero:
@@ -667,8 +716,6 @@ func roccRoundShift(n int64, sh uint) int64 {
 	}
 	return (n + half) >> sh
 }
-
-// ---- the switch-side state machine ----
 
 // RoCCDecision is what one update of the CP decides.
 type RoCCDecision struct {
@@ -703,33 +750,205 @@ type RoCCState struct {
 	// wrapping mod 256.
 	Seq uint8
 	// Deadline is the next update time and Last the time of the latest
-	// event.
+	// event (the cc.Monotonic register).
 	Deadline, Last units.Time
 	// Updates counts updates, Missed the timer ticks skipped by late calls,
 	// Saturated the queue samples that saturated the Qcur register;
-	// FlowOverflows the flows the table could not hold (queue table: new
-	// flows not entered; aged table: flows evicted to make room). 64-bit
-	// counters, wrapping.
+	// FlowOverflows the packets of flows the table could not hold (queue
+	// table: packets of new flows not entered; aged table: flows evicted to
+	// make room). 64-bit counters, wrapping.
 	Updates, Missed, Saturated, FlowOverflows uint64
 	// Flows is the number of flows in the table.
 	Flows int
 }
 
-// RoCC is the congestion point of one egress queue. It is not safe for
-// concurrent use. Build one with NewRoCC.
+// RoCC is the congestion point of one egress queue: the fair-rate
+// calculator of papers/rocc.txt section III-B (Algorithm 1, "Fair Rate
+// Computation at the CP"), with the flow table of section III-D
+// (RoCCQueueFlows or RoCCAgedFlows), the CNP of section III-C
+// (RoCCFeedback) and, for a host that computes the rate itself (section
+// III-F), the report of RoCCHost. It implements cc.CongestionPoint and
+// keeps its typed methods (OnEnqueue, OnDequeue, OnTimer) for firmware
+// models; both share one code path. It is not safe for concurrent use.
+// Build one with NewRoCC.
+//
+// # Registers and units
+//
+// Queue values are counts of ΔQ bytes and rates counts of ΔF bit/s
+// (section III-B, Table II). Every register is unsigned:
+//
+//	Qcur, Qold, Qref, Qmid, Qmax  QueueBits (≤ 16) wide, ΔQ units.
+//	                              Qcur saturates at 2^QueueBits − 1 (a gauge),
+//	                              which is ≥ Qmax, so a saturated queue still
+//	                              triggers line 2's decrease.
+//	F, Fmin, Fmax                 RateBits + RateFracBits (≤ 32) wide, in
+//	                              units of ΔF·2^−RateFracBits: RateBits integer
+//	                              bits (the CNP's 16-bit rate field holds
+//	                              ⌊F⌋) and RateFracBits fraction bits. The
+//	                              paper's simulator keeps F in "fixed point
+//	                              precision" (section VI) without saying how
+//	                              much; the presets use 8 fraction bits (the
+//	                              authors' OMNeT++ model keeps whole ΔF:
+//	                              RateFracBits = 0). F is clamped to
+//	                              [Fmin, Fmax] on every update (saturate;
+//	                              lines 9–12). It starts at Fmax (InitialF;
+//	                              that model starts at 0).
+//	ᾱ, β̄                          CSD shift-add constants with GainFracBits
+//	                              fraction bits (fixedpoint.CSD); the exact
+//	                              error of each is in Params().
+//
+// The intermediate PI sum is a signed 64-bit value: |Qcur − Qref| and
+// |Qcur − Qold| are below 2^16, scaled by 2^GainFracBits ≤ 2^24 and
+// multiplied by gains below 2^8, each product is below 2^48 and the sum
+// below 2^49, so nothing overflows.
+//
+// # Line 8, sign and rounding
+//
+// In real numbers, with s = log2(ratio) from AUTO_TUNE:
+//
+//	F ← F − (ᾱ·(Qcur − Qref) + β̄·(Qcur − Qold)) / 2^s
+//
+// A queue above Qref or growing lowers F; below Qref or shrinking raises it.
+// The integer form computes the sum exactly and rounds once:
+//
+//	N  = CSDα(e1·2^g) + CSDβ(e2·2^g)       = (v_α·e1 + v_β·e2)·2^g exactly
+//	ΔF = round(N / 2^(g + s − k))           in units of ΔF·2^−k
+//	F  ← F − ΔF
+//
+// with e1 = Qcur − Qref, e2 = Qcur − Qold, g = GainFracBits, k =
+// RateFracBits, and v_α, v_β the CSD values of ᾱ, β̄ (every term's shift is
+// at most g, so shifting e·2^g right by it drops nothing: the CSD sum is
+// exact). round is to nearest with ties away from zero, an odd function:
+// queue errors +e and −e move F by exactly opposite amounts, so the rounding
+// pushes F neither up nor down on average. With Rounding = RoCCRoundFloor,
+// round is ⌈·⌉ instead, so that F ← ⌊F − N/2^(g + s − k)⌋: the authors'
+// OMNeT++ model, which assigns the real-valued F to an int.
+//
+// # Tracking bound
+//
+// Take one update from the same (F, Qold, Qcur) in the integer machine and
+// in a real-valued Algorithm 1 with the exact ᾱ and β̄ (the test files'
+// reference model). Both take the same branch and region (every comparison
+// is exact; see hwtables.RoCCAutoTune), and in ΔF units
+//
+//	|F'int − F'real| ≤ 2^−(k+1) + (|ᾱ − v_α|·|e1| + |β̄ − v_β|·|e2|) / 2^s
+//
+// on line 8 (one rounding, plus the CSD constants' errors), 2^−(k+1) on
+// line 5 (⌊F/2⌋ drops at most half a unit of the register) and 0 on line 3;
+// the clamp of lines 9–12 is 1-Lipschitz and keeps the bound. With
+// Rounding = RoCCRoundFloor line 8's rounding errs by up to 2^−k (a whole
+// register unit, always downward) instead of 2^−(k+1). With the
+// presets (k = 8, g = 16, 8 terms) the CSD errors are below 2^−17, so for
+// queue errors up to 1000 ΔQ the bound is below 0.01 ΔF per update.
+// Over n updates that take the same branches and regions, line 8 and the
+// clamp are 1-Lipschitz in F and line 5 halves the difference, so the
+// per-update bounds add up (RoCCParams.StepErrorBound).
+//
+// # The idle-queue gain (IdleGain, an option, off by default)
+//
+// Algorithm 1's integral term is slew-limited from below: while the queue
+// is empty line 8 adds α·Qref per update and no more, with α = ᾱ/ratio,
+// ratio 32 below Fmax/32 and halving with each doubling of F. At 40 Gb/s
+// (ᾱ = 0.3, Qref = 250 ΔQ) that is 2.3 ΔF per 40 µs at the bottom, and the
+// climb from Fmin to C/2 takes 155 updates, 6.2 ms, after line 3 has reset
+// F to Fmin (harness/algos TestRoCCFairnessFig8 measures and models it).
+// The authors' public simulator runs this law as printed, with F starting
+// at 0 (github.com/danushkam/rocc, rocc/.../SwitchEtherQueue.cc).
+//
+// IdleGain borrows one rule from a different controller of the same
+// authors: the one their DPDK switch runs (dpdk/switch/runtime.c,
+// get_stable_rate) and an earlier law left, not called, in the OMNeT++
+// switch (getFairRateForAlgo1). That controller differs otherwise (a
+// continuous gain F/(C/2) clamped to [1/64, 1] instead of AUTO_TUNE's
+// regions, gains per byte, the mean of the last two queue samples in
+// place of Qold, other MD tests); its rule here is that the gain is the
+// largest whenever the queue and the mean of the last two samples are
+// both below Qref/8. In ΔQ units, with shifts:
+//
+//	qidle = ⌊Qref/8⌋                                 (Qref >> 3)
+//	idle  = Qcur < qidle AND ⌊(Qcur + Qold)/2⌋ < qidle
+//	7:  α, β ← idle ? (ᾱ, β̄) : AUTO_TUNE()          (shift 0 when idle)
+//
+// (the DPDK code compares bytes: there Qref/8 is 18.75 KB at the 40 Gb/s
+// preset's Qref, here ⌊250/8⌋ = 31 ΔQ = 18.6 KB). NewRoCCParams rejects
+// IdleGain with Qref below 8 ΔQ, where qidle would be 0 and the rule could
+// never apply.
+//
+// Only line 8 changes: an idle queue is below Qref/8 < Qmax, and its growth
+// Qcur − Qold ≤ Qcur < Qref < Qmid, so lines 2 and 4 never apply to it. An
+// idle update reports the branch RoCCPIIdle. In real numbers, with the CSD
+// values v_α, v_β of the gains and v_β < 7·v_α (both presets: β̄ = 5ᾱ),
+// line 8's increment on an idle queue is v_α·(Qref − Qcur) − v_β·(Qcur −
+// Qold) > v_α·7Qref/8 − v_β·Qref/8 > 0, so the update raises F, and by at
+// least as much as the printed algorithm (which divides the same increment
+// by its ratio ≥ 1). In the integer machine "at least as much" holds
+// exactly (the one rounding is monotone in the shift); "raises" holds
+// unless F is at Fmax or, with RateFracBits = 0 and tiny gains, the
+// increment rounds to 0. With v_β > 7·v_α an idle update can lower F
+// (TestRoCCIdleGainSign). The tracking bound above holds with s = 0.
+//
+// At equilibrium the queue sits at Qref, far above Qref/8, so the rule
+// changes no steady state. It does change transients: it ignores
+// AUTO_TUNE's estimate of N, so after a step that empties the queue F can
+// overshoot (harness Fig. 9, 100 → 50 flows: F reaches 103 ΔF against a
+// target of 80, the queue 269 KB against 174 KB without the rule). With it
+// the paper's "~2 ms" convergence of Fig. 8 and Fig. 9 reproduces (the
+// harness scenarios' param.idle_gain=on); it is not evidence that the
+// paper's figures were made with it.
+//
+// # Timer
+//
+// The update runs every Period at Start, Start + Period, … (a hardware
+// timer with a fixed phase). The caller calls OnTimer(now, qlen) or
+// Timer(now, act) at NextDeadline or later; a late call runs one update
+// with the queue it has and skips the missed ticks (counted in
+// State().Missed), since a queue sample cannot be taken in the past.
+// OnTimer before the deadline is refused (*cc.EventError); Timer before it
+// only records now, as the contract asks.
+//
+// # The contract (cc.CongestionPoint)
+//
+// Enqueue and Dequeue feed the flow table with p.Flow and p.Size, as
+// OnEnqueue and OnDequeue do, and record q: the CP's view of its queue is
+// the Queue of its latest Enqueue or Dequeue, and Timer samples q.Len from
+// it, as a switch's timer reads its queue-depth register. Timer runs
+// Algorithm 1 when due and appends one cc.ActionFeedback per flow of the
+// table (after the aged table's expiry), in slot order: ToSource at
+// cc.ControlPrio, a cc.FeedbackRate message with From = the CP's identity
+// (Switch·2^16 + Port, RoCCFeedback.CP) and Data = the 16-byte RoCC CNP of
+// RoCCConfig.Message (a rate, or a report for RoCCHost). It reserves those
+// actions before it changes a register, so a full cc.Actions refuses the
+// update and changes nothing. Enqueue and Dequeue append nothing: the CP
+// never marks or drops a packet (RoCC has no ECN and no INT), and a
+// deadline the caller lets pass stays where it is until Timer runs, which
+// then makes one late update on the queue view it has then.
+//
+// Errors: *cc.TimeOrderError for an event before the latest one (or before
+// time 0), *cc.EventError for a nil packet, a negative size or queue
+// length, a dequeue the flow table can prove was never queued, or OnTimer
+// before its deadline, and *cc.ActionsFullError; an event that fails
+// changes nothing.
 type RoCC struct {
 	p      RoCCParams
 	regs   RoCCRegs
 	state  RoCCState
+	clock  cc.Monotonic
 	queue  *RoCCQueueFlows // FlowTable == RoCCQueueTable
 	aged   *RoCCAgedFlows  // FlowTable == RoCCAgedTable
 	branch RoCCBranch
-	prevF  uint32 // F before the last update, for Report
+	prevF  uint32      // F before the last update, for Report
+	qlen   units.Bytes // the queue's length at the latest Enqueue or Dequeue (the contract's view)
+	id     uint64      // Switch·2^16 + Port, RoCCFeedback.CP
+	fbits  uint8       // width of the flow-occupancy register
 }
 
-// NewRoCC validates cfg and returns a congestion point with F = Fmax, Qold =
-// 0 and its first update due at cfg.Start. Event times start at 0: an event
-// before time 0 is rejected like any event before the previous one.
+var _ cc.CongestionPoint = (*RoCC)(nil)
+
+// NewRoCC validates cfg and returns a congestion point with F as
+// cfg.InitialF says (Fmax by default), Qold = 0 and its first update due at
+// cfg.Start. Event times start at 0: an event before time 0 is refused like
+// any event before the previous one. The error is a *cc.ConfigError naming
+// the field.
 func NewRoCC(cfg RoCCConfig) (*RoCC, error) {
 	p, err := NewRoCCParams(cfg)
 	if err != nil {
@@ -747,6 +966,8 @@ func NewRoCC(cfg RoCCConfig) (*RoCC, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.id = RoCCFeedback{Switch: cfg.Switch, Port: cfg.Port}.CP()
+	c.fbits = c.flowMap().occupancyBits()
 	c.state.Deadline = cfg.Start
 	c.sync()
 	return c, nil
@@ -769,7 +990,21 @@ func (c *RoCC) Rate() units.Rate { return c.p.Rate(c.regs.F) }
 func (c *RoCC) Regs() RoCCRegs { return c.regs }
 
 // State returns every register.
-func (c *RoCC) State() RoCCState { return c.state }
+func (c *RoCC) State() RoCCState {
+	s := c.state
+	s.Last = c.clock.Last()
+	return s
+}
+
+// Queue returns the CP's view of its queue's length: the cc.Queue.Len of
+// its latest Enqueue or Dequeue (0 before any), which Timer samples.
+func (c *RoCC) Queue() units.Bytes { return c.qlen }
+
+// Flows returns the queue table, or nil when the CP has the aged table.
+func (c *RoCC) Flows() *RoCCQueueFlows { return c.queue }
+
+// AgedFlows returns the aged table, or nil when the CP has the queue table.
+func (c *RoCC) AgedFlows() *RoCCAgedFlows { return c.aged }
 
 func (c *RoCC) sync() {
 	c.state.F, c.state.QOld = c.regs.F, c.regs.QOld
@@ -778,55 +1013,56 @@ func (c *RoCC) sync() {
 	c.state.Flows = c.flowLen()
 }
 
-func (c *RoCC) flowLen() int {
+func (c *RoCC) flowMap() *roccFlowMap {
 	if c.queue != nil {
-		return c.queue.Len()
+		return &c.queue.m
 	}
-	return c.aged.Len()
+	return &c.aged.m
 }
 
-// roccTimeError reports an event before the previous one or an update
-// before its deadline. Only the error path allocates.
-type roccTimeError struct {
-	what      string
-	now, when units.Time
-}
+func (c *RoCC) flowLen() int { return c.flowMap().n }
 
-func (e *roccTimeError) Error() string {
-	return fmt.Sprintf("cp: RoCC %s at %v is before %v", e.what, e.now, e.when)
-}
-
-// checkTime rejects an event before the previous one; the caller records
-// now in State().Last once the event has succeeded.
-func (c *RoCC) checkTime(now units.Time) error {
-	if now < c.state.Last {
-		return &roccTimeError{"event", now, c.state.Last}
+// liveFlows returns the number of flows the table holds after an update at
+// now: the aged table expires old flows first.
+func (c *RoCC) liveFlows(now units.Time) int {
+	if c.aged != nil {
+		return c.aged.Live(now)
 	}
-	return nil
+	return c.queue.Len()
+}
+
+// roccEvent returns the *cc.EventError of event for reason.
+func roccEvent(event, reason string) error {
+	return &cc.EventError{Part: roccCPPart, Event: event, Reason: reason}
 }
 
 // OnTimer runs the update due at NextDeadline (Algorithm 1) with the queue
-// length qlen sampled now, and returns the decision. now must be at or
+// length qlen sampled now, and returns the decision; the caller sends it
+// (Feedback or Report for each flow of AppendFlows). now must be at or
 // after NextDeadline; a late call runs one update and skips the ticks it
-// missed. It returns an error, changing nothing, for a call before the
-// deadline or before the previous event, or a negative qlen.
+// missed. It returns an error, changing nothing: a *cc.TimeOrderError for a
+// call before the previous event, a *cc.EventError for a call before the
+// deadline or a negative qlen. It is the one path of the update: Timer
+// calls it with the CP's queue view.
 func (c *RoCC) OnTimer(now units.Time, qlen units.Bytes) (RoCCDecision, error) {
-	if now < c.state.Deadline {
-		return RoCCDecision{}, &roccTimeError{"update", now, c.state.Deadline}
-	}
-	if qlen < 0 {
-		return RoCCDecision{}, fmt.Errorf("cp: RoCC queue length = %v, want ≥ 0", qlen)
-	}
-	if err := c.checkTime(now); err != nil {
+	const ev = "OnTimer"
+	if err := c.clock.Check(roccCPPart, ev, now); err != nil {
 		return RoCCDecision{}, err
 	}
-	c.state.Last = now
+	if now < c.state.Deadline {
+		return RoCCDecision{}, roccEvent(ev, "update at "+now.String()+" is before "+c.state.Deadline.String()+", its deadline")
+	}
+	if qlen < 0 {
+		return RoCCDecision{}, roccEvent(ev, "queue length = "+qlen.String()+", want ≥ 0")
+	}
 	// Next tick: the first Start + i·T after now; the ticks in between were
 	// missed.
-	period := c.p.cfg.Period
-	missed := (now - c.state.Deadline) / period
-	c.state.Missed += uint64(missed)
-	c.state.Deadline = roccAfter(c.state.Deadline, roccMulSat(missed+1, period))
+	step := c.p.cfg.Period
+	if missed := (now - c.state.Deadline) / step; missed > 0 {
+		c.state.Missed += uint64(missed)
+		step = fixedpoint.SatMul(missed+1, step)
+	}
+	c.state.Deadline = fixedpoint.SatAdd(c.state.Deadline, step)
 
 	qcur, sat := c.p.QueueUnits(qlen)
 	if sat {
@@ -841,6 +1077,7 @@ func (c *RoCC) OnTimer(now units.Time, qlen units.Bytes) (RoCCDecision, error) {
 		c.aged.Expire(now)
 	}
 	c.sync()
+	c.clock.Advance(now)
 	f := c.p.RateUnits(c.regs.F)
 	return RoCCDecision{
 		F:      f,
@@ -851,83 +1088,236 @@ func (c *RoCC) OnTimer(now units.Time, qlen units.Bytes) (RoCCDecision, error) {
 	}, nil
 }
 
-// OnEnqueue records a packet of size bytes of flow entering the queue: the
-// queue table adds its bytes, the aged table marks the flow seen at now. A
-// flow the table cannot hold is counted in State().FlowOverflows and gets
-// no feedback; that is not an error. It returns an error, changing nothing,
-// for a negative size or an event before the previous one.
-func (c *RoCC) OnEnqueue(now units.Time, flow uint32, size units.Bytes) error {
-	if size < 0 {
-		return fmt.Errorf("cp: RoCC enqueue of %v, want ≥ 0", size)
-	}
-	if err := c.checkTime(now); err != nil {
+// Timer runs the update due at NextDeadline on the CP's view of its queue
+// (the Queue of its latest Enqueue or Dequeue) and appends the CP's message
+// to every flow of its table (see "The contract" on RoCC). Before the
+// deadline it only records now.
+func (c *RoCC) Timer(now units.Time, act *cc.Actions) error {
+	const ev = "Timer"
+	if err := c.clock.Check(roccCPPart, ev, now); err != nil {
 		return err
 	}
+	if now < c.state.Deadline {
+		c.clock.Advance(now)
+		return nil
+	}
+	// The update sends to every flow of the table: reserve first.
+	if err := act.Reserve(roccCPPart, ev, c.liveFlows(now)); err != nil { // a nil act holds nothing
+		return err
+	}
+	// OnTimer cannot fail here: time and deadline are checked, and the
+	// queue view is ≥ 0 (Enqueue and Dequeue refuse a negative one).
+	if d, _ := c.OnTimer(now, c.qlen); d.Send {
+		m := c.flowMap()
+		for i := range m.slots {
+			if s := &m.slots[i]; s.used {
+				c.send(act, s.key)
+			}
+		}
+	}
+	return nil
+}
+
+// send appends the CP's message for flow to act, which has room.
+func (c *RoCC) send(act *cc.Actions, flow uint32) {
+	f := cc.Feedback{Kind: cc.FeedbackRate, Flow: cc.FlowID(flow), From: c.id}
+	c.Message(flow).Put(&f.Data)
+	act.Send(cc.ToSource, cc.ControlPrio, f)
+}
+
+// Message returns the CNP the CP sends flow at an update, as
+// RoCCConfig.Message selects: Feedback(flow), Report(flow, false) or
+// Report(flow, true).
+func (c *RoCC) Message(flow uint32) RoCCFeedback {
+	switch c.p.cfg.Message {
+	case RoCCSendReport:
+		return c.Report(flow, false)
+	case RoCCSendReportF:
+		return c.Report(flow, true)
+	}
+	return c.Feedback(flow)
+}
+
+// roccRelabel returns the queue table's refusal err as the CP's event's:
+// the same reason, Part cp.RoCC.
+func roccRelabel(event string, err error) error {
+	var e *cc.EventError
+	if errors.As(err, &e) {
+		return roccEvent(event, e.Reason)
+	}
+	return err
+}
+
+// enqueue is the one path of OnEnqueue and Enqueue after the time check:
+// it returns an error (changing nothing) or records the packet at now.
+func (c *RoCC) enqueue(event string, now units.Time, flow uint32, size units.Bytes) error {
 	var full bool
 	if c.queue != nil {
 		var err error
 		if full, err = c.queue.Enqueue(flow, size); err != nil {
-			return err
+			return roccRelabel(event, err)
 		}
 	} else {
+		if size < 0 {
+			return roccEvent(event, "enqueue of "+size.String()+", want ≥ 0")
+		}
 		full = c.aged.Touch(now, flow) // evicted the least recently seen flow
 	}
-	c.state.Last = now
 	if full {
 		c.state.FlowOverflows++
 	}
 	c.state.Flows = c.flowLen()
+	c.clock.Advance(now)
 	return nil
 }
 
-// OnDequeue records a packet of size bytes of flow leaving the queue: the
-// queue table subtracts its bytes and drops the flow at zero; the aged table
-// ignores dequeues. It returns an error, changing nothing, for a negative
-// size, an event before the previous one, or more bytes than the queue table
-// holds for the flow (a flow it could not hold is ignored).
-func (c *RoCC) OnDequeue(now units.Time, flow uint32, size units.Bytes) error {
-	if size < 0 {
-		return fmt.Errorf("cp: RoCC dequeue of %v, want ≥ 0", size)
-	}
+// dequeue is the one path of OnDequeue and Dequeue after the time check:
+// it returns an error (changing nothing) or records the packet at now.
+func (c *RoCC) dequeue(event string, now units.Time, flow uint32, size units.Bytes) error {
 	if c.queue != nil {
-		if q, ok := c.queue.Queued(flow); ok && q < size {
-			return fmt.Errorf("cp: RoCC dequeue of %v for flow %d, which has %v queued", size, flow, q)
+		if err := c.queue.Dequeue(flow, size); err != nil {
+			return roccRelabel(event, err)
 		}
+	} else if size < 0 {
+		return roccEvent(event, "dequeue of "+size.String()+", want ≥ 0")
 	}
-	if err := c.checkTime(now); err != nil {
+	c.state.Flows = c.flowLen()
+	c.clock.Advance(now)
+	return nil
+}
+
+// OnEnqueue records a packet of size bytes of flow joining the tail of the
+// queue: the queue table adds its bytes, the aged table marks the flow seen
+// at now. A flow the table cannot hold is counted in State().FlowOverflows
+// and gets no feedback (RoCCQueueFlows says what happens then); that is not
+// an error. It returns an error, changing nothing: a *cc.TimeOrderError for
+// an event before the previous one, a *cc.EventError for a negative size or
+// a flow count that would pass 2^32 − 1 bytes.
+func (c *RoCC) OnEnqueue(now units.Time, flow uint32, size units.Bytes) error {
+	const ev = "OnEnqueue"
+	if err := c.clock.Check(roccCPPart, ev, now); err != nil {
 		return err
 	}
-	if c.queue != nil {
-		if _, ok := c.queue.Queued(flow); ok {
-			if err := c.queue.Dequeue(flow, size); err != nil {
-				return err
-			}
-		}
+	return c.enqueue(ev, now, flow, size)
+}
+
+// OnDequeue records the packet at the head of the queue, size bytes of
+// flow, leaving it; the caller reports dequeues in FIFO order. The queue
+// table subtracts the bytes it counted for the packet and drops the flow at
+// zero (RoCCQueueFlows.Dequeue); the aged table ignores dequeues. It
+// returns an error, changing nothing: a *cc.TimeOrderError for an event
+// before the previous one, a *cc.EventError for a negative size or a
+// dequeue the queue table can prove was never queued.
+func (c *RoCC) OnDequeue(now units.Time, flow uint32, size units.Bytes) error {
+	const ev = "OnDequeue"
+	if err := c.clock.Check(roccCPPart, ev, now); err != nil {
+		return err
 	}
-	c.state.Last = now
-	c.state.Flows = c.flowLen()
+	return c.dequeue(ev, now, flow, size)
+}
+
+// checkPacket returns the error of a contract Enqueue or Dequeue with a nil
+// packet or a negative queue length, or nil.
+func roccCheckPacket(event string, p *cc.Packet, q cc.Queue) error {
+	if p == nil {
+		return roccEvent(event, "nil packet")
+	}
+	if q.Len < 0 {
+		return roccEvent(event, "queue length = "+q.Len.String()+", want ≥ 0")
+	}
 	return nil
+}
+
+// Enqueue is OnEnqueue(now, p.Flow, p.Size) through the contract; it also
+// records q as the CP's view of its queue (see "The contract" on RoCC). It
+// appends no action.
+func (c *RoCC) Enqueue(now units.Time, p *cc.Packet, q cc.Queue, _ *cc.Actions) error {
+	const ev = "Enqueue"
+	if err := c.clock.Check(roccCPPart, ev, now); err != nil {
+		return err
+	}
+	if err := roccCheckPacket(ev, p, q); err != nil {
+		return err
+	}
+	if err := c.enqueue(ev, now, uint32(p.Flow), p.Size); err != nil {
+		return err
+	}
+	c.qlen = q.Len
+	return nil
+}
+
+// Dequeue is OnDequeue(now, p.Flow, p.Size) through the contract; it also
+// records q as the CP's view of its queue. It appends no action.
+func (c *RoCC) Dequeue(now units.Time, p *cc.Packet, q cc.Queue, _ *cc.Actions) error {
+	const ev = "Dequeue"
+	if err := c.clock.Check(roccCPPart, ev, now); err != nil {
+		return err
+	}
+	if err := roccCheckPacket(ev, p, q); err != nil {
+		return err
+	}
+	if err := c.dequeue(ev, now, uint32(p.Flow), p.Size); err != nil {
+		return err
+	}
+	c.qlen = q.Len
+	return nil
+}
+
+// AppendRegisters appends the CP's registers to dst, in this order: now;
+// Algorithm 1's f and f_prev (RateBits + RateFracBits wide), qold and qcur
+// (QueueBits), shift (3 bits: AUTO_TUNE's 0..5), branch (2), seq (8),
+// deadline; the 64-bit counters updates, missed, saturated and
+// flow_overflows; the flow table's occupancy flows (wide enough for
+// FlowCapacity), untracked_bytes, enq_pos and deq_pos (the queue table's
+// 64-bit byte counters; 0 with the aged table) and evictions (aged table;
+// 0 with the queue table); and qlen, the queue view Timer samples.
+func (c *RoCC) AppendRegisters(dst []cc.Register) []cc.Register {
+	fw := uint8(c.p.cfg.RateBits + c.p.k)
+	qw := uint8(c.p.cfg.QueueBits)
+	var untracked, enq, deq, evictions uint64
+	if c.queue != nil {
+		untracked, enq, deq = c.queue.untracked, c.queue.enq, c.queue.deq
+	} else {
+		evictions = c.aged.evictions
+	}
+	return append(dst,
+		c.clock.Register(),
+		cc.Reg("f", fw, uint64(c.regs.F)),
+		cc.Reg("f_prev", fw, uint64(c.prevF)),
+		cc.Reg("qold", qw, uint64(c.regs.QOld)),
+		cc.Reg("qcur", qw, uint64(c.state.QCur)),
+		cc.Reg("shift", 3, uint64(c.state.Shift)),
+		cc.Reg("branch", 2, uint64(c.branch)),
+		cc.Reg("seq", 8, uint64(c.state.Seq)),
+		cc.TimeReg("deadline", c.state.Deadline),
+		cc.Reg("updates", 64, c.state.Updates),
+		cc.Reg("missed", 64, c.state.Missed),
+		cc.Reg("saturated", 64, c.state.Saturated),
+		cc.Reg("flow_overflows", 64, c.state.FlowOverflows),
+		cc.Reg("flows", c.fbits, uint64(c.flowLen())),
+		cc.Reg("untracked_bytes", 64, untracked),
+		cc.Reg("enq_pos", 64, enq),
+		cc.Reg("deq_pos", 64, deq),
+		cc.Reg("evictions", 64, evictions),
+		cc.BytesReg("qlen", c.qlen),
+	)
 }
 
 // ForEachFlow calls fn for every flow in the table, in slot order: a
 // deterministic order that depends only on the sequence of table updates.
 // fn must not call OnEnqueue, OnDequeue or OnTimer.
 func (c *RoCC) ForEachFlow(fn func(flow uint32)) {
-	if c.queue != nil {
-		c.queue.ForEach(func(flow uint32, _ units.Bytes) { fn(flow) })
-		return
+	m := c.flowMap()
+	for i := range m.slots {
+		if s := &m.slots[i]; s.used {
+			fn(s.key)
+		}
 	}
-	c.aged.ForEach(func(flow uint32, _ units.Time) { fn(flow) })
 }
 
 // AppendFlows appends the flows in the table to dst in ForEachFlow's order.
 // With cap(dst) ≥ FlowCapacity it does not allocate.
-func (c *RoCC) AppendFlows(dst []uint32) []uint32 {
-	if c.queue != nil {
-		return c.queue.AppendFlows(dst)
-	}
-	return c.aged.AppendFlows(dst)
-}
+func (c *RoCC) AppendFlows(dst []uint32) []uint32 { return c.flowMap().appendFlows(dst) }
 
 // Feedback returns the CNP for flow carrying the current fair rate (type
 // RoCCRate): F in ΔF units, Qcur (saturated to 16 bits), the update
@@ -958,20 +1348,4 @@ func (c *RoCC) Report(flow uint32, withF bool) RoCCFeedback {
 		fb.Rate = uint16(c.p.RateUnits(c.prevF))
 	}
 	return fb
-}
-
-// roccAfter returns t + d for d ≥ 0, saturating at units.MaxTime.
-func roccAfter(t, d units.Time) units.Time {
-	if t > units.MaxTime-d {
-		return units.MaxTime
-	}
-	return t + d
-}
-
-// roccMulSat returns n·d for n, d ≥ 0, saturating at units.MaxTime.
-func roccMulSat(n, d units.Time) units.Time {
-	if d != 0 && n > units.MaxTime/d {
-		return units.MaxTime
-	}
-	return n * d
 }

@@ -3,6 +3,7 @@ package cp_test
 import (
 	"fmt"
 
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/cp"
 	"github.com/hwcc/hwcc/units"
 )
@@ -79,11 +80,34 @@ func ExampleRoCCHost() {
 		d, _ := c.OnTimer(c.NextDeadline(), q)
 		wire := c.Report(7, false).Append(nil) // what the switch sends
 		fb, _ := cp.DecodeRoCCFeedback(wire)
-		rate, _ := h.OnReport(fb)
+		rate, _ := h.OnReport(c.NextDeadline(), fb)
 		fmt.Println(d.F, rate)
 	}
 	// Output:
 	// 2000 2000
 	// 1925 1925
 	// 2112 2112
+}
+
+// ExampleRoCC_Timer drives the CP through the cc contract: Enqueue records
+// the packet's flow and the queue, Timer runs Algorithm 1 on that queue
+// (300 KB = 500 ΔQ: line 5 halves F from 4000 to 2000 ΔF) and appends the
+// CNP for every flow in the table.
+func ExampleRoCC_Timer() {
+	c, _ := cp.NewRoCC(cp.RoCC40G())
+	for _, flow := range []cc.FlowID{7, 9} {
+		p := cc.Packet{Flow: flow, Size: 1500}
+		_ = c.Enqueue(0, &p, cc.Queue{Len: 300 * units.KB}, nil) // nil: Enqueue appends nothing
+	}
+	act := cc.NewActions(8)
+	if err := c.Timer(c.NextDeadline(), act); err != nil {
+		panic(err)
+	}
+	for _, a := range act.All() {
+		m, _ := cp.DecodeRoCCFeedback(a.Feedback.Data[:])
+		fmt.Println(a.Kind, "to", a.To, "flow", a.Feedback.Flow, "prio", a.Prio, m)
+	}
+	// Unordered output:
+	// feedback to source flow 7 prio 7 rocc rate cp=0:0 seq=1 F=2000 Q=500 flow=7
+	// feedback to source flow 9 prio 7 rocc rate cp=0:0 seq=1 F=2000 Q=500 flow=9
 }

@@ -2,39 +2,14 @@ package cp
 
 import (
 	"encoding/binary"
-	"errors"
 	"strconv"
+
+	"github.com/hwcc/hwcc/cc"
 )
 
-// RoCC's feedback message, the CNP (papers/rocc.txt section III-C): "the
-// fair rate value (in multiples of ΔF)" and what the RP needs to find the
-// flow's rate limiter, carried in ICMP (the DPDK prototype used the reserved
-// ICMP type 253, section VI-B). The paper's P4 header (section IV-B,
-// Listing 1) has port (16 bits), qdepth (16 bits) and counter (8 bits); this
-// layout keeps those three fields and adds the rate, the CP's switch and the
-// flow, so that one message serves both the switch-computed rate (section
-// III-B) and the host-computed one (section III-F).
-//
-// Wire layout, 16 bytes, big-endian (network order), the ICMP payload:
-//
-//	byte  bits  field    meaning
-//	0     7–4   version  RoCCFeedbackVersion (1)
-//	0     3–0   type     1 = RoCCRateFeedback, 2 = RoCCReportFeedback
-//	1     7–0   counter  the CP's 8-bit update counter (Listing 1), mod 256
-//	2–3   16    port     the CP's egress port (Listing 1)
-//	4–7   32    switch   the CP's switch (its IPv4 address, what GETCP of
-//	                     Algorithm 2 returns)
-//	8–9   16    rate     F in ΔF units: 1 to 65535 (655.35 Gb/s at ΔF =
-//	                     10 Mb/s); 0 is malformed in a rate message and means
-//	                     "no F, the host keeps its own" in a report
-//	10–11 16    qdepth   Qcur in ΔQ units (Listing 1), 0 to 65535
-//	12–15 32    flow     the flow identifier the rate applies to
-//
-// A decoder accepts a buffer longer than 16 bytes (Ethernet pads short
-// frames) and ignores the bytes after the message.
-
-// RoCCFeedbackLen is the length of an encoded RoCCFeedback in bytes.
-const RoCCFeedbackLen = 16
+// RoCCFeedbackLen is the length of an encoded RoCCFeedback in bytes: the 16
+// reserved bytes of a CNP (cc.FeedbackDataLen).
+const RoCCFeedbackLen = cc.FeedbackDataLen
 
 // RoCCFeedbackVersion is the only version this codec reads and writes.
 const RoCCFeedbackVersion = 1
@@ -64,8 +39,39 @@ const (
 	roccFbCPShift      = 16 // CP() = switch<<16 | port
 )
 
-// RoCCFeedback is one decoded RoCC CNP. The zero value is not a valid
-// message (type 0); Validate says why.
+// roccFbWhat names the message in decode errors.
+const roccFbWhat = "RoCC feedback"
+
+// RoCCFeedback is one RoCC CNP, RoCC's feedback message (papers/rocc.txt
+// section III-C): "the fair rate value (in multiples of ΔF)" and what the RP
+// needs to find the flow's rate limiter, carried in ICMP (the DPDK
+// prototype used the reserved ICMP type 253, section VI-B). The paper's P4
+// header (section IV-B, Listing 1) has port (16 bits), qdepth (16 bits) and
+// counter (8 bits); this layout keeps those three fields and adds the rate,
+// the CP's switch and the flow, so that one message serves both the
+// switch-computed rate (section III-B) and the host-computed one (section
+// III-F). Through the cc contract it travels in cc.Feedback.Data of a
+// cc.FeedbackRate message.
+//
+// Wire layout, 16 bytes, big-endian (network order), the ICMP payload:
+//
+//	byte  bits  field    meaning
+//	0     7–4   version  RoCCFeedbackVersion (1)
+//	0     3–0   type     1 = RoCCRateFeedback, 2 = RoCCReportFeedback
+//	1     7–0   counter  the CP's 8-bit update counter (Listing 1), mod 256
+//	2–3   16    port     the CP's egress port (Listing 1)
+//	4–7   32    switch   the CP's switch (its IPv4 address, what GETCP of
+//	                     Algorithm 2 returns)
+//	8–9   16    rate     F in ΔF units: 1 to 65535 (655.35 Gb/s at ΔF =
+//	                     10 Mb/s); 0 is malformed in a rate message and means
+//	                     "no F, the host keeps its own" in a report
+//	10–11 16    qdepth   Qcur in ΔQ units (Listing 1), 0 to 65535
+//	12–15 32    flow     the flow identifier the rate applies to
+//
+// A decoder accepts a buffer longer than 16 bytes (Ethernet pads short
+// frames) and ignores the bytes after the message.
+//
+// The zero value is not a valid message (type 0); Validate says why.
 type RoCCFeedback struct {
 	Type   RoCCFeedbackType
 	Seq    uint8  // the CP's update counter (Listing 1's counter), wraps mod 256
@@ -78,27 +84,25 @@ type RoCCFeedback struct {
 
 // CP returns the congestion point's identity for Algorithm 2's CPcur test:
 // switch·2^16 + port, 48 bits, so that two ports of one switch are two CPs.
+// It is also the cc.Feedback.From of the message.
 func (f RoCCFeedback) CP() uint64 { return uint64(f.Switch)<<roccFbCPShift | uint64(f.Port) }
 
-// Errors of DecodeRoCCFeedback and Validate, matched with errors.Is.
-var (
-	ErrRoCCFeedbackShort   = errors.New("cp: RoCC feedback shorter than 16 bytes")
-	ErrRoCCFeedbackVersion = errors.New("cp: RoCC feedback version is not 1")
-	ErrRoCCFeedbackType    = errors.New("cp: RoCC feedback type is not 1 (rate) or 2 (report)")
-	ErrRoCCFeedbackRate    = errors.New("cp: RoCC rate feedback with rate 0, want [1, 65535] ΔF")
-)
+// RoCCCPBits is the width of CP(): 32 bits of switch and 16 of port.
+const RoCCCPBits = 48
 
 // Validate reports whether f can be encoded as a well-formed message: a
-// known type and, for a rate message, a rate of at least 1 ΔF.
+// known type and, for a rate message, a rate of at least 1 ΔF. The error is
+// a *cc.DecodeError naming the byte of the encoding that would be
+// malformed: 0 for the type, 8 for the rate.
 func (f RoCCFeedback) Validate() error {
 	switch f.Type {
 	case RoCCRateFeedback:
 		if f.Rate == 0 {
-			return ErrRoCCFeedbackRate
+			return &cc.DecodeError{What: roccFbWhat, Offset: roccFbRate, Reason: "rate message with rate 0, want 1..65535 ΔF"}
 		}
 	case RoCCReportFeedback:
 	default:
-		return ErrRoCCFeedbackType
+		return &cc.DecodeError{What: roccFbWhat, Offset: 0, Reason: "type " + strconv.Itoa(int(f.Type)) + ", want 1 (rate) or 2 (report)"}
 	}
 	return nil
 }
@@ -116,6 +120,9 @@ func (f RoCCFeedback) Append(dst []byte) []byte {
 	return binary.BigEndian.AppendUint32(dst, f.Flow)
 }
 
+// Put writes f's encoding into b (cc.Feedback.Data), as Append does.
+func (f RoCCFeedback) Put(b *[RoCCFeedbackLen]byte) { _ = f.Append(b[:0]) }
+
 // String returns a one-line description for traces.
 func (f RoCCFeedback) String() string {
 	t := "type" + strconv.Itoa(int(f.Type))
@@ -130,16 +137,19 @@ func (f RoCCFeedback) String() string {
 		" Q=" + strconv.Itoa(int(f.QDepth)) + " flow=" + strconv.FormatUint(uint64(f.Flow), 10)
 }
 
-// DecodeRoCCFeedback decodes the message at the start of b. It returns an
-// error (matching one of the ErrRoCCFeedback values) for a buffer shorter
-// than 16 bytes, a version other than 1, an unknown type, or a rate message
-// with rate 0; bytes after the first 16 are ignored. It does not allocate.
+// DecodeRoCCFeedback decodes the message at the start of b. It returns a
+// *cc.DecodeError naming the byte where decoding failed: len(b) for a buffer
+// shorter than 16 bytes (the first missing byte), 0 for a version other
+// than 1 or an unknown type, 8 for a rate message with rate 0. Bytes after
+// the first 16 are ignored. It does not allocate on success.
 func DecodeRoCCFeedback(b []byte) (RoCCFeedback, error) {
 	if len(b) < RoCCFeedbackLen {
-		return RoCCFeedback{}, ErrRoCCFeedbackShort
+		return RoCCFeedback{}, &cc.DecodeError{What: roccFbWhat, Offset: len(b),
+			Reason: "message of " + strconv.Itoa(len(b)) + " bytes, want 16"}
 	}
-	if b[0]>>roccFbVersionShift != RoCCFeedbackVersion {
-		return RoCCFeedback{}, ErrRoCCFeedbackVersion
+	if v := b[0] >> roccFbVersionShift; v != RoCCFeedbackVersion {
+		return RoCCFeedback{}, &cc.DecodeError{What: roccFbWhat, Offset: 0,
+			Reason: "version " + strconv.Itoa(int(v)) + ", want 1"}
 	}
 	f := RoCCFeedback{
 		Type:   RoCCFeedbackType(b[0] & roccFbTypeMask),

@@ -5,11 +5,27 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/hwcc/hwcc/cc"
 )
+
+// roccDecodeOffset returns the byte offset of err, a *cc.DecodeError, or
+// fails the test.
+func roccDecodeOffset(t testing.TB, err error) int {
+	t.Helper()
+	var de *cc.DecodeError
+	if !errors.As(err, &de) {
+		t.Fatalf("error %v (%T) is not a *cc.DecodeError", err, err)
+	}
+	if !errors.Is(err, cc.ErrDecode) {
+		t.Fatalf("error %v does not match cc.ErrDecode", err)
+	}
+	return de.Offset
+}
 
 func TestRoCCFeedbackLayout(t *testing.T) {
 	fb := RoCCFeedback{Type: RoCCRateFeedback, Seq: 0xa5, Port: 0x0102, Switch: 0x0a000001, Rate: 4000, QDepth: 250, Flow: 0xdeadbeef}
-	// Built by hand from the layout in rocc_feedback.go: version 1 and type
+	// Built by hand from the layout on RoCCFeedback: version 1 and type
 	// 1 in byte 0, then counter, port, switch, rate (4000 = 0x0fa0),
 	// qdepth (250 = 0x00fa), flow, all big-endian.
 	want := []byte{0x11, 0xa5, 0x01, 0x02, 0x0a, 0x00, 0x00, 0x01, 0x0f, 0xa0, 0x00, 0xfa, 0xde, 0xad, 0xbe, 0xef}
@@ -26,7 +42,7 @@ func TestRoCCFeedbackMalformed(t *testing.T) {
 	good := RoCCFeedback{Type: RoCCRateFeedback, Rate: 1}.Append(nil)
 	for n := range RoCCFeedbackLen {
 		_, err := DecodeRoCCFeedback(good[:n])
-		require.ErrorIs(t, err, ErrRoCCFeedbackShort, "%d bytes", n)
+		require.Equal(t, n, roccDecodeOffset(t, err), "%d bytes: the first missing byte", n)
 	}
 	mut := func(b0 byte, rate uint16) []byte {
 		b := append([]byte(nil), good...)
@@ -35,19 +51,22 @@ func TestRoCCFeedbackMalformed(t *testing.T) {
 		return b
 	}
 	cases := []struct {
-		b    []byte
-		want error
+		b      []byte
+		offset int
+		reason string
 	}{
-		{mut(0x01, 1), ErrRoCCFeedbackVersion}, // version 0
-		{mut(0x21, 1), ErrRoCCFeedbackVersion}, // version 2
-		{mut(0x10, 1), ErrRoCCFeedbackType},    // type 0
-		{mut(0x13, 1), ErrRoCCFeedbackType},    // type 3
-		{mut(0x1f, 1), ErrRoCCFeedbackType},    // type 15
-		{mut(0x11, 0), ErrRoCCFeedbackRate},    // a rate message with rate 0
+		{mut(0x01, 1), 0, "version 0, want 1"},
+		{mut(0x21, 1), 0, "version 2, want 1"},
+		{mut(0x10, 1), 0, "type 0, want 1 (rate) or 2 (report)"},
+		{mut(0x13, 1), 0, "type 3"},
+		{mut(0x1f, 1), 0, "type 15"},
+		{mut(0x11, 0), 8, "rate message with rate 0"}, // the rate field is bytes 8–9
 	}
 	for _, c := range cases {
 		_, err := DecodeRoCCFeedback(c.b)
-		require.ErrorIs(t, err, c.want, "% x", c.b)
+		require.Equal(t, c.offset, roccDecodeOffset(t, err), "% x", c.b)
+		require.ErrorContains(t, err, c.reason)
+		require.ErrorContains(t, err, "RoCC feedback: byte ")
 	}
 	fb, err := DecodeRoCCFeedback(mut(0x12, 0)) // a report may omit F
 	require.NoError(t, err)
@@ -65,8 +84,10 @@ func FuzzDecodeRoCCFeedback(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		fb, err := DecodeRoCCFeedback(b)
 		if err != nil {
-			if !errors.Is(err, ErrRoCCFeedbackShort) && !errors.Is(err, ErrRoCCFeedbackVersion) &&
-				!errors.Is(err, ErrRoCCFeedbackType) && !errors.Is(err, ErrRoCCFeedbackRate) {
+			// The documented offsets: the first missing byte of a short
+			// buffer, 0 for version and type, 8 for a rate of 0.
+			off := roccDecodeOffset(t, err)
+			if !(len(b) < RoCCFeedbackLen && off == len(b)) && off != 0 && off != 8 {
 				t.Fatalf("undocumented error %v", err)
 			}
 			return
@@ -88,7 +109,7 @@ func FuzzRoCCFeedbackRoundTrip(f *testing.F) {
 		m := RoCCFeedback{Type: RoCCFeedbackType(typ & roccFbTypeMask), Seq: seq, Port: port, Switch: sw, Rate: rate, QDepth: q, Flow: flow}
 		got, err := DecodeRoCCFeedback(m.Append(nil))
 		if verr := m.Validate(); verr != nil {
-			if !errors.Is(err, verr) {
+			if err == nil || err.Error() != verr.Error() {
 				t.Fatalf("%+v: Validate %v, decode %v", m, verr, err)
 			}
 			return

@@ -3,26 +3,14 @@ package cp
 import (
 	"fmt"
 	"math"
+	"math/bits"
+	"strconv"
+	"strings"
 
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/units"
 )
-
-// RoCC flow tables (papers/rocc.txt section III-D): the recipients of the
-// CP's feedback. Two of the paper's five designs are here:
-//
-//   - RoCCQueueFlows, (1) "a table of the flows currently in the queue", the
-//     paper's default: per-flow queued-byte counts updated on enqueue and
-//     dequeue; a flow leaves when its count returns to zero.
-//   - RoCCAgedFlows, (2) a table bounded by Fmax/Fmin ("the number of
-//     concurrent flows on a link has an upper bound") "in conjunction with a
-//     simple age-based flow eviction mechanism".
-//
-// Both are fixed-capacity open-addressing hash tables (linear probing,
-// backward-shift deletion, no tombstones) over 32-bit flow identifiers,
-// allocated once by the constructor: no per-packet allocation. The slot
-// array has at least twice the capacity in slots (a power of two), so a
-// probe sequence stays short. Iteration is in slot order, which depends
-// only on the sequence of updates (the hash is fixed), never on map order.
 
 // RoCCMaxFlowCapacity is the largest flow-table capacity, 2^20 flows.
 const RoCCMaxFlowCapacity = 1 << 20
@@ -36,24 +24,43 @@ const roccFibHash = 0x9E3779B1
 // rejected.
 const roccFlowBytesMax = math.MaxUint32
 
+// roccPosBits is the width of the queue table's enqueue and dequeue byte
+// positions: free-running counters compared wrap-safely.
+const roccPosBits = 64
+
+// roccSlot is one entry, 16 bytes: four to a 64-byte cache line.
 type roccSlot struct {
-	val  int64 // queued bytes or last-seen time
-	key  uint32
-	used bool
+	val int64 // queued bytes (queue table) or last-seen time (aged table)
+	key uint32
+	// used marks an occupied slot; partial (queue table) a flow entered
+	// while packets the table did not count were queued, whose entry
+	// position is in roccFlowMap.pos.
+	used, partial bool
 }
 
-// roccFlowMap is the open-addressing core of both tables.
+// roccFlowMap is the open-addressing core of both flow tables (section
+// III-D): a fixed-capacity hash table over 32-bit flow identifiers with
+// linear probing and backward-shift deletion (no tombstones), allocated
+// once by its constructor, so that no event allocates. The slot array has
+// at least twice the capacity in slots (a power of two), so a probe
+// sequence stays short. Iteration is in slot order, which depends only on
+// the sequence of updates (the hash is fixed), never on map order.
 type roccFlowMap struct {
 	slots []roccSlot
+	// pos[i] is the enqueue position at which the partial flow in slot i
+	// was entered (queue table); read and moved only for partial slots,
+	// which exist only after an overflow.
+	pos   []uint64
 	mask  uint32
 	shift uint // 32 − log2(len(slots))
 	n     int
 	cap   int
 }
 
-func newRoCCFlowMap(capacity int) (roccFlowMap, error) {
+func newRoCCFlowMap(part string, capacity int) (roccFlowMap, error) {
 	if capacity < 1 || capacity > RoCCMaxFlowCapacity {
-		return roccFlowMap{}, fmt.Errorf("cp: RoCC flow table capacity = %d, want [1, %d]", capacity, RoCCMaxFlowCapacity)
+		return roccFlowMap{}, &cc.ConfigError{Part: part, Field: "FlowCapacity", Value: strconv.Itoa(capacity),
+			Range: "1.." + strconv.Itoa(RoCCMaxFlowCapacity)}
 	}
 	bits := uint(1)
 	for 1<<bits < 2*capacity {
@@ -61,6 +68,7 @@ func newRoCCFlowMap(capacity int) (roccFlowMap, error) {
 	}
 	return roccFlowMap{
 		slots: make([]roccSlot, 1<<bits),
+		pos:   make([]uint64, 1<<bits),
 		mask:  1<<bits - 1,
 		shift: 32 - bits,
 		cap:   capacity,
@@ -92,22 +100,78 @@ func (m *roccFlowMap) remove(i uint32) {
 		// h, h+1, …, j: its distance from h is at least the hole's from i.
 		if (j-h)&m.mask >= (j-i)&m.mask {
 			m.slots[i] = m.slots[j]
+			if m.slots[i].partial {
+				m.pos[i] = m.pos[j]
+			}
 			m.slots[j] = roccSlot{}
 			i = j
 		}
 	}
 }
 
-// RoCCQueueFlows is the default flow table of section III-D (1): the flows
-// with bytes in the queue and how many. Each count is a 32-bit byte counter;
-// an enqueue that would pass 2^32 − 1 is rejected. The zero value is not
-// usable; build one with NewRoCCQueueFlows.
-type RoCCQueueFlows struct{ m roccFlowMap }
+// occupancyBits is the width of a counter of 0..cap flows.
+func (m *roccFlowMap) occupancyBits() uint8 { return uint8(bits.Len(uint(m.cap))) }
+
+// RoCCQueueFlows is the default flow table of papers/rocc.txt section III-D
+// (1), "a table of the flows currently in the queue": the flows with bytes
+// in one FIFO egress queue and how many, updated on every enqueue and
+// dequeue; a flow leaves when its count returns to zero. Each count is a
+// 32-bit byte counter; an enqueue that would pass 2^32 − 1 is rejected. The
+// zero value is not usable; build one with NewRoCCQueueFlows.
+//
+// # Overflow
+//
+// The table holds Cap flows. A packet of a new flow that arrives while the
+// table is full is not counted (Enqueue reports full): its flow gets no
+// feedback while it stays out of the table. The paper does not say what
+// happens then; the table keeps two promises, whatever the sequence of
+// flows:
+//
+//   - It never refuses a legal dequeue: every packet that left the head of
+//     the queue in FIFO order is accepted, counted or not.
+//   - It stays consistent with the queue: a flow is in the table only while
+//     it has bytes queued; its count is exactly its queued bytes, except
+//     for a flow marked Partial, whose count misses the uncounted packets
+//     it had queued when it was entered (never more than its queued bytes);
+//     and a flow whose latest packet found room (or found it in the table)
+//     is in the table until that packet leaves.
+//
+// Hardware carries this with one bit per packet: the P4 switch of section
+// IV-B updates its flow table in the egress pipeline and would set a
+// "counted" bit in the packet's bridged metadata at enqueue, so that the
+// dequeue decrements only packets it counted. The table derives that bit
+// instead of storing it, from the queue's two free-running 64-bit byte
+// counters (enqueue and dequeue positions, as a switch's queue counts bytes
+// in and out): in a FIFO queue a packet leaves when the dequeue position
+// reaches the enqueue position it had, so a packet of flow f is counted iff
+// it was enqueued at or after the position at which f was entered (or f was
+// entered while no uncounted byte was queued, which is every entry until
+// the first overflow). Untracked() is the uncounted bytes still queued; a
+// dequeue that the table can prove illegal (more bytes than the flow's count
+// or the uncounted bytes hold) is refused. A flow entered while uncounted
+// bytes were queued keeps its entry position in a second array, read only
+// for such flows: the slots stay 16 bytes, four to a cache line, and the
+// table costs no more per packet than before until an overflow.
+//
+// The alternative designs refuse the dequeue or lose the flow: a table that
+// counts the late-entered flow's dequeues against its count (hwcc before
+// issue 11) refuses a legal dequeue when an earlier, uncounted packet is
+// larger than the count, and drops the flow, which then gets no feedback,
+// when it is smaller. The authors' OMNeT++ model has no capacity limit
+// (an unbounded map of packet counts per flow).
+type RoCCQueueFlows struct {
+	m roccFlowMap
+	// enq and deq are the queue's enqueue and dequeue byte positions
+	// (free-running, 64 bits, wrapping); untracked the queued bytes of
+	// packets the table did not count.
+	enq, deq  uint64
+	untracked uint64
+}
 
 // NewRoCCQueueFlows returns an empty table for up to capacity flows (1 to
 // RoCCMaxFlowCapacity).
 func NewRoCCQueueFlows(capacity int) (*RoCCQueueFlows, error) {
-	m, err := newRoCCFlowMap(capacity)
+	m, err := newRoCCFlowMap("cp.RoCCQueueFlows", capacity)
 	if err != nil {
 		return nil, err
 	}
@@ -120,8 +184,9 @@ func (t *RoCCQueueFlows) Len() int { return t.m.n }
 // Cap returns the capacity.
 func (t *RoCCQueueFlows) Cap() int { return t.m.cap }
 
-// Queued returns the bytes of flow in the queue and whether the table holds
-// the flow.
+// Queued returns the bytes of flow the table counts in the queue and
+// whether the table holds the flow. The count is the flow's queued bytes
+// unless Partial(flow).
 func (t *RoCCQueueFlows) Queued(flow uint32) (units.Bytes, bool) {
 	i, ok := t.m.find(flow)
 	if !ok {
@@ -130,55 +195,152 @@ func (t *RoCCQueueFlows) Queued(flow uint32) (units.Bytes, bool) {
 	return units.Bytes(t.m.slots[i].val), true
 }
 
-// Enqueue adds size bytes to flow's count, entering the flow if it is new.
-// A new flow that does not fit (the table holds Cap flows) is not entered:
-// full is true, and that is not an error. A size of 0 changes nothing. It
-// returns an error, changing nothing, for a negative size or a count that
-// would pass 2^32 − 1 bytes.
-func (t *RoCCQueueFlows) Enqueue(flow uint32, size units.Bytes) (full bool, err error) {
-	if size < 0 || size > roccFlowBytesMax {
-		return false, fmt.Errorf("cp: RoCC flow table enqueue of %v, want [0, %d]B", size, uint64(roccFlowBytesMax))
+// Partial reports whether flow is in the table but may have uncounted
+// packets queued ahead of the ones it counts: it was entered while
+// uncounted bytes were queued and the queue has not yet drained past the
+// point where it was entered. Queued then returns less than the flow's
+// queued bytes (or all of them, if none of the uncounted bytes were its
+// own).
+func (t *RoCCQueueFlows) Partial(flow uint32) bool {
+	i, ok := t.m.find(flow)
+	return ok && t.partialAt(i)
+}
+
+func (t *RoCCQueueFlows) partialAt(i uint32) bool {
+	return t.m.slots[i].partial && fixedpoint.WrapBefore(t.deq, t.m.pos[i], roccPosBits)
+}
+
+// Untracked returns the queued bytes of packets the table did not count
+// (their flows were not in the table and the table was full).
+func (t *RoCCQueueFlows) Untracked() units.Bytes { return units.Bytes(t.untracked) }
+
+// Bytes returns the bytes in the queue: every byte enqueued minus every
+// byte dequeued, counted or not.
+func (t *RoCCQueueFlows) Bytes() units.Bytes {
+	return units.Bytes(fixedpoint.WrapSub(t.enq, t.deq, roccPosBits))
+}
+
+// Positions returns the queue's enqueue and dequeue byte positions: the
+// free-running 64-bit counters of every byte that entered and left it.
+func (t *RoCCQueueFlows) Positions() (enq, deq uint64) { return t.enq, t.deq }
+
+// Why the queue table refuses an event.
+const (
+	roccNegative       = iota + 1 // a negative size
+	roccCounterFull               // the flow's 32-bit counter would overflow
+	roccTooBig                    // a new flow's packet above the counter
+	roccAboveCount                // a counted packet above its flow's count
+	roccAboveUntracked            // an uncounted packet above the uncounted bytes
+)
+
+// refuse returns the *cc.EventError of event for why (the roccNegative …
+// constants). It runs only on the error path, so the event paths stay
+// small; it reads the table as the refused event left it (unchanged).
+//
+//go:noinline
+func (t *RoCCQueueFlows) refuse(event string, why int, flow uint32, size units.Bytes) error {
+	var r string
+	switch why {
+	case roccNegative:
+		r = strings.ToLower(event) + " of " + size.String() + ", want ≥ 0"
+	case roccCounterFull:
+		q, _ := t.Queued(flow)
+		r = fmt.Sprintf("flow %d would have %v queued, above the 32-bit counter's %dB", flow, q+size, uint64(roccFlowBytesMax))
+	case roccTooBig:
+		r = fmt.Sprintf("enqueue of %v, want at most %dB", size, uint64(roccFlowBytesMax))
+	case roccAboveCount:
+		q, _ := t.Queued(flow)
+		r = fmt.Sprintf("dequeue of %v for flow %d, which has %v queued", size, flow, q)
+	case roccAboveUntracked:
+		r = fmt.Sprintf("dequeue of %v for flow %d, which is not counted, but only %v of uncounted packets are queued",
+			size, flow, units.Bytes(t.untracked))
 	}
-	if size == 0 {
+	return &cc.EventError{Part: "cp.RoCCQueueFlows", Event: event, Reason: r}
+}
+
+// Enqueue records a packet of size bytes of flow joining the tail of the
+// queue: its bytes are added to flow's count, entering the flow if it is
+// new. A new flow that does not fit (the table holds Cap flows) is not
+// entered and its bytes are counted as untracked: full is true, and that is
+// not an error. A size of 0 changes nothing. It returns a *cc.EventError,
+// changing nothing, for a negative size or a count that would pass
+// 2^32 − 1 bytes.
+func (t *RoCCQueueFlows) Enqueue(flow uint32, size units.Bytes) (full bool, err error) {
+	if size <= 0 {
+		if size < 0 {
+			return false, t.refuse("Enqueue", roccNegative, flow, size)
+		}
 		return false, nil
 	}
 	i, ok := t.m.find(flow)
 	if ok {
-		if t.m.slots[i].val+int64(size) > roccFlowBytesMax {
-			return false, fmt.Errorf("cp: RoCC flow %d would have %v queued, above the 32-bit counter's %dB",
-				flow, units.Bytes(t.m.slots[i].val)+size, uint64(roccFlowBytesMax))
+		s := &t.m.slots[i]
+		if s.val+int64(size) > roccFlowBytesMax {
+			return false, t.refuse("Enqueue", roccCounterFull, flow, size)
 		}
-		t.m.slots[i].val += int64(size)
+		s.val += int64(size)
+		t.enq = fixedpoint.WrapAdd(t.enq, uint64(size), roccPosBits)
 		return false, nil
 	}
+	if size > roccFlowBytesMax {
+		return false, t.refuse("Enqueue", roccTooBig, flow, size)
+	}
+	at := t.enq
+	t.enq = fixedpoint.WrapAdd(t.enq, uint64(size), roccPosBits)
 	if t.m.n >= t.m.cap {
+		t.untracked += uint64(size)
 		return true, nil
 	}
-	t.m.slots[i] = roccSlot{key: flow, val: int64(size), used: true}
+	// A flow entered while uncounted bytes are queued may have some of
+	// them: its dequeues before position at are not counted.
+	partial := t.untracked > 0
+	if partial {
+		t.m.pos[i] = at
+	}
+	t.m.slots[i] = roccSlot{key: flow, val: int64(size), used: true, partial: partial}
 	t.m.n++
 	return false, nil
 }
 
-// Dequeue subtracts size bytes from flow's count and removes the flow when
-// the count reaches 0. It returns an error, changing nothing, for a flow not
-// in the table, a negative size or more bytes than the flow has queued.
+// Dequeue records the packet at the head of the queue, size bytes of flow,
+// leaving it (the caller reports dequeues in FIFO order). A packet the
+// table counted is subtracted from its flow's count, and the flow leaves
+// the table at zero; an uncounted one from Untracked. A size of 0 changes
+// nothing. It returns a *cc.EventError, changing nothing, for a dequeue the
+// table can prove was never queued: a negative size, or more bytes than the
+// flow's count or the uncounted bytes hold.
 func (t *RoCCQueueFlows) Dequeue(flow uint32, size units.Bytes) error {
+	if size <= 0 {
+		if size < 0 {
+			return t.refuse("Dequeue", roccNegative, flow, size)
+		}
+		return nil
+	}
 	i, ok := t.m.find(flow)
-	if !ok {
-		return fmt.Errorf("cp: RoCC flow table dequeue for flow %d, which is not in the table", flow)
+	// The packet at the head was counted iff its flow is in the table and
+	// was not entered after it (see Overflow on the type).
+	if ok && !t.partialAt(i) {
+		s := &t.m.slots[i]
+		if int64(size) > s.val {
+			return t.refuse("Dequeue", roccAboveCount, flow, size)
+		}
+		t.deq = fixedpoint.WrapAdd(t.deq, uint64(size), roccPosBits)
+		s.partial = false // at or past its entry: every later packet is counted
+		if s.val -= int64(size); s.val == 0 {
+			t.m.remove(i)
+		}
+		return nil
 	}
-	if size < 0 || int64(size) > t.m.slots[i].val {
-		return fmt.Errorf("cp: RoCC flow table dequeue of %v for flow %d, want [0, %v]", size, flow, units.Bytes(t.m.slots[i].val))
+	if uint64(size) > t.untracked {
+		return t.refuse("Dequeue", roccAboveUntracked, flow, size)
 	}
-	t.m.slots[i].val -= int64(size)
-	if t.m.slots[i].val == 0 {
-		t.m.remove(i)
-	}
+	t.deq = fixedpoint.WrapAdd(t.deq, uint64(size), roccPosBits)
+	t.untracked -= uint64(size)
 	return nil
 }
 
-// ForEach calls fn(flow, queued bytes) for every flow in slot order. fn must
-// not modify the table.
+// ForEach calls fn(flow, counted bytes) for every flow in slot order. fn
+// must not modify the table.
 func (t *RoCCQueueFlows) ForEach(fn func(flow uint32, queued units.Bytes)) {
 	for i := range t.m.slots {
 		if s := &t.m.slots[i]; s.used {
@@ -190,19 +352,27 @@ func (t *RoCCQueueFlows) ForEach(fn func(flow uint32, queued units.Bytes)) {
 // AppendFlows appends the flows in slot order to dst. With cap(dst) −
 // len(dst) ≥ Len() it does not allocate.
 func (t *RoCCQueueFlows) AppendFlows(dst []uint32) []uint32 {
-	for i := range t.m.slots {
-		if s := &t.m.slots[i]; s.used {
+	return t.m.appendFlows(dst)
+}
+
+func (m *roccFlowMap) appendFlows(dst []uint32) []uint32 {
+	for i := range m.slots {
+		if s := &m.slots[i]; s.used {
 			dst = append(dst, s.key)
 		}
 	}
 	return dst
 }
 
-// RoCCAgedFlows is the flow table of section III-D (2): at most Cap flows
-// (the paper bounds it by Fmax/Fmin), each with the time it was last seen.
-// Touch on a new flow with the table full evicts the least recently seen
-// flow (the lowest slot among equals); Expire drops flows not seen for
-// MaxAge. The zero value is not usable; build one with NewRoCCAgedFlows.
+// RoCCAgedFlows is the flow table of papers/rocc.txt section III-D (2):
+// "RoCC has a lower bound for fair rate, hence the number of concurrent
+// flows on a link has an upper bound (i.e., Fmax/Fmin)", used "in
+// conjunction with a simple age-based flow eviction mechanism". It holds at
+// most Cap flows, each with the time it was last seen on enqueue. Touch on
+// a new flow with the table full evicts the least recently seen flow (the
+// lowest slot among equals); Expire drops flows not seen for MaxAge. It
+// ignores dequeues, so it never refuses one. The zero value is not usable;
+// build one with NewRoCCAgedFlows.
 type RoCCAgedFlows struct {
 	m         roccFlowMap
 	maxAge    units.Time
@@ -214,9 +384,9 @@ type RoCCAgedFlows struct {
 // seen.
 func NewRoCCAgedFlows(capacity int, maxAge units.Time) (*RoCCAgedFlows, error) {
 	if maxAge <= 0 {
-		return nil, fmt.Errorf("cp: RoCC aged flow table maxAge = %v, want > 0", maxAge)
+		return nil, &cc.ConfigError{Part: "cp.RoCCAgedFlows", Field: "FlowMaxAge", Value: maxAge.String(), Range: "> 0"}
 	}
-	m, err := newRoCCFlowMap(capacity)
+	m, err := newRoCCFlowMap("cp.RoCCAgedFlows", capacity)
 	if err != nil {
 		return nil, err
 	}
@@ -268,13 +438,31 @@ func (t *RoCCAgedFlows) Touch(now units.Time, flow uint32) (evicted bool) {
 	return evicted
 }
 
+// expired reports whether a flow last seen at seen is too old at now. Both
+// are times the CP accepted, ≥ 0, so now − seen cannot overflow.
+func (t *RoCCAgedFlows) expired(now units.Time, seen int64) bool {
+	return now-units.Time(seen) >= t.maxAge
+}
+
+// Live returns the number of flows Expire(now) would keep. It changes
+// nothing.
+func (t *RoCCAgedFlows) Live(now units.Time) int {
+	n := 0
+	for i := range t.m.slots {
+		if s := &t.m.slots[i]; s.used && !t.expired(now, s.val) {
+			n++
+		}
+	}
+	return n
+}
+
 // Expire drops every flow last seen at or before now − MaxAge.
 func (t *RoCCAgedFlows) Expire(now units.Time) {
 	for i := range t.m.slots {
 		// remove shifts a later key into slot i; look at i again. A key
 		// shifted from the start of the array into its end is looked at
 		// twice, which is harmless.
-		for t.m.slots[i].used && now-units.Time(t.m.slots[i].val) >= t.maxAge {
+		for t.m.slots[i].used && t.expired(now, t.m.slots[i].val) {
 			t.m.remove(uint32(i))
 		}
 	}
@@ -293,10 +481,5 @@ func (t *RoCCAgedFlows) ForEach(fn func(flow uint32, seen units.Time)) {
 // AppendFlows appends the flows in slot order to dst. With cap(dst) −
 // len(dst) ≥ Len() it does not allocate.
 func (t *RoCCAgedFlows) AppendFlows(dst []uint32) []uint32 {
-	for i := range t.m.slots {
-		if s := &t.m.slots[i]; s.used {
-			dst = append(dst, s.key)
-		}
-	}
-	return dst
+	return t.m.appendFlows(dst)
 }

@@ -1,8 +1,10 @@
 package cp
 
 import (
-	"errors"
-	"fmt"
+	"strconv"
+
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/units"
 )
 
 // RoCCHost is the host-side rate computation of papers/rocc.txt section
@@ -22,14 +24,32 @@ import (
 //     report, or the first report of a host that joins late) the host uses
 //     Qold = Qcur, dropping line 8's β term and line 4's test for that one
 //     update. A first report with counter 1 is the CP's first update and
-//     starts from the CP's initial registers (F = Fmax, Qold = 0).
+//     starts from the CP's initial registers (RoCCParams.InitialRegs).
 //   - Reports with the counter of the last update (the CP sends one per flow
 //     per period) do not update again: they return the same rate.
 //   - A report whose rate field is non-zero carries the CP's F before the
 //     update (approach 2); the host starts the update from it (⌊F⌋ only: the
 //     field has no fraction bits).
+//
+// # The contract
+//
+// RoCCHost plays a cc.ReactionPoint: it sits at the sender, where the CP's
+// reports arrive, and what it decides goes to the flow's own rate limiter
+// (rp.RoCC). Its Feedback takes a cc.FeedbackRate message whose Data is a
+// report (type 2; cc.Feedback.Flow must be the flow the report names),
+// computes F as the switch would (OnReport), and appends one
+// cc.ActionFeedback ToSource at cc.ControlPrio: a cc.FeedbackRate message
+// for the same flow, From = the CP's identity, with Data the type-1 rate
+// message (F, and the report's counter, port, switch and qdepth) that the
+// flow's rp.RoCC takes. Feedback of the transport's kinds (ACK, NAK) is
+// accepted and ignored. It does not pace or window anything itself (Limits
+// is cc.NoRate, cc.NoWindow), has no timer, and Sent only records now.
+// Making the host computation its own part keeps one part to one role: the
+// RP stays Algorithm 2 alone, and a scenario without reports has no host
+// part at all.
 type RoCCHost struct {
 	p      *RoCCParams
+	clock  cc.Monotonic
 	regs   RoCCRegs
 	cp     uint64
 	seq    uint8
@@ -37,14 +57,29 @@ type RoCCHost struct {
 	gaps   uint64
 }
 
+var _ cc.ReactionPoint = (*RoCCHost)(nil)
+
 // NewRoCCHost returns a host-side calculator that looks its parameters up
-// in p (shared, not copied).
+// in p (shared, not copied). A nil p is a *cc.ConfigError.
 func NewRoCCHost(p *RoCCParams) (*RoCCHost, error) {
 	if p == nil {
-		return nil, errors.New("cp: RoCC host needs parameters, got nil")
+		return nil, &cc.ConfigError{Part: roccHostPart, Field: "params", Value: "nil", Range: "the CP's RoCCParams"}
 	}
 	return &RoCCHost{p: p, regs: p.InitialRegs()}, nil
 }
+
+// NewRoCCHostConfig is NewRoCCHost with parameters built from cfg (the
+// CP's configuration: the same registry).
+func NewRoCCHostConfig(cfg RoCCConfig) (*RoCCHost, error) {
+	p, err := NewRoCCParams(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return NewRoCCHost(p)
+}
+
+// Params returns the parameters the host computes with.
+func (h *RoCCHost) Params() *RoCCParams { return h.p }
 
 // Regs returns the host's copy of the CP's registers.
 func (h *RoCCHost) Regs() RoCCRegs { return h.regs }
@@ -53,22 +88,26 @@ func (h *RoCCHost) Regs() RoCCRegs { return h.regs }
 // 64-bit wrapping counter).
 func (h *RoCCHost) Gaps() uint64 { return h.gaps }
 
-// OnReport runs Algorithm 1 for the CP's report fb and returns the new fair
-// rate in ΔF units, ready for the RP (rp.RoCC.OnFeedback with fb.CP()). It
-// returns an error, changing nothing, for a message that is not a report or
-// comes from another CP than the first report did.
-func (h *RoCCHost) OnReport(fb RoCCFeedback) (uint32, error) {
+// checkReport returns why OnReport would refuse fb, or "".
+func (h *RoCCHost) checkReport(fb RoCCFeedback) string {
 	if fb.Type != RoCCReportFeedback {
-		return 0, fmt.Errorf("cp: RoCC host got a %v message, want a report (type %d)", fb.Type, RoCCReportFeedback)
+		return "got a message of type " + strconv.Itoa(int(fb.Type)) + ", want a report (type 2)"
 	}
 	if h.primed && fb.CP() != h.cp {
-		return 0, fmt.Errorf("cp: RoCC host follows CP %#x, got a report from CP %#x", h.cp, fb.CP())
+		return "follows CP 0x" + strconv.FormatUint(h.cp, 16) + ", got a report from CP 0x" + strconv.FormatUint(fb.CP(), 16)
 	}
+	return ""
+}
+
+// report is OnReport after its checks: the one path of OnReport and
+// Feedback.
+func (h *RoCCHost) report(now units.Time, fb RoCCFeedback) uint32 {
+	h.clock.Advance(now)
 	qcur := uint32(fb.QDepth)
 	switch {
 	case h.primed && fb.Seq == h.seq:
 		// The same update reported for another flow.
-		return h.p.RateUnits(h.regs.F), nil
+		return h.p.RateUnits(h.regs.F)
 	case h.primed && fb.Seq == h.seq+1:
 		// The next update: Qold is the previous report's Qcur.
 	case !h.primed && fb.Seq == 1:
@@ -84,5 +123,103 @@ func (h *RoCCHost) OnReport(fb RoCCFeedback) (uint32, error) {
 	}
 	h.cp, h.seq, h.primed = fb.CP(), fb.Seq, true
 	h.regs, _ = RoCCStep(h.p, h.regs, qcur)
-	return h.p.RateUnits(h.regs.F), nil
+	return h.p.RateUnits(h.regs.F)
+}
+
+// OnReport runs Algorithm 1 at now for the CP's report fb and returns the
+// new fair rate in ΔF units, ready for the RP (rp.RoCC.OnFeedback with
+// fb.CP()). It returns an error, changing nothing: a *cc.TimeOrderError for
+// a report before the previous event, a *cc.EventError for a message that
+// is not a report or comes from another CP than the first report did.
+func (h *RoCCHost) OnReport(now units.Time, fb RoCCFeedback) (uint32, error) {
+	const ev = "OnReport"
+	if err := h.clock.Check(roccHostPart, ev, now); err != nil {
+		return 0, err
+	}
+	if r := h.checkReport(fb); r != "" {
+		return 0, &cc.EventError{Part: roccHostPart, Event: ev, Reason: r}
+	}
+	return h.report(now, fb), nil
+}
+
+// Feedback takes the CP's report in f (see "The contract" on RoCCHost) and
+// appends the rate message for the flow's RP. Errors, changing nothing: a
+// *cc.TimeOrderError; a *cc.EventError for a nil f, a kind other than
+// cc.FeedbackRate (ACK and NAK excepted), malformed Data (wrapping the
+// *cc.DecodeError with its byte offset), a message that is not a report,
+// names another flow than f.Flow or comes from another CP; a
+// *cc.ActionsFullError when act has no room for the rate message.
+func (h *RoCCHost) Feedback(now units.Time, f *cc.Feedback, act *cc.Actions) error {
+	const ev = "Feedback"
+	if err := h.clock.Check(roccHostPart, ev, now); err != nil {
+		return err
+	}
+	bad := func(reason string, cause error) error {
+		return &cc.EventError{Part: roccHostPart, Event: ev, Reason: reason, Err: cause}
+	}
+	if f == nil {
+		return bad("nil feedback", nil)
+	}
+	switch f.Kind {
+	case cc.FeedbackRate:
+	case cc.FeedbackAck, cc.FeedbackNak:
+		h.clock.Advance(now)
+		return nil
+	default:
+		return bad("feedback of kind "+f.Kind.String()+", want a RoCC report (rate kind)", nil)
+	}
+	fb, err := DecodeRoCCFeedback(f.Data[:])
+	if err != nil {
+		return bad("malformed report", err)
+	}
+	if fb.Flow != uint32(f.Flow) {
+		return bad("report for flow "+strconv.FormatUint(uint64(fb.Flow), 10)+" delivered as flow "+strconv.FormatUint(uint64(f.Flow), 10), nil)
+	}
+	if r := h.checkReport(fb); r != "" {
+		return bad(r, nil)
+	}
+	if err := act.Reserve(roccHostPart, ev, 1); err != nil {
+		return err
+	}
+	rate := h.report(now, fb)
+	out := cc.Feedback{Kind: cc.FeedbackRate, Flow: f.Flow, From: fb.CP()}
+	msg := fb
+	msg.Type = RoCCRateFeedback
+	msg.Rate = uint16(rate) // Fmin ≥ 1 ≤ rate ≤ Fmax ≤ 65535 ΔF: a valid rate message
+	msg.Put(&out.Data)
+	act.Send(cc.ToSource, cc.ControlPrio, out)
+	return nil
+}
+
+// Sent only records now: the host computes on reports alone.
+func (h *RoCCHost) Sent(now units.Time, _ *cc.Packet, _ *cc.Actions) error {
+	return h.clock.Accept(roccHostPart, "Sent", now)
+}
+
+// Limits is cc.NoRate and cc.NoWindow: the flow's rp.RoCC limits it.
+func (h *RoCCHost) Limits() cc.Limits { return cc.Limits{Rate: cc.NoRate, Window: cc.NoWindow} }
+
+// NextDeadline is units.MaxTime: the host has no timer.
+func (h *RoCCHost) NextDeadline() units.Time { return units.MaxTime }
+
+// Timer only records now.
+func (h *RoCCHost) Timer(now units.Time, _ *cc.Actions) error {
+	return h.clock.Accept(roccHostPart, "Timer", now)
+}
+
+// AppendRegisters appends the host's registers to dst, in this order: now;
+// f (RateBits + RateFracBits wide) and qold (QueueBits), its copy of the
+// CP's registers; cp (48 bits, the CP it follows), seq (8, the counter of
+// the last report), primed (1, a report has arrived) and the 64-bit gaps
+// counter.
+func (h *RoCCHost) AppendRegisters(dst []cc.Register) []cc.Register {
+	return append(dst,
+		h.clock.Register(),
+		cc.Reg("f", uint8(h.p.cfg.RateBits+h.p.k), uint64(h.regs.F)),
+		cc.Reg("qold", uint8(h.p.cfg.QueueBits), uint64(h.regs.QOld)),
+		cc.Reg("cp", RoCCCPBits, h.cp),
+		cc.Reg("seq", 8, uint64(h.seq)),
+		cc.BoolReg("primed", h.primed),
+		cc.Reg("gaps", 64, h.gaps),
+	)
 }

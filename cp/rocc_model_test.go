@@ -103,8 +103,9 @@ func (m roccRef) step(f, qold, qcur float64) (float64, RoCCBranch) {
 }
 
 // roccStepBound is the tracking bound of one update in ΔF units, derived in
-// rocc.go's comment and computed here from its ingredients: half a unit of
-// the F register (the one rounding of line 8, or ⌊F/2⌋ on line 5), plus on
+// RoCC's doc comment and computed here from its ingredients: half a unit of
+// the F register (the one rounding of line 8, a whole unit with
+// RoCCRoundFloor, or ⌊F/2⌋ on line 5), plus on
 // line 8 the CSD constants' exact errors (fixedpoint.CSD.Error) times the
 // queue errors, divided by the region's ratio.
 func roccStepBound(p *RoCCParams, br RoCCBranch, e1, e2 float64, s int) float64 {
@@ -115,8 +116,12 @@ func roccStepBound(p *RoCCParams, br RoCCBranch, e1, e2 float64, s int) float64 
 	case RoCCMDHalf:
 		return half
 	}
+	round := half
+	if p.Config().Rounding == RoCCRoundFloor {
+		round = 2 * half // a whole register unit, downward
+	}
 	a, b := p.Gains()
-	return half + (math.Abs(a.Error())*math.Abs(e1)+math.Abs(b.Error())*math.Abs(e2))/math.Ldexp(1, s)
+	return round + (math.Abs(a.Error())*math.Abs(e1)+math.Abs(b.Error())*math.Abs(e2))/math.Ldexp(1, s)
 }
 
 // roccQUnits is the queue sample in ΔQ units computed independently of the
@@ -185,12 +190,16 @@ const (
 )
 
 // roccCPModel is the model state: time, the deadline, and a reference model
-// of the flow table (bytes per flow, in the table or not).
+// of the FIFO queue and the flow table (bytes per flow the table counts, in
+// the table or not): a packet is counted iff its flow is in the table or the
+// table has room when it arrives (RoCCQueueFlows).
 type roccCPModel struct {
 	now, deadline units.Time
+	fifo          []roccModelPacket // shared between states: copied on write
 	bytes         [roccTestFlows]int64
 	in            [roccTestFlows]bool
 	n             int
+	total         int64
 	overflows     uint64
 	// lastErr is whether the model expected the last command to fail.
 	lastErr bool
@@ -252,7 +261,8 @@ func (c roccCPCmd) expectErr(m roccCPModel) bool {
 	case 0:
 		return c.at < m.deadline
 	case 2:
-		return m.in[c.flow] && int64(c.size) > m.bytes[c.flow]
+		// A dequeue is the FIFO's head, or more than the queue holds.
+		return int64(c.size) > m.total
 	}
 	return false
 }
@@ -270,23 +280,28 @@ func (c roccCPCmd) NextState(s commands.State) commands.State {
 			m.deadline += roccTestPeriod
 		}
 	case 1:
-		switch {
-		case c.size == 0:
-		case m.in[c.flow]:
-			m.bytes[c.flow] += int64(c.size)
-		case m.n < roccTestCapacity:
-			m.in[c.flow], m.bytes[c.flow] = true, int64(c.size)
-			m.n++
-		default:
+		if c.size == 0 {
+			break
+		}
+		counted := m.in[c.flow] || m.n < roccTestCapacity
+		if !counted {
 			m.overflows++
 		}
+		m.fifo = append(slices.Clip(m.fifo), roccModelPacket{key: c.flow, size: int64(c.size), counted: counted})
 	case 2:
-		if m.in[c.flow] {
-			m.bytes[c.flow] -= int64(c.size)
-			if m.bytes[c.flow] == 0 {
-				m.in[c.flow] = false
-				m.n--
+		if c.size > 0 {
+			m.fifo = m.fifo[1:]
+		}
+	}
+	m.bytes, m.in, m.n, m.total = [roccTestFlows]int64{}, [roccTestFlows]bool{}, 0, 0
+	for _, p := range m.fifo {
+		m.total += p.size
+		if p.counted {
+			if !m.in[p.key] {
+				m.in[p.key] = true
+				m.n++
 			}
+			m.bytes[p.key] += p.size
 		}
 	}
 	return m
@@ -407,19 +422,25 @@ func roccCPCommands(t *testing.T, cfg RoCCConfig) *commands.ProtoCommands {
 			).Map(func(v []any) commands.Command {
 				return wrap(roccCPCmd{kind: 0, at: base + units.Time(v[0].(int64)), qlen: v[1].(units.Bytes)})
 			})
-			pkt := func(kind int) gopter.Gen {
-				return gopter.CombineGens(
-					gen.Int64Range(-1, int64(10*units.Microsecond)), // −1: out of order
-					gen.UInt32Range(0, roccTestFlows-1),
-					gen.Int64Range(0, 9000),
-				).Map(func(v []any) commands.Command {
-					return wrap(roccCPCmd{kind: kind, at: m.now + units.Time(v[0].(int64)), flow: v[1].(uint32), size: units.Bytes(v[2].(int64))})
+			at := gen.Int64Range(-1, int64(10*units.Microsecond)) // −1: out of order
+			enq := gopter.CombineGens(at, gen.UInt32Range(0, roccTestFlows-1), gen.Int64Range(0, 9000)).
+				Map(func(v []any) commands.Command {
+					return wrap(roccCPCmd{kind: 1, at: m.now + units.Time(v[0].(int64)), flow: v[1].(uint32), size: units.Bytes(v[2].(int64))})
 				})
-			}
+			// A dequeue is the head of the FIFO (legal: never refused) or,
+			// sometimes, more bytes than the queue holds (refused).
+			deq := gopter.CombineGens(at, gen.UInt32Range(0, roccTestFlows-1), gen.Int64Range(1, 9000), gen.IntRange(0, 3)).
+				Map(func(v []any) commands.Command {
+					c := roccCPCmd{kind: 2, at: m.now + units.Time(v[0].(int64)), flow: v[1].(uint32), size: units.Bytes(m.total + v[2].(int64))}
+					if v[3].(int) > 0 && len(m.fifo) > 0 {
+						c.flow, c.size = m.fifo[0].key, units.Bytes(m.fifo[0].size)
+					}
+					return wrap(c)
+				})
 			return gen.Weighted([]gen.WeightedGen{
 				{Weight: 4, Gen: tick},
-				{Weight: 4, Gen: pkt(1)},
-				{Weight: 3, Gen: pkt(2)},
+				{Weight: 4, Gen: enq},
+				{Weight: 3, Gen: deq},
 			})
 		},
 	}
@@ -447,12 +468,16 @@ func TestRoCCCPModelProperties(t *testing.T) {
 	}
 }
 
-// roccVariants returns every preset as printed and with IdleGain on
-// ("/idle").
+// roccVariants returns every preset as printed, with IdleGain on ("/idle"),
+// and with the authors' OMNeT++ arithmetic ("/omnet": whole ΔF, F rounded
+// down, starting at 0).
 func roccVariants() map[string]RoCCConfig {
 	out := map[string]RoCCConfig{}
 	for name, cfg := range roccPresets() {
 		out[name] = cfg
+		omnet := cfg
+		omnet.RateFracBits, omnet.Rounding, omnet.InitialF = 0, RoCCRoundFloor, RoCCInitialZero
+		out[name+"/omnet"] = omnet
 		cfg.IdleGain = true
 		out[name+"/idle"] = cfg
 	}

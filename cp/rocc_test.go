@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -56,44 +57,57 @@ func TestRoCCPresetsQuantised(t *testing.T) {
 	require.Equal(t, 80*units.Byte, RoCCTofino40G().DeltaQ, "section VI-C: Tofino's ΔQ is 80 B")
 }
 
+// TestRoCCConfigRejects: every field out of range is refused with a
+// *cc.ConfigError naming it (its Go name) and the allowed range.
 func TestRoCCConfigRejects(t *testing.T) {
 	bad := []struct {
-		mut  func(*RoCCConfig)
-		want string
+		mut   func(*RoCCConfig)
+		field string
+		want  string // in the error's range or cause
 	}{
-		{func(c *RoCCConfig) { c.DeltaQ = 0 }, "DeltaQ = 0B, want ≥ 1B"},
-		{func(c *RoCCConfig) { c.DeltaF = 0 }, "DeltaF"},
-		{func(c *RoCCConfig) { c.Period = 0 }, "Period"},
-		{func(c *RoCCConfig) { c.Start = -1 }, "Start"},
-		{func(c *RoCCConfig) { c.QueueBits = 17 }, "QueueBits = 17, want [1, 16]"},
-		{func(c *RoCCConfig) { c.RateBits = 0 }, "RateBits"},
-		{func(c *RoCCConfig) { c.RateFracBits = 17 }, "RateFracBits"},
-		{func(c *RoCCConfig) { c.GainFracBits = 7 }, "GainFracBits = 7, want [RateFracBits = 8, 24]"},
-		{func(c *RoCCConfig) { c.GainTerms = 0 }, "GainTerms"},
-		{func(c *RoCCConfig) { c.AlphaBar = 0 }, "AlphaBar = 0, want (0, 256)"},
-		{func(c *RoCCConfig) { c.BetaBar = math.NaN() }, "BetaBar"},
-		{func(c *RoCCConfig) { c.AlphaBar = 1e-9 }, "round to 0"},
-		{func(c *RoCCConfig) { c.FlowTable = 7 }, "FlowTable"},
-		{func(c *RoCCConfig) { c.FlowCapacity = 0 }, "FlowCapacity"},
-		{func(c *RoCCConfig) { c.FlowTable = RoCCAgedTable; c.FlowMaxAge = 0 }, "FlowMaxAge"},
-		{func(c *RoCCConfig) { c.FMin = 5 * units.Mbps }, "FMin = 5Mbps"},
-		{func(c *RoCCConfig) { c.FMax = c.FMin }, "FMax"},
-		{func(c *RoCCConfig) { c.FMax = 700 * units.Gbps }, "65535·DeltaF"},
-		{func(c *RoCCConfig) { c.QMax = 40 * units.MB }, "above the 16-bit queue register"},
-		{func(c *RoCCConfig) { c.QMid = c.QMax }, "want Qref < Qmid < Qmax"},
-		{func(c *RoCCConfig) { c.QRef = 100 }, "want Qref < Qmid < Qmax"}, // 100 B is fine: 0 ΔQ < 500
-		{func(c *RoCCConfig) { c.QRef = -1 }, "want ≥ 0"},
+		{func(c *RoCCConfig) { c.DeltaQ = 0 }, "DeltaQ", "DeltaQ = 0B: want ≥ 1B"},
+		{func(c *RoCCConfig) { c.DeltaF = 0 }, "DeltaF", "≥ 1bps"},
+		{func(c *RoCCConfig) { c.Period = 0 }, "Period", "> 0"},
+		{func(c *RoCCConfig) { c.Start = -1 }, "Start", "≥ 0"},
+		{func(c *RoCCConfig) { c.QueueBits = 17 }, "QueueBits", "QueueBits = 17: want 2..16"},
+		{func(c *RoCCConfig) { c.RateBits = 1 }, "RateBits", "2..16"},
+		{func(c *RoCCConfig) { c.QueueBits = 1 }, "QueueBits", "2..16"},
+		{func(c *RoCCConfig) { c.RateFracBits = 17 }, "RateFracBits", "0..16"},
+		{func(c *RoCCConfig) { c.GainFracBits = 7 }, "GainFracBits", "GainFracBits = 7: want RateFracBits (8)..24"},
+		{func(c *RoCCConfig) { c.GainTerms = 0 }, "GainTerms", "1..16"},
+		{func(c *RoCCConfig) { c.AlphaBar = 0 }, "AlphaBar", "AlphaBar = 0: want (0, 256)"},
+		{func(c *RoCCConfig) { c.BetaBar = math.NaN() }, "BetaBar", "(0, 256)"},
+		{func(c *RoCCConfig) { c.AlphaBar = 1e-9 }, "AlphaBar", "round to 0"},
+		{func(c *RoCCConfig) { c.BetaBar = 1e-9 }, "BetaBar", "round to 0"},
+		{func(c *RoCCConfig) { c.InitialF = 3 }, "InitialF", "fmax, fmin or zero"},
+		{func(c *RoCCConfig) { c.Rounding = 2 }, "Rounding", "nearest or floor"},
+		{func(c *RoCCConfig) { c.Message = 3 }, "Message", "rate, report or report_f"},
+		{func(c *RoCCConfig) { c.FlowTable = 7 }, "FlowTable", "queue or aged"},
+		{func(c *RoCCConfig) { c.FlowCapacity = 0 }, "FlowCapacity", "1..1048576"},
+		{func(c *RoCCConfig) { c.FlowTable = RoCCAgedTable; c.FlowMaxAge = 0 }, "FlowMaxAge", "> 0"},
+		{func(c *RoCCConfig) { c.FMin = 5 * units.Mbps }, "FMin", "FMin = 5Mbps"},
+		{func(c *RoCCConfig) { c.FMax = c.FMin }, "FMax", "(FMin (100Mbps)"},
+		{func(c *RoCCConfig) { c.FMax = 700 * units.Gbps }, "FMax", "65535·DeltaF"},
+		{func(c *RoCCConfig) { c.QMax = 40 * units.MB }, "QMax", "16-bit queue register"},
+		{func(c *RoCCConfig) { c.QMid = c.QMax }, "QRef/QMid/QMax", "Qref < Qmid < Qmax"},
+		{func(c *RoCCConfig) { c.QRef = -1 }, "QRef", "≥ 0B"},
+		{func(c *RoCCConfig) { c.IdleGain = true; c.QRef = 4 * units.KB }, "QRef", "≥ 8·DeltaQ with IdleGain"},
 	}
 	for i, b := range bad {
 		c := RoCC40G()
 		b.mut(&c)
 		_, err := NewRoCC(c)
-		if i == 20 { // the valid one in the list
-			require.NoError(t, err)
-			continue
-		}
+		var ce *cc.ConfigError
+		require.ErrorAs(t, err, &ce, "case %d", i)
+		require.ErrorIs(t, err, cc.ErrConfig, "case %d", i)
+		require.Equal(t, b.field, ce.Field, "case %d: %v", i, err)
+		require.Equal(t, "cp.RoCC", ce.Part, "case %d", i)
 		require.ErrorContains(t, err, b.want, "case %d", i)
 	}
+	c := RoCC40G()
+	c.QRef = 100 // 100 B is 0 ΔQ: still Qref < Qmid < Qmax
+	_, err := NewRoCC(c)
+	require.NoError(t, err)
 }
 
 // TestRoCCLine8RaisesFWhileAboveQref answers the question whether F can
@@ -222,7 +236,7 @@ func TestRoCCIdleGainHand(t *testing.T) {
 	small.IdleGain = true
 	small.QRef, small.QMid, small.QMax = 4*units.KB, 8*units.KB, 9*units.KB
 	_, err = NewRoCCParams(small)
-	require.ErrorContains(t, err, "IdleGain needs QRef ≥ 8·DeltaQ")
+	require.ErrorContains(t, err, "QRef = 4KB (6 ΔQ): want ≥ 8·DeltaQ with IdleGain")
 	small.QRef = 4800 * units.Byte // exactly 8 ΔQ: threshold 1
 	_, err = NewRoCCParams(small)
 	require.NoError(t, err)
@@ -338,8 +352,10 @@ func TestRoCCTimer(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 10*units.Microsecond, c.NextDeadline())
 	_, err = c.OnTimer(9*units.Microsecond, 0)
-	require.ErrorContains(t, err, "update at 9us is before 10us")
+	require.ErrorIs(t, err, cc.ErrEvent)
+	require.ErrorContains(t, err, "cp.RoCC OnTimer: update at 9us is before 10us, its deadline")
 	_, err = c.OnTimer(10*units.Microsecond, -1)
+	require.ErrorIs(t, err, cc.ErrEvent)
 	require.ErrorContains(t, err, "queue length = -1B")
 	_, err = c.OnTimer(10*units.Microsecond, 0)
 	require.NoError(t, err)
@@ -351,7 +367,10 @@ func TestRoCCTimer(t *testing.T) {
 	require.Equal(t, 130*units.Microsecond, c.NextDeadline())
 	require.Equal(t, uint64(1), c.State().Missed)
 	require.Equal(t, uint8(2), c.State().Seq)
-	require.ErrorContains(t, c.OnEnqueue(124*units.Microsecond, 1, 100), "before")
+	err = c.OnEnqueue(124*units.Microsecond, 1, 100)
+	var te *cc.TimeOrderError
+	require.ErrorAs(t, err, &te)
+	require.Equal(t, cc.TimeOrderError{Part: "cp.RoCC", Event: "OnEnqueue", Now: 124 * units.Microsecond, Last: 125 * units.Microsecond}, *te)
 	// A failed event changes nothing, not even the time of the last event.
 	before := c.State()
 	require.Error(t, c.OnEnqueue(200*units.Microsecond, 1, -1))
@@ -407,7 +426,14 @@ func TestRoCCAgedTableThroughCP(t *testing.T) {
 // F kept on the host) computes the switch's F bit for bit, fraction bits
 // included, because both call RoCCStep with the same registers.
 func TestRoCCHostMatchesSwitch(t *testing.T) {
-	cfg := RoCC40G()
+	omnet := RoCC40G()
+	omnet.InitialF, omnet.Rounding, omnet.RateFracBits = RoCCInitialZero, RoCCRoundFloor, 0
+	for _, cfg := range []RoCCConfig{RoCC40G(), omnet} {
+		roccHostMatchesSwitch(t, cfg)
+	}
+}
+
+func roccHostMatchesSwitch(t *testing.T, cfg RoCCConfig) {
 	c, err := NewRoCC(cfg)
 	require.NoError(t, err)
 	h, err := NewRoCCHost(c.Params())
@@ -420,26 +446,31 @@ func TestRoCCHostMatchesSwitch(t *testing.T) {
 		q = units.Bytes((i * 7919) % 420_000)
 		dec, err := c.OnTimer(c.NextDeadline(), q)
 		require.NoError(t, err)
-		rate, err := h.OnReport(c.Report(1, false))
+		rate, err := h.OnReport(c.State().Last, c.Report(1, false))
 		require.NoError(t, err)
 		require.Equal(t, dec.F, rate, "update %d", i)
 		require.Equal(t, c.Regs(), h.Regs(), "update %d", i)
-		again, err := h.OnReport(c.Report(2, false)) // same update, another flow
+		again, err := h.OnReport(c.State().Last, c.Report(2, false)) // same update, another flow
 		require.NoError(t, err)
 		require.Equal(t, rate, again)
 		if i%7 != 6 {
-			_, err = h2.OnReport(c.Report(1, true))
+			_, err = h2.OnReport(c.State().Last, c.Report(1, true))
 			require.NoError(t, err)
 		}
 	}
 	require.Zero(t, h.Gaps())
 	require.NotZero(t, h2.Gaps())
-	_, err = h.OnReport(c.Feedback(1))
+	now := c.State().Last
+	_, err = h.OnReport(now, c.Feedback(1))
+	require.ErrorIs(t, err, cc.ErrEvent)
 	require.ErrorContains(t, err, "want a report")
 	other := c.Report(1, false)
 	other.Port++
-	_, err = h.OnReport(other)
+	_, err = h.OnReport(now, other)
+	require.ErrorIs(t, err, cc.ErrEvent)
 	require.ErrorContains(t, err, "got a report from CP")
+	_, err = h.OnReport(now-1, c.Report(1, false))
+	require.ErrorIs(t, err, cc.ErrTimeOrder)
 }
 
 func TestRoCCNoAllocs(t *testing.T) {
@@ -544,4 +575,57 @@ func TestRoCCFluidFixedPoint(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestRoCCOMNeTOptions checks the options that select the authors' OMNeT++
+// arithmetic on values worked by hand (40 Gb/s preset, RateFracBits = 0,
+// so F is in whole ΔF; ᾱ = 0.3 + 3.05e-6, β̄ = 1.5 exactly):
+//
+//	F = 3000, Qold = 251, Qcur = 252: decrement 0.3·2 + 1.5·1 = 2.1;
+//	  nearest 3000 − 2 = 2998, floor ⌊2997.9⌋ = 2997.
+//	F = 3000, Qold = 250, Qcur = 248: decrement −0.6 − 3 = −3.6;
+//	  nearest 3000 + 4 = 3004, floor ⌊3003.6⌋ = 3003.
+//	F = 0 (InitialF zero), empty queue: region 5 (ratio 32), increment
+//	  0.3·250/32 = 2.34; floor 2, nearest 2, both clamped to Fmin = 10.
+func TestRoCCOMNeTOptions(t *testing.T) {
+	cfg := RoCC40G()
+	cfg.RateFracBits = 0
+	near, err := NewRoCCParams(cfg)
+	require.NoError(t, err)
+	cfg.Rounding = RoCCRoundFloor
+	floor, err := NewRoCCParams(cfg)
+	require.NoError(t, err)
+	for _, c := range []struct {
+		f, qold, qcur      uint32
+		wantNear, wantFlor uint32
+	}{
+		{3000, 251, 252, 2998, 2997},
+		{3000, 250, 248, 3004, 3003},
+		{0, 0, 0, 10, 10},
+	} {
+		got, br := RoCCStep(near, RoCCRegs{F: c.f, QOld: c.qold}, c.qcur)
+		require.Equal(t, RoCCPI, br)
+		require.Equal(t, c.wantNear, got.F, "nearest %+v", c)
+		got, _ = RoCCStep(floor, RoCCRegs{F: c.f, QOld: c.qold}, c.qcur)
+		require.Equal(t, c.wantFlor, got.F, "floor %+v", c)
+	}
+	// The initial F of each choice, and the first update from 0.
+	for _, c := range []struct {
+		v    RoCCInitialF
+		want uint32 // ΔF
+	}{{RoCCInitialFMax, 4000}, {RoCCInitialFMin, 10}, {RoCCInitialZero, 0}} {
+		cfg := RoCC40G()
+		cfg.InitialF = c.v
+		point, err := NewRoCC(cfg)
+		require.NoError(t, err)
+		require.Equal(t, c.want, point.F(), "%v", c.v)
+		require.Equal(t, c.want<<8, point.Params().InitialRegs().F)
+		d, err := point.OnTimer(0, 0)
+		require.NoError(t, err)
+		require.GreaterOrEqual(t, d.F, uint32(10), "%v: the first update clamps into [Fmin, Fmax]", c.v)
+	}
+	require.Equal(t, "fmax fmin zero nearest floor rate report report_f",
+		RoCCInitialFMax.String()+" "+RoCCInitialFMin.String()+" "+RoCCInitialZero.String()+" "+
+			RoCCRoundNearest.String()+" "+RoCCRoundFloor.String()+" "+
+			RoCCSendRate.String()+" "+RoCCSendReport.String()+" "+RoCCSendReportF.String())
 }

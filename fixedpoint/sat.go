@@ -38,17 +38,19 @@ func SatAdd[T constraints.Integer](a, b T) T {
 	s := a + b // wraps; checked below
 	var z T
 	if ^z < 0 {
-		// Signed overflow: both operands have one sign and the sum the other.
-		if (a >= 0) == (b >= 0) && (s >= 0) != (a >= 0) {
+		// Signed overflow: a and b have one sign and the sum the other,
+		// which sets the sign bit of both a^s and b^s.
+		if (a^s)&(b^s) < 0 {
+			m := T(1) << (unsafe.Sizeof(z)*8 - 1) // MinOf[T]
 			if a >= 0 {
-				return MaxOf[T]()
+				return ^m
 			}
-			return MinOf[T]()
+			return m
 		}
 		return s
 	}
 	if s < a {
-		return MaxOf[T]()
+		return ^z
 	}
 	return s
 }
@@ -59,13 +61,14 @@ func SatSub[T constraints.Integer](a, b T) T {
 	s := a - b
 	var z T
 	if ^z < 0 {
-		// Signed overflow: the operands have different signs and the
-		// difference has b's sign.
-		if (a >= 0) != (b >= 0) && (s >= 0) != (a >= 0) {
+		// Signed overflow: a and b have different signs and the
+		// difference has b's, which sets the sign bit of both a^b and a^s.
+		if (a^b)&(a^s) < 0 {
+			m := T(1) << (unsafe.Sizeof(z)*8 - 1)
 			if a >= 0 {
-				return MaxOf[T]()
+				return ^m
 			}
-			return MinOf[T]()
+			return m
 		}
 		return s
 	}

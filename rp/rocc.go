@@ -3,46 +3,16 @@ package rp
 import (
 	"fmt"
 	"math"
+	"strconv"
 
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/cp"
+	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/units"
 )
 
-// RoCC reaction point: one rate limiter (RL) per flow at the sender, fed by
-// the fair rates the congestion points on the flow's path send in CNPs
-// (papers/rocc.txt section III-E, Algorithm 2 "Rate Limiting at the RP").
-//
-// Algorithm 2, as implemented (line numbers are the paper's):
-//
-//	1: procedure PROCESS_CNP(cnp)                      OnFeedback
-//	2:   Rrcvd ← GETRATE(cnp) × ΔF                      rate argument, ΔF units
-//	3:   CPrcvd ← GETCP(cnp)                            cp argument
-//	4:   if Rrcvd ≤ Rcur OR CPrcvd = CPcur then
-//	5:     Rcur ← Rrcvd
-//	6:     CPcur ← CPrcvd
-//	7:     RESET_TIMER()
-//	8: procedure TIMER_EXPIRED                         OnTimer
-//	9:   if Rcur > Rmax then
-//	10:    remove this rate limiter if its queue is empty
-//	11:  else
-//	12:    Rcur ← Rcur × 2
-//	13:  RESET_TIMER()
-//
-// Choices where the paper is silent, each a documented behaviour:
-//
-//   - No limiter installed (the initial state, and after line 10): the flow
-//     sends at Rmax and has no CPcur; Rcur is taken as +∞, so line 4 accepts
-//     any CNP and installs the limiter with Rcur = Rrcvd.
-//   - Line 10's "if its queue is empty" is the NIC's resource decision, not a
-//     rate decision: a limiter whose Rcur exceeds Rmax never limits (the flow
-//     cannot send above Rmax anyway). OnTimer therefore always uninstalls it
-//     (Limited() becomes false) and the caller frees the RL's slot when its
-//     queue drains. The rate the flow may use is the same either way.
-//   - Between line 12 and the next expiry, Rcur may exceed Rmax (at most
-//     2·Rmax); Rate() clamps to Rmax, so the rate the flow uses never
-//     exceeds Rmax.
-//   - RESET_TIMER on line 13 re-arms from the expiry instant (deadline += T),
-//     so the timer keeps its own phase however late the caller is; on line 7
-//     it re-arms from the CNP's arrival (deadline = now + T).
+// roccPart names rp.RoCC in errors.
+const roccPart = "rp.RoCC"
 
 // RoCCConfig configures a RoCC reaction point. Rates are bit/s, times are
 // picoseconds (units package).
@@ -67,8 +37,8 @@ type RoCCConfig struct {
 	// ReactionDelay is the NIC's delay between a CNP's arrival and its effect
 	// on the rate limiter: 15 µs in the paper's simulations (section VI,
 	// "System parameters"). RoCC does not apply it: the caller (the harness's
-	// NIC model) delivers a CNP to OnFeedback ReactionDelay after it arrives.
-	// Range: ≥ 0.
+	// NIC model) delivers a CNP to OnFeedback or Feedback ReactionDelay after
+	// it arrives. It is here so that a configuration carries it. Range: ≥ 0.
 	ReactionDelay units.Time
 }
 
@@ -123,24 +93,27 @@ func RoCCTofino40G() RoCCConfig {
 	return c
 }
 
-// Validate checks every field's range and returns an error naming the first
-// field out of range and the allowed range.
+// Validate checks every field's range and returns a *cc.ConfigError
+// naming the first field out of range (its Go name) and the allowed range.
 func (c RoCCConfig) Validate() error {
+	bad := func(field string, v any, want string) error {
+		return &cc.ConfigError{Part: roccPart, Field: field, Value: fmt.Sprint(v), Range: want}
+	}
 	if c.DeltaF < 1 {
-		return fmt.Errorf("rp: RoCC DeltaF = %v, want ≥ 1bps", c.DeltaF)
+		return bad("DeltaF", c.DeltaF, "≥ 1bps")
 	}
 	if c.RMax < c.DeltaF || c.RMax%c.DeltaF != 0 {
-		return fmt.Errorf("rp: RoCC RMax = %v, want a positive multiple of DeltaF = %v", c.RMax, c.DeltaF)
+		return bad("RMax", c.RMax, "a positive multiple of DeltaF ("+c.DeltaF.String()+")")
 	}
 	if uint64(c.RMax/c.DeltaF) > RoCCRateMax/2 {
-		return fmt.Errorf("rp: RoCC RMax = %v is %d ΔF, want at most %d ΔF (Rcur = 2·Rmax must fit 32 bits)",
-			c.RMax, c.RMax/c.DeltaF, uint64(RoCCRateMax/2))
+		return bad("RMax", c.RMax, fmt.Sprintf("at most %d·DeltaF (Rcur = 2·Rmax must fit 32 bits); it is %d ΔF",
+			uint64(RoCCRateMax/2), c.RMax/c.DeltaF))
 	}
 	if c.RecoveryPeriod <= 0 {
-		return fmt.Errorf("rp: RoCC RecoveryPeriod = %v, want > 0", c.RecoveryPeriod)
+		return bad("RecoveryPeriod", c.RecoveryPeriod, "> 0")
 	}
 	if c.ReactionDelay < 0 {
-		return fmt.Errorf("rp: RoCC ReactionDelay = %v, want ≥ 0", c.ReactionDelay)
+		return bad("ReactionDelay", c.ReactionDelay, "≥ 0")
 	}
 	return nil
 }
@@ -159,8 +132,8 @@ type RoCCState struct {
 	// Deadline is the recovery timer's expiry; units.MaxTime while not
 	// limited.
 	Deadline units.Time
-	// Last is the time of the latest event; events earlier than it are
-	// rejected.
+	// Last is the time of the latest event (the cc.Monotonic register);
+	// events earlier than it are refused.
 	Last units.Time
 	// Accepted, Rejected, Doublings and Removals count CNPs accepted and
 	// rejected on line 4, rate doublings (line 12) and limiter removals
@@ -168,13 +141,77 @@ type RoCCState struct {
 	Accepted, Rejected, Doublings, Removals uint64
 }
 
-// RoCC is the reaction point of one flow. It is not safe for concurrent use.
-// The zero value is not usable; build one with NewRoCC.
+// RoCC is the reaction point of one flow: one rate limiter (RL) at the
+// sender, fed by the fair rates the congestion points on the flow's path
+// send in CNPs (papers/rocc.txt section III-E, Algorithm 2 "Rate Limiting at
+// the RP"). It implements cc.ReactionPoint and keeps its typed methods
+// (OnFeedback, OnTimer) for firmware models; both share one code path. It
+// is not safe for concurrent use. The zero value is not usable; build one
+// with NewRoCC.
+//
+// Algorithm 2, as implemented (line numbers are the paper's):
+//
+//	1: procedure PROCESS_CNP(cnp)                      OnFeedback
+//	2:   Rrcvd ← GETRATE(cnp) × ΔF                      rate argument, ΔF units
+//	3:   CPrcvd ← GETCP(cnp)                            cp argument
+//	4:   if Rrcvd ≤ Rcur OR CPrcvd = CPcur then
+//	5:     Rcur ← Rrcvd
+//	6:     CPcur ← CPrcvd
+//	7:     RESET_TIMER()
+//	8: procedure TIMER_EXPIRED                         OnTimer
+//	9:   if Rcur > Rmax then
+//	10:    remove this rate limiter if its queue is empty
+//	11:  else
+//	12:    Rcur ← Rcur × 2
+//	13:  RESET_TIMER()
+//
+// Choices where the paper is silent, each a documented behaviour:
+//
+//   - No limiter installed (the initial state, and after line 10): the flow
+//     sends at Rmax and has no CPcur; Rcur is taken as +∞, so line 4 accepts
+//     any CNP and installs the limiter with Rcur = Rrcvd.
+//   - Line 10's "if its queue is empty" is the NIC's resource decision, not a
+//     rate decision: a limiter whose Rcur exceeds Rmax never limits (the flow
+//     cannot send above Rmax anyway). OnTimer therefore always uninstalls it
+//     (Limited() becomes false) and the caller frees the RL's slot when its
+//     queue drains. The rate the flow may use is the same either way.
+//   - Between line 12 and the next expiry, Rcur may exceed Rmax (at most
+//     2·Rmax); Rate() clamps to Rmax, so the rate the flow uses never
+//     exceeds Rmax.
+//   - RESET_TIMER on line 13 re-arms from the expiry instant (deadline += T),
+//     so the timer keeps its own phase however late the caller is; on line 7
+//     it re-arms from the CNP's arrival (deadline = now + T).
+//   - A CNP (OnFeedback, Feedback) first applies the recovery-timer
+//     expiries due at or before its arrival, so that line 4 compares with
+//     Rcur as it stands then, whoever calls first.
+//   - The NIC's reaction delay (RoCCConfig.ReactionDelay) is the caller's:
+//     it delivers each CNP that much after its arrival (the harness keeps a
+//     FIFO of delayed CNPs in front of the RP).
+//
+// # The contract (cc.ReactionPoint)
+//
+// Feedback takes a cc.FeedbackRate message whose Data is the CP's 16-byte
+// CNP (cp.RoCCFeedback, type 1): it decodes it, refuses a message that
+// names another flow than f.Flow, and runs PROCESS_CNP with the CNP's rate
+// and CP (GETCP is the payload's switch and port, cp.RoCCFeedback.CP; f.From
+// is not read). Feedback of the transport's kinds (ACK, NAK) is accepted
+// and ignored: it only records now. Sent only records now. Limits is
+// {Rate: Rate(), no window}. Timer is the recovery timer (OnTimer). RoCC
+// appends no action.
+//
+// Errors: *cc.TimeOrderError for an event before the latest one (or before
+// time 0); *cc.EventError for a nil message, a kind RoCC cannot take, a
+// malformed CNP (wrapping the *cc.DecodeError with its byte offset), a
+// report (type 2, which needs cp.RoCCHost), a CNP for another flow, or a
+// rate of 0; an event that fails changes nothing.
 type RoCC struct {
 	cfg   RoCCConfig
 	rmax  uint64 // Rmax in ΔF units
 	state RoCCState
+	clock cc.Monotonic
 }
+
+var _ cc.ReactionPoint = (*RoCC)(nil)
 
 // NewRoCC validates cfg and returns a reaction point with no rate limiter
 // installed: the flow sends at RMax until the first CNP.
@@ -191,7 +228,11 @@ func NewRoCC(cfg RoCCConfig) (*RoCC, error) {
 func (r *RoCC) Config() RoCCConfig { return r.cfg }
 
 // State returns every register.
-func (r *RoCC) State() RoCCState { return r.state }
+func (r *RoCC) State() RoCCState {
+	s := r.state
+	s.Last = r.clock.Last()
+	return s
+}
 
 // Limited reports whether a rate limiter is installed.
 func (r *RoCC) Limited() bool { return r.state.Limited }
@@ -212,34 +253,6 @@ func (r *RoCC) Rate() units.Rate {
 
 // RCur returns the Rcur register in ΔF units (0 while not limited).
 func (r *RoCC) RCur() uint32 { return r.state.RCur }
-
-// roccTimeError reports an event earlier than the previous one. (Only the
-// error path allocates.)
-type roccTimeError struct{ now, last units.Time }
-
-func (e *roccTimeError) Error() string {
-	return fmt.Sprintf("rp: RoCC event at %v is before the previous event at %v", e.now, e.last)
-}
-
-// roccRateError reports a CNP rate of 0 ΔF, which Algorithm 2 cannot use (a
-// RoCC CP never sends less than Fmin ≥ 1).
-type roccRateError struct{}
-
-func (roccRateError) Error() string {
-	return "rp: RoCC CNP rate = 0 ΔF, want [1, 4294967295] ΔF"
-}
-
-// checkTime rejects an event earlier than the previous one and applies every
-// recovery-timer expiry due at or before now, so that events take effect in
-// time order whoever calls first.
-func (r *RoCC) checkTime(now units.Time) error {
-	if now < r.state.Last {
-		return &roccTimeError{now: now, last: r.state.Last}
-	}
-	r.state.Last = now
-	r.expire(now)
-	return nil
-}
 
 // expire runs TIMER_EXPIRED for every deadline ≤ now. Each expiry either
 // doubles Rcur or removes the limiter, and Rcur ≥ 1 reaches above Rmax in at
@@ -265,36 +278,49 @@ func (r *RoCC) expire(now units.Time) bool {
 		r.state.RCur = uint32(min(uint64(r.state.RCur)<<roccDoubleShift, RoCCRateMax))
 		r.state.Doublings++
 		// 13: RESET_TIMER(), from the expiry instant.
-		r.state.Deadline = roccAfter(r.state.Deadline, r.cfg.RecoveryPeriod)
+		r.state.Deadline = fixedpoint.SatAdd(r.state.Deadline, r.cfg.RecoveryPeriod)
 	}
 	return fired
 }
 
-// OnTimer applies every recovery-timer expiry due at or before now
-// (Algorithm 2, TIMER_EXPIRED) and reports whether any was due. Calling it
-// before NextDeadline is not an error and changes nothing (a simulator's
-// timer event made stale by a CNP that re-armed the timer). It returns an
-// error, changing nothing, if now is before the previous event.
-func (r *RoCC) OnTimer(now units.Time) (fired bool, err error) {
-	if now < r.state.Last {
-		return false, &roccTimeError{now: now, last: r.state.Last}
+// advance checks now against the latest event, then records it and
+// applies every recovery-timer expiry due at or before it (so that events
+// take effect in time order whoever calls first); it reports whether any
+// was due. It changes nothing when it returns an error.
+func (r *RoCC) advance(event string, now units.Time) (fired bool, err error) {
+	if err := r.clock.Accept(roccPart, event, now); err != nil {
+		return false, err
 	}
-	r.state.Last = now
 	return r.expire(now), nil
 }
+
+// OnTimer applies every recovery-timer expiry due at or before now
+// (Algorithm 2, TIMER_EXPIRED) and reports whether any was due. Calling it
+// before NextDeadline is not an error and changes nothing but the time of
+// the latest event (a simulator's timer event made stale by a CNP that
+// re-armed the timer). It returns a *cc.TimeOrderError, changing nothing,
+// if now is before the previous event.
+func (r *RoCC) OnTimer(now units.Time) (fired bool, err error) { return r.advance("OnTimer", now) }
 
 // OnFeedback processes a CNP carrying the fair rate rate (in ΔF units) from
 // congestion point cp (Algorithm 2, PROCESS_CNP) and reports whether it was
 // accepted. Recovery-timer expiries due at or before now are applied first.
-// It returns an error, changing nothing, for a rate of 0 or an event before
-// the previous one.
+// It returns an error, changing nothing: a *cc.TimeOrderError for an event
+// before the previous one, a *cc.EventError for a rate of 0.
 func (r *RoCC) OnFeedback(now units.Time, rate uint32, cp uint64) (accepted bool, err error) {
-	if rate == 0 {
-		return false, roccRateError{}
-	}
-	if err := r.checkTime(now); err != nil {
+	return r.feedback("OnFeedback", now, rate, cp)
+}
+
+// feedback is PROCESS_CNP: the one path of OnFeedback and Feedback.
+func (r *RoCC) feedback(event string, now units.Time, rate uint32, cp uint64) (accepted bool, err error) {
+	if err := r.clock.Check(roccPart, event, now); err != nil {
 		return false, err
 	}
+	if rate == 0 {
+		return false, &cc.EventError{Part: roccPart, Event: event, Reason: "CNP rate = 0 ΔF, want 1..4294967295 ΔF"}
+	}
+	r.clock.Advance(now)
+	r.expire(now)
 	// 2: Rrcvd ← GETRATE(cnp) × ΔF: kept in ΔF units, the scale of Rcur.
 	// 3: CPrcvd ← GETCP(cnp).
 	// 4: if Rrcvd ≤ Rcur OR CPrcvd = CPcur then (no limiter: Rcur = +∞).
@@ -308,16 +334,74 @@ func (r *RoCC) OnFeedback(now units.Time, rate uint32, cp uint64) (accepted bool
 	// 6: CPcur ← CPrcvd
 	r.state.CPCur = cp
 	// 7: RESET_TIMER(), from the CNP's arrival.
-	r.state.Deadline = roccAfter(now, r.cfg.RecoveryPeriod)
+	r.state.Deadline = fixedpoint.SatAdd(now, r.cfg.RecoveryPeriod)
 	r.state.Accepted++
 	return true, nil
 }
 
-// roccAfter returns t + d for d > 0, saturating at units.MaxTime ("never")
-// instead of wrapping.
-func roccAfter(t, d units.Time) units.Time {
-	if t > units.MaxTime-d {
-		return units.MaxTime
+// Feedback is PROCESS_CNP through the contract: see "The contract" on RoCC.
+func (r *RoCC) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
+	const ev = "Feedback"
+	if err := r.clock.Check(roccPart, ev, now); err != nil {
+		return err
 	}
-	return t + d
+	bad := func(reason string, cause error) error {
+		return &cc.EventError{Part: roccPart, Event: ev, Reason: reason, Err: cause}
+	}
+	if f == nil {
+		return bad("nil feedback", nil)
+	}
+	switch f.Kind {
+	case cc.FeedbackRate:
+	case cc.FeedbackAck, cc.FeedbackNak:
+		r.clock.Advance(now)
+		return nil
+	default:
+		return bad("feedback of kind "+f.Kind.String()+", want a RoCC CNP (rate kind)", nil)
+	}
+	m, err := cp.DecodeRoCCFeedback(f.Data[:])
+	if err != nil {
+		return bad("malformed CNP", err)
+	}
+	if m.Type != cp.RoCCRateFeedback {
+		return bad("a report (type 2) needs the host CP (cp.RoCCHost), not the RP", nil)
+	}
+	if m.Flow != uint32(f.Flow) {
+		return bad("CNP for flow "+strconv.FormatUint(uint64(m.Flow), 10)+" delivered as flow "+strconv.FormatUint(uint64(f.Flow), 10), nil)
+	}
+	_, err = r.feedback(ev, now, uint32(m.Rate), m.CP())
+	return err
+}
+
+// Sent only records now: Algorithm 2 does not look at the packets a flow
+// sends, and a recovery deadline the caller lets pass stays until Timer
+// (or a CNP) runs it.
+func (r *RoCC) Sent(now units.Time, _ *cc.Packet, _ *cc.Actions) error {
+	return r.clock.Accept(roccPart, "Sent", now)
+}
+
+// Timer is OnTimer through the contract.
+func (r *RoCC) Timer(now units.Time, _ *cc.Actions) error {
+	_, err := r.advance("Timer", now)
+	return err
+}
+
+// Limits is the rate limiter's rate (Rate) and no window.
+func (r *RoCC) Limits() cc.Limits { return cc.Limits{Rate: r.Rate(), Window: cc.NoWindow} }
+
+// AppendRegisters appends the RP's registers to dst, in this order: now;
+// limited (1 bit), rcur (32), cpcur (48, the CP's switch and port),
+// deadline; the 64-bit counters accepted, rejected, doublings and removals.
+func (r *RoCC) AppendRegisters(dst []cc.Register) []cc.Register {
+	return append(dst,
+		r.clock.Register(),
+		cc.BoolReg("limited", r.state.Limited),
+		cc.Reg("rcur", 32, uint64(r.state.RCur)),
+		cc.Reg("cpcur", cp.RoCCCPBits, r.state.CPCur),
+		cc.TimeReg("deadline", r.state.Deadline),
+		cc.Reg("accepted", 64, r.state.Accepted),
+		cc.Reg("rejected", 64, r.state.Rejected),
+		cc.Reg("doublings", 64, r.state.Doublings),
+		cc.Reg("removals", 64, r.state.Removals),
+	)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/leanovate/gopter/prop"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -164,31 +165,40 @@ func TestRoCCRPErrors(t *testing.T) {
 	r, err := NewRoCC(RoCC40G())
 	require.NoError(t, err)
 	_, err = r.OnFeedback(0, 0, 1)
-	require.ErrorContains(t, err, "rate = 0")
+	require.ErrorIs(t, err, cc.ErrEvent)
+	require.ErrorContains(t, err, "rp.RoCC OnFeedback: CNP rate = 0 ΔF")
 	_, err = r.OnFeedback(10, 100, 1)
 	require.NoError(t, err)
 	before := r.State()
 	_, err = r.OnFeedback(9, 100, 1)
-	require.ErrorContains(t, err, "before the previous event")
+	var te *cc.TimeOrderError
+	require.ErrorAs(t, err, &te)
+	require.Equal(t, cc.TimeOrderError{Part: "rp.RoCC", Event: "OnFeedback", Now: 9, Last: 10}, *te)
 	_, err = r.OnTimer(9)
-	require.ErrorContains(t, err, "before the previous event")
+	require.ErrorAs(t, err, &te)
+	require.Equal(t, cc.TimeOrderError{Part: "rp.RoCC", Event: "OnTimer", Now: 9, Last: 10}, *te)
 	require.Equal(t, before, r.State(), "a rejected event changes nothing")
 
 	bad := []struct {
-		mut  func(*RoCCConfig)
-		want string
+		mut   func(*RoCCConfig)
+		field string
+		want  string
 	}{
-		{func(c *RoCCConfig) { c.DeltaF = 0 }, "DeltaF"},
-		{func(c *RoCCConfig) { c.RMax = 0 }, "RMax"},
-		{func(c *RoCCConfig) { c.RMax = 40*units.Gbps + 1 }, "multiple of DeltaF"},
-		{func(c *RoCCConfig) { c.DeltaF = 1; c.RMax = 1 << 31 }, "at most 2147483647"},
-		{func(c *RoCCConfig) { c.RecoveryPeriod = 0 }, "RecoveryPeriod"},
-		{func(c *RoCCConfig) { c.ReactionDelay = -1 }, "ReactionDelay"},
+		{func(c *RoCCConfig) { c.DeltaF = 0 }, "DeltaF", "DeltaF = 0bps: want ≥ 1bps"},
+		{func(c *RoCCConfig) { c.RMax = 0 }, "RMax", "positive multiple of DeltaF"},
+		{func(c *RoCCConfig) { c.RMax = 40*units.Gbps + 1 }, "RMax", "multiple of DeltaF (10Mbps)"},
+		{func(c *RoCCConfig) { c.DeltaF = 1; c.RMax = 1 << 31 }, "RMax", "at most 2147483647·DeltaF"},
+		{func(c *RoCCConfig) { c.RecoveryPeriod = 0 }, "RecoveryPeriod", "> 0"},
+		{func(c *RoCCConfig) { c.ReactionDelay = -1 }, "ReactionDelay", "≥ 0"},
 	}
 	for _, b := range bad {
 		c := RoCC40G()
 		b.mut(&c)
 		_, err := NewRoCC(c)
+		var ce *cc.ConfigError
+		require.ErrorAs(t, err, &ce, b.field)
+		require.Equal(t, b.field, ce.Field)
+		require.Equal(t, "rp.RoCC", ce.Part)
 		require.ErrorContains(t, err, b.want)
 	}
 }

@@ -33,8 +33,10 @@ type GenOptions struct {
 	INT  bool
 	Hops int
 	// Messages are feedback messages a reaction point may receive besides
-	// ACKs, NAKs and CNPs (an algorithm's rate messages, say): the
-	// generator picks one at random and sets its Flow.
+	// ACKs, NAKs and CNPs (an algorithm's rate messages, say). A sequence
+	// takes the flow of one of them as its own and delivers them as they
+	// are: those about other flows test that the part refuses or ignores
+	// them.
 	Messages []cc.Feedback
 }
 
@@ -213,6 +215,11 @@ func rpEvents(r *rand.Rand, o GenOptions) []Event {
 		pth            = newPath(r, o)
 		flow           = cc.FlowID(r.Intn(1 << 16))
 	)
+	if len(o.Messages) > 0 {
+		// The flow the messages are about: a message may name its flow in
+		// its payload too (RoCC's CNP does), so it is delivered unchanged.
+		flow = o.Messages[r.Intn(len(o.Messages))].Flow
+	}
 	for len(evs) < o.Events {
 		dt := gap(r, o)
 		now += dt
@@ -226,7 +233,6 @@ func rpEvents(r *rand.Rand, o GenOptions) []Event {
 		case x < 5 && len(o.Messages) > 0:
 			ev.Kind = Feedback
 			ev.Feedback = o.Messages[r.Intn(len(o.Messages))]
-			ev.Feedback.Flow = flow
 		case x == 5 && sndUna < sndNxt:
 			ev.Kind = Feedback
 			ev.Feedback = cc.Feedback{Kind: cc.FeedbackNak, Flow: flow, Seq: sndUna, SndNxt: sndNxt}

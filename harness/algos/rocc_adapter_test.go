@@ -10,6 +10,7 @@ import (
 	"github.com/leanovate/gopter/prop"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/cp"
 	"github.com/hwcc/hwcc/harness"
 	"github.com/hwcc/hwcc/rp"
@@ -289,13 +290,17 @@ func TestRoCCRPBadFeedback(t *testing.T) {
 	copy(rep.Data[:], cp.RoCCFeedback{Type: cp.RoCCReportFeedback, Flow: 7}.Append(nil))
 	r.OnFeedback(3, rep) // a report (section III-F), not a rate
 	require.Equal(t, uint64(3), r.errs.n)
-	require.ErrorIs(t, r.errs.first, cp.ErrRoCCFeedbackVersion)
+	// The first: version 0 at byte 0.
+	var de *cc.DecodeError
+	require.ErrorAs(t, r.errs.first, &de)
+	require.Equal(t, 0, de.Offset)
+	require.ErrorContains(t, r.errs.first, "version 0, want 1")
 	r.OnFeedback(4, roccCNP(8, 100, 1, 1)) // another flow's
 	require.Equal(t, uint64(1), r.wrongFlow)
 	require.Equal(t, 40*units.Gbps, r.Rate())
 	require.Equal(t, units.MaxTime, r.NextDeadline())
 	require.Equal(t, uint64(4), r.received)
-	require.True(t, errors.Is(r.errs.first, cp.ErrRoCCFeedbackVersion))
+	require.True(t, errors.Is(r.errs.first, cc.ErrDecode))
 }
 
 // TestRoCCRPPendingGrows: more CNPs within one reaction delay than the

@@ -1,0 +1,296 @@
+package algos
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/cp"
+	"github.com/hwcc/hwcc/rp"
+	"github.com/hwcc/hwcc/units"
+)
+
+// roccSpecs returns the registered Specs of the three parts.
+func roccSpecs(t *testing.T) (cpSpec, hostSpec *cc.Spec[cp.RoCCConfig], rpSpec *cc.Spec[rp.RoCCConfig]) {
+	t.Helper()
+	a, err := cc.Lookup("rocc")
+	require.NoError(t, err)
+	require.Equal(t, "RoCC", a.Title)
+	var roles []cc.Role
+	for _, name := range []string{"cp", "hostcp", "rp"} {
+		p, err := a.Part(name)
+		require.NoError(t, err)
+		roles = append(roles, p.Role)
+		switch name {
+		case "cp":
+			cpSpec = p.Config.(*cc.Spec[cp.RoCCConfig])
+		case "hostcp":
+			hostSpec = p.Config.(*cc.Spec[cp.RoCCConfig])
+		case "rp":
+			rpSpec = p.Config.(*cc.Spec[rp.RoCCConfig])
+		}
+	}
+	require.Equal(t, []cc.Role{cc.RoleCP, cc.RoleRP, cc.RoleRP}, roles, "one part, one role: hostcp is a reaction point")
+	return cpSpec, hostSpec, rpSpec
+}
+
+// roccSettings splits s into settings.
+func roccSettings(t *testing.T, s string) []cc.Setting {
+	t.Helper()
+	st, err := cc.ParseSettings(s)
+	require.NoError(t, err)
+	return st
+}
+
+// Every part builds by name with every preset, plays its role and is the
+// package's type; the presets are the packages' preset functions.
+func TestRoCCRegistryBuilds(t *testing.T) {
+	cs, hs, rs := roccSpecs(t)
+	cpPresets := map[string]cp.RoCCConfig{"40g": cp.RoCC40G(), "100g": cp.RoCC100G(), "dpdk10g": cp.RoCCDPDK10G(), "tofino40g": cp.RoCCTofino40G()}
+	rpPresets := map[string]rp.RoCCConfig{"40g": rp.RoCC40G(), "100g": rp.RoCC100G(), "dpdk10g": rp.RoCCDPDK10G(), "tofino40g": rp.RoCCTofino40G()}
+	for name, want := range cpPresets {
+		s := "preset=" + name
+		c, err := cc.NewCP("rocc", "cp", s)
+		require.NoError(t, err, s)
+		require.IsType(t, &cp.RoCC{}, c, s)
+		require.Equal(t, want, c.(*cp.RoCC).Params().Config(), s)
+		h, err := cc.NewRP("rocc", "hostcp", s)
+		require.NoError(t, err, s)
+		require.IsType(t, &cp.RoCCHost{}, h, s)
+		require.Equal(t, want, h.(*cp.RoCCHost).Params().Config(), s)
+		r, err := cc.NewRP("rocc", "rp", s)
+		require.NoError(t, err, s)
+		require.IsType(t, &rp.RoCC{}, r, s)
+		require.Equal(t, rpPresets[name], r.(*rp.RoCC).Config(), s)
+	}
+	// The first preset is the default: 40g.
+	c, err := cs.Config("cp", nil)
+	require.NoError(t, err)
+	require.Equal(t, cp.RoCC40G(), c)
+	c, err = hs.Config("hostcp", nil)
+	require.NoError(t, err)
+	require.Equal(t, cp.RoCC40G(), c)
+	r, err := rs.Config("rp", nil)
+	require.NoError(t, err)
+	require.Equal(t, rp.RoCC40G(), r)
+	require.Zero(t, cs.Link, "the presets take no link rate")
+	require.Zero(t, rs.Link)
+	// The options set their fields.
+	c, err = cs.Config("cp", roccSettings(t, "initial_f=zero, rounding=floor, rate_frac_bits=0, message=report_f, flow_table=aged, t=20us, fmax=10Gbps, switch=167772161, port=3"))
+	require.NoError(t, err)
+	require.Equal(t, cp.RoCCInitialZero, c.InitialF)
+	require.Equal(t, cp.RoCCRoundFloor, c.Rounding)
+	require.Zero(t, c.RateFracBits)
+	require.Equal(t, cp.RoCCSendReportF, c.Message)
+	require.Equal(t, cp.RoCCAgedTable, c.FlowTable)
+	require.Equal(t, 20*units.Microsecond, c.Period)
+	require.Equal(t, 10*units.Gbps, c.FMax)
+	require.Equal(t, [2]uint64{0x0a000001, 3}, [2]uint64{uint64(c.Switch), uint64(c.Port)})
+}
+
+// A value outside the description's range, or one New refuses, is a
+// *cc.ConfigError naming the parameter (registry name) or the Config field
+// (Go name, when New decides from several fields).
+func TestRoCCRegistryBadValues(t *testing.T) {
+	for _, c := range []struct {
+		part, settings, field string
+	}{
+		{"cp", "t=0", "t"},
+		{"cp", "t=40", "t"}, // no unit
+		{"cp", "start=-1us", "start"},
+		{"cp", "delta_q=0B", "delta_q"},
+		{"cp", "alpha_bar=256", "alpha_bar"},
+		{"cp", "beta_bar=0", "beta_bar"},
+		{"cp", "gain_terms=17", "gain_terms"},
+		{"cp", "queue_bits=1", "queue_bits"},
+		{"cp", "rate_frac_bits=17", "rate_frac_bits"},
+		{"cp", "initial_f=half", "initial_f"},
+		{"cp", "rounding=up", "rounding"},
+		{"cp", "flow_table=lru", "flow_table"},
+		{"cp", "flow_capacity=0", "flow_capacity"},
+		{"cp", "message=both", "message"},
+		{"cp", "idle_gain=maybe", "idle_gain"},
+		{"cp", "port=65536", "port"},
+		{"cp", "switch=-1", "switch"},
+		{"cp", "preset=200g", "preset"},
+		{"cp", "link=40Gbps", "link"},
+		{"hostcp", "alpha_bar=-1", "alpha_bar"},
+		{"rp", "recovery=0", "recovery"},
+		{"rp", "reaction_delay=-1us", "reaction_delay"},
+		{"rp", "rmax=0", "rmax"},
+	} {
+		_, err := cc.New("rocc", c.part, c.settings)
+		var ce *cc.ConfigError
+		require.ErrorAs(t, err, &ce, "%s %s", c.part, c.settings)
+		require.Equal(t, c.field, ce.Field, "%s %s: %v", c.part, c.settings, err)
+	}
+	// New's checks name the Config field.
+	for _, c := range []struct{ part, settings, field string }{
+		{"cp", "qmid=400KB", "QRef/QMid/QMax"}, // above Qmax = 360 KB
+		{"cp", "fmax=40001Mbps", "FMax"},       // not a multiple of ΔF
+		{"cp", "fmin=5Mbps", "FMin"},
+		{"cp", "alpha_bar=0.000001", "AlphaBar"}, // rounds to 0 at 16 fraction bits
+		{"cp", "gain_frac_bits=7", "GainFracBits"},
+		{"cp", "flow_table=aged, flow_max_age=0", "FlowMaxAge"},
+		{"cp", "idle_gain=on, qref=4KB", "QRef"},
+		{"hostcp", "queue_bits=8", "QMax"}, // 600 ΔQ > 255
+		{"rp", "rmax=40001Mbps", "RMax"},
+		{"rp", "delta_f=1bps", "RMax"}, // 4·10^10 ΔF > 2^31 − 1
+	} {
+		_, err := cc.New("rocc", c.part, c.settings)
+		var ce *cc.ConfigError
+		require.ErrorAs(t, err, &ce, "%s %s", c.part, c.settings)
+		require.Equal(t, c.field, ce.Field, "%s %s: %v", c.part, c.settings, err)
+	}
+}
+
+// An unknown parameter's error lists the known ones.
+func TestRoCCRegistryUnknown(t *testing.T) {
+	_, err := cc.New("rocc", "cp", "kmin=1KB")
+	require.ErrorIs(t, err, cc.ErrUnknown)
+	require.ErrorContains(t, err, "preset, delta_q, delta_f, t, start, fmin, fmax, qref, qmid, qmax, alpha_bar, beta_bar, gain_terms, gain_frac_bits, queue_bits, rate_bits, rate_frac_bits, initial_f, rounding, flow_table, flow_capacity, flow_max_age, idle_gain, message, switch, port")
+	_, err = cc.New("rocc", "hostcp", "t=40us") // the host has no timer
+	require.ErrorIs(t, err, cc.ErrUnknown)
+	require.ErrorContains(t, err, "preset, delta_q, delta_f, fmin, fmax, qref, qmid, qmax, alpha_bar, beta_bar, gain_terms, gain_frac_bits, queue_bits, rate_bits, rate_frac_bits, initial_f, rounding, idle_gain")
+	_, err = cc.New("rocc", "rp", "t=40us")
+	require.ErrorIs(t, err, cc.ErrUnknown)
+	require.ErrorContains(t, err, "preset, rmax, delta_f, recovery, reaction_delay")
+	_, err = cc.New("rocc", "np", "")
+	require.ErrorIs(t, err, cc.ErrUnknown)
+	require.ErrorContains(t, err, "one of cp, hostcp, rp")
+}
+
+// Every parameter's Default, given back as a setting, rebuilds the default
+// preset's configuration; so do the other presets' values.
+func TestRoCCRegistryDefaultsRoundTrip(t *testing.T) {
+	cs, hs, rs := roccSpecs(t)
+	settings := func(d cc.Description) []cc.Setting {
+		var st []cc.Setting
+		for _, p := range d.Params {
+			require.NotEmpty(t, p.Default, p.Name)
+			st = append(st, cc.Setting{Name: p.Name, Value: p.Default})
+		}
+		return st
+	}
+	c, err := cs.Config("cp", settings(cs.Describe()))
+	require.NoError(t, err)
+	require.Equal(t, cp.RoCC40G(), c)
+	c, err = hs.Config("hostcp", settings(hs.Describe()))
+	require.NoError(t, err)
+	require.Equal(t, cp.RoCC40G(), c)
+	r, err := rs.Config("rp", settings(rs.Describe()))
+	require.NoError(t, err)
+	require.Equal(t, rp.RoCC40G(), r)
+	// Tofino's ΔQ and T, through the same syntax.
+	tf := cp.RoCCTofino40G()
+	c, err = cs.Config("cp", roccSettings(t, "delta_q="+tf.DeltaQ.String()+", t="+tf.Period.String()+", qref="+tf.QRef.String()+
+		", qmid="+tf.QMid.String()+", qmax="+tf.QMax.String()+", flow_max_age="+tf.FlowMaxAge.String()))
+	require.NoError(t, err)
+	require.Equal(t, tf, c)
+}
+
+// Each parameter's Min and Max build a part (with the other fields made
+// compatible where New checks them together), and the values just outside
+// are refused by the description.
+func TestRoCCRegistryBounds(t *testing.T) {
+	for _, c := range []struct {
+		part, name, min, max, below, above, with string
+	}{
+		{"cp", "delta_q", "1B", "", "0B", "", "qref=1B, qmid=2B, qmax=3B"},
+		{"cp", "delta_f", "1bps", "", "0", "", "fmin=1bps, fmax=1000bps"},
+		{"cp", "t", "1ps", "", "0", "", ""},
+		{"cp", "start", "0", "", "-1ps", "", ""},
+		{"cp", "fmin", "1bps", "", "0", "", "delta_f=1bps, fmax=1000bps"},
+		{"cp", "fmax", "2bps", "", "1bps", "", "delta_f=1bps, fmin=1bps"},
+		{"cp", "qref", "0B", "", "-1B", "", ""},
+		{"cp", "qmid", "1B", "", "0B", "", "delta_q=1B, qref=0B, qmax=2B"},
+		{"cp", "qmax", "2B", "", "1B", "", "delta_q=1B, qref=0B, qmid=1B"},
+		{"cp", "alpha_bar", roccGainMin, roccGainMax, "0.00000005", "256", "gain_frac_bits=24"},
+		{"cp", "beta_bar", roccGainMin, roccGainMax, "0.00000005", "256", "gain_frac_bits=24"},
+		{"cp", "gain_terms", "1", "16", "0", "17", ""},
+		{"cp", "gain_frac_bits", "0", "24", "-1", "25", "rate_frac_bits=0, alpha_bar=1, beta_bar=2"},
+		{"cp", "queue_bits", "2", "16", "1", "17", "delta_q=150KB, qref=0B, qmid=150KB, qmax=300KB"},
+		{"cp", "rate_bits", "2", "16", "1", "17", "fmin=10Mbps, fmax=30Mbps"},
+		{"cp", "rate_frac_bits", "0", "16", "-1", "17", ""},
+		{"cp", "flow_capacity", "1", "1048576", "0", "1048577", ""},
+		{"cp", "flow_max_age", "0", "", "-1ps", "", ""},
+		{"cp", "switch", "0", "4294967295", "-1", "4294967296", ""},
+		{"cp", "port", "0", "65535", "-1", "65536", ""},
+		{"hostcp", "alpha_bar", roccGainMin, roccGainMax, "0.00000005", "256", "gain_frac_bits=24"},
+		{"rp", "rmax", "1bps", "", "0", "", "delta_f=1bps"},
+		{"rp", "delta_f", "1bps", "", "0", "", "rmax=1bps"},
+		{"rp", "recovery", "1ps", "", "0", "", ""},
+		{"rp", "reaction_delay", "0", "", "-1ps", "", ""},
+	} {
+		with := ""
+		if c.with != "" {
+			with = ", " + c.with
+		}
+		for _, v := range []string{c.min, c.max} {
+			if v == "" {
+				continue
+			}
+			_, err := cc.New("rocc", c.part, c.name+"="+v+with)
+			require.NoError(t, err, "%s %s=%s", c.part, c.name, v)
+		}
+		for _, v := range []string{c.below, c.above} {
+			if v == "" {
+				continue
+			}
+			_, err := cc.New("rocc", c.part, c.name+"="+v+with)
+			var ce *cc.ConfigError
+			require.ErrorAs(t, err, &ce, "%s %s=%s", c.part, c.name, v)
+			require.Equal(t, c.name, ce.Field, "%s %s=%s: the description refuses it", c.part, c.name, v)
+		}
+	}
+}
+
+// The three parts, built by name, run section III-F end to end through the
+// contract: the CP reports Qcur (message=report), the host computes F as the
+// switch would, and the rate reaches the flow's rp.
+func TestRoCCRegistryHostPath(t *testing.T) {
+	const flow = 42
+	sw, err := cc.NewCP("rocc", "cp", "message=report, switch=7, port=1")
+	require.NoError(t, err)
+	ref, err := cc.NewCP("rocc", "cp", "switch=7, port=1") // the switch computing F itself
+	require.NoError(t, err)
+	host, err := cc.NewRP("rocc", "hostcp", "")
+	require.NoError(t, err)
+	lim, err := cc.NewRP("rocc", "rp", "")
+	require.NoError(t, err)
+	act, out := cc.NewActions(4), cc.NewActions(4)
+	pkt := cc.Packet{Flow: flow, Size: 1000}
+	for i, q := range []units.Bytes{300 * units.KB, 300 * units.KB, 150 * units.KB, 100 * units.KB} {
+		now := units.Time(i) * 40 * units.Microsecond
+		for _, c := range []cc.CongestionPoint{sw, ref} {
+			require.NoError(t, c.Enqueue(now, &pkt, cc.Queue{Len: q}, nil))
+		}
+		act.Reset()
+		require.NoError(t, ref.Timer(now, act))
+		require.Equal(t, 1, act.Len())
+		want := act.At(0).Feedback
+
+		act.Reset()
+		require.NoError(t, sw.Timer(now, act))
+		require.Equal(t, 1, act.Len())
+		report := act.At(0).Feedback
+		m, err := cp.DecodeRoCCFeedback(report.Data[:])
+		require.NoError(t, err)
+		require.Equal(t, cp.RoCCReportFeedback, m.Type)
+
+		out.Reset()
+		require.NoError(t, host.Feedback(now, &report, out))
+		require.Equal(t, 1, out.Len())
+		rate := out.At(0)
+		require.Equal(t, cc.ActionFeedback, rate.Kind)
+		require.Equal(t, cc.ToSource, rate.To)
+		require.Equal(t, want, rate.Feedback, "update %d: the host's rate message is the switch's", i)
+		require.NoError(t, lim.Feedback(now, &rate.Feedback, nil))
+		got, _ := cp.DecodeRoCCFeedback(want.Data[:])
+		require.Equal(t, units.Rate(got.Rate)*10*units.Mbps, lim.Limits().Rate, "update %d", i)
+		for _, c := range []cc.CongestionPoint{sw, ref} {
+			require.NoError(t, c.Dequeue(now, &pkt, cc.Queue{Len: q - pkt.Size}, nil))
+		}
+	}
+}

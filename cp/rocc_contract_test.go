@@ -1,0 +1,593 @@
+package cp
+
+import (
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/units"
+)
+
+// roccRegs returns c's registers without the one the typed path has no
+// counterpart for (qlen, the contract's queue view).
+func roccRegsBut(p cc.Part, skip string) []cc.Register {
+	var out []cc.Register
+	for _, r := range p.AppendRegisters(nil) {
+		if r.Name != skip {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// roccContractConfigs are the configurations the contract tests run:
+// both flow tables, a table small enough to overflow, both message kinds
+// and the OMNeT++ options.
+func roccContractConfigs() map[string]RoCCConfig {
+	out := map[string]RoCCConfig{}
+	c := RoCC40G()
+	c.FlowCapacity = 4
+	out["queue4"] = c
+	c.IdleGain = true
+	c.Message = RoCCSendReportF
+	c.Switch, c.Port = 0x0a000001, 9
+	out["queue4/idle/report_f"] = c
+	c = RoCC40G()
+	c.FlowTable = RoCCAgedTable
+	c.FlowCapacity = 5
+	c.FlowMaxAge = 60 * units.Microsecond
+	c.Message = RoCCSendReport
+	out["aged5/report"] = c
+	c = RoCC100G()
+	c.InitialF, c.Rounding, c.RateFracBits = RoCCInitialZero, RoCCRoundFloor, 0
+	out["100g/omnet"] = c
+	return out
+}
+
+// TestRoCCContractMatchesTyped drives two CPs with the same seeded random
+// events, one through the typed methods and one through the contract: the
+// same errors, the same registers after every event (the contract's queue
+// view aside, checked on its own), and at every update the contract's
+// actions are the typed decision's messages to AppendFlows, in order.
+func TestRoCCContractMatchesTyped(t *testing.T) {
+	for name, cfg := range roccContractConfigs() {
+		t.Run(name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(roccSeed(t)), 11))
+			typed, err := NewRoCC(cfg)
+			require.NoError(t, err)
+			con, err := NewRoCC(cfg)
+			require.NoError(t, err)
+			act := cc.NewActions(cfg.FlowCapacity)
+			var fifo []roccFIFOPacket
+			var qlen units.Bytes
+			now := units.Time(0)
+			for i := range 4000 {
+				now += units.Time(rng.IntN(int(15 * units.Microsecond)))
+				var errT, errC error
+				act.Reset()
+				switch k := rng.IntN(10); {
+				case k < 4: // enqueue, sometimes a bad size
+					p := cc.Packet{Flow: cc.FlowID(rng.IntN(9)), Size: units.Bytes(rng.IntN(3000))}
+					if rng.IntN(50) == 0 {
+						p.Size = -1
+					}
+					errT = typed.OnEnqueue(now, uint32(p.Flow), p.Size)
+					if errT == nil && p.Size > 0 {
+						fifo = append(fifo, roccFIFOPacket{uint32(p.Flow), p.Size})
+						qlen += p.Size
+					}
+					errC = con.Enqueue(now, &p, cc.Queue{Len: qlen}, act)
+				case k < 7: // FIFO dequeue of the head, sometimes one never queued
+					p := cc.Packet{Flow: cc.FlowID(rng.IntN(9)), Size: qlen + 1}
+					legal := len(fifo) > 0 && rng.IntN(30) != 0
+					if legal {
+						p.Flow, p.Size = cc.FlowID(fifo[0].flow), fifo[0].size
+					}
+					errT = typed.OnDequeue(now, uint32(p.Flow), p.Size)
+					if legal {
+						fifo = fifo[1:]
+						qlen -= p.Size
+					}
+					errC = con.Dequeue(now, &p, cc.Queue{Len: qlen}, act)
+				default: // the update, on time or late
+					now = max(now, typed.NextDeadline())
+					var d RoCCDecision
+					d, errT = typed.OnTimer(now, qlen)
+					errC = con.Timer(now, act)
+					if errT == nil {
+						want := []cc.Action{}
+						if d.Send {
+							for _, f := range typed.AppendFlows(nil) {
+								fb := cc.Feedback{Kind: cc.FeedbackRate, Flow: cc.FlowID(f), From: RoCCFeedback{Switch: cfg.Switch, Port: cfg.Port}.CP()}
+								typed.Message(f).Put(&fb.Data)
+								want = append(want, cc.Action{Kind: cc.ActionFeedback, To: cc.ToSource, Prio: cc.ControlPrio, Feedback: fb})
+							}
+						}
+						require.Equal(t, want, slices.Clone(act.All()), "event %d: actions", i)
+						require.Equal(t, d.Flows, act.Len(), "event %d", i)
+					}
+				}
+				require.Equal(t, errT == nil, errC == nil, "event %d: typed %v, contract %v", i, errT, errC)
+				if errT != nil {
+					require.True(t, cc.Typed(errC), "event %d: %v", i, errC)
+					require.Equal(t, errors.Is(errT, cc.ErrEvent), errors.Is(errC, cc.ErrEvent), "event %d", i)
+					require.Zero(t, act.Len(), "event %d: a failed event appends nothing", i)
+				}
+				require.Equal(t, roccRegsBut(typed, "qlen"), roccRegsBut(con, "qlen"), "event %d", i)
+				require.Equal(t, qlen, con.Queue(), "event %d: the queue view", i)
+			}
+			require.NotZero(t, typed.State().Updates)
+		})
+	}
+}
+
+// TestRoCCContractTimeOrder: every event method refuses a time before the
+// latest event with a *cc.TimeOrderError naming both times, and changes no
+// register.
+func TestRoCCContractTimeOrder(t *testing.T) {
+	for name, cfg := range roccContractConfigs() {
+		c, err := NewRoCC(cfg)
+		require.NoError(t, err)
+		act := cc.NewActions(8)
+		p := cc.Packet{Flow: 3, Size: 1500}
+		require.NoError(t, c.Enqueue(100*units.Microsecond, &p, cc.Queue{Len: 1500}, act))
+		require.NoError(t, c.Timer(100*units.Microsecond, act))
+		before := c.AppendRegisters(nil)
+		last := 100 * units.Microsecond
+		early := last - 1
+		for _, call := range []struct {
+			event string
+			run   func() error
+		}{
+			{"Enqueue", func() error { return c.Enqueue(early, &p, cc.Queue{Len: 3000}, act) }},
+			{"Dequeue", func() error { return c.Dequeue(early, &p, cc.Queue{}, act) }},
+			{"Timer", func() error { return c.Timer(early, act) }},
+			{"OnEnqueue", func() error { return c.OnEnqueue(early, 3, 1500) }},
+			{"OnDequeue", func() error { return c.OnDequeue(early, 3, 1500) }},
+			{"OnTimer", func() error { _, err := c.OnTimer(early, 0); return err }},
+		} {
+			act.Reset()
+			err := call.run()
+			require.ErrorIs(t, err, cc.ErrTimeOrder, "%s %s", name, call.event)
+			var te *cc.TimeOrderError
+			require.ErrorAs(t, err, &te)
+			require.Equal(t, cc.TimeOrderError{Part: "cp.RoCC", Event: call.event, Now: early, Last: last}, *te, name)
+			require.Equal(t, before, c.AppendRegisters(nil), "%s %s", name, call.event)
+			require.Zero(t, act.Len())
+		}
+		// Before time 0 too.
+		fresh, err := NewRoCC(cfg)
+		require.NoError(t, err)
+		require.ErrorIs(t, fresh.Timer(-1, nil), cc.ErrTimeOrder)
+		require.ErrorIs(t, fresh.Enqueue(-1, &p, cc.Queue{}, nil), cc.ErrTimeOrder)
+	}
+}
+
+// TestRoCCContractActionsFull: an update that cannot append one message per
+// flow fails with cc.ErrActionsFull and changes nothing; with room it then
+// succeeds as if the failure had not happened. A nil *cc.Actions holds
+// nothing. The aged table reserves for the flows left after its expiry.
+func TestRoCCContractActionsFull(t *testing.T) {
+	cfg := RoCC40G()
+	cfg.FlowCapacity = 8
+	c, err := NewRoCC(cfg)
+	require.NoError(t, err)
+	twin, err := NewRoCC(cfg)
+	require.NoError(t, err)
+	var q units.Bytes
+	for f := range cc.FlowID(3) {
+		p := cc.Packet{Flow: f, Size: 1000}
+		q += p.Size
+		require.NoError(t, c.Enqueue(0, &p, cc.Queue{Len: q}, nil), "an enqueue appends nothing: nil is fine")
+		require.NoError(t, twin.Enqueue(0, &p, cc.Queue{Len: q}, nil))
+	}
+	before := c.AppendRegisters(nil)
+	small := cc.NewActions(2)
+	small.MarkCE() // one slot taken already: 1 free for 3 flows
+	for _, act := range []*cc.Actions{nil, small} {
+		err := c.Timer(0, act)
+		require.ErrorIs(t, err, cc.ErrActionsFull)
+		var fe *cc.ActionsFullError
+		require.ErrorAs(t, err, &fe)
+		require.Equal(t, 3, fe.Need)
+		require.Equal(t, before, c.AppendRegisters(nil))
+	}
+	require.Equal(t, 1, small.Len(), "nothing appended")
+	act := cc.NewActions(3)
+	require.NoError(t, c.Timer(0, act))
+	act2 := cc.NewActions(3)
+	require.NoError(t, twin.Timer(0, act2))
+	require.Equal(t, act2.All(), act.All())
+	require.Equal(t, twin.AppendRegisters(nil), c.AppendRegisters(nil))
+	// Before the deadline Timer only records now and needs no room.
+	require.NoError(t, c.Timer(10*units.Microsecond, nil))
+	require.Equal(t, 10*units.Microsecond, c.State().Last)
+
+	// Aged table (MaxAge 30 µs), flows seen at 0, 20 and 40 µs, first
+	// update at 0 served late: at 45 µs flow 1 has expired and two flows
+	// are left, which one action cannot hold; at 55 µs flow 2 has expired
+	// too and one action is enough, although the table held three flows.
+	cfg.FlowTable, cfg.FlowMaxAge = RoCCAgedTable, 30*units.Microsecond
+	a, err := NewRoCC(cfg)
+	require.NoError(t, err)
+	for i, f := range []cc.FlowID{1, 2, 3} {
+		p := cc.Packet{Flow: f, Size: 1000}
+		require.NoError(t, a.Enqueue(units.Time(i)*20*units.Microsecond, &p, cc.Queue{Len: 1000}, nil))
+	}
+	require.Equal(t, 3, a.State().Flows)
+	one := cc.NewActions(1)
+	err = a.Timer(45*units.Microsecond, one)
+	var fe *cc.ActionsFullError
+	require.ErrorAs(t, err, &fe)
+	require.Equal(t, 2, fe.Need)
+	require.Equal(t, 3, a.State().Flows, "nothing expired by the refused update")
+	require.NoError(t, a.Timer(55*units.Microsecond, one))
+	require.Equal(t, 1, one.Len())
+	require.Equal(t, cc.FlowID(3), one.At(0).Feedback.Flow)
+	require.Equal(t, 1, a.State().Flows)
+}
+
+// TestRoCCContractTimerMessage checks the message of an update field by
+// field: one ActionFeedback per flow, to the source at control priority,
+// FeedbackRate from the CP's identity, carrying the codec's 16 bytes.
+func TestRoCCContractTimerMessage(t *testing.T) {
+	cfg := RoCC40G()
+	cfg.Switch, cfg.Port = 0x0a000001, 3
+	for _, m := range []RoCCMessage{RoCCSendRate, RoCCSendReport, RoCCSendReportF} {
+		cfg.Message = m
+		c, err := NewRoCC(cfg)
+		require.NoError(t, err)
+		p := cc.Packet{Flow: 42, Size: 1500}
+		require.NoError(t, c.Enqueue(0, &p, cc.Queue{Len: 300 * units.KB}, nil))
+		act := cc.NewActions(1)
+		require.NoError(t, c.Timer(0, act))
+		require.Equal(t, 1, act.Len())
+		a := act.At(0)
+		require.Equal(t, cc.ActionFeedback, a.Kind)
+		require.Equal(t, cc.ToSource, a.To)
+		require.Equal(t, cc.ControlPrio, a.Prio)
+		require.Equal(t, cc.FeedbackRate, a.Feedback.Kind)
+		require.Equal(t, cc.FlowID(42), a.Feedback.Flow)
+		require.Equal(t, uint64(0x0a000001_0003), a.Feedback.From)
+		fb, err := DecodeRoCCFeedback(a.Feedback.Data[:])
+		require.NoError(t, err)
+		// The queue of 300 KB = 500 ΔQ grew by Qmid from Qold = 0: line 5
+		// halves F from Fmax = 4000 to 2000 ΔF (ExampleRoCC).
+		want := RoCCFeedback{Type: RoCCRateFeedback, Seq: 1, Port: 3, Switch: 0x0a000001, Rate: 2000, QDepth: 500, Flow: 42}
+		switch m {
+		case RoCCSendReport:
+			want.Type, want.Rate = RoCCReportFeedback, 0
+		case RoCCSendReportF:
+			want.Type, want.Rate = RoCCReportFeedback, 4000 // F before the update
+		}
+		require.Equal(t, want, fb, "%v", m)
+	}
+}
+
+// TestRoCCContractBadInput: nil packets, negative sizes and queue lengths
+// are *cc.EventError and change nothing; none panics.
+func TestRoCCContractBadInput(t *testing.T) {
+	c, err := NewRoCC(RoCC40G())
+	require.NoError(t, err)
+	before := c.AppendRegisters(nil)
+	for _, err := range []error{
+		c.Enqueue(1, nil, cc.Queue{}, nil),
+		c.Dequeue(1, nil, cc.Queue{}, nil),
+		c.Enqueue(1, &cc.Packet{Size: -1}, cc.Queue{}, nil),
+		c.Enqueue(1, &cc.Packet{Size: 1}, cc.Queue{Len: -1}, nil),
+		c.Dequeue(1, &cc.Packet{Size: 1}, cc.Queue{}, nil), // never queued
+		c.Enqueue(1, &cc.Packet{Size: roccFlowBytesMax + 1}, cc.Queue{}, nil),
+	} {
+		require.ErrorIs(t, err, cc.ErrEvent)
+		require.Equal(t, before, c.AppendRegisters(nil))
+	}
+}
+
+// TestRoCCContractRegisters: every register fits its width, the order and
+// names never change, and a host's registers too.
+func TestRoCCContractRegisters(t *testing.T) {
+	for name, cfg := range roccContractConfigs() {
+		c, err := NewRoCC(cfg)
+		require.NoError(t, err)
+		names := func(rs []cc.Register) []string {
+			var out []string
+			for _, r := range rs {
+				require.True(t, r.Fits(), "%s: %v", name, r)
+				out = append(out, r.Name)
+			}
+			return out
+		}
+		first := names(c.AppendRegisters(nil))
+		require.Equal(t, []string{"now", "f", "f_prev", "qold", "qcur", "shift", "branch", "seq", "deadline", "updates", "missed",
+			"saturated", "flow_overflows", "flows", "untracked_bytes", "enq_pos", "deq_pos", "evictions", "qlen"}, first)
+		act := cc.NewActions(cfg.FlowCapacity)
+		for i := range 50 {
+			now := units.Time(i) * 7 * units.Microsecond
+			p := cc.Packet{Flow: cc.FlowID(i % 7), Size: 1500}
+			require.NoError(t, c.Enqueue(now, &p, cc.Queue{Len: units.Bytes(i) * 40 * units.KB}, nil))
+			act.Reset()
+			require.NoError(t, c.Timer(now, act))
+			require.Equal(t, first, names(c.AppendRegisters(nil)))
+		}
+		h, err := NewRoCCHostConfig(cfg)
+		require.NoError(t, err)
+		require.Equal(t, []string{"now", "f", "qold", "cp", "seq", "primed", "gaps"}, names(h.AppendRegisters(nil)))
+	}
+	// The widths the doc states: F is RateBits + RateFracBits = 24 bits,
+	// the queue registers 16, the occupancy of a 1024-flow table 11.
+	c, err := NewRoCC(RoCC40G())
+	require.NoError(t, err)
+	widths := map[string]uint8{}
+	for _, r := range c.AppendRegisters(nil) {
+		widths[r.Name] = r.Width
+	}
+	require.Equal(t, map[string]uint8{"now": 64, "f": 24, "f_prev": 24, "qold": 16, "qcur": 16, "shift": 3, "branch": 2, "seq": 8,
+		"deadline": 64, "updates": 64, "missed": 64, "saturated": 64, "flow_overflows": 64, "flows": 11, "untracked_bytes": 64,
+		"enq_pos": 64, "deq_pos": 64, "evictions": 64, "qlen": 64}, widths)
+}
+
+// TestRoCCContractNoAllocs: no contract event allocates on success, nor
+// AppendRegisters with room.
+func TestRoCCContractNoAllocs(t *testing.T) {
+	for name, cfg := range roccContractConfigs() {
+		c, err := NewRoCC(cfg)
+		require.NoError(t, err)
+		h, err := NewRoCCHostConfig(cfg)
+		require.NoError(t, err)
+		act := cc.NewActions(cfg.FlowCapacity)
+		out := cc.NewActions(1)
+		regs := make([]cc.Register, 0, 64)
+		now := units.Time(0)
+		allocs := testing.AllocsPerRun(500, func() {
+			now = max(now+units.Microsecond, c.NextDeadline())
+			p := cc.Packet{Flow: cc.FlowID(now / units.Microsecond % 3), Size: 1500}
+			if err := c.Enqueue(now, &p, cc.Queue{Len: 1500}, act); err != nil {
+				t.Fatal(err)
+			}
+			act.Reset()
+			if err := c.Timer(now, act); err != nil {
+				t.Fatal(err)
+			}
+			for i := range act.Len() {
+				f := act.At(i).Feedback
+				if cfg.Message != RoCCSendRate {
+					out.Reset()
+					if err := h.Feedback(now, &f, out); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if err := c.Dequeue(now, &p, cc.Queue{}, act); err != nil {
+				t.Fatal(err)
+			}
+			if err := h.Sent(now, &p, nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := h.Timer(now, nil); err != nil {
+				t.Fatal(err)
+			}
+			regs = c.AppendRegisters(regs[:0])
+			regs = h.AppendRegisters(regs[:0])
+		})
+		require.Zero(t, allocs, name)
+	}
+}
+
+// BenchmarkRoCCContractEnqueueDequeue is one contract Enqueue and one
+// Dequeue in a queue table of 1024 entries holding 512 flows.
+func BenchmarkRoCCContractEnqueueDequeue(b *testing.B) {
+	c, err := NewRoCC(RoCC40G())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for f := range cc.FlowID(512) {
+		if err := c.Enqueue(0, &cc.Packet{Flow: f, Size: 1500}, cc.Queue{Len: 1500}, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var p cc.Packet
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		p.Flow, p.Size = cc.FlowID(i&1023), 1500
+		_ = c.Enqueue(0, &p, cc.Queue{Len: 1500}, nil)
+		_ = c.Dequeue(0, &p, cc.Queue{}, nil)
+	}
+}
+
+// BenchmarkRoCCContractTimer is the contract's update, as
+// BenchmarkRoCCCPOnTimer, with an empty flow table (no message).
+func BenchmarkRoCCContractTimer(b *testing.B) {
+	c, err := NewRoCC(RoCC40G())
+	if err != nil {
+		b.Fatal(err)
+	}
+	var q cc.Queue
+	var p cc.Packet
+	act := cc.NewActions(1)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		now := c.NextDeadline()
+		q.Len = units.Bytes((i * 7919) % 420_000)
+		_ = c.Dequeue(now, &p, q, nil) // records the queue view (a 0-byte packet)
+		if err := c.Timer(now, act); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRoCCContractTimer16Flows is the contract's update with 16 flows
+// in the table: 16 messages encoded and appended.
+func BenchmarkRoCCContractTimer16Flows(b *testing.B) {
+	c, err := NewRoCC(RoCC40G())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for f := range cc.FlowID(16) {
+		if err := c.Enqueue(0, &cc.Packet{Flow: f, Size: 1500}, cc.Queue{Len: 150 * units.KB}, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	act := cc.NewActions(16)
+	b.ReportAllocs()
+	for b.Loop() {
+		act.Reset()
+		if err := c.Timer(c.NextDeadline(), act); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRoCCContractAppendRegisters appends the CP's 19 registers.
+func BenchmarkRoCCContractAppendRegisters(b *testing.B) {
+	c, err := NewRoCC(RoCC40G())
+	if err != nil {
+		b.Fatal(err)
+	}
+	regs := make([]cc.Register, 0, 32)
+	b.ReportAllocs()
+	for b.Loop() {
+		regs = c.AppendRegisters(regs[:0])
+	}
+}
+
+// BenchmarkRoCCHostFeedback is the host's contract Feedback: decode a
+// report, run Algorithm 1, encode and append the rate message.
+func BenchmarkRoCCHostFeedback(b *testing.B) {
+	cfg := RoCC40G()
+	cfg.Message = RoCCSendReport
+	c, err := NewRoCC(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	h, err := NewRoCCHostConfig(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := cc.Feedback{Kind: cc.FeedbackRate, Flow: 1}
+	out := cc.NewActions(1)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		now := c.NextDeadline()
+		if _, err := c.OnTimer(now, units.Bytes((i*7919)%420_000)); err != nil {
+			b.Fatal(err)
+		}
+		c.Report(1, false).Put(&f.Data)
+		out.Reset()
+		if err := h.Feedback(now, &f, out); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestRoCCHostContract: the host's Feedback is OnReport plus the rate
+// message (same registers as a host driven by OnReport), refuses what it
+// cannot take with the contract's errors, changing nothing, and ignores the
+// transport's ACKs.
+func TestRoCCHostContract(t *testing.T) {
+	cfg := RoCC40G()
+	cfg.Switch, cfg.Port = 7, 2
+	c, err := NewRoCC(cfg)
+	require.NoError(t, err)
+	typed, err := NewRoCCHost(c.Params())
+	require.NoError(t, err)
+	con, err := NewRoCCHost(c.Params())
+	require.NoError(t, err)
+	rng := rand.New(rand.NewPCG(uint64(roccSeed(t)), 12))
+	out := cc.NewActions(1)
+	for i := range 300 {
+		now := c.NextDeadline()
+		_, err := c.OnTimer(now, units.Bytes(rng.IntN(420_000)))
+		require.NoError(t, err)
+		if rng.IntN(8) == 0 {
+			continue // a lost report: both hosts see a gap
+		}
+		flow := uint32(rng.IntN(3))
+		rep := c.Report(flow, rng.IntN(2) == 0)
+		rate, err := typed.OnReport(now, rep)
+		require.NoError(t, err)
+		f := cc.Feedback{Kind: cc.FeedbackRate, Flow: cc.FlowID(flow), From: rep.CP()}
+		rep.Put(&f.Data)
+		out.Reset()
+		require.NoError(t, con.Feedback(now, &f, out), "report %d", i)
+		require.Equal(t, typed.AppendRegisters(nil), con.AppendRegisters(nil), "report %d", i)
+		require.Equal(t, 1, out.Len())
+		a := out.At(0)
+		require.Equal(t, cc.ActionFeedback, a.Kind)
+		require.Equal(t, cc.ToSource, a.To)
+		require.Equal(t, cc.ControlPrio, a.Prio)
+		require.Equal(t, cc.FeedbackRate, a.Feedback.Kind)
+		require.Equal(t, f.Flow, a.Feedback.Flow)
+		require.Equal(t, rep.CP(), a.Feedback.From)
+		m, err := DecodeRoCCFeedback(a.Feedback.Data[:])
+		require.NoError(t, err)
+		want := rep
+		want.Type, want.Rate = RoCCRateFeedback, uint16(rate)
+		require.Equal(t, want, m, "report %d", i)
+	}
+	require.NotZero(t, con.Gaps())
+
+	// Refusals: each a typed error, and nothing changes.
+	now := c.State().Last
+	good := cc.Feedback{Kind: cc.FeedbackRate, Flow: 5}
+	c.Report(5, false).Put(&good.Data)
+	before := con.AppendRegisters(nil)
+	var de *cc.DecodeError
+	for _, tc := range []struct {
+		name string
+		f    *cc.Feedback
+		act  *cc.Actions
+		want error
+	}{
+		{"nil", nil, out, cc.ErrEvent},
+		{"a DCQCN CNP", &cc.Feedback{Kind: cc.FeedbackCNP}, out, cc.ErrEvent},
+		{"malformed", &cc.Feedback{Kind: cc.FeedbackRate}, out, cc.ErrDecode},
+		{"a rate, not a report", func() *cc.Feedback {
+			f := good
+			c.Feedback(5).Put(&f.Data)
+			return &f
+		}(), out, cc.ErrEvent},
+		{"another flow", func() *cc.Feedback { f := good; f.Flow = 6; return &f }(), out, cc.ErrEvent},
+		{"another CP", func() *cc.Feedback {
+			f := good
+			m := c.Report(5, false)
+			m.Port++
+			m.Put(&f.Data)
+			return &f
+		}(), out, cc.ErrEvent},
+		{"no room", &good, cc.NewActions(0), cc.ErrActionsFull},
+		{"nil actions", &good, nil, cc.ErrActionsFull},
+	} {
+		out.Reset()
+		err := con.Feedback(now, tc.f, tc.act)
+		require.ErrorIs(t, err, tc.want, tc.name)
+		require.True(t, cc.Typed(err), tc.name)
+		require.Equal(t, before, con.AppendRegisters(nil), tc.name)
+		require.Zero(t, out.Len(), tc.name)
+		if tc.name == "malformed" {
+			require.ErrorIs(t, err, cc.ErrEvent, "a decode error inside an event error")
+			require.ErrorAs(t, err, &de)
+			require.Equal(t, 0, de.Offset, "version 0 at byte 0")
+		}
+	}
+	err = con.Feedback(now-1, &good, out)
+	require.ErrorIs(t, err, cc.ErrTimeOrder)
+	require.Equal(t, before, con.AppendRegisters(nil))
+	require.ErrorIs(t, con.Sent(now-1, nil, nil), cc.ErrTimeOrder)
+	require.ErrorIs(t, con.Timer(now-1, nil), cc.ErrTimeOrder)
+
+	// The transport's messages, Sent and Timer only record now.
+	require.NoError(t, con.Feedback(now+1, &cc.Feedback{Kind: cc.FeedbackAck}, nil))
+	require.NoError(t, con.Sent(now+2, &cc.Packet{}, nil))
+	require.NoError(t, con.Timer(now+3, nil))
+	after := con.AppendRegisters(nil)
+	require.Equal(t, cc.TimeReg("now", now+3), after[0])
+	require.Equal(t, before[1:], after[1:])
+	require.Equal(t, cc.Limits{}, con.Limits())
+	require.Equal(t, units.MaxTime, con.NextDeadline())
+	_, err = NewRoCCHost(nil)
+	require.ErrorIs(t, err, cc.ErrConfig)
+}
