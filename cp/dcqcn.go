@@ -1,44 +1,12 @@
 package cp
 
 import (
-	"fmt"
 	"math"
+	"strconv"
 
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/units"
 )
-
-// DCQCN congestion point: RED-style ECN marking at one switch egress queue
-// (papers/survey-lossless-cc.txt section 4.1.2, "CP algorithm"; REFERENCE.md,
-// DCQCN). With q the queue length when the packet is judged:
-//
-//	q ≤ Kmin          never mark
-//	Kmin < q ≤ Kmax   mark with probability Pmax·(q − Kmin)/(Kmax − Kmin)
-//	q > Kmax          always mark
-//
-// Integer form. The probability is a Q0.32 number p (2^32 = 1.0), the width of
-// the random draw, and a packet is marked when draw < p, the draw coming from
-// an LFSR32 (see its doc: x^32 + x^22 + x^2 + x + 1, 32 steps per draw). The
-// draw is uniform over 1..2^32−1, so the realised probability is
-// (p − 1)/(2^32 − 1) for p ≥ 1: 0 at p = 0, 1 at p = 2^32, and within 2^-32
-// of p/2^32 in between.
-//
-// No division on the per-packet path: New precomputes the slope
-// Pmax·2^16·2^31/(Kmax − Kmin), rounded to nearest, and a decision is one
-// subtraction, one 64-bit multiply and one shift (see DCQCN.MarkProbability
-// for the error bound, under 2 units of 2^-32).
-//
-// Choices where the sources are silent, each documented:
-//
-//   - The bounds: q = Kmin is not marked and q = Kmax is marked with
-//     probability Pmax (the formula's value there); the "above Kmax" region
-//     starts at Kmax + 1 byte.
-//   - The LFSR advances only for packets whose probability is strictly
-//     between 0 and 1, once per such packet. Packets below Kmin or above
-//     Kmax leave it alone, so the draw sequence depends only on how many
-//     packets needed a draw.
-//   - q is whatever the caller passes: the instantaneous egress queue length
-//     in bytes (the harness passes it on enqueue, including the arriving
-//     packet). No averaging: DCQCN switches mark on the instantaneous queue.
 
 // DCQCNPmaxOne is Pmax = 1.0 in the Q0.16 format of DCQCNConfig.Pmax.
 const DCQCNPmaxOne = 1 << dcqcnPmaxFrac
@@ -66,6 +34,46 @@ const (
 	dcqcnSlopeFrac = 31
 )
 
+// dcqcnPart names the DCQCN congestion point in errors.
+const dcqcnPart = "cp.DCQCN"
+
+// DCQCNMarkAt is where a DCQCN congestion point takes its marking decision:
+// as a packet leaves the queue or as it joins it. The sources do not agree
+// (see the constants), so it is a configuration choice; the congestion
+// point, not its caller, applies it: of the two events it is told about
+// (OnEnqueue and OnDequeue, or cc's Enqueue and Dequeue), it judges the
+// packet at the one MarkAt names and only records the time of the other.
+type DCQCNMarkAt uint8
+
+const (
+	// DCQCNMarkDequeue (the zero value and the default) judges a packet as
+	// it leaves the queue, against the queue it leaves behind. This is the
+	// HPCC authors' ns-3 switch, which marks in its dequeue hook after
+	// taking the frame out of the egress count; the mark then reaches the
+	// receiver without waiting behind the queue it reports. It reproduces
+	// the HPCC paper's DCQCN incast (papers/hpcc.txt section 5.2: "the
+	// queue builds up to 550 KB"; hwcc's dcqcn-incast scenario measures a
+	// first peak of 558 KB, against 2.0 MB when marking on enqueue, whose
+	// mark travels behind up to Kmax of queue).
+	DCQCNMarkDequeue DCQCNMarkAt = iota
+	// DCQCNMarkEnqueue judges a packet as it joins the queue, against the
+	// queue including it: the survey's wording ("mark an arriving packet",
+	// papers/survey-lossless-cc.txt section 4.1.2) and RED's classic
+	// placement.
+	DCQCNMarkEnqueue
+)
+
+// String returns "dequeue" or "enqueue".
+func (m DCQCNMarkAt) String() string {
+	switch m {
+	case DCQCNMarkDequeue:
+		return "dequeue"
+	case DCQCNMarkEnqueue:
+		return "enqueue"
+	}
+	return "DCQCNMarkAt(" + strconv.Itoa(int(m)) + ")"
+}
+
 // DCQCNConfig configures a DCQCN congestion point.
 type DCQCNConfig struct {
 	// Kmin is the queue length (bytes) at or below which nothing is marked.
@@ -82,6 +90,9 @@ type DCQCNConfig struct {
 	// Seed is the LFSR32's initial state. Range: 1..2^32−1 (0 is the LFSR
 	// lock-up state).
 	Seed uint32
+	// MarkAt is where the decision is taken: DCQCNMarkDequeue (the zero
+	// value, the presets') or DCQCNMarkEnqueue.
+	MarkAt DCQCNMarkAt
 }
 
 // DCQCNHPCCSim is the marker of the HPCC paper's DCQCN runs
@@ -89,13 +100,15 @@ type DCQCNConfig struct {
 // Kmax = 400 KB·Bw/25 Gb/s, "according to our experiences (no vendor
 // suggestion available)"). The paper gives no Pmax; 0.2 is the authors' ns-3
 // run script's (REFERENCE.md, DCQCN, "Pmax = 0.2"). KB is 1000 B; the
-// thresholds are rounded down to whole bytes.
+// thresholds are rounded down to whole bytes. It marks on dequeue, as the
+// authors' ns-3 switch does (DCQCNMarkDequeue).
 func DCQCNHPCCSim(link units.Rate) DCQCNConfig {
 	return DCQCNConfig{
-		Kmin: dcqcnScaleBytes(100*units.KB, link),
-		Kmax: dcqcnScaleBytes(400*units.KB, link),
-		Pmax: 13107, // 0.2 in Q0.16
-		Seed: DCQCNDefaultSeed,
+		Kmin:   dcqcnScaleBytes(100*units.KB, link),
+		Kmax:   dcqcnScaleBytes(400*units.KB, link),
+		Pmax:   13107, // 0.2 in Q0.16
+		Seed:   DCQCNDefaultSeed,
+		MarkAt: DCQCNMarkDequeue,
 	}
 }
 
@@ -113,39 +126,96 @@ func dcqcnScaleBytes(b units.Bytes, link units.Rate) units.Bytes {
 	return units.Bytes(int64(b) * int64(link) / int64(ref))
 }
 
-// Validate checks every field's range and returns an error naming the first
-// field out of range and the allowed range.
+// Validate checks every field's range and returns a *cc.ConfigError naming
+// the first field out of range (its Go name), its value and the allowed
+// range.
 func (c DCQCNConfig) Validate() error {
+	bad := func(field, value, want string) error {
+		return &cc.ConfigError{Part: dcqcnPart, Field: field, Value: value, Range: want}
+	}
+	maxB := strconv.FormatInt(int64(DCQCNMaxThreshold), 10) + "B"
 	if c.Kmin < 0 || c.Kmin > DCQCNMaxThreshold {
-		return fmt.Errorf("cp: DCQCN Kmin = %v, want 0..%d bytes", c.Kmin, int64(DCQCNMaxThreshold))
+		return bad("Kmin", c.Kmin.String(), "0.."+maxB+" (a 32-bit register)")
 	}
 	if c.Kmax < c.Kmin || c.Kmax > DCQCNMaxThreshold {
-		return fmt.Errorf("cp: DCQCN Kmax = %v, want Kmin (%v)..%d bytes", c.Kmax, c.Kmin, int64(DCQCNMaxThreshold))
+		return bad("Kmax", c.Kmax.String(), "Kmin ("+c.Kmin.String()+").."+maxB)
 	}
 	if c.Pmax > DCQCNPmaxOne {
-		return fmt.Errorf("cp: DCQCN Pmax = %d, want 0..%d (Q0.16, %d = 1.0)", c.Pmax, DCQCNPmaxOne, DCQCNPmaxOne)
+		return bad("Pmax", strconv.FormatUint(uint64(c.Pmax), 10), "0..65536 (Q0.16, 65536 = 1.0)")
 	}
 	if c.Seed == 0 {
-		return fmt.Errorf("cp: DCQCN Seed = 0, want 1..%d (0 is the LFSR lock-up state)", uint32(math.MaxUint32))
+		return bad("Seed", "0", "1..4294967295 (0 is the LFSR lock-up state)")
+	}
+	if c.MarkAt > DCQCNMarkEnqueue {
+		return bad("MarkAt", c.MarkAt.String(), "DCQCNMarkDequeue or DCQCNMarkEnqueue")
 	}
 	return nil
 }
 
-// DCQCNState is every register of a DCQCN congestion point.
+// DCQCNState is every register of a DCQCN congestion point but the time of
+// its latest event (DCQCN.Last).
 type DCQCNState struct {
 	// LFSR is the random generator's register (never 0).
 	LFSR uint32
-	// Started is false until the first OnEnqueue; Last is that call's time
-	// (earlier times are rejected).
-	Started bool
-	Last    units.Time
-	// Packets counts decisions, Draws the decisions that needed a random
-	// draw, Marked the packets marked. 64-bit counters, wrapping.
+	// Packets counts decisions (packets judged at MarkAt), Draws the
+	// decisions that needed a random draw, Marked the packets marked.
+	// 64-bit counters, wrapping.
 	Packets, Draws, Marked uint64
 }
 
-// DCQCN is the marker of one egress queue. It is not safe for concurrent use.
-// The zero value is not usable; build one with NewDCQCN.
+// DCQCN is the congestion point of DCQCN: RED-style ECN marking at one
+// switch egress queue (papers/survey-lossless-cc.txt section 4.1.2, "CP
+// algorithm"; REFERENCE.md, DCQCN). With q the queue length when the packet
+// is judged:
+//
+//	q ≤ Kmin          never mark
+//	Kmin < q ≤ Kmax   mark with probability Pmax·(q − Kmin)/(Kmax − Kmin)
+//	q > Kmax          always mark
+//
+// Integer form. The probability is a Q0.32 number p (2^32 = 1.0), the width of
+// the random draw, and a packet is marked when draw < p, the draw coming from
+// an LFSR32 (see its doc: x^32 + x^22 + x^2 + x + 1, 32 steps per draw). The
+// draw is uniform over 1..2^32−1, so the realised probability is
+// (p − 1)/(2^32 − 1) for p ≥ 1: 0 at p = 0, 1 at p = 2^32, and within 2^-32
+// of p/2^32 in between.
+//
+// No division on the per-packet path: New precomputes the slope
+// Pmax·2^16·2^31/(Kmax − Kmin), rounded to nearest, and a decision is one
+// subtraction, one 64-bit multiply and one shift (see DCQCN.MarkProbability
+// for the error bound, under 2 units of 2^-32).
+//
+// Registers: the 32-bit LFSR, the time of the latest event (64-bit ps) and
+// three 64-bit model counters (AppendRegisters lists them).
+//
+// Events. DCQCN implements cc.CongestionPoint: Enqueue and Dequeue read
+// q.Len and append one cc.ActionMarkCE when the packet is to be marked (an
+// Actions without room for it makes the event fail with
+// *cc.ActionsFullError and change nothing); it has no timer. The typed
+// methods OnEnqueue and OnDequeue take the queue length alone and return
+// the decision; both forms run one code path. The decision is taken at the
+// event DCQCNConfig.MarkAt names; the other event only records its time.
+//
+// Choices where the sources are silent, each documented:
+//
+//   - The bounds: q = Kmin is not marked and q = Kmax is marked with
+//     probability Pmax (the formula's value there); the "above Kmax" region
+//     starts at Kmax + 1 byte.
+//   - The LFSR advances only for packets whose probability is strictly
+//     between 0 and 1, once per such packet. Packets below Kmin or above
+//     Kmax leave it alone, so the draw sequence depends only on how many
+//     packets needed a draw.
+//   - q is whatever the caller passes as the queue's length: on Enqueue
+//     the queue including the arriving packet, on Dequeue the queue the
+//     departing packet leaves behind (cc.Queue's convention; the harness
+//     counts wire bytes). No averaging: DCQCN switches mark on the
+//     instantaneous queue.
+//   - Where the decision is taken: DCQCNConfig.MarkAt (see DCQCNMarkAt),
+//     dequeue by default.
+//   - A packet already carrying CE is judged like any other (its draw is
+//     taken), and a mark asks for CE, which it already has.
+//
+// It is not safe for concurrent use. The zero value is not usable; build
+// one with NewDCQCN.
 type DCQCN struct {
 	cfg DCQCNConfig
 	// kmin, kmax are the thresholds in bytes.
@@ -154,12 +224,16 @@ type DCQCN struct {
 	// above Kmin, Q0.32 scaled by 2^31. Unused when Kmax = Kmin.
 	slope uint64
 	// pmax is Pmax in Q0.32 (Pmax·2^16), the cap of the linear region.
-	pmax uint64
-	lfsr LFSR32
-	s    DCQCNState
+	pmax  uint64
+	lfsr  LFSR32
+	s     DCQCNState
+	clock cc.Monotonic
 }
 
-// NewDCQCN validates cfg and returns a marker whose LFSR holds cfg.Seed.
+var _ cc.CongestionPoint = (*DCQCN)(nil)
+
+// NewDCQCN validates cfg and returns a marker whose LFSR holds cfg.Seed. An
+// invalid cfg is a *cc.ConfigError.
 func NewDCQCN(cfg DCQCNConfig) (*DCQCN, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -187,12 +261,15 @@ func NewDCQCN(cfg DCQCNConfig) (*DCQCN, error) {
 // Config returns the configuration c was built with.
 func (c *DCQCN) Config() DCQCNConfig { return c.cfg }
 
-// State returns every register.
+// State returns every register but the time (Last).
 func (c *DCQCN) State() DCQCNState {
 	s := c.s
 	s.LFSR = c.lfsr.State()
 	return s
 }
+
+// Last returns the time of the latest event accepted (0 before any).
+func (c *DCQCN) Last() units.Time { return c.clock.Last() }
 
 // MarkProbability returns the marking probability at queue length qlen as a
 // Q0.32 number: 0 for qlen ≤ Kmin (and for a negative qlen), 2^32 (1.0) for
@@ -205,6 +282,7 @@ func (c *DCQCN) State() DCQCNState {
 // (Kmax − Kmin)/2^32 < 1 unit of the exact one before the shift truncates;
 // the result is within one unit of floor(p) (units of 2^-32). Overflow: none,
 // (qlen − Kmin) ≤ Kmax − Kmin < 2^32 and slope ≤ 2^63/(Kmax − Kmin) + 1.
+// It reads no register and changes none.
 func (c *DCQCN) MarkProbability(qlen units.Bytes) uint64 {
 	if qlen <= 0 {
 		return 0
@@ -221,30 +299,144 @@ func (c *DCQCN) MarkProbability(qlen units.Bytes) uint64 {
 	return min(p, c.pmax)
 }
 
-// OnEnqueue decides whether to mark a packet that sees queue length qlen
-// (bytes) at time now, and advances the LFSR if the decision needed a draw.
-// A negative qlen, or a now earlier than the previous call's, is an error and
-// changes nothing.
+// dcqcnEvent names an event method in errors: a small integer on the
+// event path, its name (dcqcnEventNames) only when an error is built.
+type dcqcnEvent uint8
+
+// The events.
+const (
+	dcqcnOnEnqueue dcqcnEvent = iota
+	dcqcnOnDequeue
+	dcqcnEnqueue
+	dcqcnDequeue
+	dcqcnTimer
+)
+
+// dcqcnEventNames are the events' names, as errors give them.
+var dcqcnEventNames = [...]string{"OnEnqueue", "OnDequeue", "Enqueue", "Dequeue", "Timer"}
+
+// String returns the event method's name.
+func (e dcqcnEvent) String() string { return dcqcnEventNames[e] }
+
+// OnEnqueue reports that a packet joined the queue at now, qlen (bytes)
+// being the queue including it. With MarkAt = DCQCNMarkEnqueue it decides
+// whether to mark the packet, advancing the LFSR if the decision needed a
+// draw; otherwise it records now and returns false. A negative qlen is a
+// *cc.EventError, a now before the latest event's a *cc.TimeOrderError;
+// either changes nothing.
 func (c *DCQCN) OnEnqueue(now units.Time, qlen units.Bytes) (mark bool, err error) {
+	return c.judge(dcqcnOnEnqueue, DCQCNMarkEnqueue, now, qlen)
+}
+
+// OnDequeue reports that a packet left the queue at now, qlen (bytes) being
+// the queue it leaves behind. With MarkAt = DCQCNMarkDequeue (the default)
+// it decides whether to mark the packet; otherwise it records now and
+// returns false. Errors as OnEnqueue.
+func (c *DCQCN) OnDequeue(now units.Time, qlen units.Bytes) (mark bool, err error) {
+	return c.judge(dcqcnOnDequeue, DCQCNMarkDequeue, now, qlen)
+}
+
+// Enqueue implements cc.CongestionPoint: OnEnqueue(now, q.Len), appending
+// one cc.ActionMarkCE to act when the packet is marked. p is not read (it
+// may be nil). A nil act has no room: an event that marks then fails with
+// *cc.ActionsFullError and changes nothing.
+func (c *DCQCN) Enqueue(now units.Time, _ *cc.Packet, q cc.Queue, act *cc.Actions) error {
+	return c.event(dcqcnEnqueue, DCQCNMarkEnqueue, now, q.Len, act)
+}
+
+// Dequeue implements cc.CongestionPoint: OnDequeue(now, q.Len), appending
+// one cc.ActionMarkCE to act when the packet is marked. As Enqueue
+// otherwise.
+func (c *DCQCN) Dequeue(now units.Time, _ *cc.Packet, q cc.Queue, act *cc.Actions) error {
+	return c.event(dcqcnDequeue, DCQCNMarkDequeue, now, q.Len, act)
+}
+
+// event runs a contract event through judge. With room for a mark it is
+// judge plus the action; without, judge runs on a copy of the marker that
+// is kept only if it marks nothing (a mark is then refused, changing
+// nothing).
+func (c *DCQCN) event(event dcqcnEvent, at DCQCNMarkAt, now units.Time, qlen units.Bytes, act *cc.Actions) error {
+	if act.Free() > 0 {
+		mark, err := c.judge(event, at, now, qlen)
+		if mark {
+			act.MarkCE()
+		}
+		return err
+	}
+	trial := *c
+	mark, err := trial.judge(event, at, now, qlen)
+	if err != nil {
+		return err
+	}
+	if mark {
+		return dcqcnFull(event, act.Free())
+	}
+	*c = trial
+	return nil
+}
+
+// judge is the one code path of the four events: a packet seen at the
+// event at; the decision is taken if at is MarkAt, and the registers
+// (time, LFSR, counters) committed. An error changes nothing.
+func (c *DCQCN) judge(event dcqcnEvent, at DCQCNMarkAt, now units.Time, qlen units.Bytes) (mark bool, err error) {
+	if !c.clock.InOrder(now) {
+		return false, c.clock.Check(dcqcnPart, event.String(), now)
+	}
 	if qlen < 0 {
-		return false, fmt.Errorf("cp: DCQCN OnEnqueue qlen = %v, want ≥ 0", qlen)
+		return false, dcqcnNegativeQueue(event, qlen)
 	}
-	if c.s.Started && now < c.s.Last {
-		return false, fmt.Errorf("cp: DCQCN OnEnqueue at %v is before the previous call at %v", now, c.s.Last)
+	c.clock.Advance(now)
+	if at != c.cfg.MarkAt {
+		return false, nil
 	}
-	c.s.Started, c.s.Last = true, now
 	c.s.Packets++
 	switch p := c.MarkProbability(qlen); {
 	case p == 0:
 	case p >= dcqcnProbOne:
 		mark = true
 	default:
-		c.s.Draws++
 		// Mark with probability p/2^32: draw < p.
+		c.s.Draws++
 		mark = uint64(c.lfsr.Next()) < p
 	}
 	if mark {
 		c.s.Marked++
 	}
 	return mark, nil
+}
+
+// dcqcnNegativeQueue is the error of a negative queue length. Errors are
+// built out of line, so that the event path holds no allocation site.
+//
+//go:noinline
+func dcqcnNegativeQueue(event dcqcnEvent, qlen units.Bytes) error {
+	return &cc.EventError{Part: dcqcnPart, Event: event.String(), Reason: "queue length " + qlen.String() + " is negative"}
+}
+
+// dcqcnFull is the error of a mark that does not fit the caller's Actions.
+//
+//go:noinline
+func dcqcnFull(event dcqcnEvent, free int) error {
+	return &cc.ActionsFullError{Part: dcqcnPart, Event: event.String(), Need: 1, Free: max(free, 0)}
+}
+
+// NextDeadline implements cc.Clock: the marker has no timer, units.MaxTime.
+func (c *DCQCN) NextDeadline() units.Time { return units.MaxTime }
+
+// Timer implements cc.Clock: with no timer it only records now (a now
+// before the latest event's is a *cc.TimeOrderError).
+func (c *DCQCN) Timer(now units.Time, _ *cc.Actions) error {
+	return c.clock.Accept(dcqcnPart, dcqcnTimer.String(), now)
+}
+
+// AppendRegisters implements cc.Part: now (64-bit ps), lfsr (32 bits), and
+// the 64-bit model counters packets, draws and marked, in that order.
+func (c *DCQCN) AppendRegisters(dst []cc.Register) []cc.Register {
+	return append(dst,
+		c.clock.Register(),
+		cc.Reg("lfsr", 32, uint64(c.lfsr.State())),
+		cc.Reg("packets", 64, c.s.Packets),
+		cc.Reg("draws", 64, c.s.Draws),
+		cc.Reg("marked", 64, c.s.Marked),
+	)
 }

@@ -21,7 +21,7 @@ func ExampleDCQCN() {
 	}
 	marked := 0
 	for i := range 10000 {
-		if mark, _ := m.OnEnqueue(units.Time(i)*units.Nanosecond, 250*units.KB); mark {
+		if mark, _ := m.OnDequeue(units.Time(i)*units.Nanosecond, 250*units.KB); mark {
 			marked++
 		}
 	}

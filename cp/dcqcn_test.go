@@ -11,6 +11,7 @@ import (
 	"github.com/leanovate/gopter/prop"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -85,7 +86,7 @@ func TestDCQCNStepMarker(t *testing.T) {
 	c, err := NewDCQCN(DCQCNConfig{Kmin: 3000, Kmax: 3000, Pmax: 0, Seed: 9})
 	require.NoError(t, err)
 	for q, want := range map[units.Bytes]bool{0: false, 2999: false, 3000: false, 3001: true, 1 << 40: true} {
-		got, err := c.OnEnqueue(0, q)
+		got, err := c.OnDequeue(0, q)
 		require.NoError(t, err)
 		require.Equal(t, want, got, "q=%d", q)
 	}
@@ -108,7 +109,7 @@ func TestDCQCNMarkFrequency(t *testing.T) {
 	marks, pairs := 0, 0
 	prev := false
 	for i := range n {
-		m, err := c.OnEnqueue(units.Time(i), 100)
+		m, err := c.OnDequeue(units.Time(i), 100)
 		require.NoError(t, err)
 		if m {
 			marks++
@@ -141,9 +142,9 @@ func TestDCQCNDeterministicDraws(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for i := range 10000 {
 		q := units.Bytes(r.Int64N(int64(cfg.Kmax) + 100000))
-		ma, err := a.OnEnqueue(units.Time(i), q)
+		ma, err := a.OnDequeue(units.Time(i), q)
 		require.NoError(t, err)
-		mb, err := b.OnEnqueue(units.Time(i), q)
+		mb, err := b.OnDequeue(units.Time(i), q)
 		require.NoError(t, err)
 		require.Equal(t, ma, mb)
 		if q > cfg.Kmin && q <= cfg.Kmax {
@@ -185,11 +186,14 @@ func TestDCQCNValidate(t *testing.T) {
 		"Kmax too big":  {func(c *DCQCNConfig) { c.Kmax = DCQCNMaxThreshold + 1 }, "Kmax"},
 		"Pmax > 1":      {func(c *DCQCNConfig) { c.Pmax = DCQCNPmaxOne + 1 }, "Pmax"},
 		"seed 0":        {func(c *DCQCNConfig) { c.Seed = 0 }, "Seed"},
+		"mark at 2":     {func(c *DCQCNConfig) { c.MarkAt = 2 }, "MarkAt"},
 	} {
 		cfg := ok
 		tc.mod(&cfg)
 		_, err := NewDCQCN(cfg)
-		require.ErrorContains(t, err, tc.want, name)
+		var ce *cc.ConfigError
+		require.ErrorAs(t, err, &ce, name)
+		require.Equal(t, tc.want, ce.Field, name)
 	}
 }
 
@@ -197,14 +201,19 @@ func TestDCQCNValidate(t *testing.T) {
 func TestDCQCNBadInput(t *testing.T) {
 	c, err := NewDCQCN(DCQCNConfig{Kmin: 0, Kmax: 100, Pmax: 30000, Seed: 1})
 	require.NoError(t, err)
-	_, err = c.OnEnqueue(10, 50)
+	_, err = c.OnDequeue(10, 50)
 	require.NoError(t, err)
 	before := c.State()
-	_, err = c.OnEnqueue(9, 50)
-	require.ErrorContains(t, err, "before the previous call")
-	_, err = c.OnEnqueue(11, -1)
-	require.ErrorContains(t, err, "qlen")
+	_, err = c.OnDequeue(9, 50)
+	var to *cc.TimeOrderError
+	require.ErrorAs(t, err, &to)
+	require.Equal(t, units.Time(9), to.Now)
+	require.Equal(t, units.Time(10), to.Last)
+	_, err = c.OnDequeue(11, -1)
+	require.ErrorIs(t, err, cc.ErrEvent)
+	require.ErrorContains(t, err, "queue length")
 	require.Equal(t, before, c.State())
+	require.Equal(t, units.Time(10), c.Last())
 	require.Zero(t, c.MarkProbability(-5))
 }
 
@@ -259,7 +268,7 @@ func FuzzDCQCNMark(f *testing.F) {
 			dcqcnCheckProb(t, c, uint64(q))
 		}
 		l := c.State().LFSR
-		m, err := c.OnEnqueue(0, units.Bytes(q))
+		m, err := c.OnDequeue(0, units.Bytes(q))
 		if q < 0 {
 			require.Error(t, err)
 			return
@@ -278,25 +287,39 @@ func FuzzDCQCNMark(f *testing.F) {
 	})
 }
 
-func TestDCQCNOnEnqueueNoAllocs(t *testing.T) {
+func TestDCQCNOnDequeueNoAllocs(t *testing.T) {
 	c, err := NewDCQCN(DCQCNHPCCSim(25 * units.Gbps))
 	require.NoError(t, err)
 	now := units.Time(0)
 	allocs := testing.AllocsPerRun(1000, func() {
 		now += units.Nanosecond
-		_, _ = c.OnEnqueue(now, 250*units.KB)
+		_, _ = c.OnDequeue(now, 250*units.KB)
 	})
 	require.Zero(t, allocs)
 }
 
 // BenchmarkDCQCNOnEnqueue measures one mark decision in the linear region
-// (a draw every call, the most expensive case).
+// (a draw every call, the most expensive case) taken on enqueue.
 func BenchmarkDCQCNOnEnqueue(b *testing.B) {
-	c, _ := NewDCQCN(DCQCNHPCCSim(25 * units.Gbps))
+	cfg := DCQCNHPCCSim(25 * units.Gbps)
+	cfg.MarkAt = DCQCNMarkEnqueue
+	c, _ := NewDCQCN(cfg)
 	now := units.Time(0)
 	b.ReportAllocs()
 	for b.Loop() {
 		now += units.Nanosecond
 		_, _ = c.OnEnqueue(now, 250*units.KB)
+	}
+}
+
+// BenchmarkDCQCNOnDequeue is BenchmarkDCQCNOnEnqueue with the decision
+// taken on dequeue (the default).
+func BenchmarkDCQCNOnDequeue(b *testing.B) {
+	c, _ := NewDCQCN(DCQCNHPCCSim(25 * units.Gbps))
+	now := units.Time(0)
+	b.ReportAllocs()
+	for b.Loop() {
+		now += units.Nanosecond
+		_, _ = c.OnDequeue(now, 250*units.KB)
 	}
 }

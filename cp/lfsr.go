@@ -1,6 +1,6 @@
 package cp
 
-import "fmt"
+import "github.com/hwcc/hwcc/cc"
 
 // LFSR32 is the random source of the RED-style markers in this package: a
 // 32-bit maximal-length linear-feedback shift register in Galois form, as a
@@ -70,11 +70,11 @@ func lfsrBuildLeapTable() (t [4][256]uint32) {
 	return t
 }
 
-// NewLFSR32 returns a register holding seed. It returns an error for seed 0,
-// the lock-up state.
+// NewLFSR32 returns a register holding seed. Seed 0, the lock-up state, is
+// a *cc.ConfigError.
 func NewLFSR32(seed uint32) (LFSR32, error) {
 	if seed == 0 {
-		return LFSR32{}, fmt.Errorf("cp: LFSR32 seed = 0, want 1..%d (0 is the LFSR lock-up state)", uint32(0xFFFFFFFF))
+		return LFSR32{}, &cc.ConfigError{Part: "cp.LFSR32", Field: "seed", Value: "0", Range: "1..4294967295 (0 is the LFSR lock-up state)"}
 	}
 	return LFSR32{state: seed}, nil
 }
@@ -96,8 +96,13 @@ func (l *LFSR32) Step() uint32 {
 // coprime, successive draws also visit every value in 1..2^32−1 exactly once
 // per 2^32 − 1 draws: the draws are uniform over a period.
 func (l *LFSR32) Next() uint32 {
-	s := l.state
-	l.state = lfsrLeapTable[0][s&0xFF] ^ lfsrLeapTable[1][s>>8&0xFF] ^
-		lfsrLeapTable[2][s>>16&0xFF] ^ lfsrLeapTable[3][s>>24]
+	l.state = lfsrDraw(l.state)
 	return l.state
+}
+
+// lfsrDraw returns the register lfsrLeap steps after s (the next draw):
+// the XOR of the leap table's entries for the bytes of s.
+func lfsrDraw(s uint32) uint32 {
+	return lfsrLeapTable[0][s&0xFF] ^ lfsrLeapTable[1][s>>8&0xFF] ^
+		lfsrLeapTable[2][s>>16&0xFF] ^ lfsrLeapTable[3][s>>24]
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/leanovate/gopter/prop"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -116,7 +117,7 @@ func TestDCQCNNPBadInput(t *testing.T) {
 		{Mode: DCQCNSlot, Interval: DCQCNMaxInterval + 1},
 	} {
 		_, err := NewDCQCN(cfg)
-		require.Error(t, err, "%+v", cfg)
+		require.ErrorIs(t, err, cc.ErrConfig, "%+v", cfg)
 	}
 	n, err := NewDCQCN(DCQCNPaper())
 	require.NoError(t, err)
@@ -126,10 +127,15 @@ func TestDCQCNNPBadInput(t *testing.T) {
 	require.NoError(t, err)
 	before := n.State()
 	_, err = n.OnPacket(99, true)
-	require.ErrorContains(t, err, "before the previous event")
+	var to *cc.TimeOrderError
+	require.ErrorAs(t, err, &to)
+	require.Equal(t, "OnPacket", to.Event)
+	require.Equal(t, units.Time(99), to.Now)
+	require.Equal(t, units.Time(120), to.Last)
 	_, err = n.OnTimer(50)
-	require.ErrorContains(t, err, "before the previous event")
+	require.ErrorIs(t, err, cc.ErrTimeOrder)
 	require.Equal(t, before, n.State())
+	require.Equal(t, units.Time(120), n.Last())
 	require.Equal(t, "slot", DCQCNSlot.String())
 	require.Equal(t, "min-interval", DCQCNMinInterval.String())
 	require.Equal(t, "DCQCNMode(9)", DCQCNMode(9).String())
@@ -234,7 +240,7 @@ func FuzzDCQCNNP(f *testing.F) {
 		}
 		now := units.Time(0)
 		last := units.Time(0)
-		sent, started := false, false
+		sent := false
 		for steps := 0; len(ops) >= 9 && steps < 512; steps++ { // bounded: keep each input fast
 			op := ops[0]
 			delta := int64(binary.LittleEndian.Uint64(ops[1:9]))
@@ -247,13 +253,13 @@ func FuzzDCQCNNP(f *testing.F) {
 			} else {
 				c, err = n.OnTimer(next)
 			}
-			if started && next < now {
-				require.Error(t, err)
+			if next < now { // negative times included: time starts at 0
+				require.ErrorIs(t, err, cc.ErrTimeOrder)
 				require.Equal(t, before, n.State())
 				continue
 			}
 			require.NoError(t, err)
-			now, started = next, true
+			now = next
 			if c {
 				if sent {
 					require.GreaterOrEqual(t, now-last, cfg.Interval)

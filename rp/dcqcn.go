@@ -1,17 +1,462 @@
 package rp
 
 import (
-	"fmt"
 	"math"
 	"math/bits"
+	"strconv"
 
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/units"
 )
 
-// DCQCN reaction point: the sender's per-flow rate limiter of DCQCN
+// dcqcnPart names the DCQCN reaction point in errors.
+const dcqcnPart = "rp.DCQCN"
+
+// DCQCNRateMax is the largest value of the RC and RT registers, in RateUnit.
+const DCQCNRateMax = math.MaxUint32
+
+// DCQCNMaxSendBytes is the largest OnSend: 64 KiB, above any RoCE packet or
+// segment. It bounds the work one OnSend does on the byte counter.
+const DCQCNMaxSendBytes = 64 * units.KiB
+
+// DCQCNByteResetUnit is the unit of the vendor's rpg_byte_reset field: 64 B.
+const DCQCNByteResetUnit = 64 * units.Byte
+
+// DCQCNMaxPeriod is the longest timer period accepted.
+const DCQCNMaxPeriod = units.Second
+
+// The range and the presets' value of DCQCNConfig.AlphaFracBits, the width
+// of the α register.
+const (
+	// DCQCNAlphaFracBitsMin: a pure Q10 register, the vendor parameters'
+	// own format.
+	DCQCNAlphaFracBitsMin = fixedpoint.UQ0_10Frac
+	// DCQCNAlphaFracBitsMax: α·dce_tcp_g stays below 2^34 and RC·α below
+	// 2^56, far inside the 64-bit products.
+	DCQCNAlphaFracBitsMax = 24
+	// DCQCNAlphaFracBitsDefault is the presets' width: the floor errors of
+	// α's update add up to less than 0.2/1024 at dce_tcp_g = 1019 (see the
+	// type's doc), a fifth of the Q10 parameters' own resolution.
+	DCQCNAlphaFracBitsDefault = 20
+)
+
+const (
+	// dcqcnPercent is the scale of rpg_min_dec_fac.
+	dcqcnPercent = 100
+	// dcqcnAlphaOne is 1.0 in Q10, the format of the vendor's α parameters
+	// (the scale of dce_tcp_g; 1.0 itself is not a value of α).
+	dcqcnAlphaOne = 1 << fixedpoint.UQ0_10Frac
+	// dcqcnGShift: α·dce_tcp_g >> 10 is α·dce_tcp_g/1024.
+	dcqcnGShift = fixedpoint.UQ0_10Frac
+	// dcqcnMaxGd is the largest rpg_gd accepted.
+	dcqcnMaxGd = 31
+	// dcqcnMaxByteReset is the largest rpg_byte_reset, in 64 B units (a
+	// 32-bit field).
+	dcqcnMaxByteReset = math.MaxUint32
+)
+
+// DCQCNRateReduceMode is how rate_reduce_monitor_period schedules rate
+// decreases (see DCQCN's doc, "Timers" and "Choices", for the sources and
+// a worked burst).
+type DCQCNRateReduceMode uint8
+
+const (
+	// DCQCNReduceSpacing (the zero value and the default): the period is
+	// the minimum time between two decreases. A CNP at least a period
+	// after the last decrease cuts at once; an earlier one makes one cut
+	// pending for a period after the last decrease.
+	DCQCNReduceSpacing DCQCNRateReduceMode = iota
+	// DCQCNReduceGrid: decreases fall on the grid first CNP + k·period
+	// (k ≥ 1), one cut at a grid point if a CNP arrived since the previous
+	// one, as the HPCC authors' ns-3 simulator does.
+	DCQCNReduceGrid
+)
+
+// String returns "spacing" or "grid".
+func (m DCQCNRateReduceMode) String() string {
+	switch m {
+	case DCQCNReduceSpacing:
+		return "spacing"
+	case DCQCNReduceGrid:
+		return "grid"
+	}
+	return "DCQCNRateReduceMode(" + strconv.Itoa(int(m)) + ")"
+}
+
+// DCQCNConfig configures a DCQCN reaction point. Each field names the NVIDIA
+// ConnectX parameter it is (REFERENCE.md, DCQCN); vendor units are stated,
+// but every rate here is a units.Rate (bit/s) and every time a units.Time
+// (picoseconds).
+type DCQCNConfig struct {
+	// PortRate is the port speed: the maximum rate when RpgMaxRate is 0.
+	// Range: a positive multiple of RateUnit, at most DCQCNRateMax units.
+	PortRate units.Rate
+	// RateUnit is the least significant bit of the RC and RT registers.
+	// ConnectX counts Mb/s (its rate parameters are in Mb/s). Every rate
+	// below must be a multiple of it. Range: ≥ 1 bit/s.
+	RateUnit units.Rate
+
+	// DceTCPG is dce_tcp_g, α's retention per period in Q10: α ←
+	// g·α/1024 (+ 1024 − g with a CNP in the period). The paper's gain is
+	// 1 − g/1024. Vendor default 1019. Range: 0..1023.
+	DceTCPG fixedpoint.UQ0_10
+	// DceTCPRtt is dce_tcp_rtt, the α update period (vendor unit µs,
+	// default 1). Range: (0, DCQCNMaxPeriod].
+	DceTCPRtt units.Time
+	// InitialAlphaValue is initial_alpha_value, α on the first CNP, Q10
+	// (vendor default 1023). Range: 0..1023.
+	InitialAlphaValue fixedpoint.UQ0_10
+	// RateToSetOnFirstCNP is rate_to_set_on_first_cnp (vendor unit Mb/s,
+	// default 0): the rate and target the first CNP sets; 0 keeps the
+	// current rate and decreases it as any CNP would. Range: 0 or
+	// RpgMinRate..max rate, a multiple of RateUnit.
+	RateToSetOnFirstCNP units.Rate
+	// RpgGd is rpg_gd: a decrease cuts RC·α >> rpg_gd (α in Q10, so 11 is
+	// α/2; vendor default 11; with the wider register, RC·α >> (rpg_gd +
+	// AlphaFracBits − 10)). Range: 0..31.
+	RpgGd uint8
+	// AlphaFracBits is the width of the NIC's α register: α is an unsigned
+	// fraction of AlphaFracBits bits (raw 0..2^AlphaFracBits − 1). The
+	// vendor parameters dce_tcp_g and initial_alpha_value are Q10 values,
+	// scaled by 2^(AlphaFracBits − 10) into it; 10 reproduces a pure Q10
+	// register, whose floor makes α fall a whole 1/1024 per period once
+	// α < 1024/(1024 − dce_tcp_g) (see the type's doc). The vendor does not
+	// document the register's width; no preset source gives one. Range:
+	// DCQCNAlphaFracBitsMin..DCQCNAlphaFracBitsMax (10..24); presets
+	// DCQCNAlphaFracBitsDefault (20).
+	AlphaFracBits uint8
+	// RpgMinDecFac is rpg_min_dec_fac, in percent (vendor default 50): one
+	// decrease leaves at least RC·rpg_min_dec_fac/100 (the cut is at most
+	// RC·(100 − rpg_min_dec_fac)/100). 0 bounds nothing. Range: 0..100.
+	RpgMinDecFac uint8
+	// RpgMinRate is rpg_min_rate (vendor unit Mb/s, default 1): decreases
+	// stop here. Range: RateUnit..max rate, a multiple of RateUnit.
+	RpgMinRate units.Rate
+	// RpgMaxRate is rpg_max_rate (vendor unit Mb/s, default 0 = port
+	// speed): the ceiling of RC and RT. Range: 0 or RpgMinRate..PortRate, a
+	// multiple of RateUnit.
+	RpgMaxRate units.Rate
+	// RateReduceMonitorPeriod is rate_reduce_monitor_period, "the time
+	// period between rate reductions" (vendor unit µs, default 4): the
+	// minimum time between two decreases, or the decreases' grid, as
+	// RateReduceMode says. Range: 0..DCQCNMaxPeriod; 0 decreases on every
+	// CNP.
+	RateReduceMonitorPeriod units.Time
+	// RateReduceMode is how RateReduceMonitorPeriod schedules decreases:
+	// DCQCNReduceSpacing (the zero value; DCQCNConnectX, DCQCNPaper) or
+	// DCQCNReduceGrid (DCQCNHPCCSim). Not a vendor parameter: it selects
+	// between two readings of one (see DCQCN's doc).
+	RateReduceMode DCQCNRateReduceMode
+	// RpgTimeReset is rpg_time_reset, the increase timer's period (vendor
+	// unit µs, default 300). Range: (0, DCQCNMaxPeriod].
+	RpgTimeReset units.Time
+	// RpgByteReset is rpg_byte_reset, the byte counter's threshold (vendor
+	// unit 64 B, default 32767 = 2 097 088 B). 0 disables the byte
+	// counter. Range: 0 or a multiple of 64 B up to (2^32 − 1)·64 B.
+	RpgByteReset units.Bytes
+	// RpgThreshold is rpg_threshold, F, the number of fast-recovery stages
+	// (vendor default 1; the paper's F = 5). Range: 0..255.
+	RpgThreshold uint8
+	// RpgAIRate is rpg_ai_rate, R_AI, the additive-increase step (vendor
+	// unit Mb/s, default 5). Range: RateUnit..max rate, a multiple of
+	// RateUnit.
+	RpgAIRate units.Rate
+	// RpgHAIRate is rpg_hai_rate, R_HAI, the hyper-increase step (vendor
+	// unit Mb/s, default 50). Range as RpgAIRate.
+	RpgHAIRate units.Rate
+	// ClampTgtRate is clamp_tgt_rate (vendor default 0): every decrease sets
+	// RT ← RC first.
+	ClampTgtRate bool
+	// ClampTgtRateAfterTimeInc is clamp_tgt_rate_after_time_inc (vendor
+	// default 1): a decrease sets RT ← RC if the increase timer has expired
+	// since the last decrease. (An expiry of the byte counter always does.)
+	ClampTgtRateAfterTimeInc bool
+}
+
+// DCQCNConnectX returns the NVIDIA ConnectX defaults (REFERENCE.md, DCQCN,
+// the mlxconfig parameter table) for a port of speed link: dce_tcp_g 1019,
+// dce_tcp_rtt 1 µs, initial_alpha_value 1023, rate_to_set_on_first_cnp 0,
+// rpg_gd 11, rpg_min_dec_fac 50 %, rpg_min_rate 1 Mb/s, rpg_max_rate 0 (port
+// speed), rate_reduce_monitor_period 4 µs, rpg_time_reset 300 µs,
+// rpg_byte_reset 32767·64 B, rpg_threshold 1, rpg_ai_rate 5 Mb/s,
+// rpg_hai_rate 50 Mb/s, clamp_tgt_rate 0, clamp_tgt_rate_after_time_inc 1,
+// with the monitor period read as a spacing (DCQCNReduceSpacing, the
+// vendor's "time period between rate reductions"). Rates count 1 Mb/s, the NIC's unit, so link must be a whole number of Mb/s.
+// The α register is DCQCNAlphaFracBitsDefault (20) bits wide: the vendor
+// documents its parameters in Q10 but not the register's width.
+func DCQCNConnectX(link units.Rate) DCQCNConfig {
+	return DCQCNConfig{
+		PortRate:                 link,
+		RateUnit:                 units.Mbps,
+		DceTCPG:                  1019,
+		DceTCPRtt:                1 * units.Microsecond,
+		InitialAlphaValue:        fixedpoint.UQ0_10Max,
+		RateToSetOnFirstCNP:      0,
+		RpgGd:                    11,
+		AlphaFracBits:            DCQCNAlphaFracBitsDefault,
+		RpgMinDecFac:             50,
+		RpgMinRate:               1 * units.Mbps,
+		RpgMaxRate:               0,
+		RateReduceMonitorPeriod:  4 * units.Microsecond,
+		RateReduceMode:           DCQCNReduceSpacing,
+		RpgTimeReset:             300 * units.Microsecond,
+		RpgByteReset:             32767 * DCQCNByteResetUnit,
+		RpgThreshold:             1,
+		RpgAIRate:                5 * units.Mbps,
+		RpgHAIRate:               50 * units.Mbps,
+		ClampTgtRate:             false,
+		ClampTgtRateAfterTimeInc: true,
+	}
+}
+
+// dcqcnPresetUnit is the rate unit of the paper-style presets: 1 Kb/s, fine
+// enough for their link-scaled steps (R_AI at 1 Gb/s is 200 Kb/s).
+const dcqcnPresetUnit = units.Kbps
+
+// dcqcnScaleRate returns r·link/(25 Gb/s), the papers' scaling of R_AI and
+// R_HAI, rounded down to dcqcnPresetUnit and at least one unit.
+func dcqcnScaleRate(r, link units.Rate) units.Rate {
+	const ref = 25 * units.Gbps
+	hi, lo := bits.Mul64(uint64(r), uint64(max(link, 0)))
+	if hi >= uint64(ref) { // quotient beyond 64 bits: fails validation later
+		return math.MaxInt64
+	}
+	q, _ := bits.Div64(hi, lo, uint64(ref))
+	v := units.Rate(min(q, math.MaxInt64)) / dcqcnPresetUnit * dcqcnPresetUnit
+	return max(v, dcqcnPresetUnit)
+}
+
+// DCQCNPaper returns the DCQCN paper's settings as REFERENCE.md lists them
+// for the authors' simulators ("Paper-style presets") and the survey states
+// them (section 4.1.2): g = 1/256 (dce_tcp_g = 1024 − 4 = 1020), α updated
+// every K = 55 µs, decrease at most every 50 µs (the NP's N), increase timer
+// 55 µs, byte counter 10 MB (10^7 B), F = 5 fast-recovery stages, R_AI = 5
+// Mb/s and R_HAI = 50 Mb/s scaled by link/25 Gb/s (rounded down to 1 Kb/s,
+// at least 1 Kb/s), RT ← RC on every CNP (the paper's equation (5):
+// clamp_tgt_rate = 1), initial α = 1 (1023 in Q10, the closest value), the
+// first CNP halving the rate like any other (rate_to_set_on_first_cnp = 0),
+// cut α/2 (rpg_gd = 11) with no other bound (rpg_min_dec_fac = 0). The
+// sources give no minimum rate; this preset uses the vendor's 1 Mb/s. The
+// paper's α is a real number; the preset keeps it in a
+// DCQCNAlphaFracBitsDefault (20) bit register. Rates count 1 Kb/s; link
+// must be a whole number of Kb/s.
+func DCQCNPaper(link units.Rate) DCQCNConfig {
+	return DCQCNConfig{
+		PortRate:                 link,
+		RateUnit:                 dcqcnPresetUnit,
+		DceTCPG:                  dcqcnAlphaOne - dcqcnAlphaOne/256,
+		DceTCPRtt:                55 * units.Microsecond,
+		InitialAlphaValue:        fixedpoint.UQ0_10Max,
+		RateToSetOnFirstCNP:      0,
+		RpgGd:                    11,
+		AlphaFracBits:            DCQCNAlphaFracBitsDefault,
+		RpgMinDecFac:             0,
+		RpgMinRate:               1 * units.Mbps,
+		RpgMaxRate:               0,
+		RateReduceMonitorPeriod:  50 * units.Microsecond,
+		RateReduceMode:           DCQCNReduceSpacing,
+		RpgTimeReset:             55 * units.Microsecond,
+		RpgByteReset:             10 * units.MB,
+		RpgThreshold:             5,
+		RpgAIRate:                dcqcnScaleRate(5*units.Mbps, link),
+		RpgHAIRate:               dcqcnScaleRate(50*units.Mbps, link),
+		ClampTgtRate:             true,
+		ClampTgtRateAfterTimeInc: true,
+	}
+}
+
+// DCQCNHPCCSim returns the DCQCN settings of the HPCC paper's simulations.
+// The paper (papers/hpcc.txt section 5.1, "Parameters") says only "we use
+// the parameters suggested by a major NIC vendor"; its section 2.3 names the
+// vendor's timers (increase 300 µs, decrease 4 µs). The values are the
+// authors' ns-3 run script's for "dcqcn" (REFERENCE.md, DCQCN; its public
+// code): α period 1 µs with g = 1/256 (dce_tcp_g 1020), decreases on a 4
+// µs grid from the first CNP (DCQCNReduceGrid: its CheckRateDecreaseMlx
+// checks every 4 µs for a CNP since the last check), increase timer 300 µs, one fast-recovery stage (F = 1), R_AI = 5 Mb/s
+// and R_HAI = 50 Mb/s scaled by link/25 Gb/s, minimum rate 1000 Mb/s, no
+// target clamp except after a timer increase (CLAMP_TARGET_RATE 0; its code
+// clamps once the timer stage is non-zero), no byte counter (rpg_byte_reset
+// 0: the simulator has none), no bound on one decrease beyond α/2
+// (rpg_min_dec_fac 0), the rate kept on the first CNP, whose cut waits for
+// the first grid point as in the simulator, and α = 1 (1023).
+// The simulator keeps α as a double (53-bit mantissa); the preset keeps the
+// paper preset's DCQCNAlphaFracBitsDefault (20) bit register, whose
+// accumulated floor error (below 0.25/1024 at dce_tcp_g = 1020, see the
+// type's doc) is a quarter of the Q10 parameters' own resolution. Rates count 1 Kb/s;
+// link must be a whole number of Kb/s and at least 1000 Mb/s.
+func DCQCNHPCCSim(link units.Rate) DCQCNConfig {
+	c := DCQCNPaper(link)
+	c.DceTCPRtt = 1 * units.Microsecond
+	c.RateReduceMonitorPeriod = 4 * units.Microsecond
+	c.RateReduceMode = DCQCNReduceGrid
+	c.RpgTimeReset = 300 * units.Microsecond
+	c.RpgByteReset = 0
+	c.RpgThreshold = 1
+	c.RpgMinRate = 1000 * units.Mbps
+	c.ClampTgtRate = false
+	c.ClampTgtRateAfterTimeInc = true
+	return c
+}
+
+// MaxRate returns the ceiling of the rate: RpgMaxRate, or PortRate when
+// RpgMaxRate is 0.
+func (c DCQCNConfig) MaxRate() units.Rate {
+	if c.RpgMaxRate == 0 {
+		return c.PortRate
+	}
+	return c.RpgMaxRate
+}
+
+// dcqcnBad is the *cc.ConfigError of a field out of range.
+func dcqcnBad(field, value, want string) error {
+	return &cc.ConfigError{Part: dcqcnPart, Field: field, Value: value, Range: want}
+}
+
+// dcqcnCheckRate validates a rate field: a multiple of unit in [lo, hi].
+func dcqcnCheckRate(name string, r, unit, lo, hi units.Rate) error {
+	if r < lo || r > hi || r%unit != 0 {
+		return dcqcnBad(name, r.String(), "a multiple of RateUnit ("+unit.String()+") in "+lo.String()+".."+hi.String())
+	}
+	return nil
+}
+
+// dcqcnCheckPeriod validates a timer period in [lo, DCQCNMaxPeriod].
+func dcqcnCheckPeriod(name string, t, lo units.Time) error {
+	if t < lo || t > DCQCNMaxPeriod {
+		if lo > 0 {
+			return dcqcnBad(name, t.String(), "(0, "+DCQCNMaxPeriod.String()+"]")
+		}
+		return dcqcnBad(name, t.String(), "0.."+DCQCNMaxPeriod.String())
+	}
+	return nil
+}
+
+// dcqcnUint formats an integer field's value.
+func dcqcnUint[T ~uint8 | ~uint16](v T) string { return strconv.FormatUint(uint64(v), 10) }
+
+// Validate checks every field's range and returns a *cc.ConfigError naming
+// the first field out of range (its Go name), its value and the allowed
+// range.
+func (c DCQCNConfig) Validate() error {
+	if c.RateUnit < 1 {
+		return dcqcnBad("RateUnit", c.RateUnit.String(), "≥ 1bps")
+	}
+	if c.PortRate < c.RateUnit || c.PortRate%c.RateUnit != 0 || uint64(c.PortRate/c.RateUnit) > DCQCNRateMax {
+		return dcqcnBad("PortRate", c.PortRate.String(), "a positive multiple of RateUnit ("+c.RateUnit.String()+
+			"), at most "+strconv.FormatUint(DCQCNRateMax, 10)+" units")
+	}
+	if c.RpgMaxRate != 0 {
+		if err := dcqcnCheckRate("RpgMaxRate", c.RpgMaxRate, c.RateUnit, c.RateUnit, c.PortRate); err != nil {
+			return err
+		}
+	}
+	maxRate := c.MaxRate()
+	if err := dcqcnCheckRate("RpgMinRate", c.RpgMinRate, c.RateUnit, c.RateUnit, maxRate); err != nil {
+		return err
+	}
+	if c.RateToSetOnFirstCNP != 0 {
+		if err := dcqcnCheckRate("RateToSetOnFirstCNP", c.RateToSetOnFirstCNP, c.RateUnit, c.RpgMinRate, maxRate); err != nil {
+			return err
+		}
+	}
+	if err := dcqcnCheckRate("RpgAIRate", c.RpgAIRate, c.RateUnit, c.RateUnit, maxRate); err != nil {
+		return err
+	}
+	if err := dcqcnCheckRate("RpgHAIRate", c.RpgHAIRate, c.RateUnit, c.RateUnit, maxRate); err != nil {
+		return err
+	}
+	if c.DceTCPG > fixedpoint.UQ0_10Max {
+		return dcqcnBad("DceTCPG", dcqcnUint(c.DceTCPG), "0..1023 (Q10)")
+	}
+	if c.InitialAlphaValue > fixedpoint.UQ0_10Max {
+		return dcqcnBad("InitialAlphaValue", dcqcnUint(c.InitialAlphaValue), "0..1023 (Q10)")
+	}
+	if c.RpgGd > dcqcnMaxGd {
+		return dcqcnBad("RpgGd", dcqcnUint(c.RpgGd), "0..31")
+	}
+	if c.AlphaFracBits < DCQCNAlphaFracBitsMin || c.AlphaFracBits > DCQCNAlphaFracBitsMax {
+		return dcqcnBad("AlphaFracBits", dcqcnUint(c.AlphaFracBits), "10..24 (the α register's fraction bits; 10 is Q10)")
+	}
+	if c.RpgMinDecFac > dcqcnPercent {
+		return dcqcnBad("RpgMinDecFac", dcqcnUint(c.RpgMinDecFac), "0..100 (percent)")
+	}
+	if err := dcqcnCheckPeriod("DceTCPRtt", c.DceTCPRtt, 1); err != nil {
+		return err
+	}
+	if err := dcqcnCheckPeriod("RateReduceMonitorPeriod", c.RateReduceMonitorPeriod, 0); err != nil {
+		return err
+	}
+	if c.RateReduceMode > DCQCNReduceGrid {
+		return dcqcnBad("RateReduceMode", c.RateReduceMode.String(), "DCQCNReduceSpacing or DCQCNReduceGrid")
+	}
+	if err := dcqcnCheckPeriod("RpgTimeReset", c.RpgTimeReset, 1); err != nil {
+		return err
+	}
+	if c.RpgByteReset < 0 || c.RpgByteReset%DCQCNByteResetUnit != 0 ||
+		uint64(c.RpgByteReset/DCQCNByteResetUnit) > dcqcnMaxByteReset {
+		return dcqcnBad("RpgByteReset", c.RpgByteReset.String(), "0 (off) or a multiple of 64B up to 4294967295·64B")
+	}
+	return nil
+}
+
+// DCQCNState is every register of a DCQCN reaction point but the time of
+// its latest event (DCQCN.Last).
+type DCQCNState struct {
+	// Active is true once the first CNP has allocated the rate limiter.
+	Active bool
+	// RC and RT are the current and target rate, 32-bit registers in
+	// RateUnit. Before the first CNP both hold the maximum rate.
+	RC, RT uint32
+	// PrevRC is RC just before the latest decrease (for traces and the
+	// min_dec_fac property).
+	PrevRC uint32
+	// AlphaRaw is the α register: an unsigned fraction of AlphaFracBits
+	// bits, 0..2^AlphaFracBits − 1, value AlphaRaw/2^AlphaFracBits.
+	// DCQCN.Alpha returns its Q10 view, AlphaRaw >> (AlphaFracBits − 10).
+	AlphaRaw uint32
+	// AlphaCNPArrived is set by a CNP and consumed by the next α tick.
+	AlphaCNPArrived bool
+	// DecreasePending is set by a CNP whose cut waits for NextDecrease: in
+	// DCQCNReduceSpacing mode one that came within
+	// rate_reduce_monitor_period of the last decrease, in DCQCNReduceGrid
+	// mode every CNP until the next grid point.
+	DecreasePending bool
+	// TimerStage and ByteStage count increase-timer and byte-counter
+	// expiries since the last decrease (32-bit, saturating).
+	TimerStage, ByteStage uint32
+	// ByteCount is the bytes sent since the last byte-counter expiry or
+	// decrease (always below rpg_byte_reset).
+	ByteCount uint64
+	// AlphaAnchor is the first CNP's time: α ticks fall at AlphaAnchor +
+	// k·dce_tcp_rtt, and in DCQCNReduceGrid mode the decrease grid at
+	// AlphaAnchor + k·rate_reduce_monitor_period.
+	AlphaAnchor units.Time
+	// NextAlpha, NextIncrease and NextDecrease are the timers' deadlines,
+	// units.MaxTime when idle (NextDecrease is meaningful only while
+	// DecreasePending).
+	NextAlpha, NextIncrease, NextDecrease units.Time
+	// Decreased is true once a decrease (or the first CNP's set rate) has
+	// happened; LastDecrease is its time.
+	Decreased    bool
+	LastDecrease units.Time
+	// CNPs, Decreases and Increases count CNPs received, rate decreases and
+	// increase events (fast recovery, additive, hyper). 64-bit, wrapping.
+	CNPs, Decreases, Increases uint64
+}
+
+// dcqcnPhase is the kind of an increase event.
+type dcqcnPhase uint8
+
+const (
+	dcqcnFastRecovery dcqcnPhase = iota
+	dcqcnAdditive
+	dcqcnHyper
+)
+
+// DCQCN is the reaction point of DCQCN: the sender's per-flow rate limiter
 // (papers/survey-lossless-cc.txt section 4.1.2, "RP algorithm", equations
-// (5)–(8)) in the integer form NVIDIA ConnectX NICs run and document through
+// (5)–(8)) of one flow, in the integer form NVIDIA ConnectX NICs run and document through
 // their parameters (REFERENCE.md, DCQCN, the ConnectX table; every parameter
 // of that table is a DCQCNConfig field, named after it).
 //
@@ -75,22 +520,29 @@ import (
 // = g·S − 1 for g ≥ 1, plus (1024 − g)·S); at g = 0 a period with a CNP
 // would give 2^f, and the register saturates at 2^f − 1.
 //
-// Timers, all explicit (NextDeadline/OnTimer; events also run every timer due
-// at or before their time first, so a caller may skip OnTimer calls):
+// Timers, all explicit (NextDeadline, and Timer or OnTimer; every event also
+// runs every timer due at or before its time first, so a caller may skip
+// timer calls):
 //
 //   - α timer, period dce_tcp_rtt, free-running from the first CNP (ticks at
 //     first + k·period). It idles while α = 0 and no CNP arrived, and a CNP
 //     wakes it on the same grid.
-//   - Rate-decrease monitor, rate_reduce_monitor_period: the minimum time
-//     between two decreases. A CNP arriving at least that long after the
-//     last decrease decreases at once; one arriving earlier marks a decrease
-//     pending, done when the period ends (more CNPs meanwhile add nothing).
+//   - Rate-decrease monitor, rate_reduce_monitor_period P, in one of two
+//     modes (DCQCNConfig.RateReduceMode, see DCQCNRateReduceMode):
+//     DCQCNReduceSpacing (the default), P is the minimum time between two
+//     decreases: a CNP arriving at least P after the last decrease (or the
+//     first CNP) decreases at once; one arriving earlier marks a decrease
+//     pending, done P after the last decrease (more CNPs meanwhile add
+//     nothing). DCQCNReduceGrid, decreases happen only on the grid first
+//     CNP + k·P (k ≥ 1): at each grid point the rate is cut once if a CNP
+//     arrived since the previous one (the first CNP counts for the first
+//     point). P = 0 decreases on every CNP in both modes.
 //   - Rate-increase timer, rpg_time_reset, restarted by every decrease. Each
 //     expiry is one increase event, then TimerStage++. It idles once RC and
 //     RT both reach the maximum.
 //   - Byte counter, rpg_byte_reset bytes (vendor unit 64 B), restarted by
-//     every decrease: each time OnSend's bytes fill it, one increase event,
-//     then ByteStage++.
+//     every decrease: each time the bytes sent (OnSend, Sent) fill it, one
+//     increase event, then ByteStage++.
 //
 // An increase event picks its phase from the stages (rpg_threshold = F, the
 // paper's 5 fast-recovery cycles): hyper increase when min(TimerStage,
@@ -107,10 +559,37 @@ import (
 //     20 bits, where α follows equation (6) within 0.2/1024 (the HPCC
 //     authors' simulator keeps α as a double); 10 is available to model a
 //     pure Q10 register.
-//   - rate_reduce_monitor_period is a minimum spacing (decrease at once,
-//     then hold off), not a periodic poll. The HPCC authors' ns-3 code polls
-//     every period from the first CNP instead; the two differ only in
-//     delaying the first decrease by up to one period.
+//   - rate_reduce_monitor_period is a minimum spacing by default
+//     (DCQCNReduceSpacing): the vendor documents it as "the time period
+//     between rate reductions" (NVIDIA, DOCA documentation, "DCQCN CC
+//     Parameters", networking-docs.nvidia.com/doca/archive/3-4-0/
+//     dcqcn-cc-parameters: µs, 1…UINT32, default 4), a spacing between
+//     reductions, and the paper's RP reduces its rate when it receives a
+//     CNP ("When the sender receives a CNP, it turns to the period of rate
+//     decrease", papers/survey-lossless-cc.txt section 4.1.2): the CNP
+//     triggers the cut, not a clock. Spacing keeps both, a cut at the CNP
+//     that ends a quiet spell and cuts at least P apart; neither source
+//     describes a free-running grid. The HPCC authors' ns-3 code
+//     (RdmaHw::CheckRateDecreaseMlx) does run one: it checks every P from
+//     the first CNP and cuts if a CNP arrived since the last check.
+//     DCQCNReduceGrid models it, and DCQCNHPCCSim uses it. (ns-3 offsets
+//     its checks by 1 ns so that each follows the α update of the same
+//     microsecond; hwcc's same-picosecond order, below, does that without
+//     the offset, so a CNP arriving within that nanosecond counts for the
+//     next grid point here and for this one in ns-3.) The two differ
+//     in more than the first decrease. Spacing cuts at the first CNP of a
+//     burst and then every P while CNPs keep coming; the grid collapses the
+//     CNPs of each P-window into one cut at the window's end, so a burst
+//     gets one cut fewer: CNPs every 1 µs from 0 to 10 µs with P = 4 µs
+//     are cut at 0, 4, 8 and 12 µs by spacing and at 4, 8 and 12 µs by the
+//     grid. After a quiet spell spacing cuts at the next CNP at once, while
+//     the grid's phase stays where the first CNP put it, so that CNP waits
+//     up to P for the next grid point.
+//   - The α timer delays α's response as well: a CNP raises α (the +g of
+//     equation (6), α ← (1 − g)·α + g) only at the next α tick, up to one
+//     dce_tcp_rtt later (the paper's K = 55 µs in DCQCNPaper, 1 µs at the
+//     vendor's default), so a decrease taken at the CNP uses the α of
+//     before it, and a flow's first CNP cuts with initial_alpha_value.
 //   - First CNP (the rate limiter is allocated): α ← initial_alpha_value and
 //     that CNP does not also raise α. If rate_to_set_on_first_cnp ≠ 0 the
 //     rate and target are set to it (no further cut for this CNP); if 0 the
@@ -129,399 +608,29 @@ import (
 //     its own time, as if OnTimer had been called at each deadline; runs of
 //     identical increase steps are applied in one step (bit-identical).
 //   - A deadline past units.MaxTime saturates to it and never fires.
-
-// DCQCNRateMax is the largest value of the RC and RT registers, in RateUnit.
-const DCQCNRateMax = math.MaxUint32
-
-// DCQCNMaxSendBytes is the largest OnSend: 64 KiB, above any RoCE packet or
-// segment. It bounds the work one OnSend does on the byte counter.
-const DCQCNMaxSendBytes = 64 * units.KiB
-
-// DCQCNByteResetUnit is the unit of the vendor's rpg_byte_reset field: 64 B.
-const DCQCNByteResetUnit = 64 * units.Byte
-
-// DCQCNMaxPeriod is the longest timer period accepted.
-const DCQCNMaxPeriod = units.Second
-
-// The range and the presets' value of DCQCNConfig.AlphaFracBits, the width
-// of the α register.
-const (
-	// DCQCNAlphaFracBitsMin: a pure Q10 register, the vendor parameters'
-	// own format.
-	DCQCNAlphaFracBitsMin = fixedpoint.UQ0_10Frac
-	// DCQCNAlphaFracBitsMax: α·dce_tcp_g stays below 2^34 and RC·α below
-	// 2^56, far inside the 64-bit products.
-	DCQCNAlphaFracBitsMax = 24
-	// DCQCNAlphaFracBitsDefault is the presets' width: the floor errors of
-	// α's update add up to less than 0.2/1024 at dce_tcp_g = 1019 (see the
-	// type's doc), a fifth of the Q10 parameters' own resolution.
-	DCQCNAlphaFracBitsDefault = 20
-)
-
-const (
-	// dcqcnPercent is the scale of rpg_min_dec_fac.
-	dcqcnPercent = 100
-	// dcqcnAlphaOne is 1.0 in Q10, the format of the vendor's α parameters
-	// (the scale of dce_tcp_g; 1.0 itself is not a value of α).
-	dcqcnAlphaOne = 1 << fixedpoint.UQ0_10Frac
-	// dcqcnGShift: α·dce_tcp_g >> 10 is α·dce_tcp_g/1024.
-	dcqcnGShift = fixedpoint.UQ0_10Frac
-	// dcqcnMaxGd is the largest rpg_gd accepted.
-	dcqcnMaxGd = 31
-	// dcqcnMaxByteReset is the largest rpg_byte_reset, in 64 B units (a
-	// 32-bit field).
-	dcqcnMaxByteReset = math.MaxUint32
-)
-
-// DCQCNConfig configures a DCQCN reaction point. Each field names the NVIDIA
-// ConnectX parameter it is (REFERENCE.md, DCQCN); vendor units are stated,
-// but every rate here is a units.Rate (bit/s) and every time a units.Time
-// (picoseconds).
-type DCQCNConfig struct {
-	// PortRate is the port speed: the maximum rate when RpgMaxRate is 0.
-	// Range: a positive multiple of RateUnit, at most DCQCNRateMax units.
-	PortRate units.Rate
-	// RateUnit is the least significant bit of the RC and RT registers.
-	// ConnectX counts Mb/s (its rate parameters are in Mb/s). Every rate
-	// below must be a multiple of it. Range: ≥ 1 bit/s.
-	RateUnit units.Rate
-
-	// DceTCPG is dce_tcp_g, α's retention per period in Q10: α ←
-	// g·α/1024 (+ 1024 − g with a CNP in the period). The paper's gain is
-	// 1 − g/1024. Vendor default 1019. Range: 0..1023.
-	DceTCPG fixedpoint.UQ0_10
-	// DceTCPRtt is dce_tcp_rtt, the α update period (vendor unit µs,
-	// default 1). Range: (0, DCQCNMaxPeriod].
-	DceTCPRtt units.Time
-	// InitialAlphaValue is initial_alpha_value, α on the first CNP, Q10
-	// (vendor default 1023). Range: 0..1023.
-	InitialAlphaValue fixedpoint.UQ0_10
-	// RateToSetOnFirstCNP is rate_to_set_on_first_cnp (vendor unit Mb/s,
-	// default 0): the rate and target the first CNP sets; 0 keeps the
-	// current rate and decreases it as any CNP would. Range: 0 or
-	// RpgMinRate..max rate, a multiple of RateUnit.
-	RateToSetOnFirstCNP units.Rate
-	// RpgGd is rpg_gd: a decrease cuts RC·α >> rpg_gd (α in Q10, so 11 is
-	// α/2; vendor default 11; with the wider register, RC·α >> (rpg_gd +
-	// AlphaFracBits − 10)). Range: 0..31.
-	RpgGd uint8
-	// AlphaFracBits is the width of the NIC's α register: α is an unsigned
-	// fraction of AlphaFracBits bits (raw 0..2^AlphaFracBits − 1). The
-	// vendor parameters dce_tcp_g and initial_alpha_value are Q10 values,
-	// scaled by 2^(AlphaFracBits − 10) into it; 10 reproduces a pure Q10
-	// register, whose floor makes α fall a whole 1/1024 per period once
-	// α < 1024/(1024 − dce_tcp_g) (see the type's doc). The vendor does not
-	// document the register's width; no preset source gives one. Range:
-	// DCQCNAlphaFracBitsMin..DCQCNAlphaFracBitsMax (10..24); presets
-	// DCQCNAlphaFracBitsDefault (20).
-	AlphaFracBits uint8
-	// RpgMinDecFac is rpg_min_dec_fac, in percent (vendor default 50): one
-	// decrease leaves at least RC·rpg_min_dec_fac/100 (the cut is at most
-	// RC·(100 − rpg_min_dec_fac)/100). 0 bounds nothing. Range: 0..100.
-	RpgMinDecFac uint8
-	// RpgMinRate is rpg_min_rate (vendor unit Mb/s, default 1): decreases
-	// stop here. Range: RateUnit..max rate, a multiple of RateUnit.
-	RpgMinRate units.Rate
-	// RpgMaxRate is rpg_max_rate (vendor unit Mb/s, default 0 = port
-	// speed): the ceiling of RC and RT. Range: 0 or RpgMinRate..PortRate, a
-	// multiple of RateUnit.
-	RpgMaxRate units.Rate
-	// RateReduceMonitorPeriod is rate_reduce_monitor_period, the minimum
-	// time between two decreases (vendor unit µs, default 4). Range:
-	// 0..DCQCNMaxPeriod; 0 decreases on every CNP.
-	RateReduceMonitorPeriod units.Time
-	// RpgTimeReset is rpg_time_reset, the increase timer's period (vendor
-	// unit µs, default 300). Range: (0, DCQCNMaxPeriod].
-	RpgTimeReset units.Time
-	// RpgByteReset is rpg_byte_reset, the byte counter's threshold (vendor
-	// unit 64 B, default 32767 = 2 097 088 B). 0 disables the byte
-	// counter. Range: 0 or a multiple of 64 B up to (2^32 − 1)·64 B.
-	RpgByteReset units.Bytes
-	// RpgThreshold is rpg_threshold, F, the number of fast-recovery stages
-	// (vendor default 1; the paper's F = 5). Range: 0..255.
-	RpgThreshold uint8
-	// RpgAIRate is rpg_ai_rate, R_AI, the additive-increase step (vendor
-	// unit Mb/s, default 5). Range: RateUnit..max rate, a multiple of
-	// RateUnit.
-	RpgAIRate units.Rate
-	// RpgHAIRate is rpg_hai_rate, R_HAI, the hyper-increase step (vendor
-	// unit Mb/s, default 50). Range as RpgAIRate.
-	RpgHAIRate units.Rate
-	// ClampTgtRate is clamp_tgt_rate (vendor default 0): every decrease sets
-	// RT ← RC first.
-	ClampTgtRate bool
-	// ClampTgtRateAfterTimeInc is clamp_tgt_rate_after_time_inc (vendor
-	// default 1): a decrease sets RT ← RC if the increase timer has expired
-	// since the last decrease. (An expiry of the byte counter always does.)
-	ClampTgtRateAfterTimeInc bool
-}
-
-// DCQCNConnectX returns the NVIDIA ConnectX defaults (REFERENCE.md, DCQCN,
-// the mlxconfig parameter table) for a port of speed link: dce_tcp_g 1019,
-// dce_tcp_rtt 1 µs, initial_alpha_value 1023, rate_to_set_on_first_cnp 0,
-// rpg_gd 11, rpg_min_dec_fac 50 %, rpg_min_rate 1 Mb/s, rpg_max_rate 0 (port
-// speed), rate_reduce_monitor_period 4 µs, rpg_time_reset 300 µs,
-// rpg_byte_reset 32767·64 B, rpg_threshold 1, rpg_ai_rate 5 Mb/s,
-// rpg_hai_rate 50 Mb/s, clamp_tgt_rate 0, clamp_tgt_rate_after_time_inc 1.
-// Rates count 1 Mb/s, the NIC's unit, so link must be a whole number of Mb/s.
-// The α register is DCQCNAlphaFracBitsDefault (20) bits wide: the vendor
-// documents its parameters in Q10 but not the register's width.
-func DCQCNConnectX(link units.Rate) DCQCNConfig {
-	return DCQCNConfig{
-		PortRate:                 link,
-		RateUnit:                 units.Mbps,
-		DceTCPG:                  1019,
-		DceTCPRtt:                1 * units.Microsecond,
-		InitialAlphaValue:        fixedpoint.UQ0_10Max,
-		RateToSetOnFirstCNP:      0,
-		RpgGd:                    11,
-		AlphaFracBits:            DCQCNAlphaFracBitsDefault,
-		RpgMinDecFac:             50,
-		RpgMinRate:               1 * units.Mbps,
-		RpgMaxRate:               0,
-		RateReduceMonitorPeriod:  4 * units.Microsecond,
-		RpgTimeReset:             300 * units.Microsecond,
-		RpgByteReset:             32767 * DCQCNByteResetUnit,
-		RpgThreshold:             1,
-		RpgAIRate:                5 * units.Mbps,
-		RpgHAIRate:               50 * units.Mbps,
-		ClampTgtRate:             false,
-		ClampTgtRateAfterTimeInc: true,
-	}
-}
-
-// dcqcnPresetUnit is the rate unit of the paper-style presets: 1 Kb/s, fine
-// enough for their link-scaled steps (R_AI at 1 Gb/s is 200 Kb/s).
-const dcqcnPresetUnit = units.Kbps
-
-// dcqcnScaleRate returns r·link/(25 Gb/s), the papers' scaling of R_AI and
-// R_HAI, rounded down to dcqcnPresetUnit and at least one unit.
-func dcqcnScaleRate(r, link units.Rate) units.Rate {
-	const ref = 25 * units.Gbps
-	hi, lo := bits.Mul64(uint64(r), uint64(max(link, 0)))
-	if hi >= uint64(ref) { // quotient beyond 64 bits: fails validation later
-		return math.MaxInt64
-	}
-	q, _ := bits.Div64(hi, lo, uint64(ref))
-	v := units.Rate(min(q, math.MaxInt64)) / dcqcnPresetUnit * dcqcnPresetUnit
-	return max(v, dcqcnPresetUnit)
-}
-
-// DCQCNPaper returns the DCQCN paper's settings as REFERENCE.md lists them
-// for the authors' simulators ("Paper-style presets") and the survey states
-// them (section 4.1.2): g = 1/256 (dce_tcp_g = 1024 − 4 = 1020), α updated
-// every K = 55 µs, decrease at most every 50 µs (the NP's N), increase timer
-// 55 µs, byte counter 10 MB (10^7 B), F = 5 fast-recovery stages, R_AI = 5
-// Mb/s and R_HAI = 50 Mb/s scaled by link/25 Gb/s (rounded down to 1 Kb/s,
-// at least 1 Kb/s), RT ← RC on every CNP (the paper's equation (5):
-// clamp_tgt_rate = 1), initial α = 1 (1023 in Q10, the closest value), the
-// first CNP halving the rate like any other (rate_to_set_on_first_cnp = 0),
-// cut α/2 (rpg_gd = 11) with no other bound (rpg_min_dec_fac = 0). The
-// sources give no minimum rate; this preset uses the vendor's 1 Mb/s. The
-// paper's α is a real number; the preset keeps it in a
-// DCQCNAlphaFracBitsDefault (20) bit register. Rates count 1 Kb/s; link
-// must be a whole number of Kb/s.
-func DCQCNPaper(link units.Rate) DCQCNConfig {
-	return DCQCNConfig{
-		PortRate:                 link,
-		RateUnit:                 dcqcnPresetUnit,
-		DceTCPG:                  dcqcnAlphaOne - dcqcnAlphaOne/256,
-		DceTCPRtt:                55 * units.Microsecond,
-		InitialAlphaValue:        fixedpoint.UQ0_10Max,
-		RateToSetOnFirstCNP:      0,
-		RpgGd:                    11,
-		AlphaFracBits:            DCQCNAlphaFracBitsDefault,
-		RpgMinDecFac:             0,
-		RpgMinRate:               1 * units.Mbps,
-		RpgMaxRate:               0,
-		RateReduceMonitorPeriod:  50 * units.Microsecond,
-		RpgTimeReset:             55 * units.Microsecond,
-		RpgByteReset:             10 * units.MB,
-		RpgThreshold:             5,
-		RpgAIRate:                dcqcnScaleRate(5*units.Mbps, link),
-		RpgHAIRate:               dcqcnScaleRate(50*units.Mbps, link),
-		ClampTgtRate:             true,
-		ClampTgtRateAfterTimeInc: true,
-	}
-}
-
-// DCQCNHPCCSim returns the DCQCN settings of the HPCC paper's simulations.
-// The paper (papers/hpcc.txt section 5.1, "Parameters") says only "we use
-// the parameters suggested by a major NIC vendor"; its section 2.3 names the
-// vendor's timers (increase 300 µs, decrease 4 µs). The values are the
-// authors' ns-3 run script's for "dcqcn" (REFERENCE.md, DCQCN; its public
-// code): α period 1 µs with g = 1/256 (dce_tcp_g 1020), decrease interval 4
-// µs, increase timer 300 µs, one fast-recovery stage (F = 1), R_AI = 5 Mb/s
-// and R_HAI = 50 Mb/s scaled by link/25 Gb/s, minimum rate 1000 Mb/s, no
-// target clamp except after a timer increase (CLAMP_TARGET_RATE 0; its code
-// clamps once the timer stage is non-zero), no byte counter (rpg_byte_reset
-// 0: the simulator has none), no bound on one decrease beyond α/2
-// (rpg_min_dec_fac 0), the rate kept on the first CNP and α = 1 (1023).
-// The simulator keeps α as a double (53-bit mantissa); the preset keeps the
-// paper preset's DCQCNAlphaFracBitsDefault (20) bit register, whose
-// accumulated floor error (below 0.25/1024 at dce_tcp_g = 1020, see the
-// type's doc) is a quarter of the Q10 parameters' own resolution. Rates count 1 Kb/s;
-// link must be a whole number of Kb/s and at least 1000 Mb/s.
-func DCQCNHPCCSim(link units.Rate) DCQCNConfig {
-	c := DCQCNPaper(link)
-	c.DceTCPRtt = 1 * units.Microsecond
-	c.RateReduceMonitorPeriod = 4 * units.Microsecond
-	c.RpgTimeReset = 300 * units.Microsecond
-	c.RpgByteReset = 0
-	c.RpgThreshold = 1
-	c.RpgMinRate = 1000 * units.Mbps
-	c.ClampTgtRate = false
-	c.ClampTgtRateAfterTimeInc = true
-	return c
-}
-
-// MaxRate returns the ceiling of the rate: RpgMaxRate, or PortRate when
-// RpgMaxRate is 0.
-func (c DCQCNConfig) MaxRate() units.Rate {
-	if c.RpgMaxRate == 0 {
-		return c.PortRate
-	}
-	return c.RpgMaxRate
-}
-
-// dcqcnCheckRate validates a rate field: a multiple of unit in [lo, hi].
-func dcqcnCheckRate(name string, r, unit, lo, hi units.Rate) error {
-	if r < lo || r > hi || r%unit != 0 {
-		return fmt.Errorf("rp: DCQCN %s = %v, want a multiple of RateUnit (%v) in %v..%v", name, r, unit, lo, hi)
-	}
-	return nil
-}
-
-// dcqcnCheckPeriod validates a timer period in [lo, DCQCNMaxPeriod].
-func dcqcnCheckPeriod(name string, t, lo units.Time) error {
-	if t < lo || t > DCQCNMaxPeriod {
-		if lo > 0 {
-			return fmt.Errorf("rp: DCQCN %s = %v, want (0, %v]", name, t, DCQCNMaxPeriod)
-		}
-		return fmt.Errorf("rp: DCQCN %s = %v, want 0..%v", name, t, DCQCNMaxPeriod)
-	}
-	return nil
-}
-
-// Validate checks every field's range and returns an error naming the first
-// field out of range and the allowed range.
-func (c DCQCNConfig) Validate() error {
-	if c.RateUnit < 1 {
-		return fmt.Errorf("rp: DCQCN RateUnit = %v, want ≥ 1bps", c.RateUnit)
-	}
-	if c.PortRate < c.RateUnit || c.PortRate%c.RateUnit != 0 || uint64(c.PortRate/c.RateUnit) > DCQCNRateMax {
-		return fmt.Errorf("rp: DCQCN PortRate = %v, want a positive multiple of RateUnit (%v), at most %d units",
-			c.PortRate, c.RateUnit, uint64(DCQCNRateMax))
-	}
-	if c.RpgMaxRate != 0 {
-		if err := dcqcnCheckRate("RpgMaxRate", c.RpgMaxRate, c.RateUnit, c.RateUnit, c.PortRate); err != nil {
-			return err
-		}
-	}
-	maxRate := c.MaxRate()
-	if err := dcqcnCheckRate("RpgMinRate", c.RpgMinRate, c.RateUnit, c.RateUnit, maxRate); err != nil {
-		return err
-	}
-	if c.RateToSetOnFirstCNP != 0 {
-		if err := dcqcnCheckRate("RateToSetOnFirstCNP", c.RateToSetOnFirstCNP, c.RateUnit, c.RpgMinRate, maxRate); err != nil {
-			return err
-		}
-	}
-	if err := dcqcnCheckRate("RpgAIRate", c.RpgAIRate, c.RateUnit, c.RateUnit, maxRate); err != nil {
-		return err
-	}
-	if err := dcqcnCheckRate("RpgHAIRate", c.RpgHAIRate, c.RateUnit, c.RateUnit, maxRate); err != nil {
-		return err
-	}
-	if c.DceTCPG > fixedpoint.UQ0_10Max {
-		return fmt.Errorf("rp: DCQCN DceTCPG = %d, want 0..%d (Q10)", c.DceTCPG, fixedpoint.UQ0_10Max)
-	}
-	if c.InitialAlphaValue > fixedpoint.UQ0_10Max {
-		return fmt.Errorf("rp: DCQCN InitialAlphaValue = %d, want 0..%d (Q10)", c.InitialAlphaValue, fixedpoint.UQ0_10Max)
-	}
-	if c.RpgGd > dcqcnMaxGd {
-		return fmt.Errorf("rp: DCQCN RpgGd = %d, want 0..%d", c.RpgGd, dcqcnMaxGd)
-	}
-	if c.AlphaFracBits < DCQCNAlphaFracBitsMin || c.AlphaFracBits > DCQCNAlphaFracBitsMax {
-		return fmt.Errorf("rp: DCQCN AlphaFracBits = %d, want %d..%d (the α register's fraction bits; %d is Q10)",
-			c.AlphaFracBits, DCQCNAlphaFracBitsMin, DCQCNAlphaFracBitsMax, DCQCNAlphaFracBitsMin)
-	}
-	if c.RpgMinDecFac > dcqcnPercent {
-		return fmt.Errorf("rp: DCQCN RpgMinDecFac = %d, want 0..%d (percent)", c.RpgMinDecFac, dcqcnPercent)
-	}
-	if err := dcqcnCheckPeriod("DceTCPRtt", c.DceTCPRtt, 1); err != nil {
-		return err
-	}
-	if err := dcqcnCheckPeriod("RateReduceMonitorPeriod", c.RateReduceMonitorPeriod, 0); err != nil {
-		return err
-	}
-	if err := dcqcnCheckPeriod("RpgTimeReset", c.RpgTimeReset, 1); err != nil {
-		return err
-	}
-	if c.RpgByteReset < 0 || c.RpgByteReset%DCQCNByteResetUnit != 0 ||
-		uint64(c.RpgByteReset/DCQCNByteResetUnit) > dcqcnMaxByteReset {
-		return fmt.Errorf("rp: DCQCN RpgByteReset = %v, want 0 (off) or a multiple of %v up to %d·%v",
-			c.RpgByteReset, DCQCNByteResetUnit, uint64(dcqcnMaxByteReset), DCQCNByteResetUnit)
-	}
-	return nil
-}
-
-// DCQCNState is every register of a DCQCN reaction point.
-type DCQCNState struct {
-	// Active is true once the first CNP has allocated the rate limiter.
-	Active bool
-	// RC and RT are the current and target rate, 32-bit registers in
-	// RateUnit. Before the first CNP both hold the maximum rate.
-	RC, RT uint32
-	// PrevRC is RC just before the latest decrease (for traces and the
-	// min_dec_fac property).
-	PrevRC uint32
-	// AlphaRaw is the α register: an unsigned fraction of AlphaFracBits
-	// bits, 0..2^AlphaFracBits − 1, value AlphaRaw/2^AlphaFracBits.
-	// DCQCN.Alpha returns its Q10 view, AlphaRaw >> (AlphaFracBits − 10).
-	AlphaRaw uint32
-	// AlphaCNPArrived is set by a CNP and consumed by the next α tick.
-	AlphaCNPArrived bool
-	// DecreasePending is set by a CNP that came within
-	// rate_reduce_monitor_period of the last decrease.
-	DecreasePending bool
-	// TimerStage and ByteStage count increase-timer and byte-counter
-	// expiries since the last decrease (32-bit, saturating).
-	TimerStage, ByteStage uint32
-	// ByteCount is the bytes sent since the last byte-counter expiry or
-	// decrease (always below rpg_byte_reset).
-	ByteCount uint64
-	// AlphaAnchor is the first CNP's time: α ticks fall at AlphaAnchor +
-	// k·dce_tcp_rtt.
-	AlphaAnchor units.Time
-	// NextAlpha, NextIncrease and NextDecrease are the timers' deadlines,
-	// units.MaxTime when idle (NextDecrease is meaningful only while
-	// DecreasePending).
-	NextAlpha, NextIncrease, NextDecrease units.Time
-	// Decreased is true once a decrease (or the first CNP's set rate) has
-	// happened; LastDecrease is its time.
-	Decreased    bool
-	LastDecrease units.Time
-	// Started is false until the first event; Last is the latest event's
-	// time (earlier times are rejected).
-	Started bool
-	Last    units.Time
-	// CNPs, Decreases and Increases count CNPs received, rate decreases and
-	// increase events (fast recovery, additive, hyper). 64-bit, wrapping.
-	CNPs, Decreases, Increases uint64
-}
-
-// dcqcnPhase is the kind of an increase event.
-type dcqcnPhase uint8
-
-const (
-	dcqcnFastRecovery dcqcnPhase = iota
-	dcqcnAdditive
-	dcqcnHyper
-)
-
-// DCQCN is the reaction point of one flow. It is not safe for concurrent use.
-// The zero value is not usable; build one with NewDCQCN.
+//
+// Events. DCQCN implements cc.ReactionPoint: Sent(p) is OnSend with the
+// packet's payload bytes (p.Payload, what the NIC's byte counter counts),
+// Feedback with a cc.FeedbackCNP is OnCNP, Timer is OnTimer, and Limits is
+// the current rate (Rate) with no window. DCQCN reacts to CNPs only: a
+// Feedback of any other kind (an ACK, a NAK, another scheme's message) is
+// accepted and ignored, as a NIC delivers every message of the flow to it;
+// it runs the timers due, as any event does. DCQCN never appends an action.
+// The typed methods and the contract methods run one code path. Errors: a
+// now before the latest event's (or before 0) is a *cc.TimeOrderError; a
+// byte count outside 0..DCQCNMaxSendBytes, a nil packet or feedback a
+// *cc.EventError; either changes nothing.
+//
+// Registers (AppendRegisters, in this order): now; active; rc, rt and prev_rc
+// (32 bits, RateUnit); alpha (AlphaFracBits bits); alpha_cnp_arrived and
+// decrease_pending (1 bit); timer_stage and byte_stage (32 bits); byte_count
+// (a 64-bit model counter: the vendor gives no width); alpha_anchor,
+// next_alpha, next_increase and next_decrease (64-bit ps: the NIC's timer
+// widths are not documented); decreased (1 bit) and last_decrease; and the
+// 64-bit model counters cnps, decreases and increases.
+//
+// It is not safe for concurrent use. The zero value is not usable; build one
+// with NewDCQCN.
 type DCQCN struct {
 	cfg DCQCNConfig
 	// Rates in RateUnit.
@@ -538,10 +647,13 @@ type DCQCN struct {
 	alphaMax, alphaCNP   uint64
 	alphaInit            uint32
 	s                    DCQCNState
+	clock                cc.Monotonic
 }
 
+var _ cc.ReactionPoint = (*DCQCN)(nil)
+
 // NewDCQCN validates cfg and returns a reaction point sending at the maximum
-// rate with no rate limiter allocated.
+// rate with no rate limiter allocated. An invalid cfg is a *cc.ConfigError.
 func NewDCQCN(cfg DCQCNConfig) (*DCQCN, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -571,8 +683,11 @@ func NewDCQCN(cfg DCQCNConfig) (*DCQCN, error) {
 // Config returns the configuration d was built with.
 func (d *DCQCN) Config() DCQCNConfig { return d.cfg }
 
-// State returns every register.
+// State returns every register but the time (Last).
 func (d *DCQCN) State() DCQCNState { return d.s }
+
+// Last returns the time of the latest event accepted (0 before any).
+func (d *DCQCN) Last() units.Time { return d.clock.Last() }
 
 // Rate returns the current rate RC·RateUnit.
 func (d *DCQCN) Rate() units.Rate { return units.Rate(d.s.RC) * d.cfg.RateUnit }
@@ -588,8 +703,9 @@ func (d *DCQCN) Alpha() fixedpoint.UQ0_10 { return fixedpoint.UQ0_10(d.s.AlphaRa
 // AlphaRaw/2^AlphaFracBits).
 func (d *DCQCN) AlphaRaw() uint32 { return d.s.AlphaRaw }
 
-// NextDeadline returns the earliest timer deadline: the caller calls OnTimer
-// at or after it. units.MaxTime when every timer is idle.
+// NextDeadline implements cc.Clock: the earliest timer deadline, at or
+// after which the caller calls Timer or OnTimer; units.MaxTime when every
+// timer is idle.
 func (d *DCQCN) NextDeadline() units.Time {
 	t := min(d.s.NextAlpha, d.s.NextIncrease)
 	if d.s.DecreasePending {
@@ -598,77 +714,140 @@ func (d *DCQCN) NextDeadline() units.Time {
 	return t
 }
 
-// dcqcnAddTime returns t + dt for dt ≥ 0, saturating at units.MaxTime.
-func dcqcnAddTime(t, dt units.Time) units.Time {
-	if t > units.MaxTime-dt {
-		return units.MaxTime
-	}
-	return t + dt
-}
-
-// dcqcnAddTicks returns t + n·period, saturating at units.MaxTime.
-func dcqcnAddTicks(t units.Time, n uint64, period units.Time) units.Time {
-	hi, lo := bits.Mul64(n, uint64(period))
-	// MaxTime − t as unsigned is exact for every t (it lies in 0..2^64−1).
-	if hi != 0 || lo > uint64(units.MaxTime)-uint64(t) {
-		return units.MaxTime
-	}
-	return units.Time(uint64(t) + lo)
-}
-
 // dcqcnTicks returns how many ticks of a timer with deadline next and the
-// given period fall at or before bound: 0 if next > bound, else
-// ⌊(bound − next)/period⌋ + 1. The division runs only when the caller let
-// more than one period pass (a hardware timer fires each tick and needs
-// none).
-func dcqcnTicks(next, bound, period units.Time) uint64 {
+// given period fall at or before bound (0 if next > bound or the timer is
+// idle, else ⌊(bound − next)/period⌋ + 1) and the deadline after them,
+// next + k·period, saturating at units.MaxTime. The division runs only when
+// the caller let more than one period pass (a hardware timer fires each
+// tick and needs none); next + k·period is computed as bound − r + period,
+// r the division's remainder, so no product can overflow.
+func dcqcnTicks(next, bound, period units.Time) (k uint64, after units.Time) {
 	if next > bound || next == units.MaxTime {
-		return 0
+		return 0, next
 	}
-	gap := uint64(bound) - uint64(next) // bound ≥ next: exact as unsigned
+	gap := uint64(bound - next) // 0 ≤ next ≤ bound: exact
 	if gap < uint64(period) {
-		return 1
+		return 1, fixedpoint.SatAdd(next, period)
 	}
-	return gap/uint64(period) + 1
+	q, r := gap/uint64(period), gap%uint64(period)
+	return q + 1, fixedpoint.SatAdd(bound-units.Time(r), period)
 }
 
-// dcqcnSatAdd32 returns a + n saturating at 2^32 − 1.
-func dcqcnSatAdd32(a uint32, n uint64) uint32 {
-	if n >= math.MaxUint32-uint64(a) {
-		return math.MaxUint32
-	}
-	return a + uint32(n)
+// dcqcnNextTick returns the first point of the grid anchor + k·period
+// (k ≥ 1) after now, for anchor ≤ now and period > 0: now − (now −
+// anchor) mod period + period, saturating at units.MaxTime.
+func dcqcnNextTick(anchor, now, period units.Time) units.Time {
+	return fixedpoint.SatAdd(now-(now-anchor)%period, period)
 }
 
-func (d *DCQCN) checkTime(now units.Time, event string) error {
-	if d.s.Started && now < d.s.Last {
-		return fmt.Errorf("rp: DCQCN %s at %v is before the previous event at %v", event, now, d.s.Last)
-	}
-	d.s.Started, d.s.Last = true, now
-	return nil
-}
+// dcqcnEvent names an event method in errors: a small integer on the
+// event path, its name (dcqcnEventNames) only when an error is built.
+type dcqcnEvent uint8
+
+// The events.
+const (
+	dcqcnOnCNP dcqcnEvent = iota
+	dcqcnOnSend
+	dcqcnOnTimer
+	dcqcnSent
+	dcqcnFeedback
+	dcqcnTimer
+)
+
+// dcqcnEventNames are the events' names, as errors give them.
+var dcqcnEventNames = [...]string{"OnCNP", "OnSend", "OnTimer", "Sent", "Feedback", "Timer"}
+
+// String returns the event method's name.
+func (e dcqcnEvent) String() string { return dcqcnEventNames[e] }
 
 // OnTimer runs every timer due at or before now, each at its own deadline
 // (see the type's doc for the order), however many deadlines the caller let
-// pass. Calling it early does nothing. A now before the previous event's is
-// an error that changes nothing.
-func (d *DCQCN) OnTimer(now units.Time) error {
-	if err := d.checkTime(now, "OnTimer"); err != nil {
+// pass. Calling it early only records now. A now before the latest event's
+// is a *cc.TimeOrderError that changes nothing.
+func (d *DCQCN) OnTimer(now units.Time) error { return d.tick(dcqcnOnTimer, now) }
+
+// OnCNP handles a CNP for this flow arriving at now: the first allocates the
+// rate limiter (see the type's doc); later ones flag α's next tick and
+// decrease the rate now or at the next point rate_reduce_monitor_period
+// allows (RateReduceMode). Timers due at or before now run first. A now
+// before the latest event's is a *cc.TimeOrderError that changes nothing.
+func (d *DCQCN) OnCNP(now units.Time) error { return d.cnp(dcqcnOnCNP, now) }
+
+// OnSend counts n bytes the flow sent at now into the byte counter; each
+// time it fills (rpg_byte_reset bytes) an increase event happens and
+// ByteStage grows. Nothing is counted before the first CNP or with the
+// counter off. Timers due at or before now run first. n outside
+// 0..DCQCNMaxSendBytes is a *cc.EventError, a now before the latest event's
+// a *cc.TimeOrderError; either changes nothing.
+func (d *DCQCN) OnSend(now units.Time, n units.Bytes) error { return d.send(dcqcnOnSend, now, n) }
+
+// Sent implements cc.ReactionPoint: OnSend(now, p.Payload). A nil p is a
+// *cc.EventError. It appends nothing to act (which may be nil).
+func (d *DCQCN) Sent(now units.Time, p *cc.Packet, _ *cc.Actions) error {
+	if p == nil {
+		return d.refuse(dcqcnSent, now, "nil packet")
+	}
+	return d.send(dcqcnSent, now, p.Payload)
+}
+
+// Feedback implements cc.ReactionPoint: a cc.FeedbackCNP is OnCNP(now);
+// every other kind is accepted and ignored but for the timers due by now
+// (DCQCN reacts to CNPs only). A nil f is a *cc.EventError. It appends
+// nothing to act (which may be nil).
+func (d *DCQCN) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
+	if f == nil {
+		return d.refuse(dcqcnFeedback, now, "nil feedback")
+	}
+	if f.Kind == cc.FeedbackCNP {
+		return d.cnp(dcqcnFeedback, now)
+	}
+	return d.tick(dcqcnFeedback, now)
+}
+
+// Timer implements cc.Clock: OnTimer(now). It appends nothing to act
+// (which may be nil).
+func (d *DCQCN) Timer(now units.Time, _ *cc.Actions) error { return d.tick(dcqcnTimer, now) }
+
+// Limits implements cc.ReactionPoint: the current rate, RC·RateUnit, and
+// no window.
+func (d *DCQCN) Limits() cc.Limits { return cc.Limits{Rate: d.Rate(), Window: cc.NoWindow} }
+
+// refuse is the error of an event refused for reason: a
+// *cc.TimeOrderError if now is out of order too, else a *cc.EventError.
+// Errors are built out of line, so that the event path holds no allocation
+// site.
+//
+//go:noinline
+func (d *DCQCN) refuse(event dcqcnEvent, now units.Time, reason string) error {
+	if err := d.clock.Check(dcqcnPart, event.String(), now); err != nil {
 		return err
 	}
+	return &cc.EventError{Part: dcqcnPart, Event: event.String(), Reason: reason}
+}
+
+// dcqcnBadBytes is the reason a byte count n is refused.
+//
+//go:noinline
+func dcqcnBadBytes(n units.Bytes) string {
+	return "byte count " + n.String() + " outside 0.." + DCQCNMaxSendBytes.String()
+}
+
+// tick is the one code path of OnTimer, Timer and the ignored feedback.
+func (d *DCQCN) tick(event dcqcnEvent, now units.Time) error {
+	if !d.clock.InOrder(now) {
+		return d.clock.Check(dcqcnPart, event.String(), now)
+	}
+	d.clock.Advance(now)
 	d.advance(now)
 	return nil
 }
 
-// OnCNP handles a CNP for this flow arriving at now: the first allocates the
-// rate limiter (see the type's doc); later ones flag α's next tick and
-// decrease the rate now, or when rate_reduce_monitor_period has passed since
-// the last decrease. Timers due at or before now run first. A now before the
-// previous event's is an error that changes nothing.
-func (d *DCQCN) OnCNP(now units.Time) error {
-	if err := d.checkTime(now, "OnCNP"); err != nil {
-		return err
+// cnp is the one code path of OnCNP and Feedback with a CNP.
+func (d *DCQCN) cnp(event dcqcnEvent, now units.Time) error {
+	if !d.clock.InOrder(now) {
+		return d.clock.Check(dcqcnPart, event.String(), now)
 	}
+	d.clock.Advance(now)
 	d.advance(now)
 	s := &d.s
 	s.CNPs++
@@ -679,33 +858,40 @@ func (d *DCQCN) OnCNP(now units.Time) error {
 	s.AlphaCNPArrived = true
 	if s.NextAlpha == units.MaxTime {
 		// Wake the idle α timer on its grid: the first tick after now.
-		k := (uint64(now)-uint64(s.AlphaAnchor))/uint64(d.cfg.DceTCPRtt) + 1 // now ≥ anchor
-		s.NextAlpha = dcqcnAddTicks(s.AlphaAnchor, k, d.cfg.DceTCPRtt)
+		s.NextAlpha = dcqcnNextTick(s.AlphaAnchor, now, d.cfg.DceTCPRtt)
 	}
 	if s.DecreasePending {
 		return nil
 	}
-	if due := dcqcnAddTime(s.LastDecrease, d.cfg.RateReduceMonitorPeriod); !s.Decreased || now >= due {
+	p := d.cfg.RateReduceMonitorPeriod
+	switch {
+	case p == 0:
 		d.decrease(now)
-	} else {
-		s.DecreasePending, s.NextDecrease = true, due
+	case d.cfg.RateReduceMode == DCQCNReduceGrid:
+		// The next grid point after now (a CNP at a grid point's
+		// picosecond comes after that point's check).
+		s.DecreasePending, s.NextDecrease = true, dcqcnNextTick(s.AlphaAnchor, now, p)
+	default:
+		// At least P since the last decrease: now − LastDecrease ≥ P
+		// (exact: 0 ≤ LastDecrease ≤ now).
+		if !s.Decreased || now-s.LastDecrease >= p {
+			d.decrease(now)
+		} else {
+			s.DecreasePending, s.NextDecrease = true, fixedpoint.SatAdd(s.LastDecrease, p)
+		}
 	}
 	return nil
 }
 
-// OnSend counts n bytes the flow sent at now into the byte counter; each
-// time it fills (rpg_byte_reset bytes) an increase event happens and
-// ByteStage grows. Nothing is counted before the first CNP or with the
-// counter off. Timers due at or before now run first. n must be in
-// 0..DCQCNMaxSendBytes; a bad n or a now before the previous event's is an
-// error that changes nothing.
-func (d *DCQCN) OnSend(now units.Time, n units.Bytes) error {
+// send is the one code path of OnSend and Sent.
+func (d *DCQCN) send(event dcqcnEvent, now units.Time, n units.Bytes) error {
+	if !d.clock.InOrder(now) {
+		return d.clock.Check(dcqcnPart, event.String(), now)
+	}
 	if n < 0 || n > DCQCNMaxSendBytes {
-		return fmt.Errorf("rp: DCQCN OnSend n = %v, want 0..%v", n, DCQCNMaxSendBytes)
+		return d.refuse(event, now, dcqcnBadBytes(n))
 	}
-	if err := d.checkTime(now, "OnSend"); err != nil {
-		return err
-	}
+	d.clock.Advance(now)
 	d.advance(now)
 	s := &d.s
 	if !s.Active || d.byteReset == 0 {
@@ -716,7 +902,7 @@ func (d *DCQCN) OnSend(now units.Time, n units.Bytes) error {
 	for s.ByteCount >= d.byteReset {
 		s.ByteCount -= d.byteReset
 		d.increase(d.phase(s.TimerStage, s.ByteStage))
-		s.ByteStage = dcqcnSatAdd32(s.ByteStage, 1)
+		s.ByteStage = fixedpoint.SatAdd(s.ByteStage, 1)
 	}
 	return nil
 }
@@ -729,13 +915,17 @@ func (d *DCQCN) firstCNP(now units.Time) {
 	s.AlphaRaw = d.alphaInit
 	s.AlphaCNPArrived = false
 	s.AlphaAnchor = now
-	s.NextAlpha = dcqcnAddTime(now, d.cfg.DceTCPRtt)
-	if d.first == 0 {
+	s.NextAlpha = fixedpoint.SatAdd(now, d.cfg.DceTCPRtt)
+	switch p := d.cfg.RateReduceMonitorPeriod; {
+	case d.first != 0:
+		s.RC, s.RT = d.first, d.first
+		d.restartIncrease(now)
+	case d.cfg.RateReduceMode == DCQCNReduceGrid && p > 0:
+		// The first CNP's cut waits for the first grid point.
+		s.DecreasePending, s.NextDecrease = true, fixedpoint.SatAdd(now, p)
+	default:
 		d.decrease(now)
-		return
 	}
-	s.RC, s.RT = d.first, d.first
-	d.restartIncrease(now)
 }
 
 // restartIncrease resets the increase timer, byte counter and stages at t,
@@ -743,7 +933,7 @@ func (d *DCQCN) firstCNP(now units.Time) {
 func (d *DCQCN) restartIncrease(t units.Time) {
 	s := &d.s
 	s.TimerStage, s.ByteStage, s.ByteCount = 0, 0, 0
-	s.NextIncrease = dcqcnAddTime(t, d.cfg.RpgTimeReset)
+	s.NextIncrease = fixedpoint.SatAdd(t, d.cfg.RpgTimeReset)
 	s.Decreased, s.LastDecrease = true, t
 	s.DecreasePending, s.NextDecrease = false, units.MaxTime
 }
@@ -834,7 +1024,7 @@ func (d *DCQCN) timerIncreases(k uint64) (idle bool) {
 				if j := min(k, (uint64(d.maxR)-uint64(s.RT))/st); j > 0 {
 					s.RT += uint32(j * st)
 					s.RC += uint32(j * st)
-					s.TimerStage = dcqcnSatAdd32(s.TimerStage, j)
+					s.TimerStage = fixedpoint.SatAdd(s.TimerStage, uint32(j)) // j ≤ maxR < 2^32
 					s.Increases += j
 					k -= j
 					continue
@@ -842,7 +1032,7 @@ func (d *DCQCN) timerIncreases(k uint64) (idle bool) {
 			}
 		}
 		d.increase(p)
-		s.TimerStage = dcqcnSatAdd32(s.TimerStage, 1)
+		s.TimerStage = fixedpoint.SatAdd(s.TimerStage, 1)
 		k--
 	}
 	return s.RC == d.maxR && s.RT == d.maxR
@@ -881,18 +1071,22 @@ func (d *DCQCN) advance(now units.Time) {
 		if decDue {
 			bound = s.NextDecrease // ticks at the decrease's time run first
 		}
-		if k := dcqcnTicks(s.NextAlpha, bound, d.cfg.DceTCPRtt); k > 0 {
-			if d.alphaTicks(k) {
-				s.NextAlpha = units.MaxTime
-			} else {
-				s.NextAlpha = dcqcnAddTicks(s.NextAlpha, k, d.cfg.DceTCPRtt)
+		if s.NextAlpha <= bound { // an idle timer's MaxTime is never below bound but at the end of time
+			if k, after := dcqcnTicks(s.NextAlpha, bound, d.cfg.DceTCPRtt); k > 0 {
+				if d.alphaTicks(k) {
+					s.NextAlpha = units.MaxTime
+				} else {
+					s.NextAlpha = after
+				}
 			}
 		}
-		if k := dcqcnTicks(s.NextIncrease, bound, d.cfg.RpgTimeReset); k > 0 {
-			if d.timerIncreases(k) {
-				s.NextIncrease = units.MaxTime
-			} else {
-				s.NextIncrease = dcqcnAddTicks(s.NextIncrease, k, d.cfg.RpgTimeReset)
+		if s.NextIncrease <= bound {
+			if k, after := dcqcnTicks(s.NextIncrease, bound, d.cfg.RpgTimeReset); k > 0 {
+				if d.timerIncreases(k) {
+					s.NextIncrease = units.MaxTime
+				} else {
+					s.NextIncrease = after
+				}
 			}
 		}
 		if !decDue {
@@ -900,4 +1094,32 @@ func (d *DCQCN) advance(now units.Time) {
 		}
 		d.decrease(s.NextDecrease)
 	}
+}
+
+// AppendRegisters implements cc.Part: the registers the type's doc lists,
+// in that order.
+func (d *DCQCN) AppendRegisters(dst []cc.Register) []cc.Register {
+	s := &d.s
+	return append(dst,
+		d.clock.Register(),
+		cc.BoolReg("active", s.Active),
+		cc.Reg("rc", 32, uint64(s.RC)),
+		cc.Reg("rt", 32, uint64(s.RT)),
+		cc.Reg("prev_rc", 32, uint64(s.PrevRC)),
+		cc.Reg("alpha", d.cfg.AlphaFracBits, uint64(s.AlphaRaw)),
+		cc.BoolReg("alpha_cnp_arrived", s.AlphaCNPArrived),
+		cc.BoolReg("decrease_pending", s.DecreasePending),
+		cc.Reg("timer_stage", 32, uint64(s.TimerStage)),
+		cc.Reg("byte_stage", 32, uint64(s.ByteStage)),
+		cc.Reg("byte_count", 64, s.ByteCount),
+		cc.TimeReg("alpha_anchor", s.AlphaAnchor),
+		cc.TimeReg("next_alpha", s.NextAlpha),
+		cc.TimeReg("next_increase", s.NextIncrease),
+		cc.TimeReg("next_decrease", s.NextDecrease),
+		cc.BoolReg("decreased", s.Decreased),
+		cc.TimeReg("last_decrease", s.LastDecrease),
+		cc.Reg("cnps", 64, s.CNPs),
+		cc.Reg("decreases", 64, s.Decreases),
+		cc.Reg("increases", 64, s.Increases),
+	)
 }

@@ -56,6 +56,7 @@ type dcqcnRef struct {
 	bytes                            uint64
 	nextAlpha, nextInc, nextDec      units.Time
 	lastDec                          units.Time
+	anchor                           units.Time // the first CNP: the decrease grid's origin
 
 	eA, eR, eT float64
 }
@@ -163,15 +164,22 @@ func (m *dcqcnRef) advance(now units.Time) {
 
 func (m *dcqcnRef) cnp(now units.Time) {
 	m.advance(now)
+	period := m.cfg.RateReduceMonitorPeriod
+	grid := m.cfg.RateReduceMode == DCQCNReduceGrid && period > 0
 	if !m.active {
 		m.active = true
 		m.alpha = float64(m.cfg.InitialAlphaValue) / 1024
 		m.eA = 0
+		m.anchor = now
 		m.nextAlpha = now + m.cfg.DceTCPRtt
-		if m.first != 0 {
+		switch {
+		case m.first != 0:
 			m.rc, m.rt, m.eR, m.eT = m.first, m.first, 0, 0
 			m.restart(now)
-		} else {
+		case grid:
+			// The grid's first point, anchor + period.
+			m.pending, m.nextDec = true, now+period
+		default:
 			m.decrease(now)
 		}
 		return
@@ -180,7 +188,17 @@ func (m *dcqcnRef) cnp(now units.Time) {
 	if m.pending {
 		return
 	}
-	if due := m.lastDec + m.cfg.RateReduceMonitorPeriod; !m.decreased || now >= due {
+	if grid {
+		// The first grid point anchor + k·period after now, found by
+		// walking the grid (no remainder arithmetic, unlike DCQCN).
+		t := m.anchor + period
+		for t <= now {
+			t += period
+		}
+		m.pending, m.nextDec = true, t
+		return
+	}
+	if due := m.lastDec + period; !m.decreased || now >= due {
 		m.decrease(now)
 	} else {
 		m.pending, m.nextDec = true, due

@@ -12,6 +12,7 @@ import (
 	"github.com/leanovate/gopter/prop"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/units"
 )
@@ -483,12 +484,13 @@ func TestDCQCNValidate(t *testing.T) {
 		"g 1024":         {func(c *DCQCNConfig) { c.DceTCPG = 1024 }, "DceTCPG"},
 		"alpha 1024":     {func(c *DCQCNConfig) { c.InitialAlphaValue = 1024 }, "InitialAlphaValue"},
 		"gd 32":          {func(c *DCQCNConfig) { c.RpgGd = 32 }, "RpgGd"},
-		"frac bits 9":    {func(c *DCQCNConfig) { c.AlphaFracBits = 9 }, "AlphaFracBits = 9, want 10..24"},
-		"frac bits 25":   {func(c *DCQCNConfig) { c.AlphaFracBits = 25 }, "AlphaFracBits = 25, want 10..24"},
+		"frac bits 9":    {func(c *DCQCNConfig) { c.AlphaFracBits = 9 }, "AlphaFracBits"},
+		"frac bits 25":   {func(c *DCQCNConfig) { c.AlphaFracBits = 25 }, "AlphaFracBits"},
 		"frac bits 0":    {func(c *DCQCNConfig) { c.AlphaFracBits = 0 }, "AlphaFracBits"},
 		"min_dec 101":    {func(c *DCQCNConfig) { c.RpgMinDecFac = 101 }, "RpgMinDecFac"},
 		"rtt 0":          {func(c *DCQCNConfig) { c.DceTCPRtt = 0 }, "DceTCPRtt"},
 		"monitor -1":     {func(c *DCQCNConfig) { c.RateReduceMonitorPeriod = -1 }, "RateReduceMonitorPeriod"},
+		"reduce mode 2":  {func(c *DCQCNConfig) { c.RateReduceMode = 2 }, "RateReduceMode"},
 		"reset 0":        {func(c *DCQCNConfig) { c.RpgTimeReset = 0 }, "RpgTimeReset"},
 		"reset 2s":       {func(c *DCQCNConfig) { c.RpgTimeReset = 2 * units.Second }, "RpgTimeReset"},
 		"bytes not 64s":  {func(c *DCQCNConfig) { c.RpgByteReset = 100 }, "RpgByteReset"},
@@ -497,7 +499,9 @@ func TestDCQCNValidate(t *testing.T) {
 		cfg := base
 		tc.mod(&cfg)
 		_, err := NewDCQCN(cfg)
-		require.ErrorContains(t, err, tc.want, name)
+		var ce *cc.ConfigError
+		require.ErrorAs(t, err, &ce, name)
+		require.Equal(t, tc.want, ce.Field, name)
 	}
 	cfg := base
 	cfg.RateReduceMonitorPeriod = 0
@@ -512,11 +516,16 @@ func TestDCQCNBadInput(t *testing.T) {
 	require.NoError(t, d.OnCNP(10*dcqcnUs))
 	require.NoError(t, d.OnSend(11*dcqcnUs, 1500))
 	before := d.State()
-	require.ErrorContains(t, d.OnCNP(9*dcqcnUs), "before the previous event")
-	require.ErrorContains(t, d.OnTimer(9*dcqcnUs), "before the previous event")
-	require.ErrorContains(t, d.OnSend(9*dcqcnUs, 1), "before the previous event")
-	require.ErrorContains(t, d.OnSend(12*dcqcnUs, -1), "OnSend n")
-	require.ErrorContains(t, d.OnSend(12*dcqcnUs, DCQCNMaxSendBytes+1), "OnSend n")
+	err = d.OnCNP(9 * dcqcnUs)
+	var to *cc.TimeOrderError
+	require.ErrorAs(t, err, &to)
+	require.Equal(t, cc.TimeOrderError{Part: "rp.DCQCN", Event: "OnCNP", Now: 9 * dcqcnUs, Last: 11 * dcqcnUs}, *to)
+	require.ErrorIs(t, d.OnTimer(9*dcqcnUs), cc.ErrTimeOrder)
+	require.ErrorIs(t, d.OnSend(9*dcqcnUs, 1), cc.ErrTimeOrder)
+	require.ErrorIs(t, d.OnSend(-1, 1), cc.ErrTimeOrder)
+	require.ErrorIs(t, d.OnSend(12*dcqcnUs, -1), cc.ErrEvent)
+	require.ErrorIs(t, d.OnSend(12*dcqcnUs, DCQCNMaxSendBytes+1), cc.ErrEvent)
+	require.ErrorContains(t, d.OnSend(12*dcqcnUs, -1), "byte count")
 	require.Equal(t, before, d.State())
 }
 
@@ -568,8 +577,9 @@ func dcqcnApply(d *DCQCN, e dcqcnEv) error {
 // dcqcnGenConfig builds a valid configuration from generated numbers: one of
 // the three presets on one of several links, with α's gain, rpg_gd,
 // rpg_min_dec_fac, rpg_threshold, the byte counter, the clamp flags (bits 0
-// and 1 of flags) and α's register width (flags >> 2: 0..14 → 10..24, 15
-// keeps the preset's 20) varied.
+// and 1 of flags), α's register width (flags >> 2 % 16: 0..14 → 10..24, 15
+// keeps the preset's 20) and the decrease schedule (bit 6 swaps spacing and
+// grid) varied.
 func dcqcnGenConfig(kind, link, g, gd, mdf, th, br, flags uint64) DCQCNConfig {
 	links := []units.Rate{10 * units.Gbps, 25 * units.Gbps, 40 * units.Gbps, 100 * units.Gbps, 400 * units.Gbps}
 	l := links[link%uint64(len(links))]
@@ -599,6 +609,9 @@ func dcqcnGenConfig(kind, link, g, gd, mdf, th, br, flags uint64) DCQCNConfig {
 	if w := flags >> 2 % 16; w < 15 {
 		c.AlphaFracBits = DCQCNAlphaFracBitsMin + uint8(w)
 	}
+	if flags>>6&1 != 0 { // the other decrease schedule than the preset's
+		c.RateReduceMode ^= DCQCNReduceGrid
+	}
 	return c
 }
 
@@ -612,7 +625,7 @@ func dcqcnCfgGens() []gopter.Gen {
 		gen.UInt64Range(0, 100).WithLabel("min_dec_fac"),
 		gen.UInt64Range(0, 5).WithLabel("threshold"),
 		gen.UInt64Range(0, 1<<20).WithLabel("byte_reset"),
-		gen.UInt64Range(0, 63).WithLabel("clamp flags, α width"),
+		gen.UInt64Range(0, 127).WithLabel("clamp flags, α width, decrease schedule"),
 	}
 }
 
@@ -685,7 +698,7 @@ func TestDCQCNInvariantsProperty(t *testing.T) {
 			stepMin := uint64(min(d.ai, d.hai))
 			k := uint64(cfg.RpgThreshold) + (span+stepMin-1)/stepMin + uint64(bits.Len64(span))
 			bound := lastCNP + cfg.RateReduceMonitorPeriod + units.Time(k)*cfg.RpgTimeReset
-			bound = max(bound, d.State().Last)
+			bound = max(bound, d.Last())
 			if err := d.OnTimer(bound); err != nil {
 				return err.Error(), nil
 			}
@@ -787,8 +800,9 @@ func TestDCQCNCatchUpMatchesStepping(t *testing.T) {
 	params.MinSuccessfulTests = 150
 	props := gopter.NewProperties(params)
 	props.Property("late OnTimer ≡ OnTimer at every deadline", prop.ForAll(
-		func(reset, rttDiv, steps, br, th uint64, words []uint64) (string, error) {
+		func(reset, rttDiv, steps, br, th, grid uint64, words []uint64) (string, error) {
 			cfg := DCQCNConnectX(10 * units.Gbps)
+			cfg.RateReduceMode = DCQCNRateReduceMode(grid)
 			cfg.RpgTimeReset = units.Time(2+reset) * dcqcnUs
 			cfg.DceTCPRtt = max(cfg.RpgTimeReset/units.Time(1+rttDiv), dcqcnUs)
 			cfg.RpgAIRate = units.Rate(1+10000/(1+steps)) * units.Mbps
@@ -823,6 +837,7 @@ func TestDCQCNCatchUpMatchesStepping(t *testing.T) {
 		gen.UInt64Range(0, 2000).WithLabel("AI divisor"),
 		gen.UInt64Range(0, 3).WithLabel("byte reset (64 KiB units)"),
 		gen.UInt64Range(0, 5).WithLabel("threshold"),
+		gen.UInt64Range(0, 1).WithLabel("decrease schedule"),
 		gen.SliceOfN(30, gen.UInt64Range(0, math.MaxUint64)).WithLabel("events"),
 	))
 	props.TestingRun(t)
@@ -885,8 +900,7 @@ func FuzzDCQCNEvents(f *testing.F) {
 		}
 		d, err := NewDCQCN(cfg)
 		require.NoError(t, err)
-		started := false
-		var last units.Time
+		var last units.Time // time starts at 0: a negative one is refused
 		for steps := 0; len(ops) >= 11 && steps < 256; steps++ {
 			op := ops[0] % 3
 			at := units.Time(binary.LittleEndian.Uint64(ops[1:9]))
@@ -902,14 +916,14 @@ func FuzzDCQCNEvents(f *testing.F) {
 			default:
 				err = d.OnTimer(at)
 			}
-			bad := (started && at < last) || (op == 1 && n < 0)
+			bad := at < last || (op == 1 && n < 0)
 			if bad {
 				require.Error(t, err)
 				require.Equal(t, before, d.State())
 				continue
 			}
 			require.NoError(t, err)
-			started, last = true, at
+			last = at
 			require.True(t, dcqcnInvariants(d), "%+v", d.State())
 			if dl := d.NextDeadline(); dl <= last && dl != units.MaxTime {
 				t.Fatalf("deadline %v not run at %v", dl, last)
@@ -929,7 +943,7 @@ func TestDCQCNNoAllocs(t *testing.T) {
 		_ = d.OnCNP(now)
 		_ = d.OnSend(now+dcqcnUs, 4096)
 		_ = d.OnTimer(d.NextDeadline())
-		now = d.State().Last
+		now = d.Last()
 	})
 	require.Zero(t, allocs)
 }
@@ -956,7 +970,7 @@ func BenchmarkDCQCNOnTimer(b *testing.B) {
 	for b.Loop() {
 		dl := d.NextDeadline()
 		if dl == units.MaxTime || i%400 == 0 {
-			_ = d.OnCNP(d.State().Last + dcqcnUs)
+			_ = d.OnCNP(d.Last() + dcqcnUs)
 			dl = d.NextDeadline()
 		}
 		_ = d.OnTimer(dl)
@@ -982,23 +996,41 @@ func BenchmarkDCQCNOnSend(b *testing.B) {
 	}
 }
 
-// Times span the whole int64 range: a flow whose first CNP is at the most
-// negative time keeps its α timer running across zero (no saturation while
-// the true deadline fits), and α still decays to 0.
+// Times span the whole non-negative int64 range (cc's time starts at 0):
+// a flow whose first CNP is at 2^62 + 7 ps keeps its α grid across a
+// catch-up of 2^62 ps, α still decays to 0, and a CNP a whole number of
+// periods later wakes the timer on the grid; deadlines past the end of
+// time saturate at units.MaxTime and never fire.
 func TestDCQCNExtremeTimes(t *testing.T) {
 	d, err := NewDCQCN(DCQCNConnectX(100 * units.Gbps))
 	require.NoError(t, err)
-	start := units.Time(math.MinInt64)
+	start := units.Time(1<<62) + 7
 	require.NoError(t, d.OnCNP(start))
-	require.NoError(t, d.OnTimer(0))
+	require.NoError(t, d.OnTimer(units.MaxTime-1))
 	require.Zero(t, d.Alpha())
 	require.Equal(t, 100*units.Gbps, d.Rate())
-	require.NoError(t, d.OnCNP(5*dcqcnUs+7))
-	// The grid is start + k·1 µs; start = −9223372036854775808 ps ≡
-	// 10^6 − 775808 = 224192 (mod 10^6 ps), so grid points sit 224192 ps past
-	// each whole µs: the first after 5 µs + 7 ps is 5 µs + 224192 ps.
-	require.Equal(t, units.Time(5*dcqcnUs+(1_000_000-775808)), d.State().NextAlpha)
+	require.Equal(t, units.MaxTime, d.NextDeadline())
+
+	d, err = NewDCQCN(DCQCNConnectX(100 * units.Gbps))
+	require.NoError(t, err)
+	require.NoError(t, d.OnCNP(start))
+	require.NoError(t, d.OnTimer(start+units.Second/2))
+	require.Zero(t, d.Alpha(), "idle after 0.5 s")
+	// The grid is start + k·1 µs. A CNP at start + 10^12 − 2 ps: the next
+	// grid point is start + 10^12 (10^12 ps is 10^6 whole µs), 2 ps later.
+	at := start + 1_000_000_000_000 - 2
+	require.NoError(t, d.OnCNP(at))
+	require.Equal(t, at+2, d.State().NextAlpha)
 	require.NoError(t, d.OnTimer(units.MaxTime))
 	require.Zero(t, d.Alpha())
 	require.Equal(t, units.MaxTime, d.NextDeadline())
+
+	// A first CNP half a microsecond before the end of time: every timer
+	// it starts would expire past units.MaxTime, so none is scheduled.
+	d, err = NewDCQCN(DCQCNConnectX(100 * units.Gbps))
+	require.NoError(t, err)
+	require.NoError(t, d.OnCNP(units.MaxTime-dcqcnUs/2))
+	require.Equal(t, units.MaxTime, d.NextDeadline())
+	require.NoError(t, d.OnTimer(units.MaxTime))
+	require.Less(t, d.Rate(), 100*units.Gbps)
 }

@@ -21,10 +21,11 @@ import (
 // 4.1.2; REFERENCE.md, DCQCN) in the harness: algorithm "dcqcn".
 //
 // Switch (CP): every switch egress data queue runs one cp.DCQCN, the RED
-// marker, fed the data queue's length q.Len() in wire bytes (preamble and
-// IFG counted, the frame in serialisation not), and sets p.CE when it says
-// mark (never clearing a CE set by an earlier hop). Where the frame is
-// judged is param.mark:
+// marker, told of every frame's enqueue and dequeue with the data queue's
+// length q.Len() in wire bytes (preamble and IFG counted, the frame in
+// serialisation not), and sets p.CE when it says mark (never clearing a CE
+// set by an earlier hop). Where the frame is judged is the CP's own
+// cp.DCQCNConfig.MarkAt, set from param.mark:
 //
 //   - dequeue (default): as the frame leaves the queue (OnDequeue), against
 //     the queue it leaves behind (q.Len() without it). This is the HPCC
@@ -32,10 +33,10 @@ import (
 //     the frame from the egress count), and the mark reaches the receiver
 //     without waiting behind the queue it reports.
 //   - enqueue: as the frame joins the queue (OnEnqueue), against the queue
-//     including it: the survey's wording ("mark an arriving packet"), the
-//     harness's default marker and cp.DCQCN's documented convention. The
-//     mark then travels behind the whole queue, so the feedback delay grows
-//     with the queue (128 µs at Kmax = 400 KB on 25 Gb/s).
+//     including it: the survey's wording ("mark an arriving packet") and
+//     the harness's default marker. The mark then travels behind the whole
+//     queue, so the feedback delay grows with the queue (128 µs at Kmax =
+//     400 KB on 25 Gb/s).
 //
 // Dequeue is the default because it reproduces the HPCC paper's DCQCN
 // measurements and enqueue does not (docs/scenarios.md, measured with
@@ -72,7 +73,8 @@ import (
 //	                          ConnectX defaults (min_time_between_cnps 4 µs)
 //	                paper     rp.DCQCNPaper, np.DCQCNPaper (50 µs slots)
 //	                hpcc      rp.DCQCNHPCCSim, np.DCQCNHPCCSim (a CNP per
-//	                          marked packet): the HPCC paper's simulations
+//	                          marked packet, decreases on a 4 µs grid from
+//	                          the first CNP): the HPCC paper's simulations
 //	kmin, kmax    the CP's thresholds, sizes, at every port; default 100 KB
 //	              and 400 KB scaled by port rate/25 Gb/s (cp.DCQCNHPCCSim:
 //	              400 KB and 1.6 MB at 100 Gb/s)
@@ -457,6 +459,10 @@ func dcqcnCPConfig(p dcqcnParams, info harness.CPInfo) cp.DCQCNConfig {
 	}
 	c.Pmax = p.pmax
 	c.Seed = dcqcnSeed(info.ID)
+	c.MarkAt = cp.DCQCNMarkEnqueue
+	if p.markDequeue {
+		c.MarkAt = cp.DCQCNMarkDequeue
+	}
 	return c
 }
 
@@ -498,7 +504,7 @@ func (dcqcnAlgo) NewCP(info harness.CPInfo) (harness.CP, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dcqcn: CP %s port %d (%v): %w", info.NodeName, info.Port, info.Rate, err)
 	}
-	return &dcqcnCP{c: c, atDequeue: p.markDequeue}, nil
+	return &dcqcnCP{c: c}, nil
 }
 
 // NewRP returns the rp.DCQCN of one flow.
@@ -553,21 +559,17 @@ func (e *dcqcnErrs) add(err error) {
 	}
 }
 
-// dcqcnCP adapts cp.DCQCN to harness.CP.
+// dcqcnCP adapts cp.DCQCN to harness.CP. It reports every frame's enqueue
+// and dequeue; the CP judges the frame at the one its MarkAt names.
 type dcqcnCP struct {
 	harness.BaseCP
-	c *cp.DCQCN
-	// atDequeue: judge frames as they leave (param.mark=dequeue).
-	atDequeue bool
-	errs      dcqcnErrs
+	c    *cp.DCQCN
+	errs dcqcnErrs
 }
 
-// OnEnqueue judges the arriving data frame against the queue it has just
+// OnEnqueue reports the arriving data frame and the queue it has just
 // joined (q.Len() includes it; see the file comment).
 func (c *dcqcnCP) OnEnqueue(now units.Time, q *harness.Queue, p *harness.Packet) {
-	if c.atDequeue {
-		return
-	}
 	mark, err := c.c.OnEnqueue(now, q.Len())
 	c.errs.add(err)
 	if mark {
@@ -575,13 +577,10 @@ func (c *dcqcnCP) OnEnqueue(now units.Time, q *harness.Queue, p *harness.Packet)
 	}
 }
 
-// OnDequeue judges the departing data frame against the queue it leaves
-// behind (q.Len() no longer includes it), in param.mark=dequeue mode.
+// OnDequeue reports the departing data frame and the queue it leaves
+// behind (q.Len() no longer includes it).
 func (c *dcqcnCP) OnDequeue(now units.Time, q *harness.Queue, p *harness.Packet) {
-	if !c.atDequeue {
-		return
-	}
-	mark, err := c.c.OnEnqueue(now, q.Len())
+	mark, err := c.c.OnDequeue(now, q.Len())
 	c.errs.add(err)
 	if mark {
 		p.CE = true

@@ -84,7 +84,7 @@ func TestDCQCNAlphaFracBitsParam(t *testing.T) {
 		err := a.CheckParams(map[string]string{"rp_alpha_frac_bits": v})
 		require.ErrorContains(t, err, `param.rp_alpha_frac_bits = "`+v+`"`)
 		if v != "x" {
-			require.ErrorContains(t, err, "AlphaFracBits = "+v+", want 10..24")
+			require.ErrorContains(t, err, "AlphaFracBits = "+v+": want 10..24")
 		}
 	}
 

@@ -1,0 +1,217 @@
+package np
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/units"
+)
+
+// dcqcnRegs returns n's registers.
+func dcqcnRegs(n *DCQCN) []cc.Register { return n.AppendRegisters(nil) }
+
+// dcqcnCNP is the action a CNP of flow f is.
+func dcqcnCNP(f cc.FlowID) cc.Action {
+	return cc.Action{Kind: cc.ActionFeedback, To: cc.ToSource, Prio: cc.ControlPrio,
+		Feedback: cc.Feedback{Kind: cc.FeedbackCNP, Flow: f}}
+}
+
+// The contract methods and the typed ones send the same CNPs and leave the
+// same registers on the same random packets and timer calls (the typed
+// twin is told the flow through a Receive first, so that the flow register
+// agrees), for both pacing rules and intervals down to 0; after every
+// event the deadline is not before now, and after a timer call at or past
+// it, later than now.
+func TestDCQCNContractMatchesTyped(t *testing.T) {
+	for _, cfg := range []DCQCNConfig{DCQCNPaper(), DCQCNConnectX(), DCQCNHPCCSim(), {Mode: DCQCNSlot, Interval: 0}, {Mode: DCQCNSlot, Interval: 3 * units.Microsecond}} {
+		typed, err := NewDCQCN(cfg)
+		require.NoError(t, err)
+		contract, err := NewDCQCN(cfg)
+		require.NoError(t, err)
+		const flow = cc.FlowID(77)
+		require.NoError(t, typed.Receive(0, &cc.Packet{Flow: flow}, nil))
+		r := rand.New(rand.NewPCG(3, uint64(cfg.Interval)))
+		act := cc.NewActions(2)
+		now := units.Time(0)
+		require.NoError(t, contract.Receive(now, &cc.Packet{Flow: flow}, act))
+		cnps := 0
+		for i := range 5000 {
+			now += units.Time(r.Int64N(int64(2*cfg.Interval + 2*units.Microsecond)))
+			act.Reset()
+			var want bool
+			if dl := typed.NextDeadline(); r.IntN(4) == 0 && dl != units.MaxTime {
+				now = max(now, dl) // a timer call at or after the deadline
+				want, err = typed.OnTimer(now)
+				require.NoError(t, err)
+				require.NoError(t, contract.Timer(now, act))
+				require.Greater(t, contract.NextDeadline(), now, "after Timer at or past the deadline")
+			} else {
+				ce := r.IntN(3) != 0
+				want, err = typed.OnPacket(now, ce)
+				require.NoError(t, err)
+				require.NoError(t, contract.Receive(now, &cc.Packet{Flow: flow, CE: ce, Size: 1082, Payload: 1000}, act))
+			}
+			if want {
+				cnps++
+				require.Equal(t, []cc.Action{dcqcnCNP(flow)}, act.All(), "event %d", i)
+			} else {
+				require.Zero(t, act.Len(), "event %d", i)
+			}
+			require.GreaterOrEqual(t, contract.NextDeadline(), now)
+			require.Equal(t, dcqcnRegs(typed), dcqcnRegs(contract), "event %d", i)
+		}
+		require.Positive(t, cnps, "%+v", cfg)
+	}
+}
+
+// Time going backwards (or below 0) is a *cc.TimeOrderError from every
+// event, naming both times, and changes no register.
+func TestDCQCNContractTimeOrder(t *testing.T) {
+	n, err := NewDCQCN(DCQCNPaper())
+	require.NoError(t, err)
+	require.NoError(t, n.Receive(10, &cc.Packet{CE: true}, cc.NewActions(1)))
+	require.NoError(t, n.Receive(20, &cc.Packet{CE: true}, cc.NewActions(1)))
+	before := dcqcnRegs(n)
+	for name, ev := range map[string]func(now units.Time) error{
+		"Receive":  func(now units.Time) error { return n.Receive(now, &cc.Packet{CE: true}, cc.NewActions(1)) },
+		"Timer":    func(now units.Time) error { return n.Timer(now, cc.NewActions(1)) },
+		"OnPacket": func(now units.Time) error { _, err := n.OnPacket(now, true); return err },
+		"OnTimer":  func(now units.Time) error { _, err := n.OnTimer(now); return err },
+	} {
+		for _, now := range []units.Time{19, -1} {
+			err := ev(now)
+			var to *cc.TimeOrderError
+			require.ErrorAs(t, err, &to, name)
+			require.Equal(t, cc.TimeOrderError{Part: "np.DCQCN", Event: name, Now: now, Last: 20}, *to)
+			require.Equal(t, before, dcqcnRegs(n), name)
+		}
+	}
+	// A nil packet is a *cc.EventError that changes nothing.
+	require.ErrorIs(t, n.Receive(30, nil, cc.NewActions(1)), cc.ErrEvent)
+	require.Equal(t, before, dcqcnRegs(n))
+}
+
+// An Actions without room (full, or nil) makes an event whose CNP is due
+// fail with *cc.ActionsFullError and change nothing; an event that sends
+// none needs no room.
+func TestDCQCNContractActionsFull(t *testing.T) {
+	full := cc.NewActions(1)
+	full.MarkCE()
+	for _, act := range []*cc.Actions{nil, full, cc.NewActions(0)} {
+		n, err := NewDCQCN(DCQCNPaper())
+		require.NoError(t, err)
+		require.NoError(t, n.Receive(0, &cc.Packet{Flow: 3}, act), "no mark, no CNP")
+		before := dcqcnRegs(n)
+		err = n.Receive(1, &cc.Packet{Flow: 3, CE: true}, act)
+		var af *cc.ActionsFullError
+		require.ErrorAs(t, err, &af)
+		require.Equal(t, cc.ActionsFullError{Part: "np.DCQCN", Event: "Receive", Need: 1, Free: 0}, *af)
+		require.Equal(t, before, dcqcnRegs(n))
+
+		room := cc.NewActions(1)
+		require.NoError(t, n.Receive(1, &cc.Packet{Flow: 3, CE: true}, room))
+		require.Equal(t, []cc.Action{dcqcnCNP(3)}, room.All())
+		// A mark inside the slot is merged into the pending CNP: no room
+		// needed. The slot's end then needs room for that CNP.
+		require.NoError(t, n.Receive(2, &cc.Packet{Flow: 3, CE: true}, act))
+		before = dcqcnRegs(n)
+		end := n.NextDeadline()
+		require.Equal(t, 1+50*units.Microsecond, end)
+		require.NoError(t, n.Timer(end-1, act), "before the deadline: nothing to send")
+		require.ErrorIs(t, n.Timer(end, act), cc.ErrActionsFull)
+		require.Equal(t, before[1:], dcqcnRegs(n)[1:], "only the time of the early Timer moved")
+		room.Reset()
+		require.NoError(t, n.Timer(end, room))
+		require.Equal(t, []cc.Action{dcqcnCNP(3)}, room.All())
+	}
+	require.Equal(t, 1, full.Len())
+}
+
+// The registers: names, widths and order fixed, every value within its
+// width.
+func TestDCQCNRegisters(t *testing.T) {
+	n, err := NewDCQCN(DCQCNPaper())
+	require.NoError(t, err)
+	require.NoError(t, n.Receive(5, &cc.Packet{Flow: 9, CE: true}, cc.NewActions(1)))
+	require.NoError(t, n.Receive(6, &cc.Packet{Flow: 9, CE: true}, cc.NewActions(1)))
+	var got []string
+	for _, r := range dcqcnRegs(n) {
+		require.True(t, r.Fits(), r.String())
+		got = append(got, r.String())
+	}
+	require.Equal(t, []string{
+		"now[64]=6", "sent_cnp[1]=1", "last_cnp[64]=5", "slot_end[64]=50000005", "pending[1]=1", "flow[32]=9",
+		"packets[64]=2", "marked[64]=2", "cnps[64]=1", "suppressed[64]=1",
+	}, got)
+}
+
+// Zero allocations per contract event, and for AppendRegisters with room
+// (each case on its own part, in min-interval mode for the event without
+// room so that no CNP is ever deferred to it).
+func TestDCQCNContractNoAllocs(t *testing.T) {
+	act := cc.NewActions(4)
+	p := cc.Packet{Flow: 1, CE: true, Size: 1082}
+	unmarked := cc.Packet{Flow: 1, Size: 1082}
+	regs := make([]cc.Register, 0, 16)
+	for _, c := range []struct {
+		name string
+		cfg  DCQCNConfig
+		f    func(n *DCQCN, now units.Time)
+	}{
+		{"Receive", DCQCNPaper(), func(n *DCQCN, now units.Time) { act.Reset(); require.NoError(t, n.Receive(now, &p, act)) }},
+		{"Timer", DCQCNPaper(), func(n *DCQCN, now units.Time) {
+			act.Reset()
+			require.NoError(t, n.Receive(now, &p, act))
+			act.Reset()
+			require.NoError(t, n.Timer(now+7*units.Microsecond, act))
+		}},
+		{"Receive without room", DCQCNConnectX(), func(n *DCQCN, now units.Time) {
+			require.NoError(t, n.Receive(now, &unmarked, nil)) // run on a copy, kept
+		}},
+		{"AppendRegisters", DCQCNPaper(), func(n *DCQCN, _ units.Time) { regs = n.AppendRegisters(regs[:0]) }},
+	} {
+		n, err := NewDCQCN(c.cfg)
+		require.NoError(t, err)
+		now := units.Time(0)
+		require.Zero(t, testing.AllocsPerRun(1000, func() { now += 10 * units.Microsecond; c.f(n, now) }), c.name)
+	}
+}
+
+// BenchmarkDCQCNNPContractReceive is BenchmarkDCQCNNPOnPacket through the
+// contract.
+func BenchmarkDCQCNNPContractReceive(b *testing.B) {
+	n, _ := NewDCQCN(DCQCNPaper())
+	act := cc.NewActions(1)
+	p := cc.Packet{Flow: 1, CE: true, Size: 1082}
+	now := units.Time(0)
+	b.ReportAllocs()
+	for b.Loop() {
+		now += 100 * units.Nanosecond
+		act.Reset()
+		_ = n.Receive(now, &p, act)
+	}
+}
+
+// BenchmarkDCQCNNPContractTimer: a marked packet every 10 µs and a Timer
+// call every 1 µs; one call in 50 sends the slot's deferred CNP.
+func BenchmarkDCQCNNPContractTimer(b *testing.B) {
+	n, _ := NewDCQCN(DCQCNPaper())
+	act := cc.NewActions(1)
+	p := cc.Packet{Flow: 1, CE: true, Size: 1082}
+	now := units.Time(0)
+	i := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		now += units.Microsecond
+		act.Reset()
+		if i%10 == 0 {
+			_ = n.Receive(now, &p, act)
+			act.Reset()
+		}
+		_ = n.Timer(now, act)
+		i++
+	}
+}
