@@ -122,15 +122,22 @@ func cpEvents(r *rand.Rand, o GenOptions) []Event {
 		// three) and moves its queue between random targets up to 2.5 MB,
 		// so that thresholds anywhere in that range are crossed both ways.
 		payload = o.Payload * units.Bytes([]int{1, 4, 9}[r.Intn(3)])
-		target  units.Bytes
+		top     = 2500 * units.KB
+		target  = units.Bytes(r.Int63n(int64(top)))
+		filling = true
 	)
 	for len(evs) < o.Events {
 		now += gap(r, o)
 		ev := Event{At: now}
-		if (target >= qlen) == (len(fifo) == 0 || qlen < target) && r.Intn(8) == 0 {
-			target = units.Bytes(r.Int63n(int64(2500 * units.KB)))
+		// Fill to the target, then drain to a new one below, then fill to
+		// one above, and so on.
+		switch {
+		case filling && qlen >= target:
+			filling, target = false, units.Bytes(r.Int63n(int64(qlen)+1))
+		case !filling && qlen <= target:
+			filling, target = true, qlen+units.Bytes(r.Int63n(int64(top-min(qlen, top))+1))
 		}
-		fill := qlen < target
+		fill := filling
 		if r.Intn(8) == 0 {
 			fill = !fill
 		}
