@@ -3,14 +3,17 @@ package cp
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 
+	"github.com/hwcc/hwcc/cc"
 	inttel "github.com/hwcc/hwcc/int"
 	"github.com/hwcc/hwcc/units"
 )
 
-// HPCC congestion point: the switch side of HPCC (papers/hpcc.txt section
-// 3.1, section 4.1 and Figure 7). HPCC's switch decides nothing; at egress it
-// appends one INT record describing the port to every data packet:
+// HPCC is the congestion point of HPCC, one switch egress port
+// (papers/hpcc.txt section 3.1, section 4.1 and Figure 7). HPCC's switch
+// decides nothing; at egress it appends one INT record describing the port
+// to every data packet:
 //
 //	B        4 bits   the port's speed code
 //	TS       24 bits  egress time, ns (wraps every 16.78 ms)
@@ -18,33 +21,71 @@ import (
 //	                  (wraps every 128 MiB)
 //	qLen     16 bits  the egress queue, 80 B units (saturates at 5.24 MB)
 //
-// and adds 1 to nHop and XORs its 12-bit switch ID into pathID. The encoding
-// is package inttel's (Codec.Stamp); this type holds what the port owns:
-// the cumulative transmit counter, the switch ID and the port rate.
+// and adds 1 to nHop and XORs its 12-bit switch ID (HPCCConfig.SwitchID)
+// into pathID. The encoding is package inttel's (Codec.Stamp); this type holds
+// what the port owns: the cumulative transmit counter, the switch ID and
+// the port rate. It has no timer (NextDeadline is units.MaxTime) and sends
+// no feedback: its only output is the record.
 //
-// Order on a dequeue, as in the authors' ns-3 switch (SwitchNotifyDequeue):
-// Stamp the packet with the queue left behind it, then OnDequeue to count
-// its bytes, so a record's txBytes counts the bytes sent before the packet.
-// The sender only uses differences of txBytes between records of the same
-// port, so either order works if it is the same for every packet.
+// # Events
 //
-// Registers:
+// Through the contract (cc.CongestionPoint): Enqueue records the time and
+// the queue and nothing else. Dequeue, as the authors' ns-3 switch does in
+// SwitchNotifyDequeue, stamps p.INT in place when the packet carries one,
+// with the queue the packet leaves behind (q.Len), and then counts the
+// packet's bytes, so a record's txBytes counts the bytes sent before the
+// packet. The typed methods are the same steps for firmware modellers:
+// Stamp (the record), OnDequeue (the count) and OnEnqueue; Dequeue is Stamp
+// followed by OnDequeue on one code path. The sender only uses differences
+// of txBytes between records of the same port, so either order works if it
+// is the same for every packet.
 //
-//	txBytes  cumulative bytes sent, kept modulo the field's period
-//	         2^20·TxBytesUnit (2^27 B at 128 B), so that the stamped
-//	         floor(txBytes/unit) mod 2^20 equals the unbounded counter's;
-//	         wraps.
-//	lastQLen the queue length of the last dequeue, bytes (for State only).
+// # Which bytes txBytes counts
 //
-// An HPCC is not safe for concurrent use; Stamp and OnDequeue do not
-// allocate.
+// By default the port counts what it sees: the Size of every packet its own
+// queue dequeues (Dequeue) or the bytes OnDequeue is given. The authors'
+// ns-3 switch counts txBytes per port over all priorities (m_txBytes[ifIndex]
+// grows by every packet the port sends: data of every class, ACKs, PFC
+// frames), so its txRate measures the whole link. With
+// HPCCConfig.PortTxBytes set, Dequeue reads that counter from the caller
+// instead, cc.Queue.TxBytes (the port's bytes sent on every priority), and
+// stamps it as given: pass the bytes sent before this packet, as ns-3 and
+// hwcc's harness do. The
+// typed OnDequeue always adds what it is given, so a typed caller that
+// wants the port's count passes the port's bytes since its last call. ns-3
+// also stamps qLen as the port's bytes over all priorities
+// (GetNBytesTotal); hwcc stamps the q.Len it is given, which the caller may
+// make either.
+//
+// # Registers (AppendRegisters)
+//
+//	now             64 bits  latest accepted time (cc.Monotonic)
+//	tx_bytes        27 bits  cumulative bytes sent, kept modulo the field's
+//	                         period 2^20·TxBytesUnit (2^27 B at 128 B), so
+//	                         that the stamped ⌊txBytes/unit⌋ mod 2^20 equals
+//	                         the unbounded counter's; wraps. Its width is
+//	                         bitlen(period − 1) for other units.
+//	last_qlen       64 bits  the queue at the last event, bytes (model)
+//	last_dequeue    64 bits  time of the last dequeue (model)
+//	packets, stamped, path_full, qlen_saturated
+//	                64 bits  event counters (model, wrap)
+//
+// An HPCC is not safe for concurrent use; its events do not allocate on
+// success.
 type HPCC struct {
 	cfg     HPCCConfig
 	codec   *inttel.Codec
 	period  uint64 // 2^20·TxBytesUnit, bytes
+	txBits  uint8  // bitlen(period − 1): the tx_bytes register's width
 	txBytes uint64 // cumulative bytes mod period
+	mono    cc.Monotonic
 	st      HPCCState
 }
+
+var _ cc.CongestionPoint = (*HPCC)(nil)
+
+// hpccCPPart names the part in errors.
+const hpccCPPart = "cp.HPCC"
 
 // HPCCConfig configures one egress port's INT stamping.
 type HPCCConfig struct {
@@ -52,11 +93,17 @@ type HPCCConfig struct {
 	// 4.1). Range 0..0xFFF.
 	SwitchID uint16
 	// Rate is the port's speed; it must have a code in the Codec's speed
-	// table (default: 10, 25, 40, 50, 100, 200, 400, 800 Gb/s).
+	// table (default: 10, 25, 40, 50, 100, 200, 400, 800 Gb/s). The record's
+	// B is this rate's code, whatever cc.Queue.Rate says.
 	Rate units.Rate
 	// Codec gives the INT units, speed codes and hop limit; nil means
 	// inttel.DefaultConfig() (128 B, 80 B, 1 ns, 5 hops).
 	Codec *inttel.Codec
+	// PortTxBytes makes Dequeue stamp the caller's port counter,
+	// cc.Queue.TxBytes (bytes sent on every priority, as the authors' ns-3
+	// counts them), instead of counting this queue's own packets (off, the
+	// default). See the type's doc.
+	PortTxBytes bool
 }
 
 // HPCCState is every register of an HPCC congestion point.
@@ -64,9 +111,10 @@ type HPCCState struct {
 	// TxBytes is the port's cumulative transmitted bytes modulo
 	// 2^20·TxBytesUnit.
 	TxBytes units.Bytes
-	// LastQLen is the queue length at the last OnDequeue, bytes.
+	// LastQLen is the queue length at the last event (Enqueue, Dequeue,
+	// OnEnqueue or OnDequeue), bytes.
 	LastQLen units.Bytes
-	// LastDequeue is the time of the last OnDequeue.
+	// LastDequeue is the time of the last Dequeue or OnDequeue.
 	LastDequeue units.Time
 	// Packets counts dequeues (64 bits, wraps); Stamped counts records
 	// written, PathFull packets that arrived with every hop slot used, and
@@ -74,28 +122,26 @@ type HPCCState struct {
 	Packets, Stamped, PathFull, QLenSaturated uint64
 }
 
-// ErrHPCCConfig is wrapped by NewHPCC's errors; ErrHPCCEvent by an event's.
-var (
-	ErrHPCCConfig = errors.New("cp: HPCC: invalid config")
-	ErrHPCCEvent  = errors.New("cp: HPCC: invalid event")
-)
-
-// NewHPCC validates cfg and returns a port with txBytes = 0.
+// NewHPCC validates cfg and returns a port with txBytes = 0. Its errors are
+// *cc.ConfigError naming the field.
 func NewHPCC(cfg HPCCConfig) (*HPCC, error) {
 	if cfg.SwitchID > inttel.MaxPathID {
-		return nil, fmt.Errorf("%w: SwitchID = %#x, want 0..%#x (12 bits)", ErrHPCCConfig, cfg.SwitchID, inttel.MaxPathID)
+		return nil, &cc.ConfigError{Part: hpccCPPart, Field: "SwitchID", Value: fmt.Sprintf("%#x", cfg.SwitchID),
+			Range: fmt.Sprintf("0..%#x (12 bits)", inttel.MaxPathID)}
 	}
 	if cfg.Codec == nil {
 		c, err := inttel.NewCodec(inttel.DefaultConfig())
-		if err != nil {
-			return nil, fmt.Errorf("%w: default INT codec: %w", ErrHPCCConfig, err)
+		if err != nil { // cannot happen: a fixed, valid configuration
+			return nil, &cc.ConfigError{Part: hpccCPPart, Field: "Codec", Err: err}
 		}
 		cfg.Codec = c
 	}
 	if _, ok := cfg.Codec.Code(cfg.Rate); !ok {
-		return nil, fmt.Errorf("%w: Rate = %v has no speed code (%s)", ErrHPCCConfig, cfg.Rate, cfg.Codec.Speeds())
+		return nil, &cc.ConfigError{Part: hpccCPPart, Field: "Rate", Value: cfg.Rate.String(),
+			Range: "a rate with a speed code (" + cfg.Codec.Speeds().String() + ")"}
 	}
-	return &HPCC{cfg: cfg, codec: cfg.Codec, period: uint64(cfg.Codec.TxBytesWrap())}, nil
+	period := uint64(cfg.Codec.TxBytesWrap())
+	return &HPCC{cfg: cfg, codec: cfg.Codec, period: period, txBits: uint8(bits.Len64(period - 1))}, nil
 }
 
 // Config returns the configuration (Codec resolved).
@@ -108,6 +154,81 @@ func (c *HPCC) State() HPCCState {
 	return s
 }
 
+// eventError is a *cc.EventError of this part.
+func (c *HPCC) eventError(event, reason string, err error) error {
+	return &cc.EventError{Part: hpccCPPart, Event: event, Reason: reason, Err: err}
+}
+
+// Enqueue records a packet joining the queue at now with q.Len bytes queued
+// (the contract's event): HPCC's switch acts only at egress, so it keeps
+// the time and the queue and nothing else. p is not read (it may be nil);
+// act is not touched. Errors: *cc.TimeOrderError; a negative q.Len
+// (*cc.EventError).
+func (c *HPCC) Enqueue(now units.Time, _ *cc.Packet, q cc.Queue, _ *cc.Actions) error {
+	return c.enqueue("Enqueue", now, q.Len)
+}
+
+// OnEnqueue is Enqueue in typed form: a packet joined the queue at now,
+// which now holds qlen bytes.
+func (c *HPCC) OnEnqueue(now units.Time, qlen units.Bytes) error {
+	return c.enqueue("OnEnqueue", now, qlen)
+}
+
+func (c *HPCC) enqueue(event string, now units.Time, qlen units.Bytes) error {
+	if err := c.mono.Check(hpccCPPart, event, now); err != nil {
+		return err
+	}
+	if qlen < 0 {
+		return c.eventError(event, fmt.Sprintf("queue length %d B is negative", qlen), nil)
+	}
+	c.st.LastQLen = qlen
+	c.mono.Advance(now)
+	return nil
+}
+
+// Dequeue is the contract's egress event: p left the queue at now, which
+// holds q.Len bytes behind it. If p.INT is not nil, Dequeue stamps this
+// port's record into it (Stamp's rule, with q.Len), then counts the
+// packet: txBytes += p.Size. With HPCCConfig.PortTxBytes it sets txBytes =
+// q.TxBytes instead, before stamping, so that the record carries the
+// port's bytes over every priority. A header already holding the Codec's
+// MaxHops records is left unchanged and counted in PathFull; that is not
+// an error. act is not touched (nil is fine).
+//
+// Errors, after which nothing changed (p.INT included):
+// *cc.TimeOrderError; *cc.EventError for a nil p, a negative p.Size or
+// q.Len, or a malformed p.INT (NHop above MaxHops, PathID above 12 bits;
+// inttel's error is its Err).
+func (c *HPCC) Dequeue(now units.Time, p *cc.Packet, q cc.Queue, _ *cc.Actions) error {
+	const event = "Dequeue"
+	if err := c.mono.Check(hpccCPPart, event, now); err != nil {
+		return err
+	}
+	if p == nil {
+		return c.eventError(event, "nil packet", nil)
+	}
+	if err := c.checkCount(event, p.Size, q.Len); err != nil {
+		return err
+	}
+	tx, size := c.txBytes, p.Size
+	if c.cfg.PortTxBytes {
+		// The caller's counter, modulo the field's period: the stamped
+		// ⌊tx/unit⌋ mod 2^20 is the same as the full counter's.
+		tx, size = q.TxBytes%c.period, 0
+	}
+	if p.INT != nil {
+		// Stamp's code path (it checks the time again, and advances it:
+		// nothing below can fail).
+		if err := c.stamp(event, now, p.INT, q.Len, tx); err != nil {
+			return err
+		}
+	}
+	c.txBytes = tx
+	c.count(now, size, q.Len)
+	c.mono.Advance(now)
+	return nil
+}
+
 // Stamp appends this port's record to hdr at egress time now, with the
 // egress queue at qlen bytes (section 4.1):
 //
@@ -118,44 +239,120 @@ func (c *HPCC) State() HPCCState {
 // A header that already holds the Codec's MaxHops records is left as it is
 // and Stamp returns nil (the packet is forwarded; State counts PathFull).
 // qLen saturation is counted in State and is not an error. Errors, which
-// leave hdr unchanged: nil hdr, negative now or qlen, a malformed hdr
-// (inttel's errors, wrapped).
+// leave hdr and the port unchanged: *cc.TimeOrderError; *cc.EventError for
+// a nil hdr, a negative qlen or a malformed hdr (inttel's error, an
+// ErrFieldRange or ErrTooManyHops, is its Err).
 func (c *HPCC) Stamp(now units.Time, hdr *inttel.Header, qlen units.Bytes) error {
+	return c.stamp("Stamp", now, hdr, qlen, c.txBytes)
+}
+
+// stamp is Stamp for event with transmit counter tx, the one code path of
+// Stamp and Dequeue: it checks the time and every input before it changes
+// anything, and advances the time on success.
+func (c *HPCC) stamp(event string, now units.Time, hdr *inttel.Header, qlen units.Bytes, tx uint64) error {
+	if err := c.mono.Check(hpccCPPart, event, now); err != nil {
+		return err
+	}
 	if hdr == nil {
-		return fmt.Errorf("%w: nil header", ErrHPCCEvent)
+		return c.eventError(event, "nil header", nil)
 	}
 	sat, err := c.codec.Stamp(now, hdr, inttel.Port{
 		SwitchID: c.cfg.SwitchID,
 		Rate:     c.cfg.Rate,
-		TxBytes:  units.Bytes(c.txBytes),
+		TxBytes:  units.Bytes(tx),
 		QLen:     qlen,
 	})
-	if errors.Is(err, inttel.ErrPathFull) {
-		c.st.PathFull++
-		return nil
-	}
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrHPCCEvent, err)
+		return c.notStamped(event, now, err)
 	}
 	c.st.Stamped++
 	if sat {
 		c.st.QLenSaturated++
 	}
+	c.mono.Advance(now)
 	return nil
 }
 
-// OnDequeue counts a packet of pktBytes leaving the port at now, with qlen
-// bytes left in the queue: txBytes += pktBytes (modulo its period). Errors:
-// negative pktBytes or qlen, leaving the state unchanged.
-func (c *HPCC) OnDequeue(now units.Time, pktBytes, qlen units.Bytes) error {
-	if pktBytes < 0 || qlen < 0 {
-		return fmt.Errorf("%w: pktBytes = %d, qlen = %d, want both ≥ 0", ErrHPCCEvent, pktBytes, qlen)
+// notStamped handles a record Codec.Stamp refused: a full path is counted
+// (the event succeeds) and is not an error; anything else is.
+func (c *HPCC) notStamped(event string, now units.Time, err error) error {
+	if errors.Is(err, inttel.ErrPathFull) {
+		c.st.PathFull++
+		c.mono.Advance(now)
+		return nil
 	}
-	// txBytes = (txBytes + pktBytes) mod 2^20·unit: both terms below
-	// 2^63, so the sum cannot overflow 64 bits.
-	c.txBytes = (c.txBytes + uint64(pktBytes)%c.period) % c.period
+	return c.eventError(event, "cannot stamp", err)
+}
+
+// OnDequeue counts a packet of pktBytes leaving the port at now, with qlen
+// bytes left in the queue: txBytes += pktBytes (modulo its period). Errors,
+// leaving the state unchanged: *cc.TimeOrderError; *cc.EventError for a
+// negative pktBytes or qlen.
+func (c *HPCC) OnDequeue(now units.Time, pktBytes, qlen units.Bytes) error {
+	const event = "OnDequeue"
+	if err := c.mono.Check(hpccCPPart, event, now); err != nil {
+		return err
+	}
+	if err := c.checkCount(event, pktBytes, qlen); err != nil {
+		return err
+	}
+	c.count(now, pktBytes, qlen)
+	c.mono.Advance(now)
+	return nil
+}
+
+func (c *HPCC) checkCount(event string, pktBytes, qlen units.Bytes) error {
+	if pktBytes < 0 || qlen < 0 {
+		return c.negative(event, pktBytes, qlen)
+	}
+	return nil
+}
+
+// negative is checkCount's error, apart so that checkCount inlines.
+func (c *HPCC) negative(event string, pktBytes, qlen units.Bytes) error {
+	return c.eventError(event, fmt.Sprintf("packet %d B, queue %d B: want both ≥ 0", pktBytes, qlen), nil)
+}
+
+// count adds pktBytes ≥ 0 to txBytes and records the dequeue.
+func (c *HPCC) count(now units.Time, pktBytes, qlen units.Bytes) {
+	// txBytes = (txBytes + pktBytes) mod P, P = 2^20·unit (not a power of
+	// two for every unit). A packet is almost always shorter than P, and
+	// txBytes < P, so the sum is below 2P (no overflow: P ≤ 2^52) and one
+	// conditional subtraction reduces it; the division runs only for a
+	// count of P bytes or more.
+	n := uint64(pktBytes)
+	if n >= c.period {
+		n %= c.period
+	}
+	tx := c.txBytes + n
+	if tx >= c.period {
+		tx -= c.period
+	}
+	c.txBytes = tx
 	c.st.LastQLen = qlen
 	c.st.LastDequeue = now
 	c.st.Packets++
-	return nil
+}
+
+// NextDeadline returns units.MaxTime: HPCC's switch has no timer.
+func (c *HPCC) NextDeadline() units.Time { return units.MaxTime }
+
+// Timer records now (*cc.TimeOrderError if it is before the last event)
+// and does nothing else: there is no timer.
+func (c *HPCC) Timer(now units.Time, _ *cc.Actions) error {
+	return c.mono.Accept(hpccCPPart, "Timer", now)
+}
+
+// AppendRegisters appends the registers listed on the type, in that order.
+func (c *HPCC) AppendRegisters(dst []cc.Register) []cc.Register {
+	return append(dst,
+		c.mono.Register(),
+		cc.Reg("tx_bytes", c.txBits, c.txBytes),
+		cc.BytesReg("last_qlen", c.st.LastQLen),
+		cc.TimeReg("last_dequeue", c.st.LastDequeue),
+		cc.Reg("packets", 64, c.st.Packets),
+		cc.Reg("stamped", 64, c.st.Stamped),
+		cc.Reg("path_full", 64, c.st.PathFull),
+		cc.Reg("qlen_saturated", 64, c.st.QLenSaturated),
+	)
 }

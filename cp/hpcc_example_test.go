@@ -3,6 +3,7 @@ package cp_test
 import (
 	"fmt"
 
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/cp"
 	inttel "github.com/hwcc/hwcc/int"
 	"github.com/hwcc/hwcc/units"
@@ -40,4 +41,26 @@ func ExampleHPCC() {
 	// B=4 TS=2000 ns txBytes=23×128 B qLen=100×80 B
 	// B=6 TS=3500 ns txBytes=0×128 B qLen=0×80 B
 	// ToR port counter: 4.048KB
+}
+
+// The ToR port of the example above through the cc contract: Dequeue
+// stamps the packet's INT header in place with the queue it leaves behind,
+// then counts its bytes.
+func ExampleHPCC_Dequeue() {
+	tor, err := cp.NewHPCC(cp.HPCCConfig{SwitchID: 0x101, Rate: 100 * units.Gbps})
+	if err != nil {
+		panic(err)
+	}
+	_ = tor.Dequeue(0, &cc.Packet{Size: 3000}, cc.Queue{}, nil) // earlier traffic, no INT
+
+	var hdr inttel.Header
+	p := cc.Packet{Size: 1048, INT: &hdr}
+	if err := tor.Dequeue(2*units.Microsecond, &p, cc.Queue{Len: 8000, Rate: 100 * units.Gbps}, nil); err != nil {
+		panic(err)
+	}
+	fmt.Printf("nHop %d pathID %#x record %+v\n", hdr.NHop, hdr.PathID, hdr.Hops[0])
+	fmt.Println("port counter:", tor.State().TxBytes)
+	// Output:
+	// nHop 1 pathID 0x101 record {Speed:4 TS:2000 TxBytes:23 QLen:100}
+	// port counter: 4.048KB
 }

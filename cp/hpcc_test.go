@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hwcc/hwcc/cc"
 	inttel "github.com/hwcc/hwcc/int"
 	"github.com/hwcc/hwcc/units"
 )
@@ -18,11 +19,14 @@ func newTestHPCCPort(t testing.TB, id uint16, rate units.Rate) *HPCC {
 }
 
 func TestHPCCConfigErrors(t *testing.T) {
+	var ce *cc.ConfigError
 	_, err := NewHPCC(HPCCConfig{SwitchID: 0x1000, Rate: 100 * units.Gbps})
-	require.ErrorIs(t, err, ErrHPCCConfig)
-	require.ErrorContains(t, err, "SwitchID")
+	require.ErrorAs(t, err, &ce)
+	require.Equal(t, "SwitchID", ce.Field)
+	require.Equal(t, "0x1000", ce.Value)
 	_, err = NewHPCC(HPCCConfig{SwitchID: 1, Rate: 99 * units.Gbps})
-	require.ErrorIs(t, err, ErrHPCCConfig)
+	require.ErrorAs(t, err, &ce)
+	require.Equal(t, "Rate", ce.Field)
 	require.ErrorContains(t, err, "99Gbps")
 	c := newTestHPCCPort(t, 0xfff, 10*units.Gbps) // 10 Gb/s has a code (the ns-3 code's table lacks it)
 	require.NotNil(t, c.Config().Codec)
@@ -71,16 +75,21 @@ func TestHPCCPathFullAndErrors(t *testing.T) {
 	require.Equal(t, uint64(1), c.State().PathFull)
 
 	err := c.Stamp(1, nil, 0)
-	require.ErrorIs(t, err, ErrHPCCEvent)
+	require.ErrorIs(t, err, cc.ErrEvent)
 	var h inttel.Header
 	err = c.Stamp(-1, &h, 0)
-	require.ErrorIs(t, err, ErrHPCCEvent)
-	require.ErrorIs(t, err, inttel.ErrFieldRange)
+	require.ErrorIs(t, err, cc.ErrTimeOrder)
 	err = c.Stamp(1, &h, -5)
+	require.ErrorIs(t, err, cc.ErrEvent)
+	require.ErrorIs(t, err, inttel.ErrFieldRange)
+	bad := inttel.Header{PathID: 0x1000}
+	err = c.Stamp(1, &bad, 0)
+	require.ErrorIs(t, err, cc.ErrEvent)
 	require.ErrorIs(t, err, inttel.ErrFieldRange)
 	require.Zero(t, h.NHop)
-	require.ErrorIs(t, c.OnDequeue(1, -1, 0), ErrHPCCEvent)
-	require.ErrorIs(t, c.OnDequeue(1, 1, -1), ErrHPCCEvent)
+	require.ErrorIs(t, c.OnDequeue(1, -1, 0), cc.ErrEvent)
+	require.ErrorIs(t, c.OnDequeue(1, 1, -1), cc.ErrEvent)
+	require.ErrorIs(t, c.OnDequeue(0, 1, 1), cc.ErrTimeOrder) // the stamp at 1 was accepted
 	require.Zero(t, c.State().Packets)
 }
 
@@ -120,7 +129,7 @@ func TestHPCCNoAllocs(t *testing.T) {
 		_ = c.Stamp(units.Time(i)*units.Nanosecond, &h, units.Bytes(i))
 		_ = c.OnDequeue(units.Time(i)*units.Nanosecond, 1000, units.Bytes(i))
 		full := inttel.Header{NHop: 5}
-		_ = c.Stamp(0, &full, 0) // the path-full case must not allocate either
+		_ = c.Stamp(units.Time(i)*units.Nanosecond, &full, 0) // the path-full case must not allocate either
 		i++
 	})
 	require.Zero(t, allocs)

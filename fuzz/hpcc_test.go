@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"testing"
 
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/cp"
 	inttel "github.com/hwcc/hwcc/int"
 	"github.com/hwcc/hwcc/rp"
@@ -15,20 +16,22 @@ import (
 var hpccFuzzRates = [...]units.Rate{10 * units.Gbps, 25 * units.Gbps, 40 * units.Gbps, 50 * units.Gbps,
 	100 * units.Gbps, 200 * units.Gbps, 400 * units.Gbps, 800 * units.Gbps}
 
-// FuzzHPCCSwitchToSender runs HPCC end to end across the packages: the
-// switches of a path (cp.HPCC, 1..5 ports) stamp each data packet, the
-// header is encoded with inttel, decoded at the receiver, echoed in the
-// ACK and fed to the sender (rp.HPCC). The input chooses the path (byte 0:
-// hop count and mode; byte 1: port speeds) and, 6 bytes per packet, the
-// gap before it (ns), the cross traffic each port sent meanwhile (in 4 KB
-// steps, enough to wrap the 20-bit txBytes field within a few packets),
-// its queue (in 8 KB steps, past the 16-bit qLen saturation), and the
-// packet size.
+// FuzzHPCCSwitchToSender runs HPCC end to end across the packages, through
+// the cc contract: the switches of a path (cp.HPCC, 1..5 ports) stamp each
+// data packet on Dequeue, the header is encoded with inttel, decoded at the
+// receiver, echoed in the ACK and fed to the sender (rp.HPCC, Feedback).
+// The input chooses the path (byte 0: hop count and mode; byte 1: port
+// speeds; bit 7 of byte 0: the ports read the port counter, PortTxBytes)
+// and, 6 bytes per packet, the gap before it (ns), the cross traffic each
+// port sent meanwhile (in 4 KB steps, enough to wrap the 20-bit txBytes
+// field within a few packets; a dequeue without INT, or the port counter's
+// advance), its queue (in 8 KB steps, past the 16-bit qLen saturation), and
+// the packet size.
 //
 // Nothing may panic; every header decodes to exactly what was stamped; its
 // pathID is the XOR of the switch IDs; the sender accepts every ACK (the
-// events are valid by construction) and keeps W within [W_min, W_max],
-// R = W·8/T within 1 bit/s, and lets a packet go when nothing is in flight.
+// events are valid by construction) and its Limits keep W within
+// [W_min, W_max] and R = W·8/T within 1 bit/s.
 func FuzzHPCCSwitchToSender(f *testing.F) {
 	// One 100 Gb/s hop, a few packets at line rate with a growing queue.
 	f.Add([]byte{0x01, 0x44, 0x04, 0x00, 0x01, 0x02, 0x04, 0x00, 0x04, 0x00, 0x01, 0x04, 0x04, 0x00})
@@ -36,6 +39,8 @@ func FuzzHPCCSwitchToSender(f *testing.F) {
 	f.Add([]byte{0x15, 0x16, 0xff, 0xff, 0x10, 0x00, 0x05, 0xdc, 0xff, 0xff, 0x20, 0x10, 0x05, 0xdc})
 	// Zero gaps (Δts = 0) and heavy cross traffic (txBytes wraps).
 	f.Add([]byte{0x22, 0x77, 0x00, 0x00, 0xff, 0xff, 0x00, 0x40, 0x00, 0x00, 0xff, 0xff, 0x00, 0x40})
+	// Three hops reading the port counter (PortTxBytes), cross traffic.
+	f.Add([]byte{0x82, 0x44, 0x01, 0x00, 0x20, 0x08, 0x05, 0xdc, 0x01, 0x00, 0x40, 0x08, 0x05, 0xdc})
 	codec, err := inttel.NewCodec(inttel.DefaultConfig())
 	if err != nil {
 		f.Fatal(err)
@@ -54,12 +59,14 @@ func FuzzHPCCSwitchToSender(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		portTx := data[0]&0x80 != 0
 		ports := make([]*cp.HPCC, nHop)
+		counters := make([]uint64, nHop) // the ports' own transmit counters (PortTxBytes)
 		var pathID uint16
 		for i := range ports {
 			id := uint16(0x100*(i+1) + int(data[1]))
 			rate := hpccFuzzRates[(int(data[1])>>i)&7]
-			if ports[i], err = cp.NewHPCC(cp.HPCCConfig{SwitchID: id, Rate: rate, Codec: codec}); err != nil {
+			if ports[i], err = cp.NewHPCC(cp.HPCCConfig{SwitchID: id, Rate: rate, Codec: codec, PortTxBytes: portTx}); err != nil {
 				t.Fatal(err)
 			}
 			pathID ^= id
@@ -68,6 +75,7 @@ func FuzzHPCCSwitchToSender(f *testing.F) {
 		wc := sender.Config().Window
 		now := units.Time(16_777_000) * units.Nanosecond // just before the TS wrap
 		var seq uint64
+		var sentAt units.Time
 		buf := make([]byte, 0, inttel.MaxLen)
 		for k := 0; len(data) >= 6 && k < 512; k++ {
 			gap := units.Time(binary.BigEndian.Uint16(data)) * units.Nanosecond
@@ -78,16 +86,18 @@ func FuzzHPCCSwitchToSender(f *testing.F) {
 			now += gap
 			var hdr inttel.Header
 			for i, p := range ports {
-				if err := p.OnDequeue(now, cross, queue); err != nil {
-					t.Fatal(err)
-				}
+				// Port i sees the packet 500 ns after port i−1; the cross
+				// traffic leaves just before it, at the same time.
 				egress := now + units.Time(i)*500*units.Nanosecond
-				if err := p.Stamp(egress, &hdr, queue); err != nil {
+				counters[i] += uint64(cross)
+				q := cc.Queue{Len: queue, TxBytes: counters[i]}
+				if err := p.Dequeue(egress, &cc.Packet{Size: cross}, q, nil); err != nil {
 					t.Fatal(err)
 				}
-				if err := p.OnDequeue(egress, size, queue); err != nil {
+				if err := p.Dequeue(egress, &cc.Packet{Size: size, INT: &hdr}, q, nil); err != nil {
 					t.Fatal(err)
 				}
+				counters[i] += uint64(size)
 			}
 			if hdr.PathID != pathID&inttel.MaxPathID || int(hdr.NHop) != nHop {
 				t.Fatalf("prefix nHop %d pathID %#x, want %d %#x", hdr.NHop, hdr.PathID, nHop, pathID)
@@ -103,16 +113,26 @@ func FuzzHPCCSwitchToSender(f *testing.F) {
 				t.Fatalf("round trip: n=%d err=%v\n got %+v\nwant %+v", n, err, echoed, hdr)
 			}
 			// The ACK returns after the last hop plus 1 µs.
+			// The packet leaves the sender at now, or, when the previous
+			// ACK arrived later than that, right after it (this loop hands
+			// the sender its events in time order).
+			sentAt = max(now, sentAt)
+			if err := sender.Sent(sentAt, &cc.Packet{Seq: seq, Payload: size, Size: size}, nil); err != nil {
+				t.Fatalf("send %d refused: %v", k, err)
+			}
 			seq += uint64(size)
 			ackAt := now + units.Time(nHop)*500*units.Nanosecond + units.Microsecond
-			if err := sender.OnAck(ackAt, seq, seq+uint64(wc.Init), &echoed); err != nil {
+			ack := cc.Feedback{Kind: cc.FeedbackAck, Seq: seq, SndNxt: seq + uint64(wc.Init), INT: &echoed}
+			if err := sender.Feedback(ackAt, &ack, nil); err != nil {
 				t.Fatalf("ACK %d rejected: %v", k, err)
 			}
+			sentAt = ackAt
 			s := sender.State()
 			// R may differ from the exact floor by 1 bit/s (8/T is held
 			// rounded to nearest in UQ32_32: error below W·2^-33 < 0.5).
-			if d := s.Window.Rate - rateOf(s.Window.W, wc.T); s.Window.W < wc.Min || s.Window.W > wc.Max ||
-				d < -1 || d > 1 || !sender.CanSend(0) {
+			lim := sender.Limits()
+			if d := lim.Rate - rateOf(lim.Window, wc.T); lim.Window < wc.Min || lim.Window > wc.Max ||
+				d < -1 || d > 1 || lim != (cc.Limits{Rate: s.Window.Rate, Window: s.Window.W}) {
 				t.Fatalf("sender invariant broken: %+v", s.Window)
 			}
 		}

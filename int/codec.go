@@ -3,7 +3,9 @@ package inttel
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 
+	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -12,14 +14,17 @@ import (
 var (
 	// ErrConfig: a Config field is out of range (NewCodec, NewSpeedTable).
 	ErrConfig = errors.New("inttel: invalid config")
-	// ErrShortBuffer: Decode's buffer ends before the header does.
+	// ErrShortBuffer: Decode's buffer ends before the header does (inside
+	// a *DecodeError).
 	ErrShortBuffer = errors.New("inttel: buffer too short")
-	// ErrTooManyHops: a header's nHop is above the Codec's MaxHops.
+	// ErrTooManyHops: a header's nHop is above the Codec's MaxHops (inside a
+	// *DecodeError when Decode meets it).
 	ErrTooManyHops = errors.New("inttel: hop count above maximum")
 	// ErrPathFull: Stamp found MaxHops records already present. The header
 	// is unchanged; the switch forwards the packet without a record.
 	ErrPathFull = errors.New("inttel: path full, hop not stamped")
-	// ErrUnknownSpeed: a speed code with no rate, or a rate with no code.
+	// ErrUnknownSpeed: a speed code with no rate, or a rate with no code
+	// (inside a *DecodeError when Decode meets it).
 	ErrUnknownSpeed = errors.New("inttel: unknown speed")
 	// ErrFieldRange: a value does not fit its field (a PathID, TS or TxBytes
 	// wider than its bits, a switch ID above 12 bits, a negative input).
@@ -79,12 +84,26 @@ func DefaultConfig() Config {
 
 // Codec encodes, decodes and stamps HPCC INT headers under one Config. It
 // is immutable and safe for concurrent use.
+//
+// Its three quantisers are fixedpoint.Quantizer values, all rounding down
+// (Floor), so that a field times its unit is a lower bound of the physical
+// value within one unit. The division is exact floor division by a
+// configuration constant: a switch implements the power-of-two units
+// (128 B, 1 ns on a ns clock) as a shift and 80 B as a constant divider,
+// both exact, so no reciprocal approximation belongs in the golden model.
+//
+//	qlen  16 bits, QLenUnit: the field itself; QuantizeSat saturates at
+//	      0xFFFF and reports it.
+//	tx    TxBytesUnit, and ts, TSUnit: a count of whole units wide enough
+//	      (64 − bitlen(unit) bits) that no int64 input saturates; the 20-bit
+//	      txBytes and 24-bit TS fields are the low bits of that count,
+//	      fixedpoint.WrapAdd(count, 0, width): wrapping counters.
 type Codec struct {
 	speeds  SpeedTable
-	tx      quantizer // txBytes: floor(bytes/TxBytesUnit), wraps at 20 bits
-	qlen    quantizer // qLen: floor(bytes/QLenUnit), saturates at 16 bits
-	ts      quantizer // TS: floor(ps/TSUnit), wraps at 24 bits
-	maxHops uint8     // 1..15
+	tx      fixedpoint.Quantizer // txBytes count, TxBytesUnit
+	qlen    fixedpoint.Quantizer // qLen, QLenUnit, 16 bits, saturating
+	ts      fixedpoint.Quantizer // TS count, TSUnit
+	maxHops uint8                // 1..15
 
 	// errPathFull is built once so that a refused stamp, which a switch on
 	// a long path meets on every packet, does not allocate.
@@ -110,11 +129,19 @@ func NewCodec(cfg Config) (*Codec, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The units are within 1..2^32 (checked above), so every quantiser
+	// below exists: (2^width − 1)·unit fits 64 bits.
+	tx, err1 := countQuantizer(uint64(cfg.TxBytesUnit))
+	ts, err2 := countQuantizer(uint64(cfg.TSUnit))
+	qlen, err3 := fixedpoint.NewQuantizer(uint64(cfg.QLenUnit), QLenBits, fixedpoint.Floor)
+	if err := errors.Join(err1, err2, err3); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
 	return &Codec{
 		speeds:  speeds,
-		tx:      quantizer{unit: uint64(cfg.TxBytesUnit), max: MaxTxBytes},
-		qlen:    quantizer{unit: uint64(cfg.QLenUnit), max: MaxQLen},
-		ts:      quantizer{unit: uint64(cfg.TSUnit), max: MaxTS},
+		tx:      tx,
+		qlen:    qlen,
+		ts:      ts,
 		maxHops: uint8(cfg.MaxHops),
 		errPathFull: fmt.Errorf("%w: header already holds Config.MaxHops = %d records",
 			ErrPathFull, cfg.MaxHops),
@@ -125,9 +152,9 @@ func NewCodec(cfg Config) (*Codec, error) {
 // code order).
 func (c *Codec) Config() Config {
 	return Config{
-		TxBytesUnit: units.Bytes(c.tx.unit),
-		QLenUnit:    units.Bytes(c.qlen.unit),
-		TSUnit:      units.Time(c.ts.unit),
+		TxBytesUnit: units.Bytes(c.tx.Delta()),
+		QLenUnit:    units.Bytes(c.qlen.Delta()),
+		TSUnit:      units.Time(c.ts.Delta()),
 		Speeds:      c.speeds.Entries(nil),
 		MaxHops:     int(c.maxHops),
 	}
@@ -145,36 +172,11 @@ func (c *Codec) Rate(code uint8) (units.Rate, bool) { return c.speeds.Rate(code)
 // Code returns the speed code B of a port rate; see SpeedTable.Code.
 func (c *Codec) Code(r units.Rate) (uint8, bool) { return c.speeds.Code(r) }
 
-// quantizer turns a non-negative physical count v (bytes or picoseconds)
-// into a register of a given width: q = floor(v / unit), then either wrapped
-// modulo max+1 (max = 2^width − 1) or saturated at max. Rounding is always
-// floor, so the register times unit is a lower bound of v within one unit.
-//
-// The division is exact floor division by a configuration constant: a
-// switch implements the power-of-two units (128 B, 1 ns on a ns clock) as a
-// shift and 80 B as a constant divider, both exact, so no reciprocal
-// approximation belongs in the golden model.
-type quantizer struct {
-	unit uint64 // 1 .. 2^32, in bytes or picoseconds
-	max  uint64 // 2^width − 1, width ≤ 24
+// countQuantizer returns the Floor quantiser of a wrapping field's count
+// in units of unit (1..2^32): 64 − bitlen(unit) bits wide. For every input
+// below 2^63 (every non-negative int64) the count v/unit is below
+// 2^63/2^(bitlen(unit)−1) = 2^(64−bitlen(unit)), so it never saturates, and
+// (2^width − 1)·unit < 2^64 as NewQuantizer requires.
+func countQuantizer(unit uint64) (fixedpoint.Quantizer, error) {
+	return fixedpoint.NewQuantizer(unit, 64-uint(bits.Len64(unit)), fixedpoint.Floor)
 }
-
-// wrap returns floor(v/unit) mod (max+1); max+1 is a power of two.
-func (q quantizer) wrap(v uint64) uint64 { return (v / q.unit) & q.max }
-
-// saturate returns min(floor(v/unit), max) and whether it clamped.
-func (q quantizer) saturate(v uint64) (r uint64, clamped bool) {
-	r = v / q.unit
-	if r > q.max {
-		return q.max, true
-	}
-	return r, false
-}
-
-// value returns r·unit, the lower bound of the quantised physical count.
-// It fits int64 for every r ≤ 2^24 and unit ≤ 2^32.
-func (q quantizer) value(r uint64) int64 { return int64(r * q.unit) }
-
-// delta returns (newer − older) mod (max+1): the counts a wrapping register
-// advanced from older to newer, exact if it advanced by at most max.
-func (q quantizer) delta(older, newer uint64) uint64 { return (newer - older) & q.max }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 
+	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -33,9 +34,9 @@ func (c *Codec) Values(h Hop) (HopValues, error) {
 	r, _ := c.speeds.Rate(h.Speed)
 	return HopValues{
 		Rate:    r,
-		TS:      units.Time(c.ts.value(uint64(h.TS))),
-		TxBytes: units.Bytes(c.tx.value(uint64(h.TxBytes))),
-		QLen:    units.Bytes(c.qlen.value(uint64(h.QLen))),
+		TS:      units.Time(c.ts.Dequantize(uint64(h.TS))),
+		TxBytes: units.Bytes(c.tx.Dequantize(uint64(h.TxBytes))),
+		QLen:    units.Bytes(c.qlen.Dequantize(uint64(h.QLen))),
 	}, nil
 }
 
@@ -52,7 +53,9 @@ func (c *Codec) Values(h Hop) (HopValues, error) {
 // Fields wider than 20 bits are taken modulo 2^20. Never negative; does not
 // allocate.
 func (c *Codec) TxBytesDelta(older, newer Hop) units.Bytes {
-	return units.Bytes(c.tx.value(c.tx.delta(uint64(older.TxBytes), uint64(newer.TxBytes))))
+	// Dequantize is exact here: the delta is below 2^20, far inside the
+	// count's width (see Codec).
+	return units.Bytes(c.tx.Dequantize(fixedpoint.WrapSub(uint64(newer.TxBytes), uint64(older.TxBytes), TxBytesBits)))
 }
 
 // TSDelta returns the time between two records of the same hop, older
@@ -65,7 +68,7 @@ func (c *Codec) TxBytesDelta(older, newer Hop) units.Bytes {
 // (16.78 ms at 1 ns). Fields wider than 24 bits are taken modulo 2^24.
 // Never negative; zero when both records carry the same TS (see TxRate).
 func (c *Codec) TSDelta(older, newer Hop) units.Time {
-	return units.Time(c.ts.value(c.ts.delta(uint64(older.TS), uint64(newer.TS))))
+	return units.Time(c.ts.Dequantize(fixedpoint.WrapSub(uint64(newer.TS), uint64(older.TS), TSBits)))
 }
 
 // errZeroInterval is TxRate's only error, built once so that it does not
@@ -92,11 +95,11 @@ func (c *Codec) TxRate(older, newer Hop) (units.Rate, error) {
 
 // TxBytesWrap returns the period of the txBytes field in bytes,
 // 2^20·TxBytesUnit (134217728 B = 128 MiB at 128 B).
-func (c *Codec) TxBytesWrap() units.Bytes { return units.Bytes(c.tx.value(c.tx.max + 1)) }
+func (c *Codec) TxBytesWrap() units.Bytes { return units.Bytes(c.tx.Dequantize(1 << TxBytesBits)) }
 
 // TSWrap returns the period of the TS field, 2^24·TSUnit (16.777216 ms at
 // 1 ns).
-func (c *Codec) TSWrap() units.Time { return units.Time(c.ts.value(c.ts.max + 1)) }
+func (c *Codec) TSWrap() units.Time { return units.Time(c.ts.Dequantize(1 << TSBits)) }
 
 // TxBytesWrapTime returns how long a port sending at rate r takes to wrap
 // the txBytes field: TxBytesWrap·8 / r, rounded up (units.SerializationTime).
@@ -118,18 +121,18 @@ func (c *Codec) TxBytesWrapTime(r units.Rate) units.Time {
 // units: 2.684352 ms at 400 Gb/s, 16.777215 ms at 10 Gb/s (TS-bound).
 // r ≤ 0 gives the TS bound.
 func (c *Codec) MaxSampleGap(r units.Rate) units.Time {
-	tsBound := c.ts.value(c.ts.max)
+	tsBound := c.ts.Dequantize(MaxTS)
 	if r <= 0 {
 		return units.Time(tsBound)
 	}
 	// bits = (2^20 − 1)·unit·8 ≤ 2^55; bits·10^12 needs 128 bits.
-	bitsMax := uint64(c.tx.value(c.tx.max)) * bitsPerByte
+	bitsMax := c.tx.Dequantize(MaxTxBytes) * bitsPerByte
 	hi, lo := bits.Mul64(bitsMax, picosPerSecond)
 	if hi >= uint64(r) {
 		return units.Time(tsBound) // the quotient exceeds 2^64 ps
 	}
 	q, _ := bits.Div64(hi, lo, uint64(r)) // floor
-	return units.Time(min(q, uint64(tsBound)))
+	return units.Time(min(q, tsBound))
 }
 
 const (

@@ -36,8 +36,10 @@
 // allocate on success. Errors are sentinels (ErrShortBuffer,
 // ErrTooManyHops, ErrPathFull, ErrUnknownSpeed, ErrFieldRange, ErrConfig,
 // ErrZeroInterval) wrapped with the field, the value and the allowed range;
-// test them with errors.Is. Nothing here panics on any bytes, field values or
-// configuration (a nil *Header or *Codec is a programming error).
+// test them with errors.Is. Decode's errors are *DecodeError values that
+// also name the byte offset where decoding failed. Nothing here panics on
+// any bytes, field values or configuration (a nil *Header or *Codec is a
+// programming error).
 //
 // # Wire format
 //
@@ -104,9 +106,11 @@
 // returns ErrPathFull; the packet is forwarded and the sender sees the first
 // MaxHops hops of the path, so a path change beyond them goes unnoticed.
 //
-// Rounding on the switch is floor for all three quantised fields: a queue of
-// 79 B reads as 0, a port that has sent 127 B reads as txBytes 0. Decoded
-// values are therefore lower bounds within one unit.
+// Rounding on the switch is floor for all three quantised fields
+// (fixedpoint.Quantizer with fixedpoint.Floor, the quantiser every hwcc
+// algorithm shares): a queue of 79 B reads as 0, a port that has sent 127 B
+// reads as txBytes 0. Decoded values are therefore lower bounds within one
+// unit.
 //
 // # Concurrency and allocation
 //

@@ -22,8 +22,9 @@ func isSentinel(err error) bool {
 
 // FuzzDecode feeds arbitrary bytes to two decoders (HPCC's default, and one
 // where every code is assigned and 15 hops are allowed, so that most inputs
-// decode). It checks: no panic; on error a sentinel, n = 0 and the header
-// untouched; on success n = HeaderLen(nHop) ≤ len(b), the fields equal the
+// decode). It checks: no panic; on error a *DecodeError wrapping a
+// sentinel, its offset within the buffer (at most len(b), the first missing
+// byte), n = 0 and the header untouched; on success n = HeaderLen(nHop) ≤ len(b), the fields equal the
 // math/big extraction, and re-encoding gives back exactly b[:n].
 func FuzzDecode(f *testing.F) {
 	f.Add([]byte{})                                              // nothing
@@ -41,7 +42,8 @@ func FuzzDecode(f *testing.F) {
 			h := stale
 			n, err := c.Decode(b, &h)
 			if err != nil {
-				if !isSentinel(err) || n != 0 || h != stale {
+				var de *DecodeError
+				if !isSentinel(err) || n != 0 || h != stale || !errors.As(err, &de) || de.Offset < 0 || de.Offset > len(b) {
 					t.Fatalf("error %v: sentinel %v, n %d, header changed %v", err, isSentinel(err), n, h != stale)
 				}
 				continue

@@ -3,6 +3,7 @@ package inttel
 import (
 	"encoding/binary"
 	"fmt"
+	"strconv"
 )
 
 // Field widths of Figure 7, in bits.
@@ -149,34 +150,65 @@ func (c *Codec) AppendHeader(dst []byte, h *Header) ([]byte, error) {
 	return dst, nil
 }
 
+// DecodeError is a header Decode could not read. Offset is the byte of the
+// buffer where decoding failed: the first missing byte when the buffer is
+// short, the prefix (0) when nHop is too large, the first byte of hop i's
+// record (2 + 8·i) when its speed code is unknown. Err is the sentinel
+// (ErrShortBuffer, ErrTooManyHops or ErrUnknownSpeed) that errors.Is
+// matches; Reason gives the values.
+//
+// It has the fields and the message of cc.DecodeError, which package
+// inttel cannot return: package cc imports inttel (its Packet carries a
+// *Header).
+type DecodeError struct {
+	What   string // "INT header"
+	Offset int
+	Reason string
+	Err    error
+}
+
+func (e *DecodeError) Error() string {
+	return e.What + ": byte " + strconv.Itoa(e.Offset) + ": " + e.Reason + ": " + e.Err.Error()
+}
+
+// Unwrap returns the sentinel.
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// decodeError returns a *DecodeError of an INT header.
+func decodeError(offset int, sentinel error, reason string) error {
+	return &DecodeError{What: "INT header", Offset: offset, Reason: reason, Err: sentinel}
+}
+
 // Decode reads one header from the start of b into *h and returns the number
 // of bytes it took, HeaderLen(nHop); the bytes after it (the BTH) are not
 // read. It does not allocate on success.
 //
-// Errors, after which *h is unchanged: b shorter than the 2-byte prefix or
-// than the nHop records it announces (ErrShortBuffer); nHop above the
-// Codec's MaxHops (ErrTooManyHops); a record whose speed code is not in the
-// table (ErrUnknownSpeed). Every other bit pattern is a valid header, so
+// Errors, each a *DecodeError naming the byte offset, after which *h is
+// unchanged: b shorter than the 2-byte prefix or than the nHop records it
+// announces (ErrShortBuffer); nHop above the Codec's MaxHops
+// (ErrTooManyHops); a record whose speed code is not in the table
+// (ErrUnknownSpeed). Every other bit pattern is a valid header, so
 // re-encoding a decoded header reproduces the n bytes exactly.
 func (c *Codec) Decode(b []byte, h *Header) (n int, err error) {
 	if len(b) < PrefixLen {
-		return 0, fmt.Errorf("%w: %d bytes, need %d for nHop and pathID", ErrShortBuffer, len(b), PrefixLen)
+		return 0, decodeError(len(b), ErrShortBuffer, fmt.Sprintf("%d bytes, need %d for nHop and pathID", len(b), PrefixLen))
 	}
 	prefix := binary.BigEndian.Uint16(b)
 	nHop := uint8(prefix >> nHopShift)
 	if nHop > c.maxHops {
-		return 0, fmt.Errorf("%w: nHop = %d, want 0..%d (Config.MaxHops)", ErrTooManyHops, nHop, c.maxHops)
+		return 0, decodeError(0, ErrTooManyHops, fmt.Sprintf("nHop = %d, want 0..%d (Config.MaxHops)", nHop, c.maxHops))
 	}
 	n = HeaderLen(int(nHop))
 	if len(b) < n {
-		return 0, fmt.Errorf("%w: %d bytes, need %d for nHop = %d", ErrShortBuffer, len(b), n, nHop)
+		return 0, decodeError(len(b), ErrShortBuffer, fmt.Sprintf("%d bytes, need %d for nHop = %d", len(b), n, nHop))
 	}
 	// First pass: validate, so that *h is untouched on error.
 	for i := range int(nHop) {
-		code := uint8(binary.BigEndian.Uint64(b[PrefixLen+HopLen*i:]) >> speedShift)
+		off := PrefixLen + HopLen*i
+		code := uint8(binary.BigEndian.Uint64(b[off:]) >> speedShift)
 		if _, ok := c.speeds.Rate(code); !ok {
-			return 0, fmt.Errorf("%w: hop %d: speed code B = %d is not in the speed table (%s)",
-				ErrUnknownSpeed, i, code, c.speeds.String())
+			return 0, decodeError(off, ErrUnknownSpeed, fmt.Sprintf("hop %d: speed code B = %d is not in the speed table (%s)",
+				i, code, c.speeds.String()))
 		}
 	}
 	*h = Header{NHop: nHop, PathID: prefix & MaxPathID}

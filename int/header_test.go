@@ -3,6 +3,7 @@ package inttel
 import (
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/leanovate/gopter"
@@ -136,19 +137,20 @@ func TestRoundTrip(t *testing.T) {
 func TestDecodeErrors(t *testing.T) {
 	c := mustCodec(t, DefaultConfig()) // MaxHops 5, codes 0..7
 	cases := []struct {
-		name string
-		wire string
-		want error
-		says string // the message must name the problem
+		name   string
+		wire   string
+		want   error
+		says   string // the message must name the problem
+		offset int    // the byte where decoding failed
 	}{
-		{"no bytes", "", ErrShortBuffer, "0 bytes, need 2"},
-		{"half a prefix", "20", ErrShortBuffer, "1 bytes, need 2"},
-		{"prefix only, one hop announced", "1000", ErrShortBuffer, "2 bytes, need 10 for nHop = 1"},
-		{"hop cut short", "2abc6123456abcde1234" + "4fffffffffffff", ErrShortBuffer, "17 bytes, need 18"},
-		{"nHop 6 > MaxHops 5", "6000", ErrTooManyHops, "nHop = 6, want 0..5"},
-		{"nHop 15", "f000", ErrTooManyHops, "nHop = 15"},
-		{"speed code 8 unassigned", "1000" + "8000000000000000", ErrUnknownSpeed, "hop 0: speed code B = 8"},
-		{"speed code 15 in hop 1", "2000" + "6000000000000000" + "f000000000000000", ErrUnknownSpeed, "hop 1: speed code B = 15"},
+		{"no bytes", "", ErrShortBuffer, "0 bytes, need 2", 0},
+		{"half a prefix", "20", ErrShortBuffer, "1 bytes, need 2", 1},
+		{"prefix only, one hop announced", "1000", ErrShortBuffer, "2 bytes, need 10 for nHop = 1", 2},
+		{"hop cut short", "2abc6123456abcde1234" + "4fffffffffffff", ErrShortBuffer, "17 bytes, need 18", 17},
+		{"nHop 6 > MaxHops 5", "6000", ErrTooManyHops, "nHop = 6, want 0..5", 0},
+		{"nHop 15", "f000", ErrTooManyHops, "nHop = 15", 0},
+		{"speed code 8 unassigned", "1000" + "8000000000000000", ErrUnknownSpeed, "hop 0: speed code B = 8", 2},
+		{"speed code 15 in hop 1", "2000" + "6000000000000000" + "f000000000000000", ErrUnknownSpeed, "hop 1: speed code B = 15", 10},
 	}
 	for _, tc := range cases {
 		stale := Header{NHop: 2, PathID: 0x123, Hops: [15]Hop{{1, 2, 3, 4}, {5, 6, 7, 8}}}
@@ -156,6 +158,10 @@ func TestDecodeErrors(t *testing.T) {
 		n, err := c.Decode(mustHex(t, tc.wire), &h)
 		require.ErrorIs(t, err, tc.want, tc.name)
 		require.ErrorContains(t, err, tc.says, tc.name)
+		var de *DecodeError
+		require.ErrorAs(t, err, &de, tc.name)
+		require.Equal(t, tc.offset, de.Offset, tc.name)
+		require.ErrorContains(t, err, fmt.Sprintf("byte %d:", tc.offset), tc.name)
 		require.Zero(t, n, tc.name)
 		require.Equal(t, stale, h, "%s: header must be untouched on error", tc.name)
 	}

@@ -3,6 +3,7 @@ package inttel
 import (
 	"fmt"
 
+	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -60,11 +61,13 @@ func (c *Codec) Stamp(now units.Time, h *Header, p Port) (qLenSaturated bool, er
 	case p.QLen < 0:
 		return false, fmt.Errorf("%w: Port.QLen = %d, want ≥ 0", ErrFieldRange, p.QLen)
 	}
-	q, qLenSaturated := c.qlen.saturate(uint64(p.QLen))
+	// qLen = min(⌊QLen/QLenUnit⌋, 0xFFFF); TS and txBytes are the low 24
+	// and 20 bits of ⌊now/TSUnit⌋ and ⌊TxBytes/TxBytesUnit⌋ (see Codec).
+	q, qLenSaturated := c.qlen.QuantizeSat(uint64(p.QLen))
 	h.Hops[h.NHop] = Hop{
 		Speed:   code,
-		TS:      uint32(c.ts.wrap(uint64(now))),
-		TxBytes: uint32(c.tx.wrap(uint64(p.TxBytes))),
+		TS:      uint32(fixedpoint.WrapAdd(c.ts.Quantize(uint64(now)), 0, TSBits)),
+		TxBytes: uint32(fixedpoint.WrapAdd(c.tx.Quantize(uint64(p.TxBytes)), 0, TxBytesBits)),
 		QLen:    uint16(q),
 	}
 	h.NHop++

@@ -6,18 +6,21 @@ import (
 	"math"
 	"math/big"
 	"math/bits"
+	"strconv"
 
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/fixedpoint"
 	inttel "github.com/hwcc/hwcc/int"
 	"github.com/hwcc/hwcc/units"
 	"github.com/hwcc/hwcc/window"
 )
 
-// HPCC reaction point: the sender side of HPCC (Li et al., SIGCOMM 2019,
-// papers/hpcc.txt section 3.2 and Algorithm 1). Per ACK it measures the
-// normalised inflight U of the path from the INT records the ACK echoes
+// HPCC is the reaction point of HPCC, the sender side (Li et al., SIGCOMM
+// 2019, papers/hpcc.txt section 3.2 and Algorithm 1). Per ACK it measures
+// the normalised inflight U of the path from the INT records the ACK echoes
 // (function MeasureInflight, here) and hands it to the window law (function
-// ComputeWind and procedure NewAck, package window).
+// ComputeWind and procedure NewAck, package window). It paces at R = W/T
+// and limits the bytes in flight to W (Limits).
 //
 // Algorithm 1, MeasureInflight, as implemented (line numbers are the
 // paper's; lines 11–27 are in package window and OnAck):
@@ -32,6 +35,21 @@ import (
 //	8:   τ = min(τ, T)
 //	9:   U = (1 − τ/T)·U + (τ/T)·u                      ewma, UQ32_32
 //	10:  return U
+//
+// # Events
+//
+// Through the contract (cc.ReactionPoint): Feedback of a cc.FeedbackAck
+// carrying INT runs OnAck(now, f.Seq, f.SndNxt, f.INT), on the same code
+// path. A cc.FeedbackNak carrying INT is handled alike (f.Seq is
+// cumulative), as the authors' ns-3 NIC runs its HPCC update on ACKs and
+// NACKs. An ACK or NAK without INT is refused with a *cc.EventError
+// (HPCC has nothing to measure; the state is unchanged): an HPCC receiver
+// always echoes the header, so its absence is a fault to report, not a
+// message to skip. Every other kind (CNP, rate messages, kinds of other
+// schemes) changes nothing but the time, as the contract asks of a kind a
+// part does not use. Sent and Timer only record the time (HPCC's sender has no
+// timer: NextDeadline is units.MaxTime). Limits is {Rate: R, Window: W}.
+// The typed OnSend records the time as Sent does.
 //
 // # Fixed-point formats
 //
@@ -50,15 +68,27 @@ import (
 // per ACK, and its own decay keeps their sum below that amount over τ/T.
 // rp's tests carry these bounds along random traces (hpccTracker).
 //
-// # Guards (the authors' simulator has only the first; it reads at most one
-// counter wrap and divides by Δts = 0)
+// # Where U starts
+//
+// U starts at 0 in hwcc (Config.InitialU = HPCCInitialUZero, the presets'
+// choice): the paper gives no initial value, and 0 says "no load measured
+// yet". The authors' ns-3 code starts at 1 (hp.u = 1, and every multi-rate
+// hopState[i].u = 1); htsim starts at η. The first measured ACK weighs the
+// start by 1 − τ/T, so the choice shows only in the first round trip:
+// HPCCInitialUOne and HPCCInitialUEta select the others.
+//
+// # Guards
+//
+// The authors' simulator has only the first; it reads at most one counter
+// wrap and divides by Δts = 0.
 //
 //   - First ACK: there is no previous record; the ACK's records are stored
 //     and no window is computed; lastUpdateSeq = snd_nxt (as the authors'
 //     code does in its first RTT).
 //   - Changed path: a different pathID or hop count drops every per-hop
 //     record and stores the new ones (section 4.1); W, Wc and U are kept,
-//     the multi-rate per-hop references restart at the current W.
+//     the multi-rate per-hop references restart at the current W and the
+//     per-hop U at InitialU.
 //   - A hop whose speed code changed (another egress port of the same
 //     switch) is re-seeded alone.
 //   - Counter wrap: the deltas are taken modulo 2^24 (TS) and 2^20
@@ -69,9 +99,9 @@ import (
 //     once and is re-seeded instead of measured. Within that horizon a delta
 //     of half a period or more can only be a record older than the stored
 //     one (a reordered ACK): the hop is skipped and keeps its record.
-//   - Δts = 0 (two packets within one TS unit): no rate can be measured;
-//     the hop is skipped and keeps its older record, so the next delta spans
-//     both.
+//   - Δts = 0 (two packets within one TS unit): no rate can be measured, so
+//     the hop is skipped: it takes no part in lines 4–7 and keeps its older
+//     record, so the next delta spans both (State counts ZeroIntervals).
 //   - An ACK with no measurable hop leaves U, W, Wc and lastUpdateSeq
 //     unchanged.
 //
@@ -84,10 +114,27 @@ import (
 //   - MultiRate (off in the paper and in the authors' runs; the authors'
 //     MULTI_RATE option): one U and one reference window per hop, W the
 //     smallest per-hop window.
+//   - InitialU: see above.
 //
-// HPCC's sender has no timer, so there is no NextDeadline/OnTimer: it acts
-// only on ACKs. An HPCC is not safe for concurrent use; OnAck, Window, Rate,
-// CanSend and State do not allocate.
+// # Registers (AppendRegisters)
+//
+//	now                      64 bits  latest accepted time (cc.Monotonic)
+//	u                        64 bits  U, UQ32_32
+//	started                   1 bit   a first ACK was taken
+//	n_hop, path_id        4, 12 bits  the stored records' path
+//	bottleneck                4 bits  the hop that set u on the last measured ACK
+//	last_ack_seq             64 bits  the last ACK's sequence
+//	w, wc, inc_stage, last_update_seq, rate, commits,
+//	hopI.wc, hopI.inc_stage           the window's (window.Window.AppendRegisters)
+//	hopI.speed, .ts, .tx_bytes, .qlen 4, 24, 20, 16 bits: the stored record L[I]
+//	hopI.stored_at, hopI.u   64 bits  when it was stored; its U (multi-rate)
+//	acks, ignored, path_changes, reseeds, zero_intervals, stale, no_sample
+//	                         64 bits  event counters (model, wrap)
+//
+// with I over the Codec's MaxHops hops (5 by default).
+//
+// An HPCC is not safe for concurrent use; its events, Window, Rate,
+// CanSend, Limits, State and AppendRegisters (with room) do not allocate.
 type HPCC struct {
 	cfg   HPCCConfig
 	codec *inttel.Codec
@@ -100,9 +147,16 @@ type HPCC struct {
 	tsHalf units.Time  // half the TS period, ps: deltas at or above are stale
 	txHalf units.Bytes // half the txBytes period, bytes
 	qUnit  uint64      // bytes per qLen count (80 B)
+	u0     uint64      // InitialU, UQ32_32 raw
 
-	st HPCCState
+	mono cc.Monotonic
+	st   HPCCState
 }
+
+var _ cc.ReactionPoint = (*HPCC)(nil)
+
+// hpccRPPart names the part in errors.
+const hpccRPPart = "rp.HPCC"
 
 // Scales of the fixed-point arithmetic.
 const (
@@ -146,6 +200,37 @@ type HPCCConfig struct {
 	// MultiRate: the per-hop law (the authors' MULTI_RATE; Appendix A.3).
 	// The paper and the presets have it off.
 	MultiRate bool
+	// InitialU is the value U starts at (and, with MultiRate, each hop's U
+	// at the start and after a path change): HPCCInitialUZero (0, hwcc's
+	// default and the presets'), HPCCInitialUOne (1, the authors' ns-3) or
+	// HPCCInitialUEta (η, htsim). See the type's doc.
+	InitialU HPCCInitialU
+}
+
+// HPCCInitialU selects where U starts (HPCCConfig.InitialU).
+type HPCCInitialU uint8
+
+// The starting values of U.
+const (
+	// HPCCInitialUZero: U = 0, hwcc's default (no load measured yet).
+	HPCCInitialUZero HPCCInitialU = iota
+	// HPCCInitialUOne: U = 1, the authors' ns-3 (hp.u = 1).
+	HPCCInitialUOne
+	// HPCCInitialUEta: U = η (Window.Eta), htsim.
+	HPCCInitialUEta
+)
+
+// String returns "zero", "one" or "eta".
+func (v HPCCInitialU) String() string {
+	switch v {
+	case HPCCInitialUZero:
+		return "zero"
+	case HPCCInitialUOne:
+		return "one"
+	case HPCCInitialUEta:
+		return "eta"
+	}
+	return "InitialU(" + strconv.Itoa(int(v)) + ")"
 }
 
 // HPCC presets' shared values.
@@ -202,35 +287,34 @@ func HPCCTestbed(nic units.Rate) HPCCConfig {
 	return c
 }
 
-// Errors of HPCC. Each error it returns wraps one of them; test with
-// errors.Is.
-var (
-	// ErrHPCCConfig: a configuration value out of range.
-	ErrHPCCConfig = errors.New("rp: HPCC: invalid config")
-	// ErrHPCCHeader: a malformed INT header (nil, too many hops, a field
-	// wider than its bits, an unknown speed code).
-	ErrHPCCHeader = errors.New("rp: HPCC: malformed INT header")
-	// ErrHPCCEvent: an event inconsistent with the previous ones (time going
-	// backwards, an ACK older than the last one, an ACK beyond snd_nxt).
-	ErrHPCCEvent = errors.New("rp: HPCC: inconsistent event")
-)
+// ErrHPCCHeader is the Err of the *cc.EventError an ACK with a malformed
+// INT header gets (too many hops, a field wider than its bits, an unknown
+// speed code); test with errors.Is.
+var ErrHPCCHeader = errors.New("rp: HPCC: malformed INT header")
 
-// NewHPCC validates cfg and returns a reaction point at W = W_init, U = 0,
-// with no INT history.
+// NewHPCC validates cfg and returns a reaction point at W = W_init, U =
+// InitialU, with no INT history. Its errors are *cc.ConfigError naming the
+// field ("Window.T", "InitialU", "Codec").
 func NewHPCC(cfg HPCCConfig) (*HPCC, error) {
-	if err := cfg.Window.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: Window: %w", ErrHPCCConfig, err)
+	w, err := window.New(cfg.Window)
+	if err != nil {
+		var ce *cc.ConfigError
+		if errors.As(err, &ce) {
+			ce.Part, ce.Field = hpccRPPart, "Window."+ce.Field
+			return nil, ce
+		}
+		return nil, &cc.ConfigError{Part: hpccRPPart, Field: "Window", Err: err}
+	}
+	if cfg.InitialU > HPCCInitialUEta {
+		return nil, &cc.ConfigError{Part: hpccRPPart, Field: "InitialU", Value: cfg.InitialU.String(),
+			Range: "HPCCInitialUZero, HPCCInitialUOne or HPCCInitialUEta"}
 	}
 	if cfg.Codec == nil {
 		c, err := inttel.NewCodec(inttel.DefaultConfig())
-		if err != nil {
-			return nil, fmt.Errorf("%w: default INT codec: %w", ErrHPCCConfig, err)
+		if err != nil { // cannot happen: a fixed, valid configuration
+			return nil, &cc.ConfigError{Part: hpccRPPart, Field: "Codec", Err: err}
 		}
 		cfg.Codec = c
-	}
-	w, err := window.New(cfg.Window)
-	if err != nil {
-		return nil, fmt.Errorf("%w: Window: %w", ErrHPCCConfig, err)
 	}
 	h := &HPCC{
 		codec:  cfg.Codec,
@@ -239,6 +323,12 @@ func NewHPCC(cfg HPCCConfig) (*HPCC, error) {
 		tsHalf: cfg.Codec.TSWrap() / 2,
 		txHalf: cfg.Codec.TxBytesWrap() / 2,
 		qUnit:  uint64(cfg.Codec.Config().QLenUnit),
+	}
+	switch cfg.InitialU {
+	case HPCCInitialUOne:
+		h.u0 = uint64(fixedpoint.UQ32_32One)
+	case HPCCInitialUEta:
+		h.u0 = uint64(cfg.Window.Eta)
 	}
 	cfg.Window = w.Law().Config()
 	h.cfg = cfg
@@ -253,7 +343,8 @@ func NewHPCC(cfg HPCCConfig) (*HPCC, error) {
 		}
 		sp, err := hpccSpeedConstants(rate, cfg.Window.T, cfg.Codec.MaxSampleGap(rate)/2)
 		if err != nil {
-			return nil, fmt.Errorf("%w: speed code %d: %w", ErrHPCCConfig, code, err)
+			return nil, &cc.ConfigError{Part: hpccRPPart, Field: "Codec", Value: "speed code " + strconv.Itoa(code) + " = " + rate.String(),
+				Range: "speeds with B·T ≥ 1 B and B ≥ 1.87 kbit/s", Err: err}
 		}
 		h.speed[code] = sp
 	}
@@ -318,7 +409,9 @@ type HPCCState struct {
 	// Bottleneck is the hop whose u' set u (line 7) on the last measured
 	// ACK: the most loaded link as this sender sees it.
 	Bottleneck uint8
-	// LastNow and LastAckSeq are the last ACK's time and sequence.
+	// LastNow is the latest time an event was accepted at (the cc.Monotonic
+	// register: ACKs, Sent and Timer advance it); LastAckSeq is the last
+	// ACK's sequence.
 	LastNow    units.Time
 	LastAckSeq uint64
 
@@ -332,10 +425,23 @@ type HPCCState struct {
 	NoSample      uint64 // ACKs with no measurable hop
 }
 
-// Reset returns the reaction point to its initial state (a new flow).
+// Reset returns the reaction point to its initial state (a new flow): W =
+// W_init, U = InitialU, no INT history, counters 0. Time order is kept: a
+// reset part still refuses a time before its latest event.
 func (h *HPCC) Reset() {
 	h.win.Reset()
-	h.st = HPCCState{}
+	h.st = HPCCState{U: fixedpoint.UQ32_32(h.u0)}
+	h.resetHopU()
+}
+
+// resetHopU sets every hop's U to InitialU in the multi-rate mode (it is 0
+// and unused in the single-rate mode).
+func (h *HPCC) resetHopU() {
+	if h.cfg.MultiRate {
+		for i := range h.st.Hops {
+			h.st.Hops[i].U = fixedpoint.UQ32_32(h.u0)
+		}
+	}
 }
 
 // Config returns the configuration with defaults resolved (Codec,
@@ -355,32 +461,91 @@ func (h *HPCC) CanSend(inflight units.Bytes) bool { return h.win.CanSend(infligh
 // U returns the path's normalised inflight (single-rate mode).
 func (h *HPCC) U() fixedpoint.UQ32_32 { return h.st.U }
 
+// Limits is the contract's view of Window and Rate: {Rate: R, Window: W}.
+func (h *HPCC) Limits() cc.Limits { return cc.Limits{Rate: h.win.Rate(), Window: h.win.Window()} }
+
 // State returns every register.
 func (h *HPCC) State() HPCCState {
 	s := h.st
 	s.Window = h.win.State()
+	s.LastNow = h.mono.Last()
 	return s
 }
 
 // OnAck is procedure NewAck of Algorithm 1 (lines 21–27) for an ACK that
 // arrived at now, acknowledging every byte before ackSeq, while the flow's
 // next new byte is sndNxt, and echoing the INT header hdr (decoded with the
-// configured Codec). It updates W and R and returns nil, or returns an error
-// and changes nothing:
+// configured Codec). It updates U, W and R and returns nil; a hop whose
+// records are Δts = 0 apart is skipped (see Guards on the type). Or it
+// returns an error and changes nothing:
 //
-//   - ErrHPCCHeader: hdr is nil, its NHop exceeds the Codec's MaxHops, its
-//     PathID, a TS or a TxBytes is wider than its field, or a speed code is
-//     not in the table;
-//   - ErrHPCCEvent: now is earlier than the previous ACK's, ackSeq is below
-//     the previous ACK's, or ackSeq > sndNxt.
+//   - *cc.TimeOrderError: now is before the latest accepted event;
+//   - *cc.EventError with Err = ErrHPCCHeader: hdr is nil, its NHop exceeds
+//     the Codec's MaxHops, its PathID, a TS or a TxBytes is wider than its
+//     field, or a speed code is not in the table;
+//   - *cc.EventError: ackSeq is below the previous ACK's, or ackSeq > sndNxt.
 //
 // Sequence numbers are 64-bit byte offsets that never wrap.
 func (h *HPCC) OnAck(now units.Time, ackSeq, sndNxt uint64, hdr *inttel.Header) error {
-	if err := h.check(now, ackSeq, sndNxt, hdr); err != nil {
+	return h.ack("OnAck", now, ackSeq, sndNxt, hdr)
+}
+
+// Feedback is the contract's ACK event: see Events on the type. act is not
+// touched (HPCC's sender sends nothing); nil is fine.
+func (h *HPCC) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
+	const event = "Feedback"
+	if err := h.mono.Check(hpccRPPart, event, now); err != nil {
 		return err
 	}
+	switch {
+	case f == nil:
+		return h.eventError(event, "nil feedback", nil)
+	case f.Kind != cc.FeedbackAck && f.Kind != cc.FeedbackNak:
+		// A kind HPCC does not use (a CNP, a rate message): it changes
+		// nothing but the time (cc.ReactionPoint).
+		h.mono.Advance(now)
+		return nil
+	case f.INT == nil:
+		return h.eventError(event, "the "+f.Kind.String()+" carries no INT header", nil)
+	}
+	return h.ack(event, now, f.Seq, f.SndNxt, f.INT)
+}
+
+// Sent records that the flow sent a packet at now: HPCC's sender reacts to
+// ACKs only, so it keeps the time and nothing else. p is not read (it may
+// be nil). Error: *cc.TimeOrderError.
+func (h *HPCC) Sent(now units.Time, _ *cc.Packet, _ *cc.Actions) error {
+	return h.mono.Accept(hpccRPPart, "Sent", now)
+}
+
+// OnSend is Sent in typed form.
+func (h *HPCC) OnSend(now units.Time) error { return h.mono.Accept(hpccRPPart, "OnSend", now) }
+
+// NextDeadline returns units.MaxTime: HPCC's sender has no timer.
+func (h *HPCC) NextDeadline() units.Time { return units.MaxTime }
+
+// Timer records now (*cc.TimeOrderError if it is before the last event)
+// and does nothing else: there is no timer.
+func (h *HPCC) Timer(now units.Time, _ *cc.Actions) error {
+	return h.mono.Accept(hpccRPPart, "Timer", now)
+}
+
+// eventError is a *cc.EventError of this part.
+func (h *HPCC) eventError(event, reason string, err error) error {
+	return &cc.EventError{Part: hpccRPPart, Event: event, Reason: reason, Err: err}
+}
+
+// ack is OnAck for event (OnAck or Feedback): the one code path of both.
+func (h *HPCC) ack(event string, now units.Time, ackSeq, sndNxt uint64, hdr *inttel.Header) error {
+	if err := h.mono.Check(hpccRPPart, event, now); err != nil {
+		return err
+	}
+	if err := h.check(event, ackSeq, sndNxt, hdr); err != nil {
+		return err
+	}
+	h.mono.Advance(now)
 	st := &h.st
-	st.LastNow, st.LastAckSeq = now, ackSeq
+	st.LastAckSeq = ackSeq
 	st.Acks++
 	// 21: procedure NewAck(ack)
 	// 22: if ack.seq > lastUpdateSeq then
@@ -402,37 +567,34 @@ func (h *HPCC) OnAck(now units.Time, ackSeq, sndNxt uint64, hdr *inttel.Header) 
 }
 
 // check validates an ACK without changing anything.
-func (h *HPCC) check(now units.Time, ackSeq, sndNxt uint64, hdr *inttel.Header) error {
+func (h *HPCC) check(event string, ackSeq, sndNxt uint64, hdr *inttel.Header) error {
+	bad := func(reason string) error { return h.eventError(event, reason, ErrHPCCHeader) }
 	if hdr == nil {
-		return fmt.Errorf("%w: nil header", ErrHPCCHeader)
+		return bad("nil header")
 	}
 	if int(hdr.NHop) > h.codec.MaxHops() {
-		return fmt.Errorf("%w: NHop = %d, want 0..%d (Codec MaxHops)", ErrHPCCHeader, hdr.NHop, h.codec.MaxHops())
+		return bad(fmt.Sprintf("NHop = %d, want 0..%d (Codec MaxHops)", hdr.NHop, h.codec.MaxHops()))
 	}
 	if hdr.PathID > inttel.MaxPathID {
-		return fmt.Errorf("%w: PathID = %#x, want 0..%#x (12 bits)", ErrHPCCHeader, hdr.PathID, inttel.MaxPathID)
+		return bad(fmt.Sprintf("PathID = %#x, want 0..%#x (12 bits)", hdr.PathID, inttel.MaxPathID))
 	}
 	for i, p := range hdr.Hops[:hdr.NHop] {
 		switch {
 		case p.Speed > inttel.MaxSpeed || !h.speed[p.Speed].ok:
-			return fmt.Errorf("%w: hop %d: speed code B = %d is not in the speed table (%s)",
-				ErrHPCCHeader, i, p.Speed, h.codec.Speeds())
+			return bad(fmt.Sprintf("hop %d: speed code B = %d is not in the speed table (%s)", i, p.Speed, h.codec.Speeds()))
 		case p.TS > inttel.MaxTS:
-			return fmt.Errorf("%w: hop %d: TS = %#x, want 0..%#x (24 bits)", ErrHPCCHeader, i, p.TS, inttel.MaxTS)
+			return bad(fmt.Sprintf("hop %d: TS = %#x, want 0..%#x (24 bits)", i, p.TS, inttel.MaxTS))
 		case p.TxBytes > inttel.MaxTxBytes:
-			return fmt.Errorf("%w: hop %d: TxBytes = %#x, want 0..%#x (20 bits)",
-				ErrHPCCHeader, i, p.TxBytes, inttel.MaxTxBytes)
+			return bad(fmt.Sprintf("hop %d: TxBytes = %#x, want 0..%#x (20 bits)", i, p.TxBytes, inttel.MaxTxBytes))
 		}
 	}
 	st := &h.st
 	switch {
 	case ackSeq > sndNxt:
-		return fmt.Errorf("%w: ackSeq = %d is beyond sndNxt = %d (data never sent)", ErrHPCCEvent, ackSeq, sndNxt)
-	case st.Started && now < st.LastNow:
-		return fmt.Errorf("%w: now = %v is before the previous ACK at %v", ErrHPCCEvent, now, st.LastNow)
+		return h.eventError(event, fmt.Sprintf("ackSeq = %d is beyond sndNxt = %d (data never sent)", ackSeq, sndNxt), nil)
 	case st.Started && ackSeq < st.LastAckSeq:
-		return fmt.Errorf("%w: ackSeq = %d is below the previous ACK's %d (reordered ACK)",
-			ErrHPCCEvent, ackSeq, st.LastAckSeq)
+		return h.eventError(event, fmt.Sprintf("ackSeq = %d is below the previous ACK's %d (reordered ACK)",
+			ackSeq, st.LastAckSeq), nil)
 	}
 	return nil
 }
@@ -456,8 +618,9 @@ func (h *HPCC) seed(now units.Time, sndNxt uint64, hdr *inttel.Header) {
 	for i := range st.Hops {
 		st.Hops[i] = HPCCHop{}
 	}
+	h.resetHopU()
 	for i, p := range hdr.Hops[:hdr.NHop] {
-		st.Hops[i] = HPCCHop{Record: p, StoredAt: now}
+		st.Hops[i].Record, st.Hops[i].StoredAt = p, now
 	}
 }
 
@@ -546,10 +709,8 @@ func (h *HPCC) hopUtil(sp *hpccSpeed, old, nh inttel.Hop, dts units.Time, dtx un
 	// send Δtx at line rate (ps, UQ32_32) over the time it had (ps).
 	bhi, blo := bits.Mul64(uint64(dtx), sp.psPerByte)
 	txU := h.div.Quo128(bhi, blo, uint64(dts))
-	if s := qU + txU; s >= qU {
-		return s
-	}
-	return math.MaxUint64
+	// u' = qU + txU, saturated at the register's maximum
+	return fixedpoint.SatAdd(qU, txU)
 }
 
 // ewma is lines 8–9: τ = min(τ, T); U = (1 − τ/T)·U + (τ/T)·u, with
@@ -587,3 +748,50 @@ func hpccShrSat(hi, lo uint64) uint64 {
 	}
 	return hi<<(64-s) | lo>>s
 }
+
+// AppendRegisters appends the registers listed on the type, in that order;
+// it allocates only when dst must grow.
+func (h *HPCC) AppendRegisters(dst []cc.Register) []cc.Register {
+	st := &h.st
+	dst = append(dst,
+		h.mono.Register(),
+		cc.Reg("u", 64, uint64(st.U)),
+		cc.BoolReg("started", st.Started),
+		cc.Reg("n_hop", inttel.NHopBits, uint64(st.NHop)),
+		cc.Reg("path_id", inttel.PathIDBits, uint64(st.PathID)),
+		cc.Reg("bottleneck", inttel.NHopBits, uint64(st.Bottleneck)),
+		cc.Reg("last_ack_seq", 64, st.LastAckSeq),
+	)
+	n := h.codec.MaxHops()
+	dst = h.win.AppendRegisters(dst, n)
+	for i := range n {
+		hp, names := &st.Hops[i], &hpccHopRegNames[i]
+		dst = append(dst,
+			cc.Reg(names[0], inttel.SpeedBits, uint64(hp.Record.Speed)),
+			cc.Reg(names[1], inttel.TSBits, uint64(hp.Record.TS)),
+			cc.Reg(names[2], inttel.TxBytesBits, uint64(hp.Record.TxBytes)),
+			cc.Reg(names[3], inttel.QLenBits, uint64(hp.Record.QLen)),
+			cc.TimeReg(names[4], hp.StoredAt),
+			cc.Reg(names[5], 64, uint64(hp.U)),
+		)
+	}
+	return append(dst,
+		cc.Reg("acks", 64, st.Acks),
+		cc.Reg("ignored", 64, st.Ignored),
+		cc.Reg("path_changes", 64, st.PathChanges),
+		cc.Reg("reseeds", 64, st.Reseeds),
+		cc.Reg("zero_intervals", 64, st.ZeroIntervals),
+		cc.Reg("stale", 64, st.Stale),
+		cc.Reg("no_sample", 64, st.NoSample),
+	)
+}
+
+// hpccHopRegNames are the per-hop record registers' names ("hop0.speed",
+// ...), made once so that AppendRegisters builds no string.
+var hpccHopRegNames = func() (n [inttel.HopsLimit][6]string) {
+	for i := range n {
+		p := "hop" + strconv.Itoa(i) + "."
+		n[i] = [6]string{p + "speed", p + "ts", p + "tx_bytes", p + "qlen", p + "stored_at", p + "u"}
+	}
+	return n
+}()

@@ -3,6 +3,7 @@ package rp_test
 import (
 	"fmt"
 
+	"github.com/hwcc/hwcc/cc"
 	inttel "github.com/hwcc/hwcc/int"
 	"github.com/hwcc/hwcc/rp"
 	"github.com/hwcc/hwcc/units"
@@ -47,4 +48,38 @@ func ExampleHPCC() {
 	// U = 2.0051
 	// after 2nd ACK: 77.192KB 47.50276923Gbps commits: 1
 	// may send with 80 KB in flight: false
+}
+
+// The same sender through the cc contract, as a simulator drives any
+// reaction point: Sent for each packet, Feedback for each ACK (its INT
+// header echoed), Limits for the pacing rate and the window.
+func ExampleHPCC_Feedback() {
+	h, err := rp.NewHPCC(rp.HPCCPaperSim(100 * units.Gbps))
+	if err != nil {
+		panic(err)
+	}
+	codec, _ := inttel.NewCodec(inttel.DefaultConfig())
+	port := inttel.Port{SwitchID: 0x2a, Rate: 100 * units.Gbps, QLen: 162500}
+	var act cc.Actions // HPCC's sender decides nothing but its limits
+
+	var first, second inttel.Header
+	codec.Stamp(10*units.Microsecond, &first, port)
+	port.TxBytes = 162500
+	codec.Stamp(23*units.Microsecond, &second, port)
+
+	_ = h.Sent(0, &cc.Packet{Seq: 0, Payload: 1000, Size: 1082}, &act)
+	ack := cc.Feedback{Kind: cc.FeedbackAck, Seq: 1000, SndNxt: 163500, INT: &first}
+	if err := h.Feedback(12*units.Microsecond, &ack, &act); err != nil {
+		panic(err)
+	}
+	ack = cc.Feedback{Kind: cc.FeedbackAck, Seq: 163501, SndNxt: 170000, INT: &second}
+	if err := h.Feedback(25*units.Microsecond, &ack, &act); err != nil {
+		panic(err)
+	}
+	fmt.Printf("%+v\n", h.Limits())
+	ack.INT = nil
+	fmt.Println(h.Feedback(26*units.Microsecond, &ack, &act))
+	// Output:
+	// {Rate:47.50276923Gbps Window:77.192KB}
+	// rp.HPCC Feedback: the ack carries no INT header
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/fixedpoint"
 	inttel "github.com/hwcc/hwcc/int"
 	"github.com/hwcc/hwcc/units"
@@ -76,9 +77,11 @@ func TestHPCCConfigErrors(t *testing.T) {
 	c := HPCCPaperSim(100 * units.Gbps)
 	c.Window.Eta = 0
 	_, err := NewHPCC(c)
-	require.ErrorIs(t, err, ErrHPCCConfig)
-	require.ErrorIs(t, err, window.ErrConfig)
-	require.ErrorContains(t, err, "Config.Eta")
+	require.ErrorIs(t, err, cc.ErrConfig)
+	var ce *cc.ConfigError
+	require.ErrorAs(t, err, &ce)
+	require.Equal(t, "Window.Eta", ce.Field)
+	require.Equal(t, "rp.HPCC", ce.Part)
 
 	// A speed code so slow that B·T is below one byte cannot normalise
 	// the qlen term.
@@ -89,11 +92,19 @@ func TestHPCCConfigErrors(t *testing.T) {
 	c = HPCCPaperSim(100 * units.Gbps)
 	c.Codec = codec
 	_, err = NewHPCC(c)
-	require.ErrorIs(t, err, ErrHPCCConfig)
+	require.ErrorAs(t, err, &ce)
+	require.Equal(t, "Codec", ce.Field)
 	require.ErrorContains(t, err, "speed code 9")
 	// A NIC too fast for the 32-bit window.
 	_, err = NewHPCC(HPCCPaperSim(10 * units.Tbps * 1000))
-	require.ErrorIs(t, err, ErrHPCCConfig)
+	require.ErrorAs(t, err, &ce)
+	require.Equal(t, "Window.Init", ce.Field)
+	// An InitialU beyond the three choices.
+	c = HPCCPaperSim(100 * units.Gbps)
+	c.InitialU = HPCCInitialUEta + 1
+	_, err = NewHPCC(c)
+	require.ErrorAs(t, err, &ce)
+	require.Equal(t, "InitialU", ce.Field)
 }
 
 func TestHPCCInputErrorsLeaveStateUnchanged(t *testing.T) {
@@ -116,12 +127,13 @@ func TestHPCCInputErrorsLeaveStateUnchanged(t *testing.T) {
 		{"unknown speed code", 11 * units.Microsecond, 2000, 6000, hpccHdr(7, inttel.Hop{Speed: 12}), ErrHPCCHeader, "speed code B = 12"},
 		{"TS wider than 24 bits", 11 * units.Microsecond, 2000, 6000, hpccHdr(7, inttel.Hop{Speed: hpccCode100G, TS: 1 << 24}), ErrHPCCHeader, "TS"},
 		{"txBytes wider than 20 bits", 11 * units.Microsecond, 2000, 6000, hpccHdr(7, inttel.Hop{Speed: hpccCode100G, TxBytes: 1 << 20}), ErrHPCCHeader, "TxBytes"},
-		{"time going backwards", 9 * units.Microsecond, 2000, 6000, hpccHdr(7, ok), ErrHPCCEvent, "before the previous ACK"},
-		{"ACK below the previous", 11 * units.Microsecond, 999, 6000, hpccHdr(7, ok), ErrHPCCEvent, "reordered"},
-		{"ACK beyond snd_nxt", 11 * units.Microsecond, 7000, 6000, hpccHdr(7, ok), ErrHPCCEvent, "beyond sndNxt"},
+		{"time going backwards", 9 * units.Microsecond, 2000, 6000, hpccHdr(7, ok), cc.ErrTimeOrder, "time 9us is before the last event's 10us"},
+		{"ACK below the previous", 11 * units.Microsecond, 999, 6000, hpccHdr(7, ok), cc.ErrEvent, "reordered"},
+		{"ACK beyond snd_nxt", 11 * units.Microsecond, 7000, 6000, hpccHdr(7, ok), cc.ErrEvent, "beyond sndNxt"},
 	}
 	for _, tc := range cases {
 		err := h.OnAck(tc.now, tc.ack, tc.nxt, tc.hdr)
+		require.True(t, cc.Typed(err), tc.name)
 		require.ErrorIs(t, err, tc.target, tc.name)
 		require.ErrorContains(t, err, tc.text, tc.name)
 		require.Equal(t, before, h.State(), tc.name)

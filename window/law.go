@@ -1,10 +1,10 @@
 package window
 
 import (
-	"errors"
-	"fmt"
 	"math"
+	"strconv"
 
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/hwtables"
 	"github.com/hwcc/hwcc/units"
@@ -39,9 +39,6 @@ const (
 	// round(0.95·2^32) = round(4080218931.2) = 4080218931.
 	Eta95 fixedpoint.UQ32_32 = 4080218931
 )
-
-// ErrConfig is wrapped by every configuration error of this package.
-var ErrConfig = errors.New("window: invalid config")
 
 // Config parameterises HPCC's window law and pacing. All fields are
 // required unless a zero default is stated.
@@ -79,28 +76,33 @@ type Config struct {
 	NativeDivision bool
 }
 
-// Validate checks every field and returns an error wrapping ErrConfig that
-// names the first bad field, its value and the allowed range.
+// Validate checks every field and returns nil or a *cc.ConfigError
+// (errors.Is(err, cc.ErrConfig)) naming the first bad field (its Go name:
+// "T", "Init", ...), its value and the allowed range.
 func (c Config) Validate() error {
 	max := c.Max
 	if max == 0 {
 		max = c.Init
 	}
+	bad := func(field, value, want string) error {
+		return &cc.ConfigError{Part: "window", Field: field, Value: value, Range: want}
+	}
+	b := func(n units.Bytes) string { return strconv.FormatInt(int64(n), 10) + " B" }
 	switch {
 	case c.T < MinT || c.T > MaxT:
-		return fmt.Errorf("%w: Config.T = %v, want %v..%v", ErrConfig, c.T, MinT, MaxT)
+		return bad("T", c.T.String(), MinT.String()+".."+MaxT.String())
 	case c.Init < 1 || c.Init > MaxWindow:
-		return fmt.Errorf("%w: Config.Init = %d B, want 1..%d B (32-bit window)", ErrConfig, c.Init, MaxWindow)
+		return bad("Init", b(c.Init), "1.."+b(MaxWindow)+" (32-bit window)")
 	case c.Min < 1 || c.Min > c.Init:
-		return fmt.Errorf("%w: Config.Min = %d B, want 1..%d B (Config.Init)", ErrConfig, c.Min, c.Init)
+		return bad("Min", b(c.Min), "1.."+b(c.Init)+" (Init)")
 	case max < c.Init || max > MaxWindow:
-		return fmt.Errorf("%w: Config.Max = %d B, want 0 (= Init) or %d..%d B", ErrConfig, c.Max, c.Init, MaxWindow)
+		return bad("Max", b(c.Max), "0 (= Init) or "+b(c.Init)+".."+b(MaxWindow))
 	case c.AI < 0 || c.AI > max:
-		return fmt.Errorf("%w: Config.AI = %d B, want 0..%d B (the window's maximum)", ErrConfig, c.AI, max)
+		return bad("AI", b(c.AI), "0.."+b(max)+" (the window's maximum)")
 	case c.Eta < EtaMin || c.Eta > EtaMax:
-		return fmt.Errorf("%w: Config.Eta = %v, want %v..%v", ErrConfig, c.Eta, EtaMin, EtaMax)
+		return bad("Eta", c.Eta.String(), EtaMin.String()+".."+EtaMax.String())
 	case c.MaxStage < 0 || c.MaxStage > MaxStageLimit:
-		return fmt.Errorf("%w: Config.MaxStage = %d, want 0..%d (8-bit incStage)", ErrConfig, c.MaxStage, MaxStageLimit)
+		return bad("MaxStage", strconv.Itoa(c.MaxStage), "0.."+strconv.Itoa(MaxStageLimit)+" (8-bit incStage)")
 	}
 	return nil
 }
@@ -112,15 +114,19 @@ func (c Config) Validate() error {
 // with N = 16 gives 156 B ("should not exceed ... ≈ 150 bytes", section 5.4);
 // 100 Gb/s × 13 µs with N = 100 gives 81 B (the paper uses 80 B).
 //
-// Errors: init outside [0, MaxWindow], η outside [EtaMin, EtaMax], n < 1.
+// Errors, each a *cc.ConfigError naming the argument: init outside
+// [0, MaxWindow], η outside [EtaMin, EtaMax], n < 1.
 func AIRule(init units.Bytes, eta fixedpoint.UQ32_32, n int) (units.Bytes, error) {
+	bad := func(field, value, want string) error {
+		return &cc.ConfigError{Part: "window.AIRule", Field: field, Value: value, Range: want}
+	}
 	switch {
 	case init < 0 || init > MaxWindow:
-		return 0, fmt.Errorf("%w: AIRule init = %d B, want 0..%d B", ErrConfig, init, MaxWindow)
+		return 0, bad("init", strconv.FormatInt(int64(init), 10)+" B", "0.."+strconv.FormatInt(int64(MaxWindow), 10)+" B")
 	case eta < EtaMin || eta > EtaMax:
-		return 0, fmt.Errorf("%w: AIRule eta = %v, want %v..%v", ErrConfig, eta, EtaMin, EtaMax)
+		return 0, bad("eta", eta.String(), EtaMin.String()+".."+EtaMax.String())
 	case n < 1:
-		return 0, fmt.Errorf("%w: AIRule n = %d flows, want ≥ 1", ErrConfig, n)
+		return 0, bad("n", strconv.Itoa(n), "≥ 1 flow")
 	}
 	// W_AI = ⌊init·(2^32 − η_raw) / (2^32·N)⌋; init < 2^32 and
 	// 2^32 − η_raw ≤ 2^31, so the product fits 64 bits.
@@ -168,7 +174,7 @@ func (l *Law) init(cfg Config) error {
 	// 8/T bit/s per byte = 8·10^12 / T_ps, rounded to nearest.
 	rm, err := fixedpoint.UQ32_32FromRatio(8*uint64(units.Second), uint64(cfg.T), fixedpoint.Nearest)
 	if err != nil { // unreachable for T ≥ MinT; kept as the overflow policy
-		return fmt.Errorf("%w: Config.T = %v: 8/T does not fit UQ32_32: %v", ErrConfig, cfg.T, err)
+		return &cc.ConfigError{Part: "window", Field: "T", Value: cfg.T.String(), Range: "8/T within UQ32_32", Err: err}
 	}
 	*l = Law{
 		cfg:      cfg,
@@ -221,8 +227,9 @@ func (l *Law) ComputeWind(ref *Reference, u fixedpoint.UQ32_32, commit bool) uni
 	wc := l.refWindow(ref)
 	// 12: if U >= η or incStage >= maxStage then
 	if uint64(u) >= l.eta || ref.IncStage >= l.maxStage {
-		// 13: W = Wc/(U/η) + W_AI
-		w = l.clamp(satAdd(l.mi(wc, uint64(u)), l.ai))
+		// 13: W = Wc/(U/η) + W_AI, saturated to [Min, Max] (the quotient
+		// of a tiny U may be near 2^64: the add saturates first)
+		w = l.clamp(fixedpoint.SatAdd(l.mi(wc, uint64(u)), l.ai))
 		// 14: if updateWc then
 		if commit {
 			// 15: incStage = 0; Wc = W
@@ -263,9 +270,9 @@ func (l *Law) refWindow(ref *Reference) uint64 {
 	return l.clamp(uint64(ref.Wc))
 }
 
-// clamp saturates w to [Min, Max].
+// clamp saturates w to [Min, Max] (Min ≤ Max, checked by Validate).
 func (l *Law) clamp(w uint64) uint64 {
-	return min(max(w, l.min), l.max)
+	return fixedpoint.Clamp(w, l.min, l.max)
 }
 
 // Rate returns the pacing rate R = W/T (section 3.2, Algorithm 1 line 27),
@@ -276,18 +283,7 @@ func (l *Law) Rate(w units.Bytes) units.Rate {
 	if w <= 0 {
 		return 0
 	}
-	// R = W·8/T
+	// R = W·8/T, saturated at the largest units.Rate
 	r := l.rateMul.MulU64(uint64(w))
-	if r > math.MaxInt64 {
-		return math.MaxInt64
-	}
-	return units.Rate(r)
-}
-
-// satAdd returns a + b, saturating at math.MaxUint64.
-func satAdd(a, b uint64) uint64 {
-	if s := a + b; s >= a {
-		return s
-	}
-	return math.MaxUint64
+	return units.Rate(min(r, math.MaxInt64))
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/hwtables"
 	"github.com/hwcc/hwcc/units"
@@ -43,32 +44,36 @@ func TestConfigValidate(t *testing.T) {
 		mod   func(*Config)
 		field string
 	}{
-		{"T too small", func(c *Config) { c.T = MinT - 1 }, "Config.T"},
-		{"T too large", func(c *Config) { c.T = MaxT + 1 }, "Config.T"},
-		{"Init zero", func(c *Config) { c.Init = 0 }, "Config.Init"},
-		{"Init above 32 bits", func(c *Config) { c.Init = MaxWindow + 1; c.Max = MaxWindow + 1 }, "Config.Init"},
-		{"Min zero", func(c *Config) { c.Min = 0 }, "Config.Min"},
-		{"Min above Init", func(c *Config) { c.Min = c.Init + 1 }, "Config.Min"},
-		{"Max below Init", func(c *Config) { c.Max = c.Init - 1 }, "Config.Max"},
-		{"Max above 32 bits", func(c *Config) { c.Max = MaxWindow + 1 }, "Config.Max"},
-		{"AI negative", func(c *Config) { c.AI = -1 }, "Config.AI"},
-		{"AI above Max", func(c *Config) { c.AI = c.Init + 1 }, "Config.AI"},
-		{"Eta below 0.5", func(c *Config) { c.Eta = EtaMin - 1 }, "Config.Eta"},
-		{"Eta above 1", func(c *Config) { c.Eta = EtaMax + 1 }, "Config.Eta"},
-		{"MaxStage negative", func(c *Config) { c.MaxStage = -1 }, "Config.MaxStage"},
-		{"MaxStage above 8 bits", func(c *Config) { c.MaxStage = 256 }, "Config.MaxStage"},
+		{"T too small", func(c *Config) { c.T = MinT - 1 }, "T"},
+		{"T too large", func(c *Config) { c.T = MaxT + 1 }, "T"},
+		{"Init zero", func(c *Config) { c.Init = 0 }, "Init"},
+		{"Init above 32 bits", func(c *Config) { c.Init = MaxWindow + 1; c.Max = MaxWindow + 1 }, "Init"},
+		{"Min zero", func(c *Config) { c.Min = 0 }, "Min"},
+		{"Min above Init", func(c *Config) { c.Min = c.Init + 1 }, "Min"},
+		{"Max below Init", func(c *Config) { c.Max = c.Init - 1 }, "Max"},
+		{"Max above 32 bits", func(c *Config) { c.Max = MaxWindow + 1 }, "Max"},
+		{"AI negative", func(c *Config) { c.AI = -1 }, "AI"},
+		{"AI above Max", func(c *Config) { c.AI = c.Init + 1 }, "AI"},
+		{"Eta below 0.5", func(c *Config) { c.Eta = EtaMin - 1 }, "Eta"},
+		{"Eta above 1", func(c *Config) { c.Eta = EtaMax + 1 }, "Eta"},
+		{"MaxStage negative", func(c *Config) { c.MaxStage = -1 }, "MaxStage"},
+		{"MaxStage above 8 bits", func(c *Config) { c.MaxStage = 256 }, "MaxStage"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c := good
 			tc.mod(&c)
 			err := c.Validate()
-			require.ErrorIs(t, err, ErrConfig)
-			require.ErrorContains(t, err, tc.field)
+			require.ErrorIs(t, err, cc.ErrConfig)
+			var ce *cc.ConfigError
+			require.ErrorAs(t, err, &ce)
+			require.Equal(t, tc.field, ce.Field)
+			require.NotEmpty(t, ce.Value)
+			require.NotEmpty(t, ce.Range)
 			_, err = New(c)
-			require.ErrorIs(t, err, ErrConfig)
+			require.ErrorIs(t, err, cc.ErrConfig)
 			_, err = NewLaw(c)
-			require.ErrorIs(t, err, ErrConfig)
+			require.ErrorIs(t, err, cc.ErrConfig)
 		})
 	}
 }
@@ -109,12 +114,16 @@ func TestAIRule(t *testing.T) {
 		exact := math.Floor(float64(tc.init) * (1 - qFloat(Eta95)) / float64(tc.n))
 		require.Equal(t, exact, float64(got), tc.name)
 	}
+	var ce *cc.ConfigError
 	_, err := AIRule(100, Eta95, 0)
-	require.ErrorIs(t, err, ErrConfig)
+	require.ErrorAs(t, err, &ce)
+	require.Equal(t, "n", ce.Field)
 	_, err = AIRule(-1, Eta95, 1)
-	require.ErrorIs(t, err, ErrConfig)
+	require.ErrorAs(t, err, &ce)
+	require.Equal(t, "init", ce.Field)
 	_, err = AIRule(100, EtaMin-1, 1)
-	require.ErrorIs(t, err, ErrConfig)
+	require.ErrorAs(t, err, &ce)
+	require.Equal(t, "eta", ce.Field)
 }
 
 func TestNewWindowInitialState(t *testing.T) {
@@ -368,5 +377,6 @@ func TestDividerBound(t *testing.T) {
 
 func TestErrorsAreConfigErrors(t *testing.T) {
 	_, err := New(Config{})
-	require.True(t, errors.Is(err, ErrConfig))
+	require.True(t, errors.Is(err, cc.ErrConfig))
+	require.True(t, cc.Typed(err))
 }

@@ -1,6 +1,9 @@
 package window
 
 import (
+	"strconv"
+
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/units"
 )
@@ -162,6 +165,46 @@ func (w *Window) State() State {
 		Hops:          w.hops,
 	}
 }
+
+// AppendRegisters appends the window's registers to dst, in this order,
+// and returns the extended slice; it allocates only when dst must grow:
+//
+//	w                 32 bits  W, bytes
+//	wc                32 bits  single-rate Wc, bytes
+//	inc_stage          8 bits  single-rate incStage
+//	last_update_seq   64 bits  lastUpdateSeq, byte sequence
+//	rate              64 bits  R = W/T, bit/s (signed, as cc.RateReg)
+//	commits           64 bits  updates that committed (model counter, wraps)
+//	hopI.wc, hopI.inc_stage   32 and 8 bits, for each hop I < hops
+//
+// hops (clamped to 0..MaxHops) is how many multi-rate references to list:
+// rp.HPCC lists its Codec's MaxHops, the most a header can use.
+func (w *Window) AppendRegisters(dst []cc.Register, hops int) []cc.Register {
+	dst = append(dst,
+		cc.Reg("w", WindowBits, uint64(w.w)),
+		cc.Reg("wc", WindowBits, uint64(w.ref.Wc)),
+		cc.Reg("inc_stage", 8, uint64(w.ref.IncStage)),
+		cc.Reg("last_update_seq", 64, w.lastUpdateSeq),
+		cc.RateReg("rate", w.rate),
+		cc.Reg("commits", 64, w.commits),
+	)
+	for i := range min(max(hops, 0), MaxHops) {
+		dst = append(dst,
+			cc.Reg(hopRegNames[i][0], WindowBits, uint64(w.hops[i].Wc)),
+			cc.Reg(hopRegNames[i][1], 8, uint64(w.hops[i].IncStage)))
+	}
+	return dst
+}
+
+// hopRegNames are the per-hop register names, "hop0.wc", "hop0.inc_stage",
+// ..., made once so that AppendRegisters does not build strings.
+var hopRegNames = func() (n [MaxHops][2]string) {
+	for i := range n {
+		p := "hop" + strconv.Itoa(i) + "."
+		n[i] = [2]string{p + "wc", p + "inc_stage"}
+	}
+	return n
+}()
 
 // set writes W and its pacing rate.
 func (w *Window) set(nw units.Bytes) {

@@ -1,0 +1,336 @@
+package algos
+
+import (
+	"strconv"
+
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/cp"
+	"github.com/hwcc/hwcc/fixedpoint"
+	inttel "github.com/hwcc/hwcc/int"
+	"github.com/hwcc/hwcc/rp"
+	"github.com/hwcc/hwcc/units"
+	"github.com/hwcc/hwcc/window"
+)
+
+// hpccLink is the default link rate of the hpcc parts' presets: 100 Gb/s,
+// the NIC and switch ports of the paper's simulations (papers/hpcc.txt
+// section 5.1) and of the harness's HPCC scenarios. The "link" setting
+// changes it: the rp's W_init = link·T, the cp's port rate.
+const hpccLink = 100 * units.Gbps
+
+// hpccPaper cites the paper's sections the parts implement.
+const hpccPaper = "Li et al., HPCC: High Precision Congestion Control, SIGCOMM 2019: section 3.2 and Algorithm 1 (sender), section 3.3 (parameters), section 4.1 and Figure 7 (INT), section 5.1 (presets)"
+
+// hpccINT holds the INT codec's scalars, settable on both parts: they must
+// agree between the switches and the senders of one network.
+type hpccINT struct {
+	MaxHops     int
+	TxBytesUnit units.Bytes
+	QLenUnit    units.Bytes
+	TSUnit      units.Time
+}
+
+// hpccDefaultINT is inttel.DefaultConfig's scalars: 5 hops, 128 B, 80 B,
+// 1 ns.
+func hpccDefaultINT() hpccINT {
+	d := inttel.DefaultConfig()
+	return hpccINT{MaxHops: d.MaxHops, TxBytesUnit: d.TxBytesUnit, QLenUnit: d.QLenUnit, TSUnit: d.TSUnit}
+}
+
+// codec builds the INT codec (the default speed table). The parameters'
+// ranges are inttel's, so this fails only on a Config built by hand.
+func (c hpccINT) codec(part string) (*inttel.Codec, error) {
+	cfg := inttel.DefaultConfig()
+	cfg.MaxHops, cfg.TxBytesUnit, cfg.QLenUnit, cfg.TSUnit = c.MaxHops, c.TxBytesUnit, c.QLenUnit, c.TSUnit
+	codec, err := inttel.NewCodec(cfg)
+	if err != nil {
+		return nil, &cc.ConfigError{Part: part, Field: "int", Err: err}
+	}
+	return codec, nil
+}
+
+// hpccINTFields are the codec's parameters for a configuration C that
+// holds an hpccINT.
+func hpccINTFields[C any](codec func(c *C) *hpccINT) []cc.Field[C] {
+	const src = "papers/hpcc.txt section 4.1 and Figure 7; the authors' ns-3 INT_MULTI scales the byte units"
+	return []cc.Field[C]{
+		{
+			Param: cc.Param{
+				Name: "int_max_hops", Unit: "hop records", Min: "1", Max: "15",
+				Doc:    "most INT records a header carries (the 4-bit nHop counts 15; the paper sizes 5): switches and senders must agree",
+				Source: src,
+			},
+			Ptr: func(c *C) any { return &codec(c).MaxHops },
+		},
+		{
+			Param: cc.Param{
+				Name: "int_tx_bytes_unit", Min: "1B", Max: inttel.MaxByteUnit.String(),
+				Doc:    "bytes per count of the 20-bit txBytes field",
+				Source: src,
+			},
+			Ptr: func(c *C) any { return &codec(c).TxBytesUnit },
+		},
+		{
+			Param: cc.Param{
+				Name: "int_qlen_unit", Min: "1B", Max: inttel.MaxByteUnit.String(),
+				Doc:    "bytes per count of the 16-bit qLen field (saturates at 0xFFFF counts)",
+				Source: src,
+			},
+			Ptr: func(c *C) any { return &codec(c).QLenUnit },
+		},
+		{
+			Param: cc.Param{
+				Name: "int_ts_unit", Min: "1ps", Max: inttel.MaxTSUnit.String(),
+				Doc:    "time per count of the 24-bit TS field",
+				Source: src + "; ns-3 stamps ns",
+			},
+			Ptr: func(c *C) any { return &codec(c).TSUnit },
+		},
+	}
+}
+
+// hpccCPConfig is what the cp part's settings fill: cp.HPCCConfig and the
+// INT codec's scalars.
+type hpccCPConfig struct {
+	cp.HPCCConfig
+	INT hpccINT
+}
+
+// hpccRPConfig is what the rp part's settings fill: rp.HPCCConfig, the INT
+// codec's scalars, η as a real number (converted to the UQ32_32 register,
+// to nearest, in New), and the link rate the preset was built for. Window
+// sizes left 0 are derived from the link and T in New, so that setting t
+// alone keeps W_init = link·T (see hpccRPNew).
+type hpccRPConfig struct {
+	rp.HPCCConfig
+	INT  hpccINT
+	Eta  float64
+	Link units.Rate
+}
+
+// hpccRPPreset turns a preset of package rp into the registry's form: η as
+// a real, and W_init, W_min, W_max left to be derived from link and T.
+func hpccRPPreset(c rp.HPCCConfig, link units.Rate) hpccRPConfig {
+	c.Window.Init, c.Window.Min, c.Window.Max = 0, 0, 0
+	return hpccRPConfig{HPCCConfig: c, INT: hpccDefaultINT(), Eta: 0.95, Link: link}
+}
+
+// hpccRPNew derives what the presets leave 0 and builds the part:
+//
+//	W_init = link·T (B_NIC·T, section 3.2), W_max = W_init (window's 0),
+//	W_min = min(max(1 Gb/s·T, 1 B), W_init) (the authors' MIN_RATE),
+//
+// exactly as rp.HPCCPaperSim and rp.HPCCTestbed do at their own T.
+func hpccRPNew(c hpccRPConfig) (cc.Part, error) {
+	const part = "hpcc rp"
+	cfg := c.HPCCConfig
+	w := &cfg.Window
+	if w.Init == 0 {
+		w.Init = units.BytesIn(c.Link, w.T)
+	}
+	if w.Min == 0 {
+		w.Min = min(max(units.BytesIn(rp.HPCCMinRate, w.T), 1), max(w.Init, 1))
+	}
+	eta, err := fixedpoint.UQ32_32FromFloat(c.Eta)
+	if err != nil || eta < window.EtaMin || eta > window.EtaMax {
+		return nil, &cc.ConfigError{Part: part, Field: "eta", Value: strconv.FormatFloat(c.Eta, 'g', -1, 64), Range: "0.5..1", Err: err}
+	}
+	w.Eta = eta
+	if cfg.Codec, err = c.INT.codec(part); err != nil {
+		return nil, err
+	}
+	h, err := rp.NewHPCC(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+func init() {
+	rpFields := []cc.Field[hpccRPConfig]{
+		{
+			Param: cc.Param{
+				Name: "t", Min: window.MinT.String(), Max: window.MaxT.String(),
+				Doc:    "T, the base-RTT bound: \"slightly greater than the maximum RTT\"; normalises U, weights the EWMA, R = W/T",
+				Source: "papers/hpcc.txt sections 3.2 and 5.1 (13 µs in simulation, 9 µs on the testbed)",
+			},
+			Ptr: func(c *hpccRPConfig) any { return &c.Window.T },
+		},
+		{
+			Param: cc.Param{
+				Name: "w_init", Min: "0B", Max: window.MaxWindow.String(),
+				Doc:    "W_init, the window a flow starts with (32-bit register); 0: link·T, line rate for the first RTT",
+				Source: "papers/hpcc.txt section 3.2",
+			},
+			Ptr: func(c *hpccRPConfig) any { return &c.Window.Init },
+		},
+		{
+			Param: cc.Param{
+				Name: "w_min", Min: "0B", Max: window.MaxWindow.String(),
+				Doc:    "W_min, the smallest window, at most w_init; 0: 1 Gb/s·T (the authors' MIN_RATE)",
+				Source: "the authors' ns-3 run.py (MIN_RATE = 1000 Mb/s); the paper has none",
+			},
+			Ptr: func(c *hpccRPConfig) any { return &c.Window.Min },
+		},
+		{
+			Param: cc.Param{
+				Name: "w_max", Min: "0B", Max: window.MaxWindow.String(),
+				Doc:    "W_max, the largest window, at least w_init; 0: w_init (the rate never passes the NIC's)",
+				Source: "the authors' ns-3 (rate capped at the NIC rate)",
+			},
+			Ptr: func(c *hpccRPConfig) any { return &c.Window.Max },
+		},
+		{
+			Param: cc.Param{
+				Name: "w_ai", Min: "0B", Max: window.MaxWindow.String(),
+				Doc:    "W_AI, the additive increase per update, at most w_max (papersim: 80 B; testbed: W_init·(1 − η)/100 at the preset's T)",
+				Source: "papers/hpcc.txt sections 3.3 and 5.1",
+			},
+			Ptr: func(c *hpccRPConfig) any { return &c.Window.AI },
+		},
+		{
+			Param: cc.Param{
+				Name: "eta", Unit: "fraction (held as UQ32_32)", Min: "0.5", Max: "1",
+				Doc:    "η, the target utilisation",
+				Source: "papers/hpcc.txt sections 3.3 and 5.1 (95 %)",
+			},
+			Ptr: func(c *hpccRPConfig) any { return &c.Eta },
+		},
+		{
+			Param: cc.Param{
+				Name: "max_stage", Unit: "AI steps", Min: "0", Max: "255",
+				Doc:    "maxStage, the additive-increase steps before a multiplicative step (8-bit incStage)",
+				Source: "papers/hpcc.txt sections 3.3 and 5.1 (5); the authors' run.py uses 0",
+			},
+			Ptr: func(c *hpccRPConfig) any { return &c.Window.MaxStage },
+		},
+		{
+			Param: cc.Param{
+				Name:   "fast_react",
+				Doc:    "per-ACK reaction without commit (Algorithm 1 lines 25–26); off: per-RTT only",
+				Source: "papers/hpcc.txt Algorithm 1 and section 5.4 (Figure 13); the authors' FAST_REACT",
+			},
+			Ptr: func(c *hpccRPConfig) any { return &c.FastReact },
+		},
+		{
+			Param: cc.Param{
+				Name:   "multi_rate",
+				Doc:    "one U and one reference window per hop, W the smallest",
+				Source: "papers/hpcc.txt Appendix A.3; the authors' MULTI_RATE",
+			},
+			Ptr: func(c *hpccRPConfig) any { return &c.MultiRate },
+		},
+		{
+			Param: cc.Param{
+				Name: "initial_u",
+				Choices: []cc.Choice{
+					{Name: "zero", Value: int64(rp.HPCCInitialUZero), Doc: "U = 0: no load measured yet (hwcc)"},
+					{Name: "one", Value: int64(rp.HPCCInitialUOne), Doc: "U = 1 (the authors' ns-3: hp.u = 1)"},
+					{Name: "eta", Value: int64(rp.HPCCInitialUEta), Doc: "U = η (htsim)"},
+				},
+				Doc:    "where U starts (shows only in the first round trip)",
+				Source: "the paper is silent; the authors' ns-3 rdma-queue-pair.cc; htsim",
+			},
+			Ptr: func(c *hpccRPConfig) any { return &c.InitialU },
+		},
+		{
+			Param: cc.Param{
+				Name:   "native_division",
+				Doc:    "divide Wc·η/U and Δtx/Δts with the CPU instead of the 1/n table (for measurement; hardware models leave it off)",
+				Source: "papers/hpcc.txt section 4.3 (the NIC's table)",
+			},
+			Ptr: func(c *hpccRPConfig) any { return &c.Window.NativeDivision },
+		},
+	}
+	rpFields = append(rpFields, hpccINTFields(func(c *hpccRPConfig) *hpccINT { return &c.INT })...)
+
+	cpFields := []cc.Field[hpccCPConfig]{
+		{
+			Param: cc.Param{
+				Name: "switch_id", Unit: "12-bit ID", Min: "0", Max: "4095",
+				Doc:    "the switch's ID, XORed into the header's pathID",
+				Source: "papers/hpcc.txt section 4.1",
+			},
+			Ptr: func(c *hpccCPConfig) any { return &c.SwitchID },
+		},
+		{
+			Param: cc.Param{
+				Name: "rate", Min: "10Gbps", Max: "800Gbps",
+				Doc:    "the port's speed; it must have a speed code (10, 25, 40, 50, 100, 200, 400 or 800 Gb/s)",
+				Source: "papers/hpcc.txt Figure 7 (B); hwcc's inttel.DefaultSpeedCodes",
+			},
+			Ptr: func(c *hpccCPConfig) any { return &c.Rate },
+		},
+		{
+			Param: cc.Param{
+				Name:   "port_tx_bytes",
+				Doc:    "stamp the caller's port counter (bytes sent on every priority, as ns-3 counts) instead of counting this queue's packets",
+				Source: "the authors' ns-3 switch-node.cc (m_txBytes per port)",
+			},
+			Ptr: func(c *hpccCPConfig) any { return &c.PortTxBytes },
+		},
+	}
+	cpFields = append(cpFields, hpccINTFields(func(c *hpccCPConfig) *hpccINT { return &c.INT })...)
+
+	cc.MustRegisterAlgorithm(cc.Algorithm{
+		Name:  "hpcc",
+		Title: "HPCC",
+		Paper: hpccPaper,
+		Doc:   "switches stamp INT records of their egress ports (rate, time, bytes sent, queue) on data packets; senders compute each link's utilisation from the echoed records and set an inflight window and a pacing rate",
+		Parts: []cc.PartSpec{
+			{
+				Name: "cp",
+				Role: cc.RoleCP,
+				Doc:  "one switch egress port: stamps its INT record on every data packet it dequeues (cp.HPCC)",
+				Config: &cc.Spec[hpccCPConfig]{
+					Link: hpccLink,
+					Presets: []cc.Preset[hpccCPConfig]{{
+						Name:   "port",
+						Doc:    "a port at the link rate, switch ID 0, the default INT codec (128 B, 80 B, 1 ns, 5 hops), counting its own queue's bytes",
+						Source: "papers/hpcc.txt section 4.1 and Figure 7",
+						Config: func(link units.Rate) hpccCPConfig {
+							return hpccCPConfig{HPCCConfig: cp.HPCCConfig{Rate: link}, INT: hpccDefaultINT()}
+						},
+					}},
+					Fields: cpFields,
+					New: func(c hpccCPConfig) (cc.Part, error) {
+						codec, err := c.INT.codec("hpcc cp")
+						if err != nil {
+							return nil, err
+						}
+						c.Codec = codec
+						p, err := cp.NewHPCC(c.HPCCConfig)
+						if err != nil {
+							return nil, err
+						}
+						return p, nil
+					},
+				},
+			},
+			{
+				Name: "rp",
+				Role: cc.RoleRP,
+				Doc:  "the sender of one flow: U from the echoed INT records, the window law of Algorithm 1, pacing at W/T (rp.HPCC)",
+				Config: &cc.Spec[hpccRPConfig]{
+					Link: hpccLink,
+					Presets: []cc.Preset[hpccRPConfig]{
+						{
+							Name:   "papersim",
+							Doc:    "the paper's simulations: T = 13 µs, η = 95 %, maxStage = 5, W_AI = 80 B, W_init = W_max = link·T, W_min = 1 Gb/s·T, fast react",
+							Source: "papers/hpcc.txt section 5.1",
+							Config: func(link units.Rate) hpccRPConfig { return hpccRPPreset(rp.HPCCPaperSim(link), link) },
+						},
+						{
+							Name:   "testbed",
+							Doc:    "the paper's testbed: T = 9 µs, η = 95 %, maxStage = 5, W_AI = W_init·(1 − η)/100 at T = 9 µs, W_init = W_max = link·T, W_min = 1 Gb/s·T",
+							Source: "papers/hpcc.txt sections 3.3 and 5.1",
+							Config: func(link units.Rate) hpccRPConfig { return hpccRPPreset(rp.HPCCTestbed(link), link) },
+						},
+					},
+					Fields: rpFields,
+					New:    hpccRPNew,
+				},
+			},
+		},
+	})
+}
