@@ -127,6 +127,8 @@ func WrapAdd[T constraints.Unsigned](a, b T, width uint) T {
 // WrapSub returns (a − b) mod 2^width: how far a width-bit counter advanced
 // from the reading b to the reading a (WrapDelta for any unsigned type).
 func WrapSub[T constraints.Unsigned](a, b T, width uint) T {
+	// Subtraction modulo the type's size then masking is subtraction
+	// modulo 2^width, because 2^width divides it.
 	return (a - b) & T(mask(width))
 }
 

@@ -16,11 +16,7 @@ import (
 //
 // Worked value: an HPCC txBytes field (20 bits) read as 0xFFFF0 and then
 // 0x00010 advanced by 0x20 = 32 units of 128 B.
-func WrapDelta(older, newer uint64, width uint) uint64 {
-	// Subtraction modulo 2^64 then masking is subtraction modulo 2^width,
-	// because 2^width divides 2^64.
-	return (newer - older) & mask(width)
-}
+func WrapDelta(older, newer uint64, width uint) uint64 { return WrapSub(newer, older, width) }
 
 // picosPerByteSecond is 8 bits per byte times 10^12 ps per second: a byte
 // count times this, divided by a rate in bit/s, is a time in picoseconds.

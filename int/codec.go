@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"strconv"
 
+	"github.com/hwcc/hwcc/cc/ccerr"
 	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/units"
 )
@@ -110,20 +112,24 @@ type Codec struct {
 	errPathFull error
 }
 
-// NewCodec validates cfg and returns a Codec. Each error wraps ErrConfig and
-// names the field, its value and the allowed range.
+// NewCodec validates cfg and returns a Codec. Each error is a
+// *cc.ConfigError (package ccerr) naming the field, its value and the
+// allowed range, and wraps ErrConfig.
 func NewCodec(cfg Config) (*Codec, error) {
+	bad := func(field, value, want string) error {
+		return &ccerr.ConfigError{Part: "inttel.Codec", Field: "Config." + field, Value: value, Range: want, Err: ErrConfig}
+	}
 	if cfg.TxBytesUnit < 1 || cfg.TxBytesUnit > MaxByteUnit {
-		return nil, fmt.Errorf("%w: Config.TxBytesUnit = %d B, want 1..%d B", ErrConfig, cfg.TxBytesUnit, MaxByteUnit)
+		return nil, bad("TxBytesUnit", cfg.TxBytesUnit.String(), "1B.."+MaxByteUnit.String())
 	}
 	if cfg.QLenUnit < 1 || cfg.QLenUnit > MaxByteUnit {
-		return nil, fmt.Errorf("%w: Config.QLenUnit = %d B, want 1..%d B", ErrConfig, cfg.QLenUnit, MaxByteUnit)
+		return nil, bad("QLenUnit", cfg.QLenUnit.String(), "1B.."+MaxByteUnit.String())
 	}
 	if cfg.TSUnit < 1 || cfg.TSUnit > MaxTSUnit {
-		return nil, fmt.Errorf("%w: Config.TSUnit = %d ps, want 1..%d ps", ErrConfig, cfg.TSUnit, MaxTSUnit)
+		return nil, bad("TSUnit", cfg.TSUnit.String(), "1ps.."+MaxTSUnit.String())
 	}
 	if cfg.MaxHops < 1 || cfg.MaxHops > HopsLimit {
-		return nil, fmt.Errorf("%w: Config.MaxHops = %d, want 1..%d (4-bit nHop)", ErrConfig, cfg.MaxHops, HopsLimit)
+		return nil, bad("MaxHops", strconv.Itoa(cfg.MaxHops), "1.."+strconv.Itoa(HopsLimit)+" (4-bit nHop)")
 	}
 	speeds, err := NewSpeedTable(cfg.Speeds)
 	if err != nil {
@@ -135,7 +141,7 @@ func NewCodec(cfg Config) (*Codec, error) {
 	ts, err2 := countQuantizer(uint64(cfg.TSUnit))
 	qlen, err3 := fixedpoint.NewQuantizer(uint64(cfg.QLenUnit), QLenBits, fixedpoint.Floor)
 	if err := errors.Join(err1, err2, err3); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		return nil, &ccerr.ConfigError{Part: "inttel.Codec", Field: "Config", Err: fmt.Errorf("%w: %w", ErrConfig, err)}
 	}
 	return &Codec{
 		speeds:  speeds,

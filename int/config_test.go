@@ -3,6 +3,7 @@ package inttel
 import (
 	"testing"
 
+	"github.com/hwcc/hwcc/cc/ccerr"
 	"github.com/hwcc/hwcc/units"
 	"github.com/stretchr/testify/require"
 )
@@ -39,21 +40,24 @@ func TestNewCodecCopiesSpeeds(t *testing.T) {
 
 func TestNewCodecErrors(t *testing.T) {
 	cases := []struct {
-		name string
-		edit func(*Config)
-		says string
+		name               string
+		edit               func(*Config)
+		field, value, want string
 	}{
-		{"TxBytesUnit 0", func(c *Config) { c.TxBytesUnit = 0 }, "Config.TxBytesUnit = 0 B, want 1..4294967296 B"},
-		{"TxBytesUnit negative", func(c *Config) { c.TxBytesUnit = -128 }, "Config.TxBytesUnit = -128 B"},
-		{"TxBytesUnit too big", func(c *Config) { c.TxBytesUnit = 1<<32 + 1 }, "Config.TxBytesUnit = 4294967297 B"},
-		{"QLenUnit 0", func(c *Config) { c.QLenUnit = 0 }, "Config.QLenUnit = 0 B, want 1..4294967296 B"},
-		{"QLenUnit too big", func(c *Config) { c.QLenUnit = 1 << 40 }, "Config.QLenUnit = 1099511627776 B"},
-		{"TSUnit 0", func(c *Config) { c.TSUnit = 0 }, "Config.TSUnit = 0 ps, want 1..4294967296 ps"},
-		{"TSUnit too big", func(c *Config) { c.TSUnit = units.Second }, "Config.TSUnit = 1000000000000 ps"},
-		{"MaxHops 0", func(c *Config) { c.MaxHops = 0 }, "Config.MaxHops = 0, want 1..15 (4-bit nHop)"},
-		{"MaxHops 16", func(c *Config) { c.MaxHops = 16 }, "Config.MaxHops = 16, want 1..15"},
-		{"no speeds", func(c *Config) { c.Speeds = nil }, "Config.Speeds is empty"},
-		{"bad speed", func(c *Config) { c.Speeds[3].Code = 20 }, "Config.Speeds[3].Code = 20"},
+		{"TxBytesUnit 0", func(c *Config) { c.TxBytesUnit = 0 }, "Config.TxBytesUnit", "0B", "1B..4.294967296GB"},
+		{"TxBytesUnit negative", func(c *Config) { c.TxBytesUnit = -128 }, "Config.TxBytesUnit", "-128B", "1B..4.294967296GB"},
+		{"TxBytesUnit too big", func(c *Config) { c.TxBytesUnit = 1<<32 + 1 }, "Config.TxBytesUnit", "4.294967297GB", "1B..4.294967296GB"},
+		{"QLenUnit 0", func(c *Config) { c.QLenUnit = 0 }, "Config.QLenUnit", "0B", "1B..4.294967296GB"},
+		{"QLenUnit too big", func(c *Config) { c.QLenUnit = 1 << 40 }, "Config.QLenUnit", units.Bytes(1 << 40).String(), "1B..4.294967296GB"},
+		{"TSUnit 0", func(c *Config) { c.TSUnit = 0 }, "Config.TSUnit", "0s", "1ps..4.294967296ms"},
+		{"TSUnit too big", func(c *Config) { c.TSUnit = units.Second }, "Config.TSUnit", "1s", "1ps..4.294967296ms"},
+		{"MaxHops 0", func(c *Config) { c.MaxHops = 0 }, "Config.MaxHops", "0", "1..15 (4-bit nHop)"},
+		{"MaxHops 16", func(c *Config) { c.MaxHops = 16 }, "Config.MaxHops", "16", "1..15 (4-bit nHop)"},
+		{"no speeds", func(c *Config) { c.Speeds = nil }, "Config.Speeds", "0 entries", "1..16 entries (4-bit code)"},
+		{"bad speed", func(c *Config) { c.Speeds[3].Code = 20 }, "Config.Speeds[3].Code", "20", "0..15 (4 bits)"},
+		{"speed 0", func(c *Config) { c.Speeds[2].Rate = 0 }, "Config.Speeds[2].Rate", "0bps", "> 0"},
+		{"code twice", func(c *Config) { c.Speeds[2].Code = 1 }, "Config.Speeds[2].Code", "1", "a code used once (it is 25Gbps already)"},
+		{"rate twice", func(c *Config) { c.Speeds[2].Rate = 10 * units.Gbps }, "Config.Speeds[2].Rate", "10Gbps", "a rate used once (it has code 0 already)"},
 	}
 	for _, tc := range cases {
 		cfg := DefaultConfig()
@@ -61,7 +65,12 @@ func TestNewCodecErrors(t *testing.T) {
 		c, err := NewCodec(cfg)
 		require.Nil(t, c, tc.name)
 		require.ErrorIs(t, err, ErrConfig, tc.name)
-		require.ErrorContains(t, err, tc.says, tc.name)
+		require.ErrorIs(t, err, ccerr.ErrConfig, tc.name)
+		var ce *ccerr.ConfigError
+		require.ErrorAs(t, err, &ce, tc.name)
+		require.Equal(t, tc.field, ce.Field, tc.name)
+		require.Equal(t, tc.value, ce.Value, tc.name)
+		require.Equal(t, tc.want, ce.Range, tc.name)
 	}
 }
 

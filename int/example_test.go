@@ -106,5 +106,5 @@ func ExampleNewSpeedTable() {
 	// 0=400Gbps 1=800Gbps 2=1.6Tbps <nil>
 	// 2 true
 	// false
-	// inttel: invalid config: Config.Speeds[1].Rate = 400Gbps is assigned twice (codes 0 and 1)
+	// inttel.SpeedTable: Config.Speeds[1].Rate = 400Gbps: want a rate used once (it has code 0 already): inttel: invalid config
 }

@@ -3,7 +3,8 @@ package inttel
 import (
 	"encoding/binary"
 	"fmt"
-	"strconv"
+
+	"github.com/hwcc/hwcc/cc/ccerr"
 )
 
 // Field widths of Figure 7, in bits.
@@ -150,29 +151,14 @@ func (c *Codec) AppendHeader(dst []byte, h *Header) ([]byte, error) {
 	return dst, nil
 }
 
-// DecodeError is a header Decode could not read. Offset is the byte of the
-// buffer where decoding failed: the first missing byte when the buffer is
-// short, the prefix (0) when nHop is too large, the first byte of hop i's
-// record (2 + 8·i) when its speed code is unknown. Err is the sentinel
-// (ErrShortBuffer, ErrTooManyHops or ErrUnknownSpeed) that errors.Is
-// matches; Reason gives the values.
-//
-// It has the fields and the message of cc.DecodeError, which package
-// inttel cannot return: package cc imports inttel (its Packet carries a
-// *Header).
-type DecodeError struct {
-	What   string // "INT header"
-	Offset int
-	Reason string
-	Err    error
-}
-
-func (e *DecodeError) Error() string {
-	return e.What + ": byte " + strconv.Itoa(e.Offset) + ": " + e.Reason + ": " + e.Err.Error()
-}
-
-// Unwrap returns the sentinel.
-func (e *DecodeError) Unwrap() error { return e.Err }
+// DecodeError is a header Decode could not read: the contract's decode
+// error (cc.DecodeError; errors.Is(err, cc.ErrDecode)). Offset is the byte
+// of the buffer where decoding failed: the first missing byte when the
+// buffer is short, the prefix (0) when nHop is too large, the first byte of
+// hop i's record (2 + 8·i) when its speed code is unknown. Err is the
+// sentinel (ErrShortBuffer, ErrTooManyHops or ErrUnknownSpeed) that
+// errors.Is matches; Reason gives the values.
+type DecodeError = ccerr.DecodeError
 
 // decodeError returns a *DecodeError of an INT header.
 func decodeError(offset int, sentinel error, reason string) error {

@@ -1,10 +1,10 @@
 package inttel
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/hwcc/hwcc/cc/ccerr"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -42,30 +42,28 @@ type SpeedTable struct {
 // NewSpeedTable validates entries and builds the table. Each code must be in
 // 0..15 and used once, each rate must be > 0 and used once (otherwise
 // rate → code would be ambiguous), and there must be at least one entry.
-// Errors wrap ErrConfig.
+// Errors are *cc.ConfigError values (package ccerr) naming the entry, and
+// wrap ErrConfig.
 func NewSpeedTable(entries []SpeedCode) (SpeedTable, error) {
 	var t SpeedTable
-	if len(entries) == 0 {
-		return SpeedTable{}, fmt.Errorf("%w: Config.Speeds is empty, want 1..%d entries", ErrConfig, MaxSpeed+1)
+	bad := func(field, value, want string) error {
+		return &ccerr.ConfigError{Part: "inttel.SpeedTable", Field: "Config.Speeds" + field, Value: value, Range: want, Err: ErrConfig}
 	}
-	if len(entries) > MaxSpeed+1 {
-		return SpeedTable{}, fmt.Errorf("%w: Config.Speeds has %d entries, want 1..%d (4-bit code)",
-			ErrConfig, len(entries), MaxSpeed+1)
+	idx := func(i int) string { return "[" + strconv.Itoa(i) + "]" }
+	if len(entries) == 0 || len(entries) > MaxSpeed+1 {
+		return SpeedTable{}, bad("", strconv.Itoa(len(entries))+" entries", "1.."+strconv.Itoa(MaxSpeed+1)+" entries (4-bit code)")
 	}
 	for i, e := range entries {
 		switch {
 		case e.Code > MaxSpeed:
-			return SpeedTable{}, fmt.Errorf("%w: Config.Speeds[%d].Code = %d, want 0..%d (4 bits)",
-				ErrConfig, i, e.Code, MaxSpeed)
+			return SpeedTable{}, bad(idx(i)+".Code", strconv.Itoa(int(e.Code)), "0.."+strconv.Itoa(MaxSpeed)+" (4 bits)")
 		case e.Rate <= 0:
-			return SpeedTable{}, fmt.Errorf("%w: Config.Speeds[%d].Rate = %v, want > 0", ErrConfig, i, e.Rate)
+			return SpeedTable{}, bad(idx(i)+".Rate", e.Rate.String(), "> 0")
 		case t.rate[e.Code] != 0:
-			return SpeedTable{}, fmt.Errorf("%w: Config.Speeds[%d].Code = %d is assigned twice (%v and %v)",
-				ErrConfig, i, e.Code, t.rate[e.Code], e.Rate)
+			return SpeedTable{}, bad(idx(i)+".Code", strconv.Itoa(int(e.Code)), "a code used once (it is "+t.rate[e.Code].String()+" already)")
 		}
 		if c, dup := t.Code(e.Rate); dup {
-			return SpeedTable{}, fmt.Errorf("%w: Config.Speeds[%d].Rate = %v is assigned twice (codes %d and %d)",
-				ErrConfig, i, e.Rate, c, e.Code)
+			return SpeedTable{}, bad(idx(i)+".Rate", e.Rate.String(), "a rate used once (it has code "+strconv.Itoa(int(c))+" already)")
 		}
 		t.rate[e.Code] = e.Rate
 		// Insertion into byRate, kept sorted by rate (n ≤ 16).

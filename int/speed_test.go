@@ -77,13 +77,13 @@ func TestSpeedTableErrors(t *testing.T) {
 		entries []SpeedCode
 		says    string
 	}{
-		{"nil", nil, "Config.Speeds is empty"},
-		{"17 entries", seventeen, "17 entries, want 1..16"},
-		{"code 16", []SpeedCode{{16, units.Gbps}}, "Config.Speeds[0].Code = 16, want 0..15"},
-		{"rate 0", []SpeedCode{{0, units.Gbps}, {1, 0}}, "Config.Speeds[1].Rate = 0bps, want > 0"},
+		{"nil", nil, "Config.Speeds = 0 entries: want 1..16 entries"},
+		{"17 entries", seventeen, "Config.Speeds = 17 entries: want 1..16"},
+		{"code 16", []SpeedCode{{16, units.Gbps}}, "Config.Speeds[0].Code = 16: want 0..15"},
+		{"rate 0", []SpeedCode{{0, units.Gbps}, {1, 0}}, "Config.Speeds[1].Rate = 0bps: want > 0"},
 		{"negative rate", []SpeedCode{{0, -units.Gbps}}, "Config.Speeds[0].Rate = -1Gbps"},
-		{"duplicate code", []SpeedCode{{2, units.Gbps}, {2, 2 * units.Gbps}}, "Config.Speeds[1].Code = 2 is assigned twice"},
-		{"duplicate rate", []SpeedCode{{2, units.Gbps}, {5, units.Gbps}}, "Config.Speeds[1].Rate = 1Gbps is assigned twice (codes 2 and 5)"},
+		{"duplicate code", []SpeedCode{{2, units.Gbps}, {2, 2 * units.Gbps}}, "Config.Speeds[1].Code = 2: want a code used once (it is 1Gbps already)"},
+		{"duplicate rate", []SpeedCode{{2, units.Gbps}, {5, units.Gbps}}, "Config.Speeds[1].Rate = 1Gbps: want a rate used once (it has code 2 already)"},
 	}
 	for _, tc := range cases {
 		_, err := NewSpeedTable(tc.entries)
