@@ -172,10 +172,9 @@ func (c *DCTCP) marks(qlen units.Bytes, ev dctcpEvent) bool {
 // checks now and qlen, records now and, at the configured marking point,
 // judges the packet (qlen > K) and counts it.
 func (c *DCTCP) queue(now units.Time, qlen units.Bytes, ev dctcpEvent) (mark bool, err error) {
-	// The first two terms are the condition of c.s.Time.Check, which
-	// refuse calls to build the error: written out so that the error's
-	// allocation stays off this path (see refuse).
-	if now < c.s.Time.Last() || now < 0 || qlen < 0 {
+	// InOrder is Check without its error, which refuse builds: the error's
+	// allocation stays off this path.
+	if !c.s.Time.InOrder(now) || qlen < 0 {
 		return false, c.refuse(now, qlen, ev)
 	}
 	c.s.Time.Advance(now)
