@@ -7,8 +7,20 @@
 // ../shared/papers/rocc.txt Algorithm 1), or INT telemetry stamped on the
 // packet (HPCC, ../shared/papers/hpcc.txt section 3.2).
 //
-// Every type here follows the shape in DESIGN.md: a Config with units,
-// widths and sources on every field; New(cfg) validating it; event methods
-// taking now first; explicit deadlines with OnTimer; State() returning every
-// register. Nothing here allocates, reads a clock or starts a goroutine.
+// Every type here (RoCC, HPCC, DCQCN and DCTCP (and RoCCHost, the host-side computation of section III-F, which plays cc.ReactionPoint)) keeps the contract of package cc: it
+// implements cc.CongestionPoint (checked at compile time), refuses time going
+// backwards with a *cc.TimeOrderError, returns only cc's error types, and
+// appends every register it carries to a caller's slice (AppendRegisters).
+// Its typed methods (OnEnqueue, OnAck, OnCNP, ... with the algorithm's own
+// arguments) stay for firmware modellers who want them; the typed and the
+// contract methods share one code path. Package algos registers each with
+// its presets and a description of every parameter, so that cc.New builds
+// it from strings.
+//
+// Every type also has the shape in DESIGN.md: a Config with units, widths
+// and sources on every field; presets returning one; New(cfg) validating
+// it (errors are *cc.ConfigError naming the field); event methods taking now
+// first; explicit deadlines (NextDeadline, and Timer or OnTimer); State()
+// returning every register as a struct. Nothing here allocates, reads a
+// clock or starts a goroutine on an event.
 package cp

@@ -8,9 +8,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Example_run checks the program's output against Algorithm 1 worked by
-// hand with the 40 Gb/s preset (ΔQ = 600 B, ΔF = 10 Mb/s, Qref = 250 ΔQ,
-// Qmid = 500 ΔQ, Fmax = 4000 ΔF, ᾱ = 0.3, β̄ = 1.5):
+// Example_run checks the program's output against the algorithms worked by
+// hand.
+//
+// RoCC, Algorithm 1 with the 40 Gb/s preset (ΔQ = 600 B, ΔF = 10 Mb/s,
+// Qref = 250 ΔQ, Qmid = 500 ΔQ, Fmax = 4000 ΔF, ᾱ = 0.3, β̄ = 1.5):
 //
 //	t=0:   Qcur=500, Qold=0:   Qcur−Qold ≥ Qmid and F > Fmax/8, so F = 4000/2 = 2000
 //	t=40:  Qcur=400, Qold=500: F = 2000 − 0.3·150 − 1.5·(−100) = 2105 (F ≥ Fmax/2: full gains)
@@ -18,15 +20,43 @@ import (
 //	t=120: Qcur=250, Qold=300: F = 2240 − 0 + 75 = 2315
 //
 // and the sender takes every rate (each comes from its current CP).
+//
+// HPCC, Algorithm 1 (T = 13 µs, η = 0.95, W_AI = 80 B, W_init = 100 Gb/s·T
+// = 162.5 KB): the first ACK only stores the hop's record (qLen = 100 KB /
+// 80 B = 1250, txBytes = 0). The second: Δts = 13 µs, Δtx = ⌊162500/128⌋·128
+// = 162432 B, so u = 100000·8/(100 Gb/s·13 µs) + 162432·8/(100 Gb/s·13 µs)
+// = 0.615385 + 0.999582 = 1.614966, τ = T so U = u, and W = W_init·η/U +
+// W_AI = 95 590 + 80 = 95 670 B. The NIC's 1/n table (section 4.3) errs by
+// +0.79 %/−0.10 % at most; it gives 95 659 B (−0.011 %). Rate = W/T =
+// 95 659·8 bit/13 µs = 58.867 Gb/s.
+//
+// DCQCN with ConnectX's parameters: 500 KB is above Kmax, so the packet is
+// marked (probability 1); the NP sends one CNP; the first CNP cuts RC by
+// RC·α/2 with α = initial_alpha_value = 1023/1024: 100 000 Mb/s · (1 −
+// 1023/2048) = 50 048.8 Mb/s, and the cut rounds down, so RC = 50 049 Mb/s.
 func Example_run() {
-	if err := run(); err != nil {
+	if err := run(os.Stdout); err != nil {
 		panic(err)
 	}
 	// Output:
-	// t=0s    queue=300KB  F=20Gbps    sender rate=20Gbps
-	// t=40us  queue=240KB  F=21.05Gbps sender rate=21.05Gbps
-	// t=80us  queue=180KB  F=22.4Gbps  sender rate=22.4Gbps
-	// t=120us queue=150KB  F=23.15Gbps sender rate=23.15Gbps
+	// rocc  t=0s    queue=300KB  sender rate=20Gbps
+	// rocc  t=40us  queue=240KB  sender rate=21.05Gbps
+	// rocc  t=80us  queue=180KB  sender rate=22.4Gbps
+	// rocc  t=120us queue=150KB  sender rate=23.15Gbps
+	// hpcc  ack 1: hop qLen=1250 txBytes=0  window=162.5KB rate=100Gbps
+	// hpcc  ack 2: hop qLen=1250 txBytes=1269  window=95.659KB rate=58.867076923Gbps
+	// dcqcn marked=true cnps=1 sender rate 100Gbps -> 50.049Gbps
+	// error: dcqcn rp: rpg_time_reset = 0: want a time in 1ps..1s
+}
+
+// TestImportsOnlyTheContract: the program reaches the algorithms through
+// package cc and the registry alone (no cp, rp or np import).
+func TestImportsOnlyTheContract(t *testing.T) {
+	src, err := os.ReadFile("main.go")
+	require.NoError(t, err)
+	for _, pkg := range []string{`"github.com/hwcc/hwcc/cp"`, `"github.com/hwcc/hwcc/rp"`, `"github.com/hwcc/hwcc/np"`} {
+		require.NotContains(t, string(src), pkg)
+	}
 }
 
 // TestREADMEShowsThisProgram keeps the README's embedding example true: the
