@@ -83,16 +83,19 @@ func (q Quantizer) Quantize(v uint64) uint64 {
 func (q Quantizer) QuantizeSat(v uint64) (n uint64, saturated bool) {
 	// Δ is a configuration constant; hardware divides by it with a constant
 	// divider (or a shift when Δ is a power of two). The model divides.
-	n, r := v/q.delta, v%q.delta
-	switch q.mode {
-	case Ceil:
-		if r != 0 {
-			n++ // cannot overflow: v/Δ < 2^64 − 1 when Δ ≥ 2, and r = 0 when Δ = 1
-		}
-	case Nearest:
-		// r/Δ ≥ 1/2 ⇔ r ≥ Δ − r; the tie r = Δ/2 rounds up.
-		if r >= q.delta-r {
-			n++
+	n = v / q.delta
+	if q.mode != Floor { // the remainder only where the rounding needs it
+		r := v - n*q.delta
+		switch q.mode {
+		case Ceil:
+			if r != 0 {
+				n++ // cannot overflow: v/Δ < 2^64 − 1 when Δ ≥ 2, and r = 0 when Δ = 1
+			}
+		case Nearest:
+			// r/Δ ≥ 1/2 ⇔ r ≥ Δ − r; the tie r = Δ/2 rounds up.
+			if r >= q.delta-r {
+				n++
+			}
 		}
 	}
 	if n > q.max {
