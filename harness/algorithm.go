@@ -17,8 +17,8 @@ import (
 // adding an algorithm edits neither the switch nor the NIC model.
 //
 // Any factory may return (nil, nil) to say the algorithm has no such part
-// (DCTCP has no CP; RoCC has no NP). A non-nil error aborts the run with
-// that error.
+// (RoCC, HPCC and DCTCP have no NP; the baselines none and static have
+// only an RP). A non-nil error aborts the run with that error.
 type Algorithm interface {
 	// Name is the registry key, such as "rocc" or "dcqcn": lower case, no
 	// spaces.

@@ -26,7 +26,9 @@ type Comparison struct {
 // in that run (the first such port in report order on a tie). Long-flow
 // throughput is the mean over the long-lived flows of their throughput over
 // the window. The incast completion time is from the first sized flow's
-// start to the last one's finish, null if any has not finished.
+// start to the last one's finish, null if any has not finished. Units are
+// in the field names (bytes, bit/s, ns); PFC pauses and paused time, drops
+// and events are run-wide totals, as in Report.
 type ComparisonRow struct {
 	Algorithm     string  `json:"algorithm"`
 	Bottleneck    string  `json:"bottleneck"` // "node:port"

@@ -50,8 +50,82 @@
 // occupies the transmitting port for ser(w) = ceil(8·w/rate) ps
 // (units.SerializationTime) and arrives at the far end ser(w) + delay after
 // it started: switches are store and forward, with no processing delay.
-// See switch.go for the buffer, PFC and ECN model and nic.go for pacing,
-// windows, ACKs and go-back-N.
+// The sections Switch model and NIC model below give the buffer, PFC and
+// ECN model, and pacing, windows, ACKs and go-back-N.
+//
+// # Switch model
+//
+// A switch is store-and-forward with no processing delay: a frame is
+// forwarded at the instant its last bit arrives. Its egress ports have one
+// FIFO per priority served by strict priority (PFC frames first, then
+// ControlPrio, then DataPrio); a priority paused by the downstream
+// neighbour is skipped. All data frames share one buffer per switch,
+// counted from admission to dequeue (the start of transmission): of
+// SwitchSpec.Buffer bytes, or, when SwitchSpec.Pool > 0, of Pool plus the
+// PFC headroom the switch reserves (below; Pool alone with PFC off).
+// Control frames (ACK, NAK, CNP, feedback) are tiny and are neither counted
+// in the buffer nor dropped.
+//
+// Admission of a data frame arriving through ingress port i:
+//   - PFC on (lossless): admitted if the shared buffer has room and
+//     ing[i] + size ≤ Xoff + headroom(i); otherwise dropped and counted as a
+//     headroom overflow, which a correctly sized headroom never sees.
+//   - PFC off (lossy): admitted if the shared buffer has room, else tail-dropped.
+//
+// PFC, per ingress port and priority: when the bytes admitted through the
+// port and not yet dequeued reach its pause threshold, the switch sends a
+// PAUSE for the priority to the upstream neighbour; when they fall to its
+// resume threshold or below, a RESUME. The thresholds are static (Xoff, Xon)
+// unless the shared buffer runs short: each switch reserves every port's
+// headroom out of its buffer, and the rest is the shared pool, so
+//
+//	pause  when ing ≥ min(Xoff, free)
+//	resume when ing ≤ min(Xon, free − 2·maxFrame), or ing = 0
+//	free = buffer − Σ_ports headroom − bytes in the buffer
+//	buffer = Buffer, or Pool + Σ_ports headroom when Pool > 0
+//
+// (a dynamic threshold with α = 1, as shared-buffer switches do). With many
+// ingress ports filling at once a port is paused before the pool runs dry,
+// and what arrives after its PAUSE lands in its reserved headroom, so PFC is
+// lossless however many ports share the buffer. With Buffer the pool is
+// what the headroom leaves, smaller the more ports the switch has, and New
+// rejects a buffer that cannot hold the reserve; with Pool every switch
+// starts with free = Pool, as a switch whose buffer is split into a shared
+// pool and a headroom pool.
+//
+// The PAUSE and RESUME frames go out of the ingress port ahead of any
+// queued frame (after the frame being serialised), and the neighbour stops
+// or restarts that priority on its egress port when the frame arrives. A
+// PAUSE holds until the RESUME (equivalent to a sender that refreshes its
+// pause quanta before they expire; pause quanta are not modelled).
+//
+// ECN and INT: when the algorithm sets Features.ECN, a data frame is marked
+// CE as it joins the egress queue if the data queue, the frame included,
+// exceeds SwitchSpec.ECN; the CP's OnEnqueue runs after that. When a data
+// frame leaves the queue the CP's OnDequeue runs, and then, with
+// Features.INT, the port stamps the frame's INT header with its hop record
+// (the wire bytes the port sent before this frame, over every priority, and
+// the data queue the frame leaves behind); a header that already holds the
+// codec's MaxHops records goes on unchanged (Counters.INTPathFull).
+//
+// # NIC model
+//
+// A host has one port. Its NIC serves, in strict priority, PFC-free control
+// frames (ACK, NAK, CNP) and then data from its active flows, round robin
+// among the flows that are eligible: started, not finished or stopped,
+// with data left to send, inflight < window (payload bytes sent and not
+// acknowledged; no window when the RP says 0) and past their pacing time.
+// A flow paced at rate R may start its next packet ser(size, R) after the
+// start of its previous one (wire size, so R = line rate is back to back);
+// when R changes, the gap of the packet in progress is recomputed at the
+// new rate. Data stops while the switch has paused DataPrio with PFC.
+// Hosts never send PFC: their receive buffer is unbounded.
+//
+// Reliability is go-back-N as RoCE NICs do it: the receiver accepts only
+// the next expected byte, NAKs (once per expected byte) a packet from
+// beyond it and re-ACKs a duplicate; the sender rewinds to the NAKed byte,
+// and after NICSpec.RTO without progress with data outstanding, to the
+// first unacknowledged byte. Without drops neither ever fires.
 //
 // # Definitions used in reports
 //
@@ -82,8 +156,35 @@
 // flow's in-order data frames arriving at the receiver in the measurement
 // window [MeasureFrom, MeasureTo), INT and preamble included, so that the
 // flows on a saturated link add up to its rate. FlowResult.Goodput is the
-// same for payload only. See metrics.go for queue statistics, utilisation,
-// PFC counts and Jain's index.
+// same for payload only.
+//
+// # Metrics
+//
+// Measurement window: throughput, link utilisation and the queue statistics
+// are taken over [MeasureFrom, MeasureTo). Byte counters are read at the
+// two instants: a received frame counts when its last bit arrives
+// (throughput), a transmitted one pro rata of its bits on the wire
+// (utilisation), so utilisation never exceeds 1. PFC counts and drops cover
+// the whole run.
+//
+// Queue statistics are time-weighted: the mean is ∫q dt / window exactly;
+// the percentiles come from a histogram of the time spent at each queue
+// length, exact below 128 bytes and with 64 buckets per power of two above
+// (bucket width ≤ 1/64 of the value; the midpoint is reported, so the error
+// is at most 0.8 %); the maximum is exact. The queue length of a port is
+// the wire bytes waiting at its egress over all priorities, not counting the
+// frame being serialised.
+//
+// Link utilisation (LinkReport) is the wire bytes a port put on the wire in
+// the window over what its rate allows in the window. PFC counts (PFCReport) are the
+// PAUSE frames that stopped an egress and the time egresses spent paused.
+// Jain's index (FairnessReport, Jain) is taken over the throughputs of the
+// flows active during the whole window.
+//
+// Time series: every Scenario.SampleInterval, each flow created when the
+// run is built (explicit, fan-in and incast flows, at most MaxSeriesFlows)
+// gets the throughput of its in-order data frames over the interval, and
+// every switch port its queue length at the sample instant.
 //
 // # Plugging in an algorithm
 //
@@ -121,8 +222,8 @@
 // # Scenarios and reports
 //
 // A Scenario names its topology (TopologySpec: star, dumbbell, chain,
-// multi-bottleneck, asymmetric, leaf-spine, fat-tree; see topology.go for
-// the RoCC Fig. 10 reconstruction), workload (WorkloadSpec: explicit flows,
+// multi-bottleneck, asymmetric, leaf-spine, fat-tree; its documentation
+// gives the RoCC Fig. 10 reconstruction), workload (WorkloadSpec: explicit flows,
 // fan-in, incast, Poisson arrivals with sizes from package workloads),
 // algorithm and parameters, switch and NIC settings, duration, measurement
 // window, sample interval and seed. Built-ins: Builtin, BuiltinNames,

@@ -20,7 +20,7 @@ type node struct {
 	buffer  units.Bytes
 	bufUsed units.Bytes // buffer occupancy: data frames admitted and not yet dequeued
 	// hdrmReserve is the PFC headroom of every port, held back from the
-	// shared pool (PFC on; see switch.go).
+	// shared pool (PFC on; see the package documentation, Switch model).
 	hdrmReserve units.Bytes
 	routes      [][]int32 // routes[dst host] = candidate egress port numbers (ECMP set)
 	salt        uint64    // per-switch ECMP hash salt

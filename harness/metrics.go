@@ -6,26 +6,6 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// Metrics.
-//
-// Measurement window: throughput, link utilisation and the queue statistics
-// are taken over [MeasureFrom, MeasureTo). Byte counters are read at the
-// two instants (a frame counts when its last bit arrives), so a window
-// boundary splits no frame. PFC counts and drops cover the whole run.
-//
-// Queue statistics are time-weighted: the mean is ∫q dt / window exactly;
-// the percentiles come from a histogram of the time spent at each queue
-// length, exact below 128 bytes and with 64 buckets per power of two above
-// (bucket width ≤ 1/64 of the value; the midpoint is reported, so the error
-// is at most 0.8 %); the maximum is exact. The queue length of a port is
-// the wire bytes waiting at its egress over all priorities, not counting the
-// frame being serialised.
-//
-// Time series: every Scenario.SampleInterval, each flow created when the
-// run is built (explicit, fan-in and incast flows, at most MaxSeriesFlows)
-// gets the throughput of its in-order data frames over the interval, and
-// every switch port its queue length at the sample instant.
-
 // MaxSeriesFlows bounds the number of flows with a throughput time series.
 const MaxSeriesFlows = 1024
 

@@ -4,25 +4,6 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// NIC model.
-//
-// A host has one port. Its NIC serves, in strict priority, PFC-free control
-// frames (ACK, NAK, CNP) and then data from its active flows, round robin
-// among the flows that are eligible: started, not finished or stopped,
-// with data left to send, inflight < window (payload bytes sent and not
-// acknowledged; no window when the RP says 0) and past their pacing time.
-// A flow paced at rate R may start its next packet ser(size, R) after the
-// start of its previous one (wire size, so R = line rate is back to back);
-// when R changes, the gap of the packet in progress is recomputed at the
-// new rate. Data stops while the switch has paused DataPrio with PFC.
-// Hosts never send PFC: their receive buffer is unbounded.
-//
-// Reliability is go-back-N as RoCE NICs do it: the receiver accepts only
-// the next expected byte, NAKs (once per expected byte) a packet from
-// beyond it and re-ACKs a duplicate; the sender rewinds to the NAKed byte,
-// and after NICSpec.RTO without progress with data outstanding, to the
-// first unacknowledged byte. Without drops neither ever fires.
-
 // flow is one transfer: sender state at the source NIC, receiver state at
 // the destination NIC, and its metrics.
 type flow struct {

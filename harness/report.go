@@ -123,7 +123,12 @@ type FlowResult struct {
 	Active      bool // active for the whole window (counted in Jain's index)
 }
 
-// PortResult is one egress port (switch or host) in detail.
+// PortResult is one egress port (switch or host) in detail. Utilization
+// is the fraction of the window's capacity the port used (0..1, see
+// LinkReport); TxBytes, Pauses, PausesSent and PausedTime (time spent
+// paused) cover the whole run; MaxIngress is the most bytes admitted
+// through this port as an ingress and not yet dequeued, the quantity PFC
+// compares with Xoff.
 type PortResult struct {
 	Node     string
 	Port     int
@@ -172,6 +177,17 @@ type QueueSeries struct {
 // Counters are run-wide totals, for checks and tables. Data-packet
 // conservation: DataSentPayload = DataRecvPayload + DroppedDataPayload +
 // InFlightDataPayload.
+//
+// Units: the *Payload fields and PoissonBytes are payload bytes; DropBytes
+// and MaxBufferUsed (the largest occupancy any switch's buffer reached) are
+// wire bytes; the rest are counts: DataSentPackets and DataRecvPackets data
+// frames, Drops every dropped frame, HeadroomDrops the data frames dropped
+// because an ingress exceeded Xoff plus its headroom, CNPs the CNPs
+// receivers sent, FeedbackSent and FeedbackReceived the CP feedback frames,
+// Timeouts the go-back-N retransmission timeouts, FlowsStarted,
+// FlowsFinished and PoissonFlows flows, INTPathFull the data frames a port
+// could not stamp because their INT header was full, PacketsAllocated the
+// Packet values the run's free list allocated.
 type Counters struct {
 	DataSentPackets     int64
 	DataSentPayload     int64

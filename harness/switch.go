@@ -5,52 +5,6 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// Switch model.
-//
-// A switch is store-and-forward with no processing delay: a frame is
-// forwarded at the instant its last bit arrives. Its egress ports have one
-// FIFO per priority served by strict priority (PFC frames first, then
-// ControlPrio, then DataPrio); a priority paused by the downstream
-// neighbour is skipped. All data frames share one buffer per switch,
-// counted from admission to dequeue (the start of transmission): of
-// SwitchSpec.Buffer bytes, or, when SwitchSpec.Pool > 0, of Pool plus the
-// PFC headroom the switch reserves (below; Pool alone with PFC off).
-// Control frames (ACK, NAK, CNP, feedback) are tiny and are neither counted
-// in the buffer nor dropped.
-//
-// Admission of a data frame arriving through ingress port i:
-//   - PFC on (lossless): admitted if the shared buffer has room and
-//     ing[i] + size ≤ Xoff + headroom(i); otherwise dropped and counted as a
-//     headroom overflow, which a correctly sized headroom never sees.
-//   - PFC off (lossy): admitted if the shared buffer has room, else tail-dropped.
-//
-// PFC, per ingress port and priority: when the bytes admitted through the
-// port and not yet dequeued reach its pause threshold, the switch sends a
-// PAUSE for the priority to the upstream neighbour; when they fall to its
-// resume threshold or below, a RESUME. The thresholds are static (Xoff, Xon)
-// unless the shared buffer runs short: each switch reserves every port's
-// headroom out of its buffer, and the rest is the shared pool, so
-//
-//	pause  when ing ≥ min(Xoff, free)
-//	resume when ing ≤ min(Xon, free − 2·maxFrame), or ing = 0
-//	free = buffer − Σ_ports headroom − bytes in the buffer
-//	buffer = Buffer, or Pool + Σ_ports headroom when Pool > 0
-//
-// (a dynamic threshold with α = 1, as shared-buffer switches do). With many
-// ingress ports filling at once a port is paused before the pool runs dry,
-// and what arrives after its PAUSE lands in its reserved headroom, so PFC is
-// lossless however many ports share the buffer. With Buffer the pool is
-// what the headroom leaves, smaller the more ports the switch has, and New
-// rejects a buffer that cannot hold the reserve; with Pool every switch
-// starts with free = Pool, as a switch whose buffer is split into a shared
-// pool and a headroom pool.
-//
-// The PAUSE and RESUME frames go out of the ingress port ahead of any
-// queued frame (after the frame being serialised), and the neighbour stops
-// or restarts that priority on its egress port when the frame arrives. A
-// PAUSE holds until the RESUME (equivalent to a sender that refreshes its
-// pause quanta before they expire; pause quanta are not modelled).
-
 // switchReceive handles frame p arriving at switch sw through port in.
 func (s *Sim) switchReceive(sw *node, in *port, p *Packet) {
 	if p.Kind == KindPFC {

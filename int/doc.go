@@ -36,8 +36,9 @@
 // allocate on success. Errors are sentinels (ErrShortBuffer,
 // ErrTooManyHops, ErrPathFull, ErrUnknownSpeed, ErrFieldRange, ErrConfig,
 // ErrZeroInterval) wrapped with the field, the value and the allowed range;
-// test them with errors.Is. Decode's errors are *DecodeError values that
-// also name the byte offset where decoding failed. Nothing here panics on
+// test them with errors.Is. NewCodec's errors are *cc.ConfigError values
+// (wrapping ErrConfig) and Decode's are *DecodeError values that also name
+// the byte offset where decoding failed. Nothing here panics on
 // any bytes, field values or configuration (a nil *Header or *Codec is a
 // programming error).
 //

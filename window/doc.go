@@ -36,6 +36,12 @@
 //	η              64 bits  UQ32_32        configuration, [0.5, 1]
 //	R              64 bits  bit/s          floor(W·8/T), saturates at MaxInt64
 //
+// Window.AppendRegisters appends these registers (and the per-hop
+// references of the multi-rate mode) as cc.Register values, the snapshot
+// the cc contract defines. Configuration errors (Config.Validate, New,
+// NewLaw, AIRule) are *cc.ConfigError values naming the field, its value
+// and its range.
+//
 // # Arithmetic
 //
 // The only run-time division is W = Wc·η/U (line 13). With η and U both in

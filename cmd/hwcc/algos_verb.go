@@ -27,8 +27,7 @@ const algosUsage = `usage: hwcc algos [-json] [NAME [PART]]
 Lists every registered algorithm (package algos) with its parts. With NAME,
 and PART, shows each part's presets and parameters: kind and unit, default
 (in the first preset, at the default link rate), range, source and meaning.
-These are the settings cc.New, the C ABI and replay headers take, written
-name=value.
+These are the settings cc.New takes, written name=value.
 `
 
 // algosJSON is one part in -json output.

@@ -1,5 +1,7 @@
-// Command hwcc is the hwcc command: it runs the library's harness, replays
-// traces through the state machines and exports the hardware lookup tables.
+// Command hwcc is the hwcc command: it runs the library's reference
+// harness (package harness, with the adapters of package harness/algos),
+// lists the algorithms of the cc registry (package algos) with their
+// parameters, and exports the hardware lookup tables (package hwtables/gen).
 //
 // Usage:
 //
@@ -9,8 +11,20 @@
 //
 //	tables   export a lookup table as $readmemh hex, a C header or JSON
 //	sim      run a scenario on the reference harness
-//	replay   replay an event trace through a state machine
 //	algos    list the algorithms, their parts and their parameters
+//	replay   replay an event trace through a state machine (planned: it
+//	         reports that it is not available yet and exits 2)
+//
+// Examples:
+//
+//	hwcc sim                                   # the built-in compare: RoCC, HPCC, DCQCN, DCTCP side by side
+//	hwcc sim -scenario hpcc-incast -json       # one built-in, the report as JSON
+//	hwcc sim -scenario dcqcn-incast -set param.mark=enqueue -out dir   # with time series and plots
+//	hwcc algos dcqcn                           # a registered algorithm's parts and parameters
+//	hwcc tables reciprocal -eps 2^-7 -format memh -o recip.memh
+//
+// The built-in scenarios are described in docs/scenarios.md; `hwcc sim -h`
+// lists them and `hwcc sim -scenario NAME -set help` lists a scenario's keys.
 //
 // Run `hwcc <verb> -h` for a verb's flags. Exit status: 0 on success, 1 when
 // the work failed (an unwritable output file), 2 on a usage error (unknown

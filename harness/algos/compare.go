@@ -22,7 +22,7 @@ import (
 // The run lasts 3 ms and is measured from 100 µs, so each algorithm has
 // settled the long flow before the incast and has time to recover after it.
 // Every algorithm runs with its adapter's defaults for a 100 Gb/s port (see
-// rocc.go, hpcc.go, dcqcn.go, dctcp.go); algorithm parameters can be given
+// the package documentation); algorithm parameters can be given
 // to one algorithm only as `-set param.ALGO.NAME=V`.
 const (
 	compareName     = "compare"

@@ -17,108 +17,6 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// DCQCN (Zhu et al., SIGCOMM 2015; papers/survey-lossless-cc.txt section
-// 4.1.2; REFERENCE.md, DCQCN) in the harness: algorithm "dcqcn".
-//
-// Switch (CP): every switch egress data queue runs one cp.DCQCN, the RED
-// marker, told of every frame's enqueue and dequeue with the data queue's
-// length q.Len() in wire bytes (preamble and IFG counted, the frame in
-// serialisation not), and sets p.CE when it says mark (never clearing a CE
-// set by an earlier hop). Where the frame is judged is the CP's own
-// cp.DCQCNConfig.MarkAt, set from param.mark:
-//
-//   - dequeue (default): as the frame leaves the queue (OnDequeue), against
-//     the queue it leaves behind (q.Len() without it). This is the HPCC
-//     authors' ns-3 switch (it marks in SwitchNotifyDequeue, after removing
-//     the frame from the egress count), and the mark reaches the receiver
-//     without waiting behind the queue it reports.
-//   - enqueue: as the frame joins the queue (OnEnqueue), against the queue
-//     including it: the survey's wording ("mark an arriving packet") and
-//     the harness's default marker. The mark then travels behind the whole
-//     queue, so the feedback delay grows with the queue (128 µs at Kmax =
-//     400 KB on 25 Gb/s).
-//
-// Dequeue is the default because it reproduces the HPCC paper's DCQCN
-// measurements and enqueue does not (docs/scenarios.md, measured with
-// dcqcn-incast and dcqcn-fairness at 25 Gb/s): the first peak of the
-// testbed incast is 558 KB against the paper's 550 KB (enqueue: 2.0 MB),
-// and two long flows keep "a standing queue around the ECN marking
-// threshold" (time-weighted p10..p90 82..353 KB with Kmin/Kmax = 100/400
-// KB, all of the link used; enqueue: the queue holds at most one frame a
-// quarter of the time and the link is 94 % used). Including or
-// excluding the judged frame differs by one frame (1082 wire bytes at the
-// default payload), 1.1 % of the smallest default Kmin.
-//
-// Each queue's LFSR gets its own seed (dcqcnSeed), so that the marks of
-// different ports are not correlated. Features: none. In particular not
-// Features.ECN, which would add the harness's threshold marker
-// (SwitchSpec.ECN, 100 KB by default) on top of RED: cp.DCQCN replaces it
-// (harness.Features's documentation).
-//
-// Receiver (NP): one np.DCQCN per flow; OnData passes the frame's CE bit to
-// OnPacket and a true result sends one CNP; the slot rule's deferred CNP
-// comes from OnTimer at NextDeadline.
-//
-// Sender (RP): one rp.DCQCN per flow, port rate = the NIC's line rate.
-// OnCNP, OnTimer and NextDeadline map one to one; OnSend feeds the byte
-// counter with the frame's payload bytes (retransmissions included: the NIC
-// counts what it sends). The NIC paces at min(offered rate, line rate, RC)
-// (RC: rp.DCQCN.Rate(), the current rate) and has no window. ACKs are
-// ignored: DCQCN reacts to CNPs only.
-//
-// # Parameters (Scenario.Params, -set param.NAME=VALUE)
-//
-//	preset        RP and NP settings: connectx (default), paper or hpcc
-//	                connectx  rp.DCQCNConnectX, np.DCQCNConnectX: the NVIDIA
-//	                          ConnectX defaults (min_time_between_cnps 4 µs)
-//	                paper     rp.DCQCNPaper, np.DCQCNPaper (50 µs slots)
-//	                hpcc      rp.DCQCNHPCCSim, np.DCQCNHPCCSim (a CNP per
-//	                          marked packet, decreases on a 4 µs grid from
-//	                          the first CNP): the HPCC paper's simulations
-//	kmin, kmax    the CP's thresholds, sizes, at every port; default 100 KB
-//	              and 400 KB scaled by port rate/25 Gb/s (cp.DCQCNHPCCSim:
-//	              400 KB and 1.6 MB at 100 Gb/s)
-//	pmax          marking probability at Kmax, a number in [0, 1], stored in
-//	              Q0.16 rounded to nearest (default 0.2)
-//	np            the NP's rule: slot (the paper's N-µs slots) or interval
-//	              (ConnectX's min_time_between_cnps); default the preset's
-//	cnp_interval  the slot length or minimum interval, a time in 0..1s;
-//	              default the preset's (connectx 4us, paper 50us, hpcc 0)
-//	mark          where the CP judges a frame: dequeue (default) or enqueue
-//
-// and every field of rp.DCQCNConfig under its ConnectX parameter name
-// (REFERENCE.md's table; units.ParseRate/ParseTime/ParseBytes strings for
-// rates, times and sizes, whole numbers otherwise): dce_tcp_g,
-// dce_tcp_rtt, initial_alpha_value, rate_to_set_on_first_cnp, rpg_gd,
-// rpg_min_dec_fac, rpg_min_rate, rpg_max_rate, rate_reduce_monitor_period,
-// rpg_time_reset, rpg_byte_reset (bytes, a multiple of 64 B),
-// rpg_threshold, rpg_ai_rate, rpg_hai_rate, clamp_tgt_rate and
-// clamp_tgt_rate_after_time_inc (on/off). They apply on top of the preset.
-// Rates must be multiples of the preset's rate unit (1 Mb/s for connectx,
-// 1 Kb/s otherwise). One more RP key is not a vendor parameter (hence its
-// rp_ prefix):
-//
-//	rp_alpha_frac_bits  rp.DCQCNConfig.AlphaFracBits, the width of the
-//	                    RP's α register, 10..24 (every preset: 20); 10 is
-//	                    a pure Q10 register, whose truncation pins α near
-//	                    0 when CNPs are more than a few µs apart
-//
-// Why connectx is the default: it is what a user of these NICs deploys
-// (the issue's "the NIC's parameters define what users deploy"), every
-// value of it is documented (REFERENCE.md), and its CNP pacing is the
-// NIC's, not a simulator's. The CP has no vendor default (a switch setting);
-// every preset uses the HPCC paper's thresholds, which scale with the port
-// rate ("according to our experiences (no vendor suggestion available)",
-// papers/hpcc.txt section 5.1), the only thresholds the sources give.
-//
-// Validation: CheckParams rejects unknown keys and values out of their
-// field's range (each RP key is applied to its preset at the largest port
-// rate the registers hold and the result validated, so the error names the
-// rp.DCQCNConfig field and its range); what depends on the port rate (a
-// rate above the line rate, Kmin above a scaled Kmax, a line rate that is
-// not a whole number of rate units) is an error from NewCP or NewRP, which
-// aborts the run naming the port or flow.
-
 // dcqcnName is the registry name.
 const dcqcnName = "dcqcn"
 
@@ -127,7 +25,8 @@ const (
 	dcqcnPresetConnectX = "connectx"
 	dcqcnPresetPaper    = "paper"
 	dcqcnPresetHPCC     = "hpcc"
-	// dcqcnDefaultPreset: see the file comment.
+	// dcqcnDefaultPreset: see "Why connectx is the default" in the
+	// package documentation (DCQCN parameters).
 	dcqcnDefaultPreset = dcqcnPresetConnectX
 )
 
@@ -152,7 +51,8 @@ const (
 const (
 	dcqcnMarkEnqueue = "enqueue"
 	dcqcnMarkDequeue = "dequeue"
-	// dcqcnDefaultMark: see the file comment.
+	// dcqcnDefaultMark: see the package documentation, DCQCN in the
+	// harness, for why dequeue.
 	dcqcnDefaultMark = dcqcnMarkDequeue
 )
 
@@ -177,7 +77,7 @@ const dcqcnSeedMix = 0x9E3779B1
 // dcqcnRPKey is one rp.DCQCNConfig field exposed as a parameter: set
 // parses v and stores it in c, or returns what a valid value is.
 type dcqcnRPKey struct {
-	name  string // the ConnectX parameter (rp_alpha_frac_bits: see the file comment)
+	name  string // the ConnectX parameter (rp_alpha_frac_bits: see the package documentation)
 	field string // the rp.DCQCNConfig field, as its errors name it
 	set   func(c *rp.DCQCNConfig, v string) error
 }
@@ -484,7 +384,7 @@ type dcqcnAlgo struct{}
 
 func (dcqcnAlgo) Name() string { return dcqcnName }
 
-// Features: none; cp.DCQCN is the marker (see the file comment).
+// Features: none; cp.DCQCN is the marker (see the package documentation).
 func (dcqcnAlgo) Features() harness.Features { return harness.Features{} }
 
 // CheckParams implements harness.ParamChecker.
@@ -568,7 +468,7 @@ type dcqcnCP struct {
 }
 
 // OnEnqueue reports the arriving data frame and the queue it has just
-// joined (q.Len() includes it; see the file comment).
+// joined (q.Len() includes it; see the package documentation).
 func (c *dcqcnCP) OnEnqueue(now units.Time, q *harness.Queue, p *harness.Packet) {
 	mark, err := c.c.OnEnqueue(now, q.Len())
 	c.errs.add(err)

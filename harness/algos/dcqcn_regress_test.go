@@ -29,7 +29,7 @@ import (
 // almost nothing, and the dcqcn-incast re-ramp peak reached 2.62 MB. The
 // presets now keep α in 20 bits (the vendor's Q10 parameters scaled by
 // 2^10), which follows equation (6).
-
+//
 // After one CNP (α = initial_alpha_value = 1023) and 50, 100, 300, 600
 // periods without, α against equation (6), 1023·(dce_tcp_g/1024)^n.
 //

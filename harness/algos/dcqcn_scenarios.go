@@ -9,43 +9,6 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// DCQCN's built-in scenarios, and the two scenario shapes the DCTCP ones
-// (dctcp_scenarios.go) share with them. Each names its algorithm and sets
-// no algorithm parameters, so `-algo hpcc`, `-algo dctcp`, `-algo none`
-// and so on run the same traffic for comparison; each has a JSON twin in
-// examples/scenarios.
-//
-//	dcqcn-fairness  `senders` (2) long flows h1.. → h0 across one switch,
-//	                flow i starting at i·`stagger` (1ms); after the last
-//	                start, `settle` (20ms) to converge, then a measurement
-//	                window of `window` (40ms)
-//	dcqcn-incast    a long flow h1 → h0 from t = 0; at `at` (1ms) `senders`
-//	                (7) flows of `size` (500KB) from h2.. into h0: the HPCC
-//	                testbed's incast into a long flow (papers/hpcc.txt
-//	                section 5.2, Figure 9c/d), measured from `at` to the end
-//
-// Setup (the HPCC testbed's, section 5.1): hosts on one switch, 25 Gb/s
-// links (`link`), 1 µs propagation delay (base RTT 4.9 µs for a 1000-byte
-// payload; the testbed's is 5.4 µs within a rack), 1000-byte payloads, the
-// harness's 32 MB shared buffer, PFC on with Xoff = 11 % of the buffer
-// (3.52 MB), the paper's PFC threshold ("triggered when an ingress queue
-// consumes more than 11% of the free buffer") with the buffer empty. A
-// static threshold that high keeps PFC out of the way of the ECN loop at
-// every link rate (the harness default, 500 KB, is below DCQCN's Kmax of
-// 1.6 MB at 100 Gb/s). At 25 Gb/s DCQCN's Kmin/Kmax are the paper's
-// unscaled 100/400 KB.
-//
-// Choices where the sources are silent: the incast flows' size (the paper
-// gives none; 500 KB, as hpcc-incast-into-long), the long flow's head
-// start (1 ms, long enough for a DCTCP window to settle at K), the
-// fairness run's length (tens of DCQCN's millisecond-scale rate cycles,
-// see docs/scenarios.md). Each key refits the duration and the
-// measurement window: fairness runs for (senders − 1)·stagger + settle +
-// window and measures the last window; the incast runs for at + twice the
-// time (senders + 1)·size takes at the line rate + 1 ms, rounded up to
-// 100 µs, and measures from at. The sample interval is 1 µs for the incast
-// (queue plots at the paper's resolution) and 100 µs for fairness.
-
 // Scenario names.
 const (
 	dcqcnFairnessName = "dcqcn-fairness"

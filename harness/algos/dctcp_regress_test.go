@@ -25,7 +25,7 @@ import (
 // times its 7.3 KB bandwidth-delay product) in its 1 ms alone, so that when the incast started it filled the
 // queue far past K (peak 333 KB against K = 30 KB) and kept about 60 % of
 // the link for milliseconds while its α climbed at g = 1/16 per window.
-
+//
 // TestDCTCPRPNoGrowthWhenNotCwndLimited: two segments in flight against a
 // 10-segment window, acknowledged and resent 100 times (200 segments
 // acknowledged, 20 windows' worth): Linux leaves cwnd at 10 segments, with

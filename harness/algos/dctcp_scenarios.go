@@ -5,20 +5,6 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// DCTCP's built-in scenarios: the shapes of dcqcn-fairness and
-// dcqcn-incast (dcqcn_scenarios.go, same keys, same switch and PFC
-// settings) at 10 Gb/s, the DCTCP paper's link speed and the reference of
-// the HPCC paper's marking rule (K = 30 KB·Bw/10 Gb/s: K = 30 KB here).
-//
-//	dctcp-fairness  `senders` (2) long flows h1.. → h0, one starting every
-//	                `stagger` (1ms); `settle` (10ms), then `window` (20ms)
-//	dctcp-incast    a long flow h1 → h0; at `at` (1ms) `senders` (7) flows
-//	                of `size` (500KB) from h2.. into h0
-//
-// DCTCP's control loop runs per round trip (tens of µs here, with the
-// queue at K), two orders of magnitude faster than DCQCN's 300 µs rate
-// timer, so its fairness run settles and averages over half the time.
-
 // Scenario names.
 const (
 	dctcpFairnessName = "dctcp-fairness"

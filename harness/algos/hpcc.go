@@ -16,54 +16,6 @@ import (
 	"github.com/hwcc/hwcc/window"
 )
 
-// HPCC (Li et al., SIGCOMM 2019, papers/hpcc.txt sections 3 and 4) in the
-// harness: algorithm "hpcc".
-//
-// Sender (RP): one rp.HPCC per flow, fed every ACK's cumulative sequence,
-// the NIC's snd_nxt and the echoed INT header (Algorithm 1, NewAck). The
-// NIC reads back the window W (inflight payload limit, CanSend:
-// inflight < W) and the pacing rate R = W/T. W starts at W_init = B_NIC·T,
-// so a new flow sends at line rate for its first round trip (section 3.2).
-//
-// Switch (CP): every switch egress data queue runs a cp.HPCC. The harness
-// stamps INT itself when Features.INT is set (switch.go: after OnDequeue it
-// calls inttel.Codec.Stamp with the port's 64-bit txBytes counter and the
-// queue length), and the CP interface has no way to stamp instead of it:
-// a CP that also stamped would add a second record per switch. So the
-// cp.HPCC runs beside the harness's stamper, on the same inputs, and stamps
-// a copy of every data packet's header (hpccCP.OnDequeue);
-// TestHPCCShadowStampsMatchHarness checks, packet by packet, that its
-// records equal the ones the receiver gets (and the sender uses). Every
-// run thus exercises hwcc's own cp.HPCC, the test shows it bit-identical
-// to the records the senders react to, and a harness that let the CP stamp
-// would not change a bit of the results. Cost: one header
-// copy and one Stamp per data packet per hop, about 15 % of a run's time.
-//
-// Receiver (NP): none. The receiver's only HPCC duty, echoing the INT
-// header in the ACK, is the harness NIC's (Features.INT).
-//
-// # Parameters (Scenario.Params, -set param.NAME=VALUE)
-//
-//	t          T, the base-RTT bound: a time in [10ns, 100ms], or "auto"
-//	           (default): the flow's own base RTT with its INT bytes, which
-//	           is the paper's rule "slightly greater than the maximum RTT"
-//	           when every flow has the same path length (the authors'
-//	           simulator sets T to the largest base RTT of the topology,
-//	           GLOBAL_T). On topologies with unequal paths set t to the
-//	           largest base RTT (the paper's fat tree: 13us).
-//	eta        η, target utilisation in [0.5, 1] (default 0.95, section 5.1)
-//	wai        W_AI in bytes, or "auto" (default): W_init·(1 − η)/100, the
-//	           rule of section 3.3 for N = 100 concurrent flows (80 B at
-//	           100 Gb/s and T = 13 µs, section 5.1; 25 B at the 4 µs of
-//	           section 5.4). At most W_max = W_init.
-//	max_stage  maxStage in 0..255 (default 5, section 3.3)
-//	fast_react per-ACK reaction on (default) or off (per-RTT only, Fig. 13)
-//	multi_rate per-hop law (the authors' MULTI_RATE), off by default
-//
-// W_max = W_init = B_NIC·T and W_min = 1 Gb/s·T, as rp.HPCCPaperSim; the
-// INT codec is inttel.DefaultConfig, the harness's; the reciprocal table is
-// the default one (ε = 2^-7).
-
 // hpccName is the registry name.
 const hpccName = "hpcc"
 
@@ -319,7 +271,7 @@ func (r *hpccRP) OnAck(now units.Time, a *harness.Ack) {
 }
 
 // hpccCP runs cp.HPCC at one switch egress queue beside the harness's own
-// INT stamper (see the file comment).
+// INT stamper (see the package documentation, HPCC in the harness).
 type hpccCP struct {
 	harness.BaseCP
 	c *cp.HPCC

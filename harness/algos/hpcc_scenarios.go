@@ -9,43 +9,6 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// HPCC's micro-benchmarks as built-in scenarios (papers/hpcc.txt section
-// 5.4 and Figure 9, at the section 5.4 scale): hosts on one switch, 100 Gb/s
-// links with 1 µs propagation delay, 1000-byte payloads, the harness's
-// default 32 MB shared buffer and PFC. Every scenario names "hpcc" as its
-// algorithm and sets no algorithm parameters, so `-algo none`, `-algo dcqcn`
-// and so on run the same traffic for comparison.
-//
-//	hpcc-incast            `senders` (16) flows of `size` (1 MB) into h0 at t = 0
-//	                       (section 5.4, Figures 13 and 14)
-//	hpcc-long-short        a long flow h1→h0; a flow of `size` (1 MB) h2→h0
-//	                       from `start` (100 µs) to its completion (Fig. 9a)
-//	hpcc-incast-into-long  a long flow h1→h0; at `at` (100 µs) `senders` (7)
-//	                       flows of `size` (500 KB) from h2.. into h0 (Fig. 9c)
-//	hpcc-fairness          `senders` (4) long flows into h0 joining every `step`
-//	                       (5 ms) and leaving in reverse order (Fig. 9g)
-//
-// The keys each scenario adds with AddParam shadow the common ones of the
-// same name where the meaning differs (size of the short flow, of the
-// incast only). In the first three scenarios every key lengthens Duration
-// to fit the traffic (never shortens it; set duration after them to force
-// a shorter run); in hpcc-fairness `senders` and `step` set the duration
-// to (2·senders − 1)·step and the measurement window to the second half of
-// the phase with every flow on, [(senders − ½)·step, senders·step), so
-// that the report's Jain index is that phase's.
-// The sample interval is 1 µs, as the paper samples queues (Figure 14b),
-// except for hpcc-fairness (10 µs: its phases last milliseconds).
-//
-// Choices where the paper is silent: the short flow and the incast senders
-// use hosts of their own, so that they share the bottleneck switch port
-// s0→h0 with the long flow and not its NIC; the incast into the long flow
-// uses 500 KB flows (the paper gives no size); the fairness scenario runs
-// at 5 ms per step instead of the testbed's 1 s (about 1200 base RTTs).
-// How fair the flows get depends on W_AI: Jain's index over the second
-// half of the four-flow phase is 0.85 with the default W_AI (the N = 100
-// rule, 26 B here), 0.98 with param.wai=80 (the paper's section 5.1 value)
-// and 0.999 with param.wai=150.
-
 // Scenario names.
 const (
 	hpccIncastName     = "hpcc-incast"

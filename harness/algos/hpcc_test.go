@@ -22,14 +22,9 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// Reproduction tests of HPCC (papers/hpcc.txt section 5.4, Figures 9, 13
-// and 14, Appendix A) on the built-in scenarios, plus the adapter's own
-// checks. Run them with
-//
-//	go test -run HPCC ./harness/algos
-//
-// Numbers used throughout, all at the section 5.4 setup (one switch,
-// 100 Gb/s, 1 µs links, 1000-byte payloads):
+// hpccFrame is a full data frame's wire size while it is queued. It is the
+// first of the numbers used throughout the HPCC tests, all at the section
+// 5.4 setup (one switch, 100 Gb/s, 1 µs links, 1000-byte payloads):
 //
 //   - a data frame waits in a queue as 62 + 1000 + 20 (preamble/IFG) + 2
 //     (INT prefix) = 1084 wire bytes (hpccFrame); the switch adds its 8-byte
@@ -40,8 +35,6 @@ import (
 //     T = 4.18944 µs and W_init = B·T = 52368 B;
 //   - W_AI = auto = ⌊W_init·(1 − η)/100⌋ = 26 B (the paper's "25 bytes in
 //     this case", section 5.4).
-
-// hpccFrame is a full data frame's wire size while it is queued.
 const hpccFrame = harness.DataOverheadBytes + harness.DefaultPayload + harness.PreambleIFGBytes + harness.INTPrefixBytes
 
 // hpccLine is the section 5.4 link rate.
@@ -115,8 +108,8 @@ func hpccMean(bps []float64, from, to int) float64 {
 }
 
 // hpccT is HPCC's T = base RTT plus the serialisation of the 32 INT bytes
-// the data frame and its ACK carry on the two links of the star (see the
-// file comment), computed here from the harness's base RTT.
+// the data frame and its ACK carry on the two links of the star (see
+// hpccFrame), computed here from the harness's base RTT.
 func hpccT(r *harness.Result) units.Time {
 	return r.Flows[0].BaseRTT + units.SerializationTime(2+10+10+10, hpccLine)
 }
@@ -124,6 +117,14 @@ func hpccT(r *harness.Result) units.Time {
 // ---------------------------------------------------------------------
 // Adapter: parameters and configuration.
 
+// TestHPCCParams is the first of this file's tests: reproduction tests of
+// HPCC (papers/hpcc.txt section 5.4, Figures 9, 13 and 14, Appendix A) on
+// the built-in scenarios, plus the adapter's own checks. Run them with
+//
+//	go test -run HPCC ./harness/algos
+//
+// TestHPCCParams itself checks that good parameter sets parse and bad ones
+// are rejected.
 func TestHPCCParams(t *testing.T) {
 	good := []map[string]string{
 		nil,

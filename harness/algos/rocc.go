@@ -14,96 +14,6 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// RoCC (Taheri et al., "Congestion Control for Datacenter Networks: A
-// Control-Theoretic Approach", papers/rocc.txt sections III and VI) in the
-// harness: algorithm "rocc".
-//
-// Switch (CP): every switch egress data queue runs one cp.RoCC, the fair
-// rate calculator of Algorithm 1 with the paper's default flow table
-// (section III-D (1), the flows with bytes in the queue). OnEnqueue and
-// OnDequeue feed the table with each data frame's flow and wire size; the
-// harness calls OnTimer every T (cp.RoCC.NextDeadline), the CP samples the
-// queue (q.Len(), the data queue's wire bytes, not counting the frame on
-// the wire) and, if the table is not empty, sends every flow in it the CNP
-// of section III-C: cp.RoCC.Feedback encoded with the 16-byte RoCCFeedback
-// codec into harness.Feedback.Data (exactly 16 bytes) and sent with
-// q.SendFeedback at control priority, which every port serves before data
-// (section III-C: "prioritize congestion notification packets"). The CNP
-// names its CP as switch = the switch's NodeID and port = the egress port
-// number, so CP() is unique per egress queue in a run.
-//
-// Sender (RP): one rp.RoCC per flow (Algorithm 2). OnFeedback decodes the
-// CNP (cp.DecodeRoCCFeedback) and, ReactionDelay later (15 µs, the paper's
-// "NIC (RP) reaction delay", section VI), calls rp.RoCC.OnFeedback with the
-// CNP's rate and CP. The delay is applied here with the RP's timer: each
-// CNP waits in a FIFO (roccRP.pending) with its due time, NextDeadline is
-// the earlier of the FIFO's head and rp.RoCC's recovery timer, and OnTimer
-// delivers the CNPs that are due, each at its own due time, before running
-// the recovery timer, so rp.RoCC sees every event in time order. The pacing
-// rate the NIC reads is min(offered rate, line rate, rp.RoCC.Rate()) (the
-// offered rate is the application's, FlowInfo.Offered; 0 means the line
-// rate). No window. Receiver (NP): none; no ECN, no INT.
-//
-// # Presets and the port-rate mapping
-//
-// The paper gives two simulation settings (section VI, "System
-// parameters") and two testbeds (sections VI-B and VI-C); cp has one
-// preset for each. With param.preset = auto (the default) each egress
-// queue gets a simulation preset by its port rate:
-//
-//	port rate      preset      T      Qref/Qmid/Qmax     ᾱ/β̄        Fmax
-//	≤ 40 Gb/s      40g         40 µs  150/300/360 KB     0.3/1.5    port rate
-//	> 40 Gb/s      100g        40 µs  300/600/660 KB     0.45/2.25  port rate
-//
-// and the paper's scaling between its two settings is kept: Fmax is the
-// port's own rate (4000 ΔF at 40 Gb/s, 10 000 ΔF at 100 Gb/s, so 1000 ΔF on
-// a 10 Gb/s port), rounded down to a whole ΔF; AUTO_TUNE's regions and the
-// MD threshold Fmax/8 follow from it. The loop gain the PI controller sees
-// is then the same at every port rate (N flows at F ≈ C/N move the queue by
-// N·α·ΔF per ΔQ of error, and with α ≈ ᾱ·F/Fmax that is ≈ ᾱ·ΔF·C/Fmax =
-// ᾱ·ΔF), which is why the 40 Gb/s preset serves every slower port: the
-// paper's multi-bottleneck simulation (Fig. 10) has 10 Gb/s access links
-// and gives no other setting. The 10 Gb/s DPDK testbed (section VI-B,
-// Qref/Qmid/Qmax = 75/150/210 KB, T = 100 µs) is param.preset=dpdk10g and
-// the 40 Gb/s Tofino testbed (section VI-C, 75/150/210 KB, T = 20 µs, ΔQ =
-// 80 B) param.preset=tofino40g; a named preset applies to every port, with
-// Fmax still the port's rate. All presets have ΔF = 10 Mb/s and Fmin =
-// 100 Mb/s.
-//
-// # Parameters (Scenario.Params, -set param.NAME=VALUE)
-//
-//	preset          auto (default), 40g, 100g, dpdk10g or tofino40g
-//	t               T, the CP's update period, for every port: a time in
-//	                [1us, 10ms] (default: the preset's)
-//	reaction_delay  the RP's delay from a CNP's arrival to its effect, a time
-//	                in [0, 1ms] (default 15us, section VI)
-//	recovery        the RP's fast-recovery timer (Algorithm 2, lines 7 and
-//	                13), a time in [1us, 100ms]; default 55 µs·T/40 µs
-//	flow_capacity   entries of each CP's flow table, 1..1048576 (default
-//	                1024, the paper's FPGA table, section IV-C)
-//	idle_gain       off (default: Algorithm 1 as printed) or on: every CP
-//	                takes the top AUTO_TUNE region's gains while its queue
-//	                is nearly empty (cp.RoCCConfig.IdleGain, a rule of the
-//	                authors' DPDK controller), so that F climbs back from
-//	                Fmin to C/2 in 27 updates instead of 155 (40 Gb/s); with
-//	                it the paper's ~2 ms convergence reproduces
-//	                (rocc_test.go)
-//
-// Choices where the paper is silent: the recovery timer is the authors'
-// OMNeT++ value, 55 µs at T = 40 µs (REFERENCE.md), scaled with T
-// (T·11/8: 27.5 µs on the Tofino preset, 137.5 µs on the DPDK one, and
-// with param.t), because it must exceed T: a CP that is still congested
-// sends a CNP every T, and a recovery timer shorter than T would double the
-// rate between two of them. With preset auto, T is 40 µs (both simulation
-// presets). The reaction delay is the simulation's 15 µs for every preset
-// (the testbeds' own is whatever their hosts add, which the harness does
-// not model). Every CP's timer starts at time 0 (updates at 0, T, 2T, …,
-// in phase across the network).
-//
-// Errors from the state machines (an event out of order, a malformed CNP)
-// cannot happen with a correct harness; the adapters count them (roccCP.errs,
-// roccRP.errs, with the first error kept) and tests require zero.
-
 // roccName is the registry name.
 const roccName = "rocc"
 
@@ -253,7 +163,8 @@ func roccParseParams(params map[string]string) (roccParams, error) {
 }
 
 // roccPresetFor returns the preset name and configuration of a port of
-// rate r under p (see the mapping in the file comment).
+// rate r under p (see the package documentation, RoCC presets and the
+// port-rate mapping).
 func roccPresetFor(p roccParams, r units.Rate) (string, cp.RoCCConfig) {
 	i := p.preset
 	if i == roccPresetAutoIndex {
@@ -395,7 +306,8 @@ func (e *roccErrs) add(err error) {
 	}
 }
 
-// roccCP adapts cp.RoCC to harness.CP (see the file comment).
+// roccCP adapts cp.RoCC to harness.CP (see the package documentation,
+// RoCC in the harness).
 type roccCP struct {
 	harness.BaseCP
 	c *cp.RoCC
@@ -458,7 +370,8 @@ type roccPending struct {
 	cp   uint64 // CPrcvd
 }
 
-// roccRP adapts rp.RoCC to harness.RP (see the file comment).
+// roccRP adapts rp.RoCC to harness.RP (see the package documentation,
+// RoCC in the harness).
 type roccRP struct {
 	harness.BaseRP
 	r     *rp.RoCC

@@ -80,9 +80,10 @@ func TestRoCCParams(t *testing.T) {
 	require.ErrorContains(t, err, "param.t")
 }
 
-// TestRoCCPresetMapping checks the port-rate mapping of the file comment
-// against the paper's parameter tables (section VI and REFERENCE.md), and
-// the scaling Fmax = the port's rate.
+// TestRoCCPresetMapping checks the port-rate mapping of the package
+// documentation (RoCC presets and the port-rate mapping) against the
+// paper's parameter tables (section VI and REFERENCE.md), and the scaling
+// Fmax = the port's rate.
 func TestRoCCPresetMapping(t *testing.T) {
 	kb := units.KB
 	type want struct {

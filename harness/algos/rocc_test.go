@@ -12,17 +12,6 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// Reproduction of RoCC's evaluation (papers/rocc.txt section VI) on the
-// harness with the "rocc" adapter: the paper's numbers are the expected
-// values; every tolerance is derived in a comment. Where a claim does not
-// reproduce (the ~2 ms convergence of Fig. 8), the test asserts the
-// mechanism that explains the measured value instead, and says so.
-//
-// Measurement: the probe algorithm (rocc_probe_test.go) is "rocc" with each
-// CP's updates traced: the fair rate F the CNPs carry (whole ΔF) and the
-// queue sampled (bytes). Throughput and queue means come from the
-// harness's report over each scenario's measurement window.
-
 // Paper constants (section VI, "System parameters").
 const (
 	roccTestDeltaF      = 10 * units.Mbps // ΔF
@@ -196,6 +185,16 @@ func roccRun(t *testing.T, name string, sets ...string) (*harness.Result, *roccP
 	return res, pr
 }
 
+// The tests of this file reproduce RoCC's evaluation (papers/rocc.txt
+// section VI) on the harness with the "rocc" adapter: the paper's numbers
+// are the expected values; every tolerance is derived in a comment. Where a
+// claim does not reproduce (the ~2 ms convergence of Fig. 8), the test
+// asserts the mechanism that explains the measured value instead, and says
+// so. Measurement: the probe algorithm (rocc_probe_test.go) is "rocc" with
+// each CP's updates traced: the fair rate F the CNPs carry (whole ΔF) and
+// the queue sampled (bytes). Throughput and queue means come from the
+// harness's report over each scenario's measurement window.
+//
 // TestRoCCFairnessFig8 is section VI-A a (Fig. 8): N = 2, 10, 100 flows,
 // each offered 90 % of the link, into one 40 Gb/s port (and 100 Gb/s,
 // "consistent"). The paper: "the computed fair rate converges in ~2 ms for

@@ -161,7 +161,9 @@ func WriteC(w io.Writer, t Exportable) error {
 	return ew.err
 }
 
-// JSONTable is the document WriteJSON writes.
+// JSONTable is the document WriteJSON writes: the fields of the table's
+// Description (Table is its Name; Params become an object keyed by
+// Param.Key), then the packed words and every field decoded.
 type JSONTable struct {
 	Table    string         `json:"table"`
 	Title    string         `json:"title"`
