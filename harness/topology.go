@@ -17,16 +17,31 @@ import (
 // ways. Host names are listed in Network order; that order is the order
 // fan-in and incast workloads pick senders in.
 //
-//	kind              hosts (in order)                 switches              default rates
-//	star              h0..h{hosts-1}                   s0                    link 100G
-//	dumbbell          l0..l{left-1}, r0..r{right-1}    s0 (left), s1         link 100G, core_link = link
-//	chain             h{i}_{j}: host j on switch i     s0..s{switches-1}     link 100G, core_link = link
-//	multi-bottleneck  A0..A4, B0..B5                   S0, S1                link 10G, core_link 40G
-//	asymmetric        A0..A6, B0                       S0, S1, S2            link 40G, core_link 100G
-//	leaf-spine        h0..h{leaves·hosts_per_leaf-1}   leaf0.., spine0..     link 100G, core_link = link
-//	fat-tree          as leaf-spine with k leaves, k/2 spines, k/2 hosts per leaf, all links at link
+//	kind              hosts (in order)                switches                  default rates
+//	star              h0..h{hosts-1}                  s0                        link 100G
+//	dumbbell          l0..l{left-1}, r0..r{right-1}   s0 (left), s1             link 100G, core_link = link
+//	chain             h{i}_{j}: host j on switch i    s0..s{switches-1}         link 100G, core_link = link
+//	multi-bottleneck  A0..A4, B0..B5                  S0, S1                    link 10G, core_link 40G
+//	asymmetric        A0..A6, B0                      S0, S1, S2                link 40G, core_link 100G
+//	leaf-spine        h0..h{leaves·hosts_per_leaf-1}  leaf0.., spine0..         link 100G, core_link = link
+//	fat-tree          h0..h{k³/4-1}, k/2 per edge     edge0.., agg0.., core0..  every link at link (100G)
+//	clos              h0..h{tors·hosts_per_tor-1}     tor0.., agg0.., core0..   link 100G, core_link = link
 //
 // Delay defaults to 1 µs per link (HPCC's simulations).
+//
+// fat-tree is the 3-tier k-ary fat tree of Al-Fares, Loukissas and Vahdat,
+// "A Scalable, Commodity Data Center Network Architecture", SIGCOMM 2008:
+// k-port switches (k even, 2..24, default 4), k pods of k/2 edge and k/2
+// aggregation switches, (k/2)² core switches, k/2 hosts per edge switch;
+// k³/4 hosts (k = 4, 8, 16: 16, 128, 1024) and 5k²/4 switches. clos is a
+// 3-tier Clos of tors ToR, aggs aggregation and cores core switches (totals,
+// as the papers give them) in pods pods, hosts_per_tor hosts per ToR;
+// every count must divide as its wiring needs, with at most 4096 hosts and
+// 1024 switches. Its counts default to the 320-host topology of HPCC,
+// HierCC and Mercury (cores 16, aggs 20, tors 20, pods 5, hosts_per_tor
+// 16). The wiring of both, their ECMP path counts and the papers'
+// topologies as clos lines are in the package documentation, section
+// Topologies.
 //
 // multi-bottleneck reconstructs RoCC Fig. 10 (section VI-A d) from the
 // text: "6 source nodes (A0..A4, B5) and 5 destination nodes (B0..B4)
@@ -53,6 +68,11 @@ type TopologySpec struct {
 	Spines         int    `json:"spines,omitempty"`
 	HostsPerLeaf   int    `json:"hosts_per_leaf,omitempty"`
 	K              int    `json:"k,omitempty"`
+	Cores          int    `json:"cores,omitempty"`
+	Aggs           int    `json:"aggs,omitempty"`
+	ToRs           int    `json:"tors,omitempty"`
+	Pods           int    `json:"pods,omitempty"`
+	HostsPerToR    int    `json:"hosts_per_tor,omitempty"`
 	Link           Rate   `json:"link,omitempty"`
 	CoreLink       Rate   `json:"core_link,omitempty"`
 	Delay          Time   `json:"delay,omitempty"`
@@ -68,16 +88,18 @@ const (
 type topoKind struct {
 	fields []string // JSON names of the fields it reads, besides kind
 	build  func(s *Sim, t *TopologySpec) error
+	check  func(t *TopologySpec) error // kind-specific validation, or nil
 }
 
 var topoKinds = map[string]topoKind{
-	"star":             {[]string{"hosts", "link", "delay"}, buildStar},
-	"dumbbell":         {[]string{"left", "right", "link", "core_link", "delay"}, buildDumbbell},
-	"chain":            {[]string{"switches", "hosts_per_switch", "link", "core_link", "delay"}, buildChain},
-	"multi-bottleneck": {[]string{"link", "core_link", "delay"}, buildMultiBottleneck},
-	"asymmetric":       {[]string{"link", "core_link", "delay"}, buildAsymmetric},
-	"leaf-spine":       {[]string{"leaves", "spines", "hosts_per_leaf", "link", "core_link", "delay"}, buildLeafSpine},
-	"fat-tree":         {[]string{"k", "link", "delay"}, buildFatTree},
+	"star":             {[]string{"hosts", "link", "delay"}, buildStar, nil},
+	"dumbbell":         {[]string{"left", "right", "link", "core_link", "delay"}, buildDumbbell, nil},
+	"chain":            {[]string{"switches", "hosts_per_switch", "link", "core_link", "delay"}, buildChain, nil},
+	"multi-bottleneck": {[]string{"link", "core_link", "delay"}, buildMultiBottleneck, nil},
+	"asymmetric":       {[]string{"link", "core_link", "delay"}, buildAsymmetric, nil},
+	"leaf-spine":       {[]string{"leaves", "spines", "hosts_per_leaf", "link", "core_link", "delay"}, buildLeafSpine, nil},
+	"fat-tree":         {[]string{"k", "link", "delay"}, buildFatTree, checkFatTree},
+	"clos":             {[]string{"cores", "aggs", "tors", "pods", "hosts_per_tor", "link", "core_link", "delay"}, buildClos, checkClos},
 }
 
 // TopologyKinds returns the topology kinds, sorted.
@@ -97,6 +119,8 @@ func (t *TopologySpec) setFields() map[string]bool {
 		"left": t.Left != 0, "right": t.Right != 0, "leaves": t.Leaves != 0, "spines": t.Spines != 0,
 		"hosts_per_leaf": t.HostsPerLeaf != 0, "k": t.K != 0, "link": t.Link != 0,
 		"core_link": t.CoreLink != 0, "delay": t.Delay != 0,
+		"cores": t.Cores != 0, "aggs": t.Aggs != 0, "tors": t.ToRs != 0, "pods": t.Pods != 0,
+		"hosts_per_tor": t.HostsPerToR != 0,
 	}
 }
 
@@ -128,14 +152,18 @@ func (t *TopologySpec) validate() error {
 	}{
 		{"hosts", t.Hosts, 4096}, {"switches", t.Switches, 1024}, {"hosts_per_switch", t.HostsPerSwitch, 1024},
 		{"left", t.Left, 4096}, {"right", t.Right, 4096}, {"leaves", t.Leaves, 1024}, {"spines", t.Spines, 1024},
-		{"hosts_per_leaf", t.HostsPerLeaf, 1024}, {"k", t.K, 64},
+		{"hosts_per_leaf", t.HostsPerLeaf, 1024},
+		{"cores", t.Cores, 1024}, {"aggs", t.Aggs, 1024}, {"tors", t.ToRs, 1024}, {"pods", t.Pods, 1024},
+		{"hosts_per_tor", t.HostsPerToR, 1024},
 	} {
 		if c.v < 0 || c.v > c.max {
 			return fmt.Errorf("topology.%s = %d: want 1..%d (0 for the default)", c.name, c.v, c.max)
 		}
 	}
-	if t.Kind == "fat-tree" && t.K%2 != 0 {
-		return fmt.Errorf("topology.k = %d: want an even number of switch ports, 2..64", t.K)
+	if k.check != nil {
+		if err := k.check(t); err != nil {
+			return err
+		}
 	}
 	if t.Kind == "star" && t.Hosts == 1 {
 		return fmt.Errorf("topology.hosts = 1: a star needs at least 2 hosts")
@@ -259,12 +287,6 @@ func buildAsymmetric(s *Sim, t *TopologySpec) error {
 func buildLeafSpine(s *Sim, t *TopologySpec) error {
 	return leafSpine(s, orDefault(t.Leaves, 4), orDefault(t.Spines, 2), orDefault(t.HostsPerLeaf, 4),
 		t.link(DefaultLink), t.core(t.link(DefaultLink)), t.delay())
-}
-
-func buildFatTree(s *Sim, t *TopologySpec) error {
-	k := orDefault(t.K, 4)
-	r := t.link(DefaultLink)
-	return leafSpine(s, k, k/2, k/2, r, r, t.delay())
 }
 
 // leafSpine builds leaves·perLeaf hosts h0.. (host n on leaf n/perLeaf),

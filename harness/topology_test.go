@@ -28,9 +28,13 @@ func TestTopologyShapes(t *testing.T) {
 		{TopologySpec{Kind: "multi-bottleneck"}, 11, 2, 12},
 		{TopologySpec{Kind: "asymmetric"}, 8, 3, 10},
 		{TopologySpec{Kind: "leaf-spine", Leaves: 4, Spines: 2, HostsPerLeaf: 3}, 12, 6, 12 + 8},
-		// 2-tier fat tree of k-port switches: k leaves with k/2 hosts and
-		// k/2 uplinks each, k/2 spines with k ports each.
-		{TopologySpec{Kind: "fat-tree", K: 6}, 18, 9, 18 + 18},
+		// 3-tier fat tree of 6-port switches: 6 pods of 3 edge and 3
+		// aggregation switches, 9 cores, 3 hosts per edge switch; k³/4
+		// links in each of the three layers.
+		{TopologySpec{Kind: "fat-tree", K: 6}, 54, 45, 3 * 54},
+		// clos: 2 pods of 2 ToRs and 3 aggregation switches, 6 cores (a
+		// stripe of 2 per aggregation switch), 3 hosts per ToR.
+		{TopologySpec{Kind: "clos", Pods: 2, ToRs: 4, Aggs: 6, Cores: 6, HostsPerToR: 3}, 12, 16, 12 + 2*2*3 + 6*2},
 	}
 	for _, c := range cases {
 		t.Run(c.topo.Kind, func(t *testing.T) {
@@ -52,16 +56,20 @@ func TestTopologyShapes(t *testing.T) {
 
 // pathPorts lists the egress ports flow f's data crosses, following the
 // same ECMP choices as the simulator.
-func pathPorts(s *Sim, f *flow) []*port {
+func pathPorts(s *Sim, f *flow) []*port { return tracePorts(f.id, f.src, f.dst) }
+
+// tracePorts lists the egress ports a data packet of flow id from src to
+// dst crosses, by the simulator's own ECMP choice at every switch.
+func tracePorts(id FlowID, src, dst *node) []*port {
 	var out []*port
-	p := f.src.ports[0]
+	p := src.ports[0]
 	for {
 		out = append(out, p)
 		n := p.peer.node
 		if n.isHost {
 			return out
 		}
-		p = ecmpPort(n, f.id, f.src.id, f.dst.id)
+		p = ecmpPort(n, id, src.id, dst.id)
 	}
 }
 
