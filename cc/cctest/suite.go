@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/hwcc/hwcc/cc"
@@ -309,6 +310,11 @@ func (s *suite) wellFormed(seq int, evs []Event) error {
 	var tick Event
 	tick.Kind = Timer
 	step := func(ev *Event, where string) {
+		// A congestion point may stamp the packet's INT header in place:
+		// each part gets the header as the event has it, and the two must
+		// stamp alike.
+		sent := ev.INT
+		defer func() { ev.INT = sent }()
 		before := regs(a)
 		deadline := a.NextDeadline()
 		actA.Reset()
@@ -317,6 +323,7 @@ func (s *suite) wellFormed(seq int, evs []Event) error {
 			return
 		}
 		after := regs(a)
+		stampedA := ev.INT
 		s.count(errA, actA)
 		if errA != nil {
 			if !cc.Typed(errA) {
@@ -335,6 +342,7 @@ func (s *suite) wellFormed(seq int, evs []Event) error {
 		s.checkRegs(where, after, shape)
 		// B: first with no room.
 		none = cc.Actions{}
+		ev.INT = sent
 		errB, pb := s.call(where+" (no room)", b, ev, &none)
 		if pb {
 			return
@@ -348,6 +356,7 @@ func (s *suite) wellFormed(seq int, evs []Event) error {
 				s.rep.add(RuleActionsFull, "%s: %s failed for want of room but changed a register: %s", where, ev, diff)
 			}
 			actB.Reset()
+			ev.INT = sent
 			errB, pb = s.call(where, b, ev, actB)
 			if pb {
 				return
@@ -360,6 +369,9 @@ func (s *suite) wellFormed(seq int, evs []Event) error {
 		}
 		if !sameErr(errA, errB) {
 			s.rep.add(RuleDeterminism, "%s: %s: two equal parts returned %v and %v", where, ev, errA, errB)
+		}
+		if ev.INT != stampedA {
+			s.rep.add(RuleDeterminism, "%s: %s: two equal parts stamped the INT header differently: %+v and %+v", where, ev, stampedA, ev.INT)
 		}
 		if ok, diff := equalRegs(after, regs(b), ""); !ok {
 			s.rep.add(RuleDeterminism, "%s: %s: two equal parts' registers differ: %s", where, ev, diff)
@@ -497,6 +509,7 @@ func (s *suite) allocs(seq int, evs []Event) error {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	var counts [2][]uint64
 	for run := range counts {
+		evs := slices.Clone(evs) // a CP may stamp the INT headers in place
 		p, err := s.fresh()
 		if err != nil {
 			return err

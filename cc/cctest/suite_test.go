@@ -50,6 +50,8 @@ type toy struct {
 	next   units.Time
 	period units.Time
 	flow   cc.FlowID
+	// stamped counts INT records a CP stamped (wraps at 2^16).
+	stamped uint16
 }
 
 func newToy(f fault) *toy {
@@ -124,7 +126,7 @@ func (t *toy) AppendRegisters(dst []cc.Register) []cc.Register {
 	if t.fault == regOverflow {
 		b.Value = t.bytes | 1<<40
 	}
-	return append(dst, t.clock.Register(), b, cc.RateReg("rate", t.rate), cc.TimeReg("next", t.next))
+	return append(dst, t.clock.Register(), b, cc.RateReg("rate", t.rate), cc.TimeReg("next", t.next), cc.Reg("stamped", 16, uint64(t.stamped)))
 }
 
 func (t *toy) count(event string, now units.Time, p *cc.Packet, act *cc.Actions, mark bool) error {
@@ -202,7 +204,15 @@ func (c toyCP) Enqueue(now units.Time, p *cc.Packet, q cc.Queue, a *cc.Actions) 
 }
 
 func (c toyCP) Dequeue(now units.Time, p *cc.Packet, q cc.Queue, a *cc.Actions) error {
-	return c.toy.Dequeue(now, p, q, a)
+	err := c.toy.Dequeue(now, p, q, a)
+	// Stamp an INT record in place, as HPCC's switch does, while the
+	// header has room (5 records).
+	if err == nil && p.INT != nil && p.INT.NHop < 5 {
+		p.INT.Hops[p.INT.NHop].QLen = uint16(min(q.Len/80, 0xFFFF))
+		p.INT.NHop++
+		c.stamped++
+	}
+	return err
 }
 
 func (r toyRP) Sent(now units.Time, p *cc.Packet, a *cc.Actions) error { return r.toy.Sent(now, p, a) }
@@ -240,6 +250,15 @@ func TestCorrectPartsPass(t *testing.T) {
 	for _, role := range []cc.Role{cc.RoleCP, cc.RoleRP, cc.RoleNP} {
 		require.NoError(t, cctest.Test(ctor(role, ok), quick), role.String())
 	}
+}
+
+// TestStampingCPPasses: a CP that stamps the packet's INT header in place
+// is not taken for a nondeterministic one when headers fill up (each of the
+// lockstep parts gets the header as the event has it).
+func TestStampingCPPasses(t *testing.T) {
+	o := quick
+	o.Gen = cctest.GenOptions{INT: true, Hops: 5}
+	require.NoError(t, cctest.Test(ctor(cc.RoleCP, ok), o))
 }
 
 // TestBrokenPartsFail: each deliberate breach is reported under its rule's
