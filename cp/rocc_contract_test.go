@@ -535,6 +535,16 @@ func TestRoCCHostContract(t *testing.T) {
 	good := cc.Feedback{Kind: cc.FeedbackRate, Flow: 5}
 	c.Report(5, false).Put(&good.Data)
 	before := con.AppendRegisters(nil)
+	// Kinds the host computation does not use change nothing but the time
+	// (the contract's open set of kinds).
+	for _, k := range []cc.FeedbackKind{cc.FeedbackCNP, cc.FeedbackAck, cc.FeedbackUser, 200} {
+		probe, err := NewRoCCHostConfig(RoCC40G())
+		require.NoError(t, err)
+		out.Reset()
+		require.NoError(t, probe.Feedback(now, &cc.Feedback{Kind: k, Flow: 5}, out), "%v", k)
+		require.Zero(t, out.Len())
+		require.ErrorIs(t, probe.Feedback(now-1, &cc.Feedback{Kind: k, Flow: 5}, out), cc.ErrTimeOrder, "time recorded")
+	}
 	var de *cc.DecodeError
 	for _, tc := range []struct {
 		name string
@@ -543,7 +553,6 @@ func TestRoCCHostContract(t *testing.T) {
 		want error
 	}{
 		{"nil", nil, out, cc.ErrEvent},
-		{"a DCQCN CNP", &cc.Feedback{Kind: cc.FeedbackCNP}, out, cc.ErrEvent},
 		{"malformed", &cc.Feedback{Kind: cc.FeedbackRate}, out, cc.ErrDecode},
 		{"a rate, not a report", func() *cc.Feedback {
 			f := good

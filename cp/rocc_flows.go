@@ -275,7 +275,7 @@ func (t *RoCCQueueFlows) Enqueue(flow uint32, size units.Bytes) (full bool, err 
 	i, ok := t.m.find(flow)
 	if ok {
 		s := &t.m.slots[i]
-		if s.val+int64(size) > roccFlowBytesMax {
+		if int64(size) > roccFlowBytesMax-s.val { // (s.val + size would overflow int64 for a huge size)
 			return false, t.refuse("Enqueue", roccCounterFull, flow, size)
 		}
 		s.val += int64(size)

@@ -397,3 +397,18 @@ func TestRoCCQueueTableOverflowFIFO(t *testing.T) {
 	))
 	props.TestingRun(t)
 }
+
+// TestRoCCQueueFlowsHugeEnqueueRefused: an enqueue whose size would carry a
+// flow's byte count past its register is refused, however large (the sum
+// once overflowed int64 and was accepted with a negative count, after which
+// the flow's legal dequeue was refused; found by an outside review).
+func TestRoCCQueueFlowsHugeEnqueueRefused(t *testing.T) {
+	c, err := NewRoCC(RoCC40G())
+	require.NoError(t, err)
+	require.NoError(t, c.OnEnqueue(1, 7, 1000))
+	for _, size := range []units.Bytes{units.MaxBytes, units.MaxBytes - 10, 1 << 62} {
+		require.ErrorIs(t, c.OnEnqueue(2, 7, size), cc.ErrEvent, "%v", size)
+	}
+	require.NoError(t, c.OnDequeue(3, 7, 1000), "the legal dequeue")
+	require.Empty(t, c.AppendFlows(nil), "the flow left the table")
+}

@@ -41,8 +41,8 @@ import (
 // cc.ActionFeedback ToSource at cc.ControlPrio: a cc.FeedbackRate message
 // for the same flow, From = the CP's identity, with Data the type-1 rate
 // message (F, and the report's counter, port, switch and qdepth) that the
-// flow's rp.RoCC takes. Feedback of the transport's kinds (ACK, NAK) is
-// accepted and ignored. It does not pace or window anything itself (Limits
+// flow's rp.RoCC takes. Feedback of any other kind (ACK, NAK, a DCQCN CNP,
+// another scheme's message) is accepted and ignored. It does not pace or window anything itself (Limits
 // is cc.NoRate, cc.NoWindow), has no timer, and Sent only records now.
 // Making the host computation its own part keeps one part to one role: the
 // RP stays Algorithm 2 alone, and a scenario without reports has no host
@@ -144,8 +144,8 @@ func (h *RoCCHost) OnReport(now units.Time, fb RoCCFeedback) (uint32, error) {
 
 // Feedback takes the CP's report in f (see "The contract" on RoCCHost) and
 // appends the rate message for the flow's RP. Errors, changing nothing: a
-// *cc.TimeOrderError; a *cc.EventError for a nil f, a kind other than
-// cc.FeedbackRate (ACK and NAK excepted), malformed Data (wrapping the
+// *cc.TimeOrderError; a *cc.EventError for a nil f, malformed Data of a
+// cc.FeedbackRate message (wrapping the
 // *cc.DecodeError with its byte offset), a message that is not a report,
 // names another flow than f.Flow or comes from another CP; a
 // *cc.ActionsFullError when act has no room for the rate message.
@@ -162,11 +162,11 @@ func (h *RoCCHost) Feedback(now units.Time, f *cc.Feedback, act *cc.Actions) err
 	}
 	switch f.Kind {
 	case cc.FeedbackRate:
-	case cc.FeedbackAck, cc.FeedbackNak:
+	default:
+		// A kind the host computation does not use: it changes nothing
+		// but the time.
 		h.clock.Advance(now)
 		return nil
-	default:
-		return bad("feedback of kind "+f.Kind.String()+", want a RoCC report (rate kind)", nil)
 	}
 	fb, err := DecodeRoCCFeedback(f.Data[:])
 	if err != nil {

@@ -194,13 +194,13 @@ type RoCCState struct {
 // CNP (cp.RoCCFeedback, type 1): it decodes it, refuses a message that
 // names another flow than f.Flow, and runs PROCESS_CNP with the CNP's rate
 // and CP (GETCP is the payload's switch and port, cp.RoCCFeedback.CP; f.From
-// is not read). Feedback of the transport's kinds (ACK, NAK) is accepted
-// and ignored: it only records now. Sent only records now. Limits is
+// is not read). Feedback of any other kind (an ACK, a NAK, a DCQCN CNP,
+// another scheme's message) is accepted and ignored: it only records now. Sent only records now. Limits is
 // {Rate: Rate(), no window}. Timer is the recovery timer (OnTimer). RoCC
 // appends no action.
 //
 // Errors: *cc.TimeOrderError for an event before the latest one (or before
-// time 0); *cc.EventError for a nil message, a kind RoCC cannot take, a
+// time 0); *cc.EventError for a nil message, a
 // malformed CNP (wrapping the *cc.DecodeError with its byte offset), a
 // report (type 2, which needs cp.RoCCHost), a CNP for another flow, or a
 // rate of 0; an event that fails changes nothing.
@@ -353,11 +353,11 @@ func (r *RoCC) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
 	}
 	switch f.Kind {
 	case cc.FeedbackRate:
-	case cc.FeedbackAck, cc.FeedbackNak:
+	default:
+		// A kind Algorithm 2 does not use (an ACK, a DCQCN CNP, another
+		// scheme's message): it changes nothing but the time.
 		r.clock.Advance(now)
 		return nil
-	default:
-		return bad("feedback of kind "+f.Kind.String()+", want a RoCC CNP (rate kind)", nil)
 	}
 	m, err := cp.DecodeRoCCFeedback(f.Data[:])
 	if err != nil {

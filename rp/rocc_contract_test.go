@@ -96,7 +96,6 @@ func TestRoCCRPContractRefusals(t *testing.T) {
 		offset int
 	}{
 		{"nil", nil, cc.ErrEvent, -1},
-		{"a DCQCN CNP", &cc.Feedback{Kind: cc.FeedbackCNP}, cc.ErrEvent, -1},
 		{"malformed: version 0", &cc.Feedback{Kind: cc.FeedbackRate, Flow: 7}, cc.ErrDecode, 0},
 		{"malformed: rate 0", &zeroRate, cc.ErrDecode, 8},
 		{"a report", &report, cc.ErrEvent, -1},
