@@ -36,11 +36,13 @@
 //     naming how many it needs, and (rule 2) does nothing.
 //  4. Deadlines. NextDeadline is units.MaxTime (no timer) or the earliest
 //     time at which Timer has work; the caller calls Timer at or after it.
-//     An event that arms a timer arms it at or after the event's now; a
-//     deadline the caller lets pass stays where it is until Timer runs.
-//     Timer(now) with now before the deadline does nothing but record now;
-//     Timer(now) at or after it runs every expiry due by now, after which
-//     NextDeadline is later than now.
+//     No event sets a deadline before its own now. A deadline the caller
+//     lets pass is overdue: a part may run what fell due when its next
+//     event arrives (as hardware whose timer fired in between would have),
+//     or leave it for Timer; each part says which. Timer(now) before the
+//     deadline does nothing but record now; Timer(now) at or after it runs
+//     what is due by now (a periodic timer may take missed periods as one
+//     expiry, saying so), after which NextDeadline is later than now.
 //  5. No panic, no allocation, no clock. No input makes a part panic; bad
 //     input is an error of this package's types (*EventError for an event
 //     the part cannot take, *DecodeError for malformed bytes). Event

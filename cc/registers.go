@@ -22,16 +22,28 @@ type Register struct {
 	Value  uint64
 }
 
-// Reg returns an unsigned register of width bits (1..64) holding v, cut to
-// its width.
+// Reg returns an unsigned register of width bits (1..64) holding v. It does
+// not cut v to the width: a value that does not fit is a part's bug, which
+// Fits (and cctest's registers rule) reports.
 func Reg(name string, width uint8, v uint64) Register {
-	return Register{Name: name, Width: width, Value: v & widthMask(width)}
+	return Register{Name: name, Width: width, Value: v}
 }
 
 // SignedReg returns a signed register of width bits holding v in two's
-// complement, cut to its width.
+// complement in its low width bits. A v outside the width's signed range
+// (a part's bug) is stored as all ones, which fits no width below 64, so
+// that Fits reports it.
 func SignedReg(name string, width uint8, v int64) Register {
-	return Register{Name: name, Width: width, Signed: true, Value: uint64(v) & widthMask(width)}
+	r := Register{Name: name, Width: width, Signed: true, Value: uint64(v)}
+	if width >= 1 && width < 64 {
+		lo, hi := -(int64(1) << (width - 1)), int64(1)<<(width-1)-1
+		if v >= lo && v <= hi {
+			r.Value &= widthMask(width)
+		} else {
+			r.Value = ^uint64(0)
+		}
+	}
+	return r
 }
 
 // BoolReg returns a 1-bit register: 1 for true.

@@ -7,13 +7,13 @@ import "github.com/hwcc/hwcc/units"
 // queue, a firmware model's tick, a test) calls Timer at or after that time.
 type Clock interface {
 	// NextDeadline is the earliest time at which Timer has work to do, or
-	// units.MaxTime when the part has no timer running. An event that arms
-	// a timer arms it at or after its now; a deadline the caller lets pass
-	// stays put until Timer runs.
+	// units.MaxTime when the part has no timer running. No event sets it
+	// before its own now; a deadline the caller lets pass is overdue, and
+	// the part runs it at its next event or at Timer (rule 4).
 	NextDeadline() units.Time
-	// Timer runs every expiry due at or before now, appending what they
-	// decide to act. Called before NextDeadline it only records now. After
-	// it returns nil, NextDeadline is later than now.
+	// Timer runs what is due at or before now, appending what it decides
+	// to act. Called before NextDeadline it only records now. After it
+	// returns nil, NextDeadline is later than now.
 	Timer(now units.Time, act *Actions) error
 }
 

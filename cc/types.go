@@ -53,7 +53,8 @@ type Queue struct {
 	Rate units.Rate
 	// TxBytes is the port's cumulative count of bytes sent on every
 	// priority, a free-running counter that wraps at 2^64, or 0 when the
-	// caller keeps none. A part that needs a transmit counter says whether
+	// caller keeps none; on Dequeue it counts the bytes sent before the
+	// departing packet. A part that needs a transmit counter says whether
 	// it reads this one or counts its own queue's packets.
 	TxBytes uint64
 	// Paused: the downstream neighbour has paused this queue's priority

@@ -36,7 +36,8 @@ func registeredParts() []contractPart {
 // INT headers with out-of-range fields). Every part must take it without
 // panicking, return only cc's error types, leave its registers unchanged
 // when it refuses an event, keep every register within its width, refuse
-// every event before its latest accepted now, and accept no time before 0.
+// every event before its latest accepted now, accept no time before 0, and
+// decide exactly as a twin part given the same events.
 func FuzzContract(f *testing.F) {
 	f.Add([]byte{})
 	f.Add(make([]byte, 64))
@@ -55,13 +56,30 @@ func FuzzContract(f *testing.F) {
 			if err != nil {
 				t.Fatalf("%s: %v", cp.name, err)
 			}
-			act := cc.NewActions(4096)
+			twin, err := cp.make()
+			if err != nil {
+				t.Fatalf("%s: %v", cp.name, err)
+			}
+			act, actTwin := cc.NewActions(4096), cc.NewActions(4096)
 			var accepted units.Time
 			for i, ev := range cctest.FromBytes(data, cp.role) {
 				before := p.AppendRegisters(nil)
 				act.Reset()
+				sent := ev
 				err := ev.Apply(p, act)
 				after := p.AppendRegisters(nil)
+				// Determinism: a twin given the same event decides the same.
+				actTwin.Reset()
+				errTwin := sent.Apply(twin, actTwin)
+				if (err == nil) != (errTwin == nil) || (err != nil && err.Error() != errTwin.Error()) ||
+					act.Len() != actTwin.Len() || ev.INT != sent.INT || p.NextDeadline() != twin.NextDeadline() {
+					t.Fatalf("%s event %d (%s): two equal parts differ: %v / %v, %d / %d actions", cp.name, i, &ev, err, errTwin, act.Len(), actTwin.Len())
+				}
+				for j, r := range twin.AppendRegisters(nil) {
+					if after[j] != r {
+						t.Fatalf("%s event %d (%s): two equal parts' registers differ: %v / %v", cp.name, i, &ev, after[j], r)
+					}
+				}
 				for _, r := range after {
 					if !r.Fits() {
 						t.Fatalf("%s event %d (%s): register %v does not fit", cp.name, i, &ev, r)

@@ -56,10 +56,25 @@ type Event struct {
 	Feedback cc.Feedback
 	HasINT   bool
 	INT      inttel.Header
+	// NilArg passes a nil *cc.Packet or *cc.Feedback, NilActions a nil
+	// *cc.Actions (chaos sequences only): a part must refuse the one and
+	// take the other as an Actions with no room, without panicking.
+	NilArg, NilActions bool
 }
 
 // String describes the event for violation messages.
 func (e *Event) String() string {
+	s := e.describe()
+	if e.NilArg {
+		s += " (passed as nil)"
+	}
+	if e.NilActions {
+		s += " (nil actions)"
+	}
+	return s
+}
+
+func (e *Event) describe() string {
 	switch e.Kind {
 	case Enqueue, Dequeue:
 		return fmt.Sprintf("%v at %v: flow %d size %v, queue %v", e.Kind, e.At, e.Packet.Flow, e.Packet.Size, e.Queue.Len)
@@ -86,6 +101,13 @@ func (e *Event) Apply(p cc.Part, act *cc.Actions) error {
 			e.Packet.INT = &e.INT
 		}
 	}
+	pkt, fb := &e.Packet, &e.Feedback
+	if e.NilArg {
+		pkt, fb = nil, nil
+	}
+	if e.NilActions {
+		act = nil
+	}
 	switch e.Kind {
 	case Timer:
 		return p.Timer(e.At, act)
@@ -95,24 +117,24 @@ func (e *Event) Apply(p cc.Part, act *cc.Actions) error {
 			return errRole
 		}
 		if e.Kind == Enqueue {
-			return c.Enqueue(e.At, &e.Packet, e.Queue, act)
+			return c.Enqueue(e.At, pkt, e.Queue, act)
 		}
-		return c.Dequeue(e.At, &e.Packet, e.Queue, act)
+		return c.Dequeue(e.At, pkt, e.Queue, act)
 	case Sent, Feedback:
 		r, ok := p.(cc.ReactionPoint)
 		if !ok {
 			return errRole
 		}
 		if e.Kind == Sent {
-			return r.Sent(e.At, &e.Packet, act)
+			return r.Sent(e.At, pkt, act)
 		}
-		return r.Feedback(e.At, &e.Feedback, act)
+		return r.Feedback(e.At, fb, act)
 	case Receive:
 		n, ok := p.(cc.NotificationPoint)
 		if !ok {
 			return errRole
 		}
-		return n.Receive(e.At, &e.Packet, act)
+		return n.Receive(e.At, pkt, act)
 	}
 	return errRole
 }

@@ -148,7 +148,6 @@ func cpEvents(r *rand.Rand, o GenOptions) []Event {
 			q := fifo[0]
 			fifo = fifo[1:]
 			qlen -= q.size
-			tx += uint64(q.size)
 			ev.Kind = Dequeue
 			ev.Packet = cc.Packet{Flow: q.flow, Size: q.size, Payload: q.size - o.Overhead}
 			ev.HasINT, ev.INT = q.hasINT, q.int
@@ -172,7 +171,12 @@ func cpEvents(r *rand.Rand, o GenOptions) []Event {
 			seq[f] += uint64(pay)
 			ev.HasINT, ev.INT = q.hasINT, q.int
 		}
+		// TxBytes on a dequeue counts the bytes sent before the departing
+		// packet (cc.Queue).
 		ev.Queue = cc.Queue{Len: qlen, Rate: o.Rate, TxBytes: tx}
+		if ev.Kind == Dequeue {
+			tx += uint64(ev.Packet.Size)
+		}
 		evs = append(evs, ev)
 	}
 	return evs
@@ -244,6 +248,11 @@ func rpEvents(r *rand.Rand, o GenOptions) []Event {
 			ev.Kind = Feedback
 			ev.Feedback = cc.Feedback{Kind: cc.FeedbackNak, Flow: flow, Seq: sndUna, SndNxt: sndNxt}
 			sndNxt = sndUna // go back N: resend from the NAK
+			if o.INT {      // a NAK echoes INT as an ACK does
+				ev.HasINT = true
+				ev.INT = pth.header(r, now, now-lastAck)
+				lastAck = now
+			}
 		case x < 18 || sndUna == sndNxt:
 			pay := o.Payload
 			if r.Intn(8) == 0 {
@@ -305,8 +314,9 @@ func npEvents(r *rand.Rand, o GenOptions) []Event {
 // method of the role and Timer, with times that mostly advance but
 // sometimes go back (or below 0), sizes and sequence numbers anywhere in
 // their types (negative, zero, huge), unknown feedback kinds, random
-// payload bytes, and INT headers whose fields are random bits, nHop beyond
-// the array included. A part must take every one without panicking.
+// payload bytes, INT headers whose fields are random bits (nHop beyond the
+// array included), and now and then a nil packet, feedback or actions. A
+// part must take every one without panicking.
 func Chaos(r *rand.Rand, role cc.Role, o GenOptions) []Event {
 	o = o.withDefaults()
 	kinds := []Kind{Timer}
@@ -344,6 +354,8 @@ func Chaos(r *rand.Rand, role cc.Role, o GenOptions) []Event {
 			ev.Feedback.Kind = cc.FeedbackKind(r.Intn(int(cc.FeedbackRate) + 1))
 		}
 		r.Read(ev.Feedback.Data[:])
+		ev.NilArg = r.Intn(16) == 0
+		ev.NilActions = r.Intn(16) == 0
 		if r.Intn(2) == 0 {
 			ev.HasINT = true
 			ev.INT.NHop = uint8(r.Intn(256))

@@ -26,10 +26,11 @@ type Options struct {
 	Actions int
 	// MaxRate bounds a reaction point's Limits().Rate (0: only ≥ 0).
 	MaxRate units.Rate
-	// AllocSequences is how many well-formed sequences the allocs rule
-	// measures event by event (3; reading the allocator's counters stops
-	// the world, so it is slow). Negative skips the rule, for runs under
-	// the race detector, which allocates on its own.
+	// AllocSequences is how many well-formed sequences (one of each shape
+	// with the default 3), and as many chaos sequences, the allocs rule
+	// measures event by event (reading the allocator's counters stops the
+	// world, so it is slow). Negative skips the rule, for runs under the
+	// race detector, which allocates on its own.
 	AllocSequences int
 }
 
@@ -144,8 +145,16 @@ func TestStats(newPart func() (cc.Part, error), o Options) (Stats, error) {
 		}
 	}
 	for i := range o.Chaos {
-		if err := s.chaos(i, Chaos(rng, role, o.Gen)); err != nil {
+		evs := Chaos(rng, role, o.Gen)
+		if err := s.chaos(i, evs); err != nil {
 			return s.stats, err
+		}
+		if i < o.AllocSequences {
+			// Malformed input too: an accepted event allocates nothing
+			// whatever its values.
+			if err := s.allocs(-1-i, evs); err != nil {
+				return s.stats, err
+			}
 		}
 	}
 	return s.stats, rep.err()
@@ -304,7 +313,7 @@ func (s *suite) wellFormed(seq int, evs []Event) error {
 		s.rep.add(RuleRegisters, "sequence %d: AppendRegisters did not append to dst (got %d registers, first %v)", seq, len(dst), dst[0])
 	}
 	actA := cc.NewActions(s.o.Actions)
-	actB := cc.NewActions(s.o.Actions)
+	actB := cc.NewActions(s.o.Actions + 1) // room for the caller's sentinel
 	var none cc.Actions
 	var accepted units.Time // the latest now A accepted
 	var tick Event
@@ -325,6 +334,9 @@ func (s *suite) wellFormed(seq int, evs []Event) error {
 		after := regs(a)
 		stampedA := ev.INT
 		s.count(errA, actA)
+		if errors.Is(errA, cc.ErrTimeOrder) && ev.At >= accepted && ev.At >= 0 {
+			s.rep.add(RuleTimeOrder, "%s: %s is in time order (the latest accepted now is %v; equal times are in order) but was refused: %v", where, ev, accepted, errA)
+		}
 		if errA != nil {
 			if !cc.Typed(errA) {
 				s.rep.add(RuleTypedErrors, "%s: %s: error of type %T is not one of cc's: %v", where, ev, errA, errA)
@@ -355,14 +367,43 @@ func (s *suite) wellFormed(seq int, evs []Event) error {
 			if ok, diff := equalRegs(before, regs(b), ""); !ok {
 				s.rep.add(RuleActionsFull, "%s: %s failed for want of room but changed a register: %s", where, ev, diff)
 			}
+			if k := actA.Len(); errA == nil && k >= 2 {
+				// Room for all but one: still refused, still nothing done,
+				// the caller's earlier decisions kept.
+				part := cc.ActionsOn(make([]cc.Action, 0, k))
+				part.Add(sentinel)
+				ev.INT = sent
+				errP, pp := s.call(where+" (room for all but one)", b, ev, &part)
+				if pp {
+					return
+				}
+				if !errors.Is(errP, cc.ErrActionsFull) {
+					s.rep.add(RuleActionsFull, "%s: %s decides %d actions but with room for %d returned %v instead of cc.ErrActionsFull", where, ev, k, k-1, errP)
+					return // B may have moved on: lockstep is lost
+				}
+				if ok, diff := equalRegs(before, regs(b), ""); !ok {
+					s.rep.add(RuleActionsFull, "%s: %s failed for want of room but changed a register: %s", where, ev, diff)
+				}
+				if part.Len() != 1 || part.At(0) != sentinel {
+					s.rep.add(RuleAtomic, "%s: %s failed for want of room but changed the caller's actions: %v", where, ev, part.All())
+				}
+			}
+			// Then with room, after a decision the caller already holds.
 			actB.Reset()
+			actB.Add(sentinel)
 			ev.INT = sent
 			errB, pb = s.call(where, b, ev, actB)
 			if pb {
 				return
 			}
-			if !sameActions(actA.All(), actB.All()) {
-				s.rep.add(RuleDeterminism, "%s: %s: two equal parts decided differently: %v and %v", where, ev, actA.All(), actB.All())
+			got := actB.All()
+			switch {
+			case len(got) == 0 || got[0] != sentinel:
+				s.rep.add(RuleAtomic, "%s: %s did not append to the caller's actions: the decision already there is gone (%v)", where, ev, got)
+			case errB != nil && len(got) != 1:
+				s.rep.add(RuleAtomic, "%s: %s failed (%v) but appended %d actions", where, ev, errB, len(got)-1)
+			case !sameActions(actA.All(), got[1:]):
+				s.rep.add(RuleDeterminism, "%s: %s: two equal parts decided differently: %v and %v", where, ev, actA.All(), got[1:])
 			}
 		} else if errA == nil && actA.Len() > 0 {
 			s.rep.add(RuleActionsFull, "%s: %s decides %d actions but with no room returned %v instead of cc.ErrActionsFull", where, ev, actA.Len(), errB)
@@ -375,6 +416,14 @@ func (s *suite) wellFormed(seq int, evs []Event) error {
 		}
 		if ok, diff := equalRegs(after, regs(b), ""); !ok {
 			s.rep.add(RuleDeterminism, "%s: %s: two equal parts' registers differ: %s", where, ev, diff)
+		}
+		if da, db := a.NextDeadline(), b.NextDeadline(); da != db {
+			s.rep.add(RuleDeterminism, "%s: %s: two equal parts' deadlines differ: %v and %v", where, ev, da, db)
+		}
+		if ra, ok := a.(cc.ReactionPoint); ok {
+			if la, lb := ra.Limits(), b.(cc.ReactionPoint).Limits(); la != lb {
+				s.rep.add(RuleDeterminism, "%s: %s: two equal parts' limits differ: %+v and %+v", where, ev, la, lb)
+			}
 		}
 	}
 	for i := range evs {
@@ -422,6 +471,11 @@ func (s *suite) count(err error, act *cc.Actions) {
 	}
 	s.stats.Refused[name]++
 }
+
+// sentinel stands for a decision the caller already holds in its Actions
+// when it calls a part: the part must append after it and, on error, leave
+// it alone.
+var sentinel = cc.Action{Kind: 255, Prio: 255}
 
 // checkAfter checks the deadline and limits rules after a successful call.
 func (s *suite) checkAfter(where string, p cc.Part, ev *Event, before, after []cc.Register, deadline units.Time, act *cc.Actions, accepted units.Time) {
@@ -550,9 +604,13 @@ func (s *suite) allocs(seq int, evs []Event) error {
 			counts[run] = append(counts[run], n+measure(&evs[i]))
 		}
 	}
+	name := fmt.Sprintf("sequence %d", seq)
+	if seq < 0 {
+		name = fmt.Sprintf("chaos sequence %d", -1-seq)
+	}
 	for i := range evs {
 		if counts[0][i] > 0 && counts[1][i] > 0 {
-			s.rep.add(RuleAllocs, "sequence %d event %d: %s (with the timers due before it) allocated %d times", seq, i, &evs[i], min(counts[0][i], counts[1][i]))
+			s.rep.add(RuleAllocs, "%s event %d: %s (with the timers due before it) allocated %d times", name, i, &evs[i], min(counts[0][i], counts[1][i]))
 		}
 	}
 	return nil

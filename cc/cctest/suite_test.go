@@ -32,6 +32,10 @@ const (
 	regOverflow
 	nondeterministic
 	allocating
+	refuseEqualTime
+	jitterLimits
+	overAppend
+	wipeActions
 )
 
 // global makes the nondeterministic fault: parts share it.
@@ -67,6 +71,10 @@ func (t *toy) check(event string, now units.Time) error {
 			return fmt.Errorf("time went backwards")
 		}
 		return nil
+	case refuseEqualTime:
+		if now == t.clock.Last() && now > 0 {
+			return &cc.TimeOrderError{Part: "toy", Event: event, Now: now, Last: t.clock.Last()}
+		}
 	}
 	return t.clock.Check("toy", event, now)
 }
@@ -133,6 +141,9 @@ func (t *toy) count(event string, now units.Time, p *cc.Packet, act *cc.Actions,
 	if err := t.check(event, now); err != nil {
 		return err
 	}
+	if p == nil {
+		return &cc.EventError{Part: "toy", Event: event, Reason: "nil packet"}
+	}
 	if p.Size < 0 {
 		if t.fault == nonAtomic {
 			t.bytes++
@@ -146,6 +157,9 @@ func (t *toy) count(event string, now units.Time, p *cc.Packet, act *cc.Actions,
 	if mark {
 		n = 1
 	}
+	if t.fault == wipeActions {
+		act.Reset() // the caller's earlier decisions are gone
+	}
 	if err := t.reserve(act, event, n); err != nil {
 		return err
 	}
@@ -154,6 +168,9 @@ func (t *toy) count(event string, now units.Time, p *cc.Packet, act *cc.Actions,
 	t.flow = p.Flow
 	if mark && act != nil {
 		act.MarkCE()
+		if t.fault == overAppend { // reserved one, appends two
+			act.Send(cc.ToSource, cc.ControlPrio, cc.Feedback{Kind: cc.FeedbackRate, Flow: p.Flow})
+		}
 	}
 	return nil
 }
@@ -174,6 +191,9 @@ func (t *toy) Feedback(now units.Time, f *cc.Feedback, act *cc.Actions) error {
 	if err := t.check("Feedback", now); err != nil {
 		return err
 	}
+	if f == nil {
+		return &cc.EventError{Part: "toy", Event: "Feedback", Reason: "nil feedback"}
+	}
 	t.advance(now)
 	if f.Kind == cc.FeedbackCNP {
 		t.rate = max(t.rate/2, units.Gbps)
@@ -184,6 +204,10 @@ func (t *toy) Feedback(now units.Time, f *cc.Feedback, act *cc.Actions) error {
 func (t *toy) Limits() cc.Limits {
 	if t.fault == negativeLimits {
 		return cc.Limits{Rate: -t.rate}
+	}
+	if t.fault == jitterLimits {
+		global++
+		return cc.Limits{Rate: t.rate - units.Rate(global%2)*units.Kbps}
 	}
 	return cc.Limits{Rate: t.rate}
 }
@@ -207,7 +231,7 @@ func (c toyCP) Dequeue(now units.Time, p *cc.Packet, q cc.Queue, a *cc.Actions) 
 	err := c.toy.Dequeue(now, p, q, a)
 	// Stamp an INT record in place, as HPCC's switch does, while the
 	// header has room (5 records).
-	if err == nil && p.INT != nil && p.INT.NHop < 5 {
+	if err == nil && p != nil && p.INT != nil && p.INT.NHop < 5 {
 		p.INT.Hops[p.INT.NHop].QLen = uint16(min(q.Len/80, 0xFFFF))
 		p.INT.NHop++
 		c.stamped++
@@ -279,6 +303,10 @@ func TestBrokenPartsFail(t *testing.T) {
 		{regOverflow, cc.RoleNP, cctest.RuleRegisters},
 		{nondeterministic, cc.RoleCP, cctest.RuleDeterminism},
 		{allocating, cc.RoleRP, cctest.RuleAllocs},
+		{refuseEqualTime, cc.RoleNP, cctest.RuleTimeOrder},
+		{jitterLimits, cc.RoleRP, cctest.RuleDeterminism},
+		{overAppend, cc.RoleCP, cctest.RuleActionsFull},
+		{wipeActions, cc.RoleCP, cctest.RuleAtomic},
 	}
 	for _, c := range cases {
 		t.Run(c.rule, func(t *testing.T) {
