@@ -85,18 +85,7 @@ func (q Quantizer) QuantizeSat(v uint64) (n uint64, saturated bool) {
 	// divider (or a shift when Δ is a power of two). The model divides.
 	n = v / q.delta
 	if q.mode != Floor { // the remainder only where the rounding needs it
-		r := v - n*q.delta
-		switch q.mode {
-		case Ceil:
-			if r != 0 {
-				n++ // cannot overflow: v/Δ < 2^64 − 1 when Δ ≥ 2, and r = 0 when Δ = 1
-			}
-		case Nearest:
-			// r/Δ ≥ 1/2 ⇔ r ≥ Δ − r; the tie r = Δ/2 rounds up.
-			if r >= q.delta-r {
-				n++
-			}
-		}
+		n = q.round(v, n)
 	}
 	if n > q.max {
 		return q.max, true
@@ -110,4 +99,22 @@ func (q Quantizer) QuantizeSat(v uint64) (n uint64, saturated bool) {
 func (q Quantizer) Dequantize(n uint64) uint64 {
 	// n·Δ, at most (2^width − 1)·Δ, which NewQuantizer checked fits.
 	return min(n, q.max) * q.delta
+}
+
+// round applies Ceil or Nearest to the quotient n = ⌊v/Δ⌋, apart from
+// QuantizeSat so that the Floor path stays short.
+func (q Quantizer) round(v, n uint64) uint64 {
+	r := v - n*q.delta
+	switch q.mode {
+	case Ceil:
+		if r != 0 {
+			n++ // cannot overflow: v/Δ < 2^64 − 1 when Δ ≥ 2, and r = 0 when Δ = 1
+		}
+	case Nearest:
+		// r/Δ ≥ 1/2 ⇔ r ≥ Δ − r; the tie r = Δ/2 rounds up.
+		if r >= q.delta-r {
+			n++
+		}
+	}
+	return n
 }
