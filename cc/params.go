@@ -304,6 +304,36 @@ type Spec[C any] struct {
 	Link   units.Rate
 	Fields []Field[C]
 	New    func(cfg C) (Part, error)
+	// Env, if set, derives configuration from where the part runs (the
+	// port's rate, the switch's ID, the flow's base RTT): the paper's rules
+	// that depend on the environment (RoCC's Fmax = the port's rate, HPCC's
+	// T from the base RTT). It runs after the preset and before the
+	// settings, so an explicit setting wins. It must ignore zero fields.
+	Env func(cfg *C, env Env)
+}
+
+// Env is what a simulator or a firmware model knows about where a part
+// runs. A zero field is unknown. Package harness fills it for every part it
+// builds; BuildIn passes it to the Spec's Env hook, and its Rate is the
+// default "link" of presets that scale with one.
+type Env struct {
+	// Rate is a congestion point's port rate, or a reaction or
+	// notification point's NIC line rate.
+	Rate units.Rate
+	// Node is the switch (CP) or host (RP, NP); Port the CP's egress port
+	// number on its switch; SwitchID a 12-bit ID unique among the
+	// network's switches (INT's pathID, papers/hpcc.txt section 4.1).
+	Node     NodeID
+	Port     uint16
+	SwitchID uint16
+	// BaseRTT is a flow's round trip on its idle path, data and ACK
+	// (with the INT bytes the algorithm adds); Bottleneck the smallest link
+	// rate on the path; Hops the switches on it.
+	BaseRTT    units.Time
+	Bottleneck units.Rate
+	Hops       int
+	// Payload is a full data packet's payload (the MSS).
+	Payload units.Bytes
 }
 
 // Description is a part's configuration as `hwcc algos` lists it.
@@ -322,7 +352,8 @@ type Configurer interface {
 	// Describe returns the presets and the parameters with their defaults.
 	Describe() Description
 	// Build parses settings and returns the part; part names it in errors.
-	Build(part string, settings []Setting) (Part, error)
+	// env, if not nil, is where the part runs (see Env).
+	Build(part string, env *Env, settings []Setting) (Part, error)
 	// Check validates the description itself (names, kinds, bounds,
 	// defaults within range); RegisterAlgorithm calls it.
 	Check() error
@@ -479,11 +510,21 @@ func (s *Spec[C]) Check() error {
 // part: the preset, scaled to the link rate, with every setting applied
 // and range-checked. part names the part in errors.
 func (s *Spec[C]) Config(part string, settings []Setting) (C, error) {
+	return s.ConfigIn(part, nil, settings)
+}
+
+// ConfigIn is Config for a part that runs in env (nil: unknown): the
+// preset scales to env.Rate unless "link" is set, then the Spec's Env hook
+// derives what depends on env, then the settings apply.
+func (s *Spec[C]) ConfigIn(part string, env *Env, settings []Setting) (C, error) {
 	var cfg C
 	if len(s.Presets) == 0 {
 		return cfg, &ConfigError{Part: part, Field: SettingPreset, Range: "a part with presets"}
 	}
 	preset, link := s.Presets[0], s.Link
+	if env != nil && env.Rate > 0 && s.Link != 0 {
+		link = env.Rate
+	}
 	seen := make(map[string]bool, len(settings))
 	for _, st := range settings {
 		if seen[st.Name] {
@@ -518,6 +559,9 @@ func (s *Spec[C]) Config(part string, settings []Setting) (C, error) {
 		}
 	}
 	cfg = preset.Config(link)
+	if env != nil && s.Env != nil {
+		s.Env(&cfg, *env)
+	}
 	for _, st := range settings {
 		if st.Name == SettingPreset || st.Name == SettingLink {
 			continue
@@ -540,8 +584,8 @@ func (s *Spec[C]) Config(part string, settings []Setting) (C, error) {
 }
 
 // Build implements Configurer.
-func (s *Spec[C]) Build(part string, settings []Setting) (Part, error) {
-	cfg, err := s.Config(part, settings)
+func (s *Spec[C]) Build(part string, env *Env, settings []Setting) (Part, error) {
+	cfg, err := s.ConfigIn(part, env, settings)
 	if err != nil {
 		return nil, err
 	}

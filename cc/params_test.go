@@ -139,16 +139,16 @@ func TestSpecErrors(t *testing.T) {
 
 func TestSpecBuildWrapsNewErrors(t *testing.T) {
 	spec := demoSpec()
-	_, err := spec.Build("demo np", []cc.Setting{{"bits", "13"}})
+	_, err := spec.Build("demo np", nil, []cc.Setting{{"bits", "13"}})
 	var ce *cc.ConfigError
 	require.ErrorAs(t, err, &ce)
 	require.Equal(t, "bits", ce.Field)
 	require.Equal(t, "demo np", ce.Part, "Build names the part New left unnamed")
-	_, err = spec.Build("demo np", []cc.Setting{{"offset", "7"}})
+	_, err = spec.Build("demo np", nil, []cc.Setting{{"offset", "7"}})
 	require.ErrorAs(t, err, &ce)
 	require.Equal(t, "config", ce.Field)
 	require.EqualError(t, err, "demo np: config: seven is unlucky")
-	p, err := spec.Build("demo np", nil)
+	p, err := spec.Build("demo np", nil, nil)
 	require.NoError(t, err)
 	require.Equal(t, 10*units.Gbps*2, p.(*demoPart).cfg.Derived)
 }
@@ -224,4 +224,30 @@ func TestParamRange(t *testing.T) {
 	require.Equal(t, "a rate ≤ 1Tbps", cc.Param{Kind: cc.KindRate, Max: "1Tbps"}.Range())
 	require.Equal(t, "a size", cc.Param{Kind: cc.KindBytes}.Range())
 	require.True(t, strings.HasPrefix(cc.KindChoice.String(), "choice"))
+}
+
+// TestSpecEnv: the environment scales the preset (its Rate is the default
+// link), the Env hook derives what depends on it, and explicit settings
+// still win over both.
+func TestSpecEnv(t *testing.T) {
+	spec := demoSpec()
+	spec.Env = func(c *demoConfig, env cc.Env) {
+		if env.BaseRTT > 0 {
+			c.Period = env.BaseRTT
+		}
+	}
+	env := &cc.Env{Rate: 100 * units.Gbps, BaseRTT: 12 * units.Microsecond}
+	c, err := spec.ConfigIn("demo", env, nil)
+	require.NoError(t, err)
+	require.Equal(t, 100*units.Gbps, c.Link, "the preset scaled to the environment's rate")
+	require.Equal(t, 50*units.Gbps, c.Derived)
+	require.Equal(t, 12*units.Microsecond, c.Period, "the hook")
+	c, err = spec.ConfigIn("demo", env, []cc.Setting{{"t", "5us"}, {"link", "10Gbps"}})
+	require.NoError(t, err)
+	require.Equal(t, 5*units.Microsecond, c.Period, "a setting wins over the hook")
+	require.Equal(t, 10*units.Gbps, c.Link, "and link over the environment")
+	c, err = spec.ConfigIn("demo", &cc.Env{}, nil)
+	require.NoError(t, err)
+	require.Equal(t, 40*units.Microsecond, c.Period, "zero fields are unknown: the preset stands")
+	require.Equal(t, 40*units.Gbps, c.Link)
 }

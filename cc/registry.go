@@ -152,6 +152,12 @@ func New(algo, part, settings string) (Part, error) {
 
 // NewWith is New with the settings already split.
 func NewWith(algo, part string, settings []Setting) (Part, error) {
+	return NewIn(nil, algo, part, settings)
+}
+
+// NewIn is NewWith for a part that runs in env (see Env): a simulator's
+// or firmware model's one call to build any registered part where it runs.
+func NewIn(env *Env, algo, part string, settings []Setting) (Part, error) {
 	a, err := Lookup(algo)
 	if err != nil {
 		return nil, err
@@ -160,7 +166,7 @@ func NewWith(algo, part string, settings []Setting) (Part, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := ps.Config.Build(algo+" "+part, settings)
+	p, err := ps.Config.Build(algo+" "+part, env, settings)
 	if err != nil {
 		return nil, err
 	}
