@@ -50,7 +50,7 @@ func dcqcnCPPreset(name, doc string) cc.Preset[cp.DCQCNConfig] {
 		Doc: doc + ": Kmin = 100 KB and Kmax = 400 KB scaled by link/25 Gb/s (400 KB and 1.6 MB at 100 Gb/s), " +
 			"Pmax = 0.2, judged at dequeue (cp.DCQCNHPCCSim; switches have no vendor default)",
 		Source: dcqcnHPCC + "; REFERENCE.md, DCQCN, paper-style presets",
-		Config: cp.DCQCNHPCCSim,
+		Config: cc.OfLink(cp.DCQCNHPCCSim),
 	}
 }
 
@@ -143,19 +143,19 @@ func init() {
 							Name:   "connectx",
 							Doc:    "min_time_between_cnps = 4 µs: marks within 4 µs of the last CNP are ignored",
 							Source: dcqcnVendor,
-							Config: func(units.Rate) np.DCQCNConfig { return np.DCQCNConnectX() },
+							Config: cc.Fixed(np.DCQCNConnectX),
 						},
 						{
 							Name:   "paper",
 							Doc:    "slots of N = 50 µs: a CNP at once after a quiet slot, one deferred CNP per busy slot",
 							Source: dcqcnSurvey + ", NP algorithm",
-							Config: func(units.Rate) np.DCQCNConfig { return np.DCQCNPaper() },
+							Config: cc.Fixed(np.DCQCNPaper),
 						},
 						{
 							Name:   "hpccsim",
 							Doc:    "a CNP for every marked packet (no pacing), as the public simulators",
 							Source: "REFERENCE.md, DCQCN (the public simulators leave out CNP pacing)",
-							Config: func(units.Rate) np.DCQCNConfig { return np.DCQCNHPCCSim() },
+							Config: cc.Fixed(np.DCQCNHPCCSim),
 						},
 					},
 					Fields: []cc.Field[np.DCQCNConfig]{
@@ -194,21 +194,21 @@ func init() {
 							Name:   "connectx",
 							Doc:    "the NVIDIA ConnectX defaults for a port of the link's speed, rates in Mb/s (rp.DCQCNConnectX)",
 							Source: dcqcnVendor,
-							Config: rp.DCQCNConnectX,
+							Config: cc.OfLink(rp.DCQCNConnectX),
 						},
 						{
 							Name: "paper",
 							Doc: "the paper's settings: g = 1/256, K = 55 µs, decreases 50 µs apart, timer 55 µs, byte counter 10 MB, F = 5, " +
 								"R_AI/R_HAI = 5/50 Mb/s scaled by link/25 Gb/s, rates in Kb/s (rp.DCQCNPaper)",
 							Source: dcqcnSurvey + "; REFERENCE.md, DCQCN, paper-style presets",
-							Config: rp.DCQCNPaper,
+							Config: cc.OfLink(rp.DCQCNPaper),
 						},
 						{
 							Name: "hpccsim",
 							Doc: "the HPCC authors' ns-3 DCQCN: α every 1 µs with g = 1/256, decreases on a 4 µs grid, timer 300 µs, no byte counter, " +
 								"F = 1, minimum rate 1000 Mb/s (the link must be at least that), rates in Kb/s (rp.DCQCNHPCCSim)",
 							Source: dcqcnHPCC + "; the authors' ns-3 run script (REFERENCE.md, DCQCN)",
-							Config: rp.DCQCNHPCCSim,
+							Config: cc.OfLink(rp.DCQCNHPCCSim),
 						},
 					},
 					Fields: []cc.Field[rp.DCQCNConfig]{

@@ -46,7 +46,7 @@ func init() {
 						Name:   "hpccsim",
 						Doc:    "K = 30 KB·link/10 Gb/s (300 KB at 100 Gb/s), judged at enqueue",
 						Source: "papers/hpcc.txt section 5.1, Parameters",
-						Config: cp.DCTCPHPCCSim,
+						Config: cc.OfLink(cp.DCTCPHPCCSim),
 					}},
 					Fields: []cc.Field[cp.DCTCPConfig]{
 						{
@@ -90,13 +90,19 @@ func init() {
 							Name:   "default",
 							Doc:    "Linux's defaults: g = 1/16, α₀ = 1.0, IW10 of 1000-byte segments, cwnd up to 1 GiB, slow start off (the link is not used)",
 							Source: dctcpSource,
-							Config: func(units.Rate) rp.DCTCPConfig { return rp.DCTCPDefault(dctcpMSS) },
+							Config: func(env cc.Env) rp.DCTCPConfig { return rp.DCTCPDefault(orBytes(env.Payload, dctcpMSS)) },
 						},
 						{
 							Name:   "hpccsim",
 							Doc:    "the HPCC paper's DCTCP: no slow start, 1000-byte segments, cwnd starting at and capped by link × 4.18688 µs (the base RTT of the harness's default scenario; for another RTT set initial_cwnd and max_cwnd to link × RTT)",
 							Source: "papers/hpcc.txt section 5.1",
-							Config: func(link units.Rate) rp.DCTCPConfig { return rp.DCTCPHPCCSim(link, dctcpBaseRTT) },
+							Config: func(env cc.Env) rp.DCTCPConfig {
+								c := rp.DCTCPHPCCSim(env.Rate, orTime(env.BaseRTT, dctcpBaseRTT))
+								if env.Payload > 0 {
+									c.MSS = env.Payload
+								}
+								return c
+							},
 						},
 					},
 					Fields: []cc.Field[rp.DCTCPConfig]{

@@ -288,8 +288,8 @@ func init() {
 						Name:   "port",
 						Doc:    "a port at the link rate, switch ID 0, the default INT codec (128 B, 80 B, 1 ns, 5 hops), counting its own queue's bytes",
 						Source: "papers/hpcc.txt section 4.1 and Figure 7",
-						Config: func(link units.Rate) hpccCPConfig {
-							return hpccCPConfig{HPCCConfig: cp.HPCCConfig{Rate: link}, INT: hpccDefaultINT()}
+						Config: func(env cc.Env) hpccCPConfig {
+							return hpccCPConfig{HPCCConfig: cp.HPCCConfig{Rate: env.Rate}, INT: hpccDefaultINT()}
 						},
 					}},
 					Fields: cpFields,
@@ -318,13 +318,13 @@ func init() {
 							Name:   "papersim",
 							Doc:    "the paper's simulations: T = 13 µs, η = 95 %, maxStage = 5, W_AI = 80 B, W_init = W_max = link·T, W_min = 1 Gb/s·T, fast react",
 							Source: "papers/hpcc.txt section 5.1",
-							Config: func(link units.Rate) hpccRPConfig { return hpccRPPreset(rp.HPCCPaperSim(link), link) },
+							Config: func(env cc.Env) hpccRPConfig { return hpccRPPreset(rp.HPCCPaperSim(env.Rate), env.Rate) },
 						},
 						{
 							Name:   "testbed",
 							Doc:    "the paper's testbed: T = 9 µs, η = 95 %, maxStage = 5, W_AI = W_init·(1 − η)/100 at T = 9 µs, W_init = W_max = link·T, W_min = 1 Gb/s·T",
 							Source: "papers/hpcc.txt sections 3.3 and 5.1",
-							Config: func(link units.Rate) hpccRPConfig { return hpccRPPreset(rp.HPCCTestbed(link), link) },
+							Config: func(env cc.Env) hpccRPConfig { return hpccRPPreset(rp.HPCCTestbed(env.Rate), env.Rate) },
 						},
 					},
 					Fields: rpFields,

@@ -7,7 +7,6 @@ import (
 	"github.com/hwcc/hwcc/cp"
 	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/rp"
-	"github.com/hwcc/hwcc/units"
 )
 
 // roccName is RoCC's registry name. Its parts are "cp" (cp.RoCC, the
@@ -22,9 +21,7 @@ const roccName = "rocc"
 
 // roccNoLink adapts a preset function that takes no link rate to a
 // cc.Preset's Config.
-func roccNoLink[C any](preset func() C) func(units.Rate) C {
-	return func(units.Rate) C { return preset() }
-}
+func roccNoLink[C any](preset func() C) func(cc.Env) C { return cc.Fixed(preset) }
 
 // roccPaper is the source of most parameters.
 const roccPaper = "papers/rocc.txt"

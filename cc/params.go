@@ -283,12 +283,25 @@ type Field[C any] struct {
 	Ptr func(c *C) any
 }
 
-// Preset is a named starting configuration. Config receives the link rate
-// (the "link" setting, or the Spec's default) for presets that scale with
-// it and may ignore it.
+// Preset is a named starting configuration. Config receives the
+// environment the part runs in, its Rate the link rate (the "link" setting,
+// else the environment's, else the Spec's Link), for presets that scale
+// with it (a window of link × base RTT, thresholds that scale with the
+// port); a zero field is unknown and the preset uses its own default.
 type Preset[C any] struct {
 	Name, Doc, Source string
-	Config            func(link units.Rate) C
+	Config            func(env Env) C
+}
+
+// OfLink adapts a preset function of the link rate (rp.DCQCNConnectX) to
+// Preset.Config.
+func OfLink[C any](f func(link units.Rate) C) func(Env) C {
+	return func(env Env) C { return f(env.Rate) }
+}
+
+// Fixed adapts a preset function of nothing (cp.RoCC40G) to Preset.Config.
+func Fixed[C any](f func() C) func(Env) C {
+	return func(Env) C { return f() }
 }
 
 // Spec describes the configuration C of one part declaratively and builds
@@ -357,6 +370,14 @@ type Configurer interface {
 	// Check validates the description itself (names, kinds, bounds,
 	// defaults within range); RegisterAlgorithm calls it.
 	Check() error
+	// Has reports whether name is one of the part's settings (a parameter,
+	// "preset", or "link" when the part takes one).
+	Has(name string) bool
+	// Validate checks settings without building the part: every name is
+	// known, every value parses and lies in its parameter's range. What
+	// only New can tell (a value that depends on another, or on where the
+	// part runs) it leaves to Build.
+	Validate(part string, settings []Setting) error
 }
 
 // kindOf returns the Kind of the field f points to in a zero C, or 0.
@@ -451,7 +472,7 @@ func (s *Spec[C]) Describe() Description {
 	}
 	var def C
 	if len(s.Presets) > 0 && s.Presets[0].Config != nil {
-		def = s.Presets[0].Config(s.Link)
+		def = s.Presets[0].Config(Env{Rate: s.Link})
 	}
 	for _, f := range s.Fields {
 		p := s.param(f)
@@ -522,8 +543,12 @@ func (s *Spec[C]) ConfigIn(part string, env *Env, settings []Setting) (C, error)
 		return cfg, &ConfigError{Part: part, Field: SettingPreset, Range: "a part with presets"}
 	}
 	preset, link := s.Presets[0], s.Link
-	if env != nil && env.Rate > 0 && s.Link != 0 {
-		link = env.Rate
+	var where Env
+	if env != nil {
+		where = *env
+		if env.Rate > 0 && s.Link != 0 {
+			link = env.Rate
+		}
 	}
 	seen := make(map[string]bool, len(settings))
 	for _, st := range settings {
@@ -558,7 +583,8 @@ func (s *Spec[C]) ConfigIn(part string, env *Env, settings []Setting) (C, error)
 			link = units.Rate(v.i)
 		}
 	}
-	cfg = preset.Config(link)
+	where.Rate = link
+	cfg = preset.Config(where)
 	if env != nil && s.Env != nil {
 		s.Env(&cfg, *env)
 	}
@@ -604,6 +630,17 @@ func (s *Spec[C]) Build(part string, env *Env, settings []Setting) (Part, error)
 		return nil, &ConfigError{Part: part, Field: "config", Range: "a constructor that returns a part"}
 	}
 	return p, nil
+}
+
+// Has implements Configurer.
+func (s *Spec[C]) Has(name string) bool {
+	return name == SettingPreset || (name == SettingLink && s.Link != 0) || s.index(name) >= 0
+}
+
+// Validate implements Configurer.
+func (s *Spec[C]) Validate(part string, settings []Setting) error {
+	_, err := s.ConfigIn(part, nil, settings)
+	return err
 }
 
 func (s *Spec[C]) index(name string) int {

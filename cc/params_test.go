@@ -47,10 +47,12 @@ func demoSpec() *cc.Spec[demoConfig] {
 	return &cc.Spec[demoConfig]{
 		Link: 40 * units.Gbps,
 		Presets: []cc.Preset[demoConfig]{
-			{Name: "small", Doc: "the small one", Config: func(link units.Rate) demoConfig {
+			{Name: "small", Doc: "the small one", Config: func(env cc.Env) demoConfig {
+				link := env.Rate
 				return demoConfig{Period: 40 * units.Microsecond, Queue: 150 * units.KB, Link: link, Gain: 0.3, Bits: 10, Mode: 1, Derived: link / 2}
 			}},
-			{Name: "big", Config: func(link units.Rate) demoConfig {
+			{Name: "big", Config: func(env cc.Env) demoConfig {
+				link := env.Rate
 				return demoConfig{Period: 100 * units.Microsecond, Queue: 300 * units.KB, Link: link, Gain: 0.45, Bits: 12, Mode: 2, Derived: link / 4}
 			}},
 		},

@@ -178,6 +178,8 @@ type FlowInfo struct {
 	AckBytes    units.Bytes
 	// Params are the scenario's algorithm parameters (read only).
 	Params map[string]string
+	// Errors records what the flow's state machines refuse.
+	Errors ErrorSink
 }
 
 // CPInfo describes a switch egress queue to an adapter's NewCP.
@@ -192,6 +194,11 @@ type CPInfo struct {
 	Delay    units.Time  // propagation delay of the port's link
 	Buffer   units.Bytes // the switch's buffer: switch.buffer, or switch.pool plus its ports' PFC headroom
 	Params   map[string]string
+	// SwitchID is the switch's 12-bit ID, unique among the network's
+	// switches (INT's pathID, papers/hpcc.txt section 4.1).
+	SwitchID uint16
+	// Errors records what the queue's state machine refuses.
+	Errors ErrorSink
 }
 
 // Registry errors.

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"github.com/hwcc/hwcc/cc"
 	inttel "github.com/hwcc/hwcc/int"
 	"github.com/hwcc/hwcc/units"
 )
@@ -104,6 +105,9 @@ type CPID uint32
 type Feedback struct {
 	From CPID
 	Data [16]byte
+	// CC is the message as a cc part emitted it (the generic adapter's
+	// feedback: kind, flow, sender identity and payload bytes).
+	CC cc.Feedback
 }
 
 // Packet is one frame in flight. The harness owns every Packet and reuses

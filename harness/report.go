@@ -21,6 +21,9 @@ type Report struct {
 	Fairness    FairnessReport `json:"fairness"`
 	Events      uint64         `json:"events"`
 	WallSeconds float64        `json:"wall_seconds"`
+	// Errors are the state machines' refusals (nil, and absent from the
+	// JSON, when there were none).
+	Errors *ErrorReport `json:"errors,omitempty"`
 }
 
 // FlowReport is one flow.

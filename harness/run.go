@@ -176,6 +176,7 @@ func (s *Sim) buildSwitches() error {
 			q.info = CPInfo{
 				ID: q.id, Node: n.id, NodeName: n.name, Port: pt.num, PeerName: pt.peer.node.name,
 				Prio: DataPrio, Rate: pt.rate, Delay: pt.delay, Buffer: n.buffer, Params: s.sc.Params,
+				SwitchID: n.swID, Errors: ErrorSink{log: &s.errs, where: pt.name + " cp"},
 			}
 			cp, err := s.algo.NewCP(q.info)
 			if err != nil {
@@ -256,6 +257,7 @@ func (s *Sim) result() *Result {
 	rep.Scenario = s.sc.Name
 	rep.Algorithm = s.algo.Name()
 	rep.Events = s.events
+	rep.Errors = s.errs.report()
 	win := (s.to - s.from).Seconds()
 
 	var active []float64

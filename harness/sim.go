@@ -30,6 +30,7 @@ type Sim struct {
 	sc    *Scenario // validated, defaults applied
 	algo  Algorithm
 	feat  Features
+	errs  errLog // the state machines' errors (Report.Errors)
 	opts  Options
 	codec *inttel.Codec
 

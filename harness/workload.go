@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/hwcc/hwcc/harness/workloads"
@@ -290,6 +291,7 @@ func (s *Sim) newFlow(src, dst *node, size units.Bytes, offered units.Rate, star
 		BaseRTT: rtt0(fwd, rev, full, ackW), Hops: len(fwd) - 1,
 		Payload: s.payload, PacketBytes: full, AckBytes: ackW,
 		Params: s.sc.Params,
+		Errors: ErrorSink{log: &s.errs, where: "flow " + strconv.Itoa(int(id))},
 	}
 	if size > 0 {
 		n := int64((size + s.payload - 1) / s.payload)

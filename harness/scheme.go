@@ -1,0 +1,540 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/units"
+)
+
+// Scheme is how the harness runs an algorithm registered in package cc:
+// which of its parts plays each role, the settings the harness starts each
+// part from, and what its packets need. Registering a Scheme is all it
+// takes to run an algorithm here: one generic adapter builds its parts
+// through cc, feeds them packets, queue states and feedback through the
+// contract, carries what their actions emit, and gates the NIC by their
+// Limits. Nothing in the switch or NIC models names an algorithm.
+type Scheme struct {
+	// Algo is the algorithm's name in the cc registry; Name the harness's
+	// (default: Algo).
+	Algo, Name string
+	// CP, RP and NP name the parts that run at every switch egress data
+	// queue, every sending flow and every receiving flow; "" for none
+	// (default: the algorithm's first part of each role).
+	CP, RP, NP string
+	// INT: data packets carry an INT header (HPCC): senders add its
+	// prefix, congestion points stamp it on Dequeue, receivers echo it in
+	// their ACKs, and the base RTT the parts are told includes its bytes.
+	INT bool
+	// Defaults are settings applied before the scenario's parameters, in
+	// the same syntax (see Params): the harness's choices where they differ
+	// from the part's first preset.
+	Defaults map[string]string
+	// Doc says what the harness does with the algorithm (one paragraph).
+	Doc string
+}
+
+// RegisterScheme makes a cc-registered algorithm runnable by the harness
+// under s.Name. It checks that the algorithm and the named parts exist with
+// their roles and that the defaults are valid settings.
+func RegisterScheme(s Scheme) error {
+	a, err := newSchemeAlgo(s)
+	if err != nil {
+		return err
+	}
+	return Register(a)
+}
+
+// MustRegisterScheme is RegisterScheme for init functions.
+func MustRegisterScheme(s Scheme) {
+	if err := RegisterScheme(s); err != nil {
+		panic(err)
+	}
+}
+
+// schemeAlgo is the one generic adapter: a harness Algorithm over a Scheme.
+type schemeAlgo struct {
+	s     Scheme
+	a     cc.Algorithm
+	parts [4]*cc.PartSpec // by cc.Role
+}
+
+func newSchemeAlgo(s Scheme) (*schemeAlgo, error) {
+	a, err := cc.Lookup(s.Algo)
+	if err != nil {
+		return nil, fmt.Errorf("harness: scheme: %w", err)
+	}
+	if s.Name == "" {
+		s.Name = s.Algo
+	}
+	g := &schemeAlgo{s: s, a: a}
+	for _, r := range []struct {
+		role cc.Role
+		name *string
+	}{{cc.RoleCP, &g.s.CP}, {cc.RoleRP, &g.s.RP}, {cc.RoleNP, &g.s.NP}} {
+		if *r.name == "" {
+			for i := range a.Parts {
+				if a.Parts[i].Role == r.role {
+					*r.name = a.Parts[i].Name
+					break
+				}
+			}
+		}
+		if *r.name == "" || *r.name == "-" {
+			*r.name = ""
+			continue
+		}
+		ps, err := a.Part(*r.name)
+		if err != nil {
+			return nil, fmt.Errorf("harness: scheme %s: %w", s.Name, err)
+		}
+		if ps.Role != r.role {
+			return nil, fmt.Errorf("harness: scheme %s: part %s is a %v, not a %v", s.Name, ps.Name, ps.Role, r.role)
+		}
+		g.parts[r.role] = &ps
+	}
+	if err := g.CheckParams(nil); err != nil {
+		return nil, fmt.Errorf("harness: scheme %s: defaults: %w", s.Name, err)
+	}
+	return g, nil
+}
+
+func (g *schemeAlgo) Name() string { return g.s.Name }
+
+// Features: INT as the scheme says; never the harness's threshold marker
+// (a scheme's congestion points mark themselves).
+func (g *schemeAlgo) Features() Features { return Features{INT: g.s.INT} }
+
+// Params returns each role's settings: the scheme's defaults, then the
+// scenario's params. A key "cp.NAME", "rp.NAME" or "np.NAME" goes to that
+// role's part only; a bare "NAME" goes to every part that has a setting of
+// that name and must be known to at least one.
+func (g *schemeAlgo) settings(params map[string]string) ([4][]cc.Setting, error) {
+	var out [4][]cc.Setting
+	for _, m := range []map[string]string{g.s.Defaults, params} {
+		for _, st := range cc.SettingsOf(m) {
+			role, name := cc.Role(0), st.Name
+			if pfx, rest, ok := strings.Cut(st.Name, "."); ok {
+				switch pfx {
+				case "cp":
+					role = cc.RoleCP
+				case "rp":
+					role = cc.RoleRP
+				case "np":
+					role = cc.RoleNP
+				default:
+					return out, &cc.ConfigError{Part: g.s.Name, Field: st.Name, Value: st.Value, Range: "a parameter, or cp., rp. or np. and a parameter"}
+				}
+				name = rest
+			}
+			used := false
+			for r := cc.RoleCP; r <= cc.RoleNP; r++ {
+				ps := g.parts[r]
+				if ps == nil || (role != 0 && role != r) || !ps.Config.Has(name) {
+					continue
+				}
+				used = true
+				out[r] = setSetting(out[r], cc.Setting{Name: name, Value: st.Value})
+			}
+			if !used {
+				return out, &cc.ConfigError{Part: g.s.Name, Field: st.Name, Value: st.Value,
+					Range: "a parameter of " + g.partNames() + " (hwcc algos " + g.s.Algo + ")", Err: cc.ErrUnknown}
+			}
+		}
+	}
+	return out, nil
+}
+
+// setSetting adds st to list, replacing an earlier value of the same name
+// (a scenario's param overrides the scheme's default).
+func setSetting(list []cc.Setting, st cc.Setting) []cc.Setting {
+	for i := range list {
+		if list[i].Name == st.Name {
+			list[i] = st
+			return list
+		}
+	}
+	return append(list, st)
+}
+
+func (g *schemeAlgo) partNames() string {
+	var names []string
+	for r := cc.RoleCP; r <= cc.RoleNP; r++ {
+		if ps := g.parts[r]; ps != nil {
+			names = append(names, g.s.Algo+" "+ps.Name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// CheckParams implements ParamChecker: every key names a setting of a
+// part, and every value parses within its parameter's range.
+func (g *schemeAlgo) CheckParams(params map[string]string) error {
+	st, err := g.settings(params)
+	if err != nil {
+		return err
+	}
+	for r := cc.RoleCP; r <= cc.RoleNP; r++ {
+		if ps := g.parts[r]; ps != nil {
+			if err := ps.Config.Validate(g.s.Algo+" "+ps.Name, st[r]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// build makes role r's part in env.
+func (g *schemeAlgo) build(r cc.Role, env *cc.Env, params map[string]string) (cc.Part, error) {
+	ps := g.parts[r]
+	if ps == nil {
+		return nil, nil
+	}
+	st, err := g.settings(params)
+	if err != nil {
+		return nil, err
+	}
+	return cc.NewIn(env, g.s.Algo, ps.Name, st[r])
+}
+
+// NewCP builds the congestion point of one switch egress data queue, in
+// the environment of its port.
+func (g *schemeAlgo) NewCP(info CPInfo) (CP, error) {
+	env := &cc.Env{Rate: info.Rate, Node: cc.NodeID(info.Node), Port: uint16(info.Port), SwitchID: info.SwitchID}
+	p, err := g.build(cc.RoleCP, env, info.Params)
+	if err != nil || p == nil {
+		return nil, err
+	}
+	return &schemeCP{c: p.(cc.CongestionPoint), act: cc.NewActions(initialActions), errs: info.Errors}, nil
+}
+
+// env returns a flow's environment for its reaction and notification
+// points: the NIC's line rate, the path, the payload, and the base RTT with
+// the INT bytes the scheme adds.
+func (g *schemeAlgo) env(f FlowInfo) *cc.Env {
+	rtt := f.BaseRTT
+	if g.s.INT {
+		rtt = BaseRTTWithINT(f)
+	}
+	return &cc.Env{Rate: f.LineRate, Node: cc.NodeID(f.Src), BaseRTT: rtt, Bottleneck: f.Bottleneck, Hops: f.Hops, Payload: f.Payload}
+}
+
+// NewRP builds the reaction point of one flow.
+func (g *schemeAlgo) NewRP(f FlowInfo) (RP, error) {
+	p, err := g.build(cc.RoleRP, g.env(f), f.Params)
+	if err != nil || p == nil {
+		return nil, err
+	}
+	r := &schemeRP{r: p.(cc.ReactionPoint), flow: cc.FlowID(f.ID), line: f.LineRate, act: cc.NewActions(initialActions), errs: f.Errors}
+	r.cap = f.LineRate
+	if f.Offered > 0 && f.Offered < r.cap {
+		r.cap = f.Offered
+	}
+	if d, ok := p.(interface{ ReactionDelay() units.Time }); ok {
+		r.delay = d.ReactionDelay()
+	}
+	return r, nil
+}
+
+// NewNP builds the notification point of one flow.
+func (g *schemeAlgo) NewNP(f FlowInfo) (NP, error) {
+	p, err := g.build(cc.RoleNP, g.env(f), f.Params)
+	if err != nil || p == nil {
+		return nil, err
+	}
+	return &schemeNP{n: p.(cc.NotificationPoint), act: cc.NewActions(initialActions), errs: f.Errors}, nil
+}
+
+// BaseRTTWithINT returns a flow's round trip with INT: its base RTT (a
+// full data frame and its ACK, no INT) plus the INT bytes the frames carry
+// on each link, each serialised at the path's slowest rate (an upper bound,
+// so that it is not below the real base RTT). On link k of the forward path
+// (k = 0 the sender's) the data frame carries the 2-byte prefix and k hop
+// records; the ACK echoes all Hops records on every reverse link:
+//
+//	RTT = BaseRTT + Σ_{k=0..H} ser(2 + 8k) + (H+1)·ser(2 + 8H)
+func BaseRTTWithINT(f FlowInfo) units.Time {
+	t := f.BaseRTT
+	h := units.Bytes(f.Hops)
+	for k := units.Bytes(0); k <= h; k++ {
+		t += units.SerializationTime(INTPrefixBytes+k*INTHopBytes, f.Bottleneck)
+	}
+	t += units.Time(h+1) * units.SerializationTime(INTPrefixBytes+h*INTHopBytes, f.Bottleneck)
+	return t
+}
+
+// initialActions is the capacity of a part's actions buffer; a part that
+// needs more says how many (cc.ActionsFullError) and the buffer grows to
+// that once.
+const initialActions = 16
+
+// call runs ev against act, growing act once when the part needs more
+// room than it has (the part changed nothing, rule 2).
+func call(act **cc.Actions, ev func(*cc.Actions) error) error {
+	(*act).Reset()
+	err := ev(*act)
+	var full *cc.ActionsFullError
+	if errors.As(err, &full) {
+		*act = cc.NewActions(2 * ((*act).Cap() + full.Need))
+		err = ev(*act)
+	}
+	return err
+}
+
+// schemeCP runs a cc.CongestionPoint at one harness queue.
+type schemeCP struct {
+	c    cc.CongestionPoint
+	act  *cc.Actions
+	pkt  cc.Packet
+	errs ErrorSink
+}
+
+func (w *schemeCP) queue(q *Queue) cc.Queue {
+	return cc.Queue{Len: q.Len(), Rate: q.Rate(), TxBytes: q.TxBytes(), Paused: q.Paused()}
+}
+
+func (w *schemeCP) packet(p *Packet) *cc.Packet {
+	w.pkt = cc.Packet{Flow: cc.FlowID(p.Flow), Src: cc.NodeID(p.Src), Dst: cc.NodeID(p.Dst), Seq: p.Seq,
+		Payload: p.Payload, Size: p.Size, Prio: p.Prio, CE: p.CE}
+	if p.HasINT {
+		w.pkt.INT = &p.INT
+	}
+	return &w.pkt
+}
+
+func (w *schemeCP) OnEnqueue(now units.Time, q *Queue, p *Packet) {
+	cq, cp := w.queue(q), w.packet(p)
+	err := call(&w.act, func(a *cc.Actions) error { return w.c.Enqueue(now, cp, cq, a) })
+	w.apply(now, q, p, err)
+}
+
+func (w *schemeCP) OnDequeue(now units.Time, q *Queue, p *Packet) {
+	cq, cp := w.queue(q), w.packet(p)
+	hops := p.INT.NHop
+	err := call(&w.act, func(a *cc.Actions) error { return w.c.Dequeue(now, cp, cq, a) })
+	if p.HasINT && p.INT.NHop > hops {
+		// The CP stamped its record: the frame grows by it on the wire.
+		p.Size += units.Bytes(p.INT.NHop-hops) * INTHopBytes
+	}
+	w.apply(now, q, p, err)
+}
+
+func (w *schemeCP) NextDeadline() units.Time { return w.c.NextDeadline() }
+
+func (w *schemeCP) OnTimer(now units.Time, q *Queue) {
+	err := call(&w.act, func(a *cc.Actions) error { return w.c.Timer(now, a) })
+	w.apply(now, q, nil, err)
+}
+
+// apply carries out a CP's decisions: marks on the packet, feedback to
+// flows' sources.
+func (w *schemeCP) apply(now units.Time, q *Queue, p *Packet, err error) {
+	if err != nil {
+		w.errs.Add(now, flowOf(p), err)
+		return
+	}
+	for _, a := range w.act.All() {
+		switch a.Kind {
+		case cc.ActionMarkCE:
+			if p != nil {
+				p.CE = true
+			}
+		case cc.ActionFeedback:
+			q.SendFeedback(FlowID(a.Feedback.Flow), Feedback{CC: a.Feedback})
+		default:
+			w.errs.Add(now, flowOf(p), fmt.Errorf("harness: congestion point asked for %v, which the harness does not carry out yet", a.Kind))
+		}
+	}
+}
+
+func flowOf(p *Packet) FlowID {
+	if p == nil {
+		return -1
+	}
+	return p.Flow
+}
+
+// schemeRP runs a cc.ReactionPoint at one flow's sender.
+type schemeRP struct {
+	r          cc.ReactionPoint
+	flow       cc.FlowID
+	line, cap  units.Rate // the NIC's line rate; min(offered, line)
+	act        *cc.Actions
+	errs       ErrorSink
+	delay      units.Time // the NIC's reaction delay to feedback (the part's ReactionDelay)
+	pending    []pendingFeedback
+	head, n    int
+	pkt        cc.Packet
+	fb         cc.Feedback
+	lastLimits cc.Limits
+}
+
+// pendingFeedback is a message waiting out the reaction delay.
+type pendingFeedback struct {
+	at units.Time
+	fb cc.Feedback
+}
+
+// Rate is min(offered, line rate, the part's pacing rate).
+func (w *schemeRP) Rate() units.Rate {
+	l := w.r.Limits()
+	if l.Rate == cc.NoRate || l.Rate > w.cap {
+		return w.cap
+	}
+	return l.Rate
+}
+
+// Window is the part's window (0: none).
+func (w *schemeRP) Window() units.Bytes { return w.r.Limits().Window }
+
+func (w *schemeRP) OnSend(now units.Time, seq uint64, n units.Bytes) {
+	w.deliver(now)
+	w.pkt = cc.Packet{Flow: w.flow, Seq: seq, Payload: n}
+	w.run(now, func(a *cc.Actions) error { return w.r.Sent(now, &w.pkt, a) })
+}
+
+func (w *schemeRP) OnAck(now units.Time, a *Ack) {
+	kind := cc.FeedbackAck
+	if a.NAK {
+		kind = cc.FeedbackNak
+	}
+	f := cc.Feedback{Kind: kind, Flow: w.flow, Seq: a.Seq, Acked: a.Newly, SndNxt: a.SndNxt, ECE: a.ECE}
+	if a.HasINT {
+		f.INT = a.INT
+	}
+	w.feedback(now, f)
+}
+
+func (w *schemeRP) OnCNP(now units.Time) {
+	w.feedback(now, cc.Feedback{Kind: cc.FeedbackCNP, Flow: w.flow})
+}
+
+func (w *schemeRP) OnFeedback(now units.Time, fb *Feedback) {
+	w.feedback(now, fb.CC)
+}
+
+// feedback hands f to the part now, or queues it for the reaction delay.
+// An INT header is only valid during the call, so a delayed message goes
+// without it (no delayed scheme carries INT).
+func (w *schemeRP) feedback(now units.Time, f cc.Feedback) {
+	w.deliver(now)
+	if w.delay == 0 {
+		w.fb = f
+		w.run(now, func(a *cc.Actions) error { return w.r.Feedback(now, &w.fb, a) })
+		return
+	}
+	f.INT = nil
+	if w.n == len(w.pending) {
+		grown := make([]pendingFeedback, max(8, 2*len(w.pending)))
+		for i := 0; i < w.n; i++ {
+			grown[i] = w.pending[(w.head+i)%len(w.pending)]
+		}
+		w.pending, w.head = grown, 0
+	}
+	w.pending[(w.head+w.n)%len(w.pending)] = pendingFeedback{at: now + w.delay, fb: f}
+	w.n++
+}
+
+// deliver hands the part every delayed message due by now, each at its due
+// time.
+func (w *schemeRP) deliver(now units.Time) {
+	for w.n > 0 && w.pending[w.head].at <= now {
+		e := w.pending[w.head]
+		w.head = (w.head + 1) % len(w.pending)
+		w.n--
+		w.fb = e.fb
+		w.run(e.at, func(a *cc.Actions) error { return w.r.Feedback(e.at, &w.fb, a) })
+	}
+}
+
+func (w *schemeRP) run(now units.Time, ev func(*cc.Actions) error) {
+	if err := call(&w.act, ev); err != nil {
+		w.errs.Add(now, FlowID(w.flow), err)
+		return
+	}
+	if w.act.Len() > 0 {
+		w.errs.Add(now, FlowID(w.flow), fmt.Errorf("harness: reaction point sent %d messages, which the harness does not carry yet", w.act.Len()))
+	}
+}
+
+// NextDeadline is the earlier of the next delayed message and the part's.
+func (w *schemeRP) NextDeadline() units.Time {
+	d := w.r.NextDeadline()
+	if w.n > 0 {
+		d = min(d, w.pending[w.head].at)
+	}
+	return d
+}
+
+func (w *schemeRP) OnTimer(now units.Time) {
+	w.deliver(now)
+	if w.r.NextDeadline() <= now {
+		w.run(now, func(a *cc.Actions) error { return w.r.Timer(now, a) })
+	}
+}
+
+// schemeNP runs a cc.NotificationPoint at one flow's receiver.
+type schemeNP struct {
+	n    cc.NotificationPoint
+	act  *cc.Actions
+	pkt  cc.Packet
+	errs ErrorSink
+}
+
+func (w *schemeNP) OnData(now units.Time, p *Packet) bool {
+	w.pkt = cc.Packet{Flow: cc.FlowID(p.Flow), Src: cc.NodeID(p.Src), Dst: cc.NodeID(p.Dst), Seq: p.Seq,
+		Payload: p.Payload, Size: p.Size, Prio: p.Prio, CE: p.CE}
+	err := call(&w.act, func(a *cc.Actions) error { return w.n.Receive(now, &w.pkt, a) })
+	return w.cnp(now, p.Flow, err)
+}
+
+func (w *schemeNP) NextDeadline() units.Time { return w.n.NextDeadline() }
+
+func (w *schemeNP) OnTimer(now units.Time) bool {
+	err := call(&w.act, func(a *cc.Actions) error { return w.n.Timer(now, a) })
+	return w.cnp(now, -1, err)
+}
+
+// cnp reports whether the part asked for a CNP to the flow's source.
+func (w *schemeNP) cnp(now units.Time, flow FlowID, err error) bool {
+	if err != nil {
+		w.errs.Add(now, flow, err)
+		return false
+	}
+	send := false
+	for _, a := range w.act.All() {
+		if a.Kind == cc.ActionFeedback && a.Feedback.Kind == cc.FeedbackCNP && a.To == cc.ToSource {
+			send = true
+			continue
+		}
+		w.errs.Add(now, flow, fmt.Errorf("harness: notification point asked for %v %v, which the harness does not carry yet", a.Kind, a.Feedback.Kind))
+	}
+	return send
+}
+
+// Schemes returns the names of the registered algorithms the generic
+// adapter runs, sorted.
+func Schemes() []string {
+	var out []string
+	for _, n := range Names() {
+		if a, err := Lookup(n); err == nil {
+			if _, ok := a.(*schemeAlgo); ok {
+				out = append(out, n)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Compile-time checks.
+var (
+	_ Algorithm    = (*schemeAlgo)(nil)
+	_ ParamChecker = (*schemeAlgo)(nil)
+	_ CP           = (*schemeCP)(nil)
+	_ RP           = (*schemeRP)(nil)
+	_ NP           = (*schemeNP)(nil)
+)
