@@ -12,7 +12,7 @@ import (
 // of the HPCC paper's DCTCP runs. The "link" setting changes it.
 const dctcpLink = 100 * units.Gbps
 
-// dctcpBaseRTT is the round trip the rp's hpccsim preset sizes its window
+// dctcpBaseRTT is the round trip the rp's hpcc preset sizes its window
 // for (cwnd = link·rtt): 4.18688 µs, the base RTT of the harness's default
 // scenario at 100 Gb/s (two hops of 1 µs, store and forward: 2·(86.56 ns +
 // 1 µs) for a 1082-byte data frame and 2·(6.88 ns + 1 µs) for its 86-byte
@@ -23,7 +23,7 @@ const dctcpLink = 100 * units.Gbps
 const dctcpBaseRTT = 4186880 * units.Picosecond
 
 // dctcpMSS is the MSS of the rp's default preset: the harness's default
-// payload, 1000 B (the HPCC paper's, and the hpccsim preset's).
+// payload, 1000 B (the HPCC paper's, and the hpcc preset's).
 const dctcpMSS = 1000 * units.Byte
 
 // dctcpSource is the source of the Linux-derived parameters.
@@ -33,7 +33,7 @@ func init() {
 	cc.MustRegisterAlgorithm(cc.Algorithm{
 		Name:  "dctcp",
 		Title: "DCTCP",
-		Paper: "Alizadeh et al., Data Center TCP (DCTCP), SIGCOMM 2010, section 3.1 (marking, echo, sender); integer form of Linux tcp_dctcp.c; HPCC paper section 5.1 for the hpccsim presets",
+		Paper: "Alizadeh et al., Data Center TCP (DCTCP), SIGCOMM 2010, section 3.1 (marking, echo, sender); integer form of Linux tcp_dctcp.c; HPCC paper section 5.1 for the hpcc presets",
 		Doc:   "step ECN marking at one threshold K in the switch and a window that shrinks in proportion to the fraction of marked bytes at the sender",
 		Parts: []cc.PartSpec{
 			{
@@ -42,8 +42,16 @@ func init() {
 				Doc:  "the marker of one egress queue: CE when the queue exceeds K bytes (cp.DCTCP)",
 				Config: &cc.Spec[cp.DCTCPConfig]{
 					Link: dctcpLink,
+					// The rp's preset names, so that one preset setting
+					// applies to both parts: a switch has no Linux
+					// setting, and both take the HPCC paper's K.
 					Presets: []cc.Preset[cp.DCTCPConfig]{{
-						Name:   "hpccsim",
+						Name:   "linux",
+						Doc:    "as hpcc: K = 30 KB·link/10 Gb/s, judged at enqueue (the switch has no Linux setting)",
+						Source: "papers/hpcc.txt section 5.1, Parameters",
+						Config: cc.OfLink(cp.DCTCPHPCCSim),
+					}, {
+						Name:   "hpcc",
 						Doc:    "K = 30 KB·link/10 Gb/s (300 KB at 100 Gb/s), judged at enqueue",
 						Source: "papers/hpcc.txt section 5.1, Parameters",
 						Config: cc.OfLink(cp.DCTCPHPCCSim),
@@ -87,20 +95,25 @@ func init() {
 					Link: dctcpLink,
 					Presets: []cc.Preset[rp.DCTCPConfig]{
 						{
-							Name:   "default",
-							Doc:    "Linux's defaults: g = 1/16, α₀ = 1.0, IW10 of 1000-byte segments, cwnd up to 1 GiB, slow start off (the link is not used)",
+							Name:   "linux",
+							Doc:    "Linux's DCTCP: g = 1/16, α₀ = 1.0, IW10 of MSS = the payload (1000 B when unknown), cwnd up to 1 GiB, slow start on",
 							Source: dctcpSource,
-							Config: func(env cc.Env) rp.DCTCPConfig { return rp.DCTCPDefault(orBytes(env.Payload, dctcpMSS)) },
+							Config: func(env cc.Env) rp.DCTCPConfig {
+								c := rp.DCTCPDefault(orBytes(env.Payload, dctcpMSS))
+								c.SlowStart = true // Linux's; the window is not capped at a BDP
+								return c
+							},
 						},
 						{
-							Name:   "hpccsim",
-							Doc:    "the HPCC paper's DCTCP: no slow start, 1000-byte segments, cwnd starting at and capped by link × 4.18688 µs (the base RTT of the harness's default scenario; for another RTT set initial_cwnd and max_cwnd to link × RTT)",
+							Name:   "hpcc",
+							Doc:    "the HPCC paper's DCTCP: no slow start, cwnd starting at and capped by one bandwidth-delay product, link × base RTT (4.18688 µs when unknown, the base RTT of the harness's default scenario), at least 2 segments of MSS = the payload",
 							Source: "papers/hpcc.txt section 5.1",
 							Config: func(env cc.Env) rp.DCTCPConfig {
-								c := rp.DCTCPHPCCSim(env.Rate, orTime(env.BaseRTT, dctcpBaseRTT))
-								if env.Payload > 0 {
-									c.MSS = env.Payload
-								}
+								rtt := orTime(env.BaseRTT, dctcpBaseRTT)
+								c := rp.DCTCPHPCCSim(env.Rate, rtt)
+								c.MSS = orBytes(env.Payload, dctcpMSS)
+								bdp := max(units.BytesIn(env.Rate, rtt), 2*c.MSS)
+								c.InitialCwnd, c.MaxCwnd = bdp, bdp
 								return c
 							},
 						},

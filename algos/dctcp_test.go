@@ -28,12 +28,12 @@ func dctcpSpecs(t *testing.T) (*cc.Spec[cp.DCTCPConfig], *cc.Spec[rp.DCTCPConfig
 
 // Every part builds by name with every preset, and plays its role.
 func TestDCTCPRegistryBuilds(t *testing.T) {
-	for _, s := range []string{"", "preset=hpccsim", "preset=hpccsim, link=25Gbps", "k=65KB, mark_at=dequeue"} {
+	for _, s := range []string{"", "preset=hpcc", "preset=hpcc, link=25Gbps", "k=65KB, mark_at=dequeue"} {
 		p, err := cc.NewCP("dctcp", "cp", s)
 		require.NoError(t, err, s)
 		require.IsType(t, &cp.DCTCP{}, p, s)
 	}
-	for _, s := range []string{"", "preset=default", "preset=hpccsim", "preset=hpccsim, link=10Gbps", "slow_start=on, initial_seq=4294967295"} {
+	for _, s := range []string{"", "preset=linux", "preset=hpcc", "preset=hpcc, link=10Gbps", "slow_start=on, initial_seq=4294967295"} {
 		p, err := cc.NewRP("dctcp", "rp", s)
 		require.NoError(t, err, s)
 		require.IsType(t, &rp.DCTCP{}, p, s)
@@ -41,7 +41,7 @@ func TestDCTCPRegistryBuilds(t *testing.T) {
 }
 
 // The presets are the packages' preset functions at the default link,
-// 100 Gb/s, and (rp hpccsim) the default scenario's base RTT.
+// 100 Gb/s, and (rp hpcc) the default scenario's base RTT.
 func TestDCTCPRegistryPresets(t *testing.T) {
 	cs, rs := dctcpSpecs(t)
 	c, err := cs.Config("cp", nil)
@@ -55,8 +55,10 @@ func TestDCTCPRegistryPresets(t *testing.T) {
 
 	r, err := rs.Config("rp", nil)
 	require.NoError(t, err)
-	require.Equal(t, rp.DCTCPDefault(1000), r)
-	r, err = rs.Config("rp", []cc.Setting{{Name: "preset", Value: "hpccsim"}})
+	linux := rp.DCTCPDefault(1000)
+	linux.SlowStart = true // Linux's slow start, the harness's "linux" preset
+	require.Equal(t, linux, r)
+	r, err = rs.Config("rp", []cc.Setting{{Name: "preset", Value: "hpcc"}})
 	require.NoError(t, err)
 	require.Equal(t, rp.DCTCPHPCCSim(100*units.Gbps, dctcpBaseRTT), r)
 	require.Equal(t, units.Bytes(52336), r.InitialCwnd, "100 Gb/s × 4.18688 µs / 8")
@@ -80,7 +82,7 @@ func TestDCTCPRegistryBadValues(t *testing.T) {
 		{"cp", "k=-1B", "k"},
 		{"cp", "mark_at=late", "mark_at"},
 		{"cp", "link=0", "link"},
-		{"cp", "preset=linux", "preset"},
+		{"cp", "preset=cubic", "preset"},
 		{"rp", "mss=0B", "mss"},
 		{"rp", "mss=65537B", "mss"},
 		{"rp", "max_cwnd=1073741825B", "max_cwnd"},
@@ -136,8 +138,10 @@ func TestDCTCPRegistryDefaultsRoundTrip(t *testing.T) {
 	require.Equal(t, cp.DCTCPHPCCSim(100*units.Gbps), c)
 	r, err := rs.Config("rp", settings(rs.Describe()))
 	require.NoError(t, err)
-	require.Equal(t, rp.DCTCPDefault(1000), r)
-	// And the hpccsim preset's values round-trip through the same syntax.
+	linux := rp.DCTCPDefault(1000)
+	linux.SlowStart = true
+	require.Equal(t, linux, r)
+	// And the hpcc preset's values round-trip through the same syntax.
 	h := rp.DCTCPHPCCSim(100*units.Gbps, dctcpBaseRTT)
 	r, err = rs.Config("rp", []cc.Setting{{Name: "initial_cwnd", Value: h.InitialCwnd.String()}, {Name: "max_cwnd", Value: h.MaxCwnd.String()}})
 	require.NoError(t, err)

@@ -27,7 +27,10 @@ type Algorithm struct {
 	// Paper cites the paper and the sections implemented.
 	Paper string
 	// Doc says what it is (one sentence).
-	Doc   string
+	Doc string
+	// Parts are the algorithm's parts. They share their preset names
+	// where they can, so that one "preset" setting configures every part
+	// of a run alike.
 	Parts []PartSpec
 }
 

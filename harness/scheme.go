@@ -515,6 +515,23 @@ func (w *schemeNP) cnp(now units.Time, flow FlowID, err error) bool {
 	return send
 }
 
+// PartHolder is implemented by the congestion, reaction and notification
+// points the generic adapter returns: Part gives the cc part it drives, for
+// tests and tools that read its state (AppendRegisters, or its own type's
+// State).
+type PartHolder interface {
+	Part() cc.Part
+}
+
+// Part returns the congestion point this queue runs.
+func (w *schemeCP) Part() cc.Part { return w.c }
+
+// Part returns the reaction point this flow runs.
+func (w *schemeRP) Part() cc.Part { return w.r }
+
+// Part returns the notification point this flow runs.
+func (w *schemeNP) Part() cc.Part { return w.n }
+
 // Schemes returns the names of the registered algorithms the generic
 // adapter runs, sorted.
 func Schemes() []string {
@@ -537,4 +554,7 @@ var (
 	_ CP           = (*schemeCP)(nil)
 	_ RP           = (*schemeRP)(nil)
 	_ NP           = (*schemeNP)(nil)
+	_ PartHolder   = (*schemeCP)(nil)
+	_ PartHolder   = (*schemeRP)(nil)
+	_ PartHolder   = (*schemeNP)(nil)
 )

@@ -51,10 +51,6 @@ func (r *dcqcnRecorder) keep(part any) {
 		r.errs = append(r.errs, &x.errs)
 	case *dcqcnNP:
 		r.errs = append(r.errs, &x.errs)
-	case *dctcpCP:
-		r.errs = append(r.errs, &x.errs)
-	case *dctcpRP:
-		r.errs = append(r.errs, &x.errs)
 	}
 }
 
@@ -86,7 +82,7 @@ var (
 
 func dcqcnRecorderFor(t testing.TB, algo string) *dcqcnRecorder {
 	dcqcnRecOnce.Do(func() {
-		for _, a := range []harness.Algorithm{dcqcnAlgo{}, dctcpAlgo{}} {
+		for _, a := range []harness.Algorithm{dcqcnAlgo{}} {
 			r := &dcqcnRecorder{Algorithm: a, name: a.Name() + "-rec"}
 			harness.MustRegister(r)
 			dcqcnRecs[a.Name()] = r
@@ -102,7 +98,7 @@ func dcqcnRecorderFor(t testing.TB, algo string) *dcqcnRecorder {
 func dcqcnRun(t testing.TB, sc *harness.Scenario) *harness.Result {
 	t.Helper()
 	var rec *dcqcnRecorder
-	wrapped := sc.Algorithm == dcqcnName || sc.Algorithm == dctcpName
+	wrapped := sc.Algorithm == dcqcnName
 	if wrapped {
 		rec = dcqcnRecorderFor(t, sc.Algorithm)
 		rec.errs = rec.errs[:0]
@@ -110,6 +106,7 @@ func dcqcnRun(t testing.TB, sc *harness.Scenario) *harness.Result {
 	}
 	res, err := harness.Run(sc, harness.Options{})
 	require.NoError(t, err)
+	require.Nil(t, res.Report.Errors, "a state machine rejected an event")
 	if wrapped {
 		require.NotEmpty(t, rec.errs)
 		for _, e := range rec.errs {

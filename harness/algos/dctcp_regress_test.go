@@ -58,7 +58,7 @@ func TestDCTCPRPNoGrowthWhenNotCwndLimited(t *testing.T) {
 // the largest flight before it. The name starts with "test-" and contains
 // "probe", so the tests that run every registered algorithm skip it.
 type dctcpWindowProbe struct {
-	dctcpAlgo
+	harness.Algorithm
 	rps map[harness.FlowID]*dctcpProbeRP
 }
 
@@ -67,18 +67,19 @@ const dctcpProbeName = "test-dctcp-window-probe"
 func (*dctcpWindowProbe) Name() string { return dctcpProbeName }
 
 func (p *dctcpWindowProbe) NewRP(f harness.FlowInfo) (harness.RP, error) {
-	r, err := p.dctcpAlgo.NewRP(f)
+	r, err := p.Algorithm.NewRP(f)
 	if err != nil {
 		return r, err
 	}
-	pr := &dctcpProbeRP{dctcpRP: r.(*dctcpRP), at: dcqcnIncastAt}
+	pr := &dctcpProbeRP{RP: r, d: r.(harness.PartHolder).Part().(*rp.DCTCP), at: dcqcnIncastAt}
 	p.rps[f.ID] = pr
 	return pr, nil
 }
 
-// dctcpProbeRP wraps the adapter's RP.
+// dctcpProbeRP wraps the generic adapter's RP.
 type dctcpProbeRP struct {
-	*dctcpRP
+	harness.RP
+	d  *rp.DCTCP
 	at units.Time
 	// sampled: cwnd holds the window at the first send at or after at;
 	// maxFlight is the largest inflight after a send before then.
@@ -90,7 +91,7 @@ func (r *dctcpProbeRP) OnSend(now units.Time, seq uint64, n units.Bytes) {
 	if !r.sampled && now >= r.at {
 		r.sampled, r.cwnd = true, r.d.Window()
 	}
-	r.dctcpRP.OnSend(now, seq, n)
+	r.RP.OnSend(now, seq, n)
 	if !r.sampled {
 		r.maxFlight = max(r.maxFlight, r.d.Inflight())
 	}
@@ -112,7 +113,10 @@ var (
 // where it was 1.16 MB when cwnd grew on every ACK). It started at IW10,
 // 10 KB, above its flight, so it is not window-limited: flight < cwnd − MSS.
 func TestDCTCPIncastLongFlowWindowBeforeIncast(t *testing.T) {
-	dctcpProbeOnce.Do(func() { harness.MustRegister(dctcpProbe) })
+	dctcpProbeOnce.Do(func() {
+		dctcpProbe.Algorithm = dctcpScheme(t)
+		harness.MustRegister(dctcpProbe)
+	})
 	dctcpProbe.rps = map[harness.FlowID]*dctcpProbeRP{}
 	sc := dcqcnBuiltin(t, dctcpIncastName)
 	sc.Algorithm = dctcpProbeName
@@ -121,7 +125,7 @@ func TestDCTCPIncastLongFlowWindowBeforeIncast(t *testing.T) {
 	long, ok := dctcpProbe.rps[0]
 	require.True(t, ok, "no RP for the long flow")
 	require.True(t, long.sampled, "the long flow sent nothing after the incast's start")
-	require.Zero(t, long.errs.n, "the state machine rejected an event: %v", long.errs.first)
+	require.Nil(t, res.Report.Errors, "a state machine rejected an event")
 	const mss = 1000 * units.Byte // the scenario's payload, the linux preset's MSS
 	f := res.Flows[0]
 	require.Zero(t, f.Size, "flow 0 is the long flow")

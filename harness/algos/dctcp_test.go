@@ -6,69 +6,93 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/cp"
 	"github.com/hwcc/hwcc/harness"
 	"github.com/hwcc/hwcc/rp"
 	"github.com/hwcc/hwcc/units"
 )
 
+// dctcpScheme is the harness's dctcp algorithm: the generic adapter over
+// the cc registry's dctcp parts.
+func dctcpScheme(t testing.TB) harness.Algorithm {
+	t.Helper()
+	a, err := harness.Lookup(dctcpName)
+	require.NoError(t, err)
+	return a
+}
+
+// The scenario's parameters are the registry's settings (hwcc algos dctcp),
+// each going to the part that has it; a bad one is a *cc.ConfigError
+// naming it, its value and its range.
 func TestDCTCPParams(t *testing.T) {
-	a := dctcpAlgo{}
+	a := dctcpScheme(t).(harness.ParamChecker)
 	for _, p := range []map[string]string{
-		nil, {"preset": "linux"}, {"preset": "HPCC"}, {"k": "65KB"}, {"dctcp_shift_g": "0"}, {"dctcp_shift_g": "10"},
-		{"dctcp_alpha_on_init": "0"}, {"slow_start": "off"}, {"init_cwnd": "20KB", "max_cwnd": "20KB"},
-		{"mark": "dequeue"},
+		nil, {"preset": "linux"}, {"rp.preset": "HPCC"}, {"k": "65KB"}, {"dctcp_shift_g": "0"}, {"dctcp_shift_g": "10"},
+		{"dctcp_alpha_on_init": "0"}, {"slow_start": "off"}, {"initial_cwnd": "20KB", "max_cwnd": "20KB"},
+		{"mark_at": "dequeue"}, {"cp.preset": "hpcc"},
 	} {
 		require.NoError(t, a.CheckParams(p), "%v", p)
 	}
 	for _, c := range []struct {
-		p    map[string]string
-		want string
+		p             map[string]string
+		field, range_ string
 	}{
-		{map[string]string{"kmin": "1KB"}, "unknown parameter param.kmin (known: dctcp_alpha_on_init, dctcp_shift_g, init_cwnd, k, mark, max_cwnd, preset, slow_start)"},
-		{map[string]string{"preset": "cubic"}, "param.preset = \"cubic\": want linux or hpcc"},
-		{map[string]string{"k": "5GB"}, "param.k = \"5GB\": want a size in 0..4294967295 B"},
-		{map[string]string{"dctcp_shift_g": "11"}, "param.dctcp_shift_g = \"11\": want a whole number in 0..10"},
-		{map[string]string{"dctcp_alpha_on_init": "1025"}, "want a whole number in 0..1024"},
-		{map[string]string{"slow_start": "sometimes"}, "want on or off"},
-		{map[string]string{"max_cwnd": "2GiB"}, "param.max_cwnd = \"2GiB\": want a size in 1..1073741824 B"},
-		{map[string]string{"init_cwnd": "0"}, "param.init_cwnd"},
-		{map[string]string{"init_cwnd": "30KB", "max_cwnd": "20KB"}, "param.init_cwnd = 30KB exceeds param.max_cwnd = 20KB"},
-		{map[string]string{"mark": "late"}, "param.mark = \"late\": want enqueue or dequeue"},
+		{map[string]string{"kmin": "1KB"}, "kmin", "a parameter of dctcp cp, dctcp rp (hwcc algos dctcp)"},
+		{map[string]string{"rp.preset": "cubic"}, "preset", "one of linux, hpcc"},
+		{map[string]string{"k": "5GB"}, "k", "a size in 0B..4.294967295GB"},
+		{map[string]string{"dctcp_shift_g": "11"}, "dctcp_shift_g", "a whole number in 0..10"},
+		{map[string]string{"dctcp_alpha_on_init": "1025"}, "dctcp_alpha_on_init", "a whole number in 0..1024"},
+		{map[string]string{"slow_start": "sometimes"}, "slow_start", "on or off"},
+		{map[string]string{"max_cwnd": "2GiB"}, "max_cwnd", "a size in 2B..1.073741824GB"},
+		{map[string]string{"mark_at": "late"}, "mark_at", "one of enqueue, dequeue"},
+		{map[string]string{"xp.k": "1KB"}, "xp.k", "a parameter, or cp., rp. or np. and a parameter"},
 	} {
-		require.ErrorContains(t, a.CheckParams(c.p), c.want, "%v", c.p)
+		err := a.CheckParams(c.p)
+		var ce *cc.ConfigError
+		require.ErrorAs(t, err, &ce, "%v", c.p)
+		require.Equal(t, c.field, ce.Field, "%v", c.p)
+		require.Equal(t, c.range_, ce.Range, "%v", c.p)
 	}
-	// A window below 2 MSS is the flow's error, naming the flow and MSS.
-	_, err := a.NewRP(harness.FlowInfo{ID: 4, LineRate: 10 * units.Gbps, Payload: 1000, Params: map[string]string{"init_cwnd": "1500"}})
-	require.ErrorContains(t, err, "dctcp: flow 4 (preset linux, MSS 1KB)")
-	require.ErrorContains(t, err, "InitialCwnd")
+	// A window below 2 MSS is the part's own error, naming the field.
+	_, err := dctcpScheme(t).NewRP(harness.FlowInfo{ID: 4, LineRate: 10 * units.Gbps, Payload: 1000, Params: map[string]string{"initial_cwnd": "1500"}})
+	var ce *cc.ConfigError
+	require.ErrorAs(t, err, &ce)
+	require.Contains(t, err.Error(), "InitialCwnd")
+}
+
+// dctcpPart returns the rp.DCTCP a flow's reaction point drives.
+func dctcpPart(t testing.TB, r harness.RP) *rp.DCTCP {
+	t.Helper()
+	d, ok := r.(harness.PartHolder).Part().(*rp.DCTCP)
+	require.True(t, ok)
+	return d
 }
 
 // The presets are rp's (the MSS the scenario's payload), K the HPCC
 // paper's rule K = 30 KB·Bw/10 Gb/s (papers/hpcc.txt section 5.1),
 // computed here from the formula.
 func TestDCTCPPresetConfigs(t *testing.T) {
+	a := dctcpScheme(t)
 	f := harness.FlowInfo{ID: 1, LineRate: 25 * units.Gbps, BaseRTT: 4900 * units.Nanosecond, Payload: 1000}
-	p, err := dctcpParseParams(nil)
-	require.NoError(t, err)
-	got, err := dctcpRPConfig(p, f)
+	r, err := a.NewRP(f)
 	require.NoError(t, err)
 	want := rp.DCTCPDefault(1000)
 	want.SlowStart = true
-	require.Equal(t, want, got)
+	require.Equal(t, want, dctcpPart(t, r).Config())
 
-	p, err = dctcpParseParams(map[string]string{"preset": "hpcc"})
+	f.Params = map[string]string{"preset": "hpcc"}
+	r, err = a.NewRP(f)
 	require.NoError(t, err)
-	got, err = dctcpRPConfig(p, f)
-	require.NoError(t, err)
+	got := dctcpPart(t, r).Config()
 	require.Equal(t, rp.DCTCPHPCCSim(f.LineRate, f.BaseRTT), got) // MSS 1000 = the payload
 	require.Equal(t, units.Bytes(15312), got.MaxCwnd)             // the BDP: 25 Gb/s × 4.9 µs / 8 = 15312.5 B, rounded down
 
 	f.Payload = 4000
-	p, err = dctcpParseParams(map[string]string{"preset": "hpcc", "dctcp_shift_g": "5", "slow_start": "on", "max_cwnd": "100KB"})
+	f.Params = map[string]string{"rp.preset": "hpcc", "dctcp_shift_g": "5", "slow_start": "on", "max_cwnd": "100KB"}
+	r, err = a.NewRP(f)
 	require.NoError(t, err)
-	got, err = dctcpRPConfig(p, f)
-	require.NoError(t, err)
+	got = dctcpPart(t, r).Config()
 	require.Equal(t, units.Bytes(4000), got.MSS)
 	require.Equal(t, units.Bytes(100_000), got.MaxCwnd)
 	require.Equal(t, units.Bytes(15312), got.InitialCwnd, "the BDP, below the raised cap")
@@ -76,10 +100,9 @@ func TestDCTCPPresetConfigs(t *testing.T) {
 	require.True(t, got.SlowStart)
 
 	for _, link := range []units.Rate{10 * units.Gbps, 25 * units.Gbps, 100 * units.Gbps} {
-		c, err := dctcpAlgo{}.NewCP(harness.CPInfo{Rate: link})
+		c, err := a.NewCP(harness.CPInfo{Rate: link})
 		require.NoError(t, err)
-		require.Equal(t, cp.DCTCPConfig{K: units.Bytes(30_000 * float64(link) / 10e9)}, c.(*dctcpCP).c.Config())
-		require.False(t, c.(*dctcpCP).atDequeue)
+		require.Equal(t, cp.DCTCPConfig{K: units.Bytes(30_000 * float64(link) / 10e9)}, c.(harness.PartHolder).Part().(*cp.DCTCP).Config())
 	}
 }
 
@@ -87,9 +110,10 @@ func TestDCTCPPresetConfigs(t *testing.T) {
 // a flow crossing 2^32 keeps its window bookkeeping exact (rp compares
 // sequences wrap-aware).
 func TestDCTCPSequenceWrap(t *testing.T) {
-	r, err := dctcpAlgo{}.NewRP(harness.FlowInfo{LineRate: 10 * units.Gbps, Payload: 1000})
+	var log harness.ErrorSink // a zero sink drops errors; the part's state shows them
+	r, err := dctcpScheme(t).NewRP(harness.FlowInfo{LineRate: 10 * units.Gbps, Payload: 1000, Errors: log})
 	require.NoError(t, err)
-	d := r.(*dctcpRP)
+	d := dctcpPart(t, r)
 	// Bring the flow to just below 2^32 with 64 KiB segments, each acked.
 	const seg = uint64(rp.DCTCPMaxSegment)
 	start := uint64(1)<<32 - 5500 // the 6th segment below straddles 2^32
@@ -101,41 +125,39 @@ func TestDCTCPSequenceWrap(t *testing.T) {
 		now += units.Nanosecond
 		r.OnAck(now, &harness.Ack{Seq: seq, Newly: units.Bytes(n)})
 	}
-	require.Equal(t, uint32(start), d.d.State().SndUna)
+	require.Equal(t, uint32(start), d.State().SndUna)
 	for i := uint64(0); i < 10; i++ {
 		r.OnSend(now, start+i*1000, 1000)
 	}
-	require.Equal(t, units.Bytes(10_000), d.d.Inflight())
+	require.Equal(t, units.Bytes(10_000), d.Inflight())
 	for i := uint64(1); i <= 10; i++ {
 		now += units.Microsecond
 		seq := start + i*1000
 		r.OnAck(now, &harness.Ack{Seq: seq, Newly: 1000, ECE: i == 8})
-		require.Equal(t, uint32(seq), d.d.State().SndUna)
-		require.Equal(t, units.Bytes(10_000-i*1000), d.d.Inflight(), "after ACK %d", i)
+		require.Equal(t, uint32(seq), d.State().SndUna)
+		require.Equal(t, units.Bytes(10_000-i*1000), d.Inflight(), "after ACK %d", i)
 	}
-	require.Zero(t, d.errs.n, "%v", d.errs.first)
-	require.Equal(t, uint64(1), d.d.State().Cuts, "the ECN echo after the wrap cut the window")
+	require.Equal(t, uint64(1), d.State().Cuts, "the ECN echo after the wrap cut the window")
 }
 
 // An ACK that newly acknowledges more than rp.DCTCPMaxSegment reaches
 // rp.DCTCP as consecutive chunks ending at the ACK's sequence, with one
 // cut for its ECN echo.
 func TestDCTCPAckChunks(t *testing.T) {
-	r, err := dctcpAlgo{}.NewRP(harness.FlowInfo{LineRate: 10 * units.Gbps, Payload: 1000, Params: map[string]string{"init_cwnd": "300KB"}})
+	r, err := dctcpScheme(t).NewRP(harness.FlowInfo{LineRate: 10 * units.Gbps, Payload: 1000, Params: map[string]string{"initial_cwnd": "300KB"}})
 	require.NoError(t, err)
-	d := r.(*dctcpRP)
+	d := dctcpPart(t, r)
 	for i := uint64(0); i < 200; i++ {
 		r.OnSend(0, i*1000, 1000)
 	}
 	r.OnAck(units.Microsecond, &harness.Ack{Seq: 150_000, Newly: 150_000, ECE: true})
-	s := d.d.State()
-	require.Zero(t, d.errs.n, "%v", d.errs.first)
+	s := d.State()
 	require.Equal(t, uint32(150_000), s.SndUna)
 	require.Equal(t, uint64(3), s.Acks, "150 KB = 64 KiB + 64 KiB + 18928 B")
 	require.Equal(t, uint64(1), s.Cuts)
 	// A duplicate (nothing new) is one call with 0 bytes.
 	r.OnAck(2*units.Microsecond, &harness.Ack{Seq: 150_000})
-	require.Equal(t, uint64(4), d.d.State().Acks)
+	require.Equal(t, uint64(4), d.State().Acks)
 }
 
 // Two long DCTCP flows on a 10 Gb/s bottleneck (K = 30 KB) share it
@@ -197,23 +219,28 @@ func TestDCTCPIncast(t *testing.T) {
 // CP and an RP at 10 Gb/s (or fails the RP's MSS-dependent checks with an
 // error) — never a panic. Seeds: valid, each kind of bad value, unknown.
 func FuzzDCTCPParams(f *testing.F) {
-	f.Add("preset", "hpcc", "k", "30KB")             // valid
-	f.Add("init_cwnd", "1500", "max_cwnd", "1GiB")   // below 2 MSS: NewRP's error
-	f.Add("dctcp_shift_g", "11", "slow_start", "on") // out of range
-	f.Add("mark", "dequeue", "dctcp_alpha_on_init", "1024")
+	f.Add("preset", "hpcc", "k", "30KB")              // valid
+	f.Add("initial_cwnd", "1500", "max_cwnd", "1GiB") // below 2 MSS: NewRP's error
+	f.Add("dctcp_shift_g", "11", "slow_start", "on")  // out of range
+	f.Add("mark_at", "dequeue", "dctcp_alpha_on_init", "1024")
 	f.Add("nope", "1", "k", "-1")
+	a := dctcpScheme(f)
 	f.Fuzz(func(t *testing.T, k1, v1, k2, v2 string) {
 		params := map[string]string{k1: v1, k2: v2}
-		a := dctcpAlgo{}
-		if a.CheckParams(params) != nil {
+		if a.(harness.ParamChecker).CheckParams(params) != nil {
 			return
 		}
 		c, err := a.NewCP(harness.CPInfo{Rate: 10 * units.Gbps, Params: params})
-		require.NoError(t, err)
+		if err != nil {
+			require.ErrorIs(t, err, cc.ErrConfig, "a setting valid alone but not with the other")
+			return
+		}
 		require.NotNil(t, c)
 		fi := harness.FlowInfo{LineRate: 10 * units.Gbps, BaseRTT: 6 * units.Microsecond, Payload: 1000, Params: params}
 		if r, err := a.NewRP(fi); err == nil {
 			require.GreaterOrEqual(t, r.Window(), units.Bytes(2000))
+		} else {
+			require.ErrorIs(t, err, cc.ErrConfig)
 		}
 	})
 }

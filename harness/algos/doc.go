@@ -371,73 +371,49 @@
 //
 // # DCTCP in the harness
 //
-// DCTCP (Alizadeh et al., SIGCOMM 2010, section 3; REFERENCE.md, "TIMELY
-// and DCTCP"): algorithm "dctcp".
+// DCTCP (Alizadeh et al., SIGCOMM 2010, section 3; REFERENCE.md, "TIMELY and
+// DCTCP"): algorithm "dctcp", run by the harness's generic adapter
+// (harness.Scheme) over the cc registry's dctcp parts (package algos).
 //
-// Switch (CP): every switch egress data queue runs one cp.DCTCP, the step
-// marker: CE when the data queue's wire bytes exceed K. The adapter reports
-// every enqueue and dequeue; cp.DCTCPConfig.MarkAt decides where the frame
-// is judged. By default on arrival against the queue including it
-// (param.mark = enqueue, cp.DCTCPMarkEnqueue), as the DCTCP paper specifies
-// ("mark arriving packets") and its section 3.3 analysis assumes, and as the
-// harness's default marker does; param.mark = dequeue (cp.DCTCPMarkDequeue)
-// judges it on departure against the queue left behind, as the HPCC
-// authors' ns-3 switch does (DCQCN defaults to dequeue to reproduce the
-// HPCC paper's DCQCN numbers, above). Features: none; cp.DCTCP replaces the
-// harness's threshold marker.
+// Switch (CP): every switch egress data queue runs the dctcp cp, the step
+// marker cp.DCTCP: CE when the data queue's wire bytes exceed K (default 30 KB
+// scaled by port rate/10 Gb/s, the HPCC paper's rule "according to [8]"). The
+// adapter reports every enqueue and dequeue; cp.DCTCPConfig.MarkAt decides
+// where the frame is judged: on arrival against the queue including it (the
+// default, mark_at = enqueue), as the DCTCP paper specifies ("mark arriving
+// packets") and its section 3.3 analysis assumes; mark_at = dequeue judges it
+// on departure against the queue left behind, as the HPCC authors' ns-3 switch
+// does (DCQCN defaults to dequeue to reproduce the HPCC paper's DCQCN numbers,
+// below).
 //
-// Receiver (NP): none. The harness NIC echoes CE in its ACKs: Ack.ECE is set
-// when a data packet the ACK covers arrived marked.
+// Receiver (NP): none. The harness NIC echoes CE in its ACKs: the ACK's ECE is
+// set when a data packet it covers arrived marked.
 //
-// Sender (RP): one rp.DCTCP per flow. The NIC reads Window() = cwnd, the
-// limit on unacknowledged payload, and paces at min(offered rate, line rate)
-// (DCTCP is window-based; the rate only keeps the NIC from bursting above
-// its line). OnSend passes the frame's first byte and payload; OnAck the
-// bytes the ACK newly acknowledges, its ECN echo and its cumulative
-// sequence. rp.DCTCP has no timer.
-//
-// Sequence numbers: the harness numbers payload bytes from 0 in 64 bits,
-// rp.DCTCP in 32 bits as TCP does. The adapter passes the low 32 bits
-// (uint32(seq), a truncation, i.e. the sequence modulo 2^32, with initial
-// sequence number 0) and rp.DCTCP compares them wrap-aware (a before b ⇔
-// int32(a − b) < 0), which is exact while the bytes in flight stay below
-// 2^31: cwnd is at most rp.DCTCPMaxCwnd = 1 GiB, so a flow of any length
-// (more than 4 GiB included) is tracked exactly; TestDCTCPSequenceWrap
-// drives the adapter across the wrap. ACKs and NAKs go to
-// rp.DCTCP.OnAckSplit (the path of its contract method Feedback): an ACK
-// that newly acknowledges more than rp.DCTCPMaxSegment (64 KiB; at the
-// default 1000-byte payload only with ack_every above 65) is applied as
-// consecutive pieces of at most 64 KiB with their intermediate cumulative
-// sequences and the ACK's ECN echo. With ack_every > 1 every byte of an ACK
-// that echoes ECE counts as marked (the NIC's ACK carries one ECE bit, as
-// TCP's does).
+// Sender (RP): the dctcp rp, rp.DCTCP, per flow. The NIC reads its window
+// (cwnd, the limit on unacknowledged payload) and paces at min(offered rate,
+// line rate): DCTCP is window-based. Sequence numbers: the harness numbers
+// payload bytes from 0 in 64 bits, rp.DCTCP in 32 bits as TCP does, and
+// compares them wrap-aware, exact while the bytes in flight stay below 2^31
+// (cwnd is at most 1 GiB); TestDCTCPSequenceWrap crosses the wrap. ACKs and
+// NAKs reach rp.DCTCP's Feedback, which splits an ACK of more than 64 KiB into
+// pieces (rp.DCTCP.OnAckSplit). With ack_every > 1 every byte of an ACK that
+// echoes ECE counts as marked (the NIC's ACK carries one ECE bit, as TCP's
+// does).
 //
 // # DCTCP parameters
 //
-//	preset               linux (default) or hpcc
-//	                       linux  rp.DCTCPDefault: Linux tcp_dctcp.c, g =
-//	                              1/16, α₀ = 1, IW10, no window cap below
-//	                              1 GiB, slow start on (Linux's)
-//	                       hpcc   rp.DCTCPHPCCSim: the HPCC paper's runs,
-//	                              no slow start, cwnd starting at and
-//	                              capped by the flow's bandwidth-delay
-//	                              product (line rate × base RTT)
-//	k                    the CP's threshold at every port, a size; default
-//	                     30 KB scaled by port rate/10 Gb/s (cp.DCTCPHPCCSim,
-//	                     the HPCC paper's rule "according to [8]")
-//	dctcp_shift_g        g = 2^−shift, 0..10 (default 4)
-//	dctcp_alpha_on_init  α at start in Q10, 0..1024 (default 1024 = 1.0)
-//	slow_start           on or off (default: the preset's)
-//	init_cwnd, max_cwnd  sizes (default: the preset's)
-//	mark                 enqueue (default) or dequeue: where the CP judges
-//
-// The MSS is the scenario's payload (NICSpec.Payload, default 1000 B, the
-// HPCC preset's MSS). Why linux is the default: it is the reference
-// implementation (REFERENCE.md) and its window is not capped at the
-// bandwidth-delay product, so that the queue settles at K as the DCTCP
-// paper analyses it; under the hpcc preset two flows cannot fill a queue
-// beyond one BDP, far below K at every link speed (the BDP of a 1 µs star
-// at 10 Gb/s is 6 KB, K is 30 KB), so the marker never acts.
+// The registry's (hwcc algos dctcp): preset (linux, the default, or hpcc),
+// k, mark_at, mss, initial_cwnd, max_cwnd, dctcp_shift_g, dctcp_alpha_on_init,
+// slow_start, initial_seq. The linux preset is Linux tcp_dctcp.c: g = 1/16,
+// α₀ = 1, IW10, no window cap below 1 GiB, slow start on; hpcc is the HPCC
+// paper's runs: no slow start, cwnd starting at and capped by the flow's
+// bandwidth-delay product (line rate × base RTT, at least two segments). The
+// MSS is the scenario's payload (NICSpec.Payload, default 1000 B). Why linux
+// is the default: it is the reference implementation (REFERENCE.md) and its
+// window is not capped at the bandwidth-delay product, so that the queue
+// settles at K as the DCTCP paper analyses it; under the hpcc preset two flows
+// cannot fill a queue beyond one BDP, far below K at every link speed (the BDP
+// of a 1 µs star at 10 Gb/s is 6 KB, K is 30 KB), so the marker never acts.
 //
 // # DCQCN and DCTCP scenarios
 //
