@@ -17,7 +17,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	snd, err := cc.NewRP("dctcp", "rp", "preset=default, mss=1000, initial_cwnd=10000")
+	snd, err := cc.NewRP("dctcp", "rp", "preset=linux, mss=1000, initial_cwnd=10000")
 	if err != nil {
 		panic(err)
 	}
