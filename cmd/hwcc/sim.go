@@ -86,6 +86,7 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print the report as JSON instead of the table")
 	out := fs.String("out", "", "also write time series (CSV) and plots (SVG) into `DIR`, created if missing")
 	printSc := fs.Bool("print-scenario", false, "print the scenario as JSON (after -algo and -set) and exit without running")
+	strict := fs.Bool("strict", false, "exit with status 1 if a state machine refused any event (the report lists them)")
 	err := fs.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
 		sc, _ := loadScenario(*scenario) // the keys of the named scenario, if it loads
@@ -149,7 +150,7 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 	}
 
 	if len(sc.Compare) > 0 {
-		return runCompare(sc, *asJSON, *out, stdout, stderr)
+		return runCompare(sc, *asJSON, *out, *strict, stdout, stderr)
 	}
 
 	prog := newProgress(stderr, time.Now)
@@ -192,6 +193,21 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "hwcc sim: -out: %v\n", err)
+			return exitFail
+		}
+	}
+	return strictStatus(*strict, stderr, res)
+}
+
+// strictStatus is the exit status under -strict: exitFail, saying so, if a
+// state machine of any of results refused an event.
+func strictStatus(strict bool, stderr io.Writer, results ...*harness.Result) int {
+	if !strict {
+		return exitOK
+	}
+	for _, r := range results {
+		if e := r.Report.Errors; e != nil {
+			fmt.Fprintf(stderr, "hwcc sim: -strict: %s: %d state-machine errors, first: %s\n", r.Report.Algorithm, e.Count, e.First[0].Message)
 			return exitFail
 		}
 	}

@@ -27,7 +27,7 @@ const (
 
 // runCompare runs sc under each algorithm of sc.Compare and prints the
 // side-by-side table (or the comparison as JSON).
-func runCompare(sc *harness.Scenario, asJSON bool, out string, stdout, stderr io.Writer) int {
+func runCompare(sc *harness.Scenario, asJSON bool, out string, strict bool, stdout, stderr io.Writer) int {
 	var prog *progress
 	opts := harness.Options{NoSeries: out == "", ProgressEvery: simProgressEvery}
 	start := time.Now()
@@ -76,7 +76,7 @@ func runCompare(sc *harness.Scenario, asJSON bool, out string, stdout, stderr io
 			return exitFail
 		}
 	}
-	return exitOK
+	return strictStatus(strict, stderr, results...)
 }
 
 func writeComparisonJSON(w io.Writer, cmp *harness.Comparison) error { return writeJSON(w, cmp) }

@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/hwcc/hwcc/harness"
@@ -72,6 +74,16 @@ func writeTable(w io.Writer, res *harness.Result) error {
 		fmt.Fprintf(tw, "Jain's index\t%.4f over the %d flows active for the whole window\n", rep.Fairness.Jain, active)
 	}
 	fmt.Fprintf(tw, "events\t%d\n", rep.Events)
+	if e := rep.Errors; e != nil {
+		kinds := make([]string, 0, len(e.ByKind))
+		for _, k := range slices.Sorted(maps.Keys(e.ByKind)) {
+			kinds = append(kinds, fmt.Sprintf("%s %d", k, e.ByKind[k]))
+		}
+		fmt.Fprintf(tw, "errors\t%d refused by the state machines (%s); the first:\n", e.Count, strings.Join(kinds, ", "))
+		for _, x := range e.First {
+			fmt.Fprintf(tw, "\t  %s  %s: %s\n", fmtTime(units.Time(x.TimeNs)*units.Nanosecond), x.Where, x.Message)
+		}
+	}
 	return tw.Flush()
 }
 
