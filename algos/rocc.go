@@ -7,21 +7,101 @@ import (
 	"github.com/hwcc/hwcc/cp"
 	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/rp"
+	"github.com/hwcc/hwcc/units"
 )
 
 // roccName is RoCC's registry name. Its parts are "cp" (cp.RoCC, the
 // switch's fair-rate calculator), "hostcp" (cp.RoCCHost, the same
 // calculation on the sender's host from the switch's reports, section
-// III-F) and "rp" (rp.RoCC, the sender's rate limiter). The presets are the paper's four settings, 40g
-// (the default, section VI), 100g, dpdk10g (section VI-B) and tofino40g
-// (section VI-C). They take no link rate: each fixes its own Fmax and Rmax
-// (40, 100, 10 and 40 Gb/s), and the "fmax" and "rmax" settings change them
-// (the harness sets Fmax to each port's rate and Rmax to each NIC's).
+// III-F) and "rp" (rp.RoCC, the sender's rate limiter). The presets, shared
+// by the three parts, are auto (the default: the paper's 40 Gb/s
+// simulation setting for a link up to 40 Gb/s, its 100 Gb/s one above,
+// scaled to the link) and the paper's four settings, 40g (section VI),
+// 100g, dpdk10g (section VI-B) and tofino40g (section VI-C), which fix
+// their own Fmax and Rmax (40, 100, 10 and 40 Gb/s). Where the part runs
+// (cc.Env) sets what depends on it whatever the preset: a CP's Fmax is its
+// port's rate and its CNPs name its switch and port, an RP's Rmax is its
+// NIC's line rate (the Env hooks); the "fmax", "rmax", "switch" and "port"
+// settings override them.
 const roccName = "rocc"
+
+// roccLink is the link rate of the auto preset when neither the "link"
+// setting nor the environment gives one; roccAutoSplit the largest link
+// rate auto gives the 40 Gb/s setting.
+const (
+	roccLink      = 40 * units.Gbps
+	roccAutoSplit = 40 * units.Gbps
+)
 
 // roccNoLink adapts a preset function that takes no link rate to a
 // cc.Preset's Config.
 func roccNoLink[C any](preset func() C) func(cc.Env) C { return cc.Fixed(preset) }
+
+// roccWholeDeltaF returns r rounded down to a whole number of ΔF (0 when
+// deltaF is not positive).
+func roccWholeDeltaF(r, deltaF units.Rate) units.Rate {
+	if deltaF <= 0 {
+		return 0
+	}
+	return r / deltaF * deltaF
+}
+
+// roccCPAuto is the auto preset of the cp and hostcp parts: cp.RoCC40G for
+// a link up to 40 Gb/s, cp.RoCC100G above, with Fmax = the link rate in
+// whole ΔF (the paper's 4000 ΔF at 40 Gb/s, 10 000 ΔF at 100 Gb/s).
+func roccCPAuto(env cc.Env) cp.RoCCConfig {
+	c := cp.RoCC40G()
+	if env.Rate > roccAutoSplit {
+		c = cp.RoCC100G()
+	}
+	if env.Rate > 0 {
+		c.FMax = roccWholeDeltaF(env.Rate, c.DeltaF)
+	}
+	return c
+}
+
+// roccFlowMaxAge is the flow table's eviction age a cp or hostcp preset
+// leaves 0 and New derives: 10 T, the packages' presets' rule, so that it
+// follows the "t" setting.
+func roccFlowMaxAge(c cp.RoCCConfig) cp.RoCCConfig {
+	if c.FlowMaxAge == 0 {
+		c.FlowMaxAge = units.MaxTime
+		if c.Period <= units.MaxTime/roccMaxAgePeriods {
+			c.FlowMaxAge = roccMaxAgePeriods * c.Period
+		}
+	}
+	return c
+}
+
+// roccMaxAgePeriods is the derived eviction age in periods T.
+const roccMaxAgePeriods = 10
+
+// roccCPPreset is a cp or hostcp preset with the eviction age left to New
+// (roccFlowMaxAge).
+func roccCPPreset(preset func(cc.Env) cp.RoCCConfig) func(cc.Env) cp.RoCCConfig {
+	return func(env cc.Env) cp.RoCCConfig {
+		c := preset(env)
+		c.FlowMaxAge = 0
+		return c
+	}
+}
+
+// roccCPEnv is the cp part's Env hook: Fmax = the port's rate in whole ΔF
+// (section VI's scaling: the paper's 40 Gb/s setting on its 10 Gb/s access
+// ports of Fig. 10 has Fmax = 1000 ΔF), and the CNPs name the CP by its
+// switch and egress port (GETCP of Algorithm 2), unique per queue in a
+// network.
+func roccCPEnv(c *cp.RoCCConfig, env cc.Env) {
+	if env.Rate > 0 {
+		c.FMax = roccWholeDeltaF(env.Rate, c.DeltaF)
+	}
+	if env.Node != 0 {
+		c.Switch = uint32(env.Node)
+	}
+	if env.Port != 0 {
+		c.Port = env.Port
+	}
+}
 
 // roccPaper is the source of most parameters.
 const roccPaper = "papers/rocc.txt"
@@ -36,14 +116,16 @@ const roccGainMax = "255.99"
 
 // roccCPPresets are the cp and hostcp presets.
 var roccCPPresets = []cc.Preset[cp.RoCCConfig]{
+	{Name: "auto", Doc: "the simulation setting for the link: 40g up to 40 Gb/s, 100g above, with Fmax = the link rate (in whole ΔF)",
+		Source: roccPaper + " section VI, System parameters (one setting per link speed, Fmax the link)", Config: roccCPPreset(roccCPAuto)},
 	{Name: "40g", Doc: "40 Gb/s simulation: ΔQ 600 B, ΔF 10 Mb/s, T 40 µs, Fmax 4000 ΔF, Qref/Qmid/Qmax 150/300/360 KB, ᾱ/β̄ 0.3/1.5",
-		Source: roccPaper + " section VI, System parameters", Config: roccNoLink(cp.RoCC40G)},
+		Source: roccPaper + " section VI, System parameters", Config: roccCPPreset(roccNoLink(cp.RoCC40G))},
 	{Name: "100g", Doc: "100 Gb/s simulation: Fmax 10 000 ΔF, Qref/Qmid/Qmax 300/600/660 KB, ᾱ/β̄ 0.45/2.25",
-		Source: roccPaper + " section VI, System parameters", Config: roccNoLink(cp.RoCC100G)},
+		Source: roccPaper + " section VI, System parameters", Config: roccCPPreset(roccNoLink(cp.RoCC100G))},
 	{Name: "dpdk10g", Doc: "10 Gb/s DPDK testbed: T 100 µs, Qref/Qmid/Qmax 75/150/210 KB, Fmax 1000 ΔF (the rest as 40g)",
-		Source: roccPaper + " section VI-B", Config: roccNoLink(cp.RoCCDPDK10G)},
+		Source: roccPaper + " section VI-B", Config: roccCPPreset(roccNoLink(cp.RoCCDPDK10G))},
 	{Name: "tofino40g", Doc: "40 Gb/s Tofino testbed: ΔQ 80 B, T 20 µs, Qref/Qmid/Qmax 75/150/210 KB (the rest as 40g)",
-		Source: roccPaper + " section VI-C", Config: roccNoLink(cp.RoCCTofino40G)},
+		Source: roccPaper + " section VI-C", Config: roccCPPreset(roccNoLink(cp.RoCCTofino40G))},
 }
 
 // roccCPField describes one cp.RoCCConfig field; host marks those the host
@@ -77,7 +159,7 @@ var roccCPFields = []roccCPField{
 		Source: roccPaper + " Table II; section VI (10 ΔF)"},
 		Ptr: func(c *cp.RoCCConfig) any { return &c.FMin }}},
 	{host: true, Field: cc.Field[cp.RoCCConfig]{Param: cc.Param{Name: "fmax", Min: "2bps",
-		Doc:    "Fmax, the highest fair rate (lines 9–10), the link rate: a multiple of ΔF in (Fmin, (2^rate_bits − 1)·ΔF]",
+		Doc:    "Fmax, the highest fair rate (lines 9–10), the link rate: a multiple of ΔF in (Fmin, (2^rate_bits − 1)·ΔF]; a cp where it runs takes its port's rate in whole ΔF",
 		Source: roccPaper + " Table II; section VI (4000 ΔF at 40 Gb/s, 10 000 ΔF at 100 Gb/s)"},
 		Ptr: func(c *cp.RoCCConfig) any { return &c.FMax }}},
 	{host: true, Field: cc.Field[cp.RoCCConfig]{Param: cc.Param{Name: "qref", Min: "0B",
@@ -150,7 +232,7 @@ var roccCPFields = []roccCPField{
 		Source: roccPaper + " section IV-C (the FPGA table's 1024 entries); III-D (2) bounds the aged table by Fmax/Fmin"},
 		Ptr: func(c *cp.RoCCConfig) any { return &c.FlowCapacity }}},
 	{Field: cc.Field[cp.RoCCConfig]{Param: cc.Param{Name: "flow_max_age", Min: "0",
-		Doc:    "the aged table's eviction age (> 0 with flow_table=aged; unused by the queue table)",
+		Doc:    "the aged table's eviction age (unused by the queue table); 0, the presets', is 10·t",
 		Source: "hwcc (the paper leaves it open; 10 T in the presets)"},
 		Ptr: func(c *cp.RoCCConfig) any { return &c.FlowMaxAge }}},
 	{host: true, Field: cc.Field[cp.RoCCConfig]{Param: cc.Param{Name: "idle_gain",
@@ -167,11 +249,11 @@ var roccCPFields = []roccCPField{
 		Source: roccPaper + " sections III-B, III-F"},
 		Ptr: func(c *cp.RoCCConfig) any { return &c.Message }}},
 	{Field: cc.Field[cp.RoCCConfig]{Param: cc.Param{Name: "switch", Unit: "32-bit identifier", Min: "0", Max: "4294967295",
-		Doc:    "the CP's switch in its CNPs (its IPv4 address; GETCP of Algorithm 2)",
+		Doc:    "the CP's switch in its CNPs (its IPv4 address; GETCP of Algorithm 2); where the part runs: its switch's node ID",
 		Source: roccPaper + " section III-C, Algorithm 2"},
 		Ptr: func(c *cp.RoCCConfig) any { return &c.Switch }}},
 	{Field: cc.Field[cp.RoCCConfig]{Param: cc.Param{Name: "port", Unit: "port number", Min: "0", Max: "65535",
-		Doc:    "the CP's egress port in its CNPs",
+		Doc:    "the CP's egress port in its CNPs; where the part runs: its port number",
 		Source: roccPaper + " section IV-B, Listing 1"},
 		Ptr: func(c *cp.RoCCConfig) any { return &c.Port }}},
 }
@@ -187,33 +269,121 @@ func roccFields(host bool) []cc.Field[cp.RoCCConfig] {
 	return out
 }
 
-// roccRPPresets are the rp presets.
-var roccRPPresets = []cc.Preset[rp.RoCCConfig]{
-	{Name: "40g", Doc: "Rmax 40 Gb/s, ΔF 10 Mb/s, recovery 55 µs, reaction delay 15 µs",
-		Source: roccPaper + " section VI; the authors' OMNeT++ recovery timer (REFERENCE.md)", Config: roccNoLink(rp.RoCC40G)},
-	{Name: "100g", Doc: "as 40g with Rmax 100 Gb/s", Source: roccPaper + " section VI", Config: roccNoLink(rp.RoCC100G)},
-	{Name: "dpdk10g", Doc: "Rmax 10 Gb/s, no reaction delay (the testbed's own)", Source: roccPaper + " section VI-B", Config: roccNoLink(rp.RoCCDPDK10G)},
-	{Name: "tofino40g", Doc: "Rmax 40 Gb/s, no reaction delay", Source: roccPaper + " section VI-C", Config: roccNoLink(rp.RoCCTofino40G)},
+// roccRPConfig is what the rp part's settings fill: rp.RoCCConfig and T,
+// the update period of the CPs the flow crosses. A RecoveryPeriod left 0
+// (every preset's) is derived from T in New: the authors' 55 µs at
+// T = 40 µs, scaled with T (roccRecovery), so that setting t for every
+// part keeps the recovery timer longer than the CPs' period.
+type roccRPConfig struct {
+	rp.RoCCConfig
+	T units.Time
+}
+
+// The recovery timer's rule: roccSimRecovery at T = roccSimPeriod (the
+// authors' OMNeT++ values, REFERENCE.md), in proportion to T.
+const (
+	roccSimPeriod   = 40 * units.Microsecond
+	roccSimRecovery = 55 * units.Microsecond
+)
+
+// roccRecovery returns 55 µs·T/40 µs (T·11/8, rounded down to a
+// picosecond), or false when that overflows the time type.
+func roccRecovery(t units.Time) (units.Time, bool) {
+	q, r := t/roccSimPeriod, t%roccSimPeriod
+	if q > units.MaxTime/roccSimRecovery-1 {
+		return 0, false
+	}
+	// r < 40 µs, so r·55 µs fits; the sum is T·55/40 exactly, rounded down.
+	return q*roccSimRecovery + r*roccSimRecovery/roccSimPeriod, true
+}
+
+// roccRPPreset turns a preset of package rp into the registry's form: T of
+// the cp preset of the same name, and the recovery timer left to New.
+func roccRPPreset(c rp.RoCCConfig, t units.Time) roccRPConfig {
+	c.RecoveryPeriod = 0
+	return roccRPConfig{RoCCConfig: c, T: t}
+}
+
+// roccRPAuto is the rp's auto preset: rp.RoCC40G up to 40 Gb/s, rp.RoCC100G
+// above, with Rmax = the link rate in whole ΔF.
+func roccRPAuto(env cc.Env) roccRPConfig {
+	c := rp.RoCC40G()
+	if env.Rate > roccAutoSplit {
+		c = rp.RoCC100G()
+	}
+	if env.Rate > 0 {
+		c.RMax = roccWholeDeltaF(env.Rate, c.DeltaF)
+	}
+	return roccRPPreset(c, cp.RoCC40G().Period)
+}
+
+// roccRPFixed adapts a preset of package rp, with the T of cp's preset.
+func roccRPFixed(c func() rp.RoCCConfig, cpPreset func() cp.RoCCConfig) func(cc.Env) roccRPConfig {
+	return func(cc.Env) roccRPConfig { return roccRPPreset(c(), cpPreset().Period) }
+}
+
+// roccRPPresets are the rp presets: the cp presets' names, so that one
+// preset setting configures both parts alike.
+var roccRPPresets = []cc.Preset[roccRPConfig]{
+	{Name: "auto", Doc: "as 40g up to 40 Gb/s, as 100g above, with Rmax = the link rate (in whole ΔF)",
+		Source: roccPaper + " section VI, Table II (Rmax: \"usually the link bandwidth\")", Config: roccRPAuto},
+	{Name: "40g", Doc: "Rmax 40 Gb/s, ΔF 10 Mb/s, T 40 µs (so recovery 55 µs), reaction delay 15 µs",
+		Source: roccPaper + " section VI; the authors' OMNeT++ recovery timer (REFERENCE.md)", Config: roccRPFixed(rp.RoCC40G, cp.RoCC40G)},
+	{Name: "100g", Doc: "as 40g with Rmax 100 Gb/s", Source: roccPaper + " section VI", Config: roccRPFixed(rp.RoCC100G, cp.RoCC100G)},
+	{Name: "dpdk10g", Doc: "Rmax 10 Gb/s, T 100 µs (so recovery 137.5 µs), no reaction delay (the testbed's own)",
+		Source: roccPaper + " section VI-B", Config: roccRPFixed(rp.RoCCDPDK10G, cp.RoCCDPDK10G)},
+	{Name: "tofino40g", Doc: "Rmax 40 Gb/s, T 20 µs (so recovery 27.5 µs), no reaction delay",
+		Source: roccPaper + " section VI-C", Config: roccRPFixed(rp.RoCCTofino40G, cp.RoCCTofino40G)},
 }
 
 // roccRPFields are the rp part's parameters.
-var roccRPFields = []cc.Field[rp.RoCCConfig]{
+var roccRPFields = []cc.Field[roccRPConfig]{
 	{Param: cc.Param{Name: "rmax", Min: "1bps",
-		Doc:    "Rmax, the flow's maximum rate (the NIC's line rate): a multiple of ΔF, at most (2^31 − 1)·ΔF",
+		Doc:    "Rmax, the flow's maximum rate (the NIC's line rate): a multiple of ΔF, at most (2^31 − 1)·ΔF; where the part runs: its NIC's line rate in whole ΔF",
 		Source: roccPaper + " Table II, section III-E"},
-		Ptr: func(c *rp.RoCCConfig) any { return &c.RMax }},
+		Ptr: func(c *roccRPConfig) any { return &c.RMax }},
 	{Param: cc.Param{Name: "delta_f", Min: "1bps",
 		Doc:    "ΔF: a CNP's rate field counts ΔF units; must equal the CPs'",
 		Source: roccPaper + " Table II; section VI (10 Mb/s)"},
-		Ptr: func(c *rp.RoCCConfig) any { return &c.DeltaF }},
-	{Param: cc.Param{Name: "recovery", Min: "1ps",
-		Doc:    "the fast-recovery timer of Algorithm 2 (lines 7 and 13): Rcur doubles after this long without a CNP",
-		Source: "the authors' OMNeT++ code (55 µs; REFERENCE.md); the paper gives none"},
-		Ptr: func(c *rp.RoCCConfig) any { return &c.RecoveryPeriod }},
+		Ptr: func(c *roccRPConfig) any { return &c.DeltaF }},
+	{Param: cc.Param{Name: "t", Min: "1ps",
+		Doc:    "T, the update period of the CPs on the flow's path (the cp's t): it sets the default recovery timer, 55 µs·t/40 µs",
+		Source: roccPaper + " section III-B; VI (40 µs), VI-B (100 µs), VI-C (20 µs)"},
+		Ptr: func(c *roccRPConfig) any { return &c.T }},
+	{Param: cc.Param{Name: "recovery", Min: "0",
+		Doc:    "the fast-recovery timer of Algorithm 2 (lines 7 and 13): Rcur doubles after this long without a CNP; 0, the presets', is 55 µs·t/40 µs (55 µs at T = 40 µs), longer than T so that a congested CP's CNP (one per T) comes first",
+		Source: "the authors' OMNeT++ code (55 µs at T = 40 µs; REFERENCE.md); the paper gives none"},
+		Ptr: func(c *roccRPConfig) any { return &c.RecoveryPeriod }},
 	{Param: cc.Param{Name: "reaction_delay", Min: "0",
 		Doc:    "the NIC's delay from a CNP's arrival to its effect; the caller applies it (rp.RoCC carries it only)",
 		Source: roccPaper + " section VI, System parameters (15 µs)"},
-		Ptr: func(c *rp.RoCCConfig) any { return &c.ReactionDelay }},
+		Ptr: func(c *roccRPConfig) any { return &c.ReactionDelay }},
+}
+
+// roccRPEnv is the rp part's Env hook: Rmax = the NIC's line rate in whole
+// ΔF (Table II: "usually the link bandwidth").
+func roccRPEnv(c *roccRPConfig, env cc.Env) {
+	if env.Rate > 0 {
+		c.RMax = roccWholeDeltaF(env.Rate, c.DeltaF)
+	}
+}
+
+// roccRPNew derives the recovery timer when it is 0 and builds the part.
+func roccRPNew(c roccRPConfig) (cc.Part, error) {
+	cfg := c.RoCCConfig
+	if cfg.RecoveryPeriod == 0 {
+		rec, ok := roccRecovery(c.T)
+		if !ok {
+			return nil, &cc.ConfigError{Part: "rocc rp", Field: "t", Value: c.T.String(),
+				Range: "a time whose recovery timer 55 µs·t/40 µs fits (or set recovery)"}
+		}
+		cfg.RecoveryPeriod = rec
+	}
+	r, err := rp.NewRoCC(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
 func init() {
@@ -228,10 +398,12 @@ func init() {
 				Role: cc.RoleCP,
 				Doc:  "the fair-rate calculator of one egress queue (Algorithm 1), its flow table and CNPs (cp.RoCC)",
 				Config: &cc.Spec[cp.RoCCConfig]{
+					Link:    roccLink,
 					Presets: roccCPPresets,
 					Fields:  roccFields(false),
+					Env:     roccCPEnv,
 					New: func(c cp.RoCCConfig) (cc.Part, error) {
-						p, err := cp.NewRoCC(c)
+						p, err := cp.NewRoCC(roccFlowMaxAge(c))
 						if err != nil {
 							return nil, err
 						}
@@ -244,10 +416,11 @@ func init() {
 				Role: cc.RoleRP,
 				Doc:  "Algorithm 1 on the sender's host from the CP's reports (message=report or report_f), sending the rate to the flow's rp (cp.RoCCHost, section III-F)",
 				Config: &cc.Spec[cp.RoCCConfig]{
+					Link:    roccLink,
 					Presets: roccCPPresets,
 					Fields:  roccFields(true),
 					New: func(c cp.RoCCConfig) (cc.Part, error) {
-						h, err := cp.NewRoCCHostConfig(c)
+						h, err := cp.NewRoCCHostConfig(roccFlowMaxAge(c))
 						if err != nil {
 							return nil, err
 						}
@@ -259,16 +432,12 @@ func init() {
 				Name: "rp",
 				Role: cc.RoleRP,
 				Doc:  "the rate limiter of one flow (Algorithm 2, rp.RoCC)",
-				Config: &cc.Spec[rp.RoCCConfig]{
+				Config: &cc.Spec[roccRPConfig]{
+					Link:    roccLink,
 					Presets: roccRPPresets,
 					Fields:  roccRPFields,
-					New: func(c rp.RoCCConfig) (cc.Part, error) {
-						r, err := rp.NewRoCC(c)
-						if err != nil {
-							return nil, err
-						}
-						return r, nil
-					},
+					Env:     roccRPEnv,
+					New:     roccRPNew,
 				},
 			},
 		},

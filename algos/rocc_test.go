@@ -1,6 +1,7 @@
 package algos
 
 import (
+	"math/big"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -12,7 +13,7 @@ import (
 )
 
 // roccSpecs returns the registered Specs of the three parts.
-func roccSpecs(t *testing.T) (cpSpec, hostSpec *cc.Spec[cp.RoCCConfig], rpSpec *cc.Spec[rp.RoCCConfig]) {
+func roccSpecs(t *testing.T) (cpSpec, hostSpec *cc.Spec[cp.RoCCConfig], rpSpec *cc.Spec[roccRPConfig]) {
 	t.Helper()
 	a, err := cc.Lookup("rocc")
 	require.NoError(t, err)
@@ -28,7 +29,7 @@ func roccSpecs(t *testing.T) (cpSpec, hostSpec *cc.Spec[cp.RoCCConfig], rpSpec *
 		case "hostcp":
 			hostSpec = p.Config.(*cc.Spec[cp.RoCCConfig])
 		case "rp":
-			rpSpec = p.Config.(*cc.Spec[rp.RoCCConfig])
+			rpSpec = p.Config.(*cc.Spec[roccRPConfig])
 		}
 	}
 	require.Equal(t, []cc.Role{cc.RoleCP, cc.RoleRP, cc.RoleRP}, roles, "one part, one role: hostcp is a reaction point")
@@ -43,12 +44,24 @@ func roccSettings(t *testing.T, s string) []cc.Setting {
 	return st
 }
 
+// roccRPWant is package rp's preset c as the registry builds it: the
+// recovery timer 55 µs·T/40 µs with T the cp preset's of the same name.
+func roccRPWant(c rp.RoCCConfig, t units.Time) rp.RoCCConfig {
+	c.RecoveryPeriod = t * 55 / 40
+	return c
+}
+
 // Every part builds by name with every preset, plays its role and is the
-// package's type; the presets are the packages' preset functions.
+// package's type; the presets are the packages' preset functions (the rp's
+// with its recovery timer scaled to the preset's T), auto the 40 Gb/s
+// simulation setting at the default link.
 func TestRoCCRegistryBuilds(t *testing.T) {
 	cs, hs, rs := roccSpecs(t)
-	cpPresets := map[string]cp.RoCCConfig{"40g": cp.RoCC40G(), "100g": cp.RoCC100G(), "dpdk10g": cp.RoCCDPDK10G(), "tofino40g": cp.RoCCTofino40G()}
-	rpPresets := map[string]rp.RoCCConfig{"40g": rp.RoCC40G(), "100g": rp.RoCC100G(), "dpdk10g": rp.RoCCDPDK10G(), "tofino40g": rp.RoCCTofino40G()}
+	cpPresets := map[string]cp.RoCCConfig{"auto": cp.RoCC40G(), "40g": cp.RoCC40G(), "100g": cp.RoCC100G(), "dpdk10g": cp.RoCCDPDK10G(), "tofino40g": cp.RoCCTofino40G()}
+	rpPresets := map[string]rp.RoCCConfig{"auto": rp.RoCC40G(), "40g": rp.RoCC40G(), "100g": rp.RoCC100G(),
+		"dpdk10g": roccRPWant(rp.RoCCDPDK10G(), 100*units.Microsecond), "tofino40g": roccRPWant(rp.RoCCTofino40G(), 20*units.Microsecond)}
+	require.Equal(t, 137500*units.Nanosecond, rpPresets["dpdk10g"].RecoveryPeriod)
+	require.Equal(t, 27500*units.Nanosecond, rpPresets["tofino40g"].RecoveryPeriod)
 	for name, want := range cpPresets {
 		s := "preset=" + name
 		c, err := cc.NewCP("rocc", "cp", s)
@@ -64,18 +77,26 @@ func TestRoCCRegistryBuilds(t *testing.T) {
 		require.IsType(t, &rp.RoCC{}, r, s)
 		require.Equal(t, rpPresets[name], r.(*rp.RoCC).Config(), s)
 	}
-	// The first preset is the default: 40g.
+	// The first preset is the default: auto, at the default link 40 Gb/s.
+	// New derives what the presets leave 0: the eviction age (10 T) and
+	// the recovery timer (from T).
+	wantCP := cp.RoCC40G()
+	wantCP.FlowMaxAge = 0
 	c, err := cs.Config("cp", nil)
 	require.NoError(t, err)
-	require.Equal(t, cp.RoCC40G(), c)
+	require.Equal(t, wantCP, c)
 	c, err = hs.Config("hostcp", nil)
 	require.NoError(t, err)
-	require.Equal(t, cp.RoCC40G(), c)
+	require.Equal(t, wantCP, c)
+	wantRP := rp.RoCC40G()
+	wantRP.RecoveryPeriod = 0
 	r, err := rs.Config("rp", nil)
 	require.NoError(t, err)
-	require.Equal(t, rp.RoCC40G(), r)
-	require.Zero(t, cs.Link, "the presets take no link rate")
-	require.Zero(t, rs.Link)
+	require.Equal(t, roccRPConfig{RoCCConfig: wantRP, T: 40 * units.Microsecond}, r)
+	for _, spec := range []cc.Configurer{cs, hs, rs} {
+		require.Equal(t, 40*units.Gbps, spec.Describe().Link, "auto's default link")
+		require.Equal(t, "auto", spec.Describe().Presets[0].Name)
+	}
 	// The options set their fields.
 	c, err = cs.Config("cp", roccSettings(t, "initial_f=zero, rounding=floor, rate_frac_bits=0, message=report_f, flow_table=aged, t=20us, fmax=10Gbps, switch=167772161, port=3"))
 	require.NoError(t, err)
@@ -87,6 +108,113 @@ func TestRoCCRegistryBuilds(t *testing.T) {
 	require.Equal(t, 20*units.Microsecond, c.Period)
 	require.Equal(t, 10*units.Gbps, c.FMax)
 	require.Equal(t, [2]uint64{0x0a000001, 3}, [2]uint64{uint64(c.Switch), uint64(c.Port)})
+}
+
+// The auto preset is the paper's simulation setting for the link: 40g up
+// to 40 Gb/s, 100g above, with Fmax and Rmax the link rate in whole ΔF.
+func TestRoCCRegistryAuto(t *testing.T) {
+	for _, tc := range []struct {
+		link    string
+		want    func() cp.RoCCConfig
+		wantRP  func() rp.RoCCConfig
+		fmax    units.Rate
+		comment string
+	}{
+		{"10Gbps", cp.RoCC40G, rp.RoCC40G, 10 * units.Gbps, "a 10 Gb/s port: the 40 Gb/s setting, Fmax 1000 ΔF"},
+		{"40Gbps", cp.RoCC40G, rp.RoCC40G, 40 * units.Gbps, "the 40 Gb/s setting itself"},
+		{"40000000001bps", cp.RoCC100G, rp.RoCC100G, 40 * units.Gbps, "above 40 Gb/s: the 100 Gb/s setting"},
+		{"100Gbps", cp.RoCC100G, rp.RoCC100G, 100 * units.Gbps, "the 100 Gb/s setting itself"},
+		{"25005Mbps", cp.RoCC40G, rp.RoCC40G, 25 * units.Gbps, "rounded down to a whole ΔF"},
+	} {
+		c, err := cc.NewCP("rocc", "cp", "link="+tc.link)
+		require.NoError(t, err, tc.comment)
+		want := tc.want()
+		want.FMax = tc.fmax
+		require.Equal(t, want, c.(*cp.RoCC).Params().Config(), tc.comment)
+		r, err := cc.NewRP("rocc", "rp", "link="+tc.link)
+		require.NoError(t, err, tc.comment)
+		wantRP := tc.wantRP()
+		wantRP.RMax = tc.fmax
+		require.Equal(t, wantRP, r.(*rp.RoCC).Config(), tc.comment)
+		h, err := cc.NewRP("rocc", "hostcp", "link="+tc.link)
+		require.NoError(t, err, tc.comment)
+		require.Equal(t, want, h.(*cp.RoCCHost).Params().Config(), tc.comment)
+	}
+	// A named preset does not scale with the link.
+	c, err := cc.NewCP("rocc", "cp", "preset=40g, link=10Gbps")
+	require.NoError(t, err)
+	require.Equal(t, cp.RoCC40G(), c.(*cp.RoCC).Params().Config())
+}
+
+// Where a part runs sets what depends on it, whatever the preset: a CP's
+// Fmax is its port's rate (in whole ΔF) and its CNPs name its switch and
+// port; an RP's Rmax is its NIC's line rate. An explicit setting wins.
+func TestRoCCRegistryEnv(t *testing.T) {
+	env := &cc.Env{Rate: 10*units.Gbps + 3*units.Mbps, Node: 12, Port: 4, SwitchID: 2}
+	for _, preset := range []string{"auto", "40g", "100g", "dpdk10g", "tofino40g"} {
+		p, err := cc.NewIn(env, "rocc", "cp", roccSettings(t, "preset="+preset))
+		require.NoError(t, err, preset)
+		cfg := p.(*cp.RoCC).Params().Config()
+		require.Equal(t, 10*units.Gbps, cfg.FMax, preset)
+		require.Equal(t, [2]uint64{12, 4}, [2]uint64{uint64(cfg.Switch), uint64(cfg.Port)}, "%s: switch = the node", preset)
+		require.Equal(t, uint64(12)<<16|4, p.(*cp.RoCC).Message(1).CP(), preset)
+		r, err := cc.NewIn(env, "rocc", "rp", roccSettings(t, "preset="+preset))
+		require.NoError(t, err, preset)
+		require.Equal(t, 10*units.Gbps, r.(*rp.RoCC).Config().RMax, preset)
+	}
+	// auto picks its setting by the environment's rate.
+	p, err := cc.NewIn(&cc.Env{Rate: 100 * units.Gbps}, "rocc", "cp", nil)
+	require.NoError(t, err)
+	require.Equal(t, 300*units.KB, p.(*cp.RoCC).Params().Config().QRef)
+	p, err = cc.NewIn(env, "rocc", "cp", roccSettings(t, "fmax=5Gbps, switch=1, port=2"))
+	require.NoError(t, err)
+	cfg := p.(*cp.RoCC).Params().Config()
+	require.Equal(t, [3]uint64{uint64(5 * units.Gbps), 1, 2}, [3]uint64{uint64(cfg.FMax), uint64(cfg.Switch), uint64(cfg.Port)})
+	// A port the rate field cannot describe is New's error.
+	_, err = cc.NewIn(&cc.Env{Rate: 50 * units.Mbps}, "rocc", "cp", nil)
+	var ce *cc.ConfigError
+	require.ErrorAs(t, err, &ce)
+	require.Equal(t, "FMax", ce.Field)
+}
+
+// The derived defaults follow t: the eviction age is 10 t and the RP's
+// recovery timer 55 µs·t/40 µs, unless set.
+func TestRoCCRegistryDerived(t *testing.T) {
+	c, err := cc.NewCP("rocc", "cp", "t=20us, flow_table=aged")
+	require.NoError(t, err)
+	require.Equal(t, 200*units.Microsecond, c.(*cp.RoCC).Params().Config().FlowMaxAge)
+	c, err = cc.NewCP("rocc", "cp", "t=20us, flow_max_age=1ms")
+	require.NoError(t, err)
+	require.Equal(t, units.Millisecond, c.(*cp.RoCC).Params().Config().FlowMaxAge)
+	for _, tc := range []struct {
+		settings string
+		want     units.Time
+	}{
+		{"", 55 * units.Microsecond},
+		{"t=20us", 27500 * units.Nanosecond},
+		{"preset=dpdk10g", 137500 * units.Nanosecond},
+		{"preset=dpdk10g, t=40us", 55 * units.Microsecond},
+		{"t=20us, recovery=1ms", units.Millisecond},
+		{"t=1ps", units.Picosecond},
+	} {
+		r, err := cc.NewRP("rocc", "rp", tc.settings)
+		require.NoError(t, err, tc.settings)
+		require.Equal(t, tc.want, r.(*rp.RoCC).Config().RecoveryPeriod, tc.settings)
+	}
+	_, err = cc.NewRP("rocc", "rp", "t="+units.MaxTime.String())
+	var ce *cc.ConfigError
+	require.ErrorAs(t, err, &ce)
+	require.Equal(t, "t", ce.Field)
+	// roccRecovery is T·55/40 rounded down, exactly, up to the largest T
+	// it takes.
+	for _, tt := range []units.Time{1, 39, 40, 41, 40 * units.Microsecond, 12345678901, units.MaxTime / 56} {
+		got, ok := roccRecovery(tt)
+		require.True(t, ok, "%v", tt)
+		want := new(big.Int).Div(new(big.Int).Mul(big.NewInt(int64(tt)), big.NewInt(55)), big.NewInt(40))
+		require.Equal(t, want.Int64(), int64(got), "%v", tt)
+	}
+	_, ok := roccRecovery(units.MaxTime)
+	require.False(t, ok)
 }
 
 // A value outside the description's range, or one New refuses, is a
@@ -114,9 +242,10 @@ func TestRoCCRegistryBadValues(t *testing.T) {
 		{"cp", "port=65536", "port"},
 		{"cp", "switch=-1", "switch"},
 		{"cp", "preset=200g", "preset"},
-		{"cp", "link=40Gbps", "link"},
+		{"cp", "link=0", "link"},
 		{"hostcp", "alpha_bar=-1", "alpha_bar"},
-		{"rp", "recovery=0", "recovery"},
+		{"rp", "recovery=-1us", "recovery"},
+		{"rp", "t=0", "t"},
 		{"rp", "reaction_delay=-1us", "reaction_delay"},
 		{"rp", "rmax=0", "rmax"},
 	} {
@@ -132,7 +261,6 @@ func TestRoCCRegistryBadValues(t *testing.T) {
 		{"cp", "fmin=5Mbps", "FMin"},
 		{"cp", "alpha_bar=0.000001", "AlphaBar"}, // rounds to 0 at 16 fraction bits
 		{"cp", "gain_frac_bits=7", "GainFracBits"},
-		{"cp", "flow_table=aged, flow_max_age=0", "FlowMaxAge"},
 		{"cp", "idle_gain=on, qref=4KB", "QRef"},
 		{"hostcp", "queue_bits=8", "QMax"}, // 600 ΔQ > 255
 		{"rp", "rmax=40001Mbps", "RMax"},
@@ -149,20 +277,21 @@ func TestRoCCRegistryBadValues(t *testing.T) {
 func TestRoCCRegistryUnknown(t *testing.T) {
 	_, err := cc.New("rocc", "cp", "kmin=1KB")
 	require.ErrorIs(t, err, cc.ErrUnknown)
-	require.ErrorContains(t, err, "preset, delta_q, delta_f, t, start, fmin, fmax, qref, qmid, qmax, alpha_bar, beta_bar, gain_terms, gain_frac_bits, queue_bits, rate_bits, rate_frac_bits, initial_f, rounding, flow_table, flow_capacity, flow_max_age, idle_gain, message, switch, port")
+	require.ErrorContains(t, err, "preset, link, delta_q, delta_f, t, start, fmin, fmax, qref, qmid, qmax, alpha_bar, beta_bar, gain_terms, gain_frac_bits, queue_bits, rate_bits, rate_frac_bits, initial_f, rounding, flow_table, flow_capacity, flow_max_age, idle_gain, message, switch, port")
 	_, err = cc.New("rocc", "hostcp", "t=40us") // the host has no timer
 	require.ErrorIs(t, err, cc.ErrUnknown)
-	require.ErrorContains(t, err, "preset, delta_q, delta_f, fmin, fmax, qref, qmid, qmax, alpha_bar, beta_bar, gain_terms, gain_frac_bits, queue_bits, rate_bits, rate_frac_bits, initial_f, rounding, idle_gain")
-	_, err = cc.New("rocc", "rp", "t=40us")
+	require.ErrorContains(t, err, "preset, link, delta_q, delta_f, fmin, fmax, qref, qmid, qmax, alpha_bar, beta_bar, gain_terms, gain_frac_bits, queue_bits, rate_bits, rate_frac_bits, initial_f, rounding, idle_gain")
+	_, err = cc.New("rocc", "rp", "flow_capacity=4")
 	require.ErrorIs(t, err, cc.ErrUnknown)
-	require.ErrorContains(t, err, "preset, rmax, delta_f, recovery, reaction_delay")
+	require.ErrorContains(t, err, "preset, link, rmax, delta_f, t, recovery, reaction_delay")
 	_, err = cc.New("rocc", "np", "")
 	require.ErrorIs(t, err, cc.ErrUnknown)
 	require.ErrorContains(t, err, "one of cp, hostcp, rp")
 }
 
 // Every parameter's Default, given back as a setting, rebuilds the default
-// preset's configuration; so do the other presets' values.
+// preset's configuration (with the derived values still 0, so still
+// derived); so do the other presets' values.
 func TestRoCCRegistryDefaultsRoundTrip(t *testing.T) {
 	cs, hs, rs := roccSpecs(t)
 	settings := func(d cc.Description) []cc.Setting {
@@ -173,18 +302,21 @@ func TestRoCCRegistryDefaultsRoundTrip(t *testing.T) {
 		}
 		return st
 	}
-	c, err := cs.Config("cp", settings(cs.Describe()))
+	for _, spec := range []*cc.Spec[cp.RoCCConfig]{cs, hs} {
+		def, err := spec.Config("cp", nil)
+		require.NoError(t, err)
+		c, err := spec.Config("cp", settings(spec.Describe()))
+		require.NoError(t, err)
+		require.Equal(t, def, c)
+	}
+	def, err := rs.Config("rp", nil)
 	require.NoError(t, err)
-	require.Equal(t, cp.RoCC40G(), c)
-	c, err = hs.Config("hostcp", settings(hs.Describe()))
-	require.NoError(t, err)
-	require.Equal(t, cp.RoCC40G(), c)
 	r, err := rs.Config("rp", settings(rs.Describe()))
 	require.NoError(t, err)
-	require.Equal(t, rp.RoCC40G(), r)
+	require.Equal(t, def, r)
 	// Tofino's ΔQ and T, through the same syntax.
 	tf := cp.RoCCTofino40G()
-	c, err = cs.Config("cp", roccSettings(t, "delta_q="+tf.DeltaQ.String()+", t="+tf.Period.String()+", qref="+tf.QRef.String()+
+	c, err := cs.Config("cp", roccSettings(t, "delta_q="+tf.DeltaQ.String()+", t="+tf.Period.String()+", qref="+tf.QRef.String()+
 		", qmid="+tf.QMid.String()+", qmax="+tf.QMax.String()+", flow_max_age="+tf.FlowMaxAge.String()))
 	require.NoError(t, err)
 	require.Equal(t, tf, c)
@@ -220,7 +352,8 @@ func TestRoCCRegistryBounds(t *testing.T) {
 		{"hostcp", "alpha_bar", roccGainMin, roccGainMax, "0.00000005", "256", "gain_frac_bits=24"},
 		{"rp", "rmax", "1bps", "", "0", "", "delta_f=1bps"},
 		{"rp", "delta_f", "1bps", "", "0", "", "rmax=1bps"},
-		{"rp", "recovery", "1ps", "", "0", "", ""},
+		{"rp", "t", "1ps", "", "0", "", ""},
+		{"rp", "recovery", "0", "", "-1ps", "", ""},
 		{"rp", "reaction_delay", "0", "", "-1ps", "", ""},
 	} {
 		with := ""

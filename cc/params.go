@@ -546,7 +546,7 @@ func (s *Spec[C]) ConfigIn(part string, env *Env, settings []Setting) (C, error)
 	var where Env
 	if env != nil {
 		where = *env
-		if env.Rate > 0 && s.Link != 0 {
+		if env.Rate > 0 {
 			link = env.Rate
 		}
 	}

@@ -276,6 +276,11 @@ const initialActions = 16
 func call(act **cc.Actions, ev func(*cc.Actions) error) error {
 	(*act).Reset()
 	err := ev(*act)
+	if err == nil {
+		// The common case, without errors.As: its target escapes, which
+		// would allocate on every event.
+		return nil
+	}
 	var full *cc.ActionsFullError
 	if errors.As(err, &full) {
 		*act = cc.NewActions(2 * ((*act).Cap() + full.Need))
@@ -417,11 +422,14 @@ func (w *schemeRP) OnFeedback(now units.Time, fb *Feedback) {
 }
 
 // feedback hands f to the part now, or queues it for the reaction delay.
-// An INT header is only valid during the call, so a delayed message goes
+// The delay is the NIC's reaction to congestion feedback (a CNP, a rate
+// message, RoCC's "NIC (RP) reaction delay"): the transport's ACKs and
+// NAKs reach the part at once, after the delayed messages already due. An
+// INT header is only valid during the call, so a delayed message goes
 // without it (no delayed scheme carries INT).
 func (w *schemeRP) feedback(now units.Time, f cc.Feedback) {
 	w.deliver(now)
-	if w.delay == 0 {
+	if w.delay == 0 || f.Kind == cc.FeedbackAck || f.Kind == cc.FeedbackNak {
 		w.fb = f
 		w.run(now, func(a *cc.Actions) error { return w.r.Feedback(now, &w.fb, a) })
 		return

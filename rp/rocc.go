@@ -184,9 +184,9 @@ type RoCCState struct {
 //   - A CNP (OnFeedback, Feedback) first applies the recovery-timer
 //     expiries due at or before its arrival, so that line 4 compares with
 //     Rcur as it stands then, whoever calls first.
-//   - The NIC's reaction delay (RoCCConfig.ReactionDelay) is the caller's:
-//     it delivers each CNP that much after its arrival (the harness keeps a
-//     FIFO of delayed CNPs in front of the RP).
+//   - The NIC's reaction delay (RoCCConfig.ReactionDelay, ReactionDelay) is
+//     the caller's: it delivers each CNP that much after its arrival (the
+//     harness keeps a FIFO of delayed CNPs in front of the RP).
 //
 // # The contract (cc.ReactionPoint)
 //
@@ -226,6 +226,12 @@ func NewRoCC(cfg RoCCConfig) (*RoCC, error) {
 
 // Config returns the configuration r was built with.
 func (r *RoCC) Config() RoCCConfig { return r.cfg }
+
+// ReactionDelay is the NIC's delay from a CNP's arrival to its effect
+// (RoCCConfig.ReactionDelay), which the caller applies: a simulator
+// delivers each CNP to Feedback this much after it arrives. The harness's
+// generic adapter reads it through this method.
+func (r *RoCC) ReactionDelay() units.Time { return r.cfg.ReactionDelay }
 
 // State returns every register.
 func (r *RoCC) State() RoCCState {

@@ -217,6 +217,23 @@ func TestRoCCRPPresets(t *testing.T) {
 	require.Equal(t, 15*units.Microsecond, RoCC40G().ReactionDelay, "section VI: NIC reaction delay 15 µs")
 }
 
+// ReactionDelay reports the configured delay, which the caller applies
+// (the harness's generic adapter reads it through this method); the part
+// itself takes a CNP's effect at the time it is given.
+func TestRoCCRPReactionDelayMethod(t *testing.T) {
+	for _, d := range []units.Time{0, 15 * units.Microsecond, units.Millisecond} {
+		c := RoCC40G()
+		c.ReactionDelay = d
+		r, err := NewRoCC(c)
+		require.NoError(t, err)
+		require.Equal(t, d, r.ReactionDelay())
+		var _ interface{ ReactionDelay() units.Time } = r
+		fb := roccCNP(7, 100, 1, 1) // 100 ΔF = 1 Gb/s
+		require.NoError(t, r.Feedback(units.Microsecond, &fb, nil))
+		require.Equal(t, units.Gbps, r.Limits().Rate, "the CNP acts when it is delivered, whatever the delay")
+	}
+}
+
 // ---- model-based property test (gopter commands) ----
 
 type roccRPSys struct{ r *RoCC }

@@ -30,92 +30,112 @@
 //
 // RoCC (Taheri et al., "Congestion Control for Datacenter Networks: A
 // Control-Theoretic Approach", papers/rocc.txt sections III and VI):
-// algorithm "rocc".
+// algorithm "rocc", run by the harness's generic adapter (harness.Scheme)
+// over the cc registry's rocc parts (package algos): the cp at the switches
+// and the rp at the senders (Scheme.RP names it: the registry's first
+// reaction point is hostcp, the host calculation of section III-F, which
+// the harness does not run).
 //
-// Switch (CP): every switch egress data queue runs one cp.RoCC, the fair
-// rate calculator of Algorithm 1 with the paper's default flow table
-// (section III-D (1), the flows with bytes in the queue). OnEnqueue and
-// OnDequeue feed the table with each data frame's flow and wire size; the
-// harness calls OnTimer every T (cp.RoCC.NextDeadline), the CP samples the
-// queue (q.Len(), the data queue's wire bytes, not counting the frame on
-// the wire) and, if the table is not empty, sends every flow in it the CNP
-// of section III-C: cp.RoCC.Feedback encoded with the 16-byte RoCCFeedback
-// codec into harness.Feedback.Data (exactly 16 bytes) and sent with
-// q.SendFeedback at control priority, which every port serves before data
-// (section III-C: "prioritize congestion notification packets"). The CNP
-// names its CP as switch = the switch's NodeID and port = the egress port
-// number, so CP() is unique per egress queue in a run.
+// Switch (CP): every switch egress data queue runs the rocc cp, cp.RoCC,
+// the fair rate calculator of Algorithm 1 with the paper's default flow
+// table (section III-D (1), the flows with bytes in the queue). The adapter
+// reports every data frame's enqueue and dequeue with its flow and wire
+// size; the harness runs the CP's timer every T (cp.RoCC.NextDeadline),
+// when the CP samples its queue (the data queue's wire bytes at its latest
+// enqueue or dequeue, not counting the frame on the wire) and, if the table
+// is not empty, asks for the CNP of section III-C to every flow in it: a
+// cc.FeedbackRate message whose 16 bytes are the RoCCFeedback codec's,
+// which the harness sends at control priority, served before data at every
+// port (section III-C: "prioritize congestion notification packets"). The
+// CNP names its CP as switch = the switch's NodeID and port = the egress
+// port number (the cp's Env hook), so CP() is unique per egress queue in a
+// run.
 //
-// Sender (RP): one rp.RoCC per flow (Algorithm 2). OnFeedback decodes the
-// CNP (cp.DecodeRoCCFeedback) and, ReactionDelay later (15 µs, the paper's
-// "NIC (RP) reaction delay", section VI), calls rp.RoCC.OnFeedback with the
-// CNP's rate and CP. The delay is the caller's (rp.RoCCConfig.ReactionDelay
-// documents it) and is applied here with the RP's timer: each CNP waits in
-// a FIFO with its due time, NextDeadline is the earlier of the FIFO's head
-// and rp.RoCC's recovery timer, and OnTimer delivers the CNPs that are due,
-// each at its own due time, before running the recovery timer, so rp.RoCC
-// sees every event in time order. The pacing rate the NIC reads is
-// min(offered rate, line rate, rp.RoCC.Rate()) (the offered rate is the
-// application's, FlowInfo.Offered; 0 means the line rate). No window.
-// Receiver (NP): none; no ECN, no INT.
+// Sender (RP): the rocc rp, rp.RoCC, per flow (Algorithm 2). Its
+// ReactionDelay (15 µs, the paper's "NIC (RP) reaction delay", section VI)
+// is the NIC's: the adapter holds each CNP in a FIFO and hands it to the
+// part that much after its arrival, at its due time, the part's recovery
+// timer and the FIFO's head setting the flow's timer, so rp.RoCC sees every
+// event in time order. The transport's ACKs are not delayed (the part
+// ignores them). The pacing rate the NIC reads is min(offered rate, line
+// rate, rp.RoCC's rate) (the offered rate is the application's,
+// FlowInfo.Offered; 0 means the line rate). No window. A malformed CNP, or
+// one naming another flow, is refused by the part and listed in the
+// report's errors (Report.Errors). Receiver (NP): none; no ECN, no INT.
 //
 // # RoCC presets and the port-rate mapping
 //
 // The paper gives two simulation settings (section VI, "System
-// parameters") and two testbeds (sections VI-B and VI-C); cp has one
-// preset for each. With param.preset = auto (the default) each egress
-// queue gets a simulation preset by its port rate:
+// parameters") and two testbeds (sections VI-B and VI-C); the registry has
+// a preset for each, 40g, 100g, dpdk10g and tofino40g, on every part, and
+// auto, the default, which picks a simulation setting by the rate where
+// the part runs (the port's for a CP, the NIC's for an RP):
 //
 //	port rate      preset      T      Qref/Qmid/Qmax     ᾱ/β̄        Fmax
 //	≤ 40 Gb/s      40g         40 µs  150/300/360 KB     0.3/1.5    port rate
 //	> 40 Gb/s      100g        40 µs  300/600/660 KB     0.45/2.25  port rate
 //
-// and the paper's scaling between its two settings is kept: Fmax is the
-// port's own rate (4000 ΔF at 40 Gb/s, 10 000 ΔF at 100 Gb/s, so 1000 ΔF on
-// a 10 Gb/s port), rounded down to a whole ΔF; AUTO_TUNE's regions and the
-// MD threshold Fmax/8 follow from it. The loop gain the PI controller sees
-// is then the same at every port rate (N flows at F ≈ C/N move the queue by
+// and the paper's scaling between its two settings is kept whatever the
+// preset (the parts' Env hooks): Fmax is the port's own rate (4000 ΔF at
+// 40 Gb/s, 10 000 ΔF at 100 Gb/s, so 1000 ΔF on a 10 Gb/s port), rounded
+// down to a whole ΔF, and a port whose rate is not in (Fmin, 65 535 ΔF] is
+// the run's configuration error naming it; AUTO_TUNE's regions and the MD
+// threshold Fmax/8 follow from it. The loop gain the PI controller sees is
+// then the same at every port rate (N flows at F ≈ C/N move the queue by
 // N·α·ΔF per ΔQ of error, and with α ≈ ᾱ·F/Fmax that is ≈ ᾱ·ΔF·C/Fmax =
 // ᾱ·ΔF), which is why the 40 Gb/s preset serves every slower port: the
 // paper's multi-bottleneck simulation (Fig. 10) has 10 Gb/s access links
-// and gives no other setting. The 10 Gb/s DPDK testbed (section VI-B,
-// Qref/Qmid/Qmax = 75/150/210 KB, T = 100 µs) is param.preset=dpdk10g and
-// the 40 Gb/s Tofino testbed (section VI-C, 75/150/210 KB, T = 20 µs, ΔQ =
-// 80 B) param.preset=tofino40g; a named preset applies to every port, with
-// Fmax still the port's rate. All presets have ΔF = 10 Mb/s and Fmin =
-// 100 Mb/s. The fields of cp.RoCCConfig that no parameter below sets
-// (InitialF, Rounding, FlowTable, Message among them) keep the preset's
-// values.
+// and gives no other setting. Likewise Rmax is each NIC's line rate in
+// whole ΔF (Table II: "usually the link bandwidth"). The 10 Gb/s DPDK
+// testbed (section VI-B, Qref/Qmid/Qmax = 75/150/210 KB, T = 100 µs) is
+// param.preset=dpdk10g and the 40 Gb/s Tofino testbed (section VI-C,
+// 75/150/210 KB, T = 20 µs, ΔQ = 80 B) param.preset=tofino40g; a named
+// preset applies to every port and flow, with Fmax and Rmax still the
+// port's and the NIC's rate. All presets have ΔF = 10 Mb/s and Fmin =
+// 100 Mb/s. param.link makes auto pick by that rate instead.
 //
 // # RoCC parameters
 //
-//	preset          auto (default), 40g, 100g, dpdk10g or tofino40g
-//	t               T, the CP's update period, for every port: a time in
-//	                [1us, 10ms] (default: the preset's)
-//	reaction_delay  the RP's delay from a CNP's arrival to its effect, a time
-//	                in [0, 1ms] (default 15us, section VI)
-//	recovery        the RP's fast-recovery timer (Algorithm 2, lines 7 and
-//	                13), a time in [1us, 100ms]; default 55 µs·T/40 µs
-//	flow_capacity   entries of each CP's flow table, 1..1048576 (default
-//	                1024, the paper's FPGA table, section IV-C)
-//	idle_gain       off (default: Algorithm 1 as printed) or on: every CP
-//	                takes the top AUTO_TUNE region's gains while its queue
-//	                is nearly empty (cp.RoCCConfig.IdleGain, a rule of the
+// The registry's (hwcc algos rocc), each going to the parts that have it
+// (param.cp.NAME, param.rp.NAME for one): preset and link, t and delta_f
+// on both parts; the switch's delta_q, start, fmin, fmax, qref, qmid,
+// qmax, alpha_bar, beta_bar, gain_terms, gain_frac_bits, queue_bits,
+// rate_bits, rate_frac_bits, initial_f, rounding, flow_table,
+// flow_capacity, flow_max_age, idle_gain, message, switch and port; the
+// sender's rmax, recovery and reaction_delay. The names the harness used
+// before (preset, t, reaction_delay, recovery, flow_capacity, idle_gain)
+// are the registry's. The harness's defaults:
+//
+//	preset          auto (40g up to 40 Gb/s, 100g above)
+//	t               the preset's T (40 µs; dpdk10g 100 µs, tofino40g
+//	                20 µs), at the switches and, for the recovery timer's
+//	                rule, at the senders
+//	reaction_delay  15us with every preset (Scheme.Defaults: the testbed
+//	                presets' own 0 is whatever their hosts add, which the
+//	                harness does not model)
+//	recovery        0: 55 µs·T/40 µs, T the senders' t
+//	flow_capacity   1024, the paper's FPGA table (section IV-C)
+//	flow_max_age    0: 10·T (used by flow_table=aged only)
+//	idle_gain       off (Algorithm 1 as printed); on: every CP takes the
+//	                top AUTO_TUNE region's gains while its queue is
+//	                nearly empty (cp.RoCCConfig.IdleGain, a rule of the
 //	                authors' DPDK controller), so that F climbs back from
 //	                Fmin to C/2 in 27 updates instead of 155 (40 Gb/s); with
 //	                it the paper's ~2 ms convergence reproduces
 //	                (TestRoCCFairnessFig8, TestRoCCConvergenceFig9)
+//	fmax, rmax      each port's and each NIC's rate, in whole ΔF
+//	switch, port    the switch's NodeID and the egress port number
 //
 // Choices where the paper is silent: the recovery timer is the authors'
 // OMNeT++ value, 55 µs at T = 40 µs (REFERENCE.md), scaled with T
 // (T·11/8: 27.5 µs on the Tofino preset, 137.5 µs on the DPDK one, and
 // with param.t), because it must exceed T: a CP that is still congested
 // sends a CNP every T, and a recovery timer shorter than T would double the
-// rate between two of them. With preset auto, T is 40 µs (both simulation
-// presets). The reaction delay is the simulation's 15 µs for every preset
-// (the testbeds' own is whatever their hosts add, which the harness does
-// not model). Every CP's timer starts at time 0 (updates at 0, T, 2T, …,
-// in phase across the network).
+// rate between two of them. The senders know T as their own t setting (the
+// preset's, or param.t, which reaches both parts); param.cp.t changes the
+// switches' T alone and leaves the recovery timer at the preset's. Every
+// CP's timer starts at time 0 (updates at 0, T, 2T, …, in phase across the
+// network).
 //
 // # RoCC scenarios
 //
@@ -173,55 +193,73 @@
 // # HPCC in the harness
 //
 // HPCC (Li et al., SIGCOMM 2019, papers/hpcc.txt sections 3 and 4):
-// algorithm "hpcc".
+// algorithm "hpcc", run by the harness's generic adapter (harness.Scheme,
+// with INT) over the cc registry's hpcc parts (package algos).
 //
-// Sender (RP): one rp.HPCC per flow, fed every ACK's cumulative sequence,
-// the NIC's snd_nxt and the echoed INT header (Algorithm 1, NewAck). The
-// NIC reads back the window W (inflight payload limit, CanSend:
-// inflight < W) and the pacing rate R = W/T. W starts at W_init = B_NIC·T,
-// so a new flow sends at line rate for its first round trip (section 3.2).
-// NAKs carry INT too and are handled alike (their sequence is cumulative).
+// Switch (CP): every switch egress data queue runs the hpcc cp, cp.HPCC,
+// which stamps its INT record on each data frame as it leaves (section 4.1,
+// Figure 7): the port's speed code, the time, the port's bytes sent before
+// the frame over every priority (harness.Queue.TxBytes, as the authors'
+// ns-3 counts m_txBytes; the scheme's one default, port_tx_bytes=on) and
+// the data queue the frame leaves behind; it adds 1 to nHop and XORs its
+// switch's 12-bit ID (harness.CPInfo.SwitchID: the switch's index among the
+// network's switches + 1, distinct per switch) into pathID. The generic
+// adapter grows the frame by the 8-byte record. The harness stamps nothing
+// itself: it adds the 2-byte prefix at the sender, carries the header, and
+// echoes it (through the wire format) in the receiver's ACK; a header that
+// already holds the CP's int_max_hops records (5) goes on unchanged and is
+// counted in Counters.INTPathFull. TestHPCCStampsAreWhatSendersReceive
+// checks, packet by packet, that the records are those of an independent
+// model of Figure 7 at each port, at the receiver and in the ACK the sender
+// gets.
 //
-// Switch (CP): every switch egress data queue runs a cp.HPCC. The harness
-// stamps INT itself when Features.INT is set (package harness, "Switch
-// model": after OnDequeue it calls inttel.Codec.Stamp with the port's
-// 64-bit txBytes counter and the queue length), and the harness's CP
-// interface has no way to stamp instead of it: a CP that also stamped would
-// add a second record per switch. So the cp.HPCC runs beside the harness's
-// stamper, on the same inputs, and stamps a copy of every data packet's
-// header; TestHPCCShadowStampsMatchHarness checks, packet by packet, that
-// its records equal the ones the receiver gets (and the sender uses). Every
-// run thus exercises hwcc's own cp.HPCC, the test shows it bit-identical to
-// the records the senders react to, and a harness that let the CP stamp
-// would not change a bit of the results. The cost is one header copy and
-// one Stamp per data packet per hop, part of what BenchmarkHPCCIncast
-// measures.
+// Sender (RP): the hpcc rp, rp.HPCC, per flow, fed every ACK's cumulative
+// sequence, the NIC's snd_nxt and the echoed INT header (Algorithm 1,
+// NewAck); NAKs carry INT too and are handled alike. The NIC reads back the
+// window W (inflight payload limit: it sends while inflight < W) and paces
+// at R = W/T, capped at min(offered rate, line rate). W starts at W_init =
+// B_NIC·T, so a new flow sends at line rate for its first round trip
+// (section 3.2).
 //
 // Receiver (NP): none. The receiver's only HPCC duty, echoing the INT
-// header in the ACK, is the harness NIC's (Features.INT).
+// header in the ACK, is the harness NIC's.
 //
 // # HPCC parameters
 //
-//	t          T, the base-RTT bound: a time in [10ns, 100ms], or "auto"
-//	           (default): the flow's own base RTT with its INT bytes, which
-//	           is the paper's rule "slightly greater than the maximum RTT"
-//	           when every flow has the same path length (the authors'
-//	           simulator sets T to the largest base RTT of the topology,
-//	           GLOBAL_T). On topologies with unequal paths set t to the
-//	           largest base RTT (the paper's fat tree: 13us).
-//	eta        η, target utilisation in [0.5, 1] (default 0.95, section 5.1)
-//	wai        W_AI in bytes, or "auto" (default): W_init·(1 − η)/100, the
-//	           rule of section 3.3 for N = 100 concurrent flows (80 B at
-//	           100 Gb/s and T = 13 µs, section 5.1; 25 B at the 4 µs of
-//	           section 5.4). At most W_max = W_init.
-//	max_stage  maxStage in 0..255 (default 5, section 3.3)
-//	fast_react per-ACK reaction on (default) or off (per-RTT only, Fig. 13)
-//	multi_rate per-hop law (the authors' MULTI_RATE), off by default
+// The registry's (go run ./cmd/hwcc algos hpcc), each going to the part
+// that has it: preset (papersim, the default, or testbed, on both parts),
+// t, eta, wai, max_stage, fast_react, multi_rate, initial_u,
+// native_division, w_init, w_min, w_max (rp); switch_id, rate,
+// port_tx_bytes (cp); int_max_hops, int_tx_bytes_unit, int_qlen_unit,
+// int_ts_unit (both: switches and senders must agree). The harness's
+// defaults:
+//
+//	t          T = the flow's base RTT with its INT bytes (harness.
+//	           BaseRTTWithINT, cc.Env.BaseRTT): the paper's "slightly greater
+//	           than the maximum RTT" when every flow has the same path
+//	           length (the authors' simulator sets T to the largest base
+//	           RTT of the topology, GLOBAL_T). On topologies with unequal
+//	           paths set t to the largest base RTT (the paper's fat tree:
+//	           13us). A time in 10ns..100ms.
+//	eta        η = 0.95 (section 5.1), 0.5..1
+//	wai        W_AI = ⌊W_init·(1 − η)/100⌋, the rule of section 3.3 for
+//	           N = 100 concurrent flows (80 B at 100 Gb/s and T = 13 µs,
+//	           section 5.1; 26 B at the 4.19 µs of section 5.4), at the
+//	           final T and η; wai=0 selects the rule too. A size ≤ W_max.
+//	max_stage  maxStage = 5 (section 3.3), 0..255
+//	fast_react per-ACK reaction on (off: per-RTT only, Figure 13)
+//	multi_rate per-hop law (the authors' MULTI_RATE), off
 //
 // W_max = W_init = B_NIC·T and W_min = 1 Gb/s·T, as rp.HPCCPaperSim; the
-// INT codec is inttel.DefaultConfig, the harness's; the reciprocal table is
-// the default one (ε = 2^-7). U starts at 0 (rp.HPCCConfig.InitialU left
-// at HPCCInitialUZero); no parameter selects the ns-3 or htsim start.
+// INT codec is inttel.DefaultConfig; the reciprocal table the default one
+// (ε = 2^-7); U starts at 0 (initial_u = zero). Where the harness's
+// defaults come from: the registry's rp takes T from cc.Env.BaseRTT when
+// it is known, and then W_AI by the rule at that T (its Env hook; an
+// explicit t or wai wins); without an environment its presets stand
+// (papersim: 13 µs and the paper's 80 B). The cp takes the port's rate
+// and the switch's ID from cc.Env. Renamed from the former hand-written
+// adapter: the values "auto" of t and wai (now the defaults; wai=0 is the
+// rule, so W_AI = 0 itself is no longer available: use 1 B).
 //
 // # HPCC scenarios
 //
@@ -264,23 +302,24 @@
 // # DCQCN in the harness
 //
 // DCQCN (Zhu et al., SIGCOMM 2015; papers/survey-lossless-cc.txt section
-// 4.1.2; REFERENCE.md, DCQCN): algorithm "dcqcn".
+// 4.1.2; REFERENCE.md, DCQCN): algorithm "dcqcn", run by the harness's
+// generic adapter (harness.Scheme) over the cc registry's dcqcn parts
+// (package algos).
 //
-// Switch (CP): every switch egress data queue runs one cp.DCQCN, the RED
-// marker, told of every frame's enqueue and dequeue with the data queue's
-// length q.Len() in wire bytes (preamble and IFG counted, the frame in
-// serialisation not), and sets p.CE when it says mark (never clearing a CE
-// set by an earlier hop). Where the frame is judged is the CP's own
-// cp.DCQCNConfig.MarkAt, set from param.mark:
+// Switch (CP): every switch egress data queue runs the dcqcn cp, the RED
+// marker cp.DCQCN, told of every frame's enqueue and dequeue with the data
+// queue's length in wire bytes (preamble and IFG counted, the frame in
+// serialisation not); the frame gets CE when it says mark (a CE set by an
+// earlier hop stays). Where the frame is judged is its mark_at setting:
 //
-//   - dequeue (default): as the frame leaves the queue (OnDequeue), against
-//     the queue it leaves behind (q.Len() without it). This is the HPCC
-//     authors' ns-3 switch (it marks in SwitchNotifyDequeue, after removing
-//     the frame from the egress count), and the mark reaches the receiver
-//     without waiting behind the queue it reports.
-//   - enqueue: as the frame joins the queue (OnEnqueue), against the queue
-//     including it: the survey's wording ("mark an arriving packet") and
-//     the harness's default marker. The mark then travels behind the whole
+//   - dequeue (default): as the frame leaves the queue, against the queue
+//     it leaves behind (without it). This is the HPCC authors' ns-3 switch
+//     (it marks in SwitchNotifyDequeue, after removing the frame from the
+//     egress count), and the mark reaches the receiver without waiting
+//     behind the queue it reports.
+//   - enqueue: as the frame joins the queue, against the queue including
+//     it: the survey's wording ("mark an arriving packet") and the
+//     harness's default marker. The mark then travels behind the whole
 //     queue, so the feedback delay grows with the queue (128 µs at Kmax =
 //     400 KB on 25 Gb/s).
 //
@@ -290,68 +329,80 @@
 // at enqueue lets it reach several times that. In dcqcn-fairness, marking
 // at dequeue, two long flows keep "a standing queue around the ECN marking
 // threshold" with all of the link used. docs/scenarios.md gives the
-// measured values; `hwcc sim -scenario dcqcn-incast -set param.mark=enqueue`
+// measured values; `hwcc sim -scenario dcqcn-incast -set param.mark_at=enqueue`
 // (or dcqcn-fairness) measures the other side of the comparison.
 // Including or excluding the judged frame differs by one frame
 // (1082 wire bytes at the default payload), 1.1 % of the smallest default
 // Kmin.
 //
 // Each queue's LFSR gets its own seed, so that the marks of different ports
-// are not correlated. Features: none. In particular not Features.ECN, which
-// would add the harness's threshold marker (SwitchSpec.ECN, 100 KB by
-// default) on top of RED: cp.DCQCN replaces it (harness.Features's
-// documentation).
+// are not correlated: the cp part derives it from where it runs
+// (algos/dcqcn.go, its Env hook), DCQCNDefaultSeed XOR (k + 1)·0x9E3779B1
+// with k = (switch ID − 1)·2^16 + port number, distinct for every port of
+// up to 4095 switches. On one switch k is the queue's congestion-point ID,
+// from which the harness's earlier DCQCN adapter derived the same seeds.
+// Features: none. In particular not Features.ECN, which would add the
+// harness's threshold marker (SwitchSpec.ECN, 100 KB by default) on top of
+// RED: cp.DCQCN replaces it (harness.Features's documentation).
 //
-// Receiver (NP): one np.DCQCN per flow; OnData passes the frame's CE bit to
-// OnPacket and a true result sends one CNP; the slot rule's deferred CNP
-// comes from OnTimer at NextDeadline.
+// Receiver (NP): the dcqcn np, np.DCQCN, per flow: it sees every data
+// frame's CE bit and asks for a CNP to the flow's source, which the NIC
+// sends; the slot rule's deferred CNP comes from its timer.
 //
-// Sender (RP): one rp.DCQCN per flow, port rate = the NIC's line rate.
-// OnCNP, OnTimer and NextDeadline map one to one; OnSend feeds the byte
-// counter with the frame's payload bytes (retransmissions included: the NIC
-// counts what it sends). The NIC paces at min(offered rate, line rate, RC)
-// (RC: rp.DCQCN.Rate(), the current rate) and has no window. ACKs are
-// ignored: DCQCN reacts to CNPs only.
+// Sender (RP): the dcqcn rp, rp.DCQCN, per flow, its port rate the NIC's
+// line rate. CNPs reach it as they arrive, its timers run at its
+// NextDeadline, and the payload bytes the NIC sends feed its byte counter
+// (retransmissions included: the NIC counts what it sends). The NIC paces
+// at min(offered rate, line rate, RC) (RC: the part's current rate, its
+// Limits) and has no window. ACKs change nothing: DCQCN reacts to CNPs
+// only.
 //
 // # DCQCN parameters
 //
-//	preset        RP and NP settings: connectx (default), paper or hpcc
-//	                connectx  rp.DCQCNConnectX, np.DCQCNConnectX: the NVIDIA
-//	                          ConnectX defaults (min_time_between_cnps 4 µs)
-//	                paper     rp.DCQCNPaper, np.DCQCNPaper (50 µs slots)
-//	                hpcc      rp.DCQCNHPCCSim, np.DCQCNHPCCSim (a CNP per
-//	                          marked packet, decreases on a 4 µs grid from
-//	                          the first CNP): the HPCC paper's simulations
-//	kmin, kmax    the CP's thresholds, sizes, at every port; default 100 KB
-//	              and 400 KB scaled by port rate/25 Gb/s (cp.DCQCNHPCCSim:
-//	              400 KB and 1.6 MB at 100 Gb/s)
-//	pmax          marking probability at Kmax, a number in [0, 1], stored in
-//	              Q0.16 rounded to nearest (default 0.2)
-//	np            the NP's rule: slot (the paper's N-µs slots) or interval
-//	              (ConnectX's min_time_between_cnps); default the preset's
-//	cnp_interval  the slot length or minimum interval, a time in 0..1s;
-//	              default the preset's (connectx 4us, paper 50us, hpcc 0)
-//	mark          where the CP judges a frame: dequeue (default) or enqueue
+// The registry's (hwcc algos dcqcn), with the harness's defaults the
+// registry's: preset (connectx, the default, paper or hpcc) configures the
+// three parts alike, the RP and NP as
 //
-// and these fields of rp.DCQCNConfig under their ConnectX parameter names
-// (REFERENCE.md's table; units.ParseRate/ParseTime/ParseBytes strings for
-// rates, times and sizes, whole numbers otherwise): dce_tcp_g,
-// dce_tcp_rtt, initial_alpha_value, rate_to_set_on_first_cnp, rpg_gd,
-// rpg_min_dec_fac, rpg_min_rate, rpg_max_rate, rate_reduce_monitor_period,
-// rpg_time_reset, rpg_byte_reset (bytes, a multiple of 64 B),
-// rpg_threshold, rpg_ai_rate, rpg_hai_rate, clamp_tgt_rate and
-// clamp_tgt_rate_after_time_inc (on/off). They apply on top of the preset.
-// Rates must be multiples of the preset's rate unit (1 Mb/s for connectx,
-// 1 Kb/s otherwise). One more RP key is not a vendor parameter (hence its
-// rp_ prefix):
+//	connectx  rp.DCQCNConnectX, np.DCQCNConnectX: the NVIDIA ConnectX
+//	          defaults (min_time_between_cnps 4 µs)
+//	paper     rp.DCQCNPaper, np.DCQCNPaper (50 µs slots)
+//	hpcc      rp.DCQCNHPCCSim, np.DCQCNHPCCSim (a CNP per marked packet,
+//	          decreases on a 4 µs grid from the first CNP): the HPCC
+//	          paper's simulations
 //
-//	rp_alpha_frac_bits  rp.DCQCNConfig.AlphaFracBits, the width of the
-//	                    RP's α register, 10..24 (every preset: 20); 10 is
-//	                    a pure Q10 register, whose truncation pins α near
-//	                    0 when CNPs are more than a few µs apart
+// and the CP as one marker under every name, cp.DCQCNHPCCSim: kmin and kmax
+// 100 KB and 400 KB scaled by port rate/25 Gb/s (400 KB and 1.6 MB at
+// 100 Gb/s), pmax 13107 (0.2), mark_at dequeue. The settings, on top of
+// the preset:
 //
-// rp.DCQCNConfig.RateReduceMode is not a parameter: it is the preset's
-// (DCQCNReduceSpacing for connectx and paper, DCQCNReduceGrid for hpcc).
+//	cp  kmin, kmax (sizes); pmax, the marking probability at Kmax as the
+//	    Q0.16 register (65536 = 1.0; 0.2 is 13107, 0.01 is 655); seed
+//	    (default: from the switch ID and port, above; setting it gives
+//	    every queue that one); mark_at (dequeue or enqueue)
+//	np  mode (slot, the paper's N-µs slots, or min-interval, ConnectX's
+//	    rule); min_time_between_cnps, the slot length or minimum interval,
+//	    0..1s (connectx 4us, paper 50us, hpcc 0)
+//	rp  every rp.DCQCNConfig field under its ConnectX parameter name
+//	    (REFERENCE.md's table): dce_tcp_g, dce_tcp_rtt,
+//	    initial_alpha_value, rate_to_set_on_first_cnp, rpg_gd,
+//	    rpg_min_dec_fac, rpg_min_rate, rpg_max_rate,
+//	    rate_reduce_monitor_period, rpg_time_reset, rpg_byte_reset (a
+//	    multiple of 64 B), rpg_threshold, rpg_ai_rate, rpg_hai_rate,
+//	    clamp_tgt_rate, clamp_tgt_rate_after_time_inc, port_rate and
+//	    rate_unit; and two that are not vendor parameters: alpha_frac_bits,
+//	    the width of the α register, 10..24 (every preset: 20; 10 is a pure
+//	    Q10 register, whose truncation pins α near 0 when CNPs are more than
+//	    a few µs apart), and rate_reduce_mode (spacing for connectx and
+//	    paper, grid for hpcc)
+//
+// A name goes to every part that has it (preset to all three); cp., rp.
+// and np. give it to one (param.rp.preset=hpcc keeps the NP's connectx
+// rule). Rates must be multiples of rate_unit (1 Mb/s for connectx, 1 Kb/s
+// otherwise). The cp and rp also take link, the rate their presets scale
+// to, which the harness sets to the port's rate and the NIC's line rate:
+// leave it unset. The harness's earlier DCQCN adapter named four of these
+// otherwise (np, cnp_interval, mark, rp_alpha_frac_bits; np's interval is
+// min-interval) and took pmax as a probability in [0, 1].
 //
 // Why connectx is the default: it is what a user of these NICs deploys
 // (the issue's "the NIC's parameters define what users deploy"), every
@@ -361,13 +412,13 @@
 // rate ("according to our experiences (no vendor suggestion available)",
 // papers/hpcc.txt section 5.1), the only thresholds the sources give.
 //
-// Validation: CheckParams rejects unknown keys and values out of their
-// field's range (each RP key is applied to its preset at the largest port
-// rate the registers hold and the result validated, so the error names the
-// rp.DCQCNConfig field and its range); what depends on the port rate (a
-// rate above the line rate, Kmin above a scaled Kmax, a line rate that is
-// not a whole number of rate units) is an error from NewCP or NewRP, which
-// aborts the run naming the port or flow.
+// Validation: every setting is checked against its parameter's range
+// before the run, an unknown name or a bad value naming it, its value and
+// its range. What depends on several fields or on where the part runs (a
+// rate above the line rate or not a multiple of rate_unit, Kmin above a
+// scaled Kmax, a line rate that is not a whole number of rate units) is the
+// part's own error when the harness builds it, which aborts the run naming
+// the configuration field.
 //
 // # DCTCP in the harness
 //

@@ -138,27 +138,36 @@ func (m *roccModel) String() string {
 		m.sum*1e3, m.t1*1e6, m.burst/1e6, m.drain*1e3, m.climb*1e3)
 }
 
-// roccRequireClean checks what every RoCC run must satisfy: no adapter
-// errors, no misaddressed CNP, no drop, PFC headroom never exceeded, and
-// the harness's feedback counters equal the adapters' (every CNP a CP
-// handed over was sent; every one an RP heard was counted by the harness).
+// roccRequireClean checks what every RoCC run must satisfy: no state
+// machine refused an event (a malformed or misaddressed CNP among them), no
+// drop, PFC headroom never exceeded, and the harness's feedback counters
+// agree with the parts: the CPs' updates asked for a CNP to every flow of
+// their tables, the harness sent all of them but those for flows that had
+// finished or stopped (none when every flow runs to the end), and every CNP
+// that reached a sender's NIC went to its RP.
 func roccRequireClean(t *testing.T, res *harness.Result, pr *roccProbe) {
 	t.Helper()
-	var sent, received uint64
+	require.Nil(t, res.Report.Errors, "a state machine rejected an event")
+	var handed, received uint64
 	for _, c := range pr.cps {
-		require.Zero(t, c.errs.n, "CP %s->%s: %v", c.info.NodeName, c.info.PeerName, c.errs.first)
-		sent += c.sent
+		handed += c.handed
 	}
 	for _, r := range pr.rps {
-		require.Zero(t, r.errs.n, "RP of flow %d: %v", r.flow, r.errs.first)
-		require.Zero(t, r.wrongFlow, "RP of flow %d", r.flow)
 		received += r.received
 	}
 	require.Zero(t, res.Report.Drops)
 	require.Zero(t, res.Counters.HeadroomDrops)
-	require.Equal(t, int64(sent), res.Counters.FeedbackSent)
+	require.LessOrEqual(t, res.Counters.FeedbackSent, int64(handed))
+	w := res.Scenario.Workload
+	endless := len(w.Incast) == 0 && w.Poisson == nil && (w.FanIn == nil || (w.FanIn.Size == 0 && w.FanIn.Stop == 0))
+	for _, f := range w.Flows {
+		endless = endless && f.Stop == 0 && f.Size == 0
+	}
+	if endless {
+		require.Equal(t, int64(handed), res.Counters.FeedbackSent, "every CNP asked for was sent")
+	}
 	require.Equal(t, int64(received), res.Counters.FeedbackReceived)
-	require.LessOrEqual(t, received, sent)
+	require.LessOrEqual(t, res.Counters.FeedbackReceived, res.Counters.FeedbackSent)
 }
 
 // roccPort returns the port result of link ("node->peer").
@@ -179,14 +188,14 @@ func roccRun(t *testing.T, name string, sets ...string) (*harness.Result, *roccP
 	sc, err := harness.Builtin(name)
 	require.NoError(t, err)
 	require.NoError(t, sc.SetAll(sets))
-	res, pr, err := roccRunProbe(sc, harness.Options{NoSeries: true})
+	res, pr, err := roccRunProbe(t, sc, harness.Options{NoSeries: true})
 	require.NoError(t, err)
 	roccRequireClean(t, res, pr)
 	return res, pr
 }
 
 // The tests of this file reproduce RoCC's evaluation (papers/rocc.txt
-// section VI) on the harness with the "rocc" adapter: the paper's numbers
+// section VI) on the harness with the "rocc" scheme: the paper's numbers
 // are the expected values; every tolerance is derived in a comment. Where a
 // claim does not reproduce (the ~2 ms convergence of Fig. 8), the test
 // asserts the mechanism that explains the measured value instead, and says
@@ -582,8 +591,8 @@ func roccRequireShares(t *testing.T, res *harness.Result, want []float64, capped
 	}
 }
 
-// roccCPID is the CNP's CP identity of a traced CP (roccCPConfig: switch =
-// NodeID, port = port number).
+// roccCPID is the CNP's CP identity of a traced CP (the cp's Env hook:
+// switch = NodeID, port = port number).
 func roccCPID(c *roccTracedCP) uint64 { return uint64(c.info.Node)<<16 | uint64(c.info.Port) }
 
 // TestRoCCMultiBottleneckFig12a is section VI-A d (Fig. 10, Fig. 12(a)):
@@ -609,6 +618,7 @@ func TestRoCCMultiBottleneckFig12a(t *testing.T) {
 	s1 := pr.cp("S1", "B0")
 	require.NotNil(t, s1)
 	st := pr.rps[0].r.State()
+	require.Equal(t, roccCPID(s1), uint64(s1.c.Params().Config().Switch)<<16|uint64(s1.c.Params().Config().Port))
 	require.Equal(t, "A0", pr.rps[0].info.SrcName)
 	require.Equal(t, roccCPID(s1), st.CPCur)
 	require.Positive(t, st.Rejected, "D0 never rejected S0's fair rate")
