@@ -54,6 +54,47 @@ func dcqcnCPPreset(name, doc string) cc.Preset[cp.DCQCNConfig] {
 	}
 }
 
+// dcqcnSeedMix is the odd constant (2^32/φ) that spreads queue keys over
+// LFSR seeds (see dcqcnSeed).
+const dcqcnSeedMix = 0x9E3779B1
+
+// dcqcnSeed returns the LFSR seed of the queue with key k:
+// DCQCNDefaultSeed XOR (k + 1)·dcqcnSeedMix mod 2^32. It is never 0 (the
+// LFSR's lock-up state) and distinct for distinct keys (multiplication by an
+// odd constant is a bijection mod 2^32, and so is XOR with a constant), but
+// for the one key that would map to 0, which takes DCQCNDefaultSeed, the
+// seed of key 0xFFFFFFFF.
+func dcqcnSeed(k uint32) uint32 {
+	s := cp.DCQCNDefaultSeed ^ (k+1)*dcqcnSeedMix
+	if s == 0 {
+		return cp.DCQCNDefaultSeed
+	}
+	return s
+}
+
+// dcqcnQueueKey numbers a queue: its index in the network when the
+// environment gives one (Index − 1, the harness's congestion-point ID, as
+// the harness's earlier DCQCN adapter keyed its seeds), else (SwitchID −
+// 1)·2^16 + Port, distinct for every port of a network of up to 4095
+// switches.
+func dcqcnQueueKey(env cc.Env) uint32 {
+	if env.Index > 0 {
+		return uint32(env.Index - 1)
+	}
+	return uint32(env.SwitchID-1)<<16 | uint32(env.Port)
+}
+
+// dcqcnCPEnv gives each queue's LFSR its own seed, derived from where it
+// runs (dcqcnSeed of dcqcnQueueKey), so that the marks of different ports
+// are not correlated. A part built without a switch ID (0: unknown) keeps
+// the preset's DCQCNDefaultSeed; an explicit seed setting wins.
+func dcqcnCPEnv(c *cp.DCQCNConfig, env cc.Env) {
+	if env.SwitchID == 0 && env.Index == 0 {
+		return
+	}
+	c.Seed = dcqcnSeed(dcqcnQueueKey(env))
+}
+
 // dcqcnRateField is a rate parameter of the rp part.
 func dcqcnRateField(name, min, doc, source string, ptr func(c *rp.DCQCNConfig) *units.Rate) cc.Field[rp.DCQCNConfig] {
 	return cc.Field[rp.DCQCNConfig]{
@@ -69,7 +110,7 @@ func init() {
 		Title: "DCQCN",
 		Paper: "Zhu et al., Congestion Control for Large-Scale RDMA Deployments, SIGCOMM 2015, as the survey states it " +
 			"(papers/survey-lossless-cc.txt section 4.1.2: CP, NP and RP algorithms, equations (5)-(8)); the reaction point in " +
-			"the integer form of NVIDIA ConnectX NICs and their documented parameters; papers/hpcc.txt section 5.1 for the hpccsim presets",
+			"the integer form of NVIDIA ConnectX NICs and their documented parameters; papers/hpcc.txt section 5.1 for the hpcc presets",
 		Doc: "RED-style ECN marking in the switch, paced CNPs from the receiver, and a per-flow rate limiter at the sender " +
 			"that cuts by α/2 per CNP and recovers by timer and byte counter",
 		Parts: []cc.PartSpec{
@@ -82,7 +123,7 @@ func init() {
 					Presets: []cc.Preset[cp.DCQCNConfig]{
 						dcqcnCPPreset("connectx", "the marker every preset uses"),
 						dcqcnCPPreset("paper", "the paper-style presets' marker"),
-						dcqcnCPPreset("hpccsim", "the HPCC paper's marker"),
+						dcqcnCPPreset("hpcc", "the HPCC paper's marker"),
 					},
 					Fields: []cc.Field[cp.DCQCNConfig]{
 						{
@@ -112,7 +153,7 @@ func init() {
 						{
 							Param: cc.Param{
 								Name: "seed", Unit: "LFSR state", Min: "1", Max: "4294967295",
-								Doc:    "initial state of the 32-bit LFSR (0 is its lock-up state); give each queue its own",
+								Doc:    "initial state of the 32-bit LFSR (0 is its lock-up state); where the switch ID is known each queue gets its own, derived from the switch ID and port (setting it gives every queue this one)",
 								Source: "hwcc (Xilinx XAPP052 taps 32, 22, 2, 1)",
 							},
 							Ptr: func(c *cp.DCQCNConfig) any { return &c.Seed },
@@ -130,6 +171,7 @@ func init() {
 							Ptr: func(c *cp.DCQCNConfig) any { return &c.MarkAt },
 						},
 					},
+					Env: dcqcnCPEnv,
 					New: dcqcnNew(cp.NewDCQCN),
 				},
 			},
@@ -152,7 +194,7 @@ func init() {
 							Config: cc.Fixed(np.DCQCNPaper),
 						},
 						{
-							Name:   "hpccsim",
+							Name:   "hpcc",
 							Doc:    "a CNP for every marked packet (no pacing), as the public simulators",
 							Source: "REFERENCE.md, DCQCN (the public simulators leave out CNP pacing)",
 							Config: cc.Fixed(np.DCQCNHPCCSim),
@@ -204,7 +246,7 @@ func init() {
 							Config: cc.OfLink(rp.DCQCNPaper),
 						},
 						{
-							Name: "hpccsim",
+							Name: "hpcc",
 							Doc: "the HPCC authors' ns-3 DCQCN: α every 1 µs with g = 1/256, decreases on a 4 µs grid, timer 300 µs, no byte counter, " +
 								"F = 1, minimum rate 1000 Mb/s (the link must be at least that), rates in Kb/s (rp.DCQCNHPCCSim)",
 							Source: dcqcnHPCC + "; the authors' ns-3 run script (REFERENCE.md, DCQCN)",

@@ -1,8 +1,12 @@
 package algos
 
 import (
+	"math"
 	"testing"
 
+	"github.com/leanovate/gopter"
+	"github.com/leanovate/gopter/gen"
+	"github.com/leanovate/gopter/prop"
 	"github.com/stretchr/testify/require"
 
 	"github.com/hwcc/hwcc/cc"
@@ -30,7 +34,7 @@ func dcqcnSpecs(t *testing.T) (*cc.Spec[cp.DCQCNConfig], *cc.Spec[np.DCQCNConfig
 
 // Every part builds by name with every preset, and plays its role.
 func TestDCQCNRegistryBuilds(t *testing.T) {
-	for _, preset := range []string{"", "preset=connectx", "preset=paper", "preset=hpccsim"} {
+	for _, preset := range []string{"", "preset=connectx", "preset=paper", "preset=hpcc"} {
 		for _, link := range []string{"", ", link=25Gbps"} {
 			c, err := cc.NewCP("dcqcn", "cp", preset+link)
 			require.NoError(t, err, preset+link)
@@ -46,7 +50,7 @@ func TestDCQCNRegistryBuilds(t *testing.T) {
 	for part, s := range map[string]string{
 		"cp": "kmin=5KB, kmax=200KB, pmax=655, seed=7, mark_at=enqueue",
 		"np": "mode=slot, min_time_between_cnps=50us",
-		"rp": "preset=hpccsim, rate_reduce_mode=spacing, rpg_byte_reset=10MB, clamp_tgt_rate=on, alpha_frac_bits=10",
+		"rp": "preset=hpcc, rate_reduce_mode=spacing, rpg_byte_reset=10MB, clamp_tgt_rate=on, alpha_frac_bits=10",
 	} {
 		_, err := cc.New("dcqcn", part, s)
 		require.NoError(t, err, "%s: %s", part, s)
@@ -58,7 +62,7 @@ func TestDCQCNRegistryBuilds(t *testing.T) {
 // names.
 func TestDCQCNRegistryPresets(t *testing.T) {
 	cs, ns, rs := dcqcnSpecs(t)
-	for _, preset := range []string{"connectx", "paper", "hpccsim"} {
+	for _, preset := range []string{"connectx", "paper", "hpcc"} {
 		st := []cc.Setting{{Name: "preset", Value: preset}}
 		c, err := cs.Config("cp", st)
 		require.NoError(t, err)
@@ -73,7 +77,7 @@ func TestDCQCNRegistryPresets(t *testing.T) {
 	require.Equal(t, 1600*units.KB, c.Kmax)
 	require.Equal(t, cp.DCQCNMarkDequeue, c.MarkAt)
 
-	for name, want := range map[string]np.DCQCNConfig{"": np.DCQCNConnectX(), "connectx": np.DCQCNConnectX(), "paper": np.DCQCNPaper(), "hpccsim": np.DCQCNHPCCSim()} {
+	for name, want := range map[string]np.DCQCNConfig{"": np.DCQCNConnectX(), "connectx": np.DCQCNConnectX(), "paper": np.DCQCNPaper(), "hpcc": np.DCQCNHPCCSim()} {
 		var st []cc.Setting
 		if name != "" {
 			st = []cc.Setting{{Name: "preset", Value: name}}
@@ -85,7 +89,7 @@ func TestDCQCNRegistryPresets(t *testing.T) {
 	_, err = ns.Config("np", []cc.Setting{{Name: "link", Value: "25Gbps"}})
 	require.ErrorIs(t, err, cc.ErrUnknown, "the np presets take no link")
 
-	for name, f := range map[string]func(units.Rate) rp.DCQCNConfig{"": rp.DCQCNConnectX, "connectx": rp.DCQCNConnectX, "paper": rp.DCQCNPaper, "hpccsim": rp.DCQCNHPCCSim} {
+	for name, f := range map[string]func(units.Rate) rp.DCQCNConfig{"": rp.DCQCNConnectX, "connectx": rp.DCQCNConnectX, "paper": rp.DCQCNPaper, "hpcc": rp.DCQCNHPCCSim} {
 		for _, link := range []units.Rate{0, 25 * units.Gbps} {
 			var st []cc.Setting
 			if name != "" {
@@ -136,11 +140,11 @@ func TestDCQCNRegistryBadValues(t *testing.T) {
 	}
 	for _, c := range []struct{ part, settings, field string }{
 		{"cp", "kmin=500KB, kmax=400KB", "Kmax"},
-		{"rp", "rpg_ai_rate=5500Kbps", "RpgAIRate"},                                       // not a whole number of Mb/s
-		{"rp", "rpg_max_rate=200Gbps", "RpgMaxRate"},                                      // above the 100 Gb/s port
-		{"rp", "rpg_byte_reset=100B", "RpgByteReset"},                                     // not a multiple of 64 B
-		{"rp", "preset=hpccsim, link=500Mbps", "RpgMinRate"},                              // below the preset's 1000 Mb/s minimum
-		{"rp", "preset=hpccsim, rate_to_set_on_first_cnp=500Mbps", "RateToSetOnFirstCNP"}, // below rpg_min_rate
+		{"rp", "rpg_ai_rate=5500Kbps", "RpgAIRate"},                                    // not a whole number of Mb/s
+		{"rp", "rpg_max_rate=200Gbps", "RpgMaxRate"},                                   // above the 100 Gb/s port
+		{"rp", "rpg_byte_reset=100B", "RpgByteReset"},                                  // not a multiple of 64 B
+		{"rp", "preset=hpcc, link=500Mbps", "RpgMinRate"},                              // below the preset's 1000 Mb/s minimum
+		{"rp", "preset=hpcc, rate_to_set_on_first_cnp=500Mbps", "RateToSetOnFirstCNP"}, // below rpg_min_rate
 	} {
 		_, err := cc.New("dcqcn", c.part, c.settings)
 		var ce *cc.ConfigError
@@ -188,7 +192,7 @@ func TestDCQCNRegistryDefaultsRoundTrip(t *testing.T) {
 	r, err := rs.Config("rp", settings(rs.Describe()))
 	require.NoError(t, err)
 	require.Equal(t, rp.DCQCNConnectX(100*units.Gbps), r)
-	// The hpccsim preset's values, written out, rebuild it from connectx.
+	// The hpcc preset's values, written out, rebuild it from connectx.
 	h := rp.DCQCNHPCCSim(100 * units.Gbps)
 	r, err = rs.Config("rp", []cc.Setting{
 		{Name: "rate_unit", Value: h.RateUnit.String()}, {Name: "dce_tcp_g", Value: "1020"},
@@ -261,4 +265,61 @@ func TestDCQCNRegistryBounds(t *testing.T) {
 		require.ErrorAs(t, err, &ce, name)
 		require.Equal(t, name, ce.Field, name)
 	}
+}
+
+// Property: every queue key gets a valid LFSR seed (never the lock-up 0),
+// and keys map to distinct seeds (checked for 2^16 consecutive keys, and
+// for the first ports of many switches).
+func TestDCQCNSeeds(t *testing.T) {
+	params := gopter.DefaultTestParametersWithSeed(6)
+	params.MinSuccessfulTests = 2000
+	props := gopter.NewProperties(params)
+	props.Property("seed is a valid LFSR state", prop.ForAll(func(k uint32) bool {
+		_, err := cp.NewLFSR32(dcqcnSeed(k))
+		return err == nil
+	}, gen.UInt32().WithLabel("key")))
+	props.TestingRun(t)
+	for _, k := range []uint32{0, 1, 1 << 16, math.MaxUint32} {
+		_, err := cp.NewLFSR32(dcqcnSeed(k))
+		require.NoError(t, err, "key %#x", k)
+	}
+	seen := make(map[uint32]uint32, 1<<17)
+	add := func(k uint32) {
+		s := dcqcnSeed(k)
+		prev, dup := seen[s]
+		require.False(t, dup, "keys %#x and %#x share seed %#x", prev, k, s)
+		seen[s] = k
+	}
+	for k := uint32(0); k < 1<<16; k++ {
+		add(k)
+	}
+	for sw := uint16(2); sw < 4096; sw++ {
+		for port := uint16(0); port < 16; port++ {
+			add(dcqcnQueueKey(cc.Env{SwitchID: sw, Port: port}))
+		}
+	}
+}
+
+// The cp part's seed comes from where it runs: switch 1's port p gets the
+// seed of key p (the earlier harness adapter's seed of its queue p on one
+// switch), another switch's ports other seeds; without a switch ID the
+// preset's seed stays, and an explicit seed wins over the environment.
+func TestDCQCNSeedFromEnv(t *testing.T) {
+	cs, _, _ := dcqcnSpecs(t)
+	seed := func(env *cc.Env, st ...cc.Setting) uint32 {
+		t.Helper()
+		c, err := cs.ConfigIn("cp", env, st)
+		require.NoError(t, err)
+		return c.Seed
+	}
+	for port := uint16(0); port < 8; port++ {
+		// The earlier adapter: DCQCNDefaultSeed XOR (id + 1)·0x9E3779B1.
+		want := cp.DCQCNDefaultSeed ^ (uint32(port)+1)*0x9E3779B1
+		require.Equal(t, want, seed(&cc.Env{Rate: 25 * units.Gbps, SwitchID: 1, Port: port}), "port %d", port)
+		require.NotEqual(t, want, seed(&cc.Env{Rate: 25 * units.Gbps, SwitchID: 2, Port: port}), "port %d", port)
+	}
+	require.Equal(t, dcqcnSeed(2<<16|5), seed(&cc.Env{SwitchID: 3, Port: 5}))
+	require.Equal(t, cp.DCQCNDefaultSeed, seed(nil))
+	require.Equal(t, cp.DCQCNDefaultSeed, seed(&cc.Env{Rate: 25 * units.Gbps, Port: 3}), "no switch ID")
+	require.Equal(t, uint32(7), seed(&cc.Env{SwitchID: 1, Port: 3}, cc.Setting{Name: "seed", Value: "7"}))
 }

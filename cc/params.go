@@ -347,6 +347,11 @@ type Env struct {
 	Hops       int
 	// Payload is a full data packet's payload (the MSS).
 	Payload units.Bytes
+	// Index numbers the part among the parts of its role in one network,
+	// from 1 (0: unknown): a harness's queue or flow number, for a part
+	// that needs a distinct, reproducible value per instance (an LFSR's
+	// seed).
+	Index int
 }
 
 // Description is a part's configuration as `hwcc algos` lists it.

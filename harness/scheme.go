@@ -29,6 +29,10 @@ type Scheme struct {
 	// prefix, congestion points stamp it on Dequeue, receivers echo it in
 	// their ACKs, and the base RTT the parts are told includes its bytes.
 	INT bool
+	// NoAcks: the reaction point reacts to no ACK or NAK (DCQCN reacts to
+	// CNPs only: a RoCE NIC's transport handles ACKs without its congestion
+	// control), so the NIC does not hand it them.
+	NoAcks bool
 	// Defaults are settings applied before the scenario's parameters, in
 	// the same syntax (see Params): the harness's choices where they differ
 	// from the part's first preset.
@@ -203,7 +207,7 @@ func (g *schemeAlgo) build(r cc.Role, env *cc.Env, params map[string]string) (cc
 // NewCP builds the congestion point of one switch egress data queue, in
 // the environment of its port.
 func (g *schemeAlgo) NewCP(info CPInfo) (CP, error) {
-	env := &cc.Env{Rate: info.Rate, Node: cc.NodeID(info.Node), Port: uint16(info.Port), SwitchID: info.SwitchID}
+	env := &cc.Env{Rate: info.Rate, Node: cc.NodeID(info.Node), Port: uint16(info.Port), SwitchID: info.SwitchID, Index: int(info.ID) + 1}
 	p, err := g.build(cc.RoleCP, env, info.Params)
 	if err != nil || p == nil {
 		return nil, err
@@ -219,16 +223,19 @@ func (g *schemeAlgo) env(f FlowInfo) *cc.Env {
 	if g.s.INT {
 		rtt = BaseRTTWithINT(f)
 	}
-	return &cc.Env{Rate: f.LineRate, Node: cc.NodeID(f.Src), BaseRTT: rtt, Bottleneck: f.Bottleneck, Hops: f.Hops, Payload: f.Payload}
+	return &cc.Env{Rate: f.LineRate, Node: cc.NodeID(f.Src), BaseRTT: rtt, Bottleneck: f.Bottleneck, Hops: f.Hops, Payload: f.Payload, Index: int(f.ID) + 1}
 }
 
 // NewRP builds the reaction point of one flow.
 func (g *schemeAlgo) NewRP(f FlowInfo) (RP, error) {
 	p, err := g.build(cc.RoleRP, g.env(f), f.Params)
-	if err != nil || p == nil {
-		return nil, err
+	if err != nil {
+		return nil, fmt.Errorf("flow %d (%s->%s): %w", f.ID, f.SrcName, f.DstName, err)
 	}
-	r := &schemeRP{r: p.(cc.ReactionPoint), flow: cc.FlowID(f.ID), line: f.LineRate, act: cc.NewActions(initialActions), errs: f.Errors}
+	if p == nil {
+		return nil, nil
+	}
+	r := &schemeRP{r: p.(cc.ReactionPoint), flow: cc.FlowID(f.ID), line: f.LineRate, act: cc.NewActions(initialActions), errs: f.Errors, noAcks: g.s.NoAcks}
 	r.cap = f.LineRate
 	if f.Offered > 0 && f.Offered < r.cap {
 		r.cap = f.Offered
@@ -242,8 +249,11 @@ func (g *schemeAlgo) NewRP(f FlowInfo) (RP, error) {
 // NewNP builds the notification point of one flow.
 func (g *schemeAlgo) NewNP(f FlowInfo) (NP, error) {
 	p, err := g.build(cc.RoleNP, g.env(f), f.Params)
-	if err != nil || p == nil {
-		return nil, err
+	if err != nil {
+		return nil, fmt.Errorf("flow %d (%s->%s): %w", f.ID, f.SrcName, f.DstName, err)
+	}
+	if p == nil {
+		return nil, nil
 	}
 	return &schemeNP{n: p.(cc.NotificationPoint), act: cc.NewActions(initialActions), errs: f.Errors}, nil
 }
@@ -375,6 +385,7 @@ type schemeRP struct {
 	pkt        cc.Packet
 	fb         cc.Feedback
 	lastLimits cc.Limits
+	noAcks     bool // the scheme's NoAcks
 }
 
 // pendingFeedback is a message waiting out the reaction delay.
@@ -402,6 +413,9 @@ func (w *schemeRP) OnSend(now units.Time, seq uint64, n units.Bytes) {
 }
 
 func (w *schemeRP) OnAck(now units.Time, a *Ack) {
+	if w.noAcks {
+		return
+	}
 	kind := cc.FeedbackAck
 	if a.NAK {
 		kind = cc.FeedbackNak

@@ -19,7 +19,7 @@
 //
 //	hwcc sim                                   # the built-in compare: RoCC, HPCC, DCQCN, DCTCP side by side
 //	hwcc sim -scenario hpcc-incast -json       # one built-in, the report as JSON
-//	hwcc sim -scenario dcqcn-incast -set param.mark=enqueue -out dir   # with time series and plots
+//	hwcc sim -scenario dcqcn-incast -set param.mark_at=enqueue -out dir   # with time series and plots
 //	hwcc algos dcqcn                           # a registered algorithm's parts and parameters
 //	hwcc tables reciprocal -eps 2^-7 -format memh -o recip.memh
 //

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/harness"
 	"github.com/hwcc/hwcc/rp"
 	"github.com/hwcc/hwcc/units"
@@ -63,34 +64,32 @@ func TestDCQCNRPAlphaDecayFollowsEquation6(t *testing.T) {
 	}
 }
 
-// The register width is the parameter rp_alpha_frac_bits: it reaches the
-// RP's configuration, its range is the field's (an error names the
-// parameter and the field), and at 10 the adapter's RP is the Q10 register
+// The register width is the parameter alpha_frac_bits: it reaches the
+// RP's configuration, its range is the description's (an error names the
+// parameter and its range), and at 10 the scheme's RP is the Q10 register
 // again: after one CNP α follows ⌊1019·α/1024⌋ period by period (Go's
 // integer division, truncating), 782, 590, 166 and 0 after 50, 100, 300
 // and 600 µs.
 func TestDCQCNAlphaFracBitsParam(t *testing.T) {
-	a := dcqcnAlgo{}
+	a := dcqcnScheme(t)
 	for _, bits := range []uint8{10, 16, 24} {
-		p, err := dcqcnParseParams(map[string]string{"rp_alpha_frac_bits": strconv.Itoa(int(bits))})
-		require.NoError(t, err)
-		c, err := dcqcnRPConfig(p, 25*units.Gbps)
-		require.NoError(t, err)
+		_, _, c := dcqcnParts(t, 25*units.Gbps, map[string]string{"alpha_frac_bits": strconv.Itoa(int(bits))})
 		want := rp.DCQCNConnectX(25 * units.Gbps)
 		want.AlphaFracBits = bits
 		require.Equal(t, want, c)
 	}
 	for _, v := range []string{"9", "25", "x"} {
-		err := a.CheckParams(map[string]string{"rp_alpha_frac_bits": v})
-		require.ErrorContains(t, err, `param.rp_alpha_frac_bits = "`+v+`"`)
-		if v != "x" {
-			require.ErrorContains(t, err, "AlphaFracBits = "+v+": want 10..24")
-		}
+		err := a.(harness.ParamChecker).CheckParams(map[string]string{"alpha_frac_bits": v})
+		var ce *cc.ConfigError
+		require.ErrorAs(t, err, &ce, v)
+		require.Equal(t, "alpha_frac_bits", ce.Field)
+		require.Equal(t, v, ce.Value)
+		require.Equal(t, "a whole number in 10..24", ce.Range)
 	}
 
-	r, err := a.NewRP(harness.FlowInfo{ID: 1, LineRate: 25 * units.Gbps, Params: map[string]string{"rp_alpha_frac_bits": "10"}})
+	r, err := a.NewRP(harness.FlowInfo{ID: 1, LineRate: 25 * units.Gbps, Params: map[string]string{"alpha_frac_bits": "10"}})
 	require.NoError(t, err)
-	d := r.(*dcqcnRP).d
+	d := r.(harness.PartHolder).Part().(*rp.DCQCN)
 	require.NoError(t, d.OnCNP(0))
 	alpha := uint64(1023)
 	var got, want []uint64
@@ -122,7 +121,7 @@ func TestDCQCNAlphaFracBitsParam(t *testing.T) {
 func TestDCQCNIncastPeakBelowQ10Register(t *testing.T) {
 	peaks := map[string][2]units.Bytes{}
 	for _, bits := range []string{"20", "10"} {
-		res := dcqcnRun(t, dcqcnBuiltin(t, dcqcnIncastName, "param.rp_alpha_frac_bits="+bits))
+		res := dcqcnRun(t, dcqcnBuiltin(t, dcqcnIncastName, "param.alpha_frac_bits="+bits))
 		at := units.Time(res.Scenario.MeasureFrom)
 		first := dcqcnQueueQuantiles(t, res, "s0->h0", at, at+200*units.Microsecond, 1)[0]
 		peaks[bits] = [2]units.Bytes{first, dcqcnPort(t, res, "s0->h0").MaxBytes}

@@ -12,9 +12,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/leanovate/gopter"
-	"github.com/leanovate/gopter/gen"
-	"github.com/leanovate/gopter/prop"
 	"github.com/stretchr/testify/require"
 
 	"github.com/hwcc/hwcc/cc"
@@ -25,94 +22,25 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// ---- A recording wrapper: every part an adapter builds, for error checks.
+// ---- Running the scheme.
 
-// dcqcnRecorder wraps an algorithm under another name and keeps the error
-// counters of every CP, RP and NP it builds, so that a test can check that
-// the state machines rejected no event during a run (the adapters count
-// errors instead of failing: the harness has no error path from an event).
-type dcqcnRecorder struct {
-	harness.Algorithm
-	name string
-	errs []*dcqcnErrs
+// dcqcnScheme is the harness's dcqcn algorithm: the generic adapter over
+// the cc registry's dcqcn parts.
+func dcqcnScheme(t testing.TB) harness.Algorithm {
+	t.Helper()
+	a, err := harness.Lookup(dcqcnName)
+	require.NoError(t, err)
+	return a
 }
 
-func (r *dcqcnRecorder) Name() string { return r.name }
-
-func (r *dcqcnRecorder) CheckParams(p map[string]string) error {
-	return r.Algorithm.(harness.ParamChecker).CheckParams(p)
-}
-
-func (r *dcqcnRecorder) keep(part any) {
-	switch x := part.(type) {
-	case *dcqcnCP:
-		r.errs = append(r.errs, &x.errs)
-	case *dcqcnRP:
-		r.errs = append(r.errs, &x.errs)
-	case *dcqcnNP:
-		r.errs = append(r.errs, &x.errs)
-	}
-}
-
-func (r *dcqcnRecorder) NewCP(i harness.CPInfo) (harness.CP, error) {
-	c, err := r.Algorithm.NewCP(i)
-	r.keep(c)
-	return c, err
-}
-
-func (r *dcqcnRecorder) NewRP(f harness.FlowInfo) (harness.RP, error) {
-	p, err := r.Algorithm.NewRP(f)
-	r.keep(p)
-	return p, err
-}
-
-func (r *dcqcnRecorder) NewNP(f harness.FlowInfo) (harness.NP, error) {
-	n, err := r.Algorithm.NewNP(f)
-	if n != nil {
-		r.keep(n)
-	}
-	return n, err
-}
-
-// The recorders, registered once as "<name>-rec".
-var (
-	dcqcnRecOnce sync.Once
-	dcqcnRecs    = map[string]*dcqcnRecorder{}
-)
-
-func dcqcnRecorderFor(t testing.TB, algo string) *dcqcnRecorder {
-	dcqcnRecOnce.Do(func() {
-		for _, a := range []harness.Algorithm{dcqcnAlgo{}} {
-			r := &dcqcnRecorder{Algorithm: a, name: a.Name() + "-rec"}
-			harness.MustRegister(r)
-			dcqcnRecs[a.Name()] = r
-		}
-	})
-	r, ok := dcqcnRecs[algo]
-	require.True(t, ok, "no recorder for %s", algo)
-	return r
-}
-
-// dcqcnRun runs sc. For dcqcn and dctcp it runs through the recorder and
-// checks that no adapter saw an error from its state machine.
+// dcqcnRun runs sc and checks that no state machine rejected an event: the
+// generic adapter hands every part's error to the run's log, which the
+// report shows (Report.Errors, nil when empty).
 func dcqcnRun(t testing.TB, sc *harness.Scenario) *harness.Result {
 	t.Helper()
-	var rec *dcqcnRecorder
-	wrapped := sc.Algorithm == dcqcnName
-	if wrapped {
-		rec = dcqcnRecorderFor(t, sc.Algorithm)
-		rec.errs = rec.errs[:0]
-		sc.Algorithm = rec.name
-	}
 	res, err := harness.Run(sc, harness.Options{})
 	require.NoError(t, err)
 	require.Nil(t, res.Report.Errors, "a state machine rejected an event")
-	if wrapped {
-		require.NotEmpty(t, rec.errs)
-		for _, e := range rec.errs {
-			require.Zero(t, e.n, "a state machine rejected %d events; first: %v", e.n, e.first)
-		}
-	}
 	return res
 }
 
@@ -167,98 +95,161 @@ func dcqcnPort(t testing.TB, res *harness.Result, link string) harness.PortResul
 
 // ---- Parameters.
 
+// Preset names (the registry's, shared by the three parts).
+const (
+	dcqcnPresetConnectX = "connectx"
+	dcqcnPresetHPCC     = "hpcc"
+)
+
+// The scenario's parameters are the registry's settings (hwcc algos dcqcn),
+// each going to the parts that have it (preset to all three; cp., rp. and
+// np. to one); a bad one is a *cc.ConfigError naming it, its value and its
+// range. pmax is the CP's Q0.16 register (65536 = 1.0): the probability the
+// earlier adapter took (0.2) is refused, not misread.
 func TestDCQCNParams(t *testing.T) {
-	a := dcqcnAlgo{}
+	a := dcqcnScheme(t).(harness.ParamChecker)
 	good := []map[string]string{
 		nil,
 		{"preset": "connectx"}, {"preset": "PAPER"}, {"preset": "hpcc"},
-		{"kmin": "5KB", "kmax": "200KB", "pmax": "0.01"},
+		{"rp.preset": "hpcc", "np.preset": "paper", "cp.preset": "connectx"},
+		{"kmin": "5KB", "kmax": "200KB", "pmax": "655"},
 		{"kmin": "100KB", "kmax": "100KB"}, // a step marker
-		{"np": "slot", "cnp_interval": "50us"}, {"np": "interval", "cnp_interval": "0s"},
-		{"mark": "enqueue"}, {"mark": "dequeue"},
+		{"mode": "slot", "min_time_between_cnps": "50us"}, {"mode": "min-interval", "min_time_between_cnps": "0s"},
+		{"mark_at": "enqueue"}, {"mark_at": "dequeue"}, {"cp.seed": "7"},
 		{"rpg_time_reset": "55us", "rpg_ai_rate": "40Mbps", "rpg_hai_rate": "200Mbps", "rpg_threshold": "5"},
 		{"dce_tcp_g": "1020", "dce_tcp_rtt": "55us", "initial_alpha_value": "512", "rpg_gd": "11"},
 		{"rpg_byte_reset": "10MB", "rpg_min_rate": "10Mbps", "rpg_max_rate": "10Gbps", "rate_to_set_on_first_cnp": "1Gbps"},
 		{"clamp_tgt_rate": "on", "clamp_tgt_rate_after_time_inc": "off", "rpg_min_dec_fac": "0", "rate_reduce_monitor_period": "0s"},
-		// Keys whose ranges depend on each other are checked together:
+		{"alpha_frac_bits": "10", "rate_reduce_mode": "grid"},
+		// Settings whose ranges depend on each other are checked together:
 		// the first CNP's rate is valid once the minimum is lowered.
 		{"preset": "hpcc", "rate_to_set_on_first_cnp": "500Mbps", "rpg_min_rate": "100Mbps"},
 	}
 	for _, p := range good {
 		require.NoError(t, a.CheckParams(p), "%v", p)
 	}
-	bad := []struct {
-		p    map[string]string
-		want []string // substrings of the error
+	const known = "a parameter of dcqcn cp, dcqcn rp, dcqcn np (hwcc algos dcqcn)"
+	for _, c := range []struct {
+		p             map[string]string
+		field, range_ string
 	}{
-		{map[string]string{"eta": "1"}, []string{"unknown parameter param.eta (known: clamp_tgt_rate"}},
-		{map[string]string{"preset": "mellanox"}, []string{"param.preset = \"mellanox\": want connectx, paper or hpcc"}},
-		{map[string]string{"kmin": "-1"}, []string{"param.kmin"}},
-		{map[string]string{"kmax": "5GB"}, []string{"param.kmax = \"5GB\": want a size in 0..4294967295 B"}},
-		{map[string]string{"kmin": "300KB", "kmax": "200KB"}, []string{"param.kmin = 300KB exceeds param.kmax = 200KB"}},
-		{map[string]string{"pmax": "1.5"}, []string{"param.pmax = \"1.5\": want a probability in [0, 1]"}},
-		{map[string]string{"pmax": "NaN"}, []string{"param.pmax"}},
-		{map[string]string{"np": "fast"}, []string{"param.np = \"fast\": want slot"}},
-		{map[string]string{"cnp_interval": "2s"}, []string{"param.cnp_interval = \"2s\": want a time in 0..1s"}},
-		{map[string]string{"mark": "egress"}, []string{"param.mark = \"egress\": want enqueue or dequeue"}},
-		{map[string]string{"dce_tcp_g": "1024"}, []string{"param.dce_tcp_g = \"1024\": want a whole number in 0..1023"}},
-		{map[string]string{"rpg_gd": "32"}, []string{"param.rpg_gd = \"32\"", "RpgGd = 32: want 0..31"}},
-		{map[string]string{"rpg_min_dec_fac": "101"}, []string{"param.rpg_min_dec_fac", "RpgMinDecFac"}},
-		{map[string]string{"rpg_time_reset": "0s"}, []string{"param.rpg_time_reset", "RpgTimeReset = 0s: want (0, 1s]"}},
-		{map[string]string{"rpg_byte_reset": "100B"}, []string{"param.rpg_byte_reset", "multiple of 64B"}},
-		{map[string]string{"rpg_ai_rate": "5.5Mbps"}, []string{"param.rpg_ai_rate", "RpgAIRate", "multiple of RateUnit (1Mbps)"}},
-		{map[string]string{"rpg_ai_rate": "fast"}, []string{"param.rpg_ai_rate = \"fast\""}},
-		{map[string]string{"clamp_tgt_rate": "maybe"}, []string{"param.clamp_tgt_rate = \"maybe\": want on or off"}},
-		{map[string]string{"preset": "hpcc", "rate_to_set_on_first_cnp": "500Mbps"}, []string{"param.rate_to_set_on_first_cnp", "RateToSetOnFirstCNP"}},
-	}
-	for _, c := range bad {
+		{map[string]string{"eta": "1"}, "eta", known},
+		// The earlier adapter's names are refused, naming the registry's.
+		{map[string]string{"np": "slot"}, "np", known},
+		{map[string]string{"cnp_interval": "4us"}, "cnp_interval", known},
+		{map[string]string{"mark": "enqueue"}, "mark", known},
+		{map[string]string{"rp_alpha_frac_bits": "10"}, "rp_alpha_frac_bits", known},
+		{map[string]string{"xp.kmin": "1KB"}, "xp.kmin", "a parameter, or cp., rp. or np. and a parameter"},
+		{map[string]string{"preset": "mellanox"}, "preset", "one of connectx, paper, hpcc"},
+		{map[string]string{"preset": "hpccsim"}, "preset", "one of connectx, paper, hpcc"},
+		{map[string]string{"kmin": "-1"}, "kmin", "a size in 0B..4.294967295GB"},
+		{map[string]string{"kmax": "5GB"}, "kmax", "a size in 0B..4.294967295GB"},
+		{map[string]string{"pmax": "0.2"}, "pmax", "a whole number in 0..65536"},
+		{map[string]string{"pmax": "65537"}, "pmax", "a whole number in 0..65536"},
+		{map[string]string{"pmax": "NaN"}, "pmax", "a whole number in 0..65536"},
+		{map[string]string{"cp.seed": "0"}, "seed", "a whole number in 1..4294967295"},
+		{map[string]string{"mode": "fast"}, "mode", "one of slot, min-interval"},
+		{map[string]string{"min_time_between_cnps": "2s"}, "min_time_between_cnps", "a time in 0s..1s"},
+		{map[string]string{"mark_at": "egress"}, "mark_at", "one of dequeue, enqueue"},
+		{map[string]string{"dce_tcp_g": "1024"}, "dce_tcp_g", "a whole number in 0..1023"},
+		{map[string]string{"rpg_gd": "32"}, "rpg_gd", "a whole number in 0..31"},
+		{map[string]string{"rpg_min_dec_fac": "101"}, "rpg_min_dec_fac", "a whole number in 0..100"},
+		{map[string]string{"rpg_time_reset": "0s"}, "rpg_time_reset", "a time in 1ps..1s"},
+		{map[string]string{"rpg_ai_rate": "fast"}, "rpg_ai_rate", "a rate ≥ 1bps"},
+		{map[string]string{"clamp_tgt_rate": "maybe"}, "clamp_tgt_rate", "on or off"},
+		{map[string]string{"alpha_frac_bits": "9"}, "alpha_frac_bits", "a whole number in 10..24"},
+	} {
 		err := a.CheckParams(c.p)
-		require.Error(t, err, "%v", c.p)
-		for _, w := range c.want {
-			require.Contains(t, err.Error(), w, "%v", c.p)
-		}
+		var ce *cc.ConfigError
+		require.ErrorAs(t, err, &ce, "%v", c.p)
+		require.Equal(t, c.field, ce.Field, "%v", c.p)
+		require.Equal(t, c.range_, ce.Range, "%v", c.p)
 	}
-	// The RP keys are looked up by binary search.
-	require.True(t, sort.SliceIsSorted(dcqcnRPKeys, func(i, j int) bool { return dcqcnRPKeys[i].name < dcqcnRPKeys[j].name }))
 	// An unknown key makes the whole scenario invalid, naming the key.
 	sc := dcqcnBuiltin(t, dcqcnFairnessName, "param.nope=1")
-	require.ErrorContains(t, sc.Validate(), "param.nope")
+	require.ErrorContains(t, sc.Validate(), "nope")
 }
 
-// Line-rate dependent checks come from the factories, naming the port or
-// flow.
+// What depends on several fields or on where the part runs is the part's
+// own check when it is built (New), a *cc.ConfigError naming the
+// configuration field; in a run the harness aborts with it, naming the
+// port of a congestion point.
 func TestDCQCNParamsAtTheLineRate(t *testing.T) {
-	a := dcqcnAlgo{}
-	// Kmin above the scaled Kmax of a 25 Gb/s port (400 KB).
-	_, err := a.NewCP(harness.CPInfo{NodeName: "s0", Port: 3, Rate: 25 * units.Gbps, Params: map[string]string{"kmin": "500KB"}})
-	require.ErrorContains(t, err, "dcqcn: CP s0 port 3 (25Gbps)")
+	a := dcqcnScheme(t)
+	field := func(err error) string {
+		t.Helper()
+		var ce *cc.ConfigError
+		require.ErrorAs(t, err, &ce)
+		return ce.Field
+	}
+	// Kmin above the scaled Kmax of a 25 Gb/s port (400 KB), or above kmax.
+	_, err := a.NewCP(harness.CPInfo{NodeName: "s0", Port: 3, SwitchID: 1, Rate: 25 * units.Gbps, Params: map[string]string{"kmin": "500KB"}})
+	require.Equal(t, "Kmax", field(err))
 	require.ErrorContains(t, err, "Kmax = 400KB: want Kmin (500KB)")
+	_, err = a.NewCP(harness.CPInfo{Rate: 25 * units.Gbps, Params: map[string]string{"kmin": "300KB", "kmax": "200KB"}})
+	require.Equal(t, "Kmax", field(err))
+	sc := dcqcnBuiltin(t, dcqcnIncastName, "param.kmin=500KB")
+	require.NoError(t, sc.Validate())
+	_, err = harness.Run(sc, harness.Options{NoSeries: true})
+	require.ErrorContains(t, err, "CP of s0->h")
+	require.Equal(t, "Kmax", field(err))
+
+	rpErr := func(rate units.Rate, params map[string]string) error {
+		_, err := a.NewRP(harness.FlowInfo{ID: 7, LineRate: rate, Params: params})
+		return err
+	}
 	// A maximum rate above the line rate.
-	_, err = a.NewRP(harness.FlowInfo{ID: 7, LineRate: 25 * units.Gbps, Params: map[string]string{"rpg_max_rate": "40Gbps"}})
-	require.ErrorContains(t, err, "flow 7: dcqcn: param.rpg_max_rate = \"40Gbps\": preset connectx at line rate 25Gbps")
+	require.Equal(t, "RpgMaxRate", field(rpErr(25*units.Gbps, map[string]string{"rpg_max_rate": "40Gbps"})))
 	// A line rate that is not a whole number of Mb/s (ConnectX's unit).
-	_, err = a.NewRP(harness.FlowInfo{ID: 1, LineRate: 25*units.Gbps + 1})
-	require.ErrorContains(t, err, "PortRate")
+	require.Equal(t, "PortRate", field(rpErr(25*units.Gbps+1, nil)))
 	// A sub-Gb/s line rate is below the HPCC preset's 1000 Mb/s minimum.
-	_, err = a.NewRP(harness.FlowInfo{ID: 1, LineRate: 500 * units.Mbps, Params: map[string]string{"preset": "hpcc"}})
-	require.ErrorContains(t, err, "RpgMinRate")
+	require.Equal(t, "RpgMinRate", field(rpErr(500*units.Mbps, map[string]string{"preset": "hpcc"})))
+	// Rates that are not whole numbers of the rate unit, a byte counter
+	// that is not a multiple of 64 B, a first-CNP rate below the minimum.
+	require.Equal(t, "RpgAIRate", field(rpErr(25*units.Gbps, map[string]string{"rpg_ai_rate": "5.5Mbps"})))
+	require.ErrorContains(t, rpErr(25*units.Gbps, map[string]string{"rpg_ai_rate": "5.5Mbps"}), "multiple of RateUnit (1Mbps)")
+	require.Equal(t, "RpgByteReset", field(rpErr(25*units.Gbps, map[string]string{"rpg_byte_reset": "100B"})))
+	require.Equal(t, "RateToSetOnFirstCNP", field(rpErr(25*units.Gbps, map[string]string{"preset": "hpcc", "rate_to_set_on_first_cnp": "500Mbps"})))
+	sc = dcqcnBuiltin(t, dcqcnIncastName, "param.rpg_max_rate=40Gbps")
+	require.NoError(t, sc.Validate())
+	_, err = harness.Run(sc, harness.Options{NoSeries: true})
+	require.Equal(t, "RpgMaxRate", field(err))
+}
+
+// dcqcnParts builds the three parts of a flow at line rate link and of a
+// queue of a port at that rate with params, and returns their
+// configurations.
+func dcqcnParts(t testing.TB, link units.Rate, params map[string]string) (cp.DCQCNConfig, np.DCQCNConfig, rp.DCQCNConfig) {
+	t.Helper()
+	a := dcqcnScheme(t)
+	c, err := a.NewCP(harness.CPInfo{SwitchID: 1, Port: 3, Rate: link, Params: params})
+	require.NoError(t, err)
+	f := harness.FlowInfo{ID: 1, LineRate: link, Params: params}
+	n, err := a.NewNP(f)
+	require.NoError(t, err)
+	r, err := a.NewRP(f)
+	require.NoError(t, err)
+	return c.(harness.PartHolder).Part().(*cp.DCQCN).Config(),
+		n.(harness.PartHolder).Part().(*np.DCQCN).Config(),
+		r.(harness.PartHolder).Part().(*rp.DCQCN).Config()
 }
 
 // The presets are the cp, np and rp packages' own, the CP thresholds the
 // HPCC paper's rule (papers/hpcc.txt section 5.1: Kmin = 100 KB·Bw/25
 // Gb/s, Kmax = 400 KB·Bw/25 Gb/s; KB = 1000 B), computed here from the
-// formula, and the overrides land in the named fields.
+// formula, the rp's rates those of the flow's line rate, and the settings
+// land in the named fields.
 func TestDCQCNPresetConfigs(t *testing.T) {
 	for _, link := range []units.Rate{10 * units.Gbps, 25 * units.Gbps, 40 * units.Gbps, 100 * units.Gbps} {
-		p, err := dcqcnParseParams(nil)
-		require.NoError(t, err)
-		c := dcqcnCPConfig(p, harness.CPInfo{ID: 3, Rate: link})
+		c, n, r := dcqcnParts(t, link, nil)
 		require.Equal(t, units.Bytes(100_000*float64(link)/25e9), c.Kmin, "Kmin at %v", link)
 		require.Equal(t, units.Bytes(400_000*float64(link)/25e9), c.Kmax, "Kmax at %v", link)
 		require.Equal(t, uint32(13107), c.Pmax) // 0.2·65536 = 13107.2
 		require.NotZero(t, c.Seed)
-		require.True(t, p.markDequeue)
 		require.Equal(t, cp.DCQCNMarkDequeue, c.MarkAt)
+		// connectx is the default.
+		require.Equal(t, np.DCQCNConnectX(), n)
+		require.Equal(t, rp.DCQCNConnectX(link), r)
 	}
 	presets := map[string]struct {
 		rp func(units.Rate) rp.DCQCNConfig
@@ -269,76 +260,163 @@ func TestDCQCNPresetConfigs(t *testing.T) {
 		"hpcc":     {rp.DCQCNHPCCSim, np.DCQCNHPCCSim()},
 	}
 	for name, want := range presets {
-		p, err := dcqcnParseParams(map[string]string{"preset": name})
-		require.NoError(t, err)
-		got, err := dcqcnRPConfig(p, 25*units.Gbps)
-		require.NoError(t, err)
-		require.Equal(t, want.rp(25*units.Gbps), got, name)
-		require.Equal(t, want.np, dcqcnNPConfig(p), name)
+		c, n, r := dcqcnParts(t, 25*units.Gbps, map[string]string{"preset": name})
+		require.Equal(t, want.rp(25*units.Gbps), r, name)
+		require.Equal(t, want.np, n, name)
+		c.Seed = cp.DCQCNDefaultSeed
+		require.Equal(t, cp.DCQCNHPCCSim(25*units.Gbps), c, "%s: one marker under every preset", name)
 	}
-	require.Equal(t, dcqcnPresetConnectX, dcqcnDefaultPreset)
+	// A scoped preset configures one part.
+	_, n, r := dcqcnParts(t, 25*units.Gbps, map[string]string{"rp.preset": "hpcc"})
+	require.Equal(t, rp.DCQCNHPCCSim(25*units.Gbps), r)
+	require.Equal(t, np.DCQCNConnectX(), n)
 
-	p, err := dcqcnParseParams(map[string]string{
-		"kmin": "5KB", "kmax": "200KB", "pmax": "0.01", "np": "slot", "cnp_interval": "50us",
+	// pmax 655 is 0.01 (0.01·65536 = 655.36).
+	c, n, r := dcqcnParts(t, 100*units.Gbps, map[string]string{
+		"kmin": "5KB", "kmax": "200KB", "pmax": "655", "mode": "slot", "min_time_between_cnps": "50us",
 		"rpg_ai_rate": "40Mbps", "rpg_time_reset": "55us", "dce_tcp_g": "1020", "clamp_tgt_rate": "on",
-		"rpg_byte_reset": "10MB", "mark": "enqueue",
+		"rpg_byte_reset": "10MB", "mark_at": "enqueue", "alpha_frac_bits": "16",
 	})
-	require.NoError(t, err)
-	c := dcqcnCPConfig(p, harness.CPInfo{Rate: 100 * units.Gbps})
-	require.Equal(t, cp.DCQCNConfig{Kmin: 5000, Kmax: 200_000, Pmax: 655, Seed: c.Seed, MarkAt: cp.DCQCNMarkEnqueue}, c) // 0.01·65536 = 655.36
-	require.False(t, p.markDequeue)
-	require.Equal(t, np.DCQCNConfig{Mode: np.DCQCNSlot, Interval: 50 * units.Microsecond}, dcqcnNPConfig(p))
-	r, err := dcqcnRPConfig(p, 100*units.Gbps)
-	require.NoError(t, err)
+	require.Equal(t, cp.DCQCNConfig{Kmin: 5000, Kmax: 200_000, Pmax: 655, Seed: c.Seed, MarkAt: cp.DCQCNMarkEnqueue}, c)
+	require.Equal(t, np.DCQCNConfig{Mode: np.DCQCNSlot, Interval: 50 * units.Microsecond}, n)
 	want := rp.DCQCNConnectX(100 * units.Gbps)
 	want.RpgAIRate, want.RpgTimeReset, want.DceTCPG, want.ClampTgtRate = 40*units.Mbps, 55*units.Microsecond, 1020, true
-	want.RpgByteReset = 10 * units.MB
+	want.RpgByteReset, want.AlphaFracBits = 10*units.MB, 16
 	require.Equal(t, want, r)
 }
 
-// Property: every CP ID gets a valid seed (never the LFSR's lock-up 0), and
-// IDs map to distinct seeds (checked for 2^16 consecutive IDs below).
+// dcqcnOldSeed is the LFSR seed the harness's earlier DCQCN adapter gave the
+// queue with congestion-point ID id: DCQCNDefaultSeed XOR (id + 1)·(2^32/φ)
+// mod 2^32, DCQCNDefaultSeed for the one ID that maps to 0.
+func dcqcnOldSeed(id harness.CPID) uint32 {
+	s := cp.DCQCNDefaultSeed ^ (uint32(id)+1)*0x9E3779B1
+	if s == 0 {
+		return cp.DCQCNDefaultSeed
+	}
+	return s
+}
+
+// dcqcnCPRecorder runs the dcqcn scheme under the name dcqcn-rec and keeps
+// the description and the part of every congestion point it builds.
+type dcqcnCPRecorder struct {
+	harness.Algorithm
+	mu    sync.Mutex // runs may build parts concurrently (the tests that run every algorithm)
+	infos []harness.CPInfo
+	cps   []*cp.DCQCN
+}
+
+func (r *dcqcnCPRecorder) Name() string { return dcqcnName + "-rec" }
+
+func (r *dcqcnCPRecorder) CheckParams(p map[string]string) error {
+	return r.Algorithm.(harness.ParamChecker).CheckParams(p)
+}
+
+func (r *dcqcnCPRecorder) NewCP(i harness.CPInfo) (harness.CP, error) {
+	c, err := r.Algorithm.NewCP(i)
+	if err == nil && c != nil {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.infos = append(r.infos, i)
+		r.cps = append(r.cps, c.(harness.PartHolder).Part().(*cp.DCQCN))
+	}
+	return c, err
+}
+
+var (
+	dcqcnRecOnce sync.Once
+	dcqcnRec     = &dcqcnCPRecorder{}
+)
+
+// dcqcnRecord runs sc under the recorder and returns the CPs it built.
+func dcqcnRecord(t *testing.T, sc *harness.Scenario) *dcqcnCPRecorder {
+	t.Helper()
+	dcqcnRecOnce.Do(func() {
+		dcqcnRec.Algorithm = dcqcnScheme(t)
+		harness.MustRegister(dcqcnRec)
+	})
+	dcqcnRec.infos, dcqcnRec.cps = nil, nil
+	sc.Algorithm = dcqcnRec.Name()
+	res, err := harness.Run(sc, harness.Options{NoSeries: true})
+	require.NoError(t, err)
+	require.Nil(t, res.Report.Errors)
+	require.NotEmpty(t, dcqcnRec.cps)
+	return dcqcnRec
+}
+
+// Each queue's LFSR gets its own seed, so that the marks of different
+// ports are not correlated: the scheme derives it from the switch ID and
+// the port (algos/dcqcn.go, the cp part's Env hook). On one switch every
+// queue's seed is the one the earlier adapter gave it from its
+// congestion-point ID, which is there the port number; on several switches
+// the seeds stay distinct (they are other seeds than the earlier adapter's
+// beyond the first switch, whose IDs counted the ports of the switches
+// before). An explicit seed gives every queue that one.
 func TestDCQCNSeeds(t *testing.T) {
-	params := gopter.DefaultTestParametersWithSeed(6)
-	params.MinSuccessfulTests = 2000
-	props := gopter.NewProperties(params)
-	props.Property("seed is a valid LFSR state", prop.ForAll(func(id int32) bool {
-		_, err := cp.NewLFSR32(dcqcnSeed(harness.CPID(id)))
-		return err == nil
-	}, gen.Int32Range(-1<<31, 1<<31-1).WithLabel("id")))
-	props.TestingRun(t)
-	seen := make(map[uint32]harness.CPID, 1<<16)
-	for id := harness.CPID(0); id < 1<<16; id++ {
-		s := dcqcnSeed(id)
+	star := dcqcnRecord(t, dcqcnBuiltin(t, dcqcnIncastName, "at=50us", "size=20KB", "senders=3"))
+	require.Len(t, star.cps, 5)
+	for i, c := range star.cps {
+		info := star.infos[i]
+		require.Equal(t, harness.CPID(info.Port), info.ID, "one switch: the ID is the port")
+		require.Equal(t, dcqcnOldSeed(info.ID), c.Config().Seed, "%s port %d", info.NodeName, info.Port)
+	}
+
+	// A chain of three switches with two hosts each: switches of 3, 4 and 3
+	// ports.
+	sc := harness.DefaultScenario()
+	sc.Topology = harness.TopologySpec{Kind: "chain", Switches: 3, HostsPerSwitch: 2}
+	sc.Workload.Flows = []harness.FlowSpec{{Src: "h0_0", Dst: "h2_1"}}
+	sc.Duration = harness.Time(50 * units.Microsecond)
+	multi := dcqcnRecord(t, sc)
+	require.Len(t, multi.cps, 10)
+	seen := map[uint32]harness.CPInfo{}
+	switches := map[uint16]bool{}
+	for i, c := range multi.cps {
+		info := multi.infos[i]
+		switches[info.SwitchID] = true
+		s := c.Config().Seed
 		prev, dup := seen[s]
-		require.False(t, dup, "CPs %d and %d share seed %#x", prev, id, s)
-		seen[s] = id
+		require.False(t, dup, "%s port %d and %s port %d share seed %#x", prev.NodeName, prev.Port, info.NodeName, info.Port, s)
+		seen[s] = info
+		if info.SwitchID == 1 {
+			require.Equal(t, dcqcnOldSeed(info.ID), s, "%s port %d", info.NodeName, info.Port)
+		}
+	}
+	require.Len(t, switches, 3)
+
+	sc = dcqcnBuiltin(t, dcqcnIncastName, "at=50us", "size=20KB", "senders=3", "param.cp.seed=7")
+	for _, c := range dcqcnRecord(t, sc).cps {
+		require.Equal(t, uint32(7), c.Config().Seed)
 	}
 }
 
 // FuzzDCQCNParams: any parameter set either fails CheckParams with an
-// error, or builds a CP, RP and NP at 25 Gb/s (or fails their line-rate
-// checks with an error) — never a panic. Seeds: a valid set, each kind of
-// bad value, an unknown key.
+// error, or builds a CP, RP and NP at 25 Gb/s (or fails their line-rate or
+// cross-field checks with a *cc.ConfigError) — never a panic. Seeds: a
+// valid set, each kind of bad value, an unknown key.
 func FuzzDCQCNParams(f *testing.F) {
-	f.Add("preset", "hpcc", "kmin", "5KB")            // valid
-	f.Add("rpg_ai_rate", "5.5Mbps", "pmax", "0.2")    // rate not a multiple of 1 Mb/s
-	f.Add("kmax", "1KB", "kmin", "2KB")               // kmin > kmax
-	f.Add("rpg_max_rate", "40Gbps", "np", "interval") // above the line rate: NewRP's error
-	f.Add("nope", "1", "mark", "dequeue")             // unknown key
-	f.Add("dce_tcp_rtt", "0s", "cnp_interval", "-1us")
+	f.Add("preset", "hpcc", "kmin", "5KB")                      // valid
+	f.Add("rpg_ai_rate", "5.5Mbps", "pmax", "13107")            // rate not a multiple of 1 Mb/s
+	f.Add("kmax", "1KB", "kmin", "2KB")                         // kmin > kmax
+	f.Add("rpg_max_rate", "40Gbps", "mode", "min-interval")     // above the line rate: NewRP's error
+	f.Add("nope", "1", "mark_at", "dequeue")                    // unknown key
+	f.Add("dce_tcp_rtt", "0s", "min_time_between_cnps", "-1us") // out of range
+	f.Add("np.preset", "paper", "cp.seed", "1")
+	a := dcqcnScheme(f)
 	f.Fuzz(func(t *testing.T, k1, v1, k2, v2 string) {
 		params := map[string]string{k1: v1, k2: v2}
-		a := dcqcnAlgo{}
-		if a.CheckParams(params) != nil {
+		if a.(harness.ParamChecker).CheckParams(params) != nil {
 			return
 		}
-		if c, err := a.NewCP(harness.CPInfo{Rate: 25 * units.Gbps, Params: params}); err == nil {
+		if c, err := a.NewCP(harness.CPInfo{SwitchID: 1, Rate: 25 * units.Gbps, Params: params}); err == nil {
 			require.NotNil(t, c)
+		} else {
+			require.ErrorIs(t, err, cc.ErrConfig)
 		}
 		fi := harness.FlowInfo{LineRate: 25 * units.Gbps, Params: params}
 		if r, err := a.NewRP(fi); err == nil {
 			require.LessOrEqual(t, r.Rate(), fi.LineRate)
+		} else {
+			require.ErrorIs(t, err, cc.ErrConfig)
 		}
 		n, err := a.NewNP(fi)
 		require.NoError(t, err) // the NP has no line-rate dependent field
@@ -346,33 +424,38 @@ func FuzzDCQCNParams(f *testing.F) {
 	})
 }
 
-// ---- The adapter's own mapping, without the harness.
+// ---- The scheme's mapping, without the harness.
 
-// Rate = min(offered, line rate, RC); OnSend's bytes reach the byte counter;
-// the NP's CNP decision and the CP's mark reach the packet.
+// Rate = min(offered, line rate, RC); a CNP cuts RC; the bytes sent reach
+// the byte counter; ACKs change nothing (DCQCN reacts to CNPs only); the
+// NP's CNP decision reaches the NIC.
 func TestDCQCNAdapterMapping(t *testing.T) {
-	a := dcqcnAlgo{}
+	a := dcqcnScheme(t)
 	f := harness.FlowInfo{ID: 1, LineRate: 25 * units.Gbps, Offered: 20 * units.Gbps}
 	r, err := a.NewRP(f)
 	require.NoError(t, err)
 	require.Equal(t, 20*units.Gbps, r.Rate(), "capped at the offered rate")
 	require.Zero(t, r.Window())
 	r.OnCNP(0) // first CNP: RC ← RC·(1 − α/2) with α = 1023/1024, cut at most 50 %
-	d := r.(*dcqcnRP).d
+	d := r.(harness.PartHolder).Part().(*rp.DCQCN)
 	require.Equal(t, d.Rate(), r.Rate(), "below the offered rate, the DCQCN rate")
 	require.Less(t, d.Rate(), 20*units.Gbps)
+	rate := d.Rate()
+	r.OnAck(1, &harness.Ack{Seq: 1000, Newly: 1000})
+	require.Equal(t, rate, r.Rate(), "an ACK changes no rate")
 	// The ConnectX byte counter expires after rpg_byte_reset = 32767·64 B.
 	per := harness.DefaultPayload
 	n := int(rp.DCQCNConnectX(f.LineRate).RpgByteReset/per) + 1
 	for i := 0; i < n; i++ {
-		r.OnSend(units.Time(i), uint64(i)*uint64(per), per)
+		r.OnSend(units.Time(i+1), uint64(i)*uint64(per), per)
 	}
 	require.Equal(t, uint32(1), d.State().ByteStage)
-	require.Zero(t, r.(*dcqcnRP).errs.n)
-	// Time going backwards is counted, not applied.
+	// Time going backwards is refused (the adapter hands the error to the
+	// run's log), not applied.
+	before := d.State()
 	r.OnCNP(units.Time(n) - 2)
-	require.Equal(t, uint64(1), r.(*dcqcnRP).errs.n)
-	require.ErrorIs(t, r.(*dcqcnRP).errs.first, cc.ErrTimeOrder)
+	require.Equal(t, before, d.State())
+	require.ErrorIs(t, d.Feedback(units.Time(n)-2, &cc.Feedback{Kind: cc.FeedbackCNP}, nil), cc.ErrTimeOrder)
 
 	// NP: ConnectX sends a CNP for the first mark, none within 4 µs.
 	nn, err := a.NewNP(f)
@@ -525,8 +608,8 @@ func TestDCQCNFairness(t *testing.T) {
 // p10 rather than the minimum leaves out the rare deep cuts when α is
 // large.
 //
-// Under mark=enqueue this does not hold (the queue is empty about a
-// quarter of the time; see dcqcn.go and docs/scenarios.md): the mark waits
+// Under mark_at=enqueue this does not hold (the queue is empty about a
+// quarter of the time; see doc.go and docs/scenarios.md): the mark waits
 // behind the queue it reports, up to 128 µs at Kmax, and the loop
 // oscillates between empty and Kmax.
 func TestDCQCNQueueInBand(t *testing.T) {
@@ -536,10 +619,7 @@ func TestDCQCNQueueInBand(t *testing.T) {
 			link := float64(dcqcnScenarioLink)
 			kmin := units.Bytes(100_000 * link / 25e9)
 			kmax := units.Bytes(400_000 * link / 25e9)
-			p, err := dcqcnParseParams(map[string]string{"preset": preset})
-			require.NoError(t, err)
-			cfg, err := dcqcnRPConfig(p, dcqcnScenarioLink)
-			require.NoError(t, err)
+			_, _, cfg := dcqcnParts(t, dcqcnScenarioLink, map[string]string{"preset": preset})
 			slack := units.BytesIn(dcqcnScenarioLink, res.Flows[0].BaseRTT+cfg.RateReduceMonitorPeriod)
 			q := dcqcnQueueQuantiles(t, res, "s0->h0", units.Time(res.Scenario.MeasureFrom), res.End, 0.10, 0.90)
 			t.Logf("p10 %v p90 %v; band [%v − %v, %v]", q[0], q[1], kmin, slack, kmax)
@@ -575,7 +655,7 @@ func TestDCQCNQueueInBand(t *testing.T) {
 //     granularity) and the RTT (5.4 µs there, 4.9 µs here); enqueue marking
 //     misses it (2.0 MB).
 //
-// The comparison needs the hpcc adapter; without it the test compares with
+// The comparison needs the hpcc algorithm; without it the test compares with
 // the `none` baseline (DCQCN's peak below it) and says so in the log, but
 // if hpcc is registered the claim must hold.
 func TestDCQCNIncastPeakAboveHPCC(t *testing.T) {
@@ -605,7 +685,7 @@ func TestDCQCNIncastPeakAboveHPCC(t *testing.T) {
 
 // ---- Allocation and speed.
 
-// The steady state allocates nothing per packet with the dcqcn adapter:
+// The steady state allocates nothing per packet with the dcqcn scheme:
 // the same long-flow scenario run for two lengths (after the same warm-up)
 // differs in allocations by less than 0.01 per delivered packet. Flows,
 // adapters and the network are built alike in both; only the extra
