@@ -2,6 +2,7 @@ package algos
 
 import (
 	"strconv"
+	"sync"
 
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/cp"
@@ -37,9 +38,21 @@ func hpccDefaultINT() hpccINT {
 	return hpccINT{MaxHops: d.MaxHops, TxBytesUnit: d.TxBytesUnit, QLenUnit: d.QLenUnit, TSUnit: d.TSUnit}
 }
 
+// hpccDefaultCodec is the codec of the default scalars, built once: a
+// Codec is immutable, so every part that uses the default shares it (a
+// simulator builds one part per switch port and per flow).
+var hpccDefaultCodec = sync.OnceValues(func() (*inttel.Codec, error) {
+	return inttel.NewCodec(inttel.DefaultConfig())
+})
+
 // codec builds the INT codec (the default speed table). The parameters'
 // ranges are inttel's, so this fails only on a Config built by hand.
 func (c hpccINT) codec(part string) (*inttel.Codec, error) {
+	if c == hpccDefaultINT() {
+		if codec, err := hpccDefaultCodec(); err == nil {
+			return codec, nil
+		}
+	}
 	cfg := inttel.DefaultConfig()
 	cfg.MaxHops, cfg.TxBytesUnit, cfg.QLenUnit, cfg.TSUnit = c.MaxHops, c.TxBytesUnit, c.QLenUnit, c.TSUnit
 	codec, err := inttel.NewCodec(cfg)
@@ -96,6 +109,21 @@ type hpccCPConfig struct {
 	INT hpccINT
 }
 
+// hpccCPPreset is the cp's port: the link rate (the port's, where it runs),
+// switch ID 0, the default INT codec, counting its own queue's bytes.
+func hpccCPPreset(env cc.Env) hpccCPConfig {
+	return hpccCPConfig{HPCCConfig: cp.HPCCConfig{Rate: env.Rate}, INT: hpccDefaultINT()}
+}
+
+// hpccCPEnv is the cp's Env hook: the switch's ID where it is known
+// (section 4.1: unique among the network's switches, XORed into pathID).
+// The port's rate reaches the preset as its link rate.
+func hpccCPEnv(c *hpccCPConfig, env cc.Env) {
+	if env.SwitchID != 0 {
+		c.SwitchID = env.SwitchID
+	}
+}
+
 // hpccRPConfig is what the rp part's settings fill: rp.HPCCConfig, the INT
 // codec's scalars, η as a real number (converted to the UQ32_32 register,
 // to nearest, in New), and the link rate the preset was built for. Window
@@ -115,10 +143,26 @@ func hpccRPPreset(c rp.HPCCConfig, link units.Rate) hpccRPConfig {
 	return hpccRPConfig{HPCCConfig: c, INT: hpccDefaultINT(), Eta: 0.95, Link: link}
 }
 
+// hpccRPEnv is the rp's Env hook, the paper's rules that depend on where
+// the flow runs: when its base RTT is known (env.BaseRTT, which a caller
+// gives with the INT bytes the frames carry, as the harness does), T is
+// that round trip, "slightly greater than the maximum RTT" for a flow
+// whose path is the longest (section 3.2; the authors' simulator sets T to
+// the topology's largest base RTT), and W_AI follows the rule of section
+// 3.3 at that T (wai 0, see hpccRPNew) instead of the preset's value for
+// its own T. Explicit t and wai settings apply after it and win.
+func hpccRPEnv(c *hpccRPConfig, env cc.Env) {
+	if env.BaseRTT > 0 {
+		c.Window.T = env.BaseRTT
+		c.Window.AI = 0
+	}
+}
+
 // hpccRPNew derives what the presets leave 0 and builds the part:
 //
 //	W_init = link·T (B_NIC·T, section 3.2), W_max = W_init (window's 0),
 //	W_min = min(max(1 Gb/s·T, 1 B), W_init) (the authors' MIN_RATE),
+//	W_AI = ⌊W_init·(1 − η)/100⌋ (section 3.3, N = rp.HPCCRuleFlows),
 //
 // exactly as rp.HPCCPaperSim and rp.HPCCTestbed do at their own T.
 func hpccRPNew(c hpccRPConfig) (cc.Part, error) {
@@ -136,6 +180,13 @@ func hpccRPNew(c hpccRPConfig) (cc.Part, error) {
 		return nil, &cc.ConfigError{Part: part, Field: "eta", Value: strconv.FormatFloat(c.Eta, 'g', -1, 64), Range: "0.5..1", Err: err}
 	}
 	w.Eta = eta
+	if w.AI == 0 {
+		// An Init out of range fails here and again, naming Window.Init,
+		// in rp.NewHPCC.
+		if ai, err := window.AIRule(w.Init, eta, rp.HPCCRuleFlows); err == nil {
+			w.AI = ai
+		}
+	}
 	if cfg.Codec, err = c.INT.codec(part); err != nil {
 		return nil, err
 	}
@@ -151,7 +202,8 @@ func init() {
 		{
 			Param: cc.Param{
 				Name: "t", Min: window.MinT.String(), Max: window.MaxT.String(),
-				Doc:    "T, the base-RTT bound: \"slightly greater than the maximum RTT\"; normalises U, weights the EWMA, R = W/T",
+				Doc: "T, the base-RTT bound: \"slightly greater than the maximum RTT\"; normalises U, weights the EWMA, R = W/T; " +
+					"where the flow's base RTT is known (the harness: data and ACK with their INT bytes), that RTT, else the preset's",
 				Source: "papers/hpcc.txt sections 3.2 and 5.1 (13 µs in simulation, 9 µs on the testbed)",
 			},
 			Ptr: func(c *hpccRPConfig) any { return &c.Window.T },
@@ -182,8 +234,9 @@ func init() {
 		},
 		{
 			Param: cc.Param{
-				Name: "w_ai", Min: "0B", Max: window.MaxWindow.String(),
-				Doc:    "W_AI, the additive increase per update, at most w_max (papersim: 80 B; testbed: W_init·(1 − η)/100 at the preset's T)",
+				Name: "wai", Min: "0B", Max: window.MaxWindow.String(),
+				Doc: "W_AI, the additive increase per update, at most w_max; 0: the rule W_init·(1 − η)/100 (N = 100 flows), the testbed preset's and, " +
+					"where the flow's base RTT is known (the harness), every preset's at T = that RTT; papersim alone: the paper's 80 B (the rule at 100 Gb/s and 13 µs, rounded)",
 				Source: "papers/hpcc.txt sections 3.3 and 5.1",
 			},
 			Ptr: func(c *hpccRPConfig) any { return &c.Window.AI },
@@ -284,14 +337,24 @@ func init() {
 				Doc:  "one switch egress port: stamps its INT record on every data packet it dequeues (cp.HPCC)",
 				Config: &cc.Spec[hpccCPConfig]{
 					Link: hpccLink,
-					Presets: []cc.Preset[hpccCPConfig]{{
-						Name:   "port",
-						Doc:    "a port at the link rate, switch ID 0, the default INT codec (128 B, 80 B, 1 ns, 5 hops), counting its own queue's bytes",
-						Source: "papers/hpcc.txt section 4.1 and Figure 7",
-						Config: func(env cc.Env) hpccCPConfig {
-							return hpccCPConfig{HPCCConfig: cp.HPCCConfig{Rate: env.Rate}, INT: hpccDefaultINT()}
+					// The rp's preset names, so that one preset setting
+					// configures both parts: the paper's switches stamp
+					// the same records in simulation and on the testbed.
+					Presets: []cc.Preset[hpccCPConfig]{
+						{
+							Name:   "papersim",
+							Doc:    "a port at the link rate, switch ID 0, the default INT codec (128 B, 80 B, 1 ns, 5 hops), counting its own queue's bytes",
+							Source: "papers/hpcc.txt section 4.1 and Figure 7",
+							Config: hpccCPPreset,
 						},
-					}},
+						{
+							Name:   "testbed",
+							Doc:    "the same port (HPCC's switch has no setting the paper varies)",
+							Source: "papers/hpcc.txt section 4.1 and Figure 7",
+							Config: hpccCPPreset,
+						},
+					},
+					Env:    hpccCPEnv,
 					Fields: cpFields,
 					New: func(c hpccCPConfig) (cc.Part, error) {
 						codec, err := c.INT.codec("hpcc cp")
@@ -322,11 +385,16 @@ func init() {
 						},
 						{
 							Name:   "testbed",
-							Doc:    "the paper's testbed: T = 9 µs, η = 95 %, maxStage = 5, W_AI = W_init·(1 − η)/100 at T = 9 µs, W_init = W_max = link·T, W_min = 1 Gb/s·T",
+							Doc:    "the paper's testbed: T = 9 µs, η = 95 %, maxStage = 5, W_AI = W_init·(1 − η)/100 (wai 0: the rule at the final T and η), W_init = W_max = link·T, W_min = 1 Gb/s·T",
 							Source: "papers/hpcc.txt sections 3.3 and 5.1",
-							Config: func(env cc.Env) hpccRPConfig { return hpccRPPreset(rp.HPCCTestbed(env.Rate), env.Rate) },
+							Config: func(env cc.Env) hpccRPConfig {
+								c := hpccRPPreset(rp.HPCCTestbed(env.Rate), env.Rate)
+								c.Window.AI = 0 // the rule, in hpccRPNew: rp.HPCCTestbed's value at its T and η
+								return c
+							},
 						},
 					},
+					Env:    hpccRPEnv,
 					Fields: rpFields,
 					New:    hpccRPNew,
 				},

@@ -76,16 +76,66 @@ func TestHPCCRegistryPresets(t *testing.T) {
 	c := p.(*cp.HPCC)
 	require.Equal(t, 100*units.Gbps, c.Config().Rate)
 	require.Equal(t, inttel.DefaultConfig(), c.Config().Codec.Config())
-	p, err = cc.NewCP("hpcc", "cp", "preset=port, link=25Gbps, switch_id=0x5a5, port_tx_bytes=on")
+	for _, preset := range []string{"papersim", "testbed"} {
+		p, err = cc.NewCP("hpcc", "cp", "preset="+preset+", link=25Gbps, switch_id=0x5a5, port_tx_bytes=on")
+		require.NoError(t, err)
+		cfg := p.(*cp.HPCC).Config()
+		require.Equal(t, cp.HPCCConfig{SwitchID: 0x5a5, Rate: 25 * units.Gbps, Codec: cfg.Codec, PortTxBytes: true}, cfg)
+	}
+}
+
+// TestHPCCRegistryEnv: where the part runs (cc.Env) sets what the paper
+// derives from it, and an explicit setting still wins. The rp: T is the
+// flow's base RTT and W_AI the rule of section 3.3 at that T, W_init =
+// line rate·T; the cp: the port's rate and the switch's ID. Without an
+// environment (or with its fields unknown) the presets stand.
+func TestHPCCRegistryEnv(t *testing.T) {
+	spec := hpccSpec(t, "rp").Config
+	build := func(env *cc.Env, settings string) rp.HPCCConfig {
+		t.Helper()
+		st, err := cc.ParseSettings(settings)
+		require.NoError(t, err)
+		p, err := spec.Build("hpcc rp", env, st)
+		require.NoError(t, err, settings)
+		return p.(*rp.HPCC).Config()
+	}
+	rtt := 4189440 * units.Picosecond // the 100 Gb/s star's, with INT
+	env := &cc.Env{Rate: 100 * units.Gbps, BaseRTT: rtt}
+	w := build(env, "").Window
+	require.Equal(t, rtt, w.T)
+	require.Equal(t, units.Bytes(52368), w.Init)             // 100 Gb/s × T / 8
+	require.Equal(t, units.Bytes(52368*5/100/100), w.AI)     // ⌊W_init·(1 − η)/100⌋ = 26 B
+	require.Equal(t, units.Bytes(523), w.Min)                // 1 Gb/s × T / 8
+	require.Equal(t, w, build(env, "preset=testbed").Window) // the same rules, whatever the preset's T
+	require.Equal(t, w, build(env, "wai=0").Window)          // 0 is the rule
+	require.Equal(t, units.Bytes(80), build(env, "wai=80").Window.AI)
+	w = build(env, "t=13us, eta=0.9").Window // the rule follows T and η
+	require.Equal(t, 13*units.Microsecond, w.T)
+	require.Equal(t, units.Bytes(162500*10/100/100), w.AI)
+	w = build(&cc.Env{Rate: 25 * units.Gbps}, "").Window // base RTT unknown: the preset
+	require.Equal(t, 13*units.Microsecond, w.T)
+	require.Equal(t, units.Bytes(40625), w.Init)
+	require.Equal(t, units.Bytes(80), w.AI)
+	want := rp.HPCCPaperSim(25 * units.Gbps).Window
+	want.Table = w.Table // resolved by the part
+	require.Equal(t, want, w)
+
+	cpSpec := hpccSpec(t, "cp").Config
+	p, err := cpSpec.Build("hpcc cp", &cc.Env{Rate: 40 * units.Gbps, SwitchID: 0x123, Node: 7, Port: 3}, nil)
 	require.NoError(t, err)
 	cfg := p.(*cp.HPCC).Config()
-	require.Equal(t, cp.HPCCConfig{SwitchID: 0x5a5, Rate: 25 * units.Gbps, Codec: cfg.Codec, PortTxBytes: true}, cfg)
+	require.Equal(t, uint16(0x123), cfg.SwitchID)
+	require.Equal(t, 40*units.Gbps, cfg.Rate)
+	require.False(t, cfg.PortTxBytes, "the registry's default counts the queue's own packets")
+	p, err = cpSpec.Build("hpcc cp", &cc.Env{Rate: 40 * units.Gbps, SwitchID: 0x123}, []cc.Setting{{Name: "switch_id", Value: "9"}})
+	require.NoError(t, err)
+	require.Equal(t, uint16(9), p.(*cp.HPCC).Config().SwitchID)
 }
 
 // TestHPCCRegistrySettings: each setting reaches its field; t alone keeps
 // W_init = link·T and W_min = 1 Gb/s·T, as the presets do.
 func TestHPCCRegistrySettings(t *testing.T) {
-	h := hpccRPOf(t, "t=9us, eta=0.9, max_stage=0, fast_react=off, multi_rate=on, initial_u=one, native_division=on, w_ai=50B")
+	h := hpccRPOf(t, "t=9us, eta=0.9, max_stage=0, fast_react=off, multi_rate=on, initial_u=one, native_division=on, wai=50B")
 	c := h.Config()
 	require.Equal(t, 9*units.Microsecond, c.Window.T)
 	require.Equal(t, units.Bytes(112500), c.Window.Init) // 100 Gb/s × 9 µs / 8
@@ -133,7 +183,7 @@ func TestHPCCRegistryBadValues(t *testing.T) {
 		{"rp", "w_init=5GB", "w_init"},
 		{"rp", "int_max_hops=16", "int_max_hops"},
 		{"rp", "w_min=200KB", "Window.Min"}, // above W_init: New's check
-		{"rp", "w_ai=200KB", "Window.AI"},   // above W_max
+		{"rp", "wai=200KB", "Window.AI"},    // above W_max
 		{"rp", "link=1Tbps", "Window.Init"}, // 1 Tb/s × 13 µs is fine, but …
 		{"cp", "switch_id=4096", "switch_id"},
 		{"cp", "rate=5Gbps", "rate"},
@@ -156,9 +206,9 @@ func TestHPCCRegistryBadValues(t *testing.T) {
 
 // TestHPCCRegistryUnknownParam: an unknown parameter lists the known ones.
 func TestHPCCRegistryUnknownParam(t *testing.T) {
-	_, err := cc.New("hpcc", "rp", "wai=80B")
+	_, err := cc.New("hpcc", "rp", "w_ai=80B")
 	require.ErrorIs(t, err, cc.ErrUnknown)
-	for _, name := range []string{"preset", "link", "t", "w_init", "w_min", "w_max", "w_ai", "eta", "max_stage",
+	for _, name := range []string{"preset", "link", "t", "w_init", "w_min", "w_max", "wai", "eta", "max_stage",
 		"fast_react", "multi_rate", "initial_u", "native_division", "int_max_hops", "int_tx_bytes_unit", "int_qlen_unit", "int_ts_unit"} {
 		require.ErrorContains(t, err, name)
 	}
@@ -210,7 +260,7 @@ func hpccSamePart(t *testing.T, a, b cc.Part, msg string) {
 
 // hpccRangeDependsOnOthers lists the bounds New narrows by another field:
 // W_min ≤ W_init and W_AI ≤ W_max.
-var hpccRangeDependsOnOthers = map[string]bool{"w_min.max": true, "w_ai.max": true}
+var hpccRangeDependsOnOthers = map[string]bool{"w_min.max": true, "wai.max": true}
 
 // TestHPCCRegistryRanges: every listed bound is accepted by New (where the
 // range does not depend on another field) and a value just outside it is

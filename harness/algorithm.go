@@ -54,15 +54,16 @@ type Features struct {
 	// default marker (RED for DCQCN).
 	ECN bool
 	// INT: senders add an INT header to data packets, every switch egress
-	// port stamps one hop record (package inttel, DefaultConfig) when the
-	// packet starts transmission, and receivers echo the header in ACKs.
+	// port's CP may stamp it in OnDequeue (adding the record's bytes to
+	// p.Size; the harness stamps nothing), and receivers echo the header
+	// in ACKs. Every port's rate must have an INT speed code.
 	INT bool
 }
 
 // CP is a congestion point: one per switch egress data queue. The harness
 // calls OnEnqueue after a data packet joins the queue (q.Len includes it)
 // and OnDequeue when one leaves it to start transmission (q.Len no longer
-// includes it; INT is stamped after OnDequeue returns). A CP may set p.CE,
+// includes it; a CP that stamps INT does it here). A CP may set p.CE,
 // may send feedback to a flow's source with q.SendFeedback, and may ask for
 // a periodic timer through NextDeadline: the harness calls OnTimer(now, q)
 // at that time (never earlier; at the same instant as other events, in

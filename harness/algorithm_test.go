@@ -45,7 +45,11 @@ type probeAlgo struct {
 func (a *probeAlgo) Name() string       { return a.name }
 func (a *probeAlgo) Features() Features { return a.feat }
 func (a *probeAlgo) NewCP(info CPInfo) (CP, error) {
-	return &probeCP{log: a.log, next: 5 * units.Microsecond, last: -1}, nil
+	c := &probeCP{log: a.log, next: 5 * units.Microsecond, last: -1, swID: info.SwitchID}
+	if a.feat.INT {
+		c.codec = a.codec
+	}
+	return c, nil
 }
 func (a *probeAlgo) NewRP(f FlowInfo) (RP, error) {
 	return &probeRP{a: a, info: f, next: 20 * units.Microsecond}, nil
@@ -53,16 +57,26 @@ func (a *probeAlgo) NewRP(f FlowInfo) (RP, error) {
 func (a *probeAlgo) NewNP(f FlowInfo) (NP, error) { return &probeNP{log: a.log}, nil }
 
 type probeCP struct {
-	log  *probeLog
-	next units.Time
-	last FlowID
+	log   *probeLog
+	next  units.Time
+	last  FlowID
+	codec *inttel.Codec // INT: the CP stamps (the harness carries the header)
+	swID  uint16
 }
 
 func (c *probeCP) OnEnqueue(now units.Time, q *Queue, p *Packet) {
 	c.log.cpEnq++
 	c.last = p.Flow
 }
-func (c *probeCP) OnDequeue(now units.Time, q *Queue, p *Packet) { c.log.cpDeq++ }
+func (c *probeCP) OnDequeue(now units.Time, q *Queue, p *Packet) {
+	c.log.cpDeq++
+	if c.codec != nil && p.HasINT {
+		port := inttel.Port{SwitchID: c.swID, Rate: q.Rate(), TxBytes: units.Bytes(q.TxBytes()), QLen: q.Len()}
+		if _, err := c.codec.Stamp(now, &p.INT, port); err == nil {
+			p.Size += INTHopBytes
+		}
+	}
+}
 func (c *probeCP) OnPause(now units.Time, q *Queue, paused bool) {
 	if paused != q.Paused() {
 		c.log.badFrom++

@@ -102,11 +102,14 @@
 // ECN and INT: when the algorithm sets Features.ECN, a data frame is marked
 // CE as it joins the egress queue if the data queue, the frame included,
 // exceeds SwitchSpec.ECN; the CP's OnEnqueue runs after that. When a data
-// frame leaves the queue the CP's OnDequeue runs, and then, with
-// Features.INT, the port stamps the frame's INT header with its hop record
-// (the wire bytes the port sent before this frame, over every priority, and
-// the data queue the frame leaves behind); a header that already holds the
-// codec's MaxHops records goes on unchanged (Counters.INTPathFull).
+// frame leaves the queue the CP's OnDequeue runs. With Features.INT the
+// frame carries an INT header, and the CP stamps its hop record in place
+// (HPCC's cp.HPCC, from the Queue: the data queue the frame leaves behind
+// and TxBytes, the wire bytes the port sent before this frame over every
+// priority; its switch ID is CPInfo.SwitchID); the generic adapter grows
+// the frame by the record. The harness stamps nothing itself. A frame that
+// leaves a port with no record added (its header already held the CP's
+// MaxHops records) is counted in Counters.INTPathFull.
 //
 // # NIC model
 //
@@ -193,7 +196,7 @@
 //
 //	type Algorithm interface {
 //		Name() string
-//		Features() Features          // ECN: default threshold marker; INT: stamping and echo
+//		Features() Features          // ECN: default threshold marker; INT: header and echo
 //		NewCP(CPInfo) (CP, error)     // one per switch egress data queue, at build
 //		NewRP(FlowInfo) (RP, error)   // one per flow, at its start (sender)
 //		NewNP(FlowInfo) (NP, error)   // one per flow, at its start (receiver)
@@ -201,7 +204,8 @@
 //
 // Any factory may return nil for "no such part". A CP sees OnEnqueue and
 // OnDequeue with the *Queue (length, rate, txBytes, pause state) and the
-// *Packet (it may set CE), may call q.SendFeedback(flow, Feedback) to send
+// *Packet (it may set CE, and stamp p.INT on dequeue, adding the record's
+// bytes to p.Size), may call q.SendFeedback(flow, Feedback) to send
 // a 16-byte opaque payload to a flow's source at control priority, and has
 // a timer: NextDeadline/OnTimer. An RP sets Rate (pacing, wire bytes) and
 // Window (inflight payload limit, 0 = none), which the NIC reads after every

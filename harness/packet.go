@@ -18,7 +18,8 @@ import (
 // "wire bytes" includes those 20 bytes. The INT header (HPCC, Figure 7) sits
 // after UDP and before the BTH and is present only when the algorithm asks
 // for INT (Features.INT): the sender adds the 2-byte prefix and each switch
-// adds one 8-byte hop record at egress.
+// egress port's congestion point adds one 8-byte hop record as the frame
+// leaves (the harness carries the header and stamps nothing itself).
 const (
 	PreambleIFGBytes    units.Bytes = 20 // 7 preamble + 1 SFD + 12 inter-frame gap
 	EthernetHeaderBytes units.Bytes = 14 // destination, source, EtherType (no VLAN tag)

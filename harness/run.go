@@ -41,7 +41,13 @@ func New(sc *Scenario, opts Options) (*Sim, error) {
 	}
 	s.algo, s.feat = algo, algo.Features()
 	if s.feat.INT {
-		if s.codec, err = inttel.NewCodec(inttel.DefaultConfig()); err != nil {
+		// The harness stamps nothing (the CPs do); its codec carries the
+		// headers the receivers echo, through the wire format, and checks
+		// that every port's rate has a speed code. It takes every header
+		// nHop can count, whatever MaxHops the CPs stamp up to.
+		cfg := inttel.DefaultConfig()
+		cfg.MaxHops = inttel.HopsLimit
+		if s.codec, err = inttel.NewCodec(cfg); err != nil {
 			return nil, fmt.Errorf("harness: INT codec: %w", err)
 		}
 	}

@@ -90,8 +90,9 @@ func (s *Sim) switchNext(pt *port) *Packet {
 }
 
 // switchDequeued runs the dequeue side effects of p leaving pt (pt is
-// already marked busy): buffer and ingress release with PFC RESUME, the
-// CP's OnDequeue, and INT stamping.
+// already marked busy): buffer and ingress release with PFC RESUME, and the
+// CP's OnDequeue, which stamps p's INT header (and grows p.Size by the
+// record) when the algorithm's congestion point does.
 func (s *Sim) switchDequeued(pt *port, p *Packet) {
 	if p.Prio != ControlPrio {
 		sw := pt.node
@@ -110,28 +111,16 @@ func (s *Sim) switchDequeued(pt *port, p *Packet) {
 		return
 	}
 	q := pt.queue
+	hops := p.INT.NHop
 	if q.cp != nil {
 		q.cp.OnDequeue(s.now, q, p)
 		s.armCP(q)
 	}
-	if s.feat.INT && p.HasINT {
-		sat, err := s.codec.Stamp(s.now, &p.INT, inttel.Port{
-			SwitchID: pt.node.swID,
-			Rate:     pt.rate,
-			TxBytes:  units.Bytes(pt.st.txBytes),
-			QLen:     q.Len(),
-		})
-		if err == nil {
-			p.Size += INTHopBytes
-			if sat {
-				s.st.intQLenSat++
-			}
-		} else {
-			// ErrPathFull: the header keeps the first MaxHops records and
-			// the frame goes on. Other errors cannot happen: the port
-			// speeds were checked against the speed table at build.
-			s.st.intFull++
-		}
+	if p.HasINT && p.INT.NHop == hops {
+		// The port added no record: the header was full (the frame goes
+		// on with the records it has), or the CP refused the event
+		// (Report.Errors says so).
+		s.st.intFull++
 	}
 }
 

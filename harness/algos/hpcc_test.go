@@ -2,6 +2,7 @@ package algos
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -9,7 +10,9 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/leanovate/gopter"
@@ -17,8 +20,11 @@ import (
 	"github.com/leanovate/gopter/prop"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/cp"
 	"github.com/hwcc/hwcc/harness"
 	inttel "github.com/hwcc/hwcc/int"
+	"github.com/hwcc/hwcc/rp"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -27,14 +33,15 @@ import (
 // 5.4 setup (one switch, 100 Gb/s, 1 µs links, 1000-byte payloads):
 //
 //   - a data frame waits in a queue as 62 + 1000 + 20 (preamble/IFG) + 2
-//     (INT prefix) = 1084 wire bytes (hpccFrame); the switch adds its 8-byte
-//     hop record as the frame leaves, so queues move in steps of 1084 B;
+//     (INT prefix) = 1084 wire bytes (hpccFrame); the switch port's CP adds
+//     its 8-byte hop record as the frame leaves, so queues move in steps of
+//     1084 B;
 //   - base RTT 4.18688 µs (harness: data and ACK store-and-forward over two
-//     links), and HPCC's T (param.t = auto) is that plus the INT bytes
+//     links), and HPCC's T (the default, t unset) is that plus the INT bytes
 //     (2 + 10 on the way out, 10 + 10 for the ACK: 32 B = 2.56 ns), so
 //     T = 4.18944 µs and W_init = B·T = 52368 B;
-//   - W_AI = auto = ⌊W_init·(1 − η)/100⌋ = 26 B (the paper's "25 bytes in
-//     this case", section 5.4).
+//   - W_AI = the rule (wai unset, or 0) = ⌊W_init·(1 − η)/100⌋ = 26 B (the
+//     paper's "25 bytes in this case", section 5.4).
 const hpccFrame = harness.DataOverheadBytes + harness.DefaultPayload + harness.PreambleIFGBytes + harness.INTPrefixBytes
 
 // hpccLine is the section 5.4 link rate.
@@ -115,58 +122,81 @@ func hpccT(r *harness.Result) units.Time {
 }
 
 // ---------------------------------------------------------------------
-// Adapter: parameters and configuration.
+// The scheme: parameters and configuration.
+
+// hpccScheme is the harness's hpcc algorithm: the generic adapter over the
+// cc registry's hpcc parts.
+func hpccScheme(t testing.TB) harness.Algorithm {
+	t.Helper()
+	a, err := harness.Lookup(hpccName)
+	require.NoError(t, err)
+	return a
+}
+
+// hpccRPPart returns the rp.HPCC a flow's reaction point drives.
+func hpccRPPart(t testing.TB, r harness.RP) *rp.HPCC {
+	t.Helper()
+	h, ok := r.(harness.PartHolder).Part().(*rp.HPCC)
+	require.True(t, ok)
+	return h
+}
 
 // TestHPCCParams is the first of this file's tests: reproduction tests of
 // HPCC (papers/hpcc.txt section 5.4, Figures 9, 13 and 14, Appendix A) on
-// the built-in scenarios, plus the adapter's own checks. Run them with
+// the built-in scenarios, plus the scheme's own checks. Run them with
 //
 //	go test -run HPCC ./harness/algos
 //
 // TestHPCCParams itself checks that good parameter sets parse and bad ones
-// are rejected.
+// are rejected: the parameters are the registry's (hwcc algos hpcc), each
+// going to the part that has it, and a bad one is a *cc.ConfigError naming
+// it, its value and its range.
 func TestHPCCParams(t *testing.T) {
 	good := []map[string]string{
 		nil,
 		{"eta": "0.5"}, {"eta": "1"}, {"eta": "0.95"},
-		{"t": "auto"}, {"t": "10ns"}, {"t": "100ms"}, {"t": "13us"},
-		{"wai": "auto"}, {"wai": "0"}, {"wai": "150B"}, {"wai": "80"},
+		{"t": "10ns"}, {"t": "100ms"}, {"t": "13us"},
+		{"wai": "0"}, {"wai": "150B"}, {"wai": "80"},
 		{"max_stage": "0"}, {"max_stage": "255"},
 		{"fast_react": "off"}, {"multi_rate": "on"}, {"fast_react": "true", "multi_rate": "0"},
+		{"preset": "testbed"}, {"rp.initial_u": "one"}, {"cp.switch_id": "7"}, {"int_ts_unit": "2ns"},
 	}
-	a, err := harness.Lookup(hpccName)
-	require.NoError(t, err)
-	pc, ok := a.(harness.ParamChecker)
+	pc, ok := hpccScheme(t).(harness.ParamChecker)
 	require.True(t, ok, "hpcc validates its parameters before a run")
 	for _, p := range good {
 		require.NoError(t, pc.CheckParams(p), "%v", p)
 	}
 	bad := []struct {
-		params map[string]string
-		want   []string // substrings of the error: the key, the value, the range
+		params        map[string]string
+		field, range_ string
 	}{
-		{map[string]string{"eta": "0.49"}, []string{"param.eta", "0.49", "[0.5, 1]"}},
-		{map[string]string{"eta": "1.01"}, []string{"param.eta", "[0.5, 1]"}},
-		{map[string]string{"eta": "NaN"}, []string{"param.eta"}},
-		{map[string]string{"eta": "high"}, []string{"param.eta"}},
-		{map[string]string{"t": "5ns"}, []string{"param.t", "10ns", "100ms", "auto"}},
-		{map[string]string{"t": "1s"}, []string{"param.t"}},
-		{map[string]string{"t": "-1us"}, []string{"param.t"}},
-		{map[string]string{"wai": "-1"}, []string{"param.wai"}},
-		{map[string]string{"wai": "5GB"}, []string{"param.wai", "4294967295"}},
-		{map[string]string{"max_stage": "256"}, []string{"param.max_stage", "0..255"}},
-		{map[string]string{"max_stage": "-1"}, []string{"param.max_stage"}},
-		{map[string]string{"max_stage": "2.5"}, []string{"param.max_stage"}},
-		{map[string]string{"fast_react": "maybe"}, []string{"param.fast_react", "on or off"}},
-		{map[string]string{"multi_rate": ""}, []string{"param.multi_rate"}},
-		{map[string]string{"gain": "1"}, []string{"unknown parameter param.gain", "eta, fast_react, max_stage, multi_rate, t, wai"}},
+		{map[string]string{"eta": "0.49"}, "eta", "a number in 0.5..1"},
+		{map[string]string{"eta": "1.01"}, "eta", "a number in 0.5..1"},
+		{map[string]string{"eta": "NaN"}, "eta", "a number in 0.5..1"},
+		{map[string]string{"eta": "high"}, "eta", "a number in 0.5..1"},
+		{map[string]string{"t": "5ns"}, "t", "a time in 10ns..100ms"},
+		{map[string]string{"t": "1s"}, "t", "a time in 10ns..100ms"},
+		{map[string]string{"t": "-1us"}, "t", "a time in 10ns..100ms"},
+		{map[string]string{"t": "auto"}, "t", "a time in 10ns..100ms"}, // auto is the default: leave t unset
+		{map[string]string{"wai": "-1"}, "wai", "a size in 0B..4.294967295GB"},
+		{map[string]string{"wai": "5GB"}, "wai", "a size in 0B..4.294967295GB"},
+		{map[string]string{"wai": "auto"}, "wai", "a size in 0B..4.294967295GB"}, // the rule: wai=0, or unset
+		{map[string]string{"max_stage": "256"}, "max_stage", "a whole number in 0..255"},
+		{map[string]string{"max_stage": "-1"}, "max_stage", "a whole number in 0..255"},
+		{map[string]string{"max_stage": "2.5"}, "max_stage", "a whole number in 0..255"},
+		{map[string]string{"fast_react": "maybe"}, "fast_react", "on or off"},
+		{map[string]string{"multi_rate": ""}, "multi_rate", "on or off"},
+		{map[string]string{"preset": "port"}, "preset", "one of papersim, testbed"},
+		{map[string]string{"cp.switch_id": "4096"}, "switch_id", "a whole number in 0..4095"},
+		{map[string]string{"gain": "1"}, "gain", "a parameter of hpcc cp, hpcc rp (hwcc algos hpcc)"},
+		{map[string]string{"np.eta": "0.9"}, "np.eta", "a parameter of hpcc cp, hpcc rp (hwcc algos hpcc)"},
 	}
 	for _, c := range bad {
 		err := pc.CheckParams(c.params)
-		require.Error(t, err, "%v", c.params)
-		for _, w := range c.want {
-			require.Contains(t, err.Error(), w, "%v", c.params)
-		}
+		var ce *cc.ConfigError
+		require.ErrorAs(t, err, &ce, "%v", c.params)
+		require.Equal(t, c.field, ce.Field, "%v: %v", c.params, err)
+		require.Equal(t, c.range_, ce.Range, "%v: %v", c.params, err)
 	}
 
 	// Through a scenario: Set accepts any param.NAME, Validate (and Run)
@@ -175,33 +205,36 @@ func TestHPCCParams(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, sc.Set("param.eta", "2"))
 	err = sc.Validate()
-	require.ErrorContains(t, err, "param.eta")
+	require.ErrorContains(t, err, "eta = 2")
 	_, err = harness.Run(sc, harness.Options{})
-	require.ErrorContains(t, err, "param.eta")
+	require.ErrorContains(t, err, "eta = 2")
 
 	// W_AI above W_max = B_NIC·T can only be caught per flow: the run fails
-	// naming the parameter and both values.
+	// naming the field and both values.
 	sc, err = harness.Builtin(hpccIncastName)
 	require.NoError(t, err)
 	require.NoError(t, sc.SetAll([]string{"param.wai=60KB", "senders=2", "size=10KB"}))
 	_, err = harness.Run(sc, harness.Options{})
-	require.ErrorContains(t, err, "param.wai = 60000 B exceeds W_max")
+	require.ErrorContains(t, err, "Window.AI = 60000 B: want 0..52368 B")
 }
 
 func TestHPCCConfigFromParams(t *testing.T) {
+	a := hpccScheme(t)
 	// A flow of the star at 100 Gb/s: base RTT 4.18688 µs (the harness's
 	// ExampleRun), one switch.
-	f := harness.FlowInfo{
-		ID: 3, LineRate: hpccLine, Bottleneck: hpccLine, BaseRTT: 4186880 * units.Picosecond, Hops: 1,
+	flow := func(params map[string]string) *rp.HPCC {
+		f := harness.FlowInfo{
+			ID: 3, LineRate: hpccLine, Bottleneck: hpccLine, BaseRTT: 4186880 * units.Picosecond, Hops: 1, Params: params,
+		}
+		r, err := a.NewRP(f)
+		require.NoError(t, err, "%v", params)
+		return hpccRPPart(t, r)
 	}
 	// T = 4.18688 µs + 32 B at 100 Gb/s (2.56 ns); W_init = 100e9·T/8;
 	// W_AI = ⌊W_init·0.05/100⌋; W_min = 1e9·T/8.
 	const tWant = 4189440 * units.Picosecond
 	initWant := units.Bytes(math.Floor(100e9 * 4.18944e-6 / 8)) // 52368
-	p, err := hpccParseParams(nil)
-	require.NoError(t, err)
-	cfg, err := hpccConfig(f, p, nil)
-	require.NoError(t, err)
+	cfg := flow(nil).Config()
 	w := cfg.Window
 	require.Equal(t, tWant, w.T)
 	require.Equal(t, initWant, w.Init)
@@ -212,14 +245,17 @@ func TestHPCCConfigFromParams(t *testing.T) {
 	require.InDelta(t, 0.95, w.Eta.Float(), 1e-9)
 	require.True(t, cfg.FastReact)
 	require.False(t, cfg.MultiRate)
+	require.Equal(t, rp.HPCCInitialUZero, cfg.InitialU)
+	require.Equal(t, inttel.DefaultConfig(), cfg.Codec.Config(), "the harness's INT codec")
+	// wai=0 is the rule too; so is the testbed preset, whose T the flow's
+	// base RTT replaces.
+	require.Equal(t, cfg.Window, flow(map[string]string{"wai": "0"}).Config().Window)
+	require.Equal(t, cfg.Window, flow(map[string]string{"preset": "testbed"}).Config().Window)
 
 	// Every parameter set explicitly.
-	p, err = hpccParseParams(map[string]string{
+	cfg = flow(map[string]string{
 		"t": "13us", "eta": "0.9", "wai": "80", "max_stage": "0", "fast_react": "off", "multi_rate": "on",
-	})
-	require.NoError(t, err)
-	cfg, err = hpccConfig(f, p, nil)
-	require.NoError(t, err)
+	}).Config()
 	w = cfg.Window
 	require.Equal(t, 13*units.Microsecond, w.T)
 	require.Equal(t, units.Bytes(162500), w.Init) // 100 Gb/s × 13 µs, the paper's W_init
@@ -229,19 +265,29 @@ func TestHPCCConfigFromParams(t *testing.T) {
 	require.False(t, cfg.FastReact)
 	require.True(t, cfg.MultiRate)
 
-	// auto W_AI follows η: ⌊162500·0.1/100⌋ = 162.
-	p, err = hpccParseParams(map[string]string{"t": "13us", "eta": "0.9"})
+	// The rule's W_AI follows η and T: ⌊162500·0.1/100⌋ = 162.
+	require.Equal(t, units.Bytes(162), flow(map[string]string{"t": "13us", "eta": "0.9"}).Config().Window.AI)
+
+	// The CP: the port's rate, the switch's ID, the port's transmit counter
+	// (the harness's default), the harness's INT codec.
+	c, err := a.NewCP(harness.CPInfo{Node: 9, Port: 2, Rate: 40 * units.Gbps, SwitchID: 0x123})
 	require.NoError(t, err)
-	cfg, err = hpccConfig(f, p, nil)
+	hc := c.(harness.PartHolder).Part().(*cp.HPCC).Config()
+	require.Equal(t, inttel.DefaultConfig(), hc.Codec.Config())
+	hc.Codec = nil
+	require.Equal(t, cp.HPCCConfig{SwitchID: 0x123, Rate: 40 * units.Gbps, PortTxBytes: true}, hc)
+	c, err = a.NewCP(harness.CPInfo{Rate: 100 * units.Gbps, SwitchID: 5,
+		Params: map[string]string{"cp.switch_id": "6", "port_tx_bytes": "off"}})
 	require.NoError(t, err)
-	require.Equal(t, units.Bytes(162), cfg.Window.AI)
+	hc = c.(harness.PartHolder).Part().(*cp.HPCC).Config()
+	require.Equal(t, uint16(6), hc.SwitchID, "an explicit setting wins")
+	require.False(t, hc.PortTxBytes)
 }
 
 // TestHPCCInitialWindowIsLineRate: a new flow starts at W_init = B·T and
 // R = W/T = the NIC's line rate (section 3.2).
 func TestHPCCInitialWindowIsLineRate(t *testing.T) {
-	a, err := harness.Lookup(hpccName)
-	require.NoError(t, err)
+	a := hpccScheme(t)
 	for _, rate := range []units.Rate{25 * units.Gbps, 100 * units.Gbps, 400 * units.Gbps} {
 		f := harness.FlowInfo{LineRate: rate, Bottleneck: rate, BaseRTT: 4 * units.Microsecond, Hops: 1}
 		r, err := a.NewRP(f)
@@ -259,23 +305,33 @@ func TestHPCCInitialWindowIsLineRate(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------
-// The switch side: cp.HPCC's records equal the harness's.
+// The switch side: the CPs stamp INT, and what they stamp is what the
+// receivers get and the senders react to.
 
-// hpccProbe is "hpcc" with hooks for tests: it keeps every RP and CP it
-// creates and checks, for every data packet the receiver gets, that the
-// INT header the harness stamped equals the one the shadow cp.HPCC of the
-// last switch produced for the same packet.
+// hpccProbe is the harness's hpcc under another name, each part wrapped:
+// every CP checks, at each data dequeue, that its cp.HPCC appended exactly
+// the record an independent model of Figure 7 gives for the port (below),
+// and that the frame grew by it; the receivers and senders check that the
+// header they get is the one the model gave after the last switch.
 type hpccProbe struct {
-	hpccAlgo
+	harness.Algorithm
 	run *hpccProbeRun
 }
 
 type hpccProbeRun struct {
-	rps     []*hpccRP
-	cps     []*hpccCP
-	want    map[hpccStampKey]inttel.Header
-	checked int
-	bad     []string
+	speeds  inttel.SpeedTable // the default speed codes
+	maxHops int               // the CPs' int_max_hops
+	// after is the model's header of a data packet after each port, by
+	// flow, sequence and records; acked the same after the last one, by
+	// flow and the sequence an ACK of the packet carries.
+	after map[hpccStampKey]inttel.Header
+	acked map[hpccStampKey]inttel.Header
+	// ids is each switch's ID as its CPs were told it.
+	ids                      map[harness.NodeID]uint16
+	cps                      []*cp.HPCC
+	atCP, atRecv, atSender   int // checks passed
+	unstamped, noINT, pathed int
+	bad                      []string
 }
 
 type hpccStampKey struct {
@@ -286,119 +342,243 @@ type hpccStampKey struct {
 
 func (*hpccProbe) Name() string { return "hpcc-test-probe" }
 
-func (a *hpccProbe) NewRP(f harness.FlowInfo) (harness.RP, error) {
-	r, err := a.hpccAlgo.NewRP(f)
-	if err == nil && a.run != nil {
-		a.run.rps = append(a.run.rps, r.(*hpccRP))
+// fail records a mismatch (the first few).
+func (a *hpccProbe) fail(format string, args ...any) {
+	if len(a.run.bad) < 5 {
+		a.run.bad = append(a.run.bad, fmt.Sprintf(format, args...))
 	}
-	return r, err
+}
+
+// hpccHdr formats a header's records only.
+func hpccHdr(h inttel.Header) string {
+	return fmt.Sprintf("{nHop %d pathID %#x %+v}", h.NHop, h.PathID, h.Path())
 }
 
 func (a *hpccProbe) NewCP(info harness.CPInfo) (harness.CP, error) {
-	c, err := a.hpccAlgo.NewCP(info)
+	c, err := a.Algorithm.NewCP(info)
 	if err != nil || a.run == nil {
 		return c, err // outside hpccProbeRunScenario: plain hpcc
 	}
-	a.run.cps = append(a.run.cps, c.(*hpccCP))
-	return &hpccProbeCP{hpccCP: c.(*hpccCP), run: a.run}, nil
+	if id, ok := a.run.ids[info.Node]; ok && id != info.SwitchID {
+		a.fail("switch %s: ports told IDs %d and %d", info.NodeName, id, info.SwitchID)
+	}
+	a.run.ids[info.Node] = info.SwitchID
+	h := c.(harness.PartHolder).Part().(*cp.HPCC)
+	a.run.cps = append(a.run.cps, h)
+	return &hpccProbeCP{CP: c, a: a, info: info}, nil
 }
 
-func (a *hpccProbe) NewNP(harness.FlowInfo) (harness.NP, error) {
-	if a.run == nil {
-		return nil, nil
+func (a *hpccProbe) NewRP(f harness.FlowInfo) (harness.RP, error) {
+	r, err := a.Algorithm.NewRP(f)
+	if err != nil || a.run == nil {
+		return r, err
 	}
-	return &hpccProbeNP{run: a.run}, nil
+	return &hpccProbeRP{RP: r, a: a}, nil
+}
+
+func (a *hpccProbe) NewNP(f harness.FlowInfo) (harness.NP, error) {
+	if a.run == nil {
+		return a.Algorithm.NewNP(f)
+	}
+	return &hpccProbeNP{a: a}, nil
+}
+
+// hpccModelStamp appends the record of section 4.1 and Figure 7 to h, by
+// hand: B the port speed's code, TS the egress time in ns mod 2^24,
+// txBytes the port's bytes sent before the frame (over every priority,
+// harness.Queue.TxBytes) in 128 B units mod 2^20, qLen the queue the frame
+// leaves behind in 80 B units saturated at 0xFFFF; nHop + 1, pathID ^= the
+// switch's ID. A header holding maxHops records is left as it is (false).
+func (r *hpccProbeRun) hpccModelStamp(h *inttel.Header, id uint16, rate units.Rate, now units.Time, tx uint64, qlen units.Bytes) bool {
+	if int(h.NHop) >= r.maxHops {
+		return false
+	}
+	code, _ := r.speeds.Code(rate)
+	h.Hops[h.NHop] = inttel.Hop{
+		Speed:   code,
+		TS:      uint32(uint64(now/units.Nanosecond) % (1 << 24)),
+		TxBytes: uint32(tx / 128 % (1 << 20)),
+		QLen:    uint16(min(uint64(qlen)/80, 0xFFFF)),
+	}
+	h.NHop++
+	h.PathID ^= id
+	return true
 }
 
 type hpccProbeCP struct {
-	*hpccCP
-	run *hpccProbeRun
+	harness.CP
+	a    *hpccProbe
+	info harness.CPInfo
 }
 
 func (c *hpccProbeCP) OnDequeue(now units.Time, q *harness.Queue, p *harness.Packet) {
-	c.hpccCP.OnDequeue(now, q, p)
-	c.run.want[hpccStampKey{p.Flow, p.Seq, c.hdr.NHop}] = c.hdr
+	if !p.HasINT {
+		c.CP.OnDequeue(now, q, p)
+		return
+	}
+	run := c.a.run
+	want, size := p.INT, p.Size
+	stamped := run.hpccModelStamp(&want, c.info.SwitchID, q.Rate(), now, q.TxBytes(), q.Len())
+	if stamped {
+		size += harness.INTHopBytes
+	} else {
+		run.unstamped++
+	}
+	c.CP.OnDequeue(now, q, p)
+	switch {
+	case p.INT != want:
+		c.a.fail("%s port %d, flow %d seq %d: stamped %s, model %s", c.info.NodeName, c.info.Port, p.Flow, p.Seq, hpccHdr(p.INT), hpccHdr(want))
+	case p.Size != size:
+		c.a.fail("%s port %d, flow %d seq %d: size %v, want %v", c.info.NodeName, c.info.Port, p.Flow, p.Seq, p.Size, size)
+	default:
+		run.atCP++
+	}
+	run.after[hpccStampKey{p.Flow, p.Seq, want.NHop}] = want
 }
 
 type hpccProbeNP struct {
 	harness.BaseNP
-	run *hpccProbeRun
+	a *hpccProbe
 }
 
 func (n *hpccProbeNP) OnData(_ units.Time, p *harness.Packet) bool {
+	run := n.a.run
 	k := hpccStampKey{p.Flow, p.Seq, p.INT.NHop}
-	want, ok := n.run.want[k]
+	want, ok := run.after[k]
 	switch {
+	case !p.HasINT:
+		n.a.fail("flow %d seq %d: no INT header", p.Flow, p.Seq)
 	case !ok:
-		n.run.bad = append(n.run.bad, fmt.Sprintf("flow %d seq %d: no shadow stamp with %d hops", p.Flow, p.Seq, p.INT.NHop))
+		n.a.fail("flow %d seq %d: no model header with %d records", p.Flow, p.Seq, p.INT.NHop)
 	case want != p.INT:
-		n.run.bad = append(n.run.bad, fmt.Sprintf("flow %d seq %d: harness %+v, cp.HPCC %+v", p.Flow, p.Seq, p.INT, want))
+		n.a.fail("flow %d seq %d: received %s, model %s", p.Flow, p.Seq, hpccHdr(p.INT), hpccHdr(want))
 	default:
-		n.run.checked++
+		run.atRecv++
+		// An ACK of this packet (in order) carries Seq + Payload.
+		run.acked[hpccStampKey{p.Flow, p.Seq + uint64(p.Payload), 0}] = want
 	}
-	delete(n.run.want, k)
+	delete(run.after, k)
 	return false
 }
 
-var hpccTestProbe = &hpccProbe{}
-
-func init() {
-	c, err := hpccCodec()
-	if err != nil {
-		panic(err)
-	}
-	hpccTestProbe.codec = c
-	harness.MustRegister(hpccTestProbe)
+type hpccProbeRP struct {
+	harness.RP
+	a *hpccProbe
 }
 
-// hpccProbeRunScenario runs sc under the probe and returns what it saw.
-func hpccProbeRunScenario(t *testing.T, sc *harness.Scenario) (*harness.Result, *hpccProbeRun) {
+func (r *hpccProbeRP) OnAck(now units.Time, a *harness.Ack) {
+	run := r.a.run
+	switch want, ok := run.acked[hpccStampKey{a.Flow, a.Seq, 0}]; {
+	case !a.HasINT || a.INT == nil:
+		run.noINT++
+	case !ok:
+		r.a.fail("flow %d: ACK %d of no packet the receiver checked", a.Flow, a.Seq)
+	case want != *a.INT:
+		r.a.fail("flow %d ACK %d: echoed %s, model %s", a.Flow, a.Seq, hpccHdr(*a.INT), hpccHdr(want))
+	default:
+		run.atSender++
+	}
+	r.RP.OnAck(now, a)
+}
+
+var (
+	hpccProbeOnce sync.Once
+	hpccTestProbe = &hpccProbe{}
+)
+
+// hpccProbeRunScenario runs sc under the probe, with the CPs' INT hop limit
+// maxHops (int_max_hops), and returns what it saw.
+func hpccProbeRunScenario(t *testing.T, sc *harness.Scenario, maxHops int) (*harness.Result, *hpccProbeRun) {
 	t.Helper()
-	run := &hpccProbeRun{want: map[hpccStampKey]inttel.Header{}}
+	hpccProbeOnce.Do(func() {
+		hpccTestProbe.Algorithm = hpccScheme(t)
+		harness.MustRegister(hpccTestProbe)
+	})
+	speeds, err := inttel.NewSpeedTable(inttel.DefaultSpeedCodes())
+	require.NoError(t, err)
+	run := &hpccProbeRun{speeds: speeds, maxHops: maxHops, after: map[hpccStampKey]inttel.Header{},
+		acked: map[hpccStampKey]inttel.Header{}, ids: map[harness.NodeID]uint16{}}
 	hpccTestProbe.run = run
+	defer func() { hpccTestProbe.run = nil }()
 	sc.Algorithm = hpccTestProbe.Name()
+	if maxHops != inttel.DefaultConfig().MaxHops {
+		require.NoError(t, sc.Set("param.int_max_hops", strconv.Itoa(maxHops)))
+	}
 	r, err := harness.Run(sc, harness.Options{NoSeries: true})
 	require.NoError(t, err)
-	hpccTestProbe.run = nil
 	return r, run
 }
 
-func TestHPCCShadowStampsMatchHarness(t *testing.T) {
-	// Star (one switch, with ACKs sharing the senders' ports) and a
-	// dumbbell (two switches; both directions of the core link carry data
-	// and ACKs, so txBytes counts control frames between data dequeues).
+// TestHPCCStampsAreWhatSendersReceive: the harness stamps nothing; every
+// switch egress port's cp.HPCC stamps its record (issue 12: CPs stamp INT
+// themselves at dequeue, switch IDs explicit per port). Checked packet by
+// packet against the model of Figure 7 (hpccModelStamp), at each port, at
+// the receiver and in the ACK the sender gets; the switch IDs are the
+// ones CPInfo gives, one per switch, distinct and nonzero, so pathID tells
+// the paths apart. On a star (one switch; ACKs share the senders' ports),
+// a dumbbell (two switches, a 40 Gb/s core whose both directions carry
+// data and ACKs, so txBytes counts control frames between data dequeues)
+// and a chain of seven switches, whose long paths fill the header: with
+// the default five records and with int_max_hops=3 and 8 (the harness
+// echoes any header nHop can count).
+func TestHPCCStampsAreWhatSendersReceive(t *testing.T) {
 	star, err := harness.Builtin(hpccIntoLongName)
 	require.NoError(t, err)
 	require.NoError(t, star.SetAll([]string{"size=100KB", "duration=200us"}))
 	dumb := harness.DefaultScenario()
 	dumb.Name = "hpcc-dumbbell-check"
-	dumb.Topology = harness.TopologySpec{Kind: "dumbbell", Left: 2, Right: 2}
+	dumb.Topology = harness.TopologySpec{Kind: "dumbbell", Left: 2, Right: 2, CoreLink: harness.Rate(40 * units.Gbps)}
 	dumb.Workload.Flows = []harness.FlowSpec{
 		{Src: "l0", Dst: "r0"}, {Src: "l1", Dst: "r0"}, {Src: "r1", Dst: "l0"},
 		{Src: "r0", Dst: "l1", Size: harness.Bytes(200 * units.KB), Start: harness.Time(20 * units.Microsecond)},
 	}
 	dumb.Duration = harness.Time(300 * units.Microsecond)
-	for _, sc := range []*harness.Scenario{star, dumb} {
-		t.Run(sc.Name, func(t *testing.T) {
-			r, run := hpccProbeRunScenario(t, sc)
-			require.Empty(t, run.bad, "cp.HPCC and the harness stamped different records")
-			require.Equal(t, r.Counters.DataRecvPackets, int64(run.checked), "every delivered packet was compared")
-			require.Greater(t, run.checked, 1000)
-			for _, rp := range run.rps {
-				require.Zero(t, rp.errs, "rp.HPCC rejected an ACK: %v", rp.firstErr)
-				require.Zero(t, rp.noINT, "every ACK echoes INT")
-			}
-			var stamped uint64
-			for _, c := range run.cps {
-				require.Zero(t, c.errs)
-				st := c.c.State()
-				require.Zero(t, st.PathFull)
+	chain := func() *harness.Scenario {
+		sc := harness.DefaultScenario()
+		sc.Name = "hpcc-chain-check"
+		sc.Topology = harness.TopologySpec{Kind: "chain", Switches: 7, HostsPerSwitch: 2}
+		sc.Workload.Flows = []harness.FlowSpec{
+			{Src: "h0_0", Dst: "h6_0"}, // seven switches
+			{Src: "h4_0", Dst: "h6_0"}, // three
+			{Src: "h6_1", Dst: "h1_0", Size: harness.Bytes(300 * units.KB)},
+		}
+		sc.Duration = harness.Time(200 * units.Microsecond)
+		return sc
+	}
+	for _, c := range []struct {
+		sc      *harness.Scenario
+		maxHops int
+		full    bool // some header fills up
+	}{{star, 5, false}, {dumb, 5, false}, {chain(), 5, true}, {chain(), 3, true}, {chain(), 8, false}} {
+		t.Run(fmt.Sprintf("%s/%d", c.sc.Name, c.maxHops), func(t *testing.T) {
+			r, run := hpccProbeRunScenario(t, c.sc, c.maxHops)
+			require.Empty(t, run.bad, "the CPs stamped other records than the model's")
+			require.Nil(t, r.Report.Errors, "a state machine refused an event")
+			require.Zero(t, r.Counters.Timeouts, "no retransmission")
+			require.Equal(t, r.Counters.DataRecvPackets, int64(run.atRecv), "every delivered packet was checked")
+			require.Greater(t, run.atRecv, 1000)
+			require.Zero(t, run.noINT, "every ACK echoes INT")
+			require.GreaterOrEqual(t, run.atSender, run.atRecv*9/10, "nearly every ACK was checked (the last may be in flight)")
+			// Each packet is stamped once per switch it crosses, up to
+			// the hop limit; the harness counts the ports that could not.
+			var stamped, full uint64
+			for _, h := range run.cps {
+				st := h.State()
 				stamped += st.Stamped
+				full += st.PathFull
 			}
-			// Each packet is stamped once per switch it crosses (retransmissions
-			// would add more; there are none).
-			require.Zero(t, r.Counters.Timeouts)
-			require.GreaterOrEqual(t, stamped, uint64(r.Counters.DataRecvPackets))
+			require.Equal(t, uint64(run.atCP)-uint64(run.unstamped), stamped)
+			require.Equal(t, uint64(run.unstamped), full)
+			require.Equal(t, int64(full), r.Counters.INTPathFull)
+			require.Equal(t, c.full, full > 0)
+			// One ID per switch, distinct, nonzero, within 12 bits.
+			seen := map[uint16]bool{}
+			for _, id := range run.ids {
+				require.NotZero(t, id)
+				require.LessOrEqual(t, id, uint16(inttel.MaxPathID))
+				require.False(t, seen[id], "switch ID %d given twice", id)
+				seen[id] = true
+			}
 		})
 	}
 }
@@ -543,7 +723,7 @@ func TestHPCCScenariosUnderOtherAlgorithms(t *testing.T) {
 //     Q* < Q_peak drains within one more RTT_c;
 //  3. afterwards, while all 16 flows run, the queue stays near zero: the
 //     95th percentile within 4 frames (the paper's 4 KB for W_AI ≤ 150 B,
-//     Figure 14b; auto W_AI is 26 B) and the maximum within 20 frames
+//     Figure 14b; the rule's W_AI is 26 B) and the maximum within 20 frames
 //     (Appendix A.1: with 50 periodic sources at 95 % load more than 20
 //     packets queued has probability 1e-9; 16 sources queue less).
 //
@@ -646,7 +826,7 @@ func TestHPCCPerACKBeatsPerRTT(t *testing.T) {
 }
 
 // TestHPCCWAIQueueAndFairness is Figure 14: 16 long flows into one port,
-// with W_AI from 26 B (auto) to 300 B. The paper: "all W_AI within 150
+// with W_AI from 26 B (the rule, param.wai=0) to 300 B. The paper: "all W_AI within 150
 // bytes achieve a queue length within 4 KB at 95-th percentile, while
 // W_AI = 300 bytes has a queue length of 13 KB", and "within the 150 bytes
 // range, a higher W_AI has better fairness". The rule of section 3.3,
@@ -670,7 +850,7 @@ func TestHPCCWAIQueueAndFairness(t *testing.T) {
 		jain float64
 	}
 	res := map[string]out{}
-	for _, wai := range []string{"auto", "80", "150", "300"} {
+	for _, wai := range []string{"0", "80", "150", "300"} {
 		r := hpccRun(t, hpccIncastName, "", "size=1GB", "duration=3ms", "param.wai="+wai)
 		q := hpccQueue(t, r)
 		p95 := hpccPercentile(q[hpccIndex(r, 500*units.Microsecond):], 0.95)
@@ -686,7 +866,7 @@ func TestHPCCWAIQueueAndFairness(t *testing.T) {
 		res[wai] = out{p95, jain}
 		t.Logf("W_AI %s: p95 %v, Jain %.4f", wai, p95, jain)
 	}
-	for _, wai := range []string{"auto", "80", "150"} {
+	for _, wai := range []string{"0", "80", "150"} {
 		require.LessOrEqual(t, res[wai].p95, 4*hpccFrame, "W_AI = %s", wai)
 	}
 	// Past the rule's limit the queue grows: above 4 frames; "still very
@@ -694,7 +874,7 @@ func TestHPCCWAIQueueAndFairness(t *testing.T) {
 	require.Greater(t, res["300"].p95, 4*hpccFrame)
 	require.Less(t, res["300"].p95, units.BytesIn(hpccLine, 2*units.Microsecond))
 	// Higher W_AI, better fairness, within the 150 B range.
-	require.Less(t, res["auto"].jain, res["80"].jain)
+	require.Less(t, res["0"].jain, res["80"].jain)
 	require.Less(t, res["80"].jain, res["150"].jain)
 }
 
@@ -755,7 +935,7 @@ func TestHPCCLongShortRecovery(t *testing.T) {
 // Tolerance: HPCC steers U = qlen/(B·T) + txRate/B, not the utilisation
 // alone. At the equilibrium of Appendix A.3, U_eq = η/(1 − a/R) with a = W_AI
 // per round and R = η·B·T/N per flow, so U_eq − η ≤ N·W_AI/B·T·(1 + ε) =
-// N·(1 − η)/100 with auto W_AI (0.8 % for N = 16 at η = 0.95); and the
+// N·(1 − η)/100 with the rule's W_AI (0.8 % for N = 16 at η = 0.95); and the
 // queue term takes E[q]/(B·T) of it (measured mean queue). The NIC's
 // reciprocal table reads txRate/B up to 0.79 % high and 0.10 % low
 // (rp/hpcc.go), which moves the utilisation the other way, and the EWMA and
@@ -906,13 +1086,13 @@ func hpccMallocs(t testing.TB, sets ...string) (allocs uint64, pkts int64) {
 	return m1.Mallocs - m0.Mallocs, r.Counters.DataRecvPackets
 }
 
-// TestHPCCSteadyStateAllocs: with the hpcc adapter a run allocates nothing
+// TestHPCCSteadyStateAllocs: with the hpcc scheme a run allocates nothing
 // per packet once warm. The harness runs a Sim to its end, so the test
 // compares two runs of the same 16 long flows that differ only in length
 // (1 ms and 3 ms): set-up, flow creation and pool growth are the same in
-// both, and the extra 2 ms (about 23 000 packets, each an INT stamp, a
-// shadow cp.HPCC stamp, an echo and an rp.HPCC update) must add fewer than
-// 0.01 allocations per packet.
+// both, and the extra 2 ms (about 23 000 packets, each a cp.HPCC stamp, an
+// echo and an rp.HPCC update) must add fewer than 0.01 allocations per
+// packet.
 func TestHPCCSteadyStateAllocs(t *testing.T) {
 	sets := []string{"size=1GB"}
 	a1, p1 := hpccMallocs(t, append(sets, "duration=1ms")...)
@@ -959,15 +1139,13 @@ const hpccPropSeed = 0x4850_4343 // "HPCC"
 // TestHPCCPropParamsGiveValidRP: any in-range η, T, W_AI (up to W_init) and
 // maxStage, on any NIC speed with an INT code and any base RTT, gives a
 // reaction point at W = W_init = B·T with R ≤ B; W_AI above W_init is an
-// error naming param.wai, never a panic.
+// error naming Window.AI, never a panic.
 func TestHPCCPropParamsGiveValidRP(t *testing.T) {
 	p := gopter.DefaultTestParametersWithSeed(hpccPropSeed)
 	p.MinSuccessfulTests = 300
 	props := gopter.NewProperties(p)
-	a := &hpccAlgo{}
-	var err error
-	a.codec, err = hpccCodec()
-	require.NoError(t, err)
+	a := hpccScheme(t)
+	pc := a.(harness.ParamChecker)
 	speeds := []units.Rate{10 * units.Gbps, 25 * units.Gbps, 40 * units.Gbps, 50 * units.Gbps,
 		100 * units.Gbps, 200 * units.Gbps, 400 * units.Gbps, 800 * units.Gbps}
 	props.Property("in-range parameters give W = W_init, R ≤ B", prop.ForAll(
@@ -980,13 +1158,14 @@ func TestHPCCPropParamsGiveValidRP(t *testing.T) {
 				"eta": fmt.Sprintf("%d.%03d", etaPermille/1000, etaPermille%1000), "t": tt.String(),
 				"wai": fmt.Sprintf("%d", wai), "max_stage": fmt.Sprintf("%d", stage),
 			}
-			if a.CheckParams(params) != nil {
+			if pc.CheckParams(params) != nil {
 				return false
 			}
 			f := harness.FlowInfo{LineRate: rate, Bottleneck: rate, BaseRTT: units.Time(rttNs) * units.Nanosecond, Hops: 3, Params: params}
 			r, err := a.NewRP(f)
-			if waiPermille > 1000 {
-				return err != nil && strings.Contains(err.Error(), "param.wai")
+			if wai > init {
+				var ce *cc.ConfigError
+				return errors.As(err, &ce) && ce.Field == "Window.AI"
 			}
 			return err == nil && r.Window() == init && r.Rate() <= rate && r.Rate() > 0
 		},
@@ -1001,23 +1180,23 @@ func TestHPCCPropParamsGiveValidRP(t *testing.T) {
 }
 
 // FuzzHPCCParams: any parameter key and value is accepted or rejected with
-// an error, and an accepted set gives a reaction point or an error for any
-// flow; nothing panics.
+// an error, and an accepted set gives a reaction point and a congestion
+// point or an error for any flow and port; nothing panics.
 func FuzzHPCCParams(f *testing.F) {
 	f.Add("eta", "0.95", int64(4_000_000), int64(100)) // the defaults' neighbourhood
 	f.Add("t", "10ns", int64(1), int64(1))             // smallest T: W_init of 1 Gb/s is 1 B
-	f.Add("wai", "auto", int64(0), int64(400))         // zero base RTT: auto T is the INT bytes only
+	f.Add("wai", "0", int64(0), int64(400))            // zero base RTT: T is the INT bytes only
 	f.Add("wai", "4294967295", int64(13_000_000), int64(800))
-	f.Add("max_stage", "255", int64(1e11), int64(10))  // base RTT 100 ms: auto T at MaxT
+	f.Add("max_stage", "255", int64(1e11), int64(10))  // base RTT 100 ms: T at MaxT
 	f.Add("fast_react", "OFF", int64(5e11), int64(25)) // base RTT beyond MaxT: an error
 	f.Add("eta", "1e-300", int64(-5), int64(-1))       // negative times and rates
-	a := &hpccAlgo{}
-	var err error
-	a.codec, err = hpccCodec()
-	require.NoError(f, err)
+	f.Add("cp.switch_id", "4095", int64(4_000_000), int64(40))
+	f.Add("int_max_hops", "1", int64(4_000_000), int64(100))
+	a := hpccScheme(f)
+	pc := a.(harness.ParamChecker)
 	f.Fuzz(func(t *testing.T, key, value string, rttPs, gbps int64) {
 		params := map[string]string{key: value}
-		if a.CheckParams(params) != nil {
+		if pc.CheckParams(params) != nil {
 			return
 		}
 		rate := units.Rate(gbps) * units.Gbps
@@ -1026,5 +1205,6 @@ func FuzzHPCCParams(f *testing.F) {
 		if err == nil {
 			require.Positive(t, r.Window())
 		}
+		_, _ = a.NewCP(harness.CPInfo{Rate: rate, SwitchID: uint16(rttPs), Params: params})
 	})
 }
