@@ -144,11 +144,12 @@ func hpccRPPreset(c rp.HPCCConfig, link units.Rate) hpccRPConfig {
 }
 
 // hpccRPEnv is the rp's Env hook, the paper's rules that depend on where
-// the flow runs: when its base RTT is known (env.BaseRTT, which a caller
-// gives with the INT bytes the frames carry, as the harness does), T is
-// that round trip, "slightly greater than the maximum RTT" for a flow
-// whose path is the longest (section 3.2; the authors' simulator sets T to
-// the topology's largest base RTT), and W_AI follows the rule of section
+// the flow runs: when a base RTT is known (env.BaseRTT, which a caller
+// gives with the INT bytes the frames carry; the harness gives every flow
+// the network's largest, harness.Scheme.NetworkRTT), T is that round
+// trip, "slightly greater than the maximum RTT" (section 5.1; Eqn (1)
+// assumes one T for all flows, and the authors' simulator sets T to the
+// topology's largest base RTT, GLOBAL_T), and W_AI follows the rule of section
 // 3.3 at that T (wai 0, see hpccRPNew) instead of the preset's value for
 // its own T. Explicit t and wai settings apply after it and win.
 func hpccRPEnv(c *hpccRPConfig, env cc.Env) {
@@ -203,7 +204,7 @@ func init() {
 			Param: cc.Param{
 				Name: "t", Min: window.MinT.String(), Max: window.MaxT.String(),
 				Doc: "T, the base-RTT bound: \"slightly greater than the maximum RTT\"; normalises U, weights the EWMA, R = W/T; " +
-					"where the flow's base RTT is known (the harness: data and ACK with their INT bytes), that RTT, else the preset's",
+					"where the caller gives a base RTT (cc.Env.BaseRTT; the harness: the network's largest, data and ACK with their INT bytes, the same for every flow), that RTT, else the preset's",
 				Source: "papers/hpcc.txt sections 3.2 and 5.1 (13 µs in simulation, 9 µs on the testbed)",
 			},
 			Ptr: func(c *hpccRPConfig) any { return &c.Window.T },

@@ -340,8 +340,10 @@ type Env struct {
 	Port     uint16
 	SwitchID uint16
 	// BaseRTT is a flow's round trip on its idle path, data and ACK
-	// (with the INT bytes the algorithm adds); Bottleneck the smallest link
-	// rate on the path; Hops the switches on it.
+	// (with the INT bytes the algorithm adds), or the network's largest
+	// when the algorithm takes one value for every flow (the harness gives
+	// HPCC that: Eqn (1)'s one T); Bottleneck the smallest link rate on
+	// the flow's path; Hops the switches on it.
 	BaseRTT    units.Time
 	Bottleneck units.Rate
 	Hops       int

@@ -172,6 +172,13 @@ type FlowInfo struct {
 	// ACK (see the package doc); Hops counts the switches on the path.
 	BaseRTT units.Time
 	Hops    int
+	// MaxBaseRTT is the largest BaseRTT of the network, over every
+	// ordered pair of hosts and every ECMP path, and MaxHops the most
+	// switches on such a path; both are the same for every flow of a run.
+	// HPCC's T is one value for all flows, slightly above the largest base
+	// RTT (papers/hpcc.txt sections 3.2 and 5.1).
+	MaxBaseRTT units.Time
+	MaxHops    int
 	// Payload is the payload of a full packet, PacketBytes its wire size
 	// (without INT), AckBytes an ACK's wire size (without INT).
 	Payload     units.Bytes

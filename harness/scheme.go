@@ -29,6 +29,15 @@ type Scheme struct {
 	// prefix, congestion points stamp it on Dequeue, receivers echo it in
 	// their ACKs, and the base RTT the parts are told includes its bytes.
 	INT bool
+	// NetworkRTT: the parts are told the network's largest base RTT
+	// (FlowInfo.MaxBaseRTT over MaxHops switches, with the INT bytes when
+	// INT) instead of the flow's own, one value for every flow: HPCC's T,
+	// which Eqn (1) assumes all flows share and section 5.1 sets slightly
+	// above the network's largest RTT (papers/hpcc.txt; the authors' ns-3
+	// GLOBAL_T). A flow's own RTT as T makes flows on short paths weigh
+	// the same queue more (qlen/(B·T)) and starve (docs/scenarios.md, HPCC
+	// in a large incast).
+	NetworkRTT bool
 	// NoAcks: the reaction point reacts to no ACK or NAK (DCQCN reacts to
 	// CNPs only: a RoCE NIC's transport handles ACKs without its congestion
 	// control), so the NIC does not hand it them.
@@ -222,6 +231,13 @@ func (g *schemeAlgo) env(f FlowInfo) *cc.Env {
 	rtt := f.BaseRTT
 	if g.s.INT {
 		rtt = BaseRTTWithINT(f)
+	}
+	if g.s.NetworkRTT && f.MaxBaseRTT > 0 {
+		n := FlowInfo{BaseRTT: f.MaxBaseRTT, Hops: f.MaxHops, Bottleneck: f.Bottleneck}
+		if g.s.INT {
+			n.BaseRTT = BaseRTTWithINT(n)
+		}
+		rtt = max(rtt, n.BaseRTT)
 	}
 	return &cc.Env{Rate: f.LineRate, Node: cc.NodeID(f.Src), BaseRTT: rtt, Bottleneck: f.Bottleneck, Hops: f.Hops, Payload: f.Payload, Index: int(f.ID) + 1}
 }

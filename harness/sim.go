@@ -52,6 +52,11 @@ type Sim struct {
 	byName    map[string]*node
 	nSwitches int
 	gens      []*arrivalSource
+	// maxRTT and maxHops are the network's largest base round trip and
+	// its longest path in switches (networkRTT): FlowInfo.MaxBaseRTT and
+	// MaxHops.
+	maxRTT  units.Time
+	maxHops int
 
 	// Configuration in force (from the scenario, defaults applied).
 	payload  units.Bytes

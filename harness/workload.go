@@ -288,7 +288,7 @@ func (s *Sim) newFlow(src, dst *node, size units.Bytes, offered units.Rate, star
 		ID: id, Src: src.id, Dst: dst.id, SrcName: src.name, DstName: dst.name,
 		Size: size, Offered: offered, Start: start,
 		LineRate: src.ports[0].rate, Bottleneck: bott,
-		BaseRTT: rtt0(fwd, rev, full, ackW), Hops: len(fwd) - 1,
+		BaseRTT: rtt0(fwd, rev, full, ackW), Hops: len(fwd) - 1, MaxBaseRTT: s.maxRTT, MaxHops: s.maxHops,
 		Payload: s.payload, PacketBytes: full, AckBytes: ackW,
 		Params: s.sc.Params,
 		Errors: ErrorSink{log: &s.errs, where: "flow " + strconv.Itoa(int(id))},

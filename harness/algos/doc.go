@@ -234,13 +234,16 @@
 // int_ts_unit (both: switches and senders must agree). The harness's
 // defaults:
 //
-//	t          T = the flow's base RTT with its INT bytes (harness.
-//	           BaseRTTWithINT, cc.Env.BaseRTT): the paper's "slightly greater
-//	           than the maximum RTT" when every flow has the same path
-//	           length (the authors' simulator sets T to the largest base
-//	           RTT of the topology, GLOBAL_T). On topologies with unequal
-//	           paths set t to the largest base RTT (the paper's fat tree:
-//	           13us). A time in 10ns..100ms.
+//	t          T = the network's largest base RTT with the INT bytes of
+//	           its longest path (FlowInfo.MaxBaseRTT and MaxHops through
+//	           harness.BaseRTTWithINT; Scheme.NetworkRTT, cc.Env.BaseRTT),
+//	           one T for every flow, as Eqn (1) assumes and the authors'
+//	           simulator does (GLOBAL_T: the largest pair RTT); the paper
+//	           sets T "slightly greater than the maximum RTT" (13 µs on its
+//	           12 µs fat tree). A flow's own RTT as T would weigh the same
+//	           queue more on short paths (qlen/(B·T)) and starve them
+//	           (docs/scenarios.md, HPCC in a large incast). A time in
+//	           10ns..100ms.
 //	eta        η = 0.95 (section 5.1), 0.5..1
 //	wai        W_AI = ⌊W_init·(1 − η)/100⌋, the rule of section 3.3 for
 //	           N = 100 concurrent flows (80 B at 100 Gb/s and T = 13 µs,

@@ -1,0 +1,125 @@
+package harness
+
+import "github.com/hwcc/hwcc/units"
+
+// networkRTT returns the largest idle-path round trip of the network and
+// the largest number of switches on a path: a data frame of w wire bytes
+// from one host to another and its ACK of a wire bytes back, store and
+// forward at every hop (rtt0's sum), over every ordered pair of hosts and
+// every path the ECMP sets allow. INT bytes are not included (as in
+// FlowInfo.BaseRTT).
+//
+// The round trip is the largest one-way data time plus the largest one-way
+// ACK time, which is the largest round trip when the worst pair is worst
+// both ways (true of every built-in topology: their links are full duplex
+// with one rate and delay both ways) and never below it. For each
+// destination host a pass over the switches in breadth-first order (the
+// order of buildRoutes' distances) gives every switch's worst time to that
+// host, and each switch's slowest attached host link is added once: the
+// cost is O(hosts·(switches + links)), once per run (about 0.1 s for the
+// 1024 hosts of a k = 16 fat tree).
+//
+// HPCC reads it (FlowInfo.MaxBaseRTT): Eqn (1) of papers/hpcc.txt section
+// 3.2 assumes that all flows share one known base RTT T, and section 5.1
+// sets T "slightly greater than the maximum RTT of the networks" (13 µs for
+// a 12 µs network; the authors' ns-3 runs use GLOBAL_T 1, the largest
+// pair RTT, for every flow).
+func (s *Sim) networkRTT(w, a units.Bytes) (units.Time, int) {
+	nn := len(s.nodes)
+	if len(s.hosts) < 2 || nn == 0 {
+		return 0, 0
+	}
+	// The first hop of a path from host o: its own link, w or a bytes.
+	// Per switch, the two largest first hops over its hosts (so that a
+	// destination on the switch is not paired with itself).
+	type top2 struct {
+		host       *node
+		best, next units.Time
+	}
+	firstW := make([]top2, nn)
+	firstA := make([]top2, nn)
+	var edges []*node
+	put := func(t *top2, o *node, v units.Time) {
+		switch {
+		case t.host == nil || v > t.best:
+			if t.host != nil {
+				t.next = t.best
+			}
+			t.host, t.best = o, v
+		case v > t.next:
+			t.next = v
+		}
+	}
+	count := make([]int, nn)
+	for _, o := range s.hosts {
+		p := o.ports[0]
+		sw := p.peer.node
+		if count[sw.id] == 0 {
+			edges = append(edges, sw)
+		}
+		count[sw.id]++
+		put(&firstW[sw.id], o, units.SerializationTime(w, p.rate)+p.delay)
+		put(&firstA[sw.id], o, units.SerializationTime(a, p.rate)+p.delay)
+	}
+	first := func(t *top2, h *node) units.Time {
+		if t.host == h {
+			return t.next
+		}
+		return t.best
+	}
+	dist := make([]int, nn)
+	order := make([]*node, 0, nn)
+	costW := make([]units.Time, nn)
+	costA := make([]units.Time, nn)
+	var oneW, oneA units.Time
+	maxSw := 0
+	for _, h := range s.hosts {
+		order = s.bfsOrder(h, dist, order[:0])
+		for _, n := range order[1:] {
+			var cw, ca units.Time
+			for _, pn := range n.routes[h.id] {
+				p := n.ports[pn]
+				var dw, da units.Time
+				if m := p.peer.node; m != h {
+					dw, da = costW[m.id], costA[m.id]
+				}
+				cw = max(cw, units.SerializationTime(w, p.rate)+p.delay+dw)
+				ca = max(ca, units.SerializationTime(a, p.rate)+p.delay+da)
+			}
+			costW[n.id], costA[n.id] = cw, ca
+		}
+		for _, sw := range edges {
+			if count[sw.id] == 1 && firstW[sw.id].host == h {
+				continue // h alone on its switch: no other host there
+			}
+			// A path from a host of sw crosses dist(sw) switches.
+			maxSw = max(maxSw, dist[sw.id])
+			oneW = max(oneW, first(&firstW[sw.id], h)+costW[sw.id])
+			oneA = max(oneA, first(&firstA[sw.id], h)+costA[sw.id])
+		}
+	}
+	return oneW + oneA, maxSw
+}
+
+// bfsOrder returns the switches in order of distance (in links) to host h,
+// h first, appended to order; dist receives the distances (-1: not
+// reached). Paths never go through another host, as in buildRoutes.
+func (s *Sim) bfsOrder(h *node, dist []int, order []*node) []*node {
+	for i := range dist {
+		dist[i] = -1
+	}
+	dist[h.id] = 0
+	order = append(order, h)
+	for i := 0; i < len(order); i++ {
+		n := order[i]
+		for _, p := range n.ports {
+			m := p.peer.node
+			if dist[m.id] >= 0 || m.isHost {
+				continue
+			}
+			dist[m.id] = dist[n.id] + 1
+			order = append(order, m)
+		}
+	}
+	return order
+}
