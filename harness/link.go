@@ -61,6 +61,7 @@ type port struct {
 	headroom  units.Bytes
 
 	queue *Queue    // the data queue's view for CPs (switch ports only)
+	sched Scheduler // picks the data priority to send (switch ports only)
 	wake  timerSlot // host ports: pending pacing wake-up
 
 	st portStats

@@ -60,8 +60,8 @@ type portStats struct {
 	pauses      int64 // PAUSE frames received that stopped this egress
 	pausesSent  int64 // PAUSE frames sent to the peer
 	pausedTime  units.Time
-	pauseStart  units.Time
-	firstPause  units.Time // -1 if never paused
+	pauseStart  [NumPrios]units.Time // when each priority's current pause began
+	firstPause  units.Time           // -1 if never paused
 	maxIngress  units.Bytes
 	drops       int64
 	q           qstat

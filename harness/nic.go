@@ -11,6 +11,7 @@ type flow struct {
 	info     FlowInfo
 	src, dst *node
 	stopAt   units.Time // MaxTime: none
+	prio     uint8      // data priority of its frames (FlowSpec.Prio)
 
 	rp     RP
 	np     NP
@@ -62,9 +63,6 @@ func (s *Sim) hostNext(pt *port) *Packet {
 		pt.bytes -= p.Size
 		return p
 	}
-	if pt.pausedBy[DataPrio] {
-		return nil
-	}
 	h := pt.node
 	n := len(h.active)
 	earliest := units.MaxTime
@@ -74,7 +72,7 @@ func (s *Sim) hostNext(pt *port) *Packet {
 			j -= n
 		}
 		f := h.active[j]
-		if !f.hasData() || (f.window > 0 && units.Bytes(f.sndNxt-f.sndUna) >= f.window) {
+		if pt.pausedBy[f.prio] || !f.hasData() || (f.window > 0 && units.Bytes(f.sndNxt-f.sndUna) >= f.window) {
 			continue
 		}
 		if f.nextSend > s.now {
@@ -110,7 +108,7 @@ func (s *Sim) makeData(f *flow) *Packet {
 	}
 	p := s.pool.get()
 	p.Kind = KindData
-	p.Prio = DataPrio
+	p.Prio = f.prio
 	p.Flow = f.id
 	p.Src = f.src.id
 	p.Dst = f.dst.id

@@ -105,6 +105,28 @@ var commonParams = []Param{
 		}
 		return nil
 	}},
+	{"scheduler", "egress scheduler of the data priorities: strict or dwrr", func(s *Scenario, v string) error {
+		if _, err := newScheduler(v, nil, 1); err != nil {
+			return err
+		}
+		s.Switch.Scheduler = strings.ToLower(v)
+		return nil
+	}},
+	{"weights", "DWRR weights by priority, comma-separated (priority 0 first)", func(s *Scenario, v string) error {
+		var w []int
+		for _, f := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil {
+				return fmt.Errorf("%q: want whole numbers separated by commas", v)
+			}
+			w = append(w, n)
+		}
+		if _, err := newDWRR(w, 1); err != nil {
+			return err
+		}
+		s.Switch.Weights = w
+		return nil
+	}},
 	{"buffer", "buffer per switch, PFC headroom included (ignored when pool > 0)", setBytes(func(s *Scenario) *Bytes { return &s.Switch.Buffer })},
 	{"pool", "shared pool per switch: buffer = pool + its ports' PFC headroom (0: use buffer)", setBytes(func(s *Scenario) *Bytes { return &s.Switch.Pool })},
 	{"xoff", "PFC pause threshold per ingress port", setBytes(func(s *Scenario) *Bytes { return &s.Switch.Xoff })},

@@ -365,7 +365,7 @@ func TestPoolSettings(t *testing.T) {
 	_, err = DecodeScenario(strings.NewReader(`{"workload":{"fan_in":{"senders":1}},"switch":{"pool":-5}}`))
 	require.ErrorContains(t, err, "scenario.switch.pool")
 	_, err = DecodeScenario(strings.NewReader(`{"switch":{"poool":"1MB"}}`))
-	require.ErrorContains(t, err, "allowed: buffer, ecn, headroom, pfc, pool, xoff, xon")
+	require.ErrorContains(t, err, "allowed: buffer, ecn, headroom, pfc, pool, scheduler, weights, xoff, xon")
 }
 
 // TestPoolRejectionMessage: the error for a buffer too small for the

@@ -192,6 +192,9 @@ func (s *Sim) buildSwitches() error {
 			q.cp = cp
 			q.obs, _ = cp.(PauseObserver)
 			pt.queue = q
+			if pt.sched, err = newScheduler(s.sc.Switch.Scheduler, s.sc.Switch.Weights, s.maxFrame()); err != nil {
+				return fmt.Errorf("harness: %w", err)
+			}
 			s.queues = append(s.queues, q)
 			if cp != nil {
 				s.armCP(q)
@@ -308,8 +311,10 @@ func (s *Sim) result() *Result {
 	for _, pt := range s.ports {
 		st := &pt.st
 		paused := st.pausedTime
-		if pt.pausedBy[DataPrio] {
-			paused += s.now - st.pauseStart
+		for prio, on := range pt.pausedBy {
+			if on {
+				paused += s.now - st.pauseStart[prio]
+			}
 		}
 		util := (st.winEndTx - st.winStartTx) * 8 / (float64(pt.rate) * win)
 		pr := PortResult{

@@ -79,6 +79,15 @@ type SwitchSpec struct {
 	// Features.ECN): CE when the egress data queue, the arriving frame
 	// included, exceeds it (default 100 KB).
 	ECN Bytes `json:"ecn"`
+	// Scheduler picks, at every egress port, the data priority that sends
+	// next: "strict" (the default: the highest ready priority) or "dwrr"
+	// (deficit weighted round robin, Weights per priority, each unit of
+	// weight a quantum of one maximum frame). Control frames always go
+	// first.
+	Scheduler string `json:"scheduler,omitempty"`
+	// Weights are DWRR's weights, indexed by priority (missing: 1; 0: only
+	// what the others leave).
+	Weights []int `json:"weights,omitempty"`
 }
 
 // NICSpec are the settings every NIC gets.
@@ -163,6 +172,9 @@ func (s *Scenario) Validate() error {
 		return fmt.Errorf("scenario %s: %w", s.Name, err)
 	}
 	sw, nic := &s.Switch, &s.NIC
+	if _, err := newScheduler(sw.Scheduler, sw.Weights, 1); err != nil {
+		return fmt.Errorf("scenario %s: %w", s.Name, err)
+	}
 	checks := []struct {
 		bad bool
 		msg string

@@ -57,7 +57,7 @@ func (s *Sim) enqueue(sw *node, out *port, p *Packet, in *port) {
 	out.qbytes[prio] += p.Size
 	out.bytes += p.Size
 	s.queueChanged(out)
-	if p.Kind == KindData && out.queue != nil {
+	if p.Kind == KindData && out.queue != nil && p.Prio == out.queue.prio {
 		q := out.queue
 		// Default marker: CE when the data queue, the arriving frame
 		// included, exceeds the threshold.
@@ -73,20 +73,24 @@ func (s *Sim) enqueue(sw *node, out *port, p *Packet, in *port) {
 }
 
 // switchNext pops the next frame port pt may send, or nil: PFC frames are
-// handled by kick; here strict priority from high to low, skipping paused
-// priorities (ControlPrio is never paused).
+// handled by kick; here ControlPrio first (never paused), then the data
+// priority the port's scheduler picks (SwitchSpec.Scheduler: strict
+// priority by default), skipping paused ones.
 func (s *Sim) switchNext(pt *port) *Packet {
-	for prio := NumPrios - 1; prio >= 0; prio-- {
-		if pt.q[prio].n == 0 || (prio != ControlPrio && pt.pausedBy[prio]) {
-			continue
+	prio := ControlPrio
+	if pt.q[ControlPrio].n == 0 {
+		if prio = pt.sched.Pick(PortView{pt}); prio < 0 {
+			return nil
 		}
-		p := pt.q[prio].pop()
-		pt.qbytes[prio] -= p.Size
-		pt.bytes -= p.Size
-		s.queueChanged(pt)
-		return p
 	}
-	return nil
+	p := pt.q[prio].pop()
+	pt.qbytes[prio] -= p.Size
+	pt.bytes -= p.Size
+	if prio != ControlPrio {
+		pt.sched.Sent(PortView{pt}, prio, p.Size)
+	}
+	s.queueChanged(pt)
+	return p
 }
 
 // switchDequeued runs the dequeue side effects of p leaving pt (pt is
@@ -107,7 +111,7 @@ func (s *Sim) switchDequeued(pt *port, p *Packet) {
 			}
 		}
 	}
-	if p.Kind != KindData || pt.queue == nil {
+	if p.Kind != KindData || pt.queue == nil || p.Prio != pt.queue.prio {
 		return
 	}
 	q := pt.queue
@@ -171,13 +175,13 @@ func (s *Sim) onPFC(pt *port, p *Packet) {
 	}
 	if p.pause {
 		pt.st.pauses++
-		pt.st.pauseStart = s.now
+		pt.st.pauseStart[prio] = s.now
 		if pt.st.firstPause < 0 {
 			pt.st.firstPause = s.now
 		}
 		return
 	}
-	pt.st.pausedTime += s.now - pt.st.pauseStart
+	pt.st.pausedTime += s.now - pt.st.pauseStart[prio]
 	s.kick(pt)
 }
 

@@ -33,6 +33,11 @@ type FlowSpec struct {
 	Rate  Rate   `json:"rate,omitempty"`
 	Start Time   `json:"start,omitempty"`
 	Stop  Time   `json:"stop,omitempty"`
+	// Prio is the flow's data priority, 0..6 (absent: DataPrio, 3): the
+	// 802.1p class its data frames carry, which switch.scheduler
+	// arbitrates and PFC pauses. Congestion points run on DataPrio's
+	// queues only.
+	Prio *int `json:"prio,omitempty"`
 }
 
 // FanInSpec is N flows into one receiver, one from each sender. The
@@ -167,7 +172,13 @@ func (s *Sim) buildWorkload(w *WorkloadSpec) error {
 		if src == dst {
 			return fmt.Errorf("%s: src and dst are both %s", what, fs.Src)
 		}
-		s.newFlow(src, dst, units.Bytes(fs.Size), units.Rate(fs.Rate), units.Time(fs.Start), units.Time(fs.Stop))
+		f := s.newFlow(src, dst, units.Bytes(fs.Size), units.Rate(fs.Rate), units.Time(fs.Start), units.Time(fs.Stop))
+		if fs.Prio != nil {
+			if *fs.Prio < 0 || *fs.Prio >= ControlPrio {
+				return fmt.Errorf("%s.prio = %d: want a data priority 0..%d", what, *fs.Prio, ControlPrio-1)
+			}
+			f.prio = uint8(*fs.Prio)
+		}
 	}
 	if fi := w.FanIn; fi != nil {
 		dst, err := s.dstOrFirst("workload.fan_in.dst", fi.Dst)
@@ -274,7 +285,7 @@ func (s *Sim) onArrival(g *arrivalSource) {
 // its path, base RTT and ideal FCT.
 func (s *Sim) newFlow(src, dst *node, size units.Bytes, offered units.Rate, start, stop units.Time) *flow {
 	id := FlowID(len(s.flows))
-	f := &flow{id: id, src: src, dst: dst, activeIdx: -1, finishAt: -1, firstRx: -1, stopAt: units.MaxTime}
+	f := &flow{id: id, src: src, dst: dst, prio: DataPrio, activeIdx: -1, finishAt: -1, firstRx: -1, stopAt: units.MaxTime}
 	f.rpTimer.at, f.npTimer.at, f.rtoTimer.at, f.rtoAt = units.MaxTime, units.MaxTime, units.MaxTime, units.MaxTime
 	fwd := s.path(id, src, dst, nil)
 	rev := s.path(id, dst, src, nil)
