@@ -3,6 +3,7 @@ package harness
 import (
 	"errors"
 	"fmt"
+	"github.com/hwcc/hwcc/cc"
 	"sort"
 	"strings"
 	"sync"
@@ -188,6 +189,10 @@ type FlowInfo struct {
 	Params map[string]string
 	// Errors records what the flow's state machines refuse.
 	Errors ErrorSink
+	// SendToSource sends a control message about the flow from its
+	// receiver to its source, sized and prioritised by its kind
+	// (Scheme.Kinds); false if the flow has ended. Set by the harness.
+	SendToSource func(fb cc.Feedback) bool
 }
 
 // CPInfo describes a switch egress queue to an adapter's NewCP.

@@ -3,6 +3,7 @@ package harness
 import (
 	"errors"
 	"fmt"
+	"github.com/hwcc/hwcc/cc"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -40,6 +41,16 @@ func New(sc *Scenario, opts Options) (*Sim, error) {
 		return nil, err
 	}
 	s.algo, s.feat = algo, algo.Features()
+	if kd, ok := algo.(kindDeclarer); ok {
+		s.kinds = map[cc.FeedbackKind]ControlKind{}
+		for _, k := range kd.ControlKinds() {
+			if k.Frame < MinFrameBytes || k.Frame > 9216 || k.Prio >= NumPrios {
+				return nil, fmt.Errorf("harness: algorithm %s: control kind %q: frame %v, priority %d: want a frame of %v..9216 B and a priority 0..%d",
+					algo.Name(), k.Name, k.Frame, k.Prio, MinFrameBytes, NumPrios-1)
+			}
+			s.kinds[k.Kind] = k
+		}
+	}
 	if s.feat.INT {
 		// The harness stamps nothing (the CPs do); its codec carries the
 		// headers the receivers echo, through the wire format, and checks

@@ -48,6 +48,22 @@ type Scheme struct {
 	Defaults map[string]string
 	// Doc says what the harness does with the algorithm (one paragraph).
 	Doc string
+	// Kinds declare the wire size and priority of the feedback kinds the
+	// scheme's parts send (credit, credit stop, rate packet, window CNP):
+	// a message of an undeclared kind travels as a RoCEv2 CNP does
+	// (CNPFrameBytes at ControlPrio).
+	Kinds []ControlKind
+}
+
+// ControlKind is a control message's kind on the wire: the cc feedback
+// kind a part sends, its name for reports, its frame size (without
+// preamble and gap, which the harness adds like every frame's) and the
+// priority it travels at (ControlPrio: served first, never paused).
+type ControlKind struct {
+	Kind  cc.FeedbackKind
+	Name  string
+	Frame units.Bytes
+	Prio  uint8
 }
 
 // RegisterScheme makes a cc-registered algorithm runnable by the harness
@@ -120,6 +136,15 @@ func (g *schemeAlgo) Name() string { return g.s.Name }
 // Features: INT as the scheme says; never the harness's threshold marker
 // (a scheme's congestion points mark themselves).
 func (g *schemeAlgo) Features() Features { return Features{INT: g.s.INT} }
+
+// ControlKinds implements kindDeclarer.
+func (g *schemeAlgo) ControlKinds() []ControlKind { return g.s.Kinds }
+
+// kindDeclarer is implemented by an Algorithm whose parts send control
+// messages of their own kinds.
+type kindDeclarer interface {
+	ControlKinds() []ControlKind
+}
 
 // Params returns each role's settings: the scheme's defaults, then the
 // scenario's params. A key "cp.NAME", "rp.NAME" or "np.NAME" goes to that
@@ -271,7 +296,7 @@ func (g *schemeAlgo) NewNP(f FlowInfo) (NP, error) {
 	if p == nil {
 		return nil, nil
 	}
-	return &schemeNP{n: p.(cc.NotificationPoint), act: cc.NewActions(initialActions), errs: f.Errors}, nil
+	return &schemeNP{n: p.(cc.NotificationPoint), act: cc.NewActions(initialActions), errs: f.Errors, send: f.SendToSource}, nil
 }
 
 // BaseRTTWithINT returns a flow's round trip with INT: its base RTT (a
@@ -374,6 +399,10 @@ func (w *schemeCP) apply(now units.Time, q *Queue, p *Packet, err error) {
 				p.CE = true
 			}
 		case cc.ActionFeedback:
+			if a.To != cc.ToSource {
+				w.errs.Add(now, flowOf(p), fmt.Errorf("harness: congestion point sent %v to the flow's %v, which the harness does not carry yet", a.Feedback.Kind, a.To))
+				continue
+			}
 			q.SendFeedback(FlowID(a.Feedback.Flow), Feedback{CC: a.Feedback})
 		default:
 			w.errs.Add(now, flowOf(p), fmt.Errorf("harness: congestion point asked for %v, which the harness does not carry out yet", a.Kind))
@@ -520,6 +549,7 @@ type schemeNP struct {
 	act  *cc.Actions
 	pkt  cc.Packet
 	errs ErrorSink
+	send func(fb cc.Feedback) bool // FlowInfo.SendToSource
 }
 
 func (w *schemeNP) OnData(now units.Time, p *Packet) bool {
@@ -542,15 +572,18 @@ func (w *schemeNP) cnp(now units.Time, flow FlowID, err error) bool {
 		w.errs.Add(now, flow, err)
 		return false
 	}
-	send := false
+	cnp := false
 	for _, a := range w.act.All() {
-		if a.Kind == cc.ActionFeedback && a.Feedback.Kind == cc.FeedbackCNP && a.To == cc.ToSource {
-			send = true
-			continue
+		switch {
+		case a.Kind == cc.ActionFeedback && a.To == cc.ToSource && a.Feedback.Kind == cc.FeedbackCNP:
+			cnp = true // the NIC's CNP path (OnData's result)
+		case a.Kind == cc.ActionFeedback && a.To == cc.ToSource && w.send != nil:
+			w.send(a.Feedback)
+		default:
+			w.errs.Add(now, flow, fmt.Errorf("harness: notification point asked for %v %v to the %v, which the harness does not carry yet", a.Kind, a.Feedback.Kind, a.To))
 		}
-		w.errs.Add(now, flow, fmt.Errorf("harness: notification point asked for %v %v, which the harness does not carry yet", a.Kind, a.Feedback.Kind))
 	}
-	return send
+	return cnp
 }
 
 // PartHolder is implemented by the congestion, reaction and notification

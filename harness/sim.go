@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"github.com/hwcc/hwcc/cc"
 	"math/rand/v2"
 
 	inttel "github.com/hwcc/hwcc/int"
@@ -30,7 +31,8 @@ type Sim struct {
 	sc    *Scenario // validated, defaults applied
 	algo  Algorithm
 	feat  Features
-	errs  errLog // the state machines' errors (Report.Errors)
+	errs  errLog                          // the state machines' errors (Report.Errors)
+	kinds map[cc.FeedbackKind]ControlKind // the algorithm's control kinds (Scheme.Kinds)
 	opts  Options
 	codec *inttel.Codec
 

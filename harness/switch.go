@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"github.com/hwcc/hwcc/cc"
 	inttel "github.com/hwcc/hwcc/int"
 	"github.com/hwcc/hwcc/units"
 )
@@ -197,13 +198,12 @@ func (s *Sim) sendFeedback(q *Queue, id FlowID, fb Feedback) bool {
 	sw := q.p.node
 	p := s.pool.get()
 	p.Kind = KindFeedback
-	p.Prio = ControlPrio
 	p.Flow = id
 	p.Src = sw.id
 	p.Dst = f.src.id
 	fb.From = q.id
 	p.Feedback = fb
-	p.Size = CNPFrameBytes + s.preamble
+	p.Prio, p.Size = s.controlWire(fb.CC.Kind)
 	s.st.feedbackSent++
 	out := ecmpPort(sw, id, sw.id, f.src.id)
 	if out == nil {
@@ -211,6 +211,34 @@ func (s *Sim) sendFeedback(q *Queue, id FlowID, fb Feedback) bool {
 		return false
 	}
 	s.enqueue(sw, out, p, nil)
+	return true
+}
+
+// controlWire returns the priority and wire size of a control message of
+// kind k: the algorithm's declaration (Scheme.Kinds), else a RoCEv2 CNP's
+// (CNPFrameBytes at ControlPrio).
+func (s *Sim) controlWire(k cc.FeedbackKind) (uint8, units.Bytes) {
+	if c, ok := s.kinds[k]; ok {
+		return c.Prio, c.Frame + s.preamble
+	}
+	return ControlPrio, CNPFrameBytes + s.preamble
+}
+
+// sendToSource sends control message fb about flow f from its receiver
+// to its source (FlowInfo.SendToSource).
+func (s *Sim) sendToSource(f *flow, fb cc.Feedback) bool {
+	if f.done || f.stopped || !f.started {
+		return false
+	}
+	p := s.pool.get()
+	p.Kind = KindFeedback
+	p.Flow = f.id
+	p.Src = f.dst.id
+	p.Dst = f.src.id
+	p.Feedback = Feedback{CC: fb}
+	p.Prio, p.Size = s.controlWire(fb.Kind)
+	s.st.feedbackSent++
+	s.hostQueueControl(f.dst, p)
 	return true
 }
 

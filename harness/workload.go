@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"github.com/hwcc/hwcc/cc"
 	"math"
 	"strconv"
 	"strings"
@@ -304,6 +305,7 @@ func (s *Sim) newFlow(src, dst *node, size units.Bytes, offered units.Rate, star
 		Params: s.sc.Params,
 		Errors: ErrorSink{log: &s.errs, where: "flow " + strconv.Itoa(int(id))},
 	}
+	f.info.SendToSource = func(fb cc.Feedback) bool { return s.sendToSource(f, fb) }
 	if size > 0 {
 		n := int64((size + s.payload - 1) / s.payload)
 		lastW := DataOverheadBytes + (size - units.Bytes(n-1)*s.payload) + s.preamble
