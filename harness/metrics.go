@@ -49,7 +49,17 @@ type qstat struct {
 	cur  units.Bytes
 	area float64 // ∫q dt over the window, byte·ps
 	max  units.Bytes
-	hist []int64 // ps spent in each bucket within the window
+	// on: the queue is measured (a switch port). hist, n buckets long, is
+	// the ps spent in each bucket within the window; it is allocated when
+	// the queue first holds bytes, and until then zero counts the time at
+	// length 0 (most ports of a large topology never queue).
+	on   bool
+	n    int
+	zero int64
+	hist []int64
+	// total is the sum of hist (the window time recorded), kept as it
+	// grows so that a percentile scans only up to its bucket.
+	total int64
 }
 
 // portStats are one port's counters.
@@ -71,7 +81,7 @@ type portStats struct {
 // queueChanged records a change of pt.bytes at the current time.
 func (s *Sim) queueChanged(pt *port) {
 	q := &pt.st.q
-	if q.hist == nil {
+	if !q.on {
 		return
 	}
 	s.qAdvance(q)
@@ -88,6 +98,16 @@ func (s *Sim) qAdvance(q *qstat) {
 	b := min(s.now, s.to)
 	if b > a {
 		dt := b - a
+		q.total += int64(dt)
+		if q.hist == nil {
+			if q.cur == 0 {
+				q.zero += int64(dt)
+				q.last = s.now
+				return
+			}
+			q.hist = make([]int64, q.n)
+			q.hist[0] = q.zero
+		}
 		i := histBucket(q.cur)
 		if i >= len(q.hist) {
 			i = len(q.hist) - 1
@@ -102,12 +122,12 @@ func (s *Sim) qAdvance(q *qstat) {
 // histogram: the midpoint of the first bucket whose cumulative time reaches
 // p of the total.
 func (q *qstat) percentile(p float64) units.Bytes {
-	var total int64
-	for _, t := range q.hist {
-		total += t
-	}
+	total := q.total
 	if total == 0 {
 		return q.cur
+	}
+	if q.hist == nil {
+		return 0 // the queue was empty all the time
 	}
 	target := p * float64(total)
 	var cum int64
@@ -124,7 +144,7 @@ func (q *qstat) percentile(p float64) units.Bytes {
 // measure opens (idx 0) or closes (idx 1) the measurement window.
 func (s *Sim) measure(idx int32) {
 	for _, pt := range s.ports {
-		if pt.st.q.hist != nil {
+		if pt.st.q.on {
 			s.qAdvance(&pt.st.q)
 			if idx == 0 {
 				pt.st.q.max = pt.st.q.cur
@@ -167,7 +187,7 @@ func (s *Sim) sample() {
 		f.series = append(f.series, float64(d)*8/ivl.Seconds())
 	}
 	for _, pt := range s.ports {
-		if pt.st.q.hist != nil {
+		if pt.st.q.on {
 			pt.st.queueSeries = append(pt.st.queueSeries, pt.bytes)
 		}
 	}

@@ -128,7 +128,7 @@ func New(sc *Scenario, opts Options) (*Sim, error) {
 			s.seriesRefs = append(s.seriesRefs, f)
 		}
 		for _, pt := range s.ports {
-			if pt.st.q.hist != nil {
+			if pt.st.q.on {
 				pt.st.queueSeries = make([]units.Bytes, 0, n)
 			}
 		}
@@ -183,7 +183,7 @@ func (s *Sim) buildSwitches() error {
 		}
 		n.salt = s.rng.Uint64()
 		for _, pt := range n.ports {
-			pt.st.q.hist = make([]int64, histLen)
+			pt.st.q.on, pt.st.q.n = true, histLen
 			if s.feat.INT {
 				if _, ok := s.codec.Speeds().Code(pt.rate); !ok {
 					return fmt.Errorf("INT: port %s runs at %v, which has no INT speed code", pt.name, pt.rate)
@@ -333,7 +333,7 @@ func (s *Sim) result() *Result {
 			Utilization: util, TxBytes: st.txBytes, Pauses: st.pauses, PausesSent: st.pausesSent,
 			PausedTime: paused, FirstPause: st.firstPause, MaxIngress: st.maxIngress, Drops: st.drops,
 		}
-		if st.q.hist != nil {
+		if st.q.on {
 			q := &st.q
 			if w := float64(s.to - s.from); w > 0 {
 				pr.MeanBytes = q.area / w

@@ -317,10 +317,11 @@ func BaseRTTWithINT(f FlowInfo) units.Time {
 	return t
 }
 
-// initialActions is the capacity of a part's actions buffer; a part that
-// needs more says how many (cc.ActionsFullError) and the buffer grows to
-// that once.
-const initialActions = 16
+// initialActions is the capacity of a part's actions buffer (a CP marks
+// or sends one message per event; a large network builds thousands); a
+// part that needs more says how many (cc.ActionsFullError) and the buffer
+// grows to that once.
+const initialActions = 2
 
 // call runs ev against act, growing act once when the part needs more
 // room than it has (the part changed nothing, rule 2).
