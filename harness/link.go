@@ -184,9 +184,17 @@ func (s *Sim) nameLinks() {
 // is one hop closer to h. Paths never go through another host.
 func (s *Sim) buildRoutes() error {
 	nn := len(s.nodes)
+	// Each switch's routes live in one slice of its own (start[h] indexes
+	// it for destination h), filled host by host and cut into the
+	// per-destination lists at the end: one allocation per switch (and its
+	// growth), not one per switch and destination.
+	start := make([][]int32, nn)
+	arena := make([][]int32, nn)
 	for _, n := range s.nodes {
 		if !n.isHost {
 			n.routes = make([][]int32, nn)
+			start[n.id] = make([]int32, nn+1)
+			arena[n.id] = make([]int32, 0, 2*len(s.hosts))
 		}
 	}
 	dist := make([]int, nn)
@@ -219,10 +227,23 @@ func (s *Sim) buildRoutes() error {
 			if dist[n.id] < 0 {
 				return fmt.Errorf("harness: switch %s cannot reach host %s", n.name, h.name)
 			}
+			start[n.id][h.id] = int32(len(arena[n.id]))
 			for _, p := range n.ports {
 				if dist[p.peer.node.id] == dist[n.id]-1 {
-					n.routes[h.id] = append(n.routes[h.id], int32(p.num))
+					arena[n.id] = append(arena[n.id], int32(p.num))
 				}
+			}
+			start[n.id][h.id+1] = int32(len(arena[n.id]))
+		}
+	}
+	for _, n := range s.nodes {
+		if n.isHost {
+			continue
+		}
+		a := arena[n.id]
+		for _, h := range s.hosts {
+			if lo, hi := start[n.id][h.id], start[n.id][h.id+1]; hi > lo {
+				n.routes[h.id] = a[lo:hi:hi]
 			}
 		}
 	}

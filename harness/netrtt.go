@@ -67,6 +67,14 @@ func (s *Sim) networkRTT(w, a units.Bytes) (units.Time, int) {
 		}
 		return t.best
 	}
+	// Each port's cost for a frame of w and of a bytes, once: the inner loop
+	// below runs for every host.
+	hopW := make([]units.Time, len(s.ports))
+	hopA := make([]units.Time, len(s.ports))
+	for _, p := range s.ports {
+		hopW[p.gid] = units.SerializationTime(w, p.rate) + p.delay
+		hopA[p.gid] = units.SerializationTime(a, p.rate) + p.delay
+	}
 	dist := make([]int, nn)
 	order := make([]*node, 0, nn)
 	costW := make([]units.Time, nn)
@@ -83,8 +91,8 @@ func (s *Sim) networkRTT(w, a units.Bytes) (units.Time, int) {
 				if m := p.peer.node; m != h {
 					dw, da = costW[m.id], costA[m.id]
 				}
-				cw = max(cw, units.SerializationTime(w, p.rate)+p.delay+dw)
-				ca = max(ca, units.SerializationTime(a, p.rate)+p.delay+da)
+				cw = max(cw, hopW[p.gid]+dw)
+				ca = max(ca, hopA[p.gid]+da)
 			}
 			costW[n.id], costA[n.id] = cw, ca
 		}
