@@ -70,6 +70,10 @@ func New(sc *Scenario, opts Options) (*Sim, error) {
 	s.ackEvery = cp.NIC.AckEvery
 	s.rto = units.Time(cp.NIC.RTO)
 	s.pfcOn = cp.Switch.PFC
+	s.fc = lossyControl{}
+	if s.pfcOn {
+		s.fc = pfcControl{}
+	}
 	s.xoff = units.Bytes(cp.Switch.Xoff)
 	s.xon = units.Bytes(cp.Switch.Xon)
 	if s.xon == 0 {

@@ -32,6 +32,7 @@ type Sim struct {
 	algo  Algorithm
 	feat  Features
 	errs  errLog                          // the state machines' errors (Report.Errors)
+	fc    flowControl                     // the switches' link flow control
 	kinds map[cc.FeedbackKind]ControlKind // the algorithm's control kinds (Scheme.Kinds)
 	opts  Options
 	codec *inttel.Codec

@@ -28,25 +28,9 @@ func (s *Sim) enqueue(sw *node, out *port, p *Packet, in *port) {
 	prio := p.Prio
 	if prio != ControlPrio {
 		size := p.Size
-		if sw.bufUsed+size > sw.buffer {
+		if sw.bufUsed+size > sw.buffer || !s.fc.admit(s, sw, in, p) {
 			s.drop(out, p)
 			return
-		}
-		if in != nil {
-			if s.pfcOn && in.ing[prio]+size > s.xoff+in.headroom {
-				s.st.headroomDrops++
-				s.drop(out, p)
-				return
-			}
-			in.ing[prio] += size
-			if in.ing[prio] > in.st.maxIngress {
-				in.st.maxIngress = in.ing[prio]
-			}
-			p.ingress = in
-			if s.pfcOn && !in.wantPause[prio] && in.ing[prio] >= min(s.xoff, s.sharedFree(sw)+size) {
-				in.wantPause[prio] = true
-				s.pfcSignal(in, prio)
-			}
 		}
 		p.inSize = size
 		sw.bufUsed += size
@@ -103,13 +87,8 @@ func (s *Sim) switchDequeued(pt *port, p *Packet) {
 		sw := pt.node
 		sw.bufUsed -= p.inSize
 		if in := p.ingress; in != nil {
-			prio := p.Prio
-			in.ing[prio] -= p.inSize
 			p.ingress = nil
-			if in.wantPause[prio] && (in.ing[prio] == 0 || in.ing[prio] <= min(s.xon, s.sharedFree(sw)-2*s.maxFrame())) {
-				in.wantPause[prio] = false
-				s.pfcSignal(in, prio)
-			}
+			s.fc.release(s, sw, in, p)
 		}
 	}
 	if p.Kind != KindData || pt.queue == nil || p.Prio != pt.queue.prio {
