@@ -7,19 +7,20 @@ import "github.com/hwcc/hwcc/units"
 type evKind uint8
 
 const (
-	evArrive    evKind = iota // pkt arrives at ports[idx]'s node through ports[idx]
-	evTxDone                  // ports[idx] finished serialising its frame
-	evNICWake                 // ports[idx] (a host port) may send a paced packet
-	evRPTimer                 // flows[idx]'s reaction point deadline
-	evNPTimer                 // flows[idx]'s notification point deadline
-	evRTO                     // flows[idx]'s retransmission timeout check
-	evCPTimer                 // cps[idx]'s deadline
-	evFlowStart               // flows[idx] starts
-	evFlowStop                // flows[idx] stops sending (long-lived flows)
-	evPoisson                 // generator idx draws its next flow
-	evSample                  // take one time-series sample
-	evMeasure                 // idx 0: measurement window opens, 1: it closes
-	evTest                    // used by the event-core tests and benchmark
+	evArrive      evKind = iota // pkt arrives at ports[idx]'s node through ports[idx]
+	evTxDone                    // ports[idx] finished serialising its frame
+	evNICWake                   // ports[idx] (a host port) may send a paced packet
+	evRPTimer                   // flows[idx]'s reaction point deadline
+	evNPTimer                   // flows[idx]'s notification point deadline
+	evRTO                       // flows[idx]'s retransmission timeout check
+	evCPTimer                   // cps[idx]'s deadline
+	evFlowStart                 // flows[idx] starts
+	evFlowStop                  // flows[idx] stops sending (long-lived flows)
+	evPoisson                   // generator idx draws its next flow
+	evSample                    // take one time-series sample
+	evMeasure                   // idx 0: measurement window opens, 1: it closes
+	evTest                      // used by the event-core tests and benchmark
+	evModuleTimer               // modules[idx]'s deadline
 )
 
 // event is one scheduled action. Events are plain values in a slice: no

@@ -24,6 +24,7 @@ type node struct {
 	hdrmReserve units.Bytes
 	routes      [][]int32 // routes[dst host] = candidate egress port numbers (ECMP set)
 	salt        uint64    // per-switch ECMP hash salt
+	module      *Switch   // the algorithm's switch module, if any
 
 	// Host state: flows with data to send, served round robin.
 	active []*flow

@@ -48,6 +48,9 @@ type Scheme struct {
 	Defaults map[string]string
 	// Doc says what the harness does with the algorithm (one paragraph).
 	Doc string
+	// Module, if set, builds the scheme's module of every switch: state
+	// beyond one queue, per port or per destination (SwitchModule).
+	Module func(info SwitchInfo) (SwitchModule, error)
 	// Kinds declare the wire size and priority of the feedback kinds the
 	// scheme's parts send (credit, credit stop, rate packet, window CNP):
 	// a message of an undeclared kind travels as a RoCEv2 CNP does
@@ -136,6 +139,14 @@ func (g *schemeAlgo) Name() string { return g.s.Name }
 // Features: INT as the scheme says; never the harness's threshold marker
 // (a scheme's congestion points mark themselves).
 func (g *schemeAlgo) Features() Features { return Features{INT: g.s.INT} }
+
+// NewModule implements moduleBuilder: the scheme's module, or none.
+func (g *schemeAlgo) NewModule(info SwitchInfo) (SwitchModule, error) {
+	if g.s.Module == nil {
+		return nil, nil
+	}
+	return g.s.Module(info)
+}
 
 // ControlKinds implements kindDeclarer.
 func (g *schemeAlgo) ControlKinds() []ControlKind { return g.s.Kinds }

@@ -28,14 +28,15 @@ const DefaultProgressEvery = 1 << 20
 // simulation with integer picosecond time. Build it with New and run it
 // with Run; a Sim runs once.
 type Sim struct {
-	sc    *Scenario // validated, defaults applied
-	algo  Algorithm
-	feat  Features
-	errs  errLog                          // the state machines' errors (Report.Errors)
-	fc    flowControl                     // the switches' link flow control
-	kinds map[cc.FeedbackKind]ControlKind // the algorithm's control kinds (Scheme.Kinds)
-	opts  Options
-	codec *inttel.Codec
+	sc      *Scenario // validated, defaults applied
+	algo    Algorithm
+	feat    Features
+	errs    errLog                          // the state machines' errors (Report.Errors)
+	fc      flowControl                     // the switches' link flow control
+	modules []*Switch                       // the switches' modules (Scheme.Module)
+	kinds   map[cc.FeedbackKind]ControlKind // the algorithm's control kinds (Scheme.Kinds)
+	opts    Options
+	codec   *inttel.Codec
 
 	now      units.Time
 	end      units.Time
@@ -170,6 +171,8 @@ func (s *Sim) dispatch(e *event) {
 		s.onRTO(s.flows[e.idx])
 	case evCPTimer:
 		s.onCPTimer(s.queues[e.idx])
+	case evModuleTimer:
+		s.onModuleTimer(s.modules[e.idx])
 	case evFlowStart:
 		s.startFlow(s.flows[e.idx])
 	case evFlowStop:

@@ -13,6 +13,10 @@ func (s *Sim) switchReceive(sw *node, in *port, p *Packet) {
 		s.consumed(p)
 		return
 	}
+	if w := sw.module; w != nil && p.Kind == KindData {
+		w.mod.Arrive(s.now, w, in.num, p)
+		s.armModule(w)
+	}
 	out := ecmpPort(sw, p.Flow, p.Src, p.Dst)
 	if out == nil {
 		s.drop(nil, p) // unroutable: cannot happen after buildRoutes
@@ -42,6 +46,10 @@ func (s *Sim) enqueue(sw *node, out *port, p *Packet, in *port) {
 	out.qbytes[prio] += p.Size
 	out.bytes += p.Size
 	s.queueChanged(out)
+	if w := sw.module; w != nil && p.Kind == KindData {
+		w.mod.Enqueue(s.now, w, out.num, p)
+		s.armModule(w)
+	}
 	if p.Kind == KindData && out.queue != nil && p.Prio == out.queue.prio {
 		q := out.queue
 		// Default marker: CE when the data queue, the arriving frame
@@ -90,6 +98,10 @@ func (s *Sim) switchDequeued(pt *port, p *Packet) {
 			p.ingress = nil
 			s.fc.release(s, sw, in, p)
 		}
+	}
+	if w := pt.node.module; w != nil && p.Kind == KindData {
+		w.mod.Dequeue(s.now, w, pt.num, p)
+		s.armModule(w)
 	}
 	if p.Kind != KindData || pt.queue == nil || p.Prio != pt.queue.prio {
 		return
@@ -149,6 +161,10 @@ func (s *Sim) onPFC(pt *port, p *Packet) {
 		return
 	}
 	pt.pausedBy[prio] = p.pause
+	if w := pt.node.module; w != nil {
+		w.mod.Pause(s.now, w, pt.num, prio, p.pause)
+		s.armModule(w)
+	}
 	if q := pt.queue; q != nil && q.obs != nil && q.prio == prio {
 		q.obs.OnPause(s.now, q, p.pause)
 		s.armCP(q)
