@@ -40,6 +40,9 @@ func (d *demoPart) AppendRegisters(dst []cc.Register) []cc.Register {
 func (d *demoPart) Receive(now units.Time, _ *cc.Packet, _ *cc.Actions) error {
 	return d.Accept("demo", "Receive", now)
 }
+func (d *demoPart) Feedback(now units.Time, _ *cc.Feedback, _ *cc.Actions) error {
+	return d.Accept("demo", "Feedback", now)
+}
 
 var _ cc.NotificationPoint = (*demoPart)(nil)
 

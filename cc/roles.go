@@ -68,11 +68,15 @@ type ReactionPoint interface {
 
 // NotificationPoint is the receiver side of an algorithm: one receiving
 // flow. The caller reports every data packet of the flow as it arrives
-// (in order or not, with its CE mark); the part may answer the flow's
-// source (ActionFeedback with a CNP).
+// (in order or not, with its CE mark) with Receive, and every message the
+// flow's source sends it (ExpressPass's credit request and stop) with
+// Feedback; the part may answer the flow's source (ActionFeedback with a
+// CNP, a credit). As for a reaction point, a message of a kind the part
+// does not use changes nothing but the time.
 type NotificationPoint interface {
 	Part
 	Receive(now units.Time, p *Packet, act *Actions) error
+	Feedback(now units.Time, f *Feedback, act *Actions) error
 }
 
 // Role is which of the three roles a part plays.

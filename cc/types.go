@@ -84,11 +84,18 @@ const (
 	// (RoCC's CNP, papers/rocc.txt section III-C): Data holds its payload
 	// in the codec of the algorithm that sent it; From names the sender.
 	FeedbackRate
+	// FeedbackCredit is a credit: permission to send (ExpressPass's credit
+	// packet, from the receiver; Seq its sequence number).
+	FeedbackCredit
+	// FeedbackCreditRequest and FeedbackCreditStop are a sender's request
+	// that its receiver start and stop sending credits.
+	FeedbackCreditRequest
+	FeedbackCreditStop
 	// FeedbackUser is the first kind free for schemes outside this module.
 	FeedbackUser FeedbackKind = 128
 )
 
-var feedbackNames = [...]string{"none", "ack", "nak", "cnp", "rate"}
+var feedbackNames = [...]string{"none", "ack", "nak", "cnp", "rate", "credit", "credit-request", "credit-stop"}
 
 // String returns the kind's lower-case name, or "kind N".
 func (k FeedbackKind) String() string {
@@ -139,6 +146,12 @@ type Limits struct {
 	// it may start a packet while inflight < Window. NoWindow (0) means no
 	// window.
 	Window units.Bytes
+	// Credited: the flow sends only on credit (ExpressPass): it may start
+	// a packet only while the packet's wire bytes fit in Credit, the
+	// credit the part holds now (each Sent spends it, each credit
+	// message adds to it). Not Credited, Credit means nothing.
+	Credited bool
+	Credit   units.Bytes
 }
 
 // NoRate and NoWindow are the Limits values that limit nothing.

@@ -76,6 +76,9 @@ type toyNP struct{ toyPart }
 func (n *toyNP) Receive(now units.Time, p *cc.Packet, act *cc.Actions) error {
 	return n.count("Receive", now, p, act)
 }
+func (n *toyNP) Feedback(now units.Time, _ *cc.Feedback, _ *cc.Actions) error {
+	return n.clock.Accept("toy", "Feedback", now)
+}
 
 type toyRP struct{ toyPart }
 

@@ -366,3 +366,17 @@ func (n *DCQCN) AppendRegisters(dst []cc.Register) []cc.Register {
 		cc.Reg("suppressed", 64, s.Suppressed),
 	)
 }
+
+// Feedback implements cc.NotificationPoint: DCQCN's receiver takes no
+// message from its source (the contract's open set of kinds: any message
+// changes nothing but the time); a nil f is refused.
+func (n *DCQCN) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
+	if err := n.clock.Check(dcqcnPart, "Feedback", now); err != nil {
+		return err
+	}
+	if f == nil {
+		return &cc.EventError{Part: dcqcnPart, Event: "Feedback", Reason: "nil feedback"}
+	}
+	n.clock.Advance(now)
+	return nil
+}

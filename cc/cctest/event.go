@@ -17,7 +17,7 @@ const (
 	Dequeue                  // cc.CongestionPoint.Dequeue
 	Timer                    // cc.Clock.Timer (any role)
 	Sent                     // cc.ReactionPoint.Sent
-	Feedback                 // cc.ReactionPoint.Feedback
+	Feedback                 // cc.ReactionPoint.Feedback or cc.NotificationPoint.Feedback
 	Receive                  // cc.NotificationPoint.Receive
 )
 
@@ -36,12 +36,12 @@ func (k Kind) Role() cc.Role {
 	switch k {
 	case Enqueue, Dequeue:
 		return cc.RoleCP
-	case Sent, Feedback:
+	case Sent:
 		return cc.RoleRP
 	case Receive:
 		return cc.RoleNP
 	}
-	return 0
+	return 0 // Timer and Feedback: more than one role has them
 }
 
 // Event is one call of a contract method with its arguments. It holds its
@@ -120,15 +120,20 @@ func (e *Event) Apply(p cc.Part, act *cc.Actions) error {
 			return c.Enqueue(e.At, pkt, e.Queue, act)
 		}
 		return c.Dequeue(e.At, pkt, e.Queue, act)
-	case Sent, Feedback:
+	case Sent:
 		r, ok := p.(cc.ReactionPoint)
 		if !ok {
 			return errRole
 		}
-		if e.Kind == Sent {
-			return r.Sent(e.At, pkt, act)
+		return r.Sent(e.At, pkt, act)
+	case Feedback:
+		switch x := p.(type) {
+		case cc.ReactionPoint:
+			return x.Feedback(e.At, fb, act)
+		case cc.NotificationPoint:
+			return x.Feedback(e.At, fb, act)
 		}
-		return r.Feedback(e.At, fb, act)
+		return errRole
 	case Receive:
 		n, ok := p.(cc.NotificationPoint)
 		if !ok {

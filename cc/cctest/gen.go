@@ -88,7 +88,7 @@ func gap(r *rand.Rand, o GenOptions) units.Time {
 //     an INT header from the modelled path), NAKs send it back to resend,
 //     CNPs and the Messages arrive now and then.
 //   - Notification point: data packets of one flow arrive mostly in order,
-//     some marked CE.
+//     some marked CE; now and then the source asks for credits (or stops).
 func Events(r *rand.Rand, role cc.Role, o GenOptions) []Event {
 	o = o.withDefaults()
 	switch role {
@@ -293,9 +293,21 @@ func npEvents(r *rand.Rand, o GenOptions) []Event {
 	for len(evs) < o.Events {
 		now += gap(r, o)
 		ev := Event{At: now}
-		if r.Intn(12) == 0 {
+		switch x := r.Intn(24); {
+		case x < 2:
 			ev.Kind = Timer
-		} else {
+		case x == 2:
+			// The source's start (or stop) of a credit-driven transfer,
+			// or one of the Messages.
+			ev.Kind = Feedback
+			ev.Feedback = cc.Feedback{Kind: cc.FeedbackCreditRequest, Flow: flow}
+			if r.Intn(4) == 0 {
+				ev.Feedback.Kind = cc.FeedbackCreditStop
+			}
+			if len(o.Messages) > 0 && r.Intn(2) == 0 {
+				ev.Feedback = o.Messages[r.Intn(len(o.Messages))]
+			}
+		default:
 			s := seq
 			if r.Intn(16) == 0 && seq > uint64(o.Payload) { // a late or duplicate packet
 				s -= uint64(o.Payload)
@@ -326,7 +338,7 @@ func Chaos(r *rand.Rand, role cc.Role, o GenOptions) []Event {
 	case cc.RoleRP:
 		kinds = append(kinds, Sent, Feedback)
 	case cc.RoleNP:
-		kinds = append(kinds, Receive)
+		kinds = append(kinds, Receive, Feedback)
 	}
 	evs := make([]Event, 0, o.Events)
 	var now units.Time
@@ -351,7 +363,7 @@ func Chaos(r *rand.Rand, role cc.Role, o GenOptions) []Event {
 			Acked: units.Bytes(wild(r)), SndNxt: r.Uint64(), ECE: r.Intn(2) == 0,
 		}
 		if r.Intn(2) == 0 {
-			ev.Feedback.Kind = cc.FeedbackKind(r.Intn(int(cc.FeedbackRate) + 1))
+			ev.Feedback.Kind = cc.FeedbackKind(r.Intn(int(cc.FeedbackCreditStop) + 1))
 		}
 		r.Read(ev.Feedback.Data[:])
 		ev.NilArg = r.Intn(16) == 0
@@ -412,7 +424,7 @@ func FromBytes(data []byte, role cc.Role) []Event {
 	case cc.RoleRP:
 		kinds = append(kinds, Sent, Feedback)
 	case cc.RoleNP:
-		kinds = append(kinds, Receive)
+		kinds = append(kinds, Receive, Feedback)
 	}
 	var evs []Event
 	var now units.Time

@@ -515,7 +515,7 @@ func (s *suite) timeOrder(where string, a, b cc.Part, like *Event, accepted unit
 	case cc.RoleRP:
 		kinds = append(kinds, Sent, Feedback)
 	case cc.RoleNP:
-		kinds = append(kinds, Receive)
+		kinds = append(kinds, Receive, Feedback)
 	}
 	times := []units.Time{-1}
 	if accepted > 0 {
