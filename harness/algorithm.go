@@ -59,6 +59,13 @@ type Features struct {
 	// p.Size; the harness stamps nothing), and receivers echo the header
 	// in ACKs. Every port's rate must have an INT speed code.
 	INT bool
+	// Symmetric: every packet of a flow that travels from its destination
+	// towards its source (ACKs, NAKs, CNPs, the notification point's
+	// messages, a switch's feedback) retraces the flow's data path link by
+	// link instead of taking its own ECMP hash: ExpressPass's credits must
+	// cross the links, in reverse, that the data they let through will
+	// cross (symmetric routing, Cho et al., SIGCOMM 2017, section 3.1).
+	Symmetric bool
 }
 
 // CP is a congestion point: one per switch egress data queue. The harness

@@ -63,7 +63,12 @@ type port struct {
 
 	queue *Queue    // the data queue's view for CPs (switch ports only)
 	sched Scheduler // picks the data priority to send (switch ports only)
-	wake  timerSlot // host ports: pending pacing wake-up
+	wake  timerSlot // pending wake-up: a host's pacing, a port's shaper
+
+	// The shaped control class (ControlKind.Spacing): its queue, and the
+	// earliest time the shaper lets its next message start.
+	shapedQ  fifo
+	shapedAt units.Time
 
 	st portStats
 }
@@ -284,6 +289,48 @@ func ecmpPort(sw *node, flow FlowID, src, dst NodeID) *port {
 	return sw.ports[c[h%uint64(len(c))]]
 }
 
+// route picks the egress port of switch sw for a packet of flow going from
+// src to dst: ecmpPort, except that with Features.Symmetric a packet going
+// to the flow's source from a switch on its data path leaves through the
+// port the flow's data arrives on (the data path in reverse).
+func (s *Sim) route(sw *node, flow FlowID, src, dst NodeID) *port {
+	if s.feat.Symmetric && flow >= 0 && int(flow) < len(s.flows) {
+		if f := s.flows[flow]; dst == f.src.id {
+			for _, h := range f.rev {
+				if h.sw == sw {
+					return h.in
+				}
+			}
+		}
+	}
+	return ecmpPort(sw, flow, src, dst)
+}
+
+// revHop is a switch on a flow's data path and the port its data arrives
+// on there (Features.Symmetric).
+type revHop struct {
+	sw *node
+	in *port
+}
+
+// reversePath returns the switches flow's data crosses from src to dst,
+// each with the port the data arrives on.
+func (s *Sim) reversePath(flow FlowID, src, dst *node) []revHop {
+	var out []revHop
+	p := src.ports[0]
+	for len(out) <= len(s.nodes) {
+		n := p.peer.node
+		if n == dst || n.isHost {
+			break
+		}
+		out = append(out, revHop{sw: n, in: p.peer})
+		if p = ecmpPort(n, flow, src.id, dst.id); p == nil {
+			break
+		}
+	}
+	return out
+}
+
 // pathHop is one link of a flow's path.
 type pathHop struct {
 	rate  units.Rate
@@ -301,7 +348,7 @@ func (s *Sim) path(flow FlowID, src, dst *node, dstHop []pathHop) []pathHop {
 		if n == dst || n.isHost || len(dstHop) > len(s.nodes) {
 			return dstHop
 		}
-		p = ecmpPort(n, flow, src.id, dst.id)
+		p = s.route(n, flow, src.id, dst.id)
 		if p == nil {
 			return dstHop
 		}

@@ -100,9 +100,9 @@ func (w *Switch) Send(flow FlowID, fb cc.Feedback) bool {
 	p.Src = w.n.id
 	p.Dst = f.src.id
 	p.Feedback = Feedback{CC: fb}
-	p.Prio, p.Size = s.controlWire(fb.Kind)
+	s.controlWire(p, fb.Kind)
 	s.st.feedbackSent++
-	out := ecmpPort(w.n, flow, w.n.id, f.src.id)
+	out := w.s.route(w.n, flow, w.n.id, f.src.id)
 	if out == nil {
 		s.drop(nil, p)
 		return false

@@ -12,6 +12,7 @@ type flow struct {
 	src, dst *node
 	stopAt   units.Time // MaxTime: none
 	prio     uint8      // data priority of its frames (FlowSpec.Prio)
+	rev      []revHop   // its data path's switches (Features.Symmetric only)
 
 	rp     RP
 	np     NP
@@ -61,6 +62,9 @@ func (s *Sim) hostNext(pt *port) *Packet {
 	if p := pt.q[ControlPrio].pop(); p != nil {
 		pt.qbytes[ControlPrio] -= p.Size
 		pt.bytes -= p.Size
+		return p
+	}
+	if p := s.shapedNext(pt); p != nil {
 		return p
 	}
 	h := pt.node
@@ -297,6 +301,10 @@ func (s *Sim) sendCNP(f *flow) {
 // hostQueueControl queues control frame p at host h's port.
 func (s *Sim) hostQueueControl(h *node, p *Packet) {
 	pt := h.ports[0]
+	if p.shape != nil {
+		s.shapedPush(pt, p)
+		return
+	}
 	pt.q[ControlPrio].push(p)
 	pt.qbytes[ControlPrio] += p.Size
 	pt.bytes += p.Size

@@ -135,7 +135,8 @@ type Packet struct {
 	CE      bool
 	ECE     bool
 	HasINT  bool
-	pause   bool // PFC: true = PAUSE, false = RESUME
+	pause   bool         // PFC: true = PAUSE, false = RESUME
+	shape   *ControlKind // the kind of a shaped control message (ControlKind.Spacing), else nil
 	Flow    FlowID
 	Src     NodeID
 	Dst     NodeID

@@ -11,13 +11,16 @@ import (
 // Everything in it is deterministic except WallSeconds, which the harness
 // leaves 0 and the command fills in (the harness never reads a clock).
 type Report struct {
-	Scenario    string         `json:"scenario"`
-	Algorithm   string         `json:"algorithm"`
-	Flows       []FlowReport   `json:"flows"`
-	Queues      []QueueReport  `json:"queues"`
-	Links       []LinkReport   `json:"links"`
-	PFC         PFCReport      `json:"pfc"`
-	Drops       int64          `json:"drops"`
+	Scenario  string        `json:"scenario"`
+	Algorithm string        `json:"algorithm"`
+	Flows     []FlowReport  `json:"flows"`
+	Queues    []QueueReport `json:"queues"`
+	Links     []LinkReport  `json:"links"`
+	PFC       PFCReport     `json:"pfc"`
+	Drops     int64         `json:"drops"`
+	// ShapedDrops are the messages of shaped control kinds the shapers
+	// dropped (ControlKind.Spacing: ExpressPass's credits), not in Drops.
+	ShapedDrops int64          `json:"shaped_drops,omitempty"`
 	Fairness    FairnessReport `json:"fairness"`
 	Events      uint64         `json:"events"`
 	WallSeconds float64        `json:"wall_seconds"`
@@ -185,7 +188,9 @@ type QueueSeries struct {
 // and MaxBufferUsed (the largest occupancy any switch's buffer reached) are
 // wire bytes; the rest are counts: DataSentPackets and DataRecvPackets data
 // frames, Drops every dropped frame, HeadroomDrops the data frames dropped
-// because an ingress exceeded Xoff plus its headroom, CNPs the CNPs
+// because an ingress exceeded Xoff plus its headroom, ShapedDrops the
+// messages of shaped control kinds a full shaper queue dropped (not in
+// Drops: ControlKind.Spacing), CNPs the CNPs
 // receivers sent, FeedbackSent and FeedbackReceived the CP feedback frames,
 // Timeouts the go-back-N retransmission timeouts, FlowsStarted,
 // FlowsFinished and PoissonFlows flows, INTPathFull the data frames a port
@@ -201,6 +206,7 @@ type Counters struct {
 	Drops               int64
 	DropBytes           int64
 	HeadroomDrops       int64
+	ShapedDrops         int64
 	CNPs                int64
 	FeedbackSent        int64
 	FeedbackReceived    int64

@@ -42,13 +42,17 @@ func New(sc *Scenario, opts Options) (*Sim, error) {
 	}
 	s.algo, s.feat = algo, algo.Features()
 	if kd, ok := algo.(kindDeclarer); ok {
-		s.kinds = map[cc.FeedbackKind]ControlKind{}
+		s.kinds = map[cc.FeedbackKind]*ControlKind{}
 		for _, k := range kd.ControlKinds() {
 			if k.Frame < MinFrameBytes || k.Frame > 9216 || k.Prio >= NumPrios {
 				return nil, fmt.Errorf("harness: algorithm %s: control kind %q: frame %v, priority %d: want a frame of %v..9216 B and a priority 0..%d",
 					algo.Name(), k.Name, k.Frame, k.Prio, MinFrameBytes, NumPrios-1)
 			}
-			s.kinds[k.Kind] = k
+			if k.Spacing != 0 && (k.Spacing < k.Frame+PreambleIFGBytes || k.Spacing > 1<<20 || k.Queue < 1 || k.Queue > 1<<20) {
+				return nil, fmt.Errorf("harness: algorithm %s: control kind %q: spacing %v, queue %d: want a spacing of at least the wire frame (%v) and at most 1 MiB, and a queue of 1..2^20 messages",
+					algo.Name(), k.Name, k.Spacing, k.Queue, k.Frame+PreambleIFGBytes)
+			}
+			s.kinds[k.Kind] = &k
 		}
 	}
 	if s.feat.INT {
@@ -357,6 +361,7 @@ func (s *Sim) result() *Result {
 		r.Ports = append(r.Ports, pr)
 	}
 	rep.Drops = s.st.drops
+	rep.ShapedDrops = s.st.shapedDrops
 
 	r.Series.Interval = s.sampleIvl
 	r.Series.Times = s.sampleT
@@ -375,6 +380,7 @@ func (s *Sim) result() *Result {
 	c.DroppedDataPayload = s.st.dropDataPayload
 	c.InFlightDataPayload = s.inFlightDataPayload()
 	c.Drops, c.DropBytes, c.HeadroomDrops = s.st.drops, s.st.dropBytes, s.st.headroomDrops
+	c.ShapedDrops = s.st.shapedDrops
 	c.CNPs, c.FeedbackSent, c.FeedbackReceived = s.st.cnpSent, s.st.feedbackSent, s.st.feedbackRecv
 	c.Timeouts, c.FlowsFinished = s.st.timeouts, s.st.flowsDone
 	c.PoissonFlows, c.PoissonBytes = s.st.poissonFlows, s.st.poissonBytes

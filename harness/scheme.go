@@ -38,6 +38,9 @@ type Scheme struct {
 	// the same queue more (qlen/(B·T)) and starve (docs/scenarios.md, HPCC
 	// in a large incast).
 	NetworkRTT bool
+	// Symmetric: what travels from a flow's receiver to its sender retraces
+	// the data path (Features.Symmetric: ExpressPass's credits).
+	Symmetric bool
 	// NoAcks: the reaction point reacts to no ACK or NAK (DCQCN reacts to
 	// CNPs only: a RoCE NIC's transport handles ACKs without its congestion
 	// control), so the NIC does not hand it them.
@@ -62,11 +65,28 @@ type Scheme struct {
 // kind a part sends, its name for reports, its frame size (without
 // preamble and gap, which the harness adds like every frame's) and the
 // priority it travels at (ControlPrio: served first, never paused).
+//
+// A kind with a Spacing is shaped at every port it leaves, host and
+// switch alike: its messages wait in a queue of their own, served after
+// ControlPrio and before data, that starts a message at most once per
+// ser(Spacing) of the port (one message and the Spacing−Frame bytes of
+// data it stands for; no burst), and that holds at most Queue messages: one
+// arriving at a full queue is dropped (Counters.ShapedDrops; not a Drop).
+// Shaped messages take no switch buffer and PFC does not pause them. This
+// is ExpressPass's credit class (papers/survey.txt; Cho et al., SIGCOMM
+// 2017, section 3.1): an 84-byte credit per 84+1538 bytes, 5.2% of the
+// link, in a queue of 8 credits, so that a credit that gets through makes
+// room for exactly one full data frame on the reverse path.
 type ControlKind struct {
 	Kind  cc.FeedbackKind
 	Name  string
 	Frame units.Bytes
 	Prio  uint8
+	// Spacing is the wire bytes of port time one message takes from the
+	// shaper, preamble and gap included (≥ the frame's wire size); 0: not
+	// shaped. Queue is the shaper's queue in messages (≥ 1 when shaped).
+	Spacing units.Bytes
+	Queue   int
 }
 
 // RegisterScheme makes a cc-registered algorithm runnable by the harness
@@ -138,7 +158,9 @@ func (g *schemeAlgo) Name() string { return g.s.Name }
 
 // Features: INT as the scheme says; never the harness's threshold marker
 // (a scheme's congestion points mark themselves).
-func (g *schemeAlgo) Features() Features { return Features{INT: g.s.INT} }
+func (g *schemeAlgo) Features() Features {
+	return Features{INT: g.s.INT, Symmetric: g.s.Symmetric}
+}
 
 // NewModule implements moduleBuilder: the scheme's module, or none.
 func (g *schemeAlgo) NewModule(info SwitchInfo) (SwitchModule, error) {

@@ -31,10 +31,10 @@ type Sim struct {
 	sc      *Scenario // validated, defaults applied
 	algo    Algorithm
 	feat    Features
-	errs    errLog                          // the state machines' errors (Report.Errors)
-	fc      flowControl                     // the switches' link flow control
-	modules []*Switch                       // the switches' modules (Scheme.Module)
-	kinds   map[cc.FeedbackKind]ControlKind // the algorithm's control kinds (Scheme.Kinds)
+	errs    errLog                           // the state machines' errors (Report.Errors)
+	fc      flowControl                      // the switches' link flow control
+	modules []*Switch                        // the switches' modules (Scheme.Module)
+	kinds   map[cc.FeedbackKind]*ControlKind // the algorithm's control kinds (Scheme.Kinds)
 	opts    Options
 	codec   *inttel.Codec
 
@@ -88,6 +88,7 @@ type simStats struct {
 	drops, dropBytes          int64
 	dropDataPayload           int64
 	headroomDrops             int64
+	shapedDrops               int64
 	dataSentPayload           int64
 	dataSentPkts              int64
 	dataRecvPayload           int64

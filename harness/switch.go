@@ -17,7 +17,7 @@ func (s *Sim) switchReceive(sw *node, in *port, p *Packet) {
 		w.mod.Arrive(s.now, w, in.num, p)
 		s.armModule(w)
 	}
-	out := ecmpPort(sw, p.Flow, p.Src, p.Dst)
+	out := s.route(sw, p.Flow, p.Src, p.Dst)
 	if out == nil {
 		s.drop(nil, p) // unroutable: cannot happen after buildRoutes
 		return
@@ -29,6 +29,10 @@ func (s *Sim) switchReceive(sw *node, in *port, p *Packet) {
 // port, nil for frames the switch originates) and starts transmission if
 // the port is idle.
 func (s *Sim) enqueue(sw *node, out *port, p *Packet, in *port) {
+	if p.shape != nil {
+		s.shapedPush(out, p)
+		return
+	}
 	prio := p.Prio
 	if prio != ControlPrio {
 		size := p.Size
@@ -72,6 +76,10 @@ func (s *Sim) enqueue(sw *node, out *port, p *Packet, in *port) {
 func (s *Sim) switchNext(pt *port) *Packet {
 	prio := ControlPrio
 	if pt.q[ControlPrio].n == 0 {
+		if p := s.shapedNext(pt); p != nil {
+			s.queueChanged(pt)
+			return p
+		}
 		if prio = pt.sched.Pick(PortView{pt}); prio < 0 {
 			return nil
 		}
@@ -198,9 +206,9 @@ func (s *Sim) sendFeedback(q *Queue, id FlowID, fb Feedback) bool {
 	p.Dst = f.src.id
 	fb.From = q.id
 	p.Feedback = fb
-	p.Prio, p.Size = s.controlWire(fb.CC.Kind)
+	s.controlWire(p, fb.CC.Kind)
 	s.st.feedbackSent++
-	out := ecmpPort(sw, id, sw.id, f.src.id)
+	out := s.route(sw, id, sw.id, f.src.id)
 	if out == nil {
 		s.drop(nil, p)
 		return false
@@ -209,14 +217,52 @@ func (s *Sim) sendFeedback(q *Queue, id FlowID, fb Feedback) bool {
 	return true
 }
 
-// controlWire returns the priority and wire size of a control message of
-// kind k: the algorithm's declaration (Scheme.Kinds), else a RoCEv2 CNP's
-// (CNPFrameBytes at ControlPrio).
-func (s *Sim) controlWire(k cc.FeedbackKind) (uint8, units.Bytes) {
+// controlWire sets the priority, wire size and shaping of control message
+// p of kind k: the algorithm's declaration (Scheme.Kinds), else a RoCEv2
+// CNP's (CNPFrameBytes at ControlPrio).
+func (s *Sim) controlWire(p *Packet, k cc.FeedbackKind) {
 	if c, ok := s.kinds[k]; ok {
-		return c.Prio, c.Frame + s.preamble
+		p.Prio, p.Size = c.Prio, c.Frame+s.preamble
+		if c.Spacing > 0 {
+			p.shape = c
+		}
+		return
 	}
-	return ControlPrio, CNPFrameBytes + s.preamble
+	p.Prio, p.Size = ControlPrio, CNPFrameBytes+s.preamble
+}
+
+// shapedPush queues shaped control message p at port pt, or drops it when
+// the shaper's queue is full (Counters.ShapedDrops).
+func (s *Sim) shapedPush(pt *port, p *Packet) {
+	if pt.shapedQ.n >= p.shape.Queue {
+		s.st.shapedDrops++
+		s.free(p)
+		return
+	}
+	pt.shapedQ.push(p)
+	pt.bytes += p.Size
+	if !pt.node.isHost {
+		s.queueChanged(pt)
+	}
+	s.kick(pt)
+}
+
+// shapedNext pops the shaped control message port pt may start now, or
+// returns nil and arms a wake-up for when the shaper allows the next one.
+func (s *Sim) shapedNext(pt *port) *Packet {
+	if pt.shapedQ.n == 0 {
+		return nil
+	}
+	if pt.shapedAt > s.now {
+		if pt.wake.want(pt.shapedAt) {
+			s.evq.push(event{at: pt.shapedAt, kind: evNICWake, idx: pt.gid})
+		}
+		return nil
+	}
+	p := pt.shapedQ.pop()
+	pt.bytes -= p.Size
+	pt.shapedAt = addSat(s.now, units.SerializationTime(p.shape.Spacing, pt.rate))
+	return p
 }
 
 // sendToSource sends control message fb about flow f from its receiver
@@ -231,7 +277,7 @@ func (s *Sim) sendToSource(f *flow, fb cc.Feedback) bool {
 	p.Src = f.dst.id
 	p.Dst = f.src.id
 	p.Feedback = Feedback{CC: fb}
-	p.Prio, p.Size = s.controlWire(fb.Kind)
+	s.controlWire(p, fb.Kind)
 	s.st.feedbackSent++
 	s.hostQueueControl(f.dst, p)
 	return true

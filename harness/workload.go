@@ -289,6 +289,10 @@ func (s *Sim) newFlow(src, dst *node, size units.Bytes, offered units.Rate, star
 	f := &flow{id: id, src: src, dst: dst, prio: DataPrio, activeIdx: -1, finishAt: -1, firstRx: -1, stopAt: units.MaxTime}
 	f.rpTimer.at, f.npTimer.at, f.rtoTimer.at, f.rtoAt = units.MaxTime, units.MaxTime, units.MaxTime, units.MaxTime
 	fwd := s.path(id, src, dst, nil)
+	if s.feat.Symmetric {
+		f.rev = s.reversePath(id, src, dst)
+	}
+	s.flows = append(s.flows, f) // before the reverse path, which reads f.rev
 	rev := s.path(id, dst, src, nil)
 	full := DataOverheadBytes + s.payload + s.preamble
 	ackW := AckFrameBytes + s.preamble
@@ -311,7 +315,6 @@ func (s *Sim) newFlow(src, dst *node, size units.Bytes, offered units.Rate, star
 		lastW := DataOverheadBytes + (size - units.Bytes(n-1)*s.payload) + s.preamble
 		f.ideal = idealFCT(fwd, rev, n, full, lastW, ackW)
 	}
-	s.flows = append(s.flows, f)
 	if start <= s.now && !s.building {
 		s.startFlow(f)
 	} else {
