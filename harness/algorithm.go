@@ -127,6 +127,34 @@ type NP interface {
 	OnTimer(now units.Time) (cnp bool)
 }
 
+// CreditRP is implemented by a reaction point that can gate its flow on
+// credit (cc.Limits.Credited: ExpressPass). After every call the harness
+// reads Credit as it reads Rate and Window: while gated, the flow may start
+// a data frame only if the frame's wire bytes (preamble, gap and INT
+// prefix included) fit in credit; pacing and window still apply. gated
+// false: the flow is not credit-gated and credit means nothing.
+type CreditRP interface {
+	Credit() (credit units.Bytes, gated bool)
+}
+
+// FrameRP is implemented by a reaction point that wants each data frame as
+// it starts transmission rather than its sequence and payload: the harness
+// calls OnSendFrame instead of OnSend, with the frame as it leaves the NIC
+// (its wire size spends a credit). p is valid only during the call.
+type FrameRP interface {
+	OnSendFrame(now units.Time, p *Packet)
+}
+
+// SourceNP is implemented by a notification point that takes messages from
+// its flow's source (FlowInfo.SendToDestination: ExpressPass's credit
+// request and stop). The harness calls OnSource when one arrives at the
+// receiver; returning true sends one CNP, as OnData's result does. fb is
+// valid only during the call. A message for a flow whose NP does not
+// implement it is reported as an error of the flow (Report.Errors).
+type SourceNP interface {
+	OnSource(now units.Time, fb *Feedback) (cnp bool)
+}
+
 // Ack is what a reaction point learns from one ACK or NAK. The harness
 // fills one reused value per call: do not keep the pointer.
 type Ack struct {
@@ -200,6 +228,12 @@ type FlowInfo struct {
 	// receiver to its source, sized and prioritised by its kind
 	// (Scheme.Kinds); false if the flow has ended. Set by the harness.
 	SendToSource func(fb cc.Feedback) bool
+	// SendToDestination sends a control message about the flow from its
+	// source to its receiver (the reaction point's messages: ExpressPass's
+	// credit request and stop), sized and prioritised by its kind;
+	// delivered to the flow's notification point (SourceNP). False if the
+	// flow has ended. Set by the harness.
+	SendToDestination func(fb cc.Feedback) bool
 }
 
 // CPInfo describes a switch egress queue to an adapter's NewCP.

@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"fmt"
+
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -18,6 +20,10 @@ type flow struct {
 	np     NP
 	rate   units.Rate
 	window units.Bytes
+	crp    CreditRP    // rp, if it implements CreditRP
+	frp    FrameRP     // rp, if it implements FrameRP
+	credit units.Bytes // the credit the RP holds (gated only)
+	gated  bool        // the RP gates the flow on credit
 
 	rpTimer, npTimer, rtoTimer timerSlot
 
@@ -79,6 +85,11 @@ func (s *Sim) hostNext(pt *port) *Packet {
 		if pt.pausedBy[f.prio] || !f.hasData() || (f.window > 0 && units.Bytes(f.sndNxt-f.sndUna) >= f.window) {
 			continue
 		}
+		if f.gated {
+			if _, size := s.nextFrame(f); size > f.credit {
+				continue // no pacing wake: a credit's arrival kicks the port
+			}
+		}
 		if f.nextSend > s.now {
 			if f.nextSend < earliest {
 				earliest = f.nextSend
@@ -102,14 +113,24 @@ func (f *flow) hasData() bool {
 	return f.info.Size == 0 || f.sndNxt < uint64(f.info.Size)
 }
 
-// makeData builds f's next data packet and advances its sender state.
-func (s *Sim) makeData(f *flow) *Packet {
-	pay := s.payload
+// nextFrame returns the payload and wire size of f's next data frame.
+func (s *Sim) nextFrame(f *flow) (pay, size units.Bytes) {
+	pay = s.payload
 	if f.info.Size > 0 {
 		if left := units.Bytes(uint64(f.info.Size) - f.sndNxt); left < pay {
 			pay = left
 		}
 	}
+	size = DataOverheadBytes + pay + s.preamble
+	if s.feat.INT {
+		size += INTPrefixBytes
+	}
+	return pay, size
+}
+
+// makeData builds f's next data packet and advances its sender state.
+func (s *Sim) makeData(f *flow) *Packet {
+	pay, size := s.nextFrame(f)
 	p := s.pool.get()
 	p.Kind = KindData
 	p.Prio = f.prio
@@ -118,12 +139,9 @@ func (s *Sim) makeData(f *flow) *Packet {
 	p.Dst = f.dst.id
 	p.Seq = f.sndNxt
 	p.Payload = pay
-	p.Size = DataOverheadBytes + pay + s.preamble
+	p.Size = size
 	p.SentAt = s.now
-	if s.feat.INT {
-		p.HasINT = true
-		p.Size += INTPrefixBytes
-	}
+	p.HasINT = s.feat.INT
 	if p.Seq < f.sndMax {
 		f.retransmits++
 	}
@@ -146,7 +164,11 @@ func (s *Sim) hostSent(f *flow, p *Packet) {
 		f.rtoAt = s.now + s.rto
 		s.armRTO(f)
 	}
-	f.rp.OnSend(s.now, p.Seq, p.Payload)
+	if f.frp != nil {
+		f.frp.OnSendFrame(s.now, p)
+	} else {
+		f.rp.OnSend(s.now, p.Seq, p.Payload)
+	}
 	s.applyRP(f)
 }
 
@@ -178,6 +200,16 @@ func (s *Sim) applyRP(f *flow) {
 			s.kick(f.src.ports[0])
 		}
 	}
+	if f.crp != nil {
+		c, gated := f.crp.Credit()
+		if gated != f.gated || c != f.credit {
+			opened := !gated || c > f.credit
+			f.gated, f.credit = gated, max(c, 0)
+			if opened {
+				s.kick(f.src.ports[0])
+			}
+		}
+	}
 	d := rp.NextDeadline()
 	if d < s.now {
 		d = s.now
@@ -203,12 +235,29 @@ func (s *Sim) hostReceive(h *node, in *port, p *Packet) {
 		}
 	case KindFeedback:
 		s.st.feedbackRecv++
-		if f := s.flows[p.Flow]; f.rp != nil && !f.done {
+		f := s.flows[p.Flow]
+		if h == f.dst && h != f.src {
+			s.sourceMessage(f, p)
+		} else if f.rp != nil && !f.done {
 			f.rp.OnFeedback(s.now, &p.Feedback)
 			s.applyRP(f)
 		}
 	}
 	s.consumed(p)
+}
+
+// sourceMessage hands the message p from f's source to f's notification
+// point (SourceNP).
+func (s *Sim) sourceMessage(f *flow, p *Packet) {
+	np, ok := f.np.(SourceNP)
+	if !ok {
+		f.info.Errors.Add(s.now, f.id, fmt.Errorf("harness: a %v message reached flow %d's receiver, which has no notification point that takes its source's messages", p.Feedback.CC.Kind, f.id))
+		return
+	}
+	if np.OnSource(s.now, &p.Feedback) {
+		s.sendCNP(f)
+	}
+	s.armNP(f)
 }
 
 // receiveData is the receiving NIC: go-back-N acceptance, ACK generation
@@ -416,6 +465,8 @@ func (s *Sim) startFlow(f *flow) {
 		return
 	}
 	f.rp, f.np = rp, np
+	f.crp, _ = rp.(CreditRP)
+	f.frp, _ = rp.(FrameRP)
 	f.started = true
 	f.rate = rp.Rate()
 	f.window = max(rp.Window(), 0)

@@ -309,7 +309,8 @@ func (g *schemeAlgo) NewRP(f FlowInfo) (RP, error) {
 	if p == nil {
 		return nil, nil
 	}
-	r := &schemeRP{r: p.(cc.ReactionPoint), flow: cc.FlowID(f.ID), line: f.LineRate, act: cc.NewActions(initialActions), errs: f.Errors, noAcks: g.s.NoAcks}
+	r := &schemeRP{r: p.(cc.ReactionPoint), flow: cc.FlowID(f.ID), line: f.LineRate, act: cc.NewActions(initialActions), errs: f.Errors, noAcks: g.s.NoAcks,
+		toDst: f.SendToDestination, src: cc.NodeID(f.Src), dst: cc.NodeID(f.Dst)}
 	r.cap = f.LineRate
 	if f.Offered > 0 && f.Offered < r.cap {
 		r.cap = f.Offered
@@ -464,7 +465,9 @@ type schemeRP struct {
 	pkt        cc.Packet
 	fb         cc.Feedback
 	lastLimits cc.Limits
-	noAcks     bool // the scheme's NoAcks
+	noAcks     bool                   // the scheme's NoAcks
+	toDst      func(cc.Feedback) bool // FlowInfo.SendToDestination
+	src, dst   cc.NodeID
 }
 
 // pendingFeedback is a message waiting out the reaction delay.
@@ -487,8 +490,22 @@ func (w *schemeRP) Window() units.Bytes { return w.r.Limits().Window }
 
 func (w *schemeRP) OnSend(now units.Time, seq uint64, n units.Bytes) {
 	w.deliver(now)
-	w.pkt = cc.Packet{Flow: w.flow, Seq: seq, Payload: n}
+	w.pkt = cc.Packet{Flow: w.flow, Src: w.src, Dst: w.dst, Seq: seq, Payload: n}
 	w.run(now, func(a *cc.Actions) error { return w.r.Sent(now, &w.pkt, a) })
+}
+
+// OnSendFrame is OnSend with the frame's wire size and priority, which a
+// credited part spends (the harness calls it instead of OnSend).
+func (w *schemeRP) OnSendFrame(now units.Time, p *Packet) {
+	w.deliver(now)
+	w.pkt = cc.Packet{Flow: w.flow, Src: w.src, Dst: w.dst, Seq: p.Seq, Payload: p.Payload, Size: p.Size, Prio: p.Prio}
+	w.run(now, func(a *cc.Actions) error { return w.r.Sent(now, &w.pkt, a) })
+}
+
+// Credit is the part's credit and whether it gates the flow on it.
+func (w *schemeRP) Credit() (units.Bytes, bool) {
+	l := w.r.Limits()
+	return l.Credit, l.Credited
 }
 
 func (w *schemeRP) OnAck(now units.Time, a *Ack) {
@@ -551,13 +568,18 @@ func (w *schemeRP) deliver(now units.Time) {
 	}
 }
 
+// run calls the part and carries its messages to the flow's receiver.
 func (w *schemeRP) run(now units.Time, ev func(*cc.Actions) error) {
 	if err := call(&w.act, ev); err != nil {
 		w.errs.Add(now, FlowID(w.flow), err)
 		return
 	}
-	if w.act.Len() > 0 {
-		w.errs.Add(now, FlowID(w.flow), fmt.Errorf("harness: reaction point sent %d messages, which the harness does not carry yet", w.act.Len()))
+	for _, a := range w.act.All() {
+		if a.Kind == cc.ActionFeedback && a.To == cc.ToDestination && w.toDst != nil {
+			w.toDst(a.Feedback)
+			continue
+		}
+		w.errs.Add(now, FlowID(w.flow), fmt.Errorf("harness: reaction point asked for %v %v to the %v, which the harness does not carry", a.Kind, a.Feedback.Kind, a.To))
 	}
 }
 
@@ -582,6 +604,7 @@ type schemeNP struct {
 	n    cc.NotificationPoint
 	act  *cc.Actions
 	pkt  cc.Packet
+	fb   cc.Feedback
 	errs ErrorSink
 	send func(fb cc.Feedback) bool // FlowInfo.SendToSource
 }
@@ -591,6 +614,13 @@ func (w *schemeNP) OnData(now units.Time, p *Packet) bool {
 		Payload: p.Payload, Size: p.Size, Prio: p.Prio, CE: p.CE}
 	err := call(&w.act, func(a *cc.Actions) error { return w.n.Receive(now, &w.pkt, a) })
 	return w.cnp(now, p.Flow, err)
+}
+
+// OnSource hands the part a message from the flow's source.
+func (w *schemeNP) OnSource(now units.Time, fb *Feedback) bool {
+	w.fb = fb.CC
+	err := call(&w.act, func(a *cc.Actions) error { return w.n.Feedback(now, &w.fb, a) })
+	return w.cnp(now, FlowID(w.fb.Flow), err)
 }
 
 func (w *schemeNP) NextDeadline() units.Time { return w.n.NextDeadline() }
@@ -659,6 +689,9 @@ var (
 	_ CP           = (*schemeCP)(nil)
 	_ RP           = (*schemeRP)(nil)
 	_ NP           = (*schemeNP)(nil)
+	_ CreditRP     = (*schemeRP)(nil)
+	_ FrameRP      = (*schemeRP)(nil)
+	_ SourceNP     = (*schemeNP)(nil)
 	_ PartHolder   = (*schemeCP)(nil)
 	_ PartHolder   = (*schemeRP)(nil)
 	_ PartHolder   = (*schemeNP)(nil)

@@ -283,6 +283,25 @@ func (s *Sim) sendToSource(f *flow, fb cc.Feedback) bool {
 	return true
 }
 
+// sendToDestination sends control message fb about flow f from its source
+// to its receiver (FlowInfo.SendToDestination). A flow that has stopped
+// or finished may still send: its last message (a credit stop) says so.
+func (s *Sim) sendToDestination(f *flow, fb cc.Feedback) bool {
+	if !f.started {
+		return false
+	}
+	p := s.pool.get()
+	p.Kind = KindFeedback
+	p.Flow = f.id
+	p.Src = f.src.id
+	p.Dst = f.dst.id
+	p.Feedback = Feedback{CC: fb}
+	s.controlWire(p, fb.Kind)
+	s.st.feedbackSent++
+	s.hostQueueControl(f.src, p)
+	return true
+}
+
 // armCP schedules q's CP timer at its reported deadline.
 func (s *Sim) armCP(q *Queue) {
 	d := q.cp.NextDeadline()

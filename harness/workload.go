@@ -310,6 +310,7 @@ func (s *Sim) newFlow(src, dst *node, size units.Bytes, offered units.Rate, star
 		Errors: ErrorSink{log: &s.errs, where: "flow " + strconv.Itoa(int(id))},
 	}
 	f.info.SendToSource = func(fb cc.Feedback) bool { return s.sendToSource(f, fb) }
+	f.info.SendToDestination = func(fb cc.Feedback) bool { return s.sendToDestination(f, fb) }
 	if size > 0 {
 		n := int64((size + s.payload - 1) / s.payload)
 		lastW := DataOverheadBytes + (size - units.Bytes(n-1)*s.payload) + s.preamble

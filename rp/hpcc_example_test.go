@@ -76,10 +76,11 @@ func ExampleHPCC_Feedback() {
 	if err := h.Feedback(25*units.Microsecond, &ack, &act); err != nil {
 		panic(err)
 	}
-	fmt.Printf("%+v\n", h.Limits())
+	lim := h.Limits()
+	fmt.Printf("rate %v window %v credited %v\n", lim.Rate, lim.Window, lim.Credited)
 	ack.INT = nil
 	fmt.Println(h.Feedback(26*units.Microsecond, &ack, &act))
 	// Output:
-	// {Rate:47.50276923Gbps Window:77.192KB}
+	// rate 47.50276923Gbps window 77.192KB credited false
 	// rp.HPCC Feedback: the ack carries no INT header
 }
