@@ -349,6 +349,11 @@ type Env struct {
 	Hops       int
 	// Payload is a full data packet's payload (the MSS).
 	Payload units.Bytes
+	// Size is a flow's length in payload bytes when the caller knows it in
+	// advance (a message or RDMA write), 0 when it does not (a long-lived
+	// or open-ended flow). A reaction point that must tell its destination
+	// when the flow ends (ExpressPass's credit stop) reads it.
+	Size units.Bytes
 	// Index numbers the part among the parts of its role in one network,
 	// from 1 (0: unknown): a harness's queue or flow number, for a part
 	// that needs a distinct, reproducible value per instance (an LFSR's

@@ -40,6 +40,12 @@ type Packet struct {
 	// INT is the packet's INT header (HPCC, package inttel), or nil when it
 	// carries none. A congestion point may stamp it in place on Dequeue.
 	INT *inttel.Header
+	// Echo is a number the source's reaction point writes into the frame
+	// in Sent for the destination's notification point to read in Receive
+	// (ExpressPass: the sequence number of the credit the frame spends,
+	// which the receiver checks for gaps); 0 when it writes none. The
+	// caller carries it from Sent to Receive unchanged.
+	Echo uint64
 }
 
 // Queue is one egress queue's state at an event: what a switch's queue

@@ -144,6 +144,7 @@ type Packet struct {
 	Payload units.Bytes
 	Size    units.Bytes
 	SentAt  units.Time
+	Echo    uint64 // what the source's RP wrote in Sent for the destination's NP (cc.Packet.Echo)
 
 	Feedback Feedback
 	INT      inttel.Header

@@ -297,7 +297,7 @@ func (g *schemeAlgo) env(f FlowInfo) *cc.Env {
 		}
 		rtt = max(rtt, n.BaseRTT)
 	}
-	return &cc.Env{Rate: f.LineRate, Node: cc.NodeID(f.Src), BaseRTT: rtt, Bottleneck: f.Bottleneck, Hops: f.Hops, Payload: f.Payload, Index: int(f.ID) + 1}
+	return &cc.Env{Rate: f.LineRate, Node: cc.NodeID(f.Src), BaseRTT: rtt, Bottleneck: f.Bottleneck, Hops: f.Hops, Payload: f.Payload, Size: f.Size, Index: int(f.ID) + 1}
 }
 
 // NewRP builds the reaction point of one flow.
@@ -500,6 +500,7 @@ func (w *schemeRP) OnSendFrame(now units.Time, p *Packet) {
 	w.deliver(now)
 	w.pkt = cc.Packet{Flow: w.flow, Src: w.src, Dst: w.dst, Seq: p.Seq, Payload: p.Payload, Size: p.Size, Prio: p.Prio}
 	w.run(now, func(a *cc.Actions) error { return w.r.Sent(now, &w.pkt, a) })
+	p.Echo = w.pkt.Echo
 }
 
 // Credit is the part's credit and whether it gates the flow on it.
@@ -611,7 +612,7 @@ type schemeNP struct {
 
 func (w *schemeNP) OnData(now units.Time, p *Packet) bool {
 	w.pkt = cc.Packet{Flow: cc.FlowID(p.Flow), Src: cc.NodeID(p.Src), Dst: cc.NodeID(p.Dst), Seq: p.Seq,
-		Payload: p.Payload, Size: p.Size, Prio: p.Prio, CE: p.CE}
+		Payload: p.Payload, Size: p.Size, Prio: p.Prio, CE: p.CE, Echo: p.Echo}
 	err := call(&w.act, func(a *cc.Actions) error { return w.n.Receive(now, &w.pkt, a) })
 	return w.cnp(now, p.Flow, err)
 }
