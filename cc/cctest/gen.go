@@ -38,6 +38,12 @@ type GenOptions struct {
 	// are: those about other flows test that the part refuses or ignores
 	// them.
 	Messages []cc.Feedback
+	// Credited: the reaction point sends on credit (cc.Limits.Credited,
+	// ExpressPass): every Sent is preceded, at the same instant, by a
+	// FeedbackCredit for the flow, numbered 1, 2, ..., as a well-behaved
+	// source sends only what its credit allows. The suite sets it for a
+	// reaction point whose fresh Limits are Credited.
+	Credited bool
 }
 
 func (o GenOptions) withDefaults() GenOptions {
@@ -231,6 +237,7 @@ func rpEvents(r *rand.Rand, o GenOptions) []Event {
 		// its payload too (RoCC's CNP does), so it is delivered unchanged.
 		flow = o.Messages[r.Intn(len(o.Messages))].Flow
 	}
+	var credits uint64
 	for len(evs) < o.Events {
 		dt := gap(r, o)
 		now += dt
@@ -257,6 +264,10 @@ func rpEvents(r *rand.Rand, o GenOptions) []Event {
 			pay := o.Payload
 			if r.Intn(8) == 0 {
 				pay = 1 + units.Bytes(r.Int63n(int64(o.Payload)))
+			}
+			if o.Credited {
+				credits++
+				evs = append(evs, Event{At: now, Kind: Feedback, Feedback: cc.Feedback{Kind: cc.FeedbackCredit, Flow: flow, Seq: credits}})
 			}
 			ev.Kind = Sent
 			ev.Packet = cc.Packet{Flow: flow, Seq: sndNxt, Payload: pay, Size: pay + o.Overhead, Prio: 3}

@@ -134,6 +134,9 @@ func TestStats(newPart func() (cc.Part, error), o Options) (Stats, error) {
 		if role == cc.RoleCP && g.Flows == 0 {
 			g.Flows = []int{4, 64, 2048}[i%3]
 		}
+		if r, ok := probe.(cc.ReactionPoint); ok && r.Limits().Credited {
+			g.Credited = true
+		}
 		evs := Events(rng, role, g)
 		if err := s.wellFormed(i, evs); err != nil {
 			return s.stats, err

@@ -1,0 +1,64 @@
+package credit_test
+
+import (
+	"fmt"
+
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/credit"
+	"github.com/hwcc/hwcc/units"
+)
+
+// A 3000-byte flow at 100 Gb/s: the sender asks for credits, the receiver
+// paces them (about 2.08 µs apart at α·max_rate, ±10 % jitter), the sender spends one per frame and echoes it, the network
+// drops credit 2, the receiver sees the gap, and the frame with the last
+// byte stops the credits.
+func Example_expressPass() {
+	np, _ := credit.NewExpressPassReceiver(credit.ExpressPassPaper(100 * units.Gbps))
+	cfg := credit.ExpressPassSenderPaper()
+	cfg.Size = 3000
+	rp, _ := credit.NewExpressPassSender(cfg)
+	act := cc.NewActions(2)
+
+	_ = rp.Timer(0, act) // the flow starts: request credits
+	req := act.At(0).Feedback
+	fmt.Println("sender:", req.Kind, "to the", act.At(0).To)
+
+	act.Reset()
+	_ = np.Feedback(0, &req, act) // the first credit leaves at once
+	seq := uint64(0)
+	for sent := uint64(0); sent < 3000; {
+		now := np.Last()
+		c := act.At(0).Feedback
+		fmt.Printf("receiver at %v: credit %d\n", now, c.Seq)
+		act.Reset()
+		if c.Seq != 2 { // credit 2 is dropped in the network
+			_ = rp.Feedback(now, &c, act)
+			p := cc.Packet{Flow: 1, Seq: sent, Payload: 1000, Size: 1082}
+			_ = rp.Sent(now, &p, act)
+			fmt.Printf("sender: frame %d spends credit %d, credit left %v\n", sent/1000, p.Echo, rp.Limits().Credit)
+			_ = np.Receive(now, &p, nil)
+			sent += 1000
+			seq = p.Echo
+		}
+		if act.Len() > 0 {
+			fmt.Println("sender:", act.At(0).Feedback.Kind)
+			stop := act.At(0).Feedback
+			_ = np.Feedback(now, &stop, nil)
+			break
+		}
+		_ = np.Timer(np.NextDeadline(), act)
+	}
+	s := np.State()
+	fmt.Printf("receiver: last echo %d, %d credit lost, active %v\n", seq, s.Lost, s.Active)
+	// Output:
+	// sender: credit-request to the destination
+	// receiver at 0s: credit 1
+	// sender: frame 0 spends credit 1, credit left 0B
+	// receiver at 2.233732us: credit 2
+	// receiver at 4.328711us: credit 3
+	// sender: frame 1 spends credit 3, credit left 0B
+	// receiver at 6.360878us: credit 4
+	// sender: frame 2 spends credit 4, credit left 0B
+	// sender: credit-stop
+	// receiver: last echo 4, 1 credit lost, active false
+}

@@ -1,0 +1,76 @@
+package credit
+
+import (
+	"testing"
+
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/cc/cctest"
+	"github.com/hwcc/hwcc/units"
+)
+
+// xpFuzz runs the events the fuzzer's bytes decode to (cctest.FromBytes)
+// through part: no panic, every error typed, a refused event changes no
+// register, and no accepted event moves the deadline before its now.
+// Byte 0 of each event's Echo (the sender's credits and the receiver's
+// echoes) comes from the fuzzer's Feedback.Seq, so that both parts see
+// in-range and out-of-range sequence numbers.
+func xpFuzz(t *testing.T, data []byte, part cc.Part, role cc.Role) {
+	act := cc.NewActions(4)
+	for i, ev := range cctest.FromBytes(data, role) {
+		ev.Packet.Echo = ev.Feedback.Seq / 1000 % 300
+		ev.Feedback.Seq /= 1000
+		before := part.AppendRegisters(nil)
+		deadline := part.NextDeadline()
+		act.Reset()
+		err := ev.Apply(part, act)
+		if err != nil {
+			if !cc.Typed(err) {
+				t.Fatalf("event %d (%v): untyped error %v", i, &ev, err)
+			}
+			after := part.AppendRegisters(nil)
+			for j := range before {
+				if before[j] != after[j] {
+					t.Fatalf("event %d (%v) failed (%v) but changed %v to %v", i, &ev, err, before[j], after[j])
+				}
+			}
+			continue
+		}
+		if d := part.NextDeadline(); d != deadline && d < ev.At {
+			t.Fatalf("event %d (%v): deadline %v before now", i, &ev, d)
+		}
+		for _, r := range part.AppendRegisters(nil) {
+			if !r.Fits() {
+				t.Fatalf("event %d: register %v does not fit", i, r)
+			}
+		}
+	}
+}
+
+func FuzzExpressPassReceiver(f *testing.F) {
+	f.Add([]byte("0123456789abcdef0123456789abcdef"))
+	f.Add(make([]byte, 64))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c := ExpressPassPaper(100 * units.Gbps)
+		c.SeqBits = 8
+		r, err := NewExpressPassReceiver(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		xpFuzz(t, data, r, cc.RoleNP)
+	})
+}
+
+func FuzzExpressPassSender(f *testing.F) {
+	f.Add([]byte("0123456789abcdef0123456789abcdef"))
+	f.Add(make([]byte, 64))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c := ExpressPassSenderPaper()
+		c.SeqBits = 8
+		c.Size = 5000
+		x, err := NewExpressPassSender(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		xpFuzz(t, data, x, cc.RoleRP)
+	})
+}

@@ -1,0 +1,351 @@
+package credit
+
+import (
+	"strconv"
+
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/fixedpoint"
+	"github.com/hwcc/hwcc/units"
+)
+
+// epSenderPart names the ExpressPass sender in errors.
+const epSenderPart = "credit.ExpressPassSender"
+
+// ExpressPassMaxTimeout is the longest request or stop timeout accepted.
+const ExpressPassMaxTimeout = units.Second
+
+// ExpressPassSenderConfig configures an ExpressPass sender.
+type ExpressPassSenderConfig struct {
+	// FrameBytes is the wire size one credit pays for (1538 B, the
+	// largest data frame): Limits().Credit is the credits held times it,
+	// and a frame larger is refused. Range 64 B..64 KiB. A harness whose
+	// frames are smaller may lower it to its largest frame, so that
+	// Limits().Credit counts what it can actually send.
+	FrameBytes units.Bytes
+	// Depth is how many credits the sender holds (8, hwcc's choice: the
+	// paper's sender sends a frame per credit at once and holds none; a
+	// NIC holds the few that arrive while a frame is on the wire). A
+	// credit beyond it is wasted. Range 1..ExpressPassMaxDepth.
+	Depth int
+	// RequestTimeout resends the credit request while no credit has come
+	// (100 µs, ns-2 retransmit_timeout_); 0 never resends. Range 0..1 s.
+	RequestTimeout units.Time
+	// StopTimeout: a credit that arrives at least StopTimeout after the
+	// latest credit stop resends the stop (hwcc's event-driven form of
+	// ns-2's CLOSE_WAIT timer, which resends it when credits still come
+	// 2·RTT after it; default 100 µs); 0 never resends. Range 0..1 s.
+	StopTimeout units.Time
+	// Size is the flow's length in payload bytes (cc.Env.Size): the frame
+	// that covers byte Size − 1 sends the credit stop. 0: a long-lived
+	// flow that never stops. Range ≥ 0.
+	Size units.Bytes
+	// Flow names the flow in the requests and stops until a Sent or a
+	// credit names it (cc.Env.Index − 1 in package algos).
+	Flow cc.FlowID
+	// SeqBits is the credits' sequence width, as the receiver's (32);
+	// a credit with Seq 0 or beyond 2^SeqBits − 1 is refused. Range 8..32.
+	SeqBits uint8
+}
+
+// ExpressPassSenderPaper returns the paper's sender for a long-lived flow:
+// 1538 B per credit, a FIFO of 8 credits, request and stop resent after
+// 100 µs, 32-bit credit sequence numbers.
+func ExpressPassSenderPaper() ExpressPassSenderConfig {
+	return ExpressPassSenderConfig{
+		FrameBytes:     ExpressPassFrameBytes,
+		Depth:          8,
+		RequestTimeout: 100 * units.Microsecond,
+		StopTimeout:    100 * units.Microsecond,
+		SeqBits:        32,
+	}
+}
+
+// Validate checks every field and returns a *cc.ConfigError naming the
+// first one out of range.
+func (c ExpressPassSenderConfig) Validate() error {
+	bad := func(field, value, want string) error {
+		return &cc.ConfigError{Part: epSenderPart, Field: field, Value: value, Range: want}
+	}
+	switch {
+	case c.FrameBytes < 64 || c.FrameBytes > 64*units.KiB:
+		return bad("FrameBytes", c.FrameBytes.String(), "64B..64KiB")
+	case c.Depth < 1 || c.Depth > ExpressPassMaxDepth:
+		return bad("Depth", strconv.Itoa(c.Depth), "1.."+strconv.Itoa(ExpressPassMaxDepth))
+	case c.RequestTimeout < 0 || c.RequestTimeout > ExpressPassMaxTimeout:
+		return bad("RequestTimeout", c.RequestTimeout.String(), "0.."+ExpressPassMaxTimeout.String())
+	case c.StopTimeout < 0 || c.StopTimeout > ExpressPassMaxTimeout:
+		return bad("StopTimeout", c.StopTimeout.String(), "0.."+ExpressPassMaxTimeout.String())
+	case c.Size < 0:
+		return bad("Size", c.Size.String(), "≥ 0B")
+	case c.SeqBits < 8 || c.SeqBits > 32:
+		return bad("SeqBits", strconv.Itoa(int(c.SeqBits)), "8..32")
+	}
+	return nil
+}
+
+// ExpressPassPhase is where a sender is in its exchange with the receiver.
+type ExpressPassPhase uint8
+
+// Sender phases.
+const (
+	// ExpressPassStart: nothing asked yet; the timer (deadline 0) sends
+	// the request.
+	ExpressPassStart ExpressPassPhase = iota
+	// ExpressPassRequested: the request is out and no credit has come.
+	ExpressPassRequested
+	// ExpressPassCredited: credits are coming.
+	ExpressPassCredited
+	// ExpressPassStopped: the credit stop is out (the last byte was sent).
+	ExpressPassStopped
+)
+
+// ExpressPassSenderState is every register of a sender but the time.
+type ExpressPassSenderState struct {
+	Phase ExpressPassPhase
+	// Deadline is when the timer resends the request (Start: 0;
+	// Requested: the latest request + RequestTimeout; else none).
+	Deadline units.Time
+	// Flow is the flow the requests and stops name.
+	Flow cc.FlowID
+	// FIFO holds the credits' sequence numbers, oldest at Head (Len of
+	// them, ring of ExpressPassMaxDepth slots).
+	FIFO      [ExpressPassMaxDepth]uint32
+	Head, Len uint8
+	// LastStop is the time of the latest credit stop.
+	LastStop units.Time
+	// Credits counts credits taken into the FIFO, Wasted those that found
+	// it full, Late those that came after the stop (also wasted), Frames
+	// the frames sent, Requests and Stops the messages sent. 64-bit,
+	// wrapping.
+	Credits, Wasted, Late, Frames, Requests, Stops uint64
+}
+
+// ExpressPassSender is ExpressPass's sender: a cc.ReactionPoint at the
+// flow's source that gates the flow on credit.
+//
+// Its first deadline is 0: the caller's first Timer sends a
+// FeedbackCreditRequest to cc.ToDestination (cc.ControlPrio), and resends
+// it every RequestTimeout until a credit comes (ns-2's
+// handle_sender_retransmit). Each FeedbackCredit (Feedback) joins a FIFO of
+// Depth credits, or is wasted when it is full; Limits() is {Credited: true,
+// Credit: credits held × FrameBytes}, so the caller starts a frame only
+// when one credit covers it. Sent spends the oldest credit and writes its
+// sequence number into p.Echo, for the receiver to find gaps in; a Sent
+// with no credit held, or of a frame larger than FrameBytes, is refused
+// with a *cc.EventError and changes nothing (p.Echo included).
+//
+// When Size > 0, the Sent whose frame covers the last byte (p.Seq +
+// p.Payload ≥ Size) also sends a FeedbackCreditStop to cc.ToDestination
+// (one action: an Actions without room fails that Sent). Credits still
+// coming after it count as Late; one coming StopTimeout or more after the
+// latest stop resends the stop. A FeedbackNak after the stop means data
+// must be resent: the sender requests credits again (ns-2's recv_nack).
+// ACKs, CNPs and every other kind change nothing but the time. Credits of
+// any Seq order are taken (the receiver judges order); a credit with Seq 0
+// or beyond the sequence space is a *cc.EventError.
+//
+// It is not safe for concurrent use. Build one with NewExpressPassSender.
+type ExpressPassSender struct {
+	cfg    ExpressPassSenderConfig
+	s      ExpressPassSenderState
+	clock  cc.Monotonic
+	seqMax uint64
+}
+
+var _ cc.ReactionPoint = (*ExpressPassSender)(nil)
+
+// NewExpressPassSender validates cfg and returns a sender at the start of
+// its flow.
+func NewExpressPassSender(cfg ExpressPassSenderConfig) (*ExpressPassSender, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &ExpressPassSender{cfg: cfg, s: ExpressPassSenderState{Flow: cfg.Flow}, seqMax: epSeqMax(cfg.SeqBits)}, nil
+}
+
+// Config returns the configuration the sender was built with.
+func (x *ExpressPassSender) Config() ExpressPassSenderConfig { return x.cfg }
+
+// State returns every register but the time.
+func (x *ExpressPassSender) State() ExpressPassSenderState { return x.s }
+
+// Last returns the time of the latest event accepted.
+func (x *ExpressPassSender) Last() units.Time { return x.clock.Last() }
+
+// Held returns the number of credits held.
+func (x *ExpressPassSender) Held() int { return int(x.s.Len) }
+
+// Limits implements cc.ReactionPoint: no pacing rate and no window, gated
+// on credit: Credit = credits held × FrameBytes.
+func (x *ExpressPassSender) Limits() cc.Limits {
+	return cc.Limits{Credited: true, Credit: units.Bytes(x.s.Len) * x.cfg.FrameBytes}
+}
+
+// NextDeadline implements cc.Clock.
+func (x *ExpressPassSender) NextDeadline() units.Time {
+	switch x.s.Phase {
+	case ExpressPassStart, ExpressPassRequested:
+		return x.s.Deadline
+	}
+	return units.MaxTime
+}
+
+// request records a credit request sent at now.
+func (x *ExpressPassSender) request(now units.Time) {
+	x.s.Phase = ExpressPassRequested
+	x.s.Deadline = units.MaxTime
+	if x.cfg.RequestTimeout > 0 {
+		x.s.Deadline = fixedpoint.SatAdd(now, x.cfg.RequestTimeout)
+	}
+	x.s.Requests++
+}
+
+func (x *ExpressPassSender) message(k cc.FeedbackKind) cc.Feedback {
+	return cc.Feedback{Kind: k, Flow: x.s.Flow}
+}
+
+// Timer implements cc.Clock: at or after the deadline it sends the credit
+// request (one action); before it, it only records now.
+func (x *ExpressPassSender) Timer(now units.Time, act *cc.Actions) error {
+	if !x.clock.InOrder(now) {
+		return x.clock.Check(epSenderPart, "Timer", now)
+	}
+	if now >= x.NextDeadline() {
+		if act.Free() < 1 {
+			return epFull(epSenderPart, "Timer", 1, act)
+		}
+		x.request(now)
+		act.Send(cc.ToDestination, cc.ControlPrio, x.message(cc.FeedbackCreditRequest))
+	}
+	x.clock.Advance(now)
+	return nil
+}
+
+// Feedback implements cc.ReactionPoint (see the type's doc). A nil f is a
+// *cc.EventError.
+func (x *ExpressPassSender) Feedback(now units.Time, f *cc.Feedback, act *cc.Actions) error {
+	if !x.clock.InOrder(now) {
+		return x.clock.Check(epSenderPart, "Feedback", now)
+	}
+	if f == nil {
+		return epEventError(epSenderPart, "Feedback", "nil feedback")
+	}
+	switch f.Kind {
+	case cc.FeedbackCredit:
+		if f.Seq == 0 || f.Seq > x.seqMax {
+			return epEventError(epSenderPart, "Feedback", "credit sequence number 0 or beyond the sequence space")
+		}
+		resend := x.s.Phase == ExpressPassStopped && x.cfg.StopTimeout > 0 && now-x.s.LastStop >= x.cfg.StopTimeout
+		if resend && act.Free() < 1 {
+			return epFull(epSenderPart, "Feedback", 1, act)
+		}
+		x.s.Flow = f.Flow
+		switch x.s.Phase {
+		case ExpressPassStart, ExpressPassRequested:
+			x.s.Phase = ExpressPassCredited
+		case ExpressPassStopped:
+			x.s.Late++
+			if resend {
+				x.s.LastStop = now
+				x.s.Stops++
+				act.Send(cc.ToDestination, cc.ControlPrio, x.message(cc.FeedbackCreditStop))
+			}
+			x.clock.Advance(now)
+			return nil
+		}
+		if int(x.s.Len) == x.cfg.Depth {
+			x.s.Wasted++
+		} else {
+			x.s.FIFO[(int(x.s.Head)+int(x.s.Len))%ExpressPassMaxDepth] = uint32(f.Seq)
+			x.s.Len++
+			x.s.Credits++
+		}
+	case cc.FeedbackNak:
+		if x.s.Phase == ExpressPassStopped {
+			if act.Free() < 1 {
+				return epFull(epSenderPart, "Feedback", 1, act)
+			}
+			x.request(now)
+			act.Send(cc.ToDestination, cc.ControlPrio, x.message(cc.FeedbackCreditRequest))
+		}
+	}
+	x.clock.Advance(now)
+	return nil
+}
+
+// Sent implements cc.ReactionPoint: it spends the oldest credit on the
+// frame p and writes the credit's sequence number into p.Echo (see the
+// type's doc).
+func (x *ExpressPassSender) Sent(now units.Time, p *cc.Packet, act *cc.Actions) error {
+	if !x.clock.InOrder(now) {
+		return x.clock.Check(epSenderPart, "Sent", now)
+	}
+	switch {
+	case p == nil:
+		return epEventError(epSenderPart, "Sent", "nil packet")
+	case p.Size < 0 || p.Payload < 0:
+		return epEventError(epSenderPart, "Sent", "negative size or payload")
+	case p.Size > x.cfg.FrameBytes:
+		return epEventError(epSenderPart, "Sent", "frame larger than one credit pays for")
+	case x.s.Len == 0:
+		return epEventError(epSenderPart, "Sent", "no credit held")
+	}
+	// The frame covers the last byte: p.Seq + p.Payload ≥ Size, written
+	// without overflow (Payload ≥ 0).
+	last := x.cfg.Size > 0 && x.s.Phase != ExpressPassStopped &&
+		(uint64(p.Payload) >= uint64(x.cfg.Size) || p.Seq >= uint64(x.cfg.Size)-uint64(p.Payload))
+	if last && act.Free() < 1 {
+		return epFull(epSenderPart, "Sent", 1, act)
+	}
+	x.s.Flow = p.Flow
+	p.Echo = uint64(x.s.FIFO[x.s.Head])
+	x.s.FIFO[x.s.Head] = 0
+	x.s.Head = uint8((int(x.s.Head) + 1) % ExpressPassMaxDepth)
+	x.s.Len--
+	x.s.Frames++
+	if last {
+		x.s.Phase = ExpressPassStopped
+		x.s.LastStop = now
+		x.s.Stops++
+		act.Send(cc.ToDestination, cc.ControlPrio, x.message(cc.FeedbackCreditStop))
+	}
+	x.clock.Advance(now)
+	return nil
+}
+
+// epFIFONames are the FIFO's register names, by position from the head.
+var epFIFONames = [ExpressPassMaxDepth]string{
+	"fifo0", "fifo1", "fifo2", "fifo3", "fifo4", "fifo5", "fifo6", "fifo7",
+	"fifo8", "fifo9", "fifo10", "fifo11", "fifo12", "fifo13", "fifo14", "fifo15",
+}
+
+// AppendRegisters implements cc.Part: now, phase[2], deadline (64-bit
+// ps), flow[32], len[5], fifo0..fifo15[SeqBits] (the held credits from
+// the oldest, 0 beyond Len), last_stop, then the 64-bit counters credits,
+// wasted, late, frames, requests, stops.
+func (x *ExpressPassSender) AppendRegisters(dst []cc.Register) []cc.Register {
+	s := &x.s
+	dst = append(dst,
+		x.clock.Register(),
+		cc.Reg("phase", 2, uint64(s.Phase)),
+		cc.TimeReg("deadline", s.Deadline),
+		cc.Reg("flow", 32, uint64(s.Flow)),
+		cc.Reg("len", 5, uint64(s.Len)),
+	)
+	for i := range ExpressPassMaxDepth {
+		var v uint64
+		if i < int(s.Len) {
+			v = uint64(s.FIFO[(int(s.Head)+i)%ExpressPassMaxDepth])
+		}
+		dst = append(dst, cc.Reg(epFIFONames[i], x.cfg.SeqBits, v))
+	}
+	return append(dst,
+		cc.TimeReg("last_stop", s.LastStop),
+		cc.Reg("credits", 64, s.Credits),
+		cc.Reg("wasted", 64, s.Wasted),
+		cc.Reg("late", 64, s.Late),
+		cc.Reg("frames", 64, s.Frames),
+		cc.Reg("requests", 64, s.Requests),
+		cc.Reg("stops", 64, s.Stops),
+	)
+}
