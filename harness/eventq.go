@@ -21,6 +21,7 @@ const (
 	evMeasure                   // idx 0: measurement window opens, 1: it closes
 	evTest                      // used by the event-core tests and benchmark
 	evModuleTimer               // modules[idx]'s deadline
+	evFCTimer                   // ports[idx]'s CBFC receivers' deadline
 )
 
 // event is one scheduled action. Events are plain values in a slice: no

@@ -3,6 +3,8 @@ package harness
 import (
 	"fmt"
 
+	"github.com/hwcc/hwcc/credit"
+
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -61,6 +63,19 @@ type port struct {
 	pfcDirty  uint8                 // priorities whose state must be signalled
 	headroom  units.Bytes
 
+	// CBFC (switch.flow_control = cbfc): the senders of this egress, one
+	// per data priority, when its peer is a switch; the receivers of this
+	// port as the ingress of its peer's frames, when its node is a switch;
+	// cbfcAdj turns a frame's wire size into the bytes its credit counts
+	// (less preamble and gap, plus the INT record a switch port may add);
+	// fcDue the lanes whose flow-control packet is due, fcWake their timer.
+	cbfcTx  []*credit.CBFCSender
+	cbfcRx  []*credit.CBFCReceiver
+	cbfcAdj units.Bytes
+	fcDue   uint8
+	fcWake  timerSlot
+
+	vq    *portVOQ  // the data frames' VOQs (switch.scheduler voq, voq-credit), else nil
 	queue *Queue    // the data queue's view for CPs (switch ports only)
 	sched Scheduler // picks the data priority to send (switch ports only)
 	wake  timerSlot // pending wake-up: a host's pacing, a port's shaper
@@ -90,7 +105,7 @@ type Queue struct {
 func (q *Queue) Len() units.Bytes { return q.p.qbytes[q.prio] }
 
 // Packets returns the number of packets in this queue now.
-func (q *Queue) Packets() int { return q.p.q[q.prio].n }
+func (q *Queue) Packets() int { return q.p.packets(int(q.prio)) }
 
 // PortLen returns the bytes queued at the port over all priorities.
 func (q *Queue) PortLen() units.Bytes { return q.p.bytes }

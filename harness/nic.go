@@ -85,9 +85,13 @@ func (s *Sim) hostNext(pt *port) *Packet {
 		if pt.pausedBy[f.prio] || !f.hasData() || (f.window > 0 && units.Bytes(f.sndNxt-f.sndUna) >= f.window) {
 			continue
 		}
-		if f.gated {
-			if _, size := s.nextFrame(f); size > f.credit {
+		if f.gated || pt.cbfcTx != nil {
+			_, size := s.nextFrame(f)
+			if f.gated && size > f.credit {
 				continue // no pacing wake: a credit's arrival kicks the port
+			}
+			if !pt.creditFor(int(f.prio), size) {
+				continue // no wake either: a flow-control packet kicks the port
 			}
 		}
 		if f.nextSend > s.now {
@@ -224,6 +228,8 @@ func (s *Sim) hostReceive(h *node, in *port, p *Packet) {
 	switch p.Kind {
 	case KindPFC:
 		s.onPFC(in, p)
+	case KindFC:
+		s.onFC(in, p)
 	case KindData:
 		s.receiveData(p)
 	case KindAck, KindNak:

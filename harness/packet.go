@@ -75,9 +75,10 @@ const (
 	KindCNP                  // congestion notification from a notification point
 	KindFeedback             // a congestion point's message to a flow's source
 	KindPFC                  // PFC PAUSE/RESUME for one priority, hop by hop
+	KindFC                   // CBFC flow-control packet for one lane, hop by hop (credit.FCPacket in Feedback.CC.Data)
 )
 
-var kindNames = [...]string{"data", "ack", "nak", "cnp", "feedback", "pfc"}
+var kindNames = [...]string{"data", "ack", "nak", "cnp", "feedback", "pfc", "fc"}
 
 // String returns the kind's lower-case name.
 func (k Kind) String() string {

@@ -20,7 +20,10 @@ type Report struct {
 	Drops     int64         `json:"drops"`
 	// ShapedDrops are the messages of shaped control kinds the shapers
 	// dropped (ControlKind.Spacing: ExpressPass's credits), not in Drops.
-	ShapedDrops int64          `json:"shaped_drops,omitempty"`
+	ShapedDrops int64 `json:"shaped_drops,omitempty"`
+	// FCPackets are the CBFC flow-control packets the switches sent
+	// (switch.flow_control = cbfc).
+	FCPackets   int64          `json:"fc_packets,omitempty"`
 	Fairness    FairnessReport `json:"fairness"`
 	Events      uint64         `json:"events"`
 	WallSeconds float64        `json:"wall_seconds"`
@@ -190,7 +193,8 @@ type QueueSeries struct {
 // frames, Drops every dropped frame, HeadroomDrops the data frames dropped
 // because an ingress exceeded Xoff plus its headroom, ShapedDrops the
 // messages of shaped control kinds a full shaper queue dropped (not in
-// Drops: ControlKind.Spacing), CNPs the CNPs
+// Drops: ControlKind.Spacing), FCPackets the CBFC flow-control packets
+// switches sent (switch.flow_control = cbfc), CNPs the CNPs
 // receivers sent, FeedbackSent and FeedbackReceived the CP feedback frames,
 // Timeouts the go-back-N retransmission timeouts, FlowsStarted,
 // FlowsFinished and PoissonFlows flows, INTPathFull the data frames a port
@@ -216,6 +220,7 @@ type Counters struct {
 	PoissonFlows        int64
 	PoissonBytes        int64
 	MaxBufferUsed       units.Bytes
+	FCPackets           int64
 	INTPathFull         int64
 	PacketsAllocated    int64
 }

@@ -10,6 +10,7 @@ import (
 
 	inttel "github.com/hwcc/hwcc/int"
 	"github.com/hwcc/hwcc/units"
+	"github.com/hwcc/hwcc/voq"
 )
 
 // seedStream is the second PCG word: the run's generator is
@@ -73,10 +74,15 @@ func New(sc *Scenario, opts Options) (*Sim, error) {
 	}
 	s.ackEvery = cp.NIC.AckEvery
 	s.rto = units.Time(cp.NIC.RTO)
-	s.pfcOn = cp.Switch.PFC
-	s.fc = lossyControl{}
-	if s.pfcOn {
+	s.fcMode = cp.Switch.flowControl()
+	s.pfcOn = s.fcMode == FlowPFC
+	switch s.fcMode {
+	case FlowPFC:
 		s.fc = pfcControl{}
+	case FlowCBFC:
+		s.fc = cbfcControl{}
+	default:
+		s.fc = lossyControl{}
 	}
 	s.xoff = units.Bytes(cp.Switch.Xoff)
 	s.xon = units.Bytes(cp.Switch.Xon)
@@ -217,6 +223,12 @@ func (s *Sim) buildSwitches() error {
 			if pt.sched, err = newScheduler(s.sc.Switch.Scheduler, s.sc.Switch.Weights, s.maxFrame()); err != nil {
 				return fmt.Errorf("harness: %w", err)
 			}
+			if vs, ok := pt.sched.(voqSched); ok {
+				c0 := units.Bytes(orDefault(s.sc.Switch.VOQCredit, Bytes(voq.PaperC0)))
+				if pt.vq, err = newPortVOQ(vs.credit, c0, len(s.nodes), len(s.hosts), s.maxFrame()); err != nil {
+					return fmt.Errorf("harness: port %s: %w", pt.name, err)
+				}
+			}
 			s.queues = append(s.queues, q)
 			if cp != nil {
 				s.armCP(q)
@@ -230,6 +242,9 @@ func (s *Sim) buildSwitches() error {
 	}
 	for _, pt := range s.ports {
 		pt.st.firstPause = -1
+	}
+	if s.fcMode == FlowCBFC {
+		return s.buildCBFC(&s.sc.Switch)
 	}
 	return nil
 }
@@ -361,7 +376,7 @@ func (s *Sim) result() *Result {
 		r.Ports = append(r.Ports, pr)
 	}
 	rep.Drops = s.st.drops
-	rep.ShapedDrops = s.st.shapedDrops
+	rep.ShapedDrops, rep.FCPackets = s.st.shapedDrops, s.st.fcSent
 
 	r.Series.Interval = s.sampleIvl
 	r.Series.Times = s.sampleT
@@ -380,7 +395,7 @@ func (s *Sim) result() *Result {
 	c.DroppedDataPayload = s.st.dropDataPayload
 	c.InFlightDataPayload = s.inFlightDataPayload()
 	c.Drops, c.DropBytes, c.HeadroomDrops = s.st.drops, s.st.dropBytes, s.st.headroomDrops
-	c.ShapedDrops = s.st.shapedDrops
+	c.ShapedDrops, c.FCPackets = s.st.shapedDrops, s.st.fcSent
 	c.CNPs, c.FeedbackSent, c.FeedbackReceived = s.st.cnpSent, s.st.feedbackSent, s.st.feedbackRecv
 	c.Timeouts, c.FlowsFinished = s.st.timeouts, s.st.flowsDone
 	c.PoissonFlows, c.PoissonBytes = s.st.poissonFlows, s.st.poissonBytes
@@ -401,6 +416,13 @@ func (s *Sim) inFlightDataPayload() int64 {
 					n += int64(p.Payload)
 				}
 			}
+		}
+		if pt.vq != nil {
+			pt.vq.each(func(p *Packet) {
+				if p.Kind == KindData {
+					n += int64(p.Payload)
+				}
+			})
 		}
 	}
 	for i := range s.evq.ev {

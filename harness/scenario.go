@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/hwcc/hwcc/credit"
 	"github.com/hwcc/hwcc/harness/workloads"
 	"github.com/hwcc/hwcc/units"
 )
@@ -65,7 +66,21 @@ type SwitchSpec struct {
 	// Buffer.
 	Pool Bytes `json:"pool,omitempty"`
 	// PFC turns priority flow control on (lossless data) or off (tail drop).
-	PFC bool `json:"pfc"`
+	// FlowControl, when set, overrides it: "pfc", "cbfc" (InfiniBand's
+	// credit-based flow control on every link into a switch: a sender
+	// sends a frame only within the credit the switch advertised, see
+	// package credit) or "none" (tail drop).
+	PFC         bool   `json:"pfc"`
+	FlowControl string `json:"flow_control,omitempty"`
+	// CBFC: CBFCBuffer is the receive buffer of one ingress port for one
+	// data priority (default DefaultCBFCBuffer, 2048 blocks); CBFCPeriod
+	// the longest spacing of a lane's flow-control packets (0: 65,536
+	// byte times of the link, IBA's 65,536 symbol times, 5.24 µs at 100
+	// Gb/s); CBFCGap the shortest spacing of those a credit change sends
+	// (0: the period / 8).
+	CBFCBuffer Bytes `json:"cbfc_buffer,omitempty"`
+	CBFCPeriod Time  `json:"cbfc_period,omitempty"`
+	CBFCGap    Time  `json:"cbfc_gap,omitempty"`
 	// Xoff: bytes admitted through one ingress port (data priority) at
 	// which the switch pauses its upstream (default 500 KB, RoCC's PFC
 	// threshold at 40 Gb/s). Xon: at or below which it resumes (0: Xoff
@@ -85,9 +100,24 @@ type SwitchSpec struct {
 	// weight a quantum of one maximum frame). Control frames always go
 	// first.
 	Scheduler string `json:"scheduler,omitempty"`
+	// VOQCredit is the credit a VOQ starts with under scheduler
+	// voq-credit (HierCC's C0; 0: voq.PaperC0, 10 KB).
+	VOQCredit Bytes `json:"voq_credit,omitempty"`
 	// Weights are DWRR's weights, indexed by priority (missing: 1; 0: only
 	// what the others leave).
 	Weights []int `json:"weights,omitempty"`
+}
+
+// flowControl returns the link flow control in force: FlowControl, or
+// pfc or none from PFC.
+func (sw *SwitchSpec) flowControl() string {
+	switch {
+	case sw.FlowControl != "":
+		return sw.FlowControl
+	case sw.PFC:
+		return FlowPFC
+	}
+	return FlowNone
 }
 
 // NICSpec are the settings every NIC gets.
@@ -182,6 +212,11 @@ func (s *Scenario) Validate() error {
 		{sw.Buffer <= 0 || sw.Buffer > MaxBuffer, fmt.Sprintf("switch.buffer = %v: want > 0 and at most %v", units.Bytes(sw.Buffer), units.Bytes(MaxBuffer))},
 		{sw.Pool < 0 || sw.Pool > MaxBuffer, fmt.Sprintf("switch.pool = %v: want >= 0 (0: use switch.buffer) and at most %v", units.Bytes(sw.Pool), units.Bytes(MaxBuffer))},
 		{sw.Xoff <= 0, fmt.Sprintf("switch.xoff = %v: want > 0", units.Bytes(sw.Xoff))},
+		{sw.FlowControl != "" && sw.FlowControl != FlowPFC && sw.FlowControl != FlowCBFC && sw.FlowControl != FlowNone,
+			fmt.Sprintf("switch.flow_control = %q: want pfc, cbfc or none", sw.FlowControl)},
+		{sw.CBFCBuffer < 0 || sw.CBFCBuffer > Bytes(credit.MaxCapacity.Bytes()), fmt.Sprintf("switch.cbfc_buffer = %v: want 0 (default %v) .. %v", units.Bytes(sw.CBFCBuffer), DefaultCBFCBuffer, credit.MaxCapacity.Bytes())},
+		{sw.CBFCPeriod < 0 || units.Time(sw.CBFCPeriod) > units.Second, fmt.Sprintf("switch.cbfc_period = %v: want 0 (65,536 byte times) .. 1s", units.Time(sw.CBFCPeriod))},
+		{sw.CBFCGap < 0 || (sw.CBFCPeriod > 0 && sw.CBFCGap > sw.CBFCPeriod) || units.Time(sw.CBFCGap) > units.Second, fmt.Sprintf("switch.cbfc_gap = %v: want 0 (period/8) .. cbfc_period", units.Time(sw.CBFCGap))},
 		{sw.Xon < 0 || (sw.Xon != 0 && sw.Xon >= sw.Xoff), fmt.Sprintf("switch.xon = %v: want below xoff (%v), or 0 for xoff minus two frames", units.Bytes(sw.Xon), units.Bytes(sw.Xoff))},
 		{sw.Headroom < 0 || sw.Headroom > MaxBuffer, fmt.Sprintf("switch.headroom = %v: want >= 0 (0: automatic) and at most %v", units.Bytes(sw.Headroom), units.Bytes(MaxBuffer))},
 		{sw.ECN < 0, fmt.Sprintf("switch.ecn = %v: want >= 0", units.Bytes(sw.ECN))},

@@ -24,7 +24,7 @@ type Scheduler interface {
 type PortView struct{ p *port }
 
 // Packets returns the frames queued at priority prio.
-func (v PortView) Packets(prio int) int { return v.p.q[prio].n }
+func (v PortView) Packets(prio int) int { return v.p.packets(prio) }
 
 // HeadSize returns the wire size of the frame at the head of prio's queue
 // (0 when it is empty).
@@ -38,8 +38,18 @@ func (v PortView) HeadSize(prio int) units.Bytes {
 // Paused reports whether the downstream neighbour paused prio (PFC).
 func (v PortView) Paused(prio int) bool { return v.p.pausedBy[prio] }
 
+// Blocked reports whether prio may not send its head frame now: paused by
+// PFC, or short of credit for it (CBFC, switch.flow_control = cbfc).
+func (v PortView) Blocked(prio int) bool {
+	h := v.p.q[prio].head
+	return v.p.pausedBy[prio] || (h != nil && !v.p.creditFor(prio, h.Size))
+}
+
 // ready reports whether prio holds a frame it may send.
-func (v PortView) ready(prio int) bool { return v.p.q[prio].n > 0 && !v.p.pausedBy[prio] }
+func (v PortView) ready(prio int) bool {
+	h := v.p.q[prio].head
+	return h != nil && !v.p.pausedBy[prio] && v.p.creditFor(prio, h.Size)
+}
 
 // strictPriority serves the highest ready data priority: the harness's
 // default, as every 802.1Q switch offers.
@@ -132,7 +142,9 @@ const (
 )
 
 // SchedulerKinds lists the schedulers SwitchSpec.Scheduler names.
-func SchedulerKinds() []string { return []string{SchedulerStrict, SchedulerDWRR} }
+func SchedulerKinds() []string {
+	return []string{SchedulerStrict, SchedulerDWRR, SchedulerVOQ, SchedulerVOQCredit}
+}
 
 // newScheduler builds the scheduler spec names for one port, with quantum
 // the largest frame of the run.
@@ -145,6 +157,11 @@ func newScheduler(kind string, weights []int, quantum units.Bytes) (Scheduler, e
 		return strictPriority{}, nil
 	case SchedulerDWRR:
 		return newDWRR(weights, quantum)
+	case SchedulerVOQ, SchedulerVOQCredit:
+		if len(weights) > 0 {
+			return nil, fmt.Errorf("switch.weights are for switch.scheduler %q", SchedulerDWRR)
+		}
+		return voqSched{credit: strings.ToLower(kind) == SchedulerVOQCredit}, nil
 	}
 	return nil, fmt.Errorf("switch.scheduler = %q: want one of %s", kind, strings.Join(SchedulerKinds(), ", "))
 }

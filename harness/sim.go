@@ -68,6 +68,7 @@ type Sim struct {
 	ackEvery int
 	rto      units.Time
 	pfcOn    bool
+	fcMode   string // FlowPFC, FlowCBFC or FlowNone
 	xoff     units.Bytes
 	xon      units.Bytes
 	ecnK     units.Bytes
@@ -89,6 +90,7 @@ type simStats struct {
 	dropDataPayload           int64
 	headroomDrops             int64
 	shapedDrops               int64
+	fcSent                    int64 // CBFC flow-control packets
 	dataSentPayload           int64
 	dataSentPkts              int64
 	dataRecvPayload           int64
@@ -174,6 +176,8 @@ func (s *Sim) dispatch(e *event) {
 		s.onCPTimer(s.queues[e.idx])
 	case evModuleTimer:
 		s.onModuleTimer(s.modules[e.idx])
+	case evFCTimer:
+		s.onFCTimer(s.ports[e.idx])
 	case evFlowStart:
 		s.startFlow(s.flows[e.idx])
 	case evFlowStop:
@@ -200,6 +204,13 @@ func (s *Sim) kick(pt *port) {
 			return
 		}
 	}
+	if pt.fcDue != 0 {
+		if p := s.nextFC(pt); p != nil {
+			pt.busy = true
+			s.transmit(pt, p)
+			return
+		}
+	}
 	var p *Packet
 	if pt.node.isHost {
 		p = s.hostNext(pt)
@@ -216,6 +227,9 @@ func (s *Sim) kick(pt *port) {
 		s.switchDequeued(pt, p)
 	} else if p.Kind == KindData {
 		s.hostSent(s.flows[p.Flow], p)
+	}
+	if pt.cbfcTx != nil {
+		s.cbfcSent(pt, p)
 	}
 	s.transmit(pt, p)
 }

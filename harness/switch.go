@@ -8,8 +8,13 @@ import (
 
 // switchReceive handles frame p arriving at switch sw through port in.
 func (s *Sim) switchReceive(sw *node, in *port, p *Packet) {
-	if p.Kind == KindPFC {
+	switch p.Kind {
+	case KindPFC:
 		s.onPFC(in, p)
+		s.consumed(p)
+		return
+	case KindFC:
+		s.onFC(in, p)
 		s.consumed(p)
 		return
 	}
@@ -46,7 +51,20 @@ func (s *Sim) enqueue(sw *node, out *port, p *Packet, in *port) {
 			s.st.maxBufUsed = sw.bufUsed
 		}
 	}
-	out.q[prio].push(p)
+	if out.vq != nil && prio != ControlPrio {
+		if err := out.vq.push(p); err != nil {
+			s.voqErr(out, err)
+			sw.bufUsed -= p.inSize
+			if in := p.ingress; in != nil {
+				p.ingress = nil
+				s.fc.release(s, sw, in, p)
+			}
+			s.drop(out, p)
+			return
+		}
+	} else {
+		out.q[prio].push(p)
+	}
 	out.qbytes[prio] += p.Size
 	out.bytes += p.Size
 	s.queueChanged(out)
@@ -75,16 +93,28 @@ func (s *Sim) enqueue(sw *node, out *port, p *Packet, in *port) {
 // priority by default), skipping paused ones.
 func (s *Sim) switchNext(pt *port) *Packet {
 	prio := ControlPrio
+	var p *Packet
 	if pt.q[ControlPrio].n == 0 {
 		if p := s.shapedNext(pt); p != nil {
 			s.queueChanged(pt)
 			return p
 		}
-		if prio = pt.sched.Pick(PortView{pt}); prio < 0 {
+		if pt.vq != nil {
+			var err error
+			if p, err = pt.vq.next(pt); err != nil {
+				s.voqErr(pt, err)
+			}
+			if p == nil {
+				return nil
+			}
+			prio = int(p.Prio)
+		} else if prio = pt.sched.Pick(PortView{pt}); prio < 0 {
 			return nil
 		}
 	}
-	p := pt.q[prio].pop()
+	if p == nil {
+		p = pt.q[prio].pop()
+	}
 	pt.qbytes[prio] -= p.Size
 	pt.bytes -= p.Size
 	if prio != ControlPrio {

@@ -1,0 +1,169 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/hwcc/hwcc/units"
+	"github.com/hwcc/hwcc/voq"
+)
+
+// Scheduler kinds that keep a port's data frames in virtual output queues
+// (SwitchSpec.Scheduler).
+const (
+	// SchedulerVOQ: one VOQ per destination host at every switch egress
+	// port, served round robin, one frame per turn (voq.IgnoreCredit).
+	SchedulerVOQ = "voq"
+	// SchedulerVOQCredit: the same VOQs, each with a credit balance that
+	// starts at switch.voq_credit and that a switch module tops up
+	// (Switch.AddCredit, HierCC's credits from the receiver-side ToR);
+	// the round robin serves a VOQ only while its balance is positive,
+	// and each frame spends its wire bytes (voq.CreditPositive: the
+	// balance may go below zero by less than one frame, as a deficit).
+	SchedulerVOQCredit = "voq-credit"
+)
+
+// voqSched marks a port whose scheduler is a VOQ kind: the port keeps its
+// data frames in a portVOQ instead of its priority FIFOs, and Pick is never
+// called.
+type voqSched struct{ credit bool }
+
+func (voqSched) Pick(PortView) int               { return -1 }
+func (voqSched) Sent(PortView, int, units.Bytes) {}
+
+// portVOQ is a switch egress port's virtual output queues: the voq.Manager
+// keeps the accounting and the round robin, keyed by the destination's
+// node ID; the port keeps each VOQ's frames in a FIFO by slot.
+//
+// Every data priority's frames go to the VOQ of their destination (a VOQ
+// is per destination, not per class), so the head of a VOQ whose priority
+// is paused by PFC, or short of CBFC credit, holds up the port until it
+// may go (the round robin waits for it rather than serve a later VOQ out
+// of turn): run one data priority through a VOQ port. Control frames keep
+// their strict priority ahead of every VOQ. There is one slot per host of
+// the network (memory: ports × hosts descriptors), so no destination is
+// ever refused, and VOQs stay open for the run (a credited VOQ keeps its
+// balance while it is empty).
+type portVOQ struct {
+	m *voq.Manager
+	q []fifo          // by slot
+	n [NumPrios]int32 // frames per priority, over every VOQ
+}
+
+// newPortVOQ builds the VOQs of one port of a network of nodes nodes and
+// hosts hosts, with frames up to maxFrame wire bytes.
+func newPortVOQ(credit bool, initial units.Bytes, nodes, hosts int, maxFrame units.Bytes) (*portVOQ, error) {
+	cfg := voq.RoundRobin(hosts, maxFrame)
+	cfg.Keys = nodes
+	if credit {
+		cfg.Eligibility = voq.CreditPositive
+		cfg.InitialCredit = initial
+	}
+	m, err := voq.New(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("switch.scheduler %s: %w", SchedulerVOQ, err)
+	}
+	return &portVOQ{m: m, q: make([]fifo, hosts)}, nil
+}
+
+// push queues data frame p (already admitted to the buffer) in its
+// destination's VOQ.
+func (v *portVOQ) push(p *Packet) error {
+	slot, err := v.m.Open(voq.Key(p.Dst))
+	if err != nil {
+		return err
+	}
+	if err := v.m.Enqueue(slot, p.Size); err != nil {
+		return err
+	}
+	v.q[slot].push(p)
+	v.n[p.Prio]++
+	return nil
+}
+
+// next pops the frame the round robin serves now, or nil: none is
+// eligible, or the head of the VOQ whose turn it is may not go (paused,
+// short of CBFC credit).
+func (v *portVOQ) next(pt *port) (*Packet, error) {
+	slot, ok := v.m.Next()
+	if !ok {
+		return nil, nil
+	}
+	h := v.q[slot].head
+	if h == nil {
+		return nil, errors.New("harness: VOQ accounting holds bytes its queue does not") // cannot happen
+	}
+	if pt.pausedBy[h.Prio] || !pt.creditFor(int(h.Prio), h.Size) {
+		return nil, nil
+	}
+	if _, err := v.m.Dequeue(slot, h.Size); err != nil {
+		return nil, err
+	}
+	p := v.q[slot].pop()
+	v.n[p.Prio]--
+	return p, nil
+}
+
+// voqErr reports a VOQ refusal at port pt.
+func (s *Sim) voqErr(pt *port, err error) {
+	ErrorSink{log: &s.errs, where: pt.name + " voq"}.Add(s.now, -1, err)
+}
+
+// each calls fn for every frame in the VOQs.
+func (v *portVOQ) each(fn func(*Packet)) {
+	for i := range v.q {
+		for p := v.q[i].head; p != nil; p = p.next {
+			fn(p)
+		}
+	}
+}
+
+// packets returns the frames port pt holds at priority prio.
+func (pt *port) packets(prio int) int {
+	if pt.vq != nil && prio != ControlPrio {
+		return int(pt.vq.n[prio])
+	}
+	return pt.q[prio].n
+}
+
+// AddCredit adds n bytes of credit to the VOQ of destination dst at egress
+// port (switch.scheduler voq-credit), opening it if needed; the port
+// serves it again if it was waiting for credit. It returns an error when
+// the port keeps no VOQs, dst is not a node, or the balance would pass its
+// register (voq.MaxCreditLimit).
+func (w *Switch) AddCredit(port int, dst NodeID, n units.Bytes) error {
+	if port < 0 || port >= len(w.n.ports) {
+		return fmt.Errorf("harness: %s has no port %d", w.n.name, port)
+	}
+	pt := w.n.ports[port]
+	if pt.vq == nil {
+		return fmt.Errorf("harness: port %s keeps no VOQs (switch.scheduler %s or %s)", pt.name, SchedulerVOQ, SchedulerVOQCredit)
+	}
+	if dst < 0 || int(dst) >= len(w.s.nodes) || !w.s.nodes[dst].isHost {
+		return fmt.Errorf("harness: AddCredit: node %d is not a host", dst)
+	}
+	slot, err := pt.vq.m.Open(voq.Key(dst))
+	if err != nil {
+		return err
+	}
+	if err := pt.vq.m.AddCredit(slot, n); err != nil {
+		return err
+	}
+	w.s.kick(pt)
+	return nil
+}
+
+// VOQ returns the registers of the VOQ of destination dst at egress port,
+// and false when the port keeps no VOQs or that VOQ was never opened.
+func (w *Switch) VOQ(port int, dst NodeID) (voq.State, bool) {
+	if port < 0 || port >= len(w.n.ports) || w.n.ports[port].vq == nil || dst < 0 {
+		return voq.State{}, false
+	}
+	m := w.n.ports[port].vq.m
+	slot, ok := m.Lookup(voq.Key(dst))
+	if !ok {
+		return voq.State{}, false
+	}
+	st, err := m.State(slot)
+	return st, err == nil
+}
