@@ -7,6 +7,7 @@ import (
 	"github.com/hwcc/hwcc/credit"
 	"github.com/hwcc/hwcc/harness/workloads"
 	"github.com/hwcc/hwcc/units"
+	"github.com/hwcc/hwcc/voq"
 )
 
 // Scenario is everything a run needs: topology, workload, algorithm,
@@ -215,6 +216,7 @@ func (s *Scenario) Validate() error {
 		{sw.FlowControl != "" && sw.FlowControl != FlowPFC && sw.FlowControl != FlowCBFC && sw.FlowControl != FlowNone,
 			fmt.Sprintf("switch.flow_control = %q: want pfc, cbfc or none", sw.FlowControl)},
 		{sw.CBFCBuffer < 0 || sw.CBFCBuffer > Bytes(credit.MaxCapacity.Bytes()), fmt.Sprintf("switch.cbfc_buffer = %v: want 0 (default %v) .. %v", units.Bytes(sw.CBFCBuffer), DefaultCBFCBuffer, credit.MaxCapacity.Bytes())},
+		{sw.VOQCredit < 0 || sw.VOQCredit > voq.MaxCreditLimit, fmt.Sprintf("switch.voq_credit = %v: want 0 (10 KB) .. %v", units.Bytes(sw.VOQCredit), units.Bytes(voq.MaxCreditLimit))},
 		{sw.CBFCPeriod < 0 || units.Time(sw.CBFCPeriod) > units.Second, fmt.Sprintf("switch.cbfc_period = %v: want 0 (65,536 byte times) .. 1s", units.Time(sw.CBFCPeriod))},
 		{sw.CBFCGap < 0 || (sw.CBFCPeriod > 0 && sw.CBFCGap > sw.CBFCPeriod) || units.Time(sw.CBFCGap) > units.Second, fmt.Sprintf("switch.cbfc_gap = %v: want 0 (period/8) .. cbfc_period", units.Time(sw.CBFCGap))},
 		{sw.Xon < 0 || (sw.Xon != 0 && sw.Xon >= sw.Xoff), fmt.Sprintf("switch.xon = %v: want below xoff (%v), or 0 for xoff minus two frames", units.Bytes(sw.Xon), units.Bytes(sw.Xoff))},

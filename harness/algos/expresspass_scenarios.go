@@ -1,0 +1,87 @@
+package algos
+
+import (
+	"github.com/hwcc/hwcc/credit"
+	"github.com/hwcc/hwcc/harness"
+	"github.com/hwcc/hwcc/units"
+)
+
+// The ExpressPass scenarios (Cho et al., SIGCOMM 2017, section 6).
+const (
+	expressPassIncastName   = "expresspass-incast"
+	expressPassFairnessName = "expresspass-fairness"
+	// expressPassPayload makes a full data frame exactly the 1538 wire
+	// bytes one credit pays for (1456 + 62 B of headers + 20 B of
+	// preamble and gap).
+	expressPassPayload = credit.ExpressPassFrameBytes - harness.DataOverheadBytes - harness.PreambleIFGBytes
+	expressPassSenders = 16
+	expressPassSize    = 1 * units.MB
+	expressPassFlows   = 4
+	expressPassStep    = 1 * units.Millisecond
+)
+
+// expressPassCompare are the algorithms the ExpressPass scenarios run
+// side by side (the command's comparison table; -algo runs one).
+var expressPassCompare = []string{expressPassName, hpccName, dcqcnName}
+
+// expressPassBase is the 100 Gb/s star of the HPCC scenarios with
+// 1538-byte frames, compared under expresspass, hpcc and dcqcn.
+func expressPassBase(desc string) *harness.Scenario {
+	s := hpccBase(desc)
+	s.Algorithm = expressPassName
+	s.Compare = append([]string(nil), expressPassCompare...)
+	s.NIC.Payload = harness.Bytes(expressPassPayload)
+	return s
+}
+
+// expressPassIncastScenario: `senders` flows of `size` start together into
+// h0, the incast of HPCC's section 5.4 with ExpressPass's frames.
+func expressPassIncastScenario() *harness.Scenario {
+	s := expressPassBase("ExpressPass incast: `senders` (16) flows of `size` (1MB) start together into h0 across one 100 Gb/s switch, 1538 B frames")
+	s.Workload.Incast = []harness.IncastSpec{{Senders: expressPassSenders, Size: harness.Bytes(expressPassSize)}}
+	fit := func(s *harness.Scenario) {
+		ic := s.Workload.Incast[0]
+		hpccExtend(s, units.Time(ic.At)+hpccDurationFor(units.Bytes(ic.Size)*units.Bytes(ic.Senders), hpccLink(s)))
+	}
+	fit(s)
+	hpccKeys(s, fit,
+		hpccCountKey("senders", "number of incast senders (default 16)", 1, hpccMaxSenders, func(s *harness.Scenario, n int) {
+			s.Workload.Incast[0].Senders, s.Workload.Incast[0].Hosts = n, nil
+		}),
+		hpccBytesKey("size", "size of each incast flow (default 1MB)", func(s *harness.Scenario, b units.Bytes) {
+			s.Workload.Incast[0].Size = harness.Bytes(b)
+		}),
+		hpccLinkKey(),
+	)
+	return s
+}
+
+// expressPassFairnessScenario: flows joining a bottleneck one by one and
+// leaving in reverse order (the shape of the paper's convergence figures
+// and HPCC's Fig. 9g), one every `step`.
+func expressPassFairnessScenario() *harness.Scenario {
+	s := expressPassBase("ExpressPass fairness: `senders` (4) long flows into h0 join one every `step` (1ms), then leave in reverse order, 1538 B frames")
+	s.SampleInterval = harness.Time(hpccFairSample)
+	hpccFairnessFlows(s, expressPassFlows, expressPassStep)
+	s.AddParam(hpccCountKey("senders", "number of flows (default 4)", 1, hpccMaxSenders, func(s *harness.Scenario, n int) {
+		hpccFairnessFlows(s, n, units.Time(s.Workload.Flows[0].Stop)/units.Time(2*len(s.Workload.Flows)-1))
+	}))
+	s.AddParam(hpccTimeKey("step", "time between joins and between leaves (default 1ms)", false, func(s *harness.Scenario, t units.Time) {
+		hpccFairnessFlows(s, len(s.Workload.Flows), t)
+	}))
+	return s
+}
+
+func init() {
+	for _, b := range []struct {
+		name string
+		fn   func() *harness.Scenario
+	}{
+		{expressPassIncastName, expressPassIncastScenario},
+		{expressPassFairnessName, expressPassFairnessScenario},
+	} {
+		if err := harness.RegisterBuiltin(b.name, b.fn); err != nil {
+			panic(err)
+		}
+	}
+}
