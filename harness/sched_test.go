@@ -57,11 +57,13 @@ func TestStrictPriorityStarvesTheLowerClass(t *testing.T) {
 }
 
 // TestConservationInEveryMode: data bytes sent = delivered + dropped + in
-// flight, at several instants, under every scheduler with PFC on and off
-// (lossless and lossy), with two classes and four senders.
+// flight, at several instants, under every scheduler with every link flow
+// control (PFC and CBFC, lossless; none, lossy), with two classes and four
+// senders. Under voq-credit no module adds credit, so each VOQ sends its
+// initial 10 KB and stops: nothing to drop there.
 func TestConservationInEveryMode(t *testing.T) {
 	for _, sched := range SchedulerKinds() {
-		for _, pfc := range []string{"on", "off"} {
+		for _, pfc := range []string{FlowPFC, FlowCBFC, FlowNone} {
 			p := []int{1, 2, 1, 2}
 			sc := DefaultScenario()
 			sc.Name = "conservation"
@@ -72,7 +74,7 @@ func TestConservationInEveryMode(t *testing.T) {
 			}
 			sc.Duration = Time(300 * units.Microsecond)
 			sc.MeasureFrom = 0
-			require.NoError(t, sc.SetAll([]string{"scheduler=" + sched, "pfc=" + pfc, "buffer=200KB", "rto=20us"}))
+			require.NoError(t, sc.SetAll([]string{"scheduler=" + sched, "flow_control=" + pfc, "buffer=200KB", "cbfc_buffer=8KiB", "rto=20us"}))
 			s, err := New(sc, Options{})
 			require.NoError(t, err)
 			for _, at := range []units.Time{41 * units.Microsecond, 150 * units.Microsecond, 300 * units.Microsecond} {
@@ -81,9 +83,11 @@ func TestConservationInEveryMode(t *testing.T) {
 				require.Equal(t, c.DataSentPayload, c.DataRecvPayload+c.DroppedDataPayload+c.InFlightDataPayload, "%s pfc %s at %v", sched, pfc, at)
 			}
 			c := s.result().Counters
-			if pfc == "on" {
-				require.Zero(t, c.Drops, "%s: PFC is lossless", sched)
-			} else {
+			require.Nil(t, s.result().Report.Errors, "%s %s", sched, pfc)
+			switch {
+			case pfc != FlowNone:
+				require.Zero(t, c.Drops, "%s: %s is lossless", sched, pfc)
+			case sched != SchedulerVOQCredit:
 				require.Positive(t, c.Drops, "%s: the lossy mode drops and counts what it drops", sched)
 			}
 		}
@@ -93,7 +97,7 @@ func TestConservationInEveryMode(t *testing.T) {
 func TestSchedulerSettingsRefused(t *testing.T) {
 	sc, err := Builtin("single-flow")
 	require.NoError(t, err)
-	require.ErrorContains(t, sc.Set("scheduler", "wfq"), "want one of strict, dwrr")
+	require.ErrorContains(t, sc.Set("scheduler", "wfq"), "want one of strict, dwrr, voq, voq-credit")
 	require.ErrorContains(t, sc.Set("weights", "1,x"), "whole numbers")
 	require.ErrorContains(t, sc.Set("weights", "1,-1"), "switch.weights[1] = -1")
 	require.ErrorContains(t, sc.Set("weights", "1,1,1,1,1,1,1,1,1"), "at most 8")
