@@ -61,7 +61,11 @@ func newPortVOQ(credit bool, initial units.Bytes, nodes, hosts int, maxFrame uni
 	}
 	m, err := voq.New(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("switch.scheduler %s: %w", SchedulerVOQ, err)
+		kind := SchedulerVOQ
+		if credit {
+			kind = SchedulerVOQCredit
+		}
+		return nil, fmt.Errorf("switch.scheduler %s: %w", kind, err)
 	}
 	return &portVOQ{m: m, q: make([]fifo, hosts)}, nil
 }
@@ -128,9 +132,10 @@ func (pt *port) packets(prio int) int {
 
 // AddCredit adds n bytes of credit to the VOQ of destination dst at egress
 // port (switch.scheduler voq-credit), opening it if needed; the port
-// serves it again if it was waiting for credit. It returns an error when
-// the port keeps no VOQs, dst is not a node, or the balance would pass its
-// register (voq.MaxCreditLimit).
+// serves it again, at this instant but after the event in progress, if it
+// was waiting for credit. It returns an error when the port keeps no VOQs,
+// dst is not a host, or the balance would pass its register
+// (voq.MaxCreditLimit).
 func (w *Switch) AddCredit(port int, dst NodeID, n units.Bytes) error {
 	if port < 0 || port >= len(w.n.ports) {
 		return fmt.Errorf("harness: %s has no port %d", w.n.name, port)
@@ -149,7 +154,14 @@ func (w *Switch) AddCredit(port int, dst NodeID, n units.Bytes) error {
 	if err := pt.vq.m.AddCredit(slot, n); err != nil {
 		return err
 	}
-	w.s.kick(pt)
+	// Not kick(pt) here: a module may call AddCredit from its hooks, and
+	// from Enqueue a synchronous kick would send the frame that just
+	// joined before the congestion point has seen it join (OnDequeue
+	// before OnEnqueue, and a drop or CE mark applied to a frame on the
+	// wire). A wake-up at now serves the port once the event is over.
+	if !pt.busy && pt.wake.want(w.s.now) {
+		w.s.evq.push(event{at: w.s.now, kind: evNICWake, idx: pt.gid})
+	}
 	return nil
 }
 
