@@ -24,9 +24,10 @@ type node struct {
 	// hdrmReserve is the PFC headroom of every port, held back from the
 	// shared pool (PFC on; see the package documentation, Switch model).
 	hdrmReserve units.Bytes
-	routes      [][]int32 // routes[dst host] = candidate egress port numbers (ECMP set)
-	salt        uint64    // per-switch ECMP hash salt
-	module      *Switch   // the algorithm's switch module, if any
+	routes      []routeSpan // routes[dst host]: its candidate egress port numbers in routeArena (ECMP set; ecmpSet)
+	routeArena  []int32
+	salt        uint64  // per-switch ECMP hash salt
+	module      *Switch // the algorithm's switch module, if any
 
 	// Host state: flows with data to send, served round robin.
 	active []*flow
@@ -200,35 +201,43 @@ func (s *Sim) nameLinks() {
 	}
 }
 
-// buildRoutes fills every switch's ECMP sets by breadth-first search from
-// each host: a switch may forward toward host h through any port whose peer
-// is one hop closer to h. Paths never go through another host.
+// buildRoutes fills every switch's ECMP sets by breadth-first search: a
+// switch may forward toward host h through any port whose peer is one hop
+// closer to h. Paths never go through another host.
+//
+// Hosts hang off one switch each (their edge switch), so a switch's
+// distance to h is its distance to h's edge switch plus one, and its ECMP
+// set toward h is its set toward that switch, except at the edge switch
+// itself, where it is the port to h. One search per edge switch (not per
+// host) fills the sets of all its hosts, which share one stored set.
 func (s *Sim) buildRoutes() error {
 	nn := len(s.nodes)
-	// Each switch's routes live in one slice of its own (start[h] indexes
-	// it for destination h), filled host by host and cut into the
-	// per-destination lists at the end: one allocation per switch (and its
-	// growth), not one per switch and destination.
-	start := make([][]int32, nn)
-	arena := make([][]int32, nn)
 	for _, n := range s.nodes {
 		if !n.isHost {
-			n.routes = make([][]int32, nn)
-			start[n.id] = make([]int32, nn+1)
-			arena[n.id] = make([]int32, 0, 2*len(s.hosts))
+			n.routes = make([]routeSpan, nn)
+			n.routeArena = make([]int32, 0, 2*len(n.ports))
 		}
 	}
-	dist := make([]int, nn)
+	dist := make([]int32, nn)
 	queue := make([]*node, 0, nn)
+	done := make([]bool, nn) // edge switches searched from
 	for _, h := range s.hosts {
 		if len(h.ports) != 1 {
 			return fmt.Errorf("harness: host %s has no link", h.name)
 		}
+	}
+	for _, h := range s.hosts {
+		edge := h.ports[0].peer.node
+		if done[edge.id] {
+			continue
+		}
+		done[edge.id] = true
 		for i := range dist {
 			dist[i] = -1
 		}
-		dist[h.id] = 0
-		queue = append(queue[:0], h)
+		// Distances to the edge switch, through switches only.
+		dist[edge.id] = 0
+		queue = append(queue[:0], edge)
 		for len(queue) > 0 {
 			n := queue[0]
 			queue = queue[1:]
@@ -241,41 +250,53 @@ func (s *Sim) buildRoutes() error {
 				queue = append(queue, m)
 			}
 		}
+		// Every switch's set toward the edge switch, stored once.
 		for _, n := range s.nodes {
-			if n.isHost {
+			if n.isHost || n == edge || dist[n.id] < 0 {
 				continue
 			}
-			if dist[n.id] < 0 {
-				return fmt.Errorf("harness: switch %s cannot reach host %s", n.name, h.name)
-			}
-			start[n.id][h.id] = int32(len(arena[n.id]))
+			lo := int32(len(n.routeArena))
 			for _, p := range n.ports {
-				if dist[p.peer.node.id] == dist[n.id]-1 {
-					arena[n.id] = append(arena[n.id], int32(p.num))
+				if d := dist[p.peer.node.id]; d >= 0 && d == dist[n.id]-1 && !p.peer.node.isHost {
+					n.routeArena = append(n.routeArena, int32(p.num))
 				}
 			}
-			start[n.id][h.id+1] = int32(len(arena[n.id]))
+			sp := routeSpan{lo, int32(len(n.routeArena))}
+			for _, o := range s.hosts {
+				if o.ports[0].peer.node == edge {
+					n.routes[o.id] = sp
+				}
+			}
+		}
+		// The edge switch: the port to each of its hosts.
+		for _, o := range s.hosts {
+			if o.ports[0].peer.node == edge {
+				lo := int32(len(edge.routeArena))
+				edge.routeArena = append(edge.routeArena, int32(o.ports[0].peer.num))
+				edge.routes[o.id] = routeSpan{lo, lo + 1}
+			}
 		}
 	}
 	for _, n := range s.nodes {
 		if n.isHost {
 			continue
 		}
-		a := arena[n.id]
 		for _, h := range s.hosts {
-			if lo, hi := start[n.id][h.id], start[n.id][h.id+1]; hi > lo {
-				n.routes[h.id] = a[lo:hi:hi]
-			}
-		}
-	}
-	for _, h := range s.hosts {
-		for _, o := range s.hosts {
-			if h != o && h.ports[0].peer.node.routes[o.id] == nil {
-				return fmt.Errorf("harness: host %s cannot reach host %s", h.name, o.name)
+			if n.routes[h.id].lo == n.routes[h.id].hi {
+				return fmt.Errorf("harness: switch %s cannot reach host %s", n.name, h.name)
 			}
 		}
 	}
 	return nil
+}
+
+// routeSpan is a switch's ECMP set toward one host: routeArena[lo:hi].
+type routeSpan struct{ lo, hi int32 }
+
+// ecmpSet returns sw's candidate egress port numbers toward host dst.
+func (sw *node) ecmpSet(dst NodeID) []int32 {
+	sp := sw.routes[dst]
+	return sw.routeArena[sp.lo:sp.hi:sp.hi]
 }
 
 // mix64 is the splitmix64 finaliser, a bijective 64-bit hash.
@@ -293,7 +314,7 @@ func mix64(x uint64) uint64 {
 // ECMP set. All packets of one flow and direction take one path; the ACKs
 // (src and dst swapped) hash independently.
 func ecmpPort(sw *node, flow FlowID, src, dst NodeID) *port {
-	c := sw.routes[dst]
+	c := sw.ecmpSet(dst)
 	if len(c) == 0 {
 		return nil
 	}
@@ -354,8 +375,8 @@ type pathHop struct {
 
 // path returns the links a packet of flow from src to dst crosses, in order
 // (the source host's link first), following the same ECMP choices as the
-// packets will.
-func (s *Sim) path(flow FlowID, src, dst *node, dstHop []pathHop) []pathHop {
+// packets will, and appends the switches' egress ports to *ports.
+func (s *Sim) path(flow FlowID, src, dst *node, dstHop []pathHop, ports *[]*port) []pathHop {
 	p := src.ports[0]
 	for {
 		dstHop = append(dstHop, pathHop{rate: p.rate, delay: p.delay})
@@ -367,5 +388,29 @@ func (s *Sim) path(flow FlowID, src, dst *node, dstHop []pathHop) []pathHop {
 		if p == nil {
 			return dstHop
 		}
+		*ports = append(*ports, p)
 	}
+}
+
+// nextHop returns the egress port of frame p at switch sw: for a frame
+// between its flow's two hosts, the port its flow's path (computed once by
+// route when the flow was made, flow.hops) takes at this hop; else
+// route's choice. Both give the same port: routes and ECMP salts do not
+// change during a run.
+func (s *Sim) nextHop(sw *node, p *Packet) *port {
+	if p.Flow >= 0 && int(p.Flow) < len(s.flows) {
+		f := s.flows[p.Flow]
+		var hops []*port
+		switch {
+		case p.Src == f.src.id && p.Dst == f.dst.id:
+			hops = f.hops[0]
+		case p.Src == f.dst.id && p.Dst == f.src.id:
+			hops = f.hops[1]
+		}
+		if h := int(p.hop); h < len(hops) && hops[h].node == sw {
+			p.hop++
+			return hops[h]
+		}
+	}
+	return s.route(sw, p.Flow, p.Src, p.Dst)
 }

@@ -99,24 +99,45 @@ func (s *Sim) qAdvance(q *qstat) {
 	if b > a {
 		dt := b - a
 		q.total += int64(dt)
-		if q.hist == nil {
-			if q.cur == 0 {
-				q.zero += int64(dt)
-				q.last = s.now
-				return
-			}
-			q.hist = make([]int64, q.n)
-			q.hist[0] = q.zero
+		if q.hist == nil && q.cur == 0 {
+			q.zero += int64(dt)
+			q.last = s.now
+			return
 		}
-		i := histBucket(q.cur)
+		// The last bucket takes every longer queue; q.n is the
+		// histogram's full length (a histogram given in full, as the
+		// tests do, is its own).
+		i := min(histBucket(q.cur), max(q.n, len(q.hist))-1)
 		if i >= len(q.hist) {
-			i = len(q.hist) - 1
+			q.growHist(i)
 		}
 		q.hist[i] += int64(dt)
 		q.area += float64(q.cur) * float64(dt)
 	}
 	q.last = s.now
 }
+
+// growHist makes q's histogram long enough for bucket i (< q.n): it starts
+// at histMinLen buckets and doubles up to q.n, so that a port whose queue
+// stays short holds a short histogram (most ports of a large topology).
+// The first allocation carries the time the queue spent empty into bucket 0.
+func (q *qstat) growHist(i int) {
+	n := max(len(q.hist), histMinLen)
+	for n <= i {
+		n *= 2
+	}
+	n = min(n, q.n)
+	h := make([]int64, n)
+	copy(h, q.hist)
+	if q.hist == nil {
+		h[0] = q.zero
+	}
+	q.hist = h
+}
+
+// histMinLen is the first length of a histogram: every value below 128 B
+// and the 64 buckets of each power of two up to 1 KiB.
+const histMinLen = 1<<histExactBits + 3<<histSubBits
 
 // percentile returns the time-weighted p-quantile (0 < p ≤ 1) of q's
 // histogram: the midpoint of the first bucket whose cumulative time reaches

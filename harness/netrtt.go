@@ -85,7 +85,7 @@ func (s *Sim) networkRTT(w, a units.Bytes) (units.Time, int) {
 		order = s.bfsOrder(h, dist, order[:0])
 		for _, n := range order[1:] {
 			var cw, ca units.Time
-			for _, pn := range n.routes[h.id] {
+			for _, pn := range n.ecmpSet(h.id) {
 				p := n.ports[pn]
 				var dw, da units.Time
 				if m := p.peer.node; m != h {

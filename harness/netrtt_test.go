@@ -20,7 +20,7 @@ func allPaths(src, dst *node) [][]pathHop {
 			out = append(out, append([]pathHop(nil), acc...))
 			return
 		}
-		for _, pn := range n.routes[dst.id] {
+		for _, pn := range n.ecmpSet(dst.id) {
 			walk(n.ports[pn], acc)
 		}
 	}

@@ -15,6 +15,10 @@ type flow struct {
 	stopAt   units.Time // MaxTime: none
 	prio     uint8      // data priority of its frames (FlowSpec.Prio)
 	rev      []revHop   // its data path's switches (Features.Symmetric only)
+	// hops[0] are the egress ports its data leaves at each switch on the
+	// way to dst, hops[1] those of what dst sends it back (ACKs, CNPs,
+	// credits), in order: the route's choices, computed once (nextHop).
+	hops [2][]*port
 
 	rp     RP
 	np     NP

@@ -137,6 +137,7 @@ type Packet struct {
 	ECE     bool
 	HasINT  bool
 	pause   bool         // PFC: true = PAUSE, false = RESUME
+	hop     uint8        // switches crossed so far, for host-to-host frames of a flow (nextHop)
 	shape   *ControlKind // the kind of a shaped control message (ControlKind.Spacing), else nil
 	Flow    FlowID
 	Src     NodeID

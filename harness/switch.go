@@ -22,7 +22,7 @@ func (s *Sim) switchReceive(sw *node, in *port, p *Packet) {
 		w.mod.Arrive(s.now, w, in.num, p)
 		s.armModule(w)
 	}
-	out := s.route(sw, p.Flow, p.Src, p.Dst)
+	out := s.nextHop(sw, p)
 	if out == nil {
 		s.drop(nil, p) // unroutable: cannot happen after buildRoutes
 		return

@@ -57,7 +57,7 @@ func equalCostPaths(t *testing.T, src, dst *node) (paths, switches int) {
 			return
 		}
 		require.False(t, n.isHost, "a path through host %s", n.name)
-		for _, pn := range n.routes[dst.id] {
+		for _, pn := range n.ecmpSet(dst.id) {
 			walk(n.ports[pn].peer.node, depth+1)
 		}
 	}

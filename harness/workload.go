@@ -288,12 +288,15 @@ func (s *Sim) newFlow(src, dst *node, size units.Bytes, offered units.Rate, star
 	id := FlowID(len(s.flows))
 	f := &flow{id: id, src: src, dst: dst, prio: DataPrio, activeIdx: -1, finishAt: -1, firstRx: -1, stopAt: units.MaxTime}
 	f.rpTimer.at, f.npTimer.at, f.rtoTimer.at, f.rtoAt = units.MaxTime, units.MaxTime, units.MaxTime, units.MaxTime
-	fwd := s.path(id, src, dst, nil)
+	var hops []*port
+	fwd := s.path(id, src, dst, nil, &hops)
+	f.hops[0] = hops[:len(hops):len(hops)]
 	if s.feat.Symmetric {
 		f.rev = s.reversePath(id, src, dst)
 	}
 	s.flows = append(s.flows, f) // before the reverse path, which reads f.rev
-	rev := s.path(id, dst, src, nil)
+	rev := s.path(id, dst, src, nil, &hops)
+	f.hops[1] = hops[len(f.hops[0]):]
 	full := DataOverheadBytes + s.payload + s.preamble
 	ackW := AckFrameBytes + s.preamble
 	bott := fwd[0].rate
