@@ -23,6 +23,11 @@
 //	               2021, ../shared/papers/hiercc.txt section 3.2). wrr.go.
 //	ExpressPass    receiver-paced credits, Cho et al. SIGCOMM 2017 (the
 //	               survey, section 5.3.2); see expresspass.go.
+//	ExpressPass-   the 16-byte payload of its credit, credit request and
+//	Packet         credit stop (type, version, flow, sequence number,
+//	               time stamp; from the authors' ns-2 hdr_xpass) with its
+//	               codec, carried in cc.Feedback.Data.
+//	               expresspass_packet.go.
 //
 // # Bounds the tests check
 //

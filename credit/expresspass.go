@@ -21,6 +21,10 @@ import (
 //	receiver Receive(frame)  → gaps in the echoes are credits the network dropped
 //	sender Sent(last byte)   → FeedbackCreditStop to the destination
 //
+// Each request, credit and stop carries its wire image, an
+// ExpressPassPacket, in Feedback.Data; the sender checks a credit's image
+// when it has one.
+//
 // Constants and their sources (the paper's text was not in the reference
 // corpora available when this was written; every value below is checked
 // against the authors' ns-2 code, github.com/kaist-ina/ns2-xpass, whose

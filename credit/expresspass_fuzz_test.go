@@ -13,12 +13,23 @@ import (
 // register, and no accepted event moves the deadline before its now.
 // Byte 0 of each event's Echo (the sender's credits and the receiver's
 // echoes) comes from the fuzzer's Feedback.Seq, so that both parts see
-// in-range and out-of-range sequence numbers.
+// in-range and out-of-range sequence numbers; a credit's Data is the
+// fuzzer's bytes, zero or the credit's own wire image.
 func xpFuzz(t *testing.T, data []byte, part cc.Part, role cc.Role) {
 	act := cc.NewActions(4)
 	for i, ev := range cctest.FromBytes(data, role) {
 		ev.Packet.Echo = ev.Feedback.Seq / 1000 % 300
 		ev.Feedback.Seq /= 1000
+		// A credit's Data: the fuzzer's bytes (a wire image that mostly
+		// does not decode), none, or the image of the credit itself.
+		if ev.Feedback.Kind == cc.FeedbackCredit {
+			switch ev.Feedback.Data[14] % 4 {
+			case 1:
+				ev.Feedback.Data = [cc.FeedbackDataLen]byte{}
+			case 2, 3:
+				ExpressPassPacket{Type: ExpressPassTypeCredit, Flow: ev.Feedback.Flow, Seq: uint32(ev.Feedback.Seq)}.putData(&ev.Feedback.Data)
+			}
+		}
 		before := part.AppendRegisters(nil)
 		deadline := part.NextDeadline()
 		act.Reset()

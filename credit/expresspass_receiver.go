@@ -177,7 +177,9 @@ type ExpressPassReceiverState struct {
 // request), the loss counters restart, and the first credit leaves at
 // once. Each later credit leaves at NextDeadline (Timer), one per call, as
 // an ActionFeedback to cc.ToSource at cc.ControlPrio carrying
-// Feedback{Kind: FeedbackCredit, Flow, Seq}. The gap to the next is
+// Feedback{Kind: FeedbackCredit, Flow, Seq} with the credit's wire image
+// in Data (ExpressPassPacket: type credit, Flow, Seq, TS the departure
+// time; the receiver does not read the Data of what it receives). The gap to the next is
 // GapBase + GapSpan·u/2^16, u the top 16 bits of a xorshift32 draw: the
 // interval CreditBytes·8/cur_rate stretched by a uniform factor in
 // [1 + JitterMin, 1 + JitterMax] (resolution 2^-16 of the span). A timer
@@ -375,8 +377,12 @@ func (r *ExpressPassReceiver) NextDeadline() units.Time {
 	return units.MaxTime
 }
 
-func (r *ExpressPassReceiver) credit(seq uint32) cc.Feedback {
-	return cc.Feedback{Kind: cc.FeedbackCredit, Flow: r.s.Flow, Seq: uint64(seq)}
+// credit returns the credit seq sent at now: Seq, and in Data its wire
+// image (ExpressPassPacket).
+func (r *ExpressPassReceiver) credit(now units.Time, seq uint32) cc.Feedback {
+	f := cc.Feedback{Kind: cc.FeedbackCredit, Flow: r.s.Flow, Seq: uint64(seq)}
+	ExpressPassPacket{Type: ExpressPassTypeCredit, Flow: r.s.Flow, Seq: seq, TS: ExpressPassTS(now)}.putData(&f.Data)
+	return f
 }
 
 // Timer implements cc.Clock: at or after NextDeadline it sends one credit
@@ -391,7 +397,7 @@ func (r *ExpressPassReceiver) Timer(now units.Time, act *cc.Actions) error {
 			return epFull(epReceiverPart, "Timer", 1, act)
 		}
 		seq := r.send(&r.s, now, r.s.Next)
-		act.Send(cc.ToSource, cc.ControlPrio, r.credit(seq))
+		act.Send(cc.ToSource, cc.ControlPrio, r.credit(now, seq))
 	}
 	r.clock.Advance(now)
 	return nil
@@ -415,7 +421,7 @@ func (r *ExpressPassReceiver) Feedback(now units.Time, f *cc.Feedback, act *cc.A
 		}
 		r.start(&r.s, now, f.Flow)
 		seq := r.send(&r.s, now, now)
-		act.Send(cc.ToSource, cc.ControlPrio, r.credit(seq))
+		act.Send(cc.ToSource, cc.ControlPrio, r.credit(now, seq))
 	case f.Kind == cc.FeedbackCreditStop:
 		r.s.Active = false
 	}

@@ -144,6 +144,15 @@ type ExpressPassSenderState struct {
 // any Seq order are taken (the receiver judges order); a credit with Seq 0
 // or beyond the sequence space is a *cc.EventError.
 //
+// Wire images. The request and the stop carry their ExpressPassPacket in
+// Data (type, Flow, sequence number 0, TS the time sent). A credit whose
+// Data is all zero carries no image and is taken on its Seq alone; one
+// whose Data is not all zero must hold a credit that decodes
+// (DecodeExpressPassPacket) and whose sequence number and flow are Seq
+// and Flow, else the credit is refused with a *cc.EventError (wrapping the
+// *cc.DecodeError, if any) and changes nothing. The image's time is not
+// checked (it is the receiver's clock).
+//
 // It is not safe for concurrent use. Build one with NewExpressPassSender.
 type ExpressPassSender struct {
 	cfg    ExpressPassSenderConfig
@@ -200,8 +209,42 @@ func (x *ExpressPassSender) request(now units.Time) {
 	x.s.Requests++
 }
 
-func (x *ExpressPassSender) message(k cc.FeedbackKind) cc.Feedback {
-	return cc.Feedback{Kind: k, Flow: x.s.Flow}
+// message returns the request or stop (t) sent at now, with its wire
+// image (ExpressPassPacket) in Data.
+func (x *ExpressPassSender) message(now units.Time, t ExpressPassType) cc.Feedback {
+	f := cc.Feedback{Kind: t.Kind(), Flow: x.s.Flow}
+	ExpressPassPacket{Type: t, Flow: x.s.Flow, TS: ExpressPassTS(now)}.putData(&f.Data)
+	return f
+}
+
+// epNoImage is a Data that carries no wire image.
+var epNoImage [cc.FeedbackDataLen]byte
+
+// epCheckImage checks the wire image in a credit's Data, when it carries
+// one, against the credit: it must decode, be a credit, and carry f.Seq.
+func epCheckImage(f *cc.Feedback) error {
+	if f.Data == epNoImage {
+		return nil
+	}
+	p, err := DecodeExpressPassPacket(f.Data[:])
+	switch {
+	case err != nil:
+		return epImageError("credit's Data does not decode", err)
+	case p.Type != ExpressPassTypeCredit:
+		return epImageError("credit's Data is a "+p.Type.String(), nil)
+	case uint64(p.Seq) != f.Seq:
+		return epImageError("credit's Data carries sequence number "+strconv.FormatUint(uint64(p.Seq), 10)+
+			", its Seq is "+strconv.FormatUint(f.Seq, 10), nil)
+	case p.Flow != f.Flow:
+		return epImageError("credit's Data names flow "+strconv.FormatUint(uint64(p.Flow), 10)+
+			", its Flow is "+strconv.FormatUint(uint64(f.Flow), 10), nil)
+	}
+	return nil
+}
+
+//go:noinline
+func epImageError(reason string, err error) error {
+	return &cc.EventError{Part: epSenderPart, Event: "Feedback", Reason: reason, Err: err}
 }
 
 // Timer implements cc.Clock: at or after the deadline it sends the credit
@@ -215,7 +258,7 @@ func (x *ExpressPassSender) Timer(now units.Time, act *cc.Actions) error {
 			return epFull(epSenderPart, "Timer", 1, act)
 		}
 		x.request(now)
-		act.Send(cc.ToDestination, cc.ControlPrio, x.message(cc.FeedbackCreditRequest))
+		act.Send(cc.ToDestination, cc.ControlPrio, x.message(now, ExpressPassTypeRequest))
 	}
 	x.clock.Advance(now)
 	return nil
@@ -235,6 +278,9 @@ func (x *ExpressPassSender) Feedback(now units.Time, f *cc.Feedback, act *cc.Act
 		if f.Seq == 0 || f.Seq > x.seqMax {
 			return epEventError(epSenderPart, "Feedback", "credit sequence number 0 or beyond the sequence space")
 		}
+		if err := epCheckImage(f); err != nil {
+			return err
+		}
 		resend := x.s.Phase == ExpressPassStopped && x.cfg.StopTimeout > 0 && now-x.s.LastStop >= x.cfg.StopTimeout
 		if resend && act.Free() < 1 {
 			return epFull(epSenderPart, "Feedback", 1, act)
@@ -248,7 +294,7 @@ func (x *ExpressPassSender) Feedback(now units.Time, f *cc.Feedback, act *cc.Act
 			if resend {
 				x.s.LastStop = now
 				x.s.Stops++
-				act.Send(cc.ToDestination, cc.ControlPrio, x.message(cc.FeedbackCreditStop))
+				act.Send(cc.ToDestination, cc.ControlPrio, x.message(now, ExpressPassTypeStop))
 			}
 			x.clock.Advance(now)
 			return nil
@@ -266,7 +312,7 @@ func (x *ExpressPassSender) Feedback(now units.Time, f *cc.Feedback, act *cc.Act
 				return epFull(epSenderPart, "Feedback", 1, act)
 			}
 			x.request(now)
-			act.Send(cc.ToDestination, cc.ControlPrio, x.message(cc.FeedbackCreditRequest))
+			act.Send(cc.ToDestination, cc.ControlPrio, x.message(now, ExpressPassTypeRequest))
 		}
 	}
 	x.clock.Advance(now)
@@ -307,7 +353,7 @@ func (x *ExpressPassSender) Sent(now units.Time, p *cc.Packet, act *cc.Actions) 
 		x.s.Phase = ExpressPassStopped
 		x.s.LastStop = now
 		x.s.Stops++
-		act.Send(cc.ToDestination, cc.ControlPrio, x.message(cc.FeedbackCreditStop))
+		act.Send(cc.ToDestination, cc.ControlPrio, x.message(now, ExpressPassTypeStop))
 	}
 	x.clock.Advance(now)
 	return nil

@@ -64,7 +64,10 @@ func TestExpressPassPacingClosedForm(t *testing.T) {
 	act := cc.NewActions(1)
 	require.NoError(t, r.Feedback(1000, &cc.Feedback{Kind: cc.FeedbackCreditRequest, Flow: 7}, act))
 	fb := creditOf(t, act)
-	require.Equal(t, cc.Feedback{Kind: cc.FeedbackCredit, Flow: 7, Seq: 1}, fb)
+	// Data: the credit's wire image (ExpressPassPacket): type 3, version 1,
+	// flow 7, seq 1, sent at 1000 ps = 1 ns.
+	require.Equal(t, cc.Feedback{Kind: cc.FeedbackCredit, Flow: 7, Seq: 1,
+		Data: [16]byte{3, 1, 0, 0, 0, 0, 0, 7, 0, 0, 0, 1, 0, 0, 0, 1}}, fb)
 	s := r.State()
 	require.Equal(t, units.Rate(5_178_791_615*4096>>16), s.Rate)
 	require.Equal(t, units.Rate(323_674_475), s.Rate)
@@ -297,7 +300,9 @@ func TestExpressPassReceiverStartStop(t *testing.T) {
 	require.ErrorIs(t, r.Feedback(now+units.Millisecond, nil, act), cc.ErrEvent)
 	require.NoError(t, r.Feedback(now+units.Millisecond, &cc.Feedback{Kind: cc.FeedbackCreditRequest, Flow: 4}, act))
 	fb := creditOf(t, act)
-	require.Equal(t, cc.Feedback{Kind: cc.FeedbackCredit, Flow: 4, Seq: 11}, fb)
+	ts := uint32((now + units.Millisecond) / units.Nanosecond)
+	require.Equal(t, cc.Feedback{Kind: cc.FeedbackCredit, Flow: 4, Seq: 11,
+		Data: [16]byte{3, 1, 0, 0, 0, 0, 0, 4, 0, 0, 0, 11, byte(ts >> 24), byte(ts >> 16), byte(ts >> 8), byte(ts)}}, fb)
 	require.NoError(t, r.Receive(now+units.Millisecond, &cc.Packet{Echo: 5}, act))
 	require.Equal(t, uint64(1), r.State().Stale)
 	require.Zero(t, r.State().Lost)
@@ -329,7 +334,8 @@ func TestExpressPassSender(t *testing.T) {
 	act := cc.NewActions(2)
 	require.NoError(t, x.Timer(0, act))
 	require.Equal(t, []cc.Action{{Kind: cc.ActionFeedback, To: cc.ToDestination, Prio: cc.ControlPrio,
-		Feedback: cc.Feedback{Kind: cc.FeedbackCreditRequest, Flow: 9}}}, act.All())
+		Feedback: cc.Feedback{Kind: cc.FeedbackCreditRequest, Flow: 9,
+			Data: [16]byte{1, 1, 0, 0, 0, 0, 0, 9}}}}, act.All()) // request, version 1, flow 9, seq 0, at 0 ns
 	require.Equal(t, 100*units.Microsecond, x.NextDeadline())
 	act.Reset()
 	require.NoError(t, x.Timer(100*units.Microsecond, act), "no credit yet: resend")
@@ -424,7 +430,8 @@ func TestExpressPassCreditStop(t *testing.T) {
 			continue
 		}
 		require.Equal(t, []cc.Action{{Kind: cc.ActionFeedback, To: cc.ToDestination, Prio: cc.ControlPrio,
-			Feedback: cc.Feedback{Kind: cc.FeedbackCreditStop, Flow: 1}}}, act.All())
+			Feedback: cc.Feedback{Kind: cc.FeedbackCreditStop, Flow: 1,
+				Data: [16]byte{2, 1, 0, 0, 0, 0, 0, 1}}}}, act.All()) // stop, version 1, flow 1, seq 0, at 20 ps = 0 ns
 	}
 	require.Equal(t, ExpressPassStopped, x.State().Phase)
 	act.Reset()

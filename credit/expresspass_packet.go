@@ -1,0 +1,282 @@
+package credit
+
+import (
+	"encoding/binary"
+	"strconv"
+
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/units"
+)
+
+// ExpressPassType is the 8-bit type field of an ExpressPass control
+// packet.
+type ExpressPassType uint8
+
+// ExpressPass control packet types. The values keep the order of the
+// authors' ns-2 packet types (common/packet.h: PT_XPASS_CREDIT_REQUEST 73,
+// PT_XPASS_CREDIT_STOP 74, PT_XPASS_CREDIT 75), less 72. Type 0 and
+// 4..255 are not control packets (ns-2's 76 and 77 are the data packet and
+// the NACK, which travel in other headers); the decoder refuses them, so
+// that an all-zero buffer is never a message.
+const (
+	// ExpressPassTypeRequest asks the receiver to start sending credits
+	// (cc.FeedbackCreditRequest).
+	ExpressPassTypeRequest ExpressPassType = 1
+	// ExpressPassTypeStop asks it to stop (cc.FeedbackCreditStop).
+	ExpressPassTypeStop ExpressPassType = 2
+	// ExpressPassTypeCredit is a credit: permission to send one data
+	// frame (cc.FeedbackCredit).
+	ExpressPassTypeCredit ExpressPassType = 3
+)
+
+// String returns the name of the cc.FeedbackKind the type carries
+// ("credit-request", "credit-stop", "credit"), or "reserved(n)".
+func (t ExpressPassType) String() string {
+	if k := t.Kind(); k != cc.FeedbackNone {
+		return k.String()
+	}
+	return "reserved(" + strconv.Itoa(int(t)) + ")"
+}
+
+// Kind returns the cc.FeedbackKind of a packet of type t, or
+// cc.FeedbackNone for a reserved type.
+func (t ExpressPassType) Kind() cc.FeedbackKind {
+	switch t {
+	case ExpressPassTypeRequest:
+		return cc.FeedbackCreditRequest
+	case ExpressPassTypeStop:
+		return cc.FeedbackCreditStop
+	case ExpressPassTypeCredit:
+		return cc.FeedbackCredit
+	}
+	return cc.FeedbackNone
+}
+
+// ExpressPassPacket layout constants.
+const (
+	// ExpressPassPacketSize is the control packet's payload: 16 bytes, all
+	// of cc.Feedback.Data. In a minimum Ethernet frame (64 B: 14 B header,
+	// 46 B payload, 4 B FCS; 84 B on the wire, ExpressPassCreditBytes)
+	// behind an IPv4 and a UDP header (28 B) it leaves 2 bytes of padding.
+	ExpressPassPacketSize = 16
+	// ExpressPassPacketVersion is the version this codec writes and the
+	// only one it reads.
+	ExpressPassPacketVersion = 1
+	// ExpressPassTSUnit is the time per count of the TS field: 1 ns, so
+	// that the 32-bit field wraps every 2^32 ns ≈ 4.295 s.
+	ExpressPassTSUnit = units.Nanosecond
+)
+
+// The packet must fit the feedback message that carries it.
+var _ [cc.FeedbackDataLen - ExpressPassPacketSize]byte
+
+// Byte offsets of the fields.
+const (
+	epPktType     = 0
+	epPktVersion  = 1
+	epPktReserved = 2
+	epPktFlow     = 4
+	epPktSeq      = 8
+	epPktTS       = 12
+)
+
+// ExpressPassPacket is the payload of ExpressPass's control packets: the
+// credit request and the credit stop a data sender sends to its receiver,
+// and the credits the receiver paces back (Cho et al., SIGCOMM 2017). A
+// credit is a minimum-size frame (ExpressPassCreditBytes on the wire), so
+// the payload is small and of fixed layout; hwcc carries it in
+// cc.Feedback.Data.
+//
+// Wire format, 16 bytes, big-endian (network order):
+//
+//	byte   bits  field     meaning
+//	0      8     type      ExpressPassTypeRequest (1), ExpressPassTypeStop
+//	                       (2) or ExpressPassTypeCredit (3); others reserved
+//	1      8     version   ExpressPassPacketVersion (1)
+//	2–3    16    reserved  0
+//	4–7    32    flow      the flow the packet is about (cc.FlowID)
+//	8–11   32    seq       a credit's sequence number, 1..2^32 − 1 (0 is
+//	                       skipped: see the package's constants); 0 in a
+//	                       request or a stop
+//	12–15  32    ts        the sender's clock when the packet left, in
+//	                       ExpressPassTSUnit (1 ns), mod 2^32
+//
+// Sources. The fields are those of the authors' ns-2 header
+// (github.com/kaist-ina/ns2-xpass, xpass/xpass.h, struct hdr_xpass):
+// credit_seq_ ("Credit sequence number") and credit_sent_time_ ("To
+// measure RTT", a double in seconds), plus sendbuffer_, which that header
+// marks "temp variables for test" and this layout leaves out. In
+// xpass/xpass.cc, construct_credit writes credit_seq_ = c_seqno_ (then
+// c_seqno_ = max(1, c_seqno_ + 1)) and credit_sent_time_ = now();
+// construct_credit_request writes credit_seq_ = 0 and credit_sent_time_ =
+// now() (the receiver keeps it as the flow's start, fst_); and
+// construct_credit_stop writes credit_seq_ = 0 and leaves the time unset.
+// Request and stop are min_ethernet_size_ frames (84 B on the wire in
+// scripts/large-scale-fattree.tcl) and a credit is min_credit_size_ to
+// max_credit_size_ bytes (construct_credit draws its size in that range).
+// ns-2 names the packet's type and flow in its common and IP headers
+// (ptype: PT_XPASS_CREDIT_REQUEST, _STOP, _CREDIT in common/packet.h;
+// fid_); a NIC's payload carries them itself, hence the type and flow
+// fields. The widths, byte order, version and reserved bytes are hwcc's:
+// 32 bits of sequence number hold the widest space the parts allow
+// (SeqBits ≤ 32), cc.FlowID is 32 bits, and a 32-bit nanosecond time
+// stamp measures RTTs up to 4.29 s by a wrapping subtraction. hwcc's parts
+// write ts in all three types (a stop's included) and never read it: they
+// do not measure RTT (see ExpressPassReceiver).
+//
+// A sequence number beyond the configured SeqBits is the parts' business,
+// not the codec's: ExpressPassSender refuses the credit.
+//
+// The zero value is not a valid packet (type 0). An ExpressPassPacket is
+// a plain value; Encode, AppendTo and Decode never allocate (AppendTo
+// only when dst must grow) except for their errors.
+type ExpressPassPacket struct {
+	Type ExpressPassType // 8 bits
+	Flow cc.FlowID       // 32 bits
+	Seq  uint32          // 32 bits: 1..2^32 − 1 in a credit, else 0
+	TS   uint32          // 32 bits: send time in ns, mod 2^32
+}
+
+// ExpressPassTS returns the TS field for a packet sent at now (≥ 0):
+// ⌊now / 1 ns⌋ mod 2^32.
+func ExpressPassTS(now units.Time) uint32 { return uint32(now / ExpressPassTSUnit) }
+
+// epPacketPart names the packet in encode errors.
+const epPacketPart = "credit.ExpressPassPacket"
+
+// Validate reports a packet that cannot be encoded as a *cc.EventError
+// (event "Encode"): a reserved type, a credit with sequence number 0, a
+// request or stop with a nonzero one.
+func (p ExpressPassPacket) Validate() error {
+	if p.valid() {
+		return nil
+	}
+	return p.invalid()
+}
+
+// valid: a credit numbered 1 or more, or a request or stop numbered 0.
+func (p ExpressPassPacket) valid() bool {
+	switch p.Type {
+	case ExpressPassTypeCredit:
+		return p.Seq != 0
+	case ExpressPassTypeRequest, ExpressPassTypeStop:
+		return p.Seq == 0
+	}
+	return false
+}
+
+// invalid returns Validate's error for a packet that is not valid.
+//
+//go:noinline
+func (p ExpressPassPacket) invalid() error {
+	switch p.Type {
+	case ExpressPassTypeCredit: // numbered 0
+		return p.refuse("credit with sequence number 0 (sequence numbers skip 0)")
+	case ExpressPassTypeRequest, ExpressPassTypeStop: // numbered
+		return p.refuse(p.Type.String() + " with sequence number " + strconv.FormatUint(uint64(p.Seq), 10) + ", want 0")
+	}
+	return p.refuse("type " + strconv.Itoa(int(p.Type)) + " is reserved (want 1 request, 2 stop or 3 credit)")
+}
+
+func (p ExpressPassPacket) refuse(reason string) error {
+	return &cc.EventError{Part: epPacketPart, Event: "Encode", Reason: reason}
+}
+
+// Encode returns the packet's 16 bytes. It refuses, with the error of
+// Validate, a packet that is not valid.
+func (p ExpressPassPacket) Encode() (b [ExpressPassPacketSize]byte, err error) {
+	if !p.valid() {
+		return b, p.invalid()
+	}
+	p.put(&b)
+	return b, nil
+}
+
+// AppendTo appends the packet's 16 bytes to dst and returns the extended
+// slice; it allocates only when dst must grow. It refuses, returning dst
+// unchanged and the error of Validate, a packet that is not valid.
+func (p ExpressPassPacket) AppendTo(dst []byte) ([]byte, error) {
+	if !p.valid() {
+		return dst, p.invalid()
+	}
+	var b [ExpressPassPacketSize]byte
+	p.put(&b)
+	return append(dst, b[:]...), nil
+}
+
+// put writes p into b as it is (the caller knows it valid).
+func (p ExpressPassPacket) put(b *[ExpressPassPacketSize]byte) {
+	// Two 64-bit words: type, version, reserved (0) and flow; seq and ts.
+	binary.BigEndian.PutUint64(b[epPktType:], uint64(p.Type)<<56|ExpressPassPacketVersion<<48|uint64(p.Flow))
+	binary.BigEndian.PutUint64(b[epPktSeq:], uint64(p.Seq)<<32|uint64(p.TS))
+}
+
+// putData writes p into a feedback message's Data (its first 16 bytes;
+// any beyond are zeroed). The parts' event paths use it: no allocation.
+func (p ExpressPassPacket) putData(d *[cc.FeedbackDataLen]byte) {
+	*d = [cc.FeedbackDataLen]byte{}
+	p.put((*[ExpressPassPacketSize]byte)(d[:ExpressPassPacketSize]))
+}
+
+// DecodeExpressPassPacket reads a control packet from the first
+// ExpressPassPacketSize bytes of b (bytes beyond them are the frame's
+// padding and are not read). Malformed input is a *cc.DecodeError naming
+// the byte offset, checked in this order:
+//
+//   - fewer than 16 bytes: offset len(b);
+//   - a version other than 1: offset 1 (before the type: the other
+//     fields are version 1's);
+//   - a reserved type (0, 4..255): offset 0;
+//   - a nonzero reserved byte: offset 2 or 3, the first nonzero one;
+//   - a credit with sequence number 0, or a request or stop with a
+//     nonzero one: offset 8.
+//
+// Every value of flow and ts is accepted. It never panics and never
+// allocates except for its error; what it accepts, Encode writes back
+// byte for byte.
+func DecodeExpressPassPacket(b []byte) (ExpressPassPacket, error) {
+	if len(b) < ExpressPassPacketSize {
+		return ExpressPassPacket{}, epDecodeErr(len(b), "short packet: "+strconv.Itoa(len(b))+" bytes, want 16")
+	}
+	if v := b[epPktVersion]; v != ExpressPassPacketVersion {
+		return ExpressPassPacket{}, epDecodeErr(epPktVersion, "version "+strconv.Itoa(int(v))+", want 1")
+	}
+	p := ExpressPassPacket{
+		Type: ExpressPassType(b[epPktType]),
+		Flow: cc.FlowID(binary.BigEndian.Uint32(b[epPktFlow:])),
+		Seq:  binary.BigEndian.Uint32(b[epPktSeq:]),
+		TS:   binary.BigEndian.Uint32(b[epPktTS:]),
+	}
+	if p.Type.Kind() == cc.FeedbackNone {
+		return ExpressPassPacket{}, epDecodeErr(epPktType, "reserved type "+strconv.Itoa(int(p.Type)))
+	}
+	for i := epPktReserved; i < epPktFlow; i++ {
+		if b[i] != 0 {
+			return ExpressPassPacket{}, epDecodeErr(i, "reserved byte 0x"+strconv.FormatUint(uint64(b[i]), 16)+", want 0")
+		}
+	}
+	if (p.Type == ExpressPassTypeCredit) != (p.Seq != 0) {
+		reason := "credit with sequence number 0"
+		if p.Type != ExpressPassTypeCredit {
+			reason = p.Type.String() + " with sequence number " + strconv.FormatUint(uint64(p.Seq), 10) + ", want 0"
+		}
+		return ExpressPassPacket{}, epDecodeErr(epPktSeq, reason)
+	}
+	return p, nil
+}
+
+// Decode is DecodeExpressPassPacket as a method: it sets *p from b and
+// returns DecodeExpressPassPacket's error, leaving *p unchanged on error.
+func (p *ExpressPassPacket) Decode(b []byte) error {
+	q, err := DecodeExpressPassPacket(b)
+	if err != nil {
+		return err
+	}
+	*p = q
+	return nil
+}
+
+//go:noinline
+func epDecodeErr(offset int, reason string) error {
+	return &cc.DecodeError{What: "ExpressPass control packet", Offset: offset, Reason: reason}
+}
