@@ -301,16 +301,22 @@ func (s *Sim) sendToSource(f *flow, fb cc.Feedback) bool {
 	if f.done || f.stopped || !f.started {
 		return false
 	}
+	s.hostMessage(f, f.dst, f.src, fb)
+	return true
+}
+
+// hostMessage queues control message fb about flow f at host from, to
+// host to.
+func (s *Sim) hostMessage(f *flow, from, to *node, fb cc.Feedback) {
 	p := s.pool.get()
 	p.Kind = KindFeedback
 	p.Flow = f.id
-	p.Src = f.dst.id
-	p.Dst = f.src.id
+	p.Src = from.id
+	p.Dst = to.id
 	p.Feedback = Feedback{CC: fb}
 	s.controlWire(p, fb.Kind)
 	s.st.feedbackSent++
-	s.hostQueueControl(f.dst, p)
-	return true
+	s.hostQueueControl(from, p)
 }
 
 // sendToDestination sends control message fb about flow f from its source
@@ -320,15 +326,7 @@ func (s *Sim) sendToDestination(f *flow, fb cc.Feedback) bool {
 	if !f.started {
 		return false
 	}
-	p := s.pool.get()
-	p.Kind = KindFeedback
-	p.Flow = f.id
-	p.Src = f.src.id
-	p.Dst = f.dst.id
-	p.Feedback = Feedback{CC: fb}
-	s.controlWire(p, fb.Kind)
-	s.st.feedbackSent++
-	s.hostQueueControl(f.src, p)
+	s.hostMessage(f, f.src, f.dst, fb)
 	return true
 }
 

@@ -30,21 +30,7 @@ func cbfcIncastScenario() *harness.Scenario {
 	s.Algorithm = "none"
 	s.Switch.FlowControl = harness.FlowCBFC
 	s.Switch.Buffer = harness.Bytes(cbfcIncastBuffer)
-	s.Workload.Incast = []harness.IncastSpec{{Senders: cbfcIncastSenders, Size: harness.Bytes(cbfcIncastSize)}}
-	fit := func(s *harness.Scenario) {
-		ic := s.Workload.Incast[0]
-		hpccExtend(s, units.Time(ic.At)+hpccDurationFor(units.Bytes(ic.Size)*units.Bytes(ic.Senders), hpccLink(s)))
-	}
-	fit(s)
-	hpccKeys(s, fit,
-		hpccCountKey("senders", "number of incast senders (default 16)", 1, hpccMaxSenders, func(s *harness.Scenario, n int) {
-			s.Workload.Incast[0].Senders, s.Workload.Incast[0].Hosts = n, nil
-		}),
-		hpccBytesKey("size", "size of each incast flow (default 1MB)", func(s *harness.Scenario, b units.Bytes) {
-			s.Workload.Incast[0].Size = harness.Bytes(b)
-		}),
-		hpccLinkKey(),
-	)
+	incastOf(s, cbfcIncastSenders, cbfcIncastSize)
 	return s
 }
 

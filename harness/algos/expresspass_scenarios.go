@@ -38,21 +38,7 @@ func expressPassBase(desc string) *harness.Scenario {
 // h0, the incast of HPCC's section 5.4 with ExpressPass's frames.
 func expressPassIncastScenario() *harness.Scenario {
 	s := expressPassBase("ExpressPass incast: `senders` (16) flows of `size` (1MB) start together into h0 across one 100 Gb/s switch, 1538 B frames")
-	s.Workload.Incast = []harness.IncastSpec{{Senders: expressPassSenders, Size: harness.Bytes(expressPassSize)}}
-	fit := func(s *harness.Scenario) {
-		ic := s.Workload.Incast[0]
-		hpccExtend(s, units.Time(ic.At)+hpccDurationFor(units.Bytes(ic.Size)*units.Bytes(ic.Senders), hpccLink(s)))
-	}
-	fit(s)
-	hpccKeys(s, fit,
-		hpccCountKey("senders", "number of incast senders (default 16)", 1, hpccMaxSenders, func(s *harness.Scenario, n int) {
-			s.Workload.Incast[0].Senders, s.Workload.Incast[0].Hosts = n, nil
-		}),
-		hpccBytesKey("size", "size of each incast flow (default 1MB)", func(s *harness.Scenario, b units.Bytes) {
-			s.Workload.Incast[0].Size = harness.Bytes(b)
-		}),
-		hpccLinkKey(),
-	)
+	incastOf(s, expressPassSenders, expressPassSize)
 	return s
 }
 

@@ -154,22 +154,30 @@ func hpccSenders(first, n int) []string {
 // hpccIncastScenario: section 5.4's 16-to-1 incast.
 func hpccIncastScenario() *harness.Scenario {
 	s := hpccBase("HPCC §5.4: `senders` (16) flows of `size` (1MB) start together into h0 across one switch")
-	s.Workload.Incast = []harness.IncastSpec{{Senders: hpccIncastSenders, Size: harness.Bytes(hpccIncastSize)}}
+	incastOf(s, hpccIncastSenders, hpccIncastSize)
+	return s
+}
+
+// incastOf gives star scenario s one incast of senders flows of size
+// into h0 at t = 0 (the shape of HPCC's section 5.4, also the CBFC and
+// ExpressPass incasts), a duration that fits it, and the keys senders,
+// size and link, after each of which the duration follows.
+func incastOf(s *harness.Scenario, senders int, size units.Bytes) {
+	s.Workload.Incast = []harness.IncastSpec{{Senders: senders, Size: harness.Bytes(size)}}
 	fit := func(s *harness.Scenario) {
 		ic := s.Workload.Incast[0]
 		hpccExtend(s, units.Time(ic.At)+hpccDurationFor(units.Bytes(ic.Size)*units.Bytes(ic.Senders), hpccLink(s)))
 	}
 	fit(s)
 	hpccKeys(s, fit,
-		hpccCountKey("senders", "number of incast senders (default 16)", 1, hpccMaxSenders, func(s *harness.Scenario, n int) {
+		hpccCountKey("senders", fmt.Sprintf("number of incast senders (default %d)", senders), 1, hpccMaxSenders, func(s *harness.Scenario, n int) {
 			s.Workload.Incast[0].Senders, s.Workload.Incast[0].Hosts = n, nil
 		}),
-		hpccBytesKey("size", "size of each incast flow (default 1MB)", func(s *harness.Scenario, b units.Bytes) {
+		hpccBytesKey("size", fmt.Sprintf("size of each incast flow (default %v)", size), func(s *harness.Scenario, b units.Bytes) {
 			s.Workload.Incast[0].Size = harness.Bytes(b)
 		}),
 		hpccLinkKey(),
 	)
-	return s
 }
 
 // hpccLongShortScenario: Figure 9a, a long flow and a short one that joins
