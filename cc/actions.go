@@ -1,6 +1,10 @@
 package cc
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/hwcc/hwcc/units"
+)
 
 // ActionKind is what an action asks the caller to do.
 type ActionKind uint8
@@ -19,9 +23,12 @@ const (
 	// resume sending priority Prio (link-level flow control).
 	ActionPause
 	ActionResume
+	// ActionCredit: add Bytes of credit to the switch's VOQ toward host
+	// Node at egress port Port (a switch point: HierCC's sender-side ToR).
+	ActionCredit
 )
 
-var actionNames = [...]string{"", "mark-ce", "drop", "feedback", "pause", "resume"}
+var actionNames = [...]string{"", "mark-ce", "drop", "feedback", "pause", "resume", "credit"}
 
 // String returns the kind's name ("mark-ce", "feedback", ...).
 func (k ActionKind) String() string {
@@ -45,12 +52,19 @@ const (
 	ToSource Dest = iota
 	// ToDestination: the flow's destination host.
 	ToDestination
+	// ToSwitch: the switch Action.Node (a switch point's message to
+	// another switch, HierCC's credit to a sender-side ToR); the caller
+	// routes it and hands it to that switch's SwitchPoint.Message.
+	ToSwitch
 )
 
-// String returns "source" or "destination".
+// String returns "source", "destination" or "switch".
 func (d Dest) String() string {
-	if d == ToDestination {
+	switch d {
+	case ToDestination:
 		return "destination"
+	case ToSwitch:
+		return "switch"
 	}
 	return "source"
 }
@@ -63,6 +77,12 @@ type Action struct {
 	Feedback Feedback
 	// Prio is the priority of an ActionFeedback, ActionPause or ActionResume.
 	Prio uint8
+	// Node is the switch of an ActionFeedback to ToSwitch, and the
+	// destination host of an ActionCredit's VOQ; Port the egress port of
+	// an ActionCredit; Bytes its amount.
+	Node  NodeID
+	Port  uint16
+	Bytes units.Bytes
 }
 
 // Actions is a fixed-capacity list of decisions that the caller owns and a
@@ -166,6 +186,19 @@ func (a *Actions) MarkCE() bool { return a.Add(Action{Kind: ActionMarkCE}) }
 // Send appends an ActionFeedback carrying f to to at priority prio.
 func (a *Actions) Send(to Dest, prio uint8, f Feedback) bool {
 	return a.Add(Action{Kind: ActionFeedback, To: to, Prio: prio, Feedback: f})
+}
+
+// SendSwitch appends an ActionFeedback of f to switch node at priority
+// prio (a switch point's message to another switch) and reports whether
+// it fitted.
+func (a *Actions) SendSwitch(node NodeID, prio uint8, f Feedback) bool {
+	return a.Add(Action{Kind: ActionFeedback, To: ToSwitch, Node: node, Prio: prio, Feedback: f})
+}
+
+// Credit appends an ActionCredit of n bytes to the VOQ toward host dst at
+// egress port and reports whether it fitted.
+func (a *Actions) Credit(port uint16, dst NodeID, n units.Bytes) bool {
+	return a.Add(Action{Kind: ActionCredit, Port: port, Node: dst, Bytes: n})
 }
 
 // Has reports whether the list holds a decision of kind k.

@@ -1,4 +1,4 @@
-// Package cc is the contract every hwcc state machine keeps: three roles,
+// Package cc is the contract every hwcc state machine keeps: four roles,
 // one clock, plain value types for what they take, a caller-owned actions
 // value for what they decide, typed errors, register snapshots, and a
 // registry of algorithms whose configurations are described declaratively.
@@ -18,7 +18,12 @@
 // and the feedback that comes back, and says how fast and how much the
 // flow may send (Limits). A notification point (NotificationPoint) is one
 // receiving flow: it sees each data packet arrive and may answer the source
-// (a CNP). Every role is a Part: it has a Clock (an explicit deadline and a
+// (a CNP). A switch point (SwitchPoint) is state across the ports of one
+// switch: it sees every data packet come in, join an egress queue and
+// leave it, every PFC pause of an egress port, and the control messages
+// other switches address to it; besides what a congestion point decides
+// it may message another switch and credit its own VOQs (HierCC's ToRs,
+// Mercury's port states). Every role is a Part: it has a Clock (an explicit deadline and a
 // Timer to call at or after it) and appends its registers to a slice.
 //
 // # Rules every part keeps

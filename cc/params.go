@@ -354,6 +354,8 @@ type Env struct {
 	// or open-ended flow). A reaction point that must tell its destination
 	// when the flow ends (ExpressPass's credit stop) reads it.
 	Size units.Bytes
+	// Ports is a switch point's port count (its ports are 0..Ports−1).
+	Ports int
 	// Index numbers the part among the parts of its role in one network,
 	// from 1 (0: unknown): a harness's queue or flow number, for a part
 	// that needs a distinct, reproducible value per instance (an LFSR's

@@ -79,7 +79,7 @@ func RegisterAlgorithm(a Algorithm) error {
 				return bad("part "+p.Name, "a name used once")
 			}
 		}
-		if p.Role < RoleCP || p.Role > RoleNP {
+		if p.Role < RoleCP || p.Role > RoleSW {
 			return bad("part "+p.Name, "a role")
 		}
 		if p.Config == nil {
@@ -204,6 +204,15 @@ func NewNP(algo, part, settings string) (NotificationPoint, error) {
 		return nil, err
 	}
 	return p.(NotificationPoint), nil
+}
+
+// NewSW is New for a part registered as a switch point.
+func NewSW(algo, part, settings string) (SwitchPoint, error) {
+	p, err := newRole(algo, part, settings, RoleSW)
+	if err != nil {
+		return nil, err
+	}
+	return p.(SwitchPoint), nil
 }
 
 func newRole(algo, part, settings string, r Role) (Part, error) {

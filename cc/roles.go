@@ -79,7 +79,34 @@ type NotificationPoint interface {
 	Feedback(now units.Time, f *Feedback, act *Actions) error
 }
 
-// Role is which of the three roles a part plays.
+// SwitchPoint is the switch-resident side of an algorithm: state that
+// spans the ports of one switch (HierCC's per-destination VOQs and
+// credit tables, Mercury's per-port pause states and flow table), where a
+// CongestionPoint sees one egress queue. Ports are numbered from 0 on
+// their switch, as the caller numbers them (cc.Env.Ports says how many).
+//
+// The caller reports every data packet that comes in (Arrive, through
+// ingress port in, before it joins a queue), joins an egress queue
+// (Enqueue, q the queue after it joined) and leaves one to start
+// transmission (Dequeue, q the queue it leaves behind); every PFC pause
+// or resume of an egress port's priority (Pause); and every control
+// message addressed to the switch (Message: another switch's credit, say).
+// Besides what a congestion point may decide (ActionMarkCE and ActionDrop
+// on Arrive or Enqueue, ActionFeedback to a flow's source or destination),
+// a switch point may send a message to another switch (ActionFeedback
+// with To = ToSwitch and Node), and grant credit to one of its own VOQs
+// (ActionCredit). On Dequeue it may write p.Hdr (its header fields) and
+// stamp p.INT, the only changes it makes to the caller's packet.
+type SwitchPoint interface {
+	Part
+	Arrive(now units.Time, in int, p *Packet, act *Actions) error
+	Enqueue(now units.Time, out int, p *Packet, q Queue, act *Actions) error
+	Dequeue(now units.Time, out int, p *Packet, q Queue, act *Actions) error
+	Pause(now units.Time, out int, prio uint8, paused bool, act *Actions) error
+	Message(now units.Time, in int, f *Feedback, act *Actions) error
+}
+
+// Role is which of the four roles a part plays.
 type Role uint8
 
 // The roles.
@@ -87,11 +114,16 @@ const (
 	RoleCP Role = iota + 1 // CongestionPoint
 	RoleRP                 // ReactionPoint
 	RoleNP                 // NotificationPoint
+	RoleSW                 // SwitchPoint
 )
 
-var roleNames = [...]string{"", "congestion point", "reaction point", "notification point"}
+// Roles lists the roles in order.
+var Roles = [...]Role{RoleCP, RoleRP, RoleNP, RoleSW}
 
-// String returns "congestion point", "reaction point" or "notification point".
+var roleNames = [...]string{"", "congestion point", "reaction point", "notification point", "switch point"}
+
+// String returns "congestion point", "reaction point", "notification
+// point" or "switch point".
 func (r Role) String() string {
 	if int(r) < len(roleNames) && r != 0 {
 		return roleNames[r]
@@ -99,7 +131,7 @@ func (r Role) String() string {
 	return "unknown role"
 }
 
-// Short returns "CP", "RP" or "NP".
+// Short returns "CP", "RP", "NP" or "SW".
 func (r Role) Short() string {
 	switch r {
 	case RoleCP:
@@ -108,6 +140,8 @@ func (r Role) Short() string {
 		return "RP"
 	case RoleNP:
 		return "NP"
+	case RoleSW:
+		return "SW"
 	}
 	return "?"
 }
@@ -123,6 +157,9 @@ func (r Role) Plays(p Part) bool {
 		return ok
 	case RoleNP:
 		_, ok := p.(NotificationPoint)
+		return ok
+	case RoleSW:
+		_, ok := p.(SwitchPoint)
 		return ok
 	}
 	return false

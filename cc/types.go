@@ -46,7 +46,15 @@ type Packet struct {
 	// which the receiver checks for gaps); 0 when it writes none. The
 	// caller carries it from Sent to Receive unchanged.
 	Echo uint64
+	// Hdr is a scheme's own header bytes in the packet (HierCC's F_ij and
+	// S_ij): a switch point writes them on Dequeue, the switches after it
+	// and the destination read them; the caller carries them unchanged
+	// between events. All zero: none written.
+	Hdr [PacketHdrLen]byte
 }
+
+// PacketHdrLen is the size of Packet.Hdr.
+const PacketHdrLen = 16
 
 // Queue is one egress queue's state at an event: what a switch's queue
 // registers show.
