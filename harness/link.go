@@ -277,6 +277,12 @@ func (s *Sim) buildRoutes() error {
 			}
 		}
 	}
+	s.edgeHost = make([]*node, nn)
+	for _, h := range s.hosts {
+		if e := h.ports[0].peer.node; s.edgeHost[e.id] == nil {
+			s.edgeHost[e.id] = h
+		}
+	}
 	for _, n := range s.nodes {
 		if n.isHost {
 			continue

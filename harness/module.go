@@ -42,6 +42,7 @@ type SwitchInfo struct {
 	Name     string
 	SwitchID uint16
 	Ports    int
+	Rate     units.Rate // its fastest port's rate
 	// Params are the scenario's algorithm parameters (read only).
 	Params map[string]string
 	// Errors records what the module's state machines refuse.
@@ -127,7 +128,11 @@ func (s *Sim) buildModules() error {
 		if n.isHost {
 			continue
 		}
-		info := SwitchInfo{Node: n.id, Name: n.name, SwitchID: n.swID, Ports: len(n.ports), Params: s.sc.Params,
+		var rate units.Rate
+		for _, pt := range n.ports {
+			rate = max(rate, pt.rate)
+		}
+		info := SwitchInfo{Node: n.id, Name: n.name, SwitchID: n.swID, Ports: len(n.ports), Rate: rate, Params: s.sc.Params,
 			Errors: ErrorSink{log: &s.errs, where: n.name + " module"}}
 		m, err := mb.NewModule(info)
 		if err != nil {

@@ -147,6 +147,11 @@ type Packet struct {
 	Size    units.Bytes
 	SentAt  units.Time
 	Echo    uint64 // what the source's RP wrote in Sent for the destination's NP (cc.Packet.Echo)
+	// Hdr is a scheme's header bytes (cc.Packet.Hdr: a switch point
+	// writes them on Dequeue); toSwitch is the switch a control message
+	// is for, plus one (0: a host; Switch.SendSwitch).
+	Hdr      [cc.PacketHdrLen]byte
+	toSwitch NodeID
 
 	Feedback Feedback
 	INT      inttel.Header

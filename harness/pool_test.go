@@ -365,7 +365,8 @@ func TestPoolSettings(t *testing.T) {
 	_, err = DecodeScenario(strings.NewReader(`{"workload":{"fan_in":{"senders":1}},"switch":{"pool":-5}}`))
 	require.ErrorContains(t, err, "scenario.switch.pool")
 	_, err = DecodeScenario(strings.NewReader(`{"switch":{"poool":"1MB"}}`))
-	require.ErrorContains(t, err, "allowed: buffer, cbfc_buffer, cbfc_gap, cbfc_period, ecn, flow_control, headroom, pfc, pool, scheduler, voq_credit, weights, xoff, xon")
+	require.ErrorContains(t, err, `unknown field "poool" (allowed: buffer, `)
+	require.ErrorContains(t, err, ", pool, ", "the misspelt field's neighbour is listed")
 }
 
 // TestPoolRejectionMessage: the error for a buffer too small for the

@@ -225,7 +225,8 @@ func (s *Sim) buildSwitches() error {
 			}
 			if vs, ok := pt.sched.(voqSched); ok {
 				c0 := units.Bytes(orDefault(s.sc.Switch.VOQCredit, Bytes(voq.PaperC0)))
-				if pt.vq, err = newPortVOQ(vs.credit, c0, len(s.nodes), len(s.hosts), s.maxFrame()); err != nil {
+				gated := vs.credit && (s.sc.Switch.VOQGate != VOQGateUplinks || (hasHost(n) && !pt.peer.node.isHost))
+				if pt.vq, err = newPortVOQ(gated, c0, len(s.nodes), len(s.hosts), s.maxFrame()); err != nil {
 					return fmt.Errorf("harness: port %s: %w", pt.name, err)
 				}
 			}

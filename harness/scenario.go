@@ -104,6 +104,12 @@ type SwitchSpec struct {
 	// VOQCredit is the credit a VOQ starts with under scheduler
 	// voq-credit (HierCC's C0; 0: voq.PaperC0, 10 KB).
 	VOQCredit Bytes `json:"voq_credit,omitempty"`
+	// VOQGate says which ports voq-credit gates by credit: "all" (the
+	// default) or "uplinks", the ports of switches with hosts that lead
+	// to other switches (HierCC's sender-side ToRs: its VOQs wait for the
+	// receiver-side ToR's credits there, and every other port serves its
+	// VOQs round robin without credit).
+	VOQGate string `json:"voq_gate,omitempty"`
 	// Weights are DWRR's weights, indexed by priority (missing: 1; 0: only
 	// what the others leave).
 	Weights []int `json:"weights,omitempty"`
@@ -216,6 +222,7 @@ func (s *Scenario) Validate() error {
 		{sw.FlowControl != "" && sw.FlowControl != FlowPFC && sw.FlowControl != FlowCBFC && sw.FlowControl != FlowNone,
 			fmt.Sprintf("switch.flow_control = %q: want pfc, cbfc or none", sw.FlowControl)},
 		{sw.CBFCBuffer < 0 || sw.CBFCBuffer > Bytes(credit.MaxCapacity.Bytes()), fmt.Sprintf("switch.cbfc_buffer = %v: want 0 (default %v) .. %v", units.Bytes(sw.CBFCBuffer), DefaultCBFCBuffer, credit.MaxCapacity.Bytes())},
+		{sw.VOQGate != "" && sw.VOQGate != VOQGateAll && sw.VOQGate != VOQGateUplinks, fmt.Sprintf("switch.voq_gate = %q: want all or uplinks", sw.VOQGate)},
 		{sw.VOQCredit < 0 || sw.VOQCredit > voq.MaxCreditLimit, fmt.Sprintf("switch.voq_credit = %v: want 0 (10 KB) .. %v", units.Bytes(sw.VOQCredit), units.Bytes(voq.MaxCreditLimit))},
 		{sw.CBFCPeriod < 0 || units.Time(sw.CBFCPeriod) > units.Second, fmt.Sprintf("switch.cbfc_period = %v: want 0 (65,536 byte times) .. 1s", units.Time(sw.CBFCPeriod))},
 		{sw.CBFCGap < 0 || (sw.CBFCPeriod > 0 && sw.CBFCGap > sw.CBFCPeriod) || units.Time(sw.CBFCGap) > units.Second, fmt.Sprintf("switch.cbfc_gap = %v: want 0 (period/8) .. cbfc_period", units.Time(sw.CBFCGap))},

@@ -22,9 +22,11 @@ type Scheme struct {
 	// (default: Algo).
 	Algo, Name string
 	// CP, RP and NP name the parts that run at every switch egress data
-	// queue, every sending flow and every receiving flow; "" for none
-	// (default: the algorithm's first part of each role).
-	CP, RP, NP string
+	// queue, every sending flow and every receiving flow, Switch the
+	// switch point that runs in every switch (as its module: Module must
+	// then be nil); "" for the default, the algorithm's first part of
+	// each role, "-" for none.
+	CP, RP, NP, Switch string
 	// INT: data packets carry an INT header (HPCC): senders add its
 	// prefix, congestion points stamp it on Dequeue, receivers echo it in
 	// their ACKs, and the base RTT the parts are told includes its bytes.
@@ -111,7 +113,7 @@ func MustRegisterScheme(s Scheme) {
 type schemeAlgo struct {
 	s     Scheme
 	a     cc.Algorithm
-	parts [4]*cc.PartSpec // by cc.Role
+	parts [5]*cc.PartSpec // by cc.Role
 }
 
 func newSchemeAlgo(s Scheme) (*schemeAlgo, error) {
@@ -126,7 +128,7 @@ func newSchemeAlgo(s Scheme) (*schemeAlgo, error) {
 	for _, r := range []struct {
 		role cc.Role
 		name *string
-	}{{cc.RoleCP, &g.s.CP}, {cc.RoleRP, &g.s.RP}, {cc.RoleNP, &g.s.NP}} {
+	}{{cc.RoleCP, &g.s.CP}, {cc.RoleRP, &g.s.RP}, {cc.RoleNP, &g.s.NP}, {cc.RoleSW, &g.s.Switch}} {
 		if *r.name == "" {
 			for i := range a.Parts {
 				if a.Parts[i].Role == r.role {
@@ -148,6 +150,9 @@ func newSchemeAlgo(s Scheme) (*schemeAlgo, error) {
 		}
 		g.parts[r.role] = &ps
 	}
+	if g.s.Module != nil && g.parts[cc.RoleSW] != nil {
+		return nil, fmt.Errorf("harness: scheme %s: a Module and switch point %s: set Switch to \"-\" to run the Module", s.Name, g.s.Switch)
+	}
 	if err := g.CheckParams(nil); err != nil {
 		return nil, fmt.Errorf("harness: scheme %s: defaults: %w", s.Name, err)
 	}
@@ -162,12 +167,21 @@ func (g *schemeAlgo) Features() Features {
 	return Features{INT: g.s.INT, Symmetric: g.s.Symmetric}
 }
 
-// NewModule implements moduleBuilder: the scheme's module, or none.
+// NewModule implements moduleBuilder: the scheme's module, its switch
+// point's adapter, or none.
 func (g *schemeAlgo) NewModule(info SwitchInfo) (SwitchModule, error) {
-	if g.s.Module == nil {
+	if g.s.Module != nil {
+		return g.s.Module(info)
+	}
+	if g.parts[cc.RoleSW] == nil {
 		return nil, nil
 	}
-	return g.s.Module(info)
+	env := &cc.Env{Rate: info.Rate, Node: cc.NodeID(info.Node), SwitchID: info.SwitchID, Ports: info.Ports, Index: int(info.Node) + 1}
+	p, err := g.build(cc.RoleSW, env, info.Params)
+	if err != nil || p == nil {
+		return nil, err
+	}
+	return &schemeSW{p: p.(cc.SwitchPoint), act: cc.NewActions(initialActions), errs: info.Errors}, nil
 }
 
 // ControlKinds implements kindDeclarer.
@@ -183,8 +197,8 @@ type kindDeclarer interface {
 // scenario's params. A key "cp.NAME", "rp.NAME" or "np.NAME" goes to that
 // role's part only; a bare "NAME" goes to every part that has a setting of
 // that name and must be known to at least one.
-func (g *schemeAlgo) settings(params map[string]string) ([4][]cc.Setting, error) {
-	var out [4][]cc.Setting
+func (g *schemeAlgo) settings(params map[string]string) ([5][]cc.Setting, error) {
+	var out [5][]cc.Setting
 	for _, m := range []map[string]string{g.s.Defaults, params} {
 		for _, st := range cc.SettingsOf(m) {
 			role, name := cc.Role(0), st.Name
@@ -196,13 +210,15 @@ func (g *schemeAlgo) settings(params map[string]string) ([4][]cc.Setting, error)
 					role = cc.RoleRP
 				case "np":
 					role = cc.RoleNP
+				case "sw":
+					role = cc.RoleSW
 				default:
-					return out, &cc.ConfigError{Part: g.s.Name, Field: st.Name, Value: st.Value, Range: "a parameter, or cp., rp. or np. and a parameter"}
+					return out, &cc.ConfigError{Part: g.s.Name, Field: st.Name, Value: st.Value, Range: "a parameter, or cp., rp., np. or sw. and a parameter"}
 				}
 				name = rest
 			}
 			used := false
-			for r := cc.RoleCP; r <= cc.RoleNP; r++ {
+			for r := cc.RoleCP; r <= cc.RoleSW; r++ {
 				ps := g.parts[r]
 				if ps == nil || (role != 0 && role != r) || !ps.Config.Has(name) {
 					continue
@@ -233,7 +249,7 @@ func setSetting(list []cc.Setting, st cc.Setting) []cc.Setting {
 
 func (g *schemeAlgo) partNames() string {
 	var names []string
-	for r := cc.RoleCP; r <= cc.RoleNP; r++ {
+	for r := cc.RoleCP; r <= cc.RoleSW; r++ {
 		if ps := g.parts[r]; ps != nil {
 			names = append(names, g.s.Algo+" "+ps.Name)
 		}
@@ -248,7 +264,7 @@ func (g *schemeAlgo) CheckParams(params map[string]string) error {
 	if err != nil {
 		return err
 	}
-	for r := cc.RoleCP; r <= cc.RoleNP; r++ {
+	for r := cc.RoleCP; r <= cc.RoleSW; r++ {
 		if ps := g.parts[r]; ps != nil {
 			if err := ps.Config.Validate(g.s.Algo+" "+ps.Name, st[r]); err != nil {
 				return err
@@ -389,7 +405,7 @@ func (w *schemeCP) queue(q *Queue) cc.Queue {
 
 func (w *schemeCP) packet(p *Packet) *cc.Packet {
 	w.pkt = cc.Packet{Flow: cc.FlowID(p.Flow), Src: cc.NodeID(p.Src), Dst: cc.NodeID(p.Dst), Seq: p.Seq,
-		Payload: p.Payload, Size: p.Size, Prio: p.Prio, CE: p.CE}
+		Payload: p.Payload, Size: p.Size, Prio: p.Prio, CE: p.CE, Hdr: p.Hdr}
 	if p.HasINT {
 		w.pkt.INT = &p.INT
 	}
@@ -612,7 +628,7 @@ type schemeNP struct {
 
 func (w *schemeNP) OnData(now units.Time, p *Packet) bool {
 	w.pkt = cc.Packet{Flow: cc.FlowID(p.Flow), Src: cc.NodeID(p.Src), Dst: cc.NodeID(p.Dst), Seq: p.Seq,
-		Payload: p.Payload, Size: p.Size, Prio: p.Prio, CE: p.CE, Echo: p.Echo}
+		Payload: p.Payload, Size: p.Size, Prio: p.Prio, CE: p.CE, Echo: p.Echo, Hdr: p.Hdr}
 	err := call(&w.act, func(a *cc.Actions) error { return w.n.Receive(now, &w.pkt, a) })
 	return w.cnp(now, p.Flow, err)
 }

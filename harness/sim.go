@@ -50,6 +50,7 @@ type Sim struct {
 
 	nodes     []*node
 	hosts     []*node
+	edgeHost  []*node // by switch node ID: a host attached to it, or nil (Switch.SendSwitch)
 	ports     []*port
 	queues    []*Queue // indexed by CPID
 	flows     []*flow

@@ -17,6 +17,11 @@ func (s *Sim) switchReceive(sw *node, in *port, p *Packet) {
 		s.onFC(in, p)
 		s.consumed(p)
 		return
+	case KindFeedback:
+		if p.toSwitch != 0 && p.toSwitch-1 == sw.id {
+			s.switchMessage(sw, in.num, p)
+			return
+		}
 	}
 	if w := sw.module; w != nil && p.Kind == KindData {
 		w.mod.Arrive(s.now, w, in.num, p)

@@ -23,6 +23,22 @@ const (
 	SchedulerVOQCredit = "voq-credit"
 )
 
+// switch.voq_gate values.
+const (
+	VOQGateAll     = "all"
+	VOQGateUplinks = "uplinks"
+)
+
+// hasHost reports whether switch n has a host attached.
+func hasHost(n *node) bool {
+	for _, pt := range n.ports {
+		if pt.peer.node.isHost {
+			return true
+		}
+	}
+	return false
+}
+
 // voqSched marks a port whose scheduler is a VOQ kind: the port keeps its
 // data frames in a portVOQ instead of its priority FIFOs, and Pick is never
 // called.

@@ -139,7 +139,7 @@ func TestDCQCNParams(t *testing.T) {
 		{map[string]string{"cnp_interval": "4us"}, "cnp_interval", known},
 		{map[string]string{"mark": "enqueue"}, "mark", known},
 		{map[string]string{"rp_alpha_frac_bits": "10"}, "rp_alpha_frac_bits", known},
-		{map[string]string{"xp.kmin": "1KB"}, "xp.kmin", "a parameter, or cp., rp. or np. and a parameter"},
+		{map[string]string{"xp.kmin": "1KB"}, "xp.kmin", "a parameter, or cp., rp., np. or sw. and a parameter"},
 		{map[string]string{"preset": "mellanox"}, "preset", "one of connectx, paper, hpcc"},
 		{map[string]string{"preset": "hpccsim"}, "preset", "one of connectx, paper, hpcc"},
 		{map[string]string{"kmin": "-1"}, "kmin", "a size in 0B..4.294967295GB"},

@@ -46,7 +46,7 @@ func TestDCTCPParams(t *testing.T) {
 		{map[string]string{"slow_start": "sometimes"}, "slow_start", "on or off"},
 		{map[string]string{"max_cwnd": "2GiB"}, "max_cwnd", "a size in 2B..1.073741824GB"},
 		{map[string]string{"mark_at": "late"}, "mark_at", "one of enqueue, dequeue"},
-		{map[string]string{"xp.k": "1KB"}, "xp.k", "a parameter, or cp., rp. or np. and a parameter"},
+		{map[string]string{"xp.k": "1KB"}, "xp.k", "a parameter, or cp., rp., np. or sw. and a parameter"},
 	} {
 		err := a.CheckParams(c.p)
 		var ce *cc.ConfigError

@@ -85,7 +85,7 @@ func TestRoCCParams(t *testing.T) {
 		{"idle_gain", "maybe", "idle_gain", "on or off"},
 		{"eta", "0.95", "eta", "a parameter of rocc cp, rocc rp (hwcc algos rocc)"},
 		{"rp.flow_capacity", "4", "rp.flow_capacity", "a parameter of rocc cp, rocc rp (hwcc algos rocc)"},
-		{"xp.t", "1us", "xp.t", "a parameter, or cp., rp. or np. and a parameter"},
+		{"xp.t", "1us", "xp.t", "a parameter, or cp., rp., np. or sw. and a parameter"},
 	} {
 		err := a.CheckParams(map[string]string{tc.key: tc.value})
 		var ce *cc.ConfigError

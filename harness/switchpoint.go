@@ -1,0 +1,225 @@
+package harness
+
+import (
+	"fmt"
+
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/units"
+)
+
+// MessageModule is implemented by a SwitchModule that takes control
+// messages other switches address to its switch (Switch.SendSwitch:
+// HierCC's credits from a receiver-side ToR). The harness calls Message
+// when one arrives, through ingress port in; fb is valid only during the
+// call. A message for a switch whose module does not take them is
+// reported as an error (Report.Errors) and dropped.
+type MessageModule interface {
+	Message(now units.Time, sw *Switch, in int, fb *cc.Feedback)
+}
+
+// schemeSW runs a scheme's cc.SwitchPoint as its switch's module: the
+// harness's hooks become the part's events, with the packet as cc.Packet
+// (its Hdr carried both ways: the part writes it on Dequeue) and the
+// queue of the port as cc.Queue, and its actions are carried out:
+//
+//   - ActionMarkCE marks the frame of the event;
+//   - ActionFeedback goes to the flow's source (Switch.Send) or
+//     destination (Switch.SendToDestination), or to switch Node
+//     (Switch.SendSwitch);
+//   - ActionCredit credits the VOQ toward host Node at egress Port
+//     (Switch.AddCredit; switch.scheduler voq-credit);
+//   - ActionDrop, ActionPause and ActionResume are not carried out by the
+//     harness's switch points yet: each is reported as an error of the
+//     switch (Report.Errors), and the frame goes on.
+type schemeSW struct {
+	p    cc.SwitchPoint
+	act  *cc.Actions
+	pkt  cc.Packet
+	fb   cc.Feedback
+	errs ErrorSink
+}
+
+var (
+	_ SwitchModule  = (*schemeSW)(nil)
+	_ MessageModule = (*schemeSW)(nil)
+)
+
+// packet fills the part's view of p.
+func (w *schemeSW) packet(p *Packet) *cc.Packet {
+	w.pkt = cc.Packet{Flow: cc.FlowID(p.Flow), Src: cc.NodeID(p.Src), Dst: cc.NodeID(p.Dst), Seq: p.Seq,
+		Payload: p.Payload, Size: p.Size, Prio: p.Prio, CE: p.CE, Echo: p.Echo, Hdr: p.Hdr}
+	if p.HasINT {
+		w.pkt.INT = &p.INT
+	}
+	return &w.pkt
+}
+
+// queue is the part's view of egress port out's queue at p's priority.
+func queueOf(sw *Switch, out int, prio uint8) cc.Queue {
+	pt := sw.n.ports[out]
+	return cc.Queue{Len: pt.qbytes[prio], Rate: pt.rate, TxBytes: pt.st.txBytes, Paused: pt.pausedBy[prio]}
+}
+
+func (w *schemeSW) Arrive(now units.Time, sw *Switch, in int, p *Packet) {
+	cp := w.packet(p)
+	err := call(&w.act, func(a *cc.Actions) error { return w.p.Arrive(now, in, cp, a) })
+	w.apply(now, sw, p, err)
+}
+
+func (w *schemeSW) Enqueue(now units.Time, sw *Switch, out int, p *Packet) {
+	cp, q := w.packet(p), queueOf(sw, out, p.Prio)
+	err := call(&w.act, func(a *cc.Actions) error { return w.p.Enqueue(now, out, cp, q, a) })
+	w.apply(now, sw, p, err)
+}
+
+func (w *schemeSW) Dequeue(now units.Time, sw *Switch, out int, p *Packet) {
+	cp, q := w.packet(p), queueOf(sw, out, p.Prio)
+	hops := p.INT.NHop
+	err := call(&w.act, func(a *cc.Actions) error { return w.p.Dequeue(now, out, cp, q, a) })
+	if err == nil {
+		p.Hdr = w.pkt.Hdr
+		if p.HasINT && p.INT.NHop > hops {
+			p.Size += units.Bytes(p.INT.NHop-hops) * INTHopBytes
+		}
+	}
+	w.apply(now, sw, p, err)
+}
+
+func (w *schemeSW) Pause(now units.Time, sw *Switch, out int, prio uint8, paused bool) {
+	err := call(&w.act, func(a *cc.Actions) error { return w.p.Pause(now, out, prio, paused, a) })
+	w.apply(now, sw, nil, err)
+}
+
+func (w *schemeSW) Message(now units.Time, sw *Switch, in int, fb *cc.Feedback) {
+	w.fb = *fb
+	err := call(&w.act, func(a *cc.Actions) error { return w.p.Message(now, in, &w.fb, a) })
+	w.apply(now, sw, nil, err)
+}
+
+func (w *schemeSW) NextDeadline() units.Time { return w.p.NextDeadline() }
+
+func (w *schemeSW) Timer(now units.Time, sw *Switch) {
+	err := call(&w.act, func(a *cc.Actions) error { return w.p.Timer(now, a) })
+	w.apply(now, sw, nil, err)
+}
+
+// apply carries out the actions of an event on frame p (nil for Pause,
+// Message and Timer), or records its error.
+func (w *schemeSW) apply(now units.Time, sw *Switch, p *Packet, err error) {
+	if err != nil {
+		w.errs.Add(now, flowOf(p), err)
+		return
+	}
+	for _, a := range w.act.All() {
+		switch a.Kind {
+		case cc.ActionMarkCE:
+			if p != nil {
+				p.CE = true
+			}
+		case cc.ActionFeedback:
+			fb := a.Feedback
+			var ok bool
+			switch a.To {
+			case cc.ToSource:
+				ok = sw.Send(FlowID(fb.Flow), fb)
+			case cc.ToDestination:
+				ok = sw.SendToDestination(FlowID(fb.Flow), fb)
+			case cc.ToSwitch:
+				if e := sw.SendSwitch(NodeID(a.Node), fb); e != nil {
+					w.errs.Add(now, flowOf(p), e)
+				}
+				ok = true
+			}
+			_ = ok // a message about a flow that has ended is not sent, as a CP's
+		case cc.ActionCredit:
+			if e := sw.AddCredit(int(a.Port), NodeID(a.Node), a.Bytes); e != nil {
+				w.errs.Add(now, flowOf(p), e)
+			}
+		default:
+			w.errs.Add(now, flowOf(p), fmt.Errorf("harness: switch point asked for %v, which the harness does not carry out for switch points yet", a.Kind))
+		}
+	}
+}
+
+// SendToDestination sends control message fb about flow to the flow's
+// destination host from this switch, sized and prioritised by its kind;
+// false if the flow is unknown or has not started.
+func (w *Switch) SendToDestination(flow FlowID, fb cc.Feedback) bool {
+	s := w.s
+	if flow < 0 || int(flow) >= len(s.flows) || !s.flows[flow].started {
+		return false
+	}
+	f := s.flows[flow]
+	return w.sendFrom(flow, f.dst.id, fb, 0) == nil
+}
+
+// SendSwitch sends control message fb to switch node, which hands it to
+// its module (MessageModule: HierCC's credit to a sender-side ToR). The
+// harness routes it toward a host attached to that switch, so node must
+// have hosts (an edge switch); fb.Flow, if it names a flow, is only
+// carried. It returns an error when node is not such a switch.
+func (w *Switch) SendSwitch(node NodeID, fb cc.Feedback) error {
+	s := w.s
+	if node < 0 || int(node) >= len(s.nodes) || s.nodes[node].isHost {
+		return fmt.Errorf("harness: SendSwitch: node %d is not a switch", node)
+	}
+	h := s.edgeHost[node]
+	if h == nil {
+		return fmt.Errorf("harness: SendSwitch: switch %s has no host to route toward", s.nodes[node].name)
+	}
+	return w.sendFrom(-1, h.id, fb, node+1)
+}
+
+// sendFrom queues control message fb at this switch toward host dst:
+// about flow (−1: none), for switch toSwitch−1 when toSwitch > 0.
+func (w *Switch) sendFrom(flow FlowID, dst NodeID, fb cc.Feedback, toSwitch NodeID) error {
+	s := w.s
+	p := s.pool.get()
+	p.Kind = KindFeedback
+	p.Flow = flow
+	p.Src = w.n.id
+	p.Dst = dst
+	p.toSwitch = toSwitch
+	p.Feedback = Feedback{CC: fb}
+	s.controlWire(p, fb.Kind)
+	s.st.feedbackSent++
+	if toSwitch-1 == w.n.id {
+		// Addressed to this switch: it arrives at once, through no port.
+		s.switchMessage(w.n, -1, p)
+		return nil
+	}
+	out := s.route(w.n, flow, w.n.id, dst)
+	if out == nil {
+		s.drop(nil, p)
+		return fmt.Errorf("harness: %s has no route to %s", w.n.name, s.nodes[dst].name)
+	}
+	s.enqueue(w.n, out, p, nil)
+	return nil
+}
+
+// switchMessage hands control message p, addressed to switch sw, to its
+// module, and frees it.
+func (s *Sim) switchMessage(sw *node, in int, p *Packet) {
+	s.st.feedbackRecv++
+	w := sw.module
+	mm, ok := moduleOf(w).(MessageModule)
+	if !ok {
+		s.errs.add(s.now, -1, sw.name, fmt.Errorf("harness: a %v message for %s, whose module takes none", p.Feedback.CC.Kind, sw.name))
+	} else {
+		fb := p.Feedback.CC
+		mm.Message(s.now, w, in, &fb)
+		s.armModule(w)
+	}
+	s.consumed(p)
+}
+
+// moduleOf returns w's module, or nil.
+func moduleOf(w *Switch) SwitchModule {
+	if w == nil {
+		return nil
+	}
+	return w.mod
+}
+
+// TxBytes returns the wire bytes egress port has sent since the run began.
+func (w *Switch) TxBytes(port int) uint64 { return w.n.ports[port].st.txBytes }
