@@ -95,8 +95,18 @@ type NotificationPoint interface {
 // on Arrive or Enqueue, ActionFeedback to a flow's source or destination),
 // a switch point may send a message to another switch (ActionFeedback
 // with To = ToSwitch and Node), and grant credit to one of its own VOQs
-// (ActionCredit). On Dequeue it may write p.Hdr (its header fields) and
-// stamp p.INT, the only changes it makes to the caller's packet.
+// (ActionCredit, Bytes > 0, Port below the port count). ActionMarkCE is
+// taken on Arrive, Enqueue and Dequeue; ActionDrop on Arrive and Enqueue.
+// On Dequeue it may write p.Hdr (its header fields) and stamp p.INT, the
+// only changes it makes to the caller's packet; it never writes a Feedback
+// it is given.
+//
+// q is the queue of egress port out at p's priority (Len at that
+// priority, TxBytes of the whole port); Pause names a priority 0..7.
+// Message's in is −1 for a message the switch sent itself. As for a
+// reaction point, a message of a kind the part does not use changes
+// nothing but the time, so that a caller may deliver every message
+// addressed to a switch.
 type SwitchPoint interface {
 	Part
 	Arrive(now units.Time, in int, p *Packet, act *Actions) error

@@ -38,7 +38,9 @@ type Packet struct {
 	// it). A CP marks with ActionMarkCE rather than by writing it.
 	CE bool
 	// INT is the packet's INT header (HPCC, package inttel), or nil when it
-	// carries none. A congestion point may stamp it in place on Dequeue.
+	// carries none. A congestion or switch point may stamp it in place on
+	// Dequeue. (The other fields a part may write: Echo, a reaction point
+	// in Sent; Hdr, a switch point on Dequeue.)
 	INT *inttel.Header
 	// Echo is a number the source's reaction point writes into the frame
 	// in Sent for the destination's notification point to read in Receive

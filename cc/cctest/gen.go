@@ -1,6 +1,7 @@
 package cctest
 
 import (
+	"encoding/binary"
 	"math"
 	"math/rand"
 
@@ -16,9 +17,14 @@ import (
 type GenOptions struct {
 	// Events is the length of a sequence (200).
 	Events int
-	// Flows is how many distinct flows a congestion point's queue holds
-	// packets of (4); the suite also runs sequences with 64 and with 2048.
+	// Flows is how many distinct flows a congestion point's queue or a
+	// switch point's ports carry packets of (4); the suite also runs
+	// sequences with 64 and with 2048.
 	Flows int
+	// Ports is a switch point's port count (4): its events name ports
+	// 0..Ports−1, and the outputs rule expects an ActionCredit's Port
+	// below it. Set it to the Env.Ports the constructor builds with.
+	Ports int
 	// Rate is the port or line rate (100 Gb/s).
 	Rate units.Rate
 	// MaxGap is the longest time between two events (20 µs); a gap is 0
@@ -36,8 +42,16 @@ type GenOptions struct {
 	// ACKs, NAKs and CNPs (an algorithm's rate messages, say). A sequence
 	// takes the flow of one of them as its own and delivers them as they
 	// are: those about other flows test that the part refuses or ignores
-	// them.
+	// them. A notification point receives them now and then besides
+	// credit requests, and a switch point as the control messages other
+	// switches address to it (in their place, a FeedbackCredit from a
+	// switch when there are none).
 	Messages []cc.Feedback
+	// Hdrs are header bytes a switch point's data packets may arrive with
+	// (cc.Packet.Hdr, as the algorithm's switch points upstream write
+	// them): a packet carries one of them one time in two, else none (all
+	// zero).
+	Hdrs [][cc.PacketHdrLen]byte
 	// Credited: the reaction point sends on credit (cc.Limits.Credited,
 	// ExpressPass): every Sent is preceded, at the same instant, by a
 	// FeedbackCredit for the flow, numbered 1, 2, ..., as a well-behaved
@@ -52,6 +66,9 @@ func (o GenOptions) withDefaults() GenOptions {
 	}
 	if o.Flows <= 0 {
 		o.Flows = 4
+	}
+	if o.Ports <= 0 {
+		o.Ports = 4
 	}
 	if o.Rate <= 0 {
 		o.Rate = 100 * units.Gbps
@@ -95,6 +112,20 @@ func gap(r *rand.Rand, o GenOptions) units.Time {
 //     CNPs and the Messages arrive now and then.
 //   - Notification point: data packets of one flow arrive mostly in order,
 //     some marked CE; now and then the source asks for credits (or stops).
+//   - Switch point: data packets of Flows flows, each with its own
+//     ingress and egress port of Ports (half the flows converge on one
+//     hot egress port) and priority (3, or 1 for a quarter of the flows),
+//     arrive (Arrive) and join their egress queue at the same instant
+//     (Enqueue; one arrival in 32 is not followed by one, as a switch
+//     whose buffer is full drops it); the queue of each port and priority
+//     is a FIFO model whose packets leave in order (Dequeue), never while
+//     the queue is paused, with Queue.Len, TxBytes (per port, over every
+//     priority), Rate and Paused kept as a switch keeps them, and the
+//     switch's bytes fill toward and drain from random targets as a
+//     congestion point's queue does. PFC pauses and resumes of a port's
+//     priority (0..6, mostly the data priorities) alternate per port and
+//     priority; now and then one of the Messages arrives through a port,
+//     and a Timer call comes.
 func Events(r *rand.Rand, role cc.Role, o GenOptions) []Event {
 	o = o.withDefaults()
 	switch role {
@@ -104,6 +135,8 @@ func Events(r *rand.Rand, role cc.Role, o GenOptions) []Event {
 		return rpEvents(r, o)
 	case cc.RoleNP:
 		return npEvents(r, o)
+	case cc.RoleSW:
+		return swEvents(r, o)
 	}
 	return nil
 }
@@ -333,23 +366,175 @@ func npEvents(r *rand.Rand, o GenOptions) []Event {
 	return evs
 }
 
+// swQueue is one egress queue (a port's priority) of the switch point
+// model.
+type swQueue struct {
+	fifo   []Event // the Enqueue events of the packets queued, in order
+	len    units.Bytes
+	paused bool
+}
+
+// swFlow is a flow through the switch point model.
+type swFlow struct {
+	in, out  int
+	prio     uint8
+	src, dst cc.NodeID
+	seq      uint64
+}
+
+func swEvents(r *rand.Rand, o GenOptions) []Event {
+	evs := make([]Event, 0, o.Events)
+	var (
+		now     units.Time
+		queues  = make([][8]swQueue, o.Ports)
+		tx      = make([]uint64, o.Ports)
+		flows   = make(map[cc.FlowID]*swFlow)
+		hot     = r.Intn(o.Ports)
+		payload = o.Payload * units.Bytes([]int{1, 4, 9}[r.Intn(3)])
+		total   units.Bytes // bytes in every queue
+		queued  int         // packets in every queue
+		top     = 2500 * units.KB
+		target  = units.Bytes(r.Int63n(int64(top)))
+		filling = true
+		msgSeq  uint64
+	)
+	flowOf := func(id cc.FlowID) *swFlow {
+		f := flows[id]
+		if f == nil {
+			f = &swFlow{in: r.Intn(o.Ports), out: r.Intn(o.Ports), prio: 3,
+				src: cc.NodeID(1<<16 + uint32(id)), dst: cc.NodeID(2<<16 + uint32(id)%64)}
+			if r.Intn(2) == 0 {
+				f.out = hot
+			}
+			if o.Ports > 1 && f.in == f.out { // a frame does not leave through the port it came in by
+				f.in = (f.out + 1 + r.Intn(o.Ports-1)) % o.Ports
+			}
+			if r.Intn(4) == 0 {
+				f.prio = 1
+			}
+			flows[id] = f
+		}
+		return f
+	}
+	// ready returns a random queue that is not empty and not paused.
+	ready := func() (port int, prio uint8, ok bool) {
+		if queued == 0 {
+			return 0, 0, false
+		}
+		start := r.Intn(o.Ports * 8)
+		for i := range o.Ports * 8 {
+			k := (start + i) % (o.Ports * 8)
+			if q := &queues[k/8][k%8]; len(q.fifo) > 0 && !q.paused {
+				return k / 8, uint8(k % 8), true
+			}
+		}
+		return 0, 0, false
+	}
+	for len(evs) < o.Events {
+		now += gap(r, o)
+		switch {
+		case filling && total >= target:
+			filling, target = false, units.Bytes(r.Int63n(int64(total)+1))
+		case !filling && total <= target:
+			filling, target = true, total+units.Bytes(r.Int63n(int64(top-min(total, top))+1))
+		}
+		fill := filling
+		if r.Intn(8) == 0 {
+			fill = !fill
+		}
+		port, prio, canSend := ready()
+		switch x := r.Intn(32); {
+		case x < 2:
+			evs = append(evs, Event{Kind: Timer, At: now})
+		case x < 4:
+			// A PFC pause or resume: it changes the queue's state, as a
+			// switch reports only changes.
+			port, prio := r.Intn(o.Ports), uint8(3)
+			switch r.Intn(4) {
+			case 0:
+				prio = uint8(r.Intn(int(cc.ControlPrio))) // never the control class
+			case 1:
+				prio = 1
+			}
+			q := &queues[port][prio]
+			q.paused = !q.paused
+			ev := Event{Kind: Pause, At: now, Port: port, Paused: q.paused}
+			ev.Packet.Prio = prio
+			evs = append(evs, ev)
+		case x < 6:
+			ev := Event{Kind: Message, At: now, Port: r.Intn(o.Ports)}
+			if len(o.Messages) > 0 {
+				ev.Feedback = o.Messages[r.Intn(len(o.Messages))]
+			} else {
+				msgSeq++
+				ev.Feedback = cc.Feedback{Kind: cc.FeedbackCredit, Flow: cc.FlowID(r.Intn(o.Flows)),
+					From: uint64(3<<16 + r.Intn(16)), Seq: msgSeq}
+				binary.BigEndian.PutUint64(ev.Feedback.Data[:8], uint64(payload+o.Overhead))
+			}
+			evs = append(evs, ev)
+		case canSend && (!fill || x < 12):
+			q := &queues[port][prio]
+			ev := q.fifo[0]
+			q.fifo = q.fifo[1:]
+			q.len -= ev.Packet.Size
+			total -= ev.Packet.Size
+			queued--
+			ev.Kind, ev.At = Dequeue, now
+			// TxBytes on a dequeue counts the bytes the port sent before
+			// the departing packet (cc.Queue).
+			ev.Queue = cc.Queue{Len: q.len, Rate: o.Rate, TxBytes: tx[port]}
+			tx[port] += uint64(ev.Packet.Size)
+			evs = append(evs, ev)
+		default:
+			id := cc.FlowID(r.Intn(o.Flows))
+			f := flowOf(id)
+			pay := payload
+			if r.Intn(4) == 0 {
+				pay = 1 + units.Bytes(r.Int63n(int64(payload)))
+			}
+			ev := Event{Kind: Arrive, At: now, Port: f.in}
+			ev.Packet = cc.Packet{Flow: id, Src: f.src, Dst: f.dst, Seq: f.seq, Payload: pay, Size: pay + o.Overhead, Prio: f.prio}
+			f.seq += uint64(pay)
+			if len(o.Hdrs) > 0 && r.Intn(2) == 0 {
+				ev.Packet.Hdr = o.Hdrs[r.Intn(len(o.Hdrs))]
+			}
+			if o.INT {
+				ev.HasINT = true
+				ev.INT.NHop = uint8(r.Intn(o.Hops)) // earlier hops: room for this one
+				ev.INT.PathID = uint16(r.Intn(1 << 12))
+			}
+			evs = append(evs, ev)
+			if len(evs) == o.Events || r.Intn(32) == 0 {
+				break // dropped on arrival: it joins no queue
+			}
+			q := &queues[f.out][f.prio]
+			q.len += ev.Packet.Size
+			total += ev.Packet.Size
+			queued++
+			ev.Kind, ev.Port = Enqueue, f.out
+			ev.Queue = cc.Queue{Len: q.len, Rate: o.Rate, TxBytes: tx[f.out], Paused: q.paused}
+			q.fifo = append(q.fifo, ev)
+			evs = append(evs, ev)
+		}
+	}
+	return evs
+}
+
 // Chaos returns an arbitrary sequence for a part of role: every event
 // method of the role and Timer, with times that mostly advance but
 // sometimes go back (or below 0), sizes and sequence numbers anywhere in
 // their types (negative, zero, huge), unknown feedback kinds, random
 // payload bytes, INT headers whose fields are random bits (nHop beyond the
 // array included), and now and then a nil packet, feedback or actions. A
-// part must take every one without panicking.
+// switch point's events also name ports anywhere (mostly 0..Ports−1, else
+// −1, Ports, or any int), pause priorities anywhere in 0..255, pauses and
+// resumes that do not alternate, and random header bytes. A part must
+// take every one without panicking.
 func Chaos(r *rand.Rand, role cc.Role, o GenOptions) []Event {
 	o = o.withDefaults()
-	kinds := []Kind{Timer}
-	switch role {
-	case cc.RoleCP:
-		kinds = append(kinds, Enqueue, Dequeue)
-	case cc.RoleRP:
-		kinds = append(kinds, Sent, Feedback)
-	case cc.RoleNP:
-		kinds = append(kinds, Receive, Feedback)
+	kinds := KindsOf(role)
+	if kinds == nil {
+		kinds = []Kind{Timer}
 	}
 	evs := make([]Event, 0, o.Events)
 	var now units.Time
@@ -377,6 +562,16 @@ func Chaos(r *rand.Rand, role cc.Role, o GenOptions) []Event {
 			ev.Feedback.Kind = cc.FeedbackKind(r.Intn(int(cc.FeedbackCreditStop) + 1))
 		}
 		r.Read(ev.Feedback.Data[:])
+		if role == cc.RoleSW {
+			ev.Port = wildPort(r, o.Ports)
+			ev.Paused = r.Intn(2) == 0
+			if r.Intn(2) == 0 {
+				r.Read(ev.Packet.Hdr[:])
+			}
+			if r.Intn(4) != 0 { // mostly a priority PFC has
+				ev.Packet.Prio %= 8
+			}
+		}
 		ev.NilArg = r.Intn(16) == 0
 		ev.NilActions = r.Intn(16) == 0
 		if r.Intn(2) == 0 {
@@ -409,6 +604,19 @@ func wild(r *rand.Rand) int64 {
 	return r.Int63n(1 << 24)
 }
 
+// wildPort returns a port number that is mostly in 0..ports−1.
+func wildPort(r *rand.Rand, ports int) int {
+	switch r.Intn(8) {
+	case 0:
+		return -1
+	case 1:
+		return ports + r.Intn(4)
+	case 2:
+		return int(wild(r))
+	}
+	return r.Intn(ports)
+}
+
 // GenEvents is Events as a gopter generator (no shrinking: a sequence is
 // only well formed as a whole).
 func GenEvents(role cc.Role, o GenOptions) gopter.Gen {
@@ -426,16 +634,14 @@ func GenChaos(role cc.Role, o GenOptions) gopter.Gen {
 
 // FromBytes decodes arbitrary bytes (a fuzzer's input) into a chaos
 // sequence for role: every 16 bytes are one event. It never fails; the
-// same bytes give the same events.
+// same bytes give the same events. A switch point's events take their
+// port from byte 13 (−1..6: ports 4, 5 and 6 and −1 are out of range of
+// the default 4 ports), a pause its state from the flag that sets
+// Queue.Paused, and its packets carry the 16 bytes as header.
 func FromBytes(data []byte, role cc.Role) []Event {
-	kinds := []Kind{Timer}
-	switch role {
-	case cc.RoleCP:
-		kinds = append(kinds, Enqueue, Dequeue)
-	case cc.RoleRP:
-		kinds = append(kinds, Sent, Feedback)
-	case cc.RoleNP:
-		kinds = append(kinds, Receive, Feedback)
+	kinds := KindsOf(role)
+	if kinds == nil {
+		kinds = []Kind{Timer}
 	}
 	var evs []Event
 	var now units.Time
@@ -459,6 +665,11 @@ func FromBytes(data []byte, role cc.Role) []Event {
 		ev.Queue = cc.Queue{Len: units.Bytes(u16(10)) * 64, Rate: 100 * units.Gbps, Paused: b[1]&2 != 0}
 		ev.Feedback = cc.Feedback{Kind: cc.FeedbackKind(b[12] % 8), Flow: ev.Packet.Flow, Seq: u16(7) * 1000, Acked: size, SndNxt: u16(13) * 1000, ECE: b[1]&4 != 0}
 		copy(ev.Feedback.Data[:], b)
+		if role == cc.RoleSW {
+			ev.Port = int(b[13]%8) - 1
+			ev.Paused = ev.Queue.Paused
+			copy(ev.Packet.Hdr[:], b)
+		}
 		if b[1]&8 != 0 {
 			ev.HasINT = true
 			ev.INT.NHop = b[15] % 20

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hwcc/hwcc/cc"
+	inttel "github.com/hwcc/hwcc/int"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -65,7 +66,11 @@ const (
 	RuleRegisters   = "registers"
 	RuleDeterminism = "determinism"
 	RuleAllocs      = "allocs"
+	RuleOutputs     = "outputs"
 )
+
+// rules lists the rules in the order reports and Names give them.
+var rules = []string{RuleNoPanic, RuleTypedErrors, RuleTimeOrder, RuleAtomic, RuleActionsFull, RuleDeadline, RuleLimits, RuleOutputs, RuleRegisters, RuleDeterminism, RuleAllocs}
 
 // Violation is one broken rule.
 type Violation struct {
@@ -95,7 +100,7 @@ func (r *report) add(rule, format string, args ...any) {
 }
 
 func (r *report) err() error {
-	for _, rule := range []string{RuleNoPanic, RuleTypedErrors, RuleTimeOrder, RuleAtomic, RuleActionsFull, RuleDeadline, RuleLimits, RuleRegisters, RuleDeterminism, RuleAllocs} {
+	for _, rule := range rules {
 		if n := r.counts[rule]; n > maxPerRule {
 			r.list = append(r.list, &Violation{Rule: rule, Msg: fmt.Sprintf("%d more violations", n-maxPerRule)})
 		}
@@ -125,13 +130,13 @@ func TestStats(newPart func() (cc.Part, error), o Options) (Stats, error) {
 		return Stats{}, &Violation{Rule: "role", Msg: fmt.Sprintf("%T plays no role of package cc", probe)}
 	}
 	var rep report
-	s := &suite{newPart: newPart, o: o, role: role, rep: &rep}
+	s := &suite{newPart: newPart, o: o, role: role, rep: &rep, ports: o.Gen.withDefaults().Ports}
 	s.stats.Actions = map[cc.ActionKind]int{}
 	s.stats.Refused = map[string]int{}
 	rng := rand.New(rand.NewSource(o.Seed))
 	for i := range o.Sequences {
 		g := o.Gen
-		if role == cc.RoleCP && g.Flows == 0 {
+		if (role == cc.RoleCP || role == cc.RoleSW) && g.Flows == 0 {
 			g.Flows = []int{4, 64, 2048}[i%3]
 		}
 		if r, ok := probe.(cc.ReactionPoint); ok && r.Limits().Credited {
@@ -178,10 +183,17 @@ func TestNP(newPart func() (cc.NotificationPoint, error), o Options) error {
 	return Test(func() (cc.Part, error) { return newPart() }, o)
 }
 
+// TestSW is Test for a switch point's constructor; o.Gen.Ports should be
+// the port count it builds the switch point with.
+func TestSW(newPart func() (cc.SwitchPoint, error), o Options) error {
+	return Test(func() (cc.Part, error) { return newPart() }, o)
+}
+
 type suite struct {
 	newPart func() (cc.Part, error)
 	o       Options
 	role    cc.Role
+	ports   int // a switch point's port count (GenOptions.Ports)
 	rep     *report
 	stats   Stats
 }
@@ -322,11 +334,12 @@ func (s *suite) wellFormed(seq int, evs []Event) error {
 	var tick Event
 	tick.Kind = Timer
 	step := func(ev *Event, where string) {
-		// A congestion point may stamp the packet's INT header in place:
-		// each part gets the header as the event has it, and the two must
-		// stamp alike.
-		sent := ev.INT
-		defer func() { ev.INT = sent }()
+		// A congestion or switch point may stamp the packet's INT header
+		// in place, a switch point write its header bytes, a reaction
+		// point its Echo: each part gets the packet as the event has it,
+		// and the two must write alike.
+		sent := sentArgs(ev)
+		defer sent.restore(ev)
 		before := regs(a)
 		deadline := a.NextDeadline()
 		actA.Reset()
@@ -335,8 +348,9 @@ func (s *suite) wellFormed(seq int, evs []Event) error {
 			return
 		}
 		after := regs(a)
-		stampedA := ev.INT
+		stampedA, writtenA := ev.INT, ev.Packet
 		s.count(errA, actA)
+		s.checkWrites(where, ev, sent)
 		if errors.Is(errA, cc.ErrTimeOrder) && ev.At >= accepted && ev.At >= 0 {
 			s.rep.add(RuleTimeOrder, "%s: %s is in time order (the latest accepted now is %v; equal times are in order) but was refused: %v", where, ev, accepted, errA)
 		}
@@ -353,11 +367,12 @@ func (s *suite) wellFormed(seq int, evs []Event) error {
 		} else {
 			accepted = max(accepted, ev.At)
 			s.checkAfter(where, a, ev, before, after, deadline, actA, accepted)
+			s.checkActions(where, ev, actA.All(), true)
 		}
 		s.checkRegs(where, after, shape)
 		// B: first with no room.
 		none = cc.Actions{}
-		ev.INT = sent
+		sent.restore(ev)
 		errB, pb := s.call(where+" (no room)", b, ev, &none)
 		if pb {
 			return
@@ -375,7 +390,7 @@ func (s *suite) wellFormed(seq int, evs []Event) error {
 				// the caller's earlier decisions kept.
 				part := cc.ActionsOn(make([]cc.Action, 0, k))
 				part.Add(sentinel)
-				ev.INT = sent
+				sent.restore(ev)
 				errP, pp := s.call(where+" (room for all but one)", b, ev, &part)
 				if pp {
 					return
@@ -394,7 +409,7 @@ func (s *suite) wellFormed(seq int, evs []Event) error {
 			// Then with room, after a decision the caller already holds.
 			actB.Reset()
 			actB.Add(sentinel)
-			ev.INT = sent
+			sent.restore(ev)
 			errB, pb = s.call(where, b, ev, actB)
 			if pb {
 				return
@@ -416,6 +431,9 @@ func (s *suite) wellFormed(seq int, evs []Event) error {
 		}
 		if ev.INT != stampedA {
 			s.rep.add(RuleDeterminism, "%s: %s: two equal parts stamped the INT header differently: %+v and %+v", where, ev, stampedA, ev.INT)
+		}
+		if ev.Packet != writtenA {
+			s.rep.add(RuleDeterminism, "%s: %s: two equal parts wrote the packet differently: %+v and %+v", where, ev, writtenA, ev.Packet)
 		}
 		if ok, diff := equalRegs(after, regs(b), ""); !ok {
 			s.rep.add(RuleDeterminism, "%s: %s: two equal parts' registers differ: %s", where, ev, diff)
@@ -507,19 +525,12 @@ func (s *suite) checkAfter(where string, p cc.Part, ev *Event, before, after []c
 	}
 }
 
-// timeOrder sends both parts every event method of the role at a time
-// before the latest accepted now (and at −1 ps), expecting a
+// timeOrder sends both parts every event method of the role (a switch
+// point's with the port of like) at a time before the latest accepted now
+// (and at −1 ps), expecting a
 // *cc.TimeOrderError naming both times and no change.
 func (s *suite) timeOrder(where string, a, b cc.Part, like *Event, accepted units.Time) {
-	kinds := []Kind{Timer}
-	switch s.role {
-	case cc.RoleCP:
-		kinds = append(kinds, Enqueue, Dequeue)
-	case cc.RoleRP:
-		kinds = append(kinds, Sent, Feedback)
-	case cc.RoleNP:
-		kinds = append(kinds, Receive, Feedback)
-	}
+	kinds := KindsOf(s.role)
 	times := []units.Time{-1}
 	if accepted > 0 {
 		times = append(times, accepted-1)
@@ -528,8 +539,11 @@ func (s *suite) timeOrder(where string, a, b cc.Part, like *Event, accepted unit
 		for _, k := range kinds {
 			ev := *like
 			ev.Kind, ev.At = k, at
-			if k == Feedback && ev.Feedback.Kind == cc.FeedbackNone {
+			switch {
+			case k == Feedback && ev.Feedback.Kind == cc.FeedbackNone:
 				ev.Feedback.Kind = cc.FeedbackAck
+			case k == Message && ev.Feedback.Kind == cc.FeedbackNone:
+				ev.Feedback.Kind = cc.FeedbackCredit
 			}
 			before := regs(a)
 			act := cc.NewActions(s.o.Actions)
@@ -636,6 +650,7 @@ func (s *suite) chaos(seq int, evs []Event) error {
 		before := regs(p)
 		deadline := p.NextDeadline()
 		act.Reset()
+		sent := sentArgs(ev)
 		err, panicked := s.call(where, p, ev, act)
 		if panicked {
 			// A part that panicked is in an unknown state: start afresh.
@@ -647,6 +662,7 @@ func (s *suite) chaos(seq int, evs []Event) error {
 		}
 		after := regs(p)
 		s.checkRegs(where, after, shape)
+		s.checkWrites(where, ev, sent)
 		if err != nil {
 			if !cc.Typed(err) {
 				s.rep.add(RuleTypedErrors, "%s: %s: error of type %T is not one of cc's: %v", where, ev, err, err)
@@ -666,6 +682,7 @@ func (s *suite) chaos(seq int, evs []Event) error {
 			s.rep.add(RuleTimeOrder, "%s: %s accepted although the latest accepted now was %v", where, ev, accepted)
 		}
 		accepted = max(accepted, ev.At)
+		s.checkActions(where, ev, act.All(), false)
 		if d := p.NextDeadline(); d != deadline && d < ev.At {
 			s.rep.add(RuleDeadline, "%s: %s moved NextDeadline from %v to %v, before its now", where, ev, deadline, d)
 		} else if ev.Kind == Timer && ev.At >= deadline && d != units.MaxTime && d <= ev.At {
@@ -696,5 +713,107 @@ func testingAllocs(f func()) uint64 {
 
 // Names lists the rules, for documentation and tests.
 func Names() string {
-	return strings.Join([]string{RuleNoPanic, RuleTypedErrors, RuleTimeOrder, RuleAtomic, RuleActionsFull, RuleDeadline, RuleLimits, RuleRegisters, RuleDeterminism, RuleAllocs}, ", ")
+	return strings.Join(rules, ", ")
+}
+
+// args is what an event passes a part by pointer, as the event holds it
+// before the call.
+type args struct {
+	pkt cc.Packet
+	fb  cc.Feedback
+	int inttel.Header
+}
+
+func sentArgs(ev *Event) args { return args{ev.Packet, ev.Feedback, ev.INT} }
+
+// restore gives ev back the arguments it had before a call.
+func (a *args) restore(ev *Event) { ev.Packet, ev.Feedback, ev.INT = a.pkt, a.fb, a.int }
+
+// checkWrites checks the outputs rule on what a call left in its packet
+// and feedback: a part changes the caller's packet only where the contract
+// lets it (a congestion or switch point's Dequeue may stamp INT, a switch
+// point's Dequeue write Hdr, a reaction point's Sent write Echo) and never
+// a message it is given.
+func (s *suite) checkWrites(where string, ev *Event, sent args) {
+	pkt, none := ev.Kind.carries()
+	if none || ev.NilArg {
+		return
+	}
+	var want *inttel.Header
+	if ev.HasINT {
+		want = &ev.INT
+	}
+	if !pkt {
+		w := sent.fb
+		w.INT = want
+		if ev.Feedback != w {
+			s.rep.add(RuleOutputs, "%s: %s wrote the message it was given: %+v became %+v", where, ev, w, ev.Feedback)
+		}
+		if ev.HasINT && ev.INT != sent.int {
+			s.rep.add(RuleOutputs, "%s: %s wrote the message's INT header: %+v became %+v", where, ev, sent.int, ev.INT)
+		}
+		return
+	}
+	w := sent.pkt
+	w.INT = want
+	switch {
+	case ev.Kind == Dequeue && s.role == cc.RoleSW:
+		w.Hdr = ev.Packet.Hdr
+	case ev.Kind == Sent:
+		w.Echo = ev.Packet.Echo
+	}
+	if ev.Packet != w {
+		s.rep.add(RuleOutputs, "%s: %s changed the caller's packet beyond what the contract lets it: %+v became %+v", where, ev, w, ev.Packet)
+	}
+	if ev.HasINT && ev.Kind != Dequeue && ev.INT != sent.int {
+		s.rep.add(RuleOutputs, "%s: %s stamped the packet's INT header, which only a Dequeue may: %+v became %+v", where, ev, sent.int, ev.INT)
+	}
+}
+
+// checkActions checks the outputs rule on the decisions acts of a
+// successful call: each is of a known kind, one the part's role takes on
+// that event, and well formed. ports bounds an ActionCredit's port in
+// well-formed sequences (the suite does not know a switch's port count
+// in chaos, whose ports are anywhere).
+func (s *suite) checkActions(where string, ev *Event, acts []cc.Action, wellFormed bool) {
+	for i, x := range acts {
+		bad := ""
+		switch x.Kind {
+		case cc.ActionMarkCE, cc.ActionDrop:
+			cp := s.role == cc.RoleCP && (ev.Kind == Enqueue || ev.Kind == Dequeue)
+			sw := s.role == cc.RoleSW && (ev.Kind == Arrive || ev.Kind == Enqueue || ev.Kind == Dequeue)
+			if !cp && !sw {
+				bad = fmt.Sprintf("a %v point's %v has no packet of a queue to act on", s.role.Short(), ev.Kind)
+			}
+		case cc.ActionFeedback:
+			switch {
+			case x.To > cc.ToSwitch:
+				bad = fmt.Sprintf("destination %d is none of cc's", x.To)
+			case x.To == cc.ToSwitch && s.role != cc.RoleSW:
+				bad = "only a switch point sends a message to a switch"
+			case x.Feedback.Kind == cc.FeedbackNone:
+				bad = "its feedback has kind none, which is not a message"
+			case x.Prio > 7:
+				bad = fmt.Sprintf("priority %d is not 0..7", x.Prio)
+			}
+		case cc.ActionPause, cc.ActionResume:
+			if x.Prio > 7 {
+				bad = fmt.Sprintf("priority %d is not 0..7", x.Prio)
+			}
+		case cc.ActionCredit:
+			switch {
+			case s.role != cc.RoleSW:
+				bad = "only a switch point credits a VOQ"
+			case x.Bytes <= 0:
+				bad = fmt.Sprintf("it credits %v, not a positive amount", x.Bytes)
+			case wellFormed && int(x.Port) >= s.ports:
+				bad = fmt.Sprintf("port %d is not one of the switch's %d (GenOptions.Ports)", x.Port, s.ports)
+			}
+		default:
+			bad = "its kind is none of cc's"
+		}
+		if bad != "" {
+			s.rep.add(RuleOutputs, "%s: %s decided %v (action %d, %+v): %s", where, ev, x.Kind, i, x, bad)
+		}
+	}
 }

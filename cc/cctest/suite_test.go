@@ -36,6 +36,9 @@ const (
 	jitterLimits
 	overAppend
 	wipeActions
+	earlyDeadline
+	badCredit
+	writesHdr
 )
 
 // global makes the nondeterministic fault: parts share it.
@@ -419,4 +422,369 @@ func TestFromBytesDeterministic(t *testing.T) {
 	require.Len(t, a, 10)
 	require.Equal(t, a, b)
 	require.Empty(t, cctest.FromBytes(data[:15], cc.RoleCP))
+}
+
+// toyPorts is the toy switch point's port count (cctest's default).
+const toyPorts = 4
+
+// toySW is a minimal switch point: it counts the bytes that arrive and
+// leave each egress port, keeps each port's PFC state, writes its port
+// and a hop count in the header (and an INT record) of each packet that
+// leaves, sends switch 7 a message every 8 dequeues, credits a VOQ on
+// each message it receives, marks packets that join a long queue, and
+// ticks a periodic timer.
+type toySW struct {
+	fault  fault
+	clock  cc.Monotonic
+	in     uint64
+	out    [toyPorts]uint32 // wraps at 2^32
+	paused [toyPorts][8]bool
+	deqs   uint16 // wraps at 2^16
+	msgs   uint16
+	ticks  uint16
+	next   units.Time
+}
+
+var _ cc.SwitchPoint = (*toySW)(nil)
+
+func newToySW(f fault) *toySW { return &toySW{fault: f, next: 10 * units.Microsecond} }
+
+var outNames = [toyPorts]string{"out0", "out1", "out2", "out3"}
+
+func (w *toySW) AppendRegisters(dst []cc.Register) []cc.Register {
+	var bits uint64
+	for port := range w.paused {
+		for prio, p := range w.paused[port] {
+			if p {
+				bits |= 1 << (8*port + prio)
+			}
+		}
+	}
+	width := uint8(32)
+	if w.fault == regOverflow {
+		width = 8 // but ports 1..3 keep their bits above it
+	}
+	dst = append(dst, w.clock.Register(), cc.Reg("in", 64, w.in))
+	for i, n := range w.out {
+		dst = append(dst, cc.Reg(outNames[i], 32, uint64(n)))
+	}
+	return append(dst, cc.Reg("paused", width, bits), cc.Reg("deqs", 16, uint64(w.deqs)),
+		cc.Reg("msgs", 16, uint64(w.msgs)), cc.Reg("ticks", 16, uint64(w.ticks)), cc.TimeReg("next", w.next))
+}
+
+func (w *toySW) NextDeadline() units.Time { return w.next }
+
+func (w *toySW) Timer(now units.Time, _ *cc.Actions) error {
+	if err := w.clock.Check("toysw", "Timer", now); err != nil {
+		return err
+	}
+	w.advance(now)
+	if now >= w.next {
+		w.ticks++
+		w.next = fixedpoint.SatAdd(now-(now-w.next)%(10*units.Microsecond), 10*units.Microsecond)
+	}
+	return nil
+}
+
+func (w *toySW) advance(now units.Time) {
+	if w.fault == nondeterministic {
+		global++
+		w.in += global & 1
+	}
+	if w.fault == allocating {
+		sink = append(sink[:0], new(int))
+	}
+	w.clock.Advance(now)
+}
+
+// refuse is the toy's refusal of an event it cannot take: an EventError,
+// or an untyped error under the untypedErr fault.
+func (w *toySW) refuse(event, reason string) error {
+	if w.fault == untypedErr {
+		return fmt.Errorf("toysw: %s: %s", event, reason)
+	}
+	return &cc.EventError{Part: "toysw", Event: event, Reason: reason}
+}
+
+// take checks time order and the port (in 0..toyPorts−1, or −1 when
+// self is set: a message the switch sent itself comes in through no port).
+func (w *toySW) take(event string, now units.Time, port int, self, nilArg bool) error {
+	if err := w.clock.Check("toysw", event, now); err != nil {
+		return err
+	}
+	if nilArg {
+		return w.refuse(event, "nil argument")
+	}
+	if port >= toyPorts || port < 0 && !(self && port == -1) {
+		return w.refuse(event, "no such port")
+	}
+	return nil
+}
+
+// reserve is act.Reserve that takes a nil act as one with no room.
+func reserve(act *cc.Actions, event string, n int) error {
+	if act == nil && n == 0 {
+		return nil
+	}
+	return act.Reserve("toysw", event, n)
+}
+
+func (w *toySW) Arrive(now units.Time, in int, p *cc.Packet, act *cc.Actions) error {
+	if err := w.take("Arrive", now, in, false, p == nil); err != nil {
+		return err
+	}
+	w.advance(now)
+	w.in += uint64(p.Size)
+	return nil
+}
+
+func (w *toySW) Enqueue(now units.Time, out int, p *cc.Packet, q cc.Queue, act *cc.Actions) error {
+	if err := w.take("Enqueue", now, out, false, p == nil); err != nil {
+		return err
+	}
+	mark := q.Len > 20000
+	n := 0
+	if mark {
+		n = 1
+	}
+	if err := reserve(act, "Enqueue", n); err != nil {
+		return err
+	}
+	w.advance(now)
+	if w.fault == writesHdr {
+		p.Hdr[0] = 0xff // a header is written on Dequeue only
+	}
+	if mark {
+		act.MarkCE()
+	}
+	return nil
+}
+
+func (w *toySW) Dequeue(now units.Time, out int, p *cc.Packet, q cc.Queue, act *cc.Actions) error {
+	if w.fault == nonAtomic {
+		w.deqs++ // counted before the event is known to be taken
+	}
+	if err := w.take("Dequeue", now, out, false, p == nil); err != nil {
+		return err
+	}
+	send := (w.deqs+1)%8 == 0
+	n := 0
+	if send {
+		n = 1
+	}
+	if err := reserve(act, "Dequeue", n); err != nil {
+		return err
+	}
+	w.advance(now)
+	if w.fault != nonAtomic {
+		w.deqs++
+	}
+	w.out[out] += uint32(p.Size)
+	p.Hdr[0] = byte(out) + 1
+	p.Hdr[1]++
+	if p.INT != nil && p.INT.NHop < 5 {
+		p.INT.Hops[p.INT.NHop].QLen = uint16(min(q.Len/80, 0xFFFF))
+		p.INT.NHop++
+	}
+	if send {
+		act.SendSwitch(7, cc.ControlPrio, cc.Feedback{Kind: cc.FeedbackUser, Flow: p.Flow, From: 3})
+	}
+	return nil
+}
+
+func (w *toySW) Pause(now units.Time, out int, prio uint8, paused bool, act *cc.Actions) error {
+	if err := w.take("Pause", now, out, false, false); err != nil {
+		return err
+	}
+	if prio > 7 && w.fault != panics { // the panics fault indexes by it unchecked
+		return w.refuse("Pause", "no such priority")
+	}
+	w.advance(now)
+	w.paused[out][prio] = paused
+	if w.fault == earlyDeadline && paused {
+		w.next = now / 2
+	}
+	return nil
+}
+
+func (w *toySW) Message(now units.Time, in int, f *cc.Feedback, act *cc.Actions) error {
+	if w.fault == noTimeOrder {
+		if f == nil || in >= toyPorts || in < -1 {
+			return w.refuse("Message", "bad message")
+		}
+	} else if err := w.take("Message", now, in, true, f == nil); err != nil {
+		return err
+	}
+	if err := reserve(act, "Message", 1); err != nil {
+		return err
+	}
+	w.advance(now)
+	w.msgs++
+	port := uint16(f.Flow % toyPorts)
+	if w.fault == badCredit {
+		port = toyPorts
+	}
+	act.Credit(port, cc.NodeID(f.Flow), 1000)
+	if w.fault == overAppend { // reserved one, appends two
+		act.SendSwitch(cc.NodeID(f.From), cc.ControlPrio, cc.Feedback{Kind: cc.FeedbackUser, Flow: f.Flow})
+	}
+	return nil
+}
+
+func swCtor(f fault) func() (cc.SwitchPoint, error) {
+	return func() (cc.SwitchPoint, error) { return newToySW(f), nil }
+}
+
+// TestCorrectSwitchPointPasses: the toy switch point keeps every rule, and
+// the well-formed sequences exercise it (most events taken; marks,
+// messages to a switch, credits and INT stamps decided).
+func TestCorrectSwitchPointPasses(t *testing.T) {
+	require.NoError(t, cctest.TestSW(swCtor(ok), quick))
+	o := quick
+	o.Gen = cctest.GenOptions{INT: true, Hops: 5, Hdrs: [][cc.PacketHdrLen]byte{{1, 2}, {3, 0, 0, 4}}}
+	st, err := cctest.TestStats(func() (cc.Part, error) { return newToySW(ok), nil }, o)
+	require.NoError(t, err)
+	require.Greater(t, st.Accepted, st.Calls*9/10, "refused %v", st.Refused)
+	for _, k := range []cc.ActionKind{cc.ActionMarkCE, cc.ActionFeedback, cc.ActionCredit} {
+		require.Positive(t, st.Actions[k], "%v", k)
+	}
+}
+
+// TestBrokenSwitchPointsFail: each deliberate breach by a switch point is
+// reported under its rule's name.
+func TestBrokenSwitchPointsFail(t *testing.T) {
+	cases := []struct {
+		f    fault
+		rule string
+	}{
+		{panics, cctest.RuleNoPanic},         // a pause of priority 8 or more
+		{untypedErr, cctest.RuleTypedErrors}, // bad ports refused with fmt.Errorf
+		{noTimeOrder, cctest.RuleTimeOrder},  // Message checks no time
+		{nonAtomic, cctest.RuleAtomic},       // Dequeue counts before it refuses
+		{overAppend, cctest.RuleActionsFull}, // Message reserves one, appends two
+		{earlyDeadline, cctest.RuleDeadline}, // a pause moves the deadline before now
+		{regOverflow, cctest.RuleRegisters},  // "paused" is wider than its width
+		{nondeterministic, cctest.RuleDeterminism},
+		{allocating, cctest.RuleAllocs}, // Arrive allocates
+		{badCredit, cctest.RuleOutputs}, // a credit at a port the switch lacks
+		{writesHdr, cctest.RuleOutputs}, // Enqueue writes the header
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("%s/%d", c.rule, c.f), func(t *testing.T) {
+			err := cctest.TestSW(swCtor(c.f), quick)
+			require.Error(t, err)
+			require.Contains(t, err.Error(), "rule "+c.rule+":", "the violation names its rule")
+			var v *cctest.Violation
+			require.True(t, errors.As(err, &v))
+		})
+	}
+}
+
+// TestSwitchGeneratorWellFormed checks the switch point generator against
+// its promises: time never goes back; ports are in range; every Enqueue
+// is the packet of an Arrive at the same instant; each port's priority
+// queue is a FIFO whose Queue.Len is the sum of its sizes and which sends
+// nothing while paused; TxBytes counts what the port sent; pauses and
+// resumes alternate.
+func TestSwitchGeneratorWellFormed(t *testing.T) {
+	params := gopter.DefaultTestParameters()
+	params.Rng.Seed(7)
+	params.MinSuccessfulTests = 50
+	props := gopter.NewProperties(params)
+	const ports = 6
+	props.Property("sw", prop.ForAll(func(evs []cctest.Event) bool {
+		type queue struct {
+			fifo   []cc.Packet
+			len    units.Bytes
+			paused bool
+		}
+		var (
+			now    units.Time
+			queues [ports][8]queue
+			tx     [ports]uint64
+			last   *cctest.Event
+			kinds  = map[cctest.Kind]int{}
+		)
+		for i := range evs {
+			e := &evs[i]
+			if e.At < now || e.Port < 0 || e.Port >= ports {
+				return false
+			}
+			now = e.At
+			kinds[e.Kind]++
+			switch e.Kind {
+			case cctest.Enqueue:
+				if last == nil || last.Kind != cctest.Arrive || last.At != e.At || last.Packet != e.Packet || last.Port == e.Port {
+					return false
+				}
+				q := &queues[e.Port][e.Packet.Prio]
+				q.fifo = append(q.fifo, e.Packet)
+				q.len += e.Packet.Size
+				if e.Queue.Len != q.len || e.Queue.Paused != q.paused || e.Queue.TxBytes != tx[e.Port] {
+					return false
+				}
+			case cctest.Dequeue:
+				q := &queues[e.Port][e.Packet.Prio]
+				if len(q.fifo) == 0 || q.paused || q.fifo[0] != e.Packet || e.Queue.TxBytes != tx[e.Port] {
+					return false
+				}
+				q.len -= e.Packet.Size
+				q.fifo = q.fifo[1:]
+				tx[e.Port] += uint64(e.Packet.Size)
+				if e.Queue.Len != q.len || e.Queue.Paused {
+					return false
+				}
+			case cctest.Pause:
+				q := &queues[e.Port][e.Packet.Prio]
+				if e.Paused == q.paused || e.Packet.Prio >= cc.ControlPrio {
+					return false
+				}
+				q.paused = e.Paused
+			case cctest.Message:
+				if e.Feedback.Kind == cc.FeedbackNone {
+					return false
+				}
+			case cctest.Arrive, cctest.Timer:
+			default:
+				return false
+			}
+			last = e
+		}
+		return kinds[cctest.Arrive] > 0 && kinds[cctest.Dequeue] > 0 && kinds[cctest.Pause] > 0 && kinds[cctest.Message] > 0
+	}, cctest.GenEvents(cc.RoleSW, cctest.GenOptions{Ports: ports, INT: true, Events: 400})))
+	props.TestingRun(t)
+}
+
+// TestSwitchKinds: a switch point's events are its own kinds, and chaos
+// and fuzz sequences for it use every one of them, ports out of range
+// included.
+func TestSwitchKinds(t *testing.T) {
+	require.Equal(t, []cctest.Kind{cctest.Timer, cctest.Arrive, cctest.Enqueue, cctest.Dequeue, cctest.Pause, cctest.Message}, cctest.KindsOf(cc.RoleSW))
+	require.Equal(t, cc.RoleSW, cctest.Pause.Role())
+	require.True(t, cctest.Enqueue.Of(cc.RoleSW) && cctest.Enqueue.Of(cc.RoleCP) && !cctest.Enqueue.Of(cc.RoleRP))
+	r := rand.New(rand.NewSource(5))
+	data := make([]byte, 16*200)
+	r.Read(data)
+	for name, evs := range map[string][]cctest.Event{
+		"chaos": cctest.Chaos(r, cc.RoleSW, cctest.GenOptions{}),
+		"bytes": cctest.FromBytes(data, cc.RoleSW),
+	} {
+		kinds, outside := map[cctest.Kind]bool{}, 0
+		for _, e := range evs {
+			kinds[e.Kind] = true
+			if e.Port < 0 || e.Port >= 4 {
+				outside++
+			}
+		}
+		require.Len(t, kinds, 6, name)
+		require.Positive(t, outside, name)
+	}
+	require.Equal(t, cctest.FromBytes(data, cc.RoleSW), cctest.FromBytes(data, cc.RoleSW))
+	p := newToySW(ok)
+	require.Equal(t, cc.RoleSW, cctest.RoleOf(p))
+	ev := cctest.Event{Kind: cctest.Pause, At: 5, Port: 2, Paused: true}
+	ev.Packet.Prio = 3
+	require.NoError(t, ev.Apply(p, cc.NewActions(1)))
+	require.True(t, p.paused[2][3])
+	require.Contains(t, ev.String(), "pause port 2 prio 3")
 }

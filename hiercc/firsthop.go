@@ -1,0 +1,548 @@
+package hiercc
+
+import (
+	"math"
+	"math/bits"
+	"strconv"
+
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/fixedpoint"
+	"github.com/hwcc/hwcc/units"
+)
+
+// Rate and gain formats.
+const (
+	// RateUnit is the LSB of every rate register and of the rate packet:
+	// 1 kb/s. A 32-bit register holds up to 4.29 Tb/s.
+	RateUnit = units.Kbps
+	// MaxRate is the largest rate a register holds: (2^32 − 1) kb/s.
+	MaxRate = units.Rate(math.MaxUint32) * RateUnit
+	// BetaFrac is the fraction width of β: Q0.16 in a 32-bit register
+	// (1.0 = 65536).
+	BetaFrac = 16
+	// PaperBetaQ16 is β = 0.2 (section 5) in Q0.16: round(0.2·2^16) =
+	// 13107, which is 0.199996948..., 3.05e-6 below 0.2 (a relative error
+	// of −1.53e-5).
+	PaperBetaQ16 = 13107
+	// NFrac is the fraction width of the N(t) register: UQ16.16.
+	NFrac = 16
+	// kbitsPerBytePs converts a byte count over a time in ps to kb/s:
+	// n bytes in d ps is n·8·10^12/d bit/s = n·8·10^9/d kb/s.
+	kbitsPerBytePs = 8_000_000_000
+)
+
+// The paper's first-hop constants (papers/hiercc.txt sections 3.3 and 5).
+// KB is 1000 B (units.KB); the paper does not say.
+const (
+	PaperQ0    = 20 * units.KB // q0, the VOQ length eq. (1) steers to
+	PaperVHigh = 70 * units.KB // stop the sources above it
+	PaperVLow  = 50 * units.KB // resume them below it
+	PaperBeta  = 0.2           // β
+	// PaperRTTHop is RTT_hop, "quite small like 2us" (section 3.3); the
+	// evaluation's 1 µs host links give 2 µs of propagation per round
+	// trip.
+	PaperRTTHop = 2 * units.Microsecond
+)
+
+// FirstCase is the reading of the first case of equation (1), which the
+// paper prints as "R(t) = R_line if Q_voq < 0".
+type FirstCase uint8
+
+const (
+	// BelowQ0 (the default): R = R_line while the VOQ is below q0 (empty
+	// included). A queue length is never negative, so the printed
+	// "Q_voq < 0" is read as Q_voq − q0 < 0, the sign of the equation's
+	// drain term: below its target the VOQ asks for line rate.
+	BelowQ0 FirstCase = iota
+	// Empty: R = R_line only while the VOQ is empty ("Q_voq ≤ 0"); between
+	// 0 and q0 the equation runs with a negative drain term (it raises
+	// the rate above R_credit/N to fill the queue to q0).
+	Empty
+)
+
+// String names the reading.
+func (c FirstCase) String() string {
+	switch c {
+	case BelowQ0:
+		return "below-q0"
+	case Empty:
+		return "empty"
+	}
+	return "FirstCase(" + strconv.Itoa(int(c)) + ")"
+}
+
+// FirstHopConfig configures one VOQ's first-hop rate controller.
+type FirstHopConfig struct {
+	// LineRate is R_line, the host link rate: the first case's rate, the
+	// ceiling of R and the initial R. A multiple of RateUnit, 1 kb/s ..
+	// MaxRate.
+	LineRate units.Rate
+	// MinRate is the floor of equation (1)'s result, a multiple of
+	// RateUnit in 1 kb/s..LineRate. The paper states none. It is not 0
+	// because a host told R = 0 sends nothing, so marks nothing and would
+	// never hear a new rate: only the stop (V_high) sets 0, and the ToR
+	// remembers whom it stopped (SenderToR). HierCC presets: LineRate/256.
+	MinRate units.Rate
+	// Beta is β in (0, 1), converted to Q0.16 by New (0.2: PaperBetaQ16).
+	Beta float64
+	// RTTHop is RTT_hop, the host-to-ToR round trip, 1 ns..1 s.
+	RTTHop units.Time
+	// Period is the measurement period of R_credit and R_arrive and of the
+	// update, "every RTT_hop/β" (section 3.3); 0 takes round(RTTHop/β)
+	// (10 µs for the paper's 2 µs and 0.2). 1 ns..1 s.
+	Period units.Time
+	// Q0 is q0, 0..VLow−1 bytes.
+	Q0 units.Bytes
+	// VLow < VHigh ≤ 2^32 − 1 bytes: stop above VHigh, resume below VLow.
+	VLow, VHigh units.Bytes
+	// FirstCase is the reading of the equation's first case.
+	FirstCase FirstCase
+}
+
+// PaperFirstHop returns the paper's first hop (sections 3.3 and 5) for
+// hosts on links of rate line: β = 0.2, q0 = 20 KB, V_high = 70 KB,
+// V_low = 50 KB, RTT_hop = 2 µs and a period of RTT_hop/β = 10 µs, with
+// hwcc's floor MinRate = line/256 (rounded down to whole kb/s, at least 1
+// kb/s).
+func PaperFirstHop(line units.Rate) FirstHopConfig {
+	return FirstHopConfig{
+		LineRate: line,
+		MinRate:  max(line/256/RateUnit*RateUnit, RateUnit),
+		Beta:     PaperBeta,
+		RTTHop:   PaperRTTHop,
+		Q0:       PaperQ0,
+		VLow:     PaperVLow,
+		VHigh:    PaperVHigh,
+	}
+}
+
+const fhPart = "hiercc.FirstHop"
+
+func cfgErr(part, field, value, want string) error {
+	return &cc.ConfigError{Part: part, Field: field, Value: value, Range: want}
+}
+
+// Validate reports the first field out of range as a *cc.ConfigError.
+func (c FirstHopConfig) Validate() error {
+	switch {
+	case c.LineRate < RateUnit || c.LineRate > MaxRate || c.LineRate%RateUnit != 0:
+		return cfgErr(fhPart, "LineRate", c.LineRate.String(), "a multiple of 1kbps in 1kbps.."+MaxRate.String())
+	case c.MinRate < RateUnit || c.MinRate > c.LineRate || c.MinRate%RateUnit != 0:
+		return cfgErr(fhPart, "MinRate", c.MinRate.String(), "a multiple of 1kbps in 1kbps..LineRate")
+	case !(c.Beta > 0 && c.Beta < 1) || math.Round(c.Beta*(1<<BetaFrac)) < 1:
+		return cfgErr(fhPart, "Beta", strconv.FormatFloat(c.Beta, 'g', -1, 64), "(0, 1), at least 2^-17")
+	case c.RTTHop < units.Nanosecond || c.RTTHop > units.Second:
+		return cfgErr(fhPart, "RTTHop", c.RTTHop.String(), "1ns..1s")
+	case c.Period != 0 && (c.Period < units.Nanosecond || c.Period > units.Second):
+		return cfgErr(fhPart, "Period", c.Period.String(), "0 (RTTHop/β) or 1ns..1s")
+	case c.Period == 0 && float64(c.RTTHop)/c.Beta > float64(units.Second):
+		return cfgErr(fhPart, "Period", "0 (RTTHop/β)", "RTTHop/β at most 1s")
+	case c.VHigh < 1 || c.VHigh > math.MaxUint32:
+		return cfgErr(fhPart, "VHigh", c.VHigh.String(), "1B..4294967295B")
+	case c.VLow < 1 || c.VLow >= c.VHigh:
+		return cfgErr(fhPart, "VLow", c.VLow.String(), "1B..VHigh−1")
+	case c.Q0 < 0 || c.Q0 >= c.VLow:
+		return cfgErr(fhPart, "Q0", c.Q0.String(), "0B..VLow−1")
+	case c.FirstCase > Empty:
+		return cfgErr(fhPart, "FirstCase", c.FirstCase.String(), "below-q0 or empty")
+	}
+	return nil
+}
+
+// period returns the measurement period the configuration gives.
+func (c FirstHopConfig) period() units.Time {
+	if c.Period != 0 {
+		return c.Period
+	}
+	return units.Time(math.Round(float64(c.RTTHop) / c.Beta))
+}
+
+// fhConst is what New derives from a FirstHopConfig: the integer
+// constants of the update.
+type fhConst struct {
+	line, min uint32 // R_line, MinRate in kb/s
+	betaQ16   uint32 // β, Q0.16
+	// gainQ16 is β·8·10^9/RTT_hop in kb/s per byte, Q.16: the drain term
+	// β·(Q − q0)/RTT_hop in kb/s is (gainQ16·(Q − q0)) >> 16.
+	gainQ16 uint64
+	period  units.Time
+	q0      uint32
+	vlow    uint32
+	vhigh   uint32
+	first   FirstCase
+}
+
+func (c FirstHopConfig) consts() fhConst {
+	b := uint32(math.Round(c.Beta * (1 << BetaFrac)))
+	return fhConst{
+		line:    uint32(c.LineRate / RateUnit),
+		min:     uint32(c.MinRate / RateUnit),
+		betaQ16: b,
+		// ⌊β_Q16 · 8·10^9 / RTT_hop⌋: ≤ 2^16·8·10^9/1000 < 2^40.
+		gainQ16: uint64(b) * kbitsPerBytePs / uint64(c.RTTHop),
+		period:  c.period(),
+		q0:      uint32(c.Q0),
+		vlow:    uint32(c.VLow),
+		vhigh:   uint32(c.VHigh),
+		first:   c.FirstCase,
+	}
+}
+
+// FirstHopState is every register of a FirstHop.
+type FirstHopState struct {
+	// Rate is R(t), kb/s (32 bits): what eq. (1) last gave, and the rate
+	// a stop freezes and the resume sends again.
+	Rate uint32
+	// Stopped: the VOQ went above V_high and has not yet come below
+	// V_low; the advertised rate is 0.
+	Stopped bool
+	// Arrived and Credited are the bytes that joined the VOQ and the
+	// credit bytes it received in the current window (32 bits,
+	// saturating).
+	Arrived, Credited uint32
+	// RArrive and RCredit are R_arrive(t) and R_credit(t) of the last
+	// update, kb/s (32 bits, saturating).
+	RArrive, RCredit uint32
+	// N is N(t) = R_arrive(t)/R(t−1) of the last update, UQ16.16 (32
+	// bits, saturating); 0 when R_arrive was 0.
+	N uint32
+	// WindowStart is when the current measurement window opened;
+	// Deadline when the next update is due.
+	WindowStart, Deadline units.Time
+	// Updates counts updates, Stops stops (64 bits, wrapping).
+	Updates, Stops uint64
+}
+
+// FirstHop is the first-hop rate controller of one VOQ at a sender-side
+// ToR (papers/hiercc.txt section 3.3, equation (1)): the rate R each flow
+// of the VOQ may send at, which the ToR sends to the flow's source in
+// answer to a marked packet.
+//
+// Every period T = RTT_hop/β (Timer), over the window since the last
+// update, with Q the VOQ's length then:
+//
+//	R_arrive(t) = bytes that joined the VOQ / window      (kb/s)
+//	R_credit(t) = credit bytes received / window           (kb/s)
+//	N(t)        = R_arrive(t) / R(t−1)                     (UQ16.16)
+//	R(t) = R_line                                  if Q < q0
+//	R(t) = R(t−1)·(R_credit(t) − β·(Q − q0)/RTT_hop)/R_arrive(t) otherwise
+//	R(t) clamped to [MinRate, R_line]
+//
+// and on every change of Q (Arrive, Depart): stop (advertise R = 0) when
+// Q > V_high, resume with the frozen R(t) when Q < V_low.
+//
+// # What N(t) is for
+//
+// The paper's per-flow rate is R(t) = R_target(t)/N(t) with R_target =
+// R_credit − β(Q − q0)/RTT_hop, the VOQ's drain rate shared among its N
+// active flows, and N(t) = R_arrive(t)/R(t−1) counts the flows as RCP
+// does (each sends at R(t−1), so their sum over R(t−1) is their number).
+// Substituting N gives equation (1). hwcc evaluates equation (1) as
+// written, R(t−1)·R_target/R_arrive, one rounding instead of two (N's and
+// the quotient's); N(t) is computed as well, as a register for traces and
+// tests (its integer part is the flow count the equation divides by).
+//
+// # Integer form and error
+//
+// Rates are 32-bit registers in kb/s (RateUnit). The window's byte counts
+// are 32-bit saturating counters; R_arrive = ⌊A·8·10^9/W⌋ with W the
+// window in ps, R_credit likewise. The drain term is
+// ⌊gain·(Q − q0)⌋ >> 16 with gain = ⌊β_Q16·8·10^9/RTT_hop⌋ (Q.16 kb/s per
+// byte) fixed in New: β's Q0.16 rounding is a relative error of −1.53e-5
+// for 0.2, gain's floor less than 2^-16 kb/s per byte. The update is one
+// 64×64→128-bit product and one division, truncating. Each of R_arrive,
+// R_credit, the drain and the quotient truncates by under 1 kb/s, so one
+// update is within
+//
+//	1 + R(t−1)·(2 + 1.6e-5·|drain|)/R_arrive + R(t)/R_arrive  kb/s
+//
+// of the real-valued equation fed the same bytes, window, Q and R(t−1)
+// (the test's float model checks it over random inputs).
+//
+// # Divisions
+//
+// Three divisions per update (R_arrive, R_credit: by the window; the
+// quotient) and one for N(t), all once per period per VOQ (10 µs), none
+// per packet: a ToR's shared divider serves them between periods. When
+// the caller is on time the window is the constant T and the first two
+// are multiplications by the constant 8·10^9/T.
+//
+// # Choices the paper leaves open
+//
+//   - First case: BelowQ0 (default) or Empty, see FirstCase.
+//   - R_arrive = 0 in a window (no packet joined, e.g. every source
+//     stopped or the flows ended): N(t) is unknown and R keeps its value
+//     (the first case still applies).
+//   - R_credit − drain ≤ 0: R = MinRate (the clamp).
+//   - While stopped, R is frozen: the windows still close on time, but the
+//     update is skipped, so that the resume sends "the previous rate
+//     value before stopping" (section 3.3); the arrivals of the stop's
+//     round trip would otherwise inflate R.
+//   - The initial R is R_line (the paper's hosts start at line rate).
+//   - A Timer called late closes one window of the real length (now −
+//     window start), so R_credit and R_arrive stay rates; the deadline
+//     stays on the grid start + k·T.
+//
+// A FirstHop is not safe for concurrent use. Build one with NewFirstHop;
+// nothing in it allocates after that, except the error of a refused event.
+type FirstHop struct {
+	k     fhConst
+	clock cc.Monotonic
+	st    FirstHopState
+}
+
+// NewFirstHop validates cfg and returns a controller at R = R_line, not
+// stopped, its first window opening at time 0 and its first update due
+// at T.
+func NewFirstHop(cfg FirstHopConfig) (*FirstHop, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	f := &FirstHop{}
+	f.init(cfg.consts(), 0, cfg.period())
+	return f, nil
+}
+
+// init sets f to its initial state with its first window opening at start
+// and its first update due at deadline (> start).
+func (f *FirstHop) init(k fhConst, start, deadline units.Time) {
+	clock := f.clock
+	*f = FirstHop{k: k, clock: clock}
+	f.st.Rate = k.line
+	f.st.WindowStart = start
+	f.st.Deadline = deadline
+}
+
+// Period returns T, the measurement period.
+func (f *FirstHop) Period() units.Time { return f.k.period }
+
+// BetaQ16 returns β in Q0.16.
+func (f *FirstHop) BetaQ16() uint32 { return f.k.betaQ16 }
+
+// State returns every register.
+func (f *FirstHop) State() FirstHopState { return f.st }
+
+// RateKbps returns the rate advertised now in kb/s: 0 while stopped, else
+// R(t).
+func (f *FirstHop) RateKbps() uint32 {
+	if f.st.Stopped {
+		return 0
+	}
+	return f.st.Rate
+}
+
+// Rate is RateKbps as a units.Rate.
+func (f *FirstHop) Rate() units.Rate { return units.Rate(f.RateKbps()) * RateUnit }
+
+// Stopped reports whether the sources are stopped.
+func (f *FirstHop) Stopped() bool { return f.st.Stopped }
+
+// NextDeadline is when the next update is due.
+func (f *FirstHop) NextDeadline() units.Time { return f.st.Deadline }
+
+// rangeErr refuses a byte count outside 1..2^32 − 1 or a queue length
+// outside 0..2^32 − 1.
+//
+//go:noinline
+func rangeErr(part, event, what string, v units.Bytes) error {
+	return &cc.EventError{Part: part, Event: event, Reason: what + " " + v.String() + " outside 0..4294967295B (1.. for a packet)"}
+}
+
+// Arrive records n bytes (1..2^32−1) joining the VOQ at now, which then
+// holds q bytes (0..2^32−1): n counts toward R_arrive, and the VOQ stops
+// its sources if q > V_high (reported by stopped: true when this arrival
+// stopped them). A refused event changes nothing.
+func (f *FirstHop) Arrive(now units.Time, n, q units.Bytes) (stopped bool, err error) {
+	if !f.clock.InOrder(now) {
+		return false, f.clock.Check(fhPart, "Arrive", now)
+	}
+	if n < 1 || n > math.MaxUint32 {
+		return false, rangeErr(fhPart, "Arrive", "packet", n)
+	}
+	if q < 0 || q > math.MaxUint32 {
+		return false, rangeErr(fhPart, "Arrive", "queue", q)
+	}
+	f.clock.Advance(now)
+	f.st.Arrived = satAdd32(f.st.Arrived, uint32(n))
+	return f.check(uint32(q)) == stopNow, nil
+}
+
+// Credit records n credit bytes (1..2^32−1) received at now: they count
+// toward R_credit.
+func (f *FirstHop) Credit(now units.Time, n units.Bytes) error {
+	if !f.clock.InOrder(now) {
+		return f.clock.Check(fhPart, "Credit", now)
+	}
+	if n < 1 || n > math.MaxUint32 {
+		return rangeErr(fhPart, "Credit", "credit", n)
+	}
+	f.clock.Advance(now)
+	f.st.Credited = satAdd32(f.st.Credited, uint32(n))
+	return nil
+}
+
+// Depart records the VOQ's length q after a packet left it at now, and
+// resumes the sources if they were stopped and q < V_low (resumed: true;
+// RateKbps is then the rate to send them).
+func (f *FirstHop) Depart(now units.Time, q units.Bytes) (resumed bool, err error) {
+	if !f.clock.InOrder(now) {
+		return false, f.clock.Check(fhPart, "Depart", now)
+	}
+	if q < 0 || q > math.MaxUint32 {
+		return false, rangeErr(fhPart, "Depart", "queue", q)
+	}
+	f.clock.Advance(now)
+	return f.check(uint32(q)) == resumeNow, nil
+}
+
+type transition uint8
+
+const (
+	noChange transition = iota
+	stopNow
+	resumeNow
+)
+
+// check applies the stop and resume thresholds to queue length q.
+func (f *FirstHop) check(q uint32) transition {
+	switch {
+	case !f.st.Stopped && q > f.k.vhigh:
+		// R(t) = 0 "as long as the VOQ queue length is greater than V_high".
+		f.st.Stopped = true
+		f.st.Stops++
+		return stopNow
+	case f.st.Stopped && q < f.k.vlow:
+		// "When the queue length is less than V_low, the previous rate
+		// value before stopping the source will be sent."
+		f.st.Stopped = false
+		return resumeNow
+	}
+	return noChange
+}
+
+// Timer runs the update if it is due (now ≥ NextDeadline), with q the
+// VOQ's length now (0..2^32−1); before the deadline it only records now.
+// It reports whether an update ran.
+func (f *FirstHop) Timer(now units.Time, q units.Bytes) (updated bool, err error) {
+	if !f.clock.InOrder(now) {
+		return false, f.clock.Check(fhPart, "Timer", now)
+	}
+	if q < 0 || q > math.MaxUint32 {
+		return false, rangeErr(fhPart, "Timer", "queue", q)
+	}
+	f.clock.Advance(now)
+	if now < f.st.Deadline {
+		return false, nil
+	}
+	f.update(now, uint32(q))
+	// Next deadline on the grid: the first deadline + k·T after now.
+	late := uint64(now-f.st.Deadline) / uint64(f.k.period)
+	f.st.Deadline = fixedpoint.SatAdd(f.st.Deadline, units.Time(late+1)*f.k.period)
+	return true, nil
+}
+
+// update closes the window [WindowStart, now] with the VOQ at q bytes.
+func (f *FirstHop) update(now units.Time, q uint32) {
+	w := uint64(now - f.st.WindowStart)
+	a, c := f.st.Arrived, f.st.Credited
+	f.st.Arrived, f.st.Credited, f.st.WindowStart = 0, 0, now
+	if w == 0 {
+		return
+	}
+	f.st.Updates++
+	// R_arrive(t) = A/W and R_credit(t) = C/W, in kb/s: A·8·10^9/W_ps.
+	rArr := sat32(mulDiv(uint64(a), kbitsPerBytePs, w))
+	rCr := sat32(mulDiv(uint64(c), kbitsPerBytePs, w))
+	f.st.RArrive, f.st.RCredit = rArr, rCr
+	prev := f.st.Rate
+	// N(t) = R_arrive(t)/R(t−1), UQ16.16 (R(t−1) ≥ MinRate ≥ 1 kb/s).
+	f.st.N = sat32(mulDiv(uint64(rArr), 1<<NFrac, uint64(prev)))
+	if f.st.Stopped {
+		return // R frozen until the resume
+	}
+	// First case: R(t) = R_line if Q_voq < q0 (BelowQ0) or Q_voq = 0 (Empty).
+	if q < f.k.q0 && (f.k.first == BelowQ0 || q == 0) {
+		f.st.Rate = f.k.line
+		return
+	}
+	if rArr == 0 {
+		return // N(t) unknown: R(t) = R(t−1)
+	}
+	// drain = β·(Q_voq(t) − q0)/RTT_hop in kb/s: (gain_Q16·|Q − q0|) >> 16,
+	// saturating at 2^63 (far above any R_credit).
+	var target uint64 // R_credit(t) − drain, when positive
+	if q >= f.k.q0 {
+		drain := mulShift16(f.k.gainQ16, uint64(q-f.k.q0))
+		if drain >= uint64(rCr) {
+			f.st.Rate = f.k.min // R_credit − drain ≤ 0: clamp to MinRate
+			return
+		}
+		target = uint64(rCr) - drain
+	} else { // Empty reading, 0 < Q < q0: a negative drain
+		target = fixedpoint.SatAdd(uint64(rCr), mulShift16(f.k.gainQ16, uint64(f.k.q0-q)))
+	}
+	// R(t) = R(t−1)·(R_credit(t) − β·(Q_voq(t) − q0)/RTT_hop)/R_arrive(t)
+	r := mulDiv(uint64(prev), target, uint64(rArr))
+	f.st.Rate = uint32(fixedpoint.Clamp(r, uint64(f.k.min), uint64(f.k.line)))
+}
+
+// AppendRegisters appends the registers to dst, in this order:
+//
+//	now          64 bits  ps, latest accepted time
+//	rate         32 bits  R(t), kb/s
+//	stopped       1 bit
+//	arrived      32 bits  bytes joined in this window (saturating)
+//	credited     32 bits  credit bytes in this window (saturating)
+//	r_arrive     32 bits  R_arrive of the last update, kb/s
+//	r_credit     32 bits  R_credit of the last update, kb/s
+//	n            32 bits  N(t), UQ16.16
+//	window_start 64 bits  ps
+//	deadline     64 bits  ps
+//	updates      64 bits  (wraps)
+//	stops        64 bits  (wraps)
+func (f *FirstHop) AppendRegisters(dst []cc.Register) []cc.Register {
+	return f.appendRegs(dst, true)
+}
+
+func (f *FirstHop) appendRegs(dst []cc.Register, clock bool) []cc.Register {
+	if clock {
+		dst = append(dst, f.clock.Register())
+	}
+	return append(dst,
+		cc.Reg("rate", 32, uint64(f.st.Rate)),
+		cc.BoolReg("stopped", f.st.Stopped),
+		cc.Reg("arrived", 32, uint64(f.st.Arrived)),
+		cc.Reg("credited", 32, uint64(f.st.Credited)),
+		cc.Reg("r_arrive", 32, uint64(f.st.RArrive)),
+		cc.Reg("r_credit", 32, uint64(f.st.RCredit)),
+		cc.Reg("n", 32, uint64(f.st.N)),
+		cc.TimeReg("window_start", f.st.WindowStart),
+		cc.TimeReg("deadline", f.st.Deadline),
+		cc.Reg("updates", 64, f.st.Updates),
+		cc.Reg("stops", 64, f.st.Stops),
+	)
+}
+
+// mulDiv returns ⌊a·b/c⌋ (c > 0) with a 128-bit product, saturating at
+// 2^64 − 1.
+func mulDiv(a, b, c uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	if hi >= c {
+		return math.MaxUint64
+	}
+	q, _ := bits.Div64(hi, lo, c)
+	return q
+}
+
+// mulShift16 returns ⌊a·b/2^16⌋, saturating at 2^63.
+func mulShift16(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	if hi>>15 != 0 {
+		return 1 << 63
+	}
+	return hi<<48 | lo>>16
+}
+
+func sat32(v uint64) uint32 { return uint32(min(v, math.MaxUint32)) }
+
+func satAdd32(a, b uint32) uint32 { return fixedpoint.SatAdd(a, b) }

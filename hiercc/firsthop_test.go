@@ -1,0 +1,296 @@
+package hiercc_test
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/hiercc"
+	"github.com/hwcc/hwcc/units"
+)
+
+const line25 = 25 * units.Gbps
+
+// refUpdate is equation (1) in float64, written from the paper: rates in
+// kb/s, bytes A and C over a window of w ps, Q bytes, R(t−1) prev.
+func refUpdate(cfg hiercc.FirstHopConfig, prev, a, c, q, w float64) (r, drain, rArr float64) {
+	line := float64(cfg.LineRate / hiercc.RateUnit)
+	minR := float64(cfg.MinRate / hiercc.RateUnit)
+	q0 := float64(cfg.Q0)
+	rArr = a * 8e9 / w // R_arrive, kb/s
+	rCr := c * 8e9 / w // R_credit, kb/s
+	if q < q0 || (cfg.FirstCase == hiercc.Empty && q == 0) {
+		if cfg.FirstCase == hiercc.BelowQ0 || q == 0 {
+			return line, 0, rArr
+		}
+	}
+	if a == 0 {
+		return prev, 0, rArr
+	}
+	// β·(Q − q0)/RTT_hop in kb/s.
+	drain = cfg.Beta * (q - q0) * 8e9 / float64(cfg.RTTHop)
+	target := rCr - drain
+	if target <= 0 {
+		return minR, drain, rArr
+	}
+	r = prev * target / rArr
+	return math.Min(math.Max(r, minR), line), drain, rArr
+}
+
+func wideFirstHop(w units.Time) hiercc.FirstHopConfig {
+	cfg := hiercc.PaperFirstHop(line25)
+	cfg.Period = w
+	cfg.VHigh = math.MaxUint32 // no stop: the equation alone
+	cfg.VLow = math.MaxUint32 - 1
+	return cfg
+}
+
+// oneUpdate runs one update of a fresh controller from R(t−1) = prev.
+func oneUpdate(t *testing.T, cfg hiercc.FirstHopConfig, prev uint32, a, c, q units.Bytes) hiercc.FirstHopState {
+	t.Helper()
+	f, err := hiercc.NewFirstHop(cfg)
+	require.NoError(t, err)
+	hiercc.SetRate(f, prev)
+	if a > 0 {
+		_, err = f.Arrive(0, a, q)
+		require.NoError(t, err)
+	}
+	if c > 0 {
+		require.NoError(t, f.Credit(0, c))
+	}
+	up, err := f.Timer(f.NextDeadline(), q)
+	require.NoError(t, err)
+	require.True(t, up)
+	return f.State()
+}
+
+// TestFirstHopVsReference: over random inputs (rates from 1 Mb/s to the
+// 25 Gb/s line, queues from 0 to 2 MB, windows of 1 to 100 µs, both
+// readings of the first case) one integer update is within the bound of
+// FirstHop's doc comment of the float model fed the same inputs:
+//
+//	1 + (R(t−1)·(2 + 1.6e-5·|drain|) + R(t))/R_arrive  kb/s
+//
+// (each of R_arrive, R_credit, the drain and the quotient truncates by
+// under 1 kb/s; β's Q0.16 rounding is 1.53e-5 of the drain). The test
+// also reports the largest relative error seen.
+func TestFirstHopVsReference(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	var worst float64
+	for i := range 20000 {
+		w := units.Time(1+rng.Intn(100)) * units.Microsecond
+		cfg := wideFirstHop(w)
+		if i%2 == 1 {
+			cfg.FirstCase = hiercc.Empty
+		}
+		rate := func() float64 { return 1e3 * math.Exp(rng.Float64()*math.Log(25e3)) } // kb/s, 1 Mb/s..25 Gb/s
+		prev := max(uint32(rate()), uint32(cfg.MinRate/hiercc.RateUnit))               // R(t−1) is never below MinRate
+		bytesAt := func(kbps float64) units.Bytes { return units.Bytes(kbps * float64(w) / 8e9) }
+		a := bytesAt(rate() * float64(1+rng.Intn(16)))
+		c := bytesAt(rate())
+		q := units.Bytes(rng.Intn(2_000_000))
+		if rng.Intn(4) == 0 {
+			q = hiercc.PaperQ0 + units.Bytes(rng.Intn(5000)) // near the target
+		}
+		st := oneUpdate(t, cfg, prev, a, c, q)
+		want, drain, rArr := refUpdate(cfg, float64(prev), float64(a), float64(c), float64(q), float64(w))
+		got := float64(st.Rate)
+		bound := 1.0
+		if rArr > 0 {
+			bound += (float64(prev)*(2+1.6e-5*math.Abs(drain)) + want) / rArr
+		}
+		require.LessOrEqual(t, math.Abs(got-want), bound, "case %d: prev %d a %d c %d q %d w %v", i, prev, a, c, q, w)
+		require.GreaterOrEqual(t, st.Rate, uint32(cfg.MinRate/hiercc.RateUnit))
+		require.LessOrEqual(t, st.Rate, uint32(cfg.LineRate/hiercc.RateUnit))
+		if rArr >= 1e3 && want > 0 {
+			worst = math.Max(worst, math.Abs(got-want)/want)
+		}
+	}
+	t.Logf("largest relative error of one update (R_arrive ≥ 1 Mb/s): %.3g", worst)
+	// R_arrive ≥ 1000 kb/s truncated by < 1 kb/s is < 1e-3 of it; with
+	// R_credit's truncation, under 2e-3 (measured: 1.2e-3).
+	require.Less(t, worst, 2e-3)
+}
+
+// TestFirstHopClosedForm: in steady state (Q = q0, N flows each at R(t−1)
+// so that R_arrive = N·R(t−1)) equation (1) gives R_credit/N, whatever
+// R(t−1) was: the paper's R(t) = R_credit(t)/N(t). N(t) reads N in
+// UQ16.16.
+func TestFirstHopClosedForm(t *testing.T) {
+	cfg := wideFirstHop(0)
+	T := 10 * units.Microsecond
+	for _, n := range []int{1, 2, 3, 7, 16, 100} {
+		for _, prev := range []uint32{200_000, 1_000_000, 3_000_000} { // kb/s
+			credit := units.Rate(20) * units.Gbps
+			a := units.BytesIn(units.Rate(n)*units.Rate(prev)*hiercc.RateUnit, T)
+			c := units.BytesIn(credit, T)
+			st := oneUpdate(t, cfg, prev, a, c, hiercc.PaperQ0)
+			want := float64(credit/hiercc.RateUnit) / float64(n)
+			want = math.Min(math.Max(want, float64(cfg.MinRate/hiercc.RateUnit)), 25e6)
+			// The bytes are whole: ≤ 1 B of 10 µs is 800 kb/s of R_arrive,
+			// a relative 800/(N·prev) ≤ 0.4 %; the rest truncates by kb/s.
+			require.InEpsilon(t, want, float64(st.Rate), 0.005, "N=%d prev=%d", n, prev)
+			require.InEpsilon(t, float64(n), float64(st.N)/(1<<hiercc.NFrac), 0.005, "N(t)")
+		}
+	}
+}
+
+// TestFirstHopCases: the first case, R_arrive = 0, a target ≤ 0, the
+// clamp to the line rate.
+func TestFirstHopCases(t *testing.T) {
+	cfg := wideFirstHop(0)
+	line := uint32(25_000_000)
+	// Below q0: line rate, whatever came before.
+	st := oneUpdate(t, cfg, 1000, 5000, 100, hiercc.PaperQ0-1)
+	require.Equal(t, line, st.Rate)
+	// Empty reading: between 0 and q0 the equation runs (a negative drain
+	// raises the rate); at 0 it is line rate.
+	e := cfg
+	e.FirstCase = hiercc.Empty
+	st = oneUpdate(t, e, 1_000_000, 12_500, 12_500, hiercc.PaperQ0/2)
+	// R_arrive = R_credit = 10 Gb/s; drain = −0.2·10 KB/2 µs = −8 Gb/s:
+	// R = 1 Gb/s·18/10 = 1.8 Gb/s; β's Q0.16 rounding takes 1.53e-5 of
+	// the 8 Gb/s drain (122 kb/s), 12.2 kb/s of R.
+	require.InDelta(t, 1_800_000, float64(st.Rate), 15)
+	st = oneUpdate(t, e, 1000, 5000, 100, 0)
+	require.Equal(t, line, st.Rate)
+	// No arrivals: R keeps its value.
+	st = oneUpdate(t, cfg, 1234, 0, 5000, hiercc.PaperQ0+5000)
+	require.Equal(t, uint32(1234), st.Rate)
+	require.Zero(t, st.N)
+	// Drain above the credit rate: the floor MinRate = line/256.
+	st = oneUpdate(t, cfg, 1_000_000, 5000, 100, 1_000_000)
+	require.Equal(t, uint32(25_000_000/256), st.Rate)
+	// A quotient above line rate: clamped.
+	st = oneUpdate(t, cfg, 20_000_000, 100, 30_000, hiercc.PaperQ0)
+	require.Equal(t, line, st.Rate)
+	// β in Q0.16 and the period RTT_hop/β.
+	f, err := hiercc.NewFirstHop(hiercc.PaperFirstHop(line25))
+	require.NoError(t, err)
+	require.Equal(t, uint32(13107), f.BetaQ16())
+	require.Equal(t, 10*units.Microsecond, f.Period())
+	require.InDelta(t, 0.2, float64(hiercc.PaperBetaQ16)/65536, 3.1e-6)
+}
+
+// TestFirstHopStopResume: stop above V_high (advertised 0), R frozen
+// through updates while stopped, resume below V_low with the frozen rate.
+func TestFirstHopStopResume(t *testing.T) {
+	f, err := hiercc.NewFirstHop(hiercc.PaperFirstHop(line25))
+	require.NoError(t, err)
+	hiercc.SetRate(f, 3_000_000)
+	stopped, err := f.Arrive(1, 1000, hiercc.PaperVHigh) // at V_high: not above
+	require.NoError(t, err)
+	require.False(t, stopped)
+	stopped, err = f.Arrive(2, 1000, hiercc.PaperVHigh+1)
+	require.NoError(t, err)
+	require.True(t, stopped)
+	require.Zero(t, f.Rate())
+	require.True(t, f.Stopped())
+	stopped, _ = f.Arrive(3, 1000, hiercc.PaperVHigh+2)
+	require.False(t, stopped, "already stopped")
+	// An update while stopped keeps R.
+	_, err = f.Timer(f.NextDeadline(), hiercc.PaperVHigh)
+	require.NoError(t, err)
+	require.Equal(t, uint32(3_000_000), f.State().Rate)
+	resumed, err := f.Depart(20*units.Microsecond, hiercc.PaperVLow) // not below
+	require.NoError(t, err)
+	require.False(t, resumed)
+	resumed, err = f.Depart(21*units.Microsecond, hiercc.PaperVLow-1)
+	require.NoError(t, err)
+	require.True(t, resumed)
+	require.Equal(t, 3*units.Gbps, f.Rate())
+	require.Equal(t, uint64(1), f.State().Stops)
+}
+
+// TestFirstHopTimerGrid: early timers change nothing but the time; a late
+// one closes the real window and keeps the grid.
+func TestFirstHopTimerGrid(t *testing.T) {
+	f, err := hiercc.NewFirstHop(hiercc.PaperFirstHop(line25))
+	require.NoError(t, err)
+	T := f.Period()
+	up, err := f.Timer(T-1, 0)
+	require.NoError(t, err)
+	require.False(t, up)
+	require.Equal(t, T, f.NextDeadline())
+	up, err = f.Timer(3*T+5, 0)
+	require.NoError(t, err)
+	require.True(t, up)
+	require.Equal(t, 4*T, f.NextDeadline())
+	require.Equal(t, 3*T+5, f.State().WindowStart)
+	// Time going back, and bad values, are refused and change nothing.
+	before := f.AppendRegisters(nil)
+	_, err = f.Timer(T, 0)
+	require.ErrorIs(t, err, cc.ErrTimeOrder)
+	_, err = f.Arrive(4*T, 0, 0)
+	require.ErrorIs(t, err, cc.ErrEvent)
+	_, err = f.Arrive(4*T, 1, -1)
+	require.ErrorIs(t, err, cc.ErrEvent)
+	require.ErrorIs(t, f.Credit(4*T, 0), cc.ErrEvent)
+	_, err = f.Depart(4*T, 1<<32)
+	require.ErrorIs(t, err, cc.ErrEvent)
+	require.Equal(t, before, f.AppendRegisters(nil))
+}
+
+// TestFirstHopRateInRange: a property over random event sequences (any
+// arrivals, credits, queue lengths and timer times): the advertised rate
+// is always in [0, line rate], and R(t) in [MinRate, line rate].
+func TestFirstHopRateInRange(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	cfg := hiercc.PaperFirstHop(line25)
+	for range 200 {
+		f, err := hiercc.NewFirstHop(cfg)
+		require.NoError(t, err)
+		now := units.Time(0)
+		q := units.Bytes(0)
+		for range 300 {
+			now += units.Time(rng.Intn(20_000_000))
+			switch rng.Intn(4) {
+			case 0:
+				n := units.Bytes(1 + rng.Intn(9000))
+				q += n
+				_, err = f.Arrive(now, n, q)
+			case 1:
+				err = f.Credit(now, units.Bytes(1+rng.Intn(100_000)))
+			case 2:
+				q = max(q-units.Bytes(rng.Intn(20_000)), 0)
+				_, err = f.Depart(now, q)
+			default:
+				_, err = f.Timer(now, q)
+			}
+			require.NoError(t, err)
+			require.GreaterOrEqual(t, f.Rate(), units.Rate(0))
+			require.LessOrEqual(t, f.Rate(), line25)
+			st := f.State()
+			require.GreaterOrEqual(t, st.Rate, uint32(cfg.MinRate/hiercc.RateUnit))
+			require.LessOrEqual(t, st.Rate, uint32(25_000_000))
+		}
+	}
+}
+
+// TestFirstHopConfig: each field out of range is a *cc.ConfigError naming
+// it.
+func TestFirstHopConfig(t *testing.T) {
+	base := hiercc.PaperFirstHop(line25)
+	require.NoError(t, base.Validate())
+	for field, mutate := range map[string]func(c *hiercc.FirstHopConfig){
+		"LineRate":  func(c *hiercc.FirstHopConfig) { c.LineRate = 1500 },
+		"MinRate":   func(c *hiercc.FirstHopConfig) { c.MinRate = 0 },
+		"Beta":      func(c *hiercc.FirstHopConfig) { c.Beta = 1 },
+		"RTTHop":    func(c *hiercc.FirstHopConfig) { c.RTTHop = 0 },
+		"Period":    func(c *hiercc.FirstHopConfig) { c.Period = -1 },
+		"VHigh":     func(c *hiercc.FirstHopConfig) { c.VHigh = 0 },
+		"VLow":      func(c *hiercc.FirstHopConfig) { c.VLow = c.VHigh },
+		"Q0":        func(c *hiercc.FirstHopConfig) { c.Q0 = c.VLow },
+		"FirstCase": func(c *hiercc.FirstHopConfig) { c.FirstCase = 9 },
+	} {
+		c := base
+		mutate(&c)
+		_, err := hiercc.NewFirstHop(c)
+		var ce *cc.ConfigError
+		require.ErrorAs(t, err, &ce, field)
+		require.Equal(t, field, ce.Field)
+	}
+}

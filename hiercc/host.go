@@ -1,0 +1,240 @@
+package hiercc
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/units"
+)
+
+// PaperMarkInterval is how often a host marks a packet (section 4: "A
+// sender marks one reserved bit in the data packet header every 10us").
+const PaperMarkInterval = 10 * units.Microsecond
+
+// EchoMark is the bit of cc.Packet.Echo that carries the host's mark from
+// Host.Sent to the sender-side ToR (the header's M bit, Header.Mark).
+const EchoMark = 1
+
+// HostConfig configures a HierCC host: the reaction point of one flow.
+type HostConfig struct {
+	// LineRate is the NIC's line rate: the flow's initial rate and the
+	// ceiling of any rate it is given; 1 kb/s..MaxRate.
+	LineRate units.Rate
+	// MarkInterval is the least time between two marked packets (section
+	// 4: 10 µs), 1 ns..1 s.
+	MarkInterval units.Time
+}
+
+// PaperHost returns the paper's host on a link of rate line: marks every
+// 10 µs, starts at line rate.
+func PaperHost(line units.Rate) HostConfig {
+	return HostConfig{LineRate: line, MarkInterval: PaperMarkInterval}
+}
+
+const hostPart = "hiercc.Host"
+
+// Validate reports the first field out of range as a *cc.ConfigError.
+func (c HostConfig) Validate() error {
+	switch {
+	case c.LineRate < RateUnit || c.LineRate > MaxRate:
+		return cfgErr(hostPart, "LineRate", c.LineRate.String(), "1kbps.."+MaxRate.String())
+	case c.MarkInterval < units.Nanosecond || c.MarkInterval > units.Second:
+		return cfgErr(hostPart, "MarkInterval", c.MarkInterval.String(), "1ns..1s")
+	}
+	return nil
+}
+
+// HostState is every register of a Host.
+type HostState struct {
+	// Rate is the rate the ToR last gave, kb/s (32 bits), at most the
+	// line rate; the line rate until the first rate packet.
+	Rate uint32
+	// Stopped: the last rate packet was a stop.
+	Stopped bool
+	// Marked: the flow has marked a packet; LastMark is when.
+	Marked   bool
+	LastMark units.Time
+	// Marks, Rates and Stops count marked packets and the rate and stop
+	// packets taken (64 bits, wrapping).
+	Marks, Rates, Stops uint64
+}
+
+// Host is the sender side of HierCC for one flow (papers/hiercc.txt
+// section 4, "Sender-side implementation": "A sender marks one reserved
+// bit in the data packet header every 10us ... the sender NIC ... only
+// needs to adjust its sending rate accordingly after receiving the rate
+// allocation packet"). It implements cc.ReactionPoint.
+//
+//   - Sent marks the packet when MarkInterval has passed since the last
+//     mark (the flow's first packet is marked, so that its first rate
+//     comes one RTT_hop after it starts): it sets bit EchoMark of
+//     p.Echo and clears it on the packets it does not mark. The caller
+//     carries Echo to the sender-side ToR as the header's reserved bit
+//     (Arrival.Mark, Header.Mark); the harness carries Echo unchanged.
+//   - Feedback takes a FeedbackRate message whose Data is a RatePacket
+//     for this flow: a rate becomes the pacing rate (Limits().Rate,
+//     capped at the line rate), a stop gates the flow (Limits().Credited
+//     with Credit 0: cc.Limits has no "rate 0", since Rate 0 means
+//     unpaced) until the next rate packet. Every other kind changes
+//     nothing but the time. A message that does not decode, or is for
+//     another flow, is refused (*cc.EventError).
+//   - No timer: NextDeadline is units.MaxTime. No actions.
+//
+// Choices the paper leaves open: the first packet is marked; "every 10
+// µs" is at least 10 µs since the last marked packet (a flow that sends
+// less often marks every packet); a stopped flow keeps its last rate to
+// pace with once resumed, though the ToR's resume sends one.
+type Host struct {
+	cfg   HostConfig
+	line  uint32
+	clock cc.Monotonic
+	st    HostState
+}
+
+var _ cc.ReactionPoint = (*Host)(nil)
+
+// NewHost validates cfg and returns a flow at line rate that has marked
+// nothing.
+func NewHost(cfg HostConfig) (*Host, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	line := uint32(min(cfg.LineRate/RateUnit, math.MaxUint32))
+	return &Host{cfg: cfg, line: line, st: HostState{Rate: line}}, nil
+}
+
+// Config returns the configuration.
+func (h *Host) Config() HostConfig { return h.cfg }
+
+// State returns every register.
+func (h *Host) State() HostState { return h.st }
+
+// Rate is the pacing rate given (the line rate's kb/s floor at first);
+// 0 while stopped.
+func (h *Host) Rate() units.Rate {
+	if h.st.Stopped {
+		return 0
+	}
+	return units.Rate(h.st.Rate) * RateUnit
+}
+
+// Limits: the rate while running; gated on a zero credit while stopped.
+func (h *Host) Limits() cc.Limits {
+	if h.st.Stopped {
+		return cc.Limits{Rate: units.Rate(h.st.Rate) * RateUnit, Credited: true, Credit: 0}
+	}
+	return cc.Limits{Rate: units.Rate(h.st.Rate) * RateUnit}
+}
+
+// Mark reports whether a packet sent at now is marked, and records it:
+// the typed form of Sent's marking.
+func (h *Host) Mark(now units.Time) (bool, error) {
+	if err := h.clock.Check(hostPart, "Mark", now); err != nil {
+		return false, err
+	}
+	h.clock.Advance(now)
+	return h.mark(now), nil
+}
+
+func (h *Host) mark(now units.Time) bool {
+	if h.st.Marked && now-h.st.LastMark < h.cfg.MarkInterval {
+		return false
+	}
+	h.st.Marked, h.st.LastMark = true, now
+	h.st.Marks++
+	return true
+}
+
+// Sent marks p (bit EchoMark of p.Echo) if MarkInterval has passed since
+// the last mark, else clears that bit. A nil packet is refused.
+func (h *Host) Sent(now units.Time, p *cc.Packet, _ *cc.Actions) error {
+	if !h.clock.InOrder(now) {
+		return h.clock.Check(hostPart, "Sent", now)
+	}
+	if p == nil {
+		return &cc.EventError{Part: hostPart, Event: "Sent", Reason: "nil packet"}
+	}
+	h.clock.Advance(now)
+	if h.mark(now) {
+		p.Echo |= EchoMark
+	} else {
+		p.Echo &^= EchoMark
+	}
+	return nil
+}
+
+// Apply takes a rate packet at now: the typed form of Feedback. A stop
+// gates the flow; a rate (kb/s) becomes its pacing rate, capped at the
+// line rate.
+func (h *Host) Apply(now units.Time, r RatePacket) error {
+	if err := h.clock.Check(hostPart, "Apply", now); err != nil {
+		return err
+	}
+	if err := r.Validate(); err != nil {
+		return err
+	}
+	h.clock.Advance(now)
+	h.apply(r)
+	return nil
+}
+
+func (h *Host) apply(r RatePacket) {
+	if r.Stop {
+		h.st.Stopped = true
+		h.st.Stops++
+		return
+	}
+	h.st.Stopped = false
+	h.st.Rate = min(r.Rate, h.line)
+	h.st.Rates++
+}
+
+// Feedback takes a FeedbackRate message (see Host); other kinds only
+// record now.
+func (h *Host) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
+	if !h.clock.InOrder(now) {
+		return h.clock.Check(hostPart, "Feedback", now)
+	}
+	if f == nil {
+		return &cc.EventError{Part: hostPart, Event: "Feedback", Reason: "nil feedback"}
+	}
+	if f.Kind != FeedbackRate {
+		h.clock.Advance(now)
+		return nil
+	}
+	r, err := DecodeRatePacket(f.Data[:])
+	if err != nil {
+		return &cc.EventError{Part: hostPart, Event: "Feedback", Reason: "malformed rate packet", Err: err}
+	}
+	if r.Flow != f.Flow {
+		return &cc.EventError{Part: hostPart, Event: "Feedback", Reason: "rate packet for flow " + strconv.FormatUint(uint64(r.Flow), 10) + " delivered as flow " + strconv.FormatUint(uint64(f.Flow), 10)}
+	}
+	h.clock.Advance(now)
+	h.apply(r)
+	return nil
+}
+
+// NextDeadline: a Host has no timer.
+func (h *Host) NextDeadline() units.Time { return units.MaxTime }
+
+// Timer only records now.
+func (h *Host) Timer(now units.Time, _ *cc.Actions) error {
+	return h.clock.Accept(hostPart, "Timer", now)
+}
+
+// AppendRegisters appends, in this order: now (64), rate (32, kb/s),
+// stopped (1), marked (1), last_mark (64, ps), marks, rates, stops (64,
+// wrapping).
+func (h *Host) AppendRegisters(dst []cc.Register) []cc.Register {
+	return append(dst,
+		h.clock.Register(),
+		cc.Reg("rate", 32, uint64(h.st.Rate)),
+		cc.BoolReg("stopped", h.st.Stopped),
+		cc.BoolReg("marked", h.st.Marked),
+		cc.TimeReg("last_mark", h.st.LastMark),
+		cc.Reg("marks", 64, h.st.Marks),
+		cc.Reg("rates", 64, h.st.Rates),
+		cc.Reg("stops", 64, h.st.Stops),
+	)
+}

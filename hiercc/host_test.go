@@ -1,0 +1,91 @@
+package hiercc_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/cc/cctest"
+	"github.com/hwcc/hwcc/hiercc"
+	"github.com/hwcc/hwcc/units"
+)
+
+// TestHostMarks: the first packet and then one packet per 10 µs are
+// marked (bit 0 of Echo set; cleared on the others, other bits kept).
+func TestHostMarks(t *testing.T) {
+	h, err := hiercc.NewHost(hiercc.PaperHost(line25))
+	require.NoError(t, err)
+	var marked []units.Time
+	for now := units.Time(0); now <= 35*units.Microsecond; now += 3 * units.Microsecond {
+		p := cc.Packet{Echo: 0xF0 | hiercc.EchoMark}
+		require.NoError(t, h.Sent(now, &p, nil))
+		require.Equal(t, uint64(0xF0), p.Echo&^hiercc.EchoMark)
+		if p.Echo&hiercc.EchoMark != 0 {
+			marked = append(marked, now)
+		}
+	}
+	// 0, then the first packet at least 10 µs after the last mark: 12, 24.
+	us := units.Microsecond
+	require.Equal(t, []units.Time{0, 12 * us, 24 * us}, marked)
+	require.Equal(t, uint64(3), h.State().Marks)
+}
+
+// TestHostRates: a rate packet sets the pacing rate (capped at the line
+// rate), a stop gates the flow, the next rate resumes it; other kinds
+// change nothing; a malformed or misaddressed packet is refused.
+func TestHostRates(t *testing.T) {
+	h, err := hiercc.NewHost(hiercc.PaperHost(line25))
+	require.NoError(t, err)
+	require.Equal(t, cc.Limits{Rate: line25}, h.Limits())
+	send := func(now units.Time, r hiercc.RatePacket) error {
+		f, err := r.Feedback()
+		require.NoError(t, err)
+		return h.Feedback(now, &f, nil)
+	}
+	require.NoError(t, send(1, hiercc.RatePacket{Flow: 0, Rate: 1_500_000}))
+	require.Equal(t, cc.Limits{Rate: 1500 * units.Mbps}, h.Limits())
+	require.NoError(t, send(2, hiercc.RatePacket{Flow: 0, Stop: true}))
+	require.Equal(t, cc.Limits{Rate: 1500 * units.Mbps, Credited: true}, h.Limits())
+	require.Zero(t, h.Rate())
+	require.NoError(t, send(3, hiercc.RatePacket{Flow: 0, Rate: 99_000_000}))
+	require.Equal(t, cc.Limits{Rate: line25}, h.Limits(), "capped at line rate")
+	require.NoError(t, h.Feedback(4, &cc.Feedback{Kind: cc.FeedbackAck}, nil))
+	before := h.AppendRegisters(nil)
+	other, err := hiercc.RatePacket{Flow: 1, Rate: 5}.Feedback()
+	require.NoError(t, err)
+	other.Flow = 0 // delivered to flow 0's host
+	for name, err := range map[string]error{
+		"other flow": h.Feedback(5, &other, nil),
+		"malformed":  h.Feedback(5, &cc.Feedback{Kind: hiercc.FeedbackRate}, nil),
+		"nil":        h.Feedback(5, nil, nil),
+		"nil packet": h.Sent(5, nil, nil),
+		"back":       h.Timer(3, nil),
+	} {
+		require.Error(t, err, name)
+		require.True(t, cc.Typed(err), name)
+	}
+	require.Equal(t, before, h.AppendRegisters(nil))
+	require.NoError(t, h.Apply(6, hiercc.RatePacket{Flow: 3, Rate: 7}))
+	require.Equal(t, 7*units.Kbps, h.Rate())
+	m, err := h.Mark(7)
+	require.NoError(t, err)
+	require.True(t, m)
+	_, err = hiercc.NewHost(hiercc.HostConfig{LineRate: line25})
+	require.ErrorIs(t, err, cc.ErrConfig)
+}
+
+// TestHostConformance: the contract's suite, with rate packets of the
+// flow (rates, stops, one for another flow) among the messages.
+func TestHostConformance(t *testing.T) {
+	var msgs []cc.Feedback
+	for _, r := range []hiercc.RatePacket{{Flow: 5, Rate: 1000}, {Flow: 5, Stop: true}, {Flow: 5, Rate: 30_000_000}} {
+		f, err := r.Feedback()
+		require.NoError(t, err)
+		msgs = append(msgs, f)
+	}
+	st, err := cctest.TestStats(func() (cc.Part, error) { return hiercc.NewHost(hiercc.PaperHost(line25)) },
+		cctest.Options{Sequences: 8, Chaos: 16, Gen: cctest.GenOptions{Messages: msgs}, MaxRate: line25})
+	require.NoError(t, err)
+	require.Greater(t, st.Accepted, st.Calls*3/4)
+}

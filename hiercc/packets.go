@@ -1,0 +1,512 @@
+package hiercc
+
+import (
+	"encoding/binary"
+	"strconv"
+
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/voq"
+)
+
+// Wire constants shared by the three formats.
+const (
+	// Version is the version every format writes and the only one its
+	// decoder reads.
+	Version = 1
+	// ToRBits is the width of a ToR identifier i: 12 bits, 0..4095, the
+	// width of INT's switch ID (cc.Env.SwitchID). The paper gives none.
+	ToRBits = 12
+	// MaxToR is the largest ToR identifier.
+	MaxToR = 1<<ToRBits - 1
+	// HeaderSize, CreditPacketSize and RatePacketSize are 16 bytes each:
+	// all of cc.Packet.Hdr and of cc.Feedback.Data.
+	HeaderSize       = 16
+	CreditPacketSize = 16
+	RatePacketSize   = 16
+	// MaxCreditAmount is the largest credit a credit packet carries: 2^30
+	// bytes, the largest Δ of credit.WRR (credit.WRRMaxCredit).
+	MaxCreditAmount = 1 << 30
+)
+
+// The formats fit what carries them.
+var (
+	_ [cc.PacketHdrLen - HeaderSize]byte
+	_ [cc.FeedbackDataLen - CreditPacketSize]byte
+	_ [cc.FeedbackDataLen - RatePacketSize]byte
+)
+
+// Feedback kinds of HierCC's two control messages. They are kinds from
+// cc.FeedbackUser up (package cc's range for schemes that add a kind
+// without editing cc/types.go). cc.FeedbackRate ("a congestion point's
+// rate message ... in the codec of the algorithm that sent it") would fit
+// the rate packet too; hwcc keeps HierCC's own kind so that a rate packet
+// is never read with another scheme's codec.
+const (
+	// FeedbackRate is the rate packet from a sender-side ToR to a host's
+	// flow (RatePacket in Data), which Host takes.
+	FeedbackRate = cc.FeedbackUser + 16
+	// FeedbackCredit is the credit packet from a receiver-side ToR to a
+	// sender-side ToR (CreditPacket in Data), which SenderToR takes.
+	FeedbackCredit = cc.FeedbackUser + 17
+)
+
+// Packet types: the first byte of a credit and of a rate packet, so that
+// neither decodes as the other.
+const (
+	typeCredit = 1
+	typeRate   = 2
+)
+
+// decodeErr builds a decoder's error; not inlined, so that the accepting
+// path carries no allocation site.
+//
+//go:noinline
+func decodeErr(what string, offset int, reason string) error {
+	return &cc.DecodeError{What: what, Offset: offset, Reason: reason}
+}
+
+//go:noinline
+func encodeErr(part, reason string) error {
+	return &cc.EventError{Part: part, Event: "Encode", Reason: reason}
+}
+
+func short(what string, n, want int) error {
+	return decodeErr(what, n, "short: "+strconv.Itoa(n)+" bytes, want "+strconv.Itoa(want))
+}
+
+func itoa(v uint64) string { return strconv.FormatUint(v, 10) }
+
+// ---------------------------------------------------------------------------
+// Header
+
+// Byte offsets of the header's fields.
+const (
+	hdrVersion = 0
+	hdrFlags   = 1
+	hdrToR     = 2
+	hdrDst     = 4
+	hdrFlows   = 8
+	hdrSent    = 10
+	hdrPad     = 14
+)
+
+// hdrMark is the flags byte's M bit.
+const hdrMark = 0x01
+
+// headerWhat names the header in decode errors.
+const headerWhat = "HierCC header"
+
+// Header is what HierCC carries in a data packet between the two ToRs
+// (papers/hiercc.txt section 3.2: "Before dequeuing a packet from a VOQ,
+// the value of F_ij and S_ij will be inserted into the packet header";
+// "the receiver-side ToR will determine which ToR the packet comes from"),
+// and the host's reserved mark bit (section 4: "A sender marks one
+// reserved bit in the data packet header every 10us"). The sender-side ToR
+// writes it on dequeue (SenderToR.Dequeue), the receiver-side ToR reads it
+// (ReceiverToR.Arrive). hwcc carries it in cc.Packet.Hdr.
+//
+// Wire format, 16 bytes, big-endian:
+//
+//	byte   bits  field    meaning
+//	0      8     version  Version (1): an all-zero cc.Packet.Hdr is "none"
+//	1      1     M        bit 0: the host's mark bit as the packet arrived
+//	                      at the sender-side ToR; bits 1–7 reserved, 0
+//	2–3    16    tor      sender-side ToR i in the low 12 bits; the high
+//	                      4 bits reserved, 0
+//	4–7    32    dst      destination host j, the VOQ's key (voq.Key)
+//	8–9    16    F_ij     flows in VOQ i.j (voq.FlowBits)
+//	10–13  32    S_ij     bytes sent from VOQ i.j, this packet included,
+//	                      mod 2^32 (voq.SentBits)
+//	14–15  16    reserved 0
+//
+// The paper names F_ij, S_ij and the reserved bit and gives no widths,
+// offsets or identifiers; all of those are hwcc's: F_ij and S_ij as
+// package voq keeps them (16 and 32 bits), the ToR in 12 bits as INT's
+// switch ID, the destination as a 32-bit host number. The VOQ i.j is
+// (tor, dst). In a real frame the M bit sits in a reserved bit of the
+// transport header (BTH's reserved bits, say); the harness carries it in
+// cc.Packet.Echo's low bit from the host to the ToR (see Host).
+//
+// The zero value encodes (ToR 0, host 0, no flows, nothing sent). Encode,
+// AppendTo and Decode never allocate except for their errors (AppendTo
+// when dst must grow).
+type Header struct {
+	Mark  bool    // M, 1 bit
+	ToR   uint16  // i, 12 bits
+	Dst   voq.Key // j, 32 bits
+	Flows uint16  // F_ij, 16 bits
+	Sent  uint32  // S_ij, 32 bits, wraps
+}
+
+// Validate reports a header that cannot be encoded (a ToR above MaxToR)
+// as a *cc.EventError.
+func (h Header) Validate() error {
+	if h.ToR > MaxToR {
+		return encodeErr("hiercc.Header", "tor "+itoa(uint64(h.ToR))+", want 0..4095")
+	}
+	return nil
+}
+
+// Encode returns the header's 16 bytes, or Validate's error.
+func (h Header) Encode() (b [HeaderSize]byte, err error) {
+	if err := h.Validate(); err != nil {
+		return b, err
+	}
+	h.put(&b)
+	return b, nil
+}
+
+// AppendTo appends the header's 16 bytes to dst, or returns dst unchanged
+// and Validate's error.
+func (h Header) AppendTo(dst []byte) ([]byte, error) {
+	if err := h.Validate(); err != nil {
+		return dst, err
+	}
+	var b [HeaderSize]byte
+	h.put(&b)
+	return append(dst, b[:]...), nil
+}
+
+// Put writes the header into a packet's Hdr (all 16 bytes). It refuses,
+// writing nothing, what Validate refuses.
+func (h Header) Put(hdr *[cc.PacketHdrLen]byte) error {
+	if err := h.Validate(); err != nil {
+		return err
+	}
+	h.put((*[HeaderSize]byte)(hdr[:HeaderSize]))
+	return nil
+}
+
+func (h Header) put(b *[HeaderSize]byte) {
+	var flags uint64
+	if h.Mark {
+		flags = hdrMark
+	}
+	// Two 64-bit words: version, flags, tor, dst; F, S, reserved.
+	binary.BigEndian.PutUint64(b[0:], Version<<56|flags<<48|uint64(h.ToR)<<32|uint64(h.Dst))
+	binary.BigEndian.PutUint64(b[8:], uint64(h.Flows)<<48|uint64(h.Sent)<<16)
+}
+
+// DecodeHeader reads a header from the first 16 bytes of b. Malformed
+// input is a *cc.DecodeError naming the byte offset, checked in this
+// order: fewer than 16 bytes (offset len(b)); a version other than 1
+// (offset 0; an all-zero Hdr, "no header", fails here); a reserved flag
+// bit (1); a ToR's reserved high bits (2); a nonzero reserved byte (14 or
+// 15). What it accepts, Encode writes back byte for byte.
+func DecodeHeader(b []byte) (Header, error) {
+	if len(b) < HeaderSize {
+		return Header{}, short(headerWhat, len(b), HeaderSize)
+	}
+	if b[hdrVersion] != Version {
+		return Header{}, decodeErr(headerWhat, hdrVersion, "version "+itoa(uint64(b[hdrVersion]))+", want 1")
+	}
+	if b[hdrFlags]&^hdrMark != 0 {
+		return Header{}, decodeErr(headerWhat, hdrFlags, "reserved flag bits set")
+	}
+	tor := binary.BigEndian.Uint16(b[hdrToR:])
+	if tor > MaxToR {
+		return Header{}, decodeErr(headerWhat, hdrToR, "tor's reserved high bits set")
+	}
+	for i := hdrPad; i < HeaderSize; i++ {
+		if b[i] != 0 {
+			return Header{}, decodeErr(headerWhat, i, "reserved byte not 0")
+		}
+	}
+	return Header{
+		Mark:  b[hdrFlags]&hdrMark != 0,
+		ToR:   tor,
+		Dst:   voq.Key(binary.BigEndian.Uint32(b[hdrDst:])),
+		Flows: binary.BigEndian.Uint16(b[hdrFlows:]),
+		Sent:  binary.BigEndian.Uint32(b[hdrSent:]),
+	}, nil
+}
+
+// Decode sets *h from b, leaving it unchanged on error (DecodeHeader).
+func (h *Header) Decode(b []byte) error {
+	x, err := DecodeHeader(b)
+	if err != nil {
+		return err
+	}
+	*h = x
+	return nil
+}
+
+// ---------------------------------------------------------------------------
+// Credit packet
+
+const (
+	crType   = 0
+	crVer    = 1
+	crToR    = 2
+	crDst    = 4
+	crAmount = 8
+	crTotal  = 12
+)
+
+const creditWhat = "HierCC credit packet"
+
+// CreditPacket is the credit a receiver-side ToR's WRR scheduler sends to
+// VOQ i.j at sender-side ToR i (papers/hiercc.txt section 3.2: "When a
+// new credit packet to VOQ_ij is received from the receiver-side ToR, the
+// amount of credits of VOQ_ij will be increased by the received credit
+// amount"; section 3.1: "k WRR schedulers to determine when and how many
+// credits will be sent to the corresponding VOQs"). hwcc carries it in
+// cc.Feedback.Data with Kind FeedbackCredit.
+//
+// Wire format, 16 bytes, big-endian:
+//
+//	byte   bits  field    meaning
+//	0      8     type     1 (credit)
+//	1      8     version  Version (1)
+//	2–3    16    tor      sender-side ToR i, low 12 bits; high 4 bits 0
+//	4–7    32    dst      destination host j (the VOQ's key)
+//	8–11   32    amount   bytes of credit, 1..2^30 (Δ = 1 KB per credit,
+//	                      section 5)
+//	12–15  32    total    C_ij: credit bytes the receiver has granted the
+//	                      VOQ after this one, mod 2^32
+//
+// The paper says a credit packet carries "the credit amount" for VOQ i.j
+// and nothing of its format; the layout is hwcc's. The amount is in bytes
+// rather than a count of Δ, so that the sender need not know the
+// receiver's Δ. total is the receiver's C_ij register: a sender can see a
+// lost credit as a jump in it (SenderToR counts the bytes in credit_gap)
+// without it changing what the sender does.
+type CreditPacket struct {
+	ToR    uint16  // i, 12 bits
+	Dst    voq.Key // j
+	Amount uint32  // bytes, 1..2^30
+	Total  uint32  // C_ij after this credit, wraps
+}
+
+// Validate reports a packet that cannot be encoded (ToR above 4095, an
+// amount outside 1..2^30) as a *cc.EventError.
+func (c CreditPacket) Validate() error {
+	switch {
+	case c.ToR > MaxToR:
+		return encodeErr("hiercc.CreditPacket", "tor "+itoa(uint64(c.ToR))+", want 0..4095")
+	case c.Amount < 1 || c.Amount > MaxCreditAmount:
+		return encodeErr("hiercc.CreditPacket", "amount "+itoa(uint64(c.Amount))+" B, want 1..1073741824")
+	}
+	return nil
+}
+
+// Encode returns the packet's 16 bytes, or Validate's error.
+func (c CreditPacket) Encode() (b [CreditPacketSize]byte, err error) {
+	if err := c.Validate(); err != nil {
+		return b, err
+	}
+	c.put(&b)
+	return b, nil
+}
+
+// AppendTo appends the packet's 16 bytes to dst, or returns dst unchanged
+// and Validate's error.
+func (c CreditPacket) AppendTo(dst []byte) ([]byte, error) {
+	if err := c.Validate(); err != nil {
+		return dst, err
+	}
+	var b [CreditPacketSize]byte
+	c.put(&b)
+	return append(dst, b[:]...), nil
+}
+
+func (c CreditPacket) put(b *[CreditPacketSize]byte) {
+	binary.BigEndian.PutUint64(b[0:], typeCredit<<56|Version<<48|uint64(c.ToR)<<32|uint64(c.Dst))
+	binary.BigEndian.PutUint64(b[8:], uint64(c.Amount)<<32|uint64(c.Total))
+}
+
+// Feedback returns the message that carries c: Kind FeedbackCredit, Data
+// its 16 bytes. A packet that Validate refuses gives Validate's error.
+func (c CreditPacket) Feedback() (cc.Feedback, error) {
+	f := cc.Feedback{Kind: FeedbackCredit}
+	if err := c.Validate(); err != nil {
+		return f, err
+	}
+	c.put((*[CreditPacketSize]byte)(f.Data[:CreditPacketSize]))
+	return f, nil
+}
+
+// DecodeCreditPacket reads a credit packet from the first 16 bytes of b.
+// Malformed input is a *cc.DecodeError naming the byte offset, checked in
+// this order: fewer than 16 bytes (offset len(b)); a type other than 1
+// (0); a version other than 1 (1); the ToR's reserved bits (2); an amount
+// of 0 or above 2^30 (8). What it accepts, Encode writes back byte for
+// byte.
+func DecodeCreditPacket(b []byte) (CreditPacket, error) {
+	if len(b) < CreditPacketSize {
+		return CreditPacket{}, short(creditWhat, len(b), CreditPacketSize)
+	}
+	if b[crType] != typeCredit {
+		return CreditPacket{}, decodeErr(creditWhat, crType, "type "+itoa(uint64(b[crType]))+", want 1 (credit)")
+	}
+	if b[crVer] != Version {
+		return CreditPacket{}, decodeErr(creditWhat, crVer, "version "+itoa(uint64(b[crVer]))+", want 1")
+	}
+	c := CreditPacket{
+		ToR:    binary.BigEndian.Uint16(b[crToR:]),
+		Dst:    voq.Key(binary.BigEndian.Uint32(b[crDst:])),
+		Amount: binary.BigEndian.Uint32(b[crAmount:]),
+		Total:  binary.BigEndian.Uint32(b[crTotal:]),
+	}
+	if c.ToR > MaxToR {
+		return CreditPacket{}, decodeErr(creditWhat, crToR, "tor's reserved high bits set")
+	}
+	if c.Amount < 1 || c.Amount > MaxCreditAmount {
+		return CreditPacket{}, decodeErr(creditWhat, crAmount, "amount "+itoa(uint64(c.Amount))+" B, want 1..1073741824")
+	}
+	return c, nil
+}
+
+// Decode sets *c from b, leaving it unchanged on error.
+func (c *CreditPacket) Decode(b []byte) error {
+	x, err := DecodeCreditPacket(b)
+	if err != nil {
+		return err
+	}
+	*c = x
+	return nil
+}
+
+// ---------------------------------------------------------------------------
+// Rate packet
+
+const (
+	rtType  = 0
+	rtVer   = 1
+	rtFlags = 2
+	rtPad   = 3
+	rtFlow  = 4
+	rtRate  = 8
+	rtDst   = 12
+)
+
+// rtStop is the flags byte's S bit.
+const rtStop = 0x01
+
+const rateWhat = "HierCC rate packet"
+
+// RatePacket is the rate allocation packet a sender-side ToR sends to a
+// flow's source (papers/hiercc.txt section 4: "The sender-side ToR then
+// feeds a rate allocation packet for every marked packet based on
+// Equation (1)"; section 3.3: R(t) = 0 stops the source while the VOQ is
+// above V_high, and "the previous rate value before stopping the source
+// will be sent to the senders to resume"). hwcc carries it in
+// cc.Feedback.Data with Kind FeedbackRate; Host takes it.
+//
+// Wire format, 16 bytes, big-endian:
+//
+//	byte   bits  field    meaning
+//	0      8     type     2 (rate)
+//	1      8     version  Version (1)
+//	2      1     S        bit 0: stop (R = 0 while the VOQ is above
+//	                      V_high); bits 1–7 reserved, 0
+//	3      8     reserved 0
+//	4–7    32    flow     the flow the rate is for (cc.FlowID)
+//	8–11   32    rate     R in RateUnit (1 kb/s): 1..2^32−1 (up to 4.29
+//	                      Tb/s); 0 exactly when S is set
+//	12–15  32    dst      destination host j of the VOQ that set it
+//
+// The paper gives no format; the layout, the 1 kb/s unit and the stop
+// flag (a rate of 0 could be told from no rate by its value alone, but a
+// flag lets a NIC act on one bit) are hwcc's. dst is informational (traces,
+// and a host with flows to several destinations).
+type RatePacket struct {
+	Stop bool      // S, 1 bit
+	Flow cc.FlowID // 32 bits
+	Rate uint32    // R, kb/s; 0 iff Stop
+	Dst  voq.Key   // j
+}
+
+// Validate reports a packet that cannot be encoded (a stop with a rate, or
+// a rate of 0 without stop) as a *cc.EventError.
+func (r RatePacket) Validate() error {
+	if r.Stop != (r.Rate == 0) {
+		return encodeErr("hiercc.RatePacket", "rate "+itoa(uint64(r.Rate))+" kb/s with stop "+strconv.FormatBool(r.Stop)+": want rate 0 exactly when stop")
+	}
+	return nil
+}
+
+// Encode returns the packet's 16 bytes, or Validate's error.
+func (r RatePacket) Encode() (b [RatePacketSize]byte, err error) {
+	if err := r.Validate(); err != nil {
+		return b, err
+	}
+	r.put(&b)
+	return b, nil
+}
+
+// AppendTo appends the packet's 16 bytes to dst, or returns dst unchanged
+// and Validate's error.
+func (r RatePacket) AppendTo(dst []byte) ([]byte, error) {
+	if err := r.Validate(); err != nil {
+		return dst, err
+	}
+	var b [RatePacketSize]byte
+	r.put(&b)
+	return append(dst, b[:]...), nil
+}
+
+func (r RatePacket) put(b *[RatePacketSize]byte) {
+	var flags uint64
+	if r.Stop {
+		flags = rtStop
+	}
+	binary.BigEndian.PutUint64(b[0:], typeRate<<56|Version<<48|flags<<40|uint64(r.Flow))
+	binary.BigEndian.PutUint64(b[8:], uint64(r.Rate)<<32|uint64(r.Dst))
+}
+
+// Feedback returns the message that carries r to its flow's source: Kind
+// FeedbackRate, Flow r.Flow, Data its 16 bytes (Validate's error for a
+// packet it refuses).
+func (r RatePacket) Feedback() (cc.Feedback, error) {
+	f := cc.Feedback{Kind: FeedbackRate, Flow: r.Flow}
+	if err := r.Validate(); err != nil {
+		return f, err
+	}
+	r.put((*[RatePacketSize]byte)(f.Data[:RatePacketSize]))
+	return f, nil
+}
+
+// DecodeRatePacket reads a rate packet from the first 16 bytes of b.
+// Malformed input is a *cc.DecodeError naming the byte offset, checked in
+// this order: fewer than 16 bytes (offset len(b)); a type other than 2
+// (0); a version other than 1 (1); a reserved flag bit (2); a nonzero
+// reserved byte (3); a rate of 0 without S, or a rate with S (8). What it
+// accepts, Encode writes back byte for byte.
+func DecodeRatePacket(b []byte) (RatePacket, error) {
+	if len(b) < RatePacketSize {
+		return RatePacket{}, short(rateWhat, len(b), RatePacketSize)
+	}
+	if b[rtType] != typeRate {
+		return RatePacket{}, decodeErr(rateWhat, rtType, "type "+itoa(uint64(b[rtType]))+", want 2 (rate)")
+	}
+	if b[rtVer] != Version {
+		return RatePacket{}, decodeErr(rateWhat, rtVer, "version "+itoa(uint64(b[rtVer]))+", want 1")
+	}
+	if b[rtFlags]&^rtStop != 0 {
+		return RatePacket{}, decodeErr(rateWhat, rtFlags, "reserved flag bits set")
+	}
+	if b[rtPad] != 0 {
+		return RatePacket{}, decodeErr(rateWhat, rtPad, "reserved byte not 0")
+	}
+	r := RatePacket{
+		Stop: b[rtFlags]&rtStop != 0,
+		Flow: cc.FlowID(binary.BigEndian.Uint32(b[rtFlow:])),
+		Rate: binary.BigEndian.Uint32(b[rtRate:]),
+		Dst:  voq.Key(binary.BigEndian.Uint32(b[rtDst:])),
+	}
+	if r.Stop != (r.Rate == 0) {
+		return RatePacket{}, decodeErr(rateWhat, rtRate, "rate "+itoa(uint64(r.Rate))+" kb/s with stop "+strconv.FormatBool(r.Stop)+": want 0 exactly when stop")
+	}
+	return r, nil
+}
+
+// Decode sets *r from b, leaving it unchanged on error.
+func (r *RatePacket) Decode(b []byte) error {
+	x, err := DecodeRatePacket(b)
+	if err != nil {
+		return err
+	}
+	*r = x
+	return nil
+}

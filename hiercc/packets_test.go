@@ -1,0 +1,316 @@
+package hiercc_test
+
+import (
+	"encoding/binary"
+	"errors"
+	"math/rand"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/hiercc"
+	"github.com/hwcc/hwcc/voq"
+)
+
+// Independent encoders written from the layout tables with
+// encoding/binary, one field at a time.
+func refHeader(h hiercc.Header) []byte {
+	flags := byte(0)
+	if h.Mark {
+		flags = 1
+	}
+	b := []byte{1, flags}
+	b = binary.BigEndian.AppendUint16(b, h.ToR)
+	b = binary.BigEndian.AppendUint32(b, uint32(h.Dst))
+	b = binary.BigEndian.AppendUint16(b, h.Flows)
+	b = binary.BigEndian.AppendUint32(b, h.Sent)
+	return append(b, 0, 0)
+}
+
+func refCredit(c hiercc.CreditPacket) []byte {
+	b := []byte{1, 1}
+	b = binary.BigEndian.AppendUint16(b, c.ToR)
+	b = binary.BigEndian.AppendUint32(b, uint32(c.Dst))
+	b = binary.BigEndian.AppendUint32(b, c.Amount)
+	return binary.BigEndian.AppendUint32(b, c.Total)
+}
+
+func refRate(r hiercc.RatePacket) []byte {
+	flags := byte(0)
+	if r.Stop {
+		flags = 1
+	}
+	b := []byte{2, 1, flags, 0}
+	b = binary.BigEndian.AppendUint32(b, uint32(r.Flow))
+	b = binary.BigEndian.AppendUint32(b, r.Rate)
+	return binary.BigEndian.AppendUint32(b, uint32(r.Dst))
+}
+
+// TestLayouts: fields with distinct bytes land where the tables say
+// (expected bytes written out by hand from the tables).
+func TestLayouts(t *testing.T) {
+	h := hiercc.Header{Mark: true, ToR: 0x0ABC, Dst: 0x01020304, Flows: 0x0506, Sent: 0x0708090A}
+	b, err := h.Encode()
+	require.NoError(t, err)
+	require.Equal(t, [16]byte{1, 1, 0x0A, 0xBC, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0x0A, 0, 0}, b)
+
+	c := hiercc.CreditPacket{ToR: 0x0123, Dst: 0xA0B0C0D0, Amount: 1000, Total: 0xDEADBEEF}
+	cb, err := c.Encode()
+	require.NoError(t, err)
+	require.Equal(t, [16]byte{1, 1, 0x01, 0x23, 0xA0, 0xB0, 0xC0, 0xD0, 0, 0, 0x03, 0xE8, 0xDE, 0xAD, 0xBE, 0xEF}, cb)
+
+	r := hiercc.RatePacket{Flow: 0x11223344, Rate: 25_000_000, Dst: 7}
+	rb, err := r.Encode()
+	require.NoError(t, err)
+	// 25,000,000 kb/s = 0x017D7840.
+	require.Equal(t, [16]byte{2, 1, 0, 0, 0x11, 0x22, 0x33, 0x44, 0x01, 0x7D, 0x78, 0x40, 0, 0, 0, 7}, rb)
+	sb, err := hiercc.RatePacket{Stop: true, Flow: 9}.Encode()
+	require.NoError(t, err)
+	require.Equal(t, [16]byte{2, 1, 1, 0, 0, 0, 0, 9}, sb)
+
+	// AppendTo appends the same bytes.
+	out, err := h.AppendTo([]byte{0xEE})
+	require.NoError(t, err)
+	require.Equal(t, append([]byte{0xEE}, b[:]...), out)
+	out, err = c.AppendTo(nil)
+	require.NoError(t, err)
+	require.Equal(t, cb[:], out)
+	out, err = r.AppendTo(nil)
+	require.NoError(t, err)
+	require.Equal(t, rb[:], out)
+
+	// Put writes the header into a packet; Feedback builds the messages.
+	var p cc.Packet
+	require.NoError(t, h.Put(&p.Hdr))
+	require.Equal(t, b, p.Hdr)
+	f, err := r.Feedback()
+	require.NoError(t, err)
+	require.Equal(t, hiercc.FeedbackRate, f.Kind)
+	require.Equal(t, r.Flow, f.Flow)
+	require.Equal(t, rb, f.Data)
+	fc, err := c.Feedback()
+	require.NoError(t, err)
+	require.Equal(t, hiercc.FeedbackCredit, fc.Kind)
+	require.Equal(t, cb, fc.Data)
+	require.GreaterOrEqual(t, hiercc.FeedbackRate, cc.FeedbackUser)
+}
+
+// TestRoundTrip: for random valid values of every field, Encode agrees
+// with the reference encoder and Decode gives the value back.
+func TestRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	for range 20000 {
+		h := hiercc.Header{Mark: rng.Intn(2) == 0, ToR: uint16(rng.Intn(4096)), Dst: voq.Key(rng.Uint32()), Flows: uint16(rng.Uint32()), Sent: rng.Uint32()}
+		b, err := h.Encode()
+		require.NoError(t, err)
+		require.Equal(t, refHeader(h), b[:])
+		got, err := hiercc.DecodeHeader(append(b[:], 0xFF)) // bytes past 16 are not read
+		require.NoError(t, err)
+		require.Equal(t, h, got)
+
+		c := hiercc.CreditPacket{ToR: uint16(rng.Intn(4096)), Dst: voq.Key(rng.Uint32()), Amount: 1 + uint32(rng.Intn(1<<30)), Total: rng.Uint32()}
+		cb, err := c.Encode()
+		require.NoError(t, err)
+		require.Equal(t, refCredit(c), cb[:])
+		gc, err := hiercc.DecodeCreditPacket(cb[:])
+		require.NoError(t, err)
+		require.Equal(t, c, gc)
+
+		r := hiercc.RatePacket{Flow: cc.FlowID(rng.Uint32()), Dst: voq.Key(rng.Uint32())}
+		if rng.Intn(4) == 0 {
+			r.Stop = true
+		} else {
+			r.Rate = max(rng.Uint32(), 1)
+		}
+		rb, err := r.Encode()
+		require.NoError(t, err)
+		require.Equal(t, refRate(r), rb[:])
+		gr, err := hiercc.DecodeRatePacket(rb[:])
+		require.NoError(t, err)
+		require.Equal(t, r, gr)
+	}
+}
+
+func decodeOffset(t *testing.T, err error) int {
+	t.Helper()
+	var de *cc.DecodeError
+	require.ErrorAs(t, err, &de)
+	require.ErrorIs(t, err, cc.ErrDecode)
+	return de.Offset
+}
+
+// TestDecodeErrors: each malformed field is refused with its byte offset.
+func TestDecodeErrors(t *testing.T) {
+	good, _ := hiercc.Header{ToR: 5, Dst: 6}.Encode()
+	for _, tc := range []struct {
+		name   string
+		mutate func(b []byte) []byte
+		offset int
+	}{
+		{"short", func(b []byte) []byte { return b[:15] }, 15},
+		{"empty", func(b []byte) []byte { return nil }, 0},
+		{"no header (all zero)", func(b []byte) []byte { return make([]byte, 16) }, 0},
+		{"version", func(b []byte) []byte { b[0] = 2; return b }, 0},
+		{"flags", func(b []byte) []byte { b[1] = 2; return b }, 1},
+		{"tor high bits", func(b []byte) []byte { b[2] = 0x10; return b }, 2},
+		{"reserved 14", func(b []byte) []byte { b[14] = 1; return b }, 14},
+		{"reserved 15", func(b []byte) []byte { b[15] = 1; return b }, 15},
+	} {
+		b := append([]byte(nil), good[:]...)
+		_, err := hiercc.DecodeHeader(tc.mutate(b))
+		require.Equal(t, tc.offset, decodeOffset(t, err), tc.name)
+	}
+	cgood, _ := hiercc.CreditPacket{ToR: 1, Dst: 2, Amount: 1000}.Encode()
+	for _, tc := range []struct {
+		name   string
+		mutate func(b []byte) []byte
+		offset int
+	}{
+		{"short", func(b []byte) []byte { return b[:3] }, 3},
+		{"type", func(b []byte) []byte { b[0] = 2; return b }, 0},
+		{"version", func(b []byte) []byte { b[1] = 0; return b }, 1},
+		{"tor", func(b []byte) []byte { b[2] = 0xF0; return b }, 2},
+		{"amount 0", func(b []byte) []byte { copy(b[8:12], []byte{0, 0, 0, 0}); return b }, 8},
+		{"amount 2^30+1", func(b []byte) []byte { copy(b[8:12], []byte{0x40, 0, 0, 1}); return b }, 8},
+	} {
+		b := append([]byte(nil), cgood[:]...)
+		_, err := hiercc.DecodeCreditPacket(tc.mutate(b))
+		require.Equal(t, tc.offset, decodeOffset(t, err), tc.name)
+	}
+	rgood, _ := hiercc.RatePacket{Flow: 1, Rate: 5}.Encode()
+	for _, tc := range []struct {
+		name   string
+		mutate func(b []byte) []byte
+		offset int
+	}{
+		{"short", func(b []byte) []byte { return b[:0] }, 0},
+		{"type", func(b []byte) []byte { b[0] = 1; return b }, 0},
+		{"version", func(b []byte) []byte { b[1] = 9; return b }, 1},
+		{"flags", func(b []byte) []byte { b[2] = 0x80; return b }, 2},
+		{"reserved", func(b []byte) []byte { b[3] = 1; return b }, 3},
+		{"stop with a rate", func(b []byte) []byte { b[2] = 1; return b }, 8},
+		{"rate 0 without stop", func(b []byte) []byte { copy(b[8:12], []byte{0, 0, 0, 0}); return b }, 8},
+	} {
+		b := append([]byte(nil), rgood[:]...)
+		_, err := hiercc.DecodeRatePacket(tc.mutate(b))
+		require.Equal(t, tc.offset, decodeOffset(t, err), tc.name)
+	}
+	// A credit never decodes as a rate packet and back.
+	_, err := hiercc.DecodeRatePacket(cgood[:])
+	require.Equal(t, 0, decodeOffset(t, err))
+	_, err = hiercc.DecodeCreditPacket(rgood[:])
+	require.Equal(t, 0, decodeOffset(t, err))
+
+	// Decode methods leave the value unchanged on error.
+	h := hiercc.Header{ToR: 7}
+	require.Error(t, h.Decode(nil))
+	require.Equal(t, hiercc.Header{ToR: 7}, h)
+	c := hiercc.CreditPacket{Amount: 3}
+	require.Error(t, c.Decode(nil))
+	require.Equal(t, uint32(3), c.Amount)
+	r := hiercc.RatePacket{Rate: 3}
+	require.Error(t, r.Decode(nil))
+	require.Equal(t, uint32(3), r.Rate)
+}
+
+// TestEncodeErrors: invalid values are refused with typed errors and
+// AppendTo returns dst unchanged.
+func TestEncodeErrors(t *testing.T) {
+	for _, err := range []error{
+		hiercc.Header{ToR: 4096}.Validate(),
+		hiercc.CreditPacket{Amount: 0}.Validate(),
+		hiercc.CreditPacket{Amount: 1<<30 + 1}.Validate(),
+		hiercc.CreditPacket{ToR: 5000, Amount: 1}.Validate(),
+		hiercc.RatePacket{Stop: true, Rate: 1}.Validate(),
+		hiercc.RatePacket{}.Validate(),
+	} {
+		require.ErrorIs(t, err, cc.ErrEvent)
+	}
+	dst := []byte{1, 2}
+	out, err := hiercc.Header{ToR: 4096}.AppendTo(dst)
+	require.Error(t, err)
+	require.Equal(t, dst, out)
+	var p cc.Packet
+	require.Error(t, hiercc.Header{ToR: 4096}.Put(&p.Hdr))
+	require.Equal(t, [16]byte{}, p.Hdr)
+	_, err = hiercc.RatePacket{}.Feedback()
+	require.Error(t, err)
+	_, err = hiercc.CreditPacket{}.Feedback()
+	require.Error(t, err)
+}
+
+// TestCodecAllocs: encode and decode allocate nothing.
+func TestCodecAllocs(t *testing.T) {
+	h := hiercc.Header{ToR: 1, Dst: 2, Flows: 3, Sent: 4}
+	c := hiercc.CreditPacket{ToR: 1, Dst: 2, Amount: 1000, Total: 5}
+	r := hiercc.RatePacket{Flow: 1, Rate: 2, Dst: 3}
+	buf := make([]byte, 0, 64)
+	var sink int
+	n := testing.AllocsPerRun(200, func() {
+		hb, _ := h.Encode()
+		x, _ := hiercc.DecodeHeader(hb[:])
+		cb, _ := c.Encode()
+		y, _ := hiercc.DecodeCreditPacket(cb[:])
+		rb, _ := r.Encode()
+		z, _ := hiercc.DecodeRatePacket(rb[:])
+		b, _ := h.AppendTo(buf[:0])
+		b, _ = c.AppendTo(b)
+		b, _ = r.AppendTo(b)
+		f, _ := r.Feedback()
+		sink += int(x.Flows) + int(y.Amount) + int(z.Rate) + len(b) + int(f.Flow)
+	})
+	require.Zero(t, n)
+	_ = sink
+}
+
+// checkDecoded is the fuzz targets' shared oracle: a decoder either
+// refuses with a *cc.DecodeError whose offset lies in 0..16, or accepts,
+// and then Encode writes back the first 16 bytes exactly.
+func checkDecoded(t *testing.T, data []byte, err error, enc func() ([16]byte, error)) {
+	if err != nil {
+		var de *cc.DecodeError
+		if !errors.As(err, &de) || de.Offset < 0 || de.Offset > 16 {
+			t.Fatalf("error %v is not a DecodeError with an offset in 0..16", err)
+		}
+		return
+	}
+	b, err := enc()
+	if err != nil {
+		t.Fatalf("decoded a value Encode refuses: %v", err)
+	}
+	if string(b[:]) != string(data[:16]) {
+		t.Fatalf("round trip: % x became % x", data[:16], b)
+	}
+}
+
+func FuzzHeader(f *testing.F) {
+	b, _ := hiercc.Header{Mark: true, ToR: 4095, Dst: 9, Flows: 3, Sent: 1 << 31}.Encode()
+	f.Add(b[:])
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		h, err := hiercc.DecodeHeader(data)
+		checkDecoded(t, data, err, h.Encode)
+	})
+}
+
+func FuzzCreditPacket(f *testing.F) {
+	b, _ := hiercc.CreditPacket{ToR: 3, Dst: 4, Amount: 1000, Total: 77}.Encode()
+	f.Add(b[:])
+	f.Add([]byte{1, 1})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := hiercc.DecodeCreditPacket(data)
+		checkDecoded(t, data, err, c.Encode)
+	})
+}
+
+func FuzzRatePacket(f *testing.F) {
+	b, _ := hiercc.RatePacket{Flow: 3, Rate: 1000, Dst: 4}.Encode()
+	f.Add(b[:])
+	s, _ := hiercc.RatePacket{Flow: 3, Stop: true}.Encode()
+	f.Add(s[:])
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := hiercc.DecodeRatePacket(data)
+		checkDecoded(t, data, err, r.Encode)
+	})
+}

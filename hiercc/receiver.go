@@ -1,0 +1,299 @@
+package hiercc
+
+import (
+	"errors"
+	"strconv"
+
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/credit"
+	"github.com/hwcc/hwcc/units"
+	"github.com/hwcc/hwcc/voq"
+)
+
+// Receiver limits.
+const (
+	// MaxPorts is the most output ports toward hosts a ReceiverToR has.
+	MaxPorts = 1024
+	// MaxBurst is the most credits one port sends in one Timer call.
+	MaxBurst = 64
+)
+
+// ReceiverToRConfig configures a receiver-side ToR.
+type ReceiverToRConfig struct {
+	// Ports is k, its output ports toward its hosts, 1..MaxPorts; the
+	// caller numbers them 0..Ports−1.
+	Ports int
+	// ToRs is M, the sender-side ToRs whose VOQs may send to its hosts:
+	// each port's WRR has an entry per ToR i in 0..ToRs−1 (1..4096).
+	ToRs int
+	// Rate is the ports' line rate (section 2.2: 25 Gb/s), 1 b/s..MaxRate.
+	Rate units.Rate
+	// Delta is Δ, the bytes one credit lets a VOQ send (section 3.2:
+	// 1 KB), 1..2^30.
+	Delta units.Bytes
+	// C0 is the VOQs' initial credit (section 5: 10 KB), 0..2^31−1: the
+	// WRR starts a VOQ's C_ij at S_ij − min(S_ij, C0) (credit.WRR).
+	C0 units.Bytes
+	// Burst is the most credits a port sends in one Timer call when the
+	// caller is late, 1..MaxBurst; the rest of the missed ticks are
+	// dropped, as a token bucket of Burst tokens would.
+	Burst int
+}
+
+// PaperReceiver returns the paper's receiver-side ToR (sections 2.2, 3.2
+// and 5): ports host ports at rate line, tors sender-side ToRs, Δ = 1 KB,
+// C0 = 10 KB, and a burst of 4 credits (hwcc's).
+func PaperReceiver(ports, tors int, line units.Rate) ReceiverToRConfig {
+	return ReceiverToRConfig{Ports: ports, ToRs: tors, Rate: line, Delta: voq.PaperDelta, C0: voq.PaperC0, Burst: 4}
+}
+
+const receiverPart = "hiercc.ReceiverToR"
+
+// Validate reports the first field out of range as a *cc.ConfigError.
+func (c ReceiverToRConfig) Validate() error {
+	switch {
+	case c.Ports < 1 || c.Ports > MaxPorts:
+		return cfgErr(receiverPart, "Ports", strconv.Itoa(c.Ports), "1..1024")
+	case c.ToRs < 1 || c.ToRs > MaxToR+1:
+		return cfgErr(receiverPart, "ToRs", strconv.Itoa(c.ToRs), "1..4096")
+	case c.Rate < 1 || c.Rate > MaxRate:
+		return cfgErr(receiverPart, "Rate", c.Rate.String(), "1bps.."+MaxRate.String())
+	case c.Burst < 1 || c.Burst > MaxBurst:
+		return cfgErr(receiverPart, "Burst", strconv.Itoa(c.Burst), "1..64")
+	}
+	if c.Delta > MaxCreditAmount {
+		return cfgErr(receiverPart, "Delta", c.Delta.String(), "1B..1073741824B")
+	}
+	return c.wrr().Validate()
+}
+
+func (c ReceiverToRConfig) wrr() credit.WRRConfig {
+	return credit.WRRConfig{Entries: c.ToRs, Credit: c.Delta, C0: c.C0}
+}
+
+// ErrPort: an output port outside 0..Ports−1, or a header whose
+// destination differs from the host the port has learnt.
+var ErrPort = errors.New("hiercc: wrong output port")
+
+// noHost marks a port that has learnt no host yet.
+const noHost = ^uint64(0)
+
+// ReceiverToR is one receiver-side ToR of HierCC (papers/hiercc.txt
+// sections 3.1 and 3.2, "WRR credit scheduler at receiver-side ToRs"):
+// per output port toward a host j, a credit.WRR over the VOQs i.j that
+// send to j, learnt from the headers of the packets that arrive (S_ij,
+// F_ij), and a credit generator that sends one credit of Δ bytes per Δ
+// bytes of the port's time, each to the VOQ the WRR picks (weight
+// F_ij/Σ_i F_ij, only while C_ij < S_ij).
+//
+// # Events
+//
+//	Arrive  a data packet from the fabric, to go out of port p: its
+//	        Header's S_ij and F_ij update the entry of ToR i in p's WRR
+//	        (credit.WRR.Observe); the first header at p sets p's host j
+//	Timer   at NextDeadline: each port whose tick is due and that has an
+//	        eligible VOQ grants (credit.WRR.Grant) and appends a
+//	        CreditPacket (ToR i, host j, Δ, C_ij) to the caller's slice
+//
+// # Pacing
+//
+// Each port ticks every SerializationTime(Δ, Rate) (320 ns for 1 KB at
+// 25 Gb/s): one Δ per Δ bytes of port time, so the credits granted add up
+// to the port's line rate in the bytes the sender's VOQ spends (the
+// harness's wire bytes). A tick with no eligible VOQ is not kept; a port
+// with none stops ticking (NextDeadline skips it) and, when an arrival
+// makes a VOQ eligible again, its next tick is at once if a tick interval
+// has passed since its last credit. A late Timer sends at most Burst
+// credits per port and drops the other missed ticks. The paper does not
+// say how credits are paced; it also does not say whether traffic that
+// bypasses the VOQs (intra-rack, control) takes from the credited rate:
+// here it does not.
+//
+// # Bound
+//
+// The WRR grants to a VOQ only while C_ij < S_ij and adds Δ per grant;
+// an entry starts at C_ij = S_ij − min(S_ij, C0) ≤ S_ij. So at every
+// instant, in 32-bit serial-number order, C_ij ≤ S_ij + Δ − 1 for the
+// largest S_ij the ToR has seen (the test and the fuzz target check it),
+// and the VOQ's balance C0 + C_ij − S_ij stays below C0 + Δ.
+//
+// Refused events change nothing: *cc.EventError (ErrPort, credit's
+// ErrNoEntry for a ToR ≥ ToRs) or *cc.TimeOrderError. Not safe for
+// concurrent use; nothing allocates after NewReceiverToR except errors and
+// a caller's slice that must grow (give it Ports·Burst of capacity).
+type ReceiverToR struct {
+	cfg      ReceiverToRConfig
+	clock    cc.Monotonic
+	wrr      []*credit.WRR
+	host     []uint64     // learnt host j per port, noHost: none
+	tick     []units.Time // next credit tick per port
+	interval units.Time
+	next     units.Time // min tick over ports with an eligible VOQ
+	credits  uint64
+	dropped  uint64 // ticks dropped by the burst limit
+}
+
+// NewReceiverToR validates cfg and returns a ToR with empty tables.
+func NewReceiverToR(cfg ReceiverToRConfig) (*ReceiverToR, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	r := &ReceiverToR{
+		cfg:      cfg,
+		wrr:      make([]*credit.WRR, cfg.Ports),
+		host:     make([]uint64, cfg.Ports),
+		tick:     make([]units.Time, cfg.Ports),
+		interval: max(units.SerializationTime(cfg.Delta, cfg.Rate), 1),
+		next:     units.MaxTime,
+	}
+	for p := range r.wrr {
+		w, err := credit.NewWRR(cfg.wrr())
+		if err != nil {
+			return nil, err
+		}
+		r.wrr[p] = w
+		r.host[p] = noHost
+	}
+	return r, nil
+}
+
+// Config returns the configuration.
+func (r *ReceiverToR) Config() ReceiverToRConfig { return r.cfg }
+
+// Interval is the time between two credits of one port.
+func (r *ReceiverToR) Interval() units.Time { return r.interval }
+
+// MaxCreditPackets is the most credit packets one Timer appends.
+func (r *ReceiverToR) MaxCreditPackets() int { return r.cfg.Ports * r.cfg.Burst }
+
+// Entry returns the WRR entry of ToR tor at port (S_ij, C_ij, F_ij).
+func (r *ReceiverToR) Entry(port, tor int) (credit.WRREntry, bool) {
+	if port < 0 || port >= len(r.wrr) {
+		return credit.WRREntry{}, false
+	}
+	return r.wrr[port].Entry(tor)
+}
+
+// Host returns the host port has learnt.
+func (r *ReceiverToR) Host(port int) (voq.Key, bool) {
+	if port < 0 || port >= len(r.host) || r.host[port] == noHost {
+		return 0, false
+	}
+	return voq.Key(r.host[port]), true
+}
+
+// Credits returns the credits sent; Dropped the ticks a late Timer
+// dropped (64 bits, wrapping).
+func (r *ReceiverToR) Credits() uint64 { return r.credits }
+func (r *ReceiverToR) Dropped() uint64 { return r.dropped }
+
+// NextDeadline is the earliest tick of a port with an eligible VOQ.
+func (r *ReceiverToR) NextDeadline() units.Time { return r.next }
+
+//go:noinline
+func portErr(event string, port int, reason string) error {
+	return &cc.EventError{Part: receiverPart, Event: event, Reason: "port " + strconv.Itoa(port) + reason, Err: ErrPort}
+}
+
+//go:noinline
+func torErr(event string, tor uint16, tors int) error {
+	return &cc.EventError{Part: receiverPart, Event: event, Reason: "ToR " + strconv.Itoa(int(tor)) + ", want 0.." + strconv.Itoa(tors-1), Err: credit.ErrNoEntry}
+}
+
+// Arrive takes the header of a data packet that arrived from the fabric
+// for output port port: VOQ h.ToR.h.Dst reports S_ij = h.Sent and F_ij =
+// h.Flows (credit.WRR.Observe; a report older than the entry's S, a
+// reordered packet, is ignored: taken false). The first header at a port
+// sets its host j. Refused (nothing changes): a port outside
+// 0..Ports−1 or whose host is not h.Dst (ErrPort), h.ToR ≥ ToRs
+// (credit.ErrNoEntry), time going back.
+func (r *ReceiverToR) Arrive(now units.Time, port int, h Header) (taken bool, err error) {
+	if !r.clock.InOrder(now) {
+		return false, r.clock.Check(receiverPart, "Arrive", now)
+	}
+	if port < 0 || port >= len(r.wrr) {
+		return false, portErr("Arrive", port, " outside 0.."+strconv.Itoa(len(r.wrr)-1))
+	}
+	if r.host[port] != noHost && r.host[port] != uint64(h.Dst) {
+		return false, portErr("Arrive", port, " leads to host "+strconv.FormatUint(r.host[port], 10)+", not "+itoa(uint64(h.Dst)))
+	}
+	if int(h.ToR) >= r.cfg.ToRs {
+		return false, torErr("Arrive", h.ToR, r.cfg.ToRs)
+	}
+	w := r.wrr[port]
+	was := w.Eligible() > 0
+	taken, err = w.Observe(now, int(h.ToR), h.Sent, h.Flows)
+	if err != nil {
+		return false, err // not reached: time and index checked above
+	}
+	r.clock.Advance(now)
+	r.host[port] = uint64(h.Dst)
+	if !was && w.Eligible() > 0 {
+		// The port wakes: its next tick no earlier than now, nor than one
+		// interval after its last credit.
+		r.tick[port] = max(r.tick[port], now)
+		r.next = min(r.next, r.tick[port])
+	}
+	return taken, nil
+}
+
+// Timer sends, at or after NextDeadline, the credits of every port whose
+// tick is due: one per tick, up to Burst per port, each appended to out
+// as a CreditPacket (to ToR i's VOQ toward the port's host: Δ bytes and
+// C_ij after the grant). Before the deadline it only records now.
+func (r *ReceiverToR) Timer(now units.Time, out []CreditPacket) ([]CreditPacket, error) {
+	if !r.clock.InOrder(now) {
+		return out, r.clock.Check(receiverPart, "Timer", now)
+	}
+	r.clock.Advance(now)
+	if now < r.next {
+		return out, nil
+	}
+	next := units.MaxTime
+	for p, w := range r.wrr {
+		if w.Eligible() == 0 {
+			continue
+		}
+		t := r.tick[p]
+		for k := 0; t <= now && k < r.cfg.Burst; k++ {
+			src, ok, _ := w.Grant(now)
+			if !ok {
+				break
+			}
+			e, _ := w.Entry(src)
+			out = append(out, CreditPacket{ToR: uint16(src), Dst: voq.Key(r.host[p]), Amount: uint32(r.cfg.Delta), Total: e.C})
+			r.credits++
+			t += r.interval
+		}
+		if t <= now { // late beyond the burst: drop the missed ticks
+			missed := uint64(now-t)/uint64(r.interval) + 1
+			r.dropped += missed
+			t += units.Time(missed) * r.interval
+		}
+		r.tick[p] = t
+		if w.Eligible() > 0 {
+			next = min(next, t)
+		}
+	}
+	r.next = next
+	return out, nil
+}
+
+// AppendRegisters appends the ToR's registers, in this order: now (64),
+// next (64, ps), credits (64), dropped (64), then per port: host (32;
+// 2^32−1: none learnt), tick (64, ps) and the port's WRR summary
+// (credit.WRR.AppendRegisters without its now).
+func (r *ReceiverToR) AppendRegisters(dst []cc.Register) []cc.Register {
+	dst = append(dst, r.clock.Register(), cc.TimeReg("next", r.next),
+		cc.Reg("credits", 64, r.credits), cc.Reg("dropped", 64, r.dropped))
+	for p, w := range r.wrr {
+		h := uint64(1<<32 - 1)
+		if r.host[p] != noHost {
+			h = r.host[p]
+		}
+		dst = append(dst, cc.Reg("host", 32, h), cc.TimeReg("tick", r.tick[p]))
+		dst = w.AppendRegisters(dst)
+		dst = dst[:len(dst)-1] // the WRR's own now
+	}
+	return dst
+}
