@@ -36,8 +36,8 @@ type Part interface {
 // Enqueue or Dequeue; its Timer (RoCC's periodic update, say) reads that.
 // Enqueue and Dequeue may mark the packet (ActionMarkCE), ask for it to be
 // dropped (ActionDrop), send feedback (ActionFeedback); Dequeue may stamp
-// p.INT in place (HPCC), which is the only change a part makes to the
-// caller's packet.
+// p.INT in place (HPCC), which is the only change a congestion point makes
+// to the caller's packet.
 type CongestionPoint interface {
 	Part
 	Enqueue(now units.Time, p *Packet, q Queue, act *Actions) error
