@@ -17,14 +17,22 @@ type Clock interface {
 	Timer(now units.Time, act *Actions) error
 }
 
-// Part is what every role has in common: a clock and registers.
-type Part interface {
-	Clock
-	// AppendRegisters appends every register the part carries between
+// RegisterSource is a state machine's register snapshot: every part has
+// it, and so does each hardware state machine that plays no role of this
+// contract but has its own events (a link's CBFC counters, a credit
+// scheduler, a VOQ manager), so that tracing reads them all one way.
+type RegisterSource interface {
+	// AppendRegisters appends every register the machine carries between
 	// events (name, width, value) to dst and returns the extended slice,
 	// always in the same order. Tracing, replay and golden comparison read
 	// a part only through it.
 	AppendRegisters(dst []Register) []Register
+}
+
+// Part is what every role has in common: a clock and registers.
+type Part interface {
+	Clock
+	RegisterSource
 }
 
 // CongestionPoint is the switch side of an algorithm: one egress queue.

@@ -101,6 +101,15 @@ func IBAUpdatePeriod(symbol units.Time) units.Time {
 // wrap12 reduces v to the 12-bit counter range.
 func wrap12(v uint16) uint16 { return v & counterMask }
 
+// The CBFC pair and the WRR scheduler are state machines of a link and of
+// a ToR port, with events of their own rather than one of cc's roles; they
+// keep the contract's register snapshot.
+var (
+	_ cc.RegisterSource = (*CBFCSender)(nil)
+	_ cc.RegisterSource = (*CBFCReceiver)(nil)
+	_ cc.RegisterSource = (*WRR)(nil)
+)
+
 // CBFCSender is the transmit side of InfiniBand-style credit-based flow
 // control (CBFC) for one virtual lane of one link: the upstream port, which
 // may send a data packet only while the downstream CBFCReceiver has

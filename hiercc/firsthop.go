@@ -213,6 +213,15 @@ type FirstHopState struct {
 	Updates, Stops uint64
 }
 
+// The ToR state machines are typed cores that the switch point of the
+// harness integration will wrap (issue 14); until then they keep the
+// contract's register snapshot.
+var (
+	_ cc.RegisterSource = (*FirstHop)(nil)
+	_ cc.RegisterSource = (*SenderToR)(nil)
+	_ cc.RegisterSource = (*ReceiverToR)(nil)
+)
+
 // FirstHop is the first-hop rate controller of one VOQ at a sender-side
 // ToR (papers/hiercc.txt section 3.3, equation (1)): the rate R each flow
 // of the VOQ may send at, which the ToR sends to the flow's source in

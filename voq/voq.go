@@ -240,6 +240,10 @@ type entry struct {
 	active bool // in the active ring (eligible)
 }
 
+// A Manager plays no role of cc (its events are a switch's queueing
+// decisions); it keeps the contract's register snapshot.
+var _ cc.RegisterSource = (*Manager)(nil)
+
 // Manager is a sender-side VOQ manager: a bounded table of VOQ
 // descriptors keyed by destination, their byte, flow, sent and credit
 // registers, and a round-robin scheduler over the eligible ones. Every
