@@ -95,21 +95,7 @@ func (w *Switch) Send(flow FlowID, fb cc.Feedback) bool {
 	if f.done || f.stopped || !f.started {
 		return false
 	}
-	p := s.pool.get()
-	p.Kind = KindFeedback
-	p.Flow = flow
-	p.Src = w.n.id
-	p.Dst = f.src.id
-	p.Feedback = Feedback{CC: fb}
-	s.controlWire(p, fb.Kind)
-	s.st.feedbackSent++
-	out := w.s.route(w.n, flow, w.n.id, f.src.id)
-	if out == nil {
-		s.drop(nil, p)
-		return false
-	}
-	s.enqueue(w.n, out, p, nil)
-	return true
+	return w.sendFrom(flow, f.src.id, fb, 0) == nil
 }
 
 // moduleBuilder is implemented by an Algorithm that runs a module in

@@ -117,20 +117,18 @@ func (w *schemeSW) apply(now units.Time, sw *Switch, p *Packet, err error) {
 				p.CE = true
 			}
 		case cc.ActionFeedback:
-			fb := a.Feedback
-			var ok bool
-			switch a.To {
+			// A message about a flow that has ended is not sent (false),
+			// as a congestion point's is not.
+			switch fb := a.Feedback; a.To {
 			case cc.ToSource:
-				ok = sw.Send(FlowID(fb.Flow), fb)
+				sw.Send(FlowID(fb.Flow), fb)
 			case cc.ToDestination:
-				ok = sw.SendToDestination(FlowID(fb.Flow), fb)
+				sw.SendToDestination(FlowID(fb.Flow), fb)
 			case cc.ToSwitch:
 				if e := sw.SendSwitch(NodeID(a.Node), fb); e != nil {
 					w.errs.Add(now, flowOf(p), e)
 				}
-				ok = true
 			}
-			_ = ok // a message about a flow that has ended is not sent, as a CP's
 		case cc.ActionCredit:
 			if e := sw.AddCredit(int(a.Port), NodeID(a.Node), a.Bytes); e != nil {
 				w.errs.Add(now, flowOf(p), e)

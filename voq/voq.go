@@ -84,11 +84,12 @@ const (
 	KeyBits  = 32
 	SlotBits = 32
 
-	// MaxPacket is the largest packet length a Config may allow.
+	// MaxPacket is the largest packet length a Config may allow, bytes
+	// (2^16 − 1: the 16-bit head register).
 	MaxPacket = 1<<PacketBits - 1
-	// MaxQueueLimit is the largest bytes-queued limit: 2^32 − 1.
+	// MaxQueueLimit is the largest bytes-queued limit: 2^32 − 1 bytes.
 	MaxQueueLimit = 1<<QueuedBits - 1
-	// MaxCreditLimit is the largest credit balance: 2^31 − 1.
+	// MaxCreditLimit is the largest credit balance: 2^31 − 1 bytes.
 	MaxCreditLimit = 1<<(CreditBits-1) - 1
 	// MaxFlows is the largest flow count: 2^16 − 1.
 	MaxFlows = 1<<FlowBits - 1

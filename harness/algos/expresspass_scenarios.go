@@ -48,13 +48,7 @@ func expressPassIncastScenario() *harness.Scenario {
 func expressPassFairnessScenario() *harness.Scenario {
 	s := expressPassBase("ExpressPass fairness: `senders` (4) long flows into h0 join one every `step` (1ms), then leave in reverse order, 1538 B frames")
 	s.SampleInterval = harness.Time(hpccFairSample)
-	hpccFairnessFlows(s, expressPassFlows, expressPassStep)
-	s.AddParam(hpccCountKey("senders", "number of flows (default 4)", 1, hpccMaxSenders, func(s *harness.Scenario, n int) {
-		hpccFairnessFlows(s, n, units.Time(s.Workload.Flows[0].Stop)/units.Time(2*len(s.Workload.Flows)-1))
-	}))
-	s.AddParam(hpccTimeKey("step", "time between joins and between leaves (default 1ms)", false, func(s *harness.Scenario, t units.Time) {
-		hpccFairnessFlows(s, len(s.Workload.Flows), t)
-	}))
+	fairnessOf(s, expressPassFlows, expressPassStep)
 	return s
 }
 

@@ -259,15 +259,22 @@ func hpccFairnessFlows(s *harness.Scenario, n int, step units.Time) {
 func hpccFairnessScenario() *harness.Scenario {
 	s := hpccBase("HPCC Fig. 9g: `senders` (4) long flows into h0 join one every `step` (5ms), then leave in reverse order")
 	s.SampleInterval = harness.Time(hpccFairSample)
-	hpccFairnessFlows(s, hpccFairFlows, hpccFairStep)
-	// The keys rebuild the flows; the order of -set keys does not matter.
-	s.AddParam(hpccCountKey("senders", "number of flows (default 4)", 1, hpccMaxSenders, func(s *harness.Scenario, n int) {
+	fairnessOf(s, hpccFairFlows, hpccFairStep)
+	return s
+}
+
+// fairnessOf gives star scenario s n long flows joining one every step
+// and leaving in reverse order (hpccFairnessFlows), and the keys senders
+// and step, which rebuild the flows (the order of -set keys does not
+// matter).
+func fairnessOf(s *harness.Scenario, n int, step units.Time) {
+	hpccFairnessFlows(s, n, step)
+	s.AddParam(hpccCountKey("senders", fmt.Sprintf("number of flows (default %d)", n), 1, hpccMaxSenders, func(s *harness.Scenario, n int) {
 		hpccFairnessFlows(s, n, units.Time(s.Workload.Flows[0].Stop)/units.Time(2*len(s.Workload.Flows)-1))
 	}))
-	s.AddParam(hpccTimeKey("step", "time between joins and between leaves (default 5ms)", false, func(s *harness.Scenario, t units.Time) {
+	s.AddParam(hpccTimeKey("step", fmt.Sprintf("time between joins and between leaves (default %v)", step), false, func(s *harness.Scenario, t units.Time) {
 		hpccFairnessFlows(s, len(s.Workload.Flows), t)
 	}))
-	return s
 }
 
 func init() {
