@@ -9,6 +9,9 @@ import (
 	_ "github.com/hwcc/hwcc/algos"
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/cc/cctest"
+	"github.com/hwcc/hwcc/hiercc"
+	"github.com/hwcc/hwcc/units"
+	"github.com/hwcc/hwcc/voq"
 )
 
 // messages returns the feedback the algorithm's own congestion and
@@ -71,6 +74,48 @@ func variants(ps cc.PartSpec) [][]cc.Setting {
 	return out
 }
 
+// swEnv is where the suite runs switch points: a ToR of two server ports
+// (hosts 1 and 2 at 25 Gb/s) and two uplinks (100 Gb/s), switch ID 3.
+var swEnv = cc.Env{Rate: 100 * units.Gbps, Node: 10, SwitchID: 3, Ports: 4, SwitchPorts: []cc.SwitchPort{
+	{Rate: 25 * units.Gbps, Edge: true, Host: 1}, {Rate: 25 * units.Gbps, Edge: true, Host: 2},
+	{Rate: 100 * units.Gbps}, {Rate: 100 * units.Gbps},
+}}
+
+// swHdrs are, per algorithm, headers its switch points upstream write
+// into the packets that reach swEnv's servers: HierCC's, from ToRs 5 and
+// 6, for hosts 1 and 2, with growing S_ij.
+var swHdrs = map[string][][cc.PacketHdrLen]byte{"hiercc": hierccHdrs()}
+
+// swMsgs are, per algorithm, messages other switches send swEnv's:
+// HierCC's credits for its VOQs toward the hosts elsewhere (64..127 in
+// cctest's sequences), with totals that grow.
+var swMsgs = map[string][]cc.Feedback{"hiercc": hierccCredits()}
+
+func hierccCredits() []cc.Feedback {
+	var out []cc.Feedback
+	for i := range 8 {
+		f, err := hiercc.CreditPacket{ToR: swEnv.SwitchID, Dst: voq.Key(64 + i), Amount: 1000, Total: uint32(1000 * (i + 1))}.Feedback()
+		if err != nil {
+			panic(err)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func hierccHdrs() [][cc.PacketHdrLen]byte {
+	var out [][cc.PacketHdrLen]byte
+	for i := range 8 {
+		var b [cc.PacketHdrLen]byte
+		h := hiercc.Header{ToR: uint16(5 + i%2), Dst: voq.Key(1 + i/2%2), Flows: uint16(i), Sent: uint32(1000 * (i + 1))}
+		if err := h.Put(&b); err != nil {
+			panic(err)
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
 // TestConformance runs the contract's conformance suite over every part of
 // every registered algorithm, in every preset and every choice.
 func TestConformance(t *testing.T) {
@@ -81,7 +126,11 @@ func TestConformance(t *testing.T) {
 		for _, ps := range a.Parts {
 			for _, settings := range variants(ps) {
 				name := a.Name + "/" + ps.Name + "/" + settings[0].Name + "=" + settings[0].Value
-				newPart := func() (cc.Part, error) { return cc.NewWith(a.Name, ps.Name, settings) }
+				var env *cc.Env
+				if ps.Role == cc.RoleSW {
+					env = &swEnv
+				}
+				newPart := func() (cc.Part, error) { return cc.NewIn(env, a.Name, ps.Name, settings) }
 				if _, err := newPart(); err != nil {
 					// A choice that needs other settings with it (RoCC's
 					// aged flow table needs an age): it is the part's
@@ -91,6 +140,12 @@ func TestConformance(t *testing.T) {
 				}
 				t.Run(name, func(t *testing.T) {
 					o := cctest.Options{Gen: cctest.GenOptions{INT: true, Messages: msgs}}
+					if ps.Role == cc.RoleSW {
+						o.Gen.Ports, o.Gen.SwitchPorts = len(swEnv.SwitchPorts), swEnv.SwitchPorts
+						o.Gen.Echoes = []uint64{1, 2, 3, 4, 5, 6, 7}
+						o.Gen.Hdrs = swHdrs[a.Name]
+						o.Gen.Messages = append(o.Gen.Messages, swMsgs[a.Name]...)
+					}
 					if testing.Short() {
 						o.Sequences, o.Chaos, o.AllocSequences = 6, 12, 1
 					}

@@ -52,9 +52,12 @@ const (
 	ToSource Dest = iota
 	// ToDestination: the flow's destination host.
 	ToDestination
-	// ToSwitch: the switch Action.Node (a switch point's message to
-	// another switch, HierCC's credit to a sender-side ToR); the caller
-	// routes it and hands it to that switch's SwitchPoint.Message.
+	// ToSwitch: the switch whose SwitchID (Env.SwitchID) is
+	// Action.Switch (a switch point's message to another switch, HierCC's
+	// credit to a sender-side ToR); the caller routes it and hands it to
+	// that switch's SwitchPoint.Message. Switches are addressed by their
+	// 12-bit ID because that is what a switch point can learn of another
+	// switch: from its own Env, and from the headers its peers write.
 	ToSwitch
 )
 
@@ -77,12 +80,13 @@ type Action struct {
 	Feedback Feedback
 	// Prio is the priority of an ActionFeedback, ActionPause or ActionResume.
 	Prio uint8
-	// Node is the switch of an ActionFeedback to ToSwitch, and the
-	// destination host of an ActionCredit's VOQ; Port the egress port of
-	// an ActionCredit; Bytes its amount.
-	Node  NodeID
-	Port  uint16
-	Bytes units.Bytes
+	// Switch is the SwitchID of an ActionFeedback's switch (To =
+	// ToSwitch). Node is the destination host of an ActionCredit's VOQ;
+	// Port the egress port of an ActionCredit; Bytes its amount.
+	Switch uint16
+	Node   NodeID
+	Port   uint16
+	Bytes  units.Bytes
 }
 
 // Actions is a fixed-capacity list of decisions that the caller owns and a
@@ -188,11 +192,11 @@ func (a *Actions) Send(to Dest, prio uint8, f Feedback) bool {
 	return a.Add(Action{Kind: ActionFeedback, To: to, Prio: prio, Feedback: f})
 }
 
-// SendSwitch appends an ActionFeedback of f to switch node at priority
-// prio (a switch point's message to another switch) and reports whether
-// it fitted.
-func (a *Actions) SendSwitch(node NodeID, prio uint8, f Feedback) bool {
-	return a.Add(Action{Kind: ActionFeedback, To: ToSwitch, Node: node, Prio: prio, Feedback: f})
+// SendSwitch appends an ActionFeedback of f to the switch whose SwitchID
+// is sw at priority prio (a switch point's message to another switch) and
+// reports whether it fitted.
+func (a *Actions) SendSwitch(sw uint16, prio uint8, f Feedback) bool {
+	return a.Add(Action{Kind: ActionFeedback, To: ToSwitch, Switch: sw, Prio: prio, Feedback: f})
 }
 
 // Credit appends an ActionCredit of n bytes to the VOQ toward host dst at

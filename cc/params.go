@@ -354,13 +354,28 @@ type Env struct {
 	// or open-ended flow). A reaction point that must tell its destination
 	// when the flow ends (ExpressPass's credit stop) reads it.
 	Size units.Bytes
-	// Ports is a switch point's port count (its ports are 0..Ports−1).
-	Ports int
+	// Ports is a switch point's port count (its ports are 0..Ports−1);
+	// SwitchPorts, when the caller knows them, describes each (len Ports,
+	// in the same numbering): what a switch's configuration says about
+	// its ports, which face a server and at what rate.
+	Ports       int
+	SwitchPorts []SwitchPort
 	// Index numbers the part among the parts of its role in one network,
 	// from 1 (0: unknown): a harness's queue or flow number, for a part
 	// that needs a distinct, reproducible value per instance (an LFSR's
 	// seed).
 	Index int
+}
+
+// SwitchPort is one port of a switch point's switch, as the switch's
+// configuration knows it.
+type SwitchPort struct {
+	// Rate is the port's line rate.
+	Rate units.Rate
+	// Edge: the port faces a host (a server port), whose node is Host; a
+	// port toward another switch is not an edge port and its Host is 0.
+	Edge bool
+	Host NodeID
 }
 
 // Description is a part's configuration as `hwcc algos` lists it.

@@ -91,7 +91,8 @@ type NotificationPoint interface {
 // spans the ports of one switch (HierCC's per-destination VOQs and
 // credit tables, Mercury's per-port pause states and flow table), where a
 // CongestionPoint sees one egress queue. Ports are numbered from 0 on
-// their switch, as the caller numbers them (cc.Env.Ports says how many).
+// their switch, as the caller numbers them (cc.Env.Ports says how many,
+// cc.Env.SwitchPorts which face hosts).
 //
 // The caller reports every data packet that comes in (Arrive, through
 // ingress port in, before it joins a queue), joins an egress queue
@@ -102,7 +103,7 @@ type NotificationPoint interface {
 // Besides what a congestion point may decide (ActionMarkCE and ActionDrop
 // on Arrive or Enqueue, ActionFeedback to a flow's source or destination),
 // a switch point may send a message to another switch (ActionFeedback
-// with To = ToSwitch and Node), and grant credit to one of its own VOQs
+// with To = ToSwitch and the target's SwitchID), and grant credit to one of its own VOQs
 // (ActionCredit, Bytes > 0, Port below the port count). ActionMarkCE is
 // taken on Arrive, Enqueue and Dequeue; ActionDrop on Arrive and Enqueue.
 // On Dequeue it may write p.Hdr (its header fields) and stamp p.INT, the

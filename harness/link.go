@@ -27,6 +27,7 @@ type node struct {
 	routes      []routeSpan // routes[dst host]: its candidate egress port numbers in routeArena (ECMP set; ecmpSet)
 	routeArena  []int32
 	salt        uint64  // per-switch ECMP hash salt
+	byDst       bool    // ECMP hashes the destination only (switch.ecmp destination)
 	module      *Switch // the algorithm's switch module, if any
 
 	// Host state: flows with data to send, served round robin.
@@ -146,6 +147,9 @@ func (s *Sim) addNode(name string, host bool) (*node, error) {
 	if !host {
 		s.nSwitches++
 		n.swID = uint16(s.nSwitches) & 0xFFF
+		if s.bySwID[n.swID] == nil { // beyond 4095 switches, IDs repeat: the first keeps it
+			s.bySwID[n.swID] = n
+		}
 	}
 	s.nodes = append(s.nodes, n)
 	s.byName[name] = n
@@ -318,7 +322,9 @@ func mix64(x uint64) uint64 {
 // ecmpPort picks the egress port of switch sw for a packet of flow going
 // from src to dst: hash(flow, src, dst, switch salt) mod the size of the
 // ECMP set. All packets of one flow and direction take one path; the ACKs
-// (src and dst swapped) hash independently.
+// (src and dst swapped) hash independently. With switch.ecmp destination
+// the hash is of dst and the salt only: everything a switch sends toward
+// one host leaves by one port.
 func ecmpPort(sw *node, flow FlowID, src, dst NodeID) *port {
 	c := sw.ecmpSet(dst)
 	if len(c) == 0 {
@@ -327,7 +333,10 @@ func ecmpPort(sw *node, flow FlowID, src, dst NodeID) *port {
 	if len(c) == 1 {
 		return sw.ports[c[0]]
 	}
-	h := mix64(uint64(uint32(flow)) | uint64(uint32(src))<<32 ^ mix64(uint64(uint32(dst))^sw.salt))
+	h := mix64(uint64(uint32(dst)) ^ sw.salt)
+	if !sw.byDst {
+		h = mix64(uint64(uint32(flow)) | uint64(uint32(src))<<32 ^ h)
+	}
 	return sw.ports[c[h%uint64(len(c))]]
 }
 

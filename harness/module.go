@@ -42,6 +42,9 @@ type SwitchInfo struct {
 	Name     string
 	SwitchID uint16
 	Ports    int
+	// PortList describes each port: its rate and the host it faces, if
+	// any (cc.Env.SwitchPorts).
+	PortList []cc.SwitchPort
 	Rate     units.Rate // its fastest port's rate
 	// Params are the scenario's algorithm parameters (read only).
 	Params map[string]string
@@ -115,10 +118,15 @@ func (s *Sim) buildModules() error {
 			continue
 		}
 		var rate units.Rate
-		for _, pt := range n.ports {
+		ports := make([]cc.SwitchPort, len(n.ports))
+		for i, pt := range n.ports {
 			rate = max(rate, pt.rate)
+			ports[i] = cc.SwitchPort{Rate: pt.rate}
+			if peer := pt.peer.node; peer.isHost {
+				ports[i].Edge, ports[i].Host = true, cc.NodeID(peer.id)
+			}
 		}
-		info := SwitchInfo{Node: n.id, Name: n.name, SwitchID: n.swID, Ports: len(n.ports), Rate: rate, Params: s.sc.Params,
+		info := SwitchInfo{Node: n.id, Name: n.name, SwitchID: n.swID, Ports: len(n.ports), PortList: ports, Rate: rate, Params: s.sc.Params,
 			Errors: ErrorSink{log: &s.errs, where: n.name + " module"}}
 		m, err := mb.NewModule(info)
 		if err != nil {

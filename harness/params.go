@@ -124,6 +124,14 @@ var commonParams = []Param{
 		}
 		return fmt.Errorf("%q: want all or uplinks", v)
 	}},
+	{"ecmp", "what ECMP hashes onto the equal-cost paths: flow (the flow and its ends), or destination (the destination host only: one port per destination at each switch, HierCC's VOQs)", func(s *Scenario, v string) error {
+		switch v = strings.ToLower(v); v {
+		case ECMPFlow, ECMPDestination:
+			s.Switch.ECMP = v
+			return nil
+		}
+		return fmt.Errorf("%q: want flow or destination", v)
+	}},
 	{"voq_credit", "credit each VOQ starts with under scheduler voq-credit (0: 10 KB, HierCC's C0)", setBytes(func(s *Scenario) *Bytes { return &s.Switch.VOQCredit })},
 	{"scheduler", "egress scheduler of the data frames: strict, dwrr, voq or voq-credit", func(s *Scenario, v string) error {
 		if _, err := newScheduler(v, nil, 1); err != nil {

@@ -199,6 +199,7 @@ func (s *Sim) buildSwitches() error {
 			continue
 		}
 		n.salt = s.rng.Uint64()
+		n.byDst = s.sc.Switch.ECMP == ECMPDestination
 		for _, pt := range n.ports {
 			pt.st.q.on, pt.st.q.n = true, histLen
 			if s.feat.INT {

@@ -110,6 +110,13 @@ type SwitchSpec struct {
 	// receiver-side ToR's credits there, and every other port serves its
 	// VOQs round robin without credit).
 	VOQGate string `json:"voq_gate,omitempty"`
+	// ECMP says what a switch hashes onto the equal-cost paths: "flow"
+	// (the default: the flow, its source and destination, so the flows
+	// toward one host spread over the paths) or "destination" (the
+	// destination host only, so that everything one switch sends toward
+	// one host leaves by one port: a VOQ per destination host is then one
+	// queue, as HierCC's sender-side ToR has).
+	ECMP string `json:"ecmp,omitempty"`
 	// Weights are DWRR's weights, indexed by priority (missing: 1; 0: only
 	// what the others leave).
 	Weights []int `json:"weights,omitempty"`
@@ -223,6 +230,7 @@ func (s *Scenario) Validate() error {
 			fmt.Sprintf("switch.flow_control = %q: want pfc, cbfc or none", sw.FlowControl)},
 		{sw.CBFCBuffer < 0 || sw.CBFCBuffer > Bytes(credit.MaxCapacity.Bytes()), fmt.Sprintf("switch.cbfc_buffer = %v: want 0 (default %v) .. %v", units.Bytes(sw.CBFCBuffer), DefaultCBFCBuffer, credit.MaxCapacity.Bytes())},
 		{sw.VOQGate != "" && sw.VOQGate != VOQGateAll && sw.VOQGate != VOQGateUplinks, fmt.Sprintf("switch.voq_gate = %q: want all or uplinks", sw.VOQGate)},
+		{sw.ECMP != "" && sw.ECMP != ECMPFlow && sw.ECMP != ECMPDestination, fmt.Sprintf("switch.ecmp = %q: want flow or destination", sw.ECMP)},
 		{sw.VOQCredit < 0 || sw.VOQCredit > voq.MaxCreditLimit, fmt.Sprintf("switch.voq_credit = %v: want 0 (10 KB) .. %v", units.Bytes(sw.VOQCredit), units.Bytes(voq.MaxCreditLimit))},
 		{sw.CBFCPeriod < 0 || units.Time(sw.CBFCPeriod) > units.Second, fmt.Sprintf("switch.cbfc_period = %v: want 0 (65,536 byte times) .. 1s", units.Time(sw.CBFCPeriod))},
 		{sw.CBFCGap < 0 || (sw.CBFCPeriod > 0 && sw.CBFCGap > sw.CBFCPeriod) || units.Time(sw.CBFCGap) > units.Second, fmt.Sprintf("switch.cbfc_gap = %v: want 0 (period/8) .. cbfc_period", units.Time(sw.CBFCGap))},

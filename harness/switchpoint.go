@@ -24,8 +24,8 @@ type MessageModule interface {
 //
 //   - ActionMarkCE marks the frame of the event;
 //   - ActionFeedback goes to the flow's source (Switch.Send) or
-//     destination (Switch.SendToDestination), or to switch Node
-//     (Switch.SendSwitch);
+//     destination (Switch.SendToDestination), or to the switch whose
+//     SwitchID is Action.Switch (Switch.SendSwitchID);
 //   - ActionCredit credits the VOQ toward host Node at egress Port
 //     (Switch.AddCredit; switch.scheduler voq-credit);
 //   - ActionDrop, ActionPause and ActionResume are not carried out by the
@@ -125,7 +125,7 @@ func (w *schemeSW) apply(now units.Time, sw *Switch, p *Packet, err error) {
 			case cc.ToDestination:
 				sw.SendToDestination(FlowID(fb.Flow), fb)
 			case cc.ToSwitch:
-				if e := sw.SendSwitch(NodeID(a.Node), fb); e != nil {
+				if e := sw.SendSwitchID(a.Switch, fb); e != nil {
 					w.errs.Add(now, flowOf(p), e)
 				}
 			}
@@ -166,6 +166,18 @@ func (w *Switch) SendSwitch(node NodeID, fb cc.Feedback) error {
 		return fmt.Errorf("harness: SendSwitch: switch %s has no host to route toward", s.nodes[node].name)
 	}
 	return w.sendFrom(-1, h.id, fb, node+1)
+}
+
+// SendSwitchID is SendSwitch to the switch whose 12-bit SwitchID
+// (SwitchInfo.SwitchID, cc.Env.SwitchID) is id: how a switch point
+// addresses another switch (cc.ToSwitch). In a network of more than 4095
+// switches IDs repeat, and id names the first switch that has it.
+func (w *Switch) SendSwitchID(id uint16, fb cc.Feedback) error {
+	n := w.s.bySwID[id&0xFFF]
+	if n == nil || id > 0xFFF {
+		return fmt.Errorf("harness: SendSwitchID: no switch has ID %d", id)
+	}
+	return w.SendSwitch(n.id, fb)
 }
 
 // sendFrom queues control message fb at this switch toward host dst:

@@ -25,7 +25,7 @@ const toySWCredit = cc.FeedbackUser + 9
 
 type toySW struct {
 	clock    cc.Monotonic
-	node     cc.NodeID
+	swID     uint16
 	ports    int
 	arrive   []units.Bytes // per ingress port
 	enq, deq []units.Bytes // per egress port
@@ -85,7 +85,7 @@ func (t *toySW) Dequeue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act *
 	t.clock.Advance(now)
 	t.deq[out] += p.Size
 	if first == 0 {
-		binary.BigEndian.PutUint32(p.Hdr[0:4], uint32(t.node)+1)
+		binary.BigEndian.PutUint32(p.Hdr[0:4], uint32(t.swID)+1)
 		t.voqPort[p.Dst] = uint16(out)
 	}
 	p.Hdr[4]++
@@ -94,7 +94,7 @@ func (t *toySW) Dequeue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act *
 		fb.Kind = toySWCredit
 		binary.BigEndian.PutUint32(fb.Data[0:4], uint32(p.Dst))
 		binary.BigEndian.PutUint64(fb.Data[4:12], uint64(p.Size))
-		act.SendSwitch(cc.NodeID(first-1), cc.ControlPrio, fb)
+		act.SendSwitch(uint16(first-1), cc.ControlPrio, fb)
 	}
 	return nil
 }
@@ -172,7 +172,7 @@ func registerToySW() {
 				{Name: "sw", Role: cc.RoleSW, Doc: "stamps and credits", Config: &cc.Spec[cc.Env]{
 					Presets: []cc.Preset[cc.Env]{{Name: "only", Config: func(e cc.Env) cc.Env { return e }}},
 					New: func(e cc.Env) (cc.Part, error) {
-						t := &toySW{node: e.Node, ports: e.Ports, arrive: make([]units.Bytes, e.Ports), enq: make([]units.Bytes, e.Ports),
+						t := &toySW{swID: e.SwitchID, ports: e.Ports, arrive: make([]units.Bytes, e.Ports), enq: make([]units.Bytes, e.Ports),
 							deq: make([]units.Bytes, e.Ports), voqPort: map[cc.NodeID]uint16{}}
 						toySWs = append(toySWs, t)
 						return t, nil
@@ -255,7 +255,7 @@ func TestSwitchPointScheme(t *testing.T) {
 		}
 		// Data frames only: each counted in as it arrives and out as it
 		// leaves (the ACKs and credits are control frames).
-		require.Equal(t, in, out, "switch %d: bytes in = bytes out", s.node)
+		require.Equal(t, in, out, "switch %d: bytes in = bytes out", s.swID)
 	}
 	require.Equal(t, 1, stamped)
 	require.Equal(t, frames, msgs)

@@ -29,6 +29,12 @@ const (
 	VOQGateUplinks = "uplinks"
 )
 
+// switch.ecmp values.
+const (
+	ECMPFlow        = "flow"
+	ECMPDestination = "destination"
+)
+
 // hasHost reports whether switch n has a host attached.
 func hasHost(n *node) bool {
 	for _, pt := range n.ports {

@@ -12,9 +12,20 @@ import (
 // sender marks one reserved bit in the data packet header every 10us").
 const PaperMarkInterval = 10 * units.Microsecond
 
-// EchoMark is the bit of cc.Packet.Echo that carries the host's mark from
-// Host.Sent to the sender-side ToR (the header's M bit, Header.Mark).
-const EchoMark = 1
+// The bits of cc.Packet.Echo a Host writes in Sent and the sender-side ToR
+// reads (ToR).
+const (
+	// EchoMark carries the host's mark (section 4's reserved bit) to the
+	// sender-side ToR: the header's M bit, Header.Mark.
+	EchoMark = 1 << 0
+	// EchoFirst and EchoLast say that a packet is the first or the last of
+	// its flow (both: a one-packet flow), as RoCEv2's BTH opcodes FIRST,
+	// LAST and ONLY say it of a message: the sender-side ToR counts F_ij
+	// with them (ToR). Each is set on one packet of a flow only, the
+	// first time it is sent.
+	EchoFirst = 1 << 1
+	EchoLast  = 1 << 2
+)
 
 // HostConfig configures a HierCC host: the reaction point of one flow.
 type HostConfig struct {
@@ -24,6 +35,10 @@ type HostConfig struct {
 	// MarkInterval is the least time between two marked packets (section
 	// 4: 10 µs), 1 ns..1 s.
 	MarkInterval units.Time
+	// Size is the flow's length in payload bytes, 0..2^62 (0: open-ended,
+	// no packet is ever its last): the packet that reaches it carries
+	// EchoLast. cc.Env.Size gives it.
+	Size units.Bytes
 }
 
 // PaperHost returns the paper's host on a link of rate line: marks every
@@ -41,6 +56,8 @@ func (c HostConfig) Validate() error {
 		return cfgErr(hostPart, "LineRate", c.LineRate.String(), "1kbps.."+MaxRate.String())
 	case c.MarkInterval < units.Nanosecond || c.MarkInterval > units.Second:
 		return cfgErr(hostPart, "MarkInterval", c.MarkInterval.String(), "1ns..1s")
+	case c.Size < 0 || c.Size > 1<<62:
+		return cfgErr(hostPart, "Size", c.Size.String(), "0B..2^62B")
 	}
 	return nil
 }
@@ -55,6 +72,9 @@ type HostState struct {
 	// Marked: the flow has marked a packet; LastMark is when.
 	Marked   bool
 	LastMark units.Time
+	// Began and Ended: the flow has sent the packet it flags EchoFirst,
+	// and the one it flags EchoLast.
+	Began, Ended bool
 	// Marks, Rates and Stops count marked packets and the rate and stop
 	// packets taken (64 bits, wrapping).
 	Marks, Rates, Stops uint64
@@ -69,9 +89,13 @@ type HostState struct {
 //   - Sent marks the packet when MarkInterval has passed since the last
 //     mark (the flow's first packet is marked, so that its first rate
 //     comes one RTT_hop after it starts): it sets bit EchoMark of
-//     p.Echo and clears it on the packets it does not mark. The caller
+//     p.Echo and clears it on the packets it does not mark. It sets
+//     EchoFirst on the first packet it is given and EchoLast on the first
+//     packet that reaches Size (p.Seq + p.Payload ≥ Size), clearing both
+//     on every other packet (a retransmission included). The caller
 //     carries Echo to the sender-side ToR as the header's reserved bit
-//     (Arrival.Mark, Header.Mark); the harness carries Echo unchanged.
+//     and the transport's first/last opcodes (Arrival.Mark, Header.Mark,
+//     ToR's flow count); the harness carries Echo unchanged.
 //   - Feedback takes a FeedbackRate message whose Data is a RatePacket
 //     for this flow: a rate becomes the pacing rate (Limits().Rate,
 //     capped at the line rate), a stop gates the flow (Limits().Credited
@@ -156,10 +180,17 @@ func (h *Host) Sent(now units.Time, p *cc.Packet, _ *cc.Actions) error {
 		return &cc.EventError{Part: hostPart, Event: "Sent", Reason: "nil packet"}
 	}
 	h.clock.Advance(now)
+	p.Echo &^= EchoMark | EchoFirst | EchoLast
 	if h.mark(now) {
 		p.Echo |= EchoMark
-	} else {
-		p.Echo &^= EchoMark
+	}
+	if !h.st.Began {
+		h.st.Began = true
+		p.Echo |= EchoFirst
+	}
+	if !h.st.Ended && h.cfg.Size > 0 && p.Seq+uint64(max(p.Payload, 0)) >= uint64(h.cfg.Size) {
+		h.st.Ended = true
+		p.Echo |= EchoLast
 	}
 	return nil
 }
@@ -224,8 +255,8 @@ func (h *Host) Timer(now units.Time, _ *cc.Actions) error {
 }
 
 // AppendRegisters appends, in this order: now (64), rate (32, kb/s),
-// stopped (1), marked (1), last_mark (64, ps), marks, rates, stops (64,
-// wrapping).
+// stopped (1), marked (1), last_mark (64, ps), began (1), ended (1),
+// marks, rates, stops (64, wrapping).
 func (h *Host) AppendRegisters(dst []cc.Register) []cc.Register {
 	return append(dst,
 		h.clock.Register(),
@@ -233,6 +264,8 @@ func (h *Host) AppendRegisters(dst []cc.Register) []cc.Register {
 		cc.BoolReg("stopped", h.st.Stopped),
 		cc.BoolReg("marked", h.st.Marked),
 		cc.TimeReg("last_mark", h.st.LastMark),
+		cc.BoolReg("began", h.st.Began),
+		cc.BoolReg("ended", h.st.Ended),
 		cc.Reg("marks", 64, h.st.Marks),
 		cc.Reg("rates", 64, h.st.Rates),
 		cc.Reg("stops", 64, h.st.Stops),

@@ -18,9 +18,10 @@ func TestHostMarks(t *testing.T) {
 	require.NoError(t, err)
 	var marked []units.Time
 	for now := units.Time(0); now <= 35*units.Microsecond; now += 3 * units.Microsecond {
-		p := cc.Packet{Echo: 0xF0 | hiercc.EchoMark}
+		p := cc.Packet{Echo: 0xF0 | hiercc.EchoMark | hiercc.EchoFirst | hiercc.EchoLast}
 		require.NoError(t, h.Sent(now, &p, nil))
-		require.Equal(t, uint64(0xF0), p.Echo&^hiercc.EchoMark)
+		require.Equal(t, uint64(0xF0), p.Echo&^(hiercc.EchoMark|hiercc.EchoFirst), "other bits kept; last never set on an open-ended flow")
+		require.Equal(t, now == 0, p.Echo&hiercc.EchoFirst != 0, "first set on the first packet only")
 		if p.Echo&hiercc.EchoMark != 0 {
 			marked = append(marked, now)
 		}
@@ -29,6 +30,34 @@ func TestHostMarks(t *testing.T) {
 	us := units.Microsecond
 	require.Equal(t, []units.Time{0, 12 * us, 24 * us}, marked)
 	require.Equal(t, uint64(3), h.State().Marks)
+}
+
+// TestHostFirstLast: the first packet given is flagged first, the first
+// that reaches the flow's size last (a one-packet flow: both), each once:
+// a retransmission of either is not flagged again.
+func TestHostFirstLast(t *testing.T) {
+	cfg := hiercc.PaperHost(line25)
+	cfg.Size = 2500
+	h, err := hiercc.NewHost(cfg)
+	require.NoError(t, err)
+	flags := func(now units.Time, seq uint64, pay units.Bytes) uint64 {
+		p := cc.Packet{Seq: seq, Payload: pay}
+		require.NoError(t, h.Sent(now, &p, nil))
+		return p.Echo & (hiercc.EchoFirst | hiercc.EchoLast)
+	}
+	require.Equal(t, uint64(hiercc.EchoFirst), flags(0, 0, 1000))
+	require.Equal(t, uint64(0), flags(1, 1000, 1000))
+	require.Equal(t, uint64(hiercc.EchoLast), flags(2, 2000, 500))
+	require.Equal(t, uint64(0), flags(3, 0, 1000), "a retransmitted first packet")
+	require.Equal(t, uint64(0), flags(4, 2000, 500), "a retransmitted last packet")
+	require.True(t, h.State().Began && h.State().Ended)
+
+	cfg.Size = 100
+	one, err := hiercc.NewHost(cfg)
+	require.NoError(t, err)
+	p := cc.Packet{Payload: 100}
+	require.NoError(t, one.Sent(0, &p, nil))
+	require.Equal(t, uint64(hiercc.EchoFirst|hiercc.EchoLast), p.Echo&(hiercc.EchoFirst|hiercc.EchoLast), "a one-packet flow")
 }
 
 // TestHostRates: a rate packet sets the pacing rate (capped at the line

@@ -52,6 +52,16 @@ type GenOptions struct {
 	// them): a packet carries one of them one time in two, else none (all
 	// zero).
 	Hdrs [][cc.PacketHdrLen]byte
+	// Echoes are values a switch point's data packets' Echo may carry (the
+	// bits the algorithm's reaction point writes, HierCC's mark): a packet
+	// carries one of them one time in two, else 0.
+	Echoes []uint64
+	// SwitchPorts, if set, describes a switch point's ports as its Env
+	// does (len Ports): a flow that comes in by an edge port has that
+	// port's host as its source, one that leaves by an edge port has its
+	// host as destination; the other flows come from and go to nodes
+	// elsewhere. Without it every flow's ends are elsewhere.
+	SwitchPorts []cc.SwitchPort
 	// Credited: the reaction point sends on credit (cc.Limits.Credited,
 	// ExpressPass): every Sent is preceded, at the same instant, by a
 	// FeedbackCredit for the flow, numbered 1, 2, ..., as a well-behaved
@@ -402,12 +412,20 @@ func swEvents(r *rand.Rand, o GenOptions) []Event {
 		f := flows[id]
 		if f == nil {
 			f = &swFlow{in: r.Intn(o.Ports), out: r.Intn(o.Ports), prio: 3,
-				src: cc.NodeID(1<<16 + uint32(id)), dst: cc.NodeID(2<<16 + uint32(id)%64)}
+				src: cc.NodeID(1<<12 + uint32(id)), dst: cc.NodeID(64 + uint32(id)%64)}
 			if r.Intn(2) == 0 {
 				f.out = hot
 			}
 			if o.Ports > 1 && f.in == f.out { // a frame does not leave through the port it came in by
 				f.in = (f.out + 1 + r.Intn(o.Ports-1)) % o.Ports
+			}
+			if len(o.SwitchPorts) == o.Ports {
+				if pi := o.SwitchPorts[f.in]; pi.Edge {
+					f.src = pi.Host
+				}
+				if po := o.SwitchPorts[f.out]; po.Edge {
+					f.dst = po.Host
+				}
 			}
 			if r.Intn(4) == 0 {
 				f.prio = 1
@@ -497,6 +515,9 @@ func swEvents(r *rand.Rand, o GenOptions) []Event {
 			f.seq += uint64(pay)
 			if len(o.Hdrs) > 0 && r.Intn(2) == 0 {
 				ev.Packet.Hdr = o.Hdrs[r.Intn(len(o.Hdrs))]
+			}
+			if len(o.Echoes) > 0 && r.Intn(2) == 0 {
+				ev.Packet.Echo = o.Echoes[r.Intn(len(o.Echoes))]
 			}
 			if o.INT {
 				ev.HasINT = true

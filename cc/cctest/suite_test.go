@@ -626,7 +626,7 @@ func (w *toySW) Message(now units.Time, in int, f *cc.Feedback, act *cc.Actions)
 	}
 	act.Credit(port, cc.NodeID(f.Flow), 1000)
 	if w.fault == overAppend { // reserved one, appends two
-		act.SendSwitch(cc.NodeID(f.From), cc.ControlPrio, cc.Feedback{Kind: cc.FeedbackUser, Flow: f.Flow})
+		act.SendSwitch(uint16(f.From), cc.ControlPrio, cc.Feedback{Kind: cc.FeedbackUser, Flow: f.Flow})
 	}
 	return nil
 }

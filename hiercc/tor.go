@@ -1,0 +1,529 @@
+package hiercc
+
+import (
+	"errors"
+	"math"
+	"strconv"
+
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/units"
+	"github.com/hwcc/hwcc/voq"
+)
+
+// MaxToRPorts is the most ports a ToR has.
+const MaxToRPorts = 1024
+
+// DefaultMTU is the largest frame a ToR's VOQs take unless told: a jumbo
+// frame of 9216 bytes with its preamble and gap, in the wire bytes the
+// harness counts.
+const DefaultMTU = 9216 + 20
+
+// ToRPort is one port of a ToR, as its configuration knows it.
+type ToRPort struct {
+	// Edge: the port faces a server (a host port), whose number is Host;
+	// the other ports lead to the fabric (uplinks).
+	Edge bool
+	Host voq.Key
+}
+
+// ToRConfig configures a ToR: the sender-side and receiver-side roles of
+// one top-of-rack switch (SenderToR, ReceiverToR) behind one switch point.
+type ToRConfig struct {
+	// ToR is this ToR's identifier i (0..MaxToR): written into the
+	// headers it sends, and where the receiver-side ToRs send its credits
+	// (cc.Env.SwitchID, the address cc.ToSwitch names).
+	ToR uint16
+	// Ports are the switch's ports in the caller's numbering
+	// (0..MaxToRPorts). A switch with no edge port is no ToR: every event
+	// only records its time.
+	Ports []ToRPort
+	// Dests is N, the host numbers the VOQs are keyed by: hosts 0..Dests−1
+	// (1..voq.MaxKeys). A packet from a local host to a host beyond it is
+	// refused.
+	Dests int
+	// VOQs is the VOQ table's size, 1..Dests (0: Dests).
+	VOQs int
+	// ToRs is M: the receiver side keeps a WRR entry per sender-side ToR
+	// 0..ToRs−1 at each edge port (1..4096).
+	ToRs int
+	// MTU is the largest frame, 1..65535 bytes, in the unit queues are
+	// counted in (the harness: wire bytes).
+	MTU units.Bytes
+	// C0 is the credit every VOQ starts with and that the receiver side
+	// assumes it had (section 5: 10 KB); Delta the bytes one credit lets a
+	// VOQ send (section 3.2: 1 KB).
+	C0, Delta units.Bytes
+	// QueueLimit is the most one VOQ holds (0: 2^32−1).
+	QueueLimit units.Bytes
+	// StopFlows and StopOnArrival: the sender side's stop table
+	// (SenderToRConfig).
+	StopFlows     int
+	StopOnArrival bool
+	// Burst is the most credits one edge port sends in one late Timer
+	// (ReceiverToRConfig).
+	Burst int
+	// FirstHop configures each VOQ's equation (1). Its LineRate is the
+	// servers' link rate, which also paces each edge port's credits.
+	FirstHop FirstHopConfig
+}
+
+// PaperToR returns the paper's ToR (sections 2.2, 3 and 5): ToR tor with
+// ports, host numbers below dests, sender-side ToRs below tors, servers on
+// links of rate line, frames up to mtu: C0 = 10 KB, Δ = 1 KB, the paper's
+// first hop (PaperFirstHop), and hwcc's stop table (64 flows per VOQ,
+// StopOnArrival) and credit burst (4).
+func PaperToR(tor uint16, ports []ToRPort, dests, tors int, line units.Rate, mtu units.Bytes) ToRConfig {
+	s := PaperSender(tor, dests, line, mtu)
+	r := PaperReceiver(1, tors, line)
+	return ToRConfig{
+		ToR: tor, Ports: ports, Dests: dests, ToRs: tors, MTU: mtu,
+		C0: s.C0, Delta: r.Delta, StopFlows: s.StopFlows, StopOnArrival: s.StopOnArrival,
+		Burst: r.Burst, FirstHop: s.FirstHop,
+	}
+}
+
+const torPart = "hiercc.ToR"
+
+// sender and receiver return the configurations of the two sides.
+func (c ToRConfig) sender() SenderToRConfig {
+	return SenderToRConfig{ToR: c.ToR, Dests: c.Dests, VOQs: c.VOQs, MTU: c.MTU, C0: c.C0, QueueLimit: c.QueueLimit,
+		StopFlows: c.StopFlows, StopOnArrival: c.StopOnArrival, FirstHop: c.FirstHop}
+}
+
+func (c ToRConfig) receiver(edge int) ReceiverToRConfig {
+	return ReceiverToRConfig{Ports: edge, ToRs: c.ToRs, Rate: c.FirstHop.LineRate, Delta: c.Delta, C0: c.C0, Burst: c.Burst}
+}
+
+// edges counts the edge ports.
+func (c ToRConfig) edges() int {
+	n := 0
+	for _, p := range c.Ports {
+		if p.Edge {
+			n++
+		}
+	}
+	return n
+}
+
+// Validate reports the first field out of range as a *cc.ConfigError: the
+// ports, then (for a switch with an edge port) the two sides'
+// configurations, whose errors name their own parts.
+func (c ToRConfig) Validate() error {
+	if len(c.Ports) > MaxToRPorts {
+		return cfgErr(torPart, "Ports", strconv.Itoa(len(c.Ports))+" ports", "0..1024")
+	}
+	edge := c.edges()
+	if edge == 0 {
+		return nil
+	}
+	for i, p := range c.Ports {
+		if p.Edge && (c.Dests < 1 || uint64(p.Host) >= uint64(c.Dests)) {
+			return cfgErr(torPart, "Ports["+strconv.Itoa(i)+"].Host", strconv.FormatUint(uint64(p.Host), 10), "0..Dests−1")
+		}
+	}
+	if int(c.ToR) >= c.ToRs && c.ToRs >= 1 {
+		return cfgErr(torPart, "ToR", strconv.Itoa(int(c.ToR)), "0..ToRs−1")
+	}
+	if err := c.sender().Validate(); err != nil {
+		return err
+	}
+	return c.receiver(edge).Validate()
+}
+
+// Sentinels of the ToR's own refusals, each wrapped in a *cc.EventError.
+var (
+	// ErrNotToR: a credit packet for a switch with no edge port.
+	ErrNotToR = errors.New("hiercc: credit for a switch that is no ToR")
+	// ErrSplitVOQ: the packets of one VOQ leave by two uplinks. A VOQ is
+	// one queue toward the fabric; a caller that spreads one
+	// destination's traffic over several uplinks (ECMP by flow) must
+	// route it by destination (the harness's switch.ecmp destination).
+	ErrSplitVOQ = errors.New("hiercc: one VOQ's packets leave by two ports")
+	// ErrHeader: a data packet toward a server carries a header that
+	// does not decode.
+	ErrHeader = errors.New("hiercc: malformed header")
+)
+
+// ToR is the switch point of HierCC (papers/hiercc.txt sections 3 and
+// 4): one top-of-rack switch, sender-side and receiver-side ToR at once
+// ("each ToR switch has VOQs at the sender side and downstream output
+// queues to servers at the receiver side", section 3.1). It drives a
+// SenderToR and a ReceiverToR from the switch's events, and implements
+// cc.SwitchPoint; it is registered as algorithm "hiercc" part "sw"
+// (package algos).
+//
+// # Which packets are whose
+//
+// Ports are edge ports (toward a server, ToRPort.Edge) or uplinks. A
+// data packet whose source is one of this ToR's servers and that joins
+// an uplink is VOQ traffic of the sender side; one that joins an edge
+// port with a header of another ToR is traffic of the receiver side. The
+// rest (between two servers of this rack, transit) is not HierCC's and
+// changes nothing: as the paper's sections 3.1 and 3.2 describe, only
+// inter-rack traffic goes through the VOQs.
+//
+// # Events
+//
+//	Enqueue, uplink   SenderToR.Arrive (VOQ j = the destination): the
+//	                  host's mark (bit EchoMark of Echo) answered with a
+//	                  rate packet to the flow's source (ActionFeedback
+//	                  ToSource, FeedbackRate); a first packet (EchoFirst)
+//	                  counts a flow: SenderToR.FlowStart (F_ij += 1)
+//	Dequeue, uplink   SenderToR.Dequeue: the header (this ToR, j, F_ij,
+//	                  S_ij, the mark) written into p.Hdr; a stopped VOQ's
+//	                  resume sends its rate packets; a last packet
+//	                  (EchoLast) ends its flow: SenderToR.FlowEnd
+//	Enqueue, edge     ReceiverToR.Arrive with the packet's header
+//	Message           a FeedbackCredit (CreditPacket in Data) for a VOQ
+//	                  of this ToR: SenderToR.Credit, and ActionCredit of
+//	                  its amount to the VOQ (the uplink it leaves by, its
+//	                  destination host): the caller's scheduler holds the
+//	                  packets and serves a VOQ while its balance is
+//	                  positive, as SenderToR's accounting does
+//	Timer             SenderToR.Timer (equation (1) every RTT_hop/β)
+//	                  and ReceiverToR.Timer: each credit packet sent to
+//	                  its ToR (ActionFeedback ToSwitch, FeedbackCredit)
+//	Arrive, Pause     record the time
+//
+// The caller's VOQ scheduler and the SenderToR's accounting are two
+// copies of one state: the caller keeps the packets, the ToR the
+// registers. They agree as long as the caller starts every VOQ with C0,
+// credits it exactly as the ToR's ActionCredit says, counts the same
+// bytes (the frame sizes the ToR sees) and serves a VOQ only while its
+// balance is positive; a Dequeue the SenderToR finds ineligible is
+// refused with voq.ErrNotEligible, which is how a caller learns that it
+// does not.
+//
+// # Choices the paper leaves open
+//
+//   - F_ij is counted from the packets: a flow starts with the packet
+//     its host flags EchoFirst and ends when the packet flagged EchoLast
+//     leaves the VOQ (RoCEv2's FIRST and LAST opcodes carry the same;
+//     section 4 keeps "no flow table" at the ToR, and neither does this).
+//     The count saturates: a first packet beyond 65535 flows, or a last
+//     packet with no flow counted (its first was lost), changes nothing
+//     but FlowsSaturated.
+//   - Credits are addressed to the sender-side ToR by its identifier,
+//     which the header carries; each credit goes to the uplink the VOQ's
+//     packets leave by, learnt from its first packet; a VOQ whose packets
+//     take another uplink is refused (ErrSplitVOQ).
+//   - A header at an edge port from this ToR itself is ignored, as is an
+//     all-zero Hdr (no header); a nonzero one that does not decode is
+//     refused (ErrHeader wrapping the *cc.DecodeError).
+//
+// Refused events change nothing (the contract's rule 1). Nothing
+// allocates after NewToR except errors.
+type ToR struct {
+	cfg   ToRConfig
+	clock cc.Monotonic
+	s     *SenderToR
+	r     *ReceiverToR
+	rport []int16 // per port: its receiver port, −1 for an uplink
+	local []bool  // per host number: a server of this ToR
+	up    []int32 // per VOQ slot: the uplink its packets leave by, −1 unknown
+	// Scratch for the two sides' outputs.
+	rates   []RatePacket
+	credits []CreditPacket
+	// Counters (64 bits, wrapping).
+	saturated uint64
+}
+
+var _ cc.SwitchPoint = (*ToR)(nil)
+
+// NewToR validates cfg and returns a ToR with its VOQs closed and its
+// credit tables empty.
+func NewToR(cfg ToRConfig) (*ToR, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg.Ports = append([]ToRPort(nil), cfg.Ports...)
+	t := &ToR{cfg: cfg, rport: make([]int16, len(cfg.Ports))}
+	edge := cfg.edges()
+	if edge == 0 {
+		return t, nil
+	}
+	var err error
+	if t.s, err = NewSenderToR(cfg.sender()); err != nil {
+		return nil, err
+	}
+	if t.r, err = NewReceiverToR(cfg.receiver(edge)); err != nil {
+		return nil, err
+	}
+	t.local = make([]bool, cfg.Dests)
+	k := int16(0)
+	for i, p := range cfg.Ports {
+		t.rport[i] = -1
+		if p.Edge {
+			t.rport[i], k = k, k+1
+			t.local[p.Host] = true
+		}
+	}
+	t.up = make([]int32, t.s.VOQs().Config().Slots)
+	for i := range t.up {
+		t.up[i] = -1
+	}
+	t.rates = make([]RatePacket, 0, t.s.MaxRatePackets())
+	t.credits = make([]CreditPacket, 0, t.r.MaxCreditPackets())
+	return t, nil
+}
+
+// Config returns the configuration.
+func (t *ToR) Config() ToRConfig { return t.cfg }
+
+// Sender and Receiver return the two sides (nil for a switch with no edge
+// port), for reading: a caller that drives them directly breaks the ToR's
+// accounting.
+func (t *ToR) Sender() *SenderToR     { return t.s }
+func (t *ToR) Receiver() *ReceiverToR { return t.r }
+
+// FlowsSaturated counts the first and last packets the flow count did
+// not take (see ToR).
+func (t *ToR) FlowsSaturated() uint64 { return t.saturated }
+
+// NextDeadline is the earlier of the two sides' deadlines.
+func (t *ToR) NextDeadline() units.Time {
+	if t.s == nil {
+		return units.MaxTime
+	}
+	return min(t.s.NextDeadline(), t.r.NextDeadline())
+}
+
+//go:noinline
+func torEvErr(event, reason string, err error) error {
+	return &cc.EventError{Part: torPart, Event: event, Reason: reason, Err: err}
+}
+
+// check refuses an event out of time order, on a port outside the
+// switch, or with a nil packet (p is nil-checked when need is set).
+func (t *ToR) check(event string, now units.Time, port int, p *cc.Packet, need bool) error {
+	if !t.clock.InOrder(now) {
+		return t.clock.Check(torPart, event, now)
+	}
+	if port < 0 || port >= len(t.cfg.Ports) {
+		return torEvErr(event, "port "+strconv.Itoa(port)+" outside 0.."+strconv.Itoa(len(t.cfg.Ports)-1), ErrPort)
+	}
+	if need && p == nil {
+		return torEvErr(event, "nil packet", nil)
+	}
+	return nil
+}
+
+// sending reports whether p, leaving by port out, is VOQ traffic: from a
+// server of this ToR, out of an uplink.
+func (t *ToR) sending(out int, p *cc.Packet) bool {
+	return t.s != nil && t.rport[out] < 0 && uint64(p.Src) < uint64(len(t.local)) && t.local[p.Src]
+}
+
+// Arrive records the time: the ToR acts when the packet joins a queue.
+func (t *ToR) Arrive(now units.Time, in int, p *cc.Packet, _ *cc.Actions) error {
+	if err := t.check("Arrive", now, in, p, true); err != nil {
+		return err
+	}
+	t.clock.Advance(now)
+	return nil
+}
+
+// Pause records the time: HierCC does not use PFC's state.
+func (t *ToR) Pause(now units.Time, out int, prio uint8, _ bool, _ *cc.Actions) error {
+	if err := t.check("Pause", now, out, nil, false); err != nil {
+		return err
+	}
+	if prio > 7 {
+		return torEvErr("Pause", "priority "+strconv.Itoa(int(prio))+" outside 0..7", nil)
+	}
+	t.clock.Advance(now)
+	return nil
+}
+
+// Enqueue takes a packet joining egress port out: VOQ traffic into the
+// sender side, a header at an edge port into the receiver side (see ToR).
+func (t *ToR) Enqueue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act *cc.Actions) error {
+	if err := t.check("Enqueue", now, out, p, true); err != nil {
+		return err
+	}
+	if t.s == nil {
+		t.clock.Advance(now)
+		return nil
+	}
+	if t.rport[out] >= 0 {
+		return t.receive(now, out, p)
+	}
+	if !t.sending(out, p) {
+		t.clock.Advance(now)
+		return nil
+	}
+	if err := act.Reserve(torPart, "Enqueue", 1); err != nil {
+		return err
+	}
+	if p.Size < 1 || p.Size > math.MaxUint32 || uint64(p.Dst) >= uint64(t.cfg.Dests) {
+		// SenderToR.Arrive refuses them too; checked here so that the
+		// key below fits.
+		return torEvErr("Enqueue", "packet of "+p.Size.String()+" to host "+strconv.FormatUint(uint64(p.Dst), 10)+": want 1..MTU bytes to a host below Dests", voq.ErrSize)
+	}
+	dst := voq.Key(p.Dst)
+	if slot, ok := t.s.Lookup(dst); ok && t.up[slot] >= 0 && int(t.up[slot]) != out {
+		return torEvErr("Enqueue", "VOQ of host "+strconv.FormatUint(uint64(dst), 10)+" leaves by port "+strconv.Itoa(int(t.up[slot]))+", not "+strconv.Itoa(out), ErrSplitVOQ)
+	}
+	slot, rates, err := t.s.Arrive(now, Arrival{Flow: p.Flow, Dst: dst, Size: p.Size, Mark: p.Echo&EchoMark != 0}, t.rates[:0])
+	if err != nil {
+		return err
+	}
+	t.clock.Advance(now)
+	t.up[slot] = int32(out)
+	if p.Echo&EchoFirst != 0 {
+		if st, _ := t.s.VOQs().State(slot); st.Flows == math.MaxUint16 {
+			t.saturated++ // F_ij at its 16-bit limit
+		} else {
+			_ = t.s.FlowStart(now, dst) // open, in order, below the limit
+		}
+	}
+	t.sendRates(rates, act)
+	return nil
+}
+
+// receive takes a packet joining edge port out.
+func (t *ToR) receive(now units.Time, out int, p *cc.Packet) error {
+	if p.Hdr == ([cc.PacketHdrLen]byte{}) {
+		t.clock.Advance(now)
+		return nil
+	}
+	h, err := DecodeHeader(p.Hdr[:])
+	if err != nil {
+		return torEvErr("Enqueue", "header of the packet to port "+strconv.Itoa(out), errors.Join(ErrHeader, err))
+	}
+	if h.ToR == t.cfg.ToR {
+		t.clock.Advance(now)
+		return nil
+	}
+	if _, err := t.r.Arrive(now, int(t.rport[out]), h); err != nil {
+		return err
+	}
+	t.clock.Advance(now)
+	return nil
+}
+
+// sendRates appends a rate packet to each flow's source.
+func (t *ToR) sendRates(rates []RatePacket, act *cc.Actions) {
+	for _, r := range rates {
+		f := cc.Feedback{Kind: FeedbackRate, Flow: r.Flow}
+		r.put((*[RatePacketSize]byte)(f.Data[:RatePacketSize]))
+		act.Send(cc.ToSource, cc.ControlPrio, f)
+	}
+}
+
+// Dequeue takes a packet leaving egress port out: VOQ traffic is stamped
+// with the header and spends its size in credit (see ToR).
+func (t *ToR) Dequeue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act *cc.Actions) error {
+	if err := t.check("Dequeue", now, out, p, true); err != nil {
+		return err
+	}
+	if !t.sending(out, p) {
+		t.clock.Advance(now)
+		return nil
+	}
+	dst := voq.Key(p.Dst)
+	slot, ok := t.s.Lookup(dst)
+	if !ok || uint64(p.Dst) >= uint64(t.cfg.Dests) {
+		return torEvErr("Dequeue", "host "+strconv.FormatUint(uint64(p.Dst), 10)+" has no VOQ", ErrNoVOQ)
+	}
+	if int(t.up[slot]) != out {
+		return torEvErr("Dequeue", "VOQ of host "+strconv.FormatUint(uint64(dst), 10)+" leaves by port "+strconv.Itoa(int(t.up[slot]))+", not "+strconv.Itoa(out), ErrSplitVOQ)
+	}
+	if err := act.Reserve(torPart, "Dequeue", t.s.StoppedFlows(slot)); err != nil {
+		return err
+	}
+	h, rates, err := t.s.Dequeue(now, slot, p.Size, t.rates[:0])
+	if err != nil {
+		return err
+	}
+	t.clock.Advance(now)
+	h.Mark = p.Echo&EchoMark != 0
+	h.put((*[HeaderSize]byte)(p.Hdr[:HeaderSize]))
+	if p.Echo&EchoLast != 0 {
+		if st, _ := t.s.VOQs().State(slot); st.Flows == 0 {
+			t.saturated++ // no flow counted: its first packet was lost
+		} else {
+			_ = t.s.FlowEnd(now, dst)
+		}
+	}
+	t.sendRates(rates, act)
+	return nil
+}
+
+// Message takes a credit packet for one of this ToR's VOQs (see ToR);
+// other kinds record the time.
+func (t *ToR) Message(now units.Time, in int, f *cc.Feedback, act *cc.Actions) error {
+	if !t.clock.InOrder(now) {
+		return t.clock.Check(torPart, "Message", now)
+	}
+	if in < -1 || in >= len(t.cfg.Ports) {
+		return torEvErr("Message", "port "+strconv.Itoa(in)+" outside −1.."+strconv.Itoa(len(t.cfg.Ports)-1), ErrPort)
+	}
+	if f == nil {
+		return torEvErr("Message", "nil feedback", nil)
+	}
+	if f.Kind != FeedbackCredit {
+		t.clock.Advance(now)
+		return nil
+	}
+	if t.s == nil {
+		return torEvErr("Message", "credit packet at a switch with no server port", ErrNotToR)
+	}
+	c, err := DecodeCreditPacket(f.Data[:])
+	if err != nil {
+		return torEvErr("Message", "malformed credit packet", err)
+	}
+	if err := act.Reserve(torPart, "Message", 1); err != nil {
+		return err
+	}
+	if err := t.s.Credit(now, c); err != nil {
+		return err
+	}
+	t.clock.Advance(now)
+	slot, _ := t.s.Lookup(c.Dst) // open: Credit took it
+	act.Credit(uint16(t.up[slot]), cc.NodeID(c.Dst), units.Bytes(c.Amount))
+	return nil
+}
+
+// Timer runs the two sides' timers: equation (1) for every VOQ when due,
+// and the credits of every edge port whose tick is due, each sent to its
+// ToR.
+func (t *ToR) Timer(now units.Time, act *cc.Actions) error {
+	if !t.clock.InOrder(now) {
+		return t.clock.Check(torPart, "Timer", now)
+	}
+	if t.s == nil {
+		t.clock.Advance(now)
+		return nil
+	}
+	if now >= t.r.NextDeadline() {
+		if err := act.Reserve(torPart, "Timer", t.r.MaxCreditPackets()); err != nil {
+			return err
+		}
+	}
+	t.clock.Advance(now)
+	_ = t.s.Timer(now) // in order: the ToR's clock is checked
+	credits, _ := t.r.Timer(now, t.credits[:0])
+	for _, c := range credits {
+		f := cc.Feedback{Kind: FeedbackCredit}
+		c.put((*[CreditPacketSize]byte)(f.Data[:CreditPacketSize]))
+		act.SendSwitch(c.ToR, cc.ControlPrio, f)
+	}
+	return nil
+}
+
+// AppendRegisters appends now (64), flows_saturated (64), and for a ToR
+// with an edge port the SenderToR's registers and the ReceiverToR's, each
+// without its own now.
+func (t *ToR) AppendRegisters(dst []cc.Register) []cc.Register {
+	dst = append(dst, t.clock.Register(), cc.Reg("flows_saturated", 64, t.saturated))
+	if t.s == nil {
+		return dst
+	}
+	n := len(dst)
+	dst = t.s.AppendRegisters(dst)
+	dst = append(dst[:n], dst[n+1:]...) // the sender's now
+	n = len(dst)
+	dst = t.r.AppendRegisters(dst)
+	return append(dst[:n], dst[n+1:]...) // the receiver's now
+}
