@@ -50,7 +50,7 @@ type Sim struct {
 
 	nodes     []*node
 	hosts     []*node
-	edgeHost  []*node // by switch node ID: a host attached to it, or nil (Switch.SendSwitch)
+	edgeHost  []*node        // by switch node ID: a host attached to it, or nil (Switch.SendSwitch)
 	bySwID    [1 << 12]*node // switches by 12-bit SwitchID (Switch.SendSwitchID)
 	ports     []*port
 	queues    []*Queue // indexed by CPID
