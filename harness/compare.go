@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -38,6 +39,15 @@ type ComparisonRow struct {
 	LongFlowBps   float64 `json:"long_flow_bps"`
 	IncastFCTNs   *int64  `json:"incast_fct_ns"`
 	Jain          float64 `json:"jain"`
+	// The sized flows: how many started and finished, and over those
+	// that finished the mean and 99th-percentile (nearest rank) of their
+	// FCT and of their slowdown (FCT over the ideal FCT, see Result).
+	Sized        int     `json:"sized"`
+	Finished     int     `json:"finished"`
+	FCTMeanNs    int64   `json:"fct_mean_ns"`
+	FCTP99Ns     int64   `json:"fct_p99_ns"`
+	SlowdownMean float64 `json:"slowdown_mean"`
+	SlowdownP99  float64 `json:"slowdown_p99"`
 	PFCPauses     int64   `json:"pfc_pauses"`
 	PFCPausedNs   int64   `json:"pfc_paused_ns"`
 	Drops         int64   `json:"drops"`
@@ -146,5 +156,36 @@ func Summarize(r *Result) ComparisonRow {
 		ns := int64((last - first) / units.Nanosecond)
 		row.IncastFCTNs = &ns
 	}
+	row.Sized, row.Finished = sized, finished
+	if finished > 0 {
+		fcts := make([]units.Time, 0, finished)
+		slows := make([]float64, 0, finished)
+		var sum units.Time
+		var ssum float64
+		for _, f := range r.Flows {
+			if f.Size == 0 || f.Finish < 0 {
+				continue
+			}
+			sd := float64(f.FCT) / float64(f.Ideal)
+			fcts = append(fcts, f.FCT)
+			slows = append(slows, sd)
+			sum += f.FCT
+			ssum += sd
+		}
+		slices.Sort(fcts)
+		slices.Sort(slows)
+		k := nearestRank(len(fcts), 0.99)
+		row.FCTMeanNs = int64(sum / units.Time(len(fcts)) / units.Nanosecond)
+		row.FCTP99Ns = int64(fcts[k] / units.Nanosecond)
+		row.SlowdownMean = ssum / float64(len(slows))
+		row.SlowdownP99 = slows[k]
+	}
 	return row
+}
+
+// nearestRank is the index of the p-quantile of n sorted values by the
+// nearest-rank method: the ⌈p·n⌉-th smallest.
+func nearestRank(n int, p float64) int {
+	k := int(math.Ceil(p*float64(n))) - 1
+	return max(min(k, n-1), 0)
 }

@@ -22,6 +22,7 @@ const (
 	evTest                      // used by the event-core tests and benchmark
 	evModuleTimer               // modules[idx]'s deadline
 	evFCTimer                   // ports[idx]'s CBFC receivers' deadline
+	evSwitchMsg                 // pkt, a message nodes[idx] sent itself, reaches its module
 )
 
 // event is one scheduled action. Events are plain values in a slice: no

@@ -116,13 +116,13 @@ var commonParams = []Param{
 	{"cbfc_buffer", "CBFC receive buffer per ingress port and data priority (0: 128 KiB, 2048 blocks)", setBytes(func(s *Scenario) *Bytes { return &s.Switch.CBFCBuffer })},
 	{"cbfc_period", "longest spacing of CBFC flow-control packets (0: 65,536 byte times of the link)", setTime(func(s *Scenario) *Time { return &s.Switch.CBFCPeriod }, true)},
 	{"cbfc_gap", "shortest spacing of the CBFC flow-control packets a credit change sends (0: period/8)", setTime(func(s *Scenario) *Time { return &s.Switch.CBFCGap }, true)},
-	{"voq_gate", "ports voq-credit gates by credit: all, or uplinks (edge switches' ports toward switches)", func(s *Scenario, v string) error {
+	{"voq_gate", "what voq-credit gates by credit: all (every port), uplinks (edge switches' ports toward switches) or local (at edge switches, the frames of their own hosts)", func(s *Scenario, v string) error {
 		switch v = strings.ToLower(v); v {
-		case VOQGateAll, VOQGateUplinks:
+		case VOQGateAll, VOQGateUplinks, VOQGateLocal:
 			s.Switch.VOQGate = v
 			return nil
 		}
-		return fmt.Errorf("%q: want all or uplinks", v)
+		return fmt.Errorf("%q: want all, uplinks or local", v)
 	}},
 	{"ecmp", "what ECMP hashes onto the equal-cost paths: flow (the flow and its ends), or destination (the destination host only: one port per destination at each switch, HierCC's VOQs)", func(s *Scenario, v string) error {
 		switch v = strings.ToLower(v); v {
@@ -132,7 +132,15 @@ var commonParams = []Param{
 		}
 		return fmt.Errorf("%q: want flow or destination", v)
 	}},
-	{"voq_credit", "credit each VOQ starts with under scheduler voq-credit (0: 10 KB, HierCC's C0)", setBytes(func(s *Scenario) *Bytes { return &s.Switch.VOQCredit })},
+	{"voq_credit", "credit each VOQ starts with under scheduler voq-credit (default 10 KB, HierCC's C0; 0: none)", func(s *Scenario, v string) error {
+		b, err := units.ParseBytes(v)
+		if err != nil {
+			return err
+		}
+		c := Bytes(b)
+		s.Switch.VOQCredit = &c
+		return nil
+	}},
 	{"scheduler", "egress scheduler of the data frames: strict, dwrr, voq or voq-credit", func(s *Scenario, v string) error {
 		if _, err := newScheduler(v, nil, 1); err != nil {
 			return err

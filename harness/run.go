@@ -41,6 +41,16 @@ func New(sc *Scenario, opts Options) (*Sim, error) {
 	if err != nil {
 		return nil, err
 	}
+	if ss, ok := algo.(scenarioSetter); ok && len(ss.ScenarioSettings()) > 0 {
+		for _, kv := range cc.SettingsOf(ss.ScenarioSettings()) {
+			if err := cp.Set(kv.Name, kv.Value); err != nil {
+				return nil, fmt.Errorf("harness: algorithm %s: %w", algo.Name(), err)
+			}
+		}
+		if err := cp.Validate(); err != nil {
+			return nil, fmt.Errorf("harness: algorithm %s's settings: %w", algo.Name(), err)
+		}
+	}
 	s.algo, s.feat = algo, algo.Features()
 	if kd, ok := algo.(kindDeclarer); ok {
 		s.kinds = map[cc.FeedbackKind]*ControlKind{}
@@ -225,9 +235,26 @@ func (s *Sim) buildSwitches() error {
 				return fmt.Errorf("harness: %w", err)
 			}
 			if vs, ok := pt.sched.(voqSched); ok {
-				c0 := units.Bytes(orDefault(s.sc.Switch.VOQCredit, Bytes(voq.PaperC0)))
-				gated := vs.credit && (s.sc.Switch.VOQGate != VOQGateUplinks || (hasHost(n) && !pt.peer.node.isHost))
-				if pt.vq, err = newPortVOQ(gated, c0, len(s.nodes), len(s.hosts), s.maxFrame()); err != nil {
+				c0 := voq.PaperC0
+				if s.sc.Switch.VOQCredit != nil {
+					c0 = units.Bytes(*s.sc.Switch.VOQCredit)
+				}
+				g := gateNone
+				if vs.credit {
+					switch s.sc.Switch.VOQGate {
+					case VOQGateUplinks:
+						if hasHost(n) && !pt.peer.node.isHost {
+							g = gateAll
+						}
+					case VOQGateLocal:
+						if hasHost(n) {
+							g = gateLocal
+						}
+					default:
+						g = gateAll
+					}
+				}
+				if pt.vq, err = newPortVOQ(g, c0, len(s.nodes), len(s.hosts), s.maxFrame()); err != nil {
 					return fmt.Errorf("harness: port %s: %w", pt.name, err)
 				}
 			}

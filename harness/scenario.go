@@ -102,13 +102,18 @@ type SwitchSpec struct {
 	// first.
 	Scheduler string `json:"scheduler,omitempty"`
 	// VOQCredit is the credit a VOQ starts with under scheduler
-	// voq-credit (HierCC's C0; 0: voq.PaperC0, 10 KB).
-	VOQCredit Bytes `json:"voq_credit,omitempty"`
-	// VOQGate says which ports voq-credit gates by credit: "all" (the
-	// default) or "uplinks", the ports of switches with hosts that lead
-	// to other switches (HierCC's sender-side ToRs: its VOQs wait for the
-	// receiver-side ToR's credits there, and every other port serves its
-	// VOQs round robin without credit).
+	// voq-credit (HierCC's C0; nil: voq.PaperC0, 10 KB; 0 is none, for a
+	// switch module that grants each VOQ's first credit itself).
+	VOQCredit *Bytes `json:"voq_credit,omitempty"`
+	// VOQGate says what voq-credit gates by credit: "all" (the default:
+	// every frame at every port), "uplinks" (every frame at the ports of
+	// switches with hosts that lead to other switches) or "local" (at the
+	// switches with hosts, at every port, the frames their own hosts sent:
+	// HierCC's sender-side VOQ i.j for every destination j, the rack's own
+	// servers included, waits for the credits of j's receiver side, while
+	// what comes from the fabric waits in VOQs served without credit).
+	// Every other port serves its VOQs round robin without credit; a port
+	// with both kinds serves them in turn, a frame each.
 	VOQGate string `json:"voq_gate,omitempty"`
 	// ECMP says what a switch hashes onto the equal-cost paths: "flow"
 	// (the default: the flow, its source and destination, so the flows
@@ -229,9 +234,9 @@ func (s *Scenario) Validate() error {
 		{sw.FlowControl != "" && sw.FlowControl != FlowPFC && sw.FlowControl != FlowCBFC && sw.FlowControl != FlowNone,
 			fmt.Sprintf("switch.flow_control = %q: want pfc, cbfc or none", sw.FlowControl)},
 		{sw.CBFCBuffer < 0 || sw.CBFCBuffer > Bytes(credit.MaxCapacity.Bytes()), fmt.Sprintf("switch.cbfc_buffer = %v: want 0 (default %v) .. %v", units.Bytes(sw.CBFCBuffer), DefaultCBFCBuffer, credit.MaxCapacity.Bytes())},
-		{sw.VOQGate != "" && sw.VOQGate != VOQGateAll && sw.VOQGate != VOQGateUplinks, fmt.Sprintf("switch.voq_gate = %q: want all or uplinks", sw.VOQGate)},
+		{sw.VOQGate != "" && sw.VOQGate != VOQGateAll && sw.VOQGate != VOQGateUplinks && sw.VOQGate != VOQGateLocal, fmt.Sprintf("switch.voq_gate = %q: want all, uplinks or local", sw.VOQGate)},
 		{sw.ECMP != "" && sw.ECMP != ECMPFlow && sw.ECMP != ECMPDestination, fmt.Sprintf("switch.ecmp = %q: want flow or destination", sw.ECMP)},
-		{sw.VOQCredit < 0 || sw.VOQCredit > voq.MaxCreditLimit, fmt.Sprintf("switch.voq_credit = %v: want 0 (10 KB) .. %v", units.Bytes(sw.VOQCredit), units.Bytes(voq.MaxCreditLimit))},
+		{sw.VOQCredit != nil && (*sw.VOQCredit < 0 || *sw.VOQCredit > voq.MaxCreditLimit), fmt.Sprintf("switch.voq_credit = %v: want 0..%v", units.Bytes(deref(sw.VOQCredit)), units.Bytes(voq.MaxCreditLimit))},
 		{sw.CBFCPeriod < 0 || units.Time(sw.CBFCPeriod) > units.Second, fmt.Sprintf("switch.cbfc_period = %v: want 0 (65,536 byte times) .. 1s", units.Time(sw.CBFCPeriod))},
 		{sw.CBFCGap < 0 || (sw.CBFCPeriod > 0 && sw.CBFCGap > sw.CBFCPeriod) || units.Time(sw.CBFCGap) > units.Second, fmt.Sprintf("switch.cbfc_gap = %v: want 0 (period/8) .. cbfc_period", units.Time(sw.CBFCGap))},
 		{sw.Xon < 0 || (sw.Xon != 0 && sw.Xon >= sw.Xoff), fmt.Sprintf("switch.xon = %v: want below xoff (%v), or 0 for xoff minus two frames", units.Bytes(sw.Xon), units.Bytes(sw.Xoff))},
@@ -321,4 +326,12 @@ func (w *WorkloadSpec) validate() error {
 		}
 	}
 	return nil
+}
+
+// deref returns *b, or 0 for nil.
+func deref(b *Bytes) Bytes {
+	if b == nil {
+		return 0
+	}
+	return *b
 }

@@ -51,6 +51,12 @@ type Scheme struct {
 	// the same syntax (see Params): the harness's choices where they differ
 	// from the part's first preset.
 	Defaults map[string]string
+	// Settings are scenario settings (Scenario.Set keys: "scheduler",
+	// say) the scheme runs with, applied over the scenario's own when a run
+	// is built: the switch machinery its parts rely on (HierCC's switch
+	// point needs VOQs gated by credit at the ToR uplinks and one uplink
+	// per destination). The report shows the scenario as run.
+	Settings map[string]string
 	// Doc says what the harness does with the algorithm (one paragraph).
 	Doc string
 	// Module, if set, builds the scheme's module of every switch: state
@@ -99,8 +105,23 @@ func RegisterScheme(s Scheme) error {
 	if err != nil {
 		return err
 	}
+	var probe Scenario
+	for _, kv := range cc.SettingsOf(s.Settings) {
+		if err := probe.Set(kv.Name, kv.Value); err != nil {
+			return fmt.Errorf("harness: scheme %s: %w", a.Name(), err)
+		}
+	}
 	return Register(a)
 }
+
+// scenarioSetter is implemented by an Algorithm that runs with scenario
+// settings of its own (Scheme.Settings).
+type scenarioSetter interface {
+	ScenarioSettings() map[string]string
+}
+
+// ScenarioSettings implements scenarioSetter.
+func (g *schemeAlgo) ScenarioSettings() map[string]string { return g.s.Settings }
 
 // MustRegisterScheme is RegisterScheme for init functions.
 func MustRegisterScheme(s Scheme) {

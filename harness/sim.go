@@ -180,6 +180,8 @@ func (s *Sim) dispatch(e *event) {
 		s.onModuleTimer(s.modules[e.idx])
 	case evFCTimer:
 		s.onFCTimer(s.ports[e.idx])
+	case evSwitchMsg:
+		s.switchMessage(s.nodes[e.idx], -1, e.pkt)
 	case evFlowStart:
 		s.startFlow(s.flows[e.idx])
 	case evFlowStop:

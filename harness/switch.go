@@ -57,7 +57,7 @@ func (s *Sim) enqueue(sw *node, out *port, p *Packet, in *port) {
 		}
 	}
 	if out.vq != nil && prio != ControlPrio {
-		if err := out.vq.push(p); err != nil {
+		if err := out.vq.push(p, in != nil && in.peer.node.isHost); err != nil {
 			s.voqErr(out, err)
 			sw.bufUsed -= p.inSize
 			if in := p.ingress; in != nil {

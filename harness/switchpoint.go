@@ -194,8 +194,10 @@ func (w *Switch) sendFrom(flow FlowID, dst NodeID, fb cc.Feedback, toSwitch Node
 	s.controlWire(p, fb.Kind)
 	s.st.feedbackSent++
 	if toSwitch-1 == w.n.id {
-		// Addressed to this switch: it arrives at once, through no port.
-		s.switchMessage(w.n, -1, p)
+		// Addressed to this switch: it arrives at this instant, through no
+		// port, once the event in progress is over (the module is not
+		// called back while it acts).
+		s.evq.push(event{at: s.now, kind: evSwitchMsg, idx: int32(w.n.id), pkt: p})
 		return nil
 	}
 	out := s.route(w.n, flow, w.n.id, dst)

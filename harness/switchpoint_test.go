@@ -219,7 +219,8 @@ func TestSwitchPointScheme(t *testing.T) {
 	sc.Topology = harness.TopologySpec{Kind: "leaf-spine", Leaves: 2, Spines: 2, HostsPerLeaf: 2}
 	sc.Workload = harness.WorkloadSpec{Flows: []harness.FlowSpec{{Src: "h0", Dst: "h2", Size: harness.Bytes(frames * 1000)}}}
 	sc.Switch.Scheduler = harness.SchedulerVOQCredit
-	sc.Switch.VOQCredit = harness.Bytes(2 * frame)
+	c0 := harness.Bytes(2 * frame)
+	sc.Switch.VOQCredit = &c0
 	sc.Switch.VOQGate = harness.VOQGateUplinks
 	sc.Duration = harness.Time(units.Millisecond)
 	sc.MeasureFrom = 0

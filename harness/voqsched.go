@@ -27,6 +27,10 @@ const (
 const (
 	VOQGateAll     = "all"
 	VOQGateUplinks = "uplinks"
+	// VOQGateLocal: at the switches with hosts, at every port, the frames
+	// that came in from one of the switch's own hosts; every other frame
+	// waits in VOQs served without credit.
+	VOQGateLocal = "local"
 )
 
 // switch.ecmp values.
@@ -53,13 +57,17 @@ type voqSched struct{ credit bool }
 func (voqSched) Pick(PortView) int               { return -1 }
 func (voqSched) Sent(PortView, int, units.Bytes) {}
 
-// portVOQ is a switch egress port's virtual output queues: the voq.Manager
-// keeps the accounting and the round robin, keyed by the destination's
-// node ID; the port keeps each VOQ's frames in a FIFO by slot.
+// portVOQ is a switch egress port's virtual output queues, in up to two
+// sets: the credit-gated VOQs (switch.scheduler voq-credit, on the ports
+// and frames switch.voq_gate names) and the free ones, served round robin
+// without credit. In each set the voq.Manager keeps the accounting and the
+// round robin, keyed by the destination's node ID, and the port keeps each
+// VOQ's frames in a FIFO by slot; a port with both sets serves them in
+// turn, one frame each (a set with nothing to send passes its turn).
 //
 // Every data priority's frames go to the VOQ of their destination (a VOQ
 // is per destination, not per class), so the head of a VOQ whose priority
-// is paused by PFC, or short of CBFC credit, holds up the port until it
+// is paused by PFC, or short of CBFC credit, holds up its set until it
 // may go (the round robin waits for it rather than serve a later VOQ out
 // of turn): run one data priority through a VOQ port. Control frames keep
 // their strict priority ahead of every VOQ. There is one slot per host of
@@ -67,67 +75,115 @@ func (voqSched) Sent(PortView, int, units.Bytes) {}
 // ever refused, and VOQs stay open for the run (a credited VOQ keeps its
 // balance while it is empty).
 type portVOQ struct {
-	m *voq.Manager
-	q []fifo          // by slot
-	n [NumPrios]int32 // frames per priority, over every VOQ
+	set  [2]*voqSet // [0] free, [1] gated; nil when the port has none
+	n    [NumPrios]int32
+	turn uint8 // the set whose turn it is
 }
+
+// voqSet is one set of VOQs of a port.
+type voqSet struct {
+	m *voq.Manager
+	q []fifo // by slot
+}
+
+// voqGating says which sets a port has: free, gated, or both (the frames
+// from the switch's own hosts gated, the others free).
+type voqGating uint8
+
+const (
+	gateNone  voqGating = iota // every frame free (scheduler voq, or an ungated port)
+	gateAll                    // every frame gated
+	gateLocal                  // frames from the switch's hosts gated, others free
+)
 
 // newPortVOQ builds the VOQs of one port of a network of nodes nodes and
-// hosts hosts, with frames up to maxFrame wire bytes.
-func newPortVOQ(credit bool, initial units.Bytes, nodes, hosts int, maxFrame units.Bytes) (*portVOQ, error) {
-	cfg := voq.RoundRobin(hosts, maxFrame)
-	cfg.Keys = nodes
-	if credit {
-		cfg.Eligibility = voq.CreditPositive
-		cfg.InitialCredit = initial
-	}
-	m, err := voq.New(cfg)
-	if err != nil {
+// hosts hosts, with frames up to maxFrame wire bytes; gated VOQs start
+// with credit initial.
+func newPortVOQ(g voqGating, initial units.Bytes, nodes, hosts int, maxFrame units.Bytes) (*portVOQ, error) {
+	v := &portVOQ{}
+	for i, want := range [2]bool{g != gateAll, g != gateNone} {
+		if !want {
+			continue
+		}
+		cfg := voq.RoundRobin(hosts, maxFrame)
+		cfg.Keys = nodes
 		kind := SchedulerVOQ
-		if credit {
+		if i == 1 {
+			cfg.Eligibility = voq.CreditPositive
+			cfg.InitialCredit = initial
 			kind = SchedulerVOQCredit
 		}
-		return nil, fmt.Errorf("switch.scheduler %s: %w", kind, err)
+		m, err := voq.New(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("switch.scheduler %s: %w", kind, err)
+		}
+		v.set[i] = &voqSet{m: m, q: make([]fifo, hosts)}
 	}
-	return &portVOQ{m: m, q: make([]fifo, hosts)}, nil
+	return v, nil
 }
 
+// gated returns the gated set, or nil.
+func (v *portVOQ) gated() *voqSet { return v.set[1] }
+
 // push queues data frame p (already admitted to the buffer) in its
-// destination's VOQ.
-func (v *portVOQ) push(p *Packet) error {
-	slot, err := v.m.Open(voq.Key(p.Dst))
+// destination's VOQ: of the gated set if local (it came in from a host of
+// this switch) or if the port has no free set, else of the free set.
+func (v *portVOQ) push(p *Packet, local bool) error {
+	vs := v.set[0]
+	if vs == nil || (local && v.set[1] != nil) {
+		vs = v.set[1]
+	}
+	slot, err := vs.m.Open(voq.Key(p.Dst))
 	if err != nil {
 		return err
 	}
-	if err := v.m.Enqueue(slot, p.Size); err != nil {
+	if err := vs.m.Enqueue(slot, p.Size); err != nil {
 		return err
 	}
-	v.q[slot].push(p)
+	vs.q[slot].push(p)
 	v.n[p.Prio]++
 	return nil
 }
 
 // next pops the frame the round robin serves now, or nil: none is
 // eligible, or the head of the VOQ whose turn it is may not go (paused,
-// short of CBFC credit).
+// short of CBFC credit), in both sets.
 func (v *portVOQ) next(pt *port) (*Packet, error) {
-	slot, ok := v.m.Next()
+	for k := range 2 {
+		i := v.turn ^ uint8(k)
+		vs := v.set[i]
+		if vs == nil {
+			continue
+		}
+		p, err := vs.next(pt)
+		if err != nil || p != nil {
+			if p != nil {
+				v.n[p.Prio]--
+				v.turn = i ^ 1
+			}
+			return p, err
+		}
+	}
+	return nil, nil
+}
+
+// next pops the frame set vs serves now, or nil.
+func (vs *voqSet) next(pt *port) (*Packet, error) {
+	slot, ok := vs.m.Next()
 	if !ok {
 		return nil, nil
 	}
-	h := v.q[slot].head
+	h := vs.q[slot].head
 	if h == nil {
 		return nil, errors.New("harness: VOQ accounting holds bytes its queue does not") // cannot happen
 	}
 	if pt.pausedBy[h.Prio] || !pt.creditFor(int(h.Prio), h.Size) {
 		return nil, nil
 	}
-	if _, err := v.m.Dequeue(slot, h.Size); err != nil {
+	if _, err := vs.m.Dequeue(slot, h.Size); err != nil {
 		return nil, err
 	}
-	p := v.q[slot].pop()
-	v.n[p.Prio]--
-	return p, nil
+	return vs.q[slot].pop(), nil
 }
 
 // voqErr reports a VOQ refusal at port pt.
@@ -137,9 +193,14 @@ func (s *Sim) voqErr(pt *port, err error) {
 
 // each calls fn for every frame in the VOQs.
 func (v *portVOQ) each(fn func(*Packet)) {
-	for i := range v.q {
-		for p := v.q[i].head; p != nil; p = p.next {
-			fn(p)
+	for _, vs := range v.set {
+		if vs == nil {
+			continue
+		}
+		for i := range vs.q {
+			for p := vs.q[i].head; p != nil; p = p.next {
+				fn(p)
+			}
 		}
 	}
 }
@@ -166,14 +227,18 @@ func (w *Switch) AddCredit(port int, dst NodeID, n units.Bytes) error {
 	if pt.vq == nil {
 		return fmt.Errorf("harness: port %s keeps no VOQs (switch.scheduler %s or %s)", pt.name, SchedulerVOQ, SchedulerVOQCredit)
 	}
+	if pt.vq.gated() == nil {
+		return fmt.Errorf("harness: port %s keeps no credit-gated VOQs (switch.scheduler %s, switch.voq_gate)", pt.name, SchedulerVOQCredit)
+	}
 	if dst < 0 || int(dst) >= len(w.s.nodes) || !w.s.nodes[dst].isHost {
 		return fmt.Errorf("harness: AddCredit: node %d is not a host", dst)
 	}
-	slot, err := pt.vq.m.Open(voq.Key(dst))
+	m := pt.vq.gated().m
+	slot, err := m.Open(voq.Key(dst))
 	if err != nil {
 		return err
 	}
-	if err := pt.vq.m.AddCredit(slot, n); err != nil {
+	if err := m.AddCredit(slot, n); err != nil {
 		return err
 	}
 	// Not kick(pt) here: a module may call AddCredit from its hooks, and
@@ -187,13 +252,19 @@ func (w *Switch) AddCredit(port int, dst NodeID, n units.Bytes) error {
 	return nil
 }
 
-// VOQ returns the registers of the VOQ of destination dst at egress port,
-// and false when the port keeps no VOQs or that VOQ was never opened.
+// VOQ returns the registers of the VOQ of destination dst at egress port
+// (the credit-gated one where the port has both sets), and false when the
+// port keeps no VOQs or that VOQ was never opened.
 func (w *Switch) VOQ(port int, dst NodeID) (voq.State, bool) {
 	if port < 0 || port >= len(w.n.ports) || w.n.ports[port].vq == nil || dst < 0 {
 		return voq.State{}, false
 	}
-	m := w.n.ports[port].vq.m
+	v := w.n.ports[port].vq
+	vs := v.gated()
+	if vs == nil {
+		vs = v.set[0]
+	}
+	m := vs.m
 	slot, ok := m.Lookup(voq.Key(dst))
 	if !ok {
 		return voq.State{}, false

@@ -128,7 +128,8 @@ func TestVOQCreditStopsAtInitialCredit(t *testing.T) {
 	for _, c0 := range []units.Bytes{4 * voqWire, 10 * units.KB} {
 		n := (int64(c0) + voqWire - 1) / voqWire
 		sc := voqScenario("none", harness.SchedulerVOQCredit, 100*units.KB, 100*units.Microsecond)
-		sc.Switch.VOQCredit = harness.Bytes(c0)
+		c := harness.Bytes(c0)
+		sc.Switch.VOQCredit = &c
 		r := runVOQ(t, sc)
 		h4 := r.Flows[0].Delivered + r.Flows[1].Delivered
 		h5 := r.Flows[2].Delivered
@@ -460,9 +461,16 @@ func TestVOQSettingsAndRefusals(t *testing.T) {
 	// C0 must fit the VOQ's signed 32-bit balance register.
 	for _, c0 := range []harness.Bytes{-1, harness.Bytes(voq.MaxCreditLimit) + 1} {
 		sc := voqScenario("none", harness.SchedulerVOQCredit, 0, units.Millisecond)
-		sc.Switch.VOQCredit = c0
+		sc.Switch.VOQCredit = &c0
 		require.ErrorContains(t, sc.Validate(), "switch.voq_credit", "C0 %d", c0)
 	}
+
+	// voq_credit 0 is no credit, unset the paper's C0.
+	zero := voqScenario("none", harness.SchedulerVOQCredit, 0, units.Millisecond)
+	require.NoError(t, zero.Set("voq_credit", "0B"))
+	require.NotNil(t, zero.Switch.VOQCredit)
+	require.Equal(t, harness.Bytes(0), *zero.Switch.VOQCredit)
+	require.NoError(t, zero.Validate())
 
 	// Under voq-credit: bad ports and destinations are refused.
 	voqTest.probe = true

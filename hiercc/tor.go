@@ -154,26 +154,34 @@ var (
 //
 // # Which packets are whose
 //
-// Ports are edge ports (toward a server, ToRPort.Edge) or uplinks. A
-// data packet whose source is one of this ToR's servers and that joins
-// an uplink is VOQ traffic of the sender side; one that joins an edge
-// port with a header of another ToR is traffic of the receiver side. The
-// rest (between two servers of this rack, transit) is not HierCC's and
-// changes nothing: as the paper's sections 3.1 and 3.2 describe, only
-// inter-rack traffic goes through the VOQs.
+// Ports are edge ports (toward a server, ToRPort.Edge) or uplinks. Every
+// data packet whose source is one of this ToR's servers is VOQ traffic of
+// the sender side, whatever its destination: section 3.1 gives ToR i a
+// VOQ i.j for every server j of the network, its own rack's included
+// ("ToR 1 has VOQ1.1-VOQ1.8"). Such a packet to a server of this rack
+// leaves its VOQ by that server's edge port, and this ToR's receiver side
+// takes its header there, on Dequeue, and credits the VOQ as it credits
+// other ToRs' (its own WRR entry), without a credit packet. A packet from
+// elsewhere that joins an edge port with another ToR's header is traffic
+// of the receiver side; the rest (transit, none at a ToR of a Clos)
+// changes nothing.
 //
 // # Events
 //
-//	Enqueue, uplink   SenderToR.Arrive (VOQ j = the destination): the
+//	Enqueue, from a   SenderToR.Arrive (VOQ j = the destination): the
+//	server here
 //	                  host's mark (bit EchoMark of Echo) answered with a
 //	                  rate packet to the flow's source (ActionFeedback
 //	                  ToSource, FeedbackRate); a first packet (EchoFirst)
-//	                  counts a flow: SenderToR.FlowStart (F_ij += 1)
-//	Dequeue, uplink   SenderToR.Dequeue: the header (this ToR, j, F_ij,
-//	                  S_ij, the mark) written into p.Hdr; a stopped VOQ's
+//	                  counts a flow: SenderToR.FlowStart (F_ij += 1); the
+//	                  packet that opens a VOQ grants it C0 (ActionCredit)
+//	Dequeue, from a   SenderToR.Dequeue: the header (this ToR, j, F_ij,
+//	server here       S_ij, the mark) written into p.Hdr; a stopped VOQ's
 //	                  resume sends its rate packets; a last packet
-//	                  (EchoLast) ends its flow: SenderToR.FlowEnd
-//	Enqueue, edge     ReceiverToR.Arrive with the packet's header
+//	                  (EchoLast) ends its flow: SenderToR.FlowEnd; at an
+//	                  edge port, ReceiverToR.Arrive with the header
+//	Enqueue, edge,    ReceiverToR.Arrive with the packet's header
+//	from elsewhere
 //	Message           a FeedbackCredit (CreditPacket in Data) for a VOQ
 //	                  of this ToR: SenderToR.Credit, and ActionCredit of
 //	                  its amount to the VOQ (the uplink it leaves by, its
@@ -182,13 +190,16 @@ var (
 //	                  positive, as SenderToR's accounting does
 //	Timer             SenderToR.Timer (equation (1) every RTT_hop/β)
 //	                  and ReceiverToR.Timer: each credit packet sent to
-//	                  its ToR (ActionFeedback ToSwitch, FeedbackCredit)
+//	                  its ToR (ActionFeedback ToSwitch, FeedbackCredit),
+//	                  or, for a VOQ of this ToR, taken as Message takes
+//	                  one
 //	Arrive, Pause     record the time
 //
 // The caller's VOQ scheduler and the SenderToR's accounting are two
 // copies of one state: the caller keeps the packets, the ToR the
-// registers. They agree as long as the caller starts every VOQ with C0,
-// credits it exactly as the ToR's ActionCredit says, counts the same
+// registers. They agree as long as the caller starts every VOQ with no
+// credit, credits it exactly as the ToR's ActionCredit says (C0 when the
+// VOQ opens, then each credit packet's amount), counts the same
 // bytes (the frame sizes the ToR sees) and serves a VOQ only while its
 // balance is positive; a Dequeue the SenderToR finds ineligible is
 // refused with voq.ErrNotEligible, which is how a caller learns that it
@@ -225,7 +236,7 @@ type ToR struct {
 	rates   []RatePacket
 	credits []CreditPacket
 	// Counters (64 bits, wrapping).
-	saturated uint64
+	saturated, refused uint64
 }
 
 var _ cc.SwitchPoint = (*ToR)(nil)
@@ -308,10 +319,18 @@ func (t *ToR) check(event string, now units.Time, port int, p *cc.Packet, need b
 	return nil
 }
 
-// sending reports whether p, leaving by port out, is VOQ traffic: from a
-// server of this ToR, out of an uplink.
-func (t *ToR) sending(out int, p *cc.Packet) bool {
-	return t.s != nil && t.rport[out] < 0 && uint64(p.Src) < uint64(len(t.local)) && t.local[p.Src]
+// sending reports whether p is VOQ traffic: from a server of this ToR.
+func (t *ToR) sending(p *cc.Packet) bool {
+	return t.s != nil && uint64(p.Src) < uint64(len(t.local)) && t.local[p.Src]
+}
+
+// hostAt refuses a packet to host dst at edge port out when out leads to
+// another host.
+func (t *ToR) hostAt(event string, out int, dst cc.NodeID) error {
+	if h := t.cfg.Ports[out].Host; uint64(h) != uint64(dst) {
+		return torEvErr(event, "port "+strconv.Itoa(out)+" leads to host "+strconv.FormatUint(uint64(h), 10)+", not "+strconv.FormatUint(uint64(dst), 10), ErrPort)
+	}
+	return nil
 }
 
 // Arrive records the time: the ToR acts when the packet joins a queue.
@@ -345,14 +364,14 @@ func (t *ToR) Enqueue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act *cc
 		t.clock.Advance(now)
 		return nil
 	}
-	if t.rport[out] >= 0 {
-		return t.receive(now, out, p)
-	}
-	if !t.sending(out, p) {
+	if !t.sending(p) {
+		if t.rport[out] >= 0 {
+			return t.receive(now, out, p)
+		}
 		t.clock.Advance(now)
 		return nil
 	}
-	if err := act.Reserve(torPart, "Enqueue", 1); err != nil {
+	if err := act.Reserve(torPart, "Enqueue", 2); err != nil {
 		return err
 	}
 	if p.Size < 1 || p.Size > math.MaxUint32 || uint64(p.Dst) >= uint64(t.cfg.Dests) {
@@ -360,8 +379,14 @@ func (t *ToR) Enqueue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act *cc
 		// key below fits.
 		return torEvErr("Enqueue", "packet of "+p.Size.String()+" to host "+strconv.FormatUint(uint64(p.Dst), 10)+": want 1..MTU bytes to a host below Dests", voq.ErrSize)
 	}
+	if t.rport[out] >= 0 {
+		if err := t.hostAt("Enqueue", out, p.Dst); err != nil {
+			return err
+		}
+	}
 	dst := voq.Key(p.Dst)
-	if slot, ok := t.s.Lookup(dst); ok && t.up[slot] >= 0 && int(t.up[slot]) != out {
+	slot, open := t.s.Lookup(dst)
+	if open && t.up[slot] >= 0 && int(t.up[slot]) != out {
 		return torEvErr("Enqueue", "VOQ of host "+strconv.FormatUint(uint64(dst), 10)+" leaves by port "+strconv.Itoa(int(t.up[slot]))+", not "+strconv.Itoa(out), ErrSplitVOQ)
 	}
 	slot, rates, err := t.s.Arrive(now, Arrival{Flow: p.Flow, Dst: dst, Size: p.Size, Mark: p.Echo&EchoMark != 0}, t.rates[:0])
@@ -370,6 +395,11 @@ func (t *ToR) Enqueue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act *cc
 	}
 	t.clock.Advance(now)
 	t.up[slot] = int32(out)
+	if !open && t.cfg.C0 > 0 {
+		// The VOQ's pre-credit (section 3.1: "each VOQ has an initial
+		// amount of credits, denoted as C0"), granted to the caller's VOQ.
+		act.Credit(uint16(out), p.Dst, t.cfg.C0)
+	}
 	if p.Echo&EchoFirst != 0 {
 		if st, _ := t.s.VOQs().State(slot); st.Flows == math.MaxUint16 {
 			t.saturated++ // F_ij at its 16-bit limit
@@ -395,6 +425,9 @@ func (t *ToR) receive(now units.Time, out int, p *cc.Packet) error {
 		t.clock.Advance(now)
 		return nil
 	}
+	if err := t.hostAt("Enqueue", out, cc.NodeID(h.Dst)); err != nil {
+		return err
+	}
 	if _, err := t.r.Arrive(now, int(t.rport[out]), h); err != nil {
 		return err
 	}
@@ -417,9 +450,15 @@ func (t *ToR) Dequeue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act *cc
 	if err := t.check("Dequeue", now, out, p, true); err != nil {
 		return err
 	}
-	if !t.sending(out, p) {
+	if !t.sending(p) {
 		t.clock.Advance(now)
 		return nil
+	}
+	local := t.rport[out] >= 0 // to a server of this ToR: its receiver side takes it at once
+	if local {
+		if err := t.hostAt("Dequeue", out, p.Dst); err != nil {
+			return err
+		}
 	}
 	dst := voq.Key(p.Dst)
 	slot, ok := t.s.Lookup(dst)
@@ -439,6 +478,9 @@ func (t *ToR) Dequeue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act *cc
 	t.clock.Advance(now)
 	h.Mark = p.Echo&EchoMark != 0
 	h.put((*[HeaderSize]byte)(p.Hdr[:HeaderSize]))
+	if local {
+		_, _ = t.r.Arrive(now, int(t.rport[out]), h) // in order, this ToR, the port's host
+	}
 	if p.Echo&EchoLast != 0 {
 		if st, _ := t.s.VOQs().State(slot); st.Flows == 0 {
 			t.saturated++ // no flow counted: its first packet was lost
@@ -485,6 +527,10 @@ func (t *ToR) Message(now units.Time, in int, f *cc.Feedback, act *cc.Actions) e
 	return nil
 }
 
+// CreditsRefused counts the credits of this ToR's receiver side for its
+// own VOQs that its sender side refused (see Timer).
+func (t *ToR) CreditsRefused() uint64 { return t.refused }
+
 // Timer runs the two sides' timers: equation (1) for every VOQ when due,
 // and the credits of every edge port whose tick is due, each sent to its
 // ToR.
@@ -505,6 +551,10 @@ func (t *ToR) Timer(now units.Time, act *cc.Actions) error {
 	_ = t.s.Timer(now) // in order: the ToR's clock is checked
 	credits, _ := t.r.Timer(now, t.credits[:0])
 	for _, c := range credits {
+		if c.ToR == t.cfg.ToR {
+			t.credit(now, c, act) // a VOQ of this ToR: no packet needed
+			continue
+		}
 		f := cc.Feedback{Kind: FeedbackCredit}
 		c.put((*[CreditPacketSize]byte)(f.Data[:CreditPacketSize]))
 		act.SendSwitch(c.ToR, cc.ControlPrio, f)
@@ -512,11 +562,24 @@ func (t *ToR) Timer(now units.Time, act *cc.Actions) error {
 	return nil
 }
 
-// AppendRegisters appends now (64), flows_saturated (64), and for a ToR
+// credit takes credit packet c for a VOQ of this ToR and grants its
+// amount to the caller's VOQ; a refused credit (its VOQ not open, a
+// balance at its limit) changes nothing and is counted in CreditsRefused.
+func (t *ToR) credit(now units.Time, c CreditPacket, act *cc.Actions) {
+	if t.s.Credit(now, c) != nil {
+		t.refused++
+		return
+	}
+	slot, _ := t.s.Lookup(c.Dst) // open: Credit took it
+	act.Credit(uint16(t.up[slot]), cc.NodeID(c.Dst), units.Bytes(c.Amount))
+}
+
+// AppendRegisters appends now (64), flows_saturated (64),
+// credits_refused (64), and for a ToR
 // with an edge port the SenderToR's registers and the ReceiverToR's, each
 // without its own now.
 func (t *ToR) AppendRegisters(dst []cc.Register) []cc.Register {
-	dst = append(dst, t.clock.Register(), cc.Reg("flows_saturated", 64, t.saturated))
+	dst = append(dst, t.clock.Register(), cc.Reg("flows_saturated", 64, t.saturated), cc.Reg("credits_refused", 64, t.refused))
 	if t.s == nil {
 		return dst
 	}

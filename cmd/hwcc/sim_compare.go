@@ -96,6 +96,9 @@ func writeComparison(w io.Writer, sc *harness.Scenario, cmp *harness.Comparison)
 	fmt.Fprintf(w, "duration   %s simulated per algorithm, measured over [%s, %s), %.2fs wall in all\n\n",
 		fmtTime(units.Time(sc.Duration)), fmtTime(units.Time(sc.MeasureFrom)), fmtTime(units.Time(measureTo(sc))), cmp.WallSeconds)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	if sc.Workload.Poisson != nil {
+		return writeFCTComparison(w, tw, cmp)
+	}
 	fmt.Fprintln(tw, "algorithm\tqueue p50\tqueue p99\tqueue max\tlong flow\tincast done\tJain\tPFC pauses\tdrops")
 	for _, r := range cmp.Rows {
 		done := "not finished"
@@ -112,6 +115,24 @@ func writeComparison(w io.Writer, sc *harness.Scenario, cmp *harness.Comparison)
 	fmt.Fprintln(w, "\nqueue: the bottleneck switch port (largest mean queue) over the window; long flow: mean")
 	fmt.Fprintln(w, "throughput of the long-lived flows over the window; incast done: first start to last finish")
 	fmt.Fprintln(w, "of the sized flows. -algo NAME runs one of them with the full report; -json prints this table.")
+	return nil
+}
+
+// writeFCTComparison prints the rows of a scenario with Poisson arrivals:
+// the flows' completion times and slowdowns.
+func writeFCTComparison(w io.Writer, tw *tabwriter.Writer, cmp *harness.Comparison) error {
+	fmt.Fprintln(tw, "algorithm\tflows done\tFCT mean\tFCT p99\tslowdown mean\tslowdown p99\tqueue max\tPFC pauses\tdrops")
+	for _, r := range cmp.Rows {
+		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%.2f\t%.2f\t%s\t%d\t%d\n", r.Algorithm, r.Finished, r.Sized,
+			fmtTime(units.Time(r.FCTMeanNs)*units.Nanosecond), fmtTime(units.Time(r.FCTP99Ns)*units.Nanosecond),
+			r.SlowdownMean, r.SlowdownP99, fmtBytes(float64(r.QueueMaxBytes)), r.PFCPauses, r.Drops)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\nflows done: sized flows finished of those started; FCT and slowdown (FCT over the flow's FCT")
+	fmt.Fprintln(w, "alone on the idle network) over the finished flows, p99 by nearest rank; queue max: the")
+	fmt.Fprintln(w, "bottleneck switch port (largest mean queue). -algo NAME runs one with the full report.")
 	return nil
 }
 
