@@ -17,13 +17,25 @@ type contractPart struct {
 	make func() (cc.Part, error)
 }
 
+// swEnv is where a switch point runs: four ports, the first two facing
+// hosts 0 and 1 (the nodes cctest.FromBytes's packets go between are
+// 0..3), switch ID 3.
+var swEnv = cc.Env{Rate: 100 * units.Gbps, Node: 10, SwitchID: 3, Ports: 4, SwitchPorts: []cc.SwitchPort{
+	{Rate: 25 * units.Gbps, Edge: true, Host: 0}, {Rate: 25 * units.Gbps, Edge: true, Host: 1},
+	{Rate: 100 * units.Gbps}, {Rate: 100 * units.Gbps},
+}}
+
 func registeredParts() []contractPart {
 	var out []contractPart
 	for _, a := range cc.Algorithms() {
 		for _, ps := range a.Parts {
+			var env *cc.Env
+			if ps.Role == cc.RoleSW {
+				env = &swEnv
+			}
 			out = append(out, contractPart{
 				name: a.Name + " " + ps.Name, role: ps.Role,
-				make: func() (cc.Part, error) { return cc.NewWith(a.Name, ps.Name, nil) },
+				make: func() (cc.Part, error) { return cc.NewIn(env, a.Name, ps.Name, nil) },
 			})
 		}
 	}

@@ -48,10 +48,10 @@ type ComparisonRow struct {
 	FCTP99Ns     int64   `json:"fct_p99_ns"`
 	SlowdownMean float64 `json:"slowdown_mean"`
 	SlowdownP99  float64 `json:"slowdown_p99"`
-	PFCPauses     int64   `json:"pfc_pauses"`
-	PFCPausedNs   int64   `json:"pfc_paused_ns"`
-	Drops         int64   `json:"drops"`
-	Events        uint64  `json:"events"`
+	PFCPauses    int64   `json:"pfc_pauses"`
+	PFCPausedNs  int64   `json:"pfc_paused_ns"`
+	Drops        int64   `json:"drops"`
+	Events       uint64  `json:"events"`
 }
 
 // ForAlgorithm returns a copy of s that runs algorithm algo, with the

@@ -138,3 +138,67 @@ func BenchmarkCodecs(b *testing.B) {
 		_, _ = hiercc.DecodeRatePacket(f.Data[:])
 	}
 }
+
+// torRound is one packet's life through two ToRs: joins A's uplink,
+// leaves it, joins B's server port, then both timers and A takes B's
+// credits. It reports the events it ran.
+func torRound(a, b *hiercc.ToR, act, msg *cc.Actions, now units.Time, p *cc.Packet) (events int, err error) {
+	act.Reset()
+	ev := func(e error) {
+		events++
+		if err == nil {
+			err = e
+		}
+	}
+	ev(a.Enqueue(now, upPort, p, cc.Queue{}, act))
+	ev(a.Dequeue(now, upPort, p, cc.Queue{}, act))
+	ev(b.Enqueue(now, 0, p, cc.Queue{}, act))
+	act.Reset()
+	ev(b.Timer(now, act))
+	for _, x := range act.All() {
+		if x.To == cc.ToSwitch {
+			msg.Reset()
+			ev(a.Message(now, upPort, &x.Feedback, msg))
+		}
+	}
+	msg.Reset()
+	ev(a.Timer(now, msg))
+	return events, err
+}
+
+// TestToRNoAllocs: a ToR's events allocate nothing, on a loop of two ToRs
+// whose every event is accepted.
+func TestToRNoAllocs(t *testing.T) {
+	a, b := newToR(t, torA, 10, 11), newToR(t, torB, 20, 21)
+	act, msg := cc.NewActions(256), cc.NewActions(256)
+	now := units.Time(0)
+	var p cc.Packet
+	n := testing.AllocsPerRun(500, func() {
+		now += 400 * units.Nanosecond
+		p = cc.Packet{Flow: 1, Src: 10, Dst: 20, Payload: 1000, Size: frame, Echo: hiercc.EchoMark}
+		if _, err := torRound(a, b, act, msg, now, &p); err != nil {
+			panic(err)
+		}
+	})
+	require.Zero(t, n)
+}
+
+// BenchmarkToR: per event of a ToR (ns/op is per event: see torRound).
+func BenchmarkToR(b *testing.B) {
+	ta, tb := newToR(b, torA, 10, 11), newToR(b, torB, 20, 21)
+	act, msg := cc.NewActions(256), cc.NewActions(256)
+	now := units.Time(0)
+	events := 0
+	var p cc.Packet
+	b.ReportAllocs()
+	for i := range b.N {
+		now += 400 * units.Nanosecond
+		p = cc.Packet{Flow: cc.FlowID(i & 7), Src: 10, Dst: 20, Payload: 1000, Size: frame, Echo: uint64(i&1) * hiercc.EchoMark}
+		n, err := torRound(ta, tb, act, msg, now, &p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		events += n
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
+}

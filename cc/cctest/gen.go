@@ -658,7 +658,10 @@ func GenChaos(role cc.Role, o GenOptions) gopter.Gen {
 // same bytes give the same events. A switch point's events take their
 // port from byte 13 (−1..6: ports 4, 5 and 6 and −1 are out of range of
 // the default 4 ports), a pause its state from the flag that sets
-// Queue.Paused, and its packets carry the 16 bytes as header.
+// Queue.Paused, its packets carry the 16 bytes as header, go between
+// nodes 0..3 (bytes 14 and 15) and carry Echo bits 0..2 (byte 11), and its
+// messages are of a kind from cc.FeedbackUser up when byte 12's top bit is
+// set.
 func FromBytes(data []byte, role cc.Role) []Event {
 	kinds := KindsOf(role)
 	if kinds == nil {
@@ -690,6 +693,11 @@ func FromBytes(data []byte, role cc.Role) []Event {
 			ev.Port = int(b[13]%8) - 1
 			ev.Paused = ev.Queue.Paused
 			copy(ev.Packet.Hdr[:], b)
+			ev.Packet.Src, ev.Packet.Dst = cc.NodeID(b[14]%4), cc.NodeID(b[15]%4)
+			ev.Packet.Echo = uint64(b[11] & 7)
+			if b[12]&0x80 != 0 {
+				ev.Feedback.Kind = cc.FeedbackUser + cc.FeedbackKind(b[12]&31)
+			}
 		}
 		if b[1]&8 != 0 {
 			ev.HasINT = true

@@ -1,0 +1,316 @@
+package hiercc_test
+
+import (
+	"encoding/binary"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/hiercc"
+	"github.com/hwcc/hwcc/units"
+	"github.com/hwcc/hwcc/voq"
+)
+
+// A rack of the tests: ToR torA (ID 1) with servers 10 and 11 on ports 0
+// and 1 and uplinks on ports 2 and 3; ToR torB (ID 2) likewise with
+// servers 20 and 21. The tests route by port 2.
+const (
+	torA, torB = 1, 2
+	upPort     = 2
+	frame      = units.Bytes(1082)
+)
+
+func newToR(t testing.TB, id uint16, hosts ...voq.Key) *hiercc.ToR {
+	ports := []hiercc.ToRPort{{Edge: true, Host: hosts[0]}, {Edge: true, Host: hosts[1]}, {}, {}}
+	tor, err := hiercc.NewToR(hiercc.PaperToR(id, ports, 64, 8, line25, 9236))
+	require.NoError(t, err)
+	return tor
+}
+
+func data(flow cc.FlowID, src, dst cc.NodeID, echo uint64) *cc.Packet {
+	return &cc.Packet{Flow: flow, Src: src, Dst: dst, Payload: 1000, Size: frame, Prio: 3, Echo: echo}
+}
+
+// actionsOf returns the actions of kind k.
+func actionsOf(act *cc.Actions, k cc.ActionKind) []cc.Action {
+	var out []cc.Action
+	for _, a := range act.All() {
+		if a.Kind == k {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// TestToRLoop: one inter-rack flow through two ToRs, event by event, with
+// every message checked against the paper's mechanism (sections 3.1–3.3):
+// the VOQ's first packet grants C0 and is answered with the line rate;
+// its header carries this ToR, the destination, F_ij = 1 and S_ij; the
+// receiver side credits Δ = 1 KB to ToR A's VOQ once it has seen S_ij
+// beyond C_ij = S_ij − C0 (credit.WRR's start); the credit comes back as
+// an ActionCredit of Δ at the uplink the VOQ leaves by; the last packet
+// ends the flow (F_ij back to 0).
+func TestToRLoop(t *testing.T) {
+	a, b := newToR(t, torA, 10, 11), newToR(t, torB, 20, 21)
+	act := cc.NewActions(256)
+	us := units.Microsecond
+
+	// Server 10 → server 20: first packet (marked, first).
+	p := data(7, 10, 20, hiercc.EchoMark|hiercc.EchoFirst)
+	require.NoError(t, a.Enqueue(us, upPort, p, cc.Queue{}, act))
+	cr := actionsOf(act, cc.ActionCredit)
+	require.Len(t, cr, 1)
+	require.Equal(t, cc.Action{Kind: cc.ActionCredit, Port: upPort, Node: 20, Bytes: voq.PaperC0}, cr[0], "C0 granted when the VOQ opens")
+	fb := actionsOf(act, cc.ActionFeedback)
+	require.Len(t, fb, 1)
+	require.Equal(t, cc.ToSource, fb[0].To)
+	rp, err := hiercc.DecodeRatePacket(fb[0].Feedback.Data[:])
+	require.NoError(t, err)
+	require.Equal(t, hiercc.RatePacket{Flow: 7, Rate: uint32(line25 / hiercc.RateUnit), Dst: 20}, rp, "a marked packet is answered with R = R_line at first")
+
+	act.Reset()
+	require.NoError(t, a.Dequeue(2*us, upPort, p, cc.Queue{}, act))
+	h, err := hiercc.DecodeHeader(p.Hdr[:])
+	require.NoError(t, err)
+	require.Equal(t, hiercc.Header{Mark: true, ToR: torA, Dst: 20, Flows: 1, Sent: uint32(frame)}, h)
+
+	// At ToR B the packet joins the port of server 20.
+	act.Reset()
+	require.NoError(t, b.Enqueue(3*us, 0, p, cc.Queue{}, act))
+	e, ok := b.Receiver().Entry(0, torA)
+	require.True(t, ok)
+	require.Equal(t, uint32(frame), e.S)
+	require.Equal(t, uint16(1), e.F)
+	require.Equal(t, units.Time(3*us), b.NextDeadline(), "the port wakes: a credit is due at once")
+	require.NoError(t, b.Timer(3*us, act))
+	fb = actionsOf(act, cc.ActionFeedback)
+	require.Len(t, fb, 1, "one credit: C_ij = 0 < S_ij = 1082, then 1000 < 1082, then 2000 ≥ 1082 — one Δ per tick")
+	require.Equal(t, cc.ToSwitch, fb[0].To)
+	require.Equal(t, uint16(torA), fb[0].Switch)
+	c, err := hiercc.DecodeCreditPacket(fb[0].Feedback.Data[:])
+	require.NoError(t, err)
+	require.Equal(t, hiercc.CreditPacket{ToR: torA, Dst: 20, Amount: 1000, Total: 1000}, c)
+
+	// Back at ToR A: the credit becomes an ActionCredit at the uplink.
+	act.Reset()
+	require.NoError(t, a.Message(6*us, upPort, &fb[0].Feedback, act))
+	require.Equal(t, []cc.Action{{Kind: cc.ActionCredit, Port: upPort, Node: 20, Bytes: 1000}}, act.All())
+	sl, _ := a.Sender().Lookup(20)
+	st, _ := a.Sender().VOQs().State(sl)
+	require.Equal(t, voq.PaperC0+1000-frame, st.Credit, "C0 + Δ − the frame sent")
+
+	// The last packet ends the flow.
+	last := data(7, 10, 20, hiercc.EchoLast)
+	act.Reset()
+	require.NoError(t, a.Enqueue(7*us, upPort, last, cc.Queue{}, act))
+	require.Empty(t, actionsOf(act, cc.ActionCredit), "no C0 for a VOQ already open")
+	require.NoError(t, a.Dequeue(8*us, upPort, last, cc.Queue{}, act))
+	h, _ = hiercc.DecodeHeader(last.Hdr[:])
+	require.Equal(t, uint16(1), h.Flows, "the last packet still counts its flow")
+	st, _ = a.Sender().VOQs().State(sl)
+	require.Zero(t, st.Flows, "F_ij back to 0 after the last packet")
+}
+
+// TestToRLocalVOQ: a flow between two servers of one rack goes through
+// VOQ i.j too (section 3.1: ToR 1 has VOQ1.1–VOQ1.8, its own servers'
+// included), leaves by the destination's edge port, and is credited by
+// the same ToR's receiver side with no credit packet: an ActionCredit at
+// that edge port.
+func TestToRLocalVOQ(t *testing.T) {
+	a := newToR(t, torA, 10, 11)
+	act := cc.NewActions(256)
+	us := units.Microsecond
+	p := data(3, 10, 11, hiercc.EchoFirst)
+	require.NoError(t, a.Enqueue(us, 1, p, cc.Queue{}, act))
+	require.Equal(t, []cc.Action{{Kind: cc.ActionCredit, Port: 1, Node: 11, Bytes: voq.PaperC0}}, act.All())
+	act.Reset()
+	require.NoError(t, a.Dequeue(2*us, 1, p, cc.Queue{}, act))
+	e, ok := a.Receiver().Entry(1, torA)
+	require.True(t, ok, "the receiver side of port 1 took the header at once")
+	require.Equal(t, uint32(frame), e.S)
+	act.Reset()
+	require.NoError(t, a.Timer(2*us, act))
+	require.Equal(t, []cc.Action{{Kind: cc.ActionCredit, Port: 1, Node: 11, Bytes: 1000}}, act.All(), "its own credit, no packet")
+	require.Zero(t, a.CreditsRefused())
+}
+
+// TestToRRefusals: each refused event changes no register and decides
+// nothing.
+func TestToRRefusals(t *testing.T) {
+	a := newToR(t, torA, 10, 11)
+	act := cc.NewActions(256)
+	us := units.Microsecond
+	require.NoError(t, a.Enqueue(us, upPort, data(1, 10, 20, 0), cc.Queue{}, act))
+	badHdr := data(2, 20, 10, 0)
+	badHdr.Hdr[0] = hiercc.Version
+	badHdr.Hdr[1] = 0x80 // a reserved flag
+	other := data(4, 30, 10, 0)
+	require.NoError(t, hiercc.Header{ToR: torB, Dst: 11, Sent: 1}.Put(&other.Hdr))
+	for _, c := range []struct {
+		name string
+		ev   func() error
+		is   error
+	}{
+		{"a VOQ split over two ports", func() error { return a.Enqueue(2*us, 3, data(1, 10, 20, 0), cc.Queue{}, act) }, hiercc.ErrSplitVOQ},
+		{"a local packet to the wrong server port", func() error { return a.Enqueue(2*us, 0, data(1, 10, 11, 0), cc.Queue{}, act) }, hiercc.ErrPort},
+		{"a malformed header", func() error { return a.Enqueue(2*us, 0, badHdr, cc.Queue{}, act) }, hiercc.ErrHeader},
+		{"a header for another server", func() error { return a.Enqueue(2*us, 0, other, cc.Queue{}, act) }, hiercc.ErrPort},
+		{"a port out of range", func() error { return a.Dequeue(2*us, 4, data(1, 10, 20, 0), cc.Queue{}, act) }, hiercc.ErrPort},
+		{"time going back", func() error { return a.Timer(0, act) }, cc.ErrTimeOrder},
+		{"a credit for another ToR", func() error {
+			f, _ := hiercc.CreditPacket{ToR: torB, Dst: 20, Amount: 1000}.Feedback()
+			return a.Message(2*us, upPort, &f, act)
+		}, hiercc.ErrWrongToR},
+		{"a credit for a VOQ not open", func() error {
+			f, _ := hiercc.CreditPacket{ToR: torA, Dst: 21, Amount: 1000}.Feedback()
+			return a.Message(2*us, upPort, &f, act)
+		}, hiercc.ErrNoVOQ},
+	} {
+		act.Reset()
+		before := a.AppendRegisters(nil)
+		err := c.ev()
+		require.ErrorIs(t, err, c.is, c.name)
+		require.True(t, cc.Typed(err), c.name)
+		require.Equal(t, before, a.AppendRegisters(nil), "%s changed a register", c.name)
+		require.Zero(t, act.Len(), c.name)
+	}
+	// A switch with no server port is no ToR: it takes everything and
+	// decides nothing, but refuses a credit packet.
+	agg, err := hiercc.NewToR(hiercc.PaperToR(5, make([]hiercc.ToRPort, 4), 64, 8, line25, 9236))
+	require.NoError(t, err)
+	require.NoError(t, agg.Enqueue(us, 1, data(1, 10, 20, hiercc.EchoMark), cc.Queue{}, act))
+	require.Equal(t, units.MaxTime, agg.NextDeadline())
+	f, _ := hiercc.CreditPacket{ToR: 5, Dst: 20, Amount: 1000}.Feedback()
+	require.ErrorIs(t, agg.Message(2*us, 0, &f, act), hiercc.ErrNotToR)
+	require.Zero(t, act.Len())
+}
+
+// TestToRConfig: the ports' hosts must be below Dests, the ToR below ToRs.
+func TestToRConfig(t *testing.T) {
+	ports := []hiercc.ToRPort{{Edge: true, Host: 70}, {}}
+	_, err := hiercc.NewToR(hiercc.PaperToR(1, ports, 64, 8, line25, 9236))
+	require.ErrorIs(t, err, cc.ErrConfig)
+	require.ErrorContains(t, err, "Ports[0].Host")
+	ports[0].Host = 3
+	_, err = hiercc.NewToR(hiercc.PaperToR(9, ports, 64, 8, line25, 9236))
+	require.ErrorContains(t, err, "ToR")
+}
+
+// torSnap is every register of a ToR.
+func torSnap(t *hiercc.ToR) []cc.Register { return t.AppendRegisters(nil) }
+
+// FuzzToR drives two ToRs, A (servers 10, 11) and B (20, 21), through the
+// contract with events read from the input, 8 bytes each: packets between
+// the four servers enqueued and dequeued at the ports the ToRs route them
+// by, B's credits delivered to A, timers, times mostly forward. No panic;
+// every error is typed; a refused event changes no register and decides
+// nothing; every ActionCredit is at a port of the switch and for a VOQ the
+// ToR has open; every rate packet decodes with a rate in [0, line rate].
+func FuzzToR(f *testing.F) {
+	f.Add([]byte{0, 0, 0, 1, 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 4, 0, 0, 0, 0, 0, 1, 0})
+	f.Add(make([]byte, 64))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		tors := []*hiercc.ToR{newToR(t, torA, 10, 11), newToR(t, torB, 20, 21)}
+		hosts := []cc.NodeID{10, 11, 20, 21}
+		act := cc.NewActions(512)
+		var pending []cc.Feedback // B's credits on their way to A
+		var queued [2][]*cc.Packet
+		now := units.Time(0)
+		for len(in) >= 8 {
+			ev := in[:8]
+			in = in[8:]
+			step := units.Time(binary.BigEndian.Uint16(ev[6:])) * units.Nanosecond
+			if ev[0]&0x80 != 0 {
+				step = -step
+			}
+			at := now + step
+			x := int(ev[1] & 1)
+			tor := tors[x]
+			before := torSnap(tor)
+			act.Reset()
+			var err error
+			switch ev[0] & 7 {
+			case 0, 1: // a packet from a server of tor x joins the port toward its destination
+				src := hosts[2*x+int(ev[2]&1)]
+				dst := hosts[int(ev[3]%4)]
+				if dst == src {
+					dst = hosts[(int(ev[3])+1)%4]
+				}
+				out := upPort
+				if int(dst-10)/10 == x {
+					out = int(dst % 10)
+				}
+				p := data(cc.FlowID(ev[4]%8), src, dst, uint64(ev[5]&7))
+				if err = tor.Enqueue(at, out, p, cc.Queue{}, act); err == nil {
+					queued[x] = append(queued[x], p)
+				}
+			case 2: // the oldest packet tor x holds leaves
+				if len(queued[x]) == 0 {
+					err = tor.Timer(at, act)
+					break
+				}
+				p := queued[x][0]
+				out := upPort
+				if int(p.Dst-10)/10 == x {
+					out = int(p.Dst % 10)
+				}
+				if err = tor.Dequeue(at, out, p, cc.Queue{}, act); err == nil {
+					queued[x] = queued[x][1:]
+					if out == upPort { // it reaches the other ToR's server port
+						y := 1 - x
+						_ = tors[y].Enqueue(at, int(p.Dst%10), p, cc.Queue{}, cc.NewActions(0))
+					}
+				}
+			case 3: // a credit reaches its ToR
+				if len(pending) == 0 {
+					err = tor.Timer(at, act)
+					break
+				}
+				fb := pending[0]
+				c, _ := hiercc.DecodeCreditPacket(fb.Data[:])
+				tor = tors[c.ToR-torA]
+				before = torSnap(tor)
+				if err = tor.Message(at, upPort, &fb, act); err == nil {
+					pending = pending[1:]
+				}
+			default:
+				err = tor.Timer(at, act)
+			}
+			if err != nil {
+				if !cc.Typed(err) {
+					t.Fatalf("untyped error %v", err)
+				}
+				if !slices.Equal(before, torSnap(tor)) {
+					t.Fatalf("refused event %v changed the registers", ev)
+				}
+				if act.Len() != 0 {
+					t.Fatalf("refused event decided %v", act.All())
+				}
+				continue
+			}
+			now = max(now, at)
+			for _, a := range act.All() {
+				switch {
+				case a.Kind == cc.ActionCredit:
+					if int(a.Port) > 3 || a.Bytes <= 0 {
+						t.Fatalf("credit %+v", a)
+					}
+					if _, ok := tor.Sender().Lookup(voq.Key(a.Node)); !ok {
+						t.Fatalf("credit for VOQ %d, not open", a.Node)
+					}
+				case a.Kind == cc.ActionFeedback && a.To == cc.ToSwitch:
+					pending = append(pending, a.Feedback)
+				case a.Kind == cc.ActionFeedback && a.To == cc.ToSource:
+					r, err := hiercc.DecodeRatePacket(a.Feedback.Data[:])
+					if err != nil || units.Rate(r.Rate)*hiercc.RateUnit > line25 {
+						t.Fatalf("rate packet %+v: %v", r, err)
+					}
+				default:
+					t.Fatalf("unexpected action %+v", a)
+				}
+			}
+		}
+	})
+}
