@@ -21,9 +21,16 @@
 //	             port a credit.WRR over the VOQs sending to its host,
 //	             learnt from headers, and credits paced at the port's
 //	             line rate, one Δ = 1 KB per Δ of port time. receiver.go
+//	ToR          one top-of-rack switch, sender and receiver side at
+//	             once, as a cc.SwitchPoint: every packet of its servers
+//	             through a VOQ (its own rack's destinations included), the
+//	             headers stamped and read, credits sent to their ToR by
+//	             switch ID, C0 granted when a VOQ opens; registered as
+//	             algorithm "hiercc" part "sw" (package algos).  tor.go
 //	Host         the host of one flow (section 4): a mark every 10 µs,
-//	             the rate packets applied; a cc.ReactionPoint, registered
-//	             as algorithm "hiercc" part "rp" (package algos). host.go
+//	             the first and last packet flagged (F_ij), the rate
+//	             packets applied; a cc.ReactionPoint, registered as
+//	             algorithm "hiercc" part "rp" (package algos). host.go
 //	Header,      the three wire formats, 16 bytes each: the header the
 //	CreditPacket sender ToR writes into data packets (cc.Packet.Hdr), the
 //	RatePacket   credit (ToR → ToR) and the rate packet (ToR → host), in
@@ -44,8 +51,13 @@
 //
 // # A run, event by event
 //
-// A harness that runs HierCC carries, per data packet: the host's mark
-// (Host.Sent sets bit EchoMark of cc.Packet.Echo) to the sender-side ToR,
+// A caller that drives the switch point (ToR) reports each switch's
+// events to it and carries out its actions; the harness does (package
+// harness, scheme "hiercc", which keeps the VOQs' packets at the ports
+// they leave by and credits them as the ToR's ActionCredit says). Below
+// the switch point, a caller of the typed state machines carries, per
+// data packet: the host's mark (Host.Sent sets bit EchoMark of
+// cc.Packet.Echo) to the sender-side ToR,
 // which takes the packet with SenderToR.Arrive (Arrival.Mark) and answers
 // with at most one RatePacket to the flow's source; the packet waits in
 // the VOQ the Arrive names until SenderToR.Next picks it and
@@ -55,8 +67,9 @@
 // ReceiverToR.Timer, at its NextDeadline, returns CreditPackets, each
 // routed to sender ToR i and handed to SenderToR.Credit; SenderToR.Timer
 // runs equation (1) at its NextDeadline; the flows' starts and ends go to
-// SenderToR.FlowStart and FlowEnd. Rate packets go to the flow's Host
-// through Feedback (RatePacket.Feedback builds the message).
+// SenderToR.FlowStart and FlowEnd (the ToR counts them from the host's
+// EchoFirst and EchoLast). Rate packets go to the flow's Host through
+// Feedback (RatePacket.Feedback builds the message).
 //
 // # Conventions
 //

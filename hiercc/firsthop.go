@@ -58,6 +58,10 @@ const (
 	// 0 and q0 the equation runs with a negative drain term (it raises
 	// the rate above R_credit/N to fill the queue to q0).
 	Empty
+	// Never: the condition as printed, Q_voq < 0, which a queue length
+	// never meets: R always follows the second case (a negative drain
+	// term below q0, R kept when nothing arrived).
+	Never
 )
 
 // String names the reading.
@@ -67,6 +71,8 @@ func (c FirstCase) String() string {
 		return "below-q0"
 	case Empty:
 		return "empty"
+	case Never:
+		return "never"
 	}
 	return "FirstCase(" + strconv.Itoa(int(c)) + ")"
 }
@@ -97,6 +103,12 @@ type FirstHopConfig struct {
 	VLow, VHigh units.Bytes
 	// FirstCase is the reading of the equation's first case.
 	FirstCase FirstCase
+	// UpdateWhileStopped: equation (1) keeps running while the VOQ is
+	// stopped (its R is not advertised: the rate is 0), and the resume
+	// sends the R of the latest update. Off (the paper's section 3.3
+	// literally): R is frozen at the stop, and the resume sends "the
+	// previous rate value before stopping".
+	UpdateWhileStopped bool
 }
 
 // PaperFirstHop returns the paper's first hop (sections 3.3 and 5) for
@@ -143,8 +155,8 @@ func (c FirstHopConfig) Validate() error {
 		return cfgErr(fhPart, "VLow", c.VLow.String(), "1B..VHigh−1")
 	case c.Q0 < 0 || c.Q0 >= c.VLow:
 		return cfgErr(fhPart, "Q0", c.Q0.String(), "0B..VLow−1")
-	case c.FirstCase > Empty:
-		return cfgErr(fhPart, "FirstCase", c.FirstCase.String(), "below-q0 or empty")
+	case c.FirstCase > Never:
+		return cfgErr(fhPart, "FirstCase", c.FirstCase.String(), "below-q0, empty or never")
 	}
 	return nil
 }
@@ -170,6 +182,7 @@ type fhConst struct {
 	vlow    uint32
 	vhigh   uint32
 	first   FirstCase
+	update  bool // UpdateWhileStopped
 }
 
 func (c FirstHopConfig) consts() fhConst {
@@ -185,6 +198,7 @@ func (c FirstHopConfig) consts() fhConst {
 		vlow:    uint32(c.VLow),
 		vhigh:   uint32(c.VHigh),
 		first:   c.FirstCase,
+		update:  c.UpdateWhileStopped,
 	}
 }
 
@@ -278,15 +292,20 @@ var (
 //
 // # Choices the paper leaves open
 //
-//   - First case: BelowQ0 (default) or Empty, see FirstCase.
+//   - First case: BelowQ0 (default), Empty or Never, see FirstCase.
 //   - R_arrive = 0 in a window (no packet joined, e.g. every source
 //     stopped or the flows ended): N(t) is unknown and R keeps its value
 //     (the first case still applies).
 //   - R_credit − drain ≤ 0: R = MinRate (the clamp).
-//   - While stopped, R is frozen: the windows still close on time, but the
-//     update is skipped, so that the resume sends "the previous rate
-//     value before stopping" (section 3.3); the arrivals of the stop's
-//     round trip would otherwise inflate R.
+//   - While stopped, R is frozen (the default): the windows still close
+//     on time, but the update is skipped, so that the resume sends "the
+//     previous rate value before stopping" (section 3.3). With
+//     UpdateWhileStopped the update runs and the resume sends its latest
+//     R. Neither settles a synchronized burst of line-rate flows
+//     (docs/scenarios.md, hiercc-burst): frozen, every resume sends the
+//     line rate again; updated, the update after the stop sees the
+//     burst's arrivals and the drain of a queue far above q0 and gives
+//     MinRate, the VOQ empties, and the first case gives the line rate.
 //   - The initial R is R_line (the paper's hosts start at line rate).
 //   - A Timer called late closes one window of the real length (now −
 //     window start), so R_credit and R_arrive stay rates; the deadline
@@ -466,11 +485,11 @@ func (f *FirstHop) update(now units.Time, q uint32) {
 	prev := f.st.Rate
 	// N(t) = R_arrive(t)/R(t−1), UQ16.16 (R(t−1) ≥ MinRate ≥ 1 kb/s).
 	f.st.N = sat32(mulDiv(uint64(rArr), 1<<NFrac, uint64(prev)))
-	if f.st.Stopped {
+	if f.st.Stopped && !f.k.update {
 		return // R frozen until the resume
 	}
 	// First case: R(t) = R_line if Q_voq < q0 (BelowQ0) or Q_voq = 0 (Empty).
-	if q < f.k.q0 && (f.k.first == BelowQ0 || q == 0) {
+	if q < f.k.q0 && (f.k.first == BelowQ0 || (f.k.first == Empty && q == 0)) {
 		f.st.Rate = f.k.line
 		return
 	}

@@ -22,8 +22,13 @@ func refUpdate(cfg hiercc.FirstHopConfig, prev, a, c, q, w float64) (r, drain, r
 	q0 := float64(cfg.Q0)
 	rArr = a * 8e9 / w // R_arrive, kb/s
 	rCr := c * 8e9 / w // R_credit, kb/s
-	if q < q0 || (cfg.FirstCase == hiercc.Empty && q == 0) {
-		if cfg.FirstCase == hiercc.BelowQ0 || q == 0 {
+	switch cfg.FirstCase {
+	case hiercc.BelowQ0:
+		if q < q0 {
+			return line, 0, rArr
+		}
+	case hiercc.Empty:
+		if q == 0 {
 			return line, 0, rArr
 		}
 	}
@@ -68,7 +73,7 @@ func oneUpdate(t *testing.T, cfg hiercc.FirstHopConfig, prev uint32, a, c, q uni
 }
 
 // TestFirstHopVsReference: over random inputs (rates from 1 Mb/s to the
-// 25 Gb/s line, queues from 0 to 2 MB, windows of 1 to 100 µs, both
+// 25 Gb/s line, queues from 0 to 2 MB, windows of 1 to 100 µs, the three
 // readings of the first case) one integer update is within the bound of
 // FirstHop's doc comment of the float model fed the same inputs:
 //
@@ -83,9 +88,7 @@ func TestFirstHopVsReference(t *testing.T) {
 	for i := range 20000 {
 		w := units.Time(1+rng.Intn(100)) * units.Microsecond
 		cfg := wideFirstHop(w)
-		if i%2 == 1 {
-			cfg.FirstCase = hiercc.Empty
-		}
+		cfg.FirstCase = hiercc.FirstCase(i % 3) // below-q0, empty, never
 		rate := func() float64 { return 1e3 * math.Exp(rng.Float64()*math.Log(25e3)) } // kb/s, 1 Mb/s..25 Gb/s
 		prev := max(uint32(rate()), uint32(cfg.MinRate/hiercc.RateUnit))               // R(t−1) is never below MinRate
 		bytesAt := func(kbps float64) units.Bytes { return units.Bytes(kbps * float64(w) / 8e9) }
@@ -157,6 +160,14 @@ func TestFirstHopCases(t *testing.T) {
 	require.InDelta(t, 1_800_000, float64(st.Rate), 15)
 	st = oneUpdate(t, e, 1000, 5000, 100, 0)
 	require.Equal(t, line, st.Rate)
+	// Never: even an empty VOQ runs the equation: R_arrive = 4 Gb/s (5000 B
+	// in 10 µs), R_credit = 80 Mb/s, drain −0.2·20 KB/2 µs = −16 Gb/s:
+	// R = 1 Gb/s·(0.08 + 16)/4 = 4.02 Gb/s (the drain's Q0.16 rounding
+	// takes 245 kb/s of the 16 Gb/s, 61 kb/s of R; truncations 2 kb/s).
+	nv := cfg
+	nv.FirstCase = hiercc.Never
+	st = oneUpdate(t, nv, 1_000_000, 5000, 100, 0)
+	require.InDelta(t, 4_020_000, float64(st.Rate), 64)
 	// No arrivals: R keeps its value.
 	st = oneUpdate(t, cfg, 1234, 0, 5000, hiercc.PaperQ0+5000)
 	require.Equal(t, uint32(1234), st.Rate)
@@ -203,6 +214,32 @@ func TestFirstHopStopResume(t *testing.T) {
 	require.True(t, resumed)
 	require.Equal(t, 3*units.Gbps, f.Rate())
 	require.Equal(t, uint64(1), f.State().Stops)
+}
+
+// TestFirstHopUpdateWhileStopped: with UpdateWhileStopped the update
+// runs while the VOQ is stopped (nothing advertised), and the resume
+// sends its result, not the rate before the stop.
+func TestFirstHopUpdateWhileStopped(t *testing.T) {
+	cfg := hiercc.PaperFirstHop(line25)
+	cfg.UpdateWhileStopped = true
+	f, err := hiercc.NewFirstHop(cfg)
+	require.NoError(t, err)
+	hiercc.SetRate(f, 3_000_000)
+	stopped, err := f.Arrive(1, 100_000, hiercc.PaperVHigh+1)
+	require.NoError(t, err)
+	require.True(t, stopped)
+	require.NoError(t, f.Credit(2, 25_000))
+	// Over the 10 µs window: R_arrive = 80 Gb/s, R_credit = 20 Gb/s, the
+	// drain of Q − q0 = 50 KB + 1 B is 0.2·50001/2 µs = 40.0008 Gb/s >
+	// R_credit: R = MinRate = line/256.
+	_, err = f.Timer(f.NextDeadline(), hiercc.PaperVHigh+1)
+	require.NoError(t, err)
+	require.Zero(t, f.Rate(), "nothing advertised while stopped")
+	require.Equal(t, uint32(25_000_000/256), f.State().Rate)
+	resumed, err := f.Depart(11*units.Microsecond, hiercc.PaperVLow-1)
+	require.NoError(t, err)
+	require.True(t, resumed)
+	require.Equal(t, units.Rate(25_000_000/256)*hiercc.RateUnit, f.Rate(), "the resume sends the latest R")
 }
 
 // TestFirstHopTimerGrid: early timers change nothing but the time; a late

@@ -15,7 +15,7 @@ func xpRun(t *testing.T, name, algo string, series bool, set ...string) *harness
 	sc, err := harness.Builtin(name)
 	require.NoError(t, err)
 	if algo != "" {
-		sc.Algorithm = algo
+		sc = sc.ForAlgorithm(algo) // its own of the scenario's params
 	}
 	for i := 0; i+1 < len(set); i += 2 {
 		require.NoError(t, sc.Set(set[i], set[i+1]))

@@ -70,6 +70,7 @@ func hierccBurstScenario() *harness.Scenario {
 		hierccBurstFlows, hierccBurstSize, hierccBurstC0))
 	s.Compare = append([]string(nil), hierccBurstCompare...)
 	s.Duration = harness.Time(hierccBurstEnd)
+	s.SampleInterval = harness.Time(2 * units.Microsecond) // a VOQ stop-resume cycle is about 50 µs
 	s.Params = map[string]string{hierccName + ".sw.c0": hierccBurstC0.String()}
 	s.Workload.Flows = []harness.FlowSpec{{Src: "h32", Dst: "h0"}}
 	for _, at := range []units.Time{units.Millisecond, 3 * units.Millisecond} {
