@@ -88,7 +88,7 @@ func TestFirstHopVsReference(t *testing.T) {
 	for i := range 20000 {
 		w := units.Time(1+rng.Intn(100)) * units.Microsecond
 		cfg := wideFirstHop(w)
-		cfg.FirstCase = hiercc.FirstCase(i % 3) // below-q0, empty, never
+		cfg.FirstCase = hiercc.FirstCase(i % 3)                                        // below-q0, empty, never
 		rate := func() float64 { return 1e3 * math.Exp(rng.Float64()*math.Log(25e3)) } // kb/s, 1 Mb/s..25 Gb/s
 		prev := max(uint32(rate()), uint32(cfg.MinRate/hiercc.RateUnit))               // R(t−1) is never below MinRate
 		bytesAt := func(kbps float64) units.Bytes { return units.Bytes(kbps * float64(w) / 8e9) }
