@@ -58,7 +58,7 @@ func init() {
 		Name:  "hiercc",
 		Title: "HierCC",
 		Paper: "Zhang et al., HierCC: Hierarchical RDMA Congestion Control, APNet 2021 (papers/hiercc.txt sections 3 to 5); " +
-			"the ToRs' state machines are package hiercc's SenderToR, ReceiverToR and FirstHop",
+			"the switch point is package hiercc's ToR over its SenderToR, ReceiverToR and FirstHop",
 		Doc: "flows aggregated per destination host in VOQs at the sender-side ToR, credited by the receiver-side ToR's " +
 			"weighted round robin; each VOQ's first-hop rate (equation (1)) is sent to the hosts in answer to marked packets",
 		Parts: []cc.PartSpec{
@@ -133,7 +133,7 @@ func init() {
 			{
 				Name: "rp",
 				Role: cc.RoleRP,
-				Doc:  "the host of one flow: marks a packet every 10 µs (Packet.Echo bit 0, the header's reserved bit) and paces at the rate its ToR's rate packets give, gated while stopped (hiercc.Host)",
+				Doc:  "the host of one flow: marks a packet every 10 µs (Packet.Echo bit 0, the header's reserved bit), flags its first and last packet (bits 1 and 2, the ToR's flow count) and paces at the rate its ToR's rate packets give, gated while stopped (hiercc.Host)",
 				Config: &cc.Spec[hiercc.HostConfig]{
 					Link: hierccLink,
 					Presets: []cc.Preset[hiercc.HostConfig]{
@@ -160,6 +160,14 @@ func init() {
 								Source: "papers/hiercc.txt section 4 (10 µs)",
 							},
 							Ptr: func(c *hiercc.HostConfig) any { return &c.MarkInterval },
+						},
+						{
+							Param: cc.Param{
+								Name: "size", Min: "0B", Max: "4611686018427387904B",
+								Doc:    "the flow's payload bytes: the packet that reaches it is flagged last (0: open-ended); the environment's flow size where given",
+								Source: "hwcc (RoCEv2's LAST opcode carries the same)",
+							},
+							Ptr: func(c *hiercc.HostConfig) any { return &c.Size },
 						},
 					},
 					Env: hierccHostEnv,

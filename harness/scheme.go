@@ -54,8 +54,8 @@ type Scheme struct {
 	// Settings are scenario settings (Scenario.Set keys: "scheduler",
 	// say) the scheme runs with, applied over the scenario's own when a run
 	// is built: the switch machinery its parts rely on (HierCC's switch
-	// point needs VOQs gated by credit at the ToR uplinks and one uplink
-	// per destination). The report shows the scenario as run.
+	// point needs its servers' packets in VOQs gated by credit at the
+	// ToRs, and one port per destination). The report shows the scenario as run.
 	Settings map[string]string
 	// Doc says what the harness does with the algorithm (one paragraph).
 	Doc string

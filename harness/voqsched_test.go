@@ -544,3 +544,55 @@ func TestVOQConservation(t *testing.T) {
 		}
 	}
 }
+
+// TestVOQGateLocal: under voq-credit with switch.voq_gate local and no
+// module to add credit, only the frames of a switch's own hosts wait for
+// credit, at every port of that switch; frames from the fabric do not. On
+// a leaf-spine of 3 leaves, h4 (leaf1) receives from h0 (leaf0), h8
+// (leaf2) and h5 (leaf1): each flow's first switch lets n = ⌈C0/w⌉ frames
+// go (C0 = 10 KB: 10 frames), and the remote ones pass leaf1's port toward
+// h4 freely, so h4 gets 3n frames. With voq_gate all the same port's one
+// VOQ toward h4 lets only n through, whoever sent them.
+func TestVOQGateLocal(t *testing.T) {
+	const n = (10_000 + voqWire - 1) / voqWire
+	run := func(gate string) units.Bytes {
+		sc := harness.DefaultScenario()
+		sc.Name = "voq-gate-" + gate
+		sc.Algorithm = "none"
+		sc.Topology = harness.TopologySpec{Kind: "leaf-spine", Leaves: 3, Spines: 1, HostsPerLeaf: 4}
+		for _, src := range []string{"h0", "h8", "h5"} {
+			sc.Workload.Flows = append(sc.Workload.Flows, harness.FlowSpec{Src: src, Dst: "h4", Size: harness.Bytes(100 * units.KB)})
+		}
+		require.NoError(t, sc.SetAll([]string{"scheduler=voq-credit", "voq_gate=" + gate, "duration=100us"}))
+		r := runVOQ(t, sc)
+		return units.Bytes(r.Counters.DataRecvPayload)
+	}
+	require.Equal(t, units.Bytes(3*n*voqPayload), run(harness.VOQGateLocal), "local: n frames from each first switch, the fabric's free")
+	require.Equal(t, units.Bytes(n*voqPayload), run(harness.VOQGateAll), "all: n frames through the last port's VOQ")
+}
+
+// TestECMPByDestination: with switch.ecmp destination everything a switch
+// sends toward one host leaves by one port: four flows from leaf0's hosts
+// to h4 use one of leaf0's two uplinks; hashed by flow (the default) they
+// use both (for this seed).
+func TestECMPByDestination(t *testing.T) {
+	uplinks := func(ecmp string) (used int) {
+		sc := harness.DefaultScenario()
+		sc.Name = "ecmp-" + ecmp
+		sc.Algorithm = "none"
+		sc.Topology = harness.TopologySpec{Kind: "leaf-spine", Leaves: 2, Spines: 2, HostsPerLeaf: 4}
+		for _, src := range []string{"h0", "h1", "h2", "h3"} {
+			sc.Workload.Flows = append(sc.Workload.Flows, harness.FlowSpec{Src: src, Dst: "h4", Size: harness.Bytes(50 * units.KB)})
+		}
+		require.NoError(t, sc.SetAll([]string{"ecmp=" + ecmp, "duration=200us"}))
+		r := runVOQ(t, sc)
+		for _, l := range []string{"leaf0->spine0", "leaf0->spine1"} {
+			if txOf(t, r, l) > 0 {
+				used++
+			}
+		}
+		return used
+	}
+	require.Equal(t, 1, uplinks(harness.ECMPDestination))
+	require.Equal(t, 2, uplinks(harness.ECMPFlow))
+}
