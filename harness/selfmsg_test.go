@@ -72,13 +72,7 @@ func TestSwitchMessageToItself(t *testing.T) {
 		})
 	})
 	selfModules = map[string]*selfModule{}
-	sc := harness.DefaultScenario()
-	sc.Name = "selfmsg"
-	sc.Algorithm = "test-selfmsg"
-	sc.Workload.Flows = []harness.FlowSpec{{Src: "h1", Dst: "h0"}}
-	sc.Duration = harness.Time(105 * units.Microsecond)
-	r, err := harness.Run(sc, harness.Options{NoSeries: true})
-	require.NoError(t, err)
+	r := runSelf(t, "test-selfmsg", 105*units.Microsecond)
 	require.Nil(t, r.Report.Errors)
 	m := selfModules["s0"]
 	require.NotNil(t, m)
@@ -105,14 +99,21 @@ func unknownSwitchID(t *testing.T) error {
 		})
 	})
 	probeErr = nil
-	sc := harness.DefaultScenario()
-	sc.Name = "selfmsg-unknown"
-	sc.Algorithm = "test-selfmsg-unknown"
-	sc.Workload.Flows = []harness.FlowSpec{{Src: "h1", Dst: "h0"}}
-	sc.Duration = harness.Time(20 * units.Microsecond)
-	_, err := harness.Run(sc, harness.Options{NoSeries: true})
-	require.NoError(t, err)
+	runSelf(t, "test-selfmsg-unknown", 20*units.Microsecond)
 	return probeErr
+}
+
+// runSelf runs one flow h1→h0 on the star under algo for dur.
+func runSelf(t *testing.T, algo string, dur units.Time) *harness.Result {
+	t.Helper()
+	sc := harness.DefaultScenario()
+	sc.Name = algo
+	sc.Algorithm = algo
+	sc.Workload.Flows = []harness.FlowSpec{{Src: "h1", Dst: "h0"}}
+	sc.Duration = harness.Time(dur)
+	r, err := harness.Run(sc, harness.Options{NoSeries: true})
+	require.NoError(t, err)
+	return r
 }
 
 type probeSelf struct {

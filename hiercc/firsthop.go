@@ -227,9 +227,8 @@ type FirstHopState struct {
 	Updates, Stops uint64
 }
 
-// The ToR state machines are typed cores that the switch point of the
-// harness integration will wrap (issue 14); until then they keep the
-// contract's register snapshot.
+// The ToR state machines are typed cores that the switch point (ToR)
+// wraps; each keeps the contract's register snapshot.
 var (
 	_ cc.RegisterSource = (*FirstHop)(nil)
 	_ cc.RegisterSource = (*SenderToR)(nil)

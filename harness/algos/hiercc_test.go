@@ -11,22 +11,10 @@ import (
 	"github.com/hwcc/hwcc/voq"
 )
 
-// hierccPort returns the result of the switch port of link "node->peer".
-func hierccPort(t *testing.T, r *harness.Result, link string) harness.PortResult {
-	t.Helper()
-	for _, p := range r.Ports {
-		if p.Link == link {
-			return p
-		}
-	}
-	t.Fatalf("no port %s", link)
-	return harness.PortResult{}
-}
-
 // hierccVOQMax is the longest queue at tor2's uplinks: where HierCC's VOQ
 // toward h0 waits (switch.ecmp destination puts it on one of them).
 func hierccVOQMax(t *testing.T, r *harness.Result) units.Bytes {
-	return max(hierccPort(t, r, "tor2->agg2").MaxBytes, hierccPort(t, r, "tor2->agg3").MaxBytes)
+	return max(hpccPort(t, r, "tor2->agg2").MaxBytes, hpccPort(t, r, "tor2->agg3").MaxBytes)
 }
 
 // Wire sizes of the burst scenario: 1000 B payloads in 1082-byte frames
@@ -68,7 +56,7 @@ const (
 //   - Every flow finishes, and no state machine refuses an event.
 func TestHierCCBurst(t *testing.T) {
 	hc := xpRun(t, hierccBurstName, hierccName, false)
-	bott := hierccPort(t, hc, "tor0->h0")
+	bott := hpccPort(t, hc, "tor0->h0")
 	window := hierccBurstC0 + voq.PaperDelta + hierccFrame
 	require.LessOrEqual(t, bott.MaxBytes, window, "the bottleneck queue beyond one VOQ window")
 	rttHop := 2*hierccDelay + units.SerializationTime(hierccFrame, hierccServerLink) + units.SerializationTime(hierccRateFrame, hierccServerLink)
@@ -83,7 +71,7 @@ func TestHierCCBurst(t *testing.T) {
 	require.GreaterOrEqual(t, alone.Flows[0].Throughput, 24e9, "the long flow alone before the burst")
 
 	dc := xpRun(t, hierccBurstName, dcqcnName, false)
-	dq := hierccPort(t, dc, "tor0->h0").MaxBytes
+	dq := hpccPort(t, dc, "tor0->h0").MaxBytes
 	require.GreaterOrEqual(t, dq, 500*units.KB, "DCQCN's queue, of the order of 1000 KB")
 	require.LessOrEqual(t, dq, 2*units.MB, "DCQCN's queue, of the order of 1000 KB")
 	require.GreaterOrEqual(t, dq, 20*bott.MaxBytes, "DCQCN's bottleneck against HierCC's")
