@@ -104,7 +104,6 @@ func dcqcnRateField(name, min, doc, source string, ptr func(c *rp.DCQCNConfig) *
 }
 
 func init() {
-	maxPeriod := rp.DCQCNMaxPeriod.String()
 	cc.MustRegisterAlgorithm(cc.Algorithm{
 		Name:  "dcqcn",
 		Title: "DCQCN",
@@ -230,156 +229,170 @@ func init() {
 				Role: cc.RoleRP,
 				Doc:  "the rate limiter of one sending flow: RC cut by RC·α/2 per CNP, α updated per dce_tcp_rtt, recovery by timer and byte counter (rp.DCQCN)",
 				Config: &cc.Spec[rp.DCQCNConfig]{
-					Link: dcqcnLink,
-					Presets: []cc.Preset[rp.DCQCNConfig]{
-						{
-							Name:   "connectx",
-							Doc:    "the NVIDIA ConnectX defaults for a port of the link's speed, rates in Mb/s (rp.DCQCNConnectX)",
-							Source: dcqcnVendor,
-							Config: cc.OfLink(rp.DCQCNConnectX),
-						},
-						{
-							Name: "paper",
-							Doc: "the paper's settings: g = 1/256, K = 55 µs, decreases 50 µs apart, timer 55 µs, byte counter 10 MB, F = 5, " +
-								"R_AI/R_HAI = 5/50 Mb/s scaled by link/25 Gb/s, rates in Kb/s (rp.DCQCNPaper)",
-							Source: dcqcnSurvey + "; REFERENCE.md, DCQCN, paper-style presets",
-							Config: cc.OfLink(rp.DCQCNPaper),
-						},
-						{
-							Name: "hpcc",
-							Doc: "the HPCC authors' ns-3 DCQCN: α every 1 µs with g = 1/256, decreases on a 4 µs grid, timer 300 µs, no byte counter, " +
-								"F = 1, minimum rate 1000 Mb/s (the link must be at least that), rates in Kb/s (rp.DCQCNHPCCSim)",
-							Source: dcqcnHPCC + "; the authors' ns-3 run script (REFERENCE.md, DCQCN)",
-							Config: cc.OfLink(rp.DCQCNHPCCSim),
-						},
-					},
-					Fields: []cc.Field[rp.DCQCNConfig]{
-						dcqcnRateField("port_rate", "1bps", "the port speed: the maximum rate when rpg_max_rate is 0 (a multiple of rate_unit, at most 2^32 − 1 units); the presets set it to the link",
-							dcqcnVendor, func(c *rp.DCQCNConfig) *units.Rate { return &c.PortRate }),
-						dcqcnRateField("rate_unit", "1bps", "the LSB of the 32-bit RC and RT registers (ConnectX: 1 Mb/s); every rate must be a multiple of it",
-							dcqcnVendor+" (rates in Mb/s)", func(c *rp.DCQCNConfig) *units.Rate { return &c.RateUnit }),
-						{
-							Param: cc.Param{
-								Name: "dce_tcp_g", Unit: "Q10, 1024 = 1.0", Min: "0", Max: strconv.Itoa(int(fixedpoint.UQ0_10Max)),
-								Doc:    "α's retention per period: α ← g·α/1024 (+ 1024 − g with a CNP in the period); the paper's gain is 1 − g/1024",
-								Source: dcqcnVendor,
-							},
-							Ptr: func(c *rp.DCQCNConfig) any { return &c.DceTCPG },
-						},
-						{
-							Param: cc.Param{
-								Name: "dce_tcp_rtt", Min: "1ps", Max: maxPeriod,
-								Doc:    "the α update period (the paper's K)",
-								Source: dcqcnVendor + "; " + dcqcnSurvey + " (K = 55 µs)",
-							},
-							Ptr: func(c *rp.DCQCNConfig) any { return &c.DceTCPRtt },
-						},
-						{
-							Param: cc.Param{
-								Name: "initial_alpha_value", Unit: "Q10, 1024 = 1.0", Min: "0", Max: strconv.Itoa(int(fixedpoint.UQ0_10Max)),
-								Doc:    "α on the flow's first CNP",
-								Source: dcqcnVendor,
-							},
-							Ptr: func(c *rp.DCQCNConfig) any { return &c.InitialAlphaValue },
-						},
-						dcqcnRateField("rate_to_set_on_first_cnp", "0bps", "rate and target the first CNP sets; 0 cuts the current rate as any CNP would (else rpg_min_rate..max rate)",
-							dcqcnVendor, func(c *rp.DCQCNConfig) *units.Rate { return &c.RateToSetOnFirstCNP }),
-						{
-							Param: cc.Param{
-								Name: "rpg_gd", Unit: "bits of shift", Min: "0", Max: "31",
-								Doc:    "a decrease cuts RC·α >> rpg_gd with α in Q10 (11 is α/2)",
-								Source: dcqcnVendor,
-							},
-							Ptr: func(c *rp.DCQCNConfig) any { return &c.RpgGd },
-						},
-						{
-							Param: cc.Param{
-								Name: "alpha_frac_bits", Unit: "bits", Min: strconv.Itoa(rp.DCQCNAlphaFracBitsMin), Max: strconv.Itoa(rp.DCQCNAlphaFracBitsMax),
-								Doc:    "width of the α register (10 is a pure Q10 register, whose floor pins α near 0 when CNPs are sparse); not a vendor parameter",
-								Source: "hwcc (the vendor documents its α parameters in Q10, not the register's width)",
-							},
-							Ptr: func(c *rp.DCQCNConfig) any { return &c.AlphaFracBits },
-						},
-						{
-							Param: cc.Param{
-								Name: "rpg_min_dec_fac", Unit: "%", Min: "0", Max: "100",
-								Doc:    "one decrease leaves at least this share of RC (0 bounds nothing)",
-								Source: dcqcnVendor,
-							},
-							Ptr: func(c *rp.DCQCNConfig) any { return &c.RpgMinDecFac },
-						},
-						dcqcnRateField("rpg_min_rate", "1bps", "decreases stop here (a multiple of rate_unit, at most the maximum rate)",
-							dcqcnVendor, func(c *rp.DCQCNConfig) *units.Rate { return &c.RpgMinRate }),
-						dcqcnRateField("rpg_max_rate", "0bps", "the ceiling of RC and RT; 0 is the port speed",
-							dcqcnVendor, func(c *rp.DCQCNConfig) *units.Rate { return &c.RpgMaxRate }),
-						{
-							Param: cc.Param{
-								Name: "rate_reduce_monitor_period", Min: "0s", Max: maxPeriod,
-								Doc:    "the time period between rate reductions (see rate_reduce_mode); 0 cuts on every CNP",
-								Source: dcqcnVendor,
-							},
-							Ptr: func(c *rp.DCQCNConfig) any { return &c.RateReduceMonitorPeriod },
-						},
-						{
-							Param: cc.Param{
-								Name: "rate_reduce_mode",
-								Choices: []cc.Choice{
-									{Name: "spacing", Value: int64(rp.DCQCNReduceSpacing), Doc: "the period is the least time between two cuts: a CNP after a quiet period cuts at once"},
-									{Name: "grid", Value: int64(rp.DCQCNReduceGrid), Doc: "cuts fall on the grid first CNP + k·period, one per grid point with a CNP since the last (the HPCC authors' ns-3)"},
-								},
-								Doc:    "how rate_reduce_monitor_period schedules decreases; not a vendor parameter",
-								Source: dcqcnVendor + " (spacing); HPCC authors' ns-3 rdma-hw.cc, CheckRateDecreaseMlx (grid)",
-							},
-							Ptr: func(c *rp.DCQCNConfig) any { return &c.RateReduceMode },
-						},
-						{
-							Param: cc.Param{
-								Name: "rpg_time_reset", Min: "1ps", Max: maxPeriod,
-								Doc:    "the increase timer's period, restarted by every decrease",
-								Source: dcqcnVendor + "; " + dcqcnSurvey + " (T)",
-							},
-							Ptr: func(c *rp.DCQCNConfig) any { return &c.RpgTimeReset },
-						},
-						{
-							Param: cc.Param{
-								Name: "rpg_byte_reset", Min: "0B", Max: (rp.DCQCNByteResetUnit * 4294967295).String(),
-								Doc:    "the byte counter's threshold, a multiple of 64 B (the vendor's unit); 0 turns it off",
-								Source: dcqcnVendor + "; " + dcqcnSurvey + " (B)",
-							},
-							Ptr: func(c *rp.DCQCNConfig) any { return &c.RpgByteReset },
-						},
-						{
-							Param: cc.Param{
-								Name: "rpg_threshold", Unit: "stages", Min: "0", Max: "255",
-								Doc:    "F, the number of fast-recovery stages before additive increase",
-								Source: dcqcnVendor + "; " + dcqcnSurvey + " (F = 5)",
-							},
-							Ptr: func(c *rp.DCQCNConfig) any { return &c.RpgThreshold },
-						},
-						dcqcnRateField("rpg_ai_rate", "1bps", "R_AI, the additive-increase step (a multiple of rate_unit)",
-							dcqcnVendor, func(c *rp.DCQCNConfig) *units.Rate { return &c.RpgAIRate }),
-						dcqcnRateField("rpg_hai_rate", "1bps", "R_HAI, the hyper-increase step (a multiple of rate_unit)",
-							dcqcnVendor, func(c *rp.DCQCNConfig) *units.Rate { return &c.RpgHAIRate }),
-						{
-							Param: cc.Param{
-								Name:   "clamp_tgt_rate",
-								Doc:    "every decrease sets RT ← RC first",
-								Source: dcqcnVendor,
-							},
-							Ptr: func(c *rp.DCQCNConfig) any { return &c.ClampTgtRate },
-						},
-						{
-							Param: cc.Param{
-								Name:   "clamp_tgt_rate_after_time_inc",
-								Doc:    "a decrease sets RT ← RC if the increase timer expired since the last decrease",
-								Source: dcqcnVendor,
-							},
-							Ptr: func(c *rp.DCQCNConfig) any { return &c.ClampTgtRateAfterTimeInc },
-						},
-					},
-					New: dcqcnNew(rp.NewDCQCN),
+					Link:    dcqcnLink,
+					Presets: dcqcnRPPresets(),
+					Fields:  dcqcnRPFields(),
+					New:     dcqcnNew(rp.NewDCQCN),
 				},
 			},
 		},
 	})
+}
+
+// dcqcnRPPresets are the DCQCN reaction point's presets (the rp part's,
+// and the rate controller of schemes that run DCQCN at the sender:
+// Mercury).
+func dcqcnRPPresets() []cc.Preset[rp.DCQCNConfig] {
+	return []cc.Preset[rp.DCQCNConfig]{
+		{
+			Name:   "connectx",
+			Doc:    "the NVIDIA ConnectX defaults for a port of the link's speed, rates in Mb/s (rp.DCQCNConnectX)",
+			Source: dcqcnVendor,
+			Config: cc.OfLink(rp.DCQCNConnectX),
+		},
+		{
+			Name: "paper",
+			Doc: "the paper's settings: g = 1/256, K = 55 µs, decreases 50 µs apart, timer 55 µs, byte counter 10 MB, F = 5, " +
+				"R_AI/R_HAI = 5/50 Mb/s scaled by link/25 Gb/s, rates in Kb/s (rp.DCQCNPaper)",
+			Source: dcqcnSurvey + "; REFERENCE.md, DCQCN, paper-style presets",
+			Config: cc.OfLink(rp.DCQCNPaper),
+		},
+		{
+			Name: "hpcc",
+			Doc: "the HPCC authors' ns-3 DCQCN: α every 1 µs with g = 1/256, decreases on a 4 µs grid, timer 300 µs, no byte counter, " +
+				"F = 1, minimum rate 1000 Mb/s (the link must be at least that), rates in Kb/s (rp.DCQCNHPCCSim)",
+			Source: dcqcnHPCC + "; the authors' ns-3 run script (REFERENCE.md, DCQCN)",
+			Config: cc.OfLink(rp.DCQCNHPCCSim),
+		},
+	}
+}
+
+// dcqcnRPFields are the DCQCN reaction point's parameters (the rp
+// part's, and lifted into schemes that run DCQCN at the sender).
+func dcqcnRPFields() []cc.Field[rp.DCQCNConfig] {
+	maxPeriod := rp.DCQCNMaxPeriod.String()
+	return []cc.Field[rp.DCQCNConfig]{
+		dcqcnRateField("port_rate", "1bps", "the port speed: the maximum rate when rpg_max_rate is 0 (a multiple of rate_unit, at most 2^32 − 1 units); the presets set it to the link",
+			dcqcnVendor, func(c *rp.DCQCNConfig) *units.Rate { return &c.PortRate }),
+		dcqcnRateField("rate_unit", "1bps", "the LSB of the 32-bit RC and RT registers (ConnectX: 1 Mb/s); every rate must be a multiple of it",
+			dcqcnVendor+" (rates in Mb/s)", func(c *rp.DCQCNConfig) *units.Rate { return &c.RateUnit }),
+		{
+			Param: cc.Param{
+				Name: "dce_tcp_g", Unit: "Q10, 1024 = 1.0", Min: "0", Max: strconv.Itoa(int(fixedpoint.UQ0_10Max)),
+				Doc:    "α's retention per period: α ← g·α/1024 (+ 1024 − g with a CNP in the period); the paper's gain is 1 − g/1024",
+				Source: dcqcnVendor,
+			},
+			Ptr: func(c *rp.DCQCNConfig) any { return &c.DceTCPG },
+		},
+		{
+			Param: cc.Param{
+				Name: "dce_tcp_rtt", Min: "1ps", Max: maxPeriod,
+				Doc:    "the α update period (the paper's K)",
+				Source: dcqcnVendor + "; " + dcqcnSurvey + " (K = 55 µs)",
+			},
+			Ptr: func(c *rp.DCQCNConfig) any { return &c.DceTCPRtt },
+		},
+		{
+			Param: cc.Param{
+				Name: "initial_alpha_value", Unit: "Q10, 1024 = 1.0", Min: "0", Max: strconv.Itoa(int(fixedpoint.UQ0_10Max)),
+				Doc:    "α on the flow's first CNP",
+				Source: dcqcnVendor,
+			},
+			Ptr: func(c *rp.DCQCNConfig) any { return &c.InitialAlphaValue },
+		},
+		dcqcnRateField("rate_to_set_on_first_cnp", "0bps", "rate and target the first CNP sets; 0 cuts the current rate as any CNP would (else rpg_min_rate..max rate)",
+			dcqcnVendor, func(c *rp.DCQCNConfig) *units.Rate { return &c.RateToSetOnFirstCNP }),
+		{
+			Param: cc.Param{
+				Name: "rpg_gd", Unit: "bits of shift", Min: "0", Max: "31",
+				Doc:    "a decrease cuts RC·α >> rpg_gd with α in Q10 (11 is α/2)",
+				Source: dcqcnVendor,
+			},
+			Ptr: func(c *rp.DCQCNConfig) any { return &c.RpgGd },
+		},
+		{
+			Param: cc.Param{
+				Name: "alpha_frac_bits", Unit: "bits", Min: strconv.Itoa(rp.DCQCNAlphaFracBitsMin), Max: strconv.Itoa(rp.DCQCNAlphaFracBitsMax),
+				Doc:    "width of the α register (10 is a pure Q10 register, whose floor pins α near 0 when CNPs are sparse); not a vendor parameter",
+				Source: "hwcc (the vendor documents its α parameters in Q10, not the register's width)",
+			},
+			Ptr: func(c *rp.DCQCNConfig) any { return &c.AlphaFracBits },
+		},
+		{
+			Param: cc.Param{
+				Name: "rpg_min_dec_fac", Unit: "%", Min: "0", Max: "100",
+				Doc:    "one decrease leaves at least this share of RC (0 bounds nothing)",
+				Source: dcqcnVendor,
+			},
+			Ptr: func(c *rp.DCQCNConfig) any { return &c.RpgMinDecFac },
+		},
+		dcqcnRateField("rpg_min_rate", "1bps", "decreases stop here (a multiple of rate_unit, at most the maximum rate)",
+			dcqcnVendor, func(c *rp.DCQCNConfig) *units.Rate { return &c.RpgMinRate }),
+		dcqcnRateField("rpg_max_rate", "0bps", "the ceiling of RC and RT; 0 is the port speed",
+			dcqcnVendor, func(c *rp.DCQCNConfig) *units.Rate { return &c.RpgMaxRate }),
+		{
+			Param: cc.Param{
+				Name: "rate_reduce_monitor_period", Min: "0s", Max: maxPeriod,
+				Doc:    "the time period between rate reductions (see rate_reduce_mode); 0 cuts on every CNP",
+				Source: dcqcnVendor,
+			},
+			Ptr: func(c *rp.DCQCNConfig) any { return &c.RateReduceMonitorPeriod },
+		},
+		{
+			Param: cc.Param{
+				Name: "rate_reduce_mode",
+				Choices: []cc.Choice{
+					{Name: "spacing", Value: int64(rp.DCQCNReduceSpacing), Doc: "the period is the least time between two cuts: a CNP after a quiet period cuts at once"},
+					{Name: "grid", Value: int64(rp.DCQCNReduceGrid), Doc: "cuts fall on the grid first CNP + k·period, one per grid point with a CNP since the last (the HPCC authors' ns-3)"},
+				},
+				Doc:    "how rate_reduce_monitor_period schedules decreases; not a vendor parameter",
+				Source: dcqcnVendor + " (spacing); HPCC authors' ns-3 rdma-hw.cc, CheckRateDecreaseMlx (grid)",
+			},
+			Ptr: func(c *rp.DCQCNConfig) any { return &c.RateReduceMode },
+		},
+		{
+			Param: cc.Param{
+				Name: "rpg_time_reset", Min: "1ps", Max: maxPeriod,
+				Doc:    "the increase timer's period, restarted by every decrease",
+				Source: dcqcnVendor + "; " + dcqcnSurvey + " (T)",
+			},
+			Ptr: func(c *rp.DCQCNConfig) any { return &c.RpgTimeReset },
+		},
+		{
+			Param: cc.Param{
+				Name: "rpg_byte_reset", Min: "0B", Max: (rp.DCQCNByteResetUnit * 4294967295).String(),
+				Doc:    "the byte counter's threshold, a multiple of 64 B (the vendor's unit); 0 turns it off",
+				Source: dcqcnVendor + "; " + dcqcnSurvey + " (B)",
+			},
+			Ptr: func(c *rp.DCQCNConfig) any { return &c.RpgByteReset },
+		},
+		{
+			Param: cc.Param{
+				Name: "rpg_threshold", Unit: "stages", Min: "0", Max: "255",
+				Doc:    "F, the number of fast-recovery stages before additive increase",
+				Source: dcqcnVendor + "; " + dcqcnSurvey + " (F = 5)",
+			},
+			Ptr: func(c *rp.DCQCNConfig) any { return &c.RpgThreshold },
+		},
+		dcqcnRateField("rpg_ai_rate", "1bps", "R_AI, the additive-increase step (a multiple of rate_unit)",
+			dcqcnVendor, func(c *rp.DCQCNConfig) *units.Rate { return &c.RpgAIRate }),
+		dcqcnRateField("rpg_hai_rate", "1bps", "R_HAI, the hyper-increase step (a multiple of rate_unit)",
+			dcqcnVendor, func(c *rp.DCQCNConfig) *units.Rate { return &c.RpgHAIRate }),
+		{
+			Param: cc.Param{
+				Name:   "clamp_tgt_rate",
+				Doc:    "every decrease sets RT ← RC first",
+				Source: dcqcnVendor,
+			},
+			Ptr: func(c *rp.DCQCNConfig) any { return &c.ClampTgtRate },
+		},
+		{
+			Param: cc.Param{
+				Name:   "clamp_tgt_rate_after_time_inc",
+				Doc:    "a decrease sets RT ← RC if the increase timer expired since the last decrease",
+				Source: dcqcnVendor,
+			},
+			Ptr: func(c *rp.DCQCNConfig) any { return &c.ClampTgtRateAfterTimeInc },
+		},
+	}
 }

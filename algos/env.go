@@ -18,3 +18,11 @@ func orTime(v, d units.Time) units.Time {
 	}
 	return d
 }
+
+// orRate returns v, or d when v is 0.
+func orRate(v, d units.Rate) units.Rate {
+	if v > 0 {
+		return v
+	}
+	return d
+}

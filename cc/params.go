@@ -342,7 +342,8 @@ type Env struct {
 	// BaseRTT is a flow's round trip on its idle path, data and ACK
 	// (with the INT bytes the algorithm adds), or the network's largest
 	// when the algorithm takes one value for every flow (the harness gives
-	// HPCC that: Eqn (1)'s one T); Bottleneck the smallest link rate on
+	// HPCC that: Eqn (1)'s one T), and for a switch point the network's
+	// largest (Mercury's baseRTT); Bottleneck the smallest link rate on
 	// the flow's path; Hops the switches on it.
 	BaseRTT    units.Time
 	Bottleneck units.Rate

@@ -46,6 +46,9 @@ type SwitchInfo struct {
 	// any (cc.Env.SwitchPorts).
 	PortList []cc.SwitchPort
 	Rate     units.Rate // its fastest port's rate
+	// MaxBaseRTT is the network's largest base RTT (FlowInfo.MaxBaseRTT),
+	// the one RTT a switch can be configured with (Mercury's baseRTT).
+	MaxBaseRTT units.Time
 	// Params are the scenario's algorithm parameters (read only).
 	Params map[string]string
 	// Errors records what the module's state machines refuse.
@@ -126,7 +129,7 @@ func (s *Sim) buildModules() error {
 				ports[i].Edge, ports[i].Host = true, cc.NodeID(peer.id)
 			}
 		}
-		info := SwitchInfo{Node: n.id, Name: n.name, SwitchID: n.swID, Ports: len(n.ports), PortList: ports, Rate: rate, Params: s.sc.Params,
+		info := SwitchInfo{Node: n.id, Name: n.name, SwitchID: n.swID, Ports: len(n.ports), PortList: ports, Rate: rate, MaxBaseRTT: s.maxRTT, Params: s.sc.Params,
 			Errors: ErrorSink{log: &s.errs, where: n.name + " module"}}
 		m, err := mb.NewModule(info)
 		if err != nil {

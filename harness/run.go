@@ -120,10 +120,10 @@ func New(sc *Scenario, opts Options) (*Sim, error) {
 	if err := s.buildSwitches(); err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", cp.Name, err)
 	}
+	s.maxRTT, s.maxHops = s.networkRTT(DataOverheadBytes+s.payload+s.preamble, AckFrameBytes+s.preamble)
 	if err := s.buildModules(); err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", cp.Name, err)
 	}
-	s.maxRTT, s.maxHops = s.networkRTT(DataOverheadBytes+s.payload+s.preamble, AckFrameBytes+s.preamble)
 	// Window and sampling events first, so that at equal times they run
 	// before the traffic scheduled at the same instant.
 	s.evq.push(event{at: s.from, kind: evMeasure, idx: 0})

@@ -197,7 +197,7 @@ func (g *schemeAlgo) NewModule(info SwitchInfo) (SwitchModule, error) {
 	if g.parts[cc.RoleSW] == nil {
 		return nil, nil
 	}
-	env := &cc.Env{Rate: info.Rate, Node: cc.NodeID(info.Node), SwitchID: info.SwitchID, Ports: info.Ports, SwitchPorts: info.PortList, Index: int(info.Node) + 1}
+	env := &cc.Env{Rate: info.Rate, Node: cc.NodeID(info.Node), SwitchID: info.SwitchID, Ports: info.Ports, SwitchPorts: info.PortList, BaseRTT: info.MaxBaseRTT, Index: int(info.Node) + 1}
 	p, err := g.build(cc.RoleSW, env, info.Params)
 	if err != nil || p == nil {
 		return nil, err

@@ -1,0 +1,206 @@
+package mercury
+
+import (
+	"math"
+
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/fixedpoint"
+	"github.com/hwcc/hwcc/rp"
+	"github.com/hwcc/hwcc/units"
+)
+
+// SenderConfig configures Mercury's sender: DCQCN's reaction point and
+// the window the CNPs carry.
+type SenderConfig struct {
+	// DCQCN is the rate controller, unchanged (papers/mercury.txt: "we
+	// adopt DCQCN by default").
+	DCQCN rp.DCQCNConfig
+	// InitWindow is C·baseRTT in bytes, the window before any CNP and
+	// after ResetAfter without one ("the window sizes are uniformly set to
+	// C × baseRTT"), 1 B..2^32−1 B.
+	InitWindow units.Bytes
+	// ResetAfter is how long without a CNP returns the window to
+	// InitWindow (the paper: "when congestion disappears, the sender no
+	// longer receives CNP ... the window size will be set to the initial
+	// value"; how long is hwcc's), 1 ns..1 s.
+	ResetAfter units.Time
+	// Window is where the CNP carries the window (as the switch's).
+	Window Window
+}
+
+// PaperSender returns Mercury's sender on a link of rate line with the
+// network's base RTT: DCQCN with its paper's parameters (rp.DCQCNPaper:
+// Mercury's evaluation runs DCQCN with "the parameter settings
+// recommended in their papers"),
+// InitWindow = line·baseRTT, and a reset after 100 µs without a CNP: two
+// of the switch's 50 µs CNP intervals (hwcc's).
+func PaperSender(line units.Rate, baseRTT units.Time) SenderConfig {
+	return SenderConfig{
+		DCQCN:      rp.DCQCNPaper(line),
+		InitWindow: units.BytesIn(line, baseRTT),
+		ResetAfter: 100 * units.Microsecond,
+	}
+}
+
+const senderPart = "mercury.Sender"
+
+// Validate reports the first field out of range as a *cc.ConfigError.
+func (c SenderConfig) Validate() error {
+	switch {
+	case c.InitWindow < 1 || c.InitWindow > math.MaxUint32:
+		return cfgErr(senderPart, "InitWindow", c.InitWindow.String(), "1B..4294967295B")
+	case c.ResetAfter < units.Nanosecond || c.ResetAfter > units.Second:
+		return cfgErr(senderPart, "ResetAfter", c.ResetAfter.String(), "1ns..1s")
+	}
+	if err := c.Window.Validate(senderPart); err != nil {
+		return err
+	}
+	return c.DCQCN.Validate()
+}
+
+// SenderState is the window's registers.
+type SenderState struct {
+	// Cwnd is the window in force, bytes (32 bits).
+	Cwnd uint32
+	// Windowed: a CNP's window is in force; LastCNP is when the last CNP
+	// came.
+	Windowed bool
+	LastCNP  units.Time
+	// Windows counts the CNPs that carried a window, Resets the returns to
+	// InitWindow (64 bits, wrapping).
+	Windows, Resets uint64
+}
+
+// Sender is Mercury's reaction point (papers/mercury.txt, "Window-based
+// congestion notification", Algorithm 2 lines 15–20): DCQCN's reaction
+// point unchanged, plus a window. It implements cc.ReactionPoint.
+//
+//   - Feedback with a cc.FeedbackCNP: DCQCN's rate cut, and the window in
+//     the CNP's reserved bytes (Window) becomes cwnd, at most InitWindow
+//     (the switch never sends more). A CNP whose window is 0 carries none
+//     (a plain DCQCN CNP): the rate cut alone. Every other kind goes to
+//     DCQCN (which ignores it but for its timers).
+//   - Limits: DCQCN's rate and the window cwnd: the caller sends while
+//     its unacknowledged payload is below cwnd ("when the number of
+//     inflight packets exceeds the window size, the sender stops packet
+//     transmission").
+//   - Timer: DCQCN's timers, and ResetAfter after the last CNP the window
+//     returns to InitWindow.
+type Sender struct {
+	cfg   SenderConfig
+	d     *rp.DCQCN
+	clock cc.Monotonic
+	st    SenderState
+}
+
+var _ cc.ReactionPoint = (*Sender)(nil)
+
+// NewSender validates cfg and returns a sender at DCQCN's initial rate
+// with the window InitWindow.
+func NewSender(cfg SenderConfig) (*Sender, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	d, err := rp.NewDCQCN(cfg.DCQCN)
+	if err != nil {
+		return nil, err
+	}
+	return &Sender{cfg: cfg, d: d, st: SenderState{Cwnd: uint32(cfg.InitWindow)}}, nil
+}
+
+// Config returns the configuration.
+func (s *Sender) Config() SenderConfig { return s.cfg }
+
+// State returns the window's registers.
+func (s *Sender) State() SenderState { return s.st }
+
+// DCQCN returns the rate controller, for reading.
+func (s *Sender) DCQCN() *rp.DCQCN { return s.d }
+
+// reset returns the window to InitWindow if ResetAfter has passed since
+// the last CNP.
+func (s *Sender) reset(now units.Time) {
+	if s.st.Windowed && now >= s.resetAt() {
+		s.st.Windowed = false
+		s.st.Cwnd = uint32(s.cfg.InitWindow)
+		s.st.Resets++
+	}
+}
+
+func (s *Sender) resetAt() units.Time { return fixedpoint.SatAdd(s.st.LastCNP, s.cfg.ResetAfter) }
+
+// NextDeadline is the earlier of DCQCN's and the window's reset.
+func (s *Sender) NextDeadline() units.Time {
+	d := s.d.NextDeadline()
+	if s.st.Windowed {
+		d = min(d, s.resetAt())
+	}
+	return d
+}
+
+// Sent records a data packet (DCQCN's byte counter).
+func (s *Sender) Sent(now units.Time, p *cc.Packet, act *cc.Actions) error {
+	if !s.clock.InOrder(now) {
+		return s.clock.Check(senderPart, "Sent", now)
+	}
+	if err := s.d.Sent(now, p, act); err != nil {
+		return err
+	}
+	s.clock.Advance(now)
+	s.reset(now)
+	return nil
+}
+
+// Feedback takes a message for the flow (see Sender).
+func (s *Sender) Feedback(now units.Time, f *cc.Feedback, act *cc.Actions) error {
+	if !s.clock.InOrder(now) {
+		return s.clock.Check(senderPart, "Feedback", now)
+	}
+	if err := s.d.Feedback(now, f, act); err != nil {
+		return err
+	}
+	s.clock.Advance(now)
+	s.reset(now)
+	if f.Kind != cc.FeedbackCNP {
+		return nil
+	}
+	w := s.cfg.Window.Get(&f.Data)
+	if w == 0 {
+		return nil // a CNP without a window
+	}
+	s.st.Cwnd = min(w, uint32(s.cfg.InitWindow))
+	s.st.Windowed, s.st.LastCNP = true, now
+	s.st.Windows++
+	return nil
+}
+
+// Timer runs DCQCN's timers and the window's reset.
+func (s *Sender) Timer(now units.Time, act *cc.Actions) error {
+	if !s.clock.InOrder(now) {
+		return s.clock.Check(senderPart, "Timer", now)
+	}
+	if err := s.d.Timer(now, act); err != nil {
+		return err
+	}
+	s.clock.Advance(now)
+	s.reset(now)
+	return nil
+}
+
+// Limits are DCQCN's rate and the window in force.
+func (s *Sender) Limits() cc.Limits {
+	return cc.Limits{Rate: s.d.Rate(), Window: units.Bytes(s.st.Cwnd)}
+}
+
+// AppendRegisters appends now (64), cwnd (32), windowed (1), last_cnp
+// (64, ps), windows (64), resets (64), then DCQCN's registers
+// (rp.DCQCN.AppendRegisters).
+func (s *Sender) AppendRegisters(dst []cc.Register) []cc.Register {
+	dst = append(dst, s.clock.Register(),
+		cc.Reg("cwnd", 32, uint64(s.st.Cwnd)),
+		cc.BoolReg("windowed", s.st.Windowed),
+		cc.TimeReg("last_cnp", s.st.LastCNP),
+		cc.Reg("windows", 64, s.st.Windows),
+		cc.Reg("resets", 64, s.st.Resets))
+	return s.d.AppendRegisters(dst)
+}

@@ -1,0 +1,612 @@
+package mercury
+
+import (
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"math"
+	"strconv"
+
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/fixedpoint"
+	"github.com/hwcc/hwcc/hwtables"
+	"github.com/hwcc/hwcc/units"
+)
+
+// Limits of a switch's configuration.
+const (
+	// MaxPorts is the most ports a Switch has.
+	MaxPorts = 1024
+	// MinTableBits and MaxTableBits bound a port's flow table: 2^bits
+	// entries.
+	MinTableBits, MaxTableBits = 1, 16
+	// CellBytes is the unit of the window division's divisor: Σdata is
+	// counted in 64-byte cells (rounded up) for the reciprocal table,
+	// whose divisors reach hwtables.MaxN = 2^22 cells, 256 MiB of queue.
+	CellBytes = 64
+)
+
+// The paper's constants (papers/mercury.txt, "Parameter settings").
+const (
+	// PaperPeriod is T, the period of the Undetermined ports' check.
+	PaperPeriod = 10 * units.Microsecond
+)
+
+// PortState is an egress port's state (papers/mercury.txt, "States of
+// egress ports", Figure 6).
+type PortState uint8
+
+const (
+	// Determined: the relation between the port's arrivals and its link
+	// capacity is known; a queue above the threshold is congestion.
+	Determined PortState = iota
+	// Undetermined: PFC paused the port, and its queue may be PFC's doing:
+	// its flows get no window (they may be victims).
+	Undetermined
+)
+
+// String names the state.
+func (s PortState) String() string {
+	if s == Undetermined {
+		return "undetermined"
+	}
+	return "determined"
+}
+
+// ByteOrder is the order of the window's 32-bit word in the CNP.
+type ByteOrder uint8
+
+// The byte orders.
+const (
+	BigEndian ByteOrder = iota // network order (hwcc's default)
+	LittleEndian
+)
+
+// Window is where the window travels in a CNP's 16 reserved bytes
+// (cc.Feedback.Data): a 32-bit word of bytes at Offset (0..12) in Order.
+// The paper says "the 32-bit reserved segment in CNP" and no more.
+type Window struct {
+	Offset int
+	Order  ByteOrder
+}
+
+// Validate refuses an offset outside 0..12 or an unknown order.
+func (w Window) Validate(part string) error {
+	switch {
+	case w.Offset < 0 || w.Offset > cc.FeedbackDataLen-4:
+		return cfgErr(part, "Window.Offset", strconv.Itoa(w.Offset), "0..12")
+	case w.Order > LittleEndian:
+		return cfgErr(part, "Window.Order", strconv.Itoa(int(w.Order)), "big or little")
+	}
+	return nil
+}
+
+// Put writes window v (bytes) into CNP payload d. (The two orders are
+// called directly, not through binary.ByteOrder: a slice passed to an
+// interface method escapes, and the CNP would be allocated.)
+func (w Window) Put(d *[cc.FeedbackDataLen]byte, v uint32) {
+	b := d[w.Offset : w.Offset+4]
+	if w.Order == LittleEndian {
+		binary.LittleEndian.PutUint32(b, v)
+		return
+	}
+	binary.BigEndian.PutUint32(b, v)
+}
+
+// Get reads the window (bytes) from CNP payload d.
+func (w Window) Get(d *[cc.FeedbackDataLen]byte) uint32 {
+	b := d[w.Offset : w.Offset+4]
+	if w.Order == LittleEndian {
+		return binary.LittleEndian.Uint32(b)
+	}
+	return binary.BigEndian.Uint32(b)
+}
+
+// SwitchConfig configures the switch-resident CP and NP of one switch.
+type SwitchConfig struct {
+	// Ports is the switch's port count, 1..MaxPorts.
+	Ports int
+	// Rates is each port's line rate C (len Ports, 1 b/s..10 Tb/s); nil
+	// takes the rate of the queue each event reports (cc.Queue.Rate).
+	Rates []units.Rate
+	// Prio is the data priority whose queues the state machines follow
+	// (0..7); packets and pauses of other priorities change nothing.
+	Prio uint8
+	// Threshold is the congestion threshold on Q_Length, 1 B..2^31 B. The
+	// paper names one and gives no value.
+	Threshold units.Bytes
+	// Period is T, 1 ns..1 s (the paper: 10 µs).
+	Period units.Time
+	// BaseRTT is the one base RTT every window is computed with (the
+	// network's largest; section "Discussions": "baseRTT can be
+	// pre-configured"), 1 ns..1 s.
+	BaseRTT units.Time
+	// TableBits sizes each port's flow table, 2^TableBits entries indexed
+	// by the hash of (source, destination), MinTableBits..MaxTableBits.
+	TableBits int
+	// CNPInterval is the least time between two CNPs to one flow entry,
+	// 0..1 s (0: a CNP for every packet of a congested flow). The paper
+	// sends CNPs "immediately when congestion occurs" and no pacing.
+	CNPInterval units.Time
+	// Window is where the window goes in the CNP.
+	Window Window
+}
+
+// PaperSwitch returns Mercury's switch for ports ports at rate line, one
+// base RTT for all flows: T = 10 µs (the paper's) and hwcc's choices where
+// the paper gives none: the data priority 3, a congestion threshold of
+// C·baseRTT/2 (at least 10 KB), a flow table of 1024 entries per port, at
+// most one CNP per flow entry every 50 µs (DCQCN's NP interval, so that
+// the sender's DCQCN is cut no faster than with DCQCN's own CNPs), and the
+// window big-endian in the first 4 reserved bytes.
+func PaperSwitch(ports int, line units.Rate, baseRTT units.Time) SwitchConfig {
+	rates := make([]units.Rate, ports)
+	for i := range rates {
+		rates[i] = line
+	}
+	return SwitchConfig{
+		Ports: ports, Rates: rates, Prio: 3,
+		Threshold:   max(units.BytesIn(line, baseRTT)/2, 10*units.KB),
+		Period:      PaperPeriod,
+		BaseRTT:     baseRTT,
+		TableBits:   10,
+		CNPInterval: 50 * units.Microsecond,
+	}
+}
+
+const switchPart = "mercury.Switch"
+
+func cfgErr(part, field, value, want string) error {
+	return &cc.ConfigError{Part: part, Field: field, Value: value, Range: want}
+}
+
+// Validate reports the first field out of range as a *cc.ConfigError.
+func (c SwitchConfig) Validate() error {
+	switch {
+	case c.Ports < 1 || c.Ports > MaxPorts:
+		return cfgErr(switchPart, "Ports", strconv.Itoa(c.Ports), "1..1024")
+	case c.Rates != nil && len(c.Rates) != c.Ports:
+		return cfgErr(switchPart, "Rates", strconv.Itoa(len(c.Rates))+" rates", "one per port, or none")
+	case c.Prio > 7:
+		return cfgErr(switchPart, "Prio", strconv.Itoa(int(c.Prio)), "0..7")
+	case c.Threshold < 1 || c.Threshold > math.MaxInt32:
+		return cfgErr(switchPart, "Threshold", c.Threshold.String(), "1B..2147483647B")
+	case c.Period < units.Nanosecond || c.Period > units.Second:
+		return cfgErr(switchPart, "Period", c.Period.String(), "1ns..1s")
+	case c.BaseRTT < units.Nanosecond || c.BaseRTT > units.Second:
+		return cfgErr(switchPart, "BaseRTT", c.BaseRTT.String(), "1ns..1s")
+	case c.TableBits < MinTableBits || c.TableBits > MaxTableBits:
+		return cfgErr(switchPart, "TableBits", strconv.Itoa(c.TableBits), "1..16")
+	case c.CNPInterval < 0 || c.CNPInterval > units.Second:
+		return cfgErr(switchPart, "CNPInterval", c.CNPInterval.String(), "0s..1s")
+	}
+	for i, r := range c.Rates {
+		if r < 1 || r > 10*units.Tbps {
+			return cfgErr(switchPart, "Rates["+strconv.Itoa(i)+"]", r.String(), "1bps..10Tbps")
+		}
+	}
+	if w := c.BDP(10 * units.Tbps); w > math.MaxUint32 {
+		return cfgErr(switchPart, "BaseRTT", c.BaseRTT.String(), "C·baseRTT below 4 GB at every port")
+	}
+	return c.Window.Validate(switchPart)
+}
+
+// BDP is C·baseRTT in bytes at rate c: the initial window and the
+// largest.
+func (c SwitchConfig) BDP(rate units.Rate) units.Bytes { return units.BytesIn(rate, c.BaseRTT) }
+
+// Port is every register of one egress port (Algorithm 1).
+type Port struct {
+	State PortState
+	// Paused: a PFC PAUSE of the data priority is in force; PauseStart
+	// is when it came.
+	Paused     bool
+	PauseStart units.Time
+	// RxBytes is rxByte: the bytes that joined the queue while paused (32
+	// bits, saturating).
+	RxBytes uint32
+	// TPause is the last pause's duration, recorded at its RESUME.
+	TPause units.Time
+	// QLen is Q_Length, the queue of the data priority at the latest
+	// Enqueue or Dequeue (32 bits).
+	QLen uint32
+	// CheckAt is when T next expires for an Undetermined port; QAtCheck
+	// the queue when it was armed.
+	CheckAt  units.Time
+	QAtCheck uint32
+	// Sum is Σdata, the bytes of the port's flow table (32 bits): equal to
+	// QLen while the caller reports every data packet.
+	Sum uint32
+}
+
+// Sentinels of the switch's refusals, each wrapped in a *cc.EventError.
+var (
+	// ErrPort: a port outside 0..Ports−1.
+	ErrPort = errors.New("mercury: no such port")
+	// ErrTable: a packet leaves a flow entry holding fewer bytes than it
+	// (the caller reported a departure without its arrival).
+	ErrTable = errors.New("mercury: flow table underflow")
+)
+
+// Switch is Mercury's switch-resident congestion point and notification
+// point (papers/mercury.txt, "Mercury design", Algorithms 1 and 2, as
+// ../shared/REFERENCE.md reconstructs them: the paper's listings were
+// lost): per egress port, the state machine that tells a queue built by
+// congestion (Determined) from one built by PFC pauses from downstream
+// (Undetermined), and the flow table that gives each congested flow its
+// window, sent to its source in a CNP. It implements cc.SwitchPoint.
+//
+// # Algorithm 1, by event (data priority Prio only)
+//
+//	Pause (PAUSE)   PauseStart ← now, rxByte ← 0, state ← Undetermined
+//	Enqueue         flow table += size; while paused rxByte += size;
+//	                Q_Length ← q.Len; a port Determined with Q_Length >
+//	                threshold: the packet's flow is congested, and gets
+//	                a CNP with its window (Algorithm 2)
+//	Pause (RESUME)  Tpause ← now − PauseStart; if Q_Length > threshold:
+//	                rxByte ≤ C·Tpause → Undetermined (PFC's backlog,
+//	                which drains), else Determined (congested); else
+//	                Determined
+//	Dequeue         flow table −= size (an entry at 0 is free);
+//	                Q_Length ← q.Len; an Undetermined port whose T has
+//	                expired stays Undetermined if Q_Length > threshold and
+//	                the queue shrank during T, else becomes Determined
+//
+// T is armed (now + T, with the queue then) whenever the port enters
+// Undetermined and at each check.
+//
+// # Algorithm 2: the window
+//
+//	Win = C·baseRTT · data_f / Σdata
+//
+// (Rate = C·data_f/Σdata, Win = Rate·baseRTT). The division is the
+// reciprocal table of HPCC's NIC (hwtables.DefaultReciprocal: one
+// lookup, one multiply, one shift; the quotient is at most 0.79 % above
+// and 0.10 % below the exact one), with Σdata in 64-byte cells rounded up
+// and data_f in bytes. The result is clamped to [CellBytes, C·baseRTT]:
+// never above the initial window (the table's error could pass it) and
+// never zero for a flow with bytes queued (a window below one packet
+// still lets one packet be in flight).
+//
+// # The flow table
+//
+// 2^TableBits 32-bit byte counters per port, indexed by the low bits of
+// CRC-32C(source ‖ destination, 8 bytes big-endian): the entry is the
+// paper's (egress port, hash of FID), the FID its (source, destination).
+// Two flows that hash alike share an entry, their bytes and their CNP
+// pacing (each gets the window of their sum): the table never overflows
+// and never disagrees with the queue. An entry at 0 is free ("deleted").
+// A departure larger than its entry is refused (ErrTable), changing
+// nothing.
+//
+// # Choices the paper leaves open
+//
+//   - The threshold (Threshold; PaperSwitch: C·baseRTT/2, at least 10 KB).
+//   - CNP pacing: at most one CNP per flow entry per CNPInterval
+//     (PaperSwitch: 50 µs), sent on the Enqueue that finds the flow
+//     congested.
+//   - The window's place in the CNP (Window: offset and byte order).
+//   - One set of port registers for the data priority Prio; the other
+//     priorities are not followed.
+//
+// Refused events change nothing. Not safe for concurrent use; nothing
+// allocates after NewSwitch except errors.
+type Switch struct {
+	cfg   SwitchConfig
+	clock cc.Monotonic
+	ports []Port
+	// lastRate is each port's rate as its latest queue reported it (C
+	// where Rates is nil).
+	lastRate []units.Rate
+	bytes    []uint32     // flow table, port-major
+	last     []units.Time // per entry: its last CNP (MinTime: none)
+	mask     uint32
+	recip    *hwtables.Table
+	// Counters (64 bits, wrapping).
+	cnps, pauses uint64
+}
+
+var _ cc.SwitchPoint = (*Switch)(nil)
+
+// noCNP marks a flow entry that has had no CNP.
+const noCNP = units.Time(math.MinInt64)
+
+// castagnoli is the CRC-32C table of the flow hash.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// NewSwitch validates cfg and returns a switch with every port
+// Determined, not paused, and empty flow tables.
+func NewSwitch(cfg SwitchConfig) (*Switch, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Rates != nil {
+		cfg.Rates = append([]units.Rate(nil), cfg.Rates...)
+	}
+	n := cfg.Ports << cfg.TableBits
+	s := &Switch{
+		cfg: cfg, ports: make([]Port, cfg.Ports), lastRate: make([]units.Rate, cfg.Ports),
+		bytes: make([]uint32, n), last: make([]units.Time, n),
+		mask: 1<<cfg.TableBits - 1, recip: hwtables.DefaultReciprocal(),
+	}
+	for i := range s.last {
+		s.last[i] = noCNP
+	}
+	return s, nil
+}
+
+// Config returns the configuration.
+func (s *Switch) Config() SwitchConfig { return s.cfg }
+
+// Port returns port out's registers.
+func (s *Switch) Port(out int) (Port, bool) {
+	if out < 0 || out >= len(s.ports) {
+		return Port{}, false
+	}
+	return s.ports[out], true
+}
+
+// Entry returns the bytes port out's flow table holds for (src, dst).
+func (s *Switch) Entry(out int, src, dst cc.NodeID) uint32 {
+	if out < 0 || out >= len(s.ports) {
+		return 0
+	}
+	return s.bytes[s.index(out, src, dst)]
+}
+
+// CNPs and Pauses count the CNPs sent and the PAUSEs taken.
+func (s *Switch) CNPs() uint64   { return s.cnps }
+func (s *Switch) Pauses() uint64 { return s.pauses }
+
+// NextDeadline: the switch has no timer (T is checked on Dequeue).
+func (s *Switch) NextDeadline() units.Time { return units.MaxTime }
+
+// Timer only records now.
+func (s *Switch) Timer(now units.Time, _ *cc.Actions) error {
+	return s.clock.Accept(switchPart, "Timer", now)
+}
+
+// index is the flow-table slot of (src, dst) at port out.
+func (s *Switch) index(out int, src, dst cc.NodeID) int {
+	return out<<s.cfg.TableBits | int(flowHash(src, dst)&s.mask)
+}
+
+// flowHash is CRC-32C (Castagnoli, reflected, as crc32.Checksum computes
+// it) of src ‖ dst, 8 bytes big-endian, one table lookup per byte as a
+// switch's hash unit does; written out so that nothing escapes.
+func flowHash(src, dst cc.NodeID) uint32 {
+	k := uint64(src)<<32 | uint64(dst)
+	crc := ^uint32(0)
+	for i := 56; i >= 0; i -= 8 {
+		crc = castagnoli[byte(crc)^byte(k>>uint(i))] ^ crc>>8
+	}
+	return ^crc
+}
+
+//go:noinline
+func swErr(event, reason string, err error) error {
+	return &cc.EventError{Part: switchPart, Event: event, Reason: reason, Err: err}
+}
+
+// check refuses an event out of time order, on a port outside the switch,
+// or with a nil packet when p is needed.
+func (s *Switch) check(event string, now units.Time, port int, p *cc.Packet, need bool) error {
+	if !s.clock.InOrder(now) {
+		return s.clock.Check(switchPart, event, now)
+	}
+	if port < 0 || port >= len(s.ports) {
+		return swErr(event, "port "+strconv.Itoa(port)+" outside 0.."+strconv.Itoa(len(s.ports)-1), ErrPort)
+	}
+	if need && p == nil {
+		return swErr(event, "nil packet", nil)
+	}
+	return nil
+}
+
+// sizeOK refuses a packet size outside 1..2^31 and a queue outside
+// 0..2^32−1.
+func sizeOK(event string, p *cc.Packet, q cc.Queue) error {
+	if p.Size < 1 || p.Size > math.MaxInt32 {
+		return swErr(event, "packet of "+p.Size.String()+", want 1B..2147483647B", nil)
+	}
+	if q.Len < 0 || q.Len > math.MaxUint32 {
+		return swErr(event, "queue of "+q.Len.String()+", want 0B..4294967295B", nil)
+	}
+	return nil
+}
+
+// rate is port out's C.
+func (s *Switch) rate(out int, q cc.Queue) units.Rate {
+	if s.cfg.Rates != nil {
+		return s.cfg.Rates[out]
+	}
+	return q.Rate
+}
+
+// Arrive records the time: Mercury acts when the packet joins a queue.
+func (s *Switch) Arrive(now units.Time, in int, p *cc.Packet, _ *cc.Actions) error {
+	if err := s.check("Arrive", now, in, p, true); err != nil {
+		return err
+	}
+	s.clock.Advance(now)
+	return nil
+}
+
+// undetermined puts port pt in the Undetermined state and arms T.
+func (s *Switch) undetermined(now units.Time, pt *Port) {
+	pt.State = Undetermined
+	pt.CheckAt = fixedpoint.SatAdd(now, s.cfg.Period)
+	pt.QAtCheck = pt.QLen
+}
+
+// Pause takes a PFC PAUSE (paused) or RESUME of priority prio at egress
+// port out (Algorithm 1, lines 1–3 and 6–14).
+func (s *Switch) Pause(now units.Time, out int, prio uint8, paused bool, _ *cc.Actions) error {
+	if err := s.check("Pause", now, out, nil, false); err != nil {
+		return err
+	}
+	if prio > 7 {
+		return swErr("Pause", "priority "+strconv.Itoa(int(prio))+" outside 0..7", nil)
+	}
+	s.clock.Advance(now)
+	pt := &s.ports[out]
+	if prio != s.cfg.Prio || paused == pt.Paused {
+		return nil
+	}
+	pt.Paused = paused
+	if paused {
+		s.pauses++
+		pt.PauseStart, pt.RxBytes = now, 0
+		s.undetermined(now, pt)
+		return nil
+	}
+	pt.TPause = now - pt.PauseStart
+	if int64(pt.QLen) <= int64(s.cfg.Threshold) {
+		pt.State = Determined // not congested
+		return nil
+	}
+	// rxRate = rxByte/Tpause ≤ C, in bytes: rxByte ≤ C·Tpause.
+	drain := units.BytesIn(s.rate(out, cc.Queue{Rate: s.lastRate[out]}), pt.TPause)
+	if int64(pt.RxBytes) <= int64(drain) {
+		s.undetermined(now, pt) // the backlog is PFC's, and drains
+	} else {
+		pt.State = Determined // congested
+	}
+	return nil
+}
+
+// Enqueue takes a packet joining egress port out (Algorithm 1, lines 4–5;
+// Algorithm 2, lines 1–3 and 10–13).
+func (s *Switch) Enqueue(now units.Time, out int, p *cc.Packet, q cc.Queue, act *cc.Actions) error {
+	if err := s.check("Enqueue", now, out, p, true); err != nil {
+		return err
+	}
+	if p.Prio != s.cfg.Prio {
+		s.clock.Advance(now)
+		return nil
+	}
+	if err := sizeOK("Enqueue", p, q); err != nil {
+		return err
+	}
+	pt := &s.ports[out]
+	i := s.index(out, p.Src, p.Dst)
+	n := uint32(p.Size)
+	if s.bytes[i] > math.MaxUint32-n || pt.Sum > math.MaxUint32-n {
+		return swErr("Enqueue", "the flow table's 32-bit counters would wrap", ErrTable)
+	}
+	congested := pt.State == Determined && q.Len > s.cfg.Threshold
+	send := congested && (s.last[i] == noCNP || now-s.last[i] >= s.cfg.CNPInterval)
+	if send {
+		if err := act.Reserve(switchPart, "Enqueue", 1); err != nil {
+			return err
+		}
+	}
+	s.clock.Advance(now)
+	s.lastRate[out] = q.Rate
+	s.bytes[i] += n
+	pt.Sum += n
+	pt.QLen = uint32(q.Len)
+	if pt.Paused {
+		pt.RxBytes = fixedpoint.SatAdd(pt.RxBytes, n)
+	}
+	if send {
+		s.last[i] = now
+		s.cnps++
+		f := cc.Feedback{Kind: cc.FeedbackCNP, Flow: p.Flow}
+		s.cfg.Window.Put(&f.Data, s.window(out, q, s.bytes[i], pt.Sum))
+		act.Send(cc.ToSource, cc.ControlPrio, f)
+	}
+	return nil
+}
+
+// window is Algorithm 2's Win = C·baseRTT·data_f/Σdata for a flow of
+// data bytes at port out, whose table holds sum (≥ data > 0) bytes.
+func (s *Switch) window(out int, q cc.Queue, data, sum uint32) uint32 {
+	bdp := uint64(s.cfg.BDP(s.rate(out, q)))
+	cells := min((uint64(sum)+CellBytes-1)/CellBytes, hwtables.MaxN)
+	// bdp < 2^32 (Validate), data < 2^32: the product fits 64 bits.
+	w := s.recip.DivFast(bdp*uint64(data), cells) / CellBytes
+	return uint32(fixedpoint.Clamp(w, CellBytes, max(bdp, CellBytes)))
+}
+
+// Dequeue takes a packet leaving egress port out (Algorithm 2, lines 4–8;
+// Algorithm 1, lines 15–20).
+func (s *Switch) Dequeue(now units.Time, out int, p *cc.Packet, q cc.Queue, _ *cc.Actions) error {
+	if err := s.check("Dequeue", now, out, p, true); err != nil {
+		return err
+	}
+	if p.Prio != s.cfg.Prio {
+		s.clock.Advance(now)
+		return nil
+	}
+	if err := sizeOK("Dequeue", p, q); err != nil {
+		return err
+	}
+	pt := &s.ports[out]
+	i := s.index(out, p.Src, p.Dst)
+	n := uint32(p.Size)
+	if s.bytes[i] < n || pt.Sum < n {
+		return swErr("Dequeue", "a packet of "+p.Size.String()+" leaves a flow entry of "+strconv.FormatUint(uint64(s.bytes[i]), 10)+" B", ErrTable)
+	}
+	s.clock.Advance(now)
+	s.lastRate[out] = q.Rate
+	s.bytes[i] -= n // at 0 the entry is free
+	pt.Sum -= n
+	pt.QLen = uint32(q.Len)
+	if pt.State == Undetermined && now >= pt.CheckAt {
+		// Still PFC's while above the threshold and draining.
+		if !(pt.QLen > uint32(s.cfg.Threshold) && pt.QLen < pt.QAtCheck) {
+			pt.State = Determined
+		}
+		pt.CheckAt = fixedpoint.SatAdd(now, s.cfg.Period)
+		pt.QAtCheck = pt.QLen
+	}
+	return nil
+}
+
+// Message takes nothing: Mercury's switches exchange no messages. It
+// records the time.
+func (s *Switch) Message(now units.Time, in int, f *cc.Feedback, _ *cc.Actions) error {
+	if !s.clock.InOrder(now) {
+		return s.clock.Check(switchPart, "Message", now)
+	}
+	if in < -1 || in >= len(s.ports) {
+		return swErr("Message", "port "+strconv.Itoa(in)+" outside −1.."+strconv.Itoa(len(s.ports)-1), ErrPort)
+	}
+	if f == nil {
+		return swErr("Message", "nil feedback", nil)
+	}
+	s.clock.Advance(now)
+	return nil
+}
+
+// AppendRegisters appends now (64), cnps (64), pauses (64), table (64:
+// a digest, FNV-1a, of every flow entry's bytes and last CNP time, so
+// that a trace sees the table change; Entry reads one entry), then per
+// port: state (1, 1 = Undetermined), paused (1), pause_start (64, ps),
+// rx_bytes (32), t_pause (64, ps), q_len (32), check_at (64, ps),
+// q_at_check (32), sum (32).
+func (s *Switch) AppendRegisters(dst []cc.Register) []cc.Register {
+	const prime = 1099511628211
+	h := uint64(14695981039346656037)
+	for i, b := range s.bytes {
+		h = (h ^ uint64(b)) * prime
+		h = (h ^ uint64(s.last[i])) * prime
+	}
+	dst = append(dst, s.clock.Register(), cc.Reg("cnps", 64, s.cnps), cc.Reg("pauses", 64, s.pauses), cc.Reg("table", 64, h))
+	for i := range s.ports {
+		pt := &s.ports[i]
+		dst = append(dst,
+			cc.BoolReg("undetermined", pt.State == Undetermined),
+			cc.BoolReg("paused", pt.Paused),
+			cc.TimeReg("pause_start", pt.PauseStart),
+			cc.Reg("rx_bytes", 32, uint64(pt.RxBytes)),
+			cc.TimeReg("t_pause", pt.TPause),
+			cc.Reg("q_len", 32, uint64(pt.QLen)),
+			cc.TimeReg("check_at", pt.CheckAt),
+			cc.Reg("q_at_check", 32, uint64(pt.QAtCheck)),
+			cc.Reg("sum", 32, uint64(pt.Sum)),
+		)
+	}
+	return dst
+}
