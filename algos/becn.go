@@ -1,0 +1,121 @@
+package algos
+
+import (
+	"github.com/hwcc/hwcc/becn"
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/units"
+)
+
+// becnLink is the presets' default link where the part is told none.
+const becnLink = 25 * units.Gbps
+
+const becnSurvey = "papers/survey-lossless-cc.txt section 4.1 (BECN, FECN)"
+
+type (
+	becnCP = becn.CPConfig
+	becnNP = becn.NPConfig
+	becnRP = becn.RPConfig
+)
+
+// becnCPSpec is the cp part of mode m.
+func becnCPSpec(m becn.Mode, doc string) cc.PartSpec {
+	fields := []cc.Field[becnCP]{
+		xpField("threshold", "", "0B", "4294967295B", "a packet is congested when the queue it sees is above it",
+			"hwcc (the survey: \"a fixed threshold\"): DCQCN's Kmin, 100 KB per 25 Gb/s", func(c *becnCP) any { return &c.Threshold }),
+		{
+			Param: cc.Param{
+				Name: "at",
+				Choices: []cc.Choice{
+					{Name: "enqueue", Value: int64(becn.AtEnqueue), Doc: "judge packets as they join the queue"},
+					{Name: "dequeue", Value: int64(becn.AtDequeue), Doc: "judge packets as they leave it"},
+				},
+				Doc: "where packets are judged", Source: "hwcc",
+			},
+			Ptr: func(c *becnCP) any { return &c.At },
+		},
+	}
+	if m == becn.ModeBECN {
+		fields = append(fields,
+			xpField("min_interval", "", "0s", "1s", "least time between two notifications to one flow (0: every congested packet)",
+				"hwcc: DCQCN's N, 50 µs (survey 4.1.2)", func(c *becnCP) any { return &c.MinInterval }),
+			xpField("table_bits", "bits", "0", "16", "the per-flow pacing table has 2^table_bits slots",
+				"hwcc", func(c *becnCP) any { return &c.TableBits }))
+	}
+	return cc.PartSpec{
+		Name: "cp", Role: cc.RoleCP, Doc: doc,
+		Config: &cc.Spec[becnCP]{
+			Link: becnLink,
+			Presets: []cc.Preset[becnCP]{{
+				Name: "survey", Doc: "threshold 100 KB per 25 Gb/s, judged at enqueue, 50 µs between notifications to a flow",
+				Source: becnSurvey, Config: cc.OfLink(func(l units.Rate) becnCP { return becn.SurveyCP(m, l) }),
+			}},
+			Fields: fields,
+			New:    dcqcnNew(becn.NewCP),
+		},
+	}
+}
+
+// becnRPSpec is the source's part, shared by both.
+func becnRPSpec() cc.PartSpec {
+	return cc.PartSpec{
+		Name: "rp", Role: cc.RoleRP,
+		Doc: "the source: halves its rate per notification (not below min_rate), pauses after pause_after notifications in a row, " +
+			"doubles back toward its line rate per quiet period (becn.RP)",
+		Config: &cc.Spec[becnRP]{
+			Link: becnLink,
+			Presets: []cc.Preset[becnRP]{{
+				Name: "survey", Doc: "halve per notification, pause after 5 in a row, a 55 µs quiet period doubles the rate back, 1 Mb/s floor",
+				Source: becnSurvey, Config: cc.OfLink(becn.SurveyRP),
+			}},
+			Fields: []cc.Field[becnRP]{
+				xpField("line_rate", "", "1kbps", becn.MaxRate.String(), "the flow's original rate: the start and the ceiling of recovery",
+					"the link", func(c *becnRP) any { return &c.LineRate }),
+				xpField("min_rate", "", "1kbps", becn.MaxRate.String(), "the floor of the halving",
+					"hwcc: rpg_min_rate, 1 Mb/s", func(c *becnRP) any { return &c.MinRate }),
+				xpField("pause_after", "notifications", "0", "255", "notifications in a row that pause the source (0: never)",
+					becnSurvey+" (\"five successive BECN cells\")", func(c *becnRP) any { return &c.PauseAfter }),
+				xpField("quiet_period", "", "1ns", "1s", "a notification less than this after the last continues the row; each quiet period without one doubles the rate back",
+					"hwcc: DCQCN's K, 55 µs (survey 4.1.2)", func(c *becnRP) any { return &c.QuietPeriod }),
+				xpField("pause_time", "", "0s", "1s", "how long a pause lasts (0: until the quiet period)",
+					"hwcc", func(c *becnRP) any { return &c.PauseTime }),
+			},
+			New: dcqcnNew(becn.NewRP),
+		},
+	}
+}
+
+func init() {
+	cc.MustRegisterAlgorithm(cc.Algorithm{
+		Name: "becn", Title: "BECN",
+		Paper: "Backward explicit congestion notification as the survey states it (" + becnSurvey + "); Newman, GLOBECOM 1993",
+		Doc:   "the switch notifies the sources of packets that find its queue above a threshold; a source halves its rate per notification and pauses after five in a row",
+		Parts: []cc.PartSpec{
+			becnCPSpec(becn.ModeBECN, "one egress queue: a notification to the source of each packet that joins above the threshold, at most one per flow per min_interval (becn.CP, mode becn)"),
+			becnRPSpec(),
+		},
+	})
+	cc.MustRegisterAlgorithm(cc.Algorithm{
+		Name: "fecn", Title: "FECN",
+		Paper: "Forward explicit congestion notification as the survey states it (" + becnSurvey + "); ATM EFCI, InfiniBand CC (IBA Vol. 1 annex A10)",
+		Doc:   "the switch marks packets that find its queue above a threshold; the receiver echoes each mark to the source, which reacts as BECN's",
+		Parts: []cc.PartSpec{
+			becnCPSpec(becn.ModeFECN, "one egress queue: marks (CE, the EFCI/FECN bit) each packet that joins above the threshold (becn.CP, mode fecn)"),
+			{
+				Name: "np", Role: cc.RoleNP,
+				Doc: "the receiver: a notification to the source per marked packet, at most one per min_interval (becn.NP)",
+				Config: &cc.Spec[becnNP]{
+					Presets: []cc.Preset[becnNP]{
+						{Name: "survey", Doc: "at most one notification per flow per 50 µs", Source: "hwcc: DCQCN's N (survey 4.1.2)", Config: cc.Fixed(becn.SurveyNP)},
+						{Name: "infiniband", Doc: "a notification per marked packet", Source: "IBA Vol. 1 annex A10; the Linux hfi1 driver", Config: cc.Fixed(becn.InfiniBandNP)},
+					},
+					Fields: []cc.Field[becnNP]{
+						xpField("min_interval", "", "0s", "1s", "least time between two notifications of the flow (0: one per marked packet)",
+							"hwcc", func(c *becnNP) any { return &c.MinInterval }),
+					},
+					New: dcqcnNew(becn.NewNP),
+				},
+			},
+			becnRPSpec(),
+		},
+	})
+}

@@ -1,0 +1,65 @@
+package algos
+
+import (
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/timely"
+	"github.com/hwcc/hwcc/units"
+)
+
+// timelyLink is the presets' default link: the paper's 10 Gb/s NICs.
+const timelyLink = 10 * units.Gbps
+
+const timelyPaper = "Mittal et al., TIMELY, SIGCOMM 2015 (Algorithm 1, section 6)"
+
+type timelyCfg = timely.Config
+
+func init() {
+	f := func(name, unit, lo, hi, doc, src string, ptr func(c *timelyCfg) any) cc.Field[timelyCfg] {
+		return xpField(name, unit, lo, hi, doc, src, ptr)
+	}
+	cc.MustRegisterAlgorithm(cc.Algorithm{
+		Name: "timely", Title: "TIMELY",
+		Paper: timelyPaper + "; papers/survey-lossless-cc.txt section 4.2",
+		Doc:   "a sender-only rate control on the RTT of completed segments: additive increase below Tlow or on a falling RTT, a decrease by the normalised RTT gradient, a cut above Thigh",
+		Parts: []cc.PartSpec{{
+			Name: "rp", Role: cc.RoleRP,
+			Doc: "the rate of one flow from the RTT of its 16 KB segments, measured from its ACKs (timely.RP)",
+			Config: &cc.Spec[timelyCfg]{
+				Link: timelyLink,
+				Presets: []cc.Preset[timelyCfg]{
+					{Name: "paper", Doc: "Tlow 50 µs, Thigh 500 µs, minRTT 20 µs, α 0.875, β 0.8, δ 10 Mb/s, HAI ×5 after 5 increases, 16 KB segments (timely.Paper)",
+						Source: timelyPaper, Config: cc.OfLink(timely.Paper)},
+					{Name: "scaled", Doc: "the paper's timing with δ and the minimum rate scaled to 10 Mb/s per 10 Gb/s of link (timely.Scaled)",
+						Source: timelyPaper + "; the authors' later code (\"10 Mbps for 10 Gbps\")", Config: cc.OfLink(timely.Scaled)},
+				},
+				Fields: []cc.Field[timelyCfg]{
+					f("line_rate", "", "1Mbps", timely.MaxRate.String(), "the NIC's rate: the ceiling", "the link", func(c *timelyCfg) any { return &c.LineRate }),
+					f("min_rate", "", "1kbps", timely.MaxRate.String(), "the floor of the rate", "hwcc (the paper states none)", func(c *timelyCfg) any { return &c.MinRate }),
+					f("initial_rate", "", "1kbps", timely.MaxRate.String(), "the rate before the first sample", "hwcc: the link", func(c *timelyCfg) any { return &c.InitialRate }),
+					f("t_low", "", "0s", "2.147483647s", "below it the rate increases additively", timelyPaper+" (50 µs)", func(c *timelyCfg) any { return &c.Tlow }),
+					f("t_high", "", "1ns", "2.147483647s", "above it the rate is cut by β(1 − Thigh/rtt)", timelyPaper+" (500 µs)", func(c *timelyCfg) any { return &c.Thigh }),
+					f("min_rtt", "", "1us", "1s", "normalises the gradient: rtt_diff/minRTT", "REFERENCE.md (20 µs)", func(c *timelyCfg) any { return &c.MinRTT }),
+					f("alpha", "fraction, held in Q0.16", "0.0000153", "1", "the EWMA weight of the new RTT difference", "REFERENCE.md (0.875)", func(c *timelyCfg) any { return &c.Alpha }),
+					f("beta", "fraction, held in Q0.16", "0.0009766", "1", "the multiplicative decrease factor", timelyPaper+" (0.8)", func(c *timelyCfg) any { return &c.Beta }),
+					f("delta", "", "1kbps", timely.MaxRate.String(), "the additive increase step", timelyPaper+" (10 Mb/s)", func(c *timelyCfg) any { return &c.Delta }),
+					f("hai_threshold", "increases", "1", "255", "increases in a row after which the step is hai_factor·δ", timelyPaper+" (5)", func(c *timelyCfg) any { return &c.HAIThreshold }),
+					f("hai_factor", "", "1", "255", "N, the hyper-active step's multiple of δ", timelyPaper+" (5)", func(c *timelyCfg) any { return &c.HAIFactor }),
+					f("segment_bytes", "", "1B", "16MiB", "one RTT sample per segment of this many payload bytes", timelyPaper+" (16 KB; 16–64 KB in section 3.1)", func(c *timelyCfg) any { return &c.SegmentBytes }),
+					{
+						Param: cc.Param{
+							Name: "sample",
+							Choices: []cc.Choice{
+								{Name: "last", Value: int64(timely.SampleLast), Doc: "time a segment from its last packet (equal to the paper's for a line-rate burst, and not inflated by pacing gaps)"},
+								{Name: "first", Value: int64(timely.SampleFirst), Doc: "time it from its first packet, as the paper's completion event"},
+							},
+							Doc: "which packet of a segment its RTT is timed from", Source: "hwcc (timely.Sample)",
+						},
+						Ptr: func(c *timelyCfg) any { return &c.Sample },
+					},
+					f("subtract_serialization", "", "", "", "subtract the segment's serialisation at line rate from the sample", timelyPaper+" (section 3.1)", func(c *timelyCfg) any { return &c.SubtractSerialization }),
+				},
+				New: dcqcnNew(timely.New),
+			},
+		}},
+	})
+}

@@ -1,0 +1,194 @@
+package becn
+
+import (
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/units"
+)
+
+// npPart names the notification point in errors.
+const npPart = "becn.NP"
+
+// NPConfig configures a FECN notification point.
+type NPConfig struct {
+	// MinInterval is the least time between two notifications of the
+	// flow: a marked packet notifies the source when the flow has sent no
+	// notification for MinInterval (or ever), else it is counted as
+	// suppressed. 0 notifies on every marked packet (InfiniBand's
+	// receiver). Range 0..MaxPeriod (0s..1s). The survey says only that
+	// the receiver "feedbacks a resource management (RM) cell" upon a
+	// marked packet; presets: 50 µs (SurveyNP) or 0 (InfiniBandNP).
+	MinInterval units.Time
+}
+
+// Validate returns a *cc.ConfigError if MinInterval is out of range.
+func (c NPConfig) Validate() error {
+	if c.MinInterval < 0 || c.MinInterval > MaxPeriod {
+		return cfgErr(npPart, "MinInterval", c.MinInterval.String(), "0s.."+MaxPeriod.String())
+	}
+	return nil
+}
+
+// SurveyNP returns the NP of the survey's FECN with hwcc's pacing: one
+// notification per flow per 50 µs (SurveyInterval: DCQCN's N, survey
+// section 4.1.2, the same spacing SurveyCP gives BECN), so that a source
+// halves at most once per 50 µs in either scheme.
+func SurveyNP() NPConfig { return NPConfig{MinInterval: SurveyInterval} }
+
+// InfiniBandNP returns the NP of InfiniBand congestion control (IBA Vol.
+// 1 annex A10, the survey's "IB CC" variant of FECN): the receiver
+// answers every FECN-marked packet, with a CNP or an ACK whose BECN bit is
+// set (as the Linux hfi1 driver's hfi1_process_ecn_slowpath does), so
+// MinInterval is 0.
+func InfiniBandNP() NPConfig { return NPConfig{} }
+
+// NPState is every register of a notification point but the time
+// (NP.Last).
+type NPState struct {
+	// Sent is true once the flow has sent a notification; LastSent is the
+	// time of the latest.
+	Sent     bool
+	LastSent units.Time
+	// Flow is the flow of the latest packet given to Receive.
+	Flow cc.FlowID
+	// Packets counts the data packets received, Marked the marked ones,
+	// Notifications the notifications sent, Suppressed the marked packets
+	// that sent none (less than MinInterval after the last). 64-bit,
+	// wrapping.
+	Packets, Marked, Notifications, Suppressed uint64
+}
+
+// NP is the receiver side of FECN for one flow (papers/survey-lossless-cc.txt
+// section 4.1.2: "Upon receiving a marked packet, it feedbacks a resource
+// management (RM) cell to the correspond source-end"; REFERENCE.md: "a
+// 1-bit forward mark echoed by the receiver"). It implements
+// cc.NotificationPoint.
+//
+// Receive reads the packet's mark (p.CE: the EFCI bit, InfiniBand's FECN
+// bit) and, for a marked packet at least MinInterval after the flow's last
+// notification (or the first), appends one cc.ActionFeedback to
+// cc.ToSource at cc.ControlPrio carrying cc.Feedback{Kind: FeedbackBECN,
+// Flow: p.Flow}: the RM cell, InfiniBand's CNP. The rule is
+//
+//	notify ⇔ p.CE ∧ (no notification yet ∨ now − LastSent ≥ MinInterval)
+//
+// and the marks inside the interval are dropped, not deferred (so the NP
+// has no timer), as DCQCN's min_time_between_cnps (np.DCQCNMinInterval)
+// does. A notification that does not fit act fails the event with
+// *cc.ActionsFullError and changes nothing. A nil packet or a negative
+// size is a *cc.EventError. Feedback takes no kind (any message changes
+// nothing but the time; a nil one is refused). No timer.
+//
+// Registers (AppendRegisters): now, sent, last_sent, flow, packets,
+// marked, notifications, suppressed.
+//
+// It is not safe for concurrent use. The zero value is not usable; build
+// one with NewNP.
+type NP struct {
+	cfg   NPConfig
+	clock cc.Monotonic
+	st    NPState
+}
+
+var _ cc.NotificationPoint = (*NP)(nil)
+
+// NewNP validates cfg and returns a notification point that has sent
+// nothing.
+func NewNP(cfg NPConfig) (*NP, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &NP{cfg: cfg}, nil
+}
+
+// Config returns the configuration n was built with.
+func (n *NP) Config() NPConfig { return n.cfg }
+
+// State returns every register but the time.
+func (n *NP) State() NPState { return n.st }
+
+// Last returns the time of the latest accepted event (0 before any).
+func (n *NP) Last() units.Time { return n.clock.Last() }
+
+const npReceive = "Receive"
+
+// Receive implements cc.NotificationPoint (see NP).
+func (n *NP) Receive(now units.Time, p *cc.Packet, act *cc.Actions) error {
+	if !n.clock.InOrder(now) || p == nil || p.Size < 0 || p.Payload < 0 {
+		return n.refuse(now, p)
+	}
+	// At least MinInterval since the last notification: now − LastSent ≥
+	// MinInterval (exact: 0 ≤ LastSent ≤ now).
+	notify := p.CE && (!n.st.Sent || now-n.st.LastSent >= n.cfg.MinInterval)
+	if notify && act.Free() < 1 {
+		return fullErr(npPart, npReceive, act)
+	}
+	n.clock.Advance(now)
+	n.st.Flow = p.Flow
+	n.st.Packets++
+	if !p.CE {
+		return nil
+	}
+	n.st.Marked++
+	if !notify {
+		n.st.Suppressed++
+		return nil
+	}
+	n.st.Sent, n.st.LastSent = true, now
+	n.st.Notifications++
+	act.Send(cc.ToSource, cc.ControlPrio, notification(p.Flow))
+	return nil
+}
+
+// refuse returns the error of a Receive that Receive refuses.
+//
+//go:noinline
+func (n *NP) refuse(now units.Time, p *cc.Packet) error {
+	if err := n.clock.Check(npPart, npReceive, now); err != nil {
+		return err
+	}
+	switch {
+	case p == nil:
+		return eventErr(npPart, npReceive, "nil packet")
+	case p.Size < 0:
+		return eventErr(npPart, npReceive, "packet size "+p.Size.String()+" is negative")
+	}
+	return eventErr(npPart, npReceive, "payload "+p.Payload.String()+" is negative")
+}
+
+// Feedback implements cc.NotificationPoint: the NP takes no message from
+// its source; any message changes nothing but the time. A nil f is
+// refused.
+func (n *NP) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
+	if !n.clock.InOrder(now) {
+		return n.clock.Check(npPart, "Feedback", now)
+	}
+	if f == nil {
+		return eventErr(npPart, "Feedback", "nil feedback")
+	}
+	n.clock.Advance(now)
+	return nil
+}
+
+// NextDeadline implements cc.Clock: units.MaxTime, the NP has no timer.
+func (n *NP) NextDeadline() units.Time { return units.MaxTime }
+
+// Timer implements cc.Clock: it only records now.
+func (n *NP) Timer(now units.Time, _ *cc.Actions) error {
+	return n.clock.Accept(npPart, "Timer", now)
+}
+
+// AppendRegisters implements cc.Part: now (64-bit ps), sent (1),
+// last_sent (64-bit ps), flow (32), packets, marked, notifications,
+// suppressed (64-bit counters), in that order.
+func (n *NP) AppendRegisters(dst []cc.Register) []cc.Register {
+	return append(dst,
+		n.clock.Register(),
+		cc.BoolReg("sent", n.st.Sent),
+		cc.TimeReg("last_sent", n.st.LastSent),
+		cc.Reg("flow", 32, uint64(n.st.Flow)),
+		cc.Reg("packets", 64, n.st.Packets),
+		cc.Reg("marked", 64, n.st.Marked),
+		cc.Reg("notifications", 64, n.st.Notifications),
+		cc.Reg("suppressed", 64, n.st.Suppressed),
+	)
+}

@@ -1,0 +1,90 @@
+package becn_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/hwcc/hwcc/becn"
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/units"
+)
+
+func newNP(t testing.TB, cfg becn.NPConfig) *becn.NP {
+	t.Helper()
+	n, err := becn.NewNP(cfg)
+	require.NoError(t, err)
+	return n
+}
+
+// An unmarked packet sends nothing; marked packets send one notification
+// per MinInterval (the first at once; marks inside the interval are
+// dropped, not deferred); MinInterval 0 answers every mark.
+func TestNPPacing(t *testing.T) {
+	n := newNP(t, becn.SurveyNP())
+	act := cc.NewActions(1)
+	p := pkt(9)
+	require.NoError(t, n.Receive(0, p, act))
+	require.Zero(t, act.Len())
+	p.CE = true
+	var at []units.Time
+	// A mark every 7 µs for 500 µs: notifications at the first mark at or
+	// after each previous notification + 50 µs: 0, 56, 112, ... (7·8 = 56).
+	for now := units.Time(0); now <= 500*us; now += 7 * us {
+		act.Reset()
+		require.NoError(t, n.Receive(now, p, act))
+		if act.Len() == 1 {
+			require.Equal(t, becnTo(9), act.At(0))
+			at = append(at, now)
+		}
+	}
+	want := []units.Time{0, 56 * us, 112 * us, 168 * us, 224 * us, 280 * us, 336 * us, 392 * us, 448 * us}
+	require.Equal(t, want, at)
+	s := n.State()
+	require.Equal(t, uint64(len(want)), s.Notifications)
+	require.Equal(t, s.Marked-s.Notifications, s.Suppressed)
+	require.Equal(t, s.Packets, s.Marked+1)
+	require.Equal(t, units.MaxTime, n.NextDeadline(), "nothing is deferred")
+
+	ib := newNP(t, becn.InfiniBandNP())
+	for i := range 50 {
+		act.Reset()
+		require.NoError(t, ib.Receive(units.Time(i), p, act))
+		require.Equal(t, 1, act.Len(), "InfiniBand answers every FECN-marked packet")
+	}
+}
+
+func TestNPRefusals(t *testing.T) {
+	n := newNP(t, becn.SurveyNP())
+	marked := &cc.Packet{Flow: 1, CE: true}
+	full := cc.NewActions(1)
+	full.MarkCE()
+	require.ErrorIs(t, n.Receive(5, marked, full), cc.ErrActionsFull)
+	require.ErrorIs(t, n.Receive(5, marked, nil), cc.ErrActionsFull)
+	require.Equal(t, becn.NPState{}, n.State(), "a refused event changes nothing")
+	require.Zero(t, n.Last())
+	require.NoError(t, n.Receive(5, &cc.Packet{Flow: 1}, nil), "unmarked: nothing to append")
+	require.NoError(t, n.Receive(6, marked, cc.NewActions(1)))
+	require.NoError(t, n.Receive(7, marked, nil), "suppressed: nothing to append")
+	before := n.AppendRegisters(nil)
+	for _, err := range []error{
+		n.Receive(8, nil, nil), n.Receive(8, &cc.Packet{Size: -1}, nil), n.Receive(8, &cc.Packet{Payload: -1}, nil),
+		n.Feedback(8, nil, nil),
+	} {
+		require.ErrorIs(t, err, cc.ErrEvent)
+	}
+	for _, err := range []error{n.Receive(6, marked, nil), n.Feedback(6, &cc.Feedback{}, nil), n.Timer(6, nil)} {
+		require.ErrorIs(t, err, cc.ErrTimeOrder)
+	}
+	require.Equal(t, before, n.AppendRegisters(nil))
+	require.NoError(t, n.Feedback(9, &cc.Feedback{Kind: becn.FeedbackBECN}, nil))
+	require.NoError(t, n.Timer(10, nil))
+	after := n.AppendRegisters(nil)
+	require.Equal(t, before[1:], after[1:], "Feedback and Timer change nothing but the time")
+	require.Equal(t, units.Time(10), n.Last())
+
+	_, err := becn.NewNP(becn.NPConfig{MinInterval: 2 * units.Second})
+	var ce *cc.ConfigError
+	require.ErrorAs(t, err, &ce)
+	require.Equal(t, "MinInterval", ce.Field)
+}

@@ -1,0 +1,61 @@
+package timely_test
+
+import (
+	"fmt"
+
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/timely"
+	"github.com/hwcc/hwcc/units"
+)
+
+// Example: a flow with the paper's 10 Gb/s constants, started at 5 Gb/s,
+// sends one 16 KiB segment as 16 packets of 1 KiB back to back at line
+// rate; the ACK that completes it comes 40 µs after the first packet left.
+// The sample leaves out the segment's serialisation (16 384 B at 10 Gb/s
+// = 13.1072 µs): 26.8928 µs exactly, 26 893 ns in the register (the
+// serialisation is 16384·52429 >> 16 = 13 107 ns, 0.8 ns per byte held as
+// 52429/65536), below Tlow: R grows by δ.
+func Example() {
+	c := timely.Paper(10 * units.Gbps)
+	c.InitialRate = 5 * units.Gbps
+	rp, _ := timely.New(c)
+	for i := range 16 {
+		t := units.Time(i) * 819200 * units.Picosecond // 1024 B at 10 Gb/s
+		_ = rp.Sent(t, &cc.Packet{Seq: uint64(i) * 1024, Payload: 1024}, nil)
+	}
+	_ = rp.Feedback(40*units.Microsecond, &cc.Feedback{Kind: cc.FeedbackAck, Seq: 16384}, nil)
+	fmt.Printf("rtt %d ns, rate %v\n", rp.State().PrevRTT, rp.Limits().Rate)
+	// Output:
+	// rtt 26893 ns, rate 5.01Gbps
+}
+
+// ExampleRP_OnRTT: Algorithm 1 on a sequence of RTT samples. The RTT
+// rising 1 µs per sample is a gradient of about 1/20 (minRTT 20 µs): R
+// falls by β·gradient ≈ 4 % a sample; when the RTT stops rising rtt_diff
+// decays (the EWMA's α = 7/8) to 0 and R grows by δ, by 5δ (HAI) from the
+// fifth increase in a row; a sample above Thigh cuts R by β(1 − Thigh/rtt).
+func ExampleRP_OnRTT() {
+	c := timely.Paper(10 * units.Gbps)
+	c.InitialRate = 5 * units.Gbps
+	rp, _ := timely.New(c)
+	for i, us := range []int{51, 52, 53, 53, 53, 53, 53, 53, 53, 53, 53, 53, 600} {
+		_ = rp.OnRTT(units.Time(i)*units.Millisecond, units.Time(us)*units.Microsecond)
+		s := rp.State()
+		fmt.Printf("rtt %3d µs: rtt_diff %4d ns, gradient %.4f, increases %d, rate %v\n",
+			us, s.RTTDiff, float64(s.Gradient)/timely.QOne, s.Increases, rp.Rate())
+	}
+	// Output:
+	// rtt  51 µs: rtt_diff    0 ns, gradient 0.0000, increases 1, rate 5.01Gbps
+	// rtt  52 µs: rtt_diff  875 ns, gradient 0.0437, increases 0, rate 4.834709Gbps
+	// rtt  53 µs: rtt_diff  984 ns, gradient 0.0492, increases 0, rate 4.644452Gbps
+	// rtt  53 µs: rtt_diff  123 ns, gradient 0.0061, increases 0, rate 4.621633Gbps
+	// rtt  53 µs: rtt_diff   15 ns, gradient 0.0007, increases 0, rate 4.618883Gbps
+	// rtt  53 µs: rtt_diff    1 ns, gradient 0.0000, increases 0, rate 4.618743Gbps
+	// rtt  53 µs: rtt_diff    0 ns, gradient 0.0000, increases 1, rate 4.628743Gbps
+	// rtt  53 µs: rtt_diff    0 ns, gradient 0.0000, increases 2, rate 4.638743Gbps
+	// rtt  53 µs: rtt_diff    0 ns, gradient 0.0000, increases 3, rate 4.648743Gbps
+	// rtt  53 µs: rtt_diff    0 ns, gradient 0.0000, increases 4, rate 4.658743Gbps
+	// rtt  53 µs: rtt_diff    0 ns, gradient 0.0000, increases 5, rate 4.708743Gbps
+	// rtt  53 µs: rtt_diff    0 ns, gradient 0.0000, increases 6, rate 4.758743Gbps
+	// rtt 600 µs: rtt_diff 478625 ns, gradient 23.9312, increases 0, rate 4.124327Gbps
+}
