@@ -12,6 +12,8 @@ import (
 const (
 	timelyFairnessName = "timely-fairness"
 	becnIncastName     = "becn-incast"
+	qcnIncastName      = "qcn-incast"
+	afqcnWeightedName  = "afqcn-weighted"
 
 	// 10 Gb/s, the link of the QCN and TIMELY papers.
 	classicLink = 10 * units.Gbps
@@ -59,6 +61,32 @@ func becnIncastScenario() *harness.Scenario {
 	return s
 }
 
+// qcnIncastScenario: four long flows into h0 at 10 Gb/s under QCN (and
+// DCQCN): QCN holds the queue at Qeq (26 KB at 10 Gb/s) and the link full;
+// its shares are not fair (the motivation of AF-QCN, the survey's Fig. 8).
+func qcnIncastScenario() *harness.Scenario {
+	s := classicBase(qcnName, "QCN: 4 long flows h1..h4 → h0 at 10 Gb/s; 100 ms, measured over 50–100 ms", qcnName, dcqcnName)
+	for i := range 4 {
+		s.Workload.Flows = append(s.Workload.Flows, harness.FlowSpec{Src: fmt.Sprintf("h%d", i+1), Dst: "h0"})
+	}
+	s.Duration = harness.Time(100 * units.Millisecond)
+	s.MeasureFrom = harness.Time(50 * units.Millisecond)
+	return s
+}
+
+// afqcnWeightedScenario: two long flows into h0 at 10 Gb/s, each its own
+// AF-QCN class by source host (h1 is node 2, class 2; h2 node 3, class
+// 3), weights 2 and 1: AF-QCN shares the link 2:1; QCN, with no classes,
+// does not.
+func afqcnWeightedScenario() *harness.Scenario {
+	s := classicBase(afqcnName, "AF-QCN: h1 (weight 2) and h2 (weight 1) → h0 at 10 Gb/s, classes by source host; 100 ms, measured over 50–100 ms", afqcnName, qcnName)
+	s.Workload.Flows = []harness.FlowSpec{{Src: "h1", Dst: "h0"}, {Src: "h2", Dst: "h0"}}
+	s.Params = map[string]string{afqcnName + ".cp.class_by": "src", afqcnName + ".cp.weight2": "2", afqcnName + ".cp.weight3": "1"}
+	s.Duration = harness.Time(100 * units.Millisecond)
+	s.MeasureFrom = harness.Time(50 * units.Millisecond)
+	return s
+}
+
 func init() {
 	for _, b := range []struct {
 		name string
@@ -66,6 +94,8 @@ func init() {
 	}{
 		{timelyFairnessName, timelyFairnessScenario},
 		{becnIncastName, becnIncastScenario},
+		{qcnIncastName, qcnIncastScenario},
+		{afqcnWeightedName, afqcnWeightedScenario},
 	} {
 		if err := harness.RegisterBuiltin(b.name, b.fn); err != nil {
 			panic(err)

@@ -1,0 +1,440 @@
+package qcn
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/cp"
+	"github.com/hwcc/hwcc/units"
+)
+
+// Limits of the congestion point's configuration and registers.
+const (
+	// MaxQueue is the largest queue length the CP's 32-bit Q and Qold
+	// registers hold; a longer queue (cc.Queue.Len) saturates at it.
+	MaxQueue units.Bytes = math.MaxUint32
+	// MaxW is the largest weight w of Qδ.
+	MaxW = 32
+	// MaxSampleInterval is the largest entry of the sampling table (the
+	// 32-bit byte counter).
+	MaxSampleInterval units.Bytes = math.MaxUint32
+	// MaxJitterPercent is the largest sampling jitter.
+	MaxJitterPercent = 50
+)
+
+// Standard and pseudocode constants of the congestion point.
+const (
+	// StandardQeq is 802.1Qau's default Qeq, the queue set point: 26 000
+	// octets (IEEE8021-CN-MIB, ieee8021CnCpQueueSizeSetPoint DEFVAL 26000,
+	// range 100..2^32−1, units octets).
+	StandardQeq units.Bytes = 26000
+	// StandardW is w = 2: the MIB's ieee8021CnCpFeedbackWeight DEFVAL 1,
+	// read as the exponent of w = 2^1 (the survey, section 4.1.1: "w is a
+	// fixed parameter usually set as 2"; REFERENCE.md, QCN).
+	StandardW = 2
+	// StandardSampleBase is 802.1Qau's default minimum sample base, the
+	// bytes between samples when there is no congestion: 150 000 octets
+	// (IEEE8021-CN-MIB, ieee8021CnCpMinSampleBase DEFVAL 150000).
+	StandardSampleBase units.Bytes = 150000
+)
+
+// StandardSampleTable is the sampling table of StandardCP: the QCN
+// pseudocode's eight intervals (150, 75, 50, 37.5, 30, 25, 21.5 and 18.5
+// KB, indexed by the last quantised |Fb| >> 3) in decimal kilobytes, so
+// that entry 0 is the standard's cpMinSampleBase (150 000 octets). With
+// 1500-byte frames it samples one frame in 100 (1 %) without congestion
+// and one in 12.3 (8.1 %) at |Fb| ≥ 56.
+var StandardSampleTable = [8]units.Bytes{150000, 75000, 50000, 37500, 30000, 25000, 21500, 18500}
+
+// PseudocodeSampleTable is the QCN pseudocode's sampling table as the
+// public Linux QCN queueing discipline (sch_fifo's qcn_mark_table) has it,
+// in binary kilobytes: 153 600, 76 800, 51 200, 38 400, 30 720, 25 600,
+// 22 016 and 18 944 bytes (150, 75, 50, 37.5, 30, 25, 21.5, 18.5 KiB),
+// indexed by the quantised |Fb| >> 3.
+var PseudocodeSampleTable = [8]units.Bytes{153600, 76800, 51200, 38400, 30720, 25600, 22016, 18944}
+
+// CPConfig configures a QCN congestion point (and the QCN part of an
+// AF-QCN one).
+type CPConfig struct {
+	// Qeq is the equilibrium queue the CP steers toward, in bytes (a 32-bit
+	// register). Range: 1 B..MaxQueue. Standard: 26 000 B (StandardQeq).
+	Qeq units.Bytes
+	// W is w, the weight of the queue's growth Qδ in Fb = −(Qoff + w·Qδ).
+	// Range: 0..MaxW. Standard: 2.
+	W uint8
+	// SampleTable[k] is the bytes of arriving frames between a sample and
+	// the next when the sample's quantised |Fb| was in 8k..8k+7 (the
+	// pseudocode's mark table, indexed by QntzFb >> 3). Range of each:
+	// 1 B..MaxSampleInterval. StandardSampleTable or PseudocodeSampleTable.
+	SampleTable [8]units.Bytes
+	// JitterPercent randomises the sampling interval: 0 (the presets)
+	// samples exactly every SampleTable[k] bytes; J > 0 draws each
+	// interval uniformly from [N·(100−J)/100, N·(100+J)/100) with a
+	// 32-bit LFSR (package cp's LFSR32, one draw per sample). 802.1Qau and
+	// the QCN pseudocode randomise the interval; hwcc has not read the
+	// range they give (Broadcom's Petra CP draws from 0.75..1.25 of its
+	// sample base), so the range is a parameter and off by default.
+	// Range: 0..MaxJitterPercent.
+	JitterPercent uint8
+	// Seed seeds the LFSR when JitterPercent > 0. Range: 1..2^32−1 then
+	// (0 is the LFSR's lock-up state); not read when jitter is off.
+	Seed uint32
+	// CPID is the congestion point identifier its CNMs carry (the CNM's
+	// CPID field and cc.Feedback.From). Any 64-bit value; presets 0.
+	CPID uint64
+	// CNMPrio is the 802.1p priority the CNMs are sent at. Range: 0..7.
+	// Presets cc.ControlPrio (7), hwcc's control priority (the standard
+	// makes it a managed object, ieee8021CnGlobalCnmTransmitPriority).
+	CNMPrio uint8
+}
+
+// StandardCP returns 802.1Qau's congestion point: Qeq = 26 000 B and w = 2
+// (the IEEE8021-CN-MIB defaults), the QCN pseudocode's sampling table
+// scaled to the standard's 150 000-octet sample base (StandardSampleTable),
+// no jitter, CPID 0, CNMs at cc.ControlPrio. Fbmax = Qeq·(2w + 1) =
+// 130 000 B.
+func StandardCP() CPConfig {
+	return CPConfig{
+		Qeq:         StandardQeq,
+		W:           StandardW,
+		SampleTable: StandardSampleTable,
+		CNMPrio:     cc.ControlPrio,
+	}
+}
+
+// PaperCP returns the congestion point of the QCN papers for a port of rate
+// link: StandardCP with the pseudocode's binary-kilobyte sampling table
+// (PseudocodeSampleTable) and Qeq scaled to the link, 26 000 B·link/10 Gb/s
+// (rounded down, at least 1 B): the standard's Qeq is for the 10 Gb/s
+// links the QCN papers and the standard's baseline run, and hwcc keeps
+// the queue's drain time at Qeq (20.8 µs) as the link changes (hwcc's
+// scaling: the sources give Qeq at 10 Gb/s only). A link so fast that Qeq
+// would pass MaxQueue gives a Qeq that Validate refuses.
+func PaperCP(link units.Rate) CPConfig {
+	c := StandardCP()
+	c.SampleTable = PseudocodeSampleTable
+	const ref = 10 * units.Gbps
+	switch {
+	case link <= 0:
+		c.Qeq = 0 // fails Validate
+	case int64(link)/int64(ref) >= int64(MaxQueue)/int64(StandardQeq):
+		c.Qeq = MaxQueue + 1 // fails Validate
+	default:
+		q := (int64(StandardQeq) * (int64(link) / 1000)) / (int64(ref) / 1000)
+		c.Qeq = units.Bytes(max(q, 1))
+	}
+	return c
+}
+
+// FbMax returns Fbmax = Qeq·(2w + 1), the |Fb| that quantises to 63.
+func (c CPConfig) FbMax() units.Bytes { return c.Qeq * units.Bytes(2*int64(c.W)+1) }
+
+// cpBad is the *cc.ConfigError of a field out of range.
+func cpBad(part, field, value, want string) error {
+	return &cc.ConfigError{Part: part, Field: field, Value: value, Range: want}
+}
+
+// validate checks every field, naming part in the error.
+func (c CPConfig) validate(part string) error {
+	if c.Qeq < 1 || c.Qeq > MaxQueue {
+		return cpBad(part, "Qeq", c.Qeq.String(), "1B.."+MaxQueue.String())
+	}
+	if c.W > MaxW {
+		return cpBad(part, "W", strconv.Itoa(int(c.W)), "0.."+strconv.Itoa(MaxW))
+	}
+	for i, n := range c.SampleTable {
+		if n < 1 || n > MaxSampleInterval {
+			return cpBad(part, "SampleTable["+strconv.Itoa(i)+"]", n.String(), "1B.."+MaxSampleInterval.String())
+		}
+	}
+	if c.JitterPercent > MaxJitterPercent {
+		return cpBad(part, "JitterPercent", strconv.Itoa(int(c.JitterPercent)), "0.."+strconv.Itoa(MaxJitterPercent))
+	}
+	if c.JitterPercent > 0 && c.Seed == 0 {
+		return cpBad(part, "Seed", "0", "1..4294967295 when JitterPercent > 0 (0 is the LFSR's lock-up state)")
+	}
+	if c.CNMPrio > MaxPrio {
+		return cpBad(part, "CNMPrio", strconv.Itoa(int(c.CNMPrio)), "0..7")
+	}
+	return nil
+}
+
+// cpPart names the QCN congestion point in errors.
+const cpPart = "qcn.CP"
+
+// Validate checks every field and returns a *cc.ConfigError naming the
+// first one out of range.
+func (c CPConfig) Validate() error { return c.validate(cpPart) }
+
+// CPState is every register of a QCN congestion point.
+type CPState struct {
+	// Time is the latest time an event was accepted at.
+	Time cc.Monotonic
+	// QOld is the queue at the last sample, Qold (32-bit bytes).
+	QOld uint32
+	// ToSample is the bytes still to arrive before the next sample
+	// (32-bit, 1..2^32−1 between events).
+	ToSample uint32
+	// Fb is the last sample's quantised |Fb|, 0..63 (6 bits): it picks the
+	// next sampling interval. 0 when the sample's Fb was ≥ 0.
+	Fb uint8
+	// LFSR is the jitter's random source (its state is 0 and never drawn
+	// when JitterPercent is 0).
+	LFSR cp.LFSR32
+	// Samples counts the samples taken, CNMs the CNMs sent (64-bit model
+	// counters, wrapping).
+	Samples, CNMs uint64
+}
+
+// cpCore is the QCN congestion point's one code path, shared by CP and
+// AFCP: the configuration turned into register constants and the
+// registers.
+type cpCore struct {
+	cfg   CPConfig
+	qeq   int64
+	w     int64
+	fbMax int64
+	table [8]uint32
+	s     CPState
+}
+
+func newCore(cfg CPConfig) cpCore {
+	c := cpCore{cfg: cfg, qeq: int64(cfg.Qeq), w: int64(cfg.W), fbMax: int64(cfg.FbMax())}
+	for i, n := range cfg.SampleTable {
+		c.table[i] = uint32(n)
+	}
+	c.s.ToSample = c.table[0]
+	if cfg.JitterPercent > 0 {
+		c.s.LFSR, _ = cp.NewLFSR32(cfg.Seed) // Seed ≠ 0: validated
+	}
+	return c
+}
+
+// cpSample is a planned queue arrival: the registers it leaves and, when
+// it is a sample, what the sample measured. Planning changes nothing, so
+// that an event refused afterwards (no room for its CNM) leaves the part as
+// it was.
+type cpSample struct {
+	sampled  bool
+	fb       int64 // Fb = −(Qoff + w·Qδ), bytes
+	qntz     uint8 // quantised |Fb| (0 when Fb ≥ 0)
+	qoff, qd int64 // Qoff = Q − Qeq and Qδ = Q − Qold, bytes
+	q        uint32
+	toSample uint32
+	lfsr     cp.LFSR32
+}
+
+// quantize returns |Fb|·63/Fbmax rounded down, saturating at 63, for
+// Fb < 0, and 0 for Fb ≥ 0 (no congestion). |Fb| < 2^38 and 63·|Fb| <
+// 2^44: no overflow.
+func (c *cpCore) quantize(fb int64) uint8 {
+	if fb >= 0 {
+		return 0
+	}
+	return uint8(min(-fb*MaxQntzFb/c.fbMax, MaxQntzFb))
+}
+
+// plan returns what a frame of size bytes arriving to a queue of qlen
+// bytes (including it) does: counts down the byte counter and, when it
+// reaches 0 or below, samples: Fb from Q = qlen (saturated to 32 bits) and
+// Qold, the quantised |Fb|, and the next interval from the table.
+func (c *cpCore) plan(size, qlen units.Bytes) cpSample {
+	s := cpSample{lfsr: c.s.LFSR}
+	// 0 ≤ size < 2^63 and ToSample < 2^32: the difference cannot overflow.
+	if rem := int64(c.s.ToSample) - int64(size); rem > 0 {
+		s.toSample = uint32(rem)
+		return s
+	}
+	s.sampled = true
+	s.q = uint32(min(qlen, MaxQueue))
+	s.qoff = int64(s.q) - c.qeq
+	s.qd = int64(s.q) - int64(c.s.QOld)
+	// Fb = −(Qoff + w·Qδ): |Qoff| < 2^32, |w·Qδ| < 2^38.
+	s.fb = -(s.qoff + c.w*s.qd)
+	s.qntz = c.quantize(s.fb)
+	n := uint64(c.table[s.qntz>>3])
+	if j := uint64(c.cfg.JitterPercent); j > 0 {
+		// Uniform in [N·(100−J)/100, N·(100+J)/100): N·(100−J)/100 plus
+		// the span 2J·N/100 times a 32-bit draw over 2^32 (span < 2^32,
+		// so the product fits 64 bits).
+		u := uint64(s.lfsr.Next())
+		lo, span := n*(100-j)/100, n*2*j/100
+		n = lo + span*u>>32
+	}
+	s.toSample = uint32(max(min(n, math.MaxUint32), 1))
+	return s
+}
+
+// commit writes a planned arrival's registers.
+func (c *cpCore) commit(s *cpSample) {
+	c.s.ToSample = s.toSample
+	if !s.sampled {
+		return
+	}
+	c.s.QOld = s.q
+	c.s.Fb = s.qntz
+	c.s.LFSR = s.lfsr
+	c.s.Samples++
+}
+
+// cnm returns the CNM of a sample of packet p.
+func (c *cpCore) cnm(s *cpSample, qntz uint8, p *cc.Packet) cc.Feedback {
+	f := cc.Feedback{Kind: FeedbackCNM, Flow: p.Flow, From: c.cfg.CPID}
+	CNM{QntzFb: qntz, CPID: c.cfg.CPID, QOffset: cnmQ(s.qoff), QDelta: cnmQ(s.qd), Prio: p.Prio}.Put(&f.Data)
+	return f
+}
+
+// badPacket returns why a queue event's arguments are refused, or "".
+func badPacket(p *cc.Packet, q cc.Queue) string {
+	switch {
+	case p == nil:
+		return "nil packet"
+	case p.Size < 0:
+		return "negative packet size"
+	case q.Len < 0:
+		return "negative queue length"
+	case p.Prio > MaxPrio:
+		return "priority above 7"
+	}
+	return ""
+}
+
+// refuse is the error of a queue event whose arguments are refused for
+// reason: a *cc.TimeOrderError if now is out of order too, else a
+// *cc.EventError. Built out of line so that the event path holds no
+// allocation site.
+//
+//go:noinline
+func (c *cpCore) refuse(part, event string, now units.Time, reason string) error {
+	if err := c.s.Time.Check(part, event, now); err != nil {
+		return err
+	}
+	return &cc.EventError{Part: part, Event: event, Reason: reason}
+}
+
+// full is the error of an event whose CNM does not fit act.
+//
+//go:noinline
+func full(act *cc.Actions, part, event string) error { return act.Reserve(part, event, 1) }
+
+// registers appends the core's registers.
+func (c *cpCore) registers(dst []cc.Register) []cc.Register {
+	return append(dst,
+		c.s.Time.Register(),
+		cc.Reg("q_old", 32, uint64(c.s.QOld)),
+		cc.Reg("to_sample", 32, uint64(c.s.ToSample)),
+		cc.Reg("fb", 6, uint64(c.s.Fb)),
+		cc.Reg("lfsr", 32, uint64(c.s.LFSR.State())),
+		cc.Reg("samples", 64, c.s.Samples),
+		cc.Reg("cnms", 64, c.s.CNMs),
+	)
+}
+
+// CP is QCN's congestion point (IEEE 802.1Qau-2010 clause 32's CP; the
+// survey, section 4.1.1, "CP algorithm"; REFERENCE.md, "QCN"): one egress
+// queue that samples arriving frames and sends the sampled frame's source
+// a congestion notification message when the queue is above its set point
+// or growing.
+//
+// Every arriving frame (Enqueue) counts its bytes (cc.Packet.Size) down
+// from the sampling interval; the frame that brings the count to 0 or
+// below is sampled. At a sample, with Q the queue including the frame
+// (cc.Queue.Len) and Qold the queue at the previous sample:
+//
+//	Qoff = Q − Qeq,  Qδ = Q − Qold,  Fb = −(Qoff + w·Qδ)       (bytes)
+//	QntzFb = min(63, ⌊|Fb|·63/Fbmax⌋), Fbmax = Qeq·(2w + 1)   (Fb < 0)
+//	Qold ← Q;  next interval ← SampleTable[QntzFb >> 3] (QntzFb = 0 if Fb ≥ 0)
+//
+// and if Fb < 0 and QntzFb ≥ 1 the CP appends a CNM (cc.ActionFeedback to
+// cc.ToSource at CNMPrio, kind FeedbackCNM, Flow the sampled frame's
+// flow, From the CPID, Data the CNM codec's encoding with QntzFb, CPID,
+// cnmQOffset, cnmQDelta and the frame's priority). Fb ≥ 0 sends nothing;
+// so does an Fb < 0 whose |Fb| is below Fbmax/63, which quantises to 0
+// (as the pseudocode's test qntz_Fb > 0).
+//
+// Registers (AppendRegisters, in this order): now (64-bit ps); q_old (32
+// bits, bytes); to_sample (32 bits, bytes to the next sample); fb (6 bits,
+// the last quantised |Fb|); lfsr (32 bits); samples and cnms (64-bit model
+// counters). Q itself is the caller's queue register (cc.Queue.Len,
+// saturated to 32 bits), read at each sample.
+//
+// Dequeue only records the time: QCN samples arrivals. The CP has no
+// timer. A nil packet, a negative size or queue length, or a priority
+// above 7 is a *cc.EventError; a full act when a CNM is due a
+// *cc.ActionsFullError; either changes nothing.
+//
+// It is not safe for concurrent use. Build one with NewCP.
+type CP struct {
+	core cpCore
+}
+
+var _ cc.CongestionPoint = (*CP)(nil)
+
+// NewCP validates cfg and returns a congestion point whose first sample
+// comes after SampleTable[0] bytes.
+func NewCP(cfg CPConfig) (*CP, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &CP{core: newCore(cfg)}, nil
+}
+
+// Config returns the configuration c was built with.
+func (c *CP) Config() CPConfig { return c.core.cfg }
+
+// State returns every register.
+func (c *CP) State() CPState { return c.core.s }
+
+// Enqueue implements cc.CongestionPoint: a frame joins the queue; q.Len
+// includes it. It may append one CNM (see CP).
+func (c *CP) Enqueue(now units.Time, p *cc.Packet, q cc.Queue, act *cc.Actions) error {
+	k := &c.core
+	if !k.s.Time.InOrder(now) {
+		return k.s.Time.Check(cpPart, "Enqueue", now)
+	}
+	if why := badPacket(p, q); why != "" {
+		return k.refuse(cpPart, "Enqueue", now, why)
+	}
+	s := k.plan(p.Size, q.Len)
+	send := s.sampled && s.fb < 0 && s.qntz >= 1
+	if send && act.Free() < 1 {
+		return full(act, cpPart, "Enqueue")
+	}
+	k.s.Time.Advance(now)
+	k.commit(&s)
+	if send {
+		k.s.CNMs++
+		act.Send(cc.ToSource, k.cfg.CNMPrio, k.cnm(&s, s.qntz, p))
+	}
+	return nil
+}
+
+// Dequeue implements cc.CongestionPoint: it checks its arguments as
+// Enqueue does and records the time (QCN samples arrivals only).
+func (c *CP) Dequeue(now units.Time, p *cc.Packet, q cc.Queue, act *cc.Actions) error {
+	k := &c.core
+	if !k.s.Time.InOrder(now) {
+		return k.s.Time.Check(cpPart, "Dequeue", now)
+	}
+	if why := badPacket(p, q); why != "" {
+		return k.refuse(cpPart, "Dequeue", now, why)
+	}
+	k.s.Time.Advance(now)
+	return nil
+}
+
+// NextDeadline implements cc.Clock: units.MaxTime, the CP has no timer.
+func (c *CP) NextDeadline() units.Time { return units.MaxTime }
+
+// Timer implements cc.Clock: it only records now.
+func (c *CP) Timer(now units.Time, act *cc.Actions) error {
+	if err := c.core.s.Time.Accept(cpPart, "Timer", now); err != nil {
+		return err
+	}
+	return nil
+}
+
+// AppendRegisters implements cc.Part: the registers CP's doc lists, in
+// that order.
+func (c *CP) AppendRegisters(dst []cc.Register) []cc.Register { return c.core.registers(dst) }

@@ -1,0 +1,51 @@
+package qcn_test
+
+import (
+	"fmt"
+
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/qcn"
+	"github.com/hwcc/hwcc/units"
+)
+
+// A congestion point samples a queue that has grown to 60 KB; its CNM
+// cuts the source's rate, and the byte counter's five fast-recovery
+// cycles bring the rate back toward the target.
+func Example() {
+	cp, _ := qcn.NewCP(qcn.StandardCP()) // Qeq 26 000 B, w 2
+	rp, _ := qcn.NewRP(qcn.StandardRP(10 * units.Gbps))
+	act := cc.NewActions(1)
+
+	// 100 frames of 1500 B: the 100th is the first sample (150 000 B).
+	frame := &cc.Packet{Flow: 7, Size: 1500, Prio: 3}
+	var now units.Time
+	for i := 1; i <= 100; i++ {
+		now += units.Microsecond
+		q := cc.Queue{Len: units.Bytes(i) * 600} // 60 KB at the sample
+		if err := cp.Enqueue(now, frame, q, act); err != nil {
+			panic(err)
+		}
+	}
+	cnm := act.At(0).Feedback
+	m, _ := qcn.DecodeCNM(cnm.Data[:])
+	fmt.Println(cnm.Kind == qcn.FeedbackCNM, "flow", cnm.Flow, m)
+	// Fb = −((60000 − 26000) + 2·(60000 − 0)) = −154000: beyond Fbmax
+	// (130 000 B), so it saturates at 63.
+
+	_ = rp.Feedback(now, &cnm, nil)
+	fmt.Println("after the CNM:", rp.Rate(), "target", rp.Target())
+	for cycle := 1; cycle <= 5; cycle++ {
+		for range 100 { // 150 000 B: one byte-counter cycle
+			_ = rp.Sent(now, frame, nil)
+		}
+		fmt.Println("fast recovery", cycle, rp.Rate())
+	}
+	// Output:
+	// true flow 7 cnm fb=63 cpid=0 qoff=531 qdelta=937 prio=3
+	// after the CNM: 5.078125Gbps target 10Gbps
+	// fast recovery 1 7.539063Gbps
+	// fast recovery 2 8.769532Gbps
+	// fast recovery 3 9.384766Gbps
+	// fast recovery 4 9.692383Gbps
+	// fast recovery 5 9.846192Gbps
+}
