@@ -59,7 +59,7 @@ func simUsage(w io.Writer, fs *flag.FlagSet, sc *harness.Scenario) {
 		printKeys(w, sc)
 	}
 	fmt.Fprintln(w, "\nexamples:")
-	fmt.Fprintln(w, "  hwcc sim                      # the comparison of rocc, hpcc, dcqcn and dctcp")
+	fmt.Fprintln(w, "  hwcc sim                      # the comparison of rocc, hpcc, dcqcn, dctcp, qcn, becn and fecn")
 	fmt.Fprintln(w, "  hwcc sim -algo hpcc           # one of them, with the full report")
 	fmt.Fprintln(w, "  hwcc sim -scenario line-rate-2to1 -set senders=4 -set link=40Gbps")
 	fmt.Fprintln(w, "  hwcc sim -scenario examples/scenarios/single-flow.json -json")

@@ -27,7 +27,7 @@ func TestSimDefaultPrintsTheComparison(t *testing.T) {
 	for _, col := range []string{"algorithm", "queue p50", "queue p99", "queue max", "long flow", "incast done", "Jain", "PFC pauses"} {
 		require.Contains(t, out, col)
 	}
-	for _, algo := range []string{"rocc", "hpcc", "dcqcn", "dctcp"} {
+	for _, algo := range []string{"rocc", "hpcc", "dcqcn", "dctcp", "qcn", "becn", "fecn"} {
 		require.Regexp(t, regexp.MustCompile(`(?m)^`+algo+` `), out)
 	}
 }
@@ -42,7 +42,7 @@ func TestSimCompareJSON(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &cmp))
 	require.Equal(t, "compare", cmp.Scenario)
-	require.Len(t, cmp.Rows, 4)
+	require.Len(t, cmp.Rows, 7) // rocc, hpcc, dcqcn, dctcp, qcn, becn, fecn
 	require.NotNil(t, cmp.Wall)
 	for _, r := range cmp.Rows {
 		for _, k := range []string{"algorithm", "bottleneck", "queue_p50_bytes", "queue_p99_bytes", "queue_max_bytes",
