@@ -316,16 +316,8 @@ func (a *AFCP) Enqueue(now units.Time, p *cc.Packet, q cc.Queue, act *cc.Actions
 
 // Dequeue implements cc.CongestionPoint: it checks its arguments as
 // Enqueue does and records the time.
-func (a *AFCP) Dequeue(now units.Time, p *cc.Packet, q cc.Queue, act *cc.Actions) error {
-	k := &a.core
-	if !k.s.Time.InOrder(now) {
-		return k.s.Time.Check(afcpPart, "Dequeue", now)
-	}
-	if why := badPacket(p, q); why != "" {
-		return k.refuse(afcpPart, "Dequeue", now, why)
-	}
-	k.s.Time.Advance(now)
-	return nil
+func (a *AFCP) Dequeue(now units.Time, p *cc.Packet, q cc.Queue, _ *cc.Actions) error {
+	return a.core.dequeue(afcpPart, now, p, q)
 }
 
 // NextDeadline implements cc.Clock: the end of the current period.

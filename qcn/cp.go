@@ -412,13 +412,18 @@ func (c *CP) Enqueue(now units.Time, p *cc.Packet, q cc.Queue, act *cc.Actions) 
 
 // Dequeue implements cc.CongestionPoint: it checks its arguments as
 // Enqueue does and records the time (QCN samples arrivals only).
-func (c *CP) Dequeue(now units.Time, p *cc.Packet, q cc.Queue, act *cc.Actions) error {
-	k := &c.core
+func (c *CP) Dequeue(now units.Time, p *cc.Packet, q cc.Queue, _ *cc.Actions) error {
+	return c.core.dequeue(cpPart, now, p, q)
+}
+
+// dequeue checks a departure's arguments and records its time: both
+// congestion points sample arrivals only.
+func (k *cpCore) dequeue(part string, now units.Time, p *cc.Packet, q cc.Queue) error {
 	if !k.s.Time.InOrder(now) {
-		return k.s.Time.Check(cpPart, "Dequeue", now)
+		return k.s.Time.Check(part, "Dequeue", now)
 	}
 	if why := badPacket(p, q); why != "" {
-		return k.refuse(cpPart, "Dequeue", now, why)
+		return k.refuse(part, "Dequeue", now, why)
 	}
 	k.s.Time.Advance(now)
 	return nil
