@@ -163,3 +163,27 @@ type errStats struct {
 
 // Worst returns max(MaxOver, MaxUnder).
 func (s errStats) Worst() float64 { return max(s.MaxOver, s.MaxUnder) }
+
+// TestIndexMatchesSearch: the constant-time index picks the binary
+// search's entry for every n in [1, MaxN], for the default table and for
+// every ε = 2^-e the package allows (each e is 4M lookups).
+func TestIndexMatchesSearch(t *testing.T) {
+	tables := []*Table{DefaultReciprocal()}
+	if !testing.Short() {
+		for e := uint(MinEpsLog2); e <= MaxEpsLog2; e++ {
+			tb, err := NewReciprocal(ReciprocalConfig{EpsLog2: e})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tables = append(tables, tb)
+		}
+	}
+	for _, tb := range tables {
+		for n := uint64(1); n <= MaxN; n++ {
+			k, _ := tb.search(n)
+			if got := tb.index(n); got != k {
+				t.Fatalf("e = %d, n = %d: index %d, search %d", tb.EpsLog2(), n, got, k)
+			}
+		}
+	}
+}

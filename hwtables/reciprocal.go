@@ -143,6 +143,12 @@ type Table struct {
 	entries  int
 	half     int      // first search stride: len(words)/2 (interval)
 	words    []uint64 // packed words; see Word for the layouts
+	// The interval table's constant-time index (see index): nk holds n_k
+	// by k, with MaxN + 1 after the last; first[b] is the k of the
+	// interval holding bucket b's least n.
+	nk    []uint32
+	first []uint32
+	m     uint8 // bucket bits: e + 1
 }
 
 // sentinel pads an interval table's words; it exceeds every probe (< 2^52).
@@ -308,7 +314,70 @@ func fromWords(kind Kind, param, f uint, packed []uint64) *Table {
 		t.words[i] = sentinel
 	}
 	t.half = size / 2
+	t.buildIndex()
 	return t
+}
+
+// buildIndex builds an interval table's constant-time index.
+//
+// Buckets. Below 2^m (m = e + 1) every n is its own bucket. From 2^m up, n
+// in octave j (2^j ≤ n < 2^(j+1), j ≥ m) falls in bucket 2^m + (j − m)·2^m
+// + (the m bits of n after its leading one): 2^(j−m) integers, a relative
+// width of at most 2^-m = ε/2 of n. An interval [n_k, n_{k+1}) is at least
+// ε·n_k wide (n_{k+1} = ⌈n_k/(1 − ε)⌉ ≥ n_k·(1 + ε)), so, from 2^m up, a
+// bucket meets at most two intervals: the one holding its least n, whose k
+// first stores, and perhaps the next. Below 2^m every n < 2^e is an entry
+// (n_k = k + 1), and the intervals between 2^e and 2^m are at least one
+// integer wide, so a one-integer bucket meets one interval. A lookup is
+// then first[bucket], plus one when n ≥ n_{k+1}: a leading-one count, two
+// reads and a compare, whatever n; k is the binary search's, bit for bit
+// (the exhaustive test compares them over [1, MaxN]).
+//
+// Size: 2^m + (KeyBits + 1 − m)·2^m words of 32 bits (16 KB at e = 7).
+func (t *Table) buildIndex() {
+	f := uint(t.mantBits)
+	m := min(uint(t.param)+1, KeyBits)
+	t.m = uint8(m)
+	t.nk = make([]uint32, t.entries+1)
+	for k := 0; k < t.entries; k++ {
+		t.nk[k] = uint32(t.words[k]>>f) + 1
+	}
+	t.nk[t.entries] = MaxN + 1
+	octaves := KeyBits + 1 - m // j = m .. KeyBits
+	t.first = make([]uint32, (1+octaves)<<m)
+	k := 0
+	for b := range t.first {
+		lo := bucketLow(uint(b), m)
+		for k+1 < t.entries && uint64(t.nk[k+1]) <= lo {
+			k++
+		}
+		t.first[b] = uint32(k)
+	}
+}
+
+// bucketLow is the least n of bucket b (0 for bucket 0, which holds no n).
+func bucketLow(b, m uint) uint64 {
+	if b < 1<<m {
+		return uint64(b)
+	}
+	j := b>>m - 1 + m // octave
+	return uint64(1)<<j | uint64(b&(1<<m-1))<<(j-m)
+}
+
+// index returns the largest k with n_k ≤ n, 1 ≤ n ≤ MaxN, in constant
+// time (buildIndex).
+func (t *Table) index(n uint64) int {
+	m := uint(t.m)
+	b := n
+	if n >= 1<<m {
+		j := uint(bits.Len64(n)) - 1
+		b = uint64(j-m+1)<<m | (n>>(j-m))&(1<<m-1)
+	}
+	k := t.first[b]
+	if uint64(t.nk[k+1]) <= n {
+		k++
+	}
+	return int(k)
 }
 
 // widen copies a generated array of a narrow word type into uint64 words.
@@ -424,16 +493,17 @@ func (t *Table) Bound() Bound {
 //	1/n ≈ mant / 2^shift,   2^F ≤ mant < 2^(F+1),   shift ≤ KeyBits + 1 + F
 //
 // within t.Bound(). It is the fast form: n is clamped to [1, MaxN] first
-// (n = 0 reads the entry of 1, n > MaxN the entry of MaxN). An interval
-// table runs exactly SearchSteps binary-search steps; a compact table reads
-// one entry.
+// (n = 0 reads the entry of 1, n > MaxN the entry of MaxN). Both kinds take
+// constant time: an interval table reads its index (a leading-one count,
+// two reads and a compare, see buildIndex) where hardware would run the
+// SearchSteps steps of a binary search over the packed words, with the
+// same entry as the result; a compact table reads one entry.
 func (t *Table) Lookup(n uint64) (mant uint64, shift uint) {
 	n = min(max(n, 1), MaxN)
 	if t.kind == KindCompact {
 		return t.lookupCompact(n)
 	}
-	k, _ := t.search(n)
-	w := t.words[k]
+	w := t.words[t.index(n)]
 	f := uint(t.mantBits)
 	// Entry k: 1/n_k ≈ (2^F + frac) / 2^(bitlen(n_k − 1) + F).
 	return w&(1<<f-1) | 1<<f, uint(bits.Len64(w>>f)) + f
