@@ -143,11 +143,11 @@ type Table struct {
 	entries  int
 	half     int      // first search stride: len(words)/2 (interval)
 	words    []uint64 // packed words; see Word for the layouts
-	// The interval table's constant-time index (see index): nk holds n_k
-	// by k, with MaxN + 1 after the last; first[b] is the k of the
-	// interval holding bucket b's least n.
-	nk    []uint32
-	first []uint32
+	// The interval table's constant-time index (see index): first[b] is
+	// k<<32 | n_{k+1} for the interval k holding bucket b's least n
+	// (n_{k+1} = MaxN + 1 after the last entry), so that one read gives
+	// both the entry and the bound that decides the next.
+	first []uint64
 	m     uint8 // bucket bits: e + 1
 }
 
@@ -329,29 +329,29 @@ func fromWords(kind Kind, param, f uint, packed []uint64) *Table {
 // first stores, and perhaps the next. Below 2^m every n < 2^e is an entry
 // (n_k = k + 1), and the intervals between 2^e and 2^m are at least one
 // integer wide, so a one-integer bucket meets one interval. A lookup is
-// then first[bucket], plus one when n ≥ n_{k+1}: a leading-one count, two
-// reads and a compare, whatever n; k is the binary search's, bit for bit
+// then first[bucket]'s k, plus one when n ≥ n_{k+1} (stored beside k): a
+// leading-one count, one read and a compare, whatever n; k is the binary search's, bit for bit
 // (the exhaustive test compares them over [1, MaxN]).
 //
-// Size: 2^m + (KeyBits + 1 − m)·2^m words of 32 bits (16 KB at e = 7).
+// Size: 2^m + (KeyBits + 1 − m)·2^m words of 64 bits (32 KB at e = 7).
 func (t *Table) buildIndex() {
 	f := uint(t.mantBits)
 	m := min(uint(t.param)+1, KeyBits)
 	t.m = uint8(m)
-	t.nk = make([]uint32, t.entries+1)
+	nk := make([]uint64, t.entries+1) // n_k, then MaxN + 1
 	for k := 0; k < t.entries; k++ {
-		t.nk[k] = uint32(t.words[k]>>f) + 1
+		nk[k] = t.words[k]>>f + 1
 	}
-	t.nk[t.entries] = MaxN + 1
+	nk[t.entries] = MaxN + 1
 	octaves := KeyBits + 1 - m // j = m .. KeyBits
-	t.first = make([]uint32, (1+octaves)<<m)
+	t.first = make([]uint64, (1+octaves)<<m)
 	k := 0
 	for b := range t.first {
 		lo := bucketLow(uint(b), m)
-		for k+1 < t.entries && uint64(t.nk[k+1]) <= lo {
+		for k+1 < t.entries && nk[k+1] <= lo {
 			k++
 		}
-		t.first[b] = uint32(k)
+		t.first[b] = uint64(k)<<32 | nk[k+1]
 	}
 }
 
@@ -373,11 +373,12 @@ func (t *Table) index(n uint64) int {
 		j := uint(bits.Len64(n)) - 1
 		b = uint64(j-m+1)<<m | (n>>(j-m))&(1<<m-1)
 	}
-	k := t.first[b]
-	if uint64(t.nk[k+1]) <= n {
+	e := t.first[b]
+	k := int(e >> 32)
+	if e&(1<<32-1) <= n {
 		k++
 	}
-	return int(k)
+	return k
 }
 
 // widen copies a generated array of a narrow word type into uint64 words.
@@ -495,7 +496,7 @@ func (t *Table) Bound() Bound {
 // within t.Bound(). It is the fast form: n is clamped to [1, MaxN] first
 // (n = 0 reads the entry of 1, n > MaxN the entry of MaxN). Both kinds take
 // constant time: an interval table reads its index (a leading-one count,
-// two reads and a compare, see buildIndex) where hardware would run the
+// one read and a compare, see buildIndex) where hardware would run the
 // SearchSteps steps of a binary search over the packed words, with the
 // same entry as the result; a compact table reads one entry.
 func (t *Table) Lookup(n uint64) (mant uint64, shift uint) {
