@@ -52,6 +52,11 @@ func New(sc *Scenario, opts Options) (*Sim, error) {
 		}
 	}
 	s.algo, s.feat = algo, algo.Features()
+	if opts.Trace != nil {
+		if s.algo, err = withTrace(algo, opts.Trace); err != nil {
+			return nil, err
+		}
+	}
 	if kd, ok := algo.(kindDeclarer); ok {
 		s.kinds = map[cc.FeedbackKind]*ControlKind{}
 		for _, k := range kd.ControlKinds() {

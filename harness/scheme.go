@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/cc/cctest"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -197,12 +198,16 @@ func (g *schemeAlgo) NewModule(info SwitchInfo) (SwitchModule, error) {
 	if g.parts[cc.RoleSW] == nil {
 		return nil, nil
 	}
-	env := &cc.Env{Rate: info.Rate, Node: cc.NodeID(info.Node), SwitchID: info.SwitchID, Ports: info.Ports, SwitchPorts: info.PortList, BaseRTT: info.MaxBaseRTT, Index: int(info.Node) + 1}
-	p, err := g.build(cc.RoleSW, env, info.Params)
+	p, err := g.build(cc.RoleSW, swEnv(info), info.Params)
 	if err != nil || p == nil {
 		return nil, err
 	}
 	return &schemeSW{p: p.(cc.SwitchPoint), act: cc.NewActions(initialActions), errs: info.Errors}, nil
+}
+
+// swEnv is a switch point's environment.
+func swEnv(info SwitchInfo) *cc.Env {
+	return &cc.Env{Rate: info.Rate, Node: cc.NodeID(info.Node), SwitchID: info.SwitchID, Ports: info.Ports, SwitchPorts: info.PortList, BaseRTT: info.MaxBaseRTT, Index: int(info.Node) + 1}
 }
 
 // ControlKinds implements kindDeclarer.
@@ -311,12 +316,16 @@ func (g *schemeAlgo) build(r cc.Role, env *cc.Env, params map[string]string) (cc
 // NewCP builds the congestion point of one switch egress data queue, in
 // the environment of its port.
 func (g *schemeAlgo) NewCP(info CPInfo) (CP, error) {
-	env := &cc.Env{Rate: info.Rate, Node: cc.NodeID(info.Node), Port: uint16(info.Port), SwitchID: info.SwitchID, Index: int(info.ID) + 1}
-	p, err := g.build(cc.RoleCP, env, info.Params)
+	p, err := g.build(cc.RoleCP, cpEnv(info), info.Params)
 	if err != nil || p == nil {
 		return nil, err
 	}
 	return &schemeCP{c: p.(cc.CongestionPoint), act: cc.NewActions(initialActions), errs: info.Errors}, nil
+}
+
+// cpEnv is a congestion point's environment: its port's.
+func cpEnv(info CPInfo) *cc.Env {
+	return &cc.Env{Rate: info.Rate, Node: cc.NodeID(info.Node), Port: uint16(info.Port), SwitchID: info.SwitchID, Index: int(info.ID) + 1}
 }
 
 // env returns a flow's environment for its reaction and notification
@@ -418,6 +427,7 @@ type schemeCP struct {
 	act  *cc.Actions
 	pkt  cc.Packet
 	errs ErrorSink
+	rec  *traceRec // nil unless this part is traced (Options.Trace)
 }
 
 func (w *schemeCP) queue(q *Queue) cc.Queue {
@@ -435,6 +445,9 @@ func (w *schemeCP) packet(p *Packet) *cc.Packet {
 
 func (w *schemeCP) OnEnqueue(now units.Time, q *Queue, p *Packet) {
 	cq, cp := w.queue(q), w.packet(p)
+	if w.rec != nil {
+		w.rec.packet(cctest.Enqueue, now, 0, cp, cq)
+	}
 	err := call(&w.act, func(a *cc.Actions) error { return w.c.Enqueue(now, cp, cq, a) })
 	w.apply(now, q, p, err)
 }
@@ -442,6 +455,9 @@ func (w *schemeCP) OnEnqueue(now units.Time, q *Queue, p *Packet) {
 func (w *schemeCP) OnDequeue(now units.Time, q *Queue, p *Packet) {
 	cq, cp := w.queue(q), w.packet(p)
 	hops := p.INT.NHop
+	if w.rec != nil {
+		w.rec.packet(cctest.Dequeue, now, 0, cp, cq)
+	}
 	err := call(&w.act, func(a *cc.Actions) error { return w.c.Dequeue(now, cp, cq, a) })
 	if p.HasINT && p.INT.NHop > hops {
 		// The CP stamped its record: the frame grows by it on the wire.
@@ -453,6 +469,9 @@ func (w *schemeCP) OnDequeue(now units.Time, q *Queue, p *Packet) {
 func (w *schemeCP) NextDeadline() units.Time { return w.c.NextDeadline() }
 
 func (w *schemeCP) OnTimer(now units.Time, q *Queue) {
+	if w.rec != nil {
+		w.rec.timer(now)
+	}
 	err := call(&w.act, func(a *cc.Actions) error { return w.c.Timer(now, a) })
 	w.apply(now, q, nil, err)
 }
@@ -505,6 +524,7 @@ type schemeRP struct {
 	noAcks     bool                   // the scheme's NoAcks
 	toDst      func(cc.Feedback) bool // FlowInfo.SendToDestination
 	src, dst   cc.NodeID
+	rec        *traceRec // nil unless this part is traced (Options.Trace)
 }
 
 // pendingFeedback is a message waiting out the reaction delay.
@@ -528,6 +548,9 @@ func (w *schemeRP) Window() units.Bytes { return w.r.Limits().Window }
 func (w *schemeRP) OnSend(now units.Time, seq uint64, n units.Bytes) {
 	w.deliver(now)
 	w.pkt = cc.Packet{Flow: w.flow, Src: w.src, Dst: w.dst, Seq: seq, Payload: n}
+	if w.rec != nil {
+		w.rec.packet(cctest.Sent, now, 0, &w.pkt, cc.Queue{})
+	}
 	w.run(now, func(a *cc.Actions) error { return w.r.Sent(now, &w.pkt, a) })
 }
 
@@ -536,6 +559,9 @@ func (w *schemeRP) OnSend(now units.Time, seq uint64, n units.Bytes) {
 func (w *schemeRP) OnSendFrame(now units.Time, p *Packet) {
 	w.deliver(now)
 	w.pkt = cc.Packet{Flow: w.flow, Src: w.src, Dst: w.dst, Seq: p.Seq, Payload: p.Payload, Size: p.Size, Prio: p.Prio}
+	if w.rec != nil {
+		w.rec.packet(cctest.Sent, now, 0, &w.pkt, cc.Queue{})
+	}
 	w.run(now, func(a *cc.Actions) error { return w.r.Sent(now, &w.pkt, a) })
 	p.Echo = w.pkt.Echo
 }
@@ -579,6 +605,9 @@ func (w *schemeRP) feedback(now units.Time, f cc.Feedback) {
 	w.deliver(now)
 	if w.delay == 0 || f.Kind == cc.FeedbackAck || f.Kind == cc.FeedbackNak {
 		w.fb = f
+		if w.rec != nil {
+			w.rec.feedback(cctest.Feedback, now, 0, &w.fb)
+		}
 		w.run(now, func(a *cc.Actions) error { return w.r.Feedback(now, &w.fb, a) })
 		return
 	}
@@ -602,6 +631,9 @@ func (w *schemeRP) deliver(now units.Time) {
 		w.head = (w.head + 1) % len(w.pending)
 		w.n--
 		w.fb = e.fb
+		if w.rec != nil {
+			w.rec.feedback(cctest.Feedback, e.at, 0, &w.fb)
+		}
 		w.run(e.at, func(a *cc.Actions) error { return w.r.Feedback(e.at, &w.fb, a) })
 	}
 }
@@ -633,6 +665,9 @@ func (w *schemeRP) NextDeadline() units.Time {
 func (w *schemeRP) OnTimer(now units.Time) {
 	w.deliver(now)
 	if w.r.NextDeadline() <= now {
+		if w.rec != nil {
+			w.rec.timer(now)
+		}
 		w.run(now, func(a *cc.Actions) error { return w.r.Timer(now, a) })
 	}
 }
@@ -645,11 +680,15 @@ type schemeNP struct {
 	fb   cc.Feedback
 	errs ErrorSink
 	send func(fb cc.Feedback) bool // FlowInfo.SendToSource
+	rec  *traceRec                 // nil unless this part is traced (Options.Trace)
 }
 
 func (w *schemeNP) OnData(now units.Time, p *Packet) bool {
 	w.pkt = cc.Packet{Flow: cc.FlowID(p.Flow), Src: cc.NodeID(p.Src), Dst: cc.NodeID(p.Dst), Seq: p.Seq,
 		Payload: p.Payload, Size: p.Size, Prio: p.Prio, CE: p.CE, Echo: p.Echo, Hdr: p.Hdr}
+	if w.rec != nil {
+		w.rec.packet(cctest.Receive, now, 0, &w.pkt, cc.Queue{})
+	}
 	err := call(&w.act, func(a *cc.Actions) error { return w.n.Receive(now, &w.pkt, a) })
 	return w.cnp(now, p.Flow, err)
 }
@@ -657,6 +696,9 @@ func (w *schemeNP) OnData(now units.Time, p *Packet) bool {
 // OnSource hands the part a message from the flow's source.
 func (w *schemeNP) OnSource(now units.Time, fb *Feedback) bool {
 	w.fb = fb.CC
+	if w.rec != nil {
+		w.rec.feedback(cctest.Feedback, now, 0, &w.fb)
+	}
 	err := call(&w.act, func(a *cc.Actions) error { return w.n.Feedback(now, &w.fb, a) })
 	return w.cnp(now, FlowID(w.fb.Flow), err)
 }
@@ -664,6 +706,9 @@ func (w *schemeNP) OnSource(now units.Time, fb *Feedback) bool {
 func (w *schemeNP) NextDeadline() units.Time { return w.n.NextDeadline() }
 
 func (w *schemeNP) OnTimer(now units.Time) bool {
+	if w.rec != nil {
+		w.rec.timer(now)
+	}
 	err := call(&w.act, func(a *cc.Actions) error { return w.n.Timer(now, a) })
 	return w.cnp(now, -1, err)
 }

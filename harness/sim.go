@@ -19,6 +19,10 @@ type Options struct {
 	ProgressEvery uint64
 	// NoSeries turns the time series off (Result.Series stays empty).
 	NoSeries bool
+	// Trace, if set, records the events of one part of the run as a
+	// golden-model trace (package trace; TraceTarget.Err says how it
+	// went). The run's algorithm must be one the generic adapter runs.
+	Trace *TraceTarget
 }
 
 // DefaultProgressEvery is the default number of events between Progress calls.

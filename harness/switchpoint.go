@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/cc/cctest"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -37,6 +38,7 @@ type schemeSW struct {
 	pkt  cc.Packet
 	fb   cc.Feedback
 	errs ErrorSink
+	rec  *traceRec // nil unless this part is traced (Options.Trace)
 }
 
 var (
@@ -62,12 +64,18 @@ func queueOf(sw *Switch, out int, prio uint8) cc.Queue {
 
 func (w *schemeSW) Arrive(now units.Time, sw *Switch, in int, p *Packet) {
 	cp := w.packet(p)
+	if w.rec != nil {
+		w.rec.packet(cctest.Arrive, now, in, cp, cc.Queue{})
+	}
 	err := call(&w.act, func(a *cc.Actions) error { return w.p.Arrive(now, in, cp, a) })
 	w.apply(now, sw, p, err)
 }
 
 func (w *schemeSW) Enqueue(now units.Time, sw *Switch, out int, p *Packet) {
 	cp, q := w.packet(p), queueOf(sw, out, p.Prio)
+	if w.rec != nil {
+		w.rec.packet(cctest.Enqueue, now, out, cp, q)
+	}
 	err := call(&w.act, func(a *cc.Actions) error { return w.p.Enqueue(now, out, cp, q, a) })
 	w.apply(now, sw, p, err)
 }
@@ -75,6 +83,9 @@ func (w *schemeSW) Enqueue(now units.Time, sw *Switch, out int, p *Packet) {
 func (w *schemeSW) Dequeue(now units.Time, sw *Switch, out int, p *Packet) {
 	cp, q := w.packet(p), queueOf(sw, out, p.Prio)
 	hops := p.INT.NHop
+	if w.rec != nil {
+		w.rec.packet(cctest.Dequeue, now, out, cp, q)
+	}
 	err := call(&w.act, func(a *cc.Actions) error { return w.p.Dequeue(now, out, cp, q, a) })
 	if err == nil {
 		p.Hdr = w.pkt.Hdr
@@ -86,12 +97,18 @@ func (w *schemeSW) Dequeue(now units.Time, sw *Switch, out int, p *Packet) {
 }
 
 func (w *schemeSW) Pause(now units.Time, sw *Switch, out int, prio uint8, paused bool) {
+	if w.rec != nil {
+		w.rec.pause(now, out, prio, paused)
+	}
 	err := call(&w.act, func(a *cc.Actions) error { return w.p.Pause(now, out, prio, paused, a) })
 	w.apply(now, sw, nil, err)
 }
 
 func (w *schemeSW) Message(now units.Time, sw *Switch, in int, fb *cc.Feedback) {
 	w.fb = *fb
+	if w.rec != nil {
+		w.rec.feedback(cctest.Message, now, in, &w.fb)
+	}
 	err := call(&w.act, func(a *cc.Actions) error { return w.p.Message(now, in, &w.fb, a) })
 	w.apply(now, sw, nil, err)
 }
@@ -99,6 +116,9 @@ func (w *schemeSW) Message(now units.Time, sw *Switch, in int, fb *cc.Feedback) 
 func (w *schemeSW) NextDeadline() units.Time { return w.p.NextDeadline() }
 
 func (w *schemeSW) Timer(now units.Time, sw *Switch) {
+	if w.rec != nil {
+		w.rec.timer(now)
+	}
 	err := call(&w.act, func(a *cc.Actions) error { return w.p.Timer(now, a) })
 	w.apply(now, sw, nil, err)
 }

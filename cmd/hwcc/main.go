@@ -12,8 +12,8 @@
 //	tables   export a lookup table as $readmemh hex, a C header or JSON
 //	sim      run a scenario on the reference harness
 //	algos    list the algorithms, their parts and their parameters
-//	replay   replay an event trace through a state machine (planned: it
-//	         reports that it is not available yet and exits 2)
+//	replay   replay a golden-model trace through a fresh state machine and
+//	         compare its outputs with expected ones (docs/trace.md)
 //
 // Examples:
 //
@@ -22,6 +22,8 @@
 //	hwcc sim -scenario dcqcn-incast -set param.mark_at=enqueue -out dir   # with time series and plots
 //	hwcc algos dcqcn                           # a registered algorithm's parts and parameters
 //	hwcc tables reciprocal -eps 2^-7 -format memh -o recip.memh
+//	hwcc sim -scenario dcqcn-incast -trace rp.trace -trace-part flow:0:rp   # record a golden-model trace
+//	hwcc replay rp.trace -o rp.out             # replay it; -diff rp.out compares
 //
 // The built-in scenarios are described in docs/scenarios.md; `hwcc sim -h`
 // lists them and `hwcc sim -scenario NAME -set help` lists a scenario's keys.
@@ -72,8 +74,6 @@ func register(v verb) { verbs = append(verbs, v) }
 var planned = []verb{
 	{name: "sim", summary: "run a scenario on the reference harness (not yet available)",
 		run: notYet("the simulator is not yet available")},
-	{name: "replay", summary: "replay an event trace through a state machine (not yet available)",
-		run: notYet("trace replay is not yet available")},
 }
 
 // notYet returns a run function that reports an unavailable verb.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"flag"
 	"fmt"
@@ -87,6 +88,8 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "also write time series (CSV) and plots (SVG) into `DIR`, created if missing")
 	printSc := fs.Bool("print-scenario", false, "print the scenario as JSON (after -algo and -set) and exit without running")
 	strict := fs.Bool("strict", false, "exit with status 1 if a state machine refused any event (the report lists them)")
+	traceFile := fs.String("trace", "", "record the events of one part (-trace-part) as a golden-model trace into `FILE` (see 'hwcc replay')")
+	tracePart := fs.String("trace-part", "", "the part -trace records: flow:N:rp, flow:N:np, port:NODE:PORT (a congestion point, port:s0:0) or switch:NODE (`WHICH`)")
 	err := fs.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
 		sc, _ := loadScenario(*scenario) // the keys of the named scenario, if it loads
@@ -149,6 +152,23 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 
+	if (*traceFile == "") != (*tracePart == "") {
+		fmt.Fprintln(stderr, "hwcc sim: -trace FILE and -trace-part WHICH go together")
+		return exitUsage
+	}
+	var target *harness.TraceTarget
+	if *traceFile != "" {
+		if len(sc.Compare) > 0 {
+			fmt.Fprintf(stderr, "hwcc sim: -trace records one part of one algorithm's run, and scenario %s compares %d algorithms: pick one with -algo NAME\n", sc.Name, len(sc.Compare))
+			return exitUsage
+		}
+		target = &harness.TraceTarget{Which: *tracePart}
+		if err := target.Validate(); err != nil {
+			fmt.Fprintf(stderr, "hwcc sim: -trace-part: %v\n", err)
+			return exitUsage
+		}
+	}
+
 	if len(sc.Compare) > 0 {
 		return runCompare(sc, *asJSON, *out, *strict, stdout, stderr)
 	}
@@ -157,6 +177,31 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 	opts := harness.Options{NoSeries: *out == "", ProgressEvery: simProgressEvery}
 	if prog != nil {
 		opts.Progress = prog.update
+	}
+	var closeTrace func() error
+	if target != nil {
+		f, err := os.Create(*traceFile)
+		if err != nil {
+			fmt.Fprintf(stderr, "hwcc sim: -trace: %v\n", err)
+			return exitFail
+		}
+		bw := bufio.NewWriter(f)
+		target.W, opts.Trace = bw, target
+		closeTrace = func() error {
+			err := bw.Flush()
+			if e := f.Close(); err == nil {
+				err = e
+			}
+			if err == nil {
+				err = target.Err()
+			}
+			return err
+		}
+		defer func() {
+			if closeTrace != nil {
+				_ = closeTrace()
+			}
+		}()
 	}
 	start := time.Now()
 	s, err := harness.New(sc, opts)
@@ -176,6 +221,14 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	res.Report.WallSeconds = wall.Seconds()
+	if closeTrace != nil {
+		err, closeTrace = closeTrace(), nil
+		if err != nil {
+			fmt.Fprintf(stderr, "hwcc sim: -trace %s: %v\n", *traceFile, err)
+			return exitFail
+		}
+		fmt.Fprintf(stderr, "hwcc sim: wrote trace of %s to %s\n", *tracePart, *traceFile)
+	}
 
 	if *asJSON {
 		err = res.Report.WriteJSON(stdout)

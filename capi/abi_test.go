@@ -1,0 +1,527 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/hwcc/hwcc/cc"
+	inttel "github.com/hwcc/hwcc/int"
+	"github.com/hwcc/hwcc/units"
+)
+
+// The C side of these tests: testdata/abi_test.c, compiled against the
+// archive (and the shared library) go build makes of this package, run,
+// and its output compared line by line with expected(), which drives the
+// same events through package cc directly.
+
+// errLen is ERRLEN of abi_test.c: messages are cut to errLen-1 bytes.
+const errLen = 256
+
+// lines collects expected output in abi_test.c's format.
+type lines struct{ b strings.Builder }
+
+func (l *lines) f(format string, a ...any) { fmt.Fprintf(&l.b, format+"\n", a...) }
+
+func (l *lines) fail(label string, err error) {
+	l.f("%s rc=%d", label, codeOf(err))
+	l.f("  err %s", cutUTF8(err.Error(), errLen-1))
+}
+
+func intString(h *inttel.Header) string {
+	var s strings.Builder
+	fmt.Fprintf(&s, " nhop=%d path=%d hops=", h.NHop, h.PathID)
+	for i, p := range h.Path() {
+		if i > 0 {
+			s.WriteString(",")
+		}
+		fmt.Fprintf(&s, "%d:%d:%d:%d", p.Speed, p.TS, p.TxBytes, p.QLen)
+	}
+	return s.String()
+}
+
+func (l *lines) feedback(f *cc.Feedback) {
+	s := fmt.Sprintf("  fb kind=%d flow=%d from=%d seq=%d acked=%d snd_nxt=%d ece=%d data=%x int=%d",
+		f.Kind, f.Flow, f.From, f.Seq, int64(f.Acked), f.SndNxt, b2i(f.ECE), f.Data[:], b2i(f.INT != nil))
+	if f.INT != nil {
+		s += intString(f.INT)
+	}
+	l.f("%s", s)
+}
+
+// event is report() of abi_test.c.
+func (l *lines) event(label string, err error, act *cc.Actions) {
+	if err != nil {
+		l.fail(label, err)
+		return
+	}
+	l.f("%s rc=0 n=%d", label, act.Len())
+	for i, a := range act.All() {
+		l.f("  act %d kind=%d to=%d prio=%d switch=%d node=%d port=%d bytes=%d",
+			i, a.Kind, a.To, a.Prio, a.Switch, a.Node, a.Port, int64(a.Bytes))
+		if a.Kind == cc.ActionFeedback {
+			l.feedback(&a.Feedback)
+		}
+	}
+}
+
+func (l *lines) packet(p *cc.Packet) {
+	s := fmt.Sprintf("  pkt echo=%d hdr=%x int=%d", p.Echo, p.Hdr[:], b2i(p.INT != nil))
+	if p.INT != nil {
+		s += intString(p.INT)
+	}
+	l.f("%s", s)
+}
+
+// state is state() of abi_test.c.
+func (l *lines) state(p cc.Part) {
+	l.f("  deadline=%d", int64(p.NextDeadline()))
+	if rp, ok := p.(cc.ReactionPoint); ok {
+		lim := rp.Limits()
+		l.f("  limits rc=0 rate=%d window=%d credited=%d credit=%d", int64(lim.Rate), int64(lim.Window), b2i(lim.Credited), int64(lim.Credit))
+	}
+	regs := p.AppendRegisters(nil)
+	l.f("  regs rc=0 n=%d", len(regs))
+	for _, r := range regs {
+		l.f("  reg %s %d %d %d", cutUTF8(r.Name, 31), r.Width, b2i(r.Signed), r.Value)
+	}
+}
+
+func (l *lines) make(label, algo, part, settings string, env *cc.Env) cc.Part {
+	st, err := cc.ParseSettings(settings)
+	var p cc.Part
+	if err == nil {
+		p, err = cc.NewIn(env, algo, part, st)
+	}
+	if err != nil {
+		l.fail(label, err)
+		return nil
+	}
+	a, _ := cc.Lookup(algo)
+	ps, _ := a.Part(part)
+	l.f("%s rc=0 role=%d", label, ps.Role)
+	l.state(p)
+	return p
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// abiError is the error the ABI layer itself returns for event ev on a part
+// of algo and part (a role error), taken from the Go side of the table.
+func abiError(t *testing.T, algo, part string, ev int) error {
+	t.Helper()
+	h, err := newPart(algo, part, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer freePart(h)
+	s, err := acquire(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.mu.Unlock()
+	return s.run(eventArgs{ev: ev, pkt: &cc.Packet{}, fb: &cc.Feedback{}}, nil)
+}
+
+// hpccINT is hpcc_int() of abi_test.c.
+func hpccINT(ts, tx uint32) *inttel.Header {
+	h := &inttel.Header{NHop: 1, PathID: 0x2a}
+	h.Hops[0] = inttel.Hop{Speed: 4, TS: ts, TxBytes: tx, QLen: 2031}
+	return h
+}
+
+// expected is the output of abi_test.c's events(), computed through
+// package cc.
+func expected(t *testing.T) string {
+	const us = units.Microsecond
+	var l lines
+	act := cc.NewActions(16)
+	ev := func(label string, f func(*cc.Actions) error) {
+		act.Reset()
+		l.event(label, f(act), act)
+	}
+	l.f("abi %d header %d live 0", abiVersion, abiVersion)
+
+	l.make("new-unknown", "nosuch", "cp", "", nil)
+	l.make("new-badpart", "rocc", "nosuch", "", nil)
+	l.make("new-badvalue", "rocc", "cp", "t=abc", nil)
+	l.make("new-badsyntax", "rocc", "cp", "t", nil)
+	l.fail("new-null", argError("hwcc_part_new: algorithm, part and out must not be NULL"))
+
+	// RoCC congestion point.
+	env := &cc.Env{Rate: 40 * units.Gbps, Node: 7, Port: 3, SwitchID: 7}
+	cp := l.make("rocc-cp new", "rocc", "cp", "preset=auto", env).(cc.CongestionPoint)
+	pkt := cc.Packet{Flow: 42, Src: 1, Dst: 2, Payload: 1000, Size: 1500}
+	q := cc.Queue{Len: 1500, Rate: 40 * units.Gbps}
+	ev("rocc-cp enqueue 0", func(a *cc.Actions) error { return cp.Enqueue(0, &pkt, q, a) })
+	l.state(cp)
+	ev("rocc-cp timer 0", func(a *cc.Actions) error { return cp.Timer(0, a) })
+	l.state(cp)
+	pkt.Flow, pkt.Src, q.Len = 43, 4, 300000
+	ev("rocc-cp enqueue 10us", func(a *cc.Actions) error { return cp.Enqueue(10*us, &pkt, q, a) })
+	pkt.Flow, pkt.Src, q.Len, q.TxBytes = 42, 1, 298500, 1500
+	ev("rocc-cp dequeue 20us", func(a *cc.Actions) error { return cp.Dequeue(20*us, &pkt, q, a) })
+	l.packet(&pkt)
+	tm := cp.NextDeadline()
+	l.event("rocc-cp timer-full", cp.Timer(tm, cc.NewActions(0)), nil)
+	l.f("  n-after-full=99")
+	l.state(cp)
+	ev("rocc-cp timer", func(a *cc.Actions) error { return cp.Timer(tm, a) })
+	l.state(cp)
+	ev("rocc-cp timer-order", func(a *cc.Actions) error { return cp.Timer(us, a) })
+	l.fail("rocc-cp sent-role", abiError(t, "rocc", "cp", evSent))
+	l.fail("rocc-cp enqueue-null", argError("%s: the packet is NULL", "enqueue"))
+	l.f("rocc-cp limits rc=%d", codeRole)
+	regs := cp.AppendRegisters(nil)
+	l.f("rocc-cp registers-short rc=%d n=%d first=%s", codeTruncated, len(regs), regs[0].Name)
+	tm = cp.NextDeadline()
+	ev("rocc-cp timer-2", func(a *cc.Actions) error { return cp.Timer(tm, a) })
+	l.state(cp)
+
+	// HPCC reaction point.
+	env = &cc.Env{Rate: 100 * units.Gbps, Node: 1}
+	hp := l.make("hpcc-rp new", "hpcc", "rp", "", env).(cc.ReactionPoint)
+	pkt = cc.Packet{Flow: 9, Src: 1, Dst: 2, Payload: 1000, Size: 1082}
+	ev("hpcc-rp sent 0", func(a *cc.Actions) error { return hp.Sent(0, &pkt, a) })
+	l.packet(&pkt)
+	l.state(hp)
+	fb := cc.Feedback{Kind: cc.FeedbackAck, Flow: 9, Seq: 1000, Acked: 1000, SndNxt: 163500, INT: hpccINT(10000, 0)}
+	ev("hpcc-rp ack 12us", func(a *cc.Actions) error { return hp.Feedback(12*us, &fb, a) })
+	l.state(hp)
+	fb.Seq, fb.Acked, fb.SndNxt, fb.INT = 163501, 162501, 170000, hpccINT(23000, 1269)
+	ev("hpcc-rp ack 25us", func(a *cc.Actions) error { return hp.Feedback(25*us, &fb, a) })
+	l.state(hp)
+	fb.INT, fb.Seq = nil, 170000
+	ev("hpcc-rp ack-noint", func(a *cc.Actions) error { return hp.Feedback(26*us, &fb, a) })
+	fb = cc.Feedback{Kind: cc.FeedbackCNP, Flow: 9}
+	ev("hpcc-rp cnp", func(a *cc.Actions) error { return hp.Feedback(27*us, &fb, a) })
+	l.state(hp)
+
+	// DCQCN reaction point.
+	dq := l.make("dcqcn-rp new", "dcqcn", "rp", "", env).(cc.ReactionPoint)
+	pkt = cc.Packet{Flow: 5, Src: 1, Dst: 3, Payload: 1000, Size: 1082}
+	ev("dcqcn-rp sent 0", func(a *cc.Actions) error { return dq.Sent(0, &pkt, a) })
+	l.state(dq)
+	fb = cc.Feedback{Kind: cc.FeedbackCNP, Flow: 5}
+	ev("dcqcn-rp cnp 1us", func(a *cc.Actions) error { return dq.Feedback(us, &fb, a) })
+	l.state(dq)
+	for i := range 3 {
+		tm = dq.NextDeadline()
+		ev(fmt.Sprintf("dcqcn-rp timer %d", i), func(a *cc.Actions) error { return dq.Timer(tm, a) })
+		l.state(dq)
+	}
+	pkt.Seq = 1000
+	ev("dcqcn-rp sent", func(a *cc.Actions) error { return dq.Sent(tm, &pkt, a) })
+	l.state(dq)
+
+	// DCQCN notification point.
+	np := l.make("dcqcn-np new", "dcqcn", "np", "", env).(cc.NotificationPoint)
+	pkt = cc.Packet{Flow: 5, Src: 1, Dst: 3, Payload: 1000, Size: 1082, CE: true}
+	ev("dcqcn-np receive", func(a *cc.Actions) error { return np.Receive(2*us, &pkt, a) })
+	l.state(np)
+	ev("dcqcn-np receive-2", func(a *cc.Actions) error { return np.Receive(3*us, &pkt, a) })
+	l.fail("dcqcn-np arrive-role", abiError(t, "dcqcn", "np", evArrive))
+	l.fail("dcqcn-np pause-role", abiError(t, "dcqcn", "np", evPause))
+	l.fail("dcqcn-np message-role", abiError(t, "dcqcn", "np", evMessage))
+
+	l.f("live 4")
+	l.fail("freed timer", errHandle)
+	l.f("freed role=%d deadline=%d", codeHandle, codeHandle)
+	l.f("live 0")
+	l.f("strerror actions do not fit|event out of time order|unknown error code")
+	return l.b.String()
+}
+
+// tools returns the C compiler and the go command, or skips the test.
+func tools(t *testing.T) (ccPath, goPath string) {
+	t.Helper()
+	var err error
+	name := os.Getenv("CC")
+	if name == "" {
+		name = "cc"
+	}
+	if ccPath, err = exec.LookPath(strings.Fields(name)[0]); err != nil {
+		if ccPath, err = exec.LookPath("gcc"); err != nil {
+			t.Skipf("no C compiler (%s, gcc) on PATH: the C ABI test needs one", name)
+		}
+	}
+	if goPath, err = exec.LookPath("go"); err != nil {
+		goPath = filepath.Join(os.Getenv("GOROOT"), "bin", "go")
+		if _, err := os.Stat(goPath); os.Getenv("GOROOT") == "" || err != nil {
+			t.Skip("no go command found to build the archive")
+		}
+	}
+	return ccPath, goPath
+}
+
+func run(t *testing.T, dir, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s %s: %v\n%s%s", name, strings.Join(args, " "), err, stderr.String(), out.String())
+	}
+	return out.String()
+}
+
+// compare reports every line of got that differs from want.
+func compare(t *testing.T, what, got, want string) {
+	t.Helper()
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	bad := 0
+	for i := range max(len(g), len(w)) {
+		var gl, wl string
+		if i < len(g) {
+			gl = g[i]
+		}
+		if i < len(w) {
+			wl = w[i]
+		}
+		if gl != wl {
+			t.Errorf("%s line %d:\n C:  %q\n Go: %q", what, i+1, gl, wl)
+			if bad++; bad == 10 {
+				t.Fatalf("%s: more differences left out", what)
+			}
+		}
+	}
+}
+
+// TestCABI builds the package as a C archive and as a shared library,
+// checks that hwcc.h compiles as C99 and C++17, runs testdata/abi_test.c
+// linked against each library and compares its output with the same events
+// driven through package cc, then runs its leak loop.
+func TestCABI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the C archive: not in -short")
+	}
+	ccPath, goPath := tools(t)
+	here, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+
+	t.Run("header", func(t *testing.T) {
+		run(t, here, ccPath, "-std=c99", "-pedantic", "-Wall", "-Wextra", "-Werror", "-x", "c", "-fsyntax-only", "hwcc.h")
+		cxx, err := exec.LookPath("c++")
+		if err != nil {
+			t.Skip("no c++ on PATH")
+		}
+		run(t, here, cxx, "-std=c++17", "-pedantic", "-Wall", "-Wextra", "-Werror", "-x", "c++", "-fsyntax-only", "hwcc.h")
+	})
+
+	want := expected(t)
+	src := filepath.Join(here, "testdata", "abi_test.c")
+	cflags := []string{"-std=c99", "-Wall", "-Wextra", "-Werror", "-I", here}
+
+	t.Run("archive", func(t *testing.T) {
+		lib := filepath.Join(tmp, "libhwcc.a")
+		run(t, here, goPath, "build", "-buildmode=c-archive", "-o", lib, ".")
+		prog := filepath.Join(tmp, "abi_test_static")
+		args := append(append([]string{}, cflags...), "-o", prog, src, lib, "-lpthread")
+		if runtime.GOOS == "linux" {
+			args = append(args, "-ldl")
+		}
+		run(t, here, ccPath, args...)
+		compare(t, "archive", run(t, here, prog), want)
+
+		out := run(t, here, prog, "leak", "100000")
+		if out != "leak count=100000 before=0 after=0\n" {
+			t.Errorf("leak loop: %q", out)
+		}
+	})
+
+	t.Run("shared", func(t *testing.T) {
+		if runtime.GOOS != "linux" {
+			t.Skip("the shared-library link line is written for Linux")
+		}
+		dir := filepath.Join(tmp, "shared")
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		run(t, here, goPath, "build", "-buildmode=c-shared", "-o", filepath.Join(dir, "libhwcc.so"), ".")
+		prog := filepath.Join(dir, "abi_test_shared")
+		args := append(append([]string{}, cflags...), "-o", prog, src, "-L", dir, "-Wl,-rpath,"+dir, "-lhwcc")
+		run(t, here, ccPath, args...)
+		compare(t, "shared", run(t, here, prog), want)
+	})
+}
+
+// The header's constants are the Go values they mirror.
+func TestConstants(t *testing.T) {
+	if err := checkConstants(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Creating and freeing parts reuses the table's slots: 100000 cycles leave
+// it at its size and live count, and a freed handle is refused, not
+// mistaken for the part that reuses its slot.
+func TestHandleTable(t *testing.T) {
+	live0, size0 := liveParts(), tableSize()
+	keep, err := newPart("dcqcn", "rp", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last uint64
+	for i := range 100000 {
+		h, err := newPart("dcqcn", "rp", "", &cc.Env{Rate: 100 * units.Gbps})
+		if err != nil {
+			t.Fatal(i, err)
+		}
+		if h == last || h == keep {
+			t.Fatalf("handle %#x reused", h)
+		}
+		freePart(h)
+		last = h
+	}
+	if got := tableSize(); got > size0+2 {
+		t.Errorf("table grew from %d to %d slots", size0, got)
+	}
+	if _, err := acquire(last); !errors.Is(err, errHandle) {
+		t.Errorf("freed handle: %v", err)
+	}
+	freePart(last) // twice: ignored
+	freePart(0)
+	if got := liveParts(); got != live0+1 {
+		t.Errorf("live parts %d, want %d", got, live0+1)
+	}
+	// One thread per handle: a second user is refused, not let in.
+	s, err := acquire(keep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := acquire(keep); codeOf(err) != codeBusy {
+		t.Errorf("second acquire: %v", err)
+	}
+	s.mu.Unlock()
+	freePart(keep)
+	if got := liveParts(); got != live0 {
+		t.Errorf("live parts %d, want %d", got, live0)
+	}
+}
+
+// A switch point takes every switch event through run, and the role
+// check refuses the others.
+func TestSwitchPointEvents(t *testing.T) {
+	env := &cc.Env{Rate: 100 * units.Gbps, SwitchID: 3, Ports: 2, BaseRTT: 10 * units.Microsecond,
+		SwitchPorts: []cc.SwitchPort{{Rate: 100 * units.Gbps, Edge: true, Host: 1}, {Rate: 100 * units.Gbps}}}
+	h, err := newPart("mercury", "sw", "", env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer freePart(h)
+	s, err := acquire(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.mu.Unlock()
+	if s.role != cc.RoleSW {
+		t.Fatalf("role %v", s.role)
+	}
+	act := s.actions(64)
+	pkt := &cc.Packet{Flow: 1, Src: 1, Dst: 2, Payload: 1000, Size: 1082}
+	q := cc.Queue{Len: 1082, Rate: 100 * units.Gbps}
+	for i, e := range []eventArgs{
+		{ev: evArrive, now: 0, port: 0, pkt: pkt},
+		{ev: evEnqueue, now: 1, port: 1, pkt: pkt, q: q},
+		{ev: evDequeue, now: 2, port: 1, pkt: pkt},
+		{ev: evPause, now: 3, port: 1, prio: 3, paused: true},
+		{ev: evPause, now: 4, port: 1, prio: 3},
+		{ev: evMessage, now: 5, port: -1, fb: &cc.Feedback{Kind: cc.FeedbackUser}},
+		{ev: evTimer, now: 6},
+	} {
+		act.Reset()
+		if err := s.run(e, &act); err != nil {
+			t.Errorf("event %d (%s): %v", i, eventNames[e.ev], err)
+		}
+	}
+	for _, ev := range []int{evSent, evFeedback, evReceive} {
+		if err := s.run(eventArgs{ev: ev, now: 7, pkt: pkt, fb: &cc.Feedback{}}, &act); codeOf(err) != codeRole {
+			t.Errorf("%s on a switch point: %v", eventNames[ev], err)
+		}
+	}
+	if err := s.run(eventArgs{ev: 99}, &act); codeOf(err) != codeArg {
+		t.Errorf("unknown event: %v", err)
+	}
+}
+
+// Error codes follow the cc error types, wrapped or not.
+func TestCodeOf(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		code int
+	}{
+		{nil, codeOK},
+		{&cc.TimeOrderError{}, codeTimeOrder},
+		{&cc.ActionsFullError{}, codeActionsFull},
+		{&cc.EventError{Err: &cc.DecodeError{}}, codeEvent},
+		{&cc.ConfigError{}, codeConfig},
+		{&cc.DecodeError{}, codeDecode},
+		{fmt.Errorf("wrapped: %w", &cc.TimeOrderError{}), codeTimeOrder},
+		{errBusy, codeBusy},
+		{errHandle, codeHandle},
+		{argError("x"), codeArg},
+		{errors.New("untyped"), codeInternal},
+	} {
+		if got := codeOf(c.err); got != c.code {
+			t.Errorf("codeOf(%v) = %d, want %d", c.err, got, c.code)
+		}
+	}
+	if got := cutUTF8("a≥b", 2); got != "a" {
+		t.Errorf("cutUTF8 split a character: %q", got)
+	}
+}
+
+// Parts on different threads run at once; the table's lock and each slot's
+// mutex keep creation, events and frees race-free (go test -race).
+func TestHandleTableConcurrent(t *testing.T) {
+	live0 := liveParts()
+	done := make(chan error)
+	for g := range 8 {
+		go func() {
+			for i := range 200 {
+				h, err := newPart("dcqcn", "rp", "", nil)
+				if err != nil {
+					done <- err
+					return
+				}
+				s, err := acquire(h)
+				if err != nil {
+					done <- err
+					return
+				}
+				act := s.actions(4)
+				err = s.run(eventArgs{ev: evFeedback, now: units.Time(i), fb: &cc.Feedback{Kind: cc.FeedbackCNP, Flow: cc.FlowID(g)}}, &act)
+				s.mu.Unlock()
+				freePart(h)
+				if err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+	if got := liveParts(); got != live0 {
+		t.Errorf("live parts %d, want %d", got, live0)
+	}
+}

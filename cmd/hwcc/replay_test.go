@@ -1,0 +1,109 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// perturb adds 1 to the value of register reg on the k-th line of the
+// outputs file in and writes the result to out; it returns the old and
+// the new value.
+func perturb(t *testing.T, in, out string, k int, reg string) (old, changed string) {
+	b, err := os.ReadFile(in)
+	require.NoError(t, err)
+	lines := strings.Split(string(b), "\n")
+	require.Greater(t, len(lines), k)
+	re := regexp.MustCompile(`\["` + regexp.QuoteMeta(reg) + `",(\d+),(-?\d+)\]`)
+	m := re.FindStringSubmatchIndex(lines[k-1])
+	require.NotNil(t, m, "register %s on line %d: %s", reg, k, lines[k-1])
+	old = lines[k-1][m[4]:m[5]]
+	changed = "9" + strings.TrimPrefix(old, "-")
+	lines[k-1] = lines[k-1][:m[4]] + changed + lines[k-1][m[5]:]
+	require.NoError(t, os.WriteFile(out, []byte(strings.Join(lines, "\n")), 0o644))
+	return old, changed
+}
+
+// TestSimTraceReplayRoundTrip records one part of a run, replays it, and
+// checks that -diff passes against its own outputs and finds a register
+// perturbed at a chosen event: a reaction point (DCQCN), a congestion
+// point (HPCC) and a switch point (HierCC).
+func TestSimTraceReplayRoundTrip(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		sim  []string
+		reg  string
+	}{
+		{"rp", []string{"-scenario", "dcqcn-incast", "-algo", "dcqcn", "-set", "duration=1.2ms", "-trace-part", "flow:0:rp"}, "rc"},
+		{"cp", []string{"-scenario", "dcqcn-incast", "-algo", "hpcc", "-set", "duration=300us", "-set", "measure_from=0s", "-trace-part", "port:s0:0"}, "last_qlen"},
+		{"sw", []string{"-scenario", "hiercc-burst", "-algo", "hiercc", "-set", "duration=150us", "-trace-part", "switch:tor0"}, "enqueued"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			tr, o1, o2 := filepath.Join(dir, "T"), filepath.Join(dir, "O1"), filepath.Join(dir, "O2")
+			code, _, errOut := runArgs(append([]string{"sim", "-trace", tr}, c.sim...)...)
+			require.Equal(t, exitOK, code, errOut)
+			require.Contains(t, errOut, "wrote trace")
+
+			code, out, errOut := runArgs("replay", tr, "-o", o1)
+			require.Equal(t, exitOK, code, errOut)
+			require.Empty(t, out)
+			b, err := os.ReadFile(o1)
+			require.NoError(t, err)
+			events := strings.Count(string(b), "\n")
+			require.Greater(t, events, 20)
+
+			code, _, errOut = runArgs("replay", tr, "-diff", o1)
+			require.Equal(t, exitOK, code, errOut)
+			require.Contains(t, errOut, "outputs match")
+
+			k := events * 2 / 3
+			old, changed := perturb(t, o1, o2, k, c.reg)
+			code, _, errOut = runArgs("replay", "-diff", o2, tr)
+			require.Equal(t, exitFail, code)
+			want := "event " + itoa(k) + " (line " + itoa(k+1) + "): register " + c.reg + ": got " + old + ", want " + changed
+			require.Contains(t, errOut, want)
+		})
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func TestSimTraceRefusals(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "T")
+	code, _, errOut := runArgs("sim", "-trace", tr, "-trace-part", "flow:0:rp")
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, errOut, "pick one with -algo")
+	code, _, errOut = runArgs("sim", "-scenario", "dcqcn-incast", "-trace", tr)
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, errOut, "go together")
+	code, _, errOut = runArgs("sim", "-scenario", "dcqcn-incast", "-trace", tr, "-trace-part", "flow:x")
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, errOut, "flow:N:rp")
+	code, _, errOut = runArgs("sim", "-scenario", "dcqcn-incast", "-set", "duration=1.2ms", "-trace", tr, "-trace-part", "port:nosuch:0")
+	require.Equal(t, exitFail, code)
+	require.Contains(t, errOut, "built no such part")
+}
+
+func TestReplayErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"hwcc_trace":1,"algorithm":"dcqcn","part":"rp","role":"RP"}`+"\n"+`{"t":1,"ev":"sent","packet":{"seq":"x"}}`+"\n"), 0o644))
+	code, _, errOut := runArgs("replay", bad)
+	require.Equal(t, exitFail, code)
+	require.Contains(t, errOut, "line 2: field packet.seq")
+	code, _, errOut = runArgs("replay")
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, errOut, "no trace FILE")
+	code, out, _ := runArgs("replay", "-h")
+	require.Equal(t, exitOK, code)
+	require.Contains(t, out, "usage: hwcc replay FILE")
+	_, ok := registeredVerb("replay")
+	require.True(t, ok, "replay is a registered verb, no longer planned")
+}

@@ -1,0 +1,228 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/cc/cctest"
+	"github.com/hwcc/hwcc/trace"
+	"github.com/hwcc/hwcc/units"
+)
+
+// TraceTarget asks a run to record the events that reach one part (a
+// golden-model trace, package trace): Which names the part, W receives
+// the trace (its header when the part is built, then one line per event,
+// written before the part sees the event). A TraceTarget serves one run;
+// Err reports how it went.
+//
+// Which is one of
+//
+//	flow:N:rp      flow N's reaction point (at its source)
+//	flow:N:np      flow N's notification point (at its destination)
+//	port:NODE:P    the congestion point of switch NODE's egress port P (port:s0:0)
+//	switch:NODE    the switch point of switch NODE (switch:tor0)
+//
+// Only an algorithm the generic adapter runs (a Scheme) can be traced.
+type TraceTarget struct {
+	Which string
+	W     io.Writer
+
+	kind string // "rp", "np", "port", "switch"
+	flow FlowID
+	node string
+	port int
+
+	found bool
+	err   error
+}
+
+// Validate checks Which's syntax.
+func (t *TraceTarget) Validate() error {
+	_, err := t.parse()
+	return err
+}
+
+func (t *TraceTarget) parse() (cc.Role, error) {
+	bad := func(why string) error {
+		return fmt.Errorf("harness: trace part %q: %s (want flow:N:rp, flow:N:np, port:NODE:PORT or switch:NODE)", t.Which, why)
+	}
+	f := strings.Split(t.Which, ":")
+	switch {
+	case len(f) == 3 && f[0] == "flow":
+		n, err := strconv.ParseInt(f[1], 10, 32)
+		if err != nil || n < 0 {
+			return 0, bad("the flow is not a flow number")
+		}
+		t.flow = FlowID(n)
+		switch f[2] {
+		case "rp":
+			t.kind = "rp"
+			return cc.RoleRP, nil
+		case "np":
+			t.kind = "np"
+			return cc.RoleNP, nil
+		}
+		return 0, bad("a flow's part is rp or np")
+	case len(f) == 3 && f[0] == "port":
+		n, err := strconv.Atoi(f[2])
+		if err != nil || n < 0 || f[1] == "" {
+			return 0, bad("not a switch name and a port number")
+		}
+		t.kind, t.node, t.port = "port", f[1], n
+		return cc.RoleCP, nil
+	case len(f) == 2 && f[0] == "switch" && f[1] != "":
+		t.kind, t.node = "switch", f[1]
+		return cc.RoleSW, nil
+	}
+	return 0, bad("unknown form")
+}
+
+// Err returns the first error writing the trace, or an error if the run
+// built no part Which names (a flow that had not started by the end, a
+// port or switch the topology lacks); nil once the part was traced.
+func (t *TraceTarget) Err() error {
+	if t.err != nil {
+		return t.err
+	}
+	if !t.found {
+		return fmt.Errorf("harness: trace part %s: the run built no such part", t.Which)
+	}
+	return nil
+}
+
+// Found reports whether the run built the part Which names.
+func (t *TraceTarget) Found() bool { return t.found }
+
+// tracingAlgo is the generic adapter with a trace target: it builds the
+// parts as schemeAlgo does and gives the one the target names a recorder.
+type tracingAlgo struct {
+	*schemeAlgo
+	t *TraceTarget
+}
+
+// withTrace returns algo wrapped to record t's part.
+func withTrace(algo Algorithm, t *TraceTarget) (Algorithm, error) {
+	role, err := t.parse()
+	if err != nil {
+		return nil, err
+	}
+	if t.W == nil {
+		return nil, errors.New("harness: trace target without a writer")
+	}
+	g, ok := algo.(*schemeAlgo)
+	if !ok {
+		return nil, fmt.Errorf("harness: trace: algorithm %s is not run by the generic adapter: it has no cc parts to trace", algo.Name())
+	}
+	if g.parts[role] == nil {
+		return nil, fmt.Errorf("harness: trace part %s: algorithm %s runs no %v", t.Which, g.Name(), role)
+	}
+	return &tracingAlgo{schemeAlgo: g, t: t}, nil
+}
+
+// start writes the header of role's part, built in env from params, and
+// returns its recorder (nil if writing failed).
+func (a *tracingAlgo) start(role cc.Role, env *cc.Env, params map[string]string) *traceRec {
+	t := a.t
+	if t.found {
+		return nil // one part per trace
+	}
+	t.found = true
+	st, err := a.settings(params)
+	if err != nil {
+		t.err = err
+		return nil
+	}
+	h := trace.Header{Algorithm: a.s.Algo, Part: a.parts[role].Name, Role: role, Settings: st[role], Env: *env}
+	w, err := trace.NewWriter(t.W, h)
+	if err != nil {
+		t.err = fmt.Errorf("harness: trace: %w", err)
+		return nil
+	}
+	return &traceRec{t: t, w: w}
+}
+
+func (a *tracingAlgo) NewCP(info CPInfo) (CP, error) {
+	cp, err := a.schemeAlgo.NewCP(info)
+	if w, ok := cp.(*schemeCP); ok && err == nil && a.t.kind == "port" && info.NodeName == a.t.node && info.Port == a.t.port {
+		w.rec = a.start(cc.RoleCP, cpEnv(info), info.Params)
+	}
+	return cp, err
+}
+
+func (a *tracingAlgo) NewRP(f FlowInfo) (RP, error) {
+	rp, err := a.schemeAlgo.NewRP(f)
+	if w, ok := rp.(*schemeRP); ok && err == nil && a.t.kind == "rp" && f.ID == a.t.flow {
+		w.rec = a.start(cc.RoleRP, a.env(f), f.Params)
+	}
+	return rp, err
+}
+
+func (a *tracingAlgo) NewNP(f FlowInfo) (NP, error) {
+	np, err := a.schemeAlgo.NewNP(f)
+	if w, ok := np.(*schemeNP); ok && err == nil && a.t.kind == "np" && f.ID == a.t.flow {
+		w.rec = a.start(cc.RoleNP, a.env(f), f.Params)
+	}
+	return np, err
+}
+
+func (a *tracingAlgo) NewModule(info SwitchInfo) (SwitchModule, error) {
+	m, err := a.schemeAlgo.NewModule(info)
+	if w, ok := m.(*schemeSW); ok && err == nil && a.t.kind == "switch" && info.Name == a.t.node {
+		w.rec = a.start(cc.RoleSW, swEnv(info), info.Params)
+	}
+	return m, err
+}
+
+// traceRec writes the events of one part. After a write error it writes
+// no more (TraceTarget.Err reports it).
+type traceRec struct {
+	t  *TraceTarget
+	w  *trace.Writer
+	ev cctest.Event
+}
+
+func (r *traceRec) write() {
+	if r.t.err != nil {
+		return
+	}
+	if err := r.w.Write(&r.ev); err != nil {
+		r.t.err = fmt.Errorf("harness: trace: %w", err)
+	}
+}
+
+// timer records a Timer call.
+func (r *traceRec) timer(now units.Time) {
+	r.ev = cctest.Event{Kind: cctest.Timer, At: now}
+	r.write()
+}
+
+// packet records an event of kind k passing p (and q, and port).
+func (r *traceRec) packet(k cctest.Kind, now units.Time, port int, p *cc.Packet, q cc.Queue) {
+	r.ev = cctest.Event{Kind: k, At: now, Packet: *p, Queue: q, Port: port}
+	r.ev.Packet.INT = nil
+	if p.INT != nil {
+		r.ev.HasINT, r.ev.INT = true, *p.INT
+	}
+	r.write()
+}
+
+// feedback records an event of kind k passing f (through port).
+func (r *traceRec) feedback(k cctest.Kind, now units.Time, port int, f *cc.Feedback) {
+	r.ev = cctest.Event{Kind: k, At: now, Feedback: *f, Port: port}
+	r.ev.Feedback.INT = nil
+	if f.INT != nil {
+		r.ev.HasINT, r.ev.INT = true, *f.INT
+	}
+	r.write()
+}
+
+// pause records a switch point's Pause.
+func (r *traceRec) pause(now units.Time, port int, prio uint8, paused bool) {
+	r.ev = cctest.Event{Kind: cctest.Pause, At: now, Port: port, Paused: paused}
+	r.ev.Packet.Prio = prio
+	r.write()
+}
