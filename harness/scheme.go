@@ -449,6 +449,9 @@ func (w *schemeCP) OnEnqueue(now units.Time, q *Queue, p *Packet) {
 		w.rec.packet(cctest.Enqueue, now, 0, cp, cq)
 	}
 	err := call(&w.act, func(a *cc.Actions) error { return w.c.Enqueue(now, cp, cq, a) })
+	if w.rec != nil {
+		w.rec.out(w.c, err, w.act)
+	}
 	w.apply(now, q, p, err)
 }
 
@@ -459,6 +462,9 @@ func (w *schemeCP) OnDequeue(now units.Time, q *Queue, p *Packet) {
 		w.rec.packet(cctest.Dequeue, now, 0, cp, cq)
 	}
 	err := call(&w.act, func(a *cc.Actions) error { return w.c.Dequeue(now, cp, cq, a) })
+	if w.rec != nil {
+		w.rec.out(w.c, err, w.act)
+	}
 	if p.HasINT && p.INT.NHop > hops {
 		// The CP stamped its record: the frame grows by it on the wire.
 		p.Size += units.Bytes(p.INT.NHop-hops) * INTHopBytes
@@ -473,6 +479,9 @@ func (w *schemeCP) OnTimer(now units.Time, q *Queue) {
 		w.rec.timer(now)
 	}
 	err := call(&w.act, func(a *cc.Actions) error { return w.c.Timer(now, a) })
+	if w.rec != nil {
+		w.rec.out(w.c, err, w.act)
+	}
 	w.apply(now, q, nil, err)
 }
 
@@ -640,7 +649,11 @@ func (w *schemeRP) deliver(now units.Time) {
 
 // run calls the part and carries its messages to the flow's receiver.
 func (w *schemeRP) run(now units.Time, ev func(*cc.Actions) error) {
-	if err := call(&w.act, ev); err != nil {
+	err := call(&w.act, ev)
+	if w.rec != nil {
+		w.rec.out(w.r, err, w.act)
+	}
+	if err != nil {
 		w.errs.Add(now, FlowID(w.flow), err)
 		return
 	}
@@ -690,6 +703,9 @@ func (w *schemeNP) OnData(now units.Time, p *Packet) bool {
 		w.rec.packet(cctest.Receive, now, 0, &w.pkt, cc.Queue{})
 	}
 	err := call(&w.act, func(a *cc.Actions) error { return w.n.Receive(now, &w.pkt, a) })
+	if w.rec != nil {
+		w.rec.out(w.n, err, w.act)
+	}
 	return w.cnp(now, p.Flow, err)
 }
 
@@ -700,6 +716,9 @@ func (w *schemeNP) OnSource(now units.Time, fb *Feedback) bool {
 		w.rec.feedback(cctest.Feedback, now, 0, &w.fb)
 	}
 	err := call(&w.act, func(a *cc.Actions) error { return w.n.Feedback(now, &w.fb, a) })
+	if w.rec != nil {
+		w.rec.out(w.n, err, w.act)
+	}
 	return w.cnp(now, FlowID(w.fb.Flow), err)
 }
 
@@ -710,6 +729,9 @@ func (w *schemeNP) OnTimer(now units.Time) bool {
 		w.rec.timer(now)
 	}
 	err := call(&w.act, func(a *cc.Actions) error { return w.n.Timer(now, a) })
+	if w.rec != nil {
+		w.rec.out(w.n, err, w.act)
+	}
 	return w.cnp(now, -1, err)
 }
 

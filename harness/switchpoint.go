@@ -68,6 +68,9 @@ func (w *schemeSW) Arrive(now units.Time, sw *Switch, in int, p *Packet) {
 		w.rec.packet(cctest.Arrive, now, in, cp, cc.Queue{})
 	}
 	err := call(&w.act, func(a *cc.Actions) error { return w.p.Arrive(now, in, cp, a) })
+	if w.rec != nil {
+		w.rec.out(w.p, err, w.act)
+	}
 	w.apply(now, sw, p, err)
 }
 
@@ -77,6 +80,9 @@ func (w *schemeSW) Enqueue(now units.Time, sw *Switch, out int, p *Packet) {
 		w.rec.packet(cctest.Enqueue, now, out, cp, q)
 	}
 	err := call(&w.act, func(a *cc.Actions) error { return w.p.Enqueue(now, out, cp, q, a) })
+	if w.rec != nil {
+		w.rec.out(w.p, err, w.act)
+	}
 	w.apply(now, sw, p, err)
 }
 
@@ -87,6 +93,9 @@ func (w *schemeSW) Dequeue(now units.Time, sw *Switch, out int, p *Packet) {
 		w.rec.packet(cctest.Dequeue, now, out, cp, q)
 	}
 	err := call(&w.act, func(a *cc.Actions) error { return w.p.Dequeue(now, out, cp, q, a) })
+	if w.rec != nil {
+		w.rec.out(w.p, err, w.act)
+	}
 	if err == nil {
 		p.Hdr = w.pkt.Hdr
 		if p.HasINT && p.INT.NHop > hops {
@@ -101,6 +110,9 @@ func (w *schemeSW) Pause(now units.Time, sw *Switch, out int, prio uint8, paused
 		w.rec.pause(now, out, prio, paused)
 	}
 	err := call(&w.act, func(a *cc.Actions) error { return w.p.Pause(now, out, prio, paused, a) })
+	if w.rec != nil {
+		w.rec.out(w.p, err, w.act)
+	}
 	w.apply(now, sw, nil, err)
 }
 
@@ -110,6 +122,9 @@ func (w *schemeSW) Message(now units.Time, sw *Switch, in int, fb *cc.Feedback) 
 		w.rec.feedback(cctest.Message, now, in, &w.fb)
 	}
 	err := call(&w.act, func(a *cc.Actions) error { return w.p.Message(now, in, &w.fb, a) })
+	if w.rec != nil {
+		w.rec.out(w.p, err, w.act)
+	}
 	w.apply(now, sw, nil, err)
 }
 
@@ -120,6 +135,9 @@ func (w *schemeSW) Timer(now units.Time, sw *Switch) {
 		w.rec.timer(now)
 	}
 	err := call(&w.act, func(a *cc.Actions) error { return w.p.Timer(now, a) })
+	if w.rec != nil {
+		w.rec.out(w.p, err, w.act)
+	}
 	w.apply(now, sw, nil, err)
 }
 

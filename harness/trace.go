@@ -30,6 +30,10 @@ import (
 type TraceTarget struct {
 	Which string
 	W     io.Writer
+	// Out, if set, receives the part's outputs as the run had them, one
+	// trace.Output line per event (actions, registers, deadline, limits
+	// after it): what a replay of W must give, line for line.
+	Out io.Writer
 
 	kind string // "rp", "np", "port", "switch"
 	flow FlowID
@@ -142,7 +146,11 @@ func (a *tracingAlgo) start(role cc.Role, env *cc.Env, params map[string]string)
 		t.err = fmt.Errorf("harness: trace: %w", err)
 		return nil
 	}
-	return &traceRec{t: t, w: w}
+	r := &traceRec{t: t, w: w}
+	if t.Out != nil {
+		r.o = trace.NewOutputWriter(t.Out)
+	}
+	return r
 }
 
 func (a *tracingAlgo) NewCP(info CPInfo) (CP, error) {
@@ -182,6 +190,8 @@ func (a *tracingAlgo) NewModule(info SwitchInfo) (SwitchModule, error) {
 type traceRec struct {
 	t  *TraceTarget
 	w  *trace.Writer
+	o  *trace.OutputWriter // nil without TraceTarget.Out
+	n  int                 // events written
 	ev cctest.Event
 }
 
@@ -189,8 +199,21 @@ func (r *traceRec) write() {
 	if r.t.err != nil {
 		return
 	}
+	r.n++
 	if err := r.w.Write(&r.ev); err != nil {
 		r.t.err = fmt.Errorf("harness: trace: %w", err)
+	}
+}
+
+// out records the part's outputs after the event just written, which
+// returned err with act's decisions (TraceTarget.Out).
+func (r *traceRec) out(p cc.Part, err error, act *cc.Actions) {
+	if r.o == nil || r.t.err != nil {
+		return
+	}
+	o := trace.OutputOf(r.n, p, err, act)
+	if e := r.o.Write(&o); e != nil {
+		r.t.err = fmt.Errorf("harness: trace outputs: %w", e)
 	}
 }
 
