@@ -371,7 +371,12 @@ type RoCCParams struct {
 	fmd         uint32               // the MD threshold: F > Fmax/8 ⇔ F > fmd (see NewRoCCParams)
 	qidle       uint32               // IdleGain's threshold ⌊Qref/8⌋ in ΔQ units; 0 when IdleGain is off
 	alpha, beta fixedpoint.CSD
-	tune        hwtables.RoCCAutoTune
+	// alphaG, betaG are v_α·2^g and v_β·2^g, the CSD gains as integers:
+	// every CSD term's shift is at most g, so CSDα(e·2^g) = e·alphaG
+	// exactly, and line 8 takes two multiplies instead of the shift-add
+	// chain the hardware runs (the same value, bit for bit).
+	alphaG, betaG int64
+	tune          hwtables.RoCCAutoTune
 	k, g        uint
 	finit       uint32 // F before the first update (InitialF), register units
 	floor       bool   // Rounding == RoCCRoundFloor
@@ -502,6 +507,7 @@ func (p *RoCCParams) init() error {
 	if p.beta.Len() == 0 {
 		return roccBad("BetaBar", c.BetaBar, fmt.Sprintf("a gain that does not round to 0 with GainFracBits = %d", c.GainFracBits))
 	}
+	p.alphaG, p.betaG = p.alpha.Mul(1<<p.g), p.beta.Mul(1<<p.g)
 	if p.tune, err = hwtables.NewRoCCAutoTune(uint64(p.fmax)); err != nil {
 		return &cc.ConfigError{Part: roccCPPart, Field: "FMax", Value: c.FMax.String(), Err: err}
 	}
@@ -693,7 +699,7 @@ func RoCCStep(p *RoCCParams, r RoCCRegs, qcur uint32) (RoCCRegs, RoCCBranch) {
 func (p *RoCCParams) piDecrement(e1, e2 int64, s uint) int64 {
 	// N = (v_α·e1 + v_β·e2)·2^g: each CSD term shifts e·2^g right by at most
 	// g, so no bit is dropped. |N| < 2·2^8·2^16·2^24 = 2^49.
-	n := p.alpha.Mul(e1<<p.g) + p.beta.Mul(e2<<p.g)
+	n := p.alphaG*e1 + p.betaG*e2 // = p.alpha.Mul(e1<<p.g) + p.beta.Mul(e2<<p.g), see alphaG
 	// ΔF = N / 2^(g + s − k) in units of ΔF·2^−k; g ≥ k, so the shift is ≥ 0.
 	sh := p.g + s - p.k
 	if p.floor {
