@@ -377,9 +377,9 @@ type RoCCParams struct {
 	// chain the hardware runs (the same value, bit for bit).
 	alphaG, betaG int64
 	tune          hwtables.RoCCAutoTune
-	k, g        uint
-	finit       uint32 // F before the first update (InitialF), register units
-	floor       bool   // Rounding == RoCCRoundFloor
+	k, g          uint
+	finit         uint32 // F before the first update (InitialF), register units
+	floor         bool   // Rounding == RoCCRoundFloor
 }
 
 // NewRoCCParams validates cfg and builds its parameters. The error is a
