@@ -181,9 +181,13 @@ type wrrList struct {
 //     history.
 //   - S is kept monotone: a report whose S is older than the stored one (a
 //     packet reordered on another path) is ignored whole, F included,
-//     since that F is older too; the ignored register counts it. A report
-//     with S more than 2^31 − 1 bytes ahead of C reads as C ≥ S, so the
-//     VOQ must report at least every 2 GiB of traffic.
+//     since that F is older too; the ignored register counts it. So is a
+//     report whose S is so far ahead of C (2^31 bytes or more, less Δ)
+//     that C would read as more than Δ − 1 past it in serial order: a
+//     lap of the 32-bit counters, which a VOQ sending C0 + C at most
+//     cannot make; the bound C ≤ S + Δ − 1 holds for any reports (the
+//     fuzz target checks it). So the VOQ must report at least every 2 GiB
+//     of traffic.
 //   - F = 0 weighs 1: a VOQ whose last packet reported no flows still gets
 //     the credit for bytes it sent.
 //   - The table is indexed by source (the sender ToR i, 0..Entries−1), as
@@ -251,7 +255,8 @@ func (w *WRR) count(e *wrrSlot) uint16 {
 // now: its VOQ reports s bytes sent (S_ij, 32-bit, wrapping) and f flows
 // (F_ij). The first report from src creates its entry (C = S − min(S,
 // C0)); a report whose s is older than the entry's S in serial-number
-// order is ignored (false, nil; counted). It refuses, changing nothing,
+// order, or a lap of the counters ahead of its C (see the type's
+// choices), is ignored (false, nil; counted). It refuses, changing nothing,
 // src ≥ Entries (ErrNoEntry) and an event out of time order.
 func (w *WRR) Observe(now units.Time, src int, s uint32, f uint16) (taken bool, err error) {
 	if !w.clock.InOrder(now) {
@@ -267,7 +272,9 @@ func (w *WRR) Observe(now units.Time, src int, s uint32, f uint16) (taken bool, 
 		*e = wrrSlot{s: s, c: s - min(s, c0), f: f, prev: wrrNil, next: wrrNil, used: true}
 		w.nUsed++
 	} else {
-		if fixedpoint.WrapBefore(s, e.s, WRRCounterBits) {
+		if fixedpoint.WrapBefore(s, e.s, WRRCounterBits) || int32(e.c-s) > int32(w.cfg.Credit)-1 {
+			// Older than the stored S, or so far ahead that C would read
+			// as more than a credit past it (a lap of the 32-bit counter).
 			w.ignored++
 			return false, nil
 		}

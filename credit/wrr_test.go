@@ -102,7 +102,10 @@ func (m *wrrRef) observe(i int, s uint32, f uint16) bool {
 		m.ent[i] = e
 	} else {
 		if int32(s-e.s) < 0 {
-			return false
+			return false // older than the stored S
+		}
+		if d := int64(int32(e.c - s)); d >= int64(m.credit) {
+			return false // a counter lap: C would stand Δ or more past S
 		}
 		e.s, e.f = s, f
 	}
@@ -244,6 +247,28 @@ func TestWRRWrap(t *testing.T) {
 	require.EqualValues(t, 1, w.Ignored())
 	e, _ = w.Entry(1)
 	require.EqualValues(t, 1, e.F)
+	// Entry 0 has C = S − C0 = S − 2000. A report 2^31 − 100 ahead of S is
+	// newer than S in serial order (the stale rule takes it), but C would
+	// then stand 2^31 − 1900 bytes *past* the new S: a lap of the 32-bit
+	// counters, which a VOQ sending at most C0 + Δ unreported cannot make.
+	// Ignored, so C never stands more than Δ − 1 past S.
+	const s0 = 10_000
+	_, err = w.Observe(4, 0, s0, 1)
+	require.NoError(t, err)
+	taken, err = w.Observe(5, 0, s0+1<<31-100, 9)
+	require.NoError(t, err)
+	require.False(t, taken)
+	require.EqualValues(t, 2, w.Ignored())
+	e, _ = w.Entry(0)
+	require.Equal(t, uint32(s0), e.S)
+	// 2^31 − 2001 ahead is taken: C trails the new S by 2^31 − 1 bytes,
+	// the most serial order can say is owed.
+	taken, err = w.Observe(6, 0, s0+1<<31-2001, 9)
+	require.NoError(t, err)
+	require.True(t, taken)
+	e, _ = w.Entry(0)
+	require.True(t, e.Eligible)
+	require.Equal(t, uint32(1<<31-1), e.S-e.C)
 }
 
 // TestWRRNewEntryC: C starts at S − min(S, C0): 0 for a VOQ that has sent
