@@ -199,7 +199,9 @@ type QueueSeries struct {
 // Timeouts the go-back-N retransmission timeouts, FlowsStarted,
 // FlowsFinished and PoissonFlows flows, INTPathFull the data frames a port
 // could not stamp because their INT header was full, PacketsAllocated the
-// Packet values the run's free list allocated.
+// Packet values the run's free list allocated, FrameHops the frames of
+// every kind put on a wire (a frame that crosses h links counts h times:
+// the simulated packet-hops).
 type Counters struct {
 	DataSentPackets     int64
 	DataSentPayload     int64
@@ -223,4 +225,5 @@ type Counters struct {
 	FCPackets           int64
 	INTPathFull         int64
 	PacketsAllocated    int64
+	FrameHops           int64
 }

@@ -434,7 +434,7 @@ func (s *Sim) result() *Result {
 	c.Timeouts, c.FlowsFinished = s.st.timeouts, s.st.flowsDone
 	c.PoissonFlows, c.PoissonBytes = s.st.poissonFlows, s.st.poissonBytes
 	c.MaxBufferUsed, c.INTPathFull = s.st.maxBufUsed, s.st.intFull
-	c.PacketsAllocated = s.pool.allocated
+	c.PacketsAllocated, c.FrameHops = s.pool.allocated, s.st.frameHops
 	return r
 }
 

@@ -112,6 +112,7 @@ type simStats struct {
 	droppedCtrl, consumedCtrl int64
 	poissonFlows              int64
 	poissonBytes              int64
+	frameHops                 int64 // frames put on a wire (transmit)
 }
 
 // fail records the first error; the run stops at the next event.
@@ -248,6 +249,7 @@ func (s *Sim) kick(pt *port) {
 func (s *Sim) transmit(pt *port, p *Packet) {
 	d := units.SerializationTime(p.Size, pt.rate)
 	pt.st.txBytes += uint64(p.Size)
+	s.st.frameHops++
 	pt.txStart, pt.txEnd, pt.txSize = s.now, s.now+d, p.Size
 	s.evq.push(event{at: s.now + d, kind: evTxDone, idx: pt.gid})
 	s.evq.push(event{at: s.now + d + pt.delay, kind: evArrive, idx: pt.peer.gid, pkt: p})

@@ -11,11 +11,12 @@ import (
 )
 
 // benchFattree runs built-in name b.N times and reports events per second,
-// packets per run, allocations per packet over the whole run (set-up
-// included) and the heap the runtime held at the end.
+// wall nanoseconds per simulated packet-hop (a frame of any kind put on one
+// link: Counters.FrameHops), packets per run, allocations per packet over
+// the whole run (set-up included) and the heap the runtime held at the end.
 func benchFattree(b *testing.B, name string) {
 	b.ReportAllocs()
-	var events, pkts int64
+	var events, pkts, hops int64
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
 	for i := 0; i < b.N; i++ {
@@ -32,10 +33,13 @@ func benchFattree(b *testing.B, name string) {
 		}
 		events += int64(r.Report.Events)
 		pkts += r.Counters.DataRecvPackets
+		hops += r.Counters.FrameHops
 	}
 	b.StopTimer()
 	runtime.ReadMemStats(&m1)
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(hops), "ns/hop")
+	b.ReportMetric(float64(hops)/float64(b.N), "hops/op")
 	b.ReportMetric(float64(pkts)/float64(b.N), "packets/op")
 	b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/float64(pkts), "allocs/packet")
 	b.ReportMetric(float64(m1.HeapSys)/(1<<20), "heap-MiB")
