@@ -461,8 +461,8 @@ func (r *ExpressPassReceiver) echo(s *ExpressPassReceiverState, e uint64) {
 	s.Echoes++
 	s.Lost += d
 	// Saturating 32-bit period counters.
-	s.Total = uint32(min(uint64(s.Total)+d+1, math.MaxUint32))
-	s.Dropped = uint32(min(uint64(s.Dropped)+d, math.MaxUint32))
+	s.Total = fixedpoint.SatConv[uint32](uint64(s.Total) + d + 1)
+	s.Dropped = fixedpoint.SatConv[uint32](uint64(s.Dropped) + d)
 	s.Expect = uint32(epSeqNext(e, r.seqMax))
 }
 

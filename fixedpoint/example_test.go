@@ -141,3 +141,16 @@ func ExampleCSD() {
 	// shift -8 subtract false
 	// 300 300 -301
 }
+
+// A 64-bit sum narrowed into a 32-bit period counter saturates instead of
+// wrapping, and a rate computed through a 128-bit product does not
+// overflow before its division.
+func ExampleSatConv() {
+	fmt.Println(fixedpoint.SatConv[uint32](uint64(5_000_000_000)))
+	fmt.Println(fixedpoint.SatConv[uint16](int64(-7)))
+	fmt.Println(fixedpoint.MulDivSat(3_000_000_000, 8_000_000_000, 1_000_000))
+	// Output:
+	// 4294967295
+	// 0
+	// 24000000000000
+}

@@ -1,6 +1,8 @@
 package fixedpoint
 
 import (
+	"math"
+	"math/bits"
 	"unsafe"
 
 	"golang.org/x/exp/constraints"
@@ -113,6 +115,41 @@ func Clamp[T constraints.Integer](v, lo, hi T) T {
 		v = hi
 	}
 	return v
+}
+
+// SatConv returns v converted to To, saturated at MinOf[To] and MaxOf[To]
+// instead of truncated: the narrowing a register write does when its value
+// may not fit. Worked values: SatConv[uint32](uint64(1<<40)) = 2^32 − 1,
+// SatConv[uint16](int64(−5)) = 0, SatConv[int8](300) = 127.
+func SatConv[To, From constraints.Integer](v From) To {
+	var zf From
+	if ^zf < 0 && v < 0 { // a negative signed source
+		var zt To
+		if ^zt >= 0 { // unsigned destination
+			return 0
+		}
+		if int64(v) < int64(MinOf[To]()) {
+			return MinOf[To]()
+		}
+		return To(v)
+	}
+	if uint64(v) > uint64(MaxOf[To]()) {
+		return MaxOf[To]()
+	}
+	return To(v)
+}
+
+// MulDivSat returns ⌊a·b/c⌋ with the product held in 128 bits, saturated
+// at 2^64 − 1 when the quotient does not fit (and when c = 0, a divisor a
+// caller must refuse before; the result is then the register's ceiling,
+// never a panic). Worked value: MulDivSat(2^40, 2^40, 2^30) = 2^50.
+func MulDivSat(a, b, c uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	if hi >= c { // the quotient needs more than 64 bits (or c = 0)
+		return math.MaxUint64
+	}
+	q, _ := bits.Div64(hi, lo, c)
+	return q
 }
 
 // WrapAdd returns (a + b) mod 2^width, the next reading of a width-bit

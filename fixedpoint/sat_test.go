@@ -125,3 +125,54 @@ func TestSatNoAllocs(t *testing.T) {
 	})
 	require.Zero(t, n)
 }
+
+// TestSatConv checks every int8 and uint8 source into every 8-bit
+// destination, and 64-bit edges into 32-bit ones, against the exact value
+// clamped to the destination's range.
+func TestSatConv(t *testing.T) {
+	cl := func(v, lo, hi int) int { return max(lo, min(hi, v)) }
+	for v := -128; v <= 127; v++ {
+		require.Equal(t, int8(v), SatConv[int8](int8(v)))
+		require.Equal(t, uint8(cl(v, 0, 255)), SatConv[uint8](int8(v)), "%d", v)
+	}
+	for v := 0; v <= 255; v++ {
+		require.Equal(t, int8(cl(v, -128, 127)), SatConv[int8](uint8(v)), "%d", v)
+		require.Equal(t, uint8(v), SatConv[uint8](uint8(v)))
+	}
+	edges := []int64{0, 1, -1, math.MaxInt32, math.MaxInt32 + 1, math.MinInt32, math.MinInt32 - 1, math.MaxUint32, math.MaxUint32 + 1, math.MaxInt64, math.MinInt64}
+	for _, v := range edges {
+		b := big.NewInt(v)
+		require.Equal(t, int32(clampBig(b, math.MinInt32, math.MaxInt32)), SatConv[int32](v), "%d", v)
+		require.Equal(t, uint32(clampBig(b, 0, math.MaxUint32)), SatConv[uint32](v), "%d", v)
+		require.Equal(t, uint64(max(v, 0)), SatConv[uint64](v), "%d", v)
+	}
+	require.Equal(t, int64(math.MaxInt64), SatConv[int64](uint64(math.MaxUint64)))
+	require.Equal(t, uint32(math.MaxUint32), SatConv[uint32](uint64(1<<40)))
+	require.Equal(t, units.Time(5), SatConv[units.Time](uint32(5)))
+}
+
+// TestMulDivSat checks ⌊a·b/c⌋ against math/big on random and edge
+// operands, saturated at 2^64 − 1.
+func TestMulDivSat(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	maxU := new(big.Int).SetUint64(math.MaxUint64)
+	vals := []uint64{0, 1, 2, 3, 1 << 32, math.MaxUint32, math.MaxUint64, math.MaxUint64 - 1}
+	for range 3000 {
+		vals = append(vals, rng.Uint64()>>rng.IntN(64))
+	}
+	for i, a := range vals {
+		b := vals[(i*7919+13)%len(vals)]
+		c := vals[(i*104729+7)%len(vals)]
+		if c == 0 {
+			require.Equal(t, uint64(math.MaxUint64), MulDivSat(a, b, c))
+			continue
+		}
+		q := new(big.Int).Mul(new(big.Int).SetUint64(a), new(big.Int).SetUint64(b))
+		q.Quo(q, new(big.Int).SetUint64(c))
+		if q.Cmp(maxU) > 0 {
+			q = maxU
+		}
+		require.Equal(t, q.Uint64(), MulDivSat(a, b, c), "%d·%d/%d", a, b, c)
+	}
+	require.Equal(t, uint64(1<<50), MulDivSat(1<<40, 1<<40, 1<<30))
+}

@@ -390,7 +390,7 @@ func (f *FirstHop) Arrive(now units.Time, n, q units.Bytes) (stopped bool, err e
 		return false, rangeErr(fhPart, "Arrive", "queue", q)
 	}
 	f.clock.Advance(now)
-	f.st.Arrived = satAdd32(f.st.Arrived, uint32(n))
+	f.st.Arrived = fixedpoint.SatAdd(f.st.Arrived, uint32(n))
 	return f.check(uint32(q)) == stopNow, nil
 }
 
@@ -404,7 +404,7 @@ func (f *FirstHop) Credit(now units.Time, n units.Bytes) error {
 		return rangeErr(fhPart, "Credit", "credit", n)
 	}
 	f.clock.Advance(now)
-	f.st.Credited = satAdd32(f.st.Credited, uint32(n))
+	f.st.Credited = fixedpoint.SatAdd(f.st.Credited, uint32(n))
 	return nil
 }
 
@@ -478,12 +478,12 @@ func (f *FirstHop) update(now units.Time, q uint32) {
 	}
 	f.st.Updates++
 	// R_arrive(t) = A/W and R_credit(t) = C/W, in kb/s: A·8·10^9/W_ps.
-	rArr := sat32(mulDiv(uint64(a), kbitsPerBytePs, w))
-	rCr := sat32(mulDiv(uint64(c), kbitsPerBytePs, w))
+	rArr := fixedpoint.SatConv[uint32](fixedpoint.MulDivSat(uint64(a), kbitsPerBytePs, w))
+	rCr := fixedpoint.SatConv[uint32](fixedpoint.MulDivSat(uint64(c), kbitsPerBytePs, w))
 	f.st.RArrive, f.st.RCredit = rArr, rCr
 	prev := f.st.Rate
 	// N(t) = R_arrive(t)/R(t−1), UQ16.16 (R(t−1) ≥ MinRate ≥ 1 kb/s).
-	f.st.N = sat32(mulDiv(uint64(rArr), 1<<NFrac, uint64(prev)))
+	f.st.N = fixedpoint.SatConv[uint32](fixedpoint.MulDivSat(uint64(rArr), 1<<NFrac, uint64(prev)))
 	if f.st.Stopped && !f.k.update {
 		return // R frozen until the resume
 	}
@@ -509,7 +509,7 @@ func (f *FirstHop) update(now units.Time, q uint32) {
 		target = fixedpoint.SatAdd(uint64(rCr), mulShift16(f.k.gainQ16, uint64(f.k.q0-q)))
 	}
 	// R(t) = R(t−1)·(R_credit(t) − β·(Q_voq(t) − q0)/RTT_hop)/R_arrive(t)
-	r := mulDiv(uint64(prev), target, uint64(rArr))
+	r := fixedpoint.MulDivSat(uint64(prev), target, uint64(rArr))
 	f.st.Rate = uint32(fixedpoint.Clamp(r, uint64(f.k.min), uint64(f.k.line)))
 }
 
@@ -550,17 +550,6 @@ func (f *FirstHop) appendRegs(dst []cc.Register, clock bool) []cc.Register {
 	)
 }
 
-// mulDiv returns ⌊a·b/c⌋ (c > 0) with a 128-bit product, saturating at
-// 2^64 − 1.
-func mulDiv(a, b, c uint64) uint64 {
-	hi, lo := bits.Mul64(a, b)
-	if hi >= c {
-		return math.MaxUint64
-	}
-	q, _ := bits.Div64(hi, lo, c)
-	return q
-}
-
 // mulShift16 returns ⌊a·b/2^16⌋, saturating at 2^63.
 func mulShift16(a, b uint64) uint64 {
 	hi, lo := bits.Mul64(a, b)
@@ -569,7 +558,3 @@ func mulShift16(a, b uint64) uint64 {
 	}
 	return hi<<48 | lo>>16
 }
-
-func sat32(v uint64) uint32 { return uint32(min(v, math.MaxUint32)) }
-
-func satAdd32(a, b uint32) uint32 { return fixedpoint.SatAdd(a, b) }

@@ -1,10 +1,10 @@
 package hiercc
 
 import (
-	"math"
 	"strconv"
 
 	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -124,7 +124,7 @@ func NewHost(cfg HostConfig) (*Host, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	line := uint32(min(cfg.LineRate/RateUnit, math.MaxUint32))
+	line := fixedpoint.SatConv[uint32](cfg.LineRate / RateUnit)
 	return &Host{cfg: cfg, line: line, st: HostState{Rate: line}}, nil
 }
 

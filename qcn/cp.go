@@ -6,6 +6,7 @@ import (
 
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/cp"
+	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -262,7 +263,7 @@ func (c *cpCore) plan(size, qlen units.Bytes) cpSample {
 		lo, span := n*(100-j)/100, n*2*j/100
 		n = lo + span*u>>32
 	}
-	s.toSample = uint32(max(min(n, math.MaxUint32), 1))
+	s.toSample = max(fixedpoint.SatConv[uint32](n), 1)
 	return s
 }
 

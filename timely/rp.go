@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -265,14 +266,14 @@ func (r *RP) Sent(now units.Time, p *cc.Packet, _ *cc.Actions) error {
 		return nil // no new data
 	}
 	s := &r.st
-	nb := uint32(min(n, math.MaxUint32))
+	nb := fixedpoint.SatConv[uint32](n)
 	// The newest segment's bytes in this packet (new data below its End):
 	// the packet is the latest to carry the segment.
 	if s.Recording {
 		e := &s.Ring[(s.Head+s.Len-1)%RingSize]
 		if max(p.Seq, s.SndNxt) < e.End {
 			e.Last, e.LastBytes = now, nb
-			e.Bytes = uint32(min(uint64(e.Bytes)+uint64(nb), math.MaxUint32))
+			e.Bytes = fixedpoint.SatAdd(e.Bytes, nb)
 		}
 	}
 	// Its last byte beyond the newest segment: it is the first packet of
