@@ -224,18 +224,21 @@ func (s *Sim) buildRoutes() error {
 	}
 	dist := make([]int32, nn)
 	queue := make([]*node, 0, nn)
-	done := make([]bool, nn) // edge switches searched from
+	// The hosts of each edge switch, in host order; edges in the order of
+	// their first host.
+	hostsOf := make([][]*node, nn)
+	var edges []*node
 	for _, h := range s.hosts {
 		if len(h.ports) != 1 {
 			return fmt.Errorf("harness: host %s has no link", h.name)
 		}
-	}
-	for _, h := range s.hosts {
-		edge := h.ports[0].peer.node
-		if done[edge.id] {
-			continue
+		e := h.ports[0].peer.node
+		if hostsOf[e.id] == nil {
+			edges = append(edges, e)
 		}
-		done[edge.id] = true
+		hostsOf[e.id] = append(hostsOf[e.id], h)
+	}
+	for _, edge := range edges {
 		for i := range dist {
 			dist[i] = -1
 		}
@@ -266,26 +269,20 @@ func (s *Sim) buildRoutes() error {
 				}
 			}
 			sp := routeSpan{lo, int32(len(n.routeArena))}
-			for _, o := range s.hosts {
-				if o.ports[0].peer.node == edge {
-					n.routes[o.id] = sp
-				}
+			for _, o := range hostsOf[edge.id] {
+				n.routes[o.id] = sp
 			}
 		}
 		// The edge switch: the port to each of its hosts.
-		for _, o := range s.hosts {
-			if o.ports[0].peer.node == edge {
-				lo := int32(len(edge.routeArena))
-				edge.routeArena = append(edge.routeArena, int32(o.ports[0].peer.num))
-				edge.routes[o.id] = routeSpan{lo, lo + 1}
-			}
+		for _, o := range hostsOf[edge.id] {
+			lo := int32(len(edge.routeArena))
+			edge.routeArena = append(edge.routeArena, int32(o.ports[0].peer.num))
+			edge.routes[o.id] = routeSpan{lo, lo + 1}
 		}
 	}
 	s.edgeHost = make([]*node, nn)
-	for _, h := range s.hosts {
-		if e := h.ports[0].peer.node; s.edgeHost[e.id] == nil {
-			s.edgeHost[e.id] = h
-		}
+	for _, e := range edges {
+		s.edgeHost[e.id] = hostsOf[e.id][0]
 	}
 	for _, n := range s.nodes {
 		if n.isHost {

@@ -15,9 +15,10 @@ import "github.com/hwcc/hwcc/units"
 // with one rate and delay both ways) and never below it. For each
 // destination host a pass over the switches in breadth-first order (the
 // order of buildRoutes' distances) gives every switch's worst time to that
-// host, and each switch's slowest attached host link is added once: the
-// cost is O(hosts·(switches + links)), once per run (about 0.1 s for the
-// 1024 hosts of a k = 16 fat tree).
+// host, and each switch's slowest attached host link is added once. The
+// pass is made once per edge switch, whose hosts differ only in their last
+// link: the cost is O(edge switches·(switches + links) + hosts·edge
+// switches), once per run.
 //
 // HPCC reads it (FlowInfo.MaxBaseRTT): Eqn (1) of papers/hpcc.txt section
 // 3.2 assumes that all flows share one known base RTT T, and section 5.1
@@ -75,43 +76,59 @@ func (s *Sim) networkRTT(w, a units.Bytes) (units.Time, int) {
 		hopW[p.gid] = units.SerializationTime(w, p.rate) + p.delay
 		hopA[p.gid] = units.SerializationTime(a, p.rate) + p.delay
 	}
+	// The hosts of each edge switch. Every path to a host h of edge switch
+	// e ends with the link e→h, and a switch other than e has one ECMP set
+	// toward all of e's hosts (buildRoutes), so a switch's worst time to h
+	// is its worst time to e, c(e), plus hop(e→h): one pass per edge
+	// switch gives c, and each host adds its last hop (the sums are
+	// integers, so this is exactly the per-host pass).
+	hostsOf := make([][]*node, nn)
+	for _, o := range s.hosts {
+		sw := o.ports[0].peer.node
+		hostsOf[sw.id] = append(hostsOf[sw.id], o)
+	}
 	dist := make([]int, nn)
 	order := make([]*node, 0, nn)
 	costW := make([]units.Time, nn)
 	costA := make([]units.Time, nn)
 	var oneW, oneA units.Time
 	maxSw := 0
-	for _, h := range s.hosts {
-		order = s.bfsOrder(h, dist, order[:0])
+	for _, e := range edges {
+		// Distances from e through switches: a host's distance to a switch
+		// is one more.
+		order = s.bfsOrder(e, dist, order[:0])
+		costW[e.id], costA[e.id] = 0, 0
+		to := hostsOf[e.id][0].id // any host of e: the sets toward e's hosts are one
 		for _, n := range order[1:] {
 			var cw, ca units.Time
-			for _, pn := range n.ecmpSet(h.id) {
+			for _, pn := range n.ecmpSet(to) {
 				p := n.ports[pn]
-				var dw, da units.Time
-				if m := p.peer.node; m != h {
-					dw, da = costW[m.id], costA[m.id]
-				}
-				cw = max(cw, hopW[p.gid]+dw)
-				ca = max(ca, hopA[p.gid]+da)
+				m := p.peer.node
+				cw = max(cw, hopW[p.gid]+costW[m.id])
+				ca = max(ca, hopA[p.gid]+costA[m.id])
 			}
 			costW[n.id], costA[n.id] = cw, ca
 		}
-		for _, sw := range edges {
-			if count[sw.id] == 1 && firstW[sw.id].host == h {
-				continue // h alone on its switch: no other host there
+		for _, h := range hostsOf[e.id] {
+			last := h.ports[0].peer.gid // e's port to h
+			lw, la := hopW[last], hopA[last]
+			for _, sw := range edges {
+				if count[sw.id] == 1 && firstW[sw.id].host == h {
+					continue // h alone on its switch: no other host there
+				}
+				// A path from a host of sw crosses dist(sw)+1 switches.
+				maxSw = max(maxSw, dist[sw.id]+1)
+				oneW = max(oneW, first(&firstW[sw.id], h)+costW[sw.id]+lw)
+				oneA = max(oneA, first(&firstA[sw.id], h)+costA[sw.id]+la)
 			}
-			// A path from a host of sw crosses dist(sw) switches.
-			maxSw = max(maxSw, dist[sw.id])
-			oneW = max(oneW, first(&firstW[sw.id], h)+costW[sw.id])
-			oneA = max(oneA, first(&firstA[sw.id], h)+costA[sw.id])
 		}
 	}
 	return oneW + oneA, maxSw
 }
 
-// bfsOrder returns the switches in order of distance (in links) to host h,
+// bfsOrder returns the switches in order of distance (in links) to node h,
 // h first, appended to order; dist receives the distances (-1: not
-// reached). Paths never go through another host, as in buildRoutes.
+// reached). Paths never go through a host, as in buildRoutes.
 func (s *Sim) bfsOrder(h *node, dist []int, order []*node) []*node {
 	for i := range dist {
 		dist[i] = -1
