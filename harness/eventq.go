@@ -26,12 +26,14 @@ const (
 )
 
 // event is one scheduled action. Events are plain values in a slice: no
-// interface boxing, no closures.
+// interface boxing, no closures, no pointers (the packet is its pool
+// handle), so that the garbage collector neither scans the heap nor puts a
+// write barrier on the moves of a sift.
 type event struct {
 	at   units.Time
 	seq  uint64 // insertion order, breaks ties between equal times
-	pkt  *Packet
 	idx  int32
+	pkt  uint32 // the packet's handle (packetPool.at), 0 if none
 	kind evKind
 }
 
@@ -82,7 +84,6 @@ func (q *eventQueue) pop() event {
 	top := q.ev[0]
 	n := len(q.ev) - 1
 	x := q.ev[n]
-	q.ev[n] = event{} // drop the packet reference
 	q.ev = q.ev[:n]
 	if n == 0 {
 		return top

@@ -162,15 +162,20 @@ type Packet struct {
 	ingress *port       // switch port it arrived on, for PFC accounting
 	inSize  units.Bytes // Size when it was admitted to the switch buffer
 	next    *Packet     // free list and FIFO link
+	handle  uint32      // packetPool.all index + 1, for events (packetPool.at)
 }
 
 // packetPool is a free list of packets owned by one simulation. Steady state
 // allocates nothing: a packet goes back on the list when it is delivered or
-// dropped.
+// dropped. Every packet it allocates gets a handle, its index in all plus
+// one, that events carry instead of a pointer (so that the event heap holds
+// no pointers: moving an event costs no GC write barrier, and the heap is
+// not scanned).
 type packetPool struct {
 	free      *Packet
-	allocated int64 // packets ever allocated (grows only while the pool warms up)
-	live      int64 // packets out of the pool now
+	all       []*Packet // by handle − 1
+	allocated int64     // packets ever allocated (grows only while the pool warms up)
+	live      int64     // packets out of the pool now
 }
 
 // get returns a zeroed packet.
@@ -179,9 +184,13 @@ func (pp *packetPool) get() *Packet {
 	if p == nil {
 		p = new(Packet)
 		pp.allocated++
+		pp.all = append(pp.all, p)
+		p.handle = uint32(len(pp.all))
 	} else {
 		pp.free = p.next
+		h := p.handle
 		*p = Packet{}
+		p.handle = h
 	}
 	pp.live++
 	return p
@@ -193,6 +202,9 @@ func (pp *packetPool) put(p *Packet) {
 	pp.free = p
 	pp.live--
 }
+
+// at returns the packet of handle h (≥ 1).
+func (pp *packetPool) at(h uint32) *Packet { return pp.all[h-1] }
 
 // fifo is an intrusive FIFO of packets linked through Packet.next.
 type fifo struct {

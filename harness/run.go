@@ -460,8 +460,8 @@ func (s *Sim) inFlightDataPayload() int64 {
 		}
 	}
 	for i := range s.evq.ev {
-		if e := &s.evq.ev[i]; e.kind == evArrive && e.pkt.Kind == KindData {
-			n += int64(e.pkt.Payload)
+		if e := &s.evq.ev[i]; e.kind == evArrive && s.pool.at(e.pkt).Kind == KindData {
+			n += int64(s.pool.at(e.pkt).Payload)
 		}
 	}
 	return n

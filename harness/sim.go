@@ -161,9 +161,9 @@ func (s *Sim) dispatch(e *event) {
 	case evArrive:
 		pt := s.ports[e.idx]
 		if n := pt.node; n.isHost {
-			s.hostReceive(n, pt, e.pkt)
+			s.hostReceive(n, pt, s.pool.at(e.pkt))
 		} else {
-			s.switchReceive(n, pt, e.pkt)
+			s.switchReceive(n, pt, s.pool.at(e.pkt))
 		}
 	case evTxDone:
 		pt := s.ports[e.idx]
@@ -186,7 +186,7 @@ func (s *Sim) dispatch(e *event) {
 	case evFCTimer:
 		s.onFCTimer(s.ports[e.idx])
 	case evSwitchMsg:
-		s.switchMessage(s.nodes[e.idx], -1, e.pkt)
+		s.switchMessage(s.nodes[e.idx], -1, s.pool.at(e.pkt))
 	case evFlowStart:
 		s.startFlow(s.flows[e.idx])
 	case evFlowStop:
@@ -252,7 +252,7 @@ func (s *Sim) transmit(pt *port, p *Packet) {
 	s.st.frameHops++
 	pt.txStart, pt.txEnd, pt.txSize = s.now, s.now+d, p.Size
 	s.evq.push(event{at: s.now + d, kind: evTxDone, idx: pt.gid})
-	s.evq.push(event{at: s.now + d + pt.delay, kind: evArrive, idx: pt.peer.gid, pkt: p})
+	s.evq.push(event{at: s.now + d + pt.delay, kind: evArrive, idx: pt.peer.gid, pkt: p.handle})
 }
 
 // drop discards p at egress port out (nil if none).

@@ -235,7 +235,7 @@ func (w *Switch) sendFrom(flow FlowID, dst NodeID, fb cc.Feedback, toSwitch Node
 		// Addressed to this switch: it arrives at this instant, through no
 		// port, once the event in progress is over (the module is not
 		// called back while it acts).
-		s.evq.push(event{at: s.now, kind: evSwitchMsg, idx: int32(w.n.id), pkt: p})
+		s.evq.push(event{at: s.now, kind: evSwitchMsg, idx: int32(w.n.id), pkt: p.handle})
 		return nil
 	}
 	out := s.route(w.n, flow, w.n.id, dst)
