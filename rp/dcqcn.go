@@ -645,9 +645,11 @@ type DCQCN struct {
 	// initial_alpha_value << alphaShift; cutShift = rpg_gd + alphaShift.
 	alphaShift, cutShift uint
 	alphaMax, alphaCNP   uint64
-	alphaInit            uint32
-	s                    DCQCNState
-	clock                cc.Monotonic
+	// g is dce_tcp_g, α's retention per period in Q10.
+	g         uint64
+	alphaInit uint32
+	s         DCQCNState
+	clock     cc.Monotonic
 }
 
 var _ cc.ReactionPoint = (*DCQCN)(nil)
@@ -674,6 +676,7 @@ func NewDCQCN(cfg DCQCNConfig) (*DCQCN, error) {
 		alphaMax:   uint64(1)<<cfg.AlphaFracBits - 1,
 		alphaCNP:   uint64(dcqcnAlphaOne-cfg.DceTCPG) << sh,
 		alphaInit:  uint32(cfg.InitialAlphaValue) << sh,
+		g:          uint64(cfg.DceTCPG),
 	}
 	d.s.RC, d.s.RT = d.maxR, d.maxR
 	d.s.NextAlpha, d.s.NextIncrease, d.s.NextDecrease = units.MaxTime, units.MaxTime, units.MaxTime
@@ -714,23 +717,49 @@ func (d *DCQCN) NextDeadline() units.Time {
 	return t
 }
 
+// dcqcnTickLoop bounds the catch-ups dcqcnTicks counts by subtraction: a
+// gap of fewer than dcqcnTickLoop periods takes at most dcqcnTickLoop − 1
+// compare-and-subtract steps instead of a 64-bit division.
+const dcqcnTickLoop = 8
+
 // dcqcnTicks returns how many ticks of a timer with deadline next and the
-// given period fall at or before bound (0 if next > bound or the timer is
-// idle, else ⌊(bound − next)/period⌋ + 1) and the deadline after them,
-// next + k·period, saturating at units.MaxTime. The division runs only when
-// the caller let more than one period pass (a hardware timer fires each
-// tick and needs none); next + k·period is computed as bound − r + period,
-// r the division's remainder, so no product can overflow.
+// given period (0 < period ≤ DCQCNMaxPeriod) fall at or before bound (0 if
+// next > bound or the timer is idle, else ⌊(bound − next)/period⌋ + 1) and
+// the deadline after them, next + k·period, saturating at units.MaxTime. A
+// hardware timer fires each tick and divides nothing: a catch-up of fewer
+// than dcqcnTickLoop periods (every one an event path meets when the caller
+// keeps up) counts its ticks by subtracting the period; only a longer one
+// divides. next + k·period is computed as bound − r + period, r the
+// remainder (bound − next) mod period, so no product can overflow.
 func dcqcnTicks(next, bound, period units.Time) (k uint64, after units.Time) {
 	if next > bound || next == units.MaxTime {
 		return 0, next
 	}
-	gap := uint64(bound - next) // 0 ≤ next ≤ bound: exact
-	if gap < uint64(period) {
-		return 1, fixedpoint.SatAdd(next, period)
+	k, r := dcqcnCount(uint64(bound-next), uint64(period)) // 0 ≤ next ≤ bound: exact
+	return k, dcqcnAfter(bound-units.Time(r), period)
+}
+
+// dcqcnCount returns ⌊gap/p⌋ + 1 and gap mod p for 0 < p ≤ DCQCNMaxPeriod:
+// by at most dcqcnTickLoop − 1 compare-and-subtract steps when gap <
+// dcqcnTickLoop·p (the product fits: p ≤ 10^12), by a division otherwise.
+func dcqcnCount(gap, p uint64) (k, r uint64) {
+	if gap >= dcqcnTickLoop*p {
+		return gap/p + 1, gap % p
 	}
-	q, r := gap/uint64(period), gap%uint64(period)
-	return q + 1, fixedpoint.SatAdd(bound-units.Time(r), period)
+	for k = 1; gap >= p; k++ {
+		gap -= p
+	}
+	return k, gap
+}
+
+// dcqcnAfter returns t + period saturated at units.MaxTime, for 0 ≤ t and
+// 0 < period (fixedpoint.SatAdd's result for that domain: the sum can only
+// overflow upwards).
+func dcqcnAfter(t, period units.Time) units.Time {
+	if a := t + period; a >= t {
+		return a
+	}
+	return units.MaxTime
 }
 
 // dcqcnNextTick returns the first point of the grid anchor + k·period
@@ -838,7 +867,9 @@ func (d *DCQCN) tick(event dcqcnEvent, now units.Time) error {
 		return d.clock.Check(dcqcnPart, event.String(), now)
 	}
 	d.clock.Advance(now)
-	d.advance(now)
+	if d.NextDeadline() <= now {
+		d.advance(now)
+	}
 	return nil
 }
 
@@ -848,7 +879,9 @@ func (d *DCQCN) cnp(event dcqcnEvent, now units.Time) error {
 		return d.clock.Check(dcqcnPart, event.String(), now)
 	}
 	d.clock.Advance(now)
-	d.advance(now)
+	if d.NextDeadline() <= now {
+		d.advance(now)
+	}
 	s := &d.s
 	s.CNPs++
 	if !s.Active {
@@ -877,7 +910,7 @@ func (d *DCQCN) cnp(event dcqcnEvent, now units.Time) error {
 		if !s.Decreased || now-s.LastDecrease >= p {
 			d.decrease(now)
 		} else {
-			s.DecreasePending, s.NextDecrease = true, fixedpoint.SatAdd(s.LastDecrease, p)
+			s.DecreasePending, s.NextDecrease = true, dcqcnAfter(s.LastDecrease, p)
 		}
 	}
 	return nil
@@ -892,7 +925,9 @@ func (d *DCQCN) send(event dcqcnEvent, now units.Time, n units.Bytes) error {
 		return d.refuse(event, now, dcqcnBadBytes(n))
 	}
 	d.clock.Advance(now)
-	d.advance(now)
+	if d.NextDeadline() <= now {
+		d.advance(now)
+	}
 	s := &d.s
 	if !s.Active || d.byteReset == 0 {
 		return nil
@@ -933,7 +968,7 @@ func (d *DCQCN) firstCNP(now units.Time) {
 func (d *DCQCN) restartIncrease(t units.Time) {
 	s := &d.s
 	s.TimerStage, s.ByteStage, s.ByteCount = 0, 0, 0
-	s.NextIncrease = fixedpoint.SatAdd(t, d.cfg.RpgTimeReset)
+	s.NextIncrease = dcqcnAfter(t, d.cfg.RpgTimeReset)
 	s.Decreased, s.LastDecrease = true, t
 	s.DecreasePending, s.NextDecrease = false, units.MaxTime
 }
@@ -1042,24 +1077,25 @@ func (d *DCQCN) timerIncreases(k uint64) (idle bool) {
 // flagged first, and reports whether it did (the timer then idles until the
 // next CNP). Each tick without a CNP lowers a non-zero α by at least one LSB
 // (g ≤ 1023), so at most the type doc's decay bound of ticks run after the
-// first (10523 at worst, 1863 at the ConnectX defaults).
+// first (10523 at worst, 1863 at the ConnectX defaults). The register is
+// held in a local across the ticks and written back once: one multiply and
+// one shift per tick.
 func (d *DCQCN) alphaTicks(k uint64) (idle bool) {
-	s := &d.s
-	g := uint64(d.cfg.DceTCPG)
-	for ; k > 0 && (s.AlphaRaw != 0 || s.AlphaCNPArrived); k-- {
-		// α ← (1 − g)·α + g·[CNP], in the register: ⌊α·dce_tcp_g/1024⌋
-		// (+ (1024 − dce_tcp_g)·2^(f−10) with a CNP).
-		a := uint64(s.AlphaRaw) * g >> dcqcnGShift
-		if s.AlphaCNPArrived {
-			a += d.alphaCNP
-		}
-		// Saturate at 2^f − 1. Unreachable for α ≤ 2^f − 1 and g ≥ 1
-		// (⌊g·(2^f − 1)/1024⌋ = g·2^(f−10) − 1); kept for g = 0, where a
-		// CNP period gives 2^f.
-		s.AlphaRaw = uint32(min(a, d.alphaMax))
-		s.AlphaCNPArrived = false
+	a, cnp := uint64(d.s.AlphaRaw), d.s.AlphaCNPArrived
+	if cnp && k > 0 {
+		// α ← (1 − g)·α + g: ⌊α·dce_tcp_g/1024⌋ + (1024 − dce_tcp_g)·2^(f−10),
+		// saturated at 2^f − 1. The saturation is unreachable for
+		// α ≤ 2^f − 1 and g ≥ 1 (⌊g·(2^f − 1)/1024⌋ = g·2^(f−10) − 1); kept
+		// for g = 0, where a CNP period gives 2^f.
+		a, cnp, k = min(a*d.g>>dcqcnGShift+d.alphaCNP, d.alphaMax), false, k-1
 	}
-	return s.AlphaRaw == 0 && !s.AlphaCNPArrived
+	for ; k > 0 && a != 0; k-- {
+		// α ← (1 − g)·α: ⌊α·dce_tcp_g/1024⌋ < α (g ≤ 1023), so no
+		// saturation.
+		a = a * d.g >> dcqcnGShift
+	}
+	d.s.AlphaRaw, d.s.AlphaCNPArrived = uint32(a), cnp
+	return a == 0 && !cnp
 }
 
 // advance runs every timer due at or before now, in time order.
