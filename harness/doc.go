@@ -18,7 +18,8 @@
 // # Simulation core
 //
 // Single-threaded and deterministic: time is integer picoseconds
-// (units.Time); events are value structs in a hand-written binary heap
+// (units.Time); events are value structs in a hand-written calendar queue
+// (slots of 8 ns over the next 8 µs, a 4-ary heap for later events)
 // ordered by (time, insertion sequence), so events at the same instant run
 // in the order they were scheduled; the one random source is math/rand/v2's
 // PCG seeded with (Scenario.Seed, a fixed stream constant) and drawn in
@@ -29,7 +30,7 @@
 //
 // Packets come from a free list owned by the Sim and go back to it when
 // they are delivered or dropped; events carry an index and a packet
-// pointer, never a closure. Once the pools, the heap and the active-flow
+// handle (an index into the pool), never a closure or a pointer. Once the pools, the heap and the active-flow
 // lists have grown to their working size, a run allocates nothing per
 // packet (TestSteadyStateAllocs checks < 0.01 allocations per packet).
 // Flows allocate when they are created (Poisson arrivals do, per flow).

@@ -459,10 +459,10 @@ func (s *Sim) inFlightDataPayload() int64 {
 			})
 		}
 	}
-	for i := range s.evq.ev {
-		if e := &s.evq.ev[i]; e.kind == evArrive && s.pool.at(e.pkt).Kind == KindData {
+	s.evq.each(func(e *event) {
+		if e.kind == evArrive && s.pool.at(e.pkt).Kind == KindData {
 			n += int64(s.pool.at(e.pkt).Payload)
 		}
-	}
+	})
 	return n
 }
