@@ -10,14 +10,15 @@ import (
 const benchLen = 1 << 12
 
 // benchOperands returns seeded dividends (up to 2^48, a byte counter times a
-// rate's scale) and divisors spread over [1, MaxN], so that the compiler
-// cannot fold the division and the search paths vary as they would.
+// rate's scale) and divisors spread over [1, MaxN − 1], so that the compiler
+// cannot fold the division and the lookups vary as they would. (MaxN − 1,
+// so that the latency benchmarks may add one and stay in the domain.)
 func benchOperands() (as, ns []uint64) {
 	r := rand.New(rand.NewPCG(1, 2))
 	as, ns = make([]uint64, benchLen), make([]uint64, benchLen)
 	for i := range as {
 		as[i] = r.Uint64N(1 << 48)
-		ns[i] = 1 + r.Uint64N(MaxN)
+		ns[i] = 1 + r.Uint64N(MaxN-1)
 	}
 	return as, ns
 }
@@ -25,48 +26,42 @@ func benchOperands() (as, ns []uint64) {
 var benchSink uint64
 
 // BenchmarkDiv compares the table divisions with the native 64-bit divide
-// on the same operands:
+// on the same operands, every one called directly (as firmware code would:
+// no method value, no interface), its result summed and stored so that
+// nothing is optimised away. The iterations are independent, so this is
+// throughput: what a simulator that divides for many flows pays per
+// division, with the CPU overlapping consecutive ones. BenchmarkDivLatency
+// chains them instead.
 //
-//	go test ./hwtables -run '^$' -bench BenchmarkDiv -benchmem
+//	go test ./hwtables -run '^$' -bench 'Div|Lookup' -benchmem -count 6
 func BenchmarkDiv(b *testing.B) {
 	as, ns := benchOperands()
-	for _, c := range []struct {
+	for _, tb := range []struct {
 		name string
-		div  func(a, n uint64) uint64
-	}{
-		{"interval-eps2^-7/DivFast", DefaultReciprocal().DivFast},
-		{"interval-eps2^-7/Div", func(a, n uint64) uint64 { q, _ := DefaultReciprocal().Div(a, n); return q }},
-		{"compact-k6/DivFast", DefaultCompact().DivFast},
-		{"compact-k6/Div", func(a, n uint64) uint64 { q, _ := DefaultCompact().Div(a, n); return q }},
-	} {
-		b.Run(c.name, func(b *testing.B) {
+		t    *Table
+	}{{"interval-eps2^-7", DefaultReciprocal()}, {"compact-k6", DefaultCompact()}} {
+		t := tb.t
+		b.Run(tb.name+"/DivFast", func(b *testing.B) {
 			b.ReportAllocs()
 			var s uint64
 			for i := 0; b.Loop(); i++ {
-				s += c.div(as[i&(benchLen-1)], ns[i&(benchLen-1)])
+				s += t.DivFast(as[i&(benchLen-1)], ns[i&(benchLen-1)])
+			}
+			benchSink = s
+		})
+		b.Run(tb.name+"/Div", func(b *testing.B) {
+			b.ReportAllocs()
+			var s uint64
+			for i := 0; b.Loop(); i++ {
+				q, err := t.Div(as[i&(benchLen-1)], ns[i&(benchLen-1)])
+				if err != nil {
+					b.Fatal(err)
+				}
+				s += q
 			}
 			benchSink = s
 		})
 	}
-	// The method values above cost an indirect call; these loops call the
-	// methods directly, as firmware code would, and do the same for a / n.
-	rec, cmp := DefaultReciprocal(), DefaultCompact()
-	b.Run("interval-eps2^-7/direct", func(b *testing.B) {
-		b.ReportAllocs()
-		var s uint64
-		for i := 0; b.Loop(); i++ {
-			s += rec.DivFast(as[i&(benchLen-1)], ns[i&(benchLen-1)])
-		}
-		benchSink = s
-	})
-	b.Run("compact-k6/direct", func(b *testing.B) {
-		b.ReportAllocs()
-		var s uint64
-		for i := 0; b.Loop(); i++ {
-			s += cmp.DivFast(as[i&(benchLen-1)], ns[i&(benchLen-1)])
-		}
-		benchSink = s
-	})
 	b.Run("native/direct", func(b *testing.B) {
 		b.ReportAllocs()
 		var s uint64
@@ -77,7 +72,38 @@ func BenchmarkDiv(b *testing.B) {
 	})
 }
 
-// BenchmarkLookup times the reciprocal lookup alone.
+// BenchmarkDivLatency is BenchmarkDiv with each division waiting for the
+// previous one: the divisor is ns[i] + (q & 1), q the previous quotient, as
+// in a state machine whose next divisor comes from its last result. It
+// measures latency, the chain of the lookup's loads and the multiply (or
+// the divider's latency) plus one add.
+func BenchmarkDivLatency(b *testing.B) {
+	as, ns := benchOperands()
+	for _, tb := range []struct {
+		name string
+		t    *Table
+	}{{"interval-eps2^-7", DefaultReciprocal()}, {"compact-k6", DefaultCompact()}} {
+		t := tb.t
+		b.Run(tb.name+"/DivFast", func(b *testing.B) {
+			b.ReportAllocs()
+			var q uint64
+			for i := 0; b.Loop(); i++ {
+				q = t.DivFast(as[i&(benchLen-1)], ns[i&(benchLen-1)]+q&1)
+			}
+			benchSink = q
+		})
+	}
+	b.Run("native/direct", func(b *testing.B) {
+		b.ReportAllocs()
+		var q uint64
+		for i := 0; b.Loop(); i++ {
+			q = as[i&(benchLen-1)] / (ns[i&(benchLen-1)] + q&1)
+		}
+		benchSink = q
+	})
+}
+
+// BenchmarkLookup times the reciprocal lookup alone (throughput).
 func BenchmarkLookup(b *testing.B) {
 	_, ns := benchOperands()
 	for _, tb := range []*Table{DefaultReciprocal(), DefaultCompact()} {

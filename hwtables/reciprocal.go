@@ -134,21 +134,40 @@ type CompactConfig struct {
 // interval table's slice is padded to a power of two with sentinel words
 // greater than any probe, so that the binary search runs a fixed number of
 // steps without a length check in its loop; Entries counts only the real
-// words.
+// words. rec (with recK) is the software index both kinds read in constant
+// time (see buildIndex): 16 + 4 bytes per bucket of divisors, 80 KB for the
+// default interval table and 23 KB for the default compact table, derived
+// from words and never exported.
 type Table struct {
 	kind     Kind
-	param    uint8 // e (ε = 2^-e) of an interval table, k of a compact table
-	mantBits uint8 // F, stored mantissa fraction bits
-	steps    uint8 // binary-search steps: ⌈log2 entries⌉ (interval); 0 (compact)
+	param    uint8  // e (ε = 2^-e) of an interval table, k of a compact table
+	mantBits uint8  // F, stored mantissa fraction bits
+	steps    uint8  // binary-search steps: ⌈log2 entries⌉ (interval); 0 (compact)
+	m        uint8  // bucket bits: e + 1 (interval), k (compact)
+	m1       int    // m + 1: the bit length from which buckets hold 2^s divisors
+	mbit     uint64 // 2^m: buckets per octave
 	entries  int
 	half     int      // first search stride: len(words)/2 (interval)
 	words    []uint64 // packed words; see Word for the layouts
-	// The interval table's constant-time index (see index): first[b] is
-	// k<<32 | n_{k+1} for the interval k holding bucket b's least n
-	// (n_{k+1} = MaxN + 1 after the last entry), so that one read gives
-	// both the entry and the bound that decides the next.
-	first []uint64
-	m     uint8 // bucket bits: e + 1
+	rec      []bucket // the index: see buildIndex
+	// recK[b] is the address of the entry bucket b holds: its index in
+	// words (interval) or the k bits after the divisor's leading one
+	// (compact). Only index reads it, for the tests.
+	recK []uint32
+}
+
+// bucket is one bucket of the index (buildIndex): the reciprocal of the
+// entry that holds the bucket's least divisor, and where the next one takes
+// over.
+type bucket struct {
+	// mult is entry k's reciprocal scaled to 2^63: M_k·2^(63 − shift_k)
+	// = 2^63/n_k rounded as the entry rounds it, so that a/n ≈
+	// ⌊a·mult / 2^63⌋ exactly as ⌊a·M_k / 2^shift_k⌋ (shift_k ≤ 53, and
+	// M_k < 2^(F+1) ≤ 2^(shift_k+1) keeps mult below 2^64).
+	mult uint64
+	// bound is n_{k+1}: a divisor of the bucket at or above it belongs to
+	// entry k + 1, which the next bucket holds (MaxN + 1 when none does).
+	bound uint64
 }
 
 // sentinel pads an interval table's words; it exceeds every probe (< 2^52).
@@ -303,6 +322,7 @@ func fromWords(kind Kind, param, f uint, packed []uint64) *Table {
 	t := &Table{kind: kind, param: uint8(param), mantBits: uint8(f), entries: len(packed)}
 	if kind == KindCompact {
 		t.words = append([]uint64(nil), packed...)
+		t.buildIndex()
 		return t
 	}
 	// ⌈log2 entries⌉ steps over a power-of-two array.
@@ -318,44 +338,86 @@ func fromWords(kind Kind, param, f uint, packed []uint64) *Table {
 	return t
 }
 
-// buildIndex builds an interval table's constant-time index.
+// recNever is a bucket bound no divisor reaches.
+const recNever = MaxN + 1
+
+// recMult returns mant·2^(63 − shift), a bucket's mult.
+func recMult(mant uint64, shift uint) uint64 { return mant << (63 - shift) }
+
+// buildIndex builds the constant-time index rec, which Lookup and DivFast
+// read, and recK.
 //
-// Buckets. Below 2^m (m = e + 1) every n is its own bucket. From 2^m up, n
-// in octave j (2^j ≤ n < 2^(j+1), j ≥ m) falls in bucket 2^m + (j − m)·2^m
-// + (the m bits of n after its leading one): 2^(j−m) integers, a relative
-// width of at most 2^-m = ε/2 of n. An interval [n_k, n_{k+1}) is at least
-// ε·n_k wide (n_{k+1} = ⌈n_k/(1 − ε)⌉ ≥ n_k·(1 + ε)), so, from 2^m up, a
-// bucket meets at most two intervals: the one holding its least n, whose k
-// first stores, and perhaps the next. Below 2^m every n < 2^e is an entry
-// (n_k = k + 1), and the intervals between 2^e and 2^m are at least one
-// integer wide, so a one-integer bucket meets one interval. A lookup is
-// then first[bucket]'s k, plus one when n ≥ n_{k+1} (stored beside k): a
-// leading-one count, one read and a compare, whatever n; k is the binary search's, bit for bit
-// (the exhaustive test compares them over [1, MaxN]).
+// Buckets. With L = bitlen(n) and s = max(L, m + 1) − (m + 1), divisor n
+// falls in bucket b = s·2^m + ⌊n / 2^s⌋. Below 2^m (s = 0) every n is its
+// own bucket b = n. From 2^m up, n in octave j = L − 1 ≥ m falls in bucket
+// (j − m)·2^m + (the m + 1 bits of n from its leading one): 2^(j−m)
+// integers, a relative width of at most 2^-m of n. The buckets ascend with
+// n, without gaps, up to b = (23 − m)·2^m for n = MaxN.
 //
-// Size: 2^m + (KeyBits + 1 − m)·2^m words of 64 bits (32 KB at e = 7).
+// Interval table (m = e + 1). An interval [n_k, n_{k+1}) is more than ε·n_k
+// wide (n_{k+1} = ⌈n_k/(1 − ε)⌉ > n_k·(1 + ε)), which from octave j ≥ m on
+// is more than 2^(j−e) = 2·2^(j−m), twice a bucket. So a bucket meets at most
+// two intervals: k, the one holding its least n, and k + 1 if n_{k+1} falls
+// inside it; and then interval k + 1 reaches past the bucket's end, so it
+// holds the next bucket's least n and is the entry the next bucket's word
+// describes. Below 2^m a one-integer bucket meets one interval (every
+// n < 2^e is an entry, n_k = k + 1, and the intervals between 2^e and 2^m
+// are at least one integer wide). rec[b] holds n_{k+1} beside entry k's
+// reciprocal, and a lookup is: bucket b from a leading-one count, its bound
+// read, b + 1 instead when n ≥ n_{k+1} (the sign of a subtraction), and that
+// bucket's reciprocal read: no loop and no branch, whatever n (see find).
+// The entry is the binary search's, bit for bit (the exhaustive tests
+// compare index with search, and Lookup and DivFast with the searched
+// word's reciprocal, over [1, MaxN] for every e).
+//
+// Compact table (m = k). From 2^k up a bucket is exactly the set of n whose
+// k bits after the leading one address one entry, and below 2^k one integer;
+// rec[b] holds that entry's reciprocal (its shift bitlen(n) + F is the same
+// for every n of the bucket) and a bound no n reaches. The hardware reads its
+// 2^k words directly; this expansion only lets both kinds share one
+// branch-free path.
+//
+// Size: (24 − m)·2^m buckets of 16 bytes (rec) and 4 (recK): 80 KB at
+// e = 7, 23 KB at k = 6; 18 MB at e = 16, the largest.
 func (t *Table) buildIndex() {
 	f := uint(t.mantBits)
-	m := min(uint(t.param)+1, KeyBits)
-	t.m = uint8(m)
+	var m uint
+	if t.kind == KindCompact {
+		m = uint(t.param)
+	} else {
+		m = min(uint(t.param)+1, KeyBits)
+	}
+	t.m, t.m1, t.mbit = uint8(m), int(m+1), 1<<m
+	t.rec = make([]bucket, (KeyBits+2-m)<<m)
+	t.recK = make([]uint32, len(t.rec))
+	if t.kind == KindCompact {
+		for b := range t.rec {
+			n := min(max(bucketLow(uint(b), m), 1), MaxN)
+			i, mant, shift := t.lookupCompact(n)
+			t.rec[b] = bucket{mult: recMult(mant, shift), bound: recNever}
+			t.recK[b] = uint32(i)
+		}
+		return
+	}
 	nk := make([]uint64, t.entries+1) // n_k, then MaxN + 1
 	for k := 0; k < t.entries; k++ {
 		nk[k] = t.words[k]>>f + 1
 	}
-	nk[t.entries] = MaxN + 1
-	octaves := KeyBits + 1 - m // j = m .. KeyBits
-	t.first = make([]uint64, (1+octaves)<<m)
+	nk[t.entries] = recNever
 	k := 0
-	for b := range t.first {
+	for b := range t.rec {
 		lo := bucketLow(uint(b), m)
 		for k+1 < t.entries && nk[k+1] <= lo {
 			k++
 		}
-		t.first[b] = uint64(k)<<32 | nk[k+1]
+		mant, shift := t.entry(k)
+		t.rec[b] = bucket{mult: recMult(mant, shift), bound: nk[k+1]}
+		t.recK[b] = uint32(k)
 	}
 }
 
-// bucketLow is the least n of bucket b (0 for bucket 0, which holds no n).
+// bucketLow is the least n of bucket b (0 for bucket 0, which holds no n);
+// the buckets beyond MaxN's pad the index.
 func bucketLow(b, m uint) uint64 {
 	if b < 1<<m {
 		return uint64(b)
@@ -364,21 +426,29 @@ func bucketLow(b, m uint) uint64 {
 	return uint64(1)<<j | uint64(b&(1<<m-1))<<(j-m)
 }
 
-// index returns the largest k with n_k ≤ n, 1 ≤ n ≤ MaxN, in constant
-// time (buildIndex).
-func (t *Table) index(n uint64) int {
-	m := uint(t.m)
-	b := n
-	if n >= 1<<m {
-		j := uint(bits.Len64(n)) - 1
-		b = uint64(j-m+1)<<m | (n>>(j-m))&(1<<m-1)
-	}
-	e := t.first[b]
-	k := int(e >> 32)
-	if e&(1<<32-1) <= n {
-		k++
-	}
-	return k
+// find returns the number of the index bucket that holds n's reciprocal,
+// n clamped to [1, MaxN] (buildIndex): b = s·2^m + ⌊n/2^s⌋ with s =
+// max(bitlen(n), m + 1) − (m + 1), where setting bit 2^m of n makes bitlen
+// at least m + 1 so that s needs no compare (n = 0 falls in bucket 0, which
+// holds the entry of 1); then b + 1 if n ≥ bucket b's bound, as the sign of
+// bound − 1 − n (both below 2^23) says, with no branch.
+func (t *Table) find(n uint64) uint64 {
+	n = min(n, MaxN)
+	s := uint64(bits.Len64(n|t.mbit)-t.m1) & 63
+	b := s*t.mbit + n>>s
+	return b + (t.rec[b].bound-1-n)>>63
+}
+
+// index returns the largest k with n_k ≤ n, 1 ≤ n ≤ MaxN, of an interval
+// table in constant time (buildIndex): the entry whose reciprocal Lookup
+// and DivFast use.
+func (t *Table) index(n uint64) int { return int(t.recK[t.find(n)]) }
+
+// entry returns the reciprocal of interval entry k, decoded from its
+// packed word: 1/n_k ≈ (2^F + frac) / 2^(bitlen(n_k − 1) + F).
+func (t *Table) entry(k int) (mant uint64, shift uint) {
+	w, f := t.words[k], uint(t.mantBits)
+	return w&(1<<f-1) | 1<<f, uint(bits.Len64(w>>f)) + f
 }
 
 // widen copies a generated array of a narrow word type into uint64 words.
@@ -495,19 +565,18 @@ func (t *Table) Bound() Bound {
 //
 // within t.Bound(). It is the fast form: n is clamped to [1, MaxN] first
 // (n = 0 reads the entry of 1, n > MaxN the entry of MaxN). Both kinds take
-// constant time: an interval table reads its index (a leading-one count,
-// one read and a compare, see buildIndex) where hardware would run the
-// SearchSteps steps of a binary search over the packed words, with the
-// same entry as the result; a compact table reads one entry.
+// constant time and the same branch-free path: a leading-one count picks a
+// bucket, its bound decides between it and the next, and that bucket's
+// reciprocal is read (see buildIndex and find). For an interval table that gives the entry hardware finds
+// with the SearchSteps steps of a binary search over the packed words, for
+// a compact table the entry it addresses with the bits after n's leading
+// one; the result is that entry's, bit for bit.
 func (t *Table) Lookup(n uint64) (mant uint64, shift uint) {
-	n = min(max(n, 1), MaxN)
-	if t.kind == KindCompact {
-		return t.lookupCompact(n)
-	}
-	w := t.words[t.index(n)]
-	f := uint(t.mantBits)
-	// Entry k: 1/n_k ≈ (2^F + frac) / 2^(bitlen(n_k − 1) + F).
-	return w&(1<<f-1) | 1<<f, uint(bits.Len64(w>>f)) + f
+	// mult = mant·2^(63 − shift) and 2^F ≤ mant < 2^(F+1), so bitlen(mult)
+	// = F + 1 + 63 − shift.
+	mult := t.rec[t.find(n)].mult
+	d := bits.Len64(mult) - int(t.mantBits) // 64 − shift ≥ 11
+	return mult >> (d - 1), uint(64 - d)
 }
 
 // search returns the largest k with n_k ≤ n, 1 ≤ n ≤ MaxN, and the number of
@@ -532,20 +601,25 @@ func (t *Table) search(n uint64) (k, steps int) {
 	return k, steps
 }
 
-// lookupCompact reads entry i = the k bits of n after its leading one.
-func (t *Table) lookupCompact(n uint64) (uint64, uint) {
+// lookupCompact reads entry i = the k bits of n after its leading one, as
+// hardware does, and returns i and the reciprocal; buildIndex copies it into
+// the index.
+func (t *Table) lookupCompact(n uint64) (i, mant uint64, shift uint) {
 	k, f := uint(t.param), uint(t.mantBits)
 	l := uint(bits.Len64(n)) // n = 2^(l−1)·x, x ∈ [1, 2)
 	// i = ⌊x·2^k⌋ − 2^k: shift n up by k first so that no bit is lost when
 	// l − 1 < k (n < 2^(KeyBits+1) and k ≤ 16 keep n << k below 2^39).
-	i := (n << k >> (l - 1)) & (1<<k - 1)
+	i = (n << k >> (l - 1)) & (1<<k - 1)
 	// 1/n ≈ (2^F + frac_i) / 2^(F+1) · 2^-(l−1) = R_i / 2^(l+F).
-	return t.words[i] | 1<<f, l + f
+	return i, t.words[i] | 1<<f, l + f
 }
 
 // DivFast returns a/n by multiply and shift: ⌊a·mant / 2^shift⌋ with
 // (mant, shift) = t.Lookup(n). Any a is allowed (the product is 128 bits
-// wide) and the result never exceeds a.
+// wide) and the result never exceeds a. It reads the index's reciprocal
+// M·2^(63 − shift) and takes ⌊a·M·2^(63 − shift) / 2^63⌋, the same value, so
+// that the shift is a constant: a leading-one count, two reads, a multiply
+// and a shift, no branch; it is small enough to be inlined.
 //
 // Contract: it never fails and never allocates; n is clamped to [1, MaxN]
 // first, so n = 0 divides by 1 (the max(1, n) guard of integer congestion
@@ -558,19 +632,21 @@ func (t *Table) lookupCompact(n uint64) (uint64, uint) {
 // The −1 is the final truncation (rounding toward zero); the rest is the
 // reciprocal's error.
 func (t *Table) DivFast(a, n uint64) uint64 {
-	m, sh := t.Lookup(n)
-	// a/n ≈ a·mant / 2^shift, 1 ≤ shift ≤ 53: the 128-bit product shifted
-	// right; the quotient ≤ a fits 64 bits, so hi < 2^shift.
-	hi, lo := bits.Mul64(a, m)
-	return hi<<((64-sh)&63) | lo>>(sh&63)
+	// a/n ≈ a·mant / 2^shift = a·mult / 2^63: the 128-bit product shifted
+	// right by 63; the quotient ≤ a fits 64 bits, so hi < 2^63.
+	hi, lo := bits.Mul64(a, t.rec[t.find(n)].mult)
+	return hi<<1 | lo>>63
 }
+
+// divisorError is Div's error.
+func divisorError(n uint64) error { return &RangeError{"divisor n", n, 1, MaxN} }
 
 // Div returns a/n as DivFast does, or a *RangeError naming n if n is 0 or
 // above MaxN. Any a is allowed; the result is within the bound DivFast
 // states, rounded toward zero. Only the error path allocates.
 func (t *Table) Div(a, n uint64) (uint64, error) {
-	if n == 0 || n > MaxN {
-		return 0, &RangeError{"divisor n", n, 1, MaxN}
+	if n-1 >= MaxN { // n = 0 wraps
+		return 0, divisorError(n)
 	}
 	return t.DivFast(a, n), nil
 }
