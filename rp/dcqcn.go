@@ -640,9 +640,10 @@ type DCQCN struct {
 	// keep is 100 − rpg_min_dec_fac: the largest cut in percent.
 	keep uint64
 	// The α register (f = AlphaFracBits): alphaShift = f − 10 scales a Q10
-	// value into it; alphaMax = 2^f − 1; alphaCNP = (1024 − dce_tcp_g)
-	// << alphaShift, added on a period with a CNP; alphaInit =
-	// initial_alpha_value << alphaShift; cutShift = rpg_gd + alphaShift.
+	// value into it; alphaMax = 2^f − 1; alphaCNP = min((1024 − dce_tcp_g)
+	// << alphaShift, alphaMax), added on a period with a CNP (see
+	// alphaTicks for the min); alphaInit = initial_alpha_value <<
+	// alphaShift; cutShift = rpg_gd + alphaShift.
 	alphaShift, cutShift uint
 	alphaMax, alphaCNP   uint64
 	// g is dce_tcp_g, α's retention per period in Q10.
@@ -674,7 +675,7 @@ func NewDCQCN(cfg DCQCNConfig) (*DCQCN, error) {
 		alphaShift: sh,
 		cutShift:   uint(cfg.RpgGd) + sh,
 		alphaMax:   uint64(1)<<cfg.AlphaFracBits - 1,
-		alphaCNP:   uint64(dcqcnAlphaOne-cfg.DceTCPG) << sh,
+		alphaCNP:   min(uint64(dcqcnAlphaOne-cfg.DceTCPG)<<sh, uint64(1)<<cfg.AlphaFracBits-1),
 		alphaInit:  uint32(cfg.InitialAlphaValue) << sh,
 		g:          uint64(cfg.DceTCPG),
 	}
@@ -1081,21 +1082,23 @@ func (d *DCQCN) timerIncreases(k uint64) (idle bool) {
 // held in a local across the ticks and written back once: one multiply and
 // one shift per tick.
 func (d *DCQCN) alphaTicks(k uint64) (idle bool) {
-	a, cnp := uint64(d.s.AlphaRaw), d.s.AlphaCNPArrived
-	if cnp && k > 0 {
+	a := uint64(d.s.AlphaRaw)
+	if d.s.AlphaCNPArrived && k > 0 {
 		// α ← (1 − g)·α + g: ⌊α·dce_tcp_g/1024⌋ + (1024 − dce_tcp_g)·2^(f−10),
 		// saturated at 2^f − 1. The saturation is unreachable for
-		// α ≤ 2^f − 1 and g ≥ 1 (⌊g·(2^f − 1)/1024⌋ = g·2^(f−10) − 1); kept
-		// for g = 0, where a CNP period gives 2^f.
-		a, cnp, k = min(a*d.g>>dcqcnGShift+d.alphaCNP, d.alphaMax), false, k-1
+		// α ≤ 2^f − 1 and g ≥ 1 (⌊g·(2^f − 1)/1024⌋ = g·2^(f−10) − 1); at
+		// g = 0 the sum is 0 + 2^f, and alphaCNP holds it saturated (2^f − 1),
+		// so no tick needs a compare.
+		a, k = a*d.g>>dcqcnGShift+d.alphaCNP, k-1
+		d.s.AlphaCNPArrived = false
 	}
 	for ; k > 0 && a != 0; k-- {
 		// α ← (1 − g)·α: ⌊α·dce_tcp_g/1024⌋ < α (g ≤ 1023), so no
 		// saturation.
 		a = a * d.g >> dcqcnGShift
 	}
-	d.s.AlphaRaw, d.s.AlphaCNPArrived = uint32(a), cnp
-	return a == 0 && !cnp
+	d.s.AlphaRaw = uint32(a)
+	return a == 0 && !d.s.AlphaCNPArrived
 }
 
 // advance runs every timer due at or before now, in time order.
