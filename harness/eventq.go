@@ -160,19 +160,23 @@ func (q *eventQueue) next() int {
 	return i
 }
 
-// peek returns the time of the next event; the queue must not be empty.
-func (q *eventQueue) peek() units.Time {
-	if i := q.next(); i >= 0 {
-		return q.node[q.head[i]-1].at
-	}
-	return q.far.ev[0].at
-}
-
 // pop removes and returns the next event; the queue must not be empty.
 func (q *eventQueue) pop() event {
-	var e event
+	e, _ := q.popUntil(units.MaxTime)
+	return e
+}
+
+// popUntil removes and returns the next event if the queue holds one due
+// at or before end (ok), else leaves the queue as it is.
+func (q *eventQueue) popUntil(end units.Time) (e event, ok bool) {
+	if q.n == 0 && len(q.far.ev) == 0 {
+		return e, false
+	}
 	if i := q.next(); i >= 0 {
 		k := q.head[i]
+		if q.node[k-1].at > end {
+			return e, false
+		}
 		e = q.node[k-1]
 		if q.head[i] = e.next; e.next == 0 {
 			q.tail[i] = 0
@@ -182,10 +186,13 @@ func (q *eventQueue) pop() event {
 		q.free = k
 		q.n--
 	} else {
+		if q.far.ev[0].at > end {
+			return e, false
+		}
 		e = q.far.pop()
 	}
 	q.last = max(q.last, e.at)
-	return e
+	return e, true
 }
 
 // each calls fn for every pending event, in no particular order.

@@ -183,12 +183,22 @@ func (s *Sim) connect(a, b *node, rate units.Rate, delay units.Time) error {
 }
 
 func (s *Sim) newPort(n *node, rate units.Rate, delay units.Time) *port {
-	p := &port{gid: int32(len(s.ports)), node: n, num: len(n.ports), rate: rate, delay: delay}
+	// Ports come from slabs of portSlab: fewer allocations, and a node's
+	// ports sit next to each other in memory.
+	if len(s.portSlab) == 0 {
+		s.portSlab = make([]port, portSlab)
+	}
+	p := &s.portSlab[0]
+	s.portSlab = s.portSlab[1:]
+	*p = port{gid: int32(len(s.ports)), node: n, num: len(n.ports), rate: rate, delay: delay}
 	p.wake.at = units.MaxTime
 	n.ports = append(n.ports, p)
 	s.ports = append(s.ports, p)
 	return p
 }
+
+// portSlab is the number of ports newPort allocates at once.
+const portSlab = 64
 
 // nameLinks names every port "node->peer", adding "#k" for the k-th
 // parallel link between the same pair.
@@ -412,16 +422,16 @@ func (s *Sim) path(flow FlowID, src, dst *node, dstHop []pathHop, ports *[]*port
 func (s *Sim) nextHop(sw *node, p *Packet) *port {
 	if p.Flow >= 0 && int(p.Flow) < len(s.flows) {
 		f := s.flows[p.Flow]
-		var hops []*port
+		var hops []flowHop
 		switch {
-		case p.Src == f.src.id && p.Dst == f.dst.id:
+		case p.Src == f.srcID && p.Dst == f.dstID:
 			hops = f.hops[0]
-		case p.Src == f.dst.id && p.Dst == f.src.id:
+		case p.Src == f.dstID && p.Dst == f.srcID:
 			hops = f.hops[1]
 		}
-		if h := int(p.hop); h < len(hops) && hops[h].node == sw {
+		if h := int(p.hop); h < len(hops) && hops[h].sw == sw {
 			p.hop++
-			return hops[h]
+			return hops[h].out
 		}
 	}
 	return s.route(sw, p.Flow, p.Src, p.Dst)

@@ -17,8 +17,10 @@ type flow struct {
 	rev      []revHop   // its data path's switches (Features.Symmetric only)
 	// hops[0] are the egress ports its data leaves at each switch on the
 	// way to dst, hops[1] those of what dst sends it back (ACKs, CNPs,
-	// credits), in order: the route's choices, computed once (nextHop).
-	hops [2][]*port
+	// credits), in order, with their switches: the route's choices,
+	// computed once (nextHop). srcID and dstID are src.id and dst.id.
+	hops         [2][]flowHop
+	srcID, dstID NodeID
 
 	rp     RP
 	np     NP
@@ -64,6 +66,12 @@ type flow struct {
 
 	series     []float64 // throughput samples, bit/s; nil if not recorded
 	lastSample units.Bytes
+}
+
+// flowHop is one switch of a flow's path and the port the flow leaves it by.
+type flowHop struct {
+	sw  *node
+	out *port
 }
 
 // hostNext returns the next frame host port pt sends, or nil. When a flow

@@ -377,8 +377,9 @@ func (s *Sim) result() *Result {
 	}
 	rep.Fairness.Jain = Jain(active)
 
-	rep.Queues = []QueueReport{}
+	rep.Queues = make([]QueueReport, 0, len(s.ports))
 	rep.Links = make([]LinkReport, 0, len(s.ports))
+	r.Ports = make([]PortResult, 0, len(s.ports))
 	for _, pt := range s.ports {
 		st := &pt.st
 		paused := st.pausedTime

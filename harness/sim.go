@@ -57,6 +57,7 @@ type Sim struct {
 	edgeHost  []*node        // by switch node ID: a host attached to it, or nil (Switch.SendSwitch)
 	bySwID    [1 << 12]*node // switches by 12-bit SwitchID (Switch.SendSwitchID)
 	ports     []*port
+	portSlab  []port // newPort's unused ports
 	queues    []*Queue // indexed by CPID
 	flows     []*flow
 	byName    map[string]*node
@@ -136,8 +137,11 @@ func (s *Sim) runUntil(end units.Time) {
 	if every == 0 {
 		every = DefaultProgressEvery
 	}
-	for s.evq.len() > 0 && s.evq.peek() <= end && s.err == nil {
-		e := s.evq.pop()
+	for s.err == nil {
+		e, ok := s.evq.popUntil(end)
+		if !ok {
+			break
+		}
 		s.now = e.at
 		// Time-series samples are the harness observing itself, not
 		// network events: they are not counted, so that Report.Events is

@@ -290,13 +290,18 @@ func (s *Sim) newFlow(src, dst *node, size units.Bytes, offered units.Rate, star
 	f.rpTimer.at, f.npTimer.at, f.rtoTimer.at, f.rtoAt = units.MaxTime, units.MaxTime, units.MaxTime, units.MaxTime
 	var hops []*port
 	fwd := s.path(id, src, dst, nil, &hops)
-	f.hops[0] = hops[:len(hops):len(hops)]
+	f.srcID, f.dstID = src.id, dst.id
+	nFwd := len(hops)
 	if s.feat.Symmetric {
 		f.rev = s.reversePath(id, src, dst)
 	}
 	s.flows = append(s.flows, f) // before the reverse path, which reads f.rev
 	rev := s.path(id, dst, src, nil, &hops)
-	f.hops[1] = hops[len(f.hops[0]):]
+	hs := make([]flowHop, len(hops))
+	for i, p := range hops {
+		hs[i] = flowHop{sw: p.node, out: p}
+	}
+	f.hops[0], f.hops[1] = hs[:nFwd:nFwd], hs[nFwd:]
 	full := DataOverheadBytes + s.payload + s.preamble
 	ackW := AckFrameBytes + s.preamble
 	bott := fwd[0].rate
