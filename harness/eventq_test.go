@@ -73,6 +73,49 @@ func TestEventQueueOrder(t *testing.T) {
 	props.TestingRun(t)
 }
 
+// TestEventQueueMatchesHeap: the calendar queue pops exactly what the
+// 4-ary heap alone pops, over seeded random schedules whose delays mix
+// ties, slot-mates, calendar wrap-arounds and far timers, with pushes
+// between pops, a few of them (unlike a run's) before the last event popped.
+func TestEventQueueMatchesHeap(t *testing.T) {
+	const width = 1 << calShift
+	delays := []func(r *rand.Rand) units.Time{
+		func(*rand.Rand) units.Time { return 0 },                                              // same instant
+		func(r *rand.Rand) units.Time { return units.Time(r.Int64N(4)) },                      // near ties
+		func(r *rand.Rand) units.Time { return units.Time(r.Int64N(width)) },                  // slot-mates
+		func(r *rand.Rand) units.Time { return units.Time(r.Int64N(calSlots * width)) },       // within a turn
+		func(r *rand.Rand) units.Time { return units.Time(calSlots*width - 1 + r.Int64N(3)) }, // the turn's edge
+		func(r *rand.Rand) units.Time { return units.Time(r.Int64N(100 * calSlots * width)) }, // far
+		func(r *rand.Rand) units.Time { return -units.Time(r.Int64N(2 * width)) },             // the past (the heap takes it)
+	}
+	for seed := uint64(1); seed <= 50; seed++ {
+		r := rand.New(rand.NewPCG(seed, 7))
+		var q eventQueue
+		var ref eventHeap
+		var seq uint64
+		now := units.Time(0)
+		for step := 0; step < 5000; step++ {
+			if r.IntN(3) > 0 || q.len() == 0 {
+				e := event{at: now + delays[r.IntN(len(delays))](r), idx: int32(step), kind: evTest}
+				q.push(e)
+				e.seq = seq
+				seq++
+				ref.push(e)
+				continue
+			}
+			got, want := q.pop(), ref.pop()
+			require.Equal(t, want.at, got.at, "seed %d step %d", seed, step)
+			require.Equal(t, want.idx, got.idx, "seed %d step %d", seed, step)
+			now = got.at
+		}
+		require.Equal(t, len(ref.ev), q.len())
+		for q.len() > 0 {
+			got, want := q.pop(), ref.pop()
+			require.Equal(t, want.idx, got.idx, "seed %d drain", seed)
+		}
+	}
+}
+
 func TestTimerSlot(t *testing.T) {
 	ts := timerSlot{at: units.MaxTime}
 	require.False(t, ts.want(units.MaxTime), "no deadline, no event")
