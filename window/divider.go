@@ -63,11 +63,10 @@ func (d Divider) Quo(a, n uint64) uint64 {
 	if d.native {
 		return a / n
 	}
+	// s = normShift(n); for s = 0 the shifts by s − 1 (≥ 64) give 0 and
+	// n' = n, so there is no branch on s (roundShift).
 	s := normShift(n)
-	if s == 0 {
-		return d.table.DivFast(a, n)
-	}
-	return d.table.DivFast(a, roundShift(n, s)) >> s
+	return d.table.DivFast(a, n>>s+n>>(s-1)&1) >> s
 }
 
 // Quo128 returns (hi·2^64 + lo)/n within the bound stated on Divider (when n
@@ -77,26 +76,23 @@ func (d Divider) Quo(a, n uint64) uint64 {
 // numerator still needs more than 64 bits, which implies a quotient of at
 // least 2^64/2^22 = 2^42. It never allocates or panics.
 func (d Divider) Quo128(hi, lo, n uint64) uint64 {
-	if n == 0 || hi >= n {
-		// hi ≥ n means the quotient is at least 2^64.
+	if hi >= n {
+		// hi ≥ n means the quotient is at least 2^64 (or n = 0).
 		return math.MaxUint64
 	}
 	if d.native {
 		q, _ := bits.Div64(hi, lo, n)
 		return q
 	}
+	// a/n = (a / 2^s)/(n / 2^s), s = normShift(n): shift the numerator as
+	// well, dropping s fraction bits of it (the caller's numerators carry
+	// 32). For s = 0 the shifts by 64 − s and s − 1 give 0 (Go's shifts of
+	// 64 or more), so lo, hi and n stay as they are with no branch on s.
 	s := normShift(n)
-	if s > 0 {
-		// a/n = (a / 2^s)/(n / 2^s): shift the numerator as well, dropping
-		// s fraction bits of it (the caller's numerators carry 32).
-		lo = hi<<(64-s) | lo>>s
-		hi >>= s
-		n = roundShift(n, s)
-	}
-	if hi != 0 {
+	if hi>>s != 0 {
 		return math.MaxUint64
 	}
-	return d.table.DivFast(lo, n)
+	return d.table.DivFast(hi<<(64-s)|lo>>s, n>>s+n>>(s-1)&1)
 }
 
 // roundShift returns n' = round(n / 2^s), ties up, for s ≥ 1, without the
@@ -109,9 +105,5 @@ func roundShift(n uint64, s uint) uint64 {
 // normShift returns s = max(0, bitlen(n) − 22), the right shift that brings
 // n into the table's domain.
 func normShift(n uint64) uint {
-	l := uint(bits.Len64(n))
-	if l <= divisorBits {
-		return 0
-	}
-	return l - divisorBits
+	return uint(max(bits.Len64(n), divisorBits) - divisorBits)
 }

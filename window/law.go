@@ -2,6 +2,7 @@ package window
 
 import (
 	"math"
+	"math/bits"
 	"strconv"
 
 	"github.com/hwcc/hwcc/cc"
@@ -283,7 +284,12 @@ func (l *Law) Rate(w units.Bytes) units.Rate {
 	if w <= 0 {
 		return 0
 	}
-	// R = W·8/T, saturated at the largest units.Rate
-	r := l.rateMul.MulU64(uint64(w))
+	// R = W·8/T = ⌊W·rateMul / 2^32⌋ (rateMul.MulU64(W), written out so
+	// that Rate is inlined), saturated at the largest units.Rate.
+	hi, lo := bits.Mul64(uint64(w), uint64(l.rateMul))
+	if hi>>fixedpoint.UQ32_32Frac != 0 {
+		return math.MaxInt64
+	}
+	r := hi<<(64-fixedpoint.UQ32_32Frac) | lo>>fixedpoint.UQ32_32Frac
 	return units.Rate(min(r, math.MaxInt64))
 }

@@ -3,8 +3,15 @@ package window
 import (
 	"math"
 	"math/big"
+	"math/bits"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/hwcc/hwcc/fixedpoint"
+	"github.com/hwcc/hwcc/hwtables"
+	"github.com/hwcc/hwcc/units"
 )
 
 // refLaw is the real-valued window law of Algorithm 1 (function ComputeWind,
@@ -98,4 +105,101 @@ func withinDivBound(q uint64, x *big.Float, over, under float64) bool {
 	loB := new(big.Float).SetPrec(256).Mul(x, big.NewFloat(1-under).SetPrec(256))
 	loB.Sub(loB, big.NewFloat(2))
 	return fq.Cmp(hiB) <= 0 && fq.Cmp(loB) > 0
+}
+
+// refQuo and refQuo128 are Divider.Quo and Quo128 as they were written
+// before the branch-free normalisation, kept as the oracle of the fast
+// forms (TestDividerMatchesReference).
+func refQuo(d Divider, a, n uint64) uint64 {
+	if n == 0 {
+		return math.MaxUint64
+	}
+	if d.native {
+		return a / n
+	}
+	s := refNormShift(n)
+	if s == 0 {
+		return d.table.DivFast(a, n)
+	}
+	return d.table.DivFast(a, roundShift(n, s)) >> s
+}
+
+func refQuo128(d Divider, hi, lo, n uint64) uint64 {
+	if n == 0 || hi >= n {
+		return math.MaxUint64
+	}
+	if d.native {
+		q, _ := bits.Div64(hi, lo, n)
+		return q
+	}
+	s := refNormShift(n)
+	if s > 0 {
+		lo = hi<<(64-s) | lo>>s
+		hi >>= s
+		n = roundShift(n, s)
+	}
+	if hi != 0 {
+		return math.MaxUint64
+	}
+	return d.table.DivFast(lo, n)
+}
+
+func refNormShift(n uint64) uint {
+	l := uint(bits.Len64(n))
+	if l <= divisorBits {
+		return 0
+	}
+	return l - divisorBits
+}
+
+// TestDividerMatchesReference: Quo and Quo128 equal their reference forms
+// on seeded draws over every divisor width, around the normalisation's
+// edges (2^22 ± 1, rounding ties) and at 0.
+func TestDividerMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(18, 2))
+	ds := []Divider{NewDivider(nil, false), NewDivider(hwtables.DefaultCompact(), false), NewDivider(nil, true)}
+	ns := []uint64{0, 1, 2, 3, 1<<22 - 1, 1 << 22, 1<<22 + 1, 1<<23 - 1, 1 << 23, 1<<23 + 1, 3 << 22, 1<<63 - 1, 1 << 63, math.MaxUint64}
+	for range 200000 {
+		n := rng.Uint64() >> rng.UintN(64)
+		ns = append(ns, n, n|1<<22>>rng.UintN(3))
+	}
+	for _, d := range ds {
+		for i, n := range ns {
+			a := rng.Uint64() >> rng.UintN(64)
+			hi := rng.Uint64() >> rng.UintN(65)
+			if i&3 == 0 && n > 0 {
+				hi %= n // mostly quotients that fit
+			}
+			if got, want := d.Quo(a, n), refQuo(d, a, n); got != want {
+				t.Fatalf("native=%v Quo(%d, %d) = %d, reference %d", d.native, a, n, got, want)
+			}
+			if got, want := d.Quo128(hi, a, n), refQuo128(d, hi, a, n); got != want {
+				t.Fatalf("native=%v Quo128(%d, %d, %d) = %d, reference %d", d.native, hi, a, n, got, want)
+			}
+		}
+	}
+}
+
+// TestRateMatchesMulU64: Law.Rate, which spells the UQ32_32 product out,
+// equals rateMul.MulU64 (saturated at the largest units.Rate) for W over
+// every width, at several T.
+func TestRateMatchesMulU64(t *testing.T) {
+	rng := rand.New(rand.NewPCG(18, 27))
+	for _, T := range []units.Time{MinT, 9 * units.Microsecond, 13 * units.Microsecond, MaxT} {
+		c := paperSim()
+		c.T = T
+		l, err := NewLaw(c)
+		require.NoError(t, err)
+		ws := []units.Bytes{math.MinInt64, -1, 0, 1, 2, MaxWindow, math.MaxInt64}
+		for range 100000 {
+			ws = append(ws, units.Bytes(rng.Uint64()>>rng.UintN(64)>>1))
+		}
+		for _, w := range ws {
+			want := units.Rate(0)
+			if w > 0 {
+				want = units.Rate(min(l.rateMul.MulU64(uint64(w)), math.MaxInt64))
+			}
+			require.Equal(t, want, l.Rate(w), "T = %v, W = %d", T, w)
+		}
+	}
 }
