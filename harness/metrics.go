@@ -62,9 +62,10 @@ type qstat struct {
 	total int64
 }
 
-// portStats are one port's counters.
+// portStats are one port's counters (the ones every frame updates first).
 type portStats struct {
-	txBytes     uint64  // wire bytes sent, all priorities
+	txBytes     uint64 // wire bytes sent, all priorities
+	q           qstat
 	winStartTx  float64 // wire bytes sent by the window's start (txSnapshot)
 	winEndTx    float64
 	pauses      int64 // PAUSE frames received that stopped this egress
@@ -74,7 +75,6 @@ type portStats struct {
 	firstPause  units.Time           // -1 if never paused
 	maxIngress  units.Bytes
 	drops       int64
-	q           qstat
 	queueSeries []units.Bytes
 }
 
