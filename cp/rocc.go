@@ -1,9 +1,11 @@
 package cp
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
 
 	"github.com/hwcc/hwcc/cc"
@@ -363,14 +365,22 @@ func RoCCTofino40G() RoCCConfig {
 // computes the rate itself (RoCCHost). Immutable after NewRoCCParams; safe
 // to share.
 type RoCCParams struct {
-	cfg         RoCCConfig
-	queue       fixedpoint.Quantizer // bytes → ΔQ units, Floor, QueueBits wide
-	qref, qmid  uint32               // ΔQ units
-	qmax, qtop  uint32               // ΔQ units; qtop = 2^QueueBits − 1
-	fmin, fmax  uint32               // F register units (ΔF·2^−k)
-	fmd         uint32               // the MD threshold: F > Fmax/8 ⇔ F > fmd (see NewRoCCParams)
-	qidle       uint32               // IdleGain's threshold ⌊Qref/8⌋ in ΔQ units; 0 when IdleGain is off
-	alpha, beta fixedpoint.CSD
+	cfg   RoCCConfig
+	queue fixedpoint.Quantizer // bytes → ΔQ units, Floor, QueueBits wide
+	// The queue quantiser's divider, as hardware builds a divider by a
+	// constant (see QueueUnits): qlim = (qtop + 1)·ΔQ, the first byte count
+	// that saturates (2^64 − 1 if that overflows: no int64 reaches it);
+	// qrecip = ⌈2^64/ΔQ⌉ when a multiply by it is exact below qlim, else 0;
+	// qshift = log2 ΔQ when ΔQ is a power of two (qpow2).
+	qlim, qrecip uint64
+	qshift       uint
+	qpow2        bool
+	qref, qmid   uint32 // ΔQ units
+	qmax, qtop   uint32 // ΔQ units; qtop = 2^QueueBits − 1
+	fmin, fmax   uint32 // F register units (ΔF·2^−k)
+	fmd          uint32 // the MD threshold: F > Fmax/8 ⇔ F > fmd (see NewRoCCParams)
+	qidle        uint32 // IdleGain's threshold ⌊Qref/8⌋ in ΔQ units; 0 when IdleGain is off
+	alpha, beta  fixedpoint.CSD
 	// alphaG, betaG are v_α·2^g and v_β·2^g, the CSD gains as integers:
 	// every CSD term's shift is at most g, so CSDα(e·2^g) = e·alphaG
 	// exactly, and line 8 takes two multiplies instead of the shift-add
@@ -460,6 +470,7 @@ func (p *RoCCParams) init() error {
 	}
 	p.queue = q
 	p.qtop = uint32(q.Max())
+	p.initQueueDivider(uint64(c.DeltaQ))
 	var sat [3]bool
 	for i, b := range [3]units.Bytes{c.QRef, c.QMid, c.QMax} {
 		if b < 0 {
@@ -526,15 +537,51 @@ func (p *RoCCParams) init() error {
 // Config returns the configuration the parameters were built from.
 func (p *RoCCParams) Config() RoCCConfig { return p.cfg }
 
+// initQueueDivider builds the divider of QueueUnits for ΔQ = d ≥ 1 and the
+// queue register's maximum p.qtop.
+func (p *RoCCParams) initQueueDivider(d uint64) {
+	hi, lo := bits.Mul64(uint64(p.qtop)+1, d)
+	p.qlim = lo
+	if hi != 0 {
+		p.qlim = math.MaxUint64
+	}
+	if d&(d-1) == 0 {
+		p.qpow2, p.qshift = true, uint(bits.TrailingZeros64(d))
+		return
+	}
+	// c = ⌈2^64/d⌉ = ⌊(2^64 − 1)/d⌋ + 1 (d ≥ 3, not a power of two) is
+	// 2^64/d + e with 0 < e < 1, so c·n/2^64 = n/d + e·n/2^64 and, with
+	// n = q·d + r, ⌊c·n/2^64⌋ = q whenever r/d + n/2^64 < 1, which
+	// n·d < 2^64 guarantees (r ≤ d − 1). Every n below qlim satisfies it
+	// iff (qlim − 1)·d < 2^64 (Lemire, Kaser and Kurz, "Faster remainder
+	// by direct computation", 2019, Theorem 1). Otherwise (ΔQ of megabytes
+	// and more) QueueUnits divides.
+	if hi, _ := bits.Mul64(p.qlim-1, d); hi == 0 {
+		p.qrecip = math.MaxUint64/d + 1
+	}
+}
+
 // QueueUnits returns qlen in ΔQ units as the CP reads it: ⌊qlen/ΔQ⌋,
 // saturated at 2^QueueBits − 1 (saturated reports whether it was). A
-// negative qlen reads as 0.
+// negative qlen reads as 0. It is the queue quantiser's QuantizeSat (Floor)
+// computed as a constant divider: a compare with the first saturating byte
+// count, then a shift (ΔQ a power of two) or the high word of a multiply by
+// ⌈2^64/ΔQ⌉, exact for every unsaturated qlen (see initQueueDivider; a
+// test checks it against the quantiser), or a division where that multiply
+// would not be exact.
 func (p *RoCCParams) QueueUnits(qlen units.Bytes) (q uint32, saturated bool) {
-	if qlen < 0 {
-		return 0, false
+	v := uint64(max(qlen, 0))
+	switch {
+	case v >= p.qlim:
+		return p.qtop, true
+	case p.qpow2:
+		return uint32(v >> p.qshift), false
+	case p.qrecip != 0:
+		hi, _ := bits.Mul64(v, p.qrecip)
+		return uint32(hi), false
 	}
-	v, s := p.queue.QuantizeSat(uint64(qlen))
-	return uint32(v), s
+	n, _ := p.queue.QuantizeSat(v)
+	return uint32(n), false
 }
 
 // Thresholds returns Qref, Qmid, Qmax and the queue register's maximum, in
@@ -975,7 +1022,7 @@ func NewRoCC(cfg RoCCConfig) (*RoCC, error) {
 	c.id = RoCCFeedback{Switch: cfg.Switch, Port: cfg.Port}.CP()
 	c.fbits = c.flowMap().occupancyBits()
 	c.state.Deadline = cfg.Start
-	c.sync()
+	c.state.Flows = c.flowLen()
 	return c, nil
 }
 
@@ -999,6 +1046,11 @@ func (c *RoCC) Regs() RoCCRegs { return c.regs }
 func (c *RoCC) State() RoCCState {
 	s := c.state
 	s.Last = c.clock.Last()
+	// The registers Algorithm 1 carries, and what follows from them: read
+	// here rather than copied on every update.
+	s.F, s.QOld = c.regs.F, c.regs.QOld
+	s.Shift = uint8(c.p.Shift(c.regs.F))
+	s.Branch = c.branch
 	return s
 }
 
@@ -1011,13 +1063,6 @@ func (c *RoCC) Flows() *RoCCQueueFlows { return c.queue }
 
 // AgedFlows returns the aged table, or nil when the CP has the queue table.
 func (c *RoCC) AgedFlows() *RoCCAgedFlows { return c.aged }
-
-func (c *RoCC) sync() {
-	c.state.F, c.state.QOld = c.regs.F, c.regs.QOld
-	c.state.Shift = uint8(c.p.Shift(c.regs.F))
-	c.state.Branch = c.branch
-	c.state.Flows = c.flowLen()
-}
 
 func (c *RoCC) flowMap() *roccFlowMap {
 	if c.queue != nil {
@@ -1049,22 +1094,48 @@ func roccEvent(event, reason string) error {
 // missed. It returns an error, changing nothing: a *cc.TimeOrderError for a
 // call before the previous event, a *cc.EventError for a call before the
 // deadline or a negative qlen. It is the one path of the update: Timer
-// calls it with the CP's queue view.
+// runs the same update (update) with the CP's queue view.
 func (c *RoCC) OnTimer(now units.Time, qlen units.Bytes) (RoCCDecision, error) {
+	if !c.clock.InOrder(now) || now < c.state.Deadline || qlen < 0 {
+		return RoCCDecision{}, c.refuseTimer(now, qlen)
+	}
+	c.update(now, qlen)
+	f := c.p.RateUnits(c.regs.F)
+	return RoCCDecision{
+		F:      f,
+		Rate:   units.Rate(f) * c.p.cfg.DeltaF,
+		Send:   c.state.Flows > 0,
+		Flows:  c.state.Flows,
+		Branch: c.branch,
+	}, nil
+}
+
+// refuseTimer returns OnTimer's error for a call at now with qlen that
+// fails a check: the time order first, then the deadline, then qlen. It
+// is out of line so that the update path builds no error.
+//
+//go:noinline
+func (c *RoCC) refuseTimer(now units.Time, qlen units.Bytes) error {
 	const ev = "OnTimer"
 	if err := c.clock.Check(roccCPPart, ev, now); err != nil {
-		return RoCCDecision{}, err
+		return err
 	}
 	if now < c.state.Deadline {
-		return RoCCDecision{}, roccEvent(ev, "update at "+now.String()+" is before "+c.state.Deadline.String()+", its deadline")
+		return roccEvent(ev, "update at "+now.String()+" is before "+c.state.Deadline.String()+", its deadline")
 	}
-	if qlen < 0 {
-		return RoCCDecision{}, roccEvent(ev, "queue length = "+qlen.String()+", want ≥ 0")
-	}
+	return roccEvent(ev, "queue length = "+qlen.String()+", want ≥ 0")
+}
+
+// update runs the update due at NextDeadline with the queue length qlen
+// sampled now; the caller checked that now is in order and at or after the
+// deadline and that qlen ≥ 0.
+func (c *RoCC) update(now units.Time, qlen units.Bytes) {
 	// Next tick: the first Start + i·T after now; the ticks in between were
-	// missed.
+	// missed. On time (now − deadline < T, the usual case) nothing was
+	// missed and nothing is divided.
 	step := c.p.cfg.Period
-	if missed := (now - c.state.Deadline) / step; missed > 0 {
+	if late := now - c.state.Deadline; late >= step {
+		missed := late / step
 		c.state.Missed += uint64(missed)
 		step = fixedpoint.SatMul(missed+1, step)
 	}
@@ -1082,16 +1153,8 @@ func (c *RoCC) OnTimer(now units.Time, qlen units.Bytes) (RoCCDecision, error) {
 	if c.aged != nil {
 		c.aged.Expire(now)
 	}
-	c.sync()
+	c.state.Flows = c.flowLen()
 	c.clock.Advance(now)
-	f := c.p.RateUnits(c.regs.F)
-	return RoCCDecision{
-		F:      f,
-		Rate:   units.Rate(f) * c.p.cfg.DeltaF,
-		Send:   c.state.Flows > 0,
-		Flows:  c.state.Flows,
-		Branch: c.branch,
-	}, nil
 }
 
 // Timer runs the update due at NextDeadline on the CP's view of its queue
@@ -1100,8 +1163,8 @@ func (c *RoCC) OnTimer(now units.Time, qlen units.Bytes) (RoCCDecision, error) {
 // deadline it only records now.
 func (c *RoCC) Timer(now units.Time, act *cc.Actions) error {
 	const ev = "Timer"
-	if err := c.clock.Check(roccCPPart, ev, now); err != nil {
-		return err
+	if !c.clock.InOrder(now) {
+		return c.clock.Check(roccCPPart, ev, now)
 	}
 	if now < c.state.Deadline {
 		c.clock.Advance(now)
@@ -1111,24 +1174,39 @@ func (c *RoCC) Timer(now units.Time, act *cc.Actions) error {
 	if err := act.Reserve(roccCPPart, ev, c.liveFlows(now)); err != nil { // a nil act holds nothing
 		return err
 	}
-	// OnTimer cannot fail here: time and deadline are checked, and the
-	// queue view is ≥ 0 (Enqueue and Dequeue refuse a negative one).
-	if d, _ := c.OnTimer(now, c.qlen); d.Send {
-		m := c.flowMap()
-		for i := range m.slots {
-			if s := &m.slots[i]; s.used {
-				c.send(act, s.key)
-			}
-		}
+	// The queue view is ≥ 0 (Enqueue and Dequeue refuse a negative one):
+	// OnTimer's checks all pass.
+	c.update(now, c.qlen)
+	if c.state.Flows > 0 {
+		c.sendAll(act)
 	}
 	return nil
 }
 
-// send appends the CP's message for flow to act, which has room.
-func (c *RoCC) send(act *cc.Actions, flow uint32) {
-	f := cc.Feedback{Kind: cc.FeedbackRate, Flow: cc.FlowID(flow), From: c.id}
-	c.Message(flow).Put(&f.Data)
-	act.Send(cc.ToSource, cc.ControlPrio, f)
+// sendAll appends the CP's message (Message) for every flow of the table,
+// in slot order, to act, which has room. The messages of one update differ
+// only in their flow, so the message is encoded once and each flow writes
+// its identifier into it (the flow field, bytes 12–15); the table's valid
+// bits are walked word by word (see roccFlowMap), so the cost follows the
+// flows the table holds.
+func (c *RoCC) sendAll(act *cc.Actions) {
+	// act.Send(cc.ToSource, cc.ControlPrio, f) for each flow's f, built
+	// once and appended by value.
+	x := cc.Action{Kind: cc.ActionFeedback, To: cc.ToSource, Prio: cc.ControlPrio,
+		Feedback: cc.Feedback{Kind: cc.FeedbackRate, From: c.id}}
+	c.Message(0).Put(&x.Feedback.Data)
+	m := c.flowMap()
+	for t, tw := range m.top {
+		for ; tw != 0; tw &= tw - 1 {
+			w := t<<6 + bits.TrailingZeros64(tw)
+			for b := m.occ[w]; b != 0; b &= b - 1 {
+				flow := m.slots[w<<6+bits.TrailingZeros64(b)].key
+				x.Feedback.Flow = cc.FlowID(flow)
+				binary.BigEndian.PutUint32(x.Feedback.Data[roccFbFlow:], flow)
+				act.Add(x)
+			}
+		}
+	}
 }
 
 // Message returns the CNP the CP sends flow at an update, as
@@ -1292,7 +1370,7 @@ func (c *RoCC) AppendRegisters(dst []cc.Register) []cc.Register {
 		cc.Reg("f_prev", fw, uint64(c.prevF)),
 		cc.Reg("qold", qw, uint64(c.regs.QOld)),
 		cc.Reg("qcur", qw, uint64(c.state.QCur)),
-		cc.Reg("shift", 3, uint64(c.state.Shift)),
+		cc.Reg("shift", 3, uint64(c.p.Shift(c.regs.F))),
 		cc.Reg("branch", 2, uint64(c.branch)),
 		cc.Reg("seq", 8, uint64(c.state.Seq)),
 		cc.TimeReg("deadline", c.state.Deadline),
@@ -1314,10 +1392,8 @@ func (c *RoCC) AppendRegisters(dst []cc.Register) []cc.Register {
 // fn must not call OnEnqueue, OnDequeue or OnTimer.
 func (c *RoCC) ForEachFlow(fn func(flow uint32)) {
 	m := c.flowMap()
-	for i := range m.slots {
-		if s := &m.slots[i]; s.used {
-			fn(s.key)
-		}
+	for i := m.next(0); i < len(m.slots); i = m.next(i + 1) {
+		fn(m.slots[i].key)
 	}
 }
 

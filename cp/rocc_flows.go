@@ -45,12 +45,23 @@ type roccSlot struct {
 // at least twice the capacity in slots (a power of two), so a probe
 // sequence stays short. Iteration is in slot order, which depends only on
 // the sequence of updates (the hash is fixed), never on map order.
+//
+// Iteration walks a valid-bit vector, as a switch walks the valid bits of
+// a table rather than its entries: occ holds one bit per slot (bit i%64 of
+// occ[i/64] is slots[i].used) and top one bit per word of occ (bit w%64 of
+// top[w/64] is set iff occ[w] ≠ 0). A walk reads the top words (one per
+// 4096 slots: one word at the presets' 2048 slots), then only the non-zero
+// occ words, and finds each occupied slot with a trailing-zero count, so
+// its cost follows the flows the table holds, not its size. Both vectors
+// change with the used flag, in insert and remove.
 type roccFlowMap struct {
 	slots []roccSlot
 	// pos[i] is the enqueue position at which the partial flow in slot i
 	// was entered (queue table); read and moved only for partial slots,
 	// which exist only after an overflow.
 	pos   []uint64
+	occ   []uint64 // valid bit per slot
+	top   []uint64 // bit per non-zero occ word
 	mask  uint32
 	shift uint // 32 − log2(len(slots))
 	n     int
@@ -66,13 +77,46 @@ func newRoCCFlowMap(part string, capacity int) (roccFlowMap, error) {
 	for 1<<bits < 2*capacity {
 		bits++
 	}
+	words := (1<<bits + 63) >> 6
 	return roccFlowMap{
 		slots: make([]roccSlot, 1<<bits),
 		pos:   make([]uint64, 1<<bits),
+		occ:   make([]uint64, words),
+		top:   make([]uint64, (words+63)>>6),
 		mask:  1<<bits - 1,
 		shift: 32 - bits,
 		cap:   capacity,
 	}, nil
+}
+
+// insert fills the empty slot i with key and val (a new flow) and sets its
+// valid bit.
+func (m *roccFlowMap) insert(i uint32, s roccSlot) {
+	m.slots[i] = s
+	m.n++
+	w := i >> 6
+	m.occ[w] |= 1 << (i & 63)
+	m.top[w>>6] |= 1 << (w & 63)
+}
+
+// next returns the first occupied slot at or after i (0 ≤ i), or
+// len(m.slots) if there is none: the valid-bit walk (see roccFlowMap).
+func (m *roccFlowMap) next(i int) int {
+	w := i >> 6
+	if w >= len(m.occ) {
+		return len(m.slots)
+	}
+	if b := m.occ[w] >> (uint(i) & 63); b != 0 {
+		return i + bits.TrailingZeros64(b)
+	}
+	// The first non-zero occ word after w, from the summary.
+	for w++; w < len(m.occ); w = (w | 63) + 1 {
+		if b := m.top[w>>6] >> (uint(w) & 63); b != 0 {
+			w += bits.TrailingZeros64(b)
+			return w<<6 + bits.TrailingZeros64(m.occ[w])
+		}
+	}
+	return len(m.slots)
 }
 
 func (m *roccFlowMap) home(key uint32) uint32 { return (key * roccFibHash) >> m.shift }
@@ -106,6 +150,11 @@ func (m *roccFlowMap) remove(i uint32) {
 			m.slots[j] = roccSlot{}
 			i = j
 		}
+	}
+	// Every hole but the last was refilled: one valid bit clears.
+	w := i >> 6
+	if m.occ[w] &^= 1 << (i & 63); m.occ[w] == 0 {
+		m.top[w>>6] &^= 1 << (w & 63)
 	}
 }
 
@@ -297,8 +346,7 @@ func (t *RoCCQueueFlows) Enqueue(flow uint32, size units.Bytes) (full bool, err 
 	if partial {
 		t.m.pos[i] = at
 	}
-	t.m.slots[i] = roccSlot{key: flow, val: int64(size), used: true, partial: partial}
-	t.m.n++
+	t.m.insert(i, roccSlot{key: flow, val: int64(size), used: true, partial: partial})
 	return false, nil
 }
 
@@ -342,10 +390,9 @@ func (t *RoCCQueueFlows) Dequeue(flow uint32, size units.Bytes) error {
 // ForEach calls fn(flow, counted bytes) for every flow in slot order. fn
 // must not modify the table.
 func (t *RoCCQueueFlows) ForEach(fn func(flow uint32, queued units.Bytes)) {
-	for i := range t.m.slots {
-		if s := &t.m.slots[i]; s.used {
-			fn(s.key, units.Bytes(s.val))
-		}
+	for i := t.m.next(0); i < len(t.m.slots); i = t.m.next(i + 1) {
+		s := &t.m.slots[i]
+		fn(s.key, units.Bytes(s.val))
 	}
 }
 
@@ -356,10 +403,8 @@ func (t *RoCCQueueFlows) AppendFlows(dst []uint32) []uint32 {
 }
 
 func (m *roccFlowMap) appendFlows(dst []uint32) []uint32 {
-	for i := range m.slots {
-		if s := &m.slots[i]; s.used {
-			dst = append(dst, s.key)
-		}
+	for i := m.next(0); i < len(m.slots); i = m.next(i + 1) {
+		dst = append(dst, m.slots[i].key)
 	}
 	return dst
 }
@@ -423,8 +468,8 @@ func (t *RoCCAgedFlows) Touch(now units.Time, flow uint32) (evicted bool) {
 	}
 	if t.m.n >= t.m.cap {
 		oldest := -1
-		for j := range t.m.slots {
-			if t.m.slots[j].used && (oldest < 0 || t.m.slots[j].val < t.m.slots[oldest].val) {
+		for j := t.m.next(0); j < len(t.m.slots); j = t.m.next(j + 1) {
+			if oldest < 0 || t.m.slots[j].val < t.m.slots[oldest].val {
 				oldest = j
 			}
 		}
@@ -433,8 +478,7 @@ func (t *RoCCAgedFlows) Touch(now units.Time, flow uint32) (evicted bool) {
 		evicted = true
 		i, _ = t.m.find(flow) // the removal may have moved the empty slot
 	}
-	t.m.slots[i] = roccSlot{key: flow, val: int64(now), used: true}
-	t.m.n++
+	t.m.insert(i, roccSlot{key: flow, val: int64(now), used: true})
 	return evicted
 }
 
@@ -448,8 +492,8 @@ func (t *RoCCAgedFlows) expired(now units.Time, seen int64) bool {
 // nothing.
 func (t *RoCCAgedFlows) Live(now units.Time) int {
 	n := 0
-	for i := range t.m.slots {
-		if s := &t.m.slots[i]; s.used && !t.expired(now, s.val) {
+	for i := t.m.next(0); i < len(t.m.slots); i = t.m.next(i + 1) {
+		if !t.expired(now, t.m.slots[i].val) {
 			n++
 		}
 	}
@@ -458,7 +502,9 @@ func (t *RoCCAgedFlows) Live(now units.Time) int {
 
 // Expire drops every flow last seen at or before now − MaxAge.
 func (t *RoCCAgedFlows) Expire(now units.Time) {
-	for i := range t.m.slots {
+	// Slot order, skipping empty slots by the valid bits (read afresh at
+	// each step, so a key a removal shifted is seen where it lands).
+	for i := t.m.next(0); i < len(t.m.slots); i = t.m.next(i + 1) {
 		// remove shifts a later key into slot i; look at i again. A key
 		// shifted from the start of the array into its end is looked at
 		// twice, which is harmless.
@@ -471,10 +517,9 @@ func (t *RoCCAgedFlows) Expire(now units.Time) {
 // ForEach calls fn(flow, last seen) for every flow in slot order. fn must
 // not modify the table.
 func (t *RoCCAgedFlows) ForEach(fn func(flow uint32, seen units.Time)) {
-	for i := range t.m.slots {
-		if s := &t.m.slots[i]; s.used {
-			fn(s.key, units.Time(s.val))
-		}
+	for i := t.m.next(0); i < len(t.m.slots); i = t.m.next(i + 1) {
+		s := &t.m.slots[i]
+		fn(s.key, units.Time(s.val))
 	}
 }
 
