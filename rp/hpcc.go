@@ -149,6 +149,11 @@ type HPCC struct {
 	qUnit  uint64      // bytes per qLen count (80 B)
 	u0     uint64      // InitialU, UQ32_32 raw
 
+	// Fixed at NewHPCC so that the per-ACK check reads no Codec: the
+	// Codec's MaxHops, and bit B set for every speed code B in its table.
+	maxHops uint8
+	speedOK uint16
+
 	mono cc.Monotonic
 	st   HPCCState
 }
@@ -347,7 +352,9 @@ func NewHPCC(cfg HPCCConfig) (*HPCC, error) {
 				Range: "speeds with B·T ≥ 1 B and B ≥ 1.87 kbit/s", Err: err}
 		}
 		h.speed[code] = sp
+		h.speedOK |= 1 << code
 	}
+	h.maxHops = uint8(cfg.Codec.MaxHops())
 	h.Reset()
 	return h, nil
 }
@@ -508,7 +515,7 @@ func (h *HPCC) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
 	case f.INT == nil:
 		return h.eventError(event, "the "+f.Kind.String()+" carries no INT header", nil)
 	}
-	return h.ack(event, now, f.Seq, f.SndNxt, f.INT)
+	return h.ackInOrder(event, now, f.Seq, f.SndNxt, f.INT)
 }
 
 // Sent records that the flow sent a packet at now: HPCC's sender reacts to
@@ -540,8 +547,16 @@ func (h *HPCC) ack(event string, now units.Time, ackSeq, sndNxt uint64, hdr *int
 	if err := h.mono.Check(hpccRPPart, event, now); err != nil {
 		return err
 	}
-	if err := h.check(event, ackSeq, sndNxt, hdr); err != nil {
-		return err
+	return h.ackInOrder(event, now, ackSeq, sndNxt, hdr)
+}
+
+// ackInOrder is ack once now is known to be in time order (Feedback checks
+// it before it looks at the feedback).
+func (h *HPCC) ackInOrder(event string, now units.Time, ackSeq, sndNxt uint64, hdr *inttel.Header) error {
+	if !h.valid(ackSeq, sndNxt, hdr) {
+		if err := h.check(event, ackSeq, sndNxt, hdr); err != nil {
+			return err
+		}
 	}
 	h.mono.Advance(now)
 	st := &h.st
@@ -564,6 +579,27 @@ func (h *HPCC) ack(event string, now units.Time, ackSeq, sndNxt uint64, hdr *int
 	// 24: lastUpdateSeq = snd_nxt on a commit; 27: R = W/T; L = ack.L.
 	h.measure(now, commit, sndNxt, hdr)
 	return nil
+}
+
+// valid reports whether an ACK passes every test of check, without building
+// an error: the per-ACK form of the checks, which ORs each hop's
+// out-of-range bits together and reads no Codec. When it is false, check
+// names the first fault (check is the reference; valid only lets the
+// common case skip it, and a valid ACK that check would refuse cannot
+// pass, as TestHPCCValidMatchesCheck checks).
+func (h *HPCC) valid(ackSeq, sndNxt uint64, hdr *inttel.Header) bool {
+	if hdr == nil || hdr.NHop > h.maxHops || hdr.PathID > inttel.MaxPathID || ackSeq > sndNxt ||
+		(h.st.Started && ackSeq < h.st.LastAckSeq) {
+		return false
+	}
+	var bad uint32
+	for i := range hdr.Hops[:hdr.NHop] {
+		p := &hdr.Hops[i]
+		// A bit above a field's width, or a speed code not in the table.
+		bad |= p.TS>>inttel.TSBits | p.TxBytes>>inttel.TxBytesBits |
+			uint32(p.Speed>>inttel.SpeedBits) | uint32(^h.speedOK>>(p.Speed&inttel.MaxSpeed)&1)
+	}
+	return bad == 0
 }
 
 // check validates an ACK without changing anything.
@@ -625,35 +661,44 @@ func (h *HPCC) seed(now units.Time, sndNxt uint64, hdr *inttel.Header) {
 }
 
 // measure is MeasureInflight (lines 1–10) followed by ComputeWind and the
-// rest of NewAck (lines 23–27).
+// rest of NewAck (lines 23–27). Lines 3–7 run in three passes, as a NIC's
+// parallel lanes would: the guards, the qlen term and the txRate
+// numerator of every hop; the hops' divisions in one call of the divider;
+// then u' per hop and the largest, in hop order (so that the first of equal
+// u' wins, as in one loop).
 func (h *HPCC) measure(now units.Time, commit bool, sndNxt uint64, hdr *inttel.Header) {
 	// 1: function MeasureInflight(ack)
 	st := &h.st
+	hops := hdr.Hops[:hdr.NHop]
+	// The sampled hops, packed: hop index, τ = Δts, the qlen term, the
+	// txRate term's numerator (128 bits) and denominator, its quotient.
 	var (
-		u       uint64 // 2: u = 0 (the first sampled hop seeds it)
-		tau     units.Time
-		arg     int
-		sampled uint16 // bit i: hop i measured on this ACK
+		idx          [inttel.HopsLimit]uint8
+		qU, nHi, nLo [inttel.HopsLimit]uint64
+		den, txU     [inttel.HopsLimit]uint64
+		m            int
 	)
 	// 3: for each link i on the path do
-	for i, nh := range hdr.Hops[:hdr.NHop] {
-		hp := &st.Hops[i]
-		old := hp.Record
-		sp := &h.speed[nh.Speed]
-		if nh.Speed != old.Speed || now-hp.StoredAt >= sp.horizon {
+	for i := range hops {
+		// The records are read in place: nh is the ACK's, hp the stored
+		// one (valid checked every field, so the speed code is in the
+		// table).
+		nh, hp := &hops[i], &st.Hops[i]
+		sp := &h.speed[nh.Speed&inttel.MaxSpeed]
+		if nh.Speed != hp.Record.Speed || now-hp.StoredAt >= sp.horizon {
 			// Another port, or a record so old that its counters may have
 			// wrapped more than once: start this hop afresh.
-			*hp = HPCCHop{Record: nh, StoredAt: now, U: hp.U}
+			*hp = HPCCHop{Record: *nh, StoredAt: now, U: hp.U}
 			st.Reseeds++
 			continue
 		}
-		dts := h.codec.TSDelta(old, nh)
+		dts := h.codec.TSDelta(hp.Record, *nh)
 		if dts == 0 {
 			// No time between the records: keep the older one.
 			st.ZeroIntervals++
 			continue
 		}
-		dtx := h.codec.TxBytesDelta(old, nh)
+		dtx := h.codec.TxBytesDelta(hp.Record, *nh)
 		if dts >= h.tsHalf || dtx >= h.txHalf {
 			// A step backwards read modulo the period: a record older than
 			// the one stored (reordered ACK). Keep the stored one.
@@ -662,32 +707,49 @@ func (h *HPCC) measure(now units.Time, commit bool, sndNxt uint64, hdr *inttel.H
 		}
 		// 4: txRate = (ack.L[i].txBytes − L[i].txBytes)/(ack.L[i].ts − L[i].ts)
 		// 5: u' = min(ack.L[i].qlen, L[i].qlen)/(ack.L[i].B·T) + txRate/ack.L[i].B
-		up := h.hopUtil(sp, old, nh, dts, dtx)
+		// (hopTerms: the qlen term and the txRate term's numerator)
+		idx[m], den[m] = uint8(i), uint64(dts)
+		qU[m], nHi[m], nLo[m] = h.hopTerms(sp, min(hp.Record.QLen, nh.QLen), dtx)
+		m++
 		// 27 (per hop): L[i] = ack.L[i]
-		hp.Record, hp.StoredAt = nh, now
+		hp.Record, hp.StoredAt = *nh, now
+	}
+	if m == 0 {
+		st.NoSample++
+		return
+	}
+	// 5, txRate/B: the sampled hops' divisions.
+	h.div.Quo128s(txU[:m], nHi[:m], nLo[:m], den[:m])
+	var (
+		u       uint64 // 2: u = 0 (the first sampled hop seeds it)
+		tau     units.Time
+		arg     uint8
+		sampled uint16 // bit i: hop i measured on this ACK
+	)
+	for j := range m {
+		i := idx[j]
+		// 5: u' = qU + txU, saturated at the register's maximum
+		up := fixedpoint.SatAdd(qU[j], txU[j])
 		// 6: if u' > u then
-		if sampled == 0 || up > u {
+		if up > u || j == 0 {
 			// 7: u = u'; τ = ack.L[i].ts − L[i].ts
-			u, tau, arg = up, dts, i
+			u, tau, arg = up, units.Time(den[j]), i
 		}
 		sampled |= 1 << i
 		if h.cfg.MultiRate {
 			// Lines 8–9 per hop: U_i = (1 − τ_i/T)·U_i + (τ_i/T)·u'_i
-			hp.U = fixedpoint.UQ32_32(h.ewma(uint64(hp.U), up, dts))
+			hp := &st.Hops[i]
+			hp.U = fixedpoint.UQ32_32(h.ewma(uint64(hp.U), up, units.Time(den[j])))
 		}
 	}
-	if sampled == 0 {
-		st.NoSample++
-		return
-	}
-	st.Bottleneck = uint8(arg)
+	st.Bottleneck = arg
 	if h.cfg.MultiRate {
 		var us [inttel.HopsLimit]fixedpoint.UQ32_32
-		for i := range hdr.Hops[:hdr.NHop] {
+		for i := range hops {
 			us[i] = st.Hops[i].U
 		}
 		// 23/26, 24, 27 with one reference per hop, W = min_i W_i
-		h.win.UpdateHops(us[:hdr.NHop], sampled, commit, sndNxt)
+		h.win.UpdateHops(us[:len(hops)], sampled, commit, sndNxt)
 		return
 	}
 	// 8: τ = min(τ, T)   9: U = (1 − τ/T)·U + (τ/T)·u   (inside ewma)
@@ -697,20 +759,19 @@ func (h *HPCC) measure(now units.Time, commit bool, sndNxt uint64, hdr *inttel.H
 	h.win.Update(st.U, commit, sndNxt)
 }
 
-// hopUtil is lines 4–5 for one hop: u' = min(qlen, L.qlen)/(B·T) +
-// Δtx/(B·Δts), in UQ32_32, saturating at the register's maximum. dts > 0.
-func (h *HPCC) hopUtil(sp *hpccSpeed, old, nh inttel.Hop, dts units.Time, dtx units.Bytes) uint64 {
+// hopTerms is lines 4–5 for one hop but the division: u' = min(qlen,
+// L.qlen)/(B·T) + Δtx/(B·Δts) in UQ32_32 is qU + (hi·2^64 + lo)/Δts_ps,
+// saturating at the register's maximum, with qlen the smaller qLen field of
+// the two records; measure divides and adds.
+func (h *HPCC) hopTerms(sp *hpccSpeed, qlen uint16, dtx units.Bytes) (qU, hi, lo uint64) {
 	// min(ack.L[i].qlen, L[i].qlen) in bytes: ≤ 65535 · 2^32 B < 2^48.
-	q := uint64(min(old.QLen, nh.QLen)) * h.qUnit
+	q := uint64(qlen) * h.qUnit
 	// qlen/(B·T) = q·qMul/2^64 → UQ32_32 raw = q·qMul/2^32.
-	hi, lo := bits.Mul64(q, sp.qMul)
-	qU := hpccShrSat(hi, lo)
+	qhi, qlo := bits.Mul64(q, sp.qMul)
 	// txRate/B = Δtx/(B·Δts) = (Δtx·8/B)/Δts: the time the port needs to
 	// send Δtx at line rate (ps, UQ32_32) over the time it had (ps).
-	bhi, blo := bits.Mul64(uint64(dtx), sp.psPerByte)
-	txU := h.div.Quo128(bhi, blo, uint64(dts))
-	// u' = qU + txU, saturated at the register's maximum
-	return fixedpoint.SatAdd(qU, txU)
+	hi, lo = bits.Mul64(uint64(dtx), sp.psPerByte)
+	return hpccShrSat(qhi, qlo), hi, lo
 }
 
 // ewma is lines 8–9: τ = min(τ, T); U = (1 − τ/T)·U + (τ/T)·u, with

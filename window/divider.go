@@ -95,6 +95,35 @@ func (d Divider) Quo128(hi, lo, n uint64) uint64 {
 	return d.table.DivFast(hi<<(64-s)|lo>>s, n>>s+n>>(s-1)&1)
 }
 
+// Quo128s divides element-wise, q[i] = Quo128(hi[i], lo[i], n[i]) for
+// every i < len(q), bit for bit; hi, lo and n must be at least as long as q.
+// It is the form for several divisions at once (HPCC's per-hop rates of one
+// ACK, which a NIC computes in parallel lanes): one call, with the table's
+// lookup inlined into the loop. It never allocates; it panics only if an
+// operand slice is shorter than q.
+func (d Divider) Quo128s(q, hi, lo, n []uint64) {
+	hi, lo, n = hi[:len(q)], lo[:len(q)], n[:len(q)]
+	if d.native {
+		for i := range q {
+			q[i] = d.Quo128(hi[i], lo[i], n[i])
+		}
+		return
+	}
+	t := d.table
+	for i := range q {
+		h, l, m := hi[i], lo[i], n[i]
+		// As Quo128: saturate when h ≥ m (or m = 0) or the shifted
+		// numerator needs more than 64 bits; otherwise the normalised
+		// division, branch-free in s.
+		s := normShift(m)
+		if h >= m || h>>s != 0 {
+			q[i] = math.MaxUint64
+			continue
+		}
+		q[i] = t.DivFast(h<<(64-s)|l>>s, m>>s+m>>(s-1)&1)
+	}
+}
+
 // roundShift returns n' = round(n / 2^s), ties up, for s ≥ 1, without the
 // overflow of n + 2^(s−1): the bit below the cut decides. n' ≤ 2^22 when
 // s = normShift(n), because n < 2^(22+s).
