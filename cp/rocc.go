@@ -370,8 +370,9 @@ type RoCCParams struct {
 	// The queue quantiser's divider, as hardware builds a divider by a
 	// constant (see QueueUnits): qlim = (qtop + 1)·ΔQ, the first byte count
 	// that saturates (2^64 − 1 if that overflows: no int64 reaches it);
-	// qrecip = ⌈2^64/ΔQ⌉ when a multiply by it is exact below qlim, else 0;
-	// qshift = log2 ΔQ when ΔQ is a power of two (qpow2).
+	// qrecip = ⌈2^64/ΔQ⌉ when a multiply by it is exact below qlim, else 0
+	// (ΔQ = 1, or ΔQ too large); qshift = log2 ΔQ when ΔQ is a power of
+	// two (qpow2).
 	qlim, qrecip uint64
 	qshift       uint
 	qpow2        bool
@@ -545,19 +546,23 @@ func (p *RoCCParams) initQueueDivider(d uint64) {
 	if hi != 0 {
 		p.qlim = math.MaxUint64
 	}
-	if d&(d-1) == 0 {
-		p.qpow2, p.qshift = true, uint(bits.TrailingZeros64(d))
-		return
-	}
-	// c = ⌈2^64/d⌉ = ⌊(2^64 − 1)/d⌋ + 1 (d ≥ 3, not a power of two) is
-	// 2^64/d + e with 0 < e < 1, so c·n/2^64 = n/d + e·n/2^64 and, with
-	// n = q·d + r, ⌊c·n/2^64⌋ = q whenever r/d + n/2^64 < 1, which
-	// n·d < 2^64 guarantees (r ≤ d − 1). Every n below qlim satisfies it
-	// iff (qlim − 1)·d < 2^64 (Lemire, Kaser and Kurz, "Faster remainder
-	// by direct computation", 2019, Theorem 1). Otherwise (ΔQ of megabytes
-	// and more) QueueUnits divides.
-	if hi, _ := bits.Mul64(p.qlim-1, d); hi == 0 {
-		p.qrecip = math.MaxUint64/d + 1
+	p.qpow2, p.qshift = d&(d-1) == 0, uint(bits.TrailingZeros64(d))
+	switch {
+	case d == 1: // ⌈2^64/1⌉ does not fit: queueDiv returns v
+	case p.qpow2:
+		// d = 2^s, s ≥ 1: c = 2^(64−s), and c·n/2^64 = n/2^s exactly.
+		p.qrecip = 1 << (64 - p.qshift)
+	default:
+		// c = ⌈2^64/d⌉ = ⌊(2^64 − 1)/d⌋ + 1 is 2^64/d + e with 0 < e < 1,
+		// so c·n/2^64 = n/d + e·n/2^64 and, with n = q·d + r,
+		// ⌊c·n/2^64⌋ = q whenever r/d + n/2^64 < 1, which n·d < 2^64
+		// guarantees (r ≤ d − 1). Every n below qlim satisfies it iff
+		// (qlim − 1)·d < 2^64 (Lemire, Kaser and Kurz, "Faster remainder by
+		// direct computation", 2019, Theorem 1). Otherwise (ΔQ of megabytes
+		// and more) queueDiv divides.
+		if hi, _ := bits.Mul64(p.qlim-1, d); hi == 0 {
+			p.qrecip = math.MaxUint64/d + 1
+		}
 	}
 }
 
@@ -565,23 +570,30 @@ func (p *RoCCParams) initQueueDivider(d uint64) {
 // saturated at 2^QueueBits − 1 (saturated reports whether it was). A
 // negative qlen reads as 0. It is the queue quantiser's QuantizeSat (Floor)
 // computed as a constant divider: a compare with the first saturating byte
-// count, then a shift (ΔQ a power of two) or the high word of a multiply by
-// ⌈2^64/ΔQ⌉, exact for every unsaturated qlen (see initQueueDivider; a
-// test checks it against the quantiser), or a division where that multiply
-// would not be exact.
+// count, then the high word of a multiply by ⌈2^64/ΔQ⌉, exact for every
+// unsaturated qlen (see initQueueDivider; a test checks it against the
+// quantiser), or, for ΔQ = 1 or a ΔQ where that multiply would not be
+// exact, queueDiv.
 func (p *RoCCParams) QueueUnits(qlen units.Bytes) (q uint32, saturated bool) {
 	v := uint64(max(qlen, 0))
-	switch {
-	case v >= p.qlim:
+	if v >= p.qlim {
 		return p.qtop, true
-	case p.qpow2:
-		return uint32(v >> p.qshift), false
-	case p.qrecip != 0:
+	}
+	if p.qrecip != 0 {
 		hi, _ := bits.Mul64(v, p.qrecip)
 		return uint32(hi), false
 	}
+	return p.queueDiv(v), false
+}
+
+// queueDiv is QueueUnits below saturation without a reciprocal: a shift
+// for ΔQ = 1 (by 0), else the quantiser's division.
+func (p *RoCCParams) queueDiv(v uint64) uint32 {
+	if p.qpow2 {
+		return uint32(v >> p.qshift)
+	}
 	n, _ := p.queue.QuantizeSat(v)
-	return uint32(n), false
+	return uint32(n)
 }
 
 // Thresholds returns Qref, Qmid, Qmax and the queue register's maximum, in

@@ -120,8 +120,15 @@ func (f RoCCFeedback) Append(dst []byte) []byte {
 	return binary.BigEndian.AppendUint32(dst, f.Flow)
 }
 
-// Put writes f's encoding into b (cc.Feedback.Data), as Append does.
-func (f RoCCFeedback) Put(b *[RoCCFeedbackLen]byte) { _ = f.Append(b[:0]) }
+// Put writes f's encoding into b (cc.Feedback.Data), the bytes Append
+// appends, as two big-endian 64-bit words: bytes 0–7 are version and type,
+// counter, port and switch, bytes 8–15 rate, qdepth and flow.
+func (f RoCCFeedback) Put(b *[RoCCFeedbackLen]byte) {
+	head := uint64(RoCCFeedbackVersion<<roccFbVersionShift|byte(f.Type)&roccFbTypeMask)<<56 |
+		uint64(f.Seq)<<48 | uint64(f.Port)<<32 | uint64(f.Switch)
+	binary.BigEndian.PutUint64(b[:roccFbRate], head)
+	binary.BigEndian.PutUint64(b[roccFbRate:], uint64(f.Rate)<<48|uint64(f.QDepth)<<32|uint64(f.Flow))
+}
 
 // String returns a one-line description for traces.
 func (f RoCCFeedback) String() string {

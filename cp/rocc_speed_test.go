@@ -14,9 +14,10 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// TestRoCCQueueUnitsDivider: QueueUnits (a compare, then a shift, a
-// multiply by ⌈2^64/ΔQ⌉ or, for a huge ΔQ, a division) returns what the
-// queue quantiser's QuantizeSat returns, for ΔQ of every kind (1, powers of
+// TestRoCCQueueUnitsDivider: QueueUnits (a compare, then a multiply by
+// ⌈2^64/ΔQ⌉, or for ΔQ = 1 a shift by 0 and for a huge ΔQ a division)
+// returns what the queue quantiser's QuantizeSat returns, for ΔQ of every
+// kind (1, powers of
 // two, the presets' 64 and 80 B, odd and prime values, values around 2^k,
 // ΔQ so large that the multiply would not be exact) and every register
 // width, at the edges of each unit, of saturation and of int64, and at
@@ -38,10 +39,10 @@ func TestRoCCQueueUnitsDivider(t *testing.T) {
 			p := &RoCCParams{queue: q, qtop: uint32(q.Max())}
 			p.initQueueDivider(d)
 			switch {
-			case p.qpow2:
-				kinds["shift"]++
 			case p.qrecip != 0:
 				kinds["multiply"]++
+			case p.qpow2:
+				kinds["shift"]++
 			default:
 				kinds["divide"]++
 			}
@@ -267,5 +268,24 @@ func BenchmarkRoCCContractTimerFlows(b *testing.B) {
 				b.ReportMetric((op-base)/float64(n), "ns/msg")
 			}
 		})
+	}
+}
+
+// TestRoCCFeedbackPutIsAppend: Put (two 64-bit words) writes the bytes
+// Append appends, for seeded random messages of every field value range,
+// Type above 15 included (its high bits are lost alike).
+func TestRoCCFeedbackPutIsAppend(t *testing.T) {
+	rng := rand.New(rand.NewPCG(18, 16))
+	for i := range 20000 {
+		f := RoCCFeedback{
+			Type: RoCCFeedbackType(rng.Uint32()), Seq: uint8(rng.Uint32()), Port: uint16(rng.Uint32()),
+			Switch: rng.Uint32(), Rate: uint16(rng.Uint32()), QDepth: uint16(rng.Uint32()), Flow: rng.Uint32(),
+		}
+		if i < 16 {
+			f.Type = RoCCFeedbackType(i)
+		}
+		var b [RoCCFeedbackLen]byte
+		f.Put(&b)
+		require.Equal(t, f.Append(nil), b[:], "%+v", f)
 	}
 }
