@@ -253,6 +253,10 @@ type CPInfo struct {
 	SwitchID uint16
 	// Errors records what the queue's state machine refuses.
 	Errors ErrorSink
+
+	// build, set when a Sim builds its CPs, lets the harness's own
+	// adapter share work between them (cpBuild); nil otherwise.
+	build *cpBuild
 }
 
 // Registry errors.

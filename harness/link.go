@@ -203,7 +203,7 @@ const portSlab = 64
 // nameLinks names every port "node->peer", adding "#k" for the k-th
 // parallel link between the same pair.
 func (s *Sim) nameLinks() {
-	seen := map[string]int{}
+	seen := make(map[string]int, len(s.ports))
 	for _, p := range s.ports {
 		base := p.node.name + "->" + p.peer.node.name
 		seen[base]++
@@ -226,9 +226,10 @@ func (s *Sim) nameLinks() {
 // host) fills the sets of all its hosts, which share one stored set.
 func (s *Sim) buildRoutes() error {
 	nn := len(s.nodes)
+	spans := make([]routeSpan, s.nSwitches*nn) // every switch's routes, one allocation
 	for _, n := range s.nodes {
 		if !n.isHost {
-			n.routes = make([]routeSpan, nn)
+			n.routes, spans = spans[:nn:nn], spans[nn:]
 			n.routeArena = make([]int32, 0, 2*len(n.ports))
 		}
 	}

@@ -3,6 +3,7 @@ package harness
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -316,6 +317,9 @@ func (g *schemeAlgo) build(r cc.Role, env *cc.Env, params map[string]string) (cc
 // NewCP builds the congestion point of one switch egress data queue, in
 // the environment of its port.
 func (g *schemeAlgo) NewCP(info CPInfo) (CP, error) {
+	if b := info.build; b != nil {
+		return b.newCP(g, info)
+	}
 	p, err := g.build(cc.RoleCP, cpEnv(info), info.Params)
 	if err != nil || p == nil {
 		return nil, err
@@ -326,6 +330,64 @@ func (g *schemeAlgo) NewCP(info CPInfo) (CP, error) {
 // cpEnv is a congestion point's environment: its port's.
 func cpEnv(info CPInfo) *cc.Env {
 	return &cc.Env{Rate: info.Rate, Node: cc.NodeID(info.Node), Port: uint16(info.Port), SwitchID: info.SwitchID, Index: int(info.ID) + 1}
+}
+
+// cpBuild is what the n CPs a Sim builds share (CPInfo.build): the
+// settings, computed once for the first CP's params (every CP of a run
+// gets the scenario's), and slabs that the adapters, environments and
+// action buffers are cut from, so that a network of thousands of ports
+// does not make thousands of small allocations of each. What NewCP builds
+// from it is what it builds without it.
+type cpBuild struct {
+	n        int // CPs still to build
+	params   map[string]string
+	settings [5][]cc.Setting
+	err      error
+	done     bool
+	cps      []schemeCP
+	envs     []cc.Env
+	acts     []cc.Actions
+	buf      []cc.Action
+}
+
+func (b *cpBuild) newCP(g *schemeAlgo, info CPInfo) (CP, error) {
+	ps := g.parts[cc.RoleCP]
+	if ps == nil {
+		return nil, nil
+	}
+	if !b.done || !sameMap(b.params, info.Params) {
+		b.params, b.done = info.Params, true
+		b.settings, b.err = g.settings(info.Params)
+	}
+	if b.err != nil {
+		return nil, b.err
+	}
+	if len(b.cps) == 0 {
+		k := max(b.n, 1)
+		b.cps, b.envs, b.acts = make([]schemeCP, k), make([]cc.Env, k), make([]cc.Actions, k)
+		b.buf = make([]cc.Action, k*initialActions)
+	}
+	b.n--
+	env := &b.envs[0]
+	*env = cc.Env{Rate: info.Rate, Node: cc.NodeID(info.Node), Port: uint16(info.Port), SwitchID: info.SwitchID, Index: int(info.ID) + 1}
+	b.envs = b.envs[1:]
+	p, err := cc.NewIn(env, g.s.Algo, ps.Name, b.settings[cc.RoleCP])
+	if err != nil {
+		return nil, err
+	}
+	act := &b.acts[0]
+	*act = cc.ActionsOn(b.buf[:initialActions:initialActions])
+	b.acts, b.buf = b.acts[1:], b.buf[initialActions:]
+	w := &b.cps[0]
+	b.cps = b.cps[1:]
+	*w = schemeCP{c: p.(cc.CongestionPoint), act: act, errs: info.Errors}
+	return w, nil
+}
+
+// sameMap reports whether a and b are the same map (not equal contents:
+// the same value, which a Sim passes to all its CPs).
+func sameMap(a, b map[string]string) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
 // env returns a flow's environment for its reaction and notification
@@ -434,13 +496,20 @@ func (w *schemeCP) queue(q *Queue) cc.Queue {
 	return cc.Queue{Len: q.Len(), Rate: q.Rate(), TxBytes: q.TxBytes(), Paused: q.Paused()}
 }
 
+// packet fills the CP's cc.Packet from p. Field by field, every field
+// written (TestSchemePacketFields checks the list): w is on the heap and
+// cc.Packet holds a pointer, so assigning a whole composite value would
+// copy it with a bulk write barrier while the GC is marking.
 func (w *schemeCP) packet(p *Packet) *cc.Packet {
-	w.pkt = cc.Packet{Flow: cc.FlowID(p.Flow), Src: cc.NodeID(p.Src), Dst: cc.NodeID(p.Dst), Seq: p.Seq,
-		Payload: p.Payload, Size: p.Size, Prio: p.Prio, CE: p.CE, Hdr: p.Hdr}
+	c := &w.pkt
+	c.Flow, c.Src, c.Dst, c.Seq = cc.FlowID(p.Flow), cc.NodeID(p.Src), cc.NodeID(p.Dst), p.Seq
+	c.Payload, c.Size, c.Prio, c.CE = p.Payload, p.Size, p.Prio, p.CE
+	c.INT = nil
 	if p.HasINT {
-		w.pkt.INT = &p.INT
+		c.INT = &p.INT
 	}
-	return &w.pkt
+	c.Echo, c.Hdr = 0, p.Hdr
+	return c
 }
 
 func (w *schemeCP) OnEnqueue(now units.Time, q *Queue, p *Packet) {
