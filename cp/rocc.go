@@ -1106,12 +1106,36 @@ func roccEvent(event, reason string) error {
 // missed. It returns an error, changing nothing: a *cc.TimeOrderError for a
 // call before the previous event, a *cc.EventError for a call before the
 // deadline or a negative qlen. It is the one path of the update: Timer
-// runs the same update (update) with the CP's queue view.
+// calls it with the CP's queue view.
 func (c *RoCC) OnTimer(now units.Time, qlen units.Bytes) (RoCCDecision, error) {
 	if !c.clock.InOrder(now) || now < c.state.Deadline || qlen < 0 {
 		return RoCCDecision{}, c.refuseTimer(now, qlen)
 	}
-	c.update(now, qlen)
+	// Next tick: the first Start + i·T after now; the ticks in between were
+	// missed. On time (now − deadline < T, the usual case) nothing was
+	// missed and nothing is divided.
+	step := c.p.cfg.Period
+	if late := now - c.state.Deadline; late >= step {
+		missed := late / step
+		c.state.Missed += uint64(missed)
+		step = fixedpoint.SatMul(missed+1, step)
+	}
+	c.state.Deadline = fixedpoint.SatAdd(c.state.Deadline, step)
+
+	qcur, sat := c.p.QueueUnits(qlen)
+	if sat {
+		c.state.Saturated++
+	}
+	c.state.QCur = qcur
+	c.prevF = c.regs.F
+	c.regs, c.branch = RoCCStep(&c.p, c.regs, qcur)
+	c.state.Seq++ // 8-bit, wraps
+	c.state.Updates++
+	if c.aged != nil {
+		c.aged.Expire(now)
+	}
+	c.state.Flows = c.flowLen()
+	c.clock.Advance(now)
 	f := c.p.RateUnits(c.regs.F)
 	return RoCCDecision{
 		F:      f,
@@ -1138,37 +1162,6 @@ func (c *RoCC) refuseTimer(now units.Time, qlen units.Bytes) error {
 	return roccEvent(ev, "queue length = "+qlen.String()+", want ≥ 0")
 }
 
-// update runs the update due at NextDeadline with the queue length qlen
-// sampled now; the caller checked that now is in order and at or after the
-// deadline and that qlen ≥ 0.
-func (c *RoCC) update(now units.Time, qlen units.Bytes) {
-	// Next tick: the first Start + i·T after now; the ticks in between were
-	// missed. On time (now − deadline < T, the usual case) nothing was
-	// missed and nothing is divided.
-	step := c.p.cfg.Period
-	if late := now - c.state.Deadline; late >= step {
-		missed := late / step
-		c.state.Missed += uint64(missed)
-		step = fixedpoint.SatMul(missed+1, step)
-	}
-	c.state.Deadline = fixedpoint.SatAdd(c.state.Deadline, step)
-
-	qcur, sat := c.p.QueueUnits(qlen)
-	if sat {
-		c.state.Saturated++
-	}
-	c.state.QCur = qcur
-	c.prevF = c.regs.F
-	c.regs, c.branch = RoCCStep(&c.p, c.regs, qcur)
-	c.state.Seq++ // 8-bit, wraps
-	c.state.Updates++
-	if c.aged != nil {
-		c.aged.Expire(now)
-	}
-	c.state.Flows = c.flowLen()
-	c.clock.Advance(now)
-}
-
 // Timer runs the update due at NextDeadline on the CP's view of its queue
 // (the Queue of its latest Enqueue or Dequeue) and appends the CP's message
 // to every flow of its table (see "The contract" on RoCC). Before the
@@ -1186,10 +1179,9 @@ func (c *RoCC) Timer(now units.Time, act *cc.Actions) error {
 	if err := act.Reserve(roccCPPart, ev, c.liveFlows(now)); err != nil { // a nil act holds nothing
 		return err
 	}
-	// The queue view is ≥ 0 (Enqueue and Dequeue refuse a negative one):
-	// OnTimer's checks all pass.
-	c.update(now, c.qlen)
-	if c.state.Flows > 0 {
+	// OnTimer cannot fail here: time and deadline are checked, and the
+	// queue view is ≥ 0 (Enqueue and Dequeue refuse a negative one).
+	if d, _ := c.OnTimer(now, c.qlen); d.Send {
 		c.sendAll(act)
 	}
 	return nil
