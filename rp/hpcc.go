@@ -153,9 +153,27 @@ type HPCC struct {
 	// Codec's MaxHops, and bit B set for every speed code B in its table.
 	maxHops uint8
 	speedOK uint16
+	// tsUnit and txUnit are the Codec's TSUnit (ps) and TxBytesUnit (B):
+	// Δts = ((TS' − TS) mod 2^24)·tsUnit is the Codec's TSDelta, Δtx
+	// likewise its TxBytesDelta (both deltas are below 2^24 counts, inside
+	// the count width, so its Dequantize never clamps; a test compares).
+	tsUnit, txUnit uint64
 
 	mono cc.Monotonic
 	st   HPCCState
+
+	// lanes is measure's scratch, kept here so that an ACK does not zero
+	// it on the stack; it carries nothing from one ACK to the next.
+	lanes hpccLanes
+}
+
+// hpccLanes holds, for the hops one ACK samples, packed in hop order: the
+// hop's index, τ = Δts (ps), the qlen term (UQ32_32), the txRate term's
+// 128-bit numerator and its quotient by τ (measure).
+type hpccLanes struct {
+	idx          [inttel.HopsLimit]uint8
+	qU, nHi, nLo [inttel.HopsLimit]uint64
+	den, txU     [inttel.HopsLimit]uint64
 }
 
 var _ cc.ReactionPoint = (*HPCC)(nil)
@@ -355,6 +373,8 @@ func NewHPCC(cfg HPCCConfig) (*HPCC, error) {
 		h.speedOK |= 1 << code
 	}
 	h.maxHops = uint8(cfg.Codec.MaxHops())
+	h.tsUnit = uint64(cfg.Codec.TSDelta(inttel.Hop{}, inttel.Hop{TS: 1}))
+	h.txUnit = uint64(cfg.Codec.TxBytesDelta(inttel.Hop{}, inttel.Hop{TxBytes: 1}))
 	h.Reset()
 	return h, nil
 }
@@ -670,14 +690,9 @@ func (h *HPCC) measure(now units.Time, commit bool, sndNxt uint64, hdr *inttel.H
 	// 1: function MeasureInflight(ack)
 	st := &h.st
 	hops := hdr.Hops[:hdr.NHop]
-	// The sampled hops, packed: hop index, τ = Δts, the qlen term, the
-	// txRate term's numerator (128 bits) and denominator, its quotient.
-	var (
-		idx          [inttel.HopsLimit]uint8
-		qU, nHi, nLo [inttel.HopsLimit]uint64
-		den, txU     [inttel.HopsLimit]uint64
-		m            int
-	)
+	// The sampled hops, packed (hpccLanes).
+	ln := &h.lanes
+	m := 0
 	// 3: for each link i on the path do
 	for i := range hops {
 		// The records are read in place: nh is the ACK's, hp the stored
@@ -692,13 +707,14 @@ func (h *HPCC) measure(now units.Time, commit bool, sndNxt uint64, hdr *inttel.H
 			st.Reseeds++
 			continue
 		}
-		dts := h.codec.TSDelta(hp.Record, *nh)
+		// Δts = TSDelta(L[i], ack.L[i]), Δtx = TxBytesDelta (hpcc.tsUnit)
+		dts := units.Time(uint64((nh.TS-hp.Record.TS)&inttel.MaxTS) * h.tsUnit)
 		if dts == 0 {
 			// No time between the records: keep the older one.
 			st.ZeroIntervals++
 			continue
 		}
-		dtx := h.codec.TxBytesDelta(hp.Record, *nh)
+		dtx := units.Bytes(uint64((nh.TxBytes-hp.Record.TxBytes)&inttel.MaxTxBytes) * h.txUnit)
 		if dts >= h.tsHalf || dtx >= h.txHalf {
 			// A step backwards read modulo the period: a record older than
 			// the one stored (reordered ACK). Keep the stored one.
@@ -708,8 +724,8 @@ func (h *HPCC) measure(now units.Time, commit bool, sndNxt uint64, hdr *inttel.H
 		// 4: txRate = (ack.L[i].txBytes − L[i].txBytes)/(ack.L[i].ts − L[i].ts)
 		// 5: u' = min(ack.L[i].qlen, L[i].qlen)/(ack.L[i].B·T) + txRate/ack.L[i].B
 		// (hopTerms: the qlen term and the txRate term's numerator)
-		idx[m], den[m] = uint8(i), uint64(dts)
-		qU[m], nHi[m], nLo[m] = h.hopTerms(sp, min(hp.Record.QLen, nh.QLen), dtx)
+		ln.idx[m], ln.den[m] = uint8(i), uint64(dts)
+		ln.qU[m], ln.nHi[m], ln.nLo[m] = h.hopTerms(sp, min(hp.Record.QLen, nh.QLen), dtx)
 		m++
 		// 27 (per hop): L[i] = ack.L[i]
 		hp.Record, hp.StoredAt = *nh, now
@@ -719,7 +735,7 @@ func (h *HPCC) measure(now units.Time, commit bool, sndNxt uint64, hdr *inttel.H
 		return
 	}
 	// 5, txRate/B: the sampled hops' divisions.
-	h.div.Quo128s(txU[:m], nHi[:m], nLo[:m], den[:m])
+	h.div.Quo128s(ln.txU[:m], ln.nHi[:m], ln.nLo[:m], ln.den[:m])
 	var (
 		u       uint64 // 2: u = 0 (the first sampled hop seeds it)
 		tau     units.Time
@@ -727,19 +743,19 @@ func (h *HPCC) measure(now units.Time, commit bool, sndNxt uint64, hdr *inttel.H
 		sampled uint16 // bit i: hop i measured on this ACK
 	)
 	for j := range m {
-		i := idx[j]
+		i := ln.idx[j]
 		// 5: u' = qU + txU, saturated at the register's maximum
-		up := fixedpoint.SatAdd(qU[j], txU[j])
+		up := fixedpoint.SatAdd(ln.qU[j], ln.txU[j])
 		// 6: if u' > u then
 		if up > u || j == 0 {
 			// 7: u = u'; τ = ack.L[i].ts − L[i].ts
-			u, tau, arg = up, units.Time(den[j]), i
+			u, tau, arg = up, units.Time(ln.den[j]), i
 		}
 		sampled |= 1 << i
 		if h.cfg.MultiRate {
 			// Lines 8–9 per hop: U_i = (1 − τ_i/T)·U_i + (τ_i/T)·u'_i
 			hp := &st.Hops[i]
-			hp.U = fixedpoint.UQ32_32(h.ewma(uint64(hp.U), up, units.Time(den[j])))
+			hp.U = fixedpoint.UQ32_32(h.ewma(uint64(hp.U), up, units.Time(ln.den[j])))
 		}
 	}
 	st.Bottleneck = arg
