@@ -183,22 +183,13 @@ func (s *Sim) connect(a, b *node, rate units.Rate, delay units.Time) error {
 }
 
 func (s *Sim) newPort(n *node, rate units.Rate, delay units.Time) *port {
-	// Ports come from slabs of portSlab: fewer allocations, and a node's
-	// ports sit next to each other in memory.
-	if len(s.portSlab) == 0 {
-		s.portSlab = make([]port, portSlab)
-	}
-	p := &s.portSlab[0]
-	s.portSlab = s.portSlab[1:]
-	*p = port{gid: int32(len(s.ports)), node: n, num: len(n.ports), rate: rate, delay: delay}
+	p := s.portSlab.next()
+	p.gid, p.node, p.num, p.rate, p.delay = int32(len(s.ports)), n, len(n.ports), rate, delay
 	p.wake.at = units.MaxTime
 	n.ports = append(n.ports, p)
 	s.ports = append(s.ports, p)
 	return p
 }
-
-// portSlab is the number of ports newPort allocates at once.
-const portSlab = 64
 
 // nameLinks names every port "node->peer", adding "#k" for the k-th
 // parallel link between the same pair.
@@ -226,10 +217,9 @@ func (s *Sim) nameLinks() {
 // host) fills the sets of all its hosts, which share one stored set.
 func (s *Sim) buildRoutes() error {
 	nn := len(s.nodes)
-	spans := make([]routeSpan, s.nSwitches*nn) // every switch's routes, one allocation
 	for _, n := range s.nodes {
 		if !n.isHost {
-			n.routes, spans = spans[:nn:nn], spans[nn:]
+			n.routes = make([]routeSpan, nn)
 			n.routeArena = make([]int32, 0, 2*len(n.ports))
 		}
 	}

@@ -209,14 +209,8 @@ func (s *Sim) buildSwitches() error {
 	// lengths also count control frames, which the buffer does not hold;
 	// a longer queue is counted in the last bucket.
 	histLen := histBucket(2*maxBuffer+units.MB) + 1
-	nq := 0
-	for _, n := range s.nodes {
-		if !n.isHost {
-			nq += len(n.ports)
-		}
-	}
-	queues := make([]Queue, nq) // one allocation for all
-	build := &cpBuild{n: nq}
+	var queues slab[Queue]
+	build := &cpBuild{}
 	for _, n := range s.nodes {
 		if n.isHost {
 			continue
@@ -230,9 +224,8 @@ func (s *Sim) buildSwitches() error {
 					return fmt.Errorf("INT: port %s runs at %v, which has no INT speed code", pt.name, pt.rate)
 				}
 			}
-			q := &queues[0]
-			queues = queues[1:]
-			*q = Queue{s: s, p: pt, prio: DataPrio, id: CPID(len(s.queues))}
+			q := queues.next()
+			q.s, q.p, q.prio, q.id = s, pt, DataPrio, CPID(len(s.queues))
 			q.timer.at = units.MaxTime
 			q.info = CPInfo{
 				ID: q.id, Node: n.id, NodeName: n.name, Port: pt.num, PeerName: pt.peer.node.name,

@@ -332,22 +332,21 @@ func cpEnv(info CPInfo) *cc.Env {
 	return &cc.Env{Rate: info.Rate, Node: cc.NodeID(info.Node), Port: uint16(info.Port), SwitchID: info.SwitchID, Index: int(info.ID) + 1}
 }
 
-// cpBuild is what the n CPs a Sim builds share (CPInfo.build): the
+// cpBuild is what the CPs a Sim builds share (CPInfo.build): the
 // settings, computed once for the first CP's params (every CP of a run
 // gets the scenario's), and slabs that the adapters, environments and
 // action buffers are cut from, so that a network of thousands of ports
 // does not make thousands of small allocations of each. What NewCP builds
 // from it is what it builds without it.
 type cpBuild struct {
-	n        int // CPs still to build
 	params   map[string]string
 	settings [5][]cc.Setting
 	err      error
 	done     bool
-	cps      []schemeCP
-	envs     []cc.Env
-	acts     []cc.Actions
-	buf      []cc.Action
+	cps      slab[schemeCP]
+	envs     slab[cc.Env]
+	acts     slab[cc.Actions]
+	bufs     slab[[initialActions]cc.Action]
 }
 
 func (b *cpBuild) newCP(g *schemeAlgo, info CPInfo) (CP, error) {
@@ -362,25 +361,16 @@ func (b *cpBuild) newCP(g *schemeAlgo, info CPInfo) (CP, error) {
 	if b.err != nil {
 		return nil, b.err
 	}
-	if len(b.cps) == 0 {
-		k := max(b.n, 1)
-		b.cps, b.envs, b.acts = make([]schemeCP, k), make([]cc.Env, k), make([]cc.Actions, k)
-		b.buf = make([]cc.Action, k*initialActions)
-	}
-	b.n--
-	env := &b.envs[0]
+	env := b.envs.next()
 	*env = cc.Env{Rate: info.Rate, Node: cc.NodeID(info.Node), Port: uint16(info.Port), SwitchID: info.SwitchID, Index: int(info.ID) + 1}
-	b.envs = b.envs[1:]
 	p, err := cc.NewIn(env, g.s.Algo, ps.Name, b.settings[cc.RoleCP])
 	if err != nil {
 		return nil, err
 	}
-	act := &b.acts[0]
-	*act = cc.ActionsOn(b.buf[:initialActions:initialActions])
-	b.acts, b.buf = b.acts[1:], b.buf[initialActions:]
-	w := &b.cps[0]
-	b.cps = b.cps[1:]
-	*w = schemeCP{c: p.(cc.CongestionPoint), act: act, errs: info.Errors}
+	act := b.acts.next()
+	*act = cc.ActionsOn(b.bufs.next()[:])
+	w := b.cps.next()
+	w.c, w.act, w.errs = p.(cc.CongestionPoint), act, info.Errors
 	return w, nil
 }
 

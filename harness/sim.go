@@ -57,7 +57,7 @@ type Sim struct {
 	edgeHost  []*node        // by switch node ID: a host attached to it, or nil (Switch.SendSwitch)
 	bySwID    [1 << 12]*node // switches by 12-bit SwitchID (Switch.SendSwitchID)
 	ports     []*port
-	portSlab  []port   // newPort's unused ports
+	portSlab  slab[port]
 	queues    []*Queue // indexed by CPID
 	flows     []*flow
 	byName    map[string]*node
