@@ -63,10 +63,11 @@ func (d Divider) Quo(a, n uint64) uint64 {
 	if d.native {
 		return a / n
 	}
-	// s = normShift(n); for s = 0 the shifts by s − 1 (≥ 64) give 0 and
-	// n' = n, so there is no branch on s (roundShift).
+	// n' = roundShift(n, s), s = normShift(n), with no branch on s: for
+	// s = 0 the bit below the cut reads bit 63 of n (s − 1 taken mod 64),
+	// which is 0 because n < 2^22, so n' = n.
 	s := normShift(n)
-	return d.table.DivFast(a, n>>s+n>>(s-1)&1) >> s
+	return d.table.DivFast(a, n>>s+n>>((s-1)&63)&1) >> s
 }
 
 // Quo128 returns (hi·2^64 + lo)/n within the bound stated on Divider (when n
@@ -86,13 +87,14 @@ func (d Divider) Quo128(hi, lo, n uint64) uint64 {
 	}
 	// a/n = (a / 2^s)/(n / 2^s), s = normShift(n): shift the numerator as
 	// well, dropping s fraction bits of it (the caller's numerators carry
-	// 32). For s = 0 the shifts by 64 − s and s − 1 give 0 (Go's shifts of
-	// 64 or more), so lo, hi and n stay as they are with no branch on s.
+	// 32), with no branch on s (shifts taken mod 64): for s = 0, hi is 0
+	// past the saturation test, so hi << 0 adds nothing, and n' reads
+	// bit 63 of n < 2^22 as the rounding bit, 0 (see Quo).
 	s := normShift(n)
 	if hi>>s != 0 {
 		return math.MaxUint64
 	}
-	return d.table.DivFast(hi<<(64-s)|lo>>s, n>>s+n>>(s-1)&1)
+	return d.table.DivFast(hi<<((64-s)&63)|lo>>s, n>>s+n>>((s-1)&63)&1)
 }
 
 // Quo128s divides element-wise, q[i] = Quo128(hi[i], lo[i], n[i]) for
@@ -120,7 +122,7 @@ func (d Divider) Quo128s(q, hi, lo, n []uint64) {
 			q[i] = math.MaxUint64
 			continue
 		}
-		q[i] = t.DivFast(h<<(64-s)|l>>s, m>>s+m>>(s-1)&1)
+		q[i] = t.DivFast(h<<((64-s)&63)|l>>s, m>>s+m>>((s-1)&63)&1)
 	}
 }
 
@@ -134,5 +136,5 @@ func roundShift(n uint64, s uint) uint64 {
 // normShift returns s = max(0, bitlen(n) − 22), the right shift that brings
 // n into the table's domain.
 func normShift(n uint64) uint {
-	return uint(max(bits.Len64(n), divisorBits) - divisorBits)
+	return uint(max(bits.Len64(n), divisorBits)-divisorBits) & 63
 }
