@@ -71,5 +71,5 @@ func ingressAdd(in *port, p *Packet) {
 	if in.ing[p.Prio] > in.st.maxIngress {
 		in.st.maxIngress = in.ing[p.Prio]
 	}
-	p.ingress = in
+	p.ingress = in.gid + 1
 }

@@ -44,6 +44,7 @@ type port struct {
 	// ports, more than the caches hold).
 	node     *node
 	peer     *port
+	pool     *packetPool // the Sim's, whose handles q holds
 	rate     units.Rate
 	delay    units.Time
 	gid      int32 // index in Sim.ports
@@ -185,6 +186,7 @@ func (s *Sim) connect(a, b *node, rate units.Rate, delay units.Time) error {
 func (s *Sim) newPort(n *node, rate units.Rate, delay units.Time) *port {
 	p := s.portSlab.next()
 	p.gid, p.node, p.num, p.rate, p.delay = int32(len(s.ports)), n, len(n.ports), rate, delay
+	p.pool = &s.pool
 	p.wake.at = units.MaxTime
 	n.ports = append(n.ports, p)
 	s.ports = append(s.ports, p)

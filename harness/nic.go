@@ -77,7 +77,7 @@ type flowHop struct {
 // hostNext returns the next frame host port pt sends, or nil. When a flow
 // is held back only by pacing, it arms a wake-up at the earliest pacing time.
 func (s *Sim) hostNext(pt *port) *Packet {
-	if p := pt.q[ControlPrio].pop(); p != nil {
+	if p := pt.q[ControlPrio].pop(pt.pool); p != nil {
 		pt.qbytes[ControlPrio] -= p.Size
 		pt.bytes -= p.Size
 		return p
@@ -372,7 +372,7 @@ func (s *Sim) hostQueueControl(h *node, p *Packet) {
 		s.shapedPush(pt, p)
 		return
 	}
-	pt.q[ControlPrio].push(p)
+	pt.q[ControlPrio].push(pt.pool, p)
 	pt.qbytes[ControlPrio] += p.Size
 	pt.bytes += p.Size
 	s.kick(pt)

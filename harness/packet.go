@@ -159,20 +159,21 @@ type Packet struct {
 	ackPkts   int32 // ACK: data packets it covers
 	ackMarked int32 // ACK: of which arrived with CE
 
-	ingress *port       // switch port it arrived on, for PFC accounting
+	ingress int32       // switch port it arrived on, for PFC accounting: its gid + 1 (0: none)
 	inSize  units.Bytes // Size when it was admitted to the switch buffer
-	next    *Packet     // free list and FIFO link
+	next    uint32      // free list and FIFO link: the next packet's handle (0: none)
 	handle  uint32      // packetPool.all index + 1, for events (packetPool.at)
 }
 
 // packetPool is a free list of packets owned by one simulation. Steady state
 // allocates nothing: a packet goes back on the list when it is delivered or
 // dropped. Every packet it allocates gets a handle, its index in all plus
-// one, that events carry instead of a pointer (so that the event heap holds
-// no pointers: moving an event costs no GC write barrier, and the heap is
-// not scanned).
+// one, that events, FIFOs and the free list hold instead of a pointer (so
+// that the event heap and the links between queued packets are not
+// pointers: moving an event or queueing a packet costs no GC write
+// barrier, and the GC does not follow them).
 type packetPool struct {
-	free      *Packet
+	free      uint32    // handle of the first free packet, 0 if none
 	all       []*Packet // by handle − 1
 	allocated int64     // packets ever allocated (grows only while the pool warms up)
 	live      int64     // packets out of the pool now
@@ -180,13 +181,14 @@ type packetPool struct {
 
 // get returns a zeroed packet.
 func (pp *packetPool) get() *Packet {
-	p := pp.free
-	if p == nil {
+	var p *Packet
+	if pp.free == 0 {
 		p = new(Packet)
 		pp.allocated++
 		pp.all = append(pp.all, p)
 		p.handle = uint32(len(pp.all))
 	} else {
+		p = pp.all[pp.free-1]
 		pp.free = p.next
 		h := p.handle
 		*p = Packet{}
@@ -199,40 +201,58 @@ func (pp *packetPool) get() *Packet {
 // put returns p to the pool. p must not be used afterwards.
 func (pp *packetPool) put(p *Packet) {
 	p.next = pp.free
-	pp.free = p
+	pp.free = p.handle
 	pp.live--
 }
 
 // at returns the packet of handle h (≥ 1).
 func (pp *packetPool) at(h uint32) *Packet { return pp.all[h-1] }
 
-// fifo is an intrusive FIFO of packets linked through Packet.next.
+// fifo is an intrusive FIFO of packets linked through Packet.next, by
+// handle: its methods take the pool the handles are of.
 type fifo struct {
-	head, tail *Packet
+	head, tail uint32 // handles, 0 when empty
 	n          int
 }
 
-func (q *fifo) push(p *Packet) {
-	p.next = nil
-	if q.tail == nil {
-		q.head = p
+func (q *fifo) push(pp *packetPool, p *Packet) {
+	p.next = 0
+	if q.tail == 0 {
+		q.head = p.handle
 	} else {
-		q.tail.next = p
+		pp.at(q.tail).next = p.handle
 	}
-	q.tail = p
+	q.tail = p.handle
 	q.n++
 }
 
-func (q *fifo) pop() *Packet {
-	p := q.head
-	if p == nil {
+func (q *fifo) pop(pp *packetPool) *Packet {
+	if q.head == 0 {
 		return nil
 	}
+	p := pp.at(q.head)
 	q.head = p.next
-	if q.head == nil {
-		q.tail = nil
+	if q.head == 0 {
+		q.tail = 0
 	}
-	p.next = nil
+	p.next = 0
 	q.n--
 	return p
+}
+
+// first returns the packet at the head, or nil.
+func (q *fifo) first(pp *packetPool) *Packet {
+	if q.head == 0 {
+		return nil
+	}
+	return pp.at(q.head)
+}
+
+// each calls fn for every packet in q, head first.
+func (q *fifo) each(pp *packetPool, fn func(*Packet)) {
+	for h := q.head; h != 0; {
+		p := pp.at(h)
+		h = p.next
+		fn(p)
+	}
 }

@@ -450,14 +450,14 @@ func (s *Sim) inFlightDataPayload() int64 {
 	var n int64
 	for _, pt := range s.ports {
 		for prio := range pt.q {
-			for p := pt.q[prio].head; p != nil; p = p.next {
+			pt.q[prio].each(&s.pool, func(p *Packet) {
 				if p.Kind == KindData {
 					n += int64(p.Payload)
 				}
-			}
+			})
 		}
 		if pt.vq != nil {
-			pt.vq.each(func(p *Packet) {
+			pt.vq.each(&s.pool, func(p *Packet) {
 				if p.Kind == KindData {
 					n += int64(p.Payload)
 				}

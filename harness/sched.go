@@ -29,7 +29,7 @@ func (v PortView) Packets(prio int) int { return v.p.packets(prio) }
 // HeadSize returns the wire size of the frame at the head of prio's queue
 // (0 when it is empty).
 func (v PortView) HeadSize(prio int) units.Bytes {
-	if h := v.p.q[prio].head; h != nil {
+	if h := v.p.q[prio].first(v.p.pool); h != nil {
 		return h.Size
 	}
 	return 0
@@ -41,13 +41,13 @@ func (v PortView) Paused(prio int) bool { return v.p.pausedBy[prio] }
 // Blocked reports whether prio may not send its head frame now: paused by
 // PFC, or short of credit for it (CBFC, switch.flow_control = cbfc).
 func (v PortView) Blocked(prio int) bool {
-	h := v.p.q[prio].head
+	h := v.p.q[prio].first(v.p.pool)
 	return v.p.pausedBy[prio] || (h != nil && !v.p.creditFor(prio, h.Size))
 }
 
 // ready reports whether prio holds a frame it may send.
 func (v PortView) ready(prio int) bool {
-	h := v.p.q[prio].head
+	h := v.p.q[prio].first(v.p.pool)
 	return h != nil && !v.p.pausedBy[prio] && v.p.creditFor(prio, h.Size)
 }
 

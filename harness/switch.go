@@ -57,18 +57,18 @@ func (s *Sim) enqueue(sw *node, out *port, p *Packet, in *port) {
 		}
 	}
 	if out.vq != nil && prio != ControlPrio {
-		if err := out.vq.push(p, in != nil && in.peer.node.isHost); err != nil {
+		if err := out.vq.push(&s.pool, p, in != nil && in.peer.node.isHost); err != nil {
 			s.voqErr(out, err)
 			sw.bufUsed -= p.inSize
-			if in := p.ingress; in != nil {
-				p.ingress = nil
-				s.fc.release(s, sw, in, p)
+			if in := p.ingress; in != 0 {
+				p.ingress = 0
+				s.fc.release(s, sw, s.ports[in-1], p)
 			}
 			s.drop(out, p)
 			return
 		}
 	} else {
-		out.q[prio].push(p)
+		out.q[prio].push(&s.pool, p)
 	}
 	out.qbytes[prio] += p.Size
 	out.bytes += p.Size
@@ -118,7 +118,7 @@ func (s *Sim) switchNext(pt *port) *Packet {
 		}
 	}
 	if p == nil {
-		p = pt.q[prio].pop()
+		p = pt.q[prio].pop(&s.pool)
 	}
 	pt.qbytes[prio] -= p.Size
 	pt.bytes -= p.Size
@@ -137,9 +137,9 @@ func (s *Sim) switchDequeued(pt *port, p *Packet) {
 	if p.Prio != ControlPrio {
 		sw := pt.node
 		sw.bufUsed -= p.inSize
-		if in := p.ingress; in != nil {
-			p.ingress = nil
-			s.fc.release(s, sw, in, p)
+		if in := p.ingress; in != 0 {
+			p.ingress = 0
+			s.fc.release(s, sw, s.ports[in-1], p)
 		}
 	}
 	if w := pt.node.module; w != nil && p.Kind == KindData {
@@ -274,7 +274,7 @@ func (s *Sim) shapedPush(pt *port, p *Packet) {
 		s.free(p)
 		return
 	}
-	pt.shapedQ.push(p)
+	pt.shapedQ.push(&s.pool, p)
 	pt.bytes += p.Size
 	if !pt.node.isHost {
 		s.queueChanged(pt)
@@ -294,7 +294,7 @@ func (s *Sim) shapedNext(pt *port) *Packet {
 		}
 		return nil
 	}
-	p := pt.shapedQ.pop()
+	p := pt.shapedQ.pop(&s.pool)
 	pt.bytes -= p.Size
 	pt.shapedAt = addSat(s.now, units.SerializationTime(p.shape.Spacing, pt.rate))
 	return p

@@ -128,7 +128,7 @@ func (v *portVOQ) gated() *voqSet { return v.set[1] }
 // push queues data frame p (already admitted to the buffer) in its
 // destination's VOQ: of the gated set if local (it came in from a host of
 // this switch) or if the port has no free set, else of the free set.
-func (v *portVOQ) push(p *Packet, local bool) error {
+func (v *portVOQ) push(pp *packetPool, p *Packet, local bool) error {
 	vs := v.set[0]
 	if vs == nil || (local && v.set[1] != nil) {
 		vs = v.set[1]
@@ -140,7 +140,7 @@ func (v *portVOQ) push(p *Packet, local bool) error {
 	if err := vs.m.Enqueue(slot, p.Size); err != nil {
 		return err
 	}
-	vs.q[slot].push(p)
+	vs.q[slot].push(pp, p)
 	v.n[p.Prio]++
 	return nil
 }
@@ -173,7 +173,7 @@ func (vs *voqSet) next(pt *port) (*Packet, error) {
 	if !ok {
 		return nil, nil
 	}
-	h := vs.q[slot].head
+	h := vs.q[slot].first(pt.pool)
 	if h == nil {
 		return nil, errors.New("harness: VOQ accounting holds bytes its queue does not") // cannot happen
 	}
@@ -183,7 +183,7 @@ func (vs *voqSet) next(pt *port) (*Packet, error) {
 	if _, err := vs.m.Dequeue(slot, h.Size); err != nil {
 		return nil, err
 	}
-	return vs.q[slot].pop(), nil
+	return vs.q[slot].pop(pt.pool), nil
 }
 
 // voqErr reports a VOQ refusal at port pt.
@@ -192,15 +192,13 @@ func (s *Sim) voqErr(pt *port, err error) {
 }
 
 // each calls fn for every frame in the VOQs.
-func (v *portVOQ) each(fn func(*Packet)) {
+func (v *portVOQ) each(pp *packetPool, fn func(*Packet)) {
 	for _, vs := range v.set {
 		if vs == nil {
 			continue
 		}
 		for i := range vs.q {
-			for p := vs.q[i].head; p != nil; p = p.next {
-				fn(p)
-			}
+			vs.q[i].each(pp, fn)
 		}
 	}
 }
