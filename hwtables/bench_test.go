@@ -118,3 +118,37 @@ func BenchmarkLookup(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSearchRing is issue 18's 4× question: the hardware's binary
+// search (SearchSteps data-dependent branches per lookup) against the
+// constant-time index, on the benchmarks' 4096-divisor ring and on a ring
+// of 2^20. A branch predictor that can learn the small ring's 45 056
+// outcomes makes the search look several times cheaper than it is on
+// divisors it has not seen; the index has no branch to learn, so its cost
+// does not depend on the ring (beyond the larger ring's cache misses).
+func BenchmarkSearchRing(b *testing.B) {
+	t := DefaultReciprocal()
+	for _, bits := range []int{12, 20} {
+		r := rand.New(rand.NewPCG(3, 4))
+		ns := make([]uint64, 1<<bits)
+		for i := range ns {
+			ns[i] = 1 + r.Uint64N(MaxN)
+		}
+		mask := len(ns) - 1
+		b.Run("search/ring2^"+string(rune('0'+bits/10))+string(rune('0'+bits%10)), func(b *testing.B) {
+			var s uint64
+			for i := 0; b.Loop(); i++ {
+				k, _ := t.search(ns[i&mask])
+				s += uint64(k)
+			}
+			benchSink = s
+		})
+		b.Run("index/ring2^"+string(rune('0'+bits/10))+string(rune('0'+bits%10)), func(b *testing.B) {
+			var s uint64
+			for i := 0; b.Loop(); i++ {
+				s += uint64(t.index(ns[i&mask]))
+			}
+			benchSink = s
+		})
+	}
+}
