@@ -868,9 +868,7 @@ func (d *DCQCN) tick(event dcqcnEvent, now units.Time) error {
 		return d.clock.Check(dcqcnPart, event.String(), now)
 	}
 	d.clock.Advance(now)
-	if d.NextDeadline() <= now {
-		d.advance(now)
-	}
+	d.runTimers(now)
 	return nil
 }
 
@@ -880,9 +878,7 @@ func (d *DCQCN) cnp(event dcqcnEvent, now units.Time) error {
 		return d.clock.Check(dcqcnPart, event.String(), now)
 	}
 	d.clock.Advance(now)
-	if d.NextDeadline() <= now {
-		d.advance(now)
-	}
+	d.runTimers(now)
 	s := &d.s
 	s.CNPs++
 	if !s.Active {
@@ -926,9 +922,7 @@ func (d *DCQCN) send(event dcqcnEvent, now units.Time, n units.Bytes) error {
 		return d.refuse(event, now, dcqcnBadBytes(n))
 	}
 	d.clock.Advance(now)
-	if d.NextDeadline() <= now {
-		d.advance(now)
-	}
+	d.runTimers(now)
 	s := &d.s
 	if !s.Active || d.byteReset == 0 {
 		return nil
@@ -986,7 +980,7 @@ func (d *DCQCN) decrease(t units.Time) {
 	// α/2), i.e. RC·AlphaRaw >> (rpg_gd + AlphaFracBits − 10) with the full
 	// register, rounded down once; bounded by RC·(100 − rpg_min_dec_fac)/100
 	// (the division is by the constant 100).
-	cut := min(rc*uint64(s.AlphaRaw)>>d.cutShift, rc*d.keep/dcqcnPercent)
+	cut := min(rc*uint64(s.AlphaRaw)>>(d.cutShift&63), rc*d.keep/dcqcnPercent) // cutShift ≤ 45: the mask only spares Go's shift-by-64 guard
 	s.PrevRC = s.RC
 	s.RC = uint32(max(rc-cut, uint64(d.minR)))
 	s.Decreases++
@@ -1101,6 +1095,69 @@ func (d *DCQCN) alphaTicks(k uint64) (idle bool) {
 	return a == 0 && !d.s.AlphaCNPArrived
 }
 
+// alphaRun runs the α ticks due at or before bound: dcqcnTicks's ticks
+// from NextAlpha, applied by alphaTicks, with NextAlpha then idle or the
+// deadline after them. A catch-up of fewer than dcqcnTickLoop periods (what
+// every event meets when the caller keeps up) does it in one loop, one
+// multiply, one shift and one compare-and-subtract of the gap per tick; the
+// same ticks, in the same order, as the two steps.
+func (d *DCQCN) alphaRun(bound units.Time) {
+	s := &d.s
+	next, p := s.NextAlpha, uint64(d.cfg.DceTCPRtt)
+	if next > bound || next == units.MaxTime {
+		return
+	}
+	gap := uint64(bound - next) // 0 ≤ next ≤ bound: exact
+	if gap >= dcqcnTickLoop*p {
+		k, after := dcqcnTicks(next, bound, d.cfg.DceTCPRtt)
+		if d.alphaTicks(k) {
+			s.NextAlpha = units.MaxTime
+		} else {
+			s.NextAlpha = after
+		}
+		return
+	}
+	// The ticks at next, next + p, …, next + ⌊gap/p⌋·p: each runs one tick
+	// (alphaTicks's formulas), then stops at the last (gap < p, gap the
+	// remainder) or steps to the next (gap −= p). A tick that would start
+	// with α = 0 and no CNP flagged ends the run: the timer idles.
+	a, g := uint64(s.AlphaRaw), d.g
+	if s.AlphaCNPArrived {
+		a = a*g>>dcqcnGShift + d.alphaCNP // > 0: alphaCNP ≥ 2^(f−10)
+		s.AlphaCNPArrived = false
+		if gap >= p {
+			gap -= p
+		} else {
+			s.AlphaRaw, s.NextAlpha = uint32(a), dcqcnAfter(bound-units.Time(gap), d.cfg.DceTCPRtt)
+			return
+		}
+	}
+	for a != 0 {
+		a = a * g >> dcqcnGShift
+		if gap < p {
+			break
+		}
+		gap -= p
+	}
+	s.AlphaRaw = uint32(a)
+	if a == 0 {
+		s.NextAlpha = units.MaxTime
+	} else {
+		s.NextAlpha = dcqcnAfter(bound-units.Time(gap), d.cfg.DceTCPRtt)
+	}
+}
+
+// runTimers runs every timer due at or before now: advance, or alphaRun
+// alone when the α timer is the only one due (advance would run just that).
+func (d *DCQCN) runTimers(now units.Time) {
+	s := &d.s
+	if s.NextIncrease <= now || (s.DecreasePending && s.NextDecrease <= now) {
+		d.advance(now)
+	} else if s.NextAlpha <= now {
+		d.alphaRun(now)
+	}
+}
+
 // advance runs every timer due at or before now, in time order.
 func (d *DCQCN) advance(now units.Time) {
 	s := &d.s
@@ -1111,13 +1168,7 @@ func (d *DCQCN) advance(now units.Time) {
 			bound = s.NextDecrease // ticks at the decrease's time run first
 		}
 		if s.NextAlpha <= bound { // an idle timer's MaxTime is never below bound but at the end of time
-			if k, after := dcqcnTicks(s.NextAlpha, bound, d.cfg.DceTCPRtt); k > 0 {
-				if d.alphaTicks(k) {
-					s.NextAlpha = units.MaxTime
-				} else {
-					s.NextAlpha = after
-				}
-			}
+			d.alphaRun(bound)
 		}
 		if s.NextIncrease <= bound {
 			if k, after := dcqcnTicks(s.NextIncrease, bound, d.cfg.RpgTimeReset); k > 0 {
