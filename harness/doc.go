@@ -30,9 +30,11 @@
 //
 // Packets come from a free list owned by the Sim and go back to it when
 // they are delivered or dropped; events carry an index and a packet
-// handle (an index into the pool), never a closure or a pointer. Once the pools, the heap and the active-flow
-// lists have grown to their working size, a run allocates nothing per
-// packet (TestSteadyStateAllocs checks < 0.01 allocations per packet).
+// handle (an index into the pool), never a closure or a pointer, and
+// queued packets are linked by handle too. Once the pools, the event queue
+// and the active-flow lists have grown to their working size, a run
+// allocates nothing per packet (TestSteadyStateAllocs checks < 0.01
+// allocations per packet).
 // Flows allocate when they are created (Poisson arrivals do, per flow).
 //
 // # Packets and the wire

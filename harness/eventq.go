@@ -31,8 +31,8 @@ const (
 
 // event is one scheduled action. Events are plain values in a slice: no
 // interface boxing, no closures, no pointers (the packet is its pool
-// handle), so that the garbage collector neither scans the heap nor puts a
-// write barrier on the moves of a sift.
+// handle), so that the garbage collector neither scans the queue nor puts
+// a write barrier on the copies the queue makes.
 type event struct {
 	at   units.Time
 	seq  uint64 // insertion order, breaks ties between equal times
@@ -271,7 +271,7 @@ func (q *eventHeap) pop() event {
 // does not push: the earlier event fires, finds the deadline not yet due and
 // re-arms. A deadline that moves earlier pushes a new event; the old one
 // fires later and finds nothing due. So stale events are harmless and the
-// heap holds at most a few per slot.
+// queue holds at most a few per slot.
 type timerSlot struct {
 	at units.Time
 }
