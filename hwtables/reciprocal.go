@@ -146,6 +146,7 @@ type Table struct {
 	m        uint8  // bucket bits: e + 1 (interval), k (compact)
 	m1       int    // m + 1: the bit length from which buckets hold 2^s divisors
 	mbit     uint64 // 2^m: buckets per octave
+	f1       int    // F + 1, the bit length of a mantissa
 	entries  int
 	half     int      // first search stride: len(words)/2 (interval)
 	words    []uint64 // packed words; see Word for the layouts
@@ -387,7 +388,7 @@ func (t *Table) buildIndex() {
 	} else {
 		m = min(uint(t.param)+1, KeyBits)
 	}
-	t.m, t.m1, t.mbit = uint8(m), int(m+1), 1<<m
+	t.m, t.m1, t.mbit, t.f1 = uint8(m), int(m+1), 1<<m, int(f)+1
 	t.rec = make([]bucket, (KeyBits+2-m)<<m)
 	t.recK = make([]uint32, len(t.rec))
 	if t.kind == KindCompact {
@@ -435,7 +436,7 @@ func bucketLow(b, m uint) uint64 {
 func (t *Table) find(n uint64) uint64 {
 	n = min(n, MaxN)
 	s := uint64(bits.Len64(n|t.mbit)-t.m1) & 63
-	b := s*t.mbit + n>>s
+	b := s<<(t.m&63) + n>>s
 	return b + (t.rec[b].bound-1-n)>>63
 }
 
@@ -575,8 +576,8 @@ func (t *Table) Lookup(n uint64) (mant uint64, shift uint) {
 	// mult = mant·2^(63 − shift) and 2^F ≤ mant < 2^(F+1), so bitlen(mult)
 	// = F + 1 + 63 − shift.
 	mult := t.rec[t.find(n)].mult
-	d := bits.Len64(mult) - int(t.mantBits) // 64 − shift ≥ 11
-	return mult >> (d - 1), uint(64 - d)
+	d := bits.Len64(mult) - t.f1 // 63 − shift ≥ 10
+	return mult >> d, uint(63 - d)
 }
 
 // search returns the largest k with n_k ≤ n, 1 ≤ n ≤ MaxN, and the number of

@@ -150,9 +150,10 @@ type HPCC struct {
 	u0     uint64      // InitialU, UQ32_32 raw
 
 	// Fixed at NewHPCC so that the per-ACK check reads no Codec: the
-	// Codec's MaxHops, and bit B set for every speed code B in its table.
-	maxHops uint8
-	speedOK uint16
+	// Codec's MaxHops, and badSpeed[B] = 1 for every value B of a hop's
+	// Speed field (uint8) that is not a code in its table.
+	maxHops  uint8
+	badSpeed [256]uint8
 	// tsUnit and txUnit are the Codec's TSUnit (ps) and TxBytesUnit (B):
 	// Δts = ((TS' − TS) mod 2^24)·tsUnit is the Codec's TSDelta, Δtx
 	// likewise its TxBytesDelta (both deltas are below 2^24 counts, inside
@@ -370,7 +371,11 @@ func NewHPCC(cfg HPCCConfig) (*HPCC, error) {
 				Range: "speeds with B·T ≥ 1 B and B ≥ 1.87 kbit/s", Err: err}
 		}
 		h.speed[code] = sp
-		h.speedOK |= 1 << code
+	}
+	for b := range h.badSpeed {
+		if b > inttel.MaxSpeed || !h.speed[b].ok {
+			h.badSpeed[b] = 1
+		}
 	}
 	h.maxHops = uint8(cfg.Codec.MaxHops())
 	h.tsUnit = uint64(cfg.Codec.TSDelta(inttel.Hop{}, inttel.Hop{TS: 1}))
@@ -616,8 +621,7 @@ func (h *HPCC) valid(ackSeq, sndNxt uint64, hdr *inttel.Header) bool {
 	for i := range hdr.Hops[:hdr.NHop] {
 		p := &hdr.Hops[i]
 		// A bit above a field's width, or a speed code not in the table.
-		bad |= p.TS>>inttel.TSBits | p.TxBytes>>inttel.TxBytesBits |
-			uint32(p.Speed>>inttel.SpeedBits) | uint32(^h.speedOK>>(p.Speed&inttel.MaxSpeed)&1)
+		bad |= p.TS>>inttel.TSBits | p.TxBytes>>inttel.TxBytesBits | uint32(h.badSpeed[p.Speed])
 	}
 	return bad == 0
 }
