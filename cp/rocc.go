@@ -388,9 +388,12 @@ type RoCCParams struct {
 	// chain the hardware runs (the same value, bit for bit).
 	alphaG, betaG int64
 	tune          hwtables.RoCCAutoTune
-	k, g          uint
-	finit         uint32 // F before the first update (InitialF), register units
-	floor         bool   // Rounding == RoCCRoundFloor
+	// tbound is tune's five region bounds (RoCCAutoTune.Bounds), which
+	// Shift compares with F side by side.
+	tbound [hwtables.RoCCAutoTuneBounds]uint64
+	k, g   uint
+	finit  uint32 // F before the first update (InitialF), register units
+	floor  bool   // Rounding == RoCCRoundFloor
 }
 
 // NewRoCCParams validates cfg and builds its parameters. The error is a
@@ -523,6 +526,7 @@ func (p *RoCCParams) init() error {
 	if p.tune, err = hwtables.NewRoCCAutoTune(uint64(p.fmax)); err != nil {
 		return &cc.ConfigError{Part: roccCPPart, Field: "FMax", Value: c.FMax.String(), Err: err}
 	}
+	p.tbound = p.tune.Bounds()
 	switch c.InitialF {
 	case RoCCInitialFMin:
 		p.finit = p.fmin
@@ -629,7 +633,20 @@ func (p *RoCCParams) AutoTune() *hwtables.RoCCAutoTune { return &p.tune }
 
 // Shift returns AUTO_TUNE's gain shift s = log2(ratio) for the F register
 // value f (Algorithm 1, lines 15–21): α = ᾱ/2^s, β = β̄/2^s.
-func (p *RoCCParams) Shift(f uint32) uint { return p.tune.Shift(uint64(f)) }
+//
+// It is AutoTune().Shift(f), the number of the table's bounds above f (a
+// test checks every F register value of the presets), counted as five
+// comparators side by side would: five compares and no data-dependent
+// branch, where the table's binary search takes three branches that
+// mispredict as F moves between regions.
+//
+// Each comparator is the borrow of f − bound: both are below 2^48
+// (RoCCAutoTuneMaxFmax), so the 64-bit difference wraps to 2^63 or more,
+// and bit 63 is set, exactly when f < bound.
+func (p *RoCCParams) Shift(f uint32) uint {
+	x, b := uint64(f), &p.tbound
+	return uint((x-b[0])>>63 + (x-b[1])>>63 + (x-b[2])>>63 + (x-b[3])>>63 + (x-b[4])>>63)
+}
 
 // RateUnits returns F in whole ΔF units, ⌊f / 2^RateFracBits⌋: the value the
 // CNP carries. Rounding down never tells a source more than the CP computed,
@@ -730,7 +747,7 @@ func RoCCStep(p *RoCCParams, r RoCCRegs, qcur uint32) (RoCCRegs, RoCCBranch) {
 		// 6: else
 	} else {
 		// 7: α, β ← AUTO_TUNE(): the gain shift s, α = ᾱ/2^s, β = β̄/2^s.
-		s := p.tune.Shift(uint64(r.F))
+		s := p.Shift(r.F)
 		// IdleGain (not in Algorithm 1): an idle queue takes the top
 		// region's gains, s = 0.
 		if p.Idle(qcur, r.QOld) {
@@ -764,22 +781,23 @@ func (p *RoCCParams) piDecrement(e1, e2 int64, s uint) int64 {
 	if p.floor {
 		// ⌈N/2^sh⌉ = −⌊−N/2^sh⌋ (an arithmetic shift floors), so that
 		// F − ΔF = ⌊F − N/2^sh⌋ for an integer F.
-		return -((-n) >> sh)
+		return -((-n) >> (sh & 63)) // sh ≤ 29: the mask only spares Go's shift-by-64 guard
 	}
 	return roccRoundShift(n, sh)
 }
 
 // roccRoundShift returns n/2^sh rounded to nearest, ties away from zero:
 // sign(n)·⌊(|n| + 2^(sh−1)) / 2^sh⌋. It needs |n| < 2^62 and sh < 62.
+//
+// The sign is applied without a branch (a queue error's sign is data): with
+// m = n >> 63 (0 or −1), |n| = (n ^ m) − m and sign(n)·x = (x ^ m) − m;
+// half = 2^sh >> 1 is 2^(sh−1), or 0 for sh = 0 (n itself).
 func roccRoundShift(n int64, sh uint) int64 {
-	if sh == 0 {
-		return n
-	}
-	half := int64(1) << (sh - 1)
-	if n < 0 {
-		return -((-n + half) >> sh)
-	}
-	return (n + half) >> sh
+	sh &= 63 // sh < 62: the mask only spares Go's shift-by-64 guards
+	half := int64(1) << sh >> 1
+	m := n >> 63
+	r := ((n ^ m) - m + half) >> sh // ⌊(|n| + 2^(sh−1)) / 2^sh⌋
+	return (r ^ m) - m
 }
 
 // RoCCDecision is what one update of the CP decides.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/fixedpoint"
+	"github.com/hwcc/hwcc/hwtables"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -287,5 +288,76 @@ func TestRoCCFeedbackPutIsAppend(t *testing.T) {
 		var b [RoCCFeedbackLen]byte
 		f.Put(&b)
 		require.Equal(t, f.Append(nil), b[:], "%+v", f)
+	}
+}
+
+// TestRoCCShiftIsAutoTune: Params().Shift (five comparators) is the
+// AUTO_TUNE table's binary search for every F register value of every
+// preset, with 8 and 0 fraction bits, up to 2·Fmax, and at the bounds ± 1
+// of seeded random Fmax.
+func TestRoCCShiftIsAutoTune(t *testing.T) {
+	n := 0
+	for name, cfg := range roccPresets() {
+		for _, k := range []uint{0, 8} {
+			cfg.RateFracBits = k
+			p, err := NewRoCCParams(cfg)
+			require.NoError(t, err, name)
+			_, fmax := p.FBounds()
+			for f := range 2*fmax + 2 {
+				if got, want := p.Shift(f), p.AutoTune().Shift(uint64(f)); got != want {
+					t.Fatalf("%s, k = %d, F = %d: Shift %d, table %d", name, k, f, got, want)
+				}
+				n++
+			}
+		}
+	}
+	require.Greater(t, n, 4_000_000)
+	rng := rand.New(rand.NewPCG(18, 5))
+	for range 2000 {
+		p := &RoCCParams{}
+		var err error
+		p.tune, err = hwtables.NewRoCCAutoTune(uint64(rng.Uint32N(math.MaxUint32) + 1))
+		require.NoError(t, err)
+		p.tbound = p.tune.Bounds()
+		for _, b := range p.tbound {
+			for _, f := range []uint64{b - 1, b, b + 1} {
+				if f <= math.MaxUint32 {
+					require.Equal(t, p.tune.Shift(f), p.Shift(uint32(f)), "Fmax %d, F %d", p.tune.Fmax(), f)
+				}
+			}
+		}
+	}
+}
+
+// TestRoCCRoundShiftBranchless: roccRoundShift (the sign applied by masks)
+// is the sign-branching form sign(n)·⌊(|n| + 2^(sh−1))/2^sh⌋ over its whole
+// domain's edges (|n| < 2^62, sh < 62) and seeded random values.
+func TestRoCCRoundShiftBranchless(t *testing.T) {
+	ref := func(n int64, sh uint) int64 {
+		if sh == 0 {
+			return n
+		}
+		half := int64(1) << (sh - 1)
+		if n < 0 {
+			return -((-n + half) >> sh)
+		}
+		return (n + half) >> sh
+	}
+	rng := rand.New(rand.NewPCG(18, 62))
+	for sh := uint(0); sh < 62; sh++ {
+		edges := []int64{0, 1, -1, 1<<62 - 1, -(1<<62 - 1)}
+		if sh > 0 {
+			h := int64(1) << (sh - 1)
+			edges = append(edges, h, -h, h-1, -(h - 1), h+1, -(h + 1), 3*h, -3*h)
+		}
+		for range 2000 {
+			v := rng.Int64N(1 << 62)
+			edges = append(edges, v, -v, v>>rng.IntN(62), -(v >> rng.IntN(62)))
+		}
+		for _, n := range edges {
+			if got, want := roccRoundShift(n, sh), ref(n, sh); got != want {
+				t.Fatalf("n = %d, sh = %d: %d, want %d", n, sh, got, want)
+			}
+		}
 	}
 }
