@@ -868,7 +868,7 @@ func (d *DCQCN) tick(event dcqcnEvent, now units.Time) error {
 		return d.clock.Check(dcqcnPart, event.String(), now)
 	}
 	d.clock.Advance(now)
-	d.runTimers(now)
+	d.runTimers(now) // (it checks what is due; a timer call usually comes at a deadline)
 	return nil
 }
 
@@ -878,7 +878,7 @@ func (d *DCQCN) cnp(event dcqcnEvent, now units.Time) error {
 		return d.clock.Check(dcqcnPart, event.String(), now)
 	}
 	d.clock.Advance(now)
-	d.runTimers(now)
+	d.runTimers(now) // (it checks what is due; CNPs usually come an α period or more apart)
 	s := &d.s
 	s.CNPs++
 	if !s.Active {
@@ -922,7 +922,9 @@ func (d *DCQCN) send(event dcqcnEvent, now units.Time, n units.Bytes) error {
 		return d.refuse(event, now, dcqcnBadBytes(n))
 	}
 	d.clock.Advance(now)
-	d.runTimers(now)
+	if d.NextDeadline() <= now {
+		d.runTimers(now)
+	}
 	s := &d.s
 	if !s.Active || d.byteReset == 0 {
 		return nil
