@@ -1,0 +1,119 @@
+package rp
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/fixedpoint"
+	"github.com/hwcc/hwcc/units"
+)
+
+// TestDCQCNShortCatchUpIsGeneral: alphaRun's one-loop catch-up (fewer than
+// dcqcnTickLoop periods) leaves α, the CNP flag and NextAlpha exactly as
+// the general two steps do (dcqcnTicks counts the ticks and the deadline
+// after them, alphaTicks applies them, the timer idles if it reports so),
+// over seeded random registers (α from 0 to 2^f − 1, with and without a
+// CNP flagged), widths f = 10..24, every g from the edges (0, 1, 1019,
+// 1023) and random, periods and phases, including deadlines at the end of
+// time.
+func TestDCQCNShortCatchUpIsGeneral(t *testing.T) {
+	rng := rand.New(rand.NewPCG(18, 3))
+	for i := range 200_000 {
+		cfg := DCQCNConnectX(100 * units.Gbps)
+		cfg.AlphaFracBits = uint8(DCQCNAlphaFracBitsMin + rng.IntN(DCQCNAlphaFracBitsMax-DCQCNAlphaFracBitsMin+1))
+		cfg.DceTCPG = [...]fixedpoint.UQ0_10{0, 1, 1019, 1023, fixedpoint.UQ0_10(rng.IntN(1024))}[rng.IntN(5)]
+		cfg.DceTCPRtt = units.Time(1 + rng.Int64N(int64(DCQCNMaxPeriod)))
+		if rng.IntN(2) == 0 {
+			cfg.DceTCPRtt = units.Microsecond
+		}
+		d, err := NewDCQCN(cfg)
+		require.NoError(t, err)
+		p := cfg.DceTCPRtt
+		d.s.Active = true
+		d.s.AlphaRaw = uint32(rng.Uint64N(d.alphaMax + 1))
+		if rng.IntN(4) == 0 {
+			d.s.AlphaRaw = uint32(rng.IntN(3)) // near the idle edge
+		}
+		d.s.AlphaCNPArrived = rng.IntN(2) == 0
+		d.s.NextAlpha = units.Time(rng.Int64N(1 << 40))
+		switch rng.IntN(16) {
+		case 0, 1:
+			d.s.NextAlpha = units.MaxTime - units.Time(rng.Int64N(int64(dcqcnTickLoop)*int64(p)))
+		case 2:
+			d.s.NextAlpha = units.MaxTime // idle
+		}
+		gap := units.Time(rng.Int64N(dcqcnTickLoop * int64(p)))
+		if rng.IntN(3) == 0 {
+			gap = units.Time(rng.IntN(dcqcnTickLoop)) * p // on a tick
+		}
+		bound := d.s.NextAlpha + min(gap, units.MaxTime-d.s.NextAlpha) // at most the end of time
+
+		want := *d
+		if k, after := dcqcnTicks(want.s.NextAlpha, bound, p); k > 0 {
+			if want.alphaTicks(k) {
+				want.s.NextAlpha = units.MaxTime
+			} else {
+				want.s.NextAlpha = after
+			}
+		}
+		d.alphaRun(bound)
+		if d.s != want.s {
+			t.Fatalf("case %d (f %d, g %d, p %v, bound − next %v): got %+v, want %+v",
+				i, cfg.AlphaFracBits, cfg.DceTCPG, p, bound-want.s.NextAlpha, d.s, want.s)
+		}
+	}
+}
+
+// TestDCQCNEventsNoAllocs: every event path, typed and through the
+// contract, allocates nothing on success, whether no timer is due, one α
+// tick is, a short catch-up (counted by subtraction) or a long one (by
+// division) runs, or an increase or a pending decrease fires.
+func TestDCQCNEventsNoAllocs(t *testing.T) {
+	act := cc.NewActions(1)
+	cnp := cc.Feedback{Kind: cc.FeedbackCNP, Flow: 1}
+	ack := cc.Feedback{Kind: cc.FeedbackAck, Flow: 1}
+	p := cc.Packet{Flow: 1, Payload: 4096, Size: 4178}
+	events := []struct {
+		name string
+		f    func(d *DCQCN, now units.Time) error
+	}{
+		{"OnCNP", func(d *DCQCN, now units.Time) error { return d.OnCNP(now) }},
+		{"OnSend", func(d *DCQCN, now units.Time) error { return d.OnSend(now, 4096) }},
+		{"OnTimer", func(d *DCQCN, now units.Time) error { return d.OnTimer(now) }},
+		{"Feedback CNP", func(d *DCQCN, now units.Time) error { return d.Feedback(now, &cnp, act) }},
+		{"Feedback ACK", func(d *DCQCN, now units.Time) error { return d.Feedback(now, &ack, act) }},
+		{"Sent", func(d *DCQCN, now units.Time) error { return d.Sent(now, &p, act) }},
+		{"Timer", func(d *DCQCN, now units.Time) error { return d.Timer(now, act) }},
+	}
+	for _, presetCase := range []struct {
+		name string
+		cfg  DCQCNConfig
+	}{{"ConnectX", DCQCNConnectX(100 * units.Gbps)}, {"HPCCSim", DCQCNHPCCSim(100 * units.Gbps)}} {
+		for _, e := range events {
+			// The spacing between events: none, a fraction of the α period,
+			// one period, a short catch-up, a long one, past the increase
+			// timer.
+			for _, step := range []units.Time{0, 300 * units.Nanosecond, units.Microsecond, 7 * units.Microsecond,
+				9 * units.Microsecond, 40 * units.Microsecond, 400 * units.Microsecond} {
+				d, err := NewDCQCN(presetCase.cfg)
+				require.NoError(t, err)
+				require.NoError(t, d.OnCNP(0))
+				now := units.Time(0)
+				i := 0
+				allocs := testing.AllocsPerRun(500, func() {
+					now += step
+					if i++; i%5 == 0 {
+						_ = d.OnCNP(now) // keep α and the decrease timer busy
+					}
+					if err := e.f(d, now); err != nil {
+						t.Fatal(err)
+					}
+				})
+				require.Zero(t, allocs, "%s, %s every %v", presetCase.name, e.name, step)
+			}
+		}
+	}
+}
