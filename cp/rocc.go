@@ -1140,9 +1140,16 @@ func (c *RoCC) OnTimer(now units.Time, qlen units.Bytes) (RoCCDecision, error) {
 	}
 	c.state.Deadline = roccAfter(c.state.Deadline, step)
 
-	qcur, sat := c.p.QueueUnits(qlen)
-	if sat {
-		c.state.Saturated++
+	// qcur = QueueUnits(qlen), its multiply path inline (qlen ≥ 0 here).
+	var qcur uint32
+	if v := uint64(qlen); v < c.p.qlim && c.p.qrecip != 0 {
+		hi, _ := bits.Mul64(v, c.p.qrecip)
+		qcur = uint32(hi)
+	} else {
+		var sat bool
+		if qcur, sat = c.p.QueueUnits(qlen); sat {
+			c.state.Saturated++
+		}
 	}
 	c.state.QCur = qcur
 	c.prevF = c.regs.F
