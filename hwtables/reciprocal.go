@@ -620,7 +620,8 @@ func (t *Table) lookupCompact(n uint64) (i, mant uint64, shift uint) {
 // wide) and the result never exceeds a. It reads the index's reciprocal
 // M·2^(63 − shift) and takes ⌊a·M·2^(63 − shift) / 2^63⌋, the same value, so
 // that the shift is a constant: a leading-one count, two reads, a multiply
-// and a shift, no branch; it is small enough to be inlined.
+// and a shift, with no branch on the data (find); it is small enough to be
+// inlined.
 //
 // Contract: it never fails and never allocates; n is clamped to [1, MaxN]
 // first, so n = 0 divides by 1 (the max(1, n) guard of integer congestion
