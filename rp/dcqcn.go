@@ -1103,8 +1103,16 @@ func (d *DCQCN) alphaTicks(k uint64) (idle bool) {
 // every event meets when the caller keeps up) does it in one loop, one
 // multiply, one shift and one compare-and-subtract of the gap per tick; the
 // same ticks, in the same order, as the two steps.
-func (d *DCQCN) alphaRun(bound units.Time) {
+//
+// From an event (event true, bound = now) it is the entry of every timer
+// due: when the increase timer or a pending decrease is due too, it runs
+// advance instead, which calls it back for each bound (event false).
+func (d *DCQCN) alphaRun(bound units.Time, event bool) {
 	s := &d.s
+	if event && (s.NextIncrease <= bound || (s.DecreasePending && s.NextDecrease <= bound)) {
+		d.advance(bound)
+		return
+	}
 	next, p := s.NextAlpha, uint64(d.cfg.DceTCPRtt)
 	if next > bound || next == units.MaxTime {
 		return
@@ -1149,16 +1157,9 @@ func (d *DCQCN) alphaRun(bound units.Time) {
 	}
 }
 
-// runTimers runs every timer due at or before now: advance, or alphaRun
-// alone when the α timer is the only one due (advance would run just that).
-func (d *DCQCN) runTimers(now units.Time) {
-	s := &d.s
-	if s.NextIncrease <= now || (s.DecreasePending && s.NextDecrease <= now) {
-		d.advance(now)
-	} else if s.NextAlpha <= now {
-		d.alphaRun(now)
-	}
-}
+// runTimers runs every timer due at or before now: alphaRun's entry from
+// an event, which runs advance when more than the α timer is due.
+func (d *DCQCN) runTimers(now units.Time) { d.alphaRun(now, true) }
 
 // advance runs every timer due at or before now, in time order.
 func (d *DCQCN) advance(now units.Time) {
@@ -1170,7 +1171,7 @@ func (d *DCQCN) advance(now units.Time) {
 			bound = s.NextDecrease // ticks at the decrease's time run first
 		}
 		if s.NextAlpha <= bound { // an idle timer's MaxTime is never below bound but at the end of time
-			d.alphaRun(bound)
+			d.alphaRun(bound, false)
 		}
 		if s.NextIncrease <= bound {
 			if k, after := dcqcnTicks(s.NextIncrease, bound, d.cfg.RpgTimeReset); k > 0 {

@@ -59,7 +59,7 @@ func TestDCQCNShortCatchUpIsGeneral(t *testing.T) {
 				want.s.NextAlpha = after
 			}
 		}
-		d.alphaRun(bound)
+		d.alphaRun(bound, false)
 		if d.s != want.s {
 			t.Fatalf("case %d (f %d, g %d, p %v, bound − next %v): got %+v, want %+v",
 				i, cfg.AlphaFracBits, cfg.DceTCPG, p, bound-want.s.NextAlpha, d.s, want.s)
