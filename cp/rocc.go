@@ -1229,8 +1229,11 @@ func (c *RoCC) Timer(now units.Time, act *cc.Actions) error {
 // bits are walked word by word (see roccFlowMap), so the cost follows the
 // flows the table holds.
 func (c *RoCC) sendAll(act *cc.Actions) {
-	// act.Send(cc.ToSource, cc.ControlPrio, f) for each flow's f, built
-	// once and appended by value.
+	// act.Send(cc.ToSource, cc.ControlPrio, f) for each flow's f: the
+	// message with flow 0 is built once and appended as it is, then the
+	// appended copy gets its flow (a copy made from a template the loop
+	// does not write, so that no wide load of the copy waits on the narrow
+	// stores of the flow fields).
 	x := cc.Action{Kind: cc.ActionFeedback, To: cc.ToSource, Prio: cc.ControlPrio,
 		Feedback: cc.Feedback{Kind: cc.FeedbackRate, From: c.id}}
 	c.Message(0).Put(&x.Feedback.Data)
@@ -1240,9 +1243,11 @@ func (c *RoCC) sendAll(act *cc.Actions) {
 			w := t<<6 + bits.TrailingZeros64(tw)
 			for b := m.occ[w]; b != 0; b &= b - 1 {
 				flow := m.slots[w<<6+bits.TrailingZeros64(b)].key
-				x.Feedback.Flow = cc.FlowID(flow)
-				binary.BigEndian.PutUint32(x.Feedback.Data[roccFbFlow:], flow)
 				act.Add(x)
+				all := act.All()
+				f := &all[len(all)-1].Feedback
+				f.Flow = cc.FlowID(flow)
+				binary.BigEndian.PutUint32(f.Data[roccFbFlow:], flow)
 			}
 		}
 	}
