@@ -1138,7 +1138,7 @@ func (c *RoCC) OnTimer(now units.Time, qlen units.Bytes) (RoCCDecision, error) {
 		c.state.Missed += uint64(missed)
 		step = fixedpoint.SatMul(missed+1, step)
 	}
-	c.state.Deadline = roccAfter(c.state.Deadline, step)
+	c.state.Deadline = fixedpoint.SatAddNonNeg(c.state.Deadline, step)
 
 	// qcur = QueueUnits(qlen), its multiply path inline (qlen ≥ 0 here).
 	var qcur uint32
@@ -1169,16 +1169,6 @@ func (c *RoCC) OnTimer(now units.Time, qlen units.Bytes) (RoCCDecision, error) {
 		Flows:  c.state.Flows,
 		Branch: c.branch,
 	}, nil
-}
-
-// roccAfter returns t + step saturated at units.MaxTime, for 0 ≤ t and
-// 0 < step (fixedpoint.SatAdd's result on that domain, where the sum can
-// only overflow upwards).
-func roccAfter(t, step units.Time) units.Time {
-	if a := t + step; a >= t {
-		return a
-	}
-	return units.MaxTime
 }
 
 // refuseTimer returns OnTimer's error for a call at now with qlen that

@@ -34,6 +34,18 @@ func bitsOf[T constraints.Integer]() uint {
 	return uint(unsafe.Sizeof(z)) * 8
 }
 
+// SatAddNonNeg returns a + b saturated at MaxOf[T], for a, b ≥ 0: SatAdd's
+// result on that domain, where a sum can only overflow upwards, without
+// SatAdd's sign cases (one compare: a hot path's deadline plus a period).
+// Outside that domain (a or b negative) the result is unspecified. Worked
+// value: SatAddNonNeg(units.MaxTime−5, 10) = units.MaxTime.
+func SatAddNonNeg[T constraints.Integer](a, b T) T {
+	if s := a + b; s >= a {
+		return s
+	}
+	return MaxOf[T]()
+}
+
 // SatAdd returns a + b, saturated at MinOf[T] and MaxOf[T] instead of
 // wrapping. Worked value: SatAdd(units.MaxTime−5, 10) = units.MaxTime.
 func SatAdd[T constraints.Integer](a, b T) T {

@@ -43,6 +43,33 @@ func TestSatExhaustive8(t *testing.T) {
 	}
 }
 
+// TestSatAddNonNeg checks SatAddNonNeg against SatAdd (itself checked
+// against exact arithmetic above) on every pair of non-negative int8 and
+// uint8, and against math/big on random non-negative int64 operands and
+// the edges.
+func TestSatAddNonNeg(t *testing.T) {
+	for a := 0; a <= 127; a++ {
+		for b := 0; b <= 127; b++ {
+			require.Equal(t, int8(min(127, a+b)), SatAddNonNeg(int8(a), int8(b)), "int8 %d+%d", a, b)
+		}
+	}
+	for a := 0; a <= 255; a++ {
+		for b := 0; b <= 255; b++ {
+			require.Equal(t, uint8(min(255, a+b)), SatAddNonNeg(uint8(a), uint8(b)), "uint8 %d+%d", a, b)
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	vals := []int64{0, 1, 2, math.MaxInt64, math.MaxInt64 - 1, 1 << 62}
+	for range 2000 {
+		vals = append(vals, int64(rng.Uint64()>>1), int64(rng.Uint64()>>(1+rng.IntN(63))))
+	}
+	for i, a := range vals {
+		b := vals[(i*7919+13)%len(vals)]
+		want := clampBig(new(big.Int).Add(big.NewInt(a), big.NewInt(b)), 0, math.MaxInt64)
+		require.Equal(t, units.Time(want), SatAddNonNeg(units.Time(a), units.Time(b)), "%d+%d", a, b)
+	}
+}
+
 // TestSat64 checks the 64-bit forms against math/big on random operands and
 // the edges, through the named type units.Time as the algorithms use it.
 func TestSat64(t *testing.T) {

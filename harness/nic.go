@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 
+	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -167,7 +168,7 @@ func (s *Sim) makeData(f *flow) *Packet {
 	}
 	f.lastStart = s.now
 	f.lastSize = p.Size
-	f.nextSend = addSat(s.now, units.SerializationTime(p.Size, f.rate))
+	f.nextSend = fixedpoint.SatAddNonNeg(s.now, units.SerializationTime(p.Size, f.rate))
 	s.st.dataSentPayload += int64(pay)
 	s.st.dataSentPkts++
 	return p
@@ -188,14 +189,6 @@ func (s *Sim) hostSent(f *flow, p *Packet) {
 	s.applyRP(f)
 }
 
-// addSat returns a+b saturated at MaxTime (b ≥ 0).
-func addSat(a, b units.Time) units.Time {
-	if b >= units.MaxTime-a {
-		return units.MaxTime
-	}
-	return a + b
-}
-
 // applyRP reads f's RP outputs and applies them: rate, window, timer.
 func (s *Sim) applyRP(f *flow) {
 	rp := f.rp
@@ -205,7 +198,7 @@ func (s *Sim) applyRP(f *flow) {
 		}
 		f.rate = r
 		if f.lastSize > 0 {
-			f.nextSend = addSat(f.lastStart, units.SerializationTime(f.lastSize, r))
+			f.nextSend = fixedpoint.SatAddNonNeg(f.lastStart, units.SerializationTime(f.lastSize, r))
 		}
 		s.kick(f.src.ports[0])
 	}

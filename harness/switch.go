@@ -2,6 +2,7 @@ package harness
 
 import (
 	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/fixedpoint"
 	inttel "github.com/hwcc/hwcc/int"
 	"github.com/hwcc/hwcc/units"
 )
@@ -301,7 +302,7 @@ func (s *Sim) shapedNext(pt *port) *Packet {
 	}
 	p := pt.shapedQ.pop(&s.pool)
 	pt.bytes -= p.Size
-	pt.shapedAt = addSat(s.now, units.SerializationTime(p.shape.Spacing, pt.rate))
+	pt.shapedAt = fixedpoint.SatAddNonNeg(s.now, units.SerializationTime(p.shape.Spacing, pt.rate))
 	return p
 }
 

@@ -737,7 +737,7 @@ func dcqcnTicks(next, bound, period units.Time) (k uint64, after units.Time) {
 		return 0, next
 	}
 	k, r := dcqcnCount(uint64(bound-next), uint64(period)) // 0 ≤ next ≤ bound: exact
-	return k, dcqcnAfter(bound-units.Time(r), period)
+	return k, fixedpoint.SatAddNonNeg(bound-units.Time(r), period)
 }
 
 // dcqcnCount returns ⌊gap/p⌋ + 1 and gap mod p for 0 < p ≤ DCQCNMaxPeriod:
@@ -751,16 +751,6 @@ func dcqcnCount(gap, p uint64) (k, r uint64) {
 		gap -= p
 	}
 	return k, gap
-}
-
-// dcqcnAfter returns t + period saturated at units.MaxTime, for 0 ≤ t and
-// 0 < period (fixedpoint.SatAdd's result for that domain: the sum can only
-// overflow upwards).
-func dcqcnAfter(t, period units.Time) units.Time {
-	if a := t + period; a >= t {
-		return a
-	}
-	return units.MaxTime
 }
 
 // dcqcnNextTick returns the first point of the grid anchor + k·period
@@ -907,7 +897,7 @@ func (d *DCQCN) cnp(event dcqcnEvent, now units.Time) error {
 		if !s.Decreased || now-s.LastDecrease >= p {
 			d.decrease(now)
 		} else {
-			s.DecreasePending, s.NextDecrease = true, dcqcnAfter(s.LastDecrease, p)
+			s.DecreasePending, s.NextDecrease = true, fixedpoint.SatAddNonNeg(s.LastDecrease, p)
 		}
 	}
 	return nil
@@ -965,7 +955,7 @@ func (d *DCQCN) firstCNP(now units.Time) {
 func (d *DCQCN) restartIncrease(t units.Time) {
 	s := &d.s
 	s.TimerStage, s.ByteStage, s.ByteCount = 0, 0, 0
-	s.NextIncrease = dcqcnAfter(t, d.cfg.RpgTimeReset)
+	s.NextIncrease = fixedpoint.SatAddNonNeg(t, d.cfg.RpgTimeReset)
 	s.Decreased, s.LastDecrease = true, t
 	s.DecreasePending, s.NextDecrease = false, units.MaxTime
 }
@@ -1138,7 +1128,7 @@ func (d *DCQCN) alphaRun(bound units.Time, event bool) {
 		if gap >= p {
 			gap -= p
 		} else {
-			s.AlphaRaw, s.NextAlpha = uint32(a), dcqcnAfter(bound-units.Time(gap), d.cfg.DceTCPRtt)
+			s.AlphaRaw, s.NextAlpha = uint32(a), fixedpoint.SatAddNonNeg(bound-units.Time(gap), d.cfg.DceTCPRtt)
 			return
 		}
 	}
@@ -1153,7 +1143,7 @@ func (d *DCQCN) alphaRun(bound units.Time, event bool) {
 	if a == 0 {
 		s.NextAlpha = units.MaxTime
 	} else {
-		s.NextAlpha = dcqcnAfter(bound-units.Time(gap), d.cfg.DceTCPRtt)
+		s.NextAlpha = fixedpoint.SatAddNonNeg(bound-units.Time(gap), d.cfg.DceTCPRtt)
 	}
 }
 
