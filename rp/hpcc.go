@@ -142,12 +142,10 @@ type HPCC struct {
 	div   window.Divider
 	speed [inttel.MaxSpeed + 1]hpccSpeed
 
-	tPs    uint64      // T, ps
-	wT     uint64      // ⌊2^64/T_ps⌋: τ/T = τ·wT/2^64
-	tsHalf units.Time  // half the TS period, ps: deltas at or above are stale
-	txHalf units.Bytes // half the txBytes period, bytes
-	qUnit  uint64      // bytes per qLen count (80 B)
-	u0     uint64      // InitialU, UQ32_32 raw
+	tPs   uint64 // T, ps
+	wT    uint64 // ⌊2^64/T_ps⌋: τ/T = τ·wT/2^64
+	qUnit uint64 // bytes per qLen count (80 B)
+	u0    uint64 // InitialU, UQ32_32 raw
 
 	// Fixed at NewHPCC so that the per-ACK check reads no Codec: the
 	// Codec's MaxHops, and badSpeed[B] = 1 for every value B of a hop's
@@ -172,10 +170,15 @@ type HPCC struct {
 // hop's index, τ = Δts (ps), the qlen term (UQ32_32), the txRate term's
 // 128-bit numerator and its quotient by τ (measure).
 type hpccLanes struct {
-	idx          [inttel.HopsLimit]uint8
-	qU, nHi, nLo [inttel.HopsLimit]uint64
-	den, txU     [inttel.HopsLimit]uint64
+	idx          [hpccLanesLen]uint8
+	qU, nHi, nLo [hpccLanesLen]uint64
+	den, txU     [hpccLanesLen]uint64
 }
+
+// hpccLanesLen is the lanes' length: the 15 hops a header can hold, rounded
+// up to a power of two, so that a lane number masked to 4 bits needs no
+// bounds check.
+const hpccLanesLen = inttel.HopsLimit + 1
 
 var _ cc.ReactionPoint = (*HPCC)(nil)
 
@@ -341,12 +344,10 @@ func NewHPCC(cfg HPCCConfig) (*HPCC, error) {
 		cfg.Codec = c
 	}
 	h := &HPCC{
-		codec:  cfg.Codec,
-		win:    *w,
-		tPs:    uint64(cfg.Window.T),
-		tsHalf: cfg.Codec.TSWrap() / 2,
-		txHalf: cfg.Codec.TxBytesWrap() / 2,
-		qUnit:  uint64(cfg.Codec.Config().QLenUnit),
+		codec: cfg.Codec,
+		win:   *w,
+		tPs:   uint64(cfg.Window.T),
+		qUnit: uint64(cfg.Codec.Config().QLenUnit),
 	}
 	switch cfg.InitialU {
 	case HPCCInitialUOne:
@@ -578,32 +579,44 @@ func (h *HPCC) ack(event string, now units.Time, ackSeq, sndNxt uint64, hdr *int
 // ackInOrder is ack once now is known to be in time order (Feedback checks
 // it before it looks at the feedback).
 func (h *HPCC) ackInOrder(event string, now units.Time, ackSeq, sndNxt uint64, hdr *inttel.Header) error {
+	st := &h.st
+	// 21: procedure NewAck(ack)
+	// 22: if ack.seq > lastUpdateSeq then
+	commit := h.win.Due(ackSeq)
+	// The common case, an ACK that measures the stored path: measure
+	// checks the hop fields in its first pass, before it changes anything.
+	// The header's NHop and PathID equal the stored ones, which passed
+	// check when they were stored, so they need no test of their own.
+	if hdr != nil && st.Started && hdr.NHop == st.NHop && hdr.PathID == st.PathID &&
+		ackSeq <= sndNxt && ackSeq >= st.LastAckSeq && (commit || h.cfg.FastReact) {
+		// 1–10: U = MeasureInflight(ack); 23/26: W = ComputeWind(U, commit);
+		// 24: lastUpdateSeq = snd_nxt on a commit; 27: R = W/T; L = ack.L.
+		return h.measure(event, now, commit, ackSeq, sndNxt, hdr)
+	}
 	if !h.valid(ackSeq, sndNxt, hdr) {
 		if err := h.check(event, ackSeq, sndNxt, hdr); err != nil {
 			return err
 		}
 	}
-	h.mono.Advance(now)
-	st := &h.st
-	st.LastAckSeq = ackSeq
-	st.Acks++
-	// 21: procedure NewAck(ack)
-	// 22: if ack.seq > lastUpdateSeq then
-	commit := h.win.Due(ackSeq)
+	h.accept(now, ackSeq)
 	if !commit && !h.cfg.FastReact {
 		// Per-RTT reaction only: this ACK describes packets the last
 		// commit already reacted to.
 		st.Ignored++
 		return nil
 	}
-	if !st.Started || hdr.NHop != st.NHop || hdr.PathID != st.PathID {
-		h.seed(now, sndNxt, hdr)
-		return nil
-	}
-	// 1–10: U = MeasureInflight(ack); 23/26: W = ComputeWind(U, commit);
-	// 24: lastUpdateSeq = snd_nxt on a commit; 27: R = W/T; L = ack.L.
-	h.measure(now, commit, sndNxt, hdr)
+	// Not started, or another path (an ACK of the stored path took the
+	// branch above).
+	h.seed(now, sndNxt, hdr)
 	return nil
+}
+
+// accept records an ACK that passed every check: the time, its sequence
+// and the count.
+func (h *HPCC) accept(now units.Time, ackSeq uint64) {
+	h.mono.Advance(now)
+	h.st.LastAckSeq = ackSeq
+	h.st.Acks++
 }
 
 // valid reports whether an ACK passes every test of check, without building
@@ -685,66 +698,43 @@ func (h *HPCC) seed(now units.Time, sndNxt uint64, hdr *inttel.Header) {
 }
 
 // measure is MeasureInflight (lines 1–10) followed by ComputeWind and the
-// rest of NewAck (lines 23–27). Lines 3–7 run in three passes, as a NIC's
-// parallel lanes would: the guards, the qlen term and the txRate
-// numerator of every hop; the hops' divisions in one call of the divider;
-// then u' per hop and the largest, in hop order (so that the first of equal
-// u' wins, as in one loop).
-func (h *HPCC) measure(now units.Time, commit bool, sndNxt uint64, hdr *inttel.Header) {
+// rest of NewAck (lines 23–27), for an ACK whose path (NHop, PathID) is the
+// stored one and whose sequence numbers ackInOrder checked. Lines 3–7 run
+// in three passes, as a NIC's parallel lanes would: sample, the field
+// checks, the guards, the qlen term and the txRate numerator of every hop,
+// which changes nothing but the lanes, so that an ACK with a bad field is
+// refused (check names the fault) with nothing changed; the hops' divisions
+// in one call of the divider; then u' per hop and the largest, in hop order
+// (so that the first of equal u' wins, as in one loop), and L[i] = ack.L[i].
+func (h *HPCC) measure(event string, now units.Time, commit bool, ackSeq, sndNxt uint64, hdr *inttel.Header) error {
 	// 1: function MeasureInflight(ack)
 	st := &h.st
 	hops := hdr.Hops[:hdr.NHop]
-	// The sampled hops, packed (hpccLanes).
-	ln := &h.lanes
-	m := 0
-	// 3: for each link i on the path do
-	for i := range hops {
-		// The records are read in place: nh is the ACK's, hp the stored
-		// one (valid checked every field, so the speed code is in the
-		// table).
-		nh, hp := &hops[i], &st.Hops[i]
-		sp := &h.speed[nh.Speed&inttel.MaxSpeed]
-		if nh.Speed != hp.Record.Speed || now-hp.StoredAt >= sp.horizon {
-			// Another port, or a record so old that its counters may have
-			// wrapped more than once: start this hop afresh.
-			*hp = HPCCHop{Record: *nh, StoredAt: now, U: hp.U}
-			st.Reseeds++
-			continue
-		}
-		// Δts = TSDelta(L[i], ack.L[i]), Δtx = TxBytesDelta (hpcc.tsUnit)
-		dts := units.Time(uint64((nh.TS-hp.Record.TS)&inttel.MaxTS) * h.tsUnit)
-		if dts == 0 {
-			// No time between the records: keep the older one.
-			st.ZeroIntervals++
-			continue
-		}
-		dtx := units.Bytes(uint64((nh.TxBytes-hp.Record.TxBytes)&inttel.MaxTxBytes) * h.txUnit)
-		if dts >= h.tsHalf || dtx >= h.txHalf {
-			// A step backwards read modulo the period: a record older than
-			// the one stored (reordered ACK). Keep the stored one.
-			st.Stale++
-			continue
-		}
-		// 4: txRate = (ack.L[i].txBytes − L[i].txBytes)/(ack.L[i].ts − L[i].ts)
-		// 5: u' = min(ack.L[i].qlen, L[i].qlen)/(ack.L[i].B·T) + txRate/ack.L[i].B
-		// (hopTerms: the qlen term and the txRate term's numerator)
-		ln.idx[m], ln.den[m] = uint8(i), uint64(dts)
-		ln.qU[m], ln.nHi[m], ln.nLo[m] = h.hopTerms(sp, min(hp.Record.QLen, nh.QLen), dtx)
-		m++
-		// 27 (per hop): L[i] = ack.L[i]
-		hp.Record, hp.StoredAt = *nh, now
+	m, rare, bad := h.sample(now, hops)
+	if bad>>hpccBadShift != 0 {
+		// check finds the fault: it tests what bad gathers
+		// (TestHPCCSampleRefusesAsCheck).
+		return h.check(event, ackSeq, sndNxt, hdr)
+	}
+	h.accept(now, ackSeq)
+	if rare != 0 {
+		h.rare(now, hops, rare)
 	}
 	if m == 0 {
 		st.NoSample++
-		return
+		return nil
 	}
 	// 5, txRate/B: the sampled hops' divisions.
+	ln := &h.lanes
 	h.div.Quo128s(ln.txU[:m], ln.nHi[:m], ln.nLo[:m], ln.den[:m])
+	if h.cfg.MultiRate {
+		h.measureHops(now, hops, m, commit, sndNxt)
+		return nil
+	}
 	var (
-		u       uint64 // 2: u = 0 (the first sampled hop seeds it)
-		tau     units.Time
-		arg     uint8
-		sampled uint16 // bit i: hop i measured on this ACK
+		u   uint64 // 2: u = 0 (the first sampled hop seeds it)
+		tau units.Time
+		arg uint8
 	)
 	for j := range m {
 		i := ln.idx[j]
@@ -755,28 +745,129 @@ func (h *HPCC) measure(now units.Time, commit bool, sndNxt uint64, hdr *inttel.H
 			// 7: u = u'; τ = ack.L[i].ts − L[i].ts
 			u, tau, arg = up, units.Time(ln.den[j]), i
 		}
-		sampled |= 1 << i
-		if h.cfg.MultiRate {
-			// Lines 8–9 per hop: U_i = (1 − τ_i/T)·U_i + (τ_i/T)·u'_i
-			hp := &st.Hops[i]
-			hp.U = fixedpoint.UQ32_32(h.ewma(uint64(hp.U), up, units.Time(ln.den[j])))
-		}
+		// 27 (per hop): L[i] = ack.L[i]
+		hp := &st.Hops[i]
+		hp.Record, hp.StoredAt = hops[i], now
 	}
 	st.Bottleneck = arg
-	if h.cfg.MultiRate {
-		var us [inttel.HopsLimit]fixedpoint.UQ32_32
-		for i := range hops {
-			us[i] = st.Hops[i].U
-		}
-		// 23/26, 24, 27 with one reference per hop, W = min_i W_i
-		h.win.UpdateHops(us[:len(hops)], sampled, commit, sndNxt)
-		return
-	}
 	// 8: τ = min(τ, T)   9: U = (1 − τ/T)·U + (τ/T)·u   (inside ewma)
 	st.U = fixedpoint.UQ32_32(h.ewma(uint64(st.U), u, tau))
 	// 10: return U
 	// 22–27: W = ComputeWind(U, commit); lastUpdateSeq; R = W/T
 	h.win.Update(st.U, commit, sndNxt)
+	return nil
+}
+
+// The layout of sample's results rare and bad.
+const (
+	// Bits 0..15 of rare mark the hops re-seeded; the 16 bits from
+	// hpccZeroShift count the hops with Δts = 0, those from hpccStaleShift
+	// the stale ones (at most 15 each); hpccZeroOne and hpccStaleOne add one.
+	hpccZeroShift  = 16
+	hpccStaleShift = 32
+	hpccZeroOne    = 1 << hpccZeroShift
+	hpccStaleOne   = 1 << hpccStaleShift
+	// hpccBadShift: bad = OR of TS | TxBytes<<4 | badSpeed<<24 over the
+	// hops, so bad >> 24 ≠ 0 exactly when a TS is above 24 bits, a TxBytes
+	// above 20 bits (TxBytes<<4 above 24) or a speed code unknown.
+	hpccBadShift = inttel.TSBits
+)
+
+// sample is measure's first pass: per hop, the field checks, ORed into bad
+// (see hpccBadShift; the speed code needs a test only when it differs from
+// the stored one, which was checked when stored), the guards, counted in
+// rare, and for a hop it measures the lane m: its index, Δts, the qlen term
+// and the txRate term's numerator. It changes nothing but the lanes. It is
+// a function of its own so that its loop's registers hold only what the
+// loop uses.
+func (h *HPCC) sample(now units.Time, hops []inttel.Hop) (m int, rare, bad uint64) {
+	st, ln := &h.st, &h.lanes
+	// 3: for each link i on the path do
+	for i := range hops {
+		// nh is the ACK's record, hp the stored one.
+		nh, hp := &hops[i], &st.Hops[i]
+		ts, tx := nh.TS, nh.TxBytes
+		bad |= uint64(ts) | uint64(tx)<<(inttel.TSBits-inttel.TxBytesBits)
+		sp := &h.speed[nh.Speed&inttel.MaxSpeed]
+		if nh.Speed != hp.Record.Speed || now-hp.StoredAt >= sp.horizon {
+			// Another port (whose code must be in the table), or a record
+			// so old that its counters may have wrapped more than once:
+			// start this hop afresh.
+			bad |= uint64(h.badSpeed[nh.Speed]) << hpccBadShift
+			rare |= 1 << i
+			continue
+		}
+		// Δts and Δtx in counts of the Codec's units (TSDelta/TSUnit,
+		// TxBytesDelta/TxBytesUnit; hpcc.tsUnit)
+		cts := uint64((ts - hp.Record.TS) & inttel.MaxTS)
+		if cts == 0 {
+			// No time between the records: keep the older one.
+			rare += hpccZeroOne
+			continue
+		}
+		ctx := uint64((tx - hp.Record.TxBytes) & inttel.MaxTxBytes)
+		// Δts ≥ tsHalf = 2^23·TSUnit ⇔ cts ≥ 2^23, and Δtx ≥ txHalf =
+		// 2^19·TxBytesUnit ⇔ ctx ≥ 2^19: the counts' half-period bits.
+		if cts>>(inttel.TSBits-1)|ctx>>(inttel.TxBytesBits-1) != 0 {
+			// A step backwards read modulo the period: a record older than
+			// the one stored (reordered ACK). Keep the stored one.
+			rare += hpccStaleOne
+			continue
+		}
+		// 4: txRate = (ack.L[i].txBytes − L[i].txBytes)/(ack.L[i].ts − L[i].ts)
+		// 5: u' = min(ack.L[i].qlen, L[i].qlen)/(ack.L[i].B·T) + txRate/ack.L[i].B
+		// (hopTerms: the qlen term and the txRate term's numerator)
+		j := m & (hpccLanesLen - 1)
+		ln.idx[j], ln.den[j] = uint8(i), cts*h.tsUnit
+		ln.qU[j], ln.nHi[j], ln.nLo[j] = h.hopTerms(sp, min(hp.Record.QLen, nh.QLen), units.Bytes(ctx*h.txUnit))
+		m++
+	}
+	return m, rare, bad
+}
+
+// rare counts the hops sample did not measure and stores the re-seeded
+// ones (rare's layout: hpccZeroOne).
+func (h *HPCC) rare(now units.Time, hops []inttel.Hop, rare uint64) {
+	st := &h.st
+	st.ZeroIntervals += rare >> hpccZeroShift & 0xffff
+	st.Stale += rare >> hpccStaleShift & 0xffff
+	for i := range hops {
+		if rare>>i&1 != 0 {
+			hp := &st.Hops[i]
+			hp.Record, hp.StoredAt = hops[i], now
+			st.Reseeds++
+		}
+	}
+}
+
+// measureHops is measure's last pass in the multi-rate mode, over the m
+// sampled lanes of an ACK of the hops: u' per hop and the largest (for the
+// bottleneck), L[i] = ack.L[i], lines 8–9 per hop, U_i = (1 − τ_i/T)·U_i +
+// (τ_i/T)·u'_i, and 23/26, 24, 27 with one reference per hop, W = min_i W_i.
+func (h *HPCC) measureHops(now units.Time, hops []inttel.Hop, m int, commit bool, sndNxt uint64) {
+	st, ln := &h.st, &h.lanes
+	var (
+		u       uint64
+		arg     uint8
+		sampled uint16 // bit i: hop i measured on this ACK
+	)
+	for j := range m {
+		i := ln.idx[j]
+		up := fixedpoint.SatAdd(ln.qU[j], ln.txU[j])
+		if up > u || j == 0 {
+			u, arg = up, i
+		}
+		sampled |= 1 << i
+		hp := &st.Hops[i]
+		hp.Record, hp.StoredAt = hops[i], now
+		hp.U = fixedpoint.UQ32_32(h.ewma(uint64(hp.U), up, units.Time(ln.den[j])))
+	}
+	st.Bottleneck = arg
+	var us [inttel.HopsLimit]fixedpoint.UQ32_32
+	for i := range hops {
+		us[i] = st.Hops[i].U
+	}
+	h.win.UpdateHops(us[:len(hops)], sampled, commit, sndNxt)
 }
 
 // hopTerms is lines 4–5 for one hop but the division: u' = min(qlen,

@@ -12,7 +12,10 @@ import (
 
 // TestHPCCDeltasMatchCodec: measure's Δts and Δtx, a masked difference
 // times the unit fixed at NewHPCC, are the Codec's TSDelta and
-// TxBytesDelta, for the default units and for the largest the Codec takes.
+// TxBytesDelta, for the default units and for the largest the Codec takes;
+// and sample's stale test on the counts (bit 23 of the TS count, bit 19 of
+// the txBytes count) is the test of the deltas against half the fields'
+// periods (TSWrap/2, TxBytesWrap/2).
 func TestHPCCDeltasMatchCodec(t *testing.T) {
 	rng := rand.New(rand.NewPCG(18, 5))
 	big := inttel.DefaultConfig()
@@ -29,6 +32,9 @@ func TestHPCCDeltasMatchCodec(t *testing.T) {
 			b := inttel.Hop{TS: rng.Uint32N(inttel.MaxTS + 1), TxBytes: rng.Uint32N(inttel.MaxTxBytes + 1)}
 			require.Equal(t, codec.TSDelta(a, b), units.Time(uint64((b.TS-a.TS)&inttel.MaxTS)*h.tsUnit))
 			require.Equal(t, codec.TxBytesDelta(a, b), units.Bytes(uint64((b.TxBytes-a.TxBytes)&inttel.MaxTxBytes)*h.txUnit))
+			cts, ctx := uint64((b.TS-a.TS)&inttel.MaxTS), uint64((b.TxBytes-a.TxBytes)&inttel.MaxTxBytes)
+			require.Equal(t, codec.TSDelta(a, b) >= codec.TSWrap()/2 || codec.TxBytesDelta(a, b) >= codec.TxBytesWrap()/2,
+				cts>>(inttel.TSBits-1)|ctx>>(inttel.TxBytesBits-1) != 0, "hops %+v, %+v", a, b)
 		}
 	}
 }
@@ -76,5 +82,83 @@ func TestHPCCValidMatchesCheck(t *testing.T) {
 		err := h.check("OnAck", ackSeq, sndNxt, p)
 		require.Equal(t, err == nil, h.valid(ackSeq, sndNxt, p), "header %+v, ackSeq %d, sndNxt %d, started %v, last %d: check %v",
 			p, ackSeq, sndNxt, h.st.Started, h.st.LastAckSeq, err)
+	}
+}
+
+// TestHPCCSampleRefusesAsCheck: an ACK of the stored path takes measure's
+// path, which tests the hop fields in its first pass instead of valid; it
+// is refused exactly when check finds a fault, and a refused ACK changes
+// nothing (State, registers). The headers are drawn around the stored
+// records with out-of-range TS and TxBytes fields, unknown and other speed
+// codes, and sequences in and out of order.
+func TestHPCCSampleRefusesAsCheck(t *testing.T) {
+	rng := rand.New(rand.NewPCG(18, 34))
+	codec, err := inttel.NewCodec(inttel.Config{
+		TxBytesUnit: 128, QLenUnit: 80, TSUnit: units.Nanosecond, MaxHops: 5,
+		Speeds: []inttel.SpeedCode{{Code: 1, Rate: 25 * units.Gbps}, {Code: 7, Rate: 100 * units.Gbps}, {Code: 15, Rate: 400 * units.Gbps}},
+	})
+	require.NoError(t, err)
+	for _, mod := range []func(*HPCCConfig){
+		func(*HPCCConfig) {},
+		func(c *HPCCConfig) { c.MultiRate = true },
+		func(c *HPCCConfig) { c.FastReact = false },
+	} {
+		c := HPCCPaperSim(100 * units.Gbps)
+		c.Codec = codec
+		mod(&c)
+		h, err := NewHPCC(c)
+		require.NoError(t, err)
+		speeds := []uint8{1, 7, 15}
+		var first inttel.Header
+		first.NHop, first.PathID = 4, 0x123
+		for j := range first.NHop {
+			first.Hops[j] = inttel.Hop{Speed: speeds[rng.IntN(3)], TS: rng.Uint32N(inttel.MaxTS + 1), TxBytes: rng.Uint32N(inttel.MaxTxBytes + 1)}
+		}
+		now, seq := units.Microsecond, uint64(1000)
+		require.NoError(t, h.OnAck(now, seq, seq+50000, &first))
+		refused := 0
+		for range 50000 {
+			hdr := first
+			for j := range hdr.NHop {
+				p, old := &hdr.Hops[j], h.st.Hops[j].Record
+				*p = old
+				p.TS = (old.TS + rng.Uint32N(20000)) & inttel.MaxTS
+				p.TxBytes = (old.TxBytes + rng.Uint32N(3000)) & inttel.MaxTxBytes
+				p.QLen = uint16(rng.IntN(1 << 16))
+				switch rng.IntN(60) {
+				case 0:
+					p.TS += (1 + rng.Uint32N(255)) << inttel.TSBits
+				case 1:
+					p.TxBytes += (1 + rng.Uint32N(1<<12-1)) << inttel.TxBytesBits
+				case 2:
+					p.Speed = uint8(rng.IntN(256))
+				case 3:
+					p.Speed = speeds[rng.IntN(3)]
+				}
+			}
+			now += units.Time(rng.IntN(20000)) * units.Nanosecond
+			ackSeq := seq + uint64(rng.IntN(3000))
+			if rng.IntN(50) == 0 {
+				ackSeq = seq - 1 - uint64(rng.IntN(100))
+			}
+			sndNxt := ackSeq + uint64(rng.IntN(100000))
+			if rng.IntN(50) == 0 {
+				sndNxt = ackSeq - 1
+			}
+			want := h.check("OnAck", ackSeq, sndNxt, &hdr)
+			before, regs := h.State(), h.AppendRegisters(nil)
+			got := h.OnAck(now, ackSeq, sndNxt, &hdr)
+			require.Equal(t, want == nil, got == nil, "header %+v: check %v, OnAck %v", hdr, want, got)
+			if got != nil {
+				require.Equal(t, want.Error(), got.Error())
+				require.Equal(t, before, h.State())
+				require.Equal(t, regs, h.AppendRegisters(nil))
+				refused++
+				continue
+			}
+			seq = ackSeq
+		}
+		require.Greater(t, refused, 1000)
+		require.Positive(t, h.State().Acks)
 	}
 }

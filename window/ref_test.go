@@ -231,3 +231,47 @@ func TestQuo128sMatchesQuo128(t *testing.T) {
 	}
 	require.Zero(t, testing.AllocsPerRun(100, func() { NewDivider(nil, false).Quo128s(q[:5], hi[:], lo[:], ns[:]) }))
 }
+
+// TestUpdateMatchesComputeWind: Window.Update, which writes ComputeWind, the
+// divider's Quo and Rate out in one function and skips ComputeWind's guard
+// of a hand-filled Wc, leaves every register where ComputeWind on the
+// window's reference, the commit's bookkeeping and Rate leave them, over
+// random U (zero, tiny, around η, huge), commits and sequences, with the
+// default and compact tables and the native divide, at several maxStage,
+// W_AI and W_max.
+func TestUpdateMatchesComputeWind(t *testing.T) {
+	rng := rand.New(rand.NewPCG(18, 99))
+	for _, mod := range []func(*Config){
+		func(*Config) {},
+		func(c *Config) { c.Table = hwtables.DefaultCompact() },
+		func(c *Config) { c.NativeDivision = true },
+		func(c *Config) { c.MaxStage = 0 },
+		func(c *Config) { c.MaxStage = MaxStageLimit; c.AI = 0 },
+		func(c *Config) { c.Max = MaxWindow; c.AI = 1 << 20 },
+		func(c *Config) { c.Min, c.Init, c.Max, c.AI = 1, 1, 1, 1 },
+	} {
+		c := paperSim()
+		mod(&c)
+		w, err := New(c)
+		require.NoError(t, err)
+		l := w.Law()
+		for range 20000 {
+			u := randomU(rng)
+			commit := rng.IntN(3) == 0
+			seq := rng.Uint64()
+			// The reference: ComputeWind on a copy of the reference, then
+			// lines 24 and 27 as Update documents them.
+			ref, want := w.State(), w.State()
+			r := Reference{Wc: ref.Wc, IncStage: ref.IncStage}
+			want.W = l.ComputeWind(&r, u, commit)
+			want.Wc, want.IncStage = r.Wc, r.IncStage
+			if commit {
+				want.LastUpdateSeq = seq
+				want.Commits++
+			}
+			want.Rate = l.Rate(want.W)
+			require.Equal(t, want.W, w.Update(u, commit, seq), "config %+v, state %+v, U %v", c, ref, u)
+			require.Equal(t, want, w.State(), "config %+v, state %+v, U %v", c, ref, u)
+		}
+	}
+}

@@ -85,17 +85,55 @@ func (w *Window) OnAck(u fixedpoint.UQ32_32, ackSeq, sndNxt uint64) units.Bytes 
 
 // Update runs lines 23–27 with the single reference: W = ComputeWind(U,
 // commit); on a commit lastUpdateSeq = sndNxt; R = W/T. It returns W.
+//
+// It is ComputeWind and Rate written out in one function (the per-ACK path
+// of rp.HPCC): the reference is the window's own, which only Reset (Wc =
+// W_init) and the law's commits (Wc clamped to [Min, Max]) write, so
+// ComputeWind's guard of a hand-filled Wc is skipped; the MI step's
+// division is Divider.Quo's, inline. TestUpdateMatchesComputeWind checks it
+// against ComputeWind and Rate.
 func (w *Window) Update(u fixedpoint.UQ32_32, commit bool, sndNxt uint64) units.Bytes {
+	l, ref := &w.law, &w.ref
 	// 23/26: W = ComputeWind(MeasureInflight(ack), True/False)
-	nw := w.law.ComputeWind(&w.ref, u, commit)
+	wc, uu := uint64(ref.Wc), uint64(u)
+	var nw uint64
+	// 12: if U >= η or incStage >= maxStage then
+	if uu >= l.eta || ref.IncStage >= l.maxStage {
+		// 13: W = Wc/(U/η) + W_AI (Law.mi: U = 0 gives W_max)
+		q := l.max
+		if uu != 0 {
+			// Divider.Quo(Wc·η_raw, U_raw) for U ≠ 0, written out so that
+			// the table's lookup is inlined here
+			a := wc * l.eta
+			if l.div.native {
+				q = a / uu
+			} else {
+				s := normShift(uu)
+				q = l.div.table.DivFast(a, uu>>s+uu>>((s-1)&63)&1) >> s
+			}
+		}
+		nw = l.clamp(fixedpoint.SatAdd(q, l.ai))
+		// 14: if updateWc then  15: incStage = 0; Wc = W
+		if commit {
+			ref.IncStage, ref.Wc = 0, units.Bytes(nw)
+		}
+	} else {
+		// 17: W = Wc + W_AI  (both < 2^32)
+		nw = l.clamp(wc + l.ai)
+		// 18: if updateWc then  19: incStage++; Wc = W  (incStage <
+		// maxStage ≤ 255 here)
+		if commit {
+			ref.IncStage, ref.Wc = ref.IncStage+1, units.Bytes(nw)
+		}
+	}
 	if commit {
 		// 24: lastUpdateSeq = snd_nxt
 		w.lastUpdateSeq = sndNxt
 		w.commits++
 	}
 	// 27: R = W/T
-	w.set(nw)
-	return nw
+	w.set(units.Bytes(nw))
+	return units.Bytes(nw)
 }
 
 // UpdateHops is Update in the multi-rate mode: for each hop i < len(u)
