@@ -541,7 +541,7 @@ func (h *HPCC) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
 	case f.INT == nil:
 		return h.eventError(event, "the "+f.Kind.String()+" carries no INT header", nil)
 	}
-	return h.ackInOrder(event, now, f.Seq, f.SndNxt, f.INT)
+	return h.ack(event, now, f.Seq, f.SndNxt, f.INT)
 }
 
 // Sent records that the flow sent a packet at now: HPCC's sender reacts to
@@ -569,16 +569,9 @@ func (h *HPCC) eventError(event, reason string, err error) error {
 }
 
 // ack is OnAck for event (OnAck or Feedback): the one code path of both.
+// (Feedback tests the time before it looks at the feedback; the fast path's
+// test again costs a compare and saves OnAck a call level.)
 func (h *HPCC) ack(event string, now units.Time, ackSeq, sndNxt uint64, hdr *inttel.Header) error {
-	if err := h.mono.Check(hpccRPPart, event, now); err != nil {
-		return err
-	}
-	return h.ackInOrder(event, now, ackSeq, sndNxt, hdr)
-}
-
-// ackInOrder is ack once now is known to be in time order (Feedback checks
-// it before it looks at the feedback).
-func (h *HPCC) ackInOrder(event string, now units.Time, ackSeq, sndNxt uint64, hdr *inttel.Header) error {
 	st := &h.st
 	// 21: procedure NewAck(ack)
 	// 22: if ack.seq > lastUpdateSeq then
@@ -587,11 +580,14 @@ func (h *HPCC) ackInOrder(event string, now units.Time, ackSeq, sndNxt uint64, h
 	// checks the hop fields in its first pass, before it changes anything.
 	// The header's NHop and PathID equal the stored ones, which passed
 	// check when they were stored, so they need no test of their own.
-	if hdr != nil && st.Started && hdr.NHop == st.NHop && hdr.PathID == st.PathID &&
+	if h.mono.InOrder(now) && hdr != nil && st.Started && hdr.NHop == st.NHop && hdr.PathID == st.PathID &&
 		ackSeq <= sndNxt && ackSeq >= st.LastAckSeq && (commit || h.cfg.FastReact) {
 		// 1–10: U = MeasureInflight(ack); 23/26: W = ComputeWind(U, commit);
 		// 24: lastUpdateSeq = snd_nxt on a commit; 27: R = W/T; L = ack.L.
 		return h.measure(event, now, commit, ackSeq, sndNxt, hdr)
+	}
+	if err := h.mono.Check(hpccRPPart, event, now); err != nil {
+		return err
 	}
 	if !h.valid(ackSeq, sndNxt, hdr) {
 		if err := h.check(event, ackSeq, sndNxt, hdr); err != nil {
@@ -699,7 +695,7 @@ func (h *HPCC) seed(now units.Time, sndNxt uint64, hdr *inttel.Header) {
 
 // measure is MeasureInflight (lines 1–10) followed by ComputeWind and the
 // rest of NewAck (lines 23–27), for an ACK whose path (NHop, PathID) is the
-// stored one and whose sequence numbers ackInOrder checked. Lines 3–7 run
+// stored one and whose time and sequence numbers ack checked. Lines 3–7 run
 // in three passes, as a NIC's parallel lanes would: sample, the field
 // checks, the guards, the qlen term and the txRate numerator of every hop,
 // which changes nothing but the lanes, so that an ACK with a bad field is

@@ -134,7 +134,8 @@ func roundShift(n uint64, s uint) uint64 {
 }
 
 // normShift returns s = max(0, bitlen(n) − 22), the right shift that brings
-// n into the table's domain.
+// n into the table's domain: bitlen(n | 2^21) − 22, as setting bit 21 makes
+// the bit length at least 22 and changes no longer one (no compare).
 func normShift(n uint64) uint {
-	return uint(max(bits.Len64(n), divisorBits)-divisorBits) & 63
+	return uint(bits.Len64(n|1<<(divisorBits-1))-divisorBits) & 63
 }
