@@ -167,18 +167,15 @@ type HPCC struct {
 }
 
 // hpccLanes holds, for the hops one ACK samples, packed in hop order: the
-// hop's index, τ = Δts (ps), the qlen term (UQ32_32), the txRate term's
-// 128-bit numerator and its quotient by τ (measure).
+// hop's index, the qlen term (UQ32_32), and the divider's lanes: the txRate
+// term's 128-bit numerator (Hi, Lo), τ = Δts in ps (N) and their quotient
+// (Q) (measure).
 type hpccLanes struct {
-	idx          [hpccLanesLen]uint8
-	qU, nHi, nLo [hpccLanesLen]uint64
-	den, txU     [hpccLanesLen]uint64
+	idx [window.MaxLanes]uint8
+	qU  [window.MaxLanes]uint64
+	// div: the txRate term's numerator (Hi, Lo), τ (N) and their quotient
+	div window.Lanes
 }
-
-// hpccLanesLen is the lanes' length: the 15 hops a header can hold, rounded
-// up to a power of two, so that a lane number masked to 4 bits needs no
-// bounds check.
-const hpccLanesLen = inttel.HopsLimit + 1
 
 var _ cc.ReactionPoint = (*HPCC)(nil)
 
@@ -722,7 +719,7 @@ func (h *HPCC) measure(event string, now units.Time, commit bool, ackSeq, sndNxt
 	}
 	// 5, txRate/B: the sampled hops' divisions.
 	ln := &h.lanes
-	h.div.Quo128s(ln.txU[:m], ln.nHi[:m], ln.nLo[:m], ln.den[:m])
+	h.div.QuoLanes(&ln.div, m)
 	if h.cfg.MultiRate {
 		h.measureHops(now, hops, m, commit, sndNxt)
 		return nil
@@ -735,11 +732,11 @@ func (h *HPCC) measure(event string, now units.Time, commit bool, ackSeq, sndNxt
 	for j := range m {
 		i := ln.idx[j]
 		// 5: u' = qU + txU, saturated at the register's maximum
-		up := fixedpoint.SatAdd(ln.qU[j], ln.txU[j])
+		up := fixedpoint.SatAdd(ln.qU[j], ln.div.Q[j])
 		// 6: if u' > u then
 		if up > u || j == 0 {
 			// 7: u = u'; τ = ack.L[i].ts − L[i].ts
-			u, tau, arg = up, units.Time(ln.den[j]), i
+			u, tau, arg = up, units.Time(ln.div.N[j]), i
 		}
 		// 27 (per hop): L[i] = ack.L[i]
 		hp := &st.Hops[i]
@@ -813,9 +810,9 @@ func (h *HPCC) sample(now units.Time, hops []inttel.Hop) (m int, rare, bad uint6
 		// 4: txRate = (ack.L[i].txBytes − L[i].txBytes)/(ack.L[i].ts − L[i].ts)
 		// 5: u' = min(ack.L[i].qlen, L[i].qlen)/(ack.L[i].B·T) + txRate/ack.L[i].B
 		// (hopTerms: the qlen term and the txRate term's numerator)
-		j := m & (hpccLanesLen - 1)
-		ln.idx[j], ln.den[j] = uint8(i), cts*h.tsUnit
-		ln.qU[j], ln.nHi[j], ln.nLo[j] = h.hopTerms(sp, min(hp.Record.QLen, nh.QLen), units.Bytes(ctx*h.txUnit))
+		j := m & (window.MaxLanes - 1)
+		ln.idx[j], ln.div.N[j] = uint8(i), cts*h.tsUnit
+		ln.qU[j], ln.div.Hi[j], ln.div.Lo[j] = h.hopTerms(sp, min(hp.Record.QLen, nh.QLen), units.Bytes(ctx*h.txUnit))
 		m++
 	}
 	return m, rare, bad
@@ -849,14 +846,14 @@ func (h *HPCC) measureHops(now units.Time, hops []inttel.Hop, m int, commit bool
 	)
 	for j := range m {
 		i := ln.idx[j]
-		up := fixedpoint.SatAdd(ln.qU[j], ln.txU[j])
+		up := fixedpoint.SatAdd(ln.qU[j], ln.div.Q[j])
 		if up > u || j == 0 {
 			u, arg = up, i
 		}
 		sampled |= 1 << i
 		hp := &st.Hops[i]
 		hp.Record, hp.StoredAt = hops[i], now
-		hp.U = fixedpoint.UQ32_32(h.ewma(uint64(hp.U), up, units.Time(ln.den[j])))
+		hp.U = fixedpoint.UQ32_32(h.ewma(uint64(hp.U), up, units.Time(ln.div.N[j])))
 	}
 	st.Bottleneck = arg
 	var us [inttel.HopsLimit]fixedpoint.UQ32_32

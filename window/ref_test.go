@@ -275,3 +275,34 @@ func TestUpdateMatchesComputeWind(t *testing.T) {
 		}
 	}
 }
+
+// TestQuoLanesMatchesQuo128: the lanes form equals Quo128 on each lane, in
+// every mode, including the saturating cases, touches no lane at or beyond
+// k, and allocates nothing.
+func TestQuoLanesMatchesQuo128(t *testing.T) {
+	rng := rand.New(rand.NewPCG(18, 160))
+	for _, d := range []Divider{NewDivider(nil, false), NewDivider(hwtables.DefaultCompact(), false), NewDivider(nil, true)} {
+		for range 20000 {
+			var l Lanes
+			for i := range MaxLanes {
+				l.N[i] = rng.Uint64() >> rng.UintN(64)
+				l.Lo[i] = rng.Uint64()
+				l.Hi[i] = rng.Uint64() >> rng.UintN(65)
+				if rng.IntN(4) != 0 && l.N[i] > 0 {
+					l.Hi[i] %= l.N[i]
+				}
+				l.Q[i] = 12345
+			}
+			l.N[0] = uint64(rng.IntN(2)) << 22 // 0 or 2^22
+			k := rng.IntN(MaxLanes)
+			want := l
+			for i := range k {
+				want.Q[i] = refQuo128(d, l.Hi[i], l.Lo[i], l.N[i])
+			}
+			d.QuoLanes(&l, k)
+			require.Equal(t, want, l, "native=%v k=%d", d.native, k)
+		}
+	}
+	var l Lanes
+	require.Zero(t, testing.AllocsPerRun(100, func() { NewDivider(nil, false).QuoLanes(&l, 5) }))
+}
