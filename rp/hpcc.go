@@ -888,10 +888,10 @@ func (h *HPCC) ewma(U, u uint64, tau units.Time) uint64 {
 	// 8: τ = min(τ, T)
 	w := uint64(fixedpoint.UQ32_32One)
 	if t := uint64(tau); t < h.tPs {
-		// w = τ/T = τ·⌊2^64/T⌋ / 2^32: τ < T keeps the product below 2^64,
-		// so w < 2^32, within (1 + τ/2^32)·2^-32 below the exact τ/T
-		whi, wlo := bits.Mul64(t, h.wT)
-		w = min(hpccShrSat(whi, wlo), uint64(fixedpoint.UQ32_32One))
+		// w = τ/T = τ·⌊2^64/T⌋ / 2^32: τ < T and ⌊2^64/T⌋ ≤ 2^64/T keep
+		// the product below 2^64 (a 64-bit multiply, no saturation), so
+		// w < 2^32, within (1 + τ/2^32)·2^-32 below the exact τ/T
+		w = t * h.wT >> hpccFrac
 	}
 	// 9: U = (1 − τ/T)·U + τ/T·u   (UQ32_32·UQ32_32 → 128 bits → UQ32_32)
 	h1, l1 := bits.Mul64(U, uint64(fixedpoint.UQ32_32One)-w)

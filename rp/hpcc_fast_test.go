@@ -1,6 +1,7 @@
 package rp
 
 import (
+	"math/big"
 	"math/rand/v2"
 	"testing"
 
@@ -8,6 +9,7 @@ import (
 
 	inttel "github.com/hwcc/hwcc/int"
 	"github.com/hwcc/hwcc/units"
+	"github.com/hwcc/hwcc/window"
 )
 
 // TestHPCCDeltasMatchCodec: measure's Δts and Δtx, a masked difference
@@ -160,5 +162,38 @@ func TestHPCCSampleRefusesAsCheck(t *testing.T) {
 		}
 		require.Greater(t, refused, 1000)
 		require.Positive(t, h.State().Acks)
+	}
+}
+
+// TestHPCCEWMAMatchesBig: ewma equals lines 8–9 computed exactly (math/big)
+// with its documented roundings: w = ⌊τ·⌊2^64/T⌋ / 2^32⌋ for τ < T (1 for
+// τ ≥ T), U' = ⌊(U·(2^32 − w) + u·w + 2^31) / 2^32⌋; over random τ around
+// and beyond T, several T, and U, u over the whole register.
+func TestHPCCEWMAMatchesBig(t *testing.T) {
+	rng := rand.New(rand.NewPCG(18, 89))
+	for _, T := range []units.Time{window.MinT, 9 * units.Microsecond, 13 * units.Microsecond, window.MaxT} {
+		c := HPCCPaperSim(100 * units.Gbps)
+		c.Window.T = T
+		h, err := NewHPCC(c)
+		require.NoError(t, err)
+		two64 := new(big.Int).Lsh(big.NewInt(1), 64)
+		wT := new(big.Int).Quo(two64, big.NewInt(int64(T)))
+		for range 20000 {
+			tau := units.Time(rng.Int64N(int64(2 * T)))
+			if rng.IntN(10) == 0 {
+				tau = T - units.Time(rng.IntN(3))
+			}
+			U, u := rng.Uint64()>>rng.UintN(64), rng.Uint64()>>rng.UintN(64)
+			w := new(big.Int).SetUint64(1 << 32)
+			if tau < T {
+				w.Mul(big.NewInt(int64(tau)), wT)
+				w.Rsh(w, 32)
+			}
+			sum := new(big.Int).Mul(new(big.Int).SetUint64(U), new(big.Int).Sub(big.NewInt(1<<32), w))
+			sum.Add(sum, new(big.Int).Mul(new(big.Int).SetUint64(u), w))
+			sum.Add(sum, big.NewInt(1<<31))
+			sum.Rsh(sum, 32)
+			require.Equal(t, sum.Uint64(), h.ewma(U, u, tau), "T %v τ %v U %#x u %#x", T, tau, U, u)
+		}
 	}
 }
