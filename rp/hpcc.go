@@ -776,9 +776,10 @@ const (
 func (h *HPCC) sample(now units.Time, hops []inttel.Hop) (m int, rare, bad uint64) {
 	st, ln := &h.st, &h.lanes
 	// 3: for each link i on the path do
-	for i := range hops {
-		// nh is the ACK's record, hp the stored one.
-		nh, hp := &hops[i], &st.Hops[i]
+	for i, nh := range hops {
+		// nh is the ACK's record (a copy: its fields are read once, into
+		// registers), hp the stored one.
+		hp := &st.Hops[i]
 		ts, tx := nh.TS, nh.TxBytes
 		bad |= uint64(ts) | uint64(tx)<<(inttel.TSBits-inttel.TxBytesBits)
 		sp := &h.speed[nh.Speed&inttel.MaxSpeed]
