@@ -278,7 +278,8 @@ func TestUpdateMatchesComputeWind(t *testing.T) {
 
 // TestQuoLanesMatchesQuo128: the lanes form equals Quo128 on each lane, in
 // every mode, including the saturating cases, touches no lane at or beyond
-// k, and allocates nothing.
+// k (k clamped to [0, MaxLanes]: k < 0 divides none, k > MaxLanes all),
+// and allocates nothing.
 func TestQuoLanesMatchesQuo128(t *testing.T) {
 	rng := rand.New(rand.NewPCG(18, 160))
 	for _, d := range []Divider{NewDivider(nil, false), NewDivider(hwtables.DefaultCompact(), false), NewDivider(nil, true)} {
@@ -294,9 +295,9 @@ func TestQuoLanesMatchesQuo128(t *testing.T) {
 				l.Q[i] = 12345
 			}
 			l.N[0] = uint64(rng.IntN(2)) << 22 // 0 or 2^22
-			k := rng.IntN(MaxLanes)
+			k := rng.IntN(MaxLanes+7) - 3 // -3 .. MaxLanes+3
 			want := l
-			for i := range k {
+			for i := range min(max(k, 0), MaxLanes) {
 				want.Q[i] = refQuo128(d, l.Hi[i], l.Lo[i], l.N[i])
 			}
 			d.QuoLanes(&l, k)
