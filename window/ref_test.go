@@ -295,7 +295,7 @@ func TestQuoLanesMatchesQuo128(t *testing.T) {
 				l.Q[i] = 12345
 			}
 			l.N[0] = uint64(rng.IntN(2)) << 22 // 0 or 2^22
-			k := rng.IntN(MaxLanes+7) - 3 // -3 .. MaxLanes+3
+			k := rng.IntN(MaxLanes+7) - 3      // -3 .. MaxLanes+3
 			want := l
 			for i := range min(max(k, 0), MaxLanes) {
 				want.Q[i] = refQuo128(d, l.Hi[i], l.Lo[i], l.N[i])
