@@ -208,6 +208,20 @@ func (a UQ32_32) Mul(b UQ32_32) UQ32_32 {
 	return UQ32_32(q)
 }
 
+// ShrSat128 returns ⌊(hi·2^64 + lo) / 2^s⌋ for s in [1, 63], saturated at
+// math.MaxUint64 when it needs more than 64 bits (hi ≥ 2^s): a 128-bit
+// product brought back to a 64-bit register, as a fixed-point multiply's
+// output stage does. s is taken mod 64 (so that a constant s compiles to
+// plain shifts); s = 0 is not in its domain. Worked value: ShrSat128(1, 0,
+// 32) = 2^32, ShrSat128(2^32, 0, 32) = math.MaxUint64.
+func ShrSat128(hi, lo uint64, s uint) uint64 {
+	s &= 63
+	if hi>>s != 0 {
+		return math.MaxUint64
+	}
+	return hi<<((64-s)&63) | lo>>s
+}
+
 // mulRaw returns x·raw/2^frac rounded by mode, for frac in [1, 63], and
 // whether it fit in 64 bits; if not, it returns math.MaxUint64.
 func mulRaw(x, raw uint64, frac uint, mode Rounding) (q uint64, ok bool) {
@@ -215,7 +229,7 @@ func mulRaw(x, raw uint64, frac uint, mode Rounding) (q uint64, ok bool) {
 	if hi>>frac != 0 {
 		return math.MaxUint64, false
 	}
-	q = hi<<(64-frac) | lo>>frac
+	q = ShrSat128(hi, lo, frac)
 	rem := lo & mask(frac)
 	up := false
 	switch mode {

@@ -70,6 +70,29 @@ func TestSatAddNonNeg(t *testing.T) {
 	}
 }
 
+// TestShrSat128 checks ShrSat128 against math/big (the 128-bit value
+// shifted, clamped to 2^64 − 1) on random and edge operands for every s in
+// [1, 63].
+func TestShrSat128(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	max64 := new(big.Int).SetUint64(math.MaxUint64)
+	for s := uint(1); s < 64; s++ {
+		ops := [][2]uint64{{0, 0}, {0, math.MaxUint64}, {1<<s - 1, math.MaxUint64}, {1 << s, 0}, {math.MaxUint64, math.MaxUint64}}
+		for range 500 {
+			ops = append(ops, [2]uint64{rng.Uint64() >> rng.UintN(64), rng.Uint64()})
+		}
+		for _, op := range ops {
+			x := new(big.Int).Lsh(new(big.Int).SetUint64(op[0]), 64)
+			x.Or(x, new(big.Int).SetUint64(op[1]))
+			x.Rsh(x, s)
+			if x.Cmp(max64) > 0 {
+				x.Set(max64)
+			}
+			require.Equal(t, x.Uint64(), ShrSat128(op[0], op[1], s), "(%#x, %#x) >> %d", op[0], op[1], s)
+		}
+	}
+}
+
 // TestSat64 checks the 64-bit forms against math/big on random operands and
 // the edges, through the named type units.Time as the algorithms use it.
 func TestSat64(t *testing.T) {

@@ -3,7 +3,6 @@ package rp
 import (
 	"errors"
 	"fmt"
-	"math"
 	"math/big"
 	"math/bits"
 	"strconv"
@@ -876,7 +875,7 @@ func (h *HPCC) hopTerms(sp *hpccSpeed, qlen uint16, dtx units.Bytes) (qU, hi, lo
 	// txRate/B = Δtx/(B·Δts) = (Δtx·8/B)/Δts: the time the port needs to
 	// send Δtx at line rate (ps, UQ32_32) over the time it had (ps).
 	hi, lo = bits.Mul64(uint64(dtx), sp.psPerByte)
-	return hpccShrSat(qhi, qlo), hi, lo
+	return fixedpoint.ShrSat128(qhi, qlo, hpccRecipBits-hpccFrac), hi, lo
 }
 
 // ewma is lines 8–9: τ = min(τ, T); U = (1 − τ/T)·U + (τ/T)·u, with
@@ -902,17 +901,6 @@ func (h *HPCC) ewma(U, u uint64, tau units.Time) uint64 {
 	lo, c = bits.Add64(lo, hpccHalf, 0)
 	hi += c
 	return hi<<(64-hpccFrac) | lo>>hpccFrac // ≤ max(U, u): fits
-}
-
-// hpccShrSat returns (hi·2^64 + lo) >> (hpccRecipBits − hpccFrac), the
-// 128-bit product of a UQ32_32 or byte count with a 2^64-scaled reciprocal
-// brought to UQ32_32, saturating at math.MaxUint64.
-func hpccShrSat(hi, lo uint64) uint64 {
-	const s = hpccRecipBits - hpccFrac // 32
-	if hi>>(64-s) != 0 {
-		return math.MaxUint64
-	}
-	return hi<<(64-s) | lo>>s
 }
 
 // AppendRegisters appends the registers listed on the type, in that order;
