@@ -2,7 +2,6 @@ package inttel
 
 import (
 	"fmt"
-	"math/bits"
 
 	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/units"
@@ -127,11 +126,8 @@ func (c *Codec) MaxSampleGap(r units.Rate) units.Time {
 	}
 	// bits = (2^20 − 1)·unit·8 ≤ 2^55; bits·10^12 needs 128 bits.
 	bitsMax := c.tx.Dequantize(MaxTxBytes) * bitsPerByte
-	hi, lo := bits.Mul64(bitsMax, picosPerSecond)
-	if hi >= uint64(r) {
-		return units.Time(tsBound) // the quotient exceeds 2^64 ps
-	}
-	q, _ := bits.Div64(hi, lo, uint64(r)) // floor
+	// floor(bits·10^12 / r), saturating (beyond 2^64 ps the TS bound wins).
+	q := fixedpoint.MulDivSat(bitsMax, picosPerSecond, uint64(r))
 	return units.Time(min(q, tsBound))
 }
 

@@ -149,6 +149,9 @@ func TestWrapPeriods(t *testing.T) {
 	// At 10 Gb/s the byte bound is 107 ms, so TS binds: (2^24 − 1) ns.
 	require.Equal(t, 16777215*units.Nanosecond, c.MaxSampleGap(10*units.Gbps))
 	require.Equal(t, 16777215*units.Nanosecond, c.MaxSampleGap(0))
+	// 1 b/s: the quotient, bits·10^12 ps, passes 2^64 (MulDivSat saturates)
+	// and the TS bound wins.
+	require.Equal(t, 16777215*units.Nanosecond, c.MaxSampleGap(1))
 	require.Equal(t, 16777215*units.Nanosecond, c.MaxSampleGap(1)) // 1 bit/s: quotient beyond 2^64 ps
 }
 

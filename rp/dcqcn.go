@@ -2,7 +2,6 @@ package rp
 
 import (
 	"math"
-	"math/bits"
 	"strconv"
 
 	"github.com/hwcc/hwcc/cc"
@@ -218,11 +217,8 @@ const dcqcnPresetUnit = units.Kbps
 // R_HAI, rounded down to dcqcnPresetUnit and at least one unit.
 func dcqcnScaleRate(r, link units.Rate) units.Rate {
 	const ref = 25 * units.Gbps
-	hi, lo := bits.Mul64(uint64(r), uint64(max(link, 0)))
-	if hi >= uint64(ref) { // quotient beyond 64 bits: fails validation later
-		return math.MaxInt64
-	}
-	q, _ := bits.Div64(hi, lo, uint64(ref))
+	// A quotient beyond the Rate range saturates (and fails validation later).
+	q := fixedpoint.MulDivSat(uint64(r), uint64(max(link, 0)), uint64(ref))
 	v := units.Rate(min(q, math.MaxInt64)) / dcqcnPresetUnit * dcqcnPresetUnit
 	return max(v, dcqcnPresetUnit)
 }

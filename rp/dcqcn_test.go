@@ -1034,3 +1034,21 @@ func TestDCQCNExtremeTimes(t *testing.T) {
 	require.NoError(t, d.OnTimer(units.MaxTime))
 	require.Less(t, d.Rate(), 100*units.Gbps)
 }
+
+// TestDCQCNScaleRate: the papers' R_AI/R_HAI scaling r·link/25 Gb/s, rounded
+// down to 1 Kb/s and at least 1 Kb/s, by hand: 5 Mb/s at 100 Gb/s is 20 Mb/s,
+// 40 Mb/s at 40 Gb/s 64 Mb/s, 5 Mb/s at 10 Gb/s 2 Mb/s; 1 b/s rounds up to the
+// floor; a product whose quotient passes 2^64 saturates at the largest
+// whole-Kb/s rate.
+func TestDCQCNScaleRate(t *testing.T) {
+	for _, c := range []struct{ r, link, want units.Rate }{
+		{5 * units.Mbps, 100 * units.Gbps, 20 * units.Mbps},
+		{40 * units.Mbps, 40 * units.Gbps, 64 * units.Mbps},
+		{5 * units.Mbps, 10 * units.Gbps, 2 * units.Mbps},
+		{1, 1, units.Kbps},
+		{1, -5, units.Kbps},
+		{math.MaxInt64, 400 * units.Gbps, math.MaxInt64 / units.Kbps * units.Kbps},
+	} {
+		require.Equal(t, c.want, dcqcnScaleRate(c.r, c.link), "%v at %v", c.r, c.link)
+	}
+}

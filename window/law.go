@@ -287,9 +287,5 @@ func (l *Law) Rate(w units.Bytes) units.Rate {
 	// R = W·8/T = ⌊W·rateMul / 2^32⌋ (rateMul.MulU64(W), written out so
 	// that Rate is inlined), saturated at the largest units.Rate.
 	hi, lo := bits.Mul64(uint64(w), uint64(l.rateMul))
-	if hi>>fixedpoint.UQ32_32Frac != 0 {
-		return math.MaxInt64
-	}
-	r := hi<<(64-fixedpoint.UQ32_32Frac) | lo>>fixedpoint.UQ32_32Frac
-	return units.Rate(min(r, math.MaxInt64))
+	return units.Rate(min(fixedpoint.ShrSat128(hi, lo, fixedpoint.UQ32_32Frac), math.MaxInt64))
 }
