@@ -553,8 +553,5 @@ func (f *FirstHop) appendRegs(dst []cc.Register, clock bool) []cc.Register {
 // mulShift16 returns ⌊a·b/2^16⌋, saturating at 2^63.
 func mulShift16(a, b uint64) uint64 {
 	hi, lo := bits.Mul64(a, b)
-	if hi>>15 != 0 {
-		return 1 << 63
-	}
-	return hi<<48 | lo>>16
+	return min(fixedpoint.ShrSat128(hi, lo, 16), 1<<63)
 }
