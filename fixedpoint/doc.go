@@ -43,7 +43,12 @@
 //     of any width (WrapAdd, WrapSub); WrapBefore for serial-number order
 //     (RFC 1982), as TCP compares its 32-bit sequence numbers (DCTCP's
 //     windows, rp.DCTCP); Clamp for a gauge with bounds of its own (DCTCP's α
-//     at 1.0, cwnd at its cap).
+//     at 1.0, cwnd at its cap). SatAddNonNeg is SatAdd with one compare for
+//     operands known non-negative (a deadline plus a period on a hot path);
+//     SatConv narrows a value to a smaller type, saturating; MulDivSat
+//     (⌊a·b/c⌋ with a 128-bit product) and ShrSat128 (a 128-bit product
+//     shifted back into a 64-bit register) are the output stages of
+//     fixed-point multiplies and rate conversions, saturating at 2^64 − 1.
 //   - CSD: multiplication by a constant as a canonical-signed-digit sum of
 //     shifts with its exact error. RoCC's PI gains ᾱ = 0.3, β̄ = 1.5 (40 Gb/s)
 //     and 0.45, 2.25 (100 Gb/s) (papers/rocc.txt section VI, "System
