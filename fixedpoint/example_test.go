@@ -2,6 +2,8 @@ package fixedpoint_test
 
 import (
 	"fmt"
+	"math"
+	"math/bits"
 
 	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/units"
@@ -153,4 +155,19 @@ func ExampleSatConv() {
 	// 4294967295
 	// 0
 	// 24000000000000
+}
+
+// A UQ32_32 product held in 128 bits goes back into its 64-bit register by
+// a right shift of 32, saturating when it needs more; a deadline plus a
+// period saturates at "never".
+func ExampleShrSat128() {
+	hi, lo := bits.Mul64(uint64(3)<<32, uint64(5)<<31)  // 3 · 2.5 in UQ32_32
+	fmt.Println(fixedpoint.ShrSat128(hi, lo, 32) >> 31) // 7.5 in halves
+	hi, lo = bits.Mul64(1<<63, 1<<40)
+	fmt.Println(fixedpoint.ShrSat128(hi, lo, 32) == math.MaxUint64)
+	fmt.Println(fixedpoint.SatAddNonNeg(units.MaxTime-5, 10*units.Nanosecond) == units.MaxTime)
+	// Output:
+	// 15
+	// true
+	// true
 }
