@@ -35,14 +35,20 @@ type Output struct {
 // OutputOf snapshots p after event n (from 1), which returned err and
 // appended act's decisions. Its slices are the Output's own.
 func OutputOf(n int, p cc.Part, err error, act *cc.Actions) Output {
-	o := Output{N: n, NextDeadline: p.NextDeadline()}
+	var acts []cc.Action
+	if act.Len() > 0 {
+		acts = append([]cc.Action(nil), act.All()...)
+	}
+	return outputOn(n, p, err, acts, p.AppendRegisters(nil))
+}
+
+// outputOn is OutputOf over the caller's slices, without copies: acts
+// are the event's decisions, regs p's snapshot after it.
+func outputOn(n int, p cc.Part, err error, acts []cc.Action, regs []cc.Register) Output {
+	o := Output{N: n, Actions: acts, Registers: regs, NextDeadline: p.NextDeadline()}
 	if err != nil {
 		o.Err = err.Error()
 	}
-	if act.Len() > 0 {
-		o.Actions = append([]cc.Action(nil), act.All()...)
-	}
-	o.Registers = p.AppendRegisters(nil)
 	if rp, ok := p.(cc.ReactionPoint); ok {
 		l := rp.Limits()
 		o.Limits = &l

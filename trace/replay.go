@@ -68,16 +68,8 @@ func Replay(r io.Reader, w io.Writer) error {
 		}
 		perr := apply(p, &ev, &act)
 		// OutputOf without its copies: the line is written at once.
-		o := Output{N: n, NextDeadline: p.NextDeadline(), Actions: act.All()}
-		if perr != nil {
-			o.Err = perr.Error()
-		}
 		regs = p.AppendRegisters(regs[:0])
-		o.Registers = regs
-		if rp, ok := p.(cc.ReactionPoint); ok {
-			l := rp.Limits()
-			o.Limits = &l
-		}
+		o := outputOn(n, p, perr, act.All(), regs)
 		if err := ow.Write(&o); err != nil {
 			return err
 		}

@@ -177,7 +177,6 @@ func readSettings(raw []byte) ([]cc.Setting, error) {
 type Writer struct {
 	w    io.Writer
 	role cc.Role
-	buf  []byte
 	n    int
 }
 
