@@ -12,6 +12,7 @@ import (
 
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/cc/cctest"
+	inttel "github.com/hwcc/hwcc/int"
 )
 
 // FormatVersion is the value of the header's "hwcc_trace" field: the
@@ -225,18 +226,18 @@ func ports(k cctest.Kind, r cc.Role) bool { return r == cc.RoleSW && k != cctest
 
 func eventOf(ev *cctest.Event, role cc.Role) *wEvent {
 	w := &wEvent{T: ev.At, Ev: ev.Kind.String()}
-	var h = &ev.INT
+	var h *inttel.Header // the INT header the packet or feedback carries
+	if ev.HasINT {
+		h = &ev.INT
+	}
 	switch ev.Kind {
 	case cctest.Enqueue, cctest.Dequeue:
-		w.Packet = packetOf(&ev.Packet, ev.HasINT, h)
+		w.Packet = packetOf(&ev.Packet, h)
 		q := wQueue(ev.Queue)
 		w.Queue = &q
 	case cctest.Sent, cctest.Receive, cctest.Arrive:
-		w.Packet = packetOf(&ev.Packet, ev.HasINT, h)
+		w.Packet = packetOf(&ev.Packet, h)
 	case cctest.Feedback, cctest.Message:
-		if !ev.HasINT {
-			h = nil
-		}
 		w.Feedback = feedbackOf(&ev.Feedback, h)
 	case cctest.Pause:
 		prio, paused := ev.Packet.Prio, ev.Paused

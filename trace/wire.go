@@ -170,10 +170,12 @@ func intOf(h *inttel.Header) *wINT {
 	return w
 }
 
-func packetOf(p *cc.Packet, hasINT bool, h *inttel.Header) *wPacket {
+// packetOf and feedbackOf encode p and f with the INT header h (nil:
+// none).
+func packetOf(p *cc.Packet, h *inttel.Header) *wPacket {
 	w := &wPacket{Flow: p.Flow, Src: p.Src, Dst: p.Dst, Seq: p.Seq, Payload: p.Payload, Size: p.Size,
 		Prio: p.Prio, CE: p.CE, Echo: p.Echo, Hdr: hexOf(p.Hdr[:])}
-	if hasINT {
+	if h != nil {
 		w.INT = intOf(h)
 	}
 	return w
