@@ -97,35 +97,6 @@ func (d Divider) Quo128(hi, lo, n uint64) uint64 {
 	return d.table.DivFast(hi<<((64-s)&63)|lo>>s, n>>s+n>>((s-1)&63)&1)
 }
 
-// Quo128s divides element-wise, q[i] = Quo128(hi[i], lo[i], n[i]) for
-// every i < len(q), bit for bit; hi, lo and n must be at least as long as q.
-// It is the form for several divisions at once (HPCC's per-hop rates of one
-// ACK, which a NIC computes in parallel lanes): one call, with the table's
-// lookup inlined into the loop. It never allocates; it panics only if an
-// operand slice is shorter than q.
-func (d Divider) Quo128s(q, hi, lo, n []uint64) {
-	hi, lo, n = hi[:len(q)], lo[:len(q)], n[:len(q)]
-	if d.native {
-		for i := range q {
-			q[i] = d.Quo128(hi[i], lo[i], n[i])
-		}
-		return
-	}
-	t := d.table
-	for i := range q {
-		h, l, m := hi[i], lo[i], n[i]
-		// As Quo128: saturate when h ≥ m (or m = 0) or the shifted
-		// numerator needs more than 64 bits; otherwise the normalised
-		// division, branch-free in s.
-		s := normShift(m)
-		if h >= m || h>>s != 0 {
-			q[i] = math.MaxUint64
-			continue
-		}
-		q[i] = t.DivFast(h<<((64-s)&63)|l>>s, m>>s+m>>((s-1)&63)&1)
-	}
-}
-
 // MaxLanes is the number of lanes of a Lanes: 16, the 15 hops an INT
 // header can hold rounded up to a power of two, so that a lane number
 // masked to 4 bits needs no bounds check.
@@ -139,10 +110,12 @@ type Lanes struct {
 	Hi, Lo, N, Q [MaxLanes]uint64
 }
 
-// QuoLanes divides lanes 0..k−1 of l (k clamped to [0, MaxLanes]): l.Q[i] = Quo128(l.Hi[i], l.Lo[i], l.N[i]), bit for bit; the other
-// lanes are not touched. It is Quo128s for HPCC's per-hop rates of one ACK
-// (a NIC computes them in parallel lanes) without the slices: about 9 %
-// faster over 5 lanes (BenchmarkQuoLanes). It never allocates or panics.
+// QuoLanes divides lanes 0..k−1 of l (k clamped to [0, MaxLanes]): l.Q[i]
+// = Quo128(l.Hi[i], l.Lo[i], l.N[i]), bit for bit; the other lanes are not
+// touched. It is the form for several divisions at once (HPCC's per-hop
+// rates of one ACK, which a NIC computes in parallel lanes): one call, with
+// the table's lookup inlined into the loop (BenchmarkQuoLanes compares it
+// with a Quo128 per lane). It never allocates or panics.
 func (d Divider) QuoLanes(l *Lanes, k int) {
 	k = min(max(k, 0), MaxLanes)
 	if d.native {

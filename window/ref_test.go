@@ -204,34 +204,6 @@ func TestRateMatchesMulU64(t *testing.T) {
 	}
 }
 
-// TestQuo128sMatchesQuo128: the element-wise form equals Quo128 on each
-// element, in every mode, including the saturating cases.
-func TestQuo128sMatchesQuo128(t *testing.T) {
-	rng := rand.New(rand.NewPCG(18, 128))
-	const n = 4096
-	var hi, lo, ns, q [n]uint64
-	for i := range n {
-		ns[i] = rng.Uint64() >> rng.UintN(64)
-		lo[i] = rng.Uint64()
-		hi[i] = rng.Uint64() >> rng.UintN(65)
-		if i%4 != 0 && ns[i] > 0 {
-			hi[i] %= ns[i]
-		}
-	}
-	ns[0], ns[1], hi[1] = 0, 1<<22, 0
-	for _, d := range []Divider{NewDivider(nil, false), NewDivider(hwtables.DefaultCompact(), false), NewDivider(nil, true)} {
-		for _, m := range []int{0, 1, 5, n} {
-			d.Quo128s(q[:m], hi[:], lo[:], ns[:])
-			for i := range m {
-				if want := refQuo128(d, hi[i], lo[i], ns[i]); q[i] != want {
-					t.Fatalf("native=%v: Quo128s element %d (%d, %d, %d) = %d, Quo128 %d", d.native, i, hi[i], lo[i], ns[i], q[i], want)
-				}
-			}
-		}
-	}
-	require.Zero(t, testing.AllocsPerRun(100, func() { NewDivider(nil, false).Quo128s(q[:5], hi[:], lo[:], ns[:]) }))
-}
-
 // TestUpdateMatchesComputeWind: Window.Update, which writes ComputeWind, the
 // divider's Quo and Rate out in one function and skips ComputeWind's guard
 // of a hand-filled Wc, leaves every register where ComputeWind on the
