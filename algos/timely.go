@@ -1,6 +1,8 @@
 package algos
 
 import (
+	"strconv"
+
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/timely"
 	"github.com/hwcc/hwcc/units"
@@ -12,6 +14,15 @@ const timelyLink = 10 * units.Gbps
 const timelyPaper = "Mittal et al., TIMELY, SIGCOMM 2015 (Algorithm 1, section 6)"
 
 type timelyCfg = timely.Config
+
+// timelyMinAlpha and timelyMinBeta are the least α and β that
+// timely.Config.Validate accepts, 2^−16 and 2^−10 (timely.MinBeta), in
+// full decimal: a rounded bound ("0.0000153") would make the description
+// refuse the edge value that Validate takes.
+var (
+	timelyMinAlpha = strconv.FormatFloat(1.0/timely.QOne, 'f', -1, 64)
+	timelyMinBeta  = strconv.FormatFloat(timely.MinBeta, 'f', -1, 64)
+)
 
 func init() {
 	f := func(name, unit, lo, hi, doc, src string, ptr func(c *timelyCfg) any) cc.Field[timelyCfg] {
@@ -39,8 +50,8 @@ func init() {
 					f("t_low", "", "0s", "2.147483647s", "below it the rate increases additively", timelyPaper+" (50 µs)", func(c *timelyCfg) any { return &c.Tlow }),
 					f("t_high", "", "1ns", "2.147483647s", "above it the rate is cut by β(1 − Thigh/rtt)", timelyPaper+" (500 µs)", func(c *timelyCfg) any { return &c.Thigh }),
 					f("min_rtt", "", "1us", "1s", "normalises the gradient: rtt_diff/minRTT", "REFERENCE.md (20 µs)", func(c *timelyCfg) any { return &c.MinRTT }),
-					f("alpha", "fraction, held in Q0.16", "0.0000153", "1", "the EWMA weight of the new RTT difference", "REFERENCE.md (0.875)", func(c *timelyCfg) any { return &c.Alpha }),
-					f("beta", "fraction, held in Q0.16", "0.0009766", "1", "the multiplicative decrease factor", timelyPaper+" (0.8)", func(c *timelyCfg) any { return &c.Beta }),
+					f("alpha", "fraction, held in Q0.16", timelyMinAlpha, "1", "the EWMA weight of the new RTT difference", "REFERENCE.md (0.875)", func(c *timelyCfg) any { return &c.Alpha }),
+					f("beta", "fraction, held in Q0.16", timelyMinBeta, "1", "the multiplicative decrease factor", timelyPaper+" (0.8)", func(c *timelyCfg) any { return &c.Beta }),
 					f("delta", "", "1kbps", timely.MaxRate.String(), "the additive increase step", timelyPaper+" (10 Mb/s)", func(c *timelyCfg) any { return &c.Delta }),
 					f("hai_threshold", "increases", "1", "255", "increases in a row after which the step is hai_factor·δ", timelyPaper+" (5)", func(c *timelyCfg) any { return &c.HAIThreshold }),
 					f("hai_factor", "", "1", "255", "N, the hyper-active step's multiple of δ", timelyPaper+" (5)", func(c *timelyCfg) any { return &c.HAIFactor }),
