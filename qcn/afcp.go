@@ -287,11 +287,8 @@ func (a *AFCP) class(p *cc.Packet) uint8 {
 // arrivals and QCN's sampling; a sample may append one CNM (see AFCP).
 func (a *AFCP) Enqueue(now units.Time, p *cc.Packet, q cc.Queue, act *cc.Actions) error {
 	k := &a.core
-	if !k.s.Time.InOrder(now) {
-		return k.s.Time.Check(afcpPart, "Enqueue", now)
-	}
-	if why := badPacket(p, q); why != "" {
-		return k.refuse(afcpPart, "Enqueue", now, why)
+	if err := k.check(afcpPart, "Enqueue", now, p, q); err != nil {
+		return err
 	}
 	i := a.class(p)
 	s := k.plan(p.Size, q.Len)
@@ -300,17 +297,10 @@ func (a *AFCP) Enqueue(now units.Time, p *cc.Packet, q cc.Queue, act *cc.Actions
 		al := uint32(a.cfg.Alpha)
 		fb = uint8(((256-al)*uint32(s.qntz) + al*uint32(a.af.fb[i])) >> 8)
 	}
-	send := fb >= 1
-	if send && act.Free() < 1 {
-		return full(act, afcpPart, "Enqueue")
+	if err := k.enqueue(afcpPart, now, &s, fb, p, act); err != nil {
+		return err
 	}
-	k.s.Time.Advance(now)
-	k.commit(&s)
 	a.af.arr[i] = min(a.af.arr[i]+min(uint64(p.Size), maxArrival), maxArrival)
-	if send {
-		k.s.CNMs++
-		act.Send(cc.ToSource, k.cfg.CNMPrio, k.cnm(&s, fb, p))
-	}
 	return nil
 }
 

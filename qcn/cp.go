@@ -279,6 +279,35 @@ func (c *cpCore) commit(s *cpSample) {
 	c.s.Samples++
 }
 
+// check refuses a queue event out of time order or with bad arguments,
+// changing nothing (CP's and AFCP's Enqueue and Dequeue).
+func (k *cpCore) check(part, event string, now units.Time, p *cc.Packet, q cc.Queue) error {
+	if !k.s.Time.InOrder(now) {
+		return k.s.Time.Check(part, event, now)
+	}
+	if why := badPacket(p, q); why != "" {
+		return k.refuse(part, event, now, why)
+	}
+	return nil
+}
+
+// enqueue applies a planned arrival of packet p at now: when fb ≥ 1 it
+// appends the sample's CNM carrying fb (QCN's QntzFb, or AF-QCN's mix),
+// and with no room for it refuses the event, changing nothing.
+func (k *cpCore) enqueue(part string, now units.Time, s *cpSample, fb uint8, p *cc.Packet, act *cc.Actions) error {
+	send := fb >= 1
+	if send && act.Free() < 1 {
+		return full(act, part, "Enqueue")
+	}
+	k.s.Time.Advance(now)
+	k.commit(s)
+	if send {
+		k.s.CNMs++
+		act.Send(cc.ToSource, k.cfg.CNMPrio, k.cnm(s, fb, p))
+	}
+	return nil
+}
+
 // cnm returns the CNM of a sample of packet p.
 func (c *cpCore) cnm(s *cpSample, qntz uint8, p *cc.Packet) cc.Feedback {
 	f := cc.Feedback{Kind: FeedbackCNM, Flow: p.Flow, From: c.cfg.CPID}
@@ -391,24 +420,12 @@ func (c *CP) State() CPState { return c.core.s }
 // includes it. It may append one CNM (see CP).
 func (c *CP) Enqueue(now units.Time, p *cc.Packet, q cc.Queue, act *cc.Actions) error {
 	k := &c.core
-	if !k.s.Time.InOrder(now) {
-		return k.s.Time.Check(cpPart, "Enqueue", now)
-	}
-	if why := badPacket(p, q); why != "" {
-		return k.refuse(cpPart, "Enqueue", now, why)
+	if err := k.check(cpPart, "Enqueue", now, p, q); err != nil {
+		return err
 	}
 	s := k.plan(p.Size, q.Len)
-	send := s.sampled && s.fb < 0 && s.qntz >= 1
-	if send && act.Free() < 1 {
-		return full(act, cpPart, "Enqueue")
-	}
-	k.s.Time.Advance(now)
-	k.commit(&s)
-	if send {
-		k.s.CNMs++
-		act.Send(cc.ToSource, k.cfg.CNMPrio, k.cnm(&s, s.qntz, p))
-	}
-	return nil
+	// s.qntz ≥ 1 only at a sample whose Fb < 0 (quantize).
+	return k.enqueue(cpPart, now, &s, s.qntz, p, act)
 }
 
 // Dequeue implements cc.CongestionPoint: it checks its arguments as
@@ -420,11 +437,8 @@ func (c *CP) Dequeue(now units.Time, p *cc.Packet, q cc.Queue, _ *cc.Actions) er
 // dequeue checks a departure's arguments and records its time: both
 // congestion points sample arrivals only.
 func (k *cpCore) dequeue(part string, now units.Time, p *cc.Packet, q cc.Queue) error {
-	if !k.s.Time.InOrder(now) {
-		return k.s.Time.Check(part, "Dequeue", now)
-	}
-	if why := badPacket(p, q); why != "" {
-		return k.refuse(part, "Dequeue", now, why)
+	if err := k.check(part, "Dequeue", now, p, q); err != nil {
+		return err
 	}
 	k.s.Time.Advance(now)
 	return nil
@@ -435,10 +449,7 @@ func (c *CP) NextDeadline() units.Time { return units.MaxTime }
 
 // Timer implements cc.Clock: it only records now.
 func (c *CP) Timer(now units.Time, act *cc.Actions) error {
-	if err := c.core.s.Time.Accept(cpPart, "Timer", now); err != nil {
-		return err
-	}
-	return nil
+	return c.core.s.Time.Accept(cpPart, "Timer", now)
 }
 
 // AppendRegisters implements cc.Part: the registers CP's doc lists, in
