@@ -24,6 +24,10 @@ const (
 	// counted in 64-byte cells (rounded up) for the reciprocal table,
 	// whose divisors reach hwtables.MaxN = 2^22 cells, 256 MiB of queue.
 	CellBytes = 64
+	// MaxRate is the fastest port, 10 Tb/s: a configured rate (Rates) or
+	// a queue's reported one (cc.Queue.Rate) above it is refused, so that
+	// C·baseRTT, checked by Validate at MaxRate, stays below 2^32 bytes.
+	MaxRate = 10 * units.Tbps
 )
 
 // The paper's constants (papers/mercury.txt, "Parameter settings").
@@ -106,7 +110,7 @@ func (w Window) Get(d *[cc.FeedbackDataLen]byte) uint32 {
 type SwitchConfig struct {
 	// Ports is the switch's port count, 1..MaxPorts.
 	Ports int
-	// Rates is each port's line rate C (len Ports, 1 b/s..10 Tb/s); nil
+	// Rates is each port's line rate C (len Ports, 1 b/s..MaxRate); nil
 	// takes the rate of the queue each event reports (cc.Queue.Rate).
 	Rates []units.Rate
 	// Prio is the data priority whose queues the state machines follow
@@ -119,7 +123,8 @@ type SwitchConfig struct {
 	Period units.Time
 	// BaseRTT is the one base RTT every window is computed with (the
 	// network's largest; section "Discussions": "baseRTT can be
-	// pre-configured"), 1 ns..1 s.
+	// pre-configured"), 1 ns..1 s and MaxRate·BaseRTT below 2^32 B (so at
+	// most 3.43 ms).
 	BaseRTT units.Time
 	// TableBits sizes each port's flow table, 2^TableBits entries indexed
 	// by the hash of (source, destination), MinTableBits..MaxTableBits.
@@ -181,11 +186,11 @@ func (c SwitchConfig) Validate() error {
 		return cfgErr(switchPart, "CNPInterval", c.CNPInterval.String(), "0s..1s")
 	}
 	for i, r := range c.Rates {
-		if r < 1 || r > 10*units.Tbps {
+		if r < 1 || r > MaxRate {
 			return cfgErr(switchPart, "Rates["+strconv.Itoa(i)+"]", r.String(), "1bps..10Tbps")
 		}
 	}
-	if w := c.BDP(10 * units.Tbps); w > math.MaxUint32 {
+	if w := c.BDP(MaxRate); w > math.MaxUint32 {
 		return cfgErr(switchPart, "BaseRTT", c.BaseRTT.String(), "C·baseRTT below 4 GB at every port")
 	}
 	return c.Window.Validate(switchPart)
@@ -403,8 +408,9 @@ func (s *Switch) check(event string, now units.Time, port int, p *cc.Packet, nee
 	return nil
 }
 
-// sizeOK refuses a packet size outside 1..2^31 and a queue outside
-// 0..2^32−1.
+// sizeOK refuses a packet size outside 1..2^31, a queue outside
+// 0..2^32−1 and a queue rate outside 0..MaxRate (the window's C·baseRTT
+// would pass 32 bits and wrap).
 func sizeOK(event string, p *cc.Packet, q cc.Queue) error {
 	if p.Size < 1 || p.Size > math.MaxInt32 {
 		return swErr(event, "packet of "+p.Size.String()+", want 1B..2147483647B", nil)
@@ -412,15 +418,19 @@ func sizeOK(event string, p *cc.Packet, q cc.Queue) error {
 	if q.Len < 0 || q.Len > math.MaxUint32 {
 		return swErr(event, "queue of "+q.Len.String()+", want 0B..4294967295B", nil)
 	}
+	if q.Rate < 0 || q.Rate > MaxRate {
+		return swErr(event, "queue rate "+q.Rate.String()+", want 0bps..10Tbps", nil)
+	}
 	return nil
 }
 
-// rate is port out's C.
-func (s *Switch) rate(out int, q cc.Queue) units.Rate {
+// rate is port out's C: its configured rate, else reported (the queue's
+// rate, at most MaxRate).
+func (s *Switch) rate(out int, reported units.Rate) units.Rate {
 	if s.cfg.Rates != nil {
 		return s.cfg.Rates[out]
 	}
-	return q.Rate
+	return reported
 }
 
 // Arrive records the time: Mercury acts when the packet joins a queue.
@@ -466,7 +476,7 @@ func (s *Switch) Pause(now units.Time, out int, prio uint8, paused bool, _ *cc.A
 		return nil
 	}
 	// rxRate = rxByte/Tpause ≤ C, in bytes: rxByte ≤ C·Tpause.
-	drain := units.BytesIn(s.rate(out, cc.Queue{Rate: s.lastRate[out]}), pt.TPause)
+	drain := units.BytesIn(s.rate(out, s.lastRate[out]), pt.TPause)
 	if int64(pt.RxBytes) <= int64(drain) {
 		s.undetermined(now, pt) // the backlog is PFC's, and drains
 	} else {
@@ -513,7 +523,7 @@ func (s *Switch) Enqueue(now units.Time, out int, p *cc.Packet, q cc.Queue, act 
 		s.last[i] = now
 		s.cnps++
 		f := cc.Feedback{Kind: cc.FeedbackCNP, Flow: p.Flow}
-		s.cfg.Window.Put(&f.Data, s.window(out, q, s.bytes[i], pt.Sum))
+		s.cfg.Window.Put(&f.Data, s.window(out, q.Rate, s.bytes[i], pt.Sum))
 		act.Send(cc.ToSource, cc.ControlPrio, f)
 	}
 	return nil
@@ -521,10 +531,11 @@ func (s *Switch) Enqueue(now units.Time, out int, p *cc.Packet, q cc.Queue, act 
 
 // window is Algorithm 2's Win = C·baseRTT·data_f/Σdata for a flow of
 // data bytes at port out, whose table holds sum (≥ data > 0) bytes.
-func (s *Switch) window(out int, q cc.Queue, data, sum uint32) uint32 {
-	bdp := uint64(s.cfg.BDP(s.rate(out, q)))
+func (s *Switch) window(out int, reported units.Rate, data, sum uint32) uint32 {
+	bdp := uint64(s.cfg.BDP(s.rate(out, reported)))
 	cells := min((uint64(sum)+CellBytes-1)/CellBytes, hwtables.MaxN)
-	// bdp < 2^32 (Validate), data < 2^32: the product fits 64 bits.
+	// bdp < 2^32 (Validate, at every rate up to MaxRate; sizeOK refuses
+	// a faster queue), data < 2^32: the product fits 64 bits.
 	w := s.recip.DivFast(bdp*uint64(data), cells) / CellBytes
 	return uint32(fixedpoint.Clamp(w, CellBytes, max(bdp, CellBytes)))
 }

@@ -274,3 +274,36 @@ func TestSwitchRefusals(t *testing.T) {
 	require.ErrorIs(t, s.Enqueue(us, 0, pkt(1, 1, 2), q(frame), act), cc.ErrTimeOrder)
 	require.Zero(t, act.Len())
 }
+
+// TestQueueRateRefused: with no configured Rates the window's C is the
+// queue's reported rate. A 3 ms base RTT is allowed (10 Tb/s × 3 ms =
+// 3.75 GB < 2^32 B); a queue reporting 20 Tb/s would make C·baseRTT
+// 7.5 GB, past the window's 32 bits (it wrapped to 7.5e9 − 2^32 =
+// 3 205 032 704 B), and is refused, as is a negative rate. At 10 Tb/s a
+// lone flow of 9000 B (141 cells, 9024 B) gets 3.75e9·9000/9024 =
+// 3.740e9 B within the table's −0.10 % (≥ 3.736e9 B), capped at
+// C·baseRTT = 3.75e9 B: no wrap.
+func TestQueueRateRefused(t *testing.T) {
+	cfg := mercury.PaperSwitch(1, line40, 3*units.Millisecond)
+	cfg.Rates = nil
+	p := &cc.Packet{Flow: 1, Src: 1, Dst: 2, Size: 9000, Prio: 3}
+	for _, r := range []units.Rate{20 * units.Tbps, -units.Gbps} {
+		s, err := mercury.NewSwitch(cfg)
+		require.NoError(t, err)
+		act := cc.NewActions(4)
+		before := s.AppendRegisters(nil)
+		err = s.Enqueue(us, 0, p, cc.Queue{Len: 1 << 31, Rate: r}, act)
+		require.ErrorIs(t, err, cc.ErrEvent, "rate %v", r)
+		require.Zero(t, act.Len())
+		require.Equal(t, before, s.AppendRegisters(nil))
+	}
+	s, err := mercury.NewSwitch(cfg)
+	require.NoError(t, err)
+	act := cc.NewActions(4)
+	require.NoError(t, s.Enqueue(us, 0, p, cc.Queue{Len: 1 << 31, Rate: mercury.MaxRate}, act))
+	require.Equal(t, 1, act.Len())
+	d := act.At(0).Feedback.Data
+	w := mercury.Window{}.Get(&d)
+	require.LessOrEqual(t, w, uint32(3_750_000_000))
+	require.GreaterOrEqual(t, w, uint32(3_736_000_000))
+}
