@@ -98,9 +98,6 @@ func (t *TraceTarget) Err() error {
 	return nil
 }
 
-// Found reports whether the run built the part Which names.
-func (t *TraceTarget) Found() bool { return t.found }
-
 // tracingAlgo is the generic adapter with a trace target: it builds the
 // parts as schemeAlgo does and gives the one the target names a recorder.
 type tracingAlgo struct {
@@ -191,7 +188,6 @@ type traceRec struct {
 	t  *TraceTarget
 	w  *trace.Writer
 	o  *trace.OutputWriter // nil without TraceTarget.Out
-	n  int                 // events written
 	ev cctest.Event
 }
 
@@ -199,19 +195,19 @@ func (r *traceRec) write() {
 	if r.t.err != nil {
 		return
 	}
-	r.n++
 	if err := r.w.Write(&r.ev); err != nil {
 		r.t.err = fmt.Errorf("harness: trace: %w", err)
 	}
 }
 
-// out records the part's outputs after the event just written, which
-// returned err with act's decisions (TraceTarget.Out).
+// out records the part's outputs after the event just written (the
+// Writer's last, its index Events), which returned err with act's
+// decisions (TraceTarget.Out).
 func (r *traceRec) out(p cc.Part, err error, act *cc.Actions) {
 	if r.o == nil || r.t.err != nil {
 		return
 	}
-	o := trace.OutputOf(r.n, p, err, act)
+	o := trace.OutputOf(r.w.Events(), p, err, act)
 	if e := r.o.Write(&o); e != nil {
 		r.t.err = fmt.Errorf("harness: trace outputs: %w", e)
 	}
