@@ -34,6 +34,26 @@ func Example() {
 // falls by β·gradient ≈ 4 % a sample; when the RTT stops rising rtt_diff
 // decays (the EWMA's α = 7/8) to 0 and R grows by δ, by 5δ (HAI) from the
 // fifth increase in a row; a sample above Thigh cuts R by β(1 − Thigh/rtt).
+//
+// The output by hand, from Algorithm 1 in RP's integer form (αQ = 57344 =
+// 7/8, βQ = round(0.8·2^16) = 52429, ρ = round(2^40/20000) = 54975581;
+// rates in kb/s):
+//
+//	51 µs  the first sample, new_rtt_diff 0: gradient region, ≤ 0: +δ,
+//	       5 000 000 + 10 000 = 5 010 000.
+//	52 µs  rtt_diff = 0 + ⌊1000·7/8⌋ = 875; g = ⌊875·ρ/2^24⌋ = 2867
+//	       (0.04375 exactly); m = ⌊52429·2867/2^16⌋ = 2293;
+//	       R = 5 010 000 − ⌊5 010 000·2293/2^16⌋ = 5 010 000 − 175 291 =
+//	       4 834 709 (the float model: 5.01·(1 − 0.8·0.04375) = 4.83465 Gb/s).
+//	53 µs  rtt_diff = 875 + ⌊125·7/8⌋ = 984; g = 3224, m = 2579;
+//	       R = 4 834 709 − 190 257 = 4 644 452.
+//	53 µs  new_rtt_diff 0: rtt_diff = x + ⌊−7x/8⌋, 984 → 123 → 15 → 1 → 0,
+//	       three more small cuts (g = 403, 49, 3), then increases: +δ for
+//	       the 1st to 4th, +5δ = 50 000 for the 5th and 6th.
+//	600 µs rtt_diff = ⌊547 000·7/8⌋ = 478 625 (gradient 23.93125); above
+//	       Thigh: f = ⌊100 000·2^16/600 000⌋ = 10922, m = ⌊52429·10922/2^16⌋
+//	       = 8737, R = 4 758 743 − ⌊4 758 743·8737/2^16⌋ = 4 124 327 (the
+//	       float model: 4.758743·(1 − 0.8/6) = 4.124244 Gb/s).
 func ExampleRP_OnRTT() {
 	c := timely.Paper(10 * units.Gbps)
 	c.InitialRate = 5 * units.Gbps
