@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/fixedpoint"
 )
 
 // FeedbackCNM is the cc.FeedbackKind of a congestion notification message
@@ -114,14 +115,13 @@ func (m CNM) Validate() error {
 // slice; with 16 bytes of spare capacity it does not allocate. Fields out
 // of range lose their high bits; call Validate first to refuse them.
 func (m CNM) Append(dst []byte) []byte {
-	dst = append(dst, CNMVersion<<4, m.QntzFb&cnmFbMask)
-	dst = binary.BigEndian.AppendUint64(dst, m.CPID)
-	dst = binary.BigEndian.AppendUint16(dst, uint16(m.QOffset))
-	dst = binary.BigEndian.AppendUint16(dst, uint16(m.QDelta))
-	return binary.BigEndian.AppendUint16(dst, uint16(m.Prio)&cnmPrioMask)
+	var b [CNMLen]byte
+	m.Put(&b)
+	return append(dst, b[:]...)
 }
 
-// Put writes m's encoding into b (cc.Feedback.Data), as Append does.
+// Put writes m's 16-byte encoding into b (cc.Feedback.Data). Fields out of
+// range lose their high bits, as in Append.
 func (m CNM) Put(b *[CNMLen]byte) {
 	b[cnmByteVersion] = CNMVersion << 4
 	b[cnmByteFb] = m.QntzFb & cnmFbMask
@@ -186,7 +186,4 @@ func cnmBad(off int, reason string) error {
 // cnmQ converts a queue difference in bytes to the CNM's 16-bit signed
 // field in CNMQUnit, truncating toward zero and saturating at the field's
 // range.
-func cnmQ(v int64) int16 {
-	v /= CNMQUnit
-	return int16(max(min(v, 1<<15-1), -1<<15))
-}
+func cnmQ(v int64) int16 { return fixedpoint.SatConv[int16](v / CNMQUnit) }

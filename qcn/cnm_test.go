@@ -116,4 +116,6 @@ func TestCNMDecodeNoAllocs(t *testing.T) {
 	}))
 	var out [CNMLen]byte
 	require.Zero(t, testing.AllocsPerRun(1000, func() { sink.Put(&out) }))
+	buf := make([]byte, 0, CNMLen)
+	require.Zero(t, testing.AllocsPerRun(1000, func() { buf = sink.Append(buf[:0]) }), "Append with 16 bytes of room")
 }
