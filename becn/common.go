@@ -105,6 +105,25 @@ func eventErr(part, event, reason string) error {
 	return &cc.EventError{Part: part, Event: event, Reason: reason}
 }
 
+// refusePacket is the error of a packet event refused before it changed
+// anything: its time out of order (*cc.TimeOrderError), else a nil packet
+// or a negative size or payload (*cc.EventError), checked in that order.
+// The three parts' events share it.
+//
+//go:noinline
+func refusePacket(clock *cc.Monotonic, part, event string, now units.Time, p *cc.Packet) error {
+	if err := clock.Check(part, event, now); err != nil {
+		return err
+	}
+	switch {
+	case p == nil:
+		return eventErr(part, event, "nil packet")
+	case p.Size < 0:
+		return eventErr(part, event, "packet size "+p.Size.String()+" is negative")
+	}
+	return eventErr(part, event, "payload "+p.Payload.String()+" is negative")
+}
+
 // fullErr is the *cc.ActionsFullError of an event that needs one action
 // and has no room (act may be nil).
 //

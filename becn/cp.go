@@ -269,23 +269,16 @@ func (p Point) event() string {
 	return cpEnqueue
 }
 
-// refuse returns the error of a queue event that queue refuses.
+// refuse returns the error of a queue event that queue refuses: the
+// time, a nil packet, a negative queue length, then the packet's sizes.
 //
 //go:noinline
 func (c *CP) refuse(now units.Time, p *cc.Packet, q cc.Queue, at Point) error {
 	ev := at.event()
-	if err := c.clock.Check(cpPart, ev, now); err != nil {
-		return err
-	}
-	switch {
-	case p == nil:
-		return eventErr(cpPart, ev, "nil packet")
-	case q.Len < 0:
+	if c.clock.InOrder(now) && p != nil && q.Len < 0 {
 		return eventErr(cpPart, ev, "queue length "+q.Len.String()+" is negative")
-	case p.Size < 0:
-		return eventErr(cpPart, ev, "packet size "+p.Size.String()+" is negative")
 	}
-	return eventErr(cpPart, ev, "payload "+p.Payload.String()+" is negative")
+	return refusePacket(&c.clock, cpPart, ev, now, p)
 }
 
 // Enqueue implements cc.CongestionPoint: a packet joins the queue (q.Len

@@ -180,6 +180,22 @@ func TestCPRefusals(t *testing.T) {
 		} {
 			require.ErrorIs(t, err, cc.ErrEvent)
 		}
+		// The first fault is named: a nil packet, then the queue, then the
+		// packet's sizes.
+		for _, tc := range []struct {
+			p      *cc.Packet
+			q      units.Bytes
+			reason string
+		}{
+			{nil, -1, "nil packet"},
+			{&cc.Packet{Size: -1}, -1, "queue length -1B is negative"},
+			{&cc.Packet{Size: -1, Payload: -1}, 0, "packet size -1B is negative"},
+			{&cc.Packet{Payload: -1}, 0, "payload -1B is negative"},
+		} {
+			var ee *cc.EventError
+			require.ErrorAs(t, c.Enqueue(7, tc.p, cc.Queue{Len: tc.q}, nil), &ee)
+			require.Equal(t, tc.reason, ee.Reason)
+		}
 		for _, err := range []error{
 			c.Enqueue(4, pkt(1), over, cc.NewActions(1)), c.Dequeue(4, nil, over, nil), c.Timer(4, nil),
 		} {

@@ -114,7 +114,7 @@ const npReceive = "Receive"
 // Receive implements cc.NotificationPoint (see NP).
 func (n *NP) Receive(now units.Time, p *cc.Packet, act *cc.Actions) error {
 	if !n.clock.InOrder(now) || p == nil || p.Size < 0 || p.Payload < 0 {
-		return n.refuse(now, p)
+		return refusePacket(&n.clock, npPart, npReceive, now, p)
 	}
 	// At least MinInterval since the last notification: now − LastSent ≥
 	// MinInterval (exact: 0 ≤ LastSent ≤ now).
@@ -137,22 +137,6 @@ func (n *NP) Receive(now units.Time, p *cc.Packet, act *cc.Actions) error {
 	n.st.Notifications++
 	act.Send(cc.ToSource, cc.ControlPrio, notification(p.Flow))
 	return nil
-}
-
-// refuse returns the error of a Receive that Receive refuses.
-//
-//go:noinline
-func (n *NP) refuse(now units.Time, p *cc.Packet) error {
-	if err := n.clock.Check(npPart, npReceive, now); err != nil {
-		return err
-	}
-	switch {
-	case p == nil:
-		return eventErr(npPart, npReceive, "nil packet")
-	case p.Size < 0:
-		return eventErr(npPart, npReceive, "packet size "+p.Size.String()+" is negative")
-	}
-	return eventErr(npPart, npReceive, "payload "+p.Payload.String()+" is negative")
 }
 
 // Feedback implements cc.NotificationPoint: the NP takes no message from

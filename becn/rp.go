@@ -330,26 +330,10 @@ func (r *RP) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
 // payload is refused.
 func (r *RP) Sent(now units.Time, p *cc.Packet, _ *cc.Actions) error {
 	if !r.clock.InOrder(now) || p == nil || p.Size < 0 || p.Payload < 0 {
-		return r.refuseSent(now, p)
+		return refusePacket(&r.clock, rpPart, "Sent", now, p)
 	}
 	r.clock.Advance(now)
 	return nil
-}
-
-// refuseSent returns the error of a Sent that Sent refuses.
-//
-//go:noinline
-func (r *RP) refuseSent(now units.Time, p *cc.Packet) error {
-	if err := r.clock.Check(rpPart, "Sent", now); err != nil {
-		return err
-	}
-	switch {
-	case p == nil:
-		return eventErr(rpPart, "Sent", "nil packet")
-	case p.Size < 0:
-		return eventErr(rpPart, "Sent", "packet size "+p.Size.String()+" is negative")
-	}
-	return eventErr(rpPart, "Sent", "payload "+p.Payload.String()+" is negative")
 }
 
 // Timer implements cc.Clock: it runs every expiry of the quiet timer and
