@@ -117,13 +117,18 @@ func TestRTTFromAck(t *testing.T) {
 		sample timely.Sample
 		sub    bool
 		want   units.Time
+		reg    uint32 // the register: whole ns, serialisation floored
 	}{
 		// 16 packets of 1024 B, one every 1 µs from t0: the last starts at
-		// t0 + 15 µs.
-		{"first, plain", timely.SampleFirst, false, x},
-		{"first, serialisation", timely.SampleFirst, true, x - 13107200*units.Picosecond},
-		{"last, plain", timely.SampleLast, false, x - 15*us},
-		{"last, serialisation", timely.SampleLast, true, x - 15*us - 819200*units.Picosecond},
+		// t0 + 15 µs. The serialisation in whole ns is floored, 0.8 ns/B
+		// held as 52429/2^16: ⌊16384·52429/2^16⌋ = 13107 (of 13107.2) and
+		// ⌊1024·52429/2^16⌋ = 819 (of 819.2), so the register is 0.2 ns
+		// above the exact sample: 37123 − 13107 = 24016 (exact 24015.8),
+		// 22123 − 819 = 21304 (exact 21303.8).
+		{"first, plain", timely.SampleFirst, false, x, 37123},
+		{"first, serialisation", timely.SampleFirst, true, x - 13107200*units.Picosecond, 24016},
+		{"last, plain", timely.SampleLast, false, x - 15*us, 22123},
+		{"last, serialisation", timely.SampleLast, true, x - 15*us - 819200*units.Picosecond, 21304},
 	} {
 		c := timely.Paper(10 * units.Gbps)
 		c.Sample, c.SubtractSerialization = tc.sample, tc.sub
@@ -137,10 +142,10 @@ func TestRTTFromAck(t *testing.T) {
 		s := r.State()
 		require.True(t, s.Started, tc.name)
 		require.Equal(t, uint64(1), s.Samples)
-		// The sample is in whole ns, floored (12.9 ns of 13.1072 µs
-		// are a fraction: floor(x_ns − ser_ns) within 1 ns of exact).
+		// The sample is in whole ns, within 1 ns of the exact one.
 		want := int64(tc.want / units.Nanosecond)
 		require.InDelta(t, want, int64(s.PrevRTT), 1, "%s: %d ns", tc.name, s.PrevRTT)
+		require.Equal(t, tc.reg, s.PrevRTT, tc.name)
 		require.Zero(t, s.Len, "the ring is empty again")
 	}
 }
