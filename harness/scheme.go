@@ -362,7 +362,7 @@ func (b *cpBuild) newCP(g *schemeAlgo, info CPInfo) (CP, error) {
 		return nil, b.err
 	}
 	env := b.envs.next()
-	*env = cc.Env{Rate: info.Rate, Node: cc.NodeID(info.Node), Port: uint16(info.Port), SwitchID: info.SwitchID, Index: int(info.ID) + 1}
+	*env = *cpEnv(info)
 	p, err := cc.NewIn(env, g.s.Algo, ps.Name, b.settings[cc.RoleCP])
 	if err != nil {
 		return nil, err
