@@ -56,6 +56,11 @@ func (v PortView) ready(prio int) bool {
 type strictPriority struct{}
 
 func (strictPriority) Pick(v PortView) int {
+	if v.p.bytes == 0 {
+		// Nothing queued, no priority ready: the common case of a port
+		// that finished a frame with nothing behind it skips the scan.
+		return -1
+	}
 	for prio := ControlPrio - 1; prio >= 0; prio-- {
 		if v.ready(prio) {
 			return prio

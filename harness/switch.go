@@ -114,11 +114,6 @@ func (s *Sim) switchNext(pt *port) *Packet {
 				return nil
 			}
 			prio = int(p.Prio)
-		} else if _, sp := pt.sched.(strictPriority); sp && pt.bytes == 0 {
-			// Nothing queued: strict priority would find no priority
-			// ready (and keeps no state to update). The common case of
-			// a port that finished a frame with nothing behind it.
-			return nil
 		} else if prio = pt.sched.Pick(PortView{pt}); prio < 0 {
 			return nil
 		}
