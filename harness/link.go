@@ -225,10 +225,8 @@ func (s *Sim) buildRoutes() error {
 			n.routeArena = make([]int32, 0, 2*len(n.ports))
 		}
 	}
-	dist := make([]int32, nn)
-	queue := make([]*node, 0, nn)
-	// The hosts of each edge switch, in host order; edges in the order of
-	// their first host.
+	dist := make([]int, nn)
+	order := make([]*node, 0, nn)
 	hostsOf := make([][]*node, nn)
 	var edges []*node
 	for _, h := range s.hosts {
@@ -241,25 +239,10 @@ func (s *Sim) buildRoutes() error {
 		}
 		hostsOf[e.id] = append(hostsOf[e.id], h)
 	}
+	s.hostsOf, s.edges = hostsOf, edges
 	for _, edge := range edges {
-		for i := range dist {
-			dist[i] = -1
-		}
 		// Distances to the edge switch, through switches only.
-		dist[edge.id] = 0
-		queue = append(queue[:0], edge)
-		for len(queue) > 0 {
-			n := queue[0]
-			queue = queue[1:]
-			for _, p := range n.ports {
-				m := p.peer.node
-				if dist[m.id] >= 0 || m.isHost {
-					continue
-				}
-				dist[m.id] = dist[n.id] + 1
-				queue = append(queue, m)
-			}
-		}
+		order = s.bfsOrder(edge, dist, order[:0])
 		// Every switch's set toward the edge switch, stored once.
 		for _, n := range s.nodes {
 			if n.isHost || n == edge || dist[n.id] < 0 {
@@ -282,10 +265,6 @@ func (s *Sim) buildRoutes() error {
 			edge.routeArena = append(edge.routeArena, int32(o.ports[0].peer.num))
 			edge.routes[o.id] = routeSpan{lo, lo + 1}
 		}
-	}
-	s.edgeHost = make([]*node, nn)
-	for _, e := range edges {
-		s.edgeHost[e.id] = hostsOf[e.id][0]
 	}
 	for _, n := range s.nodes {
 		if n.isHost {

@@ -39,7 +39,6 @@ func (s *Sim) networkRTT(w, a units.Bytes) (units.Time, int) {
 	}
 	firstW := make([]top2, nn)
 	firstA := make([]top2, nn)
-	var edges []*node
 	put := func(t *top2, o *node, v units.Time) {
 		switch {
 		case t.host == nil || v > t.best:
@@ -51,14 +50,9 @@ func (s *Sim) networkRTT(w, a units.Bytes) (units.Time, int) {
 			t.next = v
 		}
 	}
-	count := make([]int, nn)
 	for _, o := range s.hosts {
 		p := o.ports[0]
 		sw := p.peer.node
-		if count[sw.id] == 0 {
-			edges = append(edges, sw)
-		}
-		count[sw.id]++
 		put(&firstW[sw.id], o, units.SerializationTime(w, p.rate)+p.delay)
 		put(&firstA[sw.id], o, units.SerializationTime(a, p.rate)+p.delay)
 	}
@@ -76,29 +70,24 @@ func (s *Sim) networkRTT(w, a units.Bytes) (units.Time, int) {
 		hopW[p.gid] = units.SerializationTime(w, p.rate) + p.delay
 		hopA[p.gid] = units.SerializationTime(a, p.rate) + p.delay
 	}
-	// The hosts of each edge switch. Every path to a host h of edge switch
-	// e ends with the link e→h, and a switch other than e has one ECMP set
-	// toward all of e's hosts (buildRoutes), so a switch's worst time to h
-	// is its worst time to e, c(e), plus hop(e→h): one pass per edge
-	// switch gives c, and each host adds its last hop (the sums are
-	// integers, so this is exactly the per-host pass).
-	hostsOf := make([][]*node, nn)
-	for _, o := range s.hosts {
-		sw := o.ports[0].peer.node
-		hostsOf[sw.id] = append(hostsOf[sw.id], o)
-	}
+	// Every path to a host h of edge switch e ends with the link e→h, and
+	// a switch other than e has one ECMP set toward all of e's hosts
+	// (buildRoutes), so a switch's worst time to h is its worst time to e,
+	// c(e), plus hop(e→h): one pass per edge switch gives c, and each host
+	// adds its last hop (the sums are integers, so this is exactly the
+	// per-host pass).
 	dist := make([]int, nn)
 	order := make([]*node, 0, nn)
 	costW := make([]units.Time, nn)
 	costA := make([]units.Time, nn)
 	var oneW, oneA units.Time
 	maxSw := 0
-	for _, e := range edges {
+	for _, e := range s.edges {
 		// Distances from e through switches: a host's distance to a switch
 		// is one more.
 		order = s.bfsOrder(e, dist, order[:0])
 		costW[e.id], costA[e.id] = 0, 0
-		to := hostsOf[e.id][0].id // any host of e: the sets toward e's hosts are one
+		to := s.hostsOf[e.id][0].id // any host of e: the sets toward e's hosts are one
 		for _, n := range order[1:] {
 			var cw, ca units.Time
 			for _, pn := range n.ecmpSet(to) {
@@ -109,11 +98,11 @@ func (s *Sim) networkRTT(w, a units.Bytes) (units.Time, int) {
 			}
 			costW[n.id], costA[n.id] = cw, ca
 		}
-		for _, h := range hostsOf[e.id] {
+		for _, h := range s.hostsOf[e.id] {
 			last := h.ports[0].peer.gid // e's port to h
 			lw, la := hopW[last], hopA[last]
-			for _, sw := range edges {
-				if count[sw.id] == 1 && firstW[sw.id].host == h {
+			for _, sw := range s.edges {
+				if len(s.hostsOf[sw.id]) == 1 && firstW[sw.id].host == h {
 					continue // h alone on its switch: no other host there
 				}
 				// A path from a host of sw crosses dist(sw)+1 switches.
@@ -128,7 +117,7 @@ func (s *Sim) networkRTT(w, a units.Bytes) (units.Time, int) {
 
 // bfsOrder returns the switches in order of distance (in links) to node h,
 // h first, appended to order; dist receives the distances (-1: not
-// reached). Paths never go through a host, as in buildRoutes.
+// reached). Paths never go through a host: buildRoutes' searches.
 func (s *Sim) bfsOrder(h *node, dist []int, order []*node) []*node {
 	for i := range dist {
 		dist[i] = -1

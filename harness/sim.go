@@ -54,7 +54,8 @@ type Sim struct {
 
 	nodes     []*node
 	hosts     []*node
-	edgeHost  []*node        // by switch node ID: a host attached to it, or nil (Switch.SendSwitch)
+	hostsOf   [][]*node      // by switch node ID: the hosts attached to it, in host order (buildRoutes)
+	edges     []*node        // the switches with hosts, in the order of their first host
 	bySwID    [1 << 12]*node // switches by 12-bit SwitchID (Switch.SendSwitchID)
 	ports     []*port
 	portSlab  slab[port]

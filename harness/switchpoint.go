@@ -199,11 +199,11 @@ func (w *Switch) SendSwitch(node NodeID, fb cc.Feedback) error {
 	if node < 0 || int(node) >= len(s.nodes) || s.nodes[node].isHost {
 		return fmt.Errorf("harness: SendSwitch: node %d is not a switch", node)
 	}
-	h := s.edgeHost[node]
-	if h == nil {
+	hs := s.hostsOf[node]
+	if len(hs) == 0 {
 		return fmt.Errorf("harness: SendSwitch: switch %s has no host to route toward", s.nodes[node].name)
 	}
-	return w.sendFrom(-1, h.id, fb, node+1)
+	return w.sendFrom(-1, hs[0].id, fb, node+1)
 }
 
 // SendSwitchID is SendSwitch to the switch whose 12-bit SwitchID
