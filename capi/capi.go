@@ -430,12 +430,10 @@ func actionOut(c *C.hwcc_action, a *cc.Action) {
 	feedbackOut(&c.feedback, &a.Feedback)
 }
 
-// regOut writes r to the caller's struct, its name cut to 31 bytes.
+// regOut writes r to the caller's struct, its name cut to 31 bytes
+// without splitting a character (as setErr cuts a message).
 func regOut(c *C.hwcc_register, r cc.Register) {
-	name := r.Name
-	if len(name) > len(c.name)-1 {
-		name = name[:len(c.name)-1]
-	}
+	name := cutUTF8(r.Name, len(c.name)-1)
 	for i := range c.name {
 		c.name[i] = 0
 	}

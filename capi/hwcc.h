@@ -249,7 +249,8 @@ typedef struct hwcc_limits_t {
  * register's bits: a signed register's two's complement in its low width
  * bits. */
 typedef struct hwcc_register {
-    char name[HWCC_REG_NAME_LEN]; /* NUL-terminated, cut to 31 bytes */
+    char name[HWCC_REG_NAME_LEN]; /* NUL-terminated, cut to 31 bytes
+                                     (at a UTF-8 character boundary) */
     uint8_t width;                /* bits, 1..64 */
     uint8_t is_signed;            /* 1: value is two's complement */
     uint64_t value;
