@@ -116,15 +116,14 @@ func PaperCP(link units.Rate) CPConfig {
 	c := StandardCP()
 	c.SampleTable = PseudocodeSampleTable
 	const ref = 10 * units.Gbps
-	switch {
-	case link <= 0:
+	if link <= 0 {
 		c.Qeq = 0 // fails Validate
-	case int64(link)/int64(ref) >= int64(MaxQueue)/int64(StandardQeq):
-		c.Qeq = MaxQueue + 1 // fails Validate
-	default:
-		q := (int64(StandardQeq) * (int64(link) / 1000)) / (int64(ref) / 1000)
-		c.Qeq = units.Bytes(max(q, 1))
+		return c
 	}
+	// ⌊26 000·link/ref⌋ with a 128-bit product; above MaxQueue it is kept
+	// at MaxQueue + 1, which fails Validate.
+	q := fixedpoint.MulDivSat(uint64(StandardQeq), uint64(link), uint64(ref))
+	c.Qeq = units.Bytes(fixedpoint.Clamp(q, 1, uint64(MaxQueue)+1))
 	return c
 }
 

@@ -277,6 +277,15 @@ func TestCPConfigErrors(t *testing.T) {
 	require.Equal(t, units.Bytes(26000), PaperCP(10*units.Gbps).Qeq)
 	require.Equal(t, units.Bytes(260000), PaperCP(100*units.Gbps).Qeq)
 	require.Equal(t, units.Bytes(2600), PaperCP(units.Gbps).Qeq)
+	require.Equal(t, units.Bytes(1), PaperCP(units.Kbps).Qeq, "at least 1 B")
+	// The largest link whose Qeq fits 32 bits: 26 000·L/10^10 < 2^32 for
+	// L < 2^32·10^10/26 000 = 1 651 910 498 461 538.46 b/s, so L =
+	// 1 651 910 498 461 538 gives ⌊4 294 967 295.99999⌋ = MaxQueue and one
+	// b/s more 2^32, refused.
+	const lmax = 1_651_910_498_461_538 * units.BitPerSecond
+	require.Equal(t, MaxQueue, PaperCP(lmax).Qeq)
+	require.NoError(t, PaperCP(lmax).Validate())
+	require.Error(t, PaperCP(lmax+1).Validate())
 }
 
 // A CNM that does not fit is refused with ErrActionsFull and changes
