@@ -356,6 +356,13 @@ func TestConstants(t *testing.T) {
 	}
 }
 
+// tableSize is the number of slots the table has made.
+func tableSize() int {
+	table.RLock()
+	defer table.RUnlock()
+	return len(table.slots)
+}
+
 // Creating and freeing parts reuses the table's slots: 100000 cycles leave
 // it at its size and live count, and a freed handle is refused, not
 // mistaken for the part that reuses its slot.

@@ -153,18 +153,11 @@ func freePart(h uint64) {
 	table.live--
 }
 
-// liveParts is the number of parts not yet freed; tableSize the number of
-// slots the table has made.
+// liveParts is the number of parts not yet freed.
 func liveParts() int {
 	table.RLock()
 	defer table.RUnlock()
 	return table.live
-}
-
-func tableSize() int {
-	table.RLock()
-	defer table.RUnlock()
-	return len(table.slots)
 }
 
 // Event kinds of run.
