@@ -385,11 +385,7 @@ func (r *RP) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
 	if err != nil {
 		return r.refuse("Feedback", now, "malformed CNM", err)
 	}
-	r.s.Time.Advance(now)
-	r.s.CNMs++
-	if m.QntzFb > 0 {
-		r.decrease(now, uint64(m.QntzFb))
-	}
+	r.cnm(now, m.QntzFb)
 	return nil
 }
 
@@ -403,12 +399,18 @@ func (r *RP) OnCNM(now units.Time, q uint8) error {
 	if q > MaxQntzFb {
 		return r.refuse("OnCNM", now, "quantised feedback above 63", nil)
 	}
+	r.cnm(now, q)
+	return nil
+}
+
+// cnm takes an accepted CNM with quantised feedback q (0..63) at now,
+// Feedback's and OnCNM's one path: q ≥ 1 decreases the rate.
+func (r *RP) cnm(now units.Time, q uint8) {
 	r.s.Time.Advance(now)
 	r.s.CNMs++
 	if q > 0 {
 		r.decrease(now, uint64(q))
 	}
-	return nil
 }
 
 // Timer implements cc.Clock: at or after the deadline it runs one timer
@@ -437,22 +439,28 @@ func (r *RP) Timer(now units.Time, _ *cc.Actions) error {
 	return nil
 }
 
-// cycleBytes is the byte counter's cycle after stage expiries.
-func (r *RP) cycleBytes(stage uint32) uint32 {
-	n := uint32(r.cfg.ByteLimit)
-	if r.cfg.HalveAfterRecovery && stage >= uint32(r.cfg.Threshold) {
-		n /= 2
-	}
-	return n
+// halved reports whether a counter's cycles are halved after stage
+// expiries (HalveAfterRecovery, once fast recovery is over).
+func (r *RP) halved(stage uint32) bool {
+	return r.cfg.HalveAfterRecovery && stage >= uint32(r.cfg.Threshold)
 }
 
-// cyclePeriod is the timer's period after stage expiries.
-func (r *RP) cyclePeriod(stage uint32) units.Time {
-	p := r.cfg.Period
-	if r.cfg.HalveAfterRecovery && stage >= uint32(r.cfg.Threshold) {
-		p /= 2
+// cycleBytes is the byte counter's cycle after stage expiries: BC_LIMIT,
+// or BC_LIMIT/2 (rounded down) once halved.
+func (r *RP) cycleBytes(stage uint32) uint32 {
+	if r.halved(stage) {
+		return uint32(r.cfg.ByteLimit / 2)
 	}
-	return p
+	return uint32(r.cfg.ByteLimit)
+}
+
+// cyclePeriod is the timer's period after stage expiries: T, or T/2
+// (rounded down to the picosecond) once halved.
+func (r *RP) cyclePeriod(stage uint32) units.Time {
+	if r.halved(stage) {
+		return r.cfg.Period / 2
+	}
+	return r.cfg.Period
 }
 
 // decrease is a CNM with quantised feedback q ≥ 1 at now.
