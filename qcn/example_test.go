@@ -30,8 +30,12 @@ func Example() {
 	m, _ := qcn.DecodeCNM(cnm.Data[:])
 	fmt.Println(cnm.Kind == qcn.FeedbackCNM, "flow", cnm.Flow, m)
 	// Fb = −((60000 − 26000) + 2·(60000 − 0)) = −154000: beyond Fbmax
-	// (130 000 B), so it saturates at 63.
+	// (130 000 B), so it saturates at 63; qoff = ⌊34 000/64⌋ = 531, qdelta
+	// = ⌊60 000/64⌋ = 937.
 
+	// RC = 10^7 − ⌊10^7·63/128⌋ = 5 078 125 Kb/s, RT = 10^7 Kb/s; each
+	// fast-recovery cycle RC ← ⌈(RC + RT)/2⌉: 7 539 063 (⌈7 539 062.5⌉),
+	// 8 769 532, 9 384 766, 9 692 383, 9 846 192 Kb/s.
 	_ = rp.Feedback(now, &cnm, nil)
 	fmt.Println("after the CNM:", rp.Rate(), "target", rp.Target())
 	for cycle := 1; cycle <= 5; cycle++ {

@@ -359,6 +359,8 @@ func TestRPTargetRule(t *testing.T) {
 		r, _ := NewRP(cfg)
 		require.NoError(t, r.Feedback(0, cnmFeedback(32), nil))
 		rc1 := r.State().RC
+		// 10^7 Kb/s·(1 − 32/128) = 7 500 000 Kb/s.
+		require.Equal(t, uint32(7_500_000), rc1)
 		require.NoError(t, r.Feedback(1, cnmFeedback(32), nil))
 		s := r.State()
 		if every {
@@ -366,7 +368,9 @@ func TestRPTargetRule(t *testing.T) {
 		} else {
 			require.Equal(t, uint32(10_000_000), s.RT)
 		}
+		// 7 500 000·(1 − 1/4) = 5 625 000 Kb/s, exact.
 		require.Equal(t, rc1-rc1*32/128, s.RC)
+		require.Equal(t, uint32(5_625_000), s.RC)
 	}
 }
 
