@@ -10,6 +10,7 @@ import (
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/hwtables"
+	"github.com/hwcc/hwcc/rocev2"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -85,25 +86,30 @@ func (w Window) Validate(part string) error {
 	return nil
 }
 
-// Put writes window v (bytes) into CNP payload d. (The two orders are
-// called directly, not through binary.ByteOrder: a slice passed to an
-// interface method escapes, and the CNP would be allocated.)
-func (w Window) Put(d *[cc.FeedbackDataLen]byte, v uint32) {
-	b := d[w.Offset : w.Offset+4]
-	if w.Order == LittleEndian {
-		binary.LittleEndian.PutUint32(b, v)
-		return
+// order is the Window's binary.ByteOrder (nil for an unknown one, which
+// Validate refuses).
+func (w Window) order() binary.ByteOrder {
+	switch w.Order {
+	case BigEndian:
+		return binary.BigEndian
+	case LittleEndian:
+		return binary.LittleEndian
 	}
-	binary.BigEndian.PutUint32(b, v)
+	return nil
 }
 
-// Get reads the window (bytes) from CNP payload d.
+// Put writes window v (bytes) into CNP payload d, the CNP's reserved
+// field (rocev2.PutReservedWord, which allocates nothing for either
+// order). A Window that Validate refuses writes nothing.
+func (w Window) Put(d *[cc.FeedbackDataLen]byte, v uint32) {
+	_ = rocev2.PutReservedWord(d, w.Offset, w.order(), v)
+}
+
+// Get reads the window (bytes) from CNP payload d (rocev2.ReservedWord).
+// A Window that Validate refuses reads 0.
 func (w Window) Get(d *[cc.FeedbackDataLen]byte) uint32 {
-	b := d[w.Offset : w.Offset+4]
-	if w.Order == LittleEndian {
-		return binary.LittleEndian.Uint32(b)
-	}
-	return binary.BigEndian.Uint32(b)
+	v, _ := rocev2.ReservedWord(d, w.Offset, w.order())
+	return v
 }
 
 // SwitchConfig configures the switch-resident CP and NP of one switch.

@@ -275,6 +275,27 @@ func TestSwitchRefusals(t *testing.T) {
 	require.Zero(t, act.Len())
 }
 
+// TestWindowInvalid: a Window that Validate refuses (an offset past 12, a
+// negative one, an unknown order) neither panics nor writes, and reads 0.
+func TestWindowInvalid(t *testing.T) {
+	var d [cc.FeedbackDataLen]byte
+	for i := range d {
+		d[i] = 0xA5
+	}
+	for _, w := range []mercury.Window{{Offset: 13}, {Offset: -1}, {Order: 2}} {
+		require.Error(t, w.Validate("test"))
+		c := d
+		w.Put(&c, 0x01020304)
+		require.Equal(t, d, c, "%+v", w)
+		require.Zero(t, w.Get(&d), "%+v", w)
+	}
+	// A valid one: offset 12, little-endian, is the last 4 bytes reversed.
+	w := mercury.Window{Offset: 12, Order: mercury.LittleEndian}
+	w.Put(&d, 0x01020304)
+	require.Equal(t, []byte{0x04, 0x03, 0x02, 0x01}, d[12:])
+	require.Equal(t, uint32(0x01020304), w.Get(&d))
+}
+
 // TestQueueRateRefused: with no configured Rates the window's C is the
 // queue's reported rate. A 3 ms base RTT is allowed (10 Tb/s × 3 ms =
 // 3.75 GB < 2^32 B); a queue reporting 20 Tb/s would make C·baseRTT
