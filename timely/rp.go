@@ -280,6 +280,10 @@ func (r *RP) Sent(now units.Time, p *cc.Packet, _ *cc.Actions) error {
 	// the segment holding that byte (segments it covers whole merge into
 	// that one).
 	if hi > s.SegEnd {
+		// SegEnd = ⌈hi/S⌉·S: one division by the configured S per segment
+		// opened, not per packet (a shift and a mask for a power of two
+		// such as the paper's 16 KiB; hi ≤ 2^62 and S ≤ 2^24, so hi + S −
+		// 1 does not overflow).
 		s.SegEnd = (hi + r.seg - 1) / r.seg * r.seg
 		if s.Len == RingSize {
 			s.Recording = false
