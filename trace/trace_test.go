@@ -315,3 +315,60 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// TestFormatByHand pins the wire format to lines written out by hand from
+// the package doc (field names, order, units, left-out zeros), not from
+// the Writer: events and outputs write as these lines and read back as
+// the values they were written from.
+func TestFormatByHand(t *testing.T) {
+	const us = units.Microsecond // 10^6 ps
+	h := trace.Header{Version: "v1", Algorithm: "dcqcn", Part: "rp", Role: cc.RoleRP,
+		Settings: []cc.Setting{{Name: "preset", Value: "connectx"}},
+		Env:      cc.Env{Rate: 100 * units.Gbps, BaseRTT: 8 * us}}
+	sent := cctest.Event{Kind: cctest.Sent, At: us, Packet: cc.Packet{Flow: 7, Seq: 1000, Payload: 1000, Size: 1082}}
+	sent.Packet.Hdr[15] = 0xab
+	ack := cctest.Event{Kind: cctest.Feedback, At: 12 * us, HasINT: true,
+		Feedback: cc.Feedback{Kind: cc.FeedbackAck, Flow: 7, Seq: 2000, Acked: 1000}}
+	ack.INT.PathID, ack.INT.NHop = 42, 1
+	ack.INT.Hops[0].Speed, ack.INT.Hops[0].TS, ack.INT.Hops[0].QLen = 4, 10000, 2031
+	timer := cctest.Event{Kind: cctest.Timer, At: 13 * us}
+	evs := []cctest.Event{sent, ack, timer}
+	want := `{"hwcc_trace":1,"version":"v1","algorithm":"dcqcn","part":"rp","role":"RP","settings":{"preset":"connectx"},"env":{"rate":100000000000,"base_rtt":8000000}}
+{"t":1000000,"ev":"sent","packet":{"flow":7,"seq":1000,"payload":1000,"size":1082,"hdr":"000000000000000000000000000000ab"}}
+{"t":12000000,"ev":"feedback","feedback":{"kind":"ack","flow":7,"seq":2000,"acked":1000,"int":{"path_id":42,"hops":[{"speed":4,"ts":10000,"tx_bytes":0,"qlen":2031}]}}}
+{"t":13000000,"ev":"timer"}
+`
+	require.Equal(t, want, string(write(t, h, evs)))
+	gotH, gotEvs, err := trace.ReadAll(strings.NewReader(want))
+	require.NoError(t, err)
+	require.Equal(t, h, gotH)
+	require.Equal(t, evs, gotEvs)
+
+	// A switch point's events name their port; Pause carries prio and
+	// paused at the top level.
+	sw := trace.Header{Version: "v1", Algorithm: "hiercc", Part: "sw", Role: cc.RoleSW}
+	pause := cctest.Event{Kind: cctest.Pause, At: 5, Port: 1, Paused: true}
+	pause.Packet.Prio = 3
+	line := `{"t":5,"ev":"pause","port":1,"prio":3,"paused":true}` + "\n"
+	tr := string(write(t, sw, []cctest.Event{pause}))
+	require.Equal(t, line, tr[strings.IndexByte(tr, '\n')+1:])
+	_, gotEvs, err = trace.ReadAll(strings.NewReader(tr))
+	require.NoError(t, err)
+	require.Equal(t, []cctest.Event{pause}, gotEvs)
+
+	// An outputs line: a signed register in decimal, sign-extended; no
+	// deadline is 2^63-1.
+	o := trace.Output{N: 3, Err: "x",
+		Actions:      []cc.Action{{Kind: cc.ActionFeedback, To: cc.ToSource, Prio: 3, Feedback: cc.Feedback{Kind: cc.FeedbackCNP, Flow: 7}}},
+		Registers:    []cc.Register{{Name: "rc", Width: 32, Value: 24000}, cc.SignedReg("d", 8, -1)},
+		NextDeadline: units.MaxTime, Limits: &cc.Limits{Rate: units.Gbps}}
+	outLine := `{"n":3,"err":"x","actions":[{"kind":"feedback","to":"source","prio":3,"feedback":{"kind":"cnp","flow":7}}],` +
+		`"registers":[["rc",32,24000],["d",8,-1]],"next_deadline":9223372036854775807,"limits":{"rate":1000000000,"window":0,"credited":false,"credit":0}}` + "\n"
+	var buf bytes.Buffer
+	require.NoError(t, trace.NewOutputWriter(&buf).Write(&o))
+	require.Equal(t, outLine, buf.String())
+	var back trace.Output
+	require.NoError(t, trace.NewOutputReader(strings.NewReader(outLine)).Next(&back))
+	require.Equal(t, o, back)
+	require.Equal(t, uint64(0xff), back.Registers[1].Value, "-1 in 8 bits")
+}
