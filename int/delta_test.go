@@ -152,7 +152,6 @@ func TestWrapPeriods(t *testing.T) {
 	// 1 b/s: the quotient, bits·10^12 ps, passes 2^64 (MulDivSat saturates)
 	// and the TS bound wins.
 	require.Equal(t, 16777215*units.Nanosecond, c.MaxSampleGap(1))
-	require.Equal(t, 16777215*units.Nanosecond, c.MaxSampleGap(1)) // 1 bit/s: quotient beyond 2^64 ps
 }
 
 func TestMaxSampleGapAgainstBig(t *testing.T) {
