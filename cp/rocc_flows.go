@@ -166,7 +166,8 @@ func (m *roccFlowMap) occupancyBits() uint8 { return uint8(bits.Len(uint(m.cap))
 // in one FIFO egress queue and how many, updated on every enqueue and
 // dequeue; a flow leaves when its count returns to zero. Each count is a
 // 32-bit byte counter; an enqueue that would pass 2^32 − 1 is rejected. The
-// zero value is not usable; build one with NewRoCCQueueFlows.
+// zero value is not usable; build one with NewRoCCQueueFlows. It is a
+// mechanism RoCC's CP holds (RoCC.Flows), not a cc part.
 //
 // # Overflow
 //
@@ -417,7 +418,8 @@ func (m *roccFlowMap) appendFlows(dst []uint32) []uint32 {
 // a new flow with the table full evicts the least recently seen flow (the
 // lowest slot among equals); Expire drops flows not seen for MaxAge. It
 // ignores dequeues, so it never refuses one. The zero value is not usable;
-// build one with NewRoCCAgedFlows.
+// build one with NewRoCCAgedFlows. It is a mechanism RoCC's CP holds
+// (RoCC.AgedFlows), not a cc part.
 type RoCCAgedFlows struct {
 	m         roccFlowMap
 	maxAge    units.Time
