@@ -63,11 +63,8 @@ func (d Divider) Quo(a, n uint64) uint64 {
 	if d.native {
 		return a / n
 	}
-	// n' = roundShift(n, s), s = normShift(n), with no branch on s: for
-	// s = 0 the bit below the cut reads bit 63 of n (s − 1 taken mod 64),
-	// which is 0 because n < 2^22, so n' = n.
-	s := normShift(n)
-	return d.table.DivFast(a, n>>s+n>>((s-1)&63)&1) >> s
+	m, s := normDivisor(n)
+	return d.table.DivFast(a, m) >> s
 }
 
 // Quo128 returns (hi·2^64 + lo)/n within the bound stated on Divider (when n
@@ -89,12 +86,12 @@ func (d Divider) Quo128(hi, lo, n uint64) uint64 {
 	// well, dropping s fraction bits of it (the caller's numerators carry
 	// 32), with no branch on s (shifts taken mod 64): for s = 0, hi is 0
 	// past the saturation test, so hi << 0 adds nothing, and n' reads
-	// bit 63 of n < 2^22 as the rounding bit, 0 (see Quo).
-	s := normShift(n)
+	// bit 63 of n < 2^22 as the rounding bit, 0 (see roundShift).
+	m, s := normDivisor(n)
 	if hi>>s != 0 {
 		return math.MaxUint64
 	}
-	return d.table.DivFast(hi<<((64-s)&63)|lo>>s, n>>s+n>>((s-1)&63)&1)
+	return d.table.DivFast(hi<<((64-s)&63)|lo>>s, m)
 }
 
 // MaxLanes is the number of lanes of a Lanes: 16, the 15 hops an INT
@@ -130,20 +127,24 @@ func (d Divider) QuoLanes(l *Lanes, k int) {
 		// As Quo128 (see there): saturate when h ≥ m (or m = 0) or the
 		// shifted numerator needs more than 64 bits; otherwise the
 		// normalised division, branch-free in s.
-		s := normShift(m)
+		n, s := normDivisor(m)
 		q := uint64(math.MaxUint64)
 		if h < m && h>>s == 0 {
-			q = t.DivFast(h<<((64-s)&63)|lo>>s, m>>s+m>>((s-1)&63)&1)
+			q = t.DivFast(h<<((64-s)&63)|lo>>s, n)
 		}
 		l.Q[i] = q
 	}
 }
 
-// roundShift returns n' = round(n / 2^s), ties up, for s ≥ 1, without the
-// overflow of n + 2^(s−1): the bit below the cut decides. n' ≤ 2^22 when
-// s = normShift(n), because n < 2^(22+s).
-func roundShift(n uint64, s uint) uint64 {
-	return n>>s + n>>(s-1)&1
+// normDivisor returns the divisor n brought into the table's domain, n' =
+// round(n / 2^s), ties up, with s = normShift(n): n' ≤ 2^22, because n <
+// 2^(22+s). The bit below the cut decides the rounding (no overflow of n +
+// 2^(s−1)), read at s − 1 taken mod 64, so that there is no branch on s and
+// the shifts need no guard: for s = 0 it reads bit 63 of n, which is 0
+// because n < 2^22, so n' = n.
+func normDivisor(n uint64) (nn uint64, s uint) {
+	s = normShift(n)
+	return n>>s + n>>((s-1)&63)&1, s
 }
 
 // normShift returns s = max(0, bitlen(n) − 22), the right shift that brings

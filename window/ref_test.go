@@ -121,7 +121,7 @@ func refQuo(d Divider, a, n uint64) uint64 {
 	if s == 0 {
 		return d.table.DivFast(a, n)
 	}
-	return d.table.DivFast(a, roundShift(n, s)) >> s
+	return d.table.DivFast(a, refRoundShift(n, s)) >> s
 }
 
 func refQuo128(d Divider, hi, lo, n uint64) uint64 {
@@ -136,12 +136,17 @@ func refQuo128(d Divider, hi, lo, n uint64) uint64 {
 	if s > 0 {
 		lo = hi<<(64-s) | lo>>s
 		hi >>= s
-		n = roundShift(n, s)
+		n = refRoundShift(n, s)
 	}
 	if hi != 0 {
 		return math.MaxUint64
 	}
 	return d.table.DivFast(lo, n)
+}
+
+// refRoundShift is roundShift as it was, for s ≥ 1 only.
+func refRoundShift(n uint64, s uint) uint64 {
+	return n>>s + n>>(s-1)&1
 }
 
 func refNormShift(n uint64) uint {

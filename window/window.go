@@ -108,8 +108,8 @@ func (w *Window) Update(u fixedpoint.UQ32_32, commit bool, sndNxt uint64) units.
 			if l.div.native {
 				q = a / uu
 			} else {
-				s := normShift(uu)
-				q = l.div.table.DivFast(a, uu>>s+uu>>((s-1)&63)&1) >> s
+				n, s := normDivisor(uu)
+				q = l.div.table.DivFast(a, n) >> s
 			}
 		}
 		nw = l.clamp(fixedpoint.SatAdd(q, l.ai))
