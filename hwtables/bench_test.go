@@ -2,6 +2,7 @@ package hwtables
 
 import (
 	"math/rand/v2"
+	"strconv"
 	"testing"
 )
 
@@ -25,6 +26,17 @@ func benchOperands() (as, ns []uint64) {
 
 var benchSink uint64
 
+// benchTable is a table the division benchmarks time, with its name.
+type benchTable struct {
+	name string
+	t    *Table
+}
+
+// benchTables returns the default interval and compact tables.
+func benchTables() []benchTable {
+	return []benchTable{{"interval-eps2^-7", DefaultReciprocal()}, {"compact-k6", DefaultCompact()}}
+}
+
 // BenchmarkDiv compares the table divisions with the native 64-bit divide
 // on the same operands, every one called directly (as firmware code would:
 // no method value, no interface), its result summed and stored so that
@@ -36,10 +48,7 @@ var benchSink uint64
 //	go test ./hwtables -run '^$' -bench 'Div|Lookup' -benchmem -count 6
 func BenchmarkDiv(b *testing.B) {
 	as, ns := benchOperands()
-	for _, tb := range []struct {
-		name string
-		t    *Table
-	}{{"interval-eps2^-7", DefaultReciprocal()}, {"compact-k6", DefaultCompact()}} {
+	for _, tb := range benchTables() {
 		t := tb.t
 		b.Run(tb.name+"/DivFast", func(b *testing.B) {
 			b.ReportAllocs()
@@ -79,10 +88,7 @@ func BenchmarkDiv(b *testing.B) {
 // the divider's latency) plus one add.
 func BenchmarkDivLatency(b *testing.B) {
 	as, ns := benchOperands()
-	for _, tb := range []struct {
-		name string
-		t    *Table
-	}{{"interval-eps2^-7", DefaultReciprocal()}, {"compact-k6", DefaultCompact()}} {
+	for _, tb := range benchTables() {
 		t := tb.t
 		b.Run(tb.name+"/DivFast", func(b *testing.B) {
 			b.ReportAllocs()
@@ -124,8 +130,9 @@ func BenchmarkLookup(b *testing.B) {
 // constant-time index, on the benchmarks' 4096-divisor ring and on a ring
 // of 2^20. A branch predictor that can learn the small ring's 45 056
 // outcomes makes the search look several times cheaper than it is on
-// divisors it has not seen; the index has no branch to learn, so its cost
-// does not depend on the ring (beyond the larger ring's cache misses).
+// divisors it has not seen; the index (find and the bucket's read, as
+// Lookup does) has no branch to learn, so its cost does not depend on the
+// ring (beyond the larger ring's cache misses).
 func BenchmarkSearchRing(b *testing.B) {
 	t := DefaultReciprocal()
 	for _, bits := range []int{12, 20} {
@@ -135,7 +142,7 @@ func BenchmarkSearchRing(b *testing.B) {
 			ns[i] = 1 + r.Uint64N(MaxN)
 		}
 		mask := len(ns) - 1
-		b.Run("search/ring2^"+string(rune('0'+bits/10))+string(rune('0'+bits%10)), func(b *testing.B) {
+		b.Run("search/ring2^"+strconv.Itoa(bits), func(b *testing.B) {
 			var s uint64
 			for i := 0; b.Loop(); i++ {
 				k, _ := t.search(ns[i&mask])
@@ -143,10 +150,10 @@ func BenchmarkSearchRing(b *testing.B) {
 			}
 			benchSink = s
 		})
-		b.Run("index/ring2^"+string(rune('0'+bits/10))+string(rune('0'+bits%10)), func(b *testing.B) {
+		b.Run("index/ring2^"+strconv.Itoa(bits), func(b *testing.B) {
 			var s uint64
 			for i := 0; b.Loop(); i++ {
-				s += uint64(t.index(ns[i&mask]))
+				s += t.rec[t.find(ns[i&mask])].mult
 			}
 			benchSink = s
 		})

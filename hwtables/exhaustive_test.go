@@ -166,7 +166,11 @@ func (s errStats) Worst() float64 { return max(s.MaxOver, s.MaxUnder) }
 
 // TestIndexMatchesSearch: the constant-time index picks the binary
 // search's entry for every n in [1, MaxN], for the default table and for
-// every ε = 2^-e the package allows (each e is 4M lookups).
+// every ε = 2^-e the package allows (each e is 4M lookups). A bucket holds
+// the entry of its least divisor (buildIndex; TestLookupMatchesReference
+// compares the reciprocals it stores), so find must return, for n, a bucket
+// whose least divisor (clamped to [1, MaxN]) the search puts in n's
+// interval.
 func TestIndexMatchesSearch(t *testing.T) {
 	tables := []*Table{DefaultReciprocal()}
 	if !testing.Short() {
@@ -179,9 +183,13 @@ func TestIndexMatchesSearch(t *testing.T) {
 		}
 	}
 	for _, tb := range tables {
+		entry := make([]int, len(tb.rec)) // the searched entry of each bucket's least divisor
+		for b := range entry {
+			entry[b], _ = tb.search(min(max(bucketLow(uint(b), uint(tb.m)), 1), MaxN))
+		}
 		for n := uint64(1); n <= MaxN; n++ {
 			k, _ := tb.search(n)
-			if got := tb.index(n); got != k {
+			if got := entry[tb.find(n)]; got != k {
 				t.Fatalf("e = %d, n = %d: index %d, search %d", tb.EpsLog2(), n, got, k)
 			}
 		}

@@ -18,8 +18,7 @@ import (
 func refLookup(t *Table, n uint64) (mant uint64, shift uint) {
 	n = min(max(n, 1), MaxN)
 	if t.kind == KindCompact {
-		_, m, sh := t.lookupCompact(n)
-		return m, sh
+		return t.lookupCompact(n)
 	}
 	k, _ := t.search(n)
 	return t.entry(k)

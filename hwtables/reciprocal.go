@@ -134,10 +134,10 @@ type CompactConfig struct {
 // interval table's slice is padded to a power of two with sentinel words
 // greater than any probe, so that the binary search runs a fixed number of
 // steps without a length check in its loop; Entries counts only the real
-// words. rec (with recK) is the software index both kinds read in constant
-// time (see buildIndex): 16 + 4 bytes per bucket of divisors, 80 KB for the
-// default interval table and 23 KB for the default compact table, derived
-// from words and never exported.
+// words. rec is the software index both kinds read in constant time (see
+// buildIndex): 16 bytes per bucket of divisors, 64 KB for the default
+// interval table and 18 KB for the default compact table, derived from
+// words and never exported.
 type Table struct {
 	kind     Kind
 	param    uint8  // e (ε = 2^-e) of an interval table, k of a compact table
@@ -151,10 +151,6 @@ type Table struct {
 	half     int      // first search stride: len(words)/2 (interval)
 	words    []uint64 // packed words; see Word for the layouts
 	rec      []bucket // the index: see buildIndex
-	// recK[b] is the address of the entry bucket b holds: its index in
-	// words (interval) or the k bits after the divisor's leading one
-	// (compact). Only index reads it, for the tests.
-	recK []uint32
 }
 
 // bucket is one bucket of the index (buildIndex): the reciprocal of the
@@ -346,7 +342,7 @@ const recNever = MaxN + 1
 func recMult(mant uint64, shift uint) uint64 { return mant << (63 - shift) }
 
 // buildIndex builds the constant-time index rec, which Lookup and DivFast
-// read, and recK.
+// read.
 //
 // Buckets. With L = bitlen(n) and s = max(L, m + 1) − (m + 1), divisor n
 // falls in bucket b = s·2^m + ⌊n / 2^s⌋. Below 2^m (s = 0) every n is its
@@ -368,8 +364,9 @@ func recMult(mant uint64, shift uint) uint64 { return mant << (63 - shift) }
 // read, b + 1 instead when n ≥ n_{k+1} (the sign of a subtraction), and that
 // bucket's reciprocal read: no loop and no branch, whatever n (see find).
 // The entry is the binary search's, bit for bit (the exhaustive tests
-// compare index with search, and Lookup and DivFast with the searched
-// word's reciprocal, over [1, MaxN] for every e).
+// check that find picks for n a bucket whose entry is n's searched one, and
+// compare Lookup and DivFast with the searched word's reciprocal, over
+// [1, MaxN] for every e).
 //
 // Compact table (m = k). From 2^k up a bucket is exactly the set of n whose
 // k bits after the leading one address one entry, and below 2^k one integer;
@@ -378,8 +375,8 @@ func recMult(mant uint64, shift uint) uint64 { return mant << (63 - shift) }
 // 2^k words directly; this expansion only lets both kinds share one
 // branch-free path.
 //
-// Size: (24 − m)·2^m buckets of 16 bytes (rec) and 4 (recK): 80 KB at
-// e = 7, 23 KB at k = 6; 18 MB at e = 16, the largest.
+// Size: (24 − m)·2^m buckets of 16 bytes: 64 KB at e = 7, 18 KB at k = 6;
+// 14 MB at e = 16, the largest.
 func (t *Table) buildIndex() {
 	f := uint(t.mantBits)
 	var m uint
@@ -390,13 +387,11 @@ func (t *Table) buildIndex() {
 	}
 	t.m, t.m1, t.mbit, t.f1 = uint8(m), int(m+1), 1<<m, int(f)+1
 	t.rec = make([]bucket, (KeyBits+2-m)<<m)
-	t.recK = make([]uint32, len(t.rec))
 	if t.kind == KindCompact {
 		for b := range t.rec {
 			n := min(max(bucketLow(uint(b), m), 1), MaxN)
-			i, mant, shift := t.lookupCompact(n)
+			mant, shift := t.lookupCompact(n)
 			t.rec[b] = bucket{mult: recMult(mant, shift), bound: recNever}
-			t.recK[b] = uint32(i)
 		}
 		return
 	}
@@ -413,7 +408,6 @@ func (t *Table) buildIndex() {
 		}
 		mant, shift := t.entry(k)
 		t.rec[b] = bucket{mult: recMult(mant, shift), bound: nk[k+1]}
-		t.recK[b] = uint32(k)
 	}
 }
 
@@ -439,11 +433,6 @@ func (t *Table) find(n uint64) uint64 {
 	b := s<<(t.m&63) + n>>s
 	return b + (t.rec[b].bound-1-n)>>63
 }
-
-// index returns the largest k with n_k ≤ n, 1 ≤ n ≤ MaxN, of an interval
-// table in constant time (buildIndex): the entry whose reciprocal Lookup
-// and DivFast use.
-func (t *Table) index(n uint64) int { return int(t.recK[t.find(n)]) }
 
 // entry returns the reciprocal of interval entry k, decoded from its
 // packed word: 1/n_k ≈ (2^F + frac) / 2^(bitlen(n_k − 1) + F).
@@ -603,16 +592,16 @@ func (t *Table) search(n uint64) (k, steps int) {
 }
 
 // lookupCompact reads entry i = the k bits of n after its leading one, as
-// hardware does, and returns i and the reciprocal; buildIndex copies it into
-// the index.
-func (t *Table) lookupCompact(n uint64) (i, mant uint64, shift uint) {
+// hardware does, and returns its reciprocal; buildIndex copies it into the
+// index.
+func (t *Table) lookupCompact(n uint64) (mant uint64, shift uint) {
 	k, f := uint(t.param), uint(t.mantBits)
 	l := uint(bits.Len64(n)) // n = 2^(l−1)·x, x ∈ [1, 2)
 	// i = ⌊x·2^k⌋ − 2^k: shift n up by k first so that no bit is lost when
 	// l − 1 < k (n < 2^(KeyBits+1) and k ≤ 16 keep n << k below 2^39).
-	i = (n << k >> (l - 1)) & (1<<k - 1)
+	i := (n << k >> (l - 1)) & (1<<k - 1)
 	// 1/n ≈ (2^F + frac_i) / 2^(F+1) · 2^-(l−1) = R_i / 2^(l+F).
-	return i, t.words[i] | 1<<f, l + f
+	return t.words[i] | 1<<f, l + f
 }
 
 // DivFast returns a/n by multiply and shift: ⌊a·mant / 2^shift⌋ with
