@@ -86,7 +86,7 @@ func (d Divider) Quo128(hi, lo, n uint64) uint64 {
 	// well, dropping s fraction bits of it (the caller's numerators carry
 	// 32), with no branch on s (shifts taken mod 64): for s = 0, hi is 0
 	// past the saturation test, so hi << 0 adds nothing, and n' reads
-	// bit 63 of n < 2^22 as the rounding bit, 0 (see roundShift).
+	// bit 63 of n < 2^22 as the rounding bit, 0 (see normDivisor).
 	m, s := normDivisor(n)
 	if hi>>s != 0 {
 		return math.MaxUint64

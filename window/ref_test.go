@@ -144,7 +144,8 @@ func refQuo128(d Divider, hi, lo, n uint64) uint64 {
 	return d.table.DivFast(lo, n)
 }
 
-// refRoundShift is roundShift as it was, for s ≥ 1 only.
+// refRoundShift is the rounding of normDivisor as it was written before,
+// for s ≥ 1 only.
 func refRoundShift(n uint64, s uint) uint64 {
 	return n>>s + n>>(s-1)&1
 }
