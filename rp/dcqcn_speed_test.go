@@ -1,6 +1,7 @@
 package rp
 
 import (
+	"math/big"
 	"math/rand/v2"
 	"testing"
 
@@ -115,5 +116,44 @@ func TestDCQCNEventsNoAllocs(t *testing.T) {
 				require.Zero(t, allocs, "%s, %s every %v", presetCase.name, e.name, step)
 			}
 		}
+	}
+}
+
+// TestDCQCNTicksClosedForm: dcqcnTicks (its count by subtraction below
+// dcqcnTickLoop periods, by division above) is the closed form k =
+// ⌊(bound − next)/period⌋ + 1, after = next + k·period saturated at
+// units.MaxTime (math/big), 0 ticks when next > bound or the timer is idle;
+// over periods up to DCQCNMaxPeriod, gaps on, beside and between ticks
+// around dcqcnTickLoop periods, and deadlines near the end of time.
+func TestDCQCNTicksClosedForm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(18, 44))
+	maxT := big.NewInt(int64(units.MaxTime))
+	for range 200_000 {
+		p := units.Time(1 + rng.Int64N(int64(DCQCNMaxPeriod)))
+		if rng.IntN(3) == 0 {
+			p = units.Time(1 + rng.IntN(1000))
+		}
+		next := units.Time(rng.Int64N(1 << 50))
+		if rng.IntN(8) == 0 {
+			next = units.MaxTime - units.Time(rng.Int64N(int64(4*dcqcnTickLoop)*int64(p)))
+		}
+		j := rng.Int64N(3 * dcqcnTickLoop)
+		off := [...]int64{0, -1, 1, rng.Int64N(int64(p))}[rng.IntN(4)]
+		gap := j*int64(p) + off
+		bound := next + units.Time(min(max(gap, -1), int64(units.MaxTime-next)))
+		k, after := dcqcnTicks(next, bound, p)
+		if next > bound || next == units.MaxTime {
+			require.Zero(t, k)
+			require.Equal(t, next, after)
+			continue
+		}
+		wantK := uint64((bound-next)/p) + 1
+		wantAfter := new(big.Int).Mul(big.NewInt(int64(wantK)), big.NewInt(int64(p)))
+		wantAfter.Add(wantAfter, big.NewInt(int64(next)))
+		if wantAfter.Cmp(maxT) > 0 {
+			wantAfter.Set(maxT)
+		}
+		require.Equal(t, wantK, k, "next %d bound %d period %d", next, bound, p)
+		require.Equal(t, units.Time(wantAfter.Int64()), after, "next %d bound %d period %d", next, bound, p)
 	}
 }
