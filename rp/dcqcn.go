@@ -636,12 +636,12 @@ type DCQCN struct {
 	// keep is 100 − rpg_min_dec_fac: the largest cut in percent.
 	keep uint64
 	// The α register (f = AlphaFracBits): alphaShift = f − 10 scales a Q10
-	// value into it; alphaMax = 2^f − 1; alphaCNP = min((1024 − dce_tcp_g)
-	// << alphaShift, alphaMax), added on a period with a CNP (see
-	// alphaTicks for the min); alphaInit = initial_alpha_value <<
-	// alphaShift; cutShift = rpg_gd + alphaShift.
+	// value into it; alphaCNP = min((1024 − dce_tcp_g) << alphaShift,
+	// 2^f − 1), added on a period with a CNP (see alphaTicks for the min);
+	// alphaInit = initial_alpha_value << alphaShift; cutShift = rpg_gd +
+	// alphaShift.
 	alphaShift, cutShift uint
-	alphaMax, alphaCNP   uint64
+	alphaCNP             uint64
 	// g is dce_tcp_g, α's retention per period in Q10.
 	g         uint64
 	alphaInit uint32
@@ -670,7 +670,6 @@ func NewDCQCN(cfg DCQCNConfig) (*DCQCN, error) {
 		keep:       dcqcnPercent - uint64(cfg.RpgMinDecFac),
 		alphaShift: sh,
 		cutShift:   uint(cfg.RpgGd) + sh,
-		alphaMax:   uint64(1)<<cfg.AlphaFracBits - 1,
 		alphaCNP:   min(uint64(dcqcnAlphaOne-cfg.DceTCPG)<<sh, uint64(1)<<cfg.AlphaFracBits-1),
 		alphaInit:  uint32(cfg.InitialAlphaValue) << sh,
 		g:          uint64(cfg.DceTCPG),

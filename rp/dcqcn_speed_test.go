@@ -34,7 +34,7 @@ func TestDCQCNShortCatchUpIsGeneral(t *testing.T) {
 		require.NoError(t, err)
 		p := cfg.DceTCPRtt
 		d.s.Active = true
-		d.s.AlphaRaw = uint32(rng.Uint64N(d.alphaMax + 1))
+		d.s.AlphaRaw = uint32(rng.Uint64N(dcqcnAlphaMax(d) + 1))
 		if rng.IntN(4) == 0 {
 			d.s.AlphaRaw = uint32(rng.IntN(3)) // near the idle edge
 		}
@@ -157,3 +157,6 @@ func TestDCQCNTicksClosedForm(t *testing.T) {
 		require.Equal(t, units.Time(wantAfter.Int64()), after, "next %d bound %d period %d", next, bound, p)
 	}
 }
+
+// dcqcnAlphaMax is the α register's largest value, 2^f − 1.
+func dcqcnAlphaMax(d *DCQCN) uint64 { return uint64(1)<<d.cfg.AlphaFracBits - 1 }

@@ -298,9 +298,9 @@ func TestDCQCNAlphaDecayBound(t *testing.T) {
 			cfg.AlphaFracBits, cfg.DceTCPG = f, fixedpoint.UQ0_10(g)
 			d, err := NewDCQCN(cfg)
 			require.NoError(t, err)
-			d.s.AlphaRaw = uint32(d.alphaMax)
+			d.s.AlphaRaw = uint32(dcqcnAlphaMax(d))
 			bound := dcqcnAlphaDecayBound(f, fixedpoint.UQ0_10(g))
-			n := periods(d.alphaMax, g)
+			n := periods(dcqcnAlphaMax(d), g)
 			require.LessOrEqual(t, n, bound, "f = %d, g = %d", f, g)
 			if n > 1 {
 				require.False(t, d.alphaTicks(n-1), "f = %d, g = %d: not yet 0 after %d", f, g, n-1)
