@@ -1140,7 +1140,9 @@ func (c *RoCC) OnTimer(now units.Time, qlen units.Bytes) (RoCCDecision, error) {
 	}
 	c.state.Deadline = fixedpoint.SatAddNonNeg(c.state.Deadline, step)
 
-	// qcur = QueueUnits(qlen), its multiply path inline (qlen ≥ 0 here).
+	// qcur = QueueUnits(qlen), its multiply path inline (qlen ≥ 0 here):
+	// QueueUnits is over the inlining budget, and its call would cost more
+	// than the multiply (TestRoCCOnTimerQueueUnits compares the two).
 	var qcur uint32
 	if v := uint64(qlen); v < c.p.qlim && c.p.qrecip != 0 {
 		hi, _ := bits.Mul64(v, c.p.qrecip)

@@ -361,3 +361,52 @@ func TestRoCCRoundShiftBranchless(t *testing.T) {
 		}
 	}
 }
+
+// TestRoCCOnTimerQueueUnits: OnTimer's inline copy of QueueUnits' multiply
+// path gives the Qcur (State().QCur, and Qold after the update) and the
+// Saturated count QueueUnits gives, for every ΔQ among powers of two, the
+// presets' 80 B and odd values that RoCC40G's thresholds accept in the
+// 16-bit register (from 7 B up), at seeded random queue lengths, the
+// units' edges and beyond saturation.
+func TestRoCCOnTimerQueueUnits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(18, 77))
+	accepted := 0
+	for _, dq := range []units.Bytes{1, 2, 3, 7, 64, 80, 100, 600, 1000, 4096, 12345} {
+		cfg := RoCC40G()
+		cfg.DeltaQ = dq
+		qb := cfg.QueueBits
+		c, err := NewRoCC(cfg)
+		if err != nil {
+			continue // thresholds that do not fit the register at this ΔQ
+		}
+		accepted++
+		_, _, _, qtop := c.Params().Thresholds()
+		top := units.Bytes(qtop+1) * dq
+		for range 3000 {
+			var qlen units.Bytes
+			switch rng.IntN(4) {
+			case 0:
+				qlen = units.Bytes(rng.Int64N(int64(2 * top)))
+			case 1:
+				qlen = top + units.Bytes(rng.IntN(3)) - 1
+			case 2:
+				qlen = units.Bytes(rng.Int64N(int64(qtop)+1))*dq + units.Bytes(rng.IntN(2))*(dq-1)
+			default:
+				qlen = units.Bytes(rng.Int64N(math.MaxInt64))
+			}
+			want, sat := c.Params().QueueUnits(qlen)
+			before := c.State().Saturated
+			_, err := c.OnTimer(c.NextDeadline(), qlen)
+			require.NoError(t, err)
+			s := c.State()
+			require.Equal(t, want, s.QCur, "ΔQ %d, %d bits, qlen %d", dq, qb, qlen)
+			require.Equal(t, want, c.Regs().QOld, "ΔQ %d, %d bits, qlen %d", dq, qb, qlen)
+			wantSat := before
+			if sat {
+				wantSat++
+			}
+			require.Equal(t, wantSat, s.Saturated, "ΔQ %d, %d bits, qlen %d", dq, qb, qlen)
+		}
+	}
+	require.GreaterOrEqual(t, accepted, 8)
+}
