@@ -51,15 +51,8 @@ func fattreeIncast(name string, k, senders int) *harness.Scenario {
 }
 
 func init() {
-	for _, b := range []struct {
-		name string
-		fn   func() *harness.Scenario
-	}{
+	registerBuiltins([]builtinScenario{
 		{fattreeIncastName, func() *harness.Scenario { return fattreeIncast(fattreeIncastName, 8, 16) }},
 		{fattreeIncast1024Name, func() *harness.Scenario { return fattreeIncast(fattreeIncast1024Name, 16, 256) }},
-	} {
-		if err := harness.RegisterBuiltin(b.name, b.fn); err != nil {
-			panic(err)
-		}
-	}
+	})
 }

@@ -34,8 +34,4 @@ func cbfcIncastScenario() *harness.Scenario {
 	return s
 }
 
-func init() {
-	if err := harness.RegisterBuiltin(cbfcIncastName, cbfcIncastScenario); err != nil {
-		panic(err)
-	}
-}
+func init() { registerBuiltins([]builtinScenario{{cbfcIncastName, cbfcIncastScenario}}) }

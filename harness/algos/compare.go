@@ -103,8 +103,4 @@ func compareHosts(n int) []string {
 	return hosts
 }
 
-func init() {
-	if err := harness.RegisterBuiltin(compareName, compareScenario); err != nil {
-		panic(err)
-	}
-}
+func init() { registerBuiltins([]builtinScenario{{compareName, compareScenario}}) }

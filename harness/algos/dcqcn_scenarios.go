@@ -206,27 +206,17 @@ func dcqcnLinkKey(refit func(*harness.Scenario)) harness.Param {
 	}}
 }
 
-// dcqcnRegisterBuiltins registers the named scenario builders; a name
-// clash between adapter files is a programming error.
-func dcqcnRegisterBuiltins(b map[string]func() *harness.Scenario, order ...string) {
-	for _, name := range order {
-		if err := harness.RegisterBuiltin(name, b[name]); err != nil {
-			panic(err)
-		}
-	}
-}
-
 func init() {
-	dcqcnRegisterBuiltins(map[string]func() *harness.Scenario{
-		dcqcnFairnessName: func() *harness.Scenario {
+	registerBuiltins([]builtinScenario{
+		{dcqcnFairnessName, func() *harness.Scenario {
 			return dcqcnFairnessScenario(dcqcnName,
 				"DCQCN fairness: `senders` (2) long flows into h0 at 25Gbps, one starting every `stagger` (1ms); measured over `window` (40ms) after `settle` (20ms)",
 				dcqcnScenarioLink, dcqcnFairnessSpec{senders: dcqcnFairSenders, stagger: dcqcnFairStagger, settle: dcqcnFairSettle, window: dcqcnFairWindow})
-		},
-		dcqcnIncastName: func() *harness.Scenario {
+		}},
+		{dcqcnIncastName, func() *harness.Scenario {
 			return dcqcnIncastScenario(dcqcnName,
 				"HPCC testbed Fig. 9c at 25Gbps: long flow h1->h0; at `at` (1ms) `senders` (7) flows of `size` (500KB) from h2.. into h0",
 				dcqcnScenarioLink, dcqcnIncastSpec{senders: dcqcnIncastSenders, size: dcqcnIncastSize, at: dcqcnIncastAt})
-		},
-	}, dcqcnFairnessName, dcqcnIncastName)
+		}},
+	})
 }

@@ -19,16 +19,16 @@ const (
 )
 
 func init() {
-	dcqcnRegisterBuiltins(map[string]func() *harness.Scenario{
-		dctcpFairnessName: func() *harness.Scenario {
+	registerBuiltins([]builtinScenario{
+		{dctcpFairnessName, func() *harness.Scenario {
 			return dcqcnFairnessScenario(dctcpName,
 				"DCTCP fairness: `senders` (2) long flows into h0 at 10Gbps, one starting every `stagger` (1ms); measured over `window` (20ms) after `settle` (10ms)",
 				dctcpScenarioLink, dcqcnFairnessSpec{senders: dcqcnFairSenders, stagger: dcqcnFairStagger, settle: dctcpFairSettle, window: dctcpFairWindow})
-		},
-		dctcpIncastName: func() *harness.Scenario {
+		}},
+		{dctcpIncastName, func() *harness.Scenario {
 			return dcqcnIncastScenario(dctcpName,
 				"incast into a long flow at 10Gbps: long flow h1->h0; at `at` (1ms) `senders` (7) flows of `size` (500KB) from h2.. into h0",
 				dctcpScenarioLink, dcqcnIncastSpec{senders: dcqcnIncastSenders, size: dcqcnIncastSize, at: dcqcnIncastAt})
-		},
-	}, dctcpFairnessName, dctcpIncastName)
+		}},
+	})
 }

@@ -53,15 +53,8 @@ func expressPassFairnessScenario() *harness.Scenario {
 }
 
 func init() {
-	for _, b := range []struct {
-		name string
-		fn   func() *harness.Scenario
-	}{
+	registerBuiltins([]builtinScenario{
 		{expressPassIncastName, expressPassIncastScenario},
 		{expressPassFairnessName, expressPassFairnessScenario},
-	} {
-		if err := harness.RegisterBuiltin(b.name, b.fn); err != nil {
-			panic(err)
-		}
-	}
+	})
 }

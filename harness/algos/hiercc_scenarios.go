@@ -104,15 +104,8 @@ func hierccCacheScenario() *harness.Scenario {
 }
 
 func init() {
-	for _, b := range []struct {
-		name string
-		fn   func() *harness.Scenario
-	}{
+	registerBuiltins([]builtinScenario{
 		{hierccBurstName, hierccBurstScenario},
 		{hierccCacheName, hierccCacheScenario},
-	} {
-		if err := harness.RegisterBuiltin(b.name, b.fn); err != nil {
-			panic(err)
-		}
-	}
+	})
 }

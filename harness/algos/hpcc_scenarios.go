@@ -278,17 +278,10 @@ func fairnessOf(s *harness.Scenario, n int, step units.Time) {
 }
 
 func init() {
-	for _, b := range []struct {
-		name string
-		fn   func() *harness.Scenario
-	}{
+	registerBuiltins([]builtinScenario{
 		{hpccIncastName, hpccIncastScenario},
 		{hpccLongShortName, hpccLongShortScenario},
 		{hpccIntoLongName, hpccIntoLongScenario},
 		{hpccFairnessName, hpccFairnessScenario},
-	} {
-		if err := harness.RegisterBuiltin(b.name, b.fn); err != nil {
-			panic(err) // a name clash between adapter files: a programming error
-		}
-	}
+	})
 }

@@ -407,18 +407,11 @@ func roccMaxMin() *harness.Scenario {
 }
 
 func init() {
-	for _, b := range []struct {
-		name string
-		fn   func() *harness.Scenario
-	}{
+	registerBuiltins([]builtinScenario{
 		{roccFairnessName, roccFairness},
 		{roccConvergenceName, roccConvergence},
 		{roccMultiName, roccMultiBottleneck},
 		{roccAsymName, roccAsymmetric},
 		{roccMaxMinName, roccMaxMin},
-	} {
-		if err := harness.RegisterBuiltin(b.name, b.fn); err != nil {
-			panic(err) // cannot happen: the names are this file's
-		}
-	}
+	})
 }
