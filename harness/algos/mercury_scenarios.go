@@ -109,15 +109,8 @@ func mercuryBurstScenario() *harness.Scenario {
 }
 
 func init() {
-	for _, b := range []struct {
-		name string
-		fn   func() *harness.Scenario
-	}{
+	registerBuiltins([]builtinScenario{
 		{mercuryVictimName, mercuryVictimScenario},
 		{mercuryBurstName, mercuryBurstScenario},
-	} {
-		if err := harness.RegisterBuiltin(b.name, b.fn); err != nil {
-			panic(err)
-		}
-	}
+	})
 }
