@@ -130,8 +130,7 @@ func BenchmarkLookup(b *testing.B) {
 // constant-time index, on the benchmarks' 4096-divisor ring and on a ring
 // of 2^20. A branch predictor that can learn the small ring's 45 056
 // outcomes makes the search look several times cheaper than it is on
-// divisors it has not seen; the index (find and the bucket's read, as
-// Lookup does) has no branch to learn, so its cost does not depend on the
+// divisors it has not seen; the index (recip, as Lookup reads it) has no branch to learn, so its cost does not depend on the
 // ring (beyond the larger ring's cache misses).
 func BenchmarkSearchRing(b *testing.B) {
 	t := DefaultReciprocal()
@@ -153,7 +152,7 @@ func BenchmarkSearchRing(b *testing.B) {
 		b.Run("index/ring2^"+strconv.Itoa(bits), func(b *testing.B) {
 			var s uint64
 			for i := 0; b.Loop(); i++ {
-				s += t.rec[t.find(ns[i&mask])].mult
+				s += t.recip(ns[i&mask])
 			}
 			benchSink = s
 		})

@@ -168,9 +168,11 @@ func (s errStats) Worst() float64 { return max(s.MaxOver, s.MaxUnder) }
 // search's entry for every n in [1, MaxN], for the default table and for
 // every ε = 2^-e the package allows (each e is 4M lookups). A bucket holds
 // the entry of its least divisor (buildIndex; TestLookupMatchesReference
-// compares the reciprocals it stores), so find must return, for n, a bucket
-// whose least divisor (clamped to [1, MaxN]) the search puts in n's
-// interval.
+// compares the reciprocals it stores), so the bucket find returns for n, or
+// the next one when n is past the bucket's last, must be a bucket whose
+// least divisor (clamped to [1, MaxN]) the search puts in n's interval; and
+// every bucket's next must be the next bucket's mult, the reciprocal recip
+// reads in that case.
 func TestIndexMatchesSearch(t *testing.T) {
 	tables := []*Table{DefaultReciprocal()}
 	if !testing.Short() {
@@ -187,9 +189,18 @@ func TestIndexMatchesSearch(t *testing.T) {
 		for b := range entry {
 			entry[b], _ = tb.search(min(max(bucketLow(uint(b), uint(tb.m)), 1), MaxN))
 		}
+		for b := range len(tb.rec) - 1 {
+			if tb.rec[b].next != tb.rec[b+1].mult {
+				t.Fatalf("e = %d, bucket %d: next %#x, the next bucket's mult %#x", tb.EpsLog2(), b, tb.rec[b].next, tb.rec[b+1].mult)
+			}
+		}
 		for n := uint64(1); n <= MaxN; n++ {
 			k, _ := tb.search(n)
-			if got := entry[tb.find(n)]; got != k {
+			b := tb.find(n)
+			if n > tb.rec[b].last {
+				b++
+			}
+			if got := entry[b]; got != k {
 				t.Fatalf("e = %d, n = %d: index %d, search %d", tb.EpsLog2(), n, got, k)
 			}
 		}

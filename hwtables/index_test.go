@@ -140,7 +140,7 @@ func TestInlining(t *testing.T) {
 			got[m[1]] = true
 		}
 	}
-	for _, f := range []string{"DivFast", "Lookup", "find"} {
+	for _, f := range []string{"DivFast", "Lookup", "find", "recip"} {
 		require.True(t, got[f], "(*Table).%s is no longer inlinable", f)
 	}
 }

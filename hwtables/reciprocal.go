@@ -134,37 +134,43 @@ type CompactConfig struct {
 // interval table's slice is padded to a power of two with sentinel words
 // greater than any probe, so that the binary search runs a fixed number of
 // steps without a length check in its loop; Entries counts only the real
-// words. rec is the software index both kinds read in constant time (see
-// buildIndex): 16 bytes per bucket of divisors, 64 KB for the default
-// interval table and 18 KB for the default compact table, derived from
-// words and never exported.
+// words. octave and rec are the software index both kinds read in constant
+// time (see buildIndex): 24 bytes per bucket of divisors, 96 KB for the
+// default interval table and 27 KB for the default compact table, derived
+// from words and never exported.
 type Table struct {
 	kind     Kind
-	param    uint8  // e (ε = 2^-e) of an interval table, k of a compact table
-	mantBits uint8  // F, stored mantissa fraction bits
-	steps    uint8  // binary-search steps: ⌈log2 entries⌉ (interval); 0 (compact)
-	m        uint8  // bucket bits: e + 1 (interval), k (compact)
-	m1       int    // m + 1: the bit length from which buckets hold 2^s divisors
-	mbit     uint64 // 2^m: buckets per octave
-	f1       int    // F + 1, the bit length of a mantissa
+	param    uint8 // e (ε = 2^-e) of an interval table, k of a compact table
+	mantBits uint8 // F, stored mantissa fraction bits
+	steps    uint8 // binary-search steps: ⌈log2 entries⌉ (interval); 0 (compact)
+	m        uint8 // bucket bits: e + 1 (interval), k (compact)
+	f1       int   // F + 1, the bit length of a mantissa
 	entries  int
 	half     int      // first search stride: len(words)/2 (interval)
 	words    []uint64 // packed words; see Word for the layouts
-	rec      []bucket // the index: see buildIndex
+	rec      []bucket // the index's buckets: see buildIndex
+	// octave[L] places the divisors of bit length L in the index (find):
+	// their first bucket above 6 bits of their shift. 65 words, so that a
+	// leading-one count (0..64) reads it with no bounds check.
+	octave [65]uint64
 }
 
 // bucket is one bucket of the index (buildIndex): the reciprocal of the
-// entry that holds the bucket's least divisor, and where the next one takes
-// over.
+// entry that holds the bucket's least divisor, the next bucket's, and the
+// last divisor of the first.
 type bucket struct {
 	// mult is entry k's reciprocal scaled to 2^63: M_k·2^(63 − shift_k)
 	// = 2^63/n_k rounded as the entry rounds it, so that a/n ≈
 	// ⌊a·mult / 2^63⌋ exactly as ⌊a·M_k / 2^shift_k⌋ (shift_k ≤ 53, and
 	// M_k < 2^(F+1) ≤ 2^(shift_k+1) keeps mult below 2^64).
 	mult uint64
-	// bound is n_{k+1}: a divisor of the bucket at or above it belongs to
-	// entry k + 1, which the next bucket holds (MaxN + 1 when none does).
-	bound uint64
+	// next is the next bucket's mult (this one's in the last bucket).
+	next uint64
+	// last is n_{k+1} − 1: a divisor of the bucket above it belongs to
+	// entry k + 1, whose reciprocal is next. Where no later entry begins
+	// in the bucket, last is at or above every divisor that reaches it:
+	// recNever, or math.MaxUint64 in the pad bucket of n ≥ 2^63.
+	last uint64
 }
 
 // sentinel pads an interval table's words; it exceeds every probe (< 2^52).
@@ -335,8 +341,9 @@ func fromWords(kind Kind, param, f uint, packed []uint64) *Table {
 	return t
 }
 
-// recNever is a bucket bound no divisor reaches.
-const recNever = MaxN + 1
+// recNever is the last of a bucket whose divisors all belong to its own
+// entry: at or above every divisor below 2^63.
+const recNever = math.MaxInt64
 
 // recMult returns mant·2^(63 − shift), a bucket's mult.
 func recMult(mant uint64, shift uint) uint64 { return mant << (63 - shift) }
@@ -349,7 +356,13 @@ func recMult(mant uint64, shift uint) uint64 { return mant << (63 - shift) }
 // own bucket b = n. From 2^m up, n in octave j = L − 1 ≥ m falls in bucket
 // (j − m)·2^m + (the m + 1 bits of n from its leading one): 2^(j−m)
 // integers, a relative width of at most 2^-m of n. The buckets ascend with
-// n, without gaps, up to b = (23 − m)·2^m for n = MaxN.
+// n, without gaps, up to b = (23 − m)·2^m for n = MaxN and on to the end of
+// that octave, R = (24 − m)·2^m buckets for every n < 2^23. Two pad
+// buckets follow: R for 2^23 ≤ n < 2^63 and R + 1 for n ≥ 2^63, both
+// holding MaxN's reciprocal, so that the index clamps n > MaxN as Lookup
+// promises without a compare (n = 0 falls in bucket 0, which holds the
+// entry of 1). Both parts of b come from octave[L]: s·2^m above 6 bits of
+// s, or, for L ≥ 24, R above a shift of 63.
 //
 // Interval table (m = e + 1). An interval [n_k, n_{k+1}) is more than ε·n_k
 // wide (n_{k+1} = ⌈n_k/(1 − ε)⌉ > n_k·(1 + ε)), which from octave j ≥ m on
@@ -359,24 +372,31 @@ func recMult(mant uint64, shift uint) uint64 { return mant << (63 - shift) }
 // holds the next bucket's least n and is the entry the next bucket's word
 // describes. Below 2^m a one-integer bucket meets one interval (every
 // n < 2^e is an entry, n_k = k + 1, and the intervals between 2^e and 2^m
-// are at least one integer wide). rec[b] holds n_{k+1} beside entry k's
-// reciprocal, and a lookup is: bucket b from a leading-one count, its bound
-// read, b + 1 instead when n ≥ n_{k+1} (the sign of a subtraction), and that
-// bucket's reciprocal read: no loop and no branch, whatever n (see find).
-// The entry is the binary search's, bit for bit (the exhaustive tests
-// check that find picks for n a bucket whose entry is n's searched one, and
-// compare Lookup and DivFast with the searched word's reciprocal, over
-// [1, MaxN] for every e).
+// are at least one integer wide). rec[b] holds entry k's reciprocal, entry
+// k + 1's (bucket b + 1's) and n_{k+1} − 1, and a lookup is: bucket b from a
+// leading-one count and one read of octave, one read of the bucket, and
+// the second reciprocal instead of the first when n > n_{k+1} − 1 (a
+// conditional move): no loop and no branch, whatever n (see find and
+// recip). The entry is the binary search's, bit for bit (the exhaustive
+// tests check that the bucket find picks and its last give n's searched
+// entry, and compare Lookup and DivFast with the searched word's
+// reciprocal, over [1, MaxN] for every e).
 //
 // Compact table (m = k). From 2^k up a bucket is exactly the set of n whose
 // k bits after the leading one address one entry, and below 2^k one integer;
 // rec[b] holds that entry's reciprocal (its shift bitlen(n) + F is the same
-// for every n of the bucket) and a bound no n reaches. The hardware reads its
+// for every n of the bucket) and a last no n passes. The hardware reads its
 // 2^k words directly; this expansion only lets both kinds share one
 // branch-free path.
 //
-// Size: (24 − m)·2^m buckets of 16 bytes: 64 KB at e = 7, 18 KB at k = 6;
-// 14 MB at e = 16, the largest.
+// Why two reciprocals per bucket: the selection then waits for one read,
+// not two in a row. Against 16-byte buckets {mult, bound} read twice
+// (bucket b, then b or b + 1) it made BenchmarkDiv 2.31 → 1.89 ns and
+// BenchmarkDivLatency 9.7 → 7.5 ns on this project's 2-core AMD EPYC (Zen 5
+// class), where the native divide takes 2.05 and 4.4 ns.
+//
+// Size: (24 − m)·2^m + 2 buckets of 24 bytes: 96 KB at e = 7, 27 KB at
+// k = 6; 21 MB at e = 16, the largest.
 func (t *Table) buildIndex() {
 	f := uint(t.mantBits)
 	var m uint
@@ -385,34 +405,48 @@ func (t *Table) buildIndex() {
 	} else {
 		m = min(uint(t.param)+1, KeyBits)
 	}
-	t.m, t.m1, t.mbit, t.f1 = uint8(m), int(m+1), 1<<m, int(f)+1
-	t.rec = make([]bucket, (KeyBits+2-m)<<m)
+	t.m, t.f1 = uint8(m), int(f)+1
+	// R buckets for every n < 2^(KeyBits+1), then the two pad buckets.
+	r := uint64(KeyBits+2-m) << m
+	t.rec = make([]bucket, r+2)
+	for l := range t.octave {
+		s := uint64(max(l, int(m)+1) - (int(m) + 1))
+		t.octave[l] = s<<m<<6 | s
+		if l > KeyBits+1 {
+			// b = R + ⌊n / 2^63⌋
+			t.octave[l] = r<<6 | 63
+		}
+	}
 	if t.kind == KindCompact {
 		for b := range t.rec {
 			n := min(max(bucketLow(uint(b), m), 1), MaxN)
 			mant, shift := t.lookupCompact(n)
-			t.rec[b] = bucket{mult: recMult(mant, shift), bound: recNever}
+			t.rec[b] = bucket{mult: recMult(mant, shift), last: recNever}
 		}
-		return
+	} else {
+		nk := make([]uint64, t.entries+1) // n_k, then one past the last
+		for k := 0; k < t.entries; k++ {
+			nk[k] = t.words[k]>>f + 1
+		}
+		nk[t.entries] = recNever + 1
+		k := 0
+		for b := range t.rec {
+			lo := bucketLow(uint(b), m)
+			for k+1 < t.entries && nk[k+1] <= lo {
+				k++
+			}
+			mant, shift := t.entry(k)
+			t.rec[b] = bucket{mult: recMult(mant, shift), last: nk[k+1] - 1}
+		}
 	}
-	nk := make([]uint64, t.entries+1) // n_k, then MaxN + 1
-	for k := 0; k < t.entries; k++ {
-		nk[k] = t.words[k]>>f + 1
-	}
-	nk[t.entries] = recNever
-	k := 0
+	t.rec[r+1].last = math.MaxUint64
 	for b := range t.rec {
-		lo := bucketLow(uint(b), m)
-		for k+1 < t.entries && nk[k+1] <= lo {
-			k++
-		}
-		mant, shift := t.entry(k)
-		t.rec[b] = bucket{mult: recMult(mant, shift), bound: nk[k+1]}
+		t.rec[b].next = t.rec[min(b+1, len(t.rec)-1)].mult
 	}
 }
 
-// bucketLow is the least n of bucket b (0 for bucket 0, which holds no n);
-// the buckets beyond MaxN's pad the index.
+// bucketLow is the least n of bucket b (0 for bucket 0, which holds no n;
+// 2^23 and 2^24 for the pad buckets, which stand for every n ≥ 2^23).
 func bucketLow(b, m uint) uint64 {
 	if b < 1<<m {
 		return uint64(b)
@@ -421,17 +455,25 @@ func bucketLow(b, m uint) uint64 {
 	return uint64(1)<<j | uint64(b&(1<<m-1))<<(j-m)
 }
 
-// find returns the number of the index bucket that holds n's reciprocal,
-// n clamped to [1, MaxN] (buildIndex): b = s·2^m + ⌊n/2^s⌋ with s =
-// max(bitlen(n), m + 1) − (m + 1), where setting bit 2^m of n makes bitlen
-// at least m + 1 so that s needs no compare (n = 0 falls in bucket 0, which
-// holds the entry of 1); then b + 1 if n ≥ bucket b's bound, as the sign of
-// bound − 1 − n (both below 2^23) says, with no branch.
+// find returns the number of the index bucket n falls in (buildIndex): b =
+// s·2^m + ⌊n/2^s⌋ with both s and s·2^m read from octave[bitlen(n | 1)],
+// no compare (n | 1 has n's bit length but for n = 0, which reads as 1).
 func (t *Table) find(n uint64) uint64 {
-	n = min(n, MaxN)
-	s := uint64(bits.Len64(n|t.mbit)-t.m1) & 63
-	b := s<<(t.m&63) + n>>s
-	return b + (t.rec[b].bound-1-n)>>63
+	o := t.octave[bits.Len64(n|1)]
+	return o>>6 + n>>(o&63)
+}
+
+// recip returns n's reciprocal scaled to 2^63 (bucket.mult): that of the
+// bucket n falls in, or the next bucket's when n is past the bucket's last
+// divisor. Both are loaded before the compare, so that it compiles to a
+// conditional move, not a branch on the data.
+func (t *Table) recip(n uint64) uint64 {
+	r := &t.rec[t.find(n)]
+	mult, next := r.mult, r.next
+	if n > r.last {
+		mult = next
+	}
+	return mult
 }
 
 // entry returns the reciprocal of interval entry k, decoded from its
@@ -556,15 +598,15 @@ func (t *Table) Bound() Bound {
 // within t.Bound(). It is the fast form: n is clamped to [1, MaxN] first
 // (n = 0 reads the entry of 1, n > MaxN the entry of MaxN). Both kinds take
 // constant time and the same branch-free path: a leading-one count picks a
-// bucket, its bound decides between it and the next, and that bucket's
-// reciprocal is read (see buildIndex and find). For an interval table that gives the entry hardware finds
+// bucket, and the bucket's last divisor picks one of the two reciprocals it
+// holds (see buildIndex and recip). For an interval table that gives the entry hardware finds
 // with the SearchSteps steps of a binary search over the packed words, for
 // a compact table the entry it addresses with the bits after n's leading
 // one; the result is that entry's, bit for bit.
 func (t *Table) Lookup(n uint64) (mant uint64, shift uint) {
 	// mult = mant·2^(63 − shift) and 2^F ≤ mant < 2^(F+1), so bitlen(mult)
 	// = F + 1 + 63 − shift.
-	mult := t.rec[t.find(n)].mult
+	mult := t.recip(n)
 	d := bits.Len64(mult) - t.f1 // 63 − shift ≥ 10
 	return mult >> d, uint(63 - d)
 }
@@ -608,9 +650,9 @@ func (t *Table) lookupCompact(n uint64) (mant uint64, shift uint) {
 // (mant, shift) = t.Lookup(n). Any a is allowed (the product is 128 bits
 // wide) and the result never exceeds a. It reads the index's reciprocal
 // M·2^(63 − shift) and takes ⌊a·M·2^(63 − shift) / 2^63⌋, the same value, so
-// that the shift is a constant: a leading-one count, two reads, a multiply
-// and a shift, with no branch on the data (find); it is small enough to be
-// inlined.
+// that the shift is a constant: a leading-one count, two reads (octave and
+// the bucket), a conditional move, a multiply and a shift, with no branch on
+// the data (recip); it is small enough to be inlined.
 //
 // Contract: it never fails and never allocates; n is clamped to [1, MaxN]
 // first, so n = 0 divides by 1 (the max(1, n) guard of integer congestion
@@ -625,7 +667,7 @@ func (t *Table) lookupCompact(n uint64) (mant uint64, shift uint) {
 func (t *Table) DivFast(a, n uint64) uint64 {
 	// a/n ≈ a·mant / 2^shift = a·mult / 2^63: the 128-bit product shifted
 	// right by 63; the quotient ≤ a fits 64 bits, so hi < 2^63.
-	hi, lo := bits.Mul64(a, t.rec[t.find(n)].mult)
+	hi, lo := bits.Mul64(a, t.recip(n))
 	return hi<<1 | lo>>63
 }
 
