@@ -245,11 +245,19 @@ func readAction(o *obj) cc.Action {
 	return a
 }
 
-// readRegister decodes [name, width, value].
+// readRegister decodes [name, width, value]: fastRegister for the form the
+// OutputWriter writes, slowRegister for any other.
 func readRegister(n int, path string, raw []byte) (cc.Register, *Error) {
 	if r, ok := fastRegister(raw); ok {
 		return r, nil
 	}
+	return slowRegister(n, path, raw)
+}
+
+// slowRegister decodes [name, width, value] with encoding/json, naming the
+// element at fault (n and path) when it cannot. It is the reference
+// fastRegister must agree with (FuzzFastRegister).
+func slowRegister(n int, path string, raw []byte) (cc.Register, *Error) {
 	var parts []json.RawMessage
 	if err := json.Unmarshal(raw, &parts); err != nil {
 		return cc.Register{}, errAt(n, path, jsonErr(err))
@@ -281,7 +289,8 @@ func readRegister(n int, path string, raw []byte) (cc.Register, *Error) {
 
 // fastRegister decodes the form the OutputWriter writes, ["name",W,V]
 // with a name without escapes, without encoding/json; ok false for any
-// other form, which readRegister decodes the slow way.
+// other form, which readRegister decodes the slow way. Where it says ok it
+// gives slowRegister's register (FuzzFastRegister).
 func fastRegister(raw []byte) (cc.Register, bool) {
 	var r cc.Register
 	if len(raw) < 8 || raw[0] != '[' || raw[1] != '"' || raw[len(raw)-1] != ']' {
