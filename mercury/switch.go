@@ -602,7 +602,8 @@ func (s *Switch) Message(now units.Time, in int, f *cc.Feedback, _ *cc.Actions) 
 // that a trace sees the table change; Entry reads one entry), then per
 // port: state (1, 1 = Undetermined), paused (1), pause_start (64, ps),
 // rx_bytes (32), t_pause (64, ps), q_len (32), check_at (64, ps),
-// q_at_check (32), sum (32).
+// q_at_check (32), sum (32), last_rate (64, bit/s: the rate the port's
+// latest queue reported, C of the resume test where Rates is nil).
 func (s *Switch) AppendRegisters(dst []cc.Register) []cc.Register {
 	const prime = 1099511628211
 	h := uint64(14695981039346656037)
@@ -623,6 +624,7 @@ func (s *Switch) AppendRegisters(dst []cc.Register) []cc.Register {
 			cc.TimeReg("check_at", pt.CheckAt),
 			cc.Reg("q_at_check", 32, uint64(pt.QAtCheck)),
 			cc.Reg("sum", 32, uint64(pt.Sum)),
+			cc.RateReg("last_rate", s.lastRate[i]),
 		)
 	}
 	return dst

@@ -328,3 +328,44 @@ func TestQueueRateRefused(t *testing.T) {
 	require.LessOrEqual(t, w, uint32(3_750_000_000))
 	require.GreaterOrEqual(t, w, uint32(3_736_000_000))
 }
+
+// TestLastRateIsARegister: with Rates nil the resume test's C is the rate
+// the port's latest queue reported, state carried from one event to the
+// next, so it is a register: two switches fed the same packets at 40 and
+// at 10 Gb/s differ in last_rate (and nowhere else) and then decide the
+// same RESUME differently (30 frames, 32.5 KB, in a 10 µs pause: at most
+// C·Tpause = 50 KB at 40 Gb/s, PFC's backlog, Undetermined; more than
+// 12.5 KB at 10 Gb/s, congestion, Determined).
+func TestLastRateIsARegister(t *testing.T) {
+	p := pkt(1, 10, 20)
+	var regs [2][]cc.Register
+	var states [2]mercury.PortState
+	for k, rate := range []units.Rate{line40, 10 * units.Gbps} {
+		c := mercury.PaperSwitch(4, line40, rtt16)
+		c.Rates = nil
+		s, err := mercury.NewSwitch(c)
+		require.NoError(t, err)
+		act := cc.NewActions(8)
+		enq := func(now units.Time, n int, start units.Bytes) {
+			for i := range n {
+				act.Reset()
+				require.NoError(t, s.Enqueue(now, 1, p, cc.Queue{Len: start + units.Bytes(i+1)*frame, Rate: rate}, act))
+			}
+		}
+		enq(us, 60, 0)
+		regs[k] = s.AppendRegisters(nil)
+		require.NoError(t, s.Pause(2*us, 1, 3, true, nil))
+		enq(5*us, 30, 60*frame)
+		require.NoError(t, s.Pause(12*us, 1, 3, false, nil))
+		pt, _ := s.Port(1)
+		states[k] = pt.State
+	}
+	var diff []string
+	for i := range regs[0] {
+		if regs[0][i] != regs[1][i] {
+			diff = append(diff, regs[0][i].Name)
+		}
+	}
+	require.Equal(t, []string{"last_rate"}, diff)
+	require.Equal(t, [2]mercury.PortState{mercury.Undetermined, mercury.Determined}, states)
+}
