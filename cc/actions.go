@@ -1,6 +1,7 @@
 package cc
 
 import (
+	"errors"
 	"strconv"
 
 	"github.com/hwcc/hwcc/units"
@@ -106,6 +107,41 @@ type Actions struct {
 // (capacity < 0 is taken as 0).
 func NewActions(capacity int) *Actions {
 	return &Actions{list: make([]Action, 0, max(capacity, 0))}
+}
+
+// ActionsLimit is the limit this repository's drivers (the harness, trace
+// replay) pass to RunGrowing: 65 536 decisions for one event, far beyond
+// any part's (a switch point's timer credits at most one VOQ per host).
+const ActionsLimit = 1 << 16
+
+// RunGrowing runs one event ev with *act reset, giving the part the room
+// it asks for: while ev fails with an *ActionsFullError (which, by the
+// contract, changed nothing) and *act holds fewer than limit decisions,
+// *act is replaced by an Actions of 2·(Cap + Need) decisions, at most
+// limit, and ev runs again. It returns ev's last error. It is how a driver
+// that owns the buffer (the harness, trace replay) runs an event without
+// knowing beforehand how many decisions it makes; limit bounds what a part
+// that keeps asking for more can make it allocate. When ev succeeds at
+// once, it costs a Reset and the call: no allocation, no errors.As.
+func RunGrowing(act **Actions, limit int, ev func(*Actions) error) error {
+	(*act).Reset()
+	err := ev(*act)
+	if err == nil {
+		// The common case, before errors.As: its target escapes, which
+		// would allocate on every event.
+		return nil
+	}
+	for (*act).Cap() < limit {
+		var full *ActionsFullError
+		if !errors.As(err, &full) {
+			break
+		}
+		*act = NewActions(min(2*((*act).Cap()+full.Need), limit))
+		if err = ev(*act); err == nil {
+			break
+		}
+	}
+	return err
 }
 
 // ActionsOn returns an empty Actions whose storage is buf: its capacity is

@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -452,25 +451,13 @@ func BaseRTTWithINT(f FlowInfo) units.Time {
 // initialActions is the capacity of a part's actions buffer (a CP marks
 // or sends one message per event; a large network builds thousands); a
 // part that needs more says how many (cc.ActionsFullError) and the buffer
-// grows to that once.
+// grows (call).
 const initialActions = 2
 
-// call runs ev against act, growing act once when the part needs more
-// room than it has (the part changed nothing, rule 2).
+// call runs ev against act, growing act when the part needs more room
+// than it has (the part changed nothing, rule 2), up to cc.ActionsLimit.
 func call(act **cc.Actions, ev func(*cc.Actions) error) error {
-	(*act).Reset()
-	err := ev(*act)
-	if err == nil {
-		// The common case, without errors.As: its target escapes, which
-		// would allocate on every event.
-		return nil
-	}
-	var full *cc.ActionsFullError
-	if errors.As(err, &full) {
-		*act = cc.NewActions(2 * ((*act).Cap() + full.Need))
-		err = ev(*act)
-	}
-	return err
+	return cc.RunGrowing(act, cc.ActionsLimit, ev)
 }
 
 // schemeCP runs a cc.CongestionPoint at one harness queue.

@@ -1,7 +1,6 @@
 package trace
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -35,9 +34,6 @@ func NewPart(h Header) (cc.Part, error) {
 	}
 	return p, nil
 }
-
-// maxActions bounds the actions buffer Replay grows for one event.
-const maxActions = 1 << 16
 
 // Replay reads the trace r holds, builds its part fresh from the header
 // and applies each event to it in order (one cctest.Event.Apply per line,
@@ -77,17 +73,10 @@ func Replay(r io.Reader, w io.Writer) error {
 }
 
 // apply applies ev with a reset act, growing act when the part asks for
-// more room (it changed nothing: the contract's rule 2), as a simulator
-// does.
+// more room (it changed nothing: the contract's rule 2), up to
+// cc.ActionsLimit, as the harness does.
 func apply(p cc.Part, ev *cctest.Event, act **cc.Actions) error {
-	(*act).Reset()
-	err := ev.Apply(p, *act)
-	var full *cc.ActionsFullError
-	for err != nil && errors.As(err, &full) && (*act).Cap() < maxActions {
-		*act = cc.NewActions(min(2*((*act).Cap()+full.Need), maxActions))
-		err = ev.Apply(p, *act)
-	}
-	return err
+	return cc.RunGrowing(act, cc.ActionsLimit, func(a *cc.Actions) error { return ev.Apply(p, a) })
 }
 
 // Mismatch is the first difference Diff finds.
