@@ -38,7 +38,9 @@
 //  3. Bounded output. A part appends what it decides to the caller's
 //     Actions, which has a fixed capacity. An event whose decisions do not
 //     fit returns an *ActionsFullError (errors.Is(err, ErrActionsFull))
-//     naming how many it needs, and (rule 2) does nothing.
+//     naming how many it needs, and (rule 2) does nothing. RunGrowing is
+//     the driver's side of this rule: it grows the buffer and runs the
+//     event again.
 //  4. Deadlines. NextDeadline is units.MaxTime (no timer) or the earliest
 //     time at which Timer has work; the caller calls Timer at or after it.
 //     No event sets a deadline before its own now. A deadline the caller
