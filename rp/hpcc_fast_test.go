@@ -41,16 +41,24 @@ func TestHPCCDeltasMatchCodec(t *testing.T) {
 	}
 }
 
+// hpccFieldsCodec is the Codec of the field-check tests: maxHops hops and
+// three speed codes (1, 7, 15: 25, 100 and 400 Gb/s), so that other codes
+// are unknown.
+func hpccFieldsCodec(t *testing.T, maxHops int) *inttel.Codec {
+	codec, err := inttel.NewCodec(inttel.Config{
+		TxBytesUnit: 128, QLenUnit: 80, TSUnit: units.Nanosecond, MaxHops: maxHops,
+		Speeds: []inttel.SpeedCode{{Code: 1, Rate: 25 * units.Gbps}, {Code: 7, Rate: 100 * units.Gbps}, {Code: 15, Rate: 400 * units.Gbps}},
+	})
+	require.NoError(t, err)
+	return codec
+}
+
 // TestHPCCValidMatchesCheck: the per-ACK validity test and the checks that
 // name a fault agree on every header, sequence and state drawn: valid is
 // true exactly when check returns nil.
 func TestHPCCValidMatchesCheck(t *testing.T) {
 	rng := rand.New(rand.NewPCG(18, 6))
-	codec, err := inttel.NewCodec(inttel.Config{
-		TxBytesUnit: 128, QLenUnit: 80, TSUnit: units.Nanosecond, MaxHops: 4,
-		Speeds: []inttel.SpeedCode{{Code: 1, Rate: 25 * units.Gbps}, {Code: 7, Rate: 100 * units.Gbps}, {Code: 15, Rate: 400 * units.Gbps}},
-	})
-	require.NoError(t, err)
+	codec := hpccFieldsCodec(t, 4)
 	c := HPCCPaperSim(100 * units.Gbps)
 	c.Codec = codec
 	h, err := NewHPCC(c)
@@ -95,11 +103,7 @@ func TestHPCCValidMatchesCheck(t *testing.T) {
 // codes, and sequences in and out of order.
 func TestHPCCSampleRefusesAsCheck(t *testing.T) {
 	rng := rand.New(rand.NewPCG(18, 34))
-	codec, err := inttel.NewCodec(inttel.Config{
-		TxBytesUnit: 128, QLenUnit: 80, TSUnit: units.Nanosecond, MaxHops: 5,
-		Speeds: []inttel.SpeedCode{{Code: 1, Rate: 25 * units.Gbps}, {Code: 7, Rate: 100 * units.Gbps}, {Code: 15, Rate: 400 * units.Gbps}},
-	})
-	require.NoError(t, err)
+	codec := hpccFieldsCodec(t, 5)
 	for _, mod := range []func(*HPCCConfig){
 		func(*HPCCConfig) {},
 		func(c *HPCCConfig) { c.MultiRate = true },
