@@ -30,7 +30,9 @@ import "github.com/hwcc/hwcc/cc"
 // at package initialisation from Step.
 //
 // The state is never 0: 0 is the lock-up state that maps to itself, so
-// NewLFSR32 rejects a zero seed. The zero LFSR32 value is not usable.
+// NewLFSR32 rejects a zero seed. The zero LFSR32 value is not usable. It is
+// the random source a marking CP holds (DCQCN's RED marker), not a cc part:
+// it has no events, time or actions, so it keeps no cc interface.
 type LFSR32 struct {
 	state uint32
 }

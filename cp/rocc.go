@@ -363,7 +363,7 @@ func RoCCTofino40G() RoCCConfig {
 // constants and the AUTO_TUNE region table. It is the "simple registry" of
 // section III-F: the same values serve the switch (RoCC) and a host that
 // computes the rate itself (RoCCHost). Immutable after NewRoCCParams; safe
-// to share.
+// to share. It is configuration the parts read, not a cc part itself.
 type RoCCParams struct {
 	cfg   RoCCConfig
 	queue fixedpoint.Quantizer // bytes → ΔQ units, Floor, QueueBits wide
