@@ -388,12 +388,9 @@ type RoCCParams struct {
 	// chain the hardware runs (the same value, bit for bit).
 	alphaG, betaG int64
 	tune          hwtables.RoCCAutoTune
-	// tbound is tune's five region bounds (RoCCAutoTune.Bounds), which
-	// Shift compares with F side by side.
-	tbound [hwtables.RoCCAutoTuneBounds]uint64
-	k, g   uint
-	finit  uint32 // F before the first update (InitialF), register units
-	floor  bool   // Rounding == RoCCRoundFloor
+	k, g          uint
+	finit         uint32 // F before the first update (InitialF), register units
+	floor         bool   // Rounding == RoCCRoundFloor
 }
 
 // NewRoCCParams validates cfg and builds its parameters. The error is a
@@ -526,7 +523,6 @@ func (p *RoCCParams) init() error {
 	if p.tune, err = hwtables.NewRoCCAutoTune(uint64(p.fmax)); err != nil {
 		return &cc.ConfigError{Part: roccCPPart, Field: "FMax", Value: c.FMax.String(), Err: err}
 	}
-	p.tbound = p.tune.Bounds()
 	switch c.InitialF {
 	case RoCCInitialFMin:
 		p.finit = p.fmin
@@ -632,21 +628,10 @@ func (p *RoCCParams) Gains() (alpha, beta fixedpoint.CSD) { return p.alpha, p.be
 func (p *RoCCParams) AutoTune() *hwtables.RoCCAutoTune { return &p.tune }
 
 // Shift returns AUTO_TUNE's gain shift s = log2(ratio) for the F register
-// value f (Algorithm 1, lines 15–21): α = ᾱ/2^s, β = β̄/2^s.
-//
-// It is AutoTune().Shift(f), the number of the table's bounds above f (a
-// test checks every F register value of the presets), counted as five
-// comparators side by side would: five compares and no data-dependent
-// branch, where the table's binary search takes three branches that
-// mispredict as F moves between regions.
-//
-// Each comparator is the borrow of f − bound: both are below 2^48
-// (RoCCAutoTuneMaxFmax), so the 64-bit difference wraps to 2^63 or more,
-// and bit 63 is set, exactly when f < bound.
-func (p *RoCCParams) Shift(f uint32) uint {
-	x, b := uint64(f), &p.tbound
-	return uint((x-b[0])>>63 + (x-b[1])>>63 + (x-b[2])>>63 + (x-b[3])>>63 + (x-b[4])>>63)
-}
+// value f (Algorithm 1, lines 15–21): α = ᾱ/2^s, β = β̄/2^s. It is
+// AutoTune().Shift(f): five comparators side by side, no data-dependent
+// branch.
+func (p *RoCCParams) Shift(f uint32) uint { return p.tune.Shift(uint64(f)) }
 
 // RateUnits returns F in whole ΔF units, ⌊f / 2^RateFracBits⌋: the value the
 // CNP carries. Rounding down never tells a source more than the CP computed,

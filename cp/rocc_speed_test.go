@@ -291,11 +291,22 @@ func TestRoCCFeedbackPutIsAppend(t *testing.T) {
 	}
 }
 
-// TestRoCCShiftIsAutoTune: Params().Shift (five comparators) is the
-// AUTO_TUNE table's binary search for every F register value of every
-// preset, with 8 and 0 fraction bits, up to 2·Fmax, and at the bounds ± 1
-// of seeded random Fmax.
-func TestRoCCShiftIsAutoTune(t *testing.T) {
+// roccPaperLoopShift is AUTO_TUNE as Algorithm 1 lines 15–21 write it:
+// level doubles from 2 while F < Fmax/level (compared as F·level < Fmax,
+// exact in integers for F, Fmax < 2^32) and level < 64; s = log2(level/2).
+func roccPaperLoopShift(f, fmax uint64) uint {
+	level := uint64(2)
+	for f*level < fmax && level < 64 {
+		level *= 2
+	}
+	return uint(bits.Len64(level/2) - 1)
+}
+
+// TestRoCCShiftIsPaperLoop: Params().Shift (five comparators in
+// hwtables.RoCCAutoTune) is the paper's AUTO_TUNE loop for every F register
+// value of every preset, with 8 and 0 fraction bits, up to 2·Fmax, and at
+// the region bounds ± 1 of seeded random Fmax.
+func TestRoCCShiftIsPaperLoop(t *testing.T) {
 	n := 0
 	for name, cfg := range roccPresets() {
 		for _, k := range []uint{0, 8} {
@@ -304,8 +315,8 @@ func TestRoCCShiftIsAutoTune(t *testing.T) {
 			require.NoError(t, err, name)
 			_, fmax := p.FBounds()
 			for f := range 2*fmax + 2 {
-				if got, want := p.Shift(f), p.AutoTune().Shift(uint64(f)); got != want {
-					t.Fatalf("%s, k = %d, F = %d: Shift %d, table %d", name, k, f, got, want)
+				if got, want := p.Shift(f), roccPaperLoopShift(uint64(f), uint64(fmax)); got != want {
+					t.Fatalf("%s, k = %d, F = %d: Shift %d, the paper's loop %d", name, k, f, got, want)
 				}
 				n++
 			}
@@ -314,15 +325,15 @@ func TestRoCCShiftIsAutoTune(t *testing.T) {
 	require.Greater(t, n, 4_000_000)
 	rng := rand.New(rand.NewPCG(18, 5))
 	for range 2000 {
+		fmax := uint64(rng.Uint32N(math.MaxUint32) + 1)
 		p := &RoCCParams{}
 		var err error
-		p.tune, err = hwtables.NewRoCCAutoTune(uint64(rng.Uint32N(math.MaxUint32) + 1))
+		p.tune, err = hwtables.NewRoCCAutoTune(fmax)
 		require.NoError(t, err)
-		p.tbound = p.tune.Bounds()
-		for _, b := range p.tbound {
+		for _, b := range p.tune.Bounds() {
 			for _, f := range []uint64{b - 1, b, b + 1} {
 				if f <= math.MaxUint32 {
-					require.Equal(t, p.tune.Shift(f), p.Shift(uint32(f)), "Fmax %d, F %d", p.tune.Fmax(), f)
+					require.Equal(t, roccPaperLoopShift(f, fmax), p.Shift(uint32(f)), "Fmax %d, F %d", fmax, f)
 				}
 			}
 		}

@@ -87,21 +87,17 @@ func (t *RoCCAutoTune) Bounds() [RoCCAutoTuneBounds]uint64 { return t.bound }
 // Shift returns the gain shift s = log2(ratio) in [0, 5] of AUTO_TUNE for
 // the fair rate f: α = ᾱ >> s and β = β̄ >> s (Algorithm 1, lines 15–21).
 //
-// It is a binary search over the five ascending bounds: s is the number of
-// bounds strictly above f, which is the number of times the paper's loop
-// doubles level (the bounds fall as level grows, so the loop stops at the
-// first bound f reaches). Three comparisons, no allocation. s never
+// s is the number of bounds strictly above f, which is the number of times
+// the paper's loop doubles level (the bounds fall as level grows, so the
+// loop stops at the first bound f reaches). It is counted as five
+// comparators side by side, as RTL would: five compares and no
+// data-dependent branch (a binary search takes three branches, which
+// mispredict as F moves between regions). Each comparator is the borrow
+// of f − bound: with f clamped to RoCCAutoTuneMaxFmax (2^48 − 1, above
+// every bound), both are below 2^63, so the 64-bit difference wraps to 2^63 or
+// more, setting bit 63, exactly when f < bound. No allocation. s never
 // decreases as f decreases: lower rates get smaller gains.
 func (t *RoCCAutoTune) Shift(f uint64) uint {
-	// lo = the number of bounds ≤ f (the first index whose bound exceeds f).
-	lo, hi := 0, RoCCAutoTuneBounds
-	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		if t.bound[mid] <= f {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
-	}
-	return uint(RoCCAutoTuneBounds - lo)
+	x, b := min(f, RoCCAutoTuneMaxFmax), &t.bound
+	return uint((x-b[0])>>63 + (x-b[1])>>63 + (x-b[2])>>63 + (x-b[3])>>63 + (x-b[4])>>63)
 }

@@ -19,9 +19,9 @@
 //     lookup. At k = 6: 64 words of 10 bits, 80 B, |error| ≤ 0.824 %. See
 //     NewCompact.
 //   - RoCC's AUTO_TUNE regions (RoCC, IEEE TPDS 2023, Algorithm 1 lines
-//     15–21, section V-C): five bounds ⌈Fmax/2^j⌉ from which a three-step
-//     binary search finds the gain shift of the fair rate F, exactly as the
-//     paper's loop does. See RoCCAutoTune.
+//     15–21, section V-C): five bounds ⌈Fmax/2^j⌉, compared with the fair
+//     rate F side by side, give the gain shift exactly as the paper's loop
+//     does. See RoCCAutoTune.
 //
 // Generation, error measurement and export ($readmemh hex, C headers, JSON
 // for hardware teams, and the Go source of tables_gen.go) live in package
