@@ -117,29 +117,37 @@ const ActionsLimit = 1 << 16
 // RunGrowing runs one event ev with *act reset, giving the part the room
 // it asks for: while ev fails with an *ActionsFullError (which, by the
 // contract, changed nothing) and *act holds fewer than limit decisions,
-// *act is replaced by an Actions of 2·(Cap + Need) decisions, at most
-// limit, and ev runs again. It returns ev's last error. It is how a driver
-// that owns the buffer (the harness, trace replay) runs an event without
-// knowing beforehand how many decisions it makes; limit bounds what a part
-// that keeps asking for more can make it allocate. When ev succeeds at
-// once, it costs a Reset and the call: no allocation, no errors.As.
+// *act is replaced by an Actions of 2·(Cap + Need) decisions, saturated at
+// limit, and ev runs again. Each round grows the buffer or ends the loop (a
+// Need that would not grow it, as a part breaking the contract might
+// report, ends it), so there are at most log2(limit) + 1 rounds. It returns
+// ev's last error. It is how a driver that owns the buffer (the harness,
+// trace replay) runs an event without knowing beforehand how many
+// decisions it makes; limit bounds what a part that keeps asking for more
+// can make it allocate. It allocates only the buffers it grows: an event
+// that succeeds, or fails with another error, costs none.
 func RunGrowing(act **Actions, limit int, ev func(*Actions) error) error {
 	(*act).Reset()
 	err := ev(*act)
-	if err == nil {
-		// The common case, before errors.As: its target escapes, which
-		// would allocate on every event.
-		return nil
-	}
-	for (*act).Cap() < limit {
+	// errors.Is before errors.As: As's target escapes, which would
+	// allocate on every refused event.
+	for err != nil && errors.Is(err, ErrActionsFull) {
 		var full *ActionsFullError
-		if !errors.As(err, &full) {
+		c := (*act).Cap()
+		if !errors.As(err, &full) || c >= limit {
 			break
 		}
-		*act = NewActions(min(2*((*act).Cap()+full.Need), limit))
-		if err = ev(*act); err == nil {
+		// n = min(2·(c + Need), limit) without overflow: 2·(c + need) ≤
+		// limit exactly when need ≤ ⌊limit/2⌋ − c.
+		n := limit
+		if need := max(full.Need, 0); need <= limit/2-c {
+			n = 2 * (c + need)
+		}
+		if n <= c {
 			break
 		}
+		*act = NewActions(n)
+		err = ev(*act)
 	}
 	return err
 }

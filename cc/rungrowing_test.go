@@ -2,6 +2,7 @@ package cc_test
 
 import (
 	"errors"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -60,21 +61,50 @@ func TestRunGrowing(t *testing.T) {
 	// Caps 1 → 2·(1+2) = 6 → 2·(6+7) = 26 → 2·(26+27) = 106, capped at 64.
 	require.Equal(t, [2]int{4, 64}, [2]int{grow, act.Cap()})
 
+	// A Need so large that 2·(Cap + Need) overflows an int: the buffer
+	// saturates at the limit (not a wrapped size), one more run.
+	runs := 0
+	act = cc.NewActions(2)
+	err = cc.RunGrowing(&act, 64, func(a *cc.Actions) error {
+		runs++
+		return &cc.ActionsFullError{Part: "p", Event: "e", Need: math.MaxInt, Free: a.Free()}
+	})
+	require.ErrorIs(t, err, cc.ErrActionsFull)
+	require.Equal(t, [2]int{2, 64}, [2]int{runs, act.Cap()})
+
+	// A Need of 0 (or below) with no room at all would not grow the
+	// buffer: the loop ends after the first run instead of spinning.
+	runs = 0
+	act = cc.NewActions(0)
+	err = cc.RunGrowing(&act, 64, func(a *cc.Actions) error {
+		runs++
+		return &cc.ActionsFullError{Part: "p", Event: "e", Need: -5, Free: a.Free()}
+	})
+	require.ErrorIs(t, err, cc.ErrActionsFull)
+	require.Equal(t, [2]int{1, 0}, [2]int{runs, act.Cap()})
+
 	// Any other error: one run, the buffer kept.
 	other := errors.New("refused")
 	act = cc.NewActions(2)
-	runs := 0
+	runs = 0
 	require.Same(t, other, cc.RunGrowing(&act, 100, func(*cc.Actions) error { runs++; return other }))
 	require.Equal(t, [2]int{1, 2}, [2]int{runs, act.Cap()})
 }
 
-// TestRunGrowingNoAllocs: an event that fits costs no allocation.
+// TestRunGrowingNoAllocs: an event that fits, or fails with an error
+// other than a full buffer, costs no allocation.
 func TestRunGrowingNoAllocs(t *testing.T) {
 	act := cc.NewActions(4)
 	m := &marker{n: 3}
 	run := m.run
 	require.Zero(t, testing.AllocsPerRun(1000, func() {
 		if err := cc.RunGrowing(&act, cc.ActionsLimit, run); err != nil {
+			t.Fatal(err)
+		}
+	}))
+	refused := errors.New("refused")
+	require.Zero(t, testing.AllocsPerRun(1000, func() {
+		if err := cc.RunGrowing(&act, cc.ActionsLimit, func(*cc.Actions) error { return refused }); err != refused {
 			t.Fatal(err)
 		}
 	}))
