@@ -172,7 +172,6 @@ type HPCC struct {
 type hpccLanes struct {
 	idx [window.MaxLanes]uint8
 	qU  [window.MaxLanes]uint64
-	// div: the txRate term's numerator (Hi, Lo), τ (N) and their quotient
 	div window.Lanes
 }
 
@@ -375,8 +374,8 @@ func NewHPCC(cfg HPCCConfig) (*HPCC, error) {
 		}
 	}
 	h.maxHops = uint8(cfg.Codec.MaxHops())
-	h.tsUnit = uint64(cfg.Codec.TSDelta(inttel.Hop{}, inttel.Hop{TS: 1}))
-	h.txUnit = uint64(cfg.Codec.TxBytesDelta(inttel.Hop{}, inttel.Hop{TxBytes: 1}))
+	h.tsUnit = uint64(cfg.Codec.Config().TSUnit)
+	h.txUnit = uint64(cfg.Codec.Config().TxBytesUnit)
 	h.Reset()
 	return h, nil
 }
