@@ -130,8 +130,9 @@ func BenchmarkLookup(b *testing.B) {
 // constant-time index, on the benchmarks' 4096-divisor ring and on a ring
 // of 2^20. A branch predictor that can learn the small ring's 45 056
 // outcomes makes the search look several times cheaper than it is on
-// divisors it has not seen; the index (recip, as Lookup reads it) has no branch to learn, so its cost does not depend on the
-// ring (beyond the larger ring's cache misses).
+// divisors it has not seen; the index (recip, as Lookup reads it) has no
+// branch to learn, so its cost does not depend on the ring (beyond the
+// larger ring's cache misses).
 func BenchmarkSearchRing(b *testing.B) {
 	t := DefaultReciprocal()
 	for _, bits := range []int{12, 20} {

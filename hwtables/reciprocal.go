@@ -135,9 +135,9 @@ type CompactConfig struct {
 // greater than any probe, so that the binary search runs a fixed number of
 // steps without a length check in its loop; Entries counts only the real
 // words. octave and rec are the software index both kinds read in constant
-// time (see buildIndex): 24 bytes per bucket of divisors, 96 KB for the
-// default interval table and 27 KB for the default compact table, derived
-// from words and never exported.
+// time (see buildIndex): 24 bytes per bucket of divisors plus octave's 520,
+// 96 KB for the default interval table and 27 KB for the default compact
+// table, derived from words and never exported.
 type Table struct {
 	kind     Kind
 	param    uint8 // e (ε = 2^-e) of an interval table, k of a compact table
@@ -167,9 +167,11 @@ type bucket struct {
 	// next is the next bucket's mult (this one's in the last bucket).
 	next uint64
 	// last is n_{k+1} − 1: a divisor of the bucket above it belongs to
-	// entry k + 1, whose reciprocal is next. Where no later entry begins
-	// in the bucket, last is at or above every divisor that reaches it:
-	// recNever, or math.MaxUint64 in the pad bucket of n ≥ 2^63.
+	// entry k + 1, whose reciprocal is next. Where n_{k+1} lies beyond
+	// the bucket, last is therefore above every divisor that reaches it;
+	// where there is no entry k + 1 (the last entry's buckets, every
+	// bucket of a compact table) it is recNever, and math.MaxUint64 in the
+	// pad bucket of n ≥ 2^63.
 	last uint64
 }
 
@@ -598,11 +600,11 @@ func (t *Table) Bound() Bound {
 // within t.Bound(). It is the fast form: n is clamped to [1, MaxN] first
 // (n = 0 reads the entry of 1, n > MaxN the entry of MaxN). Both kinds take
 // constant time and the same branch-free path: a leading-one count picks a
-// bucket, and the bucket's last divisor picks one of the two reciprocals it
-// holds (see buildIndex and recip). For an interval table that gives the entry hardware finds
-// with the SearchSteps steps of a binary search over the packed words, for
-// a compact table the entry it addresses with the bits after n's leading
-// one; the result is that entry's, bit for bit.
+// bucket, and the bucket's last divisor picks one of the two reciprocals
+// it holds (see buildIndex and recip). For an interval table that gives
+// the entry hardware finds with the SearchSteps steps of a binary search
+// over the packed words, for a compact table the entry it addresses with
+// the bits after n's leading one; the result is that entry's, bit for bit.
 func (t *Table) Lookup(n uint64) (mant uint64, shift uint) {
 	// mult = mant·2^(63 − shift) and 2^F ≤ mant < 2^(F+1), so bitlen(mult)
 	// = F + 1 + 63 − shift.
