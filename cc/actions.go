@@ -181,7 +181,10 @@ func (a *Actions) Free() int {
 }
 
 // All returns the decisions in the order they were made. The slice is
-// valid until the next Reset or append.
+// valid until the next Reset or append, and shares a's storage: a part may
+// finish, through it, a decision it appended in the same event (RoCC's CP
+// appends one rate message per flow from a template and then writes the
+// flow into the copy); a caller only reads it.
 func (a *Actions) All() []Action {
 	if a == nil {
 		return nil

@@ -208,12 +208,12 @@ func (a UQ32_32) Mul(b UQ32_32) UQ32_32 {
 	return UQ32_32(q)
 }
 
-// ShrSat128 returns ⌊(hi·2^64 + lo) / 2^s⌋ for s in [1, 63], saturated at
+// ShrSat128 returns ⌊(hi·2^64 + lo) / 2^s⌋ for s in [0, 63], saturated at
 // math.MaxUint64 when it needs more than 64 bits (hi ≥ 2^s): a 128-bit
 // product brought back to a 64-bit register, as a fixed-point multiply's
 // output stage does. s is taken mod 64 (so that a constant s compiles to
-// plain shifts); s = 0 is not in its domain. Worked value: ShrSat128(1, 0,
-// 32) = 2^32, ShrSat128(2^32, 0, 32) = math.MaxUint64.
+// plain shifts). Worked value: ShrSat128(1, 0, 32) = 2^32,
+// ShrSat128(2^32, 0, 32) = math.MaxUint64.
 func ShrSat128(hi, lo uint64, s uint) uint64 {
 	s &= 63
 	if hi>>s != 0 {
