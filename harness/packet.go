@@ -171,7 +171,10 @@ type Packet struct {
 // one, that events, FIFOs and the free list hold instead of a pointer (so
 // that the event heap and the links between queued packets are not
 // pointers: moving an event or queueing a packet costs no GC write
-// barrier, and the GC does not follow them).
+// barrier, and the GC does not follow them). Handles are 32 bits and the
+// pool grows only to the most packets alive at once (freed ones are
+// reused): 2^32 − 1 live packets would take hundreds of GB of memory, which
+// runs out long before a handle could wrap, so get does not check it.
 type packetPool struct {
 	free      uint32    // handle of the first free packet, 0 if none
 	all       []*Packet // by handle − 1

@@ -60,11 +60,7 @@ func (s *Sim) enqueue(sw *node, out *port, p *Packet, in *port) {
 	if out.vq != nil && prio != ControlPrio {
 		if err := out.vq.push(&s.pool, p, in != nil && in.peer.node.isHost); err != nil {
 			s.voqErr(out, err)
-			sw.bufUsed -= p.inSize
-			if in := p.ingress; in != 0 {
-				p.ingress = 0
-				s.fc.release(s, sw, s.ports[in-1], p)
-			}
+			s.unadmit(sw, p)
 			s.drop(out, p)
 			return
 		}
@@ -130,18 +126,24 @@ func (s *Sim) switchNext(pt *port) *Packet {
 	return p
 }
 
+// unadmit gives back what admitting p took at switch sw: its bytes of the
+// shared buffer and of its ingress port (ingressAdd's p.ingress, a port's
+// gid + 1), with the flow control's release (PFC RESUME).
+func (s *Sim) unadmit(sw *node, p *Packet) {
+	sw.bufUsed -= p.inSize
+	if in := p.ingress; in != 0 {
+		p.ingress = 0
+		s.fc.release(s, sw, s.ports[in-1], p)
+	}
+}
+
 // switchDequeued runs the dequeue side effects of p leaving pt (pt is
 // already marked busy): buffer and ingress release with PFC RESUME, and the
 // CP's OnDequeue, which stamps p's INT header (and grows p.Size by the
 // record) when the algorithm's congestion point does.
 func (s *Sim) switchDequeued(pt *port, p *Packet) {
 	if p.Prio != ControlPrio {
-		sw := pt.node
-		sw.bufUsed -= p.inSize
-		if in := p.ingress; in != 0 {
-			p.ingress = 0
-			s.fc.release(s, sw, s.ports[in-1], p)
-		}
+		s.unadmit(pt.node, p)
 	}
 	if w := pt.node.module; w != nil && p.Kind == KindData {
 		w.mod.Dequeue(s.now, w, pt.num, p)
