@@ -477,8 +477,23 @@ func TestCodeOf(t *testing.T) {
 			t.Errorf("codeOf(%v) = %d, want %d", c.err, got, c.code)
 		}
 	}
-	if got := cutUTF8("a≥b", 2); got != "a" {
-		t.Errorf("cutUTF8 split a character: %q", got)
+	// A register name cut to the ABI's 31 bytes (hwcc_register.name is 32
+	// with the NUL), by hand: "≥" is 3 bytes and "é" 2.
+	a30 := strings.Repeat("a", 30)
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"a≥b", 2, "a"},
+		{a30 + "≥x", 31, a30},                 // ≥ would take bytes 31–33
+		{a30[:29] + "éx", 31, a30[:29] + "é"}, // é ends at byte 31 exactly
+		{a30 + "b", 31, a30 + "b"},            // 31 bytes: kept whole
+		{a30 + "bc", 31, a30 + "b"},           // 32 bytes: cut
+	} {
+		if got := cutUTF8(c.in, c.n); got != c.want {
+			t.Errorf("cutUTF8(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
 	}
 }
 
