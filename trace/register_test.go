@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/hwcc/hwcc/cc"
@@ -67,6 +68,38 @@ func TestFastRegisterAgreesWithJSON(t *testing.T) {
 		}
 		if got, _ := fastRegister(elem); got != r {
 			t.Fatalf("%s: read back as %+v, written from %+v", elem, got, r)
+		}
+	}
+}
+
+// TestReadRegisterByHand pins what the reader makes of some of
+// registerForms, written out from the format (["name", width, value], a
+// negative value as its two's complement in width bits): accepted forms
+// with their registers, refused ones with the element they name.
+func TestReadRegisterByHand(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want cc.Register
+	}{
+		{`["rc",32,24000]`, cc.Register{Name: "rc", Width: 32, Value: 24000}},
+		{`["d",8,-1]`, cc.Register{Name: "d", Width: 8, Value: 0xff, Signed: true}},
+		{`["x",64,18446744073709551615]`, cc.Register{Name: "x", Width: 64, Value: 1<<64 - 1}},
+		{`["x",64,-9223372036854775808]`, cc.Register{Name: "x", Width: 64, Value: 1 << 63, Signed: true}},
+		{`[ "x", 1, 0 ]`, cc.Register{Name: "x", Width: 1}},
+		{`["a\u0041",1,1]`, cc.Register{Name: "aA", Width: 1, Value: 1}},
+	} {
+		got, err := readRegister(3, "registers[0]", []byte(c.in))
+		if err != nil || got != c.want {
+			t.Errorf("%s: %+v, %v; want %+v", c.in, got, err, c.want)
+		}
+	}
+	for _, in := range []string{`["x",01,2]`, `["x",1,02]`, `["x",1,+2]`, `["x",1,2e3]`, `["x",1,2.0]`,
+		`["x",256,1]`, `["x",-1,1]`, `["x",64,18446744073709551616]`, `["x",64,-9223372036854775809]`,
+		`["x",1,2,3]`, `["x",1]`, `[1,2,3]`, `["a",true,2]`, `["a",1,null]`} {
+		if r, err := readRegister(3, "registers[0]", []byte(in)); err == nil {
+			t.Errorf("%s: read as %+v, want a refusal", in, r)
+		} else if !strings.Contains(err.Error(), "registers[0]") {
+			t.Errorf("%s: %v does not name the element", in, err)
 		}
 	}
 }
