@@ -187,6 +187,12 @@ var commonParams = []Param{
 		s.Workload.Poisson.Load = x
 		return nil
 	}},
+	{"poisson_stop", "end of the Poisson arrivals (0: the end of the run)", func(s *Scenario, v string) error {
+		if s.Workload.Poisson == nil {
+			return errors.New("the workload has no poisson part")
+		}
+		return setTime(func(s *Scenario) *Time { return &s.Workload.Poisson.Stop }, true)(s, v)
+	}},
 	{"cdf", "Poisson flow-size distribution: " + strings.Join(workloads.Names(), ", "), func(s *Scenario, v string) error {
 		if s.Workload.Poisson == nil {
 			return errors.New("the workload has no poisson part")
