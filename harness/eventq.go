@@ -101,23 +101,25 @@ type eventQueue struct {
 
 // Geometry and adaptation. The width starts at 2^initShift ps over
 // 2^minSlotBits slots; adapt keeps the events popped per slot within a
-// factor eventSlack of eventPerSlot, and enough slots (a power of two, at
-// most 2^maxSlotBits) for all but 1/2^eventFarShift of the pushes.
+// factor 2 of eventPerSlot, and enough slots (a power of two, at most
+// 2^maxSlotBits) for all but 1/2^eventFarShift of the pushes.
 const (
-	initShift     = 13 // 8.192 ns
-	minSlotBits   = 10
-	maxSlotBits   = 22
-	maxShift      = 40 // 1.1 s
-	eventEpoch    = 4096
-	eventPerSlot  = 2
-	eventSlack    = 4
-	eventFarShift = 5
+	initShift      = 13 // 8.192 ns
+	minSlotBits    = 10
+	maxSlotBits    = 22
+	maxShift       = 40 // 1.1 s
+	eventEpoch     = 4096
+	eventPerSlot   = 2
+	eventFarShift  = 5
+	eventIdleSlots = 8
 )
 
 // slots returns the number of slots (0 before the first push).
 func (q *eventQueue) slots() int64 { return int64(len(q.head)) }
 
-// push schedules e, stamping its sequence number.
+// push schedules e, stamping its sequence number. The common case, an
+// event due in the slots, is written out here rather than in place, so
+// that the event is copied once.
 func (q *eventQueue) push(e event) {
 	e.seq = q.seq
 	q.seq++
@@ -126,7 +128,14 @@ func (q *eventQueue) push(e event) {
 		q.setSlots(minSlotBits)
 		q.cur = int64(q.last >> q.shift)
 	}
-	q.place(e)
+	a := int64(e.at >> q.shift)
+	d := a - q.cur
+	q.dist[bits.Len64(uint64(max(d, 0)))]++
+	if d <= 0 || d > int64(len(q.head)) {
+		q.place(&e)
+		return
+	}
+	q.prepend(&e, int(a)&(len(q.head)-1))
 }
 
 // setSlots gives the queue 2^b empty slots.
@@ -144,25 +153,24 @@ func (q *eventQueue) setSlots(b int) {
 }
 
 // place puts e, its seq stamped, where it belongs: bot, a slot or far.
-func (q *eventQueue) place(e event) {
-	d := int64(e.at>>q.shift) - q.cur
-	q.dist[bits.Len64(uint64(max(d, 0)))]++
-	switch {
+func (q *eventQueue) place(e *event) {
+	a := int64(e.at >> q.shift)
+	switch d := a - q.cur; {
 	case d <= 0:
 		q.insertBot(e)
-	case d <= q.slots():
-		q.prepend(e)
+	case d <= int64(len(q.head)):
+		q.prepend(e, int(a)&(len(q.head)-1))
 	default:
-		q.far.push(e)
+		q.far.push(*e)
 	}
 }
 
 // insertBot inserts e into bot after every pending event before it.
-func (q *eventQueue) insertBot(e event) {
+func (q *eventQueue) insertBot(e *event) {
 	lo, hi := q.bi, len(q.bot)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if q.bot[m].before(&e) {
+		if q.bot[m].before(e) {
 			lo = m + 1
 		} else {
 			hi = m
@@ -170,14 +178,14 @@ func (q *eventQueue) insertBot(e event) {
 	}
 	if lo == q.bi && q.bi > 0 { // before every pending event: reuse a popped place
 		q.bi--
-		q.bot[q.bi] = e
+		q.bot[q.bi] = *e
 		return
 	}
-	q.bot = slices.Insert(q.bot, lo, e)
+	q.bot = slices.Insert(q.bot, lo, *e)
 }
 
-// prepend adds e to its slot's list.
-func (q *eventQueue) prepend(e event) {
+// prepend adds e to the list of slot i, its slot.
+func (q *eventQueue) prepend(e *event, i int) {
 	var k int32 // e's node, plus one
 	if k = q.free; k != 0 {
 		q.free = q.node[k-1].next
@@ -185,9 +193,9 @@ func (q *eventQueue) prepend(e event) {
 		q.node = append(q.node, event{})
 		k = int32(len(q.node))
 	}
-	i := int(e.at>>q.shift) & (len(q.head) - 1)
-	e.next = q.head[i]
-	q.node[k-1] = e
+	nd := &q.node[k-1]
+	*nd = *e
+	nd.next = q.head[i]
 	q.head[i] = k
 	q.bits[i>>6] |= 1 << (i & 63)
 	q.n++
@@ -299,16 +307,20 @@ func (q *eventQueue) nextSlot() int64 {
 func (q *eventQueue) migrate() {
 	end := q.cur + q.slots()
 	for len(q.far.ev) > 0 && int64(q.far.ev[0].at>>q.shift) <= end {
-		q.prepend(q.far.pop())
+		e := q.far.pop()
+		q.prepend(&e, int(e.at>>q.shift)&(len(q.head)-1))
 	}
 }
 
 // adapt ends an epoch of eventEpoch pops. It re-chooses the slot width if
-// the events popped per slot of the epoch are more than eventSlack times
-// off eventPerSlot, and the number of slots as the fewest that would have
-// held all but 1/2^eventFarShift of the epoch's pushes (in the new width),
-// growing to it at once and shrinking only to a quarter or less; and it
-// rebuilds the queue in the new geometry if either changed.
+// the events popped per slot of the epoch are more than twice or less than
+// half eventPerSlot, to the power of two nearest to meeting it; and the
+// number of slots as the fewest that would have held all but
+// 1/2^eventFarShift of the epoch's pushes (in the new width), growing to
+// it at once but shrinking only to a quarter or less, and only when the
+// slots outnumber the pending events eventIdleSlots times (a run's load
+// varies from epoch to epoch: holding on to slots costs memory, not time).
+// It rebuilds the queue in the new geometry if either changed.
 func (q *eventQueue) adapt() {
 	// The ps the epoch's pops spanned, capped so that the products below
 	// stay within 63 bits (pops·2^shift < 2^53).
@@ -317,12 +329,17 @@ func (q *eventQueue) adapt() {
 	q.pops, q.epochAt = 0, q.last
 	shift := q.shift
 	// Events per slot = pops·2^shift / dt; want eventPerSlot, that is
-	// 2^shift ≈ eventPerSlot·dt / pops.
+	// 2^shift ≈ w = eventPerSlot·dt / pops, rounded: up when w is more
+	// than 1.5 times the power of two below it.
 	perSlot := pops << q.shift
-	if dt == 0 || perSlot > eventSlack*eventPerSlot*dt || eventSlack*perSlot < eventPerSlot*dt {
+	if dt == 0 || perSlot > 2*eventPerSlot*dt || 2*perSlot < eventPerSlot*dt {
 		shift = 0
 		if w := eventPerSlot * dt / pops; w > 1 {
-			shift = uint(min(bits.Len64(w)-1, maxShift))
+			shift = uint(bits.Len64(w) - 1)
+			if w-1<<shift > 1<<shift/2 {
+				shift++
+			}
+			shift = min(shift, maxShift)
 		}
 	}
 	// dist[j] counts the pushes 2^(j-1) ≤ d < 2^j slots ahead (j = 0:
@@ -343,7 +360,7 @@ func (q *eventQueue) adapt() {
 			}
 		}
 		need = max(minSlotBits, min(maxSlotBits, need))
-		if need > b || need <= b-2 {
+		if need > b || (need <= b-2 && len(q.head) > eventIdleSlots*q.len()) {
 			b = need
 		}
 	}
@@ -370,9 +387,9 @@ func (q *eventQueue) rebuild(shift uint, b int) {
 	q.shift = shift
 	q.setSlots(b)
 	q.cur = int64(q.last >> shift)
-	for _, e := range q.spill {
-		if int64(e.at>>shift) <= q.cur {
-			q.bot = append(q.bot, e)
+	for i := range q.spill {
+		if e := &q.spill[i]; int64(e.at>>shift) <= q.cur {
+			q.bot = append(q.bot, *e)
 		} else {
 			q.place(e)
 		}

@@ -156,12 +156,13 @@ func (q *eventQueue) pushSorted(e event) {
 		q.setSlots(minSlotBits)
 		q.cur = int64(q.last >> q.shift)
 	}
-	if d := int64(e.at>>q.shift) - q.cur; d <= 0 || d > q.slots() {
-		q.place(e)
+	a := int64(e.at >> q.shift)
+	if d := a - q.cur; d <= 0 || d > q.slots() {
+		q.place(&e)
 		return
 	}
-	q.prepend(e)
-	i := int(e.at>>q.shift) & (len(q.head) - 1)
+	i := int(a) & (len(q.head) - 1)
+	q.prepend(&e, i)
 	k := q.head[i]
 	if q.node[k-1].next == 0 || !q.node[k-1].before(&q.node[q.node[k-1].next-1]) {
 		return // e is the slot's latest

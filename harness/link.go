@@ -38,16 +38,20 @@ type node struct {
 // port is one side of a link: the egress of its node toward peer's node.
 // A frame transmitted by p arrives at peer.node through peer (peer is its
 // ingress there), after serialisation at rate and the propagation delay.
+//
+// The fields a frame the port queues or sends touches come first, in the
+// order of their use, so that they share few cache lines (a k = 16 fat
+// tree has 7 168 ports, more than the caches hold): the port's identity
+// and state, then its queues, then its counters, then the ingress side's
+// PFC accounting, each group on as few lines as it fits.
 type port struct {
-	// The fields every frame the port queues or sends touches come first,
-	// so that they share a few cache lines (a k = 16 fat tree has 7 168
-	// ports, more than the caches hold).
 	node     *node
 	peer     *port
 	pool     *packetPool // the Sim's, whose handles q holds
 	rate     units.Rate
 	delay    units.Time
 	gid      int32 // index in Sim.ports
+	peerGID  int32 // peer.gid: where transmit's frames arrive
 	busy     bool
 	pfcDirty uint8                // priorities whose PFC state must be signalled
 	fcDue    uint8                // CBFC lanes whose flow-control packet is due
@@ -61,18 +65,27 @@ type port struct {
 	sched    Scheduler            // picks the data priority to send (switch ports only)
 	cbfcTx   []*credit.CBFCSender // see CBFC below
 	wake     timerSlot            // pending wake-up: a host's pacing, a port's shaper
-	qbytes   [NumPrios]units.Bytes
-	q        [NumPrios]fifo
-	st       portStats
+
+	// The shaped control class (ControlKind.Spacing): its queue, and the
+	// earliest time the shaper lets its next message start.
+	shapedQ  fifo
+	shapedAt units.Time
+
+	qbytes [NumPrios]units.Bytes
+	q      [NumPrios]fifo
+	st     portStats
+
+	// PFC this port sends to its peer, as the ingress of the peer's frames;
+	// maxIngress is the most bytes ing held for one priority
+	// (PortResult.MaxIngress).
+	headroom   units.Bytes
+	maxIngress units.Bytes
+	wantPause  [NumPrios]bool        // the state the thresholds ask for
+	toldPause  [NumPrios]bool        // the state last signalled to the peer
+	ing        [NumPrios]units.Bytes // bytes admitted through this ingress and still in the switch
 
 	num  int    // port number on its node
 	name string // "node->peer", unique in the run
-
-	// PFC this port sends to its peer, as the ingress of the peer's frames.
-	ing       [NumPrios]units.Bytes // bytes admitted through this ingress and still in the switch
-	wantPause [NumPrios]bool        // the state the thresholds ask for
-	toldPause [NumPrios]bool        // the state last signalled to the peer
-	headroom  units.Bytes
 
 	// CBFC (switch.flow_control = cbfc): the senders of this egress, one
 	// per data priority, when its peer is a switch (cbfcTx); the receivers
@@ -84,11 +97,6 @@ type port struct {
 	cbfcRx  []*credit.CBFCReceiver
 	cbfcAdj units.Bytes
 	fcWake  timerSlot
-
-	// The shaped control class (ControlKind.Spacing): its queue, and the
-	// earliest time the shaper lets its next message start.
-	shapedQ  fifo
-	shapedAt units.Time
 }
 
 // Queue is the view of one switch egress queue that a congestion point gets.
@@ -180,6 +188,7 @@ func (s *Sim) connect(a, b *node, rate units.Rate, delay units.Time) error {
 	pa := s.newPort(a, rate, delay)
 	pb := s.newPort(b, rate, delay)
 	pa.peer, pb.peer = pb, pa
+	pa.peerGID, pb.peerGID = pb.gid, pa.gid
 	return nil
 }
 

@@ -257,7 +257,7 @@ func (s *Sim) transmit(pt *port, p *Packet) {
 	s.st.frameHops++
 	pt.txStart, pt.txEnd, pt.txSize = s.now, s.now+d, p.Size
 	s.evq.push(event{at: s.now + d, kind: evTxDone, idx: pt.gid})
-	s.evq.push(event{at: s.now + d + pt.delay, kind: evArrive, idx: pt.peer.gid, pkt: p.handle})
+	s.evq.push(event{at: s.now + d + pt.delay, kind: evArrive, idx: pt.peerGID, pkt: p.handle})
 }
 
 // drop discards p at egress port out (nil if none).
