@@ -46,12 +46,12 @@
 // most 2^22), each an unsorted list, the current one a sorted array, and a
 // 4-ary heap for the events beyond the last slot. Every 4096 pops the
 // queue compares the events popped per slot with a target of 2 and, when
-// it is off by more than 4×, sets the width to the power of two that would
-// have met it; it sizes the slots so that all but 1/32 of the epoch's
-// pushes would have landed in them, growing at once and shrinking only by
-// 4× or more; a change re-places every pending event (a rebuild). Cost
-// per event, with n events pending, k in the current slot (about 2) and m
-// in the heap:
+// it is off by more than 2×, sets the width to the power of two nearest to
+// meeting it; it sizes the slots so that all but 1/32 of the epoch's
+// pushes would have landed in them, growing at once, shrinking by 4× or
+// more and only when the slots outnumber the pending events 8 times; a
+// change re-places every pending event (a rebuild). Cost per event, with n
+// events pending, k in the current slot (about 2) and m in the heap:
 //
 //	push   O(1): a list prepend and a bit set; an event due in the current
 //	       slot (the same instant) is inserted in order, O(log k + k);
@@ -62,8 +62,8 @@
 //	       24, for a crowd at one instant); the heap's events that come
 //	       within reach move into their slots, once each, O(log m)
 //	adapt  O(1) every 4096 pops; a rebuild O(n + slots), when the density
-//	       changes by 4× or the reach falls short (a dozen times while the
-//	       load of poisson-fattree-1024 builds up, then none)
+//	       changes by 2× or the reach falls short (5 times while the load
+//	       of poisson-fattree-1024 builds up)
 //
 // Nothing in it grows with n, so the cost per event is flat, except
 // through the memory hierarchy: 32 bytes per event in the lists' arena

@@ -72,9 +72,8 @@ func (a *event) before(b *event) bool {
 // order, in every geometry: the differential test checks it against
 // eventHeap. Cost model and measurements: doc.go, "Event queue".
 //
-// The slots' events live in one arena, node, with a free list of popped
-// nodes; the arena, bot, the slot arrays and the heap grow while a run warms
-// up and then allocate nothing (a change of geometry reallocates the slot
+// The slots' events live in one arena, nodes; the arena, bot, the slot
+// arrays and the heap grow while a run warms up and then allocate nothing (a change of geometry reallocates the slot
 // arrays only when they grow). The zero value is an empty queue.
 type eventQueue struct {
 	seq  uint64
@@ -84,12 +83,11 @@ type eventQueue struct {
 	bi  int
 	cur int64 // the current slot number, at >> shift
 
-	shift uint     // slot width 2^shift ps
-	head  []int32  // per slot: its list's first node plus one, 0 if empty
-	bits  []uint64 // per slot: its list is not empty
-	node  []event  // the slots' events, linked through event.next
-	free  int32    // free list of node, plus one
-	n     int      // events in the slots
+	shift uint       // slot width 2^shift ps
+	head  []int32    // per slot: its list's first node plus one, 0 if empty
+	bits  []uint64   // per slot: its list is not empty
+	nodes eventArena // the slots' events
+	n     int        // events in the slots
 
 	far eventHeap // events beyond slot cur+len(head)
 
@@ -121,13 +119,7 @@ func (q *eventQueue) slots() int64 { return int64(len(q.head)) }
 // event due in the slots, is written out here rather than in place, so
 // that the event is copied once.
 func (q *eventQueue) push(e event) {
-	e.seq = q.seq
-	q.seq++
-	if q.head == nil {
-		q.shift = initShift
-		q.setSlots(minSlotBits)
-		q.cur = int64(q.last >> q.shift)
-	}
+	q.stamp(&e)
 	a := int64(e.at >> q.shift)
 	d := a - q.cur
 	q.dist[bits.Len64(uint64(max(d, 0)))]++
@@ -136,6 +128,18 @@ func (q *eventQueue) push(e event) {
 		return
 	}
 	q.prepend(&e, int(a)&(len(q.head)-1))
+}
+
+// stamp gives e its sequence number, and the queue its first geometry
+// at its first push.
+func (q *eventQueue) stamp(e *event) {
+	e.seq = q.seq
+	q.seq++
+	if q.head == nil {
+		q.shift = initShift
+		q.setSlots(minSlotBits)
+		q.cur = int64(q.last >> q.shift)
+	}
 }
 
 // setSlots gives the queue 2^b empty slots.
@@ -186,14 +190,8 @@ func (q *eventQueue) insertBot(e *event) {
 
 // prepend adds e to the list of slot i, its slot.
 func (q *eventQueue) prepend(e *event, i int) {
-	var k int32 // e's node, plus one
-	if k = q.free; k != 0 {
-		q.free = q.node[k-1].next
-	} else {
-		q.node = append(q.node, event{})
-		k = int32(len(q.node))
-	}
-	nd := &q.node[k-1]
+	k := q.nodes.alloc()
+	nd := q.nodes.at(k)
 	*nd = *e
 	nd.next = q.head[i]
 	q.head[i] = k
@@ -242,11 +240,10 @@ func (q *eventQueue) refill() bool {
 	q.cur += q.nextSlot()
 	i := int(q.cur) & (len(q.head) - 1)
 	for k := q.head[i]; k != 0; {
-		nd := &q.node[k-1]
+		nd := q.nodes.at(k)
 		q.bot = append(q.bot, *nd)
 		next := nd.next
-		nd.next = q.free
-		q.free = k
+		q.nodes.release(k)
 		k = next
 	}
 	q.n -= len(q.bot)
@@ -376,13 +373,13 @@ func (q *eventQueue) adapt() {
 func (q *eventQueue) rebuild(shift uint, b int) {
 	q.spill = append(q.spill[:0], q.bot[q.bi:]...)
 	for i := range q.head {
-		for k := q.head[i]; k != 0; k = q.node[k-1].next {
-			q.spill = append(q.spill, q.node[k-1])
+		for k := q.head[i]; k != 0; k = q.nodes.at(k).next {
+			q.spill = append(q.spill, *q.nodes.at(k))
 		}
 	}
 	q.spill = append(q.spill, q.far.ev...)
 	q.bot, q.bi = q.bot[:0], 0
-	q.node, q.free, q.n = q.node[:0], 0, 0
+	q.nodes.node, q.nodes.free, q.n = q.nodes.node[:0], 0, 0
 	q.far.ev = q.far.ev[:0]
 	q.shift = shift
 	q.setSlots(b)
@@ -403,13 +400,40 @@ func (q *eventQueue) each(fn func(*event)) {
 		fn(&q.bot[i])
 	}
 	for i := range q.head {
-		for k := q.head[i]; k != 0; k = q.node[k-1].next {
-			fn(&q.node[k-1])
+		for k := q.head[i]; k != 0; k = q.nodes.at(k).next {
+			fn(q.nodes.at(k))
 		}
 	}
 	for i := range q.far.ev {
 		fn(&q.far.ev[i])
 	}
+}
+
+// eventArena holds events in lists linked through event.next by node
+// index plus one (0 ends a list), with a free list of released nodes. It
+// grows while a run warms up and then allocates nothing.
+type eventArena struct {
+	node []event
+	free int32 // the first free node, plus one
+}
+
+// alloc returns a free node (its index plus one).
+func (a *eventArena) alloc() int32 {
+	if k := a.free; k != 0 {
+		a.free = a.node[k-1].next
+		return k
+	}
+	a.node = append(a.node, event{})
+	return int32(len(a.node))
+}
+
+// at returns node k (an index plus one).
+func (a *eventArena) at(k int32) *event { return &a.node[k-1] }
+
+// release puts node k on the free list.
+func (a *eventArena) release(k int32) {
+	a.node[k-1].next = a.free
+	a.free = k
 }
 
 // eventHeap is a 4-ary min-heap of events ordered by (at, seq), written

@@ -15,15 +15,14 @@ import (
 // event popped, and a 4-ary heap for later events. Its cost grows with the
 // events per slot: a push walks its slot's list.
 type fixedCalendar struct {
-	seq  uint64
-	last units.Time // the time of the last event popped (never decreases)
-	n    int        // events in the calendar
-	free int32      // free list of node, through event.next
-	node []event
-	head [fixedCalSlots]int32
-	tail [fixedCalSlots]int32
-	bits [fixedCalSlots / 64]uint64
-	far  eventHeap
+	seq   uint64
+	last  units.Time // the time of the last event popped (never decreases)
+	n     int        // events in the calendar
+	nodes eventArena
+	head  [fixedCalSlots]int32
+	tail  [fixedCalSlots]int32
+	bits  [fixedCalSlots / 64]uint64
+	far   eventHeap
 }
 
 // fixedCalendar's geometry: fixedCalSlots slots of 2^fixedCalShift ps.
@@ -40,15 +39,9 @@ func (q *fixedCalendar) push(e event) {
 		q.far.push(e)
 		return
 	}
-	var k int32 // e's node, plus one
-	if k = q.free; k != 0 {
-		q.free = q.node[k-1].next
-	} else {
-		q.node = append(q.node, event{})
-		k = int32(len(q.node))
-	}
+	k := q.nodes.alloc()
 	e.next = 0
-	q.node[k-1] = e
+	*q.nodes.at(k) = e
 	q.n++
 	i := int(e.at>>fixedCalShift) & (fixedCalSlots - 1)
 	t := q.tail[i]
@@ -56,20 +49,20 @@ func (q *fixedCalendar) push(e event) {
 	case t == 0: // an empty slot
 		q.head[i], q.tail[i] = k, k
 		q.bits[i>>6] |= 1 << (i & 63)
-	case q.node[t-1].at <= e.at: // e has the largest seq: it goes last
-		q.node[t-1].next = k
+	case q.nodes.at(t).at <= e.at: // e has the largest seq: it goes last
+		q.nodes.at(t).next = k
 		q.tail[i] = k
 	default: // after the slot's events due no later than e
 		var prev int32
 		c := q.head[i]
-		for q.node[c-1].at <= e.at {
-			prev, c = c, q.node[c-1].next
+		for q.nodes.at(c).at <= e.at {
+			prev, c = c, q.nodes.at(c).next
 		}
-		q.node[k-1].next = c
+		q.nodes.at(k).next = c
 		if prev == 0 {
 			q.head[i] = k
 		} else {
-			q.node[prev-1].next = k
+			q.nodes.at(prev).next = k
 		}
 	}
 }
@@ -101,7 +94,7 @@ func (q *fixedCalendar) first() int {
 // The queue must not be empty.
 func (q *fixedCalendar) next() int {
 	i := q.first()
-	if i >= 0 && len(q.far.ev) > 0 && q.far.ev[0].before(&q.node[q.head[i]-1]) {
+	if i >= 0 && len(q.far.ev) > 0 && q.far.ev[0].before(q.nodes.at(q.head[i])) {
 		return -1
 	}
 	return i
@@ -121,16 +114,15 @@ func (q *fixedCalendar) popUntil(end units.Time) (e event, ok bool) {
 	}
 	if i := q.next(); i >= 0 {
 		k := q.head[i]
-		if q.node[k-1].at > end {
+		if q.nodes.at(k).at > end {
 			return e, false
 		}
-		e = q.node[k-1]
+		e = *q.nodes.at(k)
 		if q.head[i] = e.next; e.next == 0 {
 			q.tail[i] = 0
 			q.bits[i>>6] &^= 1 << (i & 63)
 		}
-		q.node[k-1].next = q.free
-		q.free = k
+		q.nodes.release(k)
 		q.n--
 	} else {
 		if q.far.ev[0].at > end {
@@ -149,13 +141,7 @@ func (q *fixedCalendar) popUntil(end units.Time) (e event, ok bool) {
 // from far or move in a rebuild are prepended unsorted; refill's sort
 // orders them.
 func (q *eventQueue) pushSorted(e event) {
-	e.seq = q.seq
-	q.seq++
-	if q.head == nil {
-		q.shift = initShift
-		q.setSlots(minSlotBits)
-		q.cur = int64(q.last >> q.shift)
-	}
+	q.stamp(&e)
 	a := int64(e.at >> q.shift)
 	if d := a - q.cur; d <= 0 || d > q.slots() {
 		q.place(&e)
@@ -164,15 +150,15 @@ func (q *eventQueue) pushSorted(e event) {
 	i := int(a) & (len(q.head) - 1)
 	q.prepend(&e, i)
 	k := q.head[i]
-	if q.node[k-1].next == 0 || !q.node[k-1].before(&q.node[q.node[k-1].next-1]) {
+	if q.nodes.at(k).next == 0 || !q.nodes.at(k).before(q.nodes.at(q.nodes.at(k).next)) {
 		return // e is the slot's latest
 	}
 	// Unlink e and insert it after the slot's events later than it.
-	q.head[i] = q.node[k-1].next
+	q.head[i] = q.nodes.at(k).next
 	prev := q.head[i]
-	for c := q.node[prev-1].next; c != 0 && q.node[k-1].before(&q.node[c-1]); c = q.node[c-1].next {
+	for c := q.nodes.at(prev).next; c != 0 && q.nodes.at(k).before(q.nodes.at(c)); c = q.nodes.at(c).next {
 		prev = c
 	}
-	q.node[k-1].next = q.node[prev-1].next
-	q.node[prev-1].next = k
+	q.nodes.at(k).next = q.nodes.at(prev).next
+	q.nodes.at(prev).next = k
 }
