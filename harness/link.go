@@ -395,20 +395,33 @@ func (s *Sim) path(flow FlowID, src, dst *node, dstHop []pathHop, ports *[]*port
 	}
 }
 
+// flowRoute is a flow's path as nextHop reads it for every frame:
+// hops[0] are the egress ports its data leaves at each switch on the way
+// to dst, hops[1] those of what dst sends it back (ACKs, CNPs, credits), in
+// order, with their switches: the route's choices, computed once when the
+// flow is made. srcID and dstID are its ends. Sim.routes keeps them by flow
+// ID, next to one another, apart from the flows themselves: a flow is
+// large, and with thousands of them a frame's hop would otherwise cost a
+// cache miss on its flow.
+type flowRoute struct {
+	hops         [2][]flowHop
+	srcID, dstID NodeID
+}
+
 // nextHop returns the egress port of frame p at switch sw: for a frame
 // between its flow's two hosts, the port its flow's path (computed once by
-// route when the flow was made, flow.hops) takes at this hop; else
+// route when the flow was made, Sim.routes) takes at this hop; else
 // route's choice. Both give the same port: routes and ECMP salts do not
 // change during a run.
 func (s *Sim) nextHop(sw *node, p *Packet) *port {
-	if p.Flow >= 0 && int(p.Flow) < len(s.flows) {
-		f := s.flows[p.Flow]
+	if p.Flow >= 0 && int(p.Flow) < len(s.routes) {
+		r := &s.routes[p.Flow]
 		var hops []flowHop
 		switch {
-		case p.Src == f.srcID && p.Dst == f.dstID:
-			hops = f.hops[0]
-		case p.Src == f.dstID && p.Dst == f.srcID:
-			hops = f.hops[1]
+		case p.Src == r.srcID && p.Dst == r.dstID:
+			hops = r.hops[0]
+		case p.Src == r.dstID && p.Dst == r.srcID:
+			hops = r.hops[1]
 		}
 		if h := int(p.hop); h < len(hops) && hops[h].sw == sw {
 			p.hop++

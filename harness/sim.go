@@ -61,6 +61,7 @@ type Sim struct {
 	portSlab  slab[port]
 	queues    []*Queue // indexed by CPID
 	flows     []*flow
+	routes    []flowRoute // by flow ID, for nextHop
 	byName    map[string]*node
 	nSwitches int
 	gens      []*arrivalSource
