@@ -68,10 +68,10 @@ func FuzzCP(f *testing.F) {
 				return
 			}
 			at := becn.AtEnqueue
-			if ev.Kind == cctest.Dequeue {
+			if ev.Kind == cc.EventDequeue {
 				at = becn.AtDequeue
 			}
-			if act.Len() > 1 || ev.Kind == cctest.Timer || at != cfg.At || ev.Queue.Len <= cfg.Threshold {
+			if act.Len() > 1 || ev.Kind == cc.EventTimer || at != cfg.At || ev.Queue.Len <= cfg.Threshold {
 				t.Fatalf("%v: decided %v", ev, act.All())
 			}
 			want := cc.Action{Kind: cc.ActionMarkCE}
@@ -105,7 +105,7 @@ func FuzzNP(f *testing.F) {
 			if act.Len() == 0 {
 				return
 			}
-			if act.Len() > 1 || ev.Kind != cctest.Receive || !ev.Packet.CE || act.At(0) != becnTo(ev.Packet.Flow) ||
+			if act.Len() > 1 || ev.Kind != cc.EventReceive || !ev.Packet.CE || act.At(0) != becnTo(ev.Packet.Flow) ||
 				(sent && ev.At-last < cfg.MinInterval) {
 				t.Fatalf("%v (last %v): decided %v", ev, last, act.All())
 			}
@@ -155,7 +155,7 @@ func FuzzRP(f *testing.F) {
 				t.Fatalf("%v: a row of %d without a pause", ev, s.Run)
 			case s.Run > 0 && !s.Quiet:
 				t.Fatalf("%v: a row without the quiet timer", ev)
-			case ev.Kind == cctest.Timer && r.NextDeadline() <= ev.At:
+			case ev.Kind == cc.EventTimer && r.NextDeadline() <= ev.At:
 				t.Fatalf("%v: a timer left the deadline at %v", ev, r.NextDeadline())
 			}
 		})

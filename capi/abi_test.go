@@ -442,12 +442,12 @@ func TestSwitchPointEvents(t *testing.T) {
 	} {
 		act.Reset()
 		if err := s.run(e, &act); err != nil {
-			t.Errorf("event %d (%s): %v", i, eventNames[e.ev], err)
+			t.Errorf("event %d (%s): %v", i, eventName(e.ev), err)
 		}
 	}
 	for _, ev := range []int{evSent, evFeedback, evReceive} {
 		if err := s.run(eventArgs{ev: ev, now: 7, pkt: pkt, fb: &cc.Feedback{}}, &act); codeOf(err) != codeRole {
-			t.Errorf("%s on a switch point: %v", eventNames[ev], err)
+			t.Errorf("%s on a switch point: %v", eventName(ev), err)
 		}
 	}
 	if err := s.run(eventArgs{ev: 99}, &act); codeOf(err) != codeArg {

@@ -256,20 +256,20 @@ func hwccgo_event(h C.uint64_t, ev C.int, now C.int64_t, port C.int32_t, prio C.
 	switch e.ev {
 	case evSent, evEnqueue, evDequeue, evReceive, evArrive:
 		if pkt == nil {
-			return fail(argError("%s: the packet is NULL", eventNames[e.ev]), errbuf, errlen)
+			return fail(argError("%s: the packet is NULL", eventName(e.ev)), errbuf, errlen)
 		}
 		packetIn(pkt, &s.pkt, &s.pktINT)
 		e.pkt = &s.pkt
 	case evFeedback, evMessage:
 		if fb == nil {
-			return fail(argError("%s: the feedback is NULL", eventNames[e.ev]), errbuf, errlen)
+			return fail(argError("%s: the feedback is NULL", eventName(e.ev)), errbuf, errlen)
 		}
 		feedbackIn(fb, &s.fb, &s.fbINT)
 		e.fb = &s.fb
 	}
 	if e.ev == evEnqueue || e.ev == evDequeue {
 		if q == nil {
-			return fail(argError("%s: the queue is NULL", eventNames[e.ev]), errbuf, errlen)
+			return fail(argError("%s: the queue is NULL", eventName(e.ev)), errbuf, errlen)
 		}
 		e.q = cc.Queue{Len: units.Bytes(q.len), Rate: units.Rate(q.rate), TxBytes: uint64(q.tx_bytes), Paused: q.paused != 0}
 	}

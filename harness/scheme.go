@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/hwcc/hwcc/cc"
-	"github.com/hwcc/hwcc/cc/cctest"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -492,7 +491,7 @@ func (w *schemeCP) packet(p *Packet) *cc.Packet {
 func (w *schemeCP) OnEnqueue(now units.Time, q *Queue, p *Packet) {
 	cq, cp := w.queue(q), w.packet(p)
 	if w.rec != nil {
-		w.rec.packet(cctest.Enqueue, now, 0, cp, cq)
+		w.rec.packet(cc.EventEnqueue, now, 0, cp, cq)
 	}
 	err := call(&w.act, func(a *cc.Actions) error { return w.c.Enqueue(now, cp, cq, a) })
 	if w.rec != nil {
@@ -505,7 +504,7 @@ func (w *schemeCP) OnDequeue(now units.Time, q *Queue, p *Packet) {
 	cq, cp := w.queue(q), w.packet(p)
 	hops := p.INT.NHop
 	if w.rec != nil {
-		w.rec.packet(cctest.Dequeue, now, 0, cp, cq)
+		w.rec.packet(cc.EventDequeue, now, 0, cp, cq)
 	}
 	err := call(&w.act, func(a *cc.Actions) error { return w.c.Dequeue(now, cp, cq, a) })
 	if w.rec != nil {
@@ -604,7 +603,7 @@ func (w *schemeRP) OnSend(now units.Time, seq uint64, n units.Bytes) {
 	w.deliver(now)
 	w.pkt = cc.Packet{Flow: w.flow, Src: w.src, Dst: w.dst, Seq: seq, Payload: n}
 	if w.rec != nil {
-		w.rec.packet(cctest.Sent, now, 0, &w.pkt, cc.Queue{})
+		w.rec.packet(cc.EventSent, now, 0, &w.pkt, cc.Queue{})
 	}
 	w.run(now, func(a *cc.Actions) error { return w.r.Sent(now, &w.pkt, a) })
 }
@@ -615,7 +614,7 @@ func (w *schemeRP) OnSendFrame(now units.Time, p *Packet) {
 	w.deliver(now)
 	w.pkt = cc.Packet{Flow: w.flow, Src: w.src, Dst: w.dst, Seq: p.Seq, Payload: p.Payload, Size: p.Size, Prio: p.Prio}
 	if w.rec != nil {
-		w.rec.packet(cctest.Sent, now, 0, &w.pkt, cc.Queue{})
+		w.rec.packet(cc.EventSent, now, 0, &w.pkt, cc.Queue{})
 	}
 	w.run(now, func(a *cc.Actions) error { return w.r.Sent(now, &w.pkt, a) })
 	p.Echo = w.pkt.Echo
@@ -661,7 +660,7 @@ func (w *schemeRP) feedback(now units.Time, f cc.Feedback) {
 	if w.delay == 0 || f.Kind == cc.FeedbackAck || f.Kind == cc.FeedbackNak {
 		w.fb = f
 		if w.rec != nil {
-			w.rec.feedback(cctest.Feedback, now, 0, &w.fb)
+			w.rec.feedback(cc.EventFeedback, now, 0, &w.fb)
 		}
 		w.run(now, func(a *cc.Actions) error { return w.r.Feedback(now, &w.fb, a) })
 		return
@@ -687,7 +686,7 @@ func (w *schemeRP) deliver(now units.Time) {
 		w.n--
 		w.fb = e.fb
 		if w.rec != nil {
-			w.rec.feedback(cctest.Feedback, e.at, 0, &w.fb)
+			w.rec.feedback(cc.EventFeedback, e.at, 0, &w.fb)
 		}
 		w.run(e.at, func(a *cc.Actions) error { return w.r.Feedback(e.at, &w.fb, a) })
 	}
@@ -746,7 +745,7 @@ func (w *schemeNP) OnData(now units.Time, p *Packet) bool {
 	w.pkt = cc.Packet{Flow: cc.FlowID(p.Flow), Src: cc.NodeID(p.Src), Dst: cc.NodeID(p.Dst), Seq: p.Seq,
 		Payload: p.Payload, Size: p.Size, Prio: p.Prio, CE: p.CE, Echo: p.Echo, Hdr: p.Hdr}
 	if w.rec != nil {
-		w.rec.packet(cctest.Receive, now, 0, &w.pkt, cc.Queue{})
+		w.rec.packet(cc.EventReceive, now, 0, &w.pkt, cc.Queue{})
 	}
 	err := call(&w.act, func(a *cc.Actions) error { return w.n.Receive(now, &w.pkt, a) })
 	if w.rec != nil {
@@ -759,7 +758,7 @@ func (w *schemeNP) OnData(now units.Time, p *Packet) bool {
 func (w *schemeNP) OnSource(now units.Time, fb *Feedback) bool {
 	w.fb = fb.CC
 	if w.rec != nil {
-		w.rec.feedback(cctest.Feedback, now, 0, &w.fb)
+		w.rec.feedback(cc.EventFeedback, now, 0, &w.fb)
 	}
 	err := call(&w.act, func(a *cc.Actions) error { return w.n.Feedback(now, &w.fb, a) })
 	if w.rec != nil {

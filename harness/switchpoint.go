@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/hwcc/hwcc/cc"
-	"github.com/hwcc/hwcc/cc/cctest"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -65,7 +64,7 @@ func queueOf(sw *Switch, out int, prio uint8) cc.Queue {
 func (w *schemeSW) Arrive(now units.Time, sw *Switch, in int, p *Packet) {
 	cp := w.packet(p)
 	if w.rec != nil {
-		w.rec.packet(cctest.Arrive, now, in, cp, cc.Queue{})
+		w.rec.packet(cc.EventArrive, now, in, cp, cc.Queue{})
 	}
 	err := call(&w.act, func(a *cc.Actions) error { return w.p.Arrive(now, in, cp, a) })
 	if w.rec != nil {
@@ -77,7 +76,7 @@ func (w *schemeSW) Arrive(now units.Time, sw *Switch, in int, p *Packet) {
 func (w *schemeSW) Enqueue(now units.Time, sw *Switch, out int, p *Packet) {
 	cp, q := w.packet(p), queueOf(sw, out, p.Prio)
 	if w.rec != nil {
-		w.rec.packet(cctest.Enqueue, now, out, cp, q)
+		w.rec.packet(cc.EventEnqueue, now, out, cp, q)
 	}
 	err := call(&w.act, func(a *cc.Actions) error { return w.p.Enqueue(now, out, cp, q, a) })
 	if w.rec != nil {
@@ -90,7 +89,7 @@ func (w *schemeSW) Dequeue(now units.Time, sw *Switch, out int, p *Packet) {
 	cp, q := w.packet(p), queueOf(sw, out, p.Prio)
 	hops := p.INT.NHop
 	if w.rec != nil {
-		w.rec.packet(cctest.Dequeue, now, out, cp, q)
+		w.rec.packet(cc.EventDequeue, now, out, cp, q)
 	}
 	err := call(&w.act, func(a *cc.Actions) error { return w.p.Dequeue(now, out, cp, q, a) })
 	if w.rec != nil {
@@ -119,7 +118,7 @@ func (w *schemeSW) Pause(now units.Time, sw *Switch, out int, prio uint8, paused
 func (w *schemeSW) Message(now units.Time, sw *Switch, in int, fb *cc.Feedback) {
 	w.fb = *fb
 	if w.rec != nil {
-		w.rec.feedback(cctest.Message, now, in, &w.fb)
+		w.rec.feedback(cc.EventMessage, now, in, &w.fb)
 	}
 	err := call(&w.act, func(a *cc.Actions) error { return w.p.Message(now, in, &w.fb, a) })
 	if w.rec != nil {

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/hwcc/hwcc/cc"
-	"github.com/hwcc/hwcc/cc/cctest"
 	"github.com/hwcc/hwcc/trace"
 	"github.com/hwcc/hwcc/units"
 )
@@ -188,7 +187,7 @@ type traceRec struct {
 	t  *TraceTarget
 	w  *trace.Writer
 	o  *trace.OutputWriter // nil without TraceTarget.Out
-	ev cctest.Event
+	ev cc.Event
 }
 
 func (r *traceRec) write() {
@@ -215,13 +214,13 @@ func (r *traceRec) out(p cc.Part, err error, act *cc.Actions) {
 
 // timer records a Timer call.
 func (r *traceRec) timer(now units.Time) {
-	r.ev = cctest.Event{Kind: cctest.Timer, At: now}
+	r.ev = cc.Event{Kind: cc.EventTimer, At: now}
 	r.write()
 }
 
 // packet records an event of kind k passing p (and q, and port).
-func (r *traceRec) packet(k cctest.Kind, now units.Time, port int, p *cc.Packet, q cc.Queue) {
-	r.ev = cctest.Event{Kind: k, At: now, Packet: *p, Queue: q, Port: port}
+func (r *traceRec) packet(k cc.EventKind, now units.Time, port int, p *cc.Packet, q cc.Queue) {
+	r.ev = cc.Event{Kind: k, At: now, Packet: *p, Queue: q, Port: port}
 	r.ev.Packet.INT = nil
 	if p.INT != nil {
 		r.ev.HasINT, r.ev.INT = true, *p.INT
@@ -230,8 +229,8 @@ func (r *traceRec) packet(k cctest.Kind, now units.Time, port int, p *cc.Packet,
 }
 
 // feedback records an event of kind k passing f (through port).
-func (r *traceRec) feedback(k cctest.Kind, now units.Time, port int, f *cc.Feedback) {
-	r.ev = cctest.Event{Kind: k, At: now, Feedback: *f, Port: port}
+func (r *traceRec) feedback(k cc.EventKind, now units.Time, port int, f *cc.Feedback) {
+	r.ev = cc.Event{Kind: k, At: now, Feedback: *f, Port: port}
 	r.ev.Feedback.INT = nil
 	if f.INT != nil {
 		r.ev.HasINT, r.ev.INT = true, *f.INT
@@ -241,7 +240,7 @@ func (r *traceRec) feedback(k cctest.Kind, now units.Time, port int, f *cc.Feedb
 
 // pause records a switch point's Pause.
 func (r *traceRec) pause(now units.Time, port int, prio uint8, paused bool) {
-	r.ev = cctest.Event{Kind: cctest.Pause, At: now, Port: port, Paused: paused}
+	r.ev = cc.Event{Kind: cc.EventPause, At: now, Port: port, Paused: paused}
 	r.ev.Packet.Prio = prio
 	r.write()
 }

@@ -143,7 +143,7 @@ func FuzzRP(f *testing.F) {
 		evs := cctest.FromBytes(data, cc.RoleRP)
 		for i := range evs {
 			d := &evs[i].Feedback.Data
-			if evs[i].Kind != cctest.Feedback || d[12]&0x80 == 0 {
+			if evs[i].Kind != cc.EventFeedback || d[12]&0x80 == 0 {
 				continue
 			}
 			evs[i].Feedback.Kind = FeedbackCNM

@@ -35,7 +35,7 @@
 // Replay builds the part with cc.NewIn(&env, algorithm, part, settings).
 //
 // Every other line is one event, one call of a contract method, in order
-// (cctest.Event; Replay applies each with one cctest.Event.Apply):
+// (cc.Event; Replay applies each with one cc.Event.Apply):
 //
 //	{"t":1346880, "ev":"enqueue", "packet":{...}, "queue":{...}}
 //

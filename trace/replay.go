@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/hwcc/hwcc/cc"
-	"github.com/hwcc/hwcc/cc/cctest"
 )
 
 // NewPart builds the part h describes, fresh: cc.NewIn(&h.Env,
@@ -36,7 +35,7 @@ func NewPart(h Header) (cc.Part, error) {
 }
 
 // Replay reads the trace r holds, builds its part fresh from the header
-// and applies each event to it in order (one cctest.Event.Apply per line,
+// and applies each event to it in order (one cc.Event.Apply per line,
 // nothing inserted: the trace holds the timer calls too), writing an
 // Output line per event to w. A part's refusal of an event is an output
 // (Output.Err), not an error; a trace that cannot be read, or a part that
@@ -52,7 +51,7 @@ func Replay(r io.Reader, w io.Writer) error {
 	}
 	ow := NewOutputWriter(w)
 	act := cc.NewActions(64)
-	var ev cctest.Event
+	var ev cc.Event
 	var regs []cc.Register
 	for n := 1; ; n++ {
 		err := rd.Next(&ev)
@@ -75,7 +74,7 @@ func Replay(r io.Reader, w io.Writer) error {
 // apply applies ev with a reset act, growing act when the part asks for
 // more room (it changed nothing: the contract's rule 2), up to
 // cc.ActionsLimit, as the harness does.
-func apply(p cc.Part, ev *cctest.Event, act **cc.Actions) error {
+func apply(p cc.Part, ev *cc.Event, act **cc.Actions) error {
 	return cc.RunGrowing(act, cc.ActionsLimit, func(a *cc.Actions) error { return ev.Apply(p, a) })
 }
 

@@ -11,7 +11,6 @@ import (
 	"strconv"
 
 	"github.com/hwcc/hwcc/cc"
-	"github.com/hwcc/hwcc/cc/cctest"
 	inttel "github.com/hwcc/hwcc/int"
 )
 
@@ -197,14 +196,11 @@ func NewWriter(w io.Writer, h Header) (*Writer, error) {
 }
 
 // Write writes one event. It refuses an event of a kind the header's
-// role does not have and one passed as nil (cctest.Event.NilArg,
+// role does not have and one passed as nil (cc.Event.NilArg,
 // NilActions), which a trace cannot carry.
-func (w *Writer) Write(ev *cctest.Event) error {
+func (w *Writer) Write(ev *cc.Event) error {
 	if !ev.Kind.Of(w.role) {
 		return fmt.Errorf("trace: event %d: %v is not an event of a %v", w.n+1, ev.Kind, w.role)
-	}
-	if ev.NilArg || ev.NilActions {
-		return fmt.Errorf("trace: event %d: a nil argument cannot be traced", w.n+1)
 	}
 	line, err := marshalLine(eventOf(ev, w.role))
 	if err != nil {
@@ -222,24 +218,24 @@ func (w *Writer) Events() int { return w.n }
 
 // ports reports whether an event of kind k names a port for a part of
 // role r.
-func ports(k cctest.Kind, r cc.Role) bool { return r == cc.RoleSW && k != cctest.Timer }
+func ports(k cc.EventKind, r cc.Role) bool { return r == cc.RoleSW && k != cc.EventTimer }
 
-func eventOf(ev *cctest.Event, role cc.Role) *wEvent {
+func eventOf(ev *cc.Event, role cc.Role) *wEvent {
 	w := &wEvent{T: ev.At, Ev: ev.Kind.String()}
 	var h *inttel.Header // the INT header the packet or feedback carries
 	if ev.HasINT {
 		h = &ev.INT
 	}
 	switch ev.Kind {
-	case cctest.Enqueue, cctest.Dequeue:
+	case cc.EventEnqueue, cc.EventDequeue:
 		w.Packet = packetOf(&ev.Packet, h)
 		q := wQueue(ev.Queue)
 		w.Queue = &q
-	case cctest.Sent, cctest.Receive, cctest.Arrive:
+	case cc.EventSent, cc.EventReceive, cc.EventArrive:
 		w.Packet = packetOf(&ev.Packet, h)
-	case cctest.Feedback, cctest.Message:
+	case cc.EventFeedback, cc.EventMessage:
 		w.Feedback = feedbackOf(&ev.Feedback, h)
-	case cctest.Pause:
+	case cc.EventPause:
 		prio, paused := ev.Packet.Prio, ev.Paused
 		w.Prio, w.Paused = &prio, &paused
 	}
@@ -250,25 +246,17 @@ func eventOf(ev *cctest.Event, role cc.Role) *wEvent {
 	return w
 }
 
-var kindByName = map[string]cctest.Kind{}
-
-func init() {
-	for k := cctest.Enqueue; k <= cctest.Message; k++ {
-		kindByName[k.String()] = k
-	}
-}
-
 // readEvent decodes an event line of a part of role.
-func readEvent(n int, line []byte, role cc.Role, ev *cctest.Event) *Error {
+func readEvent(n int, line []byte, role cc.Role, ev *cc.Event) *Error {
 	o, err := parseObj(n, "", line)
 	if err != nil {
 		return err
 	}
-	*ev = cctest.Event{}
+	*ev = cc.Event{}
 	o.get("t", &ev.At, true)
 	var name string
 	if o.get("ev", &name, true) {
-		k, ok := kindByName[name]
+		k, ok := cc.EventKindNamed(name)
 		switch {
 		case !ok:
 			o.fail("ev", fmt.Errorf("%q is not an event (sent, feedback, timer, enqueue, dequeue, receive, arrive, pause, message)", name))
@@ -281,23 +269,23 @@ func readEvent(n int, line []byte, role cc.Role, ev *cctest.Event) *Error {
 		return o.err
 	}
 	switch ev.Kind {
-	case cctest.Enqueue, cctest.Dequeue, cctest.Sent, cctest.Receive, cctest.Arrive:
+	case cc.EventEnqueue, cc.EventDequeue, cc.EventSent, cc.EventReceive, cc.EventArrive:
 		if p := o.sub("packet", true); p != nil {
 			ev.HasINT = readPacket(p, &ev.Packet, &ev.INT)
 			o.child(p)
 		}
-		if ev.Kind == cctest.Enqueue || ev.Kind == cctest.Dequeue {
+		if ev.Kind == cc.EventEnqueue || ev.Kind == cc.EventDequeue {
 			if q := o.sub("queue", true); q != nil {
 				readQueue(q, &ev.Queue)
 				o.child(q)
 			}
 		}
-	case cctest.Feedback, cctest.Message:
+	case cc.EventFeedback, cc.EventMessage:
 		if f := o.sub("feedback", true); f != nil {
 			ev.HasINT = readFeedback(f, &ev.Feedback, &ev.INT)
 			o.child(f)
 		}
-	case cctest.Pause:
+	case cc.EventPause:
 		o.get("prio", &ev.Packet.Prio, true)
 		o.get("paused", &ev.Paused, true)
 	}
@@ -375,7 +363,7 @@ func (r *Reader) Header() Header { return r.h }
 func (r *Reader) Line() int { return r.l.line }
 
 // Next reads the next event into ev; io.EOF at the end of the trace.
-func (r *Reader) Next(ev *cctest.Event) error {
+func (r *Reader) Next(ev *cc.Event) error {
 	line, err := r.l.next()
 	if err != nil {
 		return err
@@ -387,14 +375,14 @@ func (r *Reader) Next(ev *cctest.Event) error {
 }
 
 // ReadAll reads a whole trace.
-func ReadAll(r io.Reader) (Header, []cctest.Event, error) {
+func ReadAll(r io.Reader) (Header, []cc.Event, error) {
 	rd, err := NewReader(r)
 	if err != nil {
 		return Header{}, nil, err
 	}
-	var evs []cctest.Event
+	var evs []cc.Event
 	for {
-		var ev cctest.Event
+		var ev cc.Event
 		err := rd.Next(&ev)
 		if err == io.EOF {
 			return rd.h, evs, nil
@@ -411,16 +399,16 @@ func ReadAll(r io.Reader) (Header, []cctest.Event, error) {
 // congestion point's port) zeroed, the INT header's unused hop records
 // zeroed, and the INT pointers nil (Apply sets them). Reading back what
 // a Writer wrote gives the canonical events.
-func Canonical(ev cctest.Event, role cc.Role) cctest.Event {
-	out := cctest.Event{Kind: ev.Kind, At: ev.At}
+func Canonical(ev cc.Event, role cc.Role) cc.Event {
+	out := cc.Event{Kind: ev.Kind, At: ev.At}
 	switch ev.Kind {
-	case cctest.Enqueue, cctest.Dequeue:
+	case cc.EventEnqueue, cc.EventDequeue:
 		out.Packet, out.Queue, out.HasINT = ev.Packet, ev.Queue, ev.HasINT
-	case cctest.Sent, cctest.Receive, cctest.Arrive:
+	case cc.EventSent, cc.EventReceive, cc.EventArrive:
 		out.Packet, out.HasINT = ev.Packet, ev.HasINT
-	case cctest.Feedback, cctest.Message:
+	case cc.EventFeedback, cc.EventMessage:
 		out.Feedback, out.HasINT = ev.Feedback, ev.HasINT
-	case cctest.Pause:
+	case cc.EventPause:
 		out.Packet.Prio, out.Paused = ev.Packet.Prio, ev.Paused
 	}
 	out.Packet.INT, out.Feedback.INT = nil, nil

@@ -45,7 +45,7 @@ func envFor(r cc.Role) cc.Env {
 type case_ struct {
 	name string
 	h    trace.Header
-	evs  []cctest.Event
+	evs  []cc.Event
 }
 
 // cases returns one case per registered part, events from seed.
@@ -72,7 +72,7 @@ func cases(t *testing.T, n int, seed int64) []case_ {
 	return out
 }
 
-func write(t *testing.T, h trace.Header, evs []cctest.Event) []byte {
+func write(t *testing.T, h trace.Header, evs []cc.Event) []byte {
 	var buf bytes.Buffer
 	w, err := trace.NewWriter(&buf, h)
 	require.NoError(t, err)
@@ -99,7 +99,7 @@ func TestRoundTrip(t *testing.T) {
 		want := c.h
 		want.Version = trace.ModuleVersion()
 		require.Equal(t, want, h, c.name)
-		canon := make([]cctest.Event, len(c.evs))
+		canon := make([]cc.Event, len(c.evs))
 		for i := range c.evs {
 			canon[i] = trace.Canonical(c.evs[i], c.h.Role)
 		}
@@ -325,14 +325,14 @@ func TestFormatByHand(t *testing.T) {
 	h := trace.Header{Version: "v1", Algorithm: "dcqcn", Part: "rp", Role: cc.RoleRP,
 		Settings: []cc.Setting{{Name: "preset", Value: "connectx"}},
 		Env:      cc.Env{Rate: 100 * units.Gbps, BaseRTT: 8 * us}}
-	sent := cctest.Event{Kind: cctest.Sent, At: us, Packet: cc.Packet{Flow: 7, Seq: 1000, Payload: 1000, Size: 1082}}
+	sent := cc.Event{Kind: cc.EventSent, At: us, Packet: cc.Packet{Flow: 7, Seq: 1000, Payload: 1000, Size: 1082}}
 	sent.Packet.Hdr[15] = 0xab
-	ack := cctest.Event{Kind: cctest.Feedback, At: 12 * us, HasINT: true,
+	ack := cc.Event{Kind: cc.EventFeedback, At: 12 * us, HasINT: true,
 		Feedback: cc.Feedback{Kind: cc.FeedbackAck, Flow: 7, Seq: 2000, Acked: 1000}}
 	ack.INT.PathID, ack.INT.NHop = 42, 1
 	ack.INT.Hops[0].Speed, ack.INT.Hops[0].TS, ack.INT.Hops[0].QLen = 4, 10000, 2031
-	timer := cctest.Event{Kind: cctest.Timer, At: 13 * us}
-	evs := []cctest.Event{sent, ack, timer}
+	timer := cc.Event{Kind: cc.EventTimer, At: 13 * us}
+	evs := []cc.Event{sent, ack, timer}
 	want := `{"hwcc_trace":1,"version":"v1","algorithm":"dcqcn","part":"rp","role":"RP","settings":{"preset":"connectx"},"env":{"rate":100000000000,"base_rtt":8000000}}
 {"t":1000000,"ev":"sent","packet":{"flow":7,"seq":1000,"payload":1000,"size":1082,"hdr":"000000000000000000000000000000ab"}}
 {"t":12000000,"ev":"feedback","feedback":{"kind":"ack","flow":7,"seq":2000,"acked":1000,"int":{"path_id":42,"hops":[{"speed":4,"ts":10000,"tx_bytes":0,"qlen":2031}]}}}
@@ -347,14 +347,14 @@ func TestFormatByHand(t *testing.T) {
 	// A switch point's events name their port; Pause carries prio and
 	// paused at the top level.
 	sw := trace.Header{Version: "v1", Algorithm: "hiercc", Part: "sw", Role: cc.RoleSW}
-	pause := cctest.Event{Kind: cctest.Pause, At: 5, Port: 1, Paused: true}
+	pause := cc.Event{Kind: cc.EventPause, At: 5, Port: 1, Paused: true}
 	pause.Packet.Prio = 3
 	line := `{"t":5,"ev":"pause","port":1,"prio":3,"paused":true}` + "\n"
-	tr := string(write(t, sw, []cctest.Event{pause}))
+	tr := string(write(t, sw, []cc.Event{pause}))
 	require.Equal(t, line, tr[strings.IndexByte(tr, '\n')+1:])
 	_, gotEvs, err = trace.ReadAll(strings.NewReader(tr))
 	require.NoError(t, err)
-	require.Equal(t, []cctest.Event{pause}, gotEvs)
+	require.Equal(t, []cc.Event{pause}, gotEvs)
 
 	// An outputs line: a signed register in decimal, sign-extended; no
 	// deadline is 2^63-1.

@@ -136,7 +136,17 @@ func gap(r *rand.Rand, o GenOptions) units.Time {
 //     priority (0..6, mostly the data priorities) alternate per port and
 //     priority; now and then one of the Messages arrives through a port,
 //     and a Timer call comes.
-func Events(r *rand.Rand, role cc.Role, o GenOptions) []Event {
+func Events(r *rand.Rand, role cc.Role, o GenOptions) []cc.Event {
+	evs := events(r, role, o)
+	out := make([]cc.Event, len(evs))
+	for i := range evs {
+		out[i] = evs[i].Event
+	}
+	return out
+}
+
+// events is Events as the suite runs it, beside its chaos sequences.
+func events(r *rand.Rand, role cc.Role, o GenOptions) []Event {
 	o = o.withDefaults()
 	switch role {
 	case cc.RoleCP:
@@ -177,7 +187,7 @@ func cpEvents(r *rand.Rand, o GenOptions) []Event {
 	)
 	for len(evs) < o.Events {
 		now += gap(r, o)
-		ev := Event{At: now}
+		ev := Event{Event: cc.Event{At: now}}
 		// Fill to the target, then drain to a new one below, then fill to
 		// one above, and so on.
 		switch {
@@ -192,12 +202,12 @@ func cpEvents(r *rand.Rand, o GenOptions) []Event {
 		}
 		switch {
 		case r.Intn(16) == 0:
-			ev.Kind = Timer
+			ev.Kind = cc.EventTimer
 		case len(fifo) > 0 && !fill:
 			q := fifo[0]
 			fifo = fifo[1:]
 			qlen -= q.size
-			ev.Kind = Dequeue
+			ev.Kind = cc.EventDequeue
 			ev.Packet = cc.Packet{Flow: q.flow, Size: q.size, Payload: q.size - o.Overhead}
 			ev.HasINT, ev.INT = q.hasINT, q.int
 		default:
@@ -215,7 +225,7 @@ func cpEvents(r *rand.Rand, o GenOptions) []Event {
 			}
 			fifo = append(fifo, q)
 			qlen += size
-			ev.Kind = Enqueue
+			ev.Kind = cc.EventEnqueue
 			ev.Packet = cc.Packet{Flow: f, Seq: seq[f], Size: size, Payload: pay, Prio: 3}
 			seq[f] += uint64(pay)
 			ev.HasINT, ev.INT = q.hasINT, q.int
@@ -223,7 +233,7 @@ func cpEvents(r *rand.Rand, o GenOptions) []Event {
 		// TxBytes on a dequeue counts the bytes sent before the departing
 		// packet (cc.Queue).
 		ev.Queue = cc.Queue{Len: qlen, Rate: o.Rate, TxBytes: tx}
-		if ev.Kind == Dequeue {
+		if ev.Kind == cc.EventDequeue {
 			tx += uint64(ev.Packet.Size)
 		}
 		evs = append(evs, ev)
@@ -284,18 +294,18 @@ func rpEvents(r *rand.Rand, o GenOptions) []Event {
 	for len(evs) < o.Events {
 		dt := gap(r, o)
 		now += dt
-		ev := Event{At: now}
+		ev := Event{Event: cc.Event{At: now}}
 		switch x := r.Intn(32); {
 		case x == 0:
-			ev.Kind = Timer
+			ev.Kind = cc.EventTimer
 		case x < 3:
-			ev.Kind = Feedback
+			ev.Kind = cc.EventFeedback
 			ev.Feedback = cc.Feedback{Kind: cc.FeedbackCNP, Flow: flow}
 		case x < 5 && len(o.Messages) > 0:
-			ev.Kind = Feedback
+			ev.Kind = cc.EventFeedback
 			ev.Feedback = o.Messages[r.Intn(len(o.Messages))]
 		case x == 5 && sndUna < sndNxt:
-			ev.Kind = Feedback
+			ev.Kind = cc.EventFeedback
 			ev.Feedback = cc.Feedback{Kind: cc.FeedbackNak, Flow: flow, Seq: sndUna, SndNxt: sndNxt}
 			sndNxt = sndUna // go back N: resend from the NAK
 			if o.INT {      // a NAK echoes INT as an ACK does
@@ -310,9 +320,9 @@ func rpEvents(r *rand.Rand, o GenOptions) []Event {
 			}
 			if o.Credited {
 				credits++
-				evs = append(evs, Event{At: now, Kind: Feedback, Feedback: cc.Feedback{Kind: cc.FeedbackCredit, Flow: flow, Seq: credits}})
+				evs = append(evs, Event{Event: cc.Event{At: now, Kind: cc.EventFeedback, Feedback: cc.Feedback{Kind: cc.FeedbackCredit, Flow: flow, Seq: credits}}})
 			}
-			ev.Kind = Sent
+			ev.Kind = cc.EventSent
 			ev.Packet = cc.Packet{Flow: flow, Seq: sndNxt, Payload: pay, Size: pay + o.Overhead, Prio: 3}
 			sndNxt += uint64(pay)
 		default:
@@ -320,7 +330,7 @@ func rpEvents(r *rand.Rand, o GenOptions) []Event {
 			if r.Intn(6) != 0 { // else a duplicate
 				ack += uint64(r.Int63n(int64(sndNxt-sndUna))) + 1
 			}
-			ev.Kind = Feedback
+			ev.Kind = cc.EventFeedback
 			ev.Feedback = cc.Feedback{
 				Kind: cc.FeedbackAck, Flow: flow, Seq: ack, Acked: units.Bytes(ack - sndUna),
 				SndNxt: sndNxt, ECE: r.Intn(4) == 0,
@@ -346,14 +356,14 @@ func npEvents(r *rand.Rand, o GenOptions) []Event {
 	)
 	for len(evs) < o.Events {
 		now += gap(r, o)
-		ev := Event{At: now}
+		ev := Event{Event: cc.Event{At: now}}
 		switch x := r.Intn(24); {
 		case x < 2:
-			ev.Kind = Timer
+			ev.Kind = cc.EventTimer
 		case x == 2:
 			// The source's start (or stop) of a credit-driven transfer,
 			// or one of the Messages.
-			ev.Kind = Feedback
+			ev.Kind = cc.EventFeedback
 			ev.Feedback = cc.Feedback{Kind: cc.FeedbackCreditRequest, Flow: flow}
 			if r.Intn(4) == 0 {
 				ev.Feedback.Kind = cc.FeedbackCreditStop
@@ -368,7 +378,7 @@ func npEvents(r *rand.Rand, o GenOptions) []Event {
 			} else {
 				seq += uint64(o.Payload)
 			}
-			ev.Kind = Receive
+			ev.Kind = cc.EventReceive
 			ev.Packet = cc.Packet{Flow: flow, Seq: s, Payload: o.Payload, Size: o.Payload + o.Overhead, Prio: 3, CE: r.Intn(3) == 0}
 		}
 		evs = append(evs, ev)
@@ -463,7 +473,7 @@ func swEvents(r *rand.Rand, o GenOptions) []Event {
 		port, prio, canSend := ready()
 		switch x := r.Intn(32); {
 		case x < 2:
-			evs = append(evs, Event{Kind: Timer, At: now})
+			evs = append(evs, Event{Event: cc.Event{Kind: cc.EventTimer, At: now}})
 		case x < 4:
 			// A PFC pause or resume: it changes the queue's state, as a
 			// switch reports only changes.
@@ -476,11 +486,11 @@ func swEvents(r *rand.Rand, o GenOptions) []Event {
 			}
 			q := &queues[port][prio]
 			q.paused = !q.paused
-			ev := Event{Kind: Pause, At: now, Port: port, Paused: q.paused}
+			ev := Event{Event: cc.Event{Kind: cc.EventPause, At: now, Port: port, Paused: q.paused}}
 			ev.Packet.Prio = prio
 			evs = append(evs, ev)
 		case x < 6:
-			ev := Event{Kind: Message, At: now, Port: r.Intn(o.Ports)}
+			ev := Event{Event: cc.Event{Kind: cc.EventMessage, At: now, Port: r.Intn(o.Ports)}}
 			if len(o.Messages) > 0 {
 				ev.Feedback = o.Messages[r.Intn(len(o.Messages))]
 			} else {
@@ -497,7 +507,7 @@ func swEvents(r *rand.Rand, o GenOptions) []Event {
 			q.len -= ev.Packet.Size
 			total -= ev.Packet.Size
 			queued--
-			ev.Kind, ev.At = Dequeue, now
+			ev.Kind, ev.At = cc.EventDequeue, now
 			// TxBytes on a dequeue counts the bytes the port sent before
 			// the departing packet (cc.Queue).
 			ev.Queue = cc.Queue{Len: q.len, Rate: o.Rate, TxBytes: tx[port]}
@@ -510,7 +520,7 @@ func swEvents(r *rand.Rand, o GenOptions) []Event {
 			if r.Intn(4) == 0 {
 				pay = 1 + units.Bytes(r.Int63n(int64(payload)))
 			}
-			ev := Event{Kind: Arrive, At: now, Port: f.in}
+			ev := Event{Event: cc.Event{Kind: cc.EventArrive, At: now, Port: f.in}}
 			ev.Packet = cc.Packet{Flow: id, Src: f.src, Dst: f.dst, Seq: f.seq, Payload: pay, Size: pay + o.Overhead, Prio: f.prio}
 			f.seq += uint64(pay)
 			if len(o.Hdrs) > 0 && r.Intn(2) == 0 {
@@ -532,7 +542,7 @@ func swEvents(r *rand.Rand, o GenOptions) []Event {
 			q.len += ev.Packet.Size
 			total += ev.Packet.Size
 			queued++
-			ev.Kind, ev.Port = Enqueue, f.out
+			ev.Kind, ev.Port = cc.EventEnqueue, f.out
 			ev.Queue = cc.Queue{Len: q.len, Rate: o.Rate, TxBytes: tx[f.out], Paused: q.paused}
 			q.fifo = append(q.fifo, ev)
 			evs = append(evs, ev)
@@ -553,9 +563,9 @@ func swEvents(r *rand.Rand, o GenOptions) []Event {
 // take every one without panicking.
 func Chaos(r *rand.Rand, role cc.Role, o GenOptions) []Event {
 	o = o.withDefaults()
-	kinds := KindsOf(role)
+	kinds := role.Events()
 	if kinds == nil {
-		kinds = []Kind{Timer}
+		kinds = []cc.EventKind{cc.EventTimer}
 	}
 	evs := make([]Event, 0, o.Events)
 	var now units.Time
@@ -568,7 +578,7 @@ func Chaos(r *rand.Rand, role cc.Role, o GenOptions) []Event {
 		default:
 			now += gap(r, o)
 		}
-		ev := Event{Kind: kinds[r.Intn(len(kinds))], At: now}
+		ev := Event{Event: cc.Event{Kind: kinds[r.Intn(len(kinds))], At: now}}
 		ev.Packet = cc.Packet{
 			Flow: cc.FlowID(r.Uint32() % uint32(o.Flows*2)), Src: cc.NodeID(r.Uint32()), Dst: cc.NodeID(r.Uint32()),
 			Seq: r.Uint64(), Payload: units.Bytes(wild(r)), Size: units.Bytes(wild(r)),
@@ -663,9 +673,9 @@ func GenChaos(role cc.Role, o GenOptions) gopter.Gen {
 // messages are of a kind from cc.FeedbackUser up when byte 12's top bit is
 // set.
 func FromBytes(data []byte, role cc.Role) []Event {
-	kinds := KindsOf(role)
+	kinds := role.Events()
 	if kinds == nil {
-		kinds = []Kind{Timer}
+		kinds = []cc.EventKind{cc.EventTimer}
 	}
 	var evs []Event
 	var now units.Time
@@ -673,7 +683,7 @@ func FromBytes(data []byte, role cc.Role) []Event {
 		b := data[:16]
 		data = data[16:]
 		u16 := func(i int) uint64 { return uint64(b[i]) | uint64(b[i+1])<<8 }
-		ev := Event{Kind: kinds[int(b[0])%len(kinds)]}
+		ev := Event{Event: cc.Event{Kind: kinds[int(b[0])%len(kinds)]}}
 		// Time: mostly forward by up to 65 µs, backwards when bit 7 of b[1] is set.
 		d := units.Time(u16(2)) * units.Nanosecond
 		if b[1]&0x80 != 0 {

@@ -125,7 +125,7 @@ func TestStats(newPart func() (cc.Part, error), o Options) (Stats, error) {
 	if err != nil {
 		return Stats{}, fmt.Errorf("cctest: constructor: %w", err)
 	}
-	role := RoleOf(probe)
+	role := cc.RoleOf(probe)
 	if role == 0 {
 		return Stats{}, &Violation{Rule: "role", Msg: fmt.Sprintf("%T plays no role of package cc", probe)}
 	}
@@ -142,7 +142,7 @@ func TestStats(newPart func() (cc.Part, error), o Options) (Stats, error) {
 		if r, ok := probe.(cc.ReactionPoint); ok && r.Limits().Credited {
 			g.Credited = true
 		}
-		evs := Events(rng, role, g)
+		evs := events(rng, role, g)
 		if err := s.wellFormed(i, evs); err != nil {
 			return s.stats, err
 		}
@@ -332,7 +332,7 @@ func (s *suite) wellFormed(seq int, evs []Event) error {
 	var none cc.Actions
 	var accepted units.Time // the latest now A accepted
 	var tick Event
-	tick.Kind = Timer
+	tick.Kind = cc.EventTimer
 	step := func(ev *Event, where string) {
 		// A congestion or switch point may stamp the packet's INT header
 		// in place, a switch point write its header bytes, a reaction
@@ -504,7 +504,7 @@ func (s *suite) checkAfter(where string, p cc.Part, ev *Event, before, after []c
 	if d != deadline && d < ev.At {
 		s.rep.add(RuleDeadline, "%s: %s moved NextDeadline from %v to %v, before its now", where, ev, deadline, d)
 	}
-	if ev.Kind == Timer {
+	if ev.Kind == cc.EventTimer {
 		switch {
 		case ev.At < deadline:
 			if ok, diff := equalRegs(before, after, "now"); !ok {
@@ -530,7 +530,7 @@ func (s *suite) checkAfter(where string, p cc.Part, ev *Event, before, after []c
 // (and at −1 ps), expecting a
 // *cc.TimeOrderError naming both times and no change.
 func (s *suite) timeOrder(where string, a, b cc.Part, like *Event, accepted units.Time) {
-	kinds := KindsOf(s.role)
+	kinds := s.role.Events()
 	times := []units.Time{-1}
 	if accepted > 0 {
 		times = append(times, accepted-1)
@@ -540,9 +540,9 @@ func (s *suite) timeOrder(where string, a, b cc.Part, like *Event, accepted unit
 			ev := *like
 			ev.Kind, ev.At = k, at
 			switch {
-			case k == Feedback && ev.Feedback.Kind == cc.FeedbackNone:
+			case k == cc.EventFeedback && ev.Feedback.Kind == cc.FeedbackNone:
 				ev.Feedback.Kind = cc.FeedbackAck
-			case k == Message && ev.Feedback.Kind == cc.FeedbackNone:
+			case k == cc.EventMessage && ev.Feedback.Kind == cc.FeedbackNone:
 				ev.Feedback.Kind = cc.FeedbackCredit
 			}
 			before := regs(a)
@@ -588,7 +588,7 @@ func (s *suite) allocs(seq int, evs []Event) error {
 		act := cc.NewActions(s.o.Actions)
 		var ms runtime.MemStats
 		var tick Event
-		tick.Kind = Timer
+		tick.Kind = cc.EventTimer
 		measure := func(ev *Event) (n uint64) {
 			defer func() {
 				if recover() != nil { // reported by the no-panic rule
@@ -685,7 +685,7 @@ func (s *suite) chaos(seq int, evs []Event) error {
 		s.checkActions(where, ev, act.All(), false)
 		if d := p.NextDeadline(); d != deadline && d < ev.At {
 			s.rep.add(RuleDeadline, "%s: %s moved NextDeadline from %v to %v, before its now", where, ev, deadline, d)
-		} else if ev.Kind == Timer && ev.At >= deadline && d != units.MaxTime && d <= ev.At {
+		} else if ev.Kind == cc.EventTimer && ev.At >= deadline && d != units.MaxTime && d <= ev.At {
 			s.rep.add(RuleDeadline, "%s: a timer at %v (deadline %v) left NextDeadline at %v, not after now", where, ev.At, deadline, d)
 		}
 		if r, ok := p.(cc.ReactionPoint); ok {
@@ -735,8 +735,8 @@ func (a *args) restore(ev *Event) { ev.Packet, ev.Feedback, ev.INT = a.pkt, a.fb
 // point's Dequeue write Hdr, a reaction point's Sent write Echo) and never
 // a message it is given.
 func (s *suite) checkWrites(where string, ev *Event, sent args) {
-	pkt, none := ev.Kind.carries()
-	if none || ev.NilArg {
+	pkt := ev.Kind.Packet()
+	if !pkt && !ev.Kind.Message() || ev.NilArg {
 		return
 	}
 	var want *inttel.Header
@@ -757,15 +757,15 @@ func (s *suite) checkWrites(where string, ev *Event, sent args) {
 	w := sent.pkt
 	w.INT = want
 	switch {
-	case ev.Kind == Dequeue && s.role == cc.RoleSW:
+	case ev.Kind == cc.EventDequeue && s.role == cc.RoleSW:
 		w.Hdr = ev.Packet.Hdr
-	case ev.Kind == Sent:
+	case ev.Kind == cc.EventSent:
 		w.Echo = ev.Packet.Echo
 	}
 	if ev.Packet != w {
 		s.rep.add(RuleOutputs, "%s: %s changed the caller's packet beyond what the contract lets it: %+v became %+v", where, ev, w, ev.Packet)
 	}
-	if ev.HasINT && ev.Kind != Dequeue && ev.INT != sent.int {
+	if ev.HasINT && ev.Kind != cc.EventDequeue && ev.INT != sent.int {
 		s.rep.add(RuleOutputs, "%s: %s stamped the packet's INT header, which only a Dequeue may: %+v became %+v", where, ev, sent.int, ev.INT)
 	}
 }
@@ -780,8 +780,8 @@ func (s *suite) checkActions(where string, ev *Event, acts []cc.Action, wellForm
 		bad := ""
 		switch x.Kind {
 		case cc.ActionMarkCE, cc.ActionDrop:
-			cp := s.role == cc.RoleCP && (ev.Kind == Enqueue || ev.Kind == Dequeue)
-			sw := s.role == cc.RoleSW && (ev.Kind == Arrive || ev.Kind == Enqueue || ev.Kind == Dequeue)
+			cp := s.role == cc.RoleCP && (ev.Kind == cc.EventEnqueue || ev.Kind == cc.EventDequeue)
+			sw := s.role == cc.RoleSW && (ev.Kind == cc.EventArrive || ev.Kind == cc.EventEnqueue || ev.Kind == cc.EventDequeue)
 			if !cp && !sw {
 				bad = fmt.Sprintf("a %v point's %v has no packet of a queue to act on", s.role.Short(), ev.Kind)
 			}

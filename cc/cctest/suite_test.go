@@ -340,7 +340,7 @@ func TestGeneratorsWellFormed(t *testing.T) {
 	params.Rng.Seed(7)
 	params.MinSuccessfulTests = 50
 	props := gopter.NewProperties(params)
-	props.Property("cp", prop.ForAll(func(evs []cctest.Event) bool {
+	props.Property("cp", prop.ForAll(func(evs []cc.Event) bool {
 		var now units.Time
 		var fifo []cc.Packet
 		var q units.Bytes
@@ -350,23 +350,23 @@ func TestGeneratorsWellFormed(t *testing.T) {
 			}
 			now = e.At
 			switch e.Kind {
-			case cctest.Enqueue:
+			case cc.EventEnqueue:
 				fifo = append(fifo, e.Packet)
 				q += e.Packet.Size
-			case cctest.Dequeue:
+			case cc.EventDequeue:
 				if len(fifo) == 0 || fifo[0].Flow != e.Packet.Flow || fifo[0].Size != e.Packet.Size {
 					return false
 				}
 				q -= fifo[0].Size
 				fifo = fifo[1:]
 			}
-			if e.Kind != cctest.Timer && e.Queue.Len != q {
+			if e.Kind != cc.EventTimer && e.Queue.Len != q {
 				return false
 			}
 		}
 		return true
 	}, cctest.GenEvents(cc.RoleCP, cctest.GenOptions{INT: true})))
-	props.Property("rp", prop.ForAll(func(evs []cctest.Event) bool {
+	props.Property("rp", prop.ForAll(func(evs []cc.Event) bool {
 		var now units.Time
 		var sndNxt uint64
 		for _, e := range evs {
@@ -375,14 +375,14 @@ func TestGeneratorsWellFormed(t *testing.T) {
 			}
 			now = e.At
 			switch {
-			case e.Kind == cctest.Sent:
+			case e.Kind == cc.EventSent:
 				if e.Packet.Seq != sndNxt {
 					return false
 				}
 				sndNxt += uint64(e.Packet.Payload)
-			case e.Kind == cctest.Feedback && e.Feedback.Kind == cc.FeedbackNak:
+			case e.Kind == cc.EventFeedback && e.Feedback.Kind == cc.FeedbackNak:
 				sndNxt = e.Feedback.Seq // go back N
-			case e.Kind == cctest.Feedback && e.Feedback.Kind == cc.FeedbackAck:
+			case e.Kind == cc.EventFeedback && e.Feedback.Kind == cc.FeedbackAck:
 				if e.Feedback.Seq > sndNxt || e.Feedback.SndNxt != sndNxt || !e.HasINT {
 					return false
 				}
@@ -397,7 +397,7 @@ func TestGeneratorsWellFormed(t *testing.T) {
 // event that passes it.
 func TestDriveFiresTimers(t *testing.T) {
 	p, _ := ctor(cc.RoleRP, ok)()
-	evs := []cctest.Event{{Kind: cctest.Sent, At: 35 * units.Microsecond, Packet: cc.Packet{Size: 100}}}
+	evs := []cc.Event{{Kind: cc.EventSent, At: 35 * units.Microsecond, Packet: cc.Packet{Size: 100}}}
 	var timers []units.Time
 	err := cctest.Drive(p, evs, cc.NewActions(4), func(s cctest.Step) bool {
 		if s.Inserted {
@@ -692,7 +692,7 @@ func TestSwitchGeneratorWellFormed(t *testing.T) {
 	params.MinSuccessfulTests = 50
 	props := gopter.NewProperties(params)
 	const ports = 6
-	props.Property("sw", prop.ForAll(func(evs []cctest.Event) bool {
+	props.Property("sw", prop.ForAll(func(evs []cc.Event) bool {
 		type queue struct {
 			fifo   []cc.Packet
 			len    units.Bytes
@@ -702,8 +702,8 @@ func TestSwitchGeneratorWellFormed(t *testing.T) {
 			now    units.Time
 			queues [ports][8]queue
 			tx     [ports]uint64
-			last   *cctest.Event
-			kinds  = map[cctest.Kind]int{}
+			last   *cc.Event
+			kinds  = map[cc.EventKind]int{}
 		)
 		for i := range evs {
 			e := &evs[i]
@@ -713,8 +713,8 @@ func TestSwitchGeneratorWellFormed(t *testing.T) {
 			now = e.At
 			kinds[e.Kind]++
 			switch e.Kind {
-			case cctest.Enqueue:
-				if last == nil || last.Kind != cctest.Arrive || last.At != e.At || last.Packet != e.Packet || last.Port == e.Port {
+			case cc.EventEnqueue:
+				if last == nil || last.Kind != cc.EventArrive || last.At != e.At || last.Packet != e.Packet || last.Port == e.Port {
 					return false
 				}
 				q := &queues[e.Port][e.Packet.Prio]
@@ -723,7 +723,7 @@ func TestSwitchGeneratorWellFormed(t *testing.T) {
 				if e.Queue.Len != q.len || e.Queue.Paused != q.paused || e.Queue.TxBytes != tx[e.Port] {
 					return false
 				}
-			case cctest.Dequeue:
+			case cc.EventDequeue:
 				q := &queues[e.Port][e.Packet.Prio]
 				if len(q.fifo) == 0 || q.paused || q.fifo[0] != e.Packet || e.Queue.TxBytes != tx[e.Port] {
 					return false
@@ -734,23 +734,23 @@ func TestSwitchGeneratorWellFormed(t *testing.T) {
 				if e.Queue.Len != q.len || e.Queue.Paused {
 					return false
 				}
-			case cctest.Pause:
+			case cc.EventPause:
 				q := &queues[e.Port][e.Packet.Prio]
 				if e.Paused == q.paused || e.Packet.Prio >= cc.ControlPrio {
 					return false
 				}
 				q.paused = e.Paused
-			case cctest.Message:
+			case cc.EventMessage:
 				if e.Feedback.Kind == cc.FeedbackNone {
 					return false
 				}
-			case cctest.Arrive, cctest.Timer:
+			case cc.EventArrive, cc.EventTimer:
 			default:
 				return false
 			}
 			last = e
 		}
-		return kinds[cctest.Arrive] > 0 && kinds[cctest.Dequeue] > 0 && kinds[cctest.Pause] > 0 && kinds[cctest.Message] > 0
+		return kinds[cc.EventArrive] > 0 && kinds[cc.EventDequeue] > 0 && kinds[cc.EventPause] > 0 && kinds[cc.EventMessage] > 0
 	}, cctest.GenEvents(cc.RoleSW, cctest.GenOptions{Ports: ports, INT: true, Events: 400})))
 	props.TestingRun(t)
 }
@@ -759,9 +759,8 @@ func TestSwitchGeneratorWellFormed(t *testing.T) {
 // and fuzz sequences for it use every one of them, ports out of range
 // included.
 func TestSwitchKinds(t *testing.T) {
-	require.Equal(t, []cctest.Kind{cctest.Timer, cctest.Arrive, cctest.Enqueue, cctest.Dequeue, cctest.Pause, cctest.Message}, cctest.KindsOf(cc.RoleSW))
-	require.Equal(t, cc.RoleSW, cctest.Pause.Role())
-	require.True(t, cctest.Enqueue.Of(cc.RoleSW) && cctest.Enqueue.Of(cc.RoleCP) && !cctest.Enqueue.Of(cc.RoleRP))
+	require.Equal(t, []cc.EventKind{cc.EventTimer, cc.EventArrive, cc.EventEnqueue, cc.EventDequeue, cc.EventPause, cc.EventMessage}, cc.RoleSW.Events())
+	require.True(t, cc.EventEnqueue.Of(cc.RoleSW) && cc.EventEnqueue.Of(cc.RoleCP) && !cc.EventEnqueue.Of(cc.RoleRP))
 	r := rand.New(rand.NewSource(5))
 	data := make([]byte, 16*200)
 	r.Read(data)
@@ -769,7 +768,7 @@ func TestSwitchKinds(t *testing.T) {
 		"chaos": cctest.Chaos(r, cc.RoleSW, cctest.GenOptions{}),
 		"bytes": cctest.FromBytes(data, cc.RoleSW),
 	} {
-		kinds, outside := map[cctest.Kind]bool{}, 0
+		kinds, outside := map[cc.EventKind]bool{}, 0
 		for _, e := range evs {
 			kinds[e.Kind] = true
 			if e.Port < 0 || e.Port >= 4 {
@@ -781,8 +780,8 @@ func TestSwitchKinds(t *testing.T) {
 	}
 	require.Equal(t, cctest.FromBytes(data, cc.RoleSW), cctest.FromBytes(data, cc.RoleSW))
 	p := newToySW(ok)
-	require.Equal(t, cc.RoleSW, cctest.RoleOf(p))
-	ev := cctest.Event{Kind: cctest.Pause, At: 5, Port: 2, Paused: true}
+	require.Equal(t, cc.RoleSW, cc.RoleOf(p))
+	ev := cc.Event{Kind: cc.EventPause, At: 5, Port: 2, Paused: true}
 	ev.Packet.Prio = 3
 	require.NoError(t, ev.Apply(p, cc.NewActions(1)))
 	require.True(t, p.paused[2][3])
