@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	inttel "github.com/hwcc/hwcc/int"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -109,9 +108,9 @@ func RoleOf(p Part) Role {
 
 // Event is one call of a contract method with its arguments: what a trace
 // line holds, what the harness records, what cctest generates. It is a
-// plain value that holds its own INT header, so that a slice of events is
-// self-contained and applying one allocates nothing: HasINT makes the
-// packet's or the message's INT point at the event's.
+// plain value that holds its own telemetry stack, so that a slice of
+// events is self-contained and applying one allocates nothing: HasTel
+// makes the packet's or the message's Tel point at the event's.
 //
 // A switch point's events name a port: Port is Arrive's and Message's
 // ingress port (−1 for a message the switch sent itself) and Enqueue's,
@@ -124,8 +123,8 @@ type Event struct {
 	Packet   Packet
 	Queue    Queue
 	Feedback Feedback
-	HasINT   bool
-	INT      inttel.Header
+	HasTel   bool
+	Tel      Telemetry
 	Port     int
 	Paused   bool
 }
@@ -144,7 +143,7 @@ func (e *Event) String() string {
 	case EventReceive:
 		return fmt.Sprintf("receive at %v: flow %d seq %d ce %v", e.At, e.Packet.Flow, e.Packet.Seq, e.Packet.CE)
 	case EventFeedback:
-		return fmt.Sprintf("feedback at %v: %v flow %d seq %d acked %v ece %v int %v", e.At, e.Feedback.Kind, e.Feedback.Flow, e.Feedback.Seq, e.Feedback.Acked, e.Feedback.ECE, e.HasINT)
+		return fmt.Sprintf("feedback at %v: %v flow %d seq %d acked %v ece %v tel %v", e.At, e.Feedback.Kind, e.Feedback.Flow, e.Feedback.Seq, e.Feedback.Acked, e.Feedback.ECE, e.HasTel)
 	case EventArrive:
 		return fmt.Sprintf("arrive at %v: port %d flow %d size %v prio %d", e.At, e.Port, e.Packet.Flow, e.Packet.Size, e.Packet.Prio)
 	case EventPause:
@@ -160,16 +159,16 @@ func (e *Event) String() string {
 }
 
 // Apply calls the event's method on p with act: e.Call with the event's
-// own packet and message, whose INT points at e.INT when HasINT. What a
-// part writes in the packet (a Dequeue's INT stamp and header bytes, a
-// Sent's header bytes) stays in e.
+// own packet and message, whose Tel points at e.Tel when HasTel. What a
+// part writes in the packet (a Dequeue's telemetry record and header
+// bytes, a Sent's header bytes) stays in e.
 func (e *Event) Apply(p Part, act *Actions) error {
-	e.Packet.INT, e.Feedback.INT = nil, nil
-	if e.HasINT {
+	e.Packet.Tel, e.Feedback.Tel = nil, nil
+	if e.HasTel {
 		if e.Kind.Message() {
-			e.Feedback.INT = &e.INT
+			e.Feedback.Tel = &e.Tel
 		} else {
-			e.Packet.INT = &e.INT
+			e.Packet.Tel = &e.Tel
 		}
 	}
 	return e.Call(p, &e.Packet, &e.Feedback, act)

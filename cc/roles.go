@@ -43,9 +43,9 @@ type Part interface {
 // behind). A congestion point's view of its queue is the Queue of its latest
 // Enqueue or Dequeue; its Timer (RoCC's periodic update, say) reads that.
 // Enqueue and Dequeue may mark the packet (ActionMarkCE), ask for it to be
-// dropped (ActionDrop), send feedback (ActionFeedback); Dequeue may stamp
-// p.INT in place (HPCC), which is the only change a congestion point makes
-// to the caller's packet.
+// dropped (ActionDrop), send feedback (ActionFeedback); Dequeue may push
+// its record onto p.Tel in place (HPCC's INT), which is the only change a
+// congestion point makes to the caller's packet.
 type CongestionPoint interface {
 	Part
 	Enqueue(now units.Time, p *Packet, q Queue, act *Actions) error
@@ -106,9 +106,9 @@ type NotificationPoint interface {
 // with To = ToSwitch and the target's SwitchID), and grant credit to one of its own VOQs
 // (ActionCredit, Bytes > 0, Port below the port count). ActionMarkCE is
 // taken on Arrive, Enqueue and Dequeue; ActionDrop on Arrive and Enqueue.
-// On Dequeue it may write p.Hdr (its header fields) and stamp p.INT, the
-// only changes it makes to the caller's packet; it never writes a Feedback
-// it is given.
+// On Dequeue it may write p.Hdr (its header fields) and push its record
+// onto p.Tel, the only changes it makes to the caller's packet; it never
+// writes a Feedback it is given.
 //
 // q is the queue of egress port out at p's priority (Len at that
 // priority, TxBytes of the whole port); Pause names a priority 0..7.

@@ -2,9 +2,10 @@ package inttel
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 
-	"github.com/hwcc/hwcc/cc/ccerr"
+	"github.com/hwcc/hwcc/cc"
 )
 
 // Field widths of Figure 7, in bits.
@@ -158,7 +159,7 @@ func (c *Codec) AppendHeader(dst []byte, h *Header) ([]byte, error) {
 // hop i's record (2 + 8·i) when its speed code is unknown. Err is the
 // sentinel (ErrShortBuffer, ErrTooManyHops or ErrUnknownSpeed) that
 // errors.Is matches; Reason gives the values.
-type DecodeError = ccerr.DecodeError
+type DecodeError = cc.DecodeError
 
 // decodeError returns a *DecodeError of an INT header.
 func decodeError(offset int, sentinel error, reason string) error {
@@ -202,4 +203,66 @@ func (c *Codec) Decode(b []byte, h *Header) (n int, err error) {
 		h.Hops[i] = unpackHop(binary.BigEndian.Uint64(b[PrefixLen+HopLen*i:]))
 	}
 	return n, nil
+}
+
+// ErrLength: a telemetry stack's length is not the 2 + 8·nHop bytes its
+// prefix announces (inside a *DecodeError).
+var ErrLength = errors.New("inttel: stack length does not match nHop")
+
+// ReadHeader reads the header that fills b, exactly HeaderLen(nHop)
+// bytes, into h without a Codec: it checks lengths only, so that a sender
+// whose own checks cover the fields (speed codes, the hop limit) decodes
+// an ACK's stack in one pass. Records past h.NHop are left as they were;
+// read h.Path(). Every bit pattern of the right length is a header: an
+// nHop up to 15, any speed code. Errors, after which *h is unchanged: a
+// *DecodeError with ErrShortBuffer (b shorter than the prefix or than the
+// records it announces) or ErrLength (bytes beyond them). It does not
+// allocate on success.
+func ReadHeader(b []byte, h *Header) error {
+	if len(b) < PrefixLen {
+		return decodeError(len(b), ErrShortBuffer, fmt.Sprintf("%d bytes, need %d for nHop and pathID", len(b), PrefixLen))
+	}
+	prefix := binary.BigEndian.Uint16(b)
+	nHop := int(prefix >> nHopShift)
+	switch n := HeaderLen(nHop); {
+	case len(b) < n:
+		return decodeError(len(b), ErrShortBuffer, fmt.Sprintf("%d bytes, need %d for nHop = %d", len(b), n, nHop))
+	case len(b) > n:
+		return decodeError(n, ErrLength, fmt.Sprintf("%d bytes, nHop = %d announces %d", len(b), nHop, n))
+	}
+	h.NHop, h.PathID = uint8(nHop), prefix&MaxPathID
+	for i := range nHop {
+		h.Hops[i] = unpackHop(binary.BigEndian.Uint64(b[PrefixLen+HopLen*i:]))
+	}
+	return nil
+}
+
+// Put writes h's wire form into the telemetry stack t, replacing what t
+// held: what a sender attaches (the zero Header: nHop = 0, pathID = 0, 2
+// bytes). It refuses what AppendHeader refuses, leaving t unchanged.
+func (c *Codec) Put(t *cc.Telemetry, h *Header) error {
+	b, err := c.AppendHeader(t.Data[:0], h)
+	if err != nil {
+		return err
+	}
+	t.Len = uint8(len(b))
+	return nil
+}
+
+// Get decodes the telemetry stack t into h, as Decode does, and refuses
+// bytes beyond the header (ErrLength): a stack holds one header and
+// nothing else.
+func (c *Codec) Get(t *cc.Telemetry, h *Header) error {
+	if int(t.Len) > cc.TelemetryCap {
+		return decodeError(cc.TelemetryCap, ErrLength, fmt.Sprintf("stack length %d is above %d", t.Len, cc.TelemetryCap))
+	}
+	b := t.Bytes()
+	n, err := c.Decode(b, h)
+	if err != nil {
+		return err
+	}
+	if n != len(b) {
+		return decodeError(n, ErrLength, fmt.Sprintf("%d bytes, nHop = %d announces %d", len(b), h.NHop, n))
+	}
+	return nil
 }
