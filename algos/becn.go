@@ -3,6 +3,7 @@ package algos
 import (
 	"github.com/hwcc/hwcc/becn"
 	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/rocev2"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -87,6 +88,13 @@ func becnRPSpec() cc.PartSpec {
 func init() {
 	cc.MustRegisterAlgorithm(cc.Algorithm{
 		Name: "becn", Title: "BECN",
+		Deploy: cc.Deployment{
+			NP: "-", NoAcks: true,
+			Messages: []cc.MessageKind{becnNotification},
+			Doc: "every switch egress data queue runs the becn cp (a notification to the source of each packet joining above the " +
+				"threshold, at most one per flow per 50 µs); every sender the becn rp (halve per notification, pause after five in a row, " +
+				"double back per 55 µs quiet period); notifications are minimum frames at the control priority; no ACK reaches the rp",
+		},
 		Paper: "Backward explicit congestion notification as the survey states it (" + becnSurvey + "); Newman, GLOBECOM 1993",
 		Doc:   "the switch notifies the sources of packets that find its queue above a threshold; a source halves its rate per notification and pauses after five in a row",
 		Parts: []cc.PartSpec{
@@ -96,6 +104,13 @@ func init() {
 	})
 	cc.MustRegisterAlgorithm(cc.Algorithm{
 		Name: "fecn", Title: "FECN",
+		Deploy: cc.Deployment{
+			NoAcks:   true,
+			Messages: []cc.MessageKind{becnNotification},
+			Doc: "every switch egress data queue runs the fecn cp (CE on each packet joining above the threshold), every receiver the " +
+				"fecn np (a notification to the source per marked packet, at most one per 50 µs), every sender the becn rp; " +
+				"notifications are minimum frames at the control priority; no ACK reaches the rp",
+		},
 		Paper: "Forward explicit congestion notification as the survey states it (" + becnSurvey + "); ATM EFCI, InfiniBand CC (IBA Vol. 1 annex A10)",
 		Doc:   "the switch marks packets that find its queue above a threshold; the receiver echoes each mark to the source, which reacts as BECN's",
 		Parts: []cc.PartSpec{
@@ -119,3 +134,8 @@ func init() {
 		},
 	})
 }
+
+// becnNotification is the notification on the wire (a BECN cell, FECN's
+// RM cell, InfiniBand's CNP): a minimum frame at the control priority; it
+// carries one bit.
+var becnNotification = cc.MessageKind{Kind: becn.FeedbackBECN, Name: "notification", Frame: rocev2.MinFrameBytes, Prio: cc.ControlPrio}

@@ -81,10 +81,13 @@ var swEnv = cc.Env{Rate: 100 * units.Gbps, Node: 10, SwitchID: 3, Ports: 4, Swit
 	{Rate: 100 * units.Gbps}, {Rate: 100 * units.Gbps},
 }}
 
-// swHdrs are, per algorithm, headers its switch points upstream write
-// into the packets that reach swEnv's servers: HierCC's, from ToRs 5 and
-// 6, for hosts 1 and 2, with growing S_ij.
-var swHdrs = map[string][][cc.PacketHdrLen]byte{"hiercc": hierccHdrs()}
+// swHdrs are, per algorithm, headers its hosts and its switch points
+// upstream write into the packets that reach swEnv's servers: HierCC's,
+// from ToRs 5 and 6, for hosts 1 and 2, with growing S_ij, and a host's
+// (no ToR header, its flags mark, first and last in byte 1).
+var swHdrs = map[string][][cc.PacketHdrLen]byte{"hiercc": append(hierccHdrs(),
+	[cc.PacketHdrLen]byte{0, 1}, [cc.PacketHdrLen]byte{0, 2}, [cc.PacketHdrLen]byte{0, 3}, [cc.PacketHdrLen]byte{0, 4},
+	[cc.PacketHdrLen]byte{0, 5}, [cc.PacketHdrLen]byte{0, 6}, [cc.PacketHdrLen]byte{0, 7})}
 
 // swMsgs are, per algorithm, messages other switches send swEnv's:
 // HierCC's credits for its VOQs toward the hosts elsewhere (64..127 in
@@ -142,7 +145,6 @@ func TestConformance(t *testing.T) {
 					o := cctest.Options{Gen: cctest.GenOptions{INT: true, Messages: msgs}}
 					if ps.Role == cc.RoleSW {
 						o.Gen.Ports, o.Gen.SwitchPorts = len(swEnv.SwitchPorts), swEnv.SwitchPorts
-						o.Gen.Echoes = []uint64{1, 2, 3, 4, 5, 6, 7}
 						o.Gen.Hdrs = swHdrs[a.Name]
 						o.Gen.Messages = append(o.Gen.Messages, swMsgs[a.Name]...)
 					}

@@ -105,7 +105,15 @@ func dcqcnRateField(name, min, doc, source string, ptr func(c *rp.DCQCNConfig) *
 
 func init() {
 	cc.MustRegisterAlgorithm(cc.Algorithm{
-		Name:  "dcqcn",
+		Name: "dcqcn",
+		Deploy: cc.Deployment{
+			// The rp reacts to CNPs only: a RoCE NIC's transport keeps the
+			// ACKs from it.
+			NoAcks: true,
+			Doc: "every switch egress data queue runs the dcqcn cp (the RED marker: Kmin/Kmax = 100/400 KB × port rate/25 Gb/s, Pmax = 0.2, " +
+				"judged at dequeue, its LFSR seeded from the switch ID and port), every flow's receiver the dcqcn np and its sender the dcqcn rp " +
+				"(preset connectx by default, paper or hpcc; the NIC's line rate is the port rate); the NIC paces at min(offered, line rate, RC)",
+		},
 		Title: "DCQCN",
 		Paper: "Zhu et al., Congestion Control for Large-Scale RDMA Deployments, SIGCOMM 2015, as the survey states it " +
 			"(papers/survey-lossless-cc.txt section 4.1.2: CP, NP and RP algorithms, equations (5)-(8)); the reaction point in " +

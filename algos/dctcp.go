@@ -31,7 +31,12 @@ const dctcpSource = "Linux net/ipv4/tcp_dctcp.c"
 
 func init() {
 	cc.MustRegisterAlgorithm(cc.Algorithm{
-		Name:  "dctcp",
+		Name: "dctcp",
+		Deploy: cc.Deployment{
+			Doc: "every switch egress data queue runs the dctcp cp (the step marker at K; preset hpcc: K = 30 KB × port rate/10 Gb/s), " +
+				"every flow's sender the dctcp rp (preset linux by default; hpcc for the HPCC paper's runs, cwnd at one BDP of the flow); " +
+				"the NIC echoes CE in its ACKs and paces at min(offered, line rate)",
+		},
 		Title: "DCTCP",
 		Paper: "Alizadeh et al., Data Center TCP (DCTCP), SIGCOMM 2010, section 3.1 (marking, echo, sender); integer form of Linux tcp_dctcp.c; HPCC paper section 5.1 for the hpcc presets",
 		Doc:   "step ECN marking at one threshold K in the switch and a window that shrinks in proportion to the fraction of marked bytes at the sender",

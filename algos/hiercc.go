@@ -3,6 +3,7 @@ package algos
 import (
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/hiercc"
+	"github.com/hwcc/hwcc/rocev2"
 	"github.com/hwcc/hwcc/units"
 	"github.com/hwcc/hwcc/voq"
 )
@@ -55,7 +56,28 @@ const hierccPaper = "papers/hiercc.txt section 4 (sender-side implementation: a 
 
 func init() {
 	cc.MustRegisterAlgorithm(cc.Algorithm{
-		Name:  "hiercc",
+		Name: "hiercc",
+		Deploy: cc.Deployment{
+			NoAcks: true,
+			// The harness's VOQs, gated by credit at the ToRs for the
+			// frames of their own servers, one port per destination.
+			Network: map[string]string{
+				"scheduler":  "voq-credit",
+				"voq_gate":   "local",
+				"ecmp":       "destination",
+				"voq_credit": "0B",
+			},
+			Messages: hierccMessages,
+			Doc: "every switch runs the hiercc sw part (hiercc.ToR; a switch with no server port does nothing): at a ToR, the packets " +
+				"its servers send wait in the harness's VOQs at the port they leave by (switch.scheduler voq-credit, gating at the ToRs " +
+				"the frames of their own servers, switch.voq_gate local; each VOQ starts with no credit and the ToR grants C0 = 10 KB " +
+				"when it opens), one port per destination (switch.ecmp destination: a VOQ is one queue), served round robin while " +
+				"their credit is positive; the ToR stamps F_ij and S_ij on each, answers marked packets with rate packets (equation (1)), " +
+				"and, at its server ports, sends credits of 1 KB by WRR to the VOQs sending there (its own rack's included), which the " +
+				"sender-side ToR adds to the VOQ; every flow's " +
+				"sender runs the hiercc rp (hiercc.Host: a mark every 10 µs, the first and last packet flagged, the rate packets " +
+				"applied, gated while stopped); credit and rate packets are 78-byte control frames; no ACK reaches the rp",
+		},
 		Title: "HierCC",
 		Paper: "Zhang et al., HierCC: Hierarchical RDMA Congestion Control, APNet 2021 (papers/hiercc.txt sections 3 to 5); " +
 			"the switch point is package hiercc's ToR over its SenderToR, ReceiverToR and FirstHop",
@@ -176,4 +198,13 @@ func init() {
 			},
 		},
 	})
+}
+
+// hierccMessages: the credit packet (receiver-side ToR → sender-side ToR)
+// and the rate packet (sender-side ToR → host) each carry 16 bytes, as a
+// RoCEv2 CNP does: 78-byte frames at the control priority. The paper gives
+// no format (hiercc.CreditPacket, hiercc.RatePacket are hwcc's).
+var hierccMessages = []cc.MessageKind{
+	{Kind: hiercc.FeedbackCredit, Name: "credit", Frame: rocev2.CNPFrameBytes, Prio: cc.ControlPrio},
+	{Kind: hiercc.FeedbackRate, Name: "rate", Frame: rocev2.CNPFrameBytes, Prio: cc.ControlPrio},
 }

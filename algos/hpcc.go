@@ -327,7 +327,21 @@ func init() {
 	cpFields = append(cpFields, hpccINTFields(func(c *hpccCPConfig) *hpccINT { return &c.INT })...)
 
 	cc.MustRegisterAlgorithm(cc.Algorithm{
-		Name:  "hpcc",
+		Name: "hpcc",
+		Deploy: cc.Deployment{
+			Telemetry: cc.TelemetryFormat{Init: inttel.PrefixLen, Hop: inttel.HopLen},
+			// One T for every flow: the network's largest base RTT with INT.
+			NetworkRTT: true,
+			// A switch keeps every port's count of bytes sent on every
+			// priority (cc.Queue.TxBytes), which is what the authors' ns-3
+			// stamps; the part's default, a count of the queue's own
+			// packets, is for callers that keep none.
+			Defaults: map[string]string{"cp.port_tx_bytes": "on"},
+			Doc: "every switch egress data queue runs the hpcc cp (cp.HPCC), which pushes its INT record (the switch's ID, the port's rate, " +
+				"bytes sent on every priority, the queue) onto each data frame it dequeues; receivers echo the stack in their ACKs; " +
+				"every flow's sender runs the hpcc rp (rp.HPCC) with T = the network's largest base RTT with the INT bytes of its longest path (one T for all flows), W_init = line rate·T " +
+				"and W_AI = W_init·(1 − η)/100 unless set, and the NIC sends while inflight < W, paced at W/T",
+		},
 		Title: "HPCC",
 		Paper: hpccPaper,
 		Doc:   "switches stamp INT records of their egress ports (rate, time, bytes sent, queue) on data packets; senders compute each link's utilisation from the echoed records and set an inflight window and a pacing rate",

@@ -104,7 +104,16 @@ func init() {
 	rpFields = append(rpFields, liftFields(dcqcnRPFields(), func(c *mercuryRP) *rp.DCQCNConfig { return &c.DCQCN })...)
 
 	cc.MustRegisterAlgorithm(cc.Algorithm{
-		Name:  "mercury",
+		Name: "mercury",
+		Deploy: cc.Deployment{
+			CP: "-", NP: "-", NoAcks: true, NetworkRTT: true,
+			Doc: "every switch runs the mercury sw part (mercury.Switch): per egress port the Determined/Undetermined state machine, " +
+				"driven by the PFC pauses and resumes of the data priority, and the flow table; a packet that joins a Determined port's " +
+				"queue above the threshold makes its flow's entry send a CNP (at most one per 50 µs) to the flow's source, with the window " +
+				"C·baseRTT·data_f/Σdata in its reserved bytes (baseRTT the network's largest); every flow's sender runs the mercury rp " +
+				"(DCQCN's reaction point with its paper's parameters, plus that window, C·baseRTT at first and 100 µs after the last CNP); " +
+				"no congestion point marks, no receiver sends CNPs, no ACK reaches the rp; CNPs are RoCEv2 CNP frames",
+		},
 		Title: "Mercury",
 		Paper: "He et al., Mercury: an accurate and fast congestion control for RDMA data centers, J. Cloud Computing 13:72, 2024 " +
 			"(papers/mercury.txt; its algorithms as REFERENCE.md reconstructs them)",

@@ -3,6 +3,7 @@ package algos
 import (
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/qcn"
+	"github.com/hwcc/hwcc/rocev2"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -64,6 +65,10 @@ func qcnRPSpec() cc.PartSpec {
 func init() {
 	cc.MustRegisterAlgorithm(cc.Algorithm{
 		Name: "qcn", Title: "QCN",
+		Deploy: cc.Deployment{
+			NP: "-", NoAcks: true, Messages: []cc.MessageKind{qcnCNM},
+			Doc: "every switch egress data queue runs the qcn cp (sampling, Fb, a CNM to the sampled frame's source), every sender the qcn rp; CNMs are minimum frames at the control priority; no notification point, no ACK reaches the rp",
+		},
 		Paper: qcnStd + "; " + qcnPaper + "; papers/survey-lossless-cc.txt section 4.1",
 		Doc:   "the switch samples arriving frames and sends their sources a 6-bit quantised congestion measure Fb = −(Qoff + w·Qδ); the source cuts its rate by Gd·|Fb| and recovers by byte counter and timer",
 		Parts: []cc.PartSpec{
@@ -107,6 +112,10 @@ func init() {
 	}
 	cc.MustRegisterAlgorithm(cc.Algorithm{
 		Name: "afqcn", Title: "AF-QCN",
+		Deploy: cc.Deployment{
+			NP: "-", NoAcks: true, Messages: []cc.MessageKind{qcnCNM},
+			Doc: "every switch egress data queue runs the afqcn cp (QCN's feedback mixed with a per-class fair-share term), every sender the qcn rp; CNMs as qcn's",
+		},
 		Paper: afqcnSrc,
 		Doc:   "QCN with the congestion point's feedback mixed with an approximate-fair-dropping term per class: classes above their weighted share of the arrivals get more feedback",
 		Parts: []cc.PartSpec{
@@ -126,3 +135,8 @@ func init() {
 		},
 	})
 }
+
+// qcnCNM is the CNM on the wire: an 802.1Qau CNM frame is 64 bytes or more
+// (its header, the 20-byte CN-TAG and the encapsulated MSDU's first
+// bytes); at the control priority.
+var qcnCNM = cc.MessageKind{Kind: qcn.FeedbackCNM, Name: "cnm", Frame: rocev2.MinFrameBytes, Prio: cc.ControlPrio}

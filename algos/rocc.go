@@ -388,7 +388,17 @@ func roccRPNew(c roccRPConfig) (cc.Part, error) {
 
 func init() {
 	cc.MustRegisterAlgorithm(cc.Algorithm{
-		Name:  roccName,
+		Name: roccName,
+		Deploy: cc.Deployment{
+			// The first reaction point is hostcp (section III-F); the
+			// switches' CPs send rates, for the rate limiter.
+			RP:       "rp",
+			Defaults: map[string]string{"reaction_delay": roccReactionDelay.String()},
+			Doc: "every switch egress data queue runs the rocc cp (Algorithm 1; preset auto: 40g up to 40 Gb/s, 100g above; " +
+				"Fmax = the port's rate, the CNPs naming the switch's node ID and the port), every flow's sender the rocc rp " +
+				"(Algorithm 2; Rmax = the NIC's line rate, recovery 55 µs·T/40 µs) behind the NIC's 15 µs reaction delay; " +
+				"the NIC paces at min(offered, line rate, the rp's rate); no notification point",
+		},
 		Title: "RoCC",
 		Paper: "Menikumbura, Taheri et al., Congestion Control for Datacenter Networks: A Control-Theoretic Approach (papers/rocc.txt): sections III-B (Algorithm 1), III-C (CNP), III-D (flow table), III-E (Algorithm 2), III-F (host computation), VI (parameters)",
 		Doc:   "a PI controller in each switch queue computes a fair rate every T and sends it to the flows in the queue; each sender takes the smallest rate on its path",
@@ -443,3 +453,9 @@ func init() {
 		},
 	})
 }
+
+// roccReactionDelay is the NIC's reaction delay to a CNP under the
+// deployment, whatever the preset, 15 µs ([RoCC] §VI, "System
+// parameters"): the testbed presets' own 0 is whatever their hosts add,
+// which a simulator of the network does not model.
+const roccReactionDelay = 15 * units.Microsecond

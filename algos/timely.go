@@ -30,6 +30,10 @@ func init() {
 	}
 	cc.MustRegisterAlgorithm(cc.Algorithm{
 		Name: "timely", Title: "TIMELY",
+		Deploy: cc.Deployment{
+			Doc: "every sender runs the timely rp (timely.RP): one RTT sample per 16 KB segment from the ACK that completes it, " +
+				"Algorithm 1 on each; no switch state, no notification point",
+		},
 		Paper: timelyPaper + "; papers/survey-lossless-cc.txt section 4.2",
 		Doc:   "a sender-only rate control on the RTT of completed segments: additive increase below Tlow or on a falling RTT, a decrease by the normalised RTT gradient, a cut above Thigh",
 		Parts: []cc.PartSpec{{

@@ -179,10 +179,8 @@ type Ack struct {
 	// RTT is now minus the SentAt the ACK echoes (the data packet that
 	// triggered it).
 	RTT units.Time
-	// HasINT says INT points to the echoed header, decoded from the ACK's
-	// wire bytes (inttel.Codec.Decode).
-	HasINT bool
-	INT    *inttel.Header
+	// Tel points to the telemetry stack the ACK echoes, or is nil.
+	Tel *cc.Telemetry
 	// Done: this ACK completes a sized flow.
 	Done bool
 }

@@ -158,7 +158,10 @@ func (s *Sim) makeData(f *flow) *Packet {
 	p.Payload = pay
 	p.Size = size
 	p.SentAt = s.now
-	p.HasINT = s.feat.INT
+	if p.HasTel = s.feat.INT; p.HasTel {
+		// The sender's empty INT header: nHop = 0, pathID = 0.
+		p.Tel = cc.Telemetry{Len: uint8(INTPrefixBytes)}
+	}
 	if p.Seq < f.sndMax {
 		f.retransmits++
 	}
@@ -313,7 +316,7 @@ func (s *Sim) receiveData(p *Packet) {
 }
 
 // sendAck sends an ACK or NAK for flow f triggered by data packet d,
-// echoing its SentAt and INT header.
+// echoing its SentAt and telemetry stack.
 func (s *Sim) sendAck(f *flow, d *Packet, kind Kind) {
 	a := s.pool.get()
 	a.Kind = kind
@@ -328,19 +331,10 @@ func (s *Sim) sendAck(f *flow, d *Packet, kind Kind) {
 	a.ackMarked = int32(f.markedSince)
 	f.sinceAck, f.markedSince = 0, 0
 	a.Size = AckFrameBytes + s.preamble
-	if d.HasINT {
-		// Echo through the wire format: the receiver NIC copies the
-		// header bytes into the ACK, the sender decodes them.
-		buf, err := s.codec.AppendHeader(s.intBuf[:0], &d.INT)
-		if err == nil {
-			_, err = s.codec.Decode(buf, &a.INT)
-		}
-		if err == nil {
-			a.HasINT = true
-			a.Size += units.Bytes(len(buf))
-		} else {
-			s.st.intErrors++
-		}
+	if d.HasTel {
+		// The receiver NIC copies the stack's bytes into the ACK.
+		a.HasTel, a.Tel = true, d.Tel
+		a.Size += units.Bytes(d.Tel.Len)
 	}
 	s.hostQueueControl(f.dst, a)
 }
@@ -412,14 +406,13 @@ func (s *Sim) receiveAck(p *Packet) {
 		Marked:   int(p.ackMarked),
 		Packets:  int(p.ackPkts),
 		RTT:      s.now - p.SentAt,
-		HasINT:   p.HasINT,
 		Done:     done,
 	}
-	if p.HasINT {
-		a.INT = &p.INT
+	if p.HasTel {
+		a.Tel = &p.Tel
 	}
 	f.rp.OnAck(s.now, a)
-	a.INT = nil
+	a.Tel = nil
 	if done {
 		s.finish(f)
 		return

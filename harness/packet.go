@@ -127,15 +127,15 @@ type Feedback struct {
 //	Prio     802.1p class (DataPrio or ControlPrio)
 //	CE       ECN congestion experienced; a CP may set it on data packets
 //	ECE      ACK: some packet it covers arrived with CE set
-//	HasINT   whether INT is carried; INT holds the hop records (data: as
-//	         stamped so far; ACK: echoed from the data packet)
+//	HasTel   whether a telemetry stack is carried; Tel holds its bytes
+//	         (data: as pushed so far; ACK: echoed from the data packet)
 //	SentAt   data: when the sender started to transmit it; ACK: echoed
 type Packet struct {
 	Kind    Kind
 	Prio    uint8
 	CE      bool
 	ECE     bool
-	HasINT  bool
+	HasTel  bool
 	pause   bool         // PFC: true = PAUSE, false = RESUME
 	hop     uint8        // switches crossed so far, for host-to-host frames of a flow (nextHop)
 	shape   *ControlKind // the kind of a shaped control message (ControlKind.Spacing), else nil
@@ -146,15 +146,15 @@ type Packet struct {
 	Payload units.Bytes
 	Size    units.Bytes
 	SentAt  units.Time
-	Echo    uint64 // what the source's RP wrote in Sent for the destination's NP (cc.Packet.Echo)
-	// Hdr is a scheme's header bytes (cc.Packet.Hdr: a switch point
-	// writes them on Dequeue); toSwitch is the switch a control message
+	// Hdr is a scheme's header bytes (cc.Packet.Hdr: the source's
+	// reaction point writes them in Sent, a switch point on Dequeue);
+	// toSwitch is the switch a control message
 	// is for, plus one (0: a host; Switch.SendSwitch).
 	Hdr      [cc.PacketHdrLen]byte
 	toSwitch NodeID
 
 	Feedback Feedback
-	INT      inttel.Header
+	Tel      cc.Telemetry
 
 	ackPkts   int32 // ACK: data packets it covers
 	ackMarked int32 // ACK: of which arrived with CE

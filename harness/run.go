@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	inttel "github.com/hwcc/hwcc/int"
 	"github.com/hwcc/hwcc/units"
 	"github.com/hwcc/hwcc/voq"
 )
@@ -69,17 +68,6 @@ func New(sc *Scenario, opts Options) (*Sim, error) {
 					algo.Name(), k.Name, k.Spacing, k.Queue, k.Frame+PreambleIFGBytes)
 			}
 			s.kinds[k.Kind] = &k
-		}
-	}
-	if s.feat.INT {
-		// The harness stamps nothing (the CPs do); its codec carries the
-		// headers the receivers echo, through the wire format, and checks
-		// that every port's rate has a speed code. It takes every header
-		// nHop can count, whatever MaxHops the CPs stamp up to.
-		cfg := inttel.DefaultConfig()
-		cfg.MaxHops = inttel.HopsLimit
-		if s.codec, err = inttel.NewCodec(cfg); err != nil {
-			return nil, fmt.Errorf("harness: INT codec: %w", err)
 		}
 	}
 	s.payload = units.Bytes(cp.NIC.Payload)
@@ -219,11 +207,6 @@ func (s *Sim) buildSwitches() error {
 		n.byDst = s.sc.Switch.ECMP == ECMPDestination
 		for _, pt := range n.ports {
 			pt.st.q.on, pt.st.q.n = true, histLen
-			if s.feat.INT {
-				if _, ok := s.codec.Speeds().Code(pt.rate); !ok {
-					return fmt.Errorf("INT: port %s runs at %v, which has no INT speed code", pt.name, pt.rate)
-				}
-			}
 			q := queues.next()
 			q.s, q.p, q.prio, q.id = s, pt, DataPrio, CPID(len(s.queues))
 			q.timer.at = units.MaxTime

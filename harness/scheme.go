@@ -480,11 +480,11 @@ func (w *schemeCP) packet(p *Packet) *cc.Packet {
 	c := &w.pkt
 	c.Flow, c.Src, c.Dst, c.Seq = cc.FlowID(p.Flow), cc.NodeID(p.Src), cc.NodeID(p.Dst), p.Seq
 	c.Payload, c.Size, c.Prio, c.CE = p.Payload, p.Size, p.Prio, p.CE
-	c.INT = nil
-	if p.HasINT {
-		c.INT = &p.INT
+	c.Tel = nil
+	if p.HasTel {
+		c.Tel = &p.Tel
 	}
-	c.Echo, c.Hdr = 0, p.Hdr
+	c.Hdr = p.Hdr
 	return c
 }
 
@@ -502,7 +502,7 @@ func (w *schemeCP) OnEnqueue(now units.Time, q *Queue, p *Packet) {
 
 func (w *schemeCP) OnDequeue(now units.Time, q *Queue, p *Packet) {
 	cq, cp := w.queue(q), w.packet(p)
-	hops := p.INT.NHop
+	n := p.Tel.Len
 	if w.rec != nil {
 		w.rec.packet(cc.EventDequeue, now, 0, cp, cq)
 	}
@@ -510,9 +510,9 @@ func (w *schemeCP) OnDequeue(now units.Time, q *Queue, p *Packet) {
 	if w.rec != nil {
 		w.rec.out(w.c, err, w.act)
 	}
-	if p.HasINT && p.INT.NHop > hops {
-		// The CP stamped its record: the frame grows by it on the wire.
-		p.Size += units.Bytes(p.INT.NHop-hops) * INTHopBytes
+	if p.HasTel && p.Tel.Len > n {
+		// The CP pushed its record: the frame grows by it on the wire.
+		p.Size += units.Bytes(p.Tel.Len - n)
 	}
 	w.apply(now, q, p, err)
 }
@@ -617,7 +617,7 @@ func (w *schemeRP) OnSendFrame(now units.Time, p *Packet) {
 		w.rec.packet(cc.EventSent, now, 0, &w.pkt, cc.Queue{})
 	}
 	w.run(now, func(a *cc.Actions) error { return w.r.Sent(now, &w.pkt, a) })
-	p.Echo = w.pkt.Echo
+	p.Hdr = w.pkt.Hdr
 }
 
 // Credit is the part's credit and whether it gates the flow on it.
@@ -635,9 +635,7 @@ func (w *schemeRP) OnAck(now units.Time, a *Ack) {
 		kind = cc.FeedbackNak
 	}
 	f := cc.Feedback{Kind: kind, Flow: w.flow, Seq: a.Seq, Acked: a.Newly, SndNxt: a.SndNxt, ECE: a.ECE}
-	if a.HasINT {
-		f.INT = a.INT
-	}
+	f.Tel = a.Tel
 	w.feedback(now, f)
 }
 
@@ -665,7 +663,7 @@ func (w *schemeRP) feedback(now units.Time, f cc.Feedback) {
 		w.run(now, func(a *cc.Actions) error { return w.r.Feedback(now, &w.fb, a) })
 		return
 	}
-	f.INT = nil
+	f.Tel = nil
 	if w.n == len(w.pending) {
 		grown := make([]pendingFeedback, max(8, 2*len(w.pending)))
 		for i := 0; i < w.n; i++ {
@@ -743,7 +741,7 @@ type schemeNP struct {
 
 func (w *schemeNP) OnData(now units.Time, p *Packet) bool {
 	w.pkt = cc.Packet{Flow: cc.FlowID(p.Flow), Src: cc.NodeID(p.Src), Dst: cc.NodeID(p.Dst), Seq: p.Seq,
-		Payload: p.Payload, Size: p.Size, Prio: p.Prio, CE: p.CE, Echo: p.Echo, Hdr: p.Hdr}
+		Payload: p.Payload, Size: p.Size, Prio: p.Prio, CE: p.CE, Hdr: p.Hdr}
 	if w.rec != nil {
 		w.rec.packet(cc.EventReceive, now, 0, &w.pkt, cc.Queue{})
 	}

@@ -4,7 +4,6 @@ import (
 	"github.com/hwcc/hwcc/cc"
 	"math/rand/v2"
 
-	inttel "github.com/hwcc/hwcc/int"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -40,7 +39,6 @@ type Sim struct {
 	modules []*Switch                        // the switches' modules (Scheme.Module)
 	kinds   map[cc.FeedbackKind]*ControlKind // the algorithm's control kinds (Scheme.Kinds)
 	opts    Options
-	codec   *inttel.Codec
 
 	now      units.Time
 	end      units.Time
@@ -87,9 +85,8 @@ type Sim struct {
 	sampleT    []units.Time
 	seriesRefs []*flow
 
-	intBuf [inttel.MaxLen]byte
-	ack    Ack
-	st     simStats
+	ack Ack
+	st  simStats
 }
 
 // simStats are the run's global counters.
@@ -108,7 +105,7 @@ type simStats struct {
 	feedbackRecv              int64
 	timeouts                  int64
 	flowsDone                 int64
-	intFull, intErrors        int64
+	intFull                   int64
 	intQLenSat                int64
 	maxBufUsed                units.Bytes
 	droppedCtrl, consumedCtrl int64

@@ -3,7 +3,6 @@ package harness
 import (
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/fixedpoint"
-	inttel "github.com/hwcc/hwcc/int"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -139,8 +138,8 @@ func (s *Sim) unadmit(sw *node, p *Packet) {
 
 // switchDequeued runs the dequeue side effects of p leaving pt (pt is
 // already marked busy): buffer and ingress release with PFC RESUME, and the
-// CP's OnDequeue, which stamps p's INT header (and grows p.Size by the
-// record) when the algorithm's congestion point does.
+// CP's OnDequeue, which pushes its record onto p's telemetry stack (and
+// grows p.Size by it) when the algorithm's congestion point does.
 func (s *Sim) switchDequeued(pt *port, p *Packet) {
 	if p.Prio != ControlPrio {
 		s.unadmit(pt.node, p)
@@ -153,13 +152,13 @@ func (s *Sim) switchDequeued(pt *port, p *Packet) {
 		return
 	}
 	q := pt.queue
-	hops := p.INT.NHop
+	n := p.Tel.Len
 	if q.cp != nil {
 		q.cp.OnDequeue(s.now, q, p)
 		s.armCP(q)
 	}
-	if p.HasINT && p.INT.NHop == hops {
-		// The port added no record: the header was full (the frame goes
+	if p.HasTel && p.Tel.Len == n {
+		// The port added no record: the stack was full (the frame goes
 		// on with the records it has), or the CP refused the event
 		// (Report.Errors says so).
 		s.st.intFull++
@@ -366,9 +365,10 @@ func (s *Sim) sharedFree(sw *node) units.Bytes {
 	return sw.buffer - sw.hdrmReserve - sw.bufUsed
 }
 
-// maxFrame is the largest data frame on the wire, INT included.
+// maxFrame is the largest data frame on the wire, with the largest
+// telemetry stack (an INT header of 15 hops, 122 bytes).
 func (s *Sim) maxFrame() units.Bytes {
-	return DataOverheadBytes + s.payload + s.preamble + units.Bytes(inttel.MaxLen)
+	return DataOverheadBytes + s.payload + s.preamble + INTPrefixBytes + 15*INTHopBytes
 }
 
 // headroomFor returns the automatic PFC headroom of an ingress port: what

@@ -48,9 +48,9 @@ var (
 // packet fills the part's view of p.
 func (w *schemeSW) packet(p *Packet) *cc.Packet {
 	w.pkt = cc.Packet{Flow: cc.FlowID(p.Flow), Src: cc.NodeID(p.Src), Dst: cc.NodeID(p.Dst), Seq: p.Seq,
-		Payload: p.Payload, Size: p.Size, Prio: p.Prio, CE: p.CE, Echo: p.Echo, Hdr: p.Hdr}
-	if p.HasINT {
-		w.pkt.INT = &p.INT
+		Payload: p.Payload, Size: p.Size, Prio: p.Prio, CE: p.CE, Hdr: p.Hdr}
+	if p.HasTel {
+		w.pkt.Tel = &p.Tel
 	}
 	return &w.pkt
 }
@@ -87,7 +87,7 @@ func (w *schemeSW) Enqueue(now units.Time, sw *Switch, out int, p *Packet) {
 
 func (w *schemeSW) Dequeue(now units.Time, sw *Switch, out int, p *Packet) {
 	cp, q := w.packet(p), queueOf(sw, out, p.Prio)
-	hops := p.INT.NHop
+	n := p.Tel.Len
 	if w.rec != nil {
 		w.rec.packet(cc.EventDequeue, now, out, cp, q)
 	}
@@ -97,8 +97,8 @@ func (w *schemeSW) Dequeue(now units.Time, sw *Switch, out int, p *Packet) {
 	}
 	if err == nil {
 		p.Hdr = w.pkt.Hdr
-		if p.HasINT && p.INT.NHop > hops {
-			p.Size += units.Bytes(p.INT.NHop-hops) * INTHopBytes
+		if p.HasTel && p.Tel.Len > n {
+			p.Size += units.Bytes(p.Tel.Len - n)
 		}
 	}
 	w.apply(now, sw, p, err)

@@ -221,9 +221,9 @@ func (r *traceRec) timer(now units.Time) {
 // packet records an event of kind k passing p (and q, and port).
 func (r *traceRec) packet(k cc.EventKind, now units.Time, port int, p *cc.Packet, q cc.Queue) {
 	r.ev = cc.Event{Kind: k, At: now, Packet: *p, Queue: q, Port: port}
-	r.ev.Packet.INT = nil
-	if p.INT != nil {
-		r.ev.HasINT, r.ev.INT = true, *p.INT
+	r.ev.Packet.Tel = nil
+	if p.Tel != nil {
+		r.ev.HasTel, r.ev.Tel = true, *p.Tel
 	}
 	r.write()
 }
@@ -231,9 +231,9 @@ func (r *traceRec) packet(k cc.EventKind, now units.Time, port int, p *cc.Packet
 // feedback records an event of kind k passing f (through port).
 func (r *traceRec) feedback(k cc.EventKind, now units.Time, port int, f *cc.Feedback) {
 	r.ev = cc.Event{Kind: k, At: now, Feedback: *f, Port: port}
-	r.ev.Feedback.INT = nil
-	if f.INT != nil {
-		r.ev.HasINT, r.ev.INT = true, *f.INT
+	r.ev.Feedback.Tel = nil
+	if f.Tel != nil {
+		r.ev.HasTel, r.ev.Tel = true, *f.Tel
 	}
 	r.write()
 }

@@ -17,11 +17,13 @@
 // A trace is UTF-8 text, one JSON object per line ("\n"; a "\r" before it
 // is ignored; no blank lines). Line 1 is the header:
 //
-//	{"hwcc_trace":1, "version":"devel", "algorithm":"dcqcn", "part":"rp", "role":"RP", "settings":{...}, "env":{...}}
+//	{"hwcc_trace":2, "version":"devel", "algorithm":"dcqcn", "part":"rp", "role":"RP", "settings":{...}, "env":{...}}
 //
 // Its fields:
 //
-//   - hwcc_trace (required): the format version, FormatVersion (1).
+//   - hwcc_trace (required): the format version, FormatVersion (2;
+//     version 1, whose packets carried INT headers as objects and an
+//     echo number, is refused).
 //   - version: the hwcc module version that wrote it, or "devel".
 //   - algorithm, part (required): the part in the cc registry (hwcc algos).
 //   - role (required): "CP", "RP", "NP" or "SW"; it must be the part's.
@@ -49,14 +51,14 @@
 //   - packet (required for enqueue, dequeue, sent, receive, arrive):
 //     cc.Packet: flow, src, dst, seq (the payload offset of its first
 //     byte), payload (B), size (B, as queues count it), prio (0..7), ce,
-//     echo, hdr (cc.Packet.Hdr, 32 hex digits; left out when all zero),
-//     int (its INT header, when it carries one).
+//     hdr (cc.Packet.Hdr, 32 hex digits; left out when all zero), tel
+//     (its telemetry stack, when it carries one).
 //   - queue (required for enqueue and dequeue): cc.Queue: len (B), rate
 //     (bit/s), tx_bytes (B, a free-running counter), paused.
 //   - feedback (required for feedback and message): cc.Feedback: kind
 //     (required: "ack", "nak", "cnp", "rate", "credit", "credit-request",
 //     "credit-stop", or "kind N"), flow, from, seq, acked (B), snd_nxt,
-//     ece, data (its 16 bytes, 32 hex digits; left out when all zero), int.
+//     ece, data (its 16 bytes, 32 hex digits; left out when all zero), tel.
 //   - port (required for a switch point's events but timer, not allowed
 //     otherwise): Arrive's and Message's ingress port (−1 for a message
 //     the switch sent itself), Enqueue's, Dequeue's and Pause's egress
@@ -64,9 +66,11 @@
 //   - prio, paused (required for pause, not allowed otherwise): the
 //     priority (0..7) PFC pauses (paused true) or resumes.
 //
-// An INT header (inttel.Header) is {"path_id":P, "hops":[{"speed":B,
-// "ts":T, "tx_bytes":X, "qlen":Q},...]}: the raw register values of each
-// hop's record, first switch first (their number is nHop, at most 15).
+// A telemetry stack (cc.Telemetry) is its bytes in hex, every one of
+// them, at most 128 ("" is an empty stack; a packet without "tel" carries
+// none): the wire form of the reading algorithm's codec, for HPCC's INT
+// "0000" for the header a sender attaches and 8 more bytes per switch
+// (package inttel).
 //
 // Fields left out of packet, queue and feedback are zero. Numbers are
 // JSON integers (no fraction, no exponent), each within its field's Go

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"encoding/hex"
 	"fmt"
 	"io"
 	"strconv"
@@ -240,15 +241,10 @@ func actionFields(a *cc.Action) []namedValue {
 		namedValue{"feedback.from", u(f.From)}, namedValue{"feedback.seq", u(f.Seq)},
 		namedValue{"feedback.acked", i(int64(f.Acked))}, namedValue{"feedback.snd_nxt", u(f.SndNxt)},
 		namedValue{"feedback.ece", strconv.FormatBool(f.ECE)}, namedValue{"feedback.data", hexOf(f.Data[:])})
-	hasINT := f.INT != nil
-	out = append(out, namedValue{"feedback.int", strconv.FormatBool(hasINT)})
-	if hasINT {
-		out = append(out, namedValue{"feedback.int.path_id", u(uint64(f.INT.PathID))}, namedValue{"feedback.int.hops", u(uint64(len(f.INT.Path())))})
-		for k, h := range f.INT.Path() {
-			p := "feedback.int.hops." + strconv.Itoa(k) + "."
-			out = append(out, namedValue{p + "speed", u(uint64(h.Speed))}, namedValue{p + "ts", u(uint64(h.TS))},
-				namedValue{p + "tx_bytes", u(uint64(h.TxBytes))}, namedValue{p + "qlen", u(uint64(h.QLen))})
-		}
+	tel := "none"
+	if f.Tel != nil {
+		tel = "0x" + hex.EncodeToString(f.Tel.Bytes())
 	}
+	out = append(out, namedValue{"feedback.tel", tel})
 	return out
 }

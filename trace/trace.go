@@ -11,12 +11,11 @@ import (
 	"strconv"
 
 	"github.com/hwcc/hwcc/cc"
-	inttel "github.com/hwcc/hwcc/int"
 )
 
 // FormatVersion is the value of the header's "hwcc_trace" field: the
 // version of this format.
-const FormatVersion = 1
+const FormatVersion = 2
 
 // MaxLine is the longest line the Reader takes, in bytes.
 const MaxLine = 1 << 20
@@ -222,9 +221,9 @@ func ports(k cc.EventKind, r cc.Role) bool { return r == cc.RoleSW && k != cc.Ev
 
 func eventOf(ev *cc.Event, role cc.Role) *wEvent {
 	w := &wEvent{T: ev.At, Ev: ev.Kind.String()}
-	var h *inttel.Header // the INT header the packet or feedback carries
-	if ev.HasINT {
-		h = &ev.INT
+	var h *cc.Telemetry // the stack the packet or feedback carries
+	if ev.HasTel {
+		h = &ev.Tel
 	}
 	switch ev.Kind {
 	case cc.EventEnqueue, cc.EventDequeue:
@@ -271,7 +270,7 @@ func readEvent(n int, line []byte, role cc.Role, ev *cc.Event) *Error {
 	switch ev.Kind {
 	case cc.EventEnqueue, cc.EventDequeue, cc.EventSent, cc.EventReceive, cc.EventArrive:
 		if p := o.sub("packet", true); p != nil {
-			ev.HasINT = readPacket(p, &ev.Packet, &ev.INT)
+			ev.HasTel = readPacket(p, &ev.Packet, &ev.Tel)
 			o.child(p)
 		}
 		if ev.Kind == cc.EventEnqueue || ev.Kind == cc.EventDequeue {
@@ -282,7 +281,7 @@ func readEvent(n int, line []byte, role cc.Role, ev *cc.Event) *Error {
 		}
 	case cc.EventFeedback, cc.EventMessage:
 		if f := o.sub("feedback", true); f != nil {
-			ev.HasINT = readFeedback(f, &ev.Feedback, &ev.INT)
+			ev.HasTel = readFeedback(f, &ev.Feedback, &ev.Tel)
 			o.child(f)
 		}
 	case cc.EventPause:
@@ -396,27 +395,24 @@ func ReadAll(r io.Reader) (Header, []cc.Event, error) {
 
 // Canonical returns ev as a trace carries it for a part of role: the
 // fields its kind does not pass to the part (a Timer event's packet, a
-// congestion point's port) zeroed, the INT header's unused hop records
-// zeroed, and the INT pointers nil (Apply sets them). Reading back what
-// a Writer wrote gives the canonical events.
+// congestion point's port) zeroed, the telemetry stack's bytes past its
+// length zeroed, and the Tel pointers nil (Apply sets them). Reading back
+// what a Writer wrote gives the canonical events.
 func Canonical(ev cc.Event, role cc.Role) cc.Event {
 	out := cc.Event{Kind: ev.Kind, At: ev.At}
 	switch ev.Kind {
 	case cc.EventEnqueue, cc.EventDequeue:
-		out.Packet, out.Queue, out.HasINT = ev.Packet, ev.Queue, ev.HasINT
+		out.Packet, out.Queue, out.HasTel = ev.Packet, ev.Queue, ev.HasTel
 	case cc.EventSent, cc.EventReceive, cc.EventArrive:
-		out.Packet, out.HasINT = ev.Packet, ev.HasINT
+		out.Packet, out.HasTel = ev.Packet, ev.HasTel
 	case cc.EventFeedback, cc.EventMessage:
-		out.Feedback, out.HasINT = ev.Feedback, ev.HasINT
+		out.Feedback, out.HasTel = ev.Feedback, ev.HasTel
 	case cc.EventPause:
 		out.Packet.Prio, out.Paused = ev.Packet.Prio, ev.Paused
 	}
-	out.Packet.INT, out.Feedback.INT = nil, nil
-	if out.HasINT {
-		out.INT.PathID = ev.INT.PathID
-		path := ev.INT.Path()
-		copy(out.INT.Hops[:], path)
-		out.INT.NHop = uint8(len(path))
+	out.Packet.Tel, out.Feedback.Tel = nil, nil
+	if out.HasTel {
+		out.Tel.Set(ev.Tel.Bytes())
 	}
 	if ports(ev.Kind, role) {
 		out.Port = ev.Port

@@ -59,7 +59,9 @@ func cases(t *testing.T, n int, seed int64) []case_ {
 			o := cctest.GenOptions{Events: n, INT: true}
 			if ps.Role == cc.RoleSW {
 				o.Ports, o.SwitchPorts = len(swEnv.SwitchPorts), swEnv.SwitchPorts
-				o.Echoes = []uint64{1, 2, 3}
+				// A HierCC host's header bytes (no ToR header yet, its
+				// flags in byte 1), which its ToR reads.
+				o.Hdrs = [][cc.PacketHdrLen]byte{{0, 1}, {0, 2}, {0, 3}}
 			}
 			if rp, ok := p.(cc.ReactionPoint); ok {
 				o.Credited = rp.Limits().Credited
@@ -136,7 +138,7 @@ func TestReplayEveryPart(t *testing.T) {
 		act := cc.NewActions(4096)
 		accepted := 0
 		for i := range c.evs {
-			ev := c.evs[i] // Apply writes into its event (INT stamps)
+			ev := c.evs[i] // Apply writes into its event (telemetry records)
 			act.Reset()
 			err := ev.Apply(p, act)
 			if err == nil {
@@ -192,7 +194,7 @@ func TestDiffFindsPerturbedRegister(t *testing.T) {
 // TestMalformed: each broken trace gives an *Error naming its line and
 // field.
 func TestMalformed(t *testing.T) {
-	hdr := `{"hwcc_trace":1,"version":"devel","algorithm":"dcqcn","part":"rp","role":"RP","settings":{},"env":{"rate":100000000000}}`
+	hdr := `{"hwcc_trace":2,"version":"devel","algorithm":"dcqcn","part":"rp","role":"RP","settings":{},"env":{"rate":100000000000}}`
 	sent := `{"t":1,"ev":"sent","packet":{"flow":0,"payload":1000,"size":1082}}`
 	for _, c := range []struct {
 		name, text string
@@ -203,7 +205,7 @@ func TestMalformed(t *testing.T) {
 		{"empty", "", 1, "", trace.ErrNoHeader},
 		{"no header", sent + "\n", 1, "hwcc_trace", trace.ErrNoHeader},
 		{"not JSON", "hello\n", 1, "", trace.ErrNoHeader},
-		{"format version", strings.Replace(hdr, `"hwcc_trace":1`, `"hwcc_trace":2`, 1), 1, "hwcc_trace", nil},
+		{"format version", strings.Replace(hdr, `"hwcc_trace":2`, `"hwcc_trace":1`, 1), 1, "hwcc_trace", nil},
 		{"missing algorithm", strings.Replace(hdr, `"algorithm":"dcqcn",`, ``, 1), 1, "algorithm", trace.ErrMissing},
 		{"bad role", strings.Replace(hdr, `"RP"`, `"XP"`, 1), 1, "role", nil},
 		{"unknown header field", strings.Replace(hdr, `"version"`, `"versoin"`, 1), 1, "versoin", trace.ErrUnknownField},
@@ -224,7 +226,8 @@ func TestMalformed(t *testing.T) {
 		{"field of another kind", hdr + "\n" + `{"t":1,"ev":"timer","port":0}`, 2, "port", trace.ErrUnknownField},
 		{"null", hdr + "\n" + `{"t":null,"ev":"timer"}`, 2, "t", nil},
 		{"feedback kind", hdr + "\n" + `{"t":1,"ev":"feedback","feedback":{"kind":"ackk"}}`, 2, "feedback.kind", nil},
-		{"int hop", hdr + "\n" + `{"t":1,"ev":"feedback","feedback":{"kind":"ack","int":{"hops":[{"ts":1},{"qlen":70000}]}}}`, 2, "feedback.int.hops.1.qlen", nil},
+		{"telemetry hex", hdr + "\n" + `{"t":1,"ev":"feedback","feedback":{"kind":"ack","tel":"0g"}}`, 2, "feedback.tel", nil},
+		{"telemetry too long", hdr + "\n" + `{"t":1,"ev":"feedback","feedback":{"kind":"ack","tel":"` + strings.Repeat("00", 129) + `"}}`, 2, "feedback.tel", nil},
 		{"blank line", hdr + "\n" + sent + "\n\n" + sent, 3, "", nil},
 		{"trailing garbage", hdr + "\n" + sent + "x", 2, "", nil},
 	} {
@@ -245,10 +248,10 @@ func TestMalformed(t *testing.T) {
 // wrong role, or settings it refuses, is an error naming the field.
 func TestReplayHeaderErrors(t *testing.T) {
 	for _, c := range []struct{ hdr, field string }{
-		{`{"hwcc_trace":1,"algorithm":"nope","part":"rp","role":"RP"}`, "algorithm"},
-		{`{"hwcc_trace":1,"algorithm":"dcqcn","part":"zz","role":"RP"}`, "part"},
-		{`{"hwcc_trace":1,"algorithm":"dcqcn","part":"rp","role":"CP"}`, "role"},
-		{`{"hwcc_trace":1,"algorithm":"dcqcn","part":"rp","role":"RP","settings":{"nonsense":"1"}}`, "settings"},
+		{`{"hwcc_trace":2,"algorithm":"nope","part":"rp","role":"RP"}`, "algorithm"},
+		{`{"hwcc_trace":2,"algorithm":"dcqcn","part":"zz","role":"RP"}`, "part"},
+		{`{"hwcc_trace":2,"algorithm":"dcqcn","part":"rp","role":"CP"}`, "role"},
+		{`{"hwcc_trace":2,"algorithm":"dcqcn","part":"rp","role":"RP","settings":{"nonsense":"1"}}`, "settings"},
 	} {
 		err := trace.Replay(strings.NewReader(c.hdr+"\n"), io.Discard)
 		var te *trace.Error
@@ -280,11 +283,11 @@ func TestMalformedOutputs(t *testing.T) {
 // FuzzRead: the reader never panics, and every error it returns for
 // content is a *trace.Error; neither do the outputs reader and Replay.
 func FuzzRead(f *testing.F) {
-	hdr := `{"hwcc_trace":1,"version":"devel","algorithm":"dcqcn","part":"rp","role":"RP","settings":{},"env":{"rate":100000000000}}` + "\n"
+	hdr := `{"hwcc_trace":2,"version":"devel","algorithm":"dcqcn","part":"rp","role":"RP","settings":{},"env":{"rate":100000000000}}` + "\n"
 	f.Add(hdr + `{"t":1,"ev":"sent","packet":{"flow":0,"payload":1000,"size":1082}}`)
 	f.Add(hdr + `{"t":1,"ev":"feedback","feedback":{"kind":"cnp","flow":0,"data":"00000000000000000000000000000000"}}`)
-	f.Add(`{"hwcc_trace":1,"algorithm":"hpcc","part":"cp","role":"CP"}` + "\n" +
-		`{"t":5,"ev":"dequeue","packet":{"int":{"path_id":1,"hops":[{"speed":6,"ts":1,"tx_bytes":2,"qlen":3}]}},"queue":{"len":1}}`)
+	f.Add(`{"hwcc_trace":2,"algorithm":"hpcc","part":"cp","role":"CP"}` + "\n" +
+		`{"t":5,"ev":"dequeue","packet":{"tel":"10016000000100020003"},"queue":{"len":1}}`)
 	f.Add(`{"n":1,"actions":[{"kind":"feedback","to":"source","feedback":{"kind":"cnp"}}],"registers":[["a",8,-1]],"next_deadline":0}`)
 	f.Add("")
 	f.Add("{}\n{}")
@@ -327,15 +330,18 @@ func TestFormatByHand(t *testing.T) {
 		Env:      cc.Env{Rate: 100 * units.Gbps, BaseRTT: 8 * us}}
 	sent := cc.Event{Kind: cc.EventSent, At: us, Packet: cc.Packet{Flow: 7, Seq: 1000, Payload: 1000, Size: 1082}}
 	sent.Packet.Hdr[15] = 0xab
-	ack := cc.Event{Kind: cc.EventFeedback, At: 12 * us, HasINT: true,
+	ack := cc.Event{Kind: cc.EventFeedback, At: 12 * us, HasTel: true,
 		Feedback: cc.Feedback{Kind: cc.FeedbackAck, Flow: 7, Seq: 2000, Acked: 1000}}
-	ack.INT.PathID, ack.INT.NHop = 42, 1
-	ack.INT.Hops[0].Speed, ack.INT.Hops[0].TS, ack.INT.Hops[0].QLen = 4, 10000, 2031
+	// An INT header of one hop, by hand from its wire format: prefix
+	// nHop<<12 | pathID = 1<<12 | 42 = 0x102a; the record B<<60 | TS<<36 |
+	// txBytes<<16 | qLen with B 4, TS 10000 (0x2710), txBytes 0, qLen 2031
+	// (0x7ef) = 0x40027100000007ef.
+	ack.Tel.Set([]byte{0x10, 0x2a, 0x40, 0x02, 0x71, 0x00, 0x00, 0x00, 0x07, 0xef})
 	timer := cc.Event{Kind: cc.EventTimer, At: 13 * us}
 	evs := []cc.Event{sent, ack, timer}
-	want := `{"hwcc_trace":1,"version":"v1","algorithm":"dcqcn","part":"rp","role":"RP","settings":{"preset":"connectx"},"env":{"rate":100000000000,"base_rtt":8000000}}
+	want := `{"hwcc_trace":2,"version":"v1","algorithm":"dcqcn","part":"rp","role":"RP","settings":{"preset":"connectx"},"env":{"rate":100000000000,"base_rtt":8000000}}
 {"t":1000000,"ev":"sent","packet":{"flow":7,"seq":1000,"payload":1000,"size":1082,"hdr":"000000000000000000000000000000ab"}}
-{"t":12000000,"ev":"feedback","feedback":{"kind":"ack","flow":7,"seq":2000,"acked":1000,"int":{"path_id":42,"hops":[{"speed":4,"ts":10000,"tx_bytes":0,"qlen":2031}]}}}
+{"t":12000000,"ev":"feedback","feedback":{"kind":"ack","flow":7,"seq":2000,"acked":1000,"tel":"102a40027100000007ef"}}
 {"t":13000000,"ev":"timer"}
 `
 	require.Equal(t, want, string(write(t, h, evs)))

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/hwcc/hwcc/cc"
-	inttel "github.com/hwcc/hwcc/int"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -25,9 +24,8 @@ type wPacket struct {
 	Size    units.Bytes `json:"size,omitempty"`
 	Prio    uint8       `json:"prio,omitempty"`
 	CE      bool        `json:"ce,omitempty"`
-	Echo    uint64      `json:"echo,omitempty"`
 	Hdr     string      `json:"hdr,omitempty"`
-	INT     *wINT       `json:"int,omitempty"`
+	Tel     *string     `json:"tel,omitempty"`
 }
 
 type wQueue struct {
@@ -46,19 +44,7 @@ type wFeedback struct {
 	SndNxt uint64      `json:"snd_nxt,omitempty"`
 	ECE    bool        `json:"ece,omitempty"`
 	Data   string      `json:"data,omitempty"`
-	INT    *wINT       `json:"int,omitempty"`
-}
-
-type wINT struct {
-	PathID uint16 `json:"path_id"`
-	Hops   []wHop `json:"hops"`
-}
-
-type wHop struct {
-	Speed   uint8  `json:"speed"`
-	TS      uint32 `json:"ts"`
-	TxBytes uint32 `json:"tx_bytes"`
-	QLen    uint16 `json:"qlen"`
+	Tel    *string     `json:"tel,omitempty"`
 }
 
 type wEvent struct {
@@ -161,65 +147,46 @@ func hexOf(b []byte) string {
 	return ""
 }
 
-func intOf(h *inttel.Header) *wINT {
-	path := h.Path()
-	w := &wINT{PathID: h.PathID, Hops: make([]wHop, len(path))}
-	for i, hp := range path {
-		w.Hops[i] = wHop{Speed: hp.Speed, TS: hp.TS, TxBytes: hp.TxBytes, QLen: hp.QLen}
+// telOf is a telemetry stack's hex, every byte of it (an empty stack is
+// ""), or nil for none.
+func telOf(t *cc.Telemetry) *string {
+	if t == nil {
+		return nil
 	}
-	return w
+	s := hex.EncodeToString(t.Bytes())
+	return &s
 }
 
-// packetOf and feedbackOf encode p and f with the INT header h (nil:
+// packetOf and feedbackOf encode p and f with the telemetry stack t (nil:
 // none).
-func packetOf(p *cc.Packet, h *inttel.Header) *wPacket {
-	w := &wPacket{Flow: p.Flow, Src: p.Src, Dst: p.Dst, Seq: p.Seq, Payload: p.Payload, Size: p.Size,
-		Prio: p.Prio, CE: p.CE, Echo: p.Echo, Hdr: hexOf(p.Hdr[:])}
-	if h != nil {
-		w.INT = intOf(h)
-	}
-	return w
+func packetOf(p *cc.Packet, t *cc.Telemetry) *wPacket {
+	return &wPacket{Flow: p.Flow, Src: p.Src, Dst: p.Dst, Seq: p.Seq, Payload: p.Payload, Size: p.Size,
+		Prio: p.Prio, CE: p.CE, Hdr: hexOf(p.Hdr[:]), Tel: telOf(t)}
 }
 
-func feedbackOf(f *cc.Feedback, h *inttel.Header) *wFeedback {
-	w := &wFeedback{Kind: f.Kind.String(), Flow: f.Flow, From: f.From, Seq: f.Seq, Acked: f.Acked,
-		SndNxt: f.SndNxt, ECE: f.ECE, Data: hexOf(f.Data[:])}
-	if h != nil {
-		w.INT = intOf(h)
-	}
-	return w
+func feedbackOf(f *cc.Feedback, t *cc.Telemetry) *wFeedback {
+	return &wFeedback{Kind: f.Kind.String(), Flow: f.Flow, From: f.From, Seq: f.Seq, Acked: f.Acked,
+		SndNxt: f.SndNxt, ECE: f.ECE, Data: hexOf(f.Data[:]), Tel: telOf(t)}
 }
 
-// readINT decodes an INT object into h.
-func readINT(o *obj, h *inttel.Header) {
-	*h = inttel.Header{}
-	o.get("path_id", &h.PathID, false)
-	hops := o.array("hops", true)
-	if len(hops) > inttel.HopsLimit {
-		o.fail("hops", fmt.Errorf("%d hop records, at most %d", len(hops), inttel.HopsLimit))
-		return
+// readTel decodes a telemetry stack's hex into t, if the object has one.
+func readTel(o *obj, t *cc.Telemetry) (has bool) {
+	var s string
+	if !o.get("tel", &s, false) {
+		return false
 	}
-	for i, raw := range hops {
-		if o.err != nil {
-			return
-		}
-		hp, err := parseObj(o.line, o.index("hops", i), raw)
-		if err != nil {
-			o.err = err
-			return
-		}
-		r := &h.Hops[i]
-		hp.get("speed", &r.Speed, false)
-		hp.get("ts", &r.TS, false)
-		hp.get("tx_bytes", &r.TxBytes, false)
-		hp.get("qlen", &r.QLen, false)
-		o.child(hp)
+	b, err := hex.DecodeString(s)
+	switch {
+	case err != nil:
+		o.fail("tel", fmt.Errorf("bad hex: %v", err))
+	case !t.Set(b):
+		o.fail("tel", fmt.Errorf("%d bytes, at most %d", len(b), cc.TelemetryCap))
 	}
-	h.NHop = uint8(len(hops))
+	return true
 }
 
-// readPacket decodes a packet object into p (its INT into h, hasINT).
-func readPacket(o *obj, p *cc.Packet, h *inttel.Header) (hasINT bool) {
+// readPacket decodes a packet object into p (its telemetry into t, has).
+func readPacket(o *obj, p *cc.Packet, t *cc.Telemetry) (has bool) {
 	*p = cc.Packet{}
 	o.get("flow", &p.Flow, false)
 	o.get("src", &p.Src, false)
@@ -229,14 +196,8 @@ func readPacket(o *obj, p *cc.Packet, h *inttel.Header) (hasINT bool) {
 	o.get("size", &p.Size, false)
 	o.get("prio", &p.Prio, false)
 	o.get("ce", &p.CE, false)
-	o.get("echo", &p.Echo, false)
 	o.hex16("hdr", &p.Hdr)
-	if s := o.sub("int", false); s != nil {
-		readINT(s, h)
-		o.child(s)
-		hasINT = true
-	}
-	return hasINT
+	return readTel(o, t)
 }
 
 func readQueue(o *obj, q *cc.Queue) {
@@ -247,8 +208,9 @@ func readQueue(o *obj, q *cc.Queue) {
 	o.get("paused", &q.Paused, false)
 }
 
-// readFeedback decodes a feedback object into f (its INT into h).
-func readFeedback(o *obj, f *cc.Feedback, h *inttel.Header) (hasINT bool) {
+// readFeedback decodes a feedback object into f (its telemetry into t,
+// has).
+func readFeedback(o *obj, f *cc.Feedback, t *cc.Telemetry) (has bool) {
 	*f = cc.Feedback{}
 	var kind string
 	if o.get("kind", &kind, true) {
@@ -265,12 +227,7 @@ func readFeedback(o *obj, f *cc.Feedback, h *inttel.Header) (hasINT bool) {
 	o.get("snd_nxt", &f.SndNxt, false)
 	o.get("ece", &f.ECE, false)
 	o.hex16("data", &f.Data)
-	if s := o.sub("int", false); s != nil {
-		readINT(s, h)
-		o.child(s)
-		hasINT = true
-	}
-	return hasINT
+	return readTel(o, t)
 }
 
 func envOf(e *cc.Env) *wEnv {

@@ -23,8 +23,8 @@
 //	              resume at priority 0..7; credit only from a switch point,
 //	              of Bytes > 0 at a Port below GenOptions.Ports. A part
 //	              changes the caller's packet only where the contract lets
-//	              it (INT on Dequeue, Hdr on a switch point's Dequeue, Echo
-//	              on Sent) and never a message it is given
+//	              it (its telemetry on Dequeue, Hdr on a switch point's
+//	              Dequeue and on Sent) and never a message it is given
 //	registers     every register fits its width, in the same order every time,
 //	              and AppendRegisters appends without allocating when there is room
 //	determinism   two parts given equal events decide and hold the same, bit for bit

@@ -33,9 +33,10 @@ type GenOptions struct {
 	// Payload is a full packet's payload (1000 B); Overhead what a queue
 	// counts on top of it (82 B: RoCEv2 headers, preamble and gap).
 	Payload, Overhead units.Bytes
-	// INT: packets carry INT headers, and a reaction point's ACKs echo a
-	// header from a modelled path of Hops hops (3, at most 5) whose
-	// timestamps, transmit counters and queues evolve with time.
+	// INT: packets carry a telemetry stack in HPCC's INT format (package
+	// inttel), and a reaction point's ACKs echo one from a modelled path
+	// of Hops hops (3, at most 5) whose timestamps, transmit counters and
+	// queues evolve with time.
 	INT  bool
 	Hops int
 	// Messages are feedback messages a reaction point may receive besides
@@ -48,14 +49,10 @@ type GenOptions struct {
 	// switch when there are none).
 	Messages []cc.Feedback
 	// Hdrs are header bytes a switch point's data packets may arrive with
-	// (cc.Packet.Hdr, as the algorithm's switch points upstream write
-	// them): a packet carries one of them one time in two, else none (all
-	// zero).
+	// (cc.Packet.Hdr, as the algorithm's reaction points and switch points
+	// upstream write them): a packet carries one of them one time in two,
+	// else none (all zero).
 	Hdrs [][cc.PacketHdrLen]byte
-	// Echoes are values a switch point's data packets' Echo may carry (the
-	// bits the algorithm's reaction point writes, HierCC's mark): a packet
-	// carries one of them one time in two, else 0.
-	Echoes []uint64
 	// SwitchPorts, if set, describes a switch point's ports as its Env
 	// does (len Ports): a flow that comes in by an edge port has that
 	// port's host as its source, one that leaves by an edge port has its
@@ -165,8 +162,8 @@ func events(r *rand.Rand, role cc.Role, o GenOptions) []Event {
 type queued struct {
 	flow   cc.FlowID
 	size   units.Bytes
-	hasINT bool
-	int    inttel.Header
+	hasTel bool
+	tel    cc.Telemetry
 }
 
 func cpEvents(r *rand.Rand, o GenOptions) []Event {
@@ -209,7 +206,7 @@ func cpEvents(r *rand.Rand, o GenOptions) []Event {
 			qlen -= q.size
 			ev.Kind = cc.EventDequeue
 			ev.Packet = cc.Packet{Flow: q.flow, Size: q.size, Payload: q.size - o.Overhead}
-			ev.HasINT, ev.INT = q.hasINT, q.int
+			ev.HasTel, ev.Tel = q.hasTel, q.tel
 		default:
 			f := cc.FlowID(r.Intn(o.Flows))
 			pay := payload
@@ -219,16 +216,15 @@ func cpEvents(r *rand.Rand, o GenOptions) []Event {
 			size := pay + o.Overhead
 			q := queued{flow: f, size: size}
 			if o.INT {
-				q.hasINT = true
-				q.int.NHop = uint8(r.Intn(o.Hops)) // earlier hops: room for this one
-				q.int.PathID = uint16(r.Intn(1 << 12))
+				// Earlier hops' records, with room for this one.
+				q.hasTel, q.tel = true, intTel(&inttel.Header{NHop: uint8(r.Intn(o.Hops)), PathID: uint16(r.Intn(1 << 12))})
 			}
 			fifo = append(fifo, q)
 			qlen += size
 			ev.Kind = cc.EventEnqueue
 			ev.Packet = cc.Packet{Flow: f, Seq: seq[f], Size: size, Payload: pay, Prio: 3}
 			seq[f] += uint64(pay)
-			ev.HasINT, ev.INT = q.hasINT, q.int
+			ev.HasTel, ev.Tel = q.hasTel, q.tel
 		}
 		// TxBytes on a dequeue counts the bytes sent before the departing
 		// packet (cc.Queue).
@@ -262,9 +258,9 @@ func newPath(r *rand.Rand, o GenOptions) *path {
 	return p
 }
 
-// header returns the path's INT at time now, dt after the previous one:
-// each hop's counter advanced by a random share of its rate over dt.
-func (p *path) header(r *rand.Rand, now, dt units.Time) inttel.Header {
+// header returns the path's INT stack at time now, dt after the previous
+// one: each hop's counter advanced by a random share of its rate over dt.
+func (p *path) header(r *rand.Rand, now, dt units.Time) cc.Telemetry {
 	h := inttel.Header{NHop: uint8(len(p.hops)), PathID: p.id}
 	for i := range p.hops {
 		util := 0.3 + 0.8*r.Float64()
@@ -274,7 +270,29 @@ func (p *path) header(r *rand.Rand, now, dt units.Time) inttel.Header {
 		p.hops[i].QLen = uint16(r.Intn(2000))
 		h.Hops[i] = p.hops[i]
 	}
-	return h
+	return intTel(&h)
+}
+
+// intCodec writes the INT stacks of well-formed sequences: HPCC's units
+// and speed codes, and room for every hop the 4-bit nHop counts.
+var intCodec = func() *inttel.Codec {
+	cfg := inttel.DefaultConfig()
+	cfg.MaxHops = inttel.HopsLimit
+	c, err := inttel.NewCodec(cfg)
+	if err != nil {
+		panic(err) // a fixed, valid configuration
+	}
+	return c
+}()
+
+// intTel returns h's wire form as a telemetry stack. The generators build
+// only headers whose fields fit.
+func intTel(h *inttel.Header) cc.Telemetry {
+	var t cc.Telemetry
+	if err := intCodec.Put(&t, h); err != nil {
+		panic(err)
+	}
+	return t
 }
 
 func rpEvents(r *rand.Rand, o GenOptions) []Event {
@@ -309,8 +327,8 @@ func rpEvents(r *rand.Rand, o GenOptions) []Event {
 			ev.Feedback = cc.Feedback{Kind: cc.FeedbackNak, Flow: flow, Seq: sndUna, SndNxt: sndNxt}
 			sndNxt = sndUna // go back N: resend from the NAK
 			if o.INT {      // a NAK echoes INT as an ACK does
-				ev.HasINT = true
-				ev.INT = pth.header(r, now, now-lastAck)
+				ev.HasTel = true
+				ev.Tel = pth.header(r, now, now-lastAck)
 				lastAck = now
 			}
 		case x < 18 || sndUna == sndNxt:
@@ -337,8 +355,8 @@ func rpEvents(r *rand.Rand, o GenOptions) []Event {
 			}
 			sndUna = ack
 			if o.INT {
-				ev.HasINT = true
-				ev.INT = pth.header(r, now, now-lastAck)
+				ev.HasTel = true
+				ev.Tel = pth.header(r, now, now-lastAck)
 				lastAck = now
 			}
 		}
@@ -526,13 +544,9 @@ func swEvents(r *rand.Rand, o GenOptions) []Event {
 			if len(o.Hdrs) > 0 && r.Intn(2) == 0 {
 				ev.Packet.Hdr = o.Hdrs[r.Intn(len(o.Hdrs))]
 			}
-			if len(o.Echoes) > 0 && r.Intn(2) == 0 {
-				ev.Packet.Echo = o.Echoes[r.Intn(len(o.Echoes))]
-			}
 			if o.INT {
-				ev.HasINT = true
-				ev.INT.NHop = uint8(r.Intn(o.Hops)) // earlier hops: room for this one
-				ev.INT.PathID = uint16(r.Intn(1 << 12))
+				// Earlier hops' records, with room for this one.
+				ev.HasTel, ev.Tel = true, intTel(&inttel.Header{NHop: uint8(r.Intn(o.Hops)), PathID: uint16(r.Intn(1 << 12))})
 			}
 			evs = append(evs, ev)
 			if len(evs) == o.Events || r.Intn(32) == 0 {
@@ -555,7 +569,7 @@ func swEvents(r *rand.Rand, o GenOptions) []Event {
 // method of the role and Timer, with times that mostly advance but
 // sometimes go back (or below 0), sizes and sequence numbers anywhere in
 // their types (negative, zero, huge), unknown feedback kinds, random
-// payload bytes, INT headers whose fields are random bits (nHop beyond the
+// payload bytes, telemetry stacks of random bytes and lengths (nHop beyond the
 // array included), and now and then a nil packet, feedback or actions. A
 // switch point's events also name ports anywhere (mostly 0..Ports−1, else
 // −1, Ports, or any int), pause priorities anywhere in 0..255, pauses and
@@ -606,12 +620,14 @@ func Chaos(r *rand.Rand, role cc.Role, o GenOptions) []Event {
 		ev.NilArg = r.Intn(16) == 0
 		ev.NilActions = r.Intn(16) == 0
 		if r.Intn(2) == 0 {
-			ev.HasINT = true
-			ev.INT.NHop = uint8(r.Intn(256))
-			ev.INT.PathID = uint16(r.Uint32())
-			for i := range ev.INT.Hops {
-				ev.INT.Hops[i] = inttel.Hop{Speed: uint8(r.Intn(256)), TS: r.Uint32(), TxBytes: r.Uint32(), QLen: uint16(r.Uint32())}
+			// A stack of random bytes and length: mostly one of INT's
+			// lengths (2 + 8·nHop) with random records, sometimes any.
+			ev.HasTel = true
+			ev.Tel.Len = uint8(inttel.HeaderLen(r.Intn(inttel.HopsLimit + 1)))
+			if r.Intn(4) == 0 {
+				ev.Tel.Len = uint8(r.Intn(256))
 			}
+			r.Read(ev.Tel.Data[:])
 		}
 		evs = append(evs, ev)
 	}
@@ -669,9 +685,9 @@ func GenChaos(role cc.Role, o GenOptions) gopter.Gen {
 // port from byte 13 (−1..6: ports 4, 5 and 6 and −1 are out of range of
 // the default 4 ports), a pause its state from the flag that sets
 // Queue.Paused, its packets carry the 16 bytes as header, go between
-// nodes 0..3 (bytes 14 and 15) and carry Echo bits 0..2 (byte 11), and its
-// messages are of a kind from cc.FeedbackUser up when byte 12's top bit is
-// set.
+// nodes 0..3 (bytes 14 and 15), and its messages are of a kind from
+// cc.FeedbackUser up when byte 12's top bit is set. An event carries a
+// telemetry stack when bit 3 of byte 1 is set.
 func FromBytes(data []byte, role cc.Role) []Event {
 	kinds := role.Events()
 	if kinds == nil {
@@ -704,16 +720,17 @@ func FromBytes(data []byte, role cc.Role) []Event {
 			ev.Paused = ev.Queue.Paused
 			copy(ev.Packet.Hdr[:], b)
 			ev.Packet.Src, ev.Packet.Dst = cc.NodeID(b[14]%4), cc.NodeID(b[15]%4)
-			ev.Packet.Echo = uint64(b[11] & 7)
 			if b[12]&0x80 != 0 {
 				ev.Feedback.Kind = cc.FeedbackUser + cc.FeedbackKind(b[12]&31)
 			}
 		}
 		if b[1]&8 != 0 {
-			ev.HasINT = true
-			ev.INT.NHop = b[15] % 20
-			for i := range ev.INT.Hops {
-				ev.INT.Hops[i] = inttel.Hop{Speed: b[(i+3)%16] % 16, TS: uint32(u16(i%14)) << 8, TxBytes: uint32(u16((i+1)%14)) << 4, QLen: uint16(u16((i + 2) % 14))}
+			// A stack of 2 + 8·(b[15] mod 20) bytes (beyond the cap from
+			// 16 hops on), filled with the event's bytes from b[3] on.
+			ev.HasTel = true
+			ev.Tel.Len = uint8(inttel.HeaderLen(int(b[15] % 20)))
+			for i := range ev.Tel.Data {
+				ev.Tel.Data[i] = b[(i+3)%16]
 			}
 		}
 		evs = append(evs, ev)

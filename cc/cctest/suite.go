@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/hwcc/hwcc/cc"
-	inttel "github.com/hwcc/hwcc/int"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -267,12 +266,12 @@ func sameActions(a, b []cc.Action) bool {
 	}
 	for i := range a {
 		x, y := a[i], b[i]
-		// An INT pointer would point into the caller's event: compare
-		// presence only.
-		if (x.Feedback.INT == nil) != (y.Feedback.INT == nil) {
+		// A telemetry pointer would point into the caller's event:
+		// compare presence only.
+		if (x.Feedback.Tel == nil) != (y.Feedback.Tel == nil) {
 			return false
 		}
-		x.Feedback.INT, y.Feedback.INT = nil, nil
+		x.Feedback.Tel, y.Feedback.Tel = nil, nil
 		if x != y {
 			return false
 		}
@@ -334,10 +333,10 @@ func (s *suite) wellFormed(seq int, evs []Event) error {
 	var tick Event
 	tick.Kind = cc.EventTimer
 	step := func(ev *Event, where string) {
-		// A congestion or switch point may stamp the packet's INT header
-		// in place, a switch point write its header bytes, a reaction
-		// point its Echo: each part gets the packet as the event has it,
-		// and the two must write alike.
+		// A congestion or switch point may push its record onto the
+		// packet's telemetry in place, a switch point or a reaction
+		// point write its header bytes: each part gets the packet as the
+		// event has it, and the two must write alike.
 		sent := sentArgs(ev)
 		defer sent.restore(ev)
 		before := regs(a)
@@ -348,7 +347,7 @@ func (s *suite) wellFormed(seq int, evs []Event) error {
 			return
 		}
 		after := regs(a)
-		stampedA, writtenA := ev.INT, ev.Packet
+		stampedA, writtenA := ev.Tel, ev.Packet
 		s.count(errA, actA)
 		s.checkWrites(where, ev, sent)
 		if errors.Is(errA, cc.ErrTimeOrder) && ev.At >= accepted && ev.At >= 0 {
@@ -429,8 +428,8 @@ func (s *suite) wellFormed(seq int, evs []Event) error {
 		if !sameErr(errA, errB) {
 			s.rep.add(RuleDeterminism, "%s: %s: two equal parts returned %v and %v", where, ev, errA, errB)
 		}
-		if ev.INT != stampedA {
-			s.rep.add(RuleDeterminism, "%s: %s: two equal parts stamped the INT header differently: %+v and %+v", where, ev, stampedA, ev.INT)
+		if ev.Tel != stampedA {
+			s.rep.add(RuleDeterminism, "%s: %s: two equal parts wrote the telemetry stack differently: % x and % x", where, ev, stampedA.Bytes(), ev.Tel.Bytes())
 		}
 		if ev.Packet != writtenA {
 			s.rep.add(RuleDeterminism, "%s: %s: two equal parts wrote the packet differently: %+v and %+v", where, ev, writtenA, ev.Packet)
@@ -580,7 +579,7 @@ func (s *suite) allocs(seq int, evs []Event) error {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	var counts [2][]uint64
 	for run := range counts {
-		evs := slices.Clone(evs) // a CP may stamp the INT headers in place
+		evs := slices.Clone(evs) // a CP may push onto the telemetry stacks in place
 		p, err := s.fresh()
 		if err != nil {
 			return err
@@ -721,52 +720,50 @@ func Names() string {
 type args struct {
 	pkt cc.Packet
 	fb  cc.Feedback
-	int inttel.Header
+	tel cc.Telemetry
 }
 
-func sentArgs(ev *Event) args { return args{ev.Packet, ev.Feedback, ev.INT} }
+func sentArgs(ev *Event) args { return args{ev.Packet, ev.Feedback, ev.Tel} }
 
 // restore gives ev back the arguments it had before a call.
-func (a *args) restore(ev *Event) { ev.Packet, ev.Feedback, ev.INT = a.pkt, a.fb, a.int }
+func (a *args) restore(ev *Event) { ev.Packet, ev.Feedback, ev.Tel = a.pkt, a.fb, a.tel }
 
 // checkWrites checks the outputs rule on what a call left in its packet
 // and feedback: a part changes the caller's packet only where the contract
-// lets it (a congestion or switch point's Dequeue may stamp INT, a switch
-// point's Dequeue write Hdr, a reaction point's Sent write Echo) and never
-// a message it is given.
+// lets it (a congestion or switch point's Dequeue may push onto its
+// telemetry stack, a switch point's Dequeue and a reaction point's Sent
+// write Hdr) and never a message it is given.
 func (s *suite) checkWrites(where string, ev *Event, sent args) {
 	pkt := ev.Kind.Packet()
 	if !pkt && !ev.Kind.Message() || ev.NilArg {
 		return
 	}
-	var want *inttel.Header
-	if ev.HasINT {
-		want = &ev.INT
+	var want *cc.Telemetry
+	if ev.HasTel {
+		want = &ev.Tel
 	}
 	if !pkt {
 		w := sent.fb
-		w.INT = want
+		w.Tel = want
 		if ev.Feedback != w {
 			s.rep.add(RuleOutputs, "%s: %s wrote the message it was given: %+v became %+v", where, ev, w, ev.Feedback)
 		}
-		if ev.HasINT && ev.INT != sent.int {
-			s.rep.add(RuleOutputs, "%s: %s wrote the message's INT header: %+v became %+v", where, ev, sent.int, ev.INT)
+		if ev.HasTel && ev.Tel != sent.tel {
+			s.rep.add(RuleOutputs, "%s: %s wrote the message's telemetry stack: % x became % x", where, ev, sent.tel.Bytes(), ev.Tel.Bytes())
 		}
 		return
 	}
 	w := sent.pkt
-	w.INT = want
+	w.Tel = want
 	switch {
-	case ev.Kind == cc.EventDequeue && s.role == cc.RoleSW:
+	case ev.Kind == cc.EventDequeue && s.role == cc.RoleSW, ev.Kind == cc.EventSent:
 		w.Hdr = ev.Packet.Hdr
-	case ev.Kind == cc.EventSent:
-		w.Echo = ev.Packet.Echo
 	}
 	if ev.Packet != w {
 		s.rep.add(RuleOutputs, "%s: %s changed the caller's packet beyond what the contract lets it: %+v became %+v", where, ev, w, ev.Packet)
 	}
-	if ev.HasINT && ev.Kind != cc.EventDequeue && ev.INT != sent.int {
-		s.rep.add(RuleOutputs, "%s: %s stamped the packet's INT header, which only a Dequeue may: %+v became %+v", where, ev, sent.int, ev.INT)
+	if ev.HasTel && ev.Kind != cc.EventDequeue && ev.Tel != sent.tel {
+		s.rep.add(RuleOutputs, "%s: %s wrote the packet's telemetry stack, which only a Dequeue may: % x became % x", where, ev, sent.tel.Bytes(), ev.Tel.Bytes())
 	}
 }
 

@@ -1,6 +1,7 @@
 package cctest_test
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand"
@@ -57,7 +58,7 @@ type toy struct {
 	next   units.Time
 	period units.Time
 	flow   cc.FlowID
-	// stamped counts INT records a CP stamped (wraps at 2^16).
+	// stamped counts telemetry records a CP pushed (wraps at 2^16).
 	stamped uint16
 }
 
@@ -232,11 +233,11 @@ func (c toyCP) Enqueue(now units.Time, p *cc.Packet, q cc.Queue, a *cc.Actions) 
 
 func (c toyCP) Dequeue(now units.Time, p *cc.Packet, q cc.Queue, a *cc.Actions) error {
 	err := c.toy.Dequeue(now, p, q, a)
-	// Stamp an INT record in place, as HPCC's switch does, while the
+	// Push an 8-byte record in place, as HPCC's switch does, while the
 	// header has room (5 records).
-	if err == nil && p != nil && p.INT != nil && p.INT.NHop < 5 {
-		p.INT.Hops[p.INT.NHop].QLen = uint16(min(q.Len/80, 0xFFFF))
-		p.INT.NHop++
+	if err == nil && p != nil && p.Tel != nil && p.Tel.Len <= 2+8*4 {
+		binary.BigEndian.PutUint64(p.Tel.Data[p.Tel.Len:], uint64(min(q.Len/80, 0xFFFF)))
+		p.Tel.Len += 8
 		c.stamped++
 	}
 	return err
@@ -383,7 +384,7 @@ func TestGeneratorsWellFormed(t *testing.T) {
 			case e.Kind == cc.EventFeedback && e.Feedback.Kind == cc.FeedbackNak:
 				sndNxt = e.Feedback.Seq // go back N
 			case e.Kind == cc.EventFeedback && e.Feedback.Kind == cc.FeedbackAck:
-				if e.Feedback.Seq > sndNxt || e.Feedback.SndNxt != sndNxt || !e.HasINT {
+				if e.Feedback.Seq > sndNxt || e.Feedback.SndNxt != sndNxt || !e.HasTel {
 					return false
 				}
 			}
@@ -582,9 +583,9 @@ func (w *toySW) Dequeue(now units.Time, out int, p *cc.Packet, q cc.Queue, act *
 	w.out[out] += uint32(p.Size)
 	p.Hdr[0] = byte(out) + 1
 	p.Hdr[1]++
-	if p.INT != nil && p.INT.NHop < 5 {
-		p.INT.Hops[p.INT.NHop].QLen = uint16(min(q.Len/80, 0xFFFF))
-		p.INT.NHop++
+	if p.Tel != nil && p.Tel.Len <= 2+8*4 {
+		binary.BigEndian.PutUint64(p.Tel.Data[p.Tel.Len:], uint64(min(q.Len/80, 0xFFFF)))
+		p.Tel.Len += 8
 	}
 	if send {
 		act.SendSwitch(7, cc.ControlPrio, cc.Feedback{Kind: cc.FeedbackUser, Flow: p.Flow, From: 3})

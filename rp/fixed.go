@@ -1,0 +1,72 @@
+package rp
+
+import (
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/units"
+)
+
+// Fixed is the reaction point of no congestion control: a constant pacing
+// rate, or none, and no window. It reacts to nothing (every message it is
+// given changes nothing but the time) and has no timer. With Rate 0 the
+// flow sends as its NIC lets it: at the line rate, or at the rate its
+// application offers. It is the baseline against which the algorithms are
+// measured (registered as "none", and as "static" with a rate to set).
+//
+// Registers: now (64 bits, ps), rate (64 bits, bit/s: the configured
+// rate, a constant).
+type Fixed struct {
+	rate units.Rate
+	mono cc.Monotonic
+}
+
+var _ cc.ReactionPoint = (*Fixed)(nil)
+
+// fixedPart names the part in errors.
+const fixedPart = "rp.Fixed"
+
+// FixedConfig configures a Fixed reaction point.
+type FixedConfig struct {
+	// Rate is the pacing rate of the flow's wire bytes; 0: none (the NIC's
+	// line rate, or the application's offered rate). Range 0..MaxFixedRate.
+	Rate units.Rate
+}
+
+// MaxFixedRate is the largest FixedConfig.Rate: 10 Tb/s.
+const MaxFixedRate = 10 * units.Tbps
+
+// NewFixed returns a Fixed reaction point; its error is a *cc.ConfigError
+// for a rate out of range.
+func NewFixed(cfg FixedConfig) (*Fixed, error) {
+	if cfg.Rate < 0 || cfg.Rate > MaxFixedRate {
+		return nil, &cc.ConfigError{Part: fixedPart, Field: "Rate", Value: cfg.Rate.String(), Range: "0.." + MaxFixedRate.String()}
+	}
+	return &Fixed{rate: cfg.Rate}, nil
+}
+
+// Sent records now. p is not read (it may be nil). Error:
+// *cc.TimeOrderError.
+func (f *Fixed) Sent(now units.Time, _ *cc.Packet, _ *cc.Actions) error {
+	return f.mono.Accept(fixedPart, "Sent", now)
+}
+
+// Feedback records now: no message changes the rate. Error:
+// *cc.TimeOrderError.
+func (f *Fixed) Feedback(now units.Time, _ *cc.Feedback, _ *cc.Actions) error {
+	return f.mono.Accept(fixedPart, "Feedback", now)
+}
+
+// Limits is the configured rate and no window.
+func (f *Fixed) Limits() cc.Limits { return cc.Limits{Rate: f.rate} }
+
+// NextDeadline is units.MaxTime: no timer.
+func (f *Fixed) NextDeadline() units.Time { return units.MaxTime }
+
+// Timer records now. Error: *cc.TimeOrderError.
+func (f *Fixed) Timer(now units.Time, _ *cc.Actions) error {
+	return f.mono.Accept(fixedPart, "Timer", now)
+}
+
+// AppendRegisters appends now and rate.
+func (f *Fixed) AppendRegisters(dst []cc.Register) []cc.Register {
+	return append(dst, f.mono.Register(), cc.Reg("rate", 64, uint64(f.rate)))
+}
