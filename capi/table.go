@@ -7,7 +7,6 @@ import (
 
 	_ "github.com/hwcc/hwcc/algos" // registers hwcc's algorithms
 	"github.com/hwcc/hwcc/cc"
-	inttel "github.com/hwcc/hwcc/int"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -33,9 +32,9 @@ type slot struct {
 	acts   []cc.Action
 	regs   []cc.Register
 	pkt    cc.Packet
-	pktINT inttel.Header
+	pktTel cc.Telemetry
 	fb     cc.Feedback
-	fbINT  inttel.Header
+	fbTel  cc.Telemetry
 }
 
 // table is every slot ever made, with a free list of the ones not in use.
@@ -146,7 +145,7 @@ func freePart(h uint64) {
 		s.gen = 1
 	}
 	s.part, s.role = nil, 0
-	s.pkt, s.fb, s.pktINT, s.fbINT = cc.Packet{}, cc.Feedback{}, inttel.Header{}, inttel.Header{}
+	s.pkt, s.fb, s.pktTel, s.fbTel = cc.Packet{}, cc.Feedback{}, cc.Telemetry{}, cc.Telemetry{}
 	clear(s.acts)
 	clear(s.regs)
 	table.free = append(table.free, i)
