@@ -183,7 +183,7 @@ func (s *Sim) nextFC(pt *port) *Packet {
 		p.Src = pt.node.id
 		p.Dst = pt.peer.node.id
 		p.Size = FCFrameBytes + s.preamble
-		if _, err := fc.AppendTo(p.Feedback.CC.Data[:0]); err != nil { // 6 bytes, within the array: no allocation
+		if _, err := fc.AppendTo(p.Feedback.Data[:0]); err != nil { // 6 bytes, within the array: no allocation
 			s.cbfcErr(pt, err)
 			s.free(p)
 			continue
@@ -199,7 +199,7 @@ func (s *Sim) nextFC(pt *port) *Packet {
 // credit limit to pt's sender of that lane, and the peer's FCTBS to pt's
 // receiver (a switch port that also receives credit-controlled data).
 func (s *Sim) onFC(pt *port, p *Packet) {
-	fc, err := credit.DecodeFCPacket(p.Feedback.CC.Data[:credit.FCPacketSize])
+	fc, err := credit.DecodeFCPacket(p.Feedback.Data[:credit.FCPacketSize])
 	if err != nil {
 		s.cbfcErr(pt, err)
 		return
@@ -270,8 +270,8 @@ func (s *Sim) buildCBFC(sw *SwitchSpec) error {
 			up := in.peer
 			in.fcWake.at = units.MaxTime
 			up.cbfcAdj = -s.preamble
-			if s.feat.INT && !up.node.isHost {
-				up.cbfcAdj += INTHopBytes // the record this port may stamp at dequeue
+			if s.feat.telemetry() && !up.node.isHost {
+				up.cbfcAdj += s.feat.tel.Hop // the record this port may push at dequeue
 			}
 			in.cbfcRx = make([]*credit.CBFCReceiver, ControlPrio)
 			up.cbfcTx = make([]*credit.CBFCSender, ControlPrio)

@@ -102,14 +102,14 @@
 // PAUSE holds until the RESUME (equivalent to a sender that refreshes its
 // pause quanta before they expire; pause quanta are not modelled).
 //
-// ECN and INT: when the algorithm sets Features.ECN, a data frame is marked
+// ECN and INT: when the algorithm sets features.ECN, a data frame is marked
 // CE as it joins the egress queue if the data queue, the frame included,
 // exceeds SwitchSpec.ECN; the CP's OnEnqueue runs after that. When a data
-// frame leaves the queue the CP's OnDequeue runs. With Features.INT the
+// frame leaves the queue the CP's OnDequeue runs. With features.INT the
 // frame carries an INT header, and the CP stamps its hop record in place
 // (HPCC's cp.HPCC, from the Queue: the data queue the frame leaves behind
 // and TxBytes, the wire bytes the port sent before this frame over every
-// priority; its switch ID is CPInfo.SwitchID); the generic adapter grows
+// priority; its switch ID is cpInfo.SwitchID); the generic adapter grows
 // the frame by the record. The harness stamps nothing itself. A frame that
 // leaves a port with no record added (its header already held the CP's
 // MaxHops records) is counted in Counters.INTPathFull.
@@ -141,7 +141,7 @@
 //	BaseRTT = Σ_fwd (ser(data, r_h) + d_h) + Σ_rev (ser(ack, r_h) + d_h)
 //
 // with the frames' wire sizes without INT and the ECMP path the flow's
-// packets take (FlowInfo.BaseRTT, FlowResult.BaseRTT).
+// packets take (flowInfo.BaseRTT, FlowResult.BaseRTT).
 //
 // Ideal FCT: the FCT of the flow alone on the idle network, which is what
 // HPCC's slowdown normalises by ("its ideal FCT when the network only has
@@ -199,10 +199,10 @@
 //
 //	type Algorithm interface {
 //		Name() string
-//		Features() Features          // ECN: default threshold marker; INT: header and echo
-//		NewCP(CPInfo) (CP, error)     // one per switch egress data queue, at build
-//		NewRP(FlowInfo) (RP, error)   // one per flow, at its start (sender)
-//		NewNP(FlowInfo) (NP, error)   // one per flow, at its start (receiver)
+//		features() features          // ECN: default threshold marker; INT: header and echo
+//		NewCP(cpInfo) (CP, error)     // one per switch egress data queue, at build
+//		NewRP(flowInfo) (RP, error)   // one per flow, at its start (sender)
+//		NewNP(flowInfo) (NP, error)   // one per flow, at its start (receiver)
 //	}
 //
 // Any factory may return nil for "no such part". A CP sees OnEnqueue and

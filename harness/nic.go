@@ -11,11 +11,11 @@ import (
 // the destination NIC, and its metrics.
 type flow struct {
 	id       FlowID
-	info     FlowInfo
+	info     flowInfo
 	src, dst *node
 	stopAt   units.Time // MaxTime: none
 	prio     uint8      // data priority of its frames (FlowSpec.Prio)
-	rev      []revHop   // its data path's switches (Features.Symmetric only)
+	rev      []revHop   // its data path's switches (features.Symmetric only)
 	// hops[0] are the egress ports its data leaves at each switch on the
 	// way to dst, hops[1] those of what dst sends it back (ACKs, CNPs,
 	// credits), in order, with their switches: the route's choices,
@@ -23,12 +23,10 @@ type flow struct {
 	hops         [2][]flowHop
 	srcID, dstID NodeID
 
-	rp     RP
-	np     NP
+	rp     *schemeRP
+	np     *schemeNP // nil when the algorithm runs none
 	rate   units.Rate
 	window units.Bytes
-	crp    CreditRP    // rp, if it implements CreditRP
-	frp    FrameRP     // rp, if it implements FrameRP
 	credit units.Bytes // the credit the RP holds (gated only)
 	gated  bool        // the RP gates the flow on credit
 
@@ -139,9 +137,7 @@ func (s *Sim) nextFrame(f *flow) (pay, size units.Bytes) {
 		}
 	}
 	size = DataOverheadBytes + pay + s.preamble
-	if s.feat.INT {
-		size += INTPrefixBytes
-	}
+	size += s.feat.tel.Init
 	return pay, size
 }
 
@@ -158,9 +154,10 @@ func (s *Sim) makeData(f *flow) *Packet {
 	p.Payload = pay
 	p.Size = size
 	p.SentAt = s.now
-	if p.HasTel = s.feat.INT; p.HasTel {
-		// The sender's empty INT header: nHop = 0, pathID = 0.
-		p.Tel = cc.Telemetry{Len: uint8(INTPrefixBytes)}
+	if p.HasTel = s.feat.telemetry(); p.HasTel {
+		// The stack as the sender attaches it: Init zero bytes (HPCC's
+		// INT header: nHop = 0, pathID = 0).
+		p.Tel = cc.Telemetry{Len: uint8(s.feat.tel.Init)}
 	}
 	if p.Seq < f.sndMax {
 		f.retransmits++
@@ -184,11 +181,7 @@ func (s *Sim) hostSent(f *flow, p *Packet) {
 		f.rtoAt = s.now + s.rto
 		s.armRTO(f)
 	}
-	if f.frp != nil {
-		f.frp.OnSendFrame(s.now, p)
-	} else {
-		f.rp.OnSend(s.now, p.Seq, p.Payload)
-	}
+	f.rp.OnSendFrame(s.now, p)
 	s.applyRP(f)
 }
 
@@ -212,14 +205,11 @@ func (s *Sim) applyRP(f *flow) {
 			s.kick(f.src.ports[0])
 		}
 	}
-	if f.crp != nil {
-		c, gated := f.crp.Credit()
-		if gated != f.gated || c != f.credit {
-			opened := !gated || c > f.credit
-			f.gated, f.credit = gated, max(c, 0)
-			if opened {
-				s.kick(f.src.ports[0])
-			}
+	if c, gated := rp.Credit(); gated != f.gated || c != f.credit {
+		opened := !gated || c > f.credit
+		f.gated, f.credit = gated, max(c, 0)
+		if opened {
+			s.kick(f.src.ports[0])
 		}
 	}
 	d := rp.NextDeadline()
@@ -261,11 +251,11 @@ func (s *Sim) hostReceive(h *node, in *port, p *Packet) {
 }
 
 // sourceMessage hands the message p from f's source to f's notification
-// point (SourceNP).
+// point.
 func (s *Sim) sourceMessage(f *flow, p *Packet) {
-	np, ok := f.np.(SourceNP)
-	if !ok {
-		f.info.Errors.Add(s.now, f.id, fmt.Errorf("harness: a %v message reached flow %d's receiver, which has no notification point that takes its source's messages", p.Feedback.CC.Kind, f.id))
+	np := f.np
+	if np == nil {
+		f.info.Errors.Add(s.now, f.id, fmt.Errorf("harness: a %v message reached flow %d's receiver, which has no notification point that takes its source's messages", p.Feedback.Kind, f.id))
 		return
 	}
 	if np.OnSource(s.now, &p.Feedback) {
@@ -395,7 +385,7 @@ func (s *Sim) receiveAck(p *Packet) {
 	}
 	done := f.info.Size > 0 && f.sndUna >= uint64(f.info.Size)
 	a := &s.ack
-	*a = Ack{
+	*a = ackInfo{
 		Flow:     f.id,
 		Seq:      p.Seq,
 		Newly:    newly,
@@ -455,22 +445,17 @@ func (s *Sim) startFlow(f *flow) {
 	if f.started {
 		return
 	}
-	rp, err := s.algo.NewRP(f.info)
+	rp, err := s.algo.newRP(f.info)
 	if err != nil {
 		s.fail(err)
 		return
 	}
-	if rp == nil {
-		rp, _ = noneAlgo{}.NewRP(f.info)
-	}
-	np, err := s.algo.NewNP(f.info)
+	np, err := s.algo.newNP(f.info)
 	if err != nil {
 		s.fail(err)
 		return
 	}
 	f.rp, f.np = rp, np
-	f.crp, _ = rp.(CreditRP)
-	f.frp, _ = rp.(FrameRP)
 	f.started = true
 	f.rate = rp.Rate()
 	f.window = max(rp.Window(), 0)

@@ -21,8 +21,8 @@ type Scenario struct {
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`
 	// Algorithm is a registered algorithm name (Names()); Params are its
-	// parameters, passed verbatim to the adapter (FlowInfo.Params,
-	// CPInfo.Params) and checked by it if it implements ParamChecker.
+	// parameters, passed verbatim to the adapter (flowInfo.Params,
+	// cpInfo.Params) and checked by it if it implements ParamChecker.
 	Algorithm string            `json:"algorithm"`
 	Params    map[string]string `json:"params,omitempty"`
 	// Compare, if not empty, lists the algorithms the command runs this
@@ -92,7 +92,7 @@ type SwitchSpec struct {
 	Xon      Bytes `json:"xon,omitempty"`
 	Headroom Bytes `json:"headroom,omitempty"`
 	// ECN is the threshold of the default marker (algorithms with
-	// Features.ECN): CE when the egress data queue, the arriving frame
+	// features.ECN): CE when the egress data queue, the arriving frame
 	// included, exceeds it (default 100 KB).
 	ECN Bytes `json:"ecn"`
 	// Scheduler picks, at every egress port, the data priority that sends

@@ -77,7 +77,7 @@ func (s *Sim) enqueue(sw *node, out *port, p *Packet, in *port) {
 		q := out.queue
 		// Default marker: CE when the data queue, the arriving frame
 		// included, exceeds the threshold.
-		if s.feat.ECN && q.Len() > s.ecnK {
+		if s.feat.ecn && q.len() > s.ecnK {
 			p.CE = true
 		}
 		if q.cp != nil {
@@ -227,7 +227,7 @@ func (s *Sim) onPFC(pt *port, p *Packet) {
 }
 
 // sendFeedback builds a feedback packet from q's switch to flow's source.
-func (s *Sim) sendFeedback(q *Queue, id FlowID, fb Feedback) bool {
+func (s *Sim) sendFeedback(q *egressQueue, id FlowID, fb *cc.Feedback) bool {
 	if id < 0 || int(id) >= len(s.flows) {
 		return false
 	}
@@ -241,9 +241,8 @@ func (s *Sim) sendFeedback(q *Queue, id FlowID, fb Feedback) bool {
 	p.Flow = id
 	p.Src = sw.id
 	p.Dst = f.src.id
-	fb.From = q.id
-	p.Feedback = fb
-	s.controlWire(p, fb.CC.Kind)
+	p.Feedback = *fb
+	s.controlWire(p, fb.Kind)
 	s.st.feedbackSent++
 	out := s.route(sw, id, sw.id, f.src.id)
 	if out == nil {
@@ -255,8 +254,8 @@ func (s *Sim) sendFeedback(q *Queue, id FlowID, fb Feedback) bool {
 }
 
 // controlWire sets the priority, wire size and shaping of control message
-// p of kind k: the algorithm's declaration (Scheme.Kinds), else a RoCEv2
-// CNP's (CNPFrameBytes at ControlPrio).
+// p of kind k: the algorithm's declaration (cc.Deployment.Messages), else
+// a RoCEv2 CNP's (CNPFrameBytes at ControlPrio).
 func (s *Sim) controlWire(p *Packet, k cc.FeedbackKind) {
 	if c, ok := s.kinds[k]; ok {
 		p.Prio, p.Size = c.Prio, c.Frame+s.preamble
@@ -303,7 +302,7 @@ func (s *Sim) shapedNext(pt *port) *Packet {
 }
 
 // sendToSource sends control message fb about flow f from its receiver
-// to its source (FlowInfo.SendToSource).
+// to its source (flowInfo.SendToSource).
 func (s *Sim) sendToSource(f *flow, fb cc.Feedback) bool {
 	if f.done || f.stopped || !f.started {
 		return false
@@ -320,14 +319,14 @@ func (s *Sim) hostMessage(f *flow, from, to *node, fb cc.Feedback) {
 	p.Flow = f.id
 	p.Src = from.id
 	p.Dst = to.id
-	p.Feedback = Feedback{CC: fb}
+	p.Feedback = fb
 	s.controlWire(p, fb.Kind)
 	s.st.feedbackSent++
 	s.hostQueueControl(from, p)
 }
 
 // sendToDestination sends control message fb about flow f from its source
-// to its receiver (FlowInfo.SendToDestination). A flow that has stopped
+// to its receiver (flowInfo.SendToDestination). A flow that has stopped
 // or finished may still send: its last message (a credit stop) says so.
 func (s *Sim) sendToDestination(f *flow, fb cc.Feedback) bool {
 	if !f.started {
@@ -338,7 +337,7 @@ func (s *Sim) sendToDestination(f *flow, fb cc.Feedback) bool {
 }
 
 // armCP schedules q's CP timer at its reported deadline.
-func (s *Sim) armCP(q *Queue) {
+func (s *Sim) armCP(q *egressQueue) {
 	d := q.cp.NextDeadline()
 	if d < s.now {
 		d = s.now
@@ -349,7 +348,7 @@ func (s *Sim) armCP(q *Queue) {
 }
 
 // onCPTimer runs a CP's timer if it is due and re-arms it.
-func (s *Sim) onCPTimer(q *Queue) {
+func (s *Sim) onCPTimer(q *egressQueue) {
 	q.timer.fired(s.now)
 	if q.cp.NextDeadline() <= s.now {
 		q.cp.OnTimer(s.now, q)
@@ -366,10 +365,16 @@ func (s *Sim) sharedFree(sw *node) units.Bytes {
 }
 
 // maxFrame is the largest data frame on the wire, with the largest
-// telemetry stack (an INT header of 15 hops, 122 bytes).
+// telemetry stack a frame is sized for (maxStackBytes).
 func (s *Sim) maxFrame() units.Bytes {
-	return DataOverheadBytes + s.payload + s.preamble + INTPrefixBytes + 15*INTHopBytes
+	return DataOverheadBytes + s.payload + s.preamble + maxStackBytes
 }
+
+// maxStackBytes is the largest telemetry stack the harness sizes a data
+// frame for: 122 bytes, a 2-byte prefix and 15 records of 8 (HPCC's INT
+// at its 4-bit hop count's limit). The PFC headroom, the CBFC credit
+// check, the XON margin and the schedulers' quanta are sized by it.
+const maxStackBytes units.Bytes = 2 + 15*8
 
 // headroomFor returns the automatic PFC headroom of an ingress port: what
 // can still arrive after the switch decides to pause. The PAUSE waits for

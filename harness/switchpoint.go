@@ -206,7 +206,7 @@ func (w *Switch) SendSwitch(node NodeID, fb cc.Feedback) error {
 }
 
 // SendSwitchID is SendSwitch to the switch whose 12-bit SwitchID
-// (SwitchInfo.SwitchID, cc.Env.SwitchID) is id: how a switch point
+// (switchInfo.SwitchID, cc.Env.SwitchID) is id: how a switch point
 // addresses another switch (cc.ToSwitch). In a network of more than 4095
 // switches IDs repeat, and id names the first switch that has it.
 func (w *Switch) SendSwitchID(id uint16, fb cc.Feedback) error {
@@ -227,7 +227,7 @@ func (w *Switch) sendFrom(flow FlowID, dst NodeID, fb cc.Feedback, toSwitch Node
 	p.Src = w.n.id
 	p.Dst = dst
 	p.toSwitch = toSwitch
-	p.Feedback = Feedback{CC: fb}
+	p.Feedback = fb
 	s.controlWire(p, fb.Kind)
 	s.st.feedbackSent++
 	if toSwitch-1 == w.n.id {
@@ -253,7 +253,7 @@ func (s *Sim) switchMessage(sw *node, in int, p *Packet) {
 	w := sw.module
 	mm, ok := moduleOf(w).(MessageModule)
 	if !ok {
-		s.errs.add(s.now, -1, sw.name, fmt.Errorf("harness: a %v message for %s, whose module takes none", p.Feedback.CC.Kind, sw.name))
+		s.errs.add(s.now, -1, sw.name, fmt.Errorf("harness: a %v message for %s, whose module takes none", p.Feedback.Kind, sw.name))
 	} else {
 		mm.Message(s.now, w, in, &p.Feedback.CC) // p is freed after: no copy escapes
 		s.armModule(w)

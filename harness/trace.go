@@ -149,7 +149,7 @@ func (a *tracingAlgo) start(role cc.Role, env *cc.Env, params map[string]string)
 	return r
 }
 
-func (a *tracingAlgo) NewCP(info CPInfo) (CP, error) {
+func (a *tracingAlgo) NewCP(info cpInfo) (CP, error) {
 	cp, err := a.schemeAlgo.NewCP(info)
 	if w, ok := cp.(*schemeCP); ok && err == nil && a.t.kind == "port" && info.NodeName == a.t.node && info.Port == a.t.port {
 		w.rec = a.start(cc.RoleCP, cpEnv(info), info.Params)
@@ -157,7 +157,7 @@ func (a *tracingAlgo) NewCP(info CPInfo) (CP, error) {
 	return cp, err
 }
 
-func (a *tracingAlgo) NewRP(f FlowInfo) (RP, error) {
+func (a *tracingAlgo) NewRP(f flowInfo) (RP, error) {
 	rp, err := a.schemeAlgo.NewRP(f)
 	if w, ok := rp.(*schemeRP); ok && err == nil && a.t.kind == "rp" && f.ID == a.t.flow {
 		w.rec = a.start(cc.RoleRP, a.env(f), f.Params)
@@ -165,7 +165,7 @@ func (a *tracingAlgo) NewRP(f FlowInfo) (RP, error) {
 	return rp, err
 }
 
-func (a *tracingAlgo) NewNP(f FlowInfo) (NP, error) {
+func (a *tracingAlgo) NewNP(f flowInfo) (NP, error) {
 	np, err := a.schemeAlgo.NewNP(f)
 	if w, ok := np.(*schemeNP); ok && err == nil && a.t.kind == "np" && f.ID == a.t.flow {
 		w.rec = a.start(cc.RoleNP, a.env(f), f.Params)
@@ -173,7 +173,7 @@ func (a *tracingAlgo) NewNP(f FlowInfo) (NP, error) {
 	return np, err
 }
 
-func (a *tracingAlgo) NewModule(info SwitchInfo) (SwitchModule, error) {
+func (a *tracingAlgo) NewModule(info switchInfo) (SwitchModule, error) {
 	m, err := a.schemeAlgo.NewModule(info)
 	if w, ok := m.(*schemeSW); ok && err == nil && a.t.kind == "switch" && info.Name == a.t.node {
 		w.rec = a.start(cc.RoleSW, swEnv(info), info.Params)

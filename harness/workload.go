@@ -292,7 +292,7 @@ func (s *Sim) newFlow(src, dst *node, size units.Bytes, offered units.Rate, star
 	fwd := s.path(id, src, dst, nil, &hops)
 	f.srcID, f.dstID = src.id, dst.id
 	nFwd := len(hops)
-	if s.feat.Symmetric {
+	if s.feat.symmetric {
 		f.rev = s.reversePath(id, src, dst)
 	}
 	s.flows = append(s.flows, f) // before the reverse path, which reads f.rev
@@ -308,7 +308,7 @@ func (s *Sim) newFlow(src, dst *node, size units.Bytes, offered units.Rate, star
 	for _, h := range fwd {
 		bott = min(bott, h.rate)
 	}
-	f.info = FlowInfo{
+	f.info = flowInfo{
 		ID: id, Src: src.id, Dst: dst.id, SrcName: src.name, DstName: dst.name,
 		Size: size, Offered: offered, Start: start,
 		LineRate: src.ports[0].rate, Bottleneck: bott,
