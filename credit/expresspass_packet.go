@@ -304,9 +304,9 @@ const epEchoWhat = "ExpressPass data header"
 // frame carries the credit's sequence number back to the receiver, which
 // counts the gaps between the numbers it sees as credits the network
 // dropped: the loss that drives its credit feedback control (Cho et al.,
-// SIGCOMM 2017). A NIC carries that echo in the data frame's transport
-// header, as wide as the credit's own sequence number (32 bits in
-// ExpressPassPacket). The offset, the width and the reserved bytes are
+// SIGCOMM 2017). A NIC would carry that echo in the data frame's
+// transport header, as wide as the credit's own sequence number (32 bits
+// in ExpressPassPacket). The offset, the width and the reserved bytes are
 // hwcc's: 64 bits hold any number the field is given, so that the
 // receiver, not the codec, judges it against its sequence space (SeqBits,
 // at most 32), as ExpressPassPacket leaves a credit's number to the
@@ -315,7 +315,7 @@ const epEchoWhat = "ExpressPass data header"
 // Hdr is a frame that spent no credit.
 func PutExpressPassEcho(hdr *[cc.PacketHdrLen]byte, seq uint64) {
 	binary.BigEndian.PutUint64(hdr[:ExpressPassEchoSize], seq)
-	*(*[cc.PacketHdrLen - ExpressPassEchoSize]byte)(hdr[ExpressPassEchoSize:]) = [cc.PacketHdrLen - ExpressPassEchoSize]byte{}
+	binary.BigEndian.PutUint64(hdr[ExpressPassEchoSize:], 0) // reserved
 }
 
 // ExpressPassEcho reads the echo from a data frame's header (the layout
