@@ -26,8 +26,10 @@
 //	ExpressPass-   the 16-byte payload of its credit, credit request and
 //	Packet         credit stop (type, version, flow, sequence number,
 //	               time stamp; from the authors' ns-2 hdr_xpass) with its
-//	               codec, carried in cc.Feedback.Data.
-//	               expresspass_packet.go.
+//	               codec, carried in cc.Feedback.Data; and the echo
+//	               of a credit's sequence number a data frame carries
+//	               back in cc.Packet.Hdr (PutExpressPassEcho,
+//	               ExpressPassEcho). expresspass_packet.go.
 //
 // # Bounds the tests check
 //

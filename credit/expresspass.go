@@ -17,7 +17,7 @@ import (
 //	sender Timer at 0        → FeedbackCreditRequest to the destination
 //	receiver Feedback(req)   → first FeedbackCredit{Seq: s} to the source, then one per Timer
 //	sender Feedback(credit)  → the credit joins a FIFO; Limits().Credit grows by FrameBytes
-//	sender Sent(frame)       → spends the oldest credit; frame.Echo = its seq
+//	sender Sent(frame)       → spends the oldest credit; frame.Hdr echoes its seq
 //	receiver Receive(frame)  → gaps in the echoes are credits the network dropped
 //	sender Sent(last byte)   → FeedbackCreditStop to the destination
 //
@@ -45,8 +45,8 @@ import (
 //     (min_jitter_ −0.1, max_jitter_ 0.1; xpass.cc send_credit: delay·(1 +
 //     jitter));
 //   - credit sequence numbers skip 0 (xpass.cc construct_credit:
-//     c_seqno_ = max(1, c_seqno_ + 1)), which frees Echo 0 to mean "no
-//     credit" (cc.Packet.Echo);
+//     c_seqno_ = max(1, c_seqno_ + 1)), which frees echo 0 to mean "no
+//     credit" (PutExpressPassEcho);
 //   - credit request retransmitted every 100 µs until the first credit
 //     arrives (retransmit_timeout_ 0.0001; xpass.cc handle_sender_retransmit);
 //   - a floor of one credit per update period (xpass.cc
@@ -119,6 +119,13 @@ func epQ16(f float64) int64 {
 //go:noinline
 func epEventError(part, event, reason string) error {
 	return &cc.EventError{Part: part, Event: event, Reason: reason}
+}
+
+// epEventCause is epEventError with a cause (a *cc.DecodeError, say).
+//
+//go:noinline
+func epEventCause(part, event, reason string, err error) error {
+	return &cc.EventError{Part: part, Event: event, Reason: reason, Err: err}
 }
 
 // epFull is the *cc.ActionsFullError of an event that needs need actions.

@@ -19,7 +19,7 @@ func BenchmarkExpressPassReceiverTimer(b *testing.B) {
 		act.Reset()
 		d := r.NextDeadline()
 		_ = r.Timer(d, act)
-		p.Echo = act.At(0).Feedback.Seq
+		PutExpressPassEcho(&p.Hdr, act.At(0).Feedback.Seq)
 		_ = r.Receive(d, &p, nil) // keeps Algorithm 1 running
 	}
 }
@@ -38,7 +38,7 @@ func BenchmarkExpressPassReceiverReceive(b *testing.B) {
 		if seq%5 == 0 {
 			seq = epSeqNext(seq, r.seqMax)
 		}
-		p.Echo = seq
+		PutExpressPassEcho(&p.Hdr, seq)
 		now += units.Nanosecond
 		_ = r.Receive(now, &p, nil)
 	}

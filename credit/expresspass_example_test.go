@@ -35,10 +35,10 @@ func Example_expressPass() {
 			_ = rp.Feedback(now, &c, act)
 			p := cc.Packet{Flow: 1, Seq: sent, Payload: 1000, Size: 1082}
 			_ = rp.Sent(now, &p, act)
-			fmt.Printf("sender: frame %d spends credit %d, credit left %v\n", sent/1000, p.Echo, rp.Limits().Credit)
+			seq, _ = credit.ExpressPassEcho(&p.Hdr) // the echo the receiver reads
+			fmt.Printf("sender: frame %d spends credit %d, credit left %v\n", sent/1000, seq, rp.Limits().Credit)
 			_ = np.Receive(now, &p, nil)
 			sent += 1000
-			seq = p.Echo
 		}
 		if act.Len() > 0 {
 			fmt.Println("sender:", act.At(0).Feedback.Kind)

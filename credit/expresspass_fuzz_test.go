@@ -11,14 +11,18 @@ import (
 // xpFuzz runs the events the fuzzer's bytes decode to (cctest.FromBytes)
 // through part: no panic, every error typed, a refused event changes no
 // register, and no accepted event moves the deadline before its now.
-// Byte 0 of each event's Echo (the sender's credits and the receiver's
-// echoes) comes from the fuzzer's Feedback.Seq, so that both parts see
-// in-range and out-of-range sequence numbers; a credit's Data is the
-// fuzzer's bytes, zero or the credit's own wire image.
+// Each event's echo in Packet.Hdr and Feedback.Seq (the receiver's echoes
+// and the sender's credits) come from the fuzzer's Feedback.Seq, so that
+// both parts see in-range and out-of-range sequence numbers; one header
+// in eight has a reserved byte set; a credit's Data is the fuzzer's
+// bytes, zero or the credit's own wire image.
 func xpFuzz(t *testing.T, data []byte, part cc.Part, role cc.Role) {
 	act := cc.NewActions(4)
 	for i, ev := range cctest.FromBytes(data, role) {
-		ev.Packet.Echo = ev.Feedback.Seq / 1000 % 300
+		PutExpressPassEcho(&ev.Packet.Hdr, ev.Feedback.Seq/1000%300)
+		if b := ev.Feedback.Data[15]; b%8 == 0 {
+			ev.Packet.Hdr[ExpressPassEchoSize+int(b>>3)%(cc.PacketHdrLen-ExpressPassEchoSize)] = b | 1
+		}
 		ev.Feedback.Seq /= 1000
 		// A credit's Data: the fuzzer's bytes (a wire image that mostly
 		// does not decode), none, or the image of the credit itself.

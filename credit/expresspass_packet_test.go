@@ -236,6 +236,148 @@ func FuzzDecodeExpressPassPacket(f *testing.F) {
 	})
 }
 
+// xpEchoRef is an independent encoder of a data frame's header written
+// from PutExpressPassEcho's table, byte by byte: seq's bytes most
+// significant first, then eight zero bytes.
+func xpEchoRef(seq uint64) (b [cc.PacketHdrLen]byte) {
+	for i := range 8 {
+		b[i] = byte(seq >> (56 - 8*i))
+	}
+	return b
+}
+
+// TestExpressPassEchoLayout: echoes land where the table says (bytes
+// worked out by hand), the reserved bytes are cleared whatever they held,
+// and an all-zero header is echo 0.
+func TestExpressPassEchoLayout(t *testing.T) {
+	for _, tc := range []struct {
+		seq  uint64
+		want [cc.PacketHdrLen]byte
+	}{
+		{0, [cc.PacketHdrLen]byte{}},
+		{7, [cc.PacketHdrLen]byte{7: 7}},
+		{0xFFFFFFFF, [cc.PacketHdrLen]byte{4: 0xFF, 5: 0xFF, 6: 0xFF, 7: 0xFF}},
+		{1 << 32, [cc.PacketHdrLen]byte{3: 1}},
+		{0x0102030405060708, [cc.PacketHdrLen]byte{1, 2, 3, 4, 5, 6, 7, 8}},
+	} {
+		hdr := [cc.PacketHdrLen]byte{0xEE, 0xEE, 0xEE, 0xEE, 0xEE, 0xEE, 0xEE, 0xEE, 0xEE, 0xEE, 0xEE, 0xEE, 0xEE, 0xEE, 0xEE, 0xEE}
+		credit.PutExpressPassEcho(&hdr, tc.seq)
+		require.Equal(t, tc.want, hdr, "%#x", tc.seq)
+		e, err := credit.ExpressPassEcho(&hdr)
+		require.NoError(t, err)
+		require.Equal(t, tc.seq, e)
+	}
+	require.Equal(t, 8, credit.ExpressPassEchoSize)
+}
+
+// TestExpressPassEchoRoundTrip: for every echo (gopter over all 64 bits)
+// written over any header, PutExpressPassEcho agrees with the independent
+// encoder and ExpressPassEcho reads the echo back; for every header whose
+// reserved bytes are zero, ExpressPassEcho accepts it and
+// PutExpressPassEcho writes it back byte for byte.
+func TestExpressPassEchoRoundTrip(t *testing.T) {
+	props := cbfcProperties(3000)
+	props.Property("Echo(Put(seq)) = seq, Put = reference", prop.ForAll(
+		func(seq, junk0, junk1 uint64) bool {
+			var hdr [cc.PacketHdrLen]byte
+			binary.BigEndian.PutUint64(hdr[:8], junk0)
+			binary.BigEndian.PutUint64(hdr[8:], junk1)
+			credit.PutExpressPassEcho(&hdr, seq)
+			e, err := credit.ExpressPassEcho(&hdr)
+			return hdr == xpEchoRef(seq) && err == nil && e == seq
+		},
+		gen.UInt64().WithLabel("seq"),
+		gen.UInt64().WithLabel("bytes 0-7 before"),
+		gen.UInt64().WithLabel("bytes 8-15 before"),
+	))
+	props.Property("Put(Echo(hdr)) = hdr", prop.ForAll(
+		func(head uint64) bool {
+			var hdr [cc.PacketHdrLen]byte
+			binary.BigEndian.PutUint64(hdr[:8], head)
+			e, err := credit.ExpressPassEcho(&hdr)
+			if err != nil {
+				return false
+			}
+			back := [cc.PacketHdrLen]byte{15: 0xFF}
+			credit.PutExpressPassEcho(&back, e)
+			return back == hdr
+		},
+		gen.UInt64().WithLabel("bytes 0-7"),
+	))
+	props.TestingRun(t)
+}
+
+// TestExpressPassEchoRefused: a header with a reserved byte set is a
+// *cc.DecodeError naming the first nonzero reserved byte, for every byte
+// 8..15 and every value 1..255 (exhaustively), whatever the echo.
+func TestExpressPassEchoRefused(t *testing.T) {
+	for i := credit.ExpressPassEchoSize; i < cc.PacketHdrLen; i++ {
+		for v := 1; v < 256; v++ {
+			hdr := xpEchoRef(uint64(v) * 0x0101)
+			hdr[i] = byte(v)
+			if i < cc.PacketHdrLen-1 {
+				hdr[cc.PacketHdrLen-1] = 1 // a later one is not named
+			}
+			e, err := credit.ExpressPassEcho(&hdr)
+			var de *cc.DecodeError
+			require.ErrorAs(t, err, &de, "byte %d = %#x", i, v)
+			require.ErrorIs(t, err, cc.ErrDecode)
+			require.Equal(t, i, de.Offset, "byte %d = %#x", i, v)
+			require.Zero(t, e)
+		}
+	}
+	hdr := xpEchoRef(3)
+	hdr[9] = 0xA0
+	_, err := credit.ExpressPassEcho(&hdr)
+	require.EqualError(t, err, "ExpressPass data header: byte 9: reserved byte 0xa0, want 0")
+}
+
+// TestExpressPassEchoNoAllocs: writing and reading an echo allocate
+// nothing.
+func TestExpressPassEchoNoAllocs(t *testing.T) {
+	var hdr [cc.PacketHdrLen]byte
+	var e uint64
+	seq := uint64(0)
+	require.Zero(t, testing.AllocsPerRun(1000, func() {
+		seq++
+		credit.PutExpressPassEcho(&hdr, seq)
+		e, _ = credit.ExpressPassEcho(&hdr)
+	}))
+	require.Equal(t, seq, e)
+}
+
+// FuzzExpressPassEcho: ExpressPassEcho never panics; it refuses a header
+// exactly when a reserved byte is set, naming the first one, and what it
+// accepts PutExpressPassEcho writes back byte for byte.
+func FuzzExpressPassEcho(f *testing.F) {
+	f.Add(make([]byte, 16))
+	f.Add([]byte{0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 0})
+	f.Add([]byte{0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 1})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var hdr [cc.PacketHdrLen]byte
+		copy(hdr[:], b)
+		first := -1
+		for i := credit.ExpressPassEchoSize; i < cc.PacketHdrLen && first < 0; i++ {
+			if hdr[i] != 0 {
+				first = i
+			}
+		}
+		e, err := credit.ExpressPassEcho(&hdr)
+		if err != nil {
+			var de *cc.DecodeError
+			if !errors.As(err, &de) || de.Offset != first {
+				t.Fatalf("% x: %v, first reserved byte set %d", hdr, err, first)
+			}
+			return
+		}
+		var back [cc.PacketHdrLen]byte
+		credit.PutExpressPassEcho(&back, e)
+		if first >= 0 || back != hdr {
+			t.Fatalf("% x accepted as echo %d, writes back % x", hdr, e, back)
+		}
+	})
+}
+
 // TestExpressPassWireImages: in a receiver–sender loop, every message
 // carries its wire image in Data: the request and the stop (seq 0) and
 // each credit (its Seq), each with the flow and the time it was sent in
@@ -270,7 +412,9 @@ func TestExpressPassWireImages(t *testing.T) {
 		require.NoError(t, rp.Feedback(now, &c, act))
 		p := cc.Packet{Flow: cfg.Flow, Seq: sent, Payload: 1000, Size: 1082}
 		require.NoError(t, rp.Sent(now, &p, act))
-		require.Equal(t, c.Seq, p.Echo)
+		echo, err := credit.ExpressPassEcho(&p.Hdr)
+		require.NoError(t, err)
+		require.Equal(t, c.Seq, echo)
 		if act.Len() > 0 {
 			s := act.At(0).Feedback
 			image(s, credit.ExpressPassTypeStop, 0, now)
@@ -462,4 +606,20 @@ func ExampleExpressPassPacket() {
 	// credit 42 7 2500 <nil>
 	// ExpressPass control packet: byte 1: version 0, want 1
 	// ExpressPass control packet: byte 8: credit with sequence number 0
+}
+
+// A data frame's header: the sender writes the echo of the credit the
+// frame spends, the receiver reads it, and refuses a header with a
+// reserved byte set.
+func ExamplePutExpressPassEcho() {
+	var p cc.Packet
+	credit.PutExpressPassEcho(&p.Hdr, 258)
+	fmt.Printf("% x\n", p.Hdr)
+	fmt.Println(credit.ExpressPassEcho(&p.Hdr))
+	p.Hdr[8] = 1
+	fmt.Println(credit.ExpressPassEcho(&p.Hdr))
+	// Output:
+	// 00 00 00 00 00 00 01 02 00 00 00 00 00 00 00 00
+	// 258 <nil>
+	// 0 ExpressPass data header: byte 8: reserved byte 0x1, want 0
 }

@@ -190,14 +190,17 @@ type ExpressPassReceiverState struct {
 // (no deadline); a request while active and a stop while idle change
 // nothing. Other feedback kinds change nothing but the time.
 //
-// Loss. Receive reads each data frame's Echo, the credit it spent. With E
-// the expected echo and d = (Echo − E) mod (2^SeqBits − 1) the distance in
-// the sequence ring: d < half the ring is progress, d credits were lost
-// (Dropped += d, Total += d + 1, E ← Echo + 1); otherwise the echo is late
-// or duplicated (reordering; ExpressPass assumes none and ns-2 aborts on
-// it) and counts in Stale only: the gap it fell into already counted it
-// lost. Echo 0 (a frame that spent no credit) counts in Unechoed; an Echo
-// above 2^SeqBits − 1 is a *cc.EventError. Credits the sender wasted
+// Loss. Receive reads each data frame's echo e, the credit it spent, from
+// its header (ExpressPassEcho on cc.Packet.Hdr). With E the expected echo
+// and d = (e − E) mod (2^SeqBits − 1) the distance in the sequence ring:
+// d < half the ring is progress, d credits were lost (Dropped += d, Total
+// += d + 1, E ← e + 1); otherwise the echo is late or duplicated
+// (reordering; ExpressPass assumes none and ns-2 aborts on it) and counts
+// in Stale only: the gap it fell into already counted it lost. Echo 0 (a
+// frame that spent no credit, an all-zero Hdr) counts in Unechoed; an
+// echo above 2^SeqBits − 1, or a header with a nonzero reserved byte
+// (another scheme's bytes, not an echo), is a *cc.EventError (wrapping
+// the *cc.DecodeError in the second case). Credits the sender wasted
 // (beyond its FIFO, after its stop) come back as gaps, and count as loss,
 // as in the paper. Receive never decides an action.
 //
@@ -429,9 +432,10 @@ func (r *ExpressPassReceiver) Feedback(now units.Time, f *cc.Feedback, act *cc.A
 	return nil
 }
 
-// Receive implements cc.NotificationPoint: it counts p.Echo against the
-// expected credit (see the type's doc). It decides no action. A nil p or
-// an Echo beyond the sequence space is a *cc.EventError.
+// Receive implements cc.NotificationPoint: it counts the echo in p.Hdr
+// (ExpressPassEcho) against the expected credit (see the type's doc). It
+// decides no action. A nil p, a header that does not decode or an echo
+// beyond the sequence space is a *cc.EventError.
 func (r *ExpressPassReceiver) Receive(now units.Time, p *cc.Packet, _ *cc.Actions) error {
 	if !r.clock.InOrder(now) {
 		return r.clock.Check(epReceiverPart, "Receive", now)
@@ -439,10 +443,14 @@ func (r *ExpressPassReceiver) Receive(now units.Time, p *cc.Packet, _ *cc.Action
 	if p == nil {
 		return epEventError(epReceiverPart, "Receive", "nil packet")
 	}
-	if p.Echo > r.seqMax {
+	e, err := ExpressPassEcho(&p.Hdr)
+	if err != nil {
+		return epEventCause(epReceiverPart, "Receive", "malformed header", err)
+	}
+	if e > r.seqMax {
 		return epEventError(epReceiverPart, "Receive", "echo beyond the credit sequence space")
 	}
-	r.echo(&r.s, p.Echo)
+	r.echo(&r.s, e)
 	r.clock.Advance(now)
 	return nil
 }

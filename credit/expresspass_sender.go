@@ -130,9 +130,10 @@ type ExpressPassSenderState struct {
 // Depth credits, or is wasted when it is full; Limits() is {Credited: true,
 // Credit: credits held × FrameBytes}, so the caller starts a frame only
 // when one credit covers it. Sent spends the oldest credit and writes its
-// sequence number into p.Echo, for the receiver to find gaps in; a Sent
-// with no credit held, or of a frame larger than FrameBytes, is refused
-// with a *cc.EventError and changes nothing (p.Echo included).
+// sequence number into p.Hdr (PutExpressPassEcho), for the receiver to
+// find gaps in; a Sent with no credit held, or of a frame larger than
+// FrameBytes, is refused with a *cc.EventError and changes nothing (p.Hdr
+// included).
 //
 // When Size > 0, the Sent whose frame covers the last byte (p.Seq +
 // p.Payload ≥ Size) also sends a FeedbackCreditStop to cc.ToDestination
@@ -320,8 +321,8 @@ func (x *ExpressPassSender) Feedback(now units.Time, f *cc.Feedback, act *cc.Act
 }
 
 // Sent implements cc.ReactionPoint: it spends the oldest credit on the
-// frame p and writes the credit's sequence number into p.Echo (see the
-// type's doc).
+// frame p and writes the credit's sequence number into p.Hdr, all 16
+// bytes (PutExpressPassEcho; see the type's doc).
 func (x *ExpressPassSender) Sent(now units.Time, p *cc.Packet, act *cc.Actions) error {
 	if !x.clock.InOrder(now) {
 		return x.clock.Check(epSenderPart, "Sent", now)
@@ -344,7 +345,7 @@ func (x *ExpressPassSender) Sent(now units.Time, p *cc.Packet, act *cc.Actions) 
 		return epFull(epSenderPart, "Sent", 1, act)
 	}
 	x.s.Flow = p.Flow
-	p.Echo = uint64(x.s.FIFO[x.s.Head])
+	PutExpressPassEcho(&p.Hdr, uint64(x.s.FIFO[x.s.Head]))
 	x.s.FIFO[x.s.Head] = 0
 	x.s.Head = uint8((int(x.s.Head) + 1) % ExpressPassMaxDepth)
 	x.s.Len--

@@ -24,6 +24,22 @@ func xpRecv(t testing.TB, edit func(c *ExpressPassReceiverConfig)) *ExpressPassR
 	return r
 }
 
+// xpFrame is a data frame of size bytes on the wire whose header echoes
+// credit echo.
+func xpFrame(echo uint64, size units.Bytes) *cc.Packet {
+	p := &cc.Packet{Size: size}
+	PutExpressPassEcho(&p.Hdr, echo)
+	return p
+}
+
+// xpEchoOf is the echo p's header carries; it must decode.
+func xpEchoOf(t testing.TB, p *cc.Packet) uint64 {
+	t.Helper()
+	e, err := ExpressPassEcho(&p.Hdr)
+	require.NoError(t, err)
+	return e
+}
+
 func xpSend(t testing.TB, edit func(c *ExpressPassSenderConfig)) *ExpressPassSender {
 	t.Helper()
 	c := ExpressPassSenderPaper()
@@ -197,7 +213,8 @@ func TestExpressPassAlgorithm1Reference(t *testing.T) {
 }
 
 // Loss from echoes: gaps are lost credits, late and duplicate echoes are
-// stale, Echo 0 is unechoed, and an echo beyond the space is refused.
+// stale, echo 0 is unechoed, and an echo beyond the space, or a header
+// with a reserved byte set, is refused.
 func TestExpressPassEchoLoss(t *testing.T) {
 	r := xpRecv(t, nil)
 	act := cc.NewActions(1)
@@ -205,7 +222,7 @@ func TestExpressPassEchoLoss(t *testing.T) {
 	now := units.Time(1)
 	recv := func(echo uint64) {
 		now++
-		require.NoError(t, r.Receive(now, &cc.Packet{Echo: echo, Size: 1538}, act))
+		require.NoError(t, r.Receive(now, xpFrame(echo, 1538), act))
 	}
 	for _, e := range []uint64{1, 2, 5, 6, 4, 6, 0, 10} {
 		recv(e)
@@ -221,8 +238,18 @@ func TestExpressPassEchoLoss(t *testing.T) {
 	require.Equal(t, uint64(5), s.Echoes)
 	require.Equal(t, uint32(11), s.Expect)
 	before := r.AppendRegisters(nil)
-	err := r.Receive(now, &cc.Packet{Echo: 1 << 32}, act)
+	err := r.Receive(now, xpFrame(1<<32, 0), act)
 	require.ErrorIs(t, err, cc.ErrEvent)
+	require.Equal(t, before, r.AppendRegisters(nil))
+	// Echo 11 would be progress; with a reserved byte set it is not read.
+	bad := xpFrame(11, 1538)
+	bad.Hdr[12] = 0x40
+	err = r.Receive(now, bad, act)
+	require.ErrorIs(t, err, cc.ErrEvent)
+	require.ErrorIs(t, err, cc.ErrDecode)
+	var de *cc.DecodeError
+	require.ErrorAs(t, err, &de)
+	require.Equal(t, 12, de.Offset)
 	require.Equal(t, before, r.AppendRegisters(nil))
 	require.ErrorIs(t, r.Receive(now, nil, act), cc.ErrEvent)
 	require.Zero(t, act.Len()-1, "Receive decides nothing")
@@ -251,13 +278,13 @@ func TestExpressPassSeqWrap(t *testing.T) {
 	}
 	now := r.Last()
 	for e := uint64(1); e <= 254; e++ {
-		require.NoError(t, r.Receive(now, &cc.Packet{Echo: e}, act))
+		require.NoError(t, r.Receive(now, xpFrame(e, 0), act))
 	}
 	lost := r.State().Lost
-	require.NoError(t, r.Receive(now, &cc.Packet{Echo: 2}, act))
+	require.NoError(t, r.Receive(now, xpFrame(2, 0), act))
 	require.Equal(t, lost+2, r.State().Lost, "255 and 1 lost across the wrap")
 	require.Equal(t, uint32(3), r.State().Expect)
-	require.ErrorIs(t, r.Receive(now, &cc.Packet{Echo: 256}, act), cc.ErrEvent)
+	require.ErrorIs(t, r.Receive(now, xpFrame(256, 0), act), cc.ErrEvent)
 
 	// The distance in the ring, exhaustively for 8 bits.
 	for e := uint64(1); e <= 255; e++ {
@@ -303,7 +330,7 @@ func TestExpressPassReceiverStartStop(t *testing.T) {
 	ts := uint32((now + units.Millisecond) / units.Nanosecond)
 	require.Equal(t, cc.Feedback{Kind: cc.FeedbackCredit, Flow: 4, Seq: 11,
 		Data: [16]byte{3, 1, 0, 0, 0, 0, 0, 4, 0, 0, 0, 11, byte(ts >> 24), byte(ts >> 16), byte(ts >> 8), byte(ts)}}, fb)
-	require.NoError(t, r.Receive(now+units.Millisecond, &cc.Packet{Echo: 5}, act))
+	require.NoError(t, r.Receive(now+units.Millisecond, xpFrame(5, 0), act))
 	require.Equal(t, uint64(1), r.State().Stale)
 	require.Zero(t, r.State().Lost)
 }
@@ -351,9 +378,9 @@ func TestExpressPassSender(t *testing.T) {
 	require.Equal(t, uint64(1), x.State().Wasted)
 	p := cc.Packet{Flow: 9, Payload: 1000, Size: 1082}
 	require.NoError(t, x.Sent(151*units.Microsecond, &p, act))
-	require.Equal(t, uint64(7), p.Echo)
+	require.Equal(t, uint64(7), xpEchoOf(t, &p))
 	require.NoError(t, x.Sent(151*units.Microsecond, &p, act))
-	require.Equal(t, uint64(8), p.Echo)
+	require.Equal(t, uint64(8), xpEchoOf(t, &p))
 	require.Equal(t, cc.Limits{Credited: true}, x.Limits())
 	// ACKs, CNPs and unknown kinds change nothing but the time.
 	before := x.AppendRegisters(nil)
@@ -369,7 +396,7 @@ func TestExpressPassSender(t *testing.T) {
 }
 
 // Sent without credit, or of a frame larger than a credit pays for, or
-// with no packet, is refused atomically: registers, actions and p.Echo as
+// with no packet, is refused atomically: registers, actions and p.Hdr as
 // they were.
 func TestExpressPassSentRefusedAtomically(t *testing.T) {
 	x := xpSend(t, func(c *ExpressPassSenderConfig) { c.Size = 1000 })
@@ -379,9 +406,9 @@ func TestExpressPassSentRefusedAtomically(t *testing.T) {
 	check := func(p *cc.Packet) {
 		t.Helper()
 		before := x.AppendRegisters(nil)
-		var echo uint64
+		var hdr [cc.PacketHdrLen]byte
 		if p != nil {
-			echo = p.Echo
+			hdr = p.Hdr
 		}
 		err := x.Sent(10, p, act)
 		var ee *cc.EventError
@@ -389,12 +416,12 @@ func TestExpressPassSentRefusedAtomically(t *testing.T) {
 		require.Equal(t, before, x.AppendRegisters(nil))
 		require.Zero(t, act.Len())
 		if p != nil {
-			require.Equal(t, echo, p.Echo)
+			require.Equal(t, hdr, p.Hdr)
 		}
 	}
-	check(&cc.Packet{Payload: 1000, Size: 1082, Echo: 99}) // no credit
+	check(&cc.Packet{Payload: 1000, Size: 1082, Hdr: [cc.PacketHdrLen]byte{7: 99, 15: 1}}) // no credit
 	require.NoError(t, x.Feedback(5, &cc.Feedback{Kind: cc.FeedbackCredit, Seq: 1}, act))
-	check(&cc.Packet{Payload: 1500, Size: 1539, Echo: 99}) // larger than a credit
+	check(&cc.Packet{Payload: 1500, Size: 1539, Hdr: [cc.PacketHdrLen]byte{7: 99, 15: 1}}) // larger than a credit
 	check(&cc.Packet{Payload: -1, Size: 10})
 	check(nil)
 	// The last byte needs room for the stop: none, then refused too.
@@ -402,7 +429,7 @@ func TestExpressPassSentRefusedAtomically(t *testing.T) {
 	p := cc.Packet{Payload: 1000, Size: 1082}
 	require.ErrorIs(t, x.Sent(10, &p, nil), cc.ErrActionsFull)
 	require.Equal(t, before, x.AppendRegisters(nil))
-	require.Zero(t, p.Echo)
+	require.Zero(t, p.Hdr)
 }
 
 // A sized flow: the frame that covers the last byte sends the credit stop

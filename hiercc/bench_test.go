@@ -175,7 +175,7 @@ func TestToRNoAllocs(t *testing.T) {
 	var p cc.Packet
 	n := testing.AllocsPerRun(500, func() {
 		now += 400 * units.Nanosecond
-		p = cc.Packet{Flow: 1, Src: 10, Dst: 20, Payload: 1000, Size: frame, Echo: hiercc.EchoMark}
+		p = cc.Packet{Flow: 1, Src: 10, Dst: 20, Payload: 1000, Size: frame, Hdr: hiercc.HostHeader(hiercc.FlagMark)}
 		if _, err := torRound(a, b, act, msg, now, &p); err != nil {
 			panic(err)
 		}
@@ -193,7 +193,7 @@ func BenchmarkToR(b *testing.B) {
 	b.ReportAllocs()
 	for i := range b.N {
 		now += 400 * units.Nanosecond
-		p = cc.Packet{Flow: cc.FlowID(i & 7), Src: 10, Dst: 20, Payload: 1000, Size: frame, Echo: uint64(i&1) * hiercc.EchoMark}
+		p = cc.Packet{Flow: cc.FlowID(i & 7), Src: 10, Dst: 20, Payload: 1000, Size: frame, Hdr: hiercc.HostHeader(hiercc.Flags(i&1) * hiercc.FlagMark)}
 		n, err := torRound(ta, tb, act, msg, now, &p)
 		if err != nil {
 			b.Fatal(err)

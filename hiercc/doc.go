@@ -31,11 +31,12 @@
 //	             the first and last packet flagged (F_ij), the rate
 //	             packets applied; a cc.ReactionPoint, registered as
 //	             algorithm "hiercc" part "rp" (package algos). host.go
-//	Header,      the three wire formats, 16 bytes each: the header the
-//	CreditPacket sender ToR writes into data packets (cc.Packet.Hdr), the
-//	RatePacket   credit (ToR → ToR) and the rate packet (ToR → host), in
-//	             cc.Feedback.Data with kinds FeedbackCredit and
-//	             FeedbackRate.                                packets.go
+//	Header,      the four wire formats, 16 bytes each: the host's
+//	HostHeader,  flags (Flags: mark, first, last) and the header the
+//	CreditPacket sender ToR writes over them, in data packets
+//	RatePacket   (cc.Packet.Hdr), the credit (ToR → ToR) and the rate
+//	             packet (ToR → host), in cc.Feedback.Data with kinds
+//	             FeedbackCredit and FeedbackRate.             packets.go
 //
 // # The paper's constants
 //
@@ -56,8 +57,8 @@
 // harness, scheme "hiercc", which keeps the VOQs' packets at the ports
 // they leave by and credits them as the ToR's ActionCredit says). Below
 // the switch point, a caller of the typed state machines carries, per
-// data packet: the host's mark (Host.Sent sets bit EchoMark of
-// cc.Packet.Echo) to the sender-side ToR,
+// data packet: the host's flags (Host.Sent writes them into
+// cc.Packet.Hdr: HostHeader, FlagMark) to the sender-side ToR,
 // which takes the packet with SenderToR.Arrive (Arrival.Mark) and answers
 // with at most one RatePacket to the flow's source; the packet waits in
 // the VOQ the Arrive names until SenderToR.Next picks it and
@@ -68,7 +69,7 @@
 // routed to sender ToR i and handed to SenderToR.Credit; SenderToR.Timer
 // runs equation (1) at its NextDeadline; the flows' starts and ends go to
 // SenderToR.FlowStart and FlowEnd (the ToR counts them from the host's
-// EchoFirst and EchoLast). Rate packets go to the flow's Host through
+// FlagFirst and FlagLast). Rate packets go to the flow's Host through
 // Feedback (RatePacket.Feedback builds the message).
 //
 // # Conventions

@@ -50,3 +50,18 @@ func Example() {
 	// receiver: S_ij 10000 B, C_ij 10000 B, 10 credits
 	// sender: credit 10KB, eligible true
 }
+
+// A host's header: the flags a Host writes into a data packet's Hdr for
+// the sender-side ToR, version 0 so that it is never taken for a ToR's.
+func ExampleHostHeader() {
+	hdr := hiercc.HostHeader(hiercc.FlagMark | hiercc.FlagFirst)
+	fmt.Printf("% x\n", hdr)
+	f, err := hiercc.DecodeHostHeader(hdr[:])
+	fmt.Println(f&hiercc.FlagMark != 0, f&hiercc.FlagFirst != 0, f&hiercc.FlagLast != 0, err)
+	_, err = hiercc.DecodeHeader(hdr[:])
+	fmt.Println(err)
+	// Output:
+	// 00 03 00 00 00 00 00 00 00 00 00 00 00 00 00 00
+	// true true false <nil>
+	// HierCC header: byte 0: version 0, want 1
+}

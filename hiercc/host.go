@@ -12,21 +12,6 @@ import (
 // sender marks one reserved bit in the data packet header every 10us").
 const PaperMarkInterval = 10 * units.Microsecond
 
-// The bits of cc.Packet.Echo a Host writes in Sent and the sender-side ToR
-// reads (ToR).
-const (
-	// EchoMark carries the host's mark (section 4's reserved bit) to the
-	// sender-side ToR: the header's M bit, Header.Mark.
-	EchoMark = 1 << 0
-	// EchoFirst and EchoLast say that a packet is the first or the last of
-	// its flow (both: a one-packet flow), as RoCEv2's BTH opcodes FIRST,
-	// LAST and ONLY say it of a message: the sender-side ToR counts F_ij
-	// with them (ToR). Each is set on one packet of a flow only, the
-	// first time it is sent.
-	EchoFirst = 1 << 1
-	EchoLast  = 1 << 2
-)
-
 // HostConfig configures a HierCC host: the reaction point of one flow.
 type HostConfig struct {
 	// LineRate is the NIC's line rate: the flow's initial rate and the
@@ -37,7 +22,7 @@ type HostConfig struct {
 	MarkInterval units.Time
 	// Size is the flow's length in payload bytes, 0..2^62 (0: open-ended,
 	// no packet is ever its last): the packet that reaches it carries
-	// EchoLast. cc.Env.Size gives it.
+	// FlagLast. cc.Env.Size gives it.
 	Size units.Bytes
 }
 
@@ -72,8 +57,8 @@ type HostState struct {
 	// Marked: the flow has marked a packet; LastMark is when.
 	Marked   bool
 	LastMark units.Time
-	// Began and Ended: the flow has sent the packet it flags EchoFirst,
-	// and the one it flags EchoLast.
+	// Began and Ended: the flow has sent the packet it flags FlagFirst,
+	// and the one it flags FlagLast.
 	Began, Ended bool
 	// Marks, Rates and Stops count marked packets and the rate and stop
 	// packets taken (64 bits, wrapping).
@@ -86,16 +71,18 @@ type HostState struct {
 // needs to adjust its sending rate accordingly after receiving the rate
 // allocation packet"). It implements cc.ReactionPoint.
 //
-//   - Sent marks the packet when MarkInterval has passed since the last
-//     mark (the flow's first packet is marked, so that its first rate
-//     comes one RTT_hop after it starts): it sets bit EchoMark of
-//     p.Echo and clears it on the packets it does not mark. It sets
-//     EchoFirst on the first packet it is given and EchoLast on the first
-//     packet that reaches Size (p.Seq + p.Payload ≥ Size), clearing both
-//     on every other packet (a retransmission included). The caller
-//     carries Echo to the sender-side ToR as the header's reserved bit
-//     and the transport's first/last opcodes (Arrival.Mark, Header.Mark,
-//     ToR's flow count); the harness carries Echo unchanged.
+//   - Sent writes the host's header into p.Hdr, all 16 bytes
+//     (HostHeader: byte 0 = 0, no ToR's header yet; byte 1 = the flags;
+//     the rest 0). It marks the packet (FlagMark) when MarkInterval has
+//     passed since the last mark (the flow's first packet is marked, so
+//     that its first rate comes one RTT_hop after it starts). It flags
+//     FlagFirst on the first packet it is given and FlagLast on the first
+//     packet that reaches Size (p.Seq + p.Payload ≥ Size); every other
+//     packet (a retransmission included) carries neither. The caller
+//     carries Hdr unchanged to the sender-side ToR, which reads the flags
+//     where a real ToR reads the transport header's reserved bit and
+//     first/last opcodes (Arrival.Mark, Header.Mark, ToR's flow count)
+//     and writes its Header over them on dequeue.
 //   - Feedback takes a FeedbackRate message whose Data is a RatePacket
 //     for this flow: a rate becomes the pacing rate (Limits().Rate,
 //     capped at the line rate), a stop gates the flow (Limits().Credited
@@ -170,8 +157,9 @@ func (h *Host) mark(now units.Time) bool {
 	return true
 }
 
-// Sent marks p (bit EchoMark of p.Echo) if MarkInterval has passed since
-// the last mark, else clears that bit. A nil packet is refused.
+// Sent writes the host's header into p.Hdr (HostHeader): FlagMark if
+// MarkInterval has passed since the last mark, FlagFirst and FlagLast on
+// the flow's first and last packet (see Host). A nil packet is refused.
 func (h *Host) Sent(now units.Time, p *cc.Packet, _ *cc.Actions) error {
 	if !h.clock.InOrder(now) {
 		return h.clock.Check(hostPart, "Sent", now)
@@ -180,18 +168,19 @@ func (h *Host) Sent(now units.Time, p *cc.Packet, _ *cc.Actions) error {
 		return &cc.EventError{Part: hostPart, Event: "Sent", Reason: "nil packet"}
 	}
 	h.clock.Advance(now)
-	p.Echo &^= EchoMark | EchoFirst | EchoLast
+	var f Flags
 	if h.mark(now) {
-		p.Echo |= EchoMark
+		f |= FlagMark
 	}
 	if !h.st.Began {
 		h.st.Began = true
-		p.Echo |= EchoFirst
+		f |= FlagFirst
 	}
 	if !h.st.Ended && h.cfg.Size > 0 && p.Seq+uint64(max(p.Payload, 0)) >= uint64(h.cfg.Size) {
 		h.st.Ended = true
-		p.Echo |= EchoLast
+		f |= FlagLast
 	}
+	p.Hdr = HostHeader(f)
 	return nil
 }
 

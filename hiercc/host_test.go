@@ -11,18 +11,32 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
+// hostFlags decodes the host's header p carries; it must decode.
+func hostFlags(t *testing.T, p *cc.Packet) hiercc.Flags {
+	t.Helper()
+	f, err := hiercc.DecodeHostHeader(p.Hdr[:])
+	require.NoError(t, err, "% x", p.Hdr)
+	return f
+}
+
 // TestHostMarks: the first packet and then one packet per 10 µs are
-// marked (bit 0 of Echo set; cleared on the others, other bits kept).
+// marked (FlagMark in the host's header; clear on the others). Sent
+// writes the whole header: whatever Hdr held before is gone.
 func TestHostMarks(t *testing.T) {
 	h, err := hiercc.NewHost(hiercc.PaperHost(line25))
 	require.NoError(t, err)
 	var marked []units.Time
 	for now := units.Time(0); now <= 35*units.Microsecond; now += 3 * units.Microsecond {
-		p := cc.Packet{Echo: 0xF0 | hiercc.EchoMark | hiercc.EchoFirst | hiercc.EchoLast}
+		p := cc.Packet{}
+		for i := range p.Hdr {
+			p.Hdr[i] = 0xFF
+		}
 		require.NoError(t, h.Sent(now, &p, nil))
-		require.Equal(t, uint64(0xF0), p.Echo&^(hiercc.EchoMark|hiercc.EchoFirst), "other bits kept; last never set on an open-ended flow")
-		require.Equal(t, now == 0, p.Echo&hiercc.EchoFirst != 0, "first set on the first packet only")
-		if p.Echo&hiercc.EchoMark != 0 {
+		f := hostFlags(t, &p)
+		require.Zero(t, f&hiercc.FlagLast, "last never set on an open-ended flow")
+		require.Equal(t, now == 0, f&hiercc.FlagFirst != 0, "first set on the first packet only")
+		require.Equal(t, [cc.PacketHdrLen]byte{1: byte(f)}, p.Hdr, "version 0, the flags, zeros")
+		if f&hiercc.FlagMark != 0 {
 			marked = append(marked, now)
 		}
 	}
@@ -40,16 +54,16 @@ func TestHostFirstLast(t *testing.T) {
 	cfg.Size = 2500
 	h, err := hiercc.NewHost(cfg)
 	require.NoError(t, err)
-	flags := func(now units.Time, seq uint64, pay units.Bytes) uint64 {
+	flags := func(now units.Time, seq uint64, pay units.Bytes) hiercc.Flags {
 		p := cc.Packet{Seq: seq, Payload: pay}
 		require.NoError(t, h.Sent(now, &p, nil))
-		return p.Echo & (hiercc.EchoFirst | hiercc.EchoLast)
+		return hostFlags(t, &p) & (hiercc.FlagFirst | hiercc.FlagLast)
 	}
-	require.Equal(t, uint64(hiercc.EchoFirst), flags(0, 0, 1000))
-	require.Equal(t, uint64(0), flags(1, 1000, 1000))
-	require.Equal(t, uint64(hiercc.EchoLast), flags(2, 2000, 500))
-	require.Equal(t, uint64(0), flags(3, 0, 1000), "a retransmitted first packet")
-	require.Equal(t, uint64(0), flags(4, 2000, 500), "a retransmitted last packet")
+	require.Equal(t, hiercc.FlagFirst, flags(0, 0, 1000))
+	require.Equal(t, hiercc.Flags(0), flags(1, 1000, 1000))
+	require.Equal(t, hiercc.FlagLast, flags(2, 2000, 500))
+	require.Equal(t, hiercc.Flags(0), flags(3, 0, 1000), "a retransmitted first packet")
+	require.Equal(t, hiercc.Flags(0), flags(4, 2000, 500), "a retransmitted last packet")
 	require.True(t, h.State().Began && h.State().Ended)
 
 	cfg.Size = 100
@@ -57,7 +71,7 @@ func TestHostFirstLast(t *testing.T) {
 	require.NoError(t, err)
 	p := cc.Packet{Payload: 100}
 	require.NoError(t, one.Sent(0, &p, nil))
-	require.Equal(t, uint64(hiercc.EchoFirst|hiercc.EchoLast), p.Echo&(hiercc.EchoFirst|hiercc.EchoLast), "a one-packet flow")
+	require.Equal(t, hiercc.FlagFirst|hiercc.FlagLast, hostFlags(t, &p)&(hiercc.FlagFirst|hiercc.FlagLast), "a one-packet flow")
 }
 
 // TestHostRates: a rate packet sets the pacing rate (capped at the line

@@ -8,10 +8,11 @@ import (
 	"github.com/hwcc/hwcc/voq"
 )
 
-// Wire constants shared by the three formats.
+// Wire constants shared by the formats.
 const (
-	// Version is the version every format writes and the only one its
-	// decoder reads.
+	// Version is the version the ToRs' formats (Header, CreditPacket,
+	// RatePacket) write and the only one their decoders read; a host's
+	// header is version 0 (HostHeader).
 	Version = 1
 	// ToRBits is the width of a ToR identifier i: 12 bits, 0..4095, the
 	// width of INT's switch ID (cc.Env.SwitchID). The paper gives none.
@@ -108,9 +109,12 @@ const headerWhat = "HierCC header"
 // Wire format, 16 bytes, big-endian:
 //
 //	byte   bits  field    meaning
-//	0      8     version  Version (1): an all-zero cc.Packet.Hdr is "none"
+//	0      8     version  Version (1); 0 is no ToR's header: an all-zero
+//	                      cc.Packet.Hdr is "none", and a host writes
+//	                      version 0 (HostHeader)
 //	1      1     M        bit 0: the host's mark bit as the packet arrived
-//	                      at the sender-side ToR; bits 1–7 reserved, 0
+//	                      at the sender-side ToR (FlagMark of the host's
+//	                      header, at the same place); bits 1–7 reserved, 0
 //	2–3    16    tor      sender-side ToR i in the low 12 bits; the high
 //	                      4 bits reserved, 0
 //	4–7    32    dst      destination host j, the VOQ's key (voq.Key)
@@ -124,8 +128,9 @@ const headerWhat = "HierCC header"
 // package voq keeps them (16 and 32 bits), the ToR in 12 bits as INT's
 // switch ID, the destination as a 32-bit host number. The VOQ i.j is
 // (tor, dst). In a real frame the M bit sits in a reserved bit of the
-// transport header (BTH's reserved bits, say); the harness carries it in
-// cc.Packet.Echo's low bit from the host to the ToR (see Host).
+// transport header (BTH's reserved bits, say); hwcc carries it from the
+// host to the sender-side ToR in the host's header (HostHeader), which
+// the ToR replaces with this one on dequeue.
 //
 // The zero value encodes (ToR 0, host 0, no flows, nothing sent). Encode,
 // AppendTo and Decode never allocate except for their errors (AppendTo
@@ -229,6 +234,95 @@ func (h *Header) Decode(b []byte) error {
 	}
 	*h = x
 	return nil
+}
+
+// ---------------------------------------------------------------------------
+// Host header
+
+// Flags are what a Host tells the sender-side ToR of each data packet, in
+// the host's header (HostHeader): bit 0 FlagMark, bit 1 FlagFirst, bit 2
+// FlagLast; bits 3–7 are reserved.
+type Flags uint8
+
+// The host's flags.
+const (
+	// FlagMark is the host's mark (section 4's reserved bit): the
+	// sender-side ToR answers it with a rate packet (Arrival.Mark) and
+	// copies it into its header's M bit (Header.Mark).
+	FlagMark Flags = 1 << 0
+	// FlagFirst and FlagLast say that a packet is the first or the last of
+	// its flow (both: a one-packet flow), as RoCEv2's BTH opcodes FIRST,
+	// LAST and ONLY say it of a message: the sender-side ToR counts F_ij
+	// with them (ToR). A Host sets each on one packet of a flow only, the
+	// first time it is sent.
+	FlagFirst Flags = 1 << 1
+	FlagLast  Flags = 1 << 2
+)
+
+// hostFlags is every flag bit the host's header defines.
+const hostFlags = FlagMark | FlagFirst | FlagLast
+
+// hostWhat names the host's header in decode errors.
+const hostWhat = "HierCC host header"
+
+// HostHeader returns the 16 bytes of cc.Packet.Hdr a Host writes in Sent
+// for the sender-side ToR (ToR reads them with DecodeHostHeader, then
+// writes its Header over them on dequeue). Bits of f beyond FlagLast are
+// reserved and not written.
+//
+// Wire format, 16 bytes:
+//
+//	byte   bits  field     meaning
+//	0      8     version   0: no ToR's header yet (Header's version byte)
+//	1      1     mark      bit 0: FlagMark, at the place of Header's M bit
+//	       1     first     bit 1: FlagFirst
+//	       1     last      bit 2: FlagLast; bits 3–7 reserved, 0
+//	2–15   112   reserved  0
+//
+// A packet with no flag has an all-zero header: "none". In a real frame
+// the mark is a reserved bit of the transport header and first and last
+// are its opcodes (BTH's FIRST, LAST and ONLY): bits the ToR reads where
+// the host's NIC wrote them. The layout is hwcc's, so that one field,
+// cc.Packet.Hdr, carries the host's bits to the ToR and the ToR's header
+// on from there: a version byte of 0 tells the host's form from the ToR's
+// (version 1), and the mark sits where the ToR's M bit does.
+func HostHeader(f Flags) (hdr [cc.PacketHdrLen]byte) {
+	hdr[hdrFlags] = byte(f & hostFlags)
+	return hdr
+}
+
+// DecodeHostHeader reads the flags of a host's header (HostHeader) from
+// the first 16 bytes of b. Malformed input is a *cc.DecodeError naming
+// the byte offset, checked in this order: fewer than 16 bytes (offset
+// len(b)); a version other than 0, a ToR's header (0); a reserved flag
+// bit (1); a nonzero reserved byte (2..15, the first). What it accepts,
+// HostHeader writes back byte for byte. It never allocates except for
+// its error.
+func DecodeHostHeader(b []byte) (Flags, error) {
+	if len(b) < HeaderSize {
+		return 0, short(hostWhat, len(b), HeaderSize)
+	}
+	if b[hdrVersion] != 0 {
+		return 0, decodeErr(hostWhat, hdrVersion, "version "+itoa(uint64(b[hdrVersion]))+", want 0 (a ToR's header is version 1)")
+	}
+	f := Flags(b[hdrFlags])
+	if f&^hostFlags != 0 {
+		return 0, decodeErr(hostWhat, hdrFlags, "reserved flag bits set")
+	}
+	if binary.BigEndian.Uint64(b[8:]) != 0 || binary.BigEndian.Uint64(b[0:])&0xFFFF_FFFF_FFFF != 0 {
+		return 0, hostReserved(b)
+	}
+	return f, nil
+}
+
+// hostReserved is DecodeHostHeader's error for a nonzero reserved byte:
+// the first one.
+func hostReserved(b []byte) error {
+	i := hdrToR
+	for b[i] == 0 {
+		i++
+	}
+	return decodeErr(hostWhat, i, "reserved byte not 0")
 }
 
 // ---------------------------------------------------------------------------

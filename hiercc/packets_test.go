@@ -264,6 +264,98 @@ func TestCodecAllocs(t *testing.T) {
 	_ = sink
 }
 
+// refHost is an independent encoder of the host's header written from
+// its table: version 0, the flags byte, fourteen zero bytes.
+func refHost(mark, first, last bool) [cc.PacketHdrLen]byte {
+	var b [cc.PacketHdrLen]byte
+	for i, set := range []bool{mark, first, last} {
+		if set {
+			b[1] |= 1 << i
+		}
+	}
+	return b
+}
+
+// TestHostHeader: the three flags land at bits 0, 1 and 2 of byte 1 (the
+// reference encoder, and bytes written by hand), the mark where a ToR's
+// header has its M bit; reserved bits of the flags are not written; for
+// every flags byte (exhaustively) DecodeHostHeader reads back what
+// HostHeader wrote, and what it accepts HostHeader writes back byte for
+// byte.
+func TestHostHeader(t *testing.T) {
+	require.Equal(t, [cc.PacketHdrLen]byte{}, hiercc.HostHeader(0), "no flag: none")
+	require.Equal(t, [cc.PacketHdrLen]byte{1: 0x07}, hiercc.HostHeader(hiercc.FlagMark|hiercc.FlagFirst|hiercc.FlagLast))
+	require.Equal(t, [cc.PacketHdrLen]byte{1: 0x04}, hiercc.HostHeader(0xFC), "reserved bits dropped")
+	m := hiercc.HostHeader(hiercc.FlagMark)
+	h, _ := hiercc.Header{Mark: true}.Encode()
+	require.Equal(t, h[1], m[1], "the mark at the M bit's place")
+	for v := range 256 {
+		f := hiercc.Flags(v)
+		b := hiercc.HostHeader(f)
+		want := refHost(f&hiercc.FlagMark != 0, f&hiercc.FlagFirst != 0, f&hiercc.FlagLast != 0)
+		require.Equal(t, want, b, "flags %#x", v)
+		got, err := hiercc.DecodeHostHeader(b[:])
+		require.NoError(t, err)
+		require.Equal(t, f&7, got, "flags %#x", v)
+
+		// Byte 1 as a decoder sees it: accepted exactly when no reserved
+		// bit is set, and then written back as it was.
+		raw := [cc.PacketHdrLen]byte{1: byte(v)}
+		got, err = hiercc.DecodeHostHeader(raw[:])
+		if v&^7 != 0 {
+			require.Equal(t, 1, decodeOffset(t, err), "flags byte %#x", v)
+			continue
+		}
+		require.NoError(t, err)
+		require.Equal(t, raw, hiercc.HostHeader(got))
+	}
+}
+
+// TestHostHeaderDecodeErrors: short input, a version (every nonzero
+// value: a ToR's header is not a host's, nor the reverse), and every
+// nonzero value of every reserved byte are refused at their offsets, the
+// first nonzero reserved byte named.
+func TestHostHeaderDecodeErrors(t *testing.T) {
+	good := hiercc.HostHeader(hiercc.FlagMark | hiercc.FlagLast)
+	for n := range 16 {
+		_, err := hiercc.DecodeHostHeader(good[:n])
+		require.Equal(t, n, decodeOffset(t, err), "short %d", n)
+	}
+	for v := 1; v < 256; v++ {
+		b := good
+		b[0] = byte(v)
+		_, err := hiercc.DecodeHostHeader(b[:])
+		require.Equal(t, 0, decodeOffset(t, err), "version %d", v)
+		for i := 2; i < 16; i++ {
+			b := good
+			b[i] = byte(v)
+			b[15] |= 1 // a later one is not named
+			_, err := hiercc.DecodeHostHeader(b[:])
+			require.Equal(t, i, decodeOffset(t, err), "byte %d = %#x", i, v)
+		}
+	}
+	th, _ := hiercc.Header{Mark: true, ToR: 1}.Encode()
+	_, err := hiercc.DecodeHostHeader(th[:])
+	require.Equal(t, 0, decodeOffset(t, err), "a ToR's header")
+	_, err = hiercc.DecodeHeader(good[:])
+	require.Equal(t, 0, decodeOffset(t, err), "a host's header is no ToR's")
+	require.ErrorContains(t, err, "HierCC header")
+	_, err = hiercc.DecodeHostHeader(th[:])
+	require.ErrorContains(t, err, "HierCC host header: byte 0: version 1")
+}
+
+// TestHostHeaderAllocs: writing and reading a host's header allocate
+// nothing.
+func TestHostHeaderAllocs(t *testing.T) {
+	var sink hiercc.Flags
+	var p cc.Packet
+	require.Zero(t, testing.AllocsPerRun(200, func() {
+		p.Hdr = hiercc.HostHeader(sink + 1)
+		f, _ := hiercc.DecodeHostHeader(p.Hdr[:])
+		sink = f & 3
+	}))
+}
+
 // checkDecoded is the fuzz targets' shared oracle: a decoder either
 // refuses with a *cc.DecodeError whose offset lies in 0..16, or accepts,
 // and then Encode writes back the first 16 bytes exactly.
@@ -312,5 +404,21 @@ func FuzzRatePacket(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := hiercc.DecodeRatePacket(data)
 		checkDecoded(t, data, err, r.Encode)
+	})
+}
+
+// FuzzHostHeader: DecodeHostHeader refuses with a *cc.DecodeError at an
+// offset in 0..16, or accepts and HostHeader writes back the first 16
+// bytes; nothing both it and DecodeHeader accept.
+func FuzzHostHeader(f *testing.F) {
+	b := hiercc.HostHeader(hiercc.FlagMark | hiercc.FlagFirst)
+	f.Add(b[:])
+	f.Add([]byte{0, 8})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fl, err := hiercc.DecodeHostHeader(data)
+		checkDecoded(t, data, err, func() ([16]byte, error) { return hiercc.HostHeader(fl), nil })
+		if _, err2 := hiercc.DecodeHeader(data); err == nil && err2 == nil {
+			t.Fatalf("% x decodes as both a host's and a ToR's header", data)
+		}
 	})
 }

@@ -238,12 +238,14 @@ func (m *closedLoop) step(now units.Time) {
 			}
 			var p cc.Packet
 			require.NoError(t, rp.Sent(now, &p, nil))
+			fl, err := hiercc.DecodeHostHeader(p.Hdr[:])
+			require.NoError(t, err)
 			ser := units.SerializationTime(m.size, m.L)
 			m.linkFree[h] = now + ser
 			m.next[h][f] = now + units.SerializationTime(m.size, l.Rate)
 			m.rr[h] = f + 1
 			flow := cc.FlowID(h*100 + f)
-			m.toToR = append(m.toToR, pending[hiercc.Arrival]{now + ser + m.dUp, hiercc.Arrival{Flow: flow, Dst: 0, Size: m.size, Mark: p.Echo&hiercc.EchoMark != 0}})
+			m.toToR = append(m.toToR, pending[hiercc.Arrival]{now + ser + m.dUp, hiercc.Arrival{Flow: flow, Dst: 0, Size: m.size, Mark: fl&hiercc.FlagMark != 0}})
 			break
 		}
 	}

@@ -140,7 +140,8 @@ var (
 	// route it by destination (the harness's switch.ecmp destination).
 	ErrSplitVOQ = errors.New("hiercc: one VOQ's packets leave by two ports")
 	// ErrHeader: a data packet toward a server carries a header that
-	// does not decode.
+	// does not decode, or one from a server of the ToR carries a host's
+	// header (version 0) that does not.
 	ErrHeader = errors.New("hiercc: malformed header")
 )
 
@@ -170,15 +171,16 @@ var (
 //
 //	Enqueue, from a   SenderToR.Arrive (VOQ j = the destination): the
 //	server here
-//	                  host's mark (bit EchoMark of Echo) answered with a
+//	                  host's flags read from p.Hdr (DecodeHostHeader):
+//	                  its mark (FlagMark) answered with a
 //	                  rate packet to the flow's source (ActionFeedback
-//	                  ToSource, FeedbackRate); a first packet (EchoFirst)
+//	                  ToSource, FeedbackRate); a first packet (FlagFirst)
 //	                  counts a flow: SenderToR.FlowStart (F_ij += 1); the
 //	                  packet that opens a VOQ grants it C0 (ActionCredit)
 //	Dequeue, from a   SenderToR.Dequeue: the header (this ToR, j, F_ij,
 //	server here       S_ij, the mark) written into p.Hdr; a stopped VOQ's
 //	                  resume sends its rate packets; a last packet
-//	                  (EchoLast) ends its flow: SenderToR.FlowEnd; at an
+//	                  (FlagLast) ends its flow: SenderToR.FlowEnd; at an
 //	                  edge port, ReceiverToR.Arrive with the header
 //	Enqueue, edge,    ReceiverToR.Arrive with the packet's header
 //	from elsewhere
@@ -208,7 +210,7 @@ var (
 // # Choices the paper leaves open
 //
 //   - F_ij is counted from the packets: a flow starts with the packet
-//     its host flags EchoFirst and ends when the packet flagged EchoLast
+//     its host flags FlagFirst and ends when the packet flagged FlagLast
 //     leaves the VOQ (RoCEv2's FIRST and LAST opcodes carry the same;
 //     section 4 keeps "no flow table" at the ToR, and neither does this).
 //     The count saturates: a first packet beyond 65535 flows, or a last
@@ -218,9 +220,18 @@ var (
 //     which the header carries; each credit goes to the uplink the VOQ's
 //     packets leave by, learnt from its first packet; a VOQ whose packets
 //     take another uplink is refused (ErrSplitVOQ).
-//   - A header at an edge port from this ToR itself is ignored, as is an
-//     all-zero Hdr (no header); a nonzero one that does not decode is
-//     refused (ErrHeader wrapping the *cc.DecodeError).
+//   - A header at an edge port from this ToR itself is ignored, as is a
+//     host's header (version 0: a packet no ToR stamped, an all-zero Hdr
+//     included); one that does not decode is refused (ErrHeader wrapping
+//     the *cc.DecodeError).
+//   - A packet from a server of this ToR carries the host's flags in a
+//     host's header (HostHeader, version 0), read on Enqueue and again on
+//     Dequeue before the ToR's Header replaces it; one that does not
+//     decode is refused (ErrHeader wrapping the *cc.DecodeError). A Hdr
+//     with a version (another switch's header, which no packet from this
+//     rack's servers carries in a fabric of HierCC ToRs) is not the
+//     host's: the packet is taken as flagging nothing, and its Hdr is
+//     replaced on Dequeue.
 //
 // Refused events change nothing (the contract's rule 1). Nothing
 // allocates after NewToR except errors.
@@ -324,6 +335,20 @@ func (t *ToR) sending(p *cc.Packet) bool {
 	return t.s != nil && uint64(p.Src) < uint64(len(t.local)) && t.local[p.Src]
 }
 
+// hostFlagsOf reads the host's flags from the header of p, a packet from
+// a server of this ToR: a host's header decoded (ErrHeader when it does
+// not decode), or none when Hdr has a version (see ToR).
+func hostFlagsOf(event string, p *cc.Packet) (Flags, error) {
+	if p.Hdr[hdrVersion] != 0 {
+		return 0, nil
+	}
+	f, err := DecodeHostHeader(p.Hdr[:])
+	if err != nil {
+		return 0, torEvErr(event, "host header of the packet from host "+strconv.FormatUint(uint64(p.Src), 10), errors.Join(ErrHeader, err))
+	}
+	return f, nil
+}
+
 // hostAt refuses a packet to host dst at edge port out when out leads to
 // another host.
 func (t *ToR) hostAt(event string, out int, dst cc.NodeID) error {
@@ -389,7 +414,11 @@ func (t *ToR) Enqueue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act *cc
 	if open && t.up[slot] >= 0 && int(t.up[slot]) != out {
 		return torEvErr("Enqueue", "VOQ of host "+strconv.FormatUint(uint64(dst), 10)+" leaves by port "+strconv.Itoa(int(t.up[slot]))+", not "+strconv.Itoa(out), ErrSplitVOQ)
 	}
-	slot, rates, err := t.s.Arrive(now, Arrival{Flow: p.Flow, Dst: dst, Size: p.Size, Mark: p.Echo&EchoMark != 0}, t.rates[:0])
+	f, err := hostFlagsOf("Enqueue", p)
+	if err != nil {
+		return err
+	}
+	slot, rates, err := t.s.Arrive(now, Arrival{Flow: p.Flow, Dst: dst, Size: p.Size, Mark: f&FlagMark != 0}, t.rates[:0])
 	if err != nil {
 		return err
 	}
@@ -400,7 +429,7 @@ func (t *ToR) Enqueue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act *cc
 		// amount of credits, denoted as C0"), granted to the caller's VOQ.
 		act.Credit(uint16(out), p.Dst, t.cfg.C0)
 	}
-	if p.Echo&EchoFirst != 0 {
+	if f&FlagFirst != 0 {
 		if st, _ := t.s.VOQs().State(slot); st.Flows == math.MaxUint16 {
 			t.saturated++ // F_ij at its 16-bit limit
 		} else {
@@ -413,7 +442,10 @@ func (t *ToR) Enqueue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act *cc
 
 // receive takes a packet joining edge port out.
 func (t *ToR) receive(now units.Time, out int, p *cc.Packet) error {
-	if p.Hdr == ([cc.PacketHdrLen]byte{}) {
+	if p.Hdr[hdrVersion] == 0 { // no ToR's header: none, or a host's
+		if _, err := DecodeHostHeader(p.Hdr[:]); err != nil {
+			return torEvErr("Enqueue", "header of the packet to port "+strconv.Itoa(out), errors.Join(ErrHeader, err))
+		}
 		t.clock.Advance(now)
 		return nil
 	}
@@ -471,17 +503,21 @@ func (t *ToR) Dequeue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act *cc
 	if err := act.Reserve(torPart, "Dequeue", t.s.StoppedFlows(slot)); err != nil {
 		return err
 	}
+	f, err := hostFlagsOf("Dequeue", p)
+	if err != nil {
+		return err
+	}
 	h, rates, err := t.s.Dequeue(now, slot, p.Size, t.rates[:0])
 	if err != nil {
 		return err
 	}
 	t.clock.Advance(now)
-	h.Mark = p.Echo&EchoMark != 0
+	h.Mark = f&FlagMark != 0
 	h.put((*[HeaderSize]byte)(p.Hdr[:HeaderSize]))
 	if local {
 		_, _ = t.r.Arrive(now, int(t.rport[out]), h) // in order, this ToR, the port's host
 	}
-	if p.Echo&EchoLast != 0 {
+	if f&FlagLast != 0 {
 		if st, _ := t.s.VOQs().State(slot); st.Flows == 0 {
 			t.saturated++ // no flow counted: its first packet was lost
 		} else {

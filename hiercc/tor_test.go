@@ -29,8 +29,9 @@ func newToR(t testing.TB, id uint16, hosts ...voq.Key) *hiercc.ToR {
 	return tor
 }
 
-func data(flow cc.FlowID, src, dst cc.NodeID, echo uint64) *cc.Packet {
-	return &cc.Packet{Flow: flow, Src: src, Dst: dst, Payload: 1000, Size: frame, Prio: 3, Echo: echo}
+// data is a packet as its host sends it: flags in the host's header.
+func data(flow cc.FlowID, src, dst cc.NodeID, f hiercc.Flags) *cc.Packet {
+	return &cc.Packet{Flow: flow, Src: src, Dst: dst, Payload: 1000, Size: frame, Prio: 3, Hdr: hiercc.HostHeader(f)}
 }
 
 // actionsOf returns the actions of kind k.
@@ -58,7 +59,7 @@ func TestToRLoop(t *testing.T) {
 	us := units.Microsecond
 
 	// Server 10 → server 20: first packet (marked, first).
-	p := data(7, 10, 20, hiercc.EchoMark|hiercc.EchoFirst)
+	p := data(7, 10, 20, hiercc.FlagMark|hiercc.FlagFirst)
 	require.NoError(t, a.Enqueue(us, upPort, p, cc.Queue{}, act))
 	cr := actionsOf(act, cc.ActionCredit)
 	require.Len(t, cr, 1)
@@ -102,7 +103,7 @@ func TestToRLoop(t *testing.T) {
 	require.Equal(t, voq.PaperC0+1000-frame, st.Credit, "C0 + Δ − the frame sent")
 
 	// The last packet ends the flow.
-	last := data(7, 10, 20, hiercc.EchoLast)
+	last := data(7, 10, 20, hiercc.FlagLast)
 	act.Reset()
 	require.NoError(t, a.Enqueue(7*us, upPort, last, cc.Queue{}, act))
 	require.Empty(t, actionsOf(act, cc.ActionCredit), "no C0 for a VOQ already open")
@@ -122,7 +123,7 @@ func TestToRLocalVOQ(t *testing.T) {
 	a := newToR(t, torA, 10, 11)
 	act := cc.NewActions(256)
 	us := units.Microsecond
-	p := data(3, 10, 11, hiercc.EchoFirst)
+	p := data(3, 10, 11, hiercc.FlagFirst)
 	require.NoError(t, a.Enqueue(us, 1, p, cc.Queue{}, act))
 	require.Equal(t, []cc.Action{{Kind: cc.ActionCredit, Port: 1, Node: 11, Bytes: voq.PaperC0}}, act.All())
 	act.Reset()
@@ -148,6 +149,10 @@ func TestToRRefusals(t *testing.T) {
 	badHdr.Hdr[1] = 0x80 // a reserved flag
 	other := data(4, 30, 10, 0)
 	require.NoError(t, hiercc.Header{ToR: torB, Dst: 11, Sent: 1}.Put(&other.Hdr))
+	badFlags := data(1, 10, 20, hiercc.FlagMark)
+	badFlags.Hdr[1] |= 0x08 // a reserved flag of the host's header
+	badHost := data(2, 20, 10, hiercc.FlagFirst)
+	badHost.Hdr[9] = 1 // a reserved byte of the host's header
 	for _, c := range []struct {
 		name string
 		ev   func() error
@@ -156,6 +161,9 @@ func TestToRRefusals(t *testing.T) {
 		{"a VOQ split over two ports", func() error { return a.Enqueue(2*us, 3, data(1, 10, 20, 0), cc.Queue{}, act) }, hiercc.ErrSplitVOQ},
 		{"a local packet to the wrong server port", func() error { return a.Enqueue(2*us, 0, data(1, 10, 11, 0), cc.Queue{}, act) }, hiercc.ErrPort},
 		{"a malformed header", func() error { return a.Enqueue(2*us, 0, badHdr, cc.Queue{}, act) }, hiercc.ErrHeader},
+		{"a malformed host header toward a server", func() error { return a.Enqueue(2*us, 0, badHost, cc.Queue{}, act) }, hiercc.ErrHeader},
+		{"a malformed host header from a server", func() error { return a.Enqueue(2*us, upPort, badFlags, cc.Queue{}, act) }, hiercc.ErrHeader},
+		{"a malformed host header leaving", func() error { return a.Dequeue(2*us, upPort, badFlags, cc.Queue{}, act) }, hiercc.ErrHeader},
 		{"a header for another server", func() error { return a.Enqueue(2*us, 0, other, cc.Queue{}, act) }, hiercc.ErrPort},
 		{"a port out of range", func() error { return a.Dequeue(2*us, 4, data(1, 10, 20, 0), cc.Queue{}, act) }, hiercc.ErrPort},
 		{"time going back", func() error { return a.Timer(0, act) }, cc.ErrTimeOrder},
@@ -180,11 +188,58 @@ func TestToRRefusals(t *testing.T) {
 	// decides nothing, but refuses a credit packet.
 	agg, err := hiercc.NewToR(hiercc.PaperToR(5, make([]hiercc.ToRPort, 4), 64, 8, line25, 9236))
 	require.NoError(t, err)
-	require.NoError(t, agg.Enqueue(us, 1, data(1, 10, 20, hiercc.EchoMark), cc.Queue{}, act))
+	require.NoError(t, agg.Enqueue(us, 1, data(1, 10, 20, hiercc.FlagMark), cc.Queue{}, act))
 	require.Equal(t, units.MaxTime, agg.NextDeadline())
 	f, _ := hiercc.CreditPacket{ToR: 5, Dst: 20, Amount: 1000}.Feedback()
 	require.ErrorIs(t, agg.Message(2*us, 0, &f, act), hiercc.ErrNotToR)
 	require.Zero(t, act.Len())
+}
+
+// TestToRHostHeaderForms: a host's header at an edge port on a packet no
+// ToR stamped is no ToR's header and changes nothing; a packet from a
+// server here whose Hdr has a version (another switch's header, not the
+// host's) is taken as flagging nothing (no rate packet, no flow counted,
+// M clear), and its Hdr is replaced by the ToR's on Dequeue, as for the
+// same packet with an all-zero Hdr.
+func TestToRHostHeaderForms(t *testing.T) {
+	a := newToR(t, torA, 10, 11)
+	act := cc.NewActions(256)
+	us := units.Microsecond
+	before := a.AppendRegisters(nil)
+	require.NoError(t, a.Enqueue(us, 0, data(5, 20, 10, hiercc.FlagMark|hiercc.FlagFirst|hiercc.FlagLast), cc.Queue{}, act))
+	require.Zero(t, act.Len())
+	require.Equal(t, before[1:], a.AppendRegisters(nil)[1:], "only the time moved")
+	_, ok := a.Receiver().Entry(0, 0)
+	require.False(t, ok)
+
+	run := func(p *cc.Packet) (hiercc.Header, []cc.Action, uint16) {
+		t.Helper()
+		x := newToR(t, torA, 10, 11)
+		act := cc.NewActions(256)
+		require.NoError(t, x.Enqueue(us, upPort, p, cc.Queue{}, act))
+		enq := append([]cc.Action(nil), act.All()...)
+		sl, _ := x.Sender().Lookup(20)
+		st, _ := x.Sender().VOQs().State(sl)
+		act.Reset()
+		require.NoError(t, x.Dequeue(2*us, upPort, p, cc.Queue{}, act))
+		h, err := hiercc.DecodeHeader(p.Hdr[:])
+		require.NoError(t, err)
+		return h, enq, st.Flows
+	}
+	stamped := data(7, 10, 20, 0)
+	require.NoError(t, hiercc.Header{Mark: true, ToR: torB, Dst: 20, Flows: 9, Sent: 5}.Put(&stamped.Hdr))
+	hs, enqS, flowsS := run(stamped)
+	hz, enqZ, flowsZ := run(data(7, 10, 20, 0))
+	require.Equal(t, hiercc.Header{ToR: torA, Dst: 20, Sent: uint32(frame)}, hs, "the ToR's own header, M clear")
+	require.Equal(t, hz, hs)
+	require.Equal(t, enqZ, enqS)
+	require.Equal(t, []cc.Action{{Kind: cc.ActionCredit, Port: upPort, Node: 20, Bytes: voq.PaperC0}}, enqS, "C0, no rate packet")
+	require.Zero(t, flowsS)
+	require.Equal(t, flowsZ, flowsS)
+	hm, enqM, flowsM := run(data(7, 10, 20, hiercc.FlagMark|hiercc.FlagFirst))
+	require.True(t, hm.Mark)
+	require.Len(t, enqM, 2, "C0 and a rate packet")
+	require.Equal(t, uint16(1), flowsM)
 }
 
 // TestToRConfig: the ports' hosts must be below Dests, the ToR below ToRs.
@@ -203,7 +258,8 @@ func torSnap(t *hiercc.ToR) []cc.Register { return t.AppendRegisters(nil) }
 
 // FuzzToR drives two ToRs, A (servers 10, 11) and B (20, 21), through the
 // contract with events read from the input, 8 bytes each: packets between
-// the four servers enqueued and dequeued at the ports the ToRs route them
+// the four servers (their host headers now and then not as a host writes
+// them) enqueued and dequeued at the ports the ToRs route them
 // by, B's credits delivered to A, timers, times mostly forward. No panic;
 // every error is typed; a refused event changes no register and decides
 // nothing; every ActionCredit is at a port of the switch and for a VOQ the
@@ -242,7 +298,10 @@ func FuzzToR(f *testing.F) {
 				if int(dst-10)/10 == x {
 					out = int(dst % 10)
 				}
-				p := data(cc.FlowID(ev[4]%8), src, dst, uint64(ev[5]&7))
+				p := data(cc.FlowID(ev[4]%8), src, dst, hiercc.Flags(ev[5]&7))
+				if ev[5]&0x80 != 0 { // not as a host writes it: one byte flipped
+					p.Hdr[ev[5]>>3&15] ^= ev[5]
+				}
 				if err = tor.Enqueue(at, out, p, cc.Queue{}, act); err == nil {
 					queued[x] = append(queued[x], p)
 				}
