@@ -86,8 +86,8 @@ var swEnv = cc.Env{Rate: 100 * units.Gbps, Node: 10, SwitchID: 3, Ports: 4, Swit
 // from ToRs 5 and 6, for hosts 1 and 2, with growing S_ij, and a host's
 // (no ToR header, its flags mark, first and last in byte 1).
 var swHdrs = map[string][][cc.PacketHdrLen]byte{"hiercc": append(hierccHdrs(),
-	[cc.PacketHdrLen]byte{0, 1}, [cc.PacketHdrLen]byte{0, 2}, [cc.PacketHdrLen]byte{0, 3}, [cc.PacketHdrLen]byte{0, 4},
-	[cc.PacketHdrLen]byte{0, 5}, [cc.PacketHdrLen]byte{0, 6}, [cc.PacketHdrLen]byte{0, 7})}
+	hiercc.HostHeader(1), hiercc.HostHeader(2), hiercc.HostHeader(3), hiercc.HostHeader(4),
+	hiercc.HostHeader(5), hiercc.HostHeader(6), hiercc.HostHeader(7))}
 
 // swMsgs are, per algorithm, messages other switches send swEnv's:
 // HierCC's credits for its VOQs toward the hosts elsewhere (64..127 in

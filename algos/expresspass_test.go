@@ -130,7 +130,9 @@ func TestExpressPassRegistryExchange(t *testing.T) {
 		require.Equal(t, units.Bytes(1538), rp.Limits().Credit)
 		p := cc.Packet{Seq: sent, Payload: 1000, Size: 1082}
 		require.NoError(t, rp.Sent(now, &p, act))
-		require.Equal(t, c.Seq, p.Echo)
+		echo, err := credit.ExpressPassEcho(&p.Hdr)
+		require.NoError(t, err)
+		require.Equal(t, c.Seq, echo)
 		require.NoError(t, np.Receive(now, &p, nil))
 		sent += 1000
 		if act.Len() > 0 {

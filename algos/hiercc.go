@@ -155,7 +155,7 @@ func init() {
 			{
 				Name: "rp",
 				Role: cc.RoleRP,
-				Doc:  "the host of one flow: marks a packet every 10 µs (Packet.Echo bit 0, the header's reserved bit), flags its first and last packet (bits 1 and 2, the ToR's flow count) and paces at the rate its ToR's rate packets give, gated while stopped (hiercc.Host)",
+				Doc:  "the host of one flow: marks a packet every 10 µs (bit 0 of its header byte 1, the reserved bit), flags its first and last packet (bits 1 and 2, the ToR's flow count) and paces at the rate its ToR's rate packets give, gated while stopped (hiercc.Host)",
 				Config: &cc.Spec[hiercc.HostConfig]{
 					Link: hierccLink,
 					Presets: []cc.Preset[hiercc.HostConfig]{

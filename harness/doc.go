@@ -102,17 +102,19 @@
 // PAUSE holds until the RESUME (equivalent to a sender that refreshes its
 // pause quanta before they expire; pause quanta are not modelled).
 //
-// ECN and INT: when the algorithm sets features.ECN, a data frame is marked
-// CE as it joins the egress queue if the data queue, the frame included,
-// exceeds SwitchSpec.ECN; the CP's OnEnqueue runs after that. When a data
-// frame leaves the queue the CP's OnDequeue runs. With features.INT the
-// frame carries an INT header, and the CP stamps its hop record in place
-// (HPCC's cp.HPCC, from the Queue: the data queue the frame leaves behind
-// and TxBytes, the wire bytes the port sent before this frame over every
-// priority; its switch ID is cpInfo.SwitchID); the generic adapter grows
-// the frame by the record. The harness stamps nothing itself. A frame that
-// leaves a port with no record added (its header already held the CP's
-// MaxHops records) is counted in Counters.INTPathFull.
+// ECN and telemetry: when the algorithm's deployment asks for the
+// switches' own marker (cc.Deployment.ECN), a data frame is marked CE as
+// it joins the egress queue if the data queue, the frame included,
+// exceeds SwitchSpec.ECN; the congestion point's Enqueue runs after that.
+// When a data frame leaves the queue the congestion point's Dequeue runs.
+// When the deployment asks for a telemetry stack (cc.Deployment.
+// Telemetry), every data frame carries one, and the congestion point may
+// push its record onto it (HPCC's cp.HPCC, from the queue the frame leaves
+// behind and the wire bytes the port sent before it over every priority;
+// its switch ID is cc.Env.SwitchID); the frame grows by the bytes pushed.
+// The harness writes no telemetry itself. A frame that leaves a port with
+// no record added (its stack already held the part's limit) is counted in
+// Counters.INTPathFull.
 //
 // # NIC model
 //
@@ -192,39 +194,38 @@
 // gets the throughput of its in-order data frames over the interval, and
 // every switch port its queue length at the sample instant.
 //
-// # Plugging in an algorithm
+// # Running an algorithm
 //
-// An adapter implements Algorithm and calls Register (usually from an
-// init function in package harness/algos, one file per algorithm):
+// The harness runs any algorithm registered in package cc, through the
+// contract alone: Scenario.Algorithm names it, and its registration's
+// Deploy (cc.Deployment) says which part runs at every switch egress data
+// queue (a congestion point), every sending flow (a reaction point),
+// every receiving flow (a notification point) and every switch (a switch
+// point), and what the network does for them: a telemetry stack on data
+// frames, the network's largest RTT for every flow, symmetric routing of
+// what returns to a sender, the switches' own ECN marker, ACKs kept from
+// the reaction point, defaults for the parts' settings, settings of the
+// network model (a VOQ scheduler), and the size and priority of the
+// messages the parts send. Adding an algorithm is registering it; nothing
+// in the switch or NIC model names one.
 //
-//	type Algorithm interface {
-//		Name() string
-//		features() features          // ECN: default threshold marker; INT: header and echo
-//		NewCP(cpInfo) (CP, error)     // one per switch egress data queue, at build
-//		NewRP(flowInfo) (RP, error)   // one per flow, at its start (sender)
-//		NewNP(flowInfo) (NP, error)   // one per flow, at its start (receiver)
-//	}
+// One generic adapter per role feeds a part the contract's events (as a
+// cc.Event records them: Options.Trace writes them as a golden-model trace)
+// and carries out its actions: marks on the frame of the event, feedback
+// to a flow's source or destination or to another switch, credit to a VOQ.
+// The NIC paces a flow at min(offered rate, line rate, the reaction
+// point's Limits.Rate), keeps inflight below Limits.Window and, when the
+// part is credited, spends Limits.Credit per frame; it reads the limits
+// after every event of the part. A reaction point's feedback (a CNP, a
+// rate message) waits out its ReactionDelay, when it has one. A part's
+// deadline is fired at or after it (never before); units.MaxTime means
+// none. A part's error is recorded (Report.Errors) and the run goes on.
+// Options.Wrap sees every part as it is built, and may wrap it (a probe)
+// or keep it (to read its registers after the run).
 //
-// Any factory may return nil for "no such part". A CP sees OnEnqueue and
-// OnDequeue with the *Queue (length, rate, txBytes, pause state) and the
-// *Packet (it may set CE, and stamp p.INT on dequeue, adding the record's
-// bytes to p.Size), may call q.SendFeedback(flow, Feedback) to send
-// a 16-byte opaque payload to a flow's source at control priority, and has
-// a timer: NextDeadline/OnTimer. An RP sets Rate (pacing, wire bytes) and
-// Window (inflight payload limit, 0 = none), which the NIC reads after every
-// call; it hears OnSend, OnAck (an *Ack with cumulative Seq, ECN echo and
-// counts, RTT sample and the echoed INT header decoded with inttel), OnCNP,
-// OnFeedback and OnTimer at its NextDeadline. An NP sees each data packet
-// (OnData, with p.CE) and its timer, and returns true to send a CNP. All
-// pointers handed to adapters are valid only during the call. Timers are
-// called at or after (never before) the reported deadline; units.MaxTime
-// means none. BaseCP, BaseRP and BaseNP provide no-op methods to embed.
-// Optional: a CP that implements PauseObserver hears PFC pause and resume of
-// its queue; an Algorithm that implements ParamChecker validates
-// Scenario.Params (set with -set param.NAME=VALUE) before a run.
-//
-// Two baselines are registered here: "none" (every flow at its NIC's line
-// rate, no window) and "static" (every flow at its offered rate).
+// The baselines are registered algorithms like the others: "none" (every
+// flow at its NIC's line rate, or its offered rate) and "static" (a fixed
+// rate per flow).
 //
 // # Topologies
 //

@@ -124,9 +124,9 @@ type Packet struct {
 	CE      bool
 	ECE     bool
 	HasTel  bool
-	pause   bool         // PFC: true = PAUSE, false = RESUME
-	hop     uint8        // switches crossed so far, for host-to-host frames of a flow (nextHop)
-	shape   *ControlKind // the kind of a shaped control message (ControlKind.Spacing), else nil
+	pause   bool            // PFC: true = PAUSE, false = RESUME
+	hop     uint8           // switches crossed so far, for host-to-host frames of a flow (nextHop)
+	shape   *cc.MessageKind // the kind of a shaped control message (cc.MessageKind.Spacing), else nil
 	Flow    FlowID
 	Src     NodeID
 	Dst     NodeID

@@ -3,6 +3,7 @@ package harness
 import (
 	"errors"
 	"fmt"
+	"github.com/hwcc/hwcc/cc"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,8 +27,8 @@ func (s *Scenario) AddParam(p Param) { s.extra = append(s.extra, p) }
 
 // commonParams are the keys every scenario accepts.
 var commonParams = []Param{
-	{"algorithm", "algorithm name (see harness.Names)", func(s *Scenario, v string) error {
-		if _, err := Lookup(v); err != nil {
+	{"algorithm", "algorithm name (hwcc algos)", func(s *Scenario, v string) error {
+		if _, err := cc.Lookup(v); err != nil {
 			return err
 		}
 		s.Algorithm = v

@@ -3,6 +3,7 @@ package harness
 import (
 	"errors"
 	"fmt"
+	"github.com/hwcc/hwcc/cc"
 
 	"github.com/hwcc/hwcc/credit"
 	"github.com/hwcc/hwcc/harness/workloads"
@@ -20,9 +21,10 @@ import (
 type Scenario struct {
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`
-	// Algorithm is a registered algorithm name (Names()); Params are its
-	// parameters, passed verbatim to the adapter (flowInfo.Params,
-	// cpInfo.Params) and checked by it if it implements ParamChecker.
+	// Algorithm is a registered algorithm's name (cc.Names, hwcc algos);
+	// Params are its parameters, in the syntax of cc.Deployment.Defaults
+	// ("NAME", "cp.NAME", ...), applied over its deployment's defaults
+	// to the parts that run.
 	Algorithm string            `json:"algorithm"`
 	Params    map[string]string `json:"params,omitempty"`
 	// Compare, if not empty, lists the algorithms the command runs this
@@ -190,7 +192,7 @@ func DefaultScenario() *Scenario {
 // field and its allowed values. Host names in the workload are checked
 // when the run is built (they depend on the topology).
 func (s *Scenario) Validate() error {
-	if _, err := Lookup(s.Algorithm); err != nil {
+	if _, err := cc.Lookup(s.Algorithm); err != nil {
 		return fmt.Errorf("scenario %s: algorithm: %w", s.Name, err)
 	}
 	// A comparison gives each algorithm its own parameters (ForAlgorithm);
@@ -200,7 +202,7 @@ func (s *Scenario) Validate() error {
 		runs = []string{s.Algorithm}
 	}
 	for _, name := range runs {
-		a, err := Lookup(name)
+		a, err := cc.Lookup(name)
 		if err != nil {
 			return fmt.Errorf("scenario %s: compare: %w", s.Name, err)
 		}
@@ -208,10 +210,8 @@ func (s *Scenario) Validate() error {
 		if len(s.Compare) > 0 {
 			params = s.ForAlgorithm(name).Params
 		}
-		if pc, ok := a.(ParamChecker); ok {
-			if err := pc.CheckParams(params); err != nil {
-				return fmt.Errorf("scenario %s: params of %s: %w", s.Name, name, err)
-			}
+		if err := a.ValidateParams(params); err != nil {
+			return fmt.Errorf("scenario %s: params of %s: %w", s.Name, name, err)
 		}
 	}
 	if err := s.Topology.validate(); err != nil {

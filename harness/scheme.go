@@ -70,12 +70,12 @@ func (g *scheme) build(r cc.Role, env *cc.Env, at Place) (cc.Part, *traceRec, er
 	if err != nil {
 		return nil, nil, err
 	}
+	at.Role, at.Env = r, *env
 	var rec *traceRec
 	if g.trace != nil && g.trace.names(at) {
 		rec = g.trace.start(g.a.Name, ps.Name, r, g.settings[r], env)
 	}
 	if g.wrap != nil {
-		at.Role, at.Env = r, *env
 		w := g.wrap(at, p)
 		if w == nil || !r.Plays(w) {
 			return nil, nil, fmt.Errorf("harness: Options.Wrap returned %T for the %v at %s, not a %v", w, r, at.where(), r)

@@ -91,7 +91,7 @@ type Sim struct {
 	sampleT    []units.Time
 	seriesRefs []*flow
 
-	ack Ack
+	ack ackInfo
 	st  simStats
 }
 

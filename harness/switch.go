@@ -210,10 +210,6 @@ func (s *Sim) onPFC(pt *port, p *Packet) {
 		w.mod.Pause(s.now, w, pt.num, prio, p.pause)
 		s.armModule(w)
 	}
-	if q := pt.queue; q != nil && q.obs != nil && q.prio == prio {
-		q.obs.OnPause(s.now, q, p.pause)
-		s.armCP(q)
-	}
 	if p.pause {
 		pt.st.pauses++
 		pt.st.pauseStart[prio] = s.now

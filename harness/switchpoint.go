@@ -7,16 +7,6 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// MessageModule is implemented by a SwitchModule that takes control
-// messages other switches address to its switch (Switch.SendSwitch:
-// HierCC's credits from a receiver-side ToR). The harness calls Message
-// when one arrives, through ingress port in; fb is valid only during the
-// call. A message for a switch whose module does not take them is
-// reported as an error (Report.Errors) and dropped.
-type MessageModule interface {
-	Message(now units.Time, sw *Switch, in int, fb *cc.Feedback)
-}
-
 // schemeSW runs a scheme's cc.SwitchPoint as its switch's module: the
 // harness's hooks become the part's events, with the packet as cc.Packet
 // (its Hdr carried both ways: the part writes it on Dequeue) and the
@@ -39,11 +29,6 @@ type schemeSW struct {
 	errs ErrorSink
 	rec  *traceRec // nil unless this part is traced (Options.Trace)
 }
-
-var (
-	_ SwitchModule  = (*schemeSW)(nil)
-	_ MessageModule = (*schemeSW)(nil)
-)
 
 // packet fills the part's view of p.
 func (w *schemeSW) packet(p *Packet) *cc.Packet {
@@ -189,7 +174,8 @@ func (w *Switch) SendToDestination(flow FlowID, fb cc.Feedback) bool {
 }
 
 // SendSwitch sends control message fb to switch node, which hands it to
-// its module (MessageModule: HierCC's credit to a sender-side ToR). The
+// its switch point (cc.SwitchPoint.Message: HierCC's credit to a
+// sender-side ToR). The
 // harness routes it toward a host attached to that switch, so node must
 // have hosts (an edge switch); fb.Flow, if it names a flow, is only
 // carried. It returns an error when node is not such a switch.
@@ -251,22 +237,13 @@ func (w *Switch) sendFrom(flow FlowID, dst NodeID, fb cc.Feedback, toSwitch Node
 func (s *Sim) switchMessage(sw *node, in int, p *Packet) {
 	s.st.feedbackRecv++
 	w := sw.module
-	mm, ok := moduleOf(w).(MessageModule)
-	if !ok {
-		s.errs.add(s.now, -1, sw.name, fmt.Errorf("harness: a %v message for %s, whose module takes none", p.Feedback.Kind, sw.name))
+	if w == nil {
+		s.errs.add(s.now, -1, sw.name, fmt.Errorf("harness: a %v message for %s, which runs no switch point", p.Feedback.Kind, sw.name))
 	} else {
-		mm.Message(s.now, w, in, &p.Feedback.CC) // p is freed after: no copy escapes
+		w.mod.Message(s.now, w, in, &p.Feedback) // p is freed after: no copy escapes
 		s.armModule(w)
 	}
 	s.consumed(p)
-}
-
-// moduleOf returns w's module, or nil.
-func moduleOf(w *Switch) SwitchModule {
-	if w == nil {
-		return nil
-	}
-	return w.mod
 }
 
 // TxBytes returns the wire bytes egress port has sent since the run began.

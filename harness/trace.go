@@ -24,8 +24,6 @@ import (
 //	flow:N:np      flow N's notification point (at its destination)
 //	port:NODE:P    the congestion point of switch NODE's egress port P (port:s0:0)
 //	switch:NODE    the switch point of switch NODE (switch:tor0)
-//
-// Only an algorithm the generic adapter runs (a Scheme) can be traced.
 type TraceTarget struct {
 	Which string
 	W     io.Writer
@@ -97,46 +95,47 @@ func (t *TraceTarget) Err() error {
 	return nil
 }
 
-// tracingAlgo is the generic adapter with a trace target: it builds the
-// parts as schemeAlgo does and gives the one the target names a recorder.
-type tracingAlgo struct {
-	*schemeAlgo
-	t *TraceTarget
-}
-
-// withTrace returns algo wrapped to record t's part.
-func withTrace(algo Algorithm, t *TraceTarget) (Algorithm, error) {
+// use checks the target for a run of g: its syntax, a writer, and a part
+// of the role it names in g's deployment.
+func (t *TraceTarget) use(g *scheme) error {
 	role, err := t.parse()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if t.W == nil {
-		return nil, errors.New("harness: trace target without a writer")
-	}
-	g, ok := algo.(*schemeAlgo)
-	if !ok {
-		return nil, fmt.Errorf("harness: trace: algorithm %s is not run by the generic adapter: it has no cc parts to trace", algo.Name())
+		return errors.New("harness: trace target without a writer")
 	}
 	if g.parts[role] == nil {
-		return nil, fmt.Errorf("harness: trace part %s: algorithm %s runs no %v", t.Which, g.Name(), role)
+		return fmt.Errorf("harness: trace part %s: algorithm %s runs no %v", t.Which, g.name(), role)
 	}
-	return &tracingAlgo{schemeAlgo: g, t: t}, nil
+	return nil
 }
 
-// start writes the header of role's part, built in env from params, and
-// returns its recorder (nil if writing failed).
-func (a *tracingAlgo) start(role cc.Role, env *cc.Env, params map[string]string) *traceRec {
-	t := a.t
+// names reports whether the target names the part at place at, and that
+// it has not been found yet (one part per trace).
+func (t *TraceTarget) names(at Place) bool {
 	if t.found {
-		return nil // one part per trace
+		return false
 	}
+	switch t.kind {
+	case "port":
+		return at.Role == cc.RoleCP && at.Node == t.node && at.Port == t.port
+	case "switch":
+		return at.Role == cc.RoleSW && at.Node == t.node
+	case "rp":
+		return at.Role == cc.RoleRP && at.Flow == t.flow
+	case "np":
+		return at.Role == cc.RoleNP && at.Flow == t.flow
+	}
+	return false
+}
+
+// start writes the header of the part of algorithm algo named part, of
+// role, built in env with settings, and returns its recorder (nil if
+// writing failed).
+func (t *TraceTarget) start(algo, part string, role cc.Role, settings []cc.Setting, env *cc.Env) *traceRec {
 	t.found = true
-	st, err := a.settings(params)
-	if err != nil {
-		t.err = err
-		return nil
-	}
-	h := trace.Header{Algorithm: a.s.Algo, Part: a.parts[role].Name, Role: role, Settings: st[role], Env: *env}
+	h := trace.Header{Algorithm: algo, Part: part, Role: role, Settings: settings, Env: *env}
 	w, err := trace.NewWriter(t.W, h)
 	if err != nil {
 		t.err = fmt.Errorf("harness: trace: %w", err)
@@ -147,38 +146,6 @@ func (a *tracingAlgo) start(role cc.Role, env *cc.Env, params map[string]string)
 		r.o = trace.NewOutputWriter(t.Out)
 	}
 	return r
-}
-
-func (a *tracingAlgo) NewCP(info cpInfo) (CP, error) {
-	cp, err := a.schemeAlgo.NewCP(info)
-	if w, ok := cp.(*schemeCP); ok && err == nil && a.t.kind == "port" && info.NodeName == a.t.node && info.Port == a.t.port {
-		w.rec = a.start(cc.RoleCP, cpEnv(info), info.Params)
-	}
-	return cp, err
-}
-
-func (a *tracingAlgo) NewRP(f flowInfo) (RP, error) {
-	rp, err := a.schemeAlgo.NewRP(f)
-	if w, ok := rp.(*schemeRP); ok && err == nil && a.t.kind == "rp" && f.ID == a.t.flow {
-		w.rec = a.start(cc.RoleRP, a.env(f), f.Params)
-	}
-	return rp, err
-}
-
-func (a *tracingAlgo) NewNP(f flowInfo) (NP, error) {
-	np, err := a.schemeAlgo.NewNP(f)
-	if w, ok := np.(*schemeNP); ok && err == nil && a.t.kind == "np" && f.ID == a.t.flow {
-		w.rec = a.start(cc.RoleNP, a.env(f), f.Params)
-	}
-	return np, err
-}
-
-func (a *tracingAlgo) NewModule(info switchInfo) (SwitchModule, error) {
-	m, err := a.schemeAlgo.NewModule(info)
-	if w, ok := m.(*schemeSW); ok && err == nil && a.t.kind == "switch" && info.Name == a.t.node {
-		w.rec = a.start(cc.RoleSW, swEnv(info), info.Params)
-	}
-	return m, err
 }
 
 // traceRec writes the events of one part. After a write error it writes

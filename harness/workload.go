@@ -314,7 +314,6 @@ func (s *Sim) newFlow(src, dst *node, size units.Bytes, offered units.Rate, star
 		LineRate: src.ports[0].rate, Bottleneck: bott,
 		BaseRTT: rtt0(fwd, rev, full, ackW), Hops: len(fwd) - 1, MaxBaseRTT: s.maxRTT, MaxHops: s.maxHops,
 		Payload: s.payload, PacketBytes: full, AckBytes: ackW,
-		Params: s.sc.Params,
 		Errors: ErrorSink{log: &s.errs, where: "flow " + strconv.Itoa(int(id))},
 	}
 	f.info.SendToSource = func(fb cc.Feedback) bool { return s.sendToSource(f, fb) }

@@ -3,6 +3,7 @@ package trace_test
 import (
 	"bytes"
 	"errors"
+	"github.com/hwcc/hwcc/hiercc"
 	"io"
 	"math/rand"
 	"strings"
@@ -59,9 +60,8 @@ func cases(t *testing.T, n int, seed int64) []case_ {
 			o := cctest.GenOptions{Events: n, INT: true}
 			if ps.Role == cc.RoleSW {
 				o.Ports, o.SwitchPorts = len(swEnv.SwitchPorts), swEnv.SwitchPorts
-				// A HierCC host's header bytes (no ToR header yet, its
-				// flags in byte 1), which its ToR reads.
-				o.Hdrs = [][cc.PacketHdrLen]byte{{0, 1}, {0, 2}, {0, 3}}
+				// A HierCC host's header bytes, which its ToR reads.
+				o.Hdrs = [][cc.PacketHdrLen]byte{hiercc.HostHeader(hiercc.FlagMark), hiercc.HostHeader(hiercc.FlagFirst), hiercc.HostHeader(hiercc.FlagMark | hiercc.FlagFirst)}
 			}
 			if rp, ok := p.(cc.ReactionPoint); ok {
 				o.Credited = rp.Limits().Credited

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/hwcc/hwcc/cc"
 	"io"
 	"os"
 	"slices"
@@ -55,7 +56,7 @@ func simUsage(w io.Writer, fs *flag.FlagSet, sc *harness.Scenario) {
 		}
 		fmt.Fprintf(w, "  %-20s %s\n", name, desc)
 	}
-	fmt.Fprintf(w, "\nalgorithms: %s\n", strings.Join(harness.Names(), ", "))
+	fmt.Fprintf(w, "\nalgorithms: %s\n", strings.Join(cc.Names(), ", "))
 	if sc != nil {
 		printKeys(w, sc)
 	}
@@ -116,7 +117,7 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	if *algo != "" {
-		if _, err := harness.Lookup(*algo); err != nil {
+		if _, err := cc.Lookup(*algo); err != nil {
 			fmt.Fprintf(stderr, "hwcc sim: -algo: %v\n", err)
 			return exitUsage
 		}

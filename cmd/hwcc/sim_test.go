@@ -321,7 +321,7 @@ func TestSimUnknownNamesListTheKnownOnes(t *testing.T) {
 	}
 	code, _, errOut = runArgs("sim", "-scenario", "line-rate-2to1", "-algo", "no-such")
 	require.Equal(t, exitUsage, code)
-	for _, name := range harness.Names() {
+	for _, name := range cc.Names() {
 		require.Contains(t, errOut, name)
 	}
 	// A directory and a file of the wrong shape.
@@ -344,7 +344,7 @@ func TestSimHelp(t *testing.T) {
 	for _, f := range []string{"-scenario", "-algo", "-set", "-json", "-out"} {
 		require.Contains(t, out, f)
 	}
-	for _, name := range append(harness.BuiltinNames(), harness.Names()...) {
+	for _, name := range append(harness.BuiltinNames(), cc.Names()...) {
 		require.Contains(t, out, name)
 	}
 	code, out, _ = runArgs("sim", "-scenario", "single-flow", "-help")
