@@ -254,7 +254,7 @@ func (g *schemeAlgo) settings(params map[string]string) ([5][]cc.Setting, error)
 			}
 			if !used {
 				return out, &cc.ConfigError{Part: g.s.Name, Field: st.Name, Value: st.Value,
-					Range: "a parameter of " + g.partNames() + " (hwcc algos " + g.s.Algo + ")", Err: cc.ErrUnknown}
+					Range: "a parameter of " + g.partNames() + " (hwcc algos " + g.s.Algo + ")"}
 			}
 		}
 	}
