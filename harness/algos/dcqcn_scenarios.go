@@ -198,7 +198,7 @@ func dcqcnLinkKey(refit func(*harness.Scenario)) harness.Param {
 			return err
 		}
 		if r <= 0 {
-			return fmt.Errorf("%q: want a rate > 0", v)
+			return fmt.Errorf("%q: a link needs a rate > 0", v)
 		}
 		s.Topology.Link = harness.Rate(r)
 		refit(s)

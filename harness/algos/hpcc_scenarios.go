@@ -135,7 +135,7 @@ func hpccLinkKey() harness.Param {
 			return err
 		}
 		if r <= 0 {
-			return fmt.Errorf("%q: want a rate > 0", v)
+			return fmt.Errorf("%q: a link needs a rate > 0", v)
 		}
 		s.Topology.Link = harness.Rate(r)
 		return nil
