@@ -17,12 +17,10 @@ import (
 // Limits of the strict JSON reader, besides the ones a scenario's fields
 // have (see Validate): they bound the memory a document of at most
 // MaxScenarioBytes can make the reader allocate, before any field is
-// checked.
+// checked. Nesting needs no limit: the reader descends only as deep as
+// the type it fills, and a list or object where the type has none is an
+// error at its first byte.
 const (
-	// maxJSONDepth bounds the nesting of a value the reader skips (the
-	// value of a time, rate or size field, or a value in an error
-	// message); the fields of a scenario nest 5 deep.
-	maxJSONDepth = 64
 	// maxJSONElems bounds the elements of one list and the members of one
 	// object: MaxFlows, the longest list a valid scenario holds.
 	maxJSONElems = MaxFlows
@@ -109,14 +107,17 @@ func (r *jsonReader) ws() {
 	}
 }
 
-// peek skips white space and returns the next byte, 0 at the end.
-func (r *jsonReader) peek() byte {
+// peek skips white space and returns the next byte, or eof at the end.
+func (r *jsonReader) peek() int {
 	r.ws()
 	if r.pos >= len(r.data) {
-		return 0
+		return eof
 	}
-	return r.data[r.pos]
+	return int(r.data[r.pos])
 }
+
+// eof is what peek returns at the end of the data.
+const eof = -1
 
 // literal consumes word (true, false, null) if it is next.
 func (r *jsonReader) literal(word string) bool {
@@ -131,7 +132,7 @@ func (r *jsonReader) literal(word string) bool {
 func (r *jsonReader) value(v reflect.Value, path string) error {
 	c := r.peek()
 	start := r.pos
-	if c == 0 {
+	if c == eof {
 		return r.syntax(path, start, "unexpected end of the file: want a value")
 	}
 	if c == 'n' && r.literal("null") {
@@ -144,13 +145,9 @@ func (r *jsonReader) value(v reflect.Value, path string) error {
 	}
 	if reflect.PointerTo(v.Type()).Implements(unmarshalerType) {
 		if c == '{' || c == '[' {
-			what, err := r.describe(path)
-			if err != nil {
-				return err
-			}
-			return fmt.Errorf("%s (%s): want %s, got %s", path, r.at(start), wantOf(v.Type()), what)
+			return r.wrongType(v, path)
 		}
-		if err := r.skip(path, 0); err != nil {
+		if err := r.scalar(path); err != nil {
 			return err
 		}
 		if r.pos-start > maxJSONLeaf {
@@ -219,18 +216,18 @@ func (r *jsonReader) wrongType(v reflect.Value, path string) error {
 	return fmt.Errorf("%s (%s): want %s, got %s", path, r.at(start), wantOf(v.Type()), what)
 }
 
-// describe skips the next value and returns it as an error message shows
-// it: its text, cut at 40 bytes, or "an object", "a list".
+// describe returns the next value as an error message shows it: "an
+// object", "a list", or its text cut at 40 bytes (read, and checked).
 func (r *jsonReader) describe(path string) (string, error) {
 	start := r.pos
-	if err := r.skip(path, 0); err != nil {
-		return "", err
-	}
-	switch r.data[start] {
+	switch r.peek() {
 	case '{':
 		return "an object", nil
 	case '[':
 		return "a list", nil
+	}
+	if err := r.scalar(path); err != nil {
+		return "", err
 	}
 	return clip(string(r.data[start:r.pos])), nil
 }
@@ -285,7 +282,7 @@ func (r *jsonReader) members(path string, member func(name string, at int) error
 			return nil
 		}
 		if c != '"' {
-			if c == 0 {
+			if c == eof {
 				return r.syntax(path, r.pos, "unexpected end of the file: the object opened at %s is not closed", r.at(open))
 			}
 			return r.syntax(path, r.pos, "want a field name in double quotes, got %s", r.got(r.pos))
@@ -315,7 +312,7 @@ func (r *jsonReader) members(path string, member func(name string, at int) error
 		case '}':
 			r.pos++
 			return nil
-		case 0:
+		case eof:
 			return r.syntax(path, r.pos, "unexpected end of the file: the object opened at %s is not closed", r.at(open))
 		default:
 			return r.syntax(path, r.pos, "want ',' or '}' after the value of %q, got %s", clip(name), r.got(r.pos))
@@ -378,7 +375,7 @@ func (r *jsonReader) list(v reflect.Value, path string) error {
 			return nil
 		}
 		if n == maxJSONElems {
-			return fmt.Errorf("%s (%s): more than %d elements", path, r.at(open), maxJSONElems)
+			return fmt.Errorf("%s (%s): more than %d elements (harness.MaxFlows, the longest list a scenario holds)", path, r.at(open), maxJSONElems)
 		}
 		e := reflect.New(v.Type().Elem()).Elem()
 		if err := r.value(e, fmt.Sprintf("%s[%d]", path, n)); err != nil {
@@ -391,7 +388,7 @@ func (r *jsonReader) list(v reflect.Value, path string) error {
 		case ']':
 			r.pos++
 			return nil
-		case 0:
+		case eof:
 			return r.syntax(path, r.pos, "unexpected end of the file: the list opened at %s is not closed", r.at(open))
 		default:
 			return r.syntax(path, r.pos, "want ',' or ']' after element %d, got %s", n, r.got(r.pos))
@@ -476,40 +473,10 @@ func (r *jsonReader) number(path string) (string, error) {
 	return string(d[start:i]), nil
 }
 
-// skip skips the next value, checking its syntax; depth is its nesting.
-func (r *jsonReader) skip(path string, depth int) error {
-	if depth > maxJSONDepth {
-		return r.syntax(path, r.pos, "nested deeper than %d levels", maxJSONDepth)
-	}
+// scalar reads the next value, which must be a string, number, true,
+// false or null, checking its syntax.
+func (r *jsonReader) scalar(path string) error {
 	switch c := r.peek(); {
-	case c == '{':
-		return r.members(path, func(string, int) error { return r.skip(path, depth+1) })
-	case c == '[':
-		open := r.pos
-		r.pos++
-		for n := 0; ; n++ {
-			if r.peek() == ']' && n == 0 {
-				r.pos++
-				return nil
-			}
-			if n == maxJSONElems {
-				return r.syntax(path, open, "more than %d elements in one list", maxJSONElems)
-			}
-			if err := r.skip(path, depth+1); err != nil {
-				return err
-			}
-			switch r.peek() {
-			case ',':
-				r.pos++
-			case ']':
-				r.pos++
-				return nil
-			case 0:
-				return r.syntax(path, r.pos, "unexpected end of the file: the list opened at %s is not closed", r.at(open))
-			default:
-				return r.syntax(path, r.pos, "want ',' or ']' in a list, got %s", r.got(r.pos))
-			}
-		}
 	case c == '"':
 		_, err := r.str(path)
 		return err
@@ -518,7 +485,7 @@ func (r *jsonReader) skip(path string, depth int) error {
 		return err
 	case c == 't' && r.literal("true"), c == 'f' && r.literal("false"), c == 'n' && r.literal("null"):
 		return nil
-	case c == 0:
+	case c == eof:
 		return r.syntax(path, r.pos, "unexpected end of the file: want a value")
 	}
 	return r.syntax(path, r.pos, "want a value (a string, number, object, list, true, false or null), got %s", r.got(r.pos))

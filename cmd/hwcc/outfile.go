@@ -52,9 +52,9 @@ func openOut(flag, path string) (*outFile, error) {
 		}
 		f.Close()
 		mode = st.Mode().Perm()
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: %w", flag, err)
 	}
+	// Any other Stat error (no such file, a path through a file) is
+	// CreateTemp's to report, naming the directory.
 	dir := filepath.Dir(target)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(target)+".*.tmp")
 	if err != nil {
