@@ -30,7 +30,7 @@ const (
 	hpccFairFlows      = 4
 	hpccFairStep       = 5 * units.Millisecond
 	hpccFairSample     = 10 * units.Microsecond
-	hpccMaxSenders     = 4000 // a star has at most 4096 hosts
+	hpccMaxSenders     = 4000 // a star has at most harness.MaxHosts (4096) hosts
 	hpccDurationMargin = 200 * units.Microsecond
 )
 

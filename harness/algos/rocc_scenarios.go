@@ -72,7 +72,7 @@ const (
 	roccPool = 5 * units.MB
 	// roccSample is the time-series step of the scenarios.
 	roccSample = 10 * units.Microsecond
-	// roccMaxHosts bounds flow counts: a star has at most 4096 hosts.
+	// roccMaxHosts bounds flow counts: a star has at most harness.MaxHosts (4096) hosts.
 	roccMaxHosts = 4000
 )
 
