@@ -91,7 +91,7 @@ func TestBoundErrors(t *testing.T) {
 			s.Workload = WorkloadSpec{Incast: []IncastSpec{{Senders: 100000, Size: 1000}}}
 		}, "workload.incast[0].senders = 100000: want 1..4095"},
 		{"host list length", func(s *Scenario) { s.Workload.FanIn = &FanInSpec{Hosts: make([]string, MaxHosts)} },
-			"workload.fan_in.hosts: 4096 hosts, want at most 4095 (harness.MaxHosts)"},
+			"workload.fan_in.hosts: 4096 hosts, want at most 4095 (harness.MaxHosts − 1)"},
 		{"host list duplicate", func(s *Scenario) {
 			s.Workload = WorkloadSpec{Incast: []IncastSpec{{Hosts: []string{"h1", "h2", "h1"}, Size: 1000}}}
 		}, `workload.incast[0].hosts: "h1" is listed twice ([0] and [2])`},

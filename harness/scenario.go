@@ -320,7 +320,7 @@ func (w *WorkloadSpec) validate() error {
 		if fi.Senders < 0 || fi.Senders > MaxHosts-1 || (fi.Senders == 0 && len(fi.Hosts) == 0) {
 			return fmt.Errorf("workload.fan_in.senders = %d: want 1..%d (harness.MaxHosts − 1), or list hosts", fi.Senders, MaxHosts-1)
 		}
-		if err := checkHosts("workload.fan_in.hosts", fi.Hosts, MaxHosts-1); err != nil {
+		if err := checkHosts("workload.fan_in.hosts", fi.Hosts, MaxHosts-1, "harness.MaxHosts − 1"); err != nil {
 			return err
 		}
 		if fi.Size < 0 || fi.Rate < 0 || fi.Stagger < 0 {
@@ -335,7 +335,7 @@ func (w *WorkloadSpec) validate() error {
 		if ic.Senders < 0 || ic.Senders > MaxHosts-1 || (ic.Senders == 0 && len(ic.Hosts) == 0) {
 			return fmt.Errorf("%s.senders = %d: want 1..%d (harness.MaxHosts − 1), or list hosts", what, ic.Senders, MaxHosts-1)
 		}
-		if err := checkHosts(what+".hosts", ic.Hosts, MaxHosts-1); err != nil {
+		if err := checkHosts(what+".hosts", ic.Hosts, MaxHosts-1, "harness.MaxHosts − 1"); err != nil {
 			return err
 		}
 		if ic.Size <= 0 {
@@ -352,7 +352,7 @@ func (w *WorkloadSpec) validate() error {
 		if _, err := workloads.Named(p.CDF); err != nil {
 			return fmt.Errorf("workload.poisson.cdf: %w", err)
 		}
-		if err := checkHosts("workload.poisson.hosts", p.Hosts, MaxHosts); err != nil {
+		if err := checkHosts("workload.poisson.hosts", p.Hosts, MaxHosts, "harness.MaxHosts"); err != nil {
 			return err
 		}
 		if err := times("workload.poisson", p.Start, p.Stop); err != nil {
@@ -362,11 +362,11 @@ func (w *WorkloadSpec) validate() error {
 	return nil
 }
 
-// checkHosts checks a list of host names: at most max, none empty, none
-// twice (a host sends one flow of a fan-in or burst).
-func checkHosts(what string, names []string, max int) error {
-	if len(names) > max {
-		return fmt.Errorf("%s: %d hosts, want at most %d (harness.MaxHosts)", what, len(names), max)
+// checkHosts checks a list of host names: at most limit (bound names it),
+// none empty, none twice (a host sends one flow of a fan-in or burst).
+func checkHosts(what string, names []string, limit int, bound string) error {
+	if len(names) > limit {
+		return fmt.Errorf("%s: %d hosts, want at most %d (%s)", what, len(names), limit, bound)
 	}
 	seen := make(map[string]int, len(names))
 	for i, n := range names {

@@ -136,7 +136,7 @@ func TestHostileInputs(t *testing.T) {
 			want: "scenario.workload.incast[0].hosts (line 1, column 46): more than 65536 elements"},
 		{name: "5000 hosts listed", files: map[string]func(io.Writer){"s.json": hostList(5000)},
 			args: []string{"sim", "-scenario", "$D/s.json"}, code: exitUsage,
-			want: "workload.incast[0].hosts: 5000 hosts, want at most 4095 (harness.MaxHosts)"},
+			want: "workload.incast[0].hosts: 5000 hosts, want at most 4095 (harness.MaxHosts − 1)"},
 		{name: "a valid scenario padded past the size limit", files: map[string]func(io.Writer){"s.json": func(w io.Writer) {
 			io.WriteString(w, `{"workload":{"fan_in":{"senders":1}}`)
 			w.Write([]byte(strings.Repeat(" ", 17<<20)))
