@@ -630,7 +630,9 @@ func (s *Spec[C]) ConfigIn(part string, env *Env, settings []Setting) (C, error)
 		p := s.param(f)
 		v, err := p.parse(st.Value)
 		if err != nil || !p.inRange(v) {
-			return cfg, &ConfigError{Part: part, Field: p.Name, Value: st.Value, Range: p.Range()}
+			// err, when the value did not parse, says why ("missing
+			// unit"); one out of range has only the range to say.
+			return cfg, &ConfigError{Part: part, Field: p.Name, Value: st.Value, Range: p.Range(), Err: err}
 		}
 		if err := set(f.Ptr(&cfg), v); err != nil {
 			return cfg, &ConfigError{Part: part, Field: p.Name, Value: st.Value, Range: p.Range(), Err: err}

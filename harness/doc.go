@@ -311,7 +311,9 @@
 // window, sample interval and seed. Built-ins: Builtin, BuiltinNames,
 // RegisterBuiltin. JSON files: DecodeScenario (strict). Overrides:
 // Scenario.Set(key, value), keys listed by Scenario.Keys; built-ins may add
-// keys with AddParam.
+// keys with AddParam. Validate bounds what a run will build (MaxHosts,
+// MaxSwitches, MaxLinks, MaxPorts, MaxVOQs, MaxFlows, MaxPoissonFlows)
+// before anything is built.
 //
 // Run returns a Result: the Report (the JSON shape the command prints),
 // per-flow and per-port details, counters, and the time series

@@ -118,5 +118,5 @@ func ExampleDecodeScenario() {
 	// Output:
 	// l0->r0 FCT 33.69 us
 	// l1->r1 FCT 33.90 us
-	// scenario.topology: unknown field "host" (allowed: aggs, core_link, cores, delay, hosts, hosts_per_leaf, hosts_per_switch, hosts_per_tor, k, kind, leaves, left, link, pods, right, spines, switches, tors)
+	// scenario.topology (line 1, column 31): unknown field "host" (allowed: aggs, core_link, cores, delay, hosts, hosts_per_leaf, hosts_per_switch, hosts_per_tor, k, kind, leaves, left, link, pods, right, spines, switches, tors)
 }

@@ -268,7 +268,7 @@ func starHostsNeeded(w *WorkloadSpec) int {
 	use := func(names []string) {
 		for _, name := range names {
 			if v, ok := strings.CutPrefix(name, "h"); ok {
-				if i, err := strconv.Atoi(v); err == nil && i >= 0 && i < 4096 {
+				if i, err := strconv.Atoi(v); err == nil && i >= 0 && i < MaxHosts {
 					n = max(n, i+1)
 				}
 			}

@@ -73,9 +73,9 @@ type TopologySpec struct {
 	ToRs           int    `json:"tors,omitempty"`
 	Pods           int    `json:"pods,omitempty"`
 	HostsPerToR    int    `json:"hosts_per_tor,omitempty"`
-	Link           Rate   `json:"link,omitempty"`
-	CoreLink       Rate   `json:"core_link,omitempty"`
-	Delay          Time   `json:"delay,omitempty"`
+	Link           Rate   `json:"link,omitempty" zero:"a link needs a rate > 0; leave the field out for the kind's default"`
+	CoreLink       Rate   `json:"core_link,omitempty" zero:"a link needs a rate > 0; leave the field out for the kind's default"`
+	Delay          Time   `json:"delay,omitempty" zero:"a delay of 0 would mean the default (1us), so it cannot be set: leave the field out for the default, or give at least 1ps"`
 }
 
 // Default link parameters.
@@ -150,10 +150,10 @@ func (t *TopologySpec) validate() error {
 		v    int
 		max  int
 	}{
-		{"hosts", t.Hosts, 4096}, {"switches", t.Switches, 1024}, {"hosts_per_switch", t.HostsPerSwitch, 1024},
-		{"left", t.Left, 4096}, {"right", t.Right, 4096}, {"leaves", t.Leaves, 1024}, {"spines", t.Spines, 1024},
+		{"hosts", t.Hosts, MaxHosts}, {"switches", t.Switches, MaxSwitches}, {"hosts_per_switch", t.HostsPerSwitch, 1024},
+		{"left", t.Left, MaxHosts}, {"right", t.Right, MaxHosts}, {"leaves", t.Leaves, MaxSwitches}, {"spines", t.Spines, MaxSwitches},
 		{"hosts_per_leaf", t.HostsPerLeaf, 1024},
-		{"cores", t.Cores, 1024}, {"aggs", t.Aggs, 1024}, {"tors", t.ToRs, 1024}, {"pods", t.Pods, 1024},
+		{"cores", t.Cores, MaxSwitches}, {"aggs", t.Aggs, MaxSwitches}, {"tors", t.ToRs, MaxSwitches}, {"pods", t.Pods, MaxSwitches},
 		{"hosts_per_tor", t.HostsPerToR, 1024},
 	} {
 		if c.v < 0 || c.v > c.max {
@@ -164,6 +164,9 @@ func (t *TopologySpec) validate() error {
 		if err := k.check(t); err != nil {
 			return err
 		}
+	}
+	if err := t.shape(nil).check(t.Kind, false); err != nil {
+		return err
 	}
 	if t.Kind == "star" && t.Hosts == 1 {
 		return fmt.Errorf("topology.hosts = 1: a star needs at least 2 hosts")

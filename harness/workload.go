@@ -58,7 +58,8 @@ type FanInSpec struct {
 
 // IncastSpec is Senders flows of Size bytes into Dst, all starting at At,
 // repeated Repeat times (default 1) every Interval. Senders are chosen as
-// for FanInSpec.
+// for FanInSpec. The bursts that would start after the run's end are not
+// built (nor numbered: they take no flow IDs).
 type IncastSpec struct {
 	Senders  int      `json:"senders,omitempty"`
 	Hosts    []string `json:"hosts,omitempty"`
@@ -205,7 +206,7 @@ func (s *Sim) buildWorkload(w *WorkloadSpec) error {
 		if err != nil {
 			return err
 		}
-		for r := 0; r < max(ic.Repeat, 1); r++ {
+		for r := range ic.bursts(s.sc.Duration) {
 			at := units.Time(ic.At) + units.Time(r)*units.Time(ic.Interval)
 			for _, h := range snd {
 				s.newFlow(h, dst, units.Bytes(ic.Size), 0, at, 0)

@@ -106,6 +106,11 @@ func readHeader(line []byte, h *Header) *Error {
 	if !o.has("hwcc_trace") {
 		return errAt(1, "hwcc_trace", ErrNoHeader)
 	}
+	// The header builds the part: a field given twice (the algorithm) is
+	// refused rather than read as its last value.
+	if name, ok := duplicateKey(json.NewDecoder(bytes.NewReader(line)), ""); ok {
+		return errAt(1, name, errors.New("given twice"))
+	}
 	var v int
 	if o.get("hwcc_trace", &v, true) && v != FormatVersion {
 		o.fail("hwcc_trace", fmt.Errorf("format version %d, this reader reads %d", v, FormatVersion))
@@ -134,6 +139,51 @@ func readHeader(line []byte, h *Header) *Error {
 		o.child(e)
 	}
 	return o.done()
+}
+
+// duplicateKey reads one JSON value from dec and returns the path of the
+// first name given twice in one of its objects ("env.rate"). A syntax
+// error ends the search (parseObj reports it).
+func duplicateKey(dec *json.Decoder, path string) (string, bool) {
+	tok, err := dec.Token()
+	if err != nil {
+		return "", false
+	}
+	d, _ := tok.(json.Delim)
+	join := func(k string) string {
+		if path == "" {
+			return k
+		}
+		return path + "." + k
+	}
+	switch d {
+	case '{':
+		seen := map[string]bool{}
+		for dec.More() {
+			t, err := dec.Token()
+			if err != nil {
+				return "", false
+			}
+			k, _ := t.(string)
+			if seen[k] {
+				return join(k), true
+			}
+			seen[k] = true
+			if p, ok := duplicateKey(dec, join(k)); ok {
+				return p, true
+			}
+		}
+	case '[':
+		for i := 0; dec.More(); i++ {
+			if p, ok := duplicateKey(dec, join(strconv.Itoa(i))); ok {
+				return p, true
+			}
+		}
+	default:
+		return "", false
+	}
+	_, _ = dec.Token() // the closing delimiter
+	return "", false
 }
 
 // readSettings decodes {"name":"value",...} keeping the order.

@@ -265,8 +265,32 @@ func readEnv(o *obj, e *cc.Env) {
 		sp.get("rate", &p.Rate, false)
 		sp.get("edge", &p.Edge, false)
 		sp.get("host", &p.Host, false)
+		if p.Rate < 0 {
+			sp.fail("rate", fmt.Errorf("%v: want a rate >= 0", p.Rate))
+		}
 		o.child(sp)
 		e.SwitchPorts = append(e.SwitchPorts, p)
+	}
+	// A rate the header gives is > 0 and a time, count or size >= 0: the
+	// writer leaves unknown (zero) fields out, and a part built from a
+	// negative one would run with a value no caller can give it.
+	for _, f := range []struct {
+		key      string
+		v        int64
+		positive bool
+	}{
+		{"rate", int64(e.Rate), true}, {"bottleneck", int64(e.Bottleneck), true},
+		{"base_rtt", int64(e.BaseRTT), false}, {"hops", int64(e.Hops), false},
+		{"payload", int64(e.Payload), false}, {"size", int64(e.Size), false},
+		{"ports", int64(e.Ports), false}, {"index", int64(e.Index), false},
+	} {
+		switch {
+		case !o.has(f.key) || o.err != nil:
+		case f.positive && f.v <= 0:
+			o.fail(f.key, fmt.Errorf("%d: want > 0 (leave the field out when it is unknown)", f.v))
+		case f.v < 0:
+			o.fail(f.key, fmt.Errorf("%d: want >= 0", f.v))
+		}
 	}
 }
 

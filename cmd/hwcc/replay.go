@@ -69,14 +69,28 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	defer in.Close()
+	// OUT is checked before the replay and replaced only after it
+	// succeeded (outFile).
+	var o *outFile
+	if *out != "" {
+		if o, err = openOut("-o", *out); err != nil {
+			fmt.Fprintf(stderr, "hwcc replay: %v\n", err)
+			return exitFail
+		}
+		defer o.abort()
+	}
 	var got bytes.Buffer
 	if err := trace.Replay(bufio.NewReader(in), &got); err != nil {
 		fmt.Fprintf(stderr, "hwcc replay: %s: %v\n", file, err)
 		return exitFail
 	}
 	switch {
-	case *out != "":
-		if err := os.WriteFile(*out, got.Bytes(), 0o644); err != nil {
+	case o != nil:
+		_, err := o.Write(got.Bytes())
+		if err == nil {
+			err = o.commit()
+		}
+		if err != nil {
 			fmt.Fprintf(stderr, "hwcc replay: -o: %v\n", err)
 			return exitFail
 		}

@@ -86,9 +86,17 @@ func TestSimTraceRefusals(t *testing.T) {
 	code, _, errOut = runArgs("sim", "-scenario", "dcqcn-incast", "-trace", tr, "-trace-part", "flow:x")
 	require.Equal(t, exitUsage, code)
 	require.Contains(t, errOut, "flow:N:rp")
+	// A part the network lacks is refused before the run, with the names
+	// it has (dcqcn-incast: a long flow and 7 incast flows, 9 hosts on s0);
+	// no trace file is left behind.
 	code, _, errOut = runArgs("sim", "-scenario", "dcqcn-incast", "-set", "duration=1.2ms", "-trace", tr, "-trace-part", "port:nosuch:0")
-	require.Equal(t, exitFail, code)
-	require.Contains(t, errOut, "built no such part")
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, errOut, `trace part port:nosuch:0: no switch "nosuch"; this run has flows 0..7 (flow:N:rp, flow:N:np) and switches s0 (ports 0..8) (port:NODE:P, switch:NODE)`)
+	_, err := os.Stat(tr)
+	require.ErrorIs(t, err, os.ErrNotExist)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Empty(t, entries, "no temporary file is left")
 }
 
 func TestReplayErrors(t *testing.T) {

@@ -106,6 +106,18 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hwcc sim: unexpected argument %q (a scenario is named with -scenario %s)\n", fs.Arg(0), fs.Arg(0))
 		return exitUsage
 	}
+	// A flag given with an empty value names nothing: it is not the
+	// flag's default (-scenario '' would run the default comparison).
+	var empty []string
+	fs.Visit(func(f *flag.Flag) {
+		if f.Value.String() == "" && f.Name != "set" {
+			empty = append(empty, "-"+f.Name)
+		}
+	})
+	if len(empty) > 0 {
+		fmt.Fprintf(stderr, "hwcc sim: %s: an empty value (leave the flag out for its default)\n", strings.Join(empty, ", "))
+		return exitUsage
+	}
 
 	sc, err := loadScenario(*scenario)
 	if err != nil {
@@ -170,6 +182,14 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
+	// The outputs are checked before the run: an unwritable path is an
+	// error now, not after it.
+	if *out != "" {
+		if err := checkOutDir(*out); err != nil {
+			fmt.Fprintf(stderr, "hwcc sim: %v\n", err)
+			return exitFail
+		}
+	}
 	if len(sc.Compare) > 0 {
 		return runCompare(sc, *asJSON, *out, *strict, stdout, stderr)
 	}
@@ -179,30 +199,18 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 	if prog != nil {
 		opts.Progress = prog.update
 	}
-	var closeTrace func() error
+	var traceOut *outFile
+	var traceBuf *bufio.Writer
 	if target != nil {
-		f, err := os.Create(*traceFile)
-		if err != nil {
-			fmt.Fprintf(stderr, "hwcc sim: -trace: %v\n", err)
+		// The trace goes to a file beside FILE, renamed over it once the
+		// run has succeeded: a failed run leaves an existing FILE as it was.
+		if traceOut, err = openOut("-trace", *traceFile); err != nil {
+			fmt.Fprintf(stderr, "hwcc sim: %v\n", err)
 			return exitFail
 		}
-		bw := bufio.NewWriter(f)
-		target.W, opts.Trace = bw, target
-		closeTrace = func() error {
-			err := bw.Flush()
-			if e := f.Close(); err == nil {
-				err = e
-			}
-			if err == nil {
-				err = target.Err()
-			}
-			return err
-		}
-		defer func() {
-			if closeTrace != nil {
-				_ = closeTrace()
-			}
-		}()
+		defer traceOut.abort()
+		traceBuf = bufio.NewWriter(traceOut)
+		target.W, opts.Trace = traceBuf, target
 	}
 	start := time.Now()
 	s, err := harness.New(sc, opts)
@@ -211,6 +219,12 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 		// the topology lacks, a series too long, an adapter refusing it.
 		fmt.Fprintf(stderr, "hwcc sim: %v\n", err)
 		return exitUsage
+	}
+	if target != nil {
+		if err := target.CheckPart(s); err != nil {
+			fmt.Fprintf(stderr, "hwcc sim: -trace-part: %v\n", err)
+			return exitUsage
+		}
 	}
 	res, err := s.Run()
 	wall := time.Since(start)
@@ -222,8 +236,14 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	res.Report.WallSeconds = wall.Seconds()
-	if closeTrace != nil {
-		err, closeTrace = closeTrace(), nil
+	if target != nil {
+		err := target.Err()
+		if err == nil {
+			err = traceBuf.Flush()
+		}
+		if err == nil {
+			err = traceOut.commit()
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "hwcc sim: -trace %s: %v\n", *traceFile, err)
 			return exitFail

@@ -292,7 +292,7 @@ func TestSimSetErrorsNameKeyValueAndForms(t *testing.T) {
 		set  string
 		says []string
 	}{
-		{"senders=many", []string{"senders", "many", "1..4096"}},
+		{"senders=many", []string{"senders", "many", "1..4095"}},
 		{"pfc=maybe", []string{"pfc", "maybe", "on or off"}},
 		{"delay=5", []string{"delay", `"5"`, "missing unit", "us"}},
 		{"link=fast", []string{"link", "fast", "Gbps"}},

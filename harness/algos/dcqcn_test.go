@@ -514,7 +514,7 @@ func TestDCQCNScenarioKeys(t *testing.T) {
 		{dcqcnFairnessName, "window=0s", "want a time in (0, 100s]"},
 		{dcqcnFairnessName, "stagger=-1ms", "want a time in 0..100s"},
 		{dcqcnIncastName, "size=0", "want a size > 0"},
-		{dcqcnIncastName, "link=0Gbps", "want a rate > 0"},
+		{dcqcnIncastName, "link=0Gbps", "a link needs a rate > 0"},
 		{dcqcnIncastName, "senders=4000", "want a whole number in 1..3999"},
 	} {
 		sc, err := harness.Builtin(c.name)
