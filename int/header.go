@@ -205,8 +205,9 @@ func (c *Codec) Decode(b []byte, h *Header) (n int, err error) {
 	return n, nil
 }
 
-// ErrLength: a telemetry stack's length is not the 2 + 8·nHop bytes its
-// prefix announces (inside a *DecodeError).
+// ErrLength: a telemetry stack holds bytes beyond the 2 + 8·nHop its
+// prefix announces, or a Len above cc.TelemetryCap (inside a
+// *DecodeError).
 var ErrLength = errors.New("inttel: stack length does not match nHop")
 
 // ReadHeader reads the header that fills b, exactly HeaderLen(nHop)
@@ -250,19 +251,24 @@ func (c *Codec) Put(t *cc.Telemetry, h *Header) error {
 }
 
 // Get decodes the telemetry stack t into h, as Decode does, and refuses
-// bytes beyond the header (ErrLength): a stack holds one header and
-// nothing else.
+// bytes beyond the header: a stack holds one header and nothing else.
+// Errors, each a *DecodeError after which *h is unchanged: Decode's
+// (ErrShortBuffer, ErrTooManyHops, ErrUnknownSpeed), and ErrLength for a
+// Len above cc.TelemetryCap or bytes after the nHop records (when nHop is
+// within MaxHops, before the records' speed codes are read). It does not
+// allocate on success.
 func (c *Codec) Get(t *cc.Telemetry, h *Header) error {
 	if int(t.Len) > cc.TelemetryCap {
 		return decodeError(cc.TelemetryCap, ErrLength, fmt.Sprintf("stack length %d is above %d", t.Len, cc.TelemetryCap))
 	}
-	b := t.Bytes()
-	n, err := c.Decode(b, h)
-	if err != nil {
-		return err
+	b := t.Data[:t.Len]
+	if len(b) >= PrefixLen {
+		// Before Decode, which writes *h once its checks pass.
+		nHop := int(binary.BigEndian.Uint16(b) >> nHopShift)
+		if n := HeaderLen(nHop); nHop <= int(c.maxHops) && len(b) > n {
+			return decodeError(n, ErrLength, fmt.Sprintf("%d bytes, nHop = %d announces %d", len(b), nHop, n))
+		}
 	}
-	if n != len(b) {
-		return decodeError(n, ErrLength, fmt.Sprintf("%d bytes, nHop = %d announces %d", len(b), h.NHop, n))
-	}
-	return nil
+	_, err := c.Decode(b, h) // on success it took all of b: len(b) ≤ HeaderLen(nHop) ≤ what it took
+	return err
 }
