@@ -278,22 +278,27 @@ func (c *HPCC) port(tx uint64, qlen units.Bytes) inttel.Port {
 
 // counted counts the outcome of a record Codec.Stamp or Codec.Push made
 // or refused, the one rule of Stamp and Dequeue: a record is counted in
-// Stamped (and in QLenSaturated when sat); a full path is counted in
-// PathFull and is not an error; any other refusal is the event's error,
-// with nothing counted.
+// Stamped (and in QLenSaturated when sat); a refusal is refused's.
 func (c *HPCC) counted(event string, sat bool, err error) error {
-	switch {
-	case err == nil:
-		c.st.Stamped++
-		if sat {
-			c.st.QLenSaturated++
-		}
-	case errors.Is(err, inttel.ErrPathFull):
-		c.st.PathFull++
-	default:
-		return c.eventError(event, "cannot stamp", err)
+	if err != nil {
+		return c.refused(event, err)
+	}
+	c.st.Stamped++
+	if sat {
+		c.st.QLenSaturated++
 	}
 	return nil
+}
+
+// refused handles a record the Codec refused: a full path is counted in
+// PathFull and is not an error; any other refusal is the event's error,
+// with nothing counted. It is apart from counted so that counted inlines.
+func (c *HPCC) refused(event string, err error) error {
+	if errors.Is(err, inttel.ErrPathFull) {
+		c.st.PathFull++
+		return nil
+	}
+	return c.eventError(event, "cannot stamp", err)
 }
 
 // OnDequeue counts a packet of pktBytes leaving the port at now, with qlen
