@@ -221,21 +221,41 @@ var ErrLength = errors.New("inttel: stack length does not match nHop")
 // allocate on success.
 func ReadHeader(b []byte, h *Header) error {
 	if len(b) < PrefixLen {
-		return decodeError(len(b), ErrShortBuffer, fmt.Sprintf("%d bytes, need %d for nHop and pathID", len(b), PrefixLen))
+		return readHeaderError(b)
 	}
 	prefix := binary.BigEndian.Uint16(b)
 	nHop := int(prefix >> nHopShift)
-	switch n := HeaderLen(nHop); {
-	case len(b) < n:
-		return decodeError(len(b), ErrShortBuffer, fmt.Sprintf("%d bytes, need %d for nHop = %d", len(b), n, nHop))
-	case len(b) > n:
-		return decodeError(n, ErrLength, fmt.Sprintf("%d bytes, nHop = %d announces %d", len(b), nHop, n))
+	if len(b) != HeaderLen(nHop) {
+		return readHeaderError(b)
 	}
 	h.NHop, h.PathID = uint8(nHop), prefix&MaxPathID
-	for i := range nHop {
-		h.Hops[i] = unpackHop(binary.BigEndian.Uint64(b[PrefixLen+HopLen*i:]))
+	// b steps through the records, 8 bytes each: len(b) = 8·nHop, so the
+	// test is never true; it lets the compiler drop the loop's bounds
+	// checks (with them, and the errors built in this function, 5 hops
+	// measured about 1.3 ns slower).
+	hops, b := h.Hops[:nHop], b[PrefixLen:]
+	for i := range hops {
+		if len(b) < HopLen {
+			break
+		}
+		hops[i] = unpackHop(binary.BigEndian.Uint64(b))
+		b = b[HopLen:]
 	}
 	return nil
+}
+
+// readHeaderError is ReadHeader's error for b, which is not one header:
+// apart from ReadHeader, so that the per-ACK path's function stays small.
+func readHeaderError(b []byte) error {
+	if len(b) < PrefixLen {
+		return decodeError(len(b), ErrShortBuffer, fmt.Sprintf("%d bytes, need %d for nHop and pathID", len(b), PrefixLen))
+	}
+	nHop := int(binary.BigEndian.Uint16(b) >> nHopShift)
+	n := HeaderLen(nHop)
+	if len(b) < n {
+		return decodeError(len(b), ErrShortBuffer, fmt.Sprintf("%d bytes, need %d for nHop = %d", len(b), n, nHop))
+	}
+	return decodeError(n, ErrLength, fmt.Sprintf("%d bytes, nHop = %d announces %d", len(b), nHop, n))
 }
 
 // Put writes h's wire form into the telemetry stack t, replacing what t
