@@ -22,22 +22,26 @@ import (
 //	qLen     16 bits  the egress queue, 80 B units (saturates at 5.24 MB)
 //
 // and adds 1 to nHop and XORs its 12-bit switch ID (HPCCConfig.SwitchID)
-// into pathID. The encoding is package inttel's (Codec.Stamp); this type holds
-// what the port owns: the cumulative transmit counter, the switch ID and
-// the port rate. It has no timer (NextDeadline is units.MaxTime) and sends
-// no feedback: its only output is the record.
+// into pathID. The encoding is package inttel's (Codec.Push on a frame's
+// wire bytes, Codec.Stamp on a Header); this type holds what the port
+// owns: the cumulative transmit counter, the switch ID and the port rate.
+// It has no timer (NextDeadline is units.MaxTime) and sends no feedback:
+// its only output is the record.
 //
 // # Events
 //
 // Through the contract (cc.CongestionPoint): Enqueue records the time and
 // the queue and nothing else. Dequeue, as the authors' ns-3 switch does in
-// SwitchNotifyDequeue, stamps p.INT in place when the packet carries one,
-// with the queue the packet leaves behind (q.Len), and then counts the
-// packet's bytes, so a record's txBytes counts the bytes sent before the
-// packet. The typed methods are the same steps for firmware modellers:
-// Stamp (the record), OnDequeue (the count) and OnEnqueue; Dequeue is Stamp
-// followed by OnDequeue on one code path. The sender only uses differences
-// of txBytes between records of the same port, so either order works if it
+// SwitchNotifyDequeue, pushes the port's record onto p.Tel in place when
+// the packet carries a telemetry stack (the INT header as wire bytes,
+// which the stack grows by 8), with the queue the packet leaves behind
+// (q.Len), and then counts the packet's bytes, so a record's txBytes
+// counts the bytes sent before the packet. The typed methods are the same
+// steps on a decoded inttel.Header, for firmware modellers: Stamp (the
+// record), OnDequeue (the count) and OnEnqueue; Dequeue is Stamp followed
+// by OnDequeue, with the same record, the same counters and the same
+// errors (a test compares them). The sender only uses differences of
+// txBytes between records of the same port, so either order works if it
 // is the same for every packet.
 //
 // # Which bytes txBytes counts
@@ -187,18 +191,21 @@ func (c *HPCC) enqueue(event string, now units.Time, qlen units.Bytes) error {
 }
 
 // Dequeue is the contract's egress event: p left the queue at now, which
-// holds q.Len bytes behind it. If p.INT is not nil, Dequeue stamps this
-// port's record into it (Stamp's rule, with q.Len), then counts the
-// packet: txBytes += p.Size. With HPCCConfig.PortTxBytes it sets txBytes =
-// q.TxBytes instead, before stamping, so that the record carries the
-// port's bytes over every priority. A header already holding the Codec's
-// MaxHops records is left unchanged and counted in PathFull; that is not
-// an error. act is not touched (nil is fine).
+// holds q.Len bytes behind it. If p.Tel is not nil, Dequeue pushes this
+// port's record onto it (inttel's Codec.Push: Stamp's rule, with q.Len, on
+// the header's wire bytes), then counts the packet: txBytes += p.Size.
+// With HPCCConfig.PortTxBytes it sets txBytes = q.TxBytes instead, before
+// stamping, so that the record carries the port's bytes over every
+// priority. A header already holding the Codec's MaxHops records is left
+// unchanged and counted in PathFull; that is not an error. act is not
+// touched (nil is fine).
 //
-// Errors, after which nothing changed (p.INT included):
+// Errors, after which nothing changed (p.Tel included):
 // *cc.TimeOrderError; *cc.EventError for a nil p, a negative p.Size or
-// q.Len, or a malformed p.INT (NHop above MaxHops, PathID above 12 bits;
-// inttel's error is its Err).
+// q.Len, or a p.Tel that is not an INT header the Codec takes (its length
+// is not the 2 + 8·nHop bytes its prefix announces, or nHop is above
+// MaxHops; inttel's error, a *cc.DecodeError or ErrTooManyHops, is its
+// Err).
 func (c *HPCC) Dequeue(now units.Time, p *cc.Packet, q cc.Queue, _ *cc.Actions) error {
 	const event = "Dequeue"
 	if err := c.mono.Check(hpccCPPart, event, now); err != nil {
@@ -216,10 +223,9 @@ func (c *HPCC) Dequeue(now units.Time, p *cc.Packet, q cc.Queue, _ *cc.Actions) 
 		// ⌊tx/unit⌋ mod 2^20 is the same as the full counter's.
 		tx, size = q.TxBytes%c.period, 0
 	}
-	if p.INT != nil {
-		// Stamp's code path (it checks the time again, and advances it:
-		// nothing below can fail).
-		if err := c.stamp(event, now, p.INT, q.Len, tx); err != nil {
+	if p.Tel != nil {
+		sat, err := c.codec.Push(now, p.Tel, c.port(tx, q.Len))
+		if err := c.counted(event, sat, err); err != nil {
 			return err
 		}
 	}
@@ -256,29 +262,40 @@ func (c *HPCC) stamp(event string, now units.Time, hdr *inttel.Header, qlen unit
 	if hdr == nil {
 		return c.eventError(event, "nil header", nil)
 	}
-	sat, err := c.codec.Stamp(now, hdr, inttel.Port{
-		SwitchID: c.cfg.SwitchID,
-		Rate:     c.cfg.Rate,
-		TxBytes:  units.Bytes(tx),
-		QLen:     qlen,
-	})
-	if err != nil {
-		return c.notStamped(event, now, err)
-	}
-	c.st.Stamped++
-	if sat {
-		c.st.QLenSaturated++
+	sat, err := c.codec.Stamp(now, hdr, c.port(tx, qlen))
+	if err := c.counted(event, sat, err); err != nil {
+		return err
 	}
 	c.mono.Advance(now)
 	return nil
 }
 
-// notStamped handles a record Codec.Stamp refused: a full path is counted
-// (the event succeeds) and is not an error; anything else is.
-func (c *HPCC) notStamped(event string, now units.Time, err error) error {
+// port is the egress port's state for a record: this port's ID and rate,
+// transmit counter tx and queue qlen.
+func (c *HPCC) port(tx uint64, qlen units.Bytes) inttel.Port {
+	return inttel.Port{SwitchID: c.cfg.SwitchID, Rate: c.cfg.Rate, TxBytes: units.Bytes(tx), QLen: qlen}
+}
+
+// counted counts the outcome of a record Codec.Stamp or Codec.Push made
+// or refused, the one rule of Stamp and Dequeue: a record is counted in
+// Stamped (and in QLenSaturated when sat); a refusal is refused's.
+func (c *HPCC) counted(event string, sat bool, err error) error {
+	if err != nil {
+		return c.refused(event, err)
+	}
+	c.st.Stamped++
+	if sat {
+		c.st.QLenSaturated++
+	}
+	return nil
+}
+
+// refused handles a record the Codec refused: a full path is counted in
+// PathFull and is not an error; any other refusal is the event's error,
+// with nothing counted. It is apart from counted so that counted inlines.
+func (c *HPCC) refused(event string, err error) error {
 	if errors.Is(err, inttel.ErrPathFull) {
 		c.st.PathFull++
-		c.mono.Advance(now)
 		return nil
 	}
 	return c.eventError(event, "cannot stamp", err)

@@ -44,8 +44,11 @@ func ExampleHPCC() {
 }
 
 // The ToR port of the example above through the cc contract: Dequeue
-// stamps the packet's INT header in place with the queue it leaves behind,
-// then counts its bytes.
+// pushes its record onto the packet's telemetry stack (the INT header as
+// wire bytes) with the queue the packet leaves behind, then counts its
+// bytes. The sender attached the empty header, 2 bytes; the port's record
+// makes it 10: prefix nHop<<12 | pathID = 0x1101, record
+// B<<60 | TS<<36 | txBytes<<16 | qLen = 4, 0x0007d0, 0x00017, 0x0064.
 func ExampleHPCC_Dequeue() {
 	tor, err := cp.NewHPCC(cp.HPCCConfig{SwitchID: 0x101, Rate: 100 * units.Gbps})
 	if err != nil {
@@ -53,14 +56,23 @@ func ExampleHPCC_Dequeue() {
 	}
 	_ = tor.Dequeue(0, &cc.Packet{Size: 3000}, cc.Queue{}, nil) // earlier traffic, no INT
 
-	var hdr inttel.Header
-	p := cc.Packet{Size: 1048, INT: &hdr}
+	var tel cc.Telemetry
+	if err := tor.Config().Codec.Put(&tel, &inttel.Header{}); err != nil {
+		panic(err)
+	}
+	p := cc.Packet{Size: 1048, Tel: &tel}
 	if err := tor.Dequeue(2*units.Microsecond, &p, cc.Queue{Len: 8000, Rate: 100 * units.Gbps}, nil); err != nil {
+		panic(err)
+	}
+	fmt.Printf("%d bytes: %x\n", tel.Len, tel.Bytes())
+	var hdr inttel.Header
+	if err := inttel.ReadHeader(tel.Bytes(), &hdr); err != nil {
 		panic(err)
 	}
 	fmt.Printf("nHop %d pathID %#x record %+v\n", hdr.NHop, hdr.PathID, hdr.Hops[0])
 	fmt.Println("port counter:", tor.State().TxBytes)
 	// Output:
+	// 10 bytes: 110140007d0000170064
 	// nHop 1 pathID 0x101 record {Speed:4 TS:2000 TxBytes:23 QLen:100}
 	// port counter: 4.048KB
 }

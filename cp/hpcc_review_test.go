@@ -38,13 +38,13 @@ func TestHPCCTxBytesCounter(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := NewHPCC(HPCCConfig{SwitchID: 1, Rate: 100 * units.Gbps, PortTxBytes: tc.port})
 			require.NoError(t, err)
-			var h0, h1 inttel.Header
+			t0, t1 := hpccTel(t, &inttel.Header{}), hpccTel(t, &inttel.Header{})
 			q := cc.Queue{Len: 0, Rate: 100 * units.Gbps, TxBytes: 5000}
-			require.NoError(t, c.Dequeue(1*units.Microsecond, &cc.Packet{Size: 1500, INT: &h0}, q, nil))
+			require.NoError(t, c.Dequeue(1*units.Microsecond, &cc.Packet{Size: 1500, Tel: t0}, q, nil))
 			q.TxBytes += 1500 + 1_000_000
-			require.NoError(t, c.Dequeue(2*units.Microsecond, &cc.Packet{Size: 1500, INT: &h1}, q, nil))
-			require.Equal(t, tc.want0, h0.Hops[0].TxBytes)
-			require.Equal(t, tc.want1, h1.Hops[0].TxBytes)
+			require.NoError(t, c.Dequeue(2*units.Microsecond, &cc.Packet{Size: 1500, Tel: t1}, q, nil))
+			require.Equal(t, tc.want0, hpccHeaderOf(t, t0).Hops[0].TxBytes)
+			require.Equal(t, tc.want1, hpccHeaderOf(t, t1).Hops[0].TxBytes)
 			require.Equal(t, tc.register, c.State().TxBytes)
 		})
 	}

@@ -18,6 +18,35 @@ func newTestHPCCPort(t testing.TB, id uint16, rate units.Rate) *HPCC {
 	return c
 }
 
+// hpccWire writes the wire form of any header whose fields fit their
+// widths and speed codes are the default ones, up to 15 hops: a stack as a
+// port may receive it, even one above the port's MaxHops.
+var hpccWire = func() *inttel.Codec {
+	cfg := inttel.DefaultConfig()
+	cfg.MaxHops = inttel.HopsLimit
+	c, err := inttel.NewCodec(cfg)
+	if err != nil {
+		panic(err)
+	}
+	return c
+}()
+
+// hpccTel returns a telemetry stack holding h's wire form (inttel's Put).
+func hpccTel(t testing.TB, h *inttel.Header) *cc.Telemetry {
+	t.Helper()
+	var tel cc.Telemetry
+	require.NoError(t, hpccWire.Put(&tel, h))
+	return &tel
+}
+
+// hpccHeaderOf reads the header a stack holds (inttel's ReadHeader).
+func hpccHeaderOf(t testing.TB, tel *cc.Telemetry) inttel.Header {
+	t.Helper()
+	var h inttel.Header
+	require.NoError(t, inttel.ReadHeader(tel.Bytes(), &h))
+	return h
+}
+
 func TestHPCCConfigErrors(t *testing.T) {
 	var ce *cc.ConfigError
 	_, err := NewHPCC(HPCCConfig{SwitchID: 0x1000, Rate: 100 * units.Gbps})

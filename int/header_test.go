@@ -213,7 +213,7 @@ func TestHeaderPath(t *testing.T) {
 }
 
 func TestSentinelsDistinct(t *testing.T) {
-	all := []error{ErrConfig, ErrShortBuffer, ErrTooManyHops, ErrPathFull, ErrUnknownSpeed, ErrFieldRange, ErrZeroInterval}
+	all := []error{ErrConfig, ErrShortBuffer, ErrLength, ErrTooManyHops, ErrPathFull, ErrUnknownSpeed, ErrFieldRange, ErrZeroInterval}
 	for i, a := range all {
 		for j, b := range all {
 			require.Equal(t, i == j, errors.Is(a, b), "%v vs %v", a, b)

@@ -62,13 +62,19 @@ func (c *Codec) Stamp(now units.Time, h *Header, p Port) (qLenSaturated bool, er
 // Push is Stamp on a frame's telemetry stack as it travels: t holds the
 // header's wire form (Put's), and Push appends the port's 8-byte record to
 // it and rewrites the 2-byte prefix (nHop + 1, pathID ^ SwitchID) in
-// place, without allocating. Its outcomes are Stamp's, with t unchanged
-// on every error; a stack that is not one header (shorter than its prefix
-// or its records, or longer) is a *DecodeError (ErrShortBuffer,
-// ErrLength).
+// place, without allocating (also when it refuses with ErrPathFull). Its
+// outcomes are Stamp's on the header t holds, with t unchanged on every
+// error; a stack that is not one header is a *DecodeError: shorter than
+// its prefix or than the records nHop announces (ErrShortBuffer, at the
+// first missing byte), longer than them or a Len above cc.TelemetryCap
+// (ErrLength, at the first byte too many). The records already in t are
+// not read, as Stamp does not check them.
 func (c *Codec) Push(now units.Time, t *cc.Telemetry, p Port) (qLenSaturated bool, err error) {
-	if t.Len < PrefixLen || int(t.Len) > cc.TelemetryCap {
-		return false, decodeError(min(int(t.Len), cc.TelemetryCap), ErrShortBuffer, fmt.Sprintf("stack length %d: not a header", t.Len))
+	switch {
+	case int(t.Len) > cc.TelemetryCap:
+		return false, decodeError(cc.TelemetryCap, ErrLength, fmt.Sprintf("stack length %d is above %d", t.Len, cc.TelemetryCap))
+	case t.Len < PrefixLen:
+		return false, decodeError(int(t.Len), ErrShortBuffer, fmt.Sprintf("%d bytes, need %d for nHop and pathID", t.Len, PrefixLen))
 	}
 	prefix := binary.BigEndian.Uint16(t.Data[:])
 	nHop := uint8(prefix >> nHopShift)

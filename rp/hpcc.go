@@ -38,17 +38,21 @@ import (
 // # Events
 //
 // Through the contract (cc.ReactionPoint): Feedback of a cc.FeedbackAck
-// carrying INT runs OnAck(now, f.Seq, f.SndNxt, f.INT), on the same code
-// path. A cc.FeedbackNak carrying INT is handled alike (f.Seq is
-// cumulative), as the authors' ns-3 NIC runs its HPCC update on ACKs and
-// NACKs. An ACK or NAK without INT is refused with a *cc.EventError
-// (HPCC has nothing to measure; the state is unchanged): an HPCC receiver
-// always echoes the header, so its absence is a fault to report, not a
-// message to skip. Every other kind (CNP, rate messages, kinds of other
-// schemes) changes nothing but the time, as the contract asks of a kind a
-// part does not use. Sent and Timer only record the time (HPCC's sender has no
-// timer: NextDeadline is units.MaxTime). Limits is {Rate: R, Window: W}.
-// The typed OnSend records the time as Sent does.
+// carrying telemetry (f.Tel: the INT header's wire bytes, as the switches
+// pushed their records and the receiver echoed them) reads the header
+// with inttel.ReadHeader, which checks its length only, into a scratch
+// Header the part holds, and runs OnAck(now, f.Seq, f.SndNxt, header) on
+// the same code path, whose checks cover the fields (the hop limit, the
+// speed codes). A cc.FeedbackNak carrying telemetry is handled alike
+// (f.Seq is cumulative), as the authors' ns-3 NIC runs its HPCC update on
+// ACKs and NACKs. An ACK or NAK without telemetry is refused with a
+// *cc.EventError (HPCC has nothing to measure; the state is unchanged):
+// an HPCC receiver always echoes the header, so its absence is a fault to
+// report, not a message to skip. Every other kind (CNP, rate messages,
+// kinds of other schemes) changes nothing but the time, as the contract
+// asks of a kind a part does not use. Sent and Timer only record the time
+// (HPCC's sender has no timer: NextDeadline is units.MaxTime). Limits is
+// {Rate: R, Window: W}. The typed OnSend records the time as Sent does.
 //
 // # Fixed-point formats
 //
@@ -163,6 +167,11 @@ type HPCC struct {
 	// lanes is measure's scratch, kept here so that an ACK does not zero
 	// it on the stack; it carries nothing from one ACK to the next.
 	lanes hpccLanes
+	// tel is Feedback's scratch: the header an ACK's telemetry stack
+	// holds. inttel.ReadHeader writes its NHop, PathID and Hops[:NHop],
+	// all the ACK path reads; the records past NHop are an earlier ACK's.
+	// It carries nothing from one ACK to the next.
+	tel inttel.Header
 }
 
 // hpccLanes holds, for the hops one ACK samples, packed in hop order: the
@@ -311,7 +320,8 @@ func HPCCTestbed(nic units.Rate) HPCCConfig {
 
 // ErrHPCCHeader is the Err of the *cc.EventError an ACK with a malformed
 // INT header gets (too many hops, a field wider than its bits, an unknown
-// speed code); test with errors.Is.
+// speed code; through Feedback also a telemetry stack whose length is not
+// the 2 + 8·nHop bytes its prefix announces); test with errors.Is.
 var ErrHPCCHeader = errors.New("rp: HPCC: malformed INT header")
 
 // NewHPCC validates cfg and returns a reaction point at W = W_init, U =
@@ -518,8 +528,13 @@ func (h *HPCC) OnAck(now units.Time, ackSeq, sndNxt uint64, hdr *inttel.Header) 
 	return h.ack("OnAck", now, ackSeq, sndNxt, hdr)
 }
 
-// Feedback is the contract's ACK event: see Events on the type. act is not
-// touched (HPCC's sender sends nothing); nil is fine.
+// Feedback is the contract's ACK event: see Events on the type. Its
+// errors, after which nothing changed, are OnAck's, and a *cc.EventError
+// for a nil f, an ACK or NAK without telemetry, or one whose stack is not
+// one INT header (its length is not what its nHop announces, or Len is
+// above cc.TelemetryCap; Err = ErrHPCCHeader, the Reason naming the byte,
+// as inttel.ReadHeader does). act is not touched (HPCC's sender sends
+// nothing); nil is fine. It does not allocate on success.
 func (h *HPCC) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
 	const event = "Feedback"
 	if err := h.mono.Check(hpccRPPart, event, now); err != nil {
@@ -533,10 +548,26 @@ func (h *HPCC) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
 		// nothing but the time (cc.ReactionPoint).
 		h.mono.Advance(now)
 		return nil
-	case f.INT == nil:
-		return h.eventError(event, "the "+f.Kind.String()+" carries no INT header", nil)
+	case f.Tel == nil:
+		return h.eventError(event, "the "+f.Kind.String()+" carries no telemetry", nil)
 	}
-	return h.ack(event, now, f.Seq, f.SndNxt, f.INT)
+	// A Len above the cap leaves Bytes its 128 bytes, which are never a
+	// header (2 + 8·nHop is never 128): ReadHeader refuses them, and
+	// telError names the Len.
+	if err := inttel.ReadHeader(f.Tel.Bytes(), &h.tel); err != nil {
+		return h.telError(event, f.Tel, err)
+	}
+	return h.ack(event, now, f.Seq, f.SndNxt, &h.tel)
+}
+
+// telError is Feedback's refusal of a telemetry stack that is not one
+// INT header (err is inttel.ReadHeader's).
+func (h *HPCC) telError(event string, t *cc.Telemetry, err error) error {
+	reason := "telemetry: " + err.Error()
+	if int(t.Len) > cc.TelemetryCap {
+		reason = fmt.Sprintf("telemetry: stack length %d is above %d", t.Len, cc.TelemetryCap)
+	}
+	return h.eventError(event, reason, ErrHPCCHeader)
 }
 
 // Sent records that the flow sent a packet at now: HPCC's sender reacts to

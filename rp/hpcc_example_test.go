@@ -51,36 +51,40 @@ func ExampleHPCC() {
 }
 
 // The same sender through the cc contract, as a simulator drives any
-// reaction point: Sent for each packet, Feedback for each ACK (its INT
-// header echoed), Limits for the pacing rate and the window.
+// reaction point: Sent for each packet, Feedback for each ACK, Limits for
+// the pacing rate and the window. Each data packet carries a telemetry
+// stack, the INT header as wire bytes: the sender attaches the empty
+// header, the switch pushes its record, and the ACK echoes the stack.
 func ExampleHPCC_Feedback() {
 	h, err := rp.NewHPCC(rp.HPCCPaperSim(100 * units.Gbps))
 	if err != nil {
 		panic(err)
 	}
-	codec, _ := inttel.NewCodec(inttel.DefaultConfig())
+	codec := h.Config().Codec
 	port := inttel.Port{SwitchID: 0x2a, Rate: 100 * units.Gbps, QLen: 162500}
 	var act cc.Actions // HPCC's sender decides nothing but its limits
 
-	var first, second inttel.Header
-	codec.Stamp(10*units.Microsecond, &first, port)
+	var first, second cc.Telemetry
+	codec.Put(&first, &inttel.Header{})
+	codec.Push(10*units.Microsecond, &first, port)
 	port.TxBytes = 162500
-	codec.Stamp(23*units.Microsecond, &second, port)
+	codec.Put(&second, &inttel.Header{})
+	codec.Push(23*units.Microsecond, &second, port)
 
 	_ = h.Sent(0, &cc.Packet{Seq: 0, Payload: 1000, Size: 1082}, &act)
-	ack := cc.Feedback{Kind: cc.FeedbackAck, Seq: 1000, SndNxt: 163500, INT: &first}
+	ack := cc.Feedback{Kind: cc.FeedbackAck, Seq: 1000, SndNxt: 163500, Tel: &first}
 	if err := h.Feedback(12*units.Microsecond, &ack, &act); err != nil {
 		panic(err)
 	}
-	ack = cc.Feedback{Kind: cc.FeedbackAck, Seq: 163501, SndNxt: 170000, INT: &second}
+	ack = cc.Feedback{Kind: cc.FeedbackAck, Seq: 163501, SndNxt: 170000, Tel: &second}
 	if err := h.Feedback(25*units.Microsecond, &ack, &act); err != nil {
 		panic(err)
 	}
 	lim := h.Limits()
 	fmt.Printf("rate %v window %v credited %v\n", lim.Rate, lim.Window, lim.Credited)
-	ack.INT = nil
+	ack.Tel = nil
 	fmt.Println(h.Feedback(26*units.Microsecond, &ack, &act))
 	// Output:
 	// rate 47.50276923Gbps window 77.192KB credited false
-	// rp.HPCC Feedback: the ack carries no INT header
+	// rp.HPCC Feedback: the ack carries no telemetry
 }

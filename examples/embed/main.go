@@ -6,9 +6,10 @@
 //   - RoCC: a switch queue's congestion point computes the fair rate every
 //     T (Algorithm 1) and sends it to the flow's source; the sender's
 //     reaction point (Algorithm 2) takes it.
-//   - HPCC: the switch stamps its INT record on each data packet it
-//     dequeues; the sender's reaction point reads the records the ACKs
-//     echo and sets its window.
+//   - HPCC: the NIC attaches an empty INT header to each data packet's
+//     telemetry stack, the switch pushes its record onto it as it
+//     dequeues the packet, the ACK echoes the stack, and the sender's
+//     reaction point reads the records and sets its window.
 //   - DCQCN: the switch marks CE above Kmax, the receiver's notification
 //     point answers with a CNP, the sender's reaction point cuts its rate.
 //
@@ -76,23 +77,33 @@ func run(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var hdr inttel.Header // the INT header the data packet carries and its ACK echoes
-	data := cc.Packet{Flow: 1, Size: 1082, Payload: 1000, INT: &hdr}
+	intCodec, err := inttel.NewCodec(inttel.DefaultConfig()) // the INT header's format
+	if err != nil {
+		return err
+	}
+	var tel cc.Telemetry // the INT header as wire bytes: the data packet carries it, its ACK echoes it
+	data := cc.Packet{Flow: 1, Size: 1082, Payload: 1000, Tel: &tel}
 	// Two packets leave the port 13 µs apart with 100 KB queued behind each,
 	// the port sending at line rate (162.5 KB in 13 µs); each one's ACK
 	// returns 13 µs later.
 	for i, at := range []units.Time{units.Microsecond, 14 * units.Microsecond} {
 		data.Seq = uint64(i) * 1000
-		hdr = inttel.Header{}
+		if err := intCodec.Put(&tel, &inttel.Header{}); err != nil { // the empty header: 2 bytes
+			return err
+		}
 		if err := snd.Sent(at, &data, nil); err != nil {
 			return err
 		}
 		q := cc.Queue{Len: 100 * units.KB, Rate: 100 * units.Gbps, TxBytes: uint64(i) * 162500}
-		if err := port.Dequeue(at, &data, q, nil); err != nil {
+		if err := port.Dequeue(at, &data, q, nil); err != nil { // pushes the port's 8-byte record
 			return err
 		}
-		ack := cc.Feedback{Kind: cc.FeedbackAck, Flow: 1, Seq: data.Seq + 1000, Acked: 1000, SndNxt: data.Seq + 1000, INT: &hdr}
+		ack := cc.Feedback{Kind: cc.FeedbackAck, Flow: 1, Seq: data.Seq + 1000, Acked: 1000, SndNxt: data.Seq + 1000, Tel: &tel}
 		if err := snd.Feedback(at+13*units.Microsecond, &ack, nil); err != nil {
+			return err
+		}
+		var hdr inttel.Header
+		if err := inttel.ReadHeader(tel.Bytes(), &hdr); err != nil {
 			return err
 		}
 		l := snd.Limits()
