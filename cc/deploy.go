@@ -20,7 +20,10 @@ type Deployment struct {
 	// CP, RP, NP and SW name the parts that run at every switch egress
 	// data queue, every sending flow, every receiving flow and every
 	// switch: "" for the algorithm's first part of that role (none when
-	// it has none), "-" for none. Every deployment runs a reaction point.
+	// it has none), "-" for none. A network of flows needs a reaction
+	// point: an algorithm that deploys none (a lone congestion point) is
+	// registered, traced and driven alone, but a simulator of flows
+	// refuses to run it.
 	CP, RP, NP, SW string
 	// Telemetry: data packets carry a telemetry stack that the sender
 	// attaches as Telemetry.Init zero bytes and that each switch on the
@@ -133,8 +136,8 @@ func (a *Algorithm) Deployed(r Role) string {
 	return name
 }
 
-// checkDeploy validates a's Deploy: every named part exists in its role, a
-// reaction point runs, the defaults are valid settings of the parts that
+// checkDeploy validates a's Deploy: every named part exists in its role,
+// the defaults are valid settings of the parts that
 // run, every message kind is declared once and within its limits.
 func (a *Algorithm) checkDeploy() error {
 	d := &a.Deploy
@@ -153,9 +156,6 @@ func (a *Algorithm) checkDeploy() error {
 		if ps.Role != r {
 			return bad(strings.ToLower(r.Short()), name, "a "+r.String()+", not a "+ps.Role.String())
 		}
-	}
-	if a.Deployed(RoleRP) == "" {
-		return bad("rp", d.RP, "a reaction point: every flow runs one")
 	}
 	if t := d.Telemetry; t.Init < 0 || t.Hop < 0 || t.Init+15*t.Hop > TelemetryCap {
 		return bad("telemetry", strconv.FormatInt(int64(t.Init), 10)+" + 15·"+strconv.FormatInt(int64(t.Hop), 10),

@@ -52,6 +52,9 @@ func newScheme(name string, params map[string]string) (*scheme, error) {
 	if err := a.ValidateParams(params); err != nil {
 		return nil, err
 	}
+	if g.parts[cc.RoleRP] == nil {
+		return nil, fmt.Errorf("harness: algorithm %s deploys no reaction point: every flow runs one", a.Name)
+	}
 	return g, nil
 }
 

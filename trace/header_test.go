@@ -15,7 +15,7 @@ import (
 // the field, before any event is read. Each row changes one field of a
 // header that reads.
 func TestHeaderRefusals(t *testing.T) {
-	hdr := `{"hwcc_trace":1,"version":"devel","algorithm":"dcqcn","part":"rp","role":"RP","settings":{},"env":{"rate":100000000000,"payload":1000}}`
+	hdr := `{"hwcc_trace":2,"version":"devel","algorithm":"dcqcn","part":"rp","role":"RP","settings":{},"env":{"rate":100000000000,"payload":1000}}`
 	_, _, err := trace.ReadAll(strings.NewReader(hdr + "\n"))
 	require.NoError(t, err, "the unchanged header reads")
 	for _, c := range []struct {
