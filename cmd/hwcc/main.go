@@ -14,6 +14,7 @@
 //	algos    list the algorithms, their parts and their parameters
 //	replay   replay a golden-model trace through a fresh state machine and
 //	         compare its outputs with expected ones (docs/trace.md)
+//	version  print hwcc's version (cc.Version) and the trace format it writes
 //
 // Examples:
 //
