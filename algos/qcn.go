@@ -11,8 +11,8 @@ const qcnLink = 10 * units.Gbps
 
 const (
 	qcnStd   = "IEEE 802.1Qau-2010 (IEEE8021-CN-MIB defaults)"
-	qcnPaper = "Alizadeh et al., Allerton 2008; the QCN pseudocode (Pan, Prabhakar et al., 2007)"
-	afqcnSrc = "Kabbani et al., AF-QCN, IEEE HOTI 2010; papers/survey-lossless-cc.txt section 4.1"
+	qcnPaper = "[QCN-Allerton]; the QCN pseudocode (Pan, Prabhakar et al., 2007)"
+	afqcnSrc = "[AF-QCN]; [Survey] §4.1.1"
 )
 
 type (
@@ -64,7 +64,7 @@ func qcnRPSpec() cc.PartSpec {
 func init() {
 	cc.MustRegisterAlgorithm(cc.Algorithm{
 		Name: "qcn", Title: "QCN",
-		Paper: qcnStd + "; " + qcnPaper + "; papers/survey-lossless-cc.txt section 4.1",
+		Paper: qcnStd + "; " + qcnPaper + "; [Survey] §4.1",
 		Doc:   "the switch samples arriving frames and sends their sources a 6-bit quantised congestion measure Fb = −(Qoff + w·Qδ); the source cuts its rate by Gd·|Fb| and recovers by byte counter and timer",
 		Parts: []cc.PartSpec{
 			{
