@@ -161,7 +161,7 @@ func (m *roccFlowMap) remove(i uint32) {
 // occupancyBits is the width of a counter of 0..cap flows.
 func (m *roccFlowMap) occupancyBits() uint8 { return uint8(bits.Len(uint(m.cap))) }
 
-// RoCCQueueFlows is the default flow table of papers/rocc.txt section III-D
+// RoCCQueueFlows is the default flow table of [RoCC] §III-D
 // (1), "a table of the flows currently in the queue": the flows with bytes
 // in one FIFO egress queue and how many, updated on every enqueue and
 // dequeue; a flow leaves when its count returns to zero. Each count is a
@@ -410,7 +410,7 @@ func (m *roccFlowMap) appendFlows(dst []uint32) []uint32 {
 	return dst
 }
 
-// RoCCAgedFlows is the flow table of papers/rocc.txt section III-D (2):
+// RoCCAgedFlows is the flow table of [RoCC] §III-D (2):
 // "RoCC has a lower bound for fair rate, hence the number of concurrent
 // flows on a link has an upper bound (i.e., Fmax/Fmin)", used "in
 // conjunction with a simple age-based flow eviction mechanism". It holds at
