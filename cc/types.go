@@ -97,7 +97,7 @@ const (
 	// notification point (DCQCN). Data holds its 16 reserved bytes.
 	FeedbackCNP
 	// FeedbackRate is a congestion point's rate message to a flow's source
-	// (RoCC's CNP, papers/rocc.txt section III-C): Data holds its payload
+	// (RoCC's CNP, [RoCC] §III-C): Data holds its payload
 	// in the codec of the algorithm that sent it; From names the sender.
 	FeedbackRate
 	// FeedbackCredit is a credit: permission to send (ExpressPass's credit

@@ -123,8 +123,8 @@ var (
 	ErrNoVOQ = errors.New("hiercc: no such VOQ")
 )
 
-// SenderToR is one sender-side ToR of HierCC (papers/hiercc.txt sections
-// 3.1–3.3 and 4): a VOQ per destination host j (a voq.Manager with C0 and
+// SenderToR is one sender-side ToR of HierCC ([HierCC]
+// §3.1–§3.3 and §4): a VOQ per destination host j (a voq.Manager with C0 and
 // credit-positive round robin), each VOQ's flow count F_ij and bytes sent
 // S_ij stamped into the packets it sends, its credits from the
 // receiver-side ToRs, and its first-hop rate controller (FirstHop,

@@ -144,7 +144,7 @@ var (
 	ErrHeader = errors.New("hiercc: malformed header")
 )
 
-// ToR is the switch point of HierCC (papers/hiercc.txt sections 3 and
+// ToR is the switch point of HierCC ([HierCC] §3 and
 // 4): one top-of-rack switch, sender-side and receiver-side ToR at once
 // ("each ToR switch has VOQs at the sender side and downstream output
 // queues to servers at the receiver side", section 3.1). It drives a

@@ -1,6 +1,6 @@
 // Command nicmodel shows how a NIC or switch model embeds hwcc's INT codec
 // and reciprocal divider, the two pieces HPCC's hardware is built on
-// (../shared/papers/hpcc.txt, Fig. 7 and section 4.3).
+// ([HPCC], Fig. 7 and §4.3).
 //
 // Three switches stamp one INT hop record each on two data packets sent
 // 13 µs apart; the receiver echoes the header in the ACK; the sender decodes
