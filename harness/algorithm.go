@@ -64,7 +64,7 @@ type Features struct {
 	// messages, a switch's feedback) retraces the flow's data path link by
 	// link instead of taking its own ECMP hash: ExpressPass's credits must
 	// cross the links, in reverse, that the data they let through will
-	// cross (symmetric routing, Cho et al., SIGCOMM 2017, section 3.1).
+	// cross (symmetric routing, [ExpressPass] §3.1).
 	Symmetric bool
 }
 
@@ -212,7 +212,7 @@ type FlowInfo struct {
 	// ordered pair of hosts and every ECMP path, and MaxHops the most
 	// switches on such a path; both are the same for every flow of a run.
 	// HPCC's T is one value for all flows, slightly above the largest base
-	// RTT (papers/hpcc.txt sections 3.2 and 5.1).
+	// RTT ([HPCC] §3.2 and §5.1).
 	MaxBaseRTT units.Time
 	MaxHops    int
 	// Payload is the payload of a full packet, PacketBytes its wire size
@@ -249,7 +249,7 @@ type CPInfo struct {
 	Buffer   units.Bytes // the switch's buffer: switch.buffer, or switch.pool plus its ports' PFC headroom
 	Params   map[string]string
 	// SwitchID is the switch's 12-bit ID, unique among the network's
-	// switches (INT's pathID, papers/hpcc.txt section 4.1).
+	// switches (INT's pathID, [HPCC] §4.1).
 	SwitchID uint16
 	// Errors records what the queue's state machine refuses.
 	Errors ErrorSink

@@ -36,7 +36,7 @@ type Scheme struct {
 	// (FlowInfo.MaxBaseRTT over MaxHops switches, with the INT bytes when
 	// INT) instead of the flow's own, one value for every flow: HPCC's T,
 	// which Eqn (1) assumes all flows share and section 5.1 sets slightly
-	// above the network's largest RTT (papers/hpcc.txt; the authors' ns-3
+	// above the network's largest RTT ([HPCC] §3.2; [HPCC-ns3]'s
 	// GLOBAL_T). A flow's own RTT as T makes flows on short paths weigh
 	// the same queue more (qlen/(B·T)) and starve (docs/scenarios.md, HPCC
 	// in a large incast).
@@ -75,17 +75,17 @@ type Scheme struct {
 // preamble and gap, which the harness adds like every frame's) and the
 // priority it travels at (ControlPrio: served first, never paused).
 //
-// A kind with a Spacing is shaped at every port it leaves, host and
-// switch alike: its messages wait in a queue of their own, served after
-// ControlPrio and before data, that starts a message at most once per
-// ser(Spacing) of the port (one message and the Spacing−Frame bytes of
-// data it stands for; no burst), and that holds at most Queue messages: one
-// arriving at a full queue is dropped (Counters.ShapedDrops; not a Drop).
-// Shaped messages take no switch buffer and PFC does not pause them. This
-// is ExpressPass's credit class (papers/survey.txt; Cho et al., SIGCOMM
-// 2017, section 3.1): an 84-byte credit per 84+1538 bytes, 5.2% of the
-// link, in a queue of 8 credits, so that a credit that gets through makes
-// room for exactly one full data frame on the reverse path.
+// A kind with a Spacing is shaped at every port it leaves, host and switch
+// alike: its messages wait in a queue of their own, served after ControlPrio
+// and before data, that starts a message at most once per ser(Spacing) of the
+// port (one message and the Spacing−Frame bytes of data it stands for; no
+// burst), and that holds at most Queue messages: one arriving at a full queue
+// is dropped (Counters.ShapedDrops; not a Drop). Shaped messages take no
+// switch buffer and PFC does not pause them. This is ExpressPass's credit
+// class ([ExpressPass] §3.1; [Survey] §5.3.2): an 84-byte credit per 84+1538
+// bytes, 5.2% of the link, in a queue of 8 credits, so that a credit that
+// gets through makes room for exactly one full data frame on the reverse
+// path.
 type ControlKind struct {
 	Kind  cc.FeedbackKind
 	Name  string

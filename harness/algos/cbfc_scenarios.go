@@ -6,7 +6,7 @@ import (
 )
 
 // The CBFC scenario: link-level credits instead of PFC (issue 13; IBA
-// Vol. 1 section 7.9; papers/survey-lossless-cc.txt section 3.1).
+// Vol. 1 §7.9; [Survey] §3.1).
 const (
 	cbfcIncastName    = "cbfc-incast"
 	cbfcIncastSenders = 16

@@ -9,8 +9,8 @@ import (
 // expressPassName is the registry name.
 const expressPassName = "expresspass"
 
-// expressPassCredit is ExpressPass's credit class (Cho et al., SIGCOMM
-// 2017, section 3.1; the authors' ns-2 code, kaist-ina/ns2-xpass): a
+// expressPassCredit is ExpressPass's credit class ([ExpressPass]
+// §3.1; [ExpressPass-ns2]): a
 // minimum Ethernet frame (64 B, 84 B on the wire), shaped at every port to
 // one per 84 + 1538 bytes of port time (5.2 % of the link: the credit for
 // one full data frame on the reverse path) in a queue of 8 credits, beyond

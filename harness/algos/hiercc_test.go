@@ -25,7 +25,7 @@ const (
 	hierccRateFrame = units.Bytes(98)
 )
 
-// TestHierCCBurst: section 5.1 (papers/hiercc.txt, Figure 4): a long flow
+// TestHierCCBurst: §5.1 ([HierCC], Figure 4): a long flow
 // and 15 flows of 75 KB at 1 ms and 3 ms into one server of the 2/4/4
 // network. The paper: "HierCC limits VOQs length and aggregates single
 // flows into long-lived flows, thus it keeps high link bandwidth

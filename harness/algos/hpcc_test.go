@@ -142,7 +142,7 @@ func hpccRPPart(t testing.TB, r harness.RP) *rp.HPCC {
 }
 
 // TestHPCCParams is the first of this file's tests: reproduction tests of
-// HPCC (papers/hpcc.txt section 5.4, Figures 9, 13 and 14, Appendix A) on
+// HPCC ([HPCC] §5.4, Figures 9, 13 and 14, Appendix A) on
 // the built-in scenarios, plus the scheme's own checks. Run them with
 //
 //	go test -run HPCC ./harness/algos
@@ -1212,7 +1212,7 @@ func FuzzHPCCParams(f *testing.F) {
 // TestHPCCAutoTIsTheNetworksLargestRTT: without param.t every flow of a
 // run gets one T, the network's largest base RTT with the INT bytes of its
 // longest path (FlowInfo.MaxBaseRTT, MaxHops), as Eqn (1) assumes
-// (papers/hpcc.txt section 3.2: "all flows have the same known base RTT";
+// ([HPCC] §3.2: "all flows have the same known base RTT";
 // section 5.1: T slightly greater than the maximum RTT of the network). A
 // flow on a shorter path gets the same T, W_init and W_AI as the longest:
 // with its own RTT as T it would count the same queue as twice the share of

@@ -194,8 +194,8 @@ func roccRun(t *testing.T, name string, sets ...string) (*harness.Result, *roccP
 	return res, pr
 }
 
-// The tests of this file reproduce RoCC's evaluation (papers/rocc.txt
-// section VI) on the harness with the "rocc" scheme: the paper's numbers
+// The tests of this file reproduce RoCC's evaluation ([RoCC]
+// §VI) on the harness with the "rocc" scheme: the paper's numbers
 // are the expected values; every tolerance is derived in a comment. Where a
 // claim does not reproduce (the ~2 ms convergence of Fig. 8), the test
 // asserts the mechanism that explains the measured value instead, and says
