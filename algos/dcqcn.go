@@ -43,7 +43,8 @@ func dcqcnNew[C any, P cc.Part](f func(C) (P, error)) func(C) (cc.Part, error) {
 
 // dcqcnCPPreset is the cp part's one configuration under the three preset
 // names: a switch's thresholds have no vendor default, and the paper-style
-// presets (docs/derivations.md, DCQCN presets) and [HPCC] §5.1 use the same rule.
+// presets (docs/derivations.md, DCQCN presets) and [HPCC] §5.1 use the same
+// rule.
 func dcqcnCPPreset(name, doc string) cc.Preset[cp.DCQCNConfig] {
 	return cc.Preset[cp.DCQCNConfig]{
 		Name: name,

@@ -7,9 +7,9 @@ import (
 	"github.com/hwcc/hwcc/voq"
 )
 
-// hierccLink is the default link rate of the hiercc rp presets: the
-// paper's 25 Gb/s server links ([HierCC] §2.2, the topology of §5). The "link" setting, or the NIC's rate where the
-// part runs, changes it.
+// hierccLink is the default link rate of the hiercc rp presets: the paper's
+// 25 Gb/s server links ([HierCC] §2.2, the topology of §5). The "link"
+// setting, or the NIC's rate where the part runs, changes it.
 const hierccLink = 25 * units.Gbps
 
 // The sw part's table sizes where the caller says nothing: host numbers

@@ -101,8 +101,8 @@ type DCTCPState struct {
 	Packets, Marked uint64
 }
 
-// DCTCP is the congestion point of DCTCP ([DCTCP] §3.1): step ECN marking at one
-// threshold K on the instantaneous queue of one egress queue. A packet is
+// DCTCP is the congestion point of DCTCP ([DCTCP] §3.1): step ECN marking at
+// one threshold K on the instantaneous queue of one egress queue. A packet is
 // marked when the queue length it sees exceeds K bytes:
 //
 //	mark ⇔ q > K

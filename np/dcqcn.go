@@ -59,11 +59,10 @@ func DCQCNConnectX() DCQCNConfig {
 	return DCQCNConfig{Mode: DCQCNMinInterval, Interval: 4 * units.Microsecond}
 }
 
-// DCQCNHPCCSim is the NP of [HPCC-ns3], as the public simulators
-// behave (docs/derivations.md, DCQCN presets): no CNP pacing, every marked packet is
-// answered (the HPCC paper itself, [HPCC] §5.1, gives no NP
-// setting). The reaction point's rate_reduce_monitor_period then does all the
-// pacing.
+// DCQCNHPCCSim is the NP of [HPCC-ns3], as the public simulators behave
+// (docs/derivations.md, DCQCN presets): no CNP pacing, every marked packet is
+// answered (the HPCC paper itself, [HPCC] §5.1, gives no NP setting). The
+// reaction point's rate_reduce_monitor_period then does all the pacing.
 func DCQCNHPCCSim() DCQCNConfig {
 	return DCQCNConfig{Mode: DCQCNMinInterval, Interval: 0}
 }
@@ -103,8 +102,9 @@ type DCQCNState struct {
 }
 
 // DCQCN is the notification point of DCQCN: per-flow CNP generation at the
-// receiver ([Survey] §4.1.2, "NP algorithm"; [DCQCN]). One DCQCN value serves one flow (one RoCE QP). Two
-// pacing rules are implemented, chosen by DCQCNConfig.Mode:
+// receiver ([Survey] §4.1.2, "NP algorithm"; [DCQCN]). One DCQCN value serves
+// one flow (one RoCE QP). Two pacing rules are implemented, chosen by
+// DCQCNConfig.Mode:
 //
 // DCQCNSlot, the paper's N-µs slots. "If no CNP generated due to the flow in
 // the last time slot (N microseconds), a CNP will be generated and sent by the

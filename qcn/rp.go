@@ -133,10 +133,10 @@ func StandardRP(link units.Rate) RPConfig {
 	}
 }
 
-// PaperRP returns the QCN paper's reaction point ([QCN-Allerton]) for a link of rate link: StandardRP
-// with the paper's timer T = 10 ms (PaperPeriod) and no bound on one
-// decrease beyond Gd·63 = 49 % (MinDecFac 0). link must be a whole number
-// of Kb/s.
+// PaperRP returns the QCN paper's reaction point ([QCN-Allerton]) for a link
+// of rate link: StandardRP with the paper's timer T = 10 ms (PaperPeriod) and
+// no bound on one decrease beyond Gd·63 = 49 % (MinDecFac 0). link must be a
+// whole number of Kb/s.
 func PaperRP(link units.Rate) RPConfig {
 	c := StandardRP(link)
 	c.Period = PaperPeriod

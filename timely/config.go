@@ -8,14 +8,15 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// The paper's constants ([TIMELY]). Section 6 (p. 545):
-// "Unless mentioned otherwise, we use the following parameters for TIMELY:
-// segment size of 16 KB, Tlow of 50 µs, Thigh of 500 µs, additive increment
-// of 10 Mbps, and a multiplicative decrement factor (β) of 0.8." Algorithm 1
-// (section 4.3): "N = 5 if gradient < 0 for five completion events (HAI
-// mode)". α = 0.875 and minRTT = 20 µs are the values [HPCC-ns3] runs
-// TIMELY with (docs/derivations.md, TIMELY: TimelyAlpha 0.875, TimelyMinRtt 20000 ns, and its TLow, THigh and
-// Beta equal to section 6's); section 6 does not print them.
+// The paper's constants ([TIMELY]). Section 6 (p. 545): "Unless mentioned
+// otherwise, we use the following parameters for TIMELY: segment size of 16
+// KB, Tlow of 50 µs, Thigh of 500 µs, additive increment of 10 Mbps, and a
+// multiplicative decrement factor (β) of 0.8." Algorithm 1 (section 4.3): "N
+// = 5 if gradient < 0 for five completion events (HAI mode)". α = 0.875 and
+// minRTT = 20 µs are the values [HPCC-ns3] runs TIMELY with
+// (docs/derivations.md, TIMELY: TimelyAlpha 0.875, TimelyMinRtt 20000 ns, and
+// its TLow, THigh and Beta equal to section 6's); section 6 does not print
+// them.
 const (
 	PaperTlow         = 50 * units.Microsecond
 	PaperThigh        = 500 * units.Microsecond

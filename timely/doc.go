@@ -31,14 +31,14 @@
 //	α 0.875, minRTT 20 µs                   [HPCC-ns3] (see below)
 //	RTT = t_completion − t_send − seg.size/line rate   section 3.1; survey eq. (9)
 //
-// Section 6 (p. 545) reads "Unless mentioned otherwise, we use the
-// following parameters for TIMELY: segment size of 16 KB, Tlow of 50 µs,
-// Thigh of 500 µs, additive increment of 10 Mbps, and a multiplicative
-// decrement factor (β) of 0.8". It does not print α or minRTT; hwcc takes
-// 0.875 and 20 µs from [HPCC-ns3], which runs TIMELY with exactly these (TimelyAlpha 0.875, TimelyMinRtt 20 µs, with
-// section 6's Tlow, Thigh and β). The first author's later published
-// TIMELY code recommends α = 0.02 and Thigh = 1 ms instead; both are
-// configuration fields.
+// Section 6 (p. 545) reads "Unless mentioned otherwise, we use the following
+// parameters for TIMELY: segment size of 16 KB, Tlow of 50 µs, Thigh of 500
+// µs, additive increment of 10 Mbps, and a multiplicative decrement factor
+// (β) of 0.8". It does not print α or minRTT; hwcc takes 0.875 and 20 µs from
+// [HPCC-ns3], which runs TIMELY with exactly these (TimelyAlpha 0.875,
+// TimelyMinRtt 20 µs, with section 6's Tlow, Thigh and β). The first author's
+// later published TIMELY code recommends α = 0.02 and Thigh = 1 ms instead;
+// both are configuration fields.
 //
 // Which sample α weighs. Algorithm 1 writes rtt_diff ← (1 − α)·rtt_diff +
 // α·new_rtt_diff: α is the weight of the new difference, so α = 0.875
