@@ -353,3 +353,52 @@ func TestReferencesResolve(t *testing.T) {
 		t.Error(f)
 	}
 }
+
+// TestCheckerFlags: the checker flags each kind of unresolvable reference
+// and passes the forms the module uses, on lines written for the purpose
+// (so that TestReferencesResolve passing means the walk found nothing, not
+// that the patterns match nothing).
+func TestCheckerFlags(t *testing.T) {
+	c := newChecker(t)
+	bad := []string{
+		"see " + "papers" + "/rocc.txt section IV",
+		"as " + "REFERENCE" + ".md says",
+		"the " + "../" + "shared notes",
+		"mercury" + ".txt, Figure 4",
+		"[NoSuchSource] §2",
+		"`harness/nosuch`",
+		"`docs/nosuch.md`",
+		"[text](nosuch.md)",
+	}
+	for _, l := range bad {
+		c.found = nil
+		c.markdown("docs/example.md", []byte(l+"\n"))
+		require.NotEmpty(t, c.found, "not flagged: %q", l)
+	}
+	good := []string{
+		"[RoCC] §IV-B, Algorithm 1",
+		"`harness/algos` and `docs/references.md`",
+		"[the bibliography](references.md)",
+		"`hiercc/sw` (a registry name), `examples/ns3/build/` (generated)",
+		"a[i] and [N]byte and [x](https://example.com)",
+		"`examples/scenarios/NAME.json`",
+	}
+	for _, l := range good {
+		c.found = nil
+		c.markdown("docs/example.md", []byte(l+"\n"))
+		require.Empty(t, c.found, "flagged: %q", l)
+	}
+	// In Go source: comments and string literals.
+	for _, src := range []string{
+		"package p\n// See " + "papers" + "/hpcc.txt section 3.\nvar x = 1\n",
+		"package p\nconst s = \"[NoSuchSource] §1\"\n",
+		"package p\n// The table in docs/nosuch.md.\nvar x = 1\n",
+	} {
+		c.found = nil
+		c.goFile(t, "cp/example.go", []byte(src))
+		require.NotEmpty(t, c.found, "not flagged: %q", src)
+	}
+	c.found = nil
+	c.goFile(t, "cp/example.go", []byte("package p\n// [HPCC] §4.1; see docs/derivations.md and rocc.go.\nvar a [4]int\nvar b = a[1]\n"))
+	require.Empty(t, c.found)
+}
