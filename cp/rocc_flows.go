@@ -204,8 +204,7 @@ func (m *roccFlowMap) occupancyBits() uint8 { return uint8(bits.Len(uint(m.cap))
 // table costs no more per packet than before until an overflow.
 //
 // The alternative designs refuse the dequeue or lose the flow: a table that
-// counts the late-entered flow's dequeues against its count (hwcc before
-// issue 11) refuses a legal dequeue when an earlier, uncounted packet is
+// counts the late-entered flow's dequeues against its count refuses a legal dequeue when an earlier, uncounted packet is
 // larger than the count, and drops the flow, which then gets no feedback,
 // when it is smaller. The authors' OMNeT++ model has no capacity limit
 // (an unbounded map of packet counts per flow).

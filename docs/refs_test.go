@@ -69,6 +69,12 @@ var (
 	// **[Name]**.
 	refDef = regexp.MustCompile(`(?m)^\*\*\[([A-Za-z0-9+-]+)\]\*\*`)
 
+	// history is a mention of the project's history instead of what a thing
+	// is: an issue or session by number, "#18", the issue or brief a change
+	// came from, a review. The register position "(#18)" of docs/trace.md
+	// is not one (preceded by a parenthesis).
+	history = regexp.MustCompile(`(?i)\bissues?\s+#?[0-9]+|\bsessions?\s+[0-9]+|(?:^|\s)#[0-9]+\b|\bthe (?:issue|brief)\b|\b` + `review\b`)
+
 	// template is a placeholder path segment (NAME, DIR, ALGO).
 	template = regexp.MustCompile(`(?:^|/)[A-Z]{3,}(?:[./]|$)`)
 )
@@ -172,6 +178,9 @@ func (c *checker) generated(p string) bool {
 
 // prose checks one piece of text (a comment, a string, a markdown line).
 func (c *checker) prose(file string, line int, text string, isMarkdown bool) {
+	for _, m := range history.FindAllString(text, -1) {
+		c.add(file, line, "mentions %q: say what the thing is, not the issue, session or review it came from", strings.TrimSpace(m))
+	}
 	for _, m := range outside.FindAllString(text, -1) {
 		c.add(file, line, "names %q, which is outside the module: cite docs/references.md or a docs/ file", m)
 	}
@@ -260,6 +269,9 @@ func (c *checker) markdown(file string, data []byte) {
 			for _, m := range outside.FindAllString(l, -1) {
 				c.add(file, n, "names %q, which is outside the module", m)
 			}
+			for _, m := range history.FindAllString(l, -1) {
+				c.add(file, n, "mentions %q: say what the thing is", strings.TrimSpace(m))
+			}
 			continue
 		}
 		for _, m := range citation.FindAllStringSubmatch(l, -1) {
@@ -320,6 +332,9 @@ func (c *checker) goFile(t *testing.T, file string, data []byte) {
 					c.add(file, line, "cites [%s], which docs/references.md does not define", m[1])
 				}
 			}
+			for _, m := range history.FindAllString(v, -1) {
+				c.add(file, line, "mentions %q: say what the thing is", strings.TrimSpace(m))
+			}
 		}
 	}
 }
@@ -328,8 +343,10 @@ func (c *checker) goFile(t *testing.T, file string, data []byte) {
 // fails on each reference a user could not follow from a copy of the
 // module: a file outside it (the papers' text copies, the notes it was
 // written from), a markdown link, code span or comment path that names a
-// file or directory the module does not hold, and a citation [Name] that
-// docs/references.md does not define.
+// file or directory the module does not hold, a citation [Name] that
+// docs/references.md does not define, and a mention of the project's
+// history (an issue or session number, a review) where the text should say
+// what the thing is.
 func TestReferencesResolve(t *testing.T) {
 	c := newChecker(t)
 	require.NotEmpty(t, c.refs, "docs/references.md defines no **[Name]** entries")
@@ -369,6 +386,10 @@ func TestCheckerFlags(t *testing.T) {
 		"`harness/nosuch`",
 		"`docs/nosuch.md`",
 		"[text](nosuch.md)",
+		"as " + "issue" + " 13 asks",
+		"measured in " + "session" + " 8",
+		"fixes " + "#" + "18",
+		"the " + "brief" + "'s numbers",
 	}
 	for _, l := range bad {
 		c.found = nil
@@ -382,6 +403,7 @@ func TestCheckerFlags(t *testing.T) {
 		"`hiercc/sw` (a registry name), `examples/ns3/build/` (generated)",
 		"a[i] and [N]byte and [x](https://example.com)",
 		"`examples/scenarios/NAME.json`",
+		"the register's position, `host (#18)`",
 	}
 	for _, l := range good {
 		c.found = nil

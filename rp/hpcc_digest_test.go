@@ -14,11 +14,11 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// hpccDigestWant is the digest hpccDigest computed with the per-ACK path as
-// it was before issue 18's rework (commit 3ad2c7f: the binary-search-era
-// reciprocal index, and per hop a call of hopUtil and Divider.Quo128;
-// recomputed unchanged after the new hwtables index and Divider): every state and
-// every error of the streams below must stay bit for bit what they were.
+// hpccDigestWant is the digest hpccDigest computed with a simpler form of
+// the per-ACK path (the reciprocal table read by binary search, and per hop
+// a call of hopUtil and Divider.Quo128; the constant-time index and
+// Divider.QuoLanes give the same digest): every state and every error of
+// the streams below must stay bit for bit what they were.
 const hpccDigestWant = 0x848e223c45650172
 
 // hpccDigest feeds seeded ACK streams (hpccTraceGen, with malformed headers,
@@ -76,8 +76,8 @@ func hpccDigest(t *testing.T) uint64 {
 	return sum.Sum64()
 }
 
-// TestHPCCDigest: the per-ACK path's states and errors are those of the
-// path before issue 18's rework, bit for bit (hpccDigestWant).
+// TestHPCCDigest: the per-ACK path's states and errors are those of its
+// simpler form, bit for bit (hpccDigestWant).
 func TestHPCCDigest(t *testing.T) {
 	if testing.Short() {
 		t.Skip("144 000 ACKs")

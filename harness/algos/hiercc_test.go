@@ -39,7 +39,7 @@ const (
 //     sent: 32 KB + 1 KB + 1082 B (measured 21.6 KB).
 //   - The VOQ stays within the SenderToR's bound V_high + H·L·RTT_hop +
 //     (n + H)·MTU, V_high plus one RTT_hop of its 16 servers' arrivals at
-//     line rate (the issue's property): RTT_hop here is the 1 µs link both
+//     line rate (the bound this test asserts): RTT_hop here is the 1 µs link both
 //     ways plus a frame's and a rate packet's serialisation (2.38 µs), so
 //     70 KB + 16 × 25 Gb/s × 2.38 µs + 32 frames = 223 KB (measured 190
 //     KB). It does not stay below V_high: 15 flows at line rate put one

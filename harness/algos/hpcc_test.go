@@ -510,7 +510,7 @@ func hpccProbeRunScenario(t *testing.T, sc *harness.Scenario, maxHops int) (*har
 }
 
 // TestHPCCStampsAreWhatSendersReceive: the harness stamps nothing; every
-// switch egress port's cp.HPCC stamps its record (issue 12: CPs stamp INT
+// switch egress port's cp.HPCC stamps its record (CPs stamp INT
 // themselves at dequeue, switch IDs explicit per port). Checked packet by
 // packet against the model of Figure 7 (hpccModelStamp), at each port, at
 // the receiver and in the ACK the sender gets; the switch IDs are the
@@ -1245,8 +1245,8 @@ func TestHPCCAutoTIsTheNetworksLargestRTT(t *testing.T) {
 	require.Equal(t, 5*units.Microsecond+2560*units.Picosecond, hpccRPPart(t, r).Config().Window.T)
 }
 
-// TestHPCCLeafSpineIncastEfficiency is issue 12's item 8: 16 × 2 MB into
-// one host of a 128-host leaf-spine (examples/scenarios/
+// TestHPCCLeafSpineIncastEfficiency: HPCC's efficiency in a large incast,
+// 16 × 2 MB into one host of a 128-host leaf-spine (examples/scenarios/
 // hpcc-incast-leafspine.json). With W_AI by the rule of section 3.3 for
 // the incast's N = 16 flows, W_init·(1 − η)/16 = 427 B, and 9000 B
 // payloads, the receiver gets payload at 90 % of the line rate or more
