@@ -21,8 +21,9 @@
 //
 // The built-in scenarios (harness.Builtin) are each paper's evaluation,
 // described below, plus "compare", the default of `hwcc sim`: one long flow
-// and an incast joining it at 100 Gb/s under RoCC, HPCC, DCQCN and DCTCP
-// side by side. Every built-in has a JSON twin in examples/scenarios;
+// and an incast joining it at 100 Gb/s under seven algorithms side by side
+// (RoCC, HPCC, DCQCN, DCTCP, QCN, BECN and FECN; compare.go says why TIMELY
+// is left out). Every built-in has a JSON twin in examples/scenarios;
 // docs/scenarios.md is the user's reference for them. A scenario names its algorithm and sets no algorithm parameters,
 // so `-algo NAME` runs the same traffic under any other algorithm.
 //
