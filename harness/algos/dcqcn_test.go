@@ -580,6 +580,7 @@ func dcqcnFairnessRun(t *testing.T, preset string) *harness.Result {
 //
 // under the default ConnectX preset and the HPCC simulations' preset.
 func TestDCQCNFairness(t *testing.T) {
+	skipLongReproduction(t)
 	for _, preset := range []string{dcqcnPresetConnectX, dcqcnPresetHPCC} {
 		t.Run(preset, func(t *testing.T) {
 			res := dcqcnFairnessRun(t, preset)

@@ -109,6 +109,7 @@ func TestHierCCPaperC0(t *testing.T) {
 // DCQCN's, not 10 % and 60 % below, and HPCC's mean slowdown is the
 // lowest (1.32): see docs/scenarios.md for why.
 func TestHierCCCacheFollower(t *testing.T) {
+	skipLongReproduction(t)
 	sc, err := harness.Builtin(hierccCacheName)
 	require.NoError(t, err)
 	cmp, results, err := harness.Compare(sc, nil, harness.Options{NoSeries: true})

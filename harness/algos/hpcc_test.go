@@ -1030,6 +1030,7 @@ func TestHPCCIncastIntoLong(t *testing.T) {
 // flow keeps 41 of 95 Gb/s); Figure 14's "a higher W_AI has better
 // fairness", tested in TestHPCCWAIQueueAndFairness.
 func TestHPCCFairnessJoinLeave(t *testing.T) {
+	skipLongReproduction(t)
 	r := hpccRun(t, hpccFairnessName, "", "param.wai=80")
 	step := 5 * units.Millisecond
 	var four float64
