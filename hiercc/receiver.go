@@ -182,9 +182,10 @@ func (r *ReceiverToR) Host(port int) (voq.Key, bool) {
 	return voq.Key(r.host[port]), true
 }
 
-// Credits returns the credits sent; Dropped the ticks a late Timer
-// dropped (64 bits, wrapping).
+// Credits returns the credits sent (64 bits, wrapping).
 func (r *ReceiverToR) Credits() uint64 { return r.credits }
+
+// Dropped returns the ticks a late Timer dropped (64 bits, wrapping).
 func (r *ReceiverToR) Dropped() uint64 { return r.dropped }
 
 // NextDeadline is the earliest tick of a port with an eligible VOQ.

@@ -290,11 +290,15 @@ func (s *SenderToR) StoppedFlows(slot voq.Slot) int {
 // NextDeadline is the next update of the measurement grid.
 func (s *SenderToR) NextDeadline() units.Time { return s.deadline }
 
-// Counters: rate packets sent, flows not stopped for a full stop table,
-// credit bytes missing from the credits' totals.
-func (s *SenderToR) RatePackets() uint64  { return s.ratePackets }
+// RatePackets returns the rate packets sent.
+func (s *SenderToR) RatePackets() uint64 { return s.ratePackets }
+
+// StopOverflow returns the flows not stopped because the stop table was
+// full.
 func (s *SenderToR) StopOverflow() uint64 { return s.stopOverflow }
-func (s *SenderToR) CreditGap() uint64    { return s.creditGap }
+
+// CreditGap returns the credit bytes missing from the credits' totals.
+func (s *SenderToR) CreditGap() uint64 { return s.creditGap }
 
 //go:noinline
 func senderErr(event, reason string, err error) error {

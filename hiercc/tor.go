@@ -281,10 +281,13 @@ func NewToR(cfg ToRConfig) (*ToR, error) {
 // Config returns the configuration.
 func (t *ToR) Config() ToRConfig { return t.cfg }
 
-// Sender and Receiver return the two sides (nil for a switch with no edge
-// port), for reading: a caller that drives them directly breaks the ToR's
+// Sender returns the sender side (nil for a switch with no edge port), for
+// reading: a caller that drives it directly breaks the ToR's accounting.
+func (t *ToR) Sender() *SenderToR { return t.s }
+
+// Receiver returns the receiver side (nil for a switch with no edge port),
+// for reading: a caller that drives it directly breaks the ToR's
 // accounting.
-func (t *ToR) Sender() *SenderToR     { return t.s }
 func (t *ToR) Receiver() *ReceiverToR { return t.r }
 
 // FlowsSaturated counts the first and last packets the flow count did

@@ -365,8 +365,10 @@ func (s *Switch) Entry(out int, src, dst cc.NodeID) uint32 {
 	return s.bytes[s.index(out, src, dst)]
 }
 
-// CNPs and Pauses count the CNPs sent and the PAUSEs taken.
-func (s *Switch) CNPs() uint64   { return s.cnps }
+// CNPs counts the CNPs sent.
+func (s *Switch) CNPs() uint64 { return s.cnps }
+
+// Pauses counts the PAUSEs taken.
 func (s *Switch) Pauses() uint64 { return s.pauses }
 
 // NextDeadline: the switch has no timer (T is checked on Dequeue).

@@ -40,6 +40,7 @@ type TimeOrderError struct {
 	Now, Last   units.Time
 }
 
+// Error says which event of which part came at which time, before which.
 func (e *TimeOrderError) Error() string {
 	return e.Part + " " + e.Event + ": time " + e.Now.String() + " is before the last event's " + e.Last.String()
 }
@@ -58,6 +59,7 @@ type ConfigError struct {
 	Err   error
 }
 
+// Error names the part, the field, the value and the allowed range.
 func (e *ConfigError) Error() string {
 	s := e.Part
 	if s != "" {
@@ -93,6 +95,7 @@ type DecodeError struct {
 	Err error
 }
 
+// Error names what was decoded, the byte offset and the reason.
 func (e *DecodeError) Error() string {
 	s := e.What + ": byte " + strconv.Itoa(e.Offset) + ": " + e.Reason
 	if e.Err != nil {
@@ -114,6 +117,7 @@ type ActionsFullError struct {
 	Need, Free  int
 }
 
+// Error says how many actions the event needs and how many were free.
 func (e *ActionsFullError) Error() string {
 	return e.Part + " " + e.Event + ": needs " + strconv.Itoa(e.Need) + " actions, " + strconv.Itoa(e.Free) + " free"
 }
@@ -129,6 +133,7 @@ type EventError struct {
 	Err         error
 }
 
+// Error names the part, the event and why it was refused.
 func (e *EventError) Error() string {
 	s := e.Part + " " + e.Event + ": " + e.Reason
 	if e.Err != nil {

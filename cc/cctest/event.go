@@ -26,6 +26,7 @@ const (
 
 var kindNames = [...]string{"", "enqueue", "dequeue", "timer", "sent", "feedback", "receive", "arrive", "pause", "message"}
 
+// String is the event's name as traces write it ("enqueue", "timer", ...).
 func (k Kind) String() string {
 	if k != 0 && int(k) < len(kindNames) {
 		return kindNames[k]
