@@ -10,7 +10,7 @@ import (
 // becnLink is the presets' default link where the part is told none.
 const becnLink = 25 * units.Gbps
 
-const becnSurvey = "papers/survey-lossless-cc.txt section 4.1 (BECN, FECN)"
+const becnSurvey = "[Survey] §4.1 (BECN, FECN)"
 
 type (
 	becnCP = becn.CPConfig
@@ -95,7 +95,7 @@ func init() {
 				"threshold, at most one per flow per 50 µs); every sender the becn rp (halve per notification, pause after five in a row, " +
 				"double back per 55 µs quiet period); notifications are minimum frames at the control priority; no ACK reaches the rp",
 		},
-		Paper: "Backward explicit congestion notification as the survey states it (" + becnSurvey + "); Newman, GLOBECOM 1993",
+		Paper: "Backward explicit congestion notification as [Survey] states it (" + becnSurvey + "); [BECN]",
 		Doc:   "the switch notifies the sources of packets that find its queue above a threshold; a source halves its rate per notification and pauses after five in a row",
 		Parts: []cc.PartSpec{
 			becnCPSpec(becn.ModeBECN, "one egress queue: a notification to the source of each packet that joins above the threshold, at most one per flow per min_interval (becn.CP, mode becn)"),
@@ -111,7 +111,7 @@ func init() {
 				"fecn np (a notification to the source per marked packet, at most one per 50 µs), every sender the becn rp; " +
 				"notifications are minimum frames at the control priority; no ACK reaches the rp",
 		},
-		Paper: "Forward explicit congestion notification as the survey states it (" + becnSurvey + "); ATM EFCI, InfiniBand CC (IBA Vol. 1 annex A10)",
+		Paper: "Forward explicit congestion notification as [Survey] states it (" + becnSurvey + "); [FECN] (ATM EFCI), InfiniBand CC ([IBA] annex A10)",
 		Doc:   "the switch marks packets that find its queue above a threshold; the receiver echoes each mark to the source, which reacts as BECN's",
 		Parts: []cc.PartSpec{
 			becnCPSpec(becn.ModeFECN, "one egress queue: marks (CE, the EFCI/FECN bit) each packet that joins above the threshold (becn.CP, mode fecn)"),
@@ -120,8 +120,8 @@ func init() {
 				Doc: "the receiver: a notification to the source per marked packet, at most one per min_interval (becn.NP)",
 				Config: &cc.Spec[becnNP]{
 					Presets: []cc.Preset[becnNP]{
-						{Name: "survey", Doc: "at most one notification per flow per 50 µs", Source: "hwcc: DCQCN's N (survey 4.1.2)", Config: cc.Fixed(becn.SurveyNP)},
-						{Name: "infiniband", Doc: "a notification per marked packet", Source: "IBA Vol. 1 annex A10; the Linux hfi1 driver", Config: cc.Fixed(becn.InfiniBandNP)},
+						{Name: "survey", Doc: "at most one notification per flow per 50 µs", Source: "hwcc: DCQCN's N ([Survey] §4.1.2)", Config: cc.Fixed(becn.SurveyNP)},
+						{Name: "infiniband", Doc: "a notification per marked packet", Source: "[IBA] annex A10; the Linux hfi1 driver", Config: cc.Fixed(becn.InfiniBandNP)},
 					},
 					Fields: []cc.Field[becnNP]{
 						xpField("min_interval", "", "0s", "1s", "least time between two notifications of the flow (0: one per marked packet)",

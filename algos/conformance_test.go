@@ -164,7 +164,7 @@ func TestConformance(t *testing.T) {
 	}
 }
 
-// TestEveryPartRefusesTimeGoingBack: the acceptance check spelled
+// TestEveryPartRefusesTimeGoingBack: the contract's time-order rule spelled
 // out for each registered part on its own, beyond the suite's probes: an
 // event at 5 µs after one at 10 µs gives cc.ErrTimeOrder naming both times.
 func TestEveryPartRefusesTimeGoingBack(t *testing.T) {

@@ -21,12 +21,12 @@ const dcqcnLink = 100 * units.Gbps
 // Sources of the DCQCN parameters.
 const (
 	// dcqcnVendor: the NVIDIA ConnectX reaction- and notification-point
-	// parameters (mlxconfig, sysfs roce_rp/roce_np; REFERENCE.md, DCQCN).
-	dcqcnVendor = "NVIDIA ConnectX DCQCN parameters (DOCA \"DCQCN CC Parameters\"; REFERENCE.md, DCQCN)"
+	// parameters (mlxconfig, sysfs roce_rp/roce_np; [ConnectX]).
+	dcqcnVendor = "[ConnectX] (NVIDIA DOCA, \"DCQCN CC Parameters\")"
 	// dcqcnSurvey: the algorithm as the survey states it.
-	dcqcnSurvey = "papers/survey-lossless-cc.txt section 4.1.2"
+	dcqcnSurvey = "[Survey] §4.1.2"
 	// dcqcnHPCC: the HPCC paper's DCQCN settings.
-	dcqcnHPCC = "papers/hpcc.txt section 5.1, Parameters"
+	dcqcnHPCC = "[HPCC] §5.1, Parameters"
 )
 
 // dcqcnNew wraps a constructor so that an error returns a nil cc.Part, not
@@ -43,13 +43,14 @@ func dcqcnNew[C any, P cc.Part](f func(C) (P, error)) func(C) (cc.Part, error) {
 
 // dcqcnCPPreset is the cp part's one configuration under the three preset
 // names: a switch's thresholds have no vendor default, and the paper-style
-// presets (REFERENCE.md) and the HPCC paper use the same rule.
+// presets (docs/derivations.md, DCQCN presets) and [HPCC] §5.1 use the same
+// rule.
 func dcqcnCPPreset(name, doc string) cc.Preset[cp.DCQCNConfig] {
 	return cc.Preset[cp.DCQCNConfig]{
 		Name: name,
 		Doc: doc + ": Kmin = 100 KB and Kmax = 400 KB scaled by link/25 Gb/s (400 KB and 1.6 MB at 100 Gb/s), " +
 			"Pmax = 0.2, judged at dequeue (cp.DCQCNHPCCSim; switches have no vendor default)",
-		Source: dcqcnHPCC + "; REFERENCE.md, DCQCN, paper-style presets",
+		Source: dcqcnHPCC + "; docs/derivations.md, DCQCN presets",
 		Config: cc.OfLink(cp.DCQCNHPCCSim),
 	}
 }
@@ -115,9 +116,9 @@ func init() {
 				"(preset connectx by default, paper or hpcc; the NIC's line rate is the port rate); the NIC paces at min(offered, line rate, RC)",
 		},
 		Title: "DCQCN",
-		Paper: "Zhu et al., Congestion Control for Large-Scale RDMA Deployments, SIGCOMM 2015, as the survey states it " +
-			"(papers/survey-lossless-cc.txt section 4.1.2: CP, NP and RP algorithms, equations (5)-(8)); the reaction point in " +
-			"the integer form of NVIDIA ConnectX NICs and their documented parameters; papers/hpcc.txt section 5.1 for the hpcc presets",
+		Paper: "[DCQCN], as [Survey] states it " +
+			"([Survey] §4.1.2: CP, NP and RP algorithms, equations (5)-(8)); the reaction point in " +
+			"the integer form of NVIDIA ConnectX NICs and their documented parameters ([ConnectX]; docs/derivations.md); [HPCC] §5.1 for the hpcc presets",
 		Doc: "RED-style ECN marking in the switch, paced CNPs from the receiver, and a per-flow rate limiter at the sender " +
 			"that cuts by α/2 per CNP and recovers by timer and byte counter",
 		Parts: []cc.PartSpec{
@@ -153,7 +154,7 @@ func init() {
 							Param: cc.Param{
 								Name: "pmax", Unit: "Q0.16, 65536 = 1.0", Min: "0", Max: strconv.Itoa(cp.DCQCNPmaxOne),
 								Doc:    "marking probability at Kmax (0.2 is 13107)",
-								Source: dcqcnSurvey + ", CP algorithm; REFERENCE.md, DCQCN (Pmax = 0.2)",
+								Source: dcqcnSurvey + ", CP algorithm; [HPCC-ns3] run.py (Pmax = 0.2)",
 							},
 							Ptr: func(c *cp.DCQCNConfig) any { return &c.Pmax },
 						},
@@ -161,7 +162,7 @@ func init() {
 							Param: cc.Param{
 								Name: "seed", Unit: "LFSR state", Min: "1", Max: "4294967295",
 								Doc:    "initial state of the 32-bit LFSR (0 is its lock-up state); where the switch ID is known each queue gets its own, derived from the switch ID and port (setting it gives every queue this one)",
-								Source: "hwcc (Xilinx XAPP052 taps 32, 22, 2, 1)",
+								Source: "hwcc ([XAPP052] taps 32, 22, 2, 1)",
 							},
 							Ptr: func(c *cp.DCQCNConfig) any { return &c.Seed },
 						},
@@ -173,7 +174,7 @@ func init() {
 									{Name: "enqueue", Value: int64(cp.DCQCNMarkEnqueue), Doc: "judge arriving packets against the queue including them (the survey's wording, classic RED)"},
 								},
 								Doc:    "where packets are judged",
-								Source: "HPCC authors' ns-3 switch (dequeue); " + dcqcnSurvey + " (enqueue)",
+								Source: "[HPCC-ns3] switch (dequeue); " + dcqcnSurvey + " (enqueue)",
 							},
 							Ptr: func(c *cp.DCQCNConfig) any { return &c.MarkAt },
 						},
@@ -203,7 +204,7 @@ func init() {
 						{
 							Name:   "hpcc",
 							Doc:    "a CNP for every marked packet (no pacing), as the public simulators",
-							Source: "REFERENCE.md, DCQCN (the public simulators leave out CNP pacing)",
+							Source: "[HPCC-ns3] (no CNP pacing); docs/derivations.md, DCQCN presets",
 							Config: cc.Fixed(np.DCQCNHPCCSim),
 						},
 					},
@@ -262,14 +263,14 @@ func dcqcnRPPresets() []cc.Preset[rp.DCQCNConfig] {
 			Name: "paper",
 			Doc: "the paper's settings: g = 1/256, K = 55 µs, decreases 50 µs apart, timer 55 µs, byte counter 10 MB, F = 5, " +
 				"R_AI/R_HAI = 5/50 Mb/s scaled by link/25 Gb/s, rates in Kb/s (rp.DCQCNPaper)",
-			Source: dcqcnSurvey + "; REFERENCE.md, DCQCN, paper-style presets",
+			Source: dcqcnSurvey + "; docs/derivations.md, DCQCN presets",
 			Config: cc.OfLink(rp.DCQCNPaper),
 		},
 		{
 			Name: "hpcc",
 			Doc: "the HPCC authors' ns-3 DCQCN: α every 1 µs with g = 1/256, decreases on a 4 µs grid, timer 300 µs, no byte counter, " +
 				"F = 1, minimum rate 1000 Mb/s (the link must be at least that), rates in Kb/s (rp.DCQCNHPCCSim)",
-			Source: dcqcnHPCC + "; the authors' ns-3 run script (REFERENCE.md, DCQCN)",
+			Source: dcqcnHPCC + "; [HPCC-ns3] run.py (docs/derivations.md, DCQCN presets)",
 			Config: cc.OfLink(rp.DCQCNHPCCSim),
 		},
 	}
@@ -354,7 +355,7 @@ func dcqcnRPFields() []cc.Field[rp.DCQCNConfig] {
 					{Name: "grid", Value: int64(rp.DCQCNReduceGrid), Doc: "cuts fall on the grid first CNP + k·period, one per grid point with a CNP since the last (the HPCC authors' ns-3)"},
 				},
 				Doc:    "how rate_reduce_monitor_period schedules decreases; not a vendor parameter",
-				Source: dcqcnVendor + " (spacing); HPCC authors' ns-3 rdma-hw.cc, CheckRateDecreaseMlx (grid)",
+				Source: dcqcnVendor + " (spacing); [HPCC-ns3] RdmaHw::CheckRateDecreaseMlx (grid)",
 			},
 			Ptr: func(c *rp.DCQCNConfig) any { return &c.RateReduceMode },
 		},

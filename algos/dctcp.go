@@ -27,7 +27,7 @@ const dctcpBaseRTT = 4186880 * units.Picosecond
 const dctcpMSS = 1000 * units.Byte
 
 // dctcpSource is the source of the Linux-derived parameters.
-const dctcpSource = "Linux net/ipv4/tcp_dctcp.c"
+const dctcpSource = "[Linux-DCTCP]"
 
 func init() {
 	cc.MustRegisterAlgorithm(cc.Algorithm{
@@ -38,7 +38,7 @@ func init() {
 				"the NIC echoes CE in its ACKs and paces at min(offered, line rate)",
 		},
 		Title: "DCTCP",
-		Paper: "Alizadeh et al., Data Center TCP (DCTCP), SIGCOMM 2010, section 3.1 (marking, echo, sender); integer form of Linux tcp_dctcp.c; HPCC paper section 5.1 for the hpcc presets",
+		Paper: "[DCTCP] §3.1 (marking, echo, sender); the integer form of [Linux-DCTCP]; [HPCC] §5.1 for the hpcc presets",
 		Doc:   "step ECN marking at one threshold K in the switch and a window that shrinks in proportion to the fraction of marked bytes at the sender",
 		Parts: []cc.PartSpec{
 			{
@@ -53,12 +53,12 @@ func init() {
 					Presets: []cc.Preset[cp.DCTCPConfig]{{
 						Name:   "linux",
 						Doc:    "as hpcc: K = 30 KB·link/10 Gb/s, judged at enqueue (the switch has no Linux setting)",
-						Source: "papers/hpcc.txt section 5.1, Parameters",
+						Source: "[HPCC] §5.1, Parameters",
 						Config: cc.OfLink(cp.DCTCPHPCCSim),
 					}, {
 						Name:   "hpcc",
 						Doc:    "K = 30 KB·link/10 Gb/s (300 KB at 100 Gb/s), judged at enqueue",
-						Source: "papers/hpcc.txt section 5.1, Parameters",
+						Source: "[HPCC] §5.1, Parameters",
 						Config: cc.OfLink(cp.DCTCPHPCCSim),
 					}},
 					Fields: []cc.Field[cp.DCTCPConfig]{
@@ -66,7 +66,7 @@ func init() {
 							Param: cc.Param{
 								Name: "k", Min: "0B", Max: cp.DCTCPMaxThreshold.String(),
 								Doc:    "marking threshold: mark when the queue exceeds K bytes (32-bit register)",
-								Source: "DCTCP paper section 3.1; papers/hpcc.txt section 5.1",
+								Source: "[DCTCP] §3.1; [HPCC] §5.1",
 							},
 							Ptr: func(c *cp.DCTCPConfig) any { return &c.K },
 						},
@@ -78,7 +78,7 @@ func init() {
 									{Name: "dequeue", Value: int64(cp.DCTCPMarkDequeue), Doc: "judge departing packets against the queue they leave (the HPCC authors' ns-3)"},
 								},
 								Doc:    "where packets are judged",
-								Source: "DCTCP paper section 3.1 (enqueue); HPCC authors' ns-3 switch (dequeue)",
+								Source: "[DCTCP] §3.1 (enqueue); [HPCC-ns3] switch (dequeue)",
 							},
 							Ptr: func(c *cp.DCTCPConfig) any { return &c.MarkAt },
 						},
@@ -112,7 +112,7 @@ func init() {
 						{
 							Name:   "hpcc",
 							Doc:    "the HPCC paper's DCTCP: no slow start, cwnd starting at and capped by one bandwidth-delay product, link × base RTT (4.18688 µs when unknown, the base RTT of the harness's default scenario), at least 2 segments of MSS = the payload",
-							Source: "papers/hpcc.txt section 5.1",
+							Source: "[HPCC] §5.1",
 							Config: func(env cc.Env) rp.DCTCPConfig {
 								rtt := orTime(env.BaseRTT, dctcpBaseRTT)
 								c := rp.DCTCPHPCCSim(env.Rate, rtt)
@@ -136,7 +136,7 @@ func init() {
 							Param: cc.Param{
 								Name: "initial_cwnd", Min: "2B", Max: rp.DCTCPMaxCwnd.String(),
 								Doc:    "window at start, 2·mss..max_cwnd",
-								Source: "Linux IW10 (RFC 6928); papers/hpcc.txt section 5.1 (one BDP)",
+								Source: "Linux IW10 ([RFC6928]); [HPCC] §5.1 (one BDP)",
 							},
 							Ptr: func(c *rp.DCTCPConfig) any { return &c.InitialCwnd },
 						},
@@ -144,7 +144,7 @@ func init() {
 							Param: cc.Param{
 								Name: "max_cwnd", Min: "2B", Max: rp.DCTCPMaxCwnd.String(),
 								Doc:    "cap on cwnd (saturating), at least 2·mss",
-								Source: "papers/hpcc.txt section 5.1 (one BDP)",
+								Source: "[HPCC] §5.1 (one BDP)",
 							},
 							Ptr: func(c *rp.DCTCPConfig) any { return &c.MaxCwnd },
 						},
@@ -168,7 +168,7 @@ func init() {
 							Param: cc.Param{
 								Name:   "slow_start",
 								Doc:    "slow start below ssthresh (Linux's; the HPCC paper removes it)",
-								Source: dctcpSource + "; papers/hpcc.txt section 5.1",
+								Source: dctcpSource + "; [HPCC] §5.1",
 							},
 							Ptr: func(c *rp.DCTCPConfig) any { return &c.SlowStart },
 						},
@@ -176,7 +176,7 @@ func init() {
 							Param: cc.Param{
 								Name: "initial_seq", Unit: "32-bit sequence number", Min: "0", Max: "4294967295",
 								Doc:    "first sequence number; packet and ACK byte offsets are added to it modulo 2^32",
-								Source: "RFC 9293 (ISN)",
+								Source: "[RFC9293] (ISN)",
 							},
 							Ptr: func(c *rp.DCTCPConfig) any { return &c.InitialSeq },
 						},

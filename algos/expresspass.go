@@ -17,9 +17,9 @@ const expressPassLink = 100 * units.Gbps
 // Sources of the ExpressPass parameters.
 const (
 	// xpPaper: the algorithm.
-	xpPaper = "Cho, Jang, Han, ExpressPass, SIGCOMM 2017, Algorithm 1 (credit feedback control)"
+	xpPaper = "[ExpressPass] Algorithm 1 (credit feedback control)"
 	// xpNS2: the authors' ns-2 code, where each constant was checked.
-	xpNS2 = "authors' ns-2 code (github.com/kaist-ina/ns2-xpass)"
+	xpNS2 = "[ExpressPass-ns2]"
 )
 
 // expressPassSeedMix spreads flow numbers over seeds (2^32/φ, odd).
@@ -90,9 +90,9 @@ func init() {
 				"ExpressPass scenarios use 1456 B payloads (1538 B frames)",
 		},
 		Title: "ExpressPass",
-		Paper: "Cho, Jang, Han, Credit-Scheduled Delay-Bounded Congestion Control for Datacenters, SIGCOMM 2017: credits paced by the " +
-			"receiver, one data frame per credit, Algorithm 1 (credit feedback control); constants as in the authors' ns-2 code " +
-			"(github.com/kaist-ina/ns2-xpass); papers/survey-lossless-cc.txt section 5.3.2",
+		Paper: "[ExpressPass]: credits paced by the " +
+			"receiver, one data frame per credit, Algorithm 1 (credit feedback control); constants as in " +
+			"[ExpressPass-ns2]; [Survey] §5.3.2",
 		Doc: "the receiver paces 84 B credits, dropped by the switches' rate-limited credit queues; the sender sends one frame per " +
 			"credit and echoes its sequence number, whose gaps drive the receiver's credit rate",
 		Parts: []cc.PartSpec{
@@ -111,9 +111,9 @@ func init() {
 					}},
 					Fields: []cc.Field[rx]{
 						xpField("credit_bytes", "", "1B", "64KiB", "a credit frame's wire size (at most frame_bytes)",
-							xpNS2+" (min_credit_size_ = max_credit_size_ = 84); REFERENCE.md, ExpressPass", func(c *rx) any { return &c.CreditBytes }),
+							xpNS2+" (min_credit_size_ = max_credit_size_ = 84); [ExpressPass] §3.1", func(c *rx) any { return &c.CreditBytes }),
 						xpField("frame_bytes", "", "1B", "64KiB", "the largest data frame's wire size: the largest credit rate is link·credit_bytes/(credit_bytes+frame_bytes)",
-							xpNS2+" (max_ethernet_size_ = 1538); REFERENCE.md, ExpressPass", func(c *rx) any { return &c.FrameBytes }),
+							xpNS2+" (max_ethernet_size_ = 1538); [ExpressPass] §3.1", func(c *rx) any { return &c.FrameBytes }),
 						xpField("alpha", "fraction of the largest rate", "0.0000001", "1", "the initial credit rate α·max_rate",
 							xpNS2+" (alpha 0.0625)", func(c *rx) any { return &c.Alpha }),
 						xpField("w_init", "fraction, held in Q16", "0", "0.99998", "the aggressiveness w at a credit request",

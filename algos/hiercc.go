@@ -8,10 +8,9 @@ import (
 	"github.com/hwcc/hwcc/voq"
 )
 
-// hierccLink is the default link rate of the hiercc rp presets: the
-// paper's 25 Gb/s server links (papers/hiercc.txt section 2.2, the
-// topology of section 5). The "link" setting, or the NIC's rate where the
-// part runs, changes it.
+// hierccLink is the default link rate of the hiercc rp presets: the paper's
+// 25 Gb/s server links ([HierCC] §2.2, the topology of §5). The "link"
+// setting, or the NIC's rate where the part runs, changes it.
 const hierccLink = 25 * units.Gbps
 
 // The sw part's table sizes where the caller says nothing: host numbers
@@ -52,7 +51,7 @@ func hierccHostEnv(c *hiercc.HostConfig, env cc.Env) {
 type torCfg = hiercc.ToRConfig
 
 // hierccPaper cites the paper's sections for the presets.
-const hierccPaper = "papers/hiercc.txt section 4 (sender-side implementation: a mark every 10 µs, rate packets), section 2.2 (25 Gb/s servers)"
+const hierccPaper = "[HierCC] §4 (sender-side implementation: a mark every 10 µs, rate packets), §2.2 (25 Gb/s servers)"
 
 func init() {
 	cc.MustRegisterAlgorithm(cc.Algorithm{
@@ -79,7 +78,7 @@ func init() {
 				"applied, gated while stopped); credit and rate packets are 78-byte control frames; no ACK reaches the rp",
 		},
 		Title: "HierCC",
-		Paper: "Zhang et al., HierCC: Hierarchical RDMA Congestion Control, APNet 2021 (papers/hiercc.txt sections 3 to 5); " +
+		Paper: "[HierCC] §3 to §5; " +
 			"the switch point is package hiercc's ToR over its SenderToR, ReceiverToR and FirstHop",
 		Doc: "flows aggregated per destination host in VOQs at the sender-side ToR, credited by the receiver-side ToR's " +
 			"weighted round robin; each VOQ's first-hop rate (equation (1)) is sent to the hosts in answer to marked packets",
@@ -95,30 +94,30 @@ func init() {
 						Name: "paper",
 						Doc: "C0 = 10 KB, Δ = 1 KB, β = 0.2, q0 = 20 KB, V_high = 70 KB, V_low = 50 KB, RTT_hop = 2 µs, updates every 10 µs, " +
 							"the servers' link rate from the edge ports; hwcc's stop table of 64 flows per VOQ, a credit burst of 4, rates floored at line/256",
-						Source: "papers/hiercc.txt sections 3.2, 3.3 and 5",
+						Source: "[HierCC] §3.2, §3.3 and §5",
 						Config: hierccToR,
 					}},
 					Fields: []cc.Field[torCfg]{
 						xpField("c0", "", "0B", "2147483647B", "the credit a VOQ starts with, which the receiver side assumes it had",
-							"papers/hiercc.txt section 5 (10 KB)", func(c *torCfg) any { return &c.C0 }),
+							"[HierCC] §5 (10 KB)", func(c *torCfg) any { return &c.C0 }),
 						xpField("delta", "", "1B", "1073741824B", "Δ, the bytes one credit lets a VOQ send; each server port sends one per Δ of its line time",
-							"papers/hiercc.txt sections 3.2 and 5 (1 KB)", func(c *torCfg) any { return &c.Delta }),
+							"[HierCC] §3.2 and §5 (1 KB)", func(c *torCfg) any { return &c.Delta }),
 						xpField("line_rate", "", "1kbps", hiercc.MaxRate.String(), "the servers' link rate: R_line of equation (1), the pace of each server port's credits; the preset takes the edge ports'",
-							"papers/hiercc.txt section 2.2 (25 Gb/s)", func(c *torCfg) any { return &c.FirstHop.LineRate }),
+							"[HierCC] §2.2 (25 Gb/s)", func(c *torCfg) any { return &c.FirstHop.LineRate }),
 						xpField("min_rate", "", "1kbps", hiercc.MaxRate.String(), "the floor of equation (1)'s rate (only a stop sets 0)",
 							"hwcc (the paper states none): line/256", func(c *torCfg) any { return &c.FirstHop.MinRate }),
 						xpField("beta", "fraction, held in Q0.16", "0.00002", "0.99998", "β: the VOQ's excess over q0 is drained in RTT_hop/β",
-							"papers/hiercc.txt sections 3.3 and 5 (0.2)", func(c *torCfg) any { return &c.FirstHop.Beta }),
+							"[HierCC] §3.3 and §5 (0.2)", func(c *torCfg) any { return &c.FirstHop.Beta }),
 						xpField("q0", "", "0B", "4294967295B", "the VOQ length equation (1) steers to (below v_low)",
-							"papers/hiercc.txt section 5 (20 KB)", func(c *torCfg) any { return &c.FirstHop.Q0 }),
+							"[HierCC] §5 (20 KB)", func(c *torCfg) any { return &c.FirstHop.Q0 }),
 						xpField("v_high", "", "1B", "4294967295B", "stop the VOQ's sources above it",
-							"papers/hiercc.txt section 5 (70 KB)", func(c *torCfg) any { return &c.FirstHop.VHigh }),
+							"[HierCC] §5 (70 KB)", func(c *torCfg) any { return &c.FirstHop.VHigh }),
 						xpField("v_low", "", "1B", "4294967295B", "resume them, at the rate before the stop, below it",
-							"papers/hiercc.txt section 5 (50 KB)", func(c *torCfg) any { return &c.FirstHop.VLow }),
+							"[HierCC] §5 (50 KB)", func(c *torCfg) any { return &c.FirstHop.VLow }),
 						xpField("rtt_hop", "", "1ns", "1s", "RTT_hop, the server-to-ToR round trip of the drain term",
-							"papers/hiercc.txt section 3.3 (\"quite small like 2us\")", func(c *torCfg) any { return &c.FirstHop.RTTHop }),
+							"[HierCC] §3.3 (\"quite small like 2us\")", func(c *torCfg) any { return &c.FirstHop.RTTHop }),
 						xpField("period", "", "0s", "1s", "how often R_credit and R_arrive are measured and equation (1) runs (0: rtt_hop/β)",
-							"papers/hiercc.txt section 3.3 (every RTT_hop/β)", func(c *torCfg) any { return &c.FirstHop.Period }),
+							"[HierCC] §3.3 (every RTT_hop/β)", func(c *torCfg) any { return &c.FirstHop.Period }),
 						{
 							Param: cc.Param{
 								Name: "first_case",
@@ -128,12 +127,12 @@ func init() {
 									{Name: "never", Value: int64(hiercc.Never), Doc: "never: \"Q_voq < 0\" as printed, which a queue length never meets; R always follows the second case"},
 								},
 								Doc:    "the reading of equation (1)'s first case",
-								Source: "papers/hiercc.txt equation (1); hwcc's reading",
+								Source: "[HierCC] equation (1); hwcc's reading",
 							},
 							Ptr: func(c *torCfg) any { return &c.FirstHop.FirstCase },
 						},
 						xpField("update_while_stopped", "", "", "", "keep running equation (1) while the VOQ is stopped and resume with its latest R (off: R frozen at the stop, resumed as it was)",
-							"papers/hiercc.txt section 3.3 (off: \"the previous rate value before stopping\"); on is hwcc's", func(c *torCfg) any { return &c.FirstHop.UpdateWhileStopped }),
+							"[HierCC] §3.3 (off: \"the previous rate value before stopping\"); on is hwcc's", func(c *torCfg) any { return &c.FirstHop.UpdateWhileStopped }),
 						xpField("stop_flows", "flows", "1", "1024", "flows per VOQ the ToR remembers stopping, to resume them",
 							"hwcc (the paper does not say how the ToR knows whom to resume)", func(c *torCfg) any { return &c.StopFlows }),
 						xpField("stop_on_arrival", "", "", "", "while a VOQ is stopped, stop every flow at its next packet, marked or not (off: only marked packets are answered)",
@@ -141,11 +140,11 @@ func init() {
 						xpField("burst", "credits", "1", "64", "the most credits one server port sends in one late timer",
 							"hwcc", func(c *torCfg) any { return &c.Burst }),
 						xpField("dests", "hosts", "1", "1048576", "host numbers the VOQs are keyed by: 0..dests−1",
-							"papers/hiercc.txt section 3.1 (N VOQs per ToR)", func(c *torCfg) any { return &c.Dests }),
+							"[HierCC] §3.1 (N VOQs per ToR)", func(c *torCfg) any { return &c.Dests }),
 						xpField("voqs", "VOQs", "0", "1048576", "the VOQ table's size (0: dests)",
-							"papers/hiercc.txt section 4 (VOQ table sizes)", func(c *torCfg) any { return &c.VOQs }),
+							"[HierCC] §4 (VOQ table sizes)", func(c *torCfg) any { return &c.VOQs }),
 						xpField("tors", "ToRs", "1", "4096", "ToR identifiers 0..tors−1 each server port keeps a WRR entry for",
-							"papers/hiercc.txt section 3.2", func(c *torCfg) any { return &c.ToRs }),
+							"[HierCC] §3.2", func(c *torCfg) any { return &c.ToRs }),
 						xpField("mtu", "", "1B", "65535B", "the largest frame the VOQs take, in wire bytes",
 							"hwcc (a 9216-byte jumbo frame)", func(c *torCfg) any { return &c.MTU }),
 					},
@@ -179,7 +178,7 @@ func init() {
 							Param: cc.Param{
 								Name: "mark_interval", Min: "1ns", Max: "1s",
 								Doc:    "least time between two marked packets (the first packet is marked)",
-								Source: "papers/hiercc.txt section 4 (10 µs)",
+								Source: "[HierCC] §4 (10 µs)",
 							},
 							Ptr: func(c *hiercc.HostConfig) any { return &c.MarkInterval },
 						},

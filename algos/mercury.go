@@ -15,7 +15,7 @@ const (
 	mercuryRTT  = 12 * units.Microsecond
 )
 
-const mercuryPaper = "papers/mercury.txt (\"Mercury design\", Algorithms 1 and 2 as REFERENCE.md reconstructs them)"
+const mercuryPaper = "[Mercury] §\"Mercury design\", Algorithms 1 and 2 (reconstructed: docs/derivations.md)"
 
 type (
 	mercurySW = mercury.SwitchConfig
@@ -82,9 +82,9 @@ func init() {
 		xpField("threshold", "", "1B", "2147483647B", "the congestion threshold on an egress queue: above it a Determined port's flows are congested, and a resumed port's state is judged",
 			"hwcc (the paper names it and gives no value): C·baseRTT/2 of the fastest port, at least 10 KB", func(c *mercurySW) any { return &c.Threshold }),
 		xpField("period", "", "1ns", "1s", "T: an Undetermined port is checked on the first dequeue after T",
-			"papers/mercury.txt, Parameter settings (10 µs)", func(c *mercurySW) any { return &c.Period }),
+			"[Mercury] §\"Parameter settings\" (10 µs)", func(c *mercurySW) any { return &c.Period }),
 		xpField("base_rtt", "", "1ns", "1s", "the one base RTT of every window, C·baseRTT·data_f/Σdata; the network's largest where the environment gives it",
-			"papers/mercury.txt, Discussions (\"baseRTT can be pre-configured\")", func(c *mercurySW) any { return &c.BaseRTT }),
+			"[Mercury] §\"Discussions\" (\"baseRTT can be pre-configured\")", func(c *mercurySW) any { return &c.BaseRTT }),
 		xpField("table_bits", "bits", "1", "16", "each port's flow table has 2^table_bits entries, indexed by CRC-32C of (source, destination)",
 			"hwcc (the paper: the egress port and a hash of the FID)", func(c *mercurySW) any { return &c.TableBits }),
 		xpField("cnp_interval", "", "0s", "1s", "least time between two CNPs to one flow entry (0: a CNP for every packet of a congested flow)",
@@ -115,8 +115,7 @@ func init() {
 				"no congestion point marks, no receiver sends CNPs, no ACK reaches the rp; CNPs are RoCEv2 CNP frames",
 		},
 		Title: "Mercury",
-		Paper: "He et al., Mercury: an accurate and fast congestion control for RDMA data centers, J. Cloud Computing 13:72, 2024 " +
-			"(papers/mercury.txt; its algorithms as REFERENCE.md reconstructs them)",
+		Paper: "[Mercury] §\"Mercury design\" (its Algorithms 1 and 2 reconstructed from the text: docs/derivations.md)",
 		Doc: "each switch egress port tells congestion from PFC's backlog (Determined/Undetermined); only flows through a congested " +
 			"port get a CNP, which carries a window C·baseRTT·data_f/Σdata; senders run DCQCN plus that window",
 		Parts: []cc.PartSpec{

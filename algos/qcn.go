@@ -12,8 +12,8 @@ const qcnLink = 10 * units.Gbps
 
 const (
 	qcnStd   = "IEEE 802.1Qau-2010 (IEEE8021-CN-MIB defaults)"
-	qcnPaper = "Alizadeh et al., Allerton 2008; the QCN pseudocode (Pan, Prabhakar et al., 2007)"
-	afqcnSrc = "Kabbani et al., AF-QCN, IEEE HOTI 2010; papers/survey-lossless-cc.txt section 4.1"
+	qcnPaper = "[QCN-Allerton]; the QCN pseudocode (Pan, Prabhakar et al., 2007)"
+	afqcnSrc = "[AF-QCN]; [Survey] §4.1.1"
 )
 
 type (
@@ -69,7 +69,7 @@ func init() {
 			NP: "-", NoAcks: true, Messages: []cc.MessageKind{qcnCNM},
 			Doc: "every switch egress data queue runs the qcn cp (sampling, Fb, a CNM to the sampled frame's source), every sender the qcn rp; CNMs are minimum frames at the control priority; no notification point, no ACK reaches the rp",
 		},
-		Paper: qcnStd + "; " + qcnPaper + "; papers/survey-lossless-cc.txt section 4.1",
+		Paper: qcnStd + "; " + qcnPaper + "; [Survey] §4.1",
 		Doc:   "the switch samples arriving frames and sends their sources a 6-bit quantised congestion measure Fb = −(Qoff + w·Qδ); the source cuts its rate by Gd·|Fb| and recovers by byte counter and timer",
 		Parts: []cc.PartSpec{
 			{

@@ -104,7 +104,7 @@ func roccCPEnv(c *cp.RoCCConfig, env cc.Env) {
 }
 
 // roccPaper is the source of most parameters.
-const roccPaper = "papers/rocc.txt"
+const roccPaper = "[RoCC]"
 
 // roccGainMin is the smallest gain any GainFracBits (at most 24) can hold:
 // 2^−24. Smaller gains round to 0, which New refuses.
@@ -117,15 +117,15 @@ const roccGainMax = "255.99"
 // roccCPPresets are the cp and hostcp presets.
 var roccCPPresets = []cc.Preset[cp.RoCCConfig]{
 	{Name: "auto", Doc: "the simulation setting for the link: 40g up to 40 Gb/s, 100g above, with Fmax = the link rate (in whole ΔF)",
-		Source: roccPaper + " section VI, System parameters (one setting per link speed, Fmax the link)", Config: roccCPPreset(roccCPAuto)},
+		Source: roccPaper + " §VI, System parameters (one setting per link speed, Fmax the link)", Config: roccCPPreset(roccCPAuto)},
 	{Name: "40g", Doc: "40 Gb/s simulation: ΔQ 600 B, ΔF 10 Mb/s, T 40 µs, Fmax 4000 ΔF, Qref/Qmid/Qmax 150/300/360 KB, ᾱ/β̄ 0.3/1.5",
-		Source: roccPaper + " section VI, System parameters", Config: roccCPPreset(roccNoLink(cp.RoCC40G))},
+		Source: roccPaper + " §VI, System parameters", Config: roccCPPreset(roccNoLink(cp.RoCC40G))},
 	{Name: "100g", Doc: "100 Gb/s simulation: Fmax 10 000 ΔF, Qref/Qmid/Qmax 300/600/660 KB, ᾱ/β̄ 0.45/2.25",
-		Source: roccPaper + " section VI, System parameters", Config: roccCPPreset(roccNoLink(cp.RoCC100G))},
+		Source: roccPaper + " §VI, System parameters", Config: roccCPPreset(roccNoLink(cp.RoCC100G))},
 	{Name: "dpdk10g", Doc: "10 Gb/s DPDK testbed: T 100 µs, Qref/Qmid/Qmax 75/150/210 KB, Fmax 1000 ΔF (the rest as 40g)",
-		Source: roccPaper + " section VI-B", Config: roccCPPreset(roccNoLink(cp.RoCCDPDK10G))},
+		Source: roccPaper + " §VI-B", Config: roccCPPreset(roccNoLink(cp.RoCCDPDK10G))},
 	{Name: "tofino40g", Doc: "40 Gb/s Tofino testbed: ΔQ 80 B, T 20 µs, Qref/Qmid/Qmax 75/150/210 KB (the rest as 40g)",
-		Source: roccPaper + " section VI-C", Config: roccCPPreset(roccNoLink(cp.RoCCTofino40G))},
+		Source: roccPaper + " §VI-C", Config: roccCPPreset(roccNoLink(cp.RoCCTofino40G))},
 }
 
 // roccCPField describes one cp.RoCCConfig field; host marks those the host
@@ -140,15 +140,15 @@ type roccCPField struct {
 var roccCPFields = []roccCPField{
 	{host: true, Field: cc.Field[cp.RoCCConfig]{Param: cc.Param{Name: "delta_q", Min: "1B",
 		Doc:    "ΔQ, the queue resolution: queue values are counts of ΔQ bytes (rounded down); New needs Qmax ≤ (2^queue_bits − 1)·ΔQ",
-		Source: roccPaper + " Table II; section VI (600 B), VI-C (80 B on Tofino)"},
+		Source: roccPaper + " Table II; §VI (600 B), §VI-C (80 B on Tofino)"},
 		Ptr: func(c *cp.RoCCConfig) any { return &c.DeltaQ }}},
 	{host: true, Field: cc.Field[cp.RoCCConfig]{Param: cc.Param{Name: "delta_f", Min: "1bps",
 		Doc:    "ΔF, the rate resolution: the CNP carries F in ΔF units; must equal every RP's delta_f",
-		Source: roccPaper + " Table II; section VI (10 Mb/s)"},
+		Source: roccPaper + " Table II; §VI (10 Mb/s)"},
 		Ptr: func(c *cp.RoCCConfig) any { return &c.DeltaF }}},
 	{Field: cc.Field[cp.RoCCConfig]{Param: cc.Param{Name: "t", Min: "1ps",
 		Doc:    "T, the update period of Algorithm 1",
-		Source: roccPaper + " section III-B; VI (40 µs), VI-B (100 µs), VI-C (20 µs)"},
+		Source: roccPaper + " §III-B; §VI (40 µs), §VI-B (100 µs), §VI-C (20 µs)"},
 		Ptr: func(c *cp.RoCCConfig) any { return &c.Period }}},
 	{Field: cc.Field[cp.RoCCConfig]{Param: cc.Param{Name: "start", Min: "0",
 		Doc:    "time of the first update (the timer's phase)",
@@ -156,31 +156,31 @@ var roccCPFields = []roccCPField{
 		Ptr: func(c *cp.RoCCConfig) any { return &c.Start }}},
 	{host: true, Field: cc.Field[cp.RoCCConfig]{Param: cc.Param{Name: "fmin", Min: "1bps",
 		Doc:    "Fmin, the lowest fair rate (line 3, lines 11–12): a multiple of ΔF",
-		Source: roccPaper + " Table II; section VI (10 ΔF)"},
+		Source: roccPaper + " Table II; §VI (10 ΔF)"},
 		Ptr: func(c *cp.RoCCConfig) any { return &c.FMin }}},
 	{host: true, Field: cc.Field[cp.RoCCConfig]{Param: cc.Param{Name: "fmax", Min: "2bps",
 		Doc:    "Fmax, the highest fair rate (lines 9–10), the link rate: a multiple of ΔF in (Fmin, (2^rate_bits − 1)·ΔF]; a cp where it runs takes its port's rate in whole ΔF",
-		Source: roccPaper + " Table II; section VI (4000 ΔF at 40 Gb/s, 10 000 ΔF at 100 Gb/s)"},
+		Source: roccPaper + " Table II; §VI (4000 ΔF at 40 Gb/s, 10 000 ΔF at 100 Gb/s)"},
 		Ptr: func(c *cp.RoCCConfig) any { return &c.FMax }}},
 	{host: true, Field: cc.Field[cp.RoCCConfig]{Param: cc.Param{Name: "qref", Min: "0B",
 		Doc:    "Qref, the PI's reference queue (line 8); Qref < Qmid < Qmax in whole ΔQ",
-		Source: roccPaper + " Table II; section VI (150 KB at 40 Gb/s)"},
+		Source: roccPaper + " Table II; §VI (150 KB at 40 Gb/s)"},
 		Ptr: func(c *cp.RoCCConfig) any { return &c.QRef }}},
 	{host: true, Field: cc.Field[cp.RoCCConfig]{Param: cc.Param{Name: "qmid", Min: "1B",
 		Doc:    "Qmid, the queue growth over one period that halves F (line 4)",
-		Source: roccPaper + " Table II; section VI (300 KB at 40 Gb/s)"},
+		Source: roccPaper + " Table II; §VI (300 KB at 40 Gb/s)"},
 		Ptr: func(c *cp.RoCCConfig) any { return &c.QMid }}},
 	{host: true, Field: cc.Field[cp.RoCCConfig]{Param: cc.Param{Name: "qmax", Min: "2B",
 		Doc:    "Qmax, the queue that resets F to Fmin (line 2); at most (2^queue_bits − 1)·ΔQ",
-		Source: roccPaper + " Table II; section VI (360 KB at 40 Gb/s)"},
+		Source: roccPaper + " Table II; §VI (360 KB at 40 Gb/s)"},
 		Ptr: func(c *cp.RoCCConfig) any { return &c.QMax }}},
 	{host: true, Field: cc.Field[cp.RoCCConfig]{Param: cc.Param{Name: "alpha_bar", Unit: "ΔF per ΔQ", Min: roccGainMin, Max: roccGainMax,
 		Doc:    "ᾱ, the integral gain of the top AUTO_TUNE region (a CSD constant; must not round to 0 at gain_frac_bits)",
-		Source: roccPaper + " Table II, line 20; section VI (0.3 at 40 Gb/s, 0.45 at 100 Gb/s)"},
+		Source: roccPaper + " Table II, line 20; §VI (0.3 at 40 Gb/s, 0.45 at 100 Gb/s)"},
 		Ptr: func(c *cp.RoCCConfig) any { return &c.AlphaBar }}},
 	{host: true, Field: cc.Field[cp.RoCCConfig]{Param: cc.Param{Name: "beta_bar", Unit: "ΔF per ΔQ", Min: roccGainMin, Max: roccGainMax,
 		Doc:    "β̄, the proportional gain of the top AUTO_TUNE region (a CSD constant; must not round to 0 at gain_frac_bits)",
-		Source: roccPaper + " Table II, line 20; section VI (1.5 at 40 Gb/s, 2.25 at 100 Gb/s)"},
+		Source: roccPaper + " Table II, line 20; §VI (1.5 at 40 Gb/s, 2.25 at 100 Gb/s)"},
 		Ptr: func(c *cp.RoCCConfig) any { return &c.BetaBar }}},
 	{host: true, Field: cc.Field[cp.RoCCConfig]{Param: cc.Param{Name: "gain_terms", Unit: "CSD terms", Min: "1", Max: strconv.Itoa(fixedpoint.MaxCSDTerms),
 		Doc:    "the most shift-add terms of each gain",
@@ -192,7 +192,7 @@ var roccCPFields = []roccCPField{
 		Ptr: func(c *cp.RoCCConfig) any { return &c.GainFracBits }}},
 	{host: true, Field: cc.Field[cp.RoCCConfig]{Param: cc.Param{Name: "queue_bits", Unit: "bits", Min: strconv.Itoa(cp.RoCCMinQueueBits), Max: strconv.Itoa(cp.RoCCMaxQueueBits),
 		Doc:    "width of the Qcur, Qold and threshold registers (Qref < Qmid < Qmax need at least 2 bits)",
-		Source: roccPaper + " section IV-B, Listing 1 (16-bit qdepth)"},
+		Source: roccPaper + " §IV-B, Listing 1 (16-bit qdepth)"},
 		Ptr: func(c *cp.RoCCConfig) any { return &c.QueueBits }}},
 	{host: true, Field: cc.Field[cp.RoCCConfig]{Param: cc.Param{Name: "rate_bits", Unit: "bits", Min: strconv.Itoa(cp.RoCCMinRateBits), Max: strconv.Itoa(cp.RoCCMaxRateBits),
 		Doc:    "width of F's integer part (Fmax ≤ (2^rate_bits − 1)·ΔF)",
@@ -200,7 +200,7 @@ var roccCPFields = []roccCPField{
 		Ptr: func(c *cp.RoCCConfig) any { return &c.RateBits }}},
 	{host: true, Field: cc.Field[cp.RoCCConfig]{Param: cc.Param{Name: "rate_frac_bits", Unit: "bits", Min: "0", Max: strconv.Itoa(cp.RoCCMaxRateFracBits),
 		Doc:    "fraction bits of the F register: 8 in the presets (the paper's \"fixed point precision\"); 0 keeps whole ΔF as the authors' OMNeT++ model",
-		Source: roccPaper + " section VI; github.com/danushkam/rocc SwitchEtherQueue.cc"},
+		Source: roccPaper + " §VI; [RoCC-code] SwitchEtherQueue.cc"},
 		Ptr: func(c *cp.RoCCConfig) any { return &c.RateFracBits }}},
 	{host: true, Field: cc.Field[cp.RoCCConfig]{Param: cc.Param{Name: "initial_f",
 		Choices: []cc.Choice{
@@ -209,7 +209,7 @@ var roccCPFields = []roccCPField{
 			{Name: "zero", Value: int64(cp.RoCCInitialZero), Doc: "0, as the authors' OMNeT++ model; the first update clamps it into [Fmin, Fmax]"},
 		},
 		Doc:    "F before the first update",
-		Source: "hwcc (the paper gives none); github.com/danushkam/rocc SwitchEtherQueue.cc (0)"},
+		Source: "hwcc (the paper gives none); [RoCC-code] SwitchEtherQueue.cc (0)"},
 		Ptr: func(c *cp.RoCCConfig) any { return &c.InitialF }}},
 	{host: true, Field: cc.Field[cp.RoCCConfig]{Param: cc.Param{Name: "rounding",
 		Choices: []cc.Choice{
@@ -217,7 +217,7 @@ var roccCPFields = []roccCPField{
 			{Name: "floor", Value: int64(cp.RoCCRoundFloor), Doc: "the new F rounded down, as the authors' OMNeT++ model's int assignment"},
 		},
 		Doc:    "how line 8 rounds to the F register",
-		Source: "hwcc; github.com/danushkam/rocc SwitchEtherQueue.cc (floor)"},
+		Source: "hwcc; [RoCC-code] SwitchEtherQueue.cc (floor)"},
 		Ptr: func(c *cp.RoCCConfig) any { return &c.Rounding }}},
 	{Field: cc.Field[cp.RoCCConfig]{Param: cc.Param{Name: "flow_table",
 		Choices: []cc.Choice{
@@ -225,11 +225,11 @@ var roccCPFields = []roccCPField{
 			{Name: "aged", Value: int64(cp.RoCCAgedTable), Doc: "flows seen on enqueue, evicted by age (section III-D (2))"},
 		},
 		Doc:    "the flow table the CP sends feedback to",
-		Source: roccPaper + " section III-D"},
+		Source: roccPaper + " §III-D"},
 		Ptr: func(c *cp.RoCCConfig) any { return &c.FlowTable }}},
 	{Field: cc.Field[cp.RoCCConfig]{Param: cc.Param{Name: "flow_capacity", Unit: "flows", Min: "1", Max: strconv.Itoa(cp.RoCCMaxFlowCapacity),
 		Doc:    "entries of the flow table (beyond them a new flow's packets are not counted; see cp.RoCCQueueFlows)",
-		Source: roccPaper + " section IV-C (the FPGA table's 1024 entries); III-D (2) bounds the aged table by Fmax/Fmin"},
+		Source: roccPaper + " §IV-C (the FPGA table's 1024 entries); §III-D (2) bounds the aged table by Fmax/Fmin"},
 		Ptr: func(c *cp.RoCCConfig) any { return &c.FlowCapacity }}},
 	{Field: cc.Field[cp.RoCCConfig]{Param: cc.Param{Name: "flow_max_age", Min: "0",
 		Doc:    "the aged table's eviction age (unused by the queue table); 0, the presets', is 10·t",
@@ -237,7 +237,7 @@ var roccCPFields = []roccCPField{
 		Ptr: func(c *cp.RoCCConfig) any { return &c.FlowMaxAge }}},
 	{host: true, Field: cc.Field[cp.RoCCConfig]{Param: cc.Param{Name: "idle_gain",
 		Doc:    "the top region's gains while the queue is nearly empty (below Qref/8), a rule of the authors' DPDK controller; off is Algorithm 1 as printed",
-		Source: "github.com/danushkam/rocc dpdk/switch/runtime.c (get_stable_rate)"},
+		Source: "[RoCC-code] dpdk/switch/runtime.c (get_stable_rate)"},
 		Ptr: func(c *cp.RoCCConfig) any { return &c.IdleGain }}},
 	{Field: cc.Field[cp.RoCCConfig]{Param: cc.Param{Name: "message",
 		Choices: []cc.Choice{
@@ -246,15 +246,15 @@ var roccCPFields = []roccCPField{
 			{Name: "report_f", Value: int64(cp.RoCCSendReportF), Doc: "Qcur and F before the update (type 2, section III-F approach 2): for hostcp"},
 		},
 		Doc:    "what the CP sends every T to each flow of its table",
-		Source: roccPaper + " sections III-B, III-F"},
+		Source: roccPaper + " §III-B, §III-F"},
 		Ptr: func(c *cp.RoCCConfig) any { return &c.Message }}},
 	{Field: cc.Field[cp.RoCCConfig]{Param: cc.Param{Name: "switch", Unit: "32-bit identifier", Min: "0", Max: "4294967295",
 		Doc:    "the CP's switch in its CNPs (its IPv4 address; GETCP of Algorithm 2); where the part runs: its switch's node ID",
-		Source: roccPaper + " section III-C, Algorithm 2"},
+		Source: roccPaper + " §III-C, Algorithm 2"},
 		Ptr: func(c *cp.RoCCConfig) any { return &c.Switch }}},
 	{Field: cc.Field[cp.RoCCConfig]{Param: cc.Param{Name: "port", Unit: "port number", Min: "0", Max: "65535",
 		Doc:    "the CP's egress port in its CNPs; where the part runs: its port number",
-		Source: roccPaper + " section IV-B, Listing 1"},
+		Source: roccPaper + " §IV-B, Listing 1"},
 		Ptr: func(c *cp.RoCCConfig) any { return &c.Port }}},
 }
 
@@ -279,8 +279,8 @@ type roccRPConfig struct {
 	T units.Time
 }
 
-// The recovery timer's rule: roccSimRecovery at T = roccSimPeriod (the
-// authors' OMNeT++ values, REFERENCE.md), in proportion to T.
+// The recovery timer's rule: roccSimRecovery at T = roccSimPeriod
+// ([RoCC-code]'s values; docs/derivations.md, RoCC), in proportion to T.
 const (
 	roccSimPeriod   = 40 * units.Microsecond
 	roccSimRecovery = 55 * units.Microsecond
@@ -326,37 +326,37 @@ func roccRPFixed(c func() rp.RoCCConfig, cpPreset func() cp.RoCCConfig) func(cc.
 // preset setting configures both parts alike.
 var roccRPPresets = []cc.Preset[roccRPConfig]{
 	{Name: "auto", Doc: "as 40g up to 40 Gb/s, as 100g above, with Rmax = the link rate (in whole ΔF)",
-		Source: roccPaper + " section VI, Table II (Rmax: \"usually the link bandwidth\")", Config: roccRPAuto},
+		Source: roccPaper + " §VI, Table II (Rmax: \"usually the link bandwidth\")", Config: roccRPAuto},
 	{Name: "40g", Doc: "Rmax 40 Gb/s, ΔF 10 Mb/s, T 40 µs (so recovery 55 µs), reaction delay 15 µs",
-		Source: roccPaper + " section VI; the authors' OMNeT++ recovery timer (REFERENCE.md)", Config: roccRPFixed(rp.RoCC40G, cp.RoCC40G)},
-	{Name: "100g", Doc: "as 40g with Rmax 100 Gb/s", Source: roccPaper + " section VI", Config: roccRPFixed(rp.RoCC100G, cp.RoCC100G)},
+		Source: roccPaper + " §VI; [RoCC-code]'s recovery timer (docs/derivations.md, RoCC)", Config: roccRPFixed(rp.RoCC40G, cp.RoCC40G)},
+	{Name: "100g", Doc: "as 40g with Rmax 100 Gb/s", Source: roccPaper + " §VI", Config: roccRPFixed(rp.RoCC100G, cp.RoCC100G)},
 	{Name: "dpdk10g", Doc: "Rmax 10 Gb/s, T 100 µs (so recovery 137.5 µs), no reaction delay (the testbed's own)",
-		Source: roccPaper + " section VI-B", Config: roccRPFixed(rp.RoCCDPDK10G, cp.RoCCDPDK10G)},
+		Source: roccPaper + " §VI-B", Config: roccRPFixed(rp.RoCCDPDK10G, cp.RoCCDPDK10G)},
 	{Name: "tofino40g", Doc: "Rmax 40 Gb/s, T 20 µs (so recovery 27.5 µs), no reaction delay",
-		Source: roccPaper + " section VI-C", Config: roccRPFixed(rp.RoCCTofino40G, cp.RoCCTofino40G)},
+		Source: roccPaper + " §VI-C", Config: roccRPFixed(rp.RoCCTofino40G, cp.RoCCTofino40G)},
 }
 
 // roccRPFields are the rp part's parameters.
 var roccRPFields = []cc.Field[roccRPConfig]{
 	{Param: cc.Param{Name: "rmax", Min: "1bps",
 		Doc:    "Rmax, the flow's maximum rate (the NIC's line rate): a multiple of ΔF, at most (2^31 − 1)·ΔF; where the part runs: its NIC's line rate in whole ΔF",
-		Source: roccPaper + " Table II, section III-E"},
+		Source: roccPaper + " Table II, §III-E"},
 		Ptr: func(c *roccRPConfig) any { return &c.RMax }},
 	{Param: cc.Param{Name: "delta_f", Min: "1bps",
 		Doc:    "ΔF: a CNP's rate field counts ΔF units; must equal the CPs'",
-		Source: roccPaper + " Table II; section VI (10 Mb/s)"},
+		Source: roccPaper + " Table II; §VI (10 Mb/s)"},
 		Ptr: func(c *roccRPConfig) any { return &c.DeltaF }},
 	{Param: cc.Param{Name: "t", Min: "1ps",
 		Doc:    "T, the update period of the CPs on the flow's path (the cp's t): it sets the default recovery timer, 55 µs·t/40 µs",
-		Source: roccPaper + " section III-B; VI (40 µs), VI-B (100 µs), VI-C (20 µs)"},
+		Source: roccPaper + " §III-B; §VI (40 µs), §VI-B (100 µs), §VI-C (20 µs)"},
 		Ptr: func(c *roccRPConfig) any { return &c.T }},
 	{Param: cc.Param{Name: "recovery", Min: "0",
 		Doc:    "the fast-recovery timer of Algorithm 2 (lines 7 and 13): Rcur doubles after this long without a CNP; 0, the presets', is 55 µs·t/40 µs (55 µs at T = 40 µs), longer than T so that a congested CP's CNP (one per T) comes first",
-		Source: "the authors' OMNeT++ code (55 µs at T = 40 µs; REFERENCE.md); the paper gives none"},
+		Source: "[RoCC-code] (55 µs at T = 40 µs; docs/derivations.md, RoCC); the paper gives none"},
 		Ptr: func(c *roccRPConfig) any { return &c.RecoveryPeriod }},
 	{Param: cc.Param{Name: "reaction_delay", Min: "0",
 		Doc:    "the NIC's delay from a CNP's arrival to its effect; the caller applies it (rp.RoCC carries it only)",
-		Source: roccPaper + " section VI, System parameters (15 µs)"},
+		Source: roccPaper + " §VI, System parameters (15 µs)"},
 		Ptr: func(c *roccRPConfig) any { return &c.ReactionDelay }},
 }
 
@@ -400,7 +400,7 @@ func init() {
 				"the NIC paces at min(offered, line rate, the rp's rate); no notification point",
 		},
 		Title: "RoCC",
-		Paper: "Menikumbura, Taheri et al., Congestion Control for Datacenter Networks: A Control-Theoretic Approach (papers/rocc.txt): sections III-B (Algorithm 1), III-C (CNP), III-D (flow table), III-E (Algorithm 2), III-F (host computation), VI (parameters)",
+		Paper: "[RoCC] §III-B (Algorithm 1), §III-C (CNP), §III-D (flow table), §III-E (Algorithm 2), §III-F (host computation), §VI (parameters)",
 		Doc:   "a PI controller in each switch queue computes a fair rate every T and sends it to the flows in the queue; each sender takes the smallest rate on its path",
 		Parts: []cc.PartSpec{
 			{

@@ -11,7 +11,7 @@ import (
 // timelyLink is the presets' default link: the paper's 10 Gb/s NICs.
 const timelyLink = 10 * units.Gbps
 
-const timelyPaper = "Mittal et al., TIMELY, SIGCOMM 2015 (Algorithm 1, section 6)"
+const timelyPaper = "[TIMELY] Algorithm 1, §6"
 
 type timelyCfg = timely.Config
 
@@ -34,7 +34,7 @@ func init() {
 			Doc: "every sender runs the timely rp (timely.RP): one RTT sample per 16 KB segment from the ACK that completes it, " +
 				"Algorithm 1 on each; no switch state, no notification point",
 		},
-		Paper: timelyPaper + "; papers/survey-lossless-cc.txt section 4.2",
+		Paper: timelyPaper + "; [Survey] §4.2",
 		Doc:   "a sender-only rate control on the RTT of completed segments: additive increase below Tlow or on a falling RTT, a decrease by the normalised RTT gradient, a cut above Thigh",
 		Parts: []cc.PartSpec{{
 			Name: "rp", Role: cc.RoleRP,
@@ -53,13 +53,13 @@ func init() {
 					f("initial_rate", "", "1kbps", timely.MaxRate.String(), "the rate before the first sample", "hwcc: the link", func(c *timelyCfg) any { return &c.InitialRate }),
 					f("t_low", "", "0s", "2.147483647s", "below it the rate increases additively", timelyPaper+" (50 µs)", func(c *timelyCfg) any { return &c.Tlow }),
 					f("t_high", "", "1ns", "2.147483647s", "above it the rate is cut by β(1 − Thigh/rtt)", timelyPaper+" (500 µs)", func(c *timelyCfg) any { return &c.Thigh }),
-					f("min_rtt", "", "1us", "1s", "normalises the gradient: rtt_diff/minRTT", "REFERENCE.md (20 µs)", func(c *timelyCfg) any { return &c.MinRTT }),
-					f("alpha", "fraction, held in Q0.16", timelyMinAlpha, "1", "the EWMA weight of the new RTT difference", "REFERENCE.md (0.875)", func(c *timelyCfg) any { return &c.Alpha }),
+					f("min_rtt", "", "1us", "1s", "normalises the gradient: rtt_diff/minRTT", "[HPCC-ns3] (20 µs; docs/derivations.md, TIMELY)", func(c *timelyCfg) any { return &c.MinRTT }),
+					f("alpha", "fraction, held in Q0.16", timelyMinAlpha, "1", "the EWMA weight of the new RTT difference", "[HPCC-ns3] (0.875; docs/derivations.md, TIMELY)", func(c *timelyCfg) any { return &c.Alpha }),
 					f("beta", "fraction, held in Q0.16", timelyMinBeta, "1", "the multiplicative decrease factor", timelyPaper+" (0.8)", func(c *timelyCfg) any { return &c.Beta }),
 					f("delta", "", "1kbps", timely.MaxRate.String(), "the additive increase step", timelyPaper+" (10 Mb/s)", func(c *timelyCfg) any { return &c.Delta }),
 					f("hai_threshold", "increases", "1", "255", "increases in a row after which the step is hai_factor·δ", timelyPaper+" (5)", func(c *timelyCfg) any { return &c.HAIThreshold }),
 					f("hai_factor", "", "1", "255", "N, the hyper-active step's multiple of δ", timelyPaper+" (5)", func(c *timelyCfg) any { return &c.HAIFactor }),
-					f("segment_bytes", "", "1B", "16MiB", "one RTT sample per segment of this many payload bytes", timelyPaper+" (16 KB; 16–64 KB in section 3.1)", func(c *timelyCfg) any { return &c.SegmentBytes }),
+					f("segment_bytes", "", "1B", "16MiB", "one RTT sample per segment of this many payload bytes", timelyPaper+" (16 KB; 16–64 KB in §3.1)", func(c *timelyCfg) any { return &c.SegmentBytes }),
 					{
 						Param: cc.Param{
 							Name: "sample",
@@ -71,7 +71,7 @@ func init() {
 						},
 						Ptr: func(c *timelyCfg) any { return &c.Sample },
 					},
-					f("subtract_serialization", "", "", "", "subtract the segment's serialisation at line rate from the sample", timelyPaper+" (section 3.1)", func(c *timelyCfg) any { return &c.SubtractSerialization }),
+					f("subtract_serialization", "", "", "", "subtract the segment's serialisation at line rate from the sample", timelyPaper+" (§3.1)", func(c *timelyCfg) any { return &c.SubtractSerialization }),
 				},
 				New: dcqcnNew(timely.New),
 			},

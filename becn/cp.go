@@ -83,8 +83,8 @@ type cpSlot struct {
 	used bool
 }
 
-// CP is the congestion point of BECN and FECN (papers/survey-lossless-cc.txt
-// section 4.1; REFERENCE.md "QCN, AF-QCN, BECN, FECN"): one egress queue
+// CP is the congestion point of BECN and FECN ([Survey] §4.1.1 and
+// §4.1.2; [BECN]; [FECN]): one egress queue
 // with one byte threshold. A packet is congested when the queue it sees
 // at the judging point (CPConfig.At) exceeds the threshold:
 //
@@ -160,7 +160,7 @@ func NewCP(cfg CPConfig) (*CP, error) {
 //
 //   - Threshold 100 KB per 25 Gb/s of link (link/250 000 bytes, rounded
 //     down): DCQCN's Kmin, the queue where its marking starts
-//     (REFERENCE.md, DCQCN "Paper-style presets": Kmin = 100 KB per 25
+//     (docs/derivations.md, DCQCN presets: Kmin = 100 KB per 25
 //     Gb/s). A link so fast that it passes MaxThreshold gives a value that
 //     Validate refuses.
 //   - At AtEnqueue.

@@ -1,15 +1,8 @@
 // Package becn holds the state machines of BECN and FECN, the one-bit
 // explicit congestion notification schemes of ATM and InfiniBand, as the
-// survey of lossless datacenter congestion control states them: Huang,
-// Dong, Bai, "Congestion control in high-speed lossless data center
-// networks: A survey", Future Generation Computer Systems, 2018
-// (../shared/papers/survey-lossless-cc.txt section 4.1.1 "BECN" and
-// section 4.1.2 "FECN"; ../shared/REFERENCE.md "QCN, AF-QCN, BECN,
-// FECN"). The survey's sources are P. Newman, "Backward explicit
-// congestion notification for ATM local area networks", GLOBECOM 1993,
-// pp. 719–723 (its [51]) and "Traffic management for ATM local area
-// networks", IEEE Commun. Mag. 32(8), 1994 (its [50]) for BECN and the
-// ATM EFCI bit; and the InfiniBand Architecture Specification Vol. 1,
+// survey of lossless datacenter congestion control states them ([Survey]
+// §4.1.1 "BECN" and §4.1.2 "FECN"). The survey's sources are [BECN] (its
+// [51]) and [FECN] (its [50]) for BECN and the ATM EFCI bit, and [IBA]
 // annex A10 (its [62]) for InfiniBand's FECN/BECN bits.
 //
 // BECN: when a queue exceeds a fixed threshold, the switch sends a one-bit
@@ -51,8 +44,8 @@
 //	notification spacing 50 µs    hwcc's (SurveyInterval): DCQCN's N,
 //	                              survey 4.1.2 ("usually 50µs"), which
 //	                              the survey says K must exceed
-//	threshold 100 KB per 25 Gb/s  hwcc's: DCQCN's Kmin (REFERENCE.md,
-//	                              "Paper-style presets")
+//	threshold 100 KB per 25 Gb/s  hwcc's: DCQCN's Kmin
+//	                              (docs/derivations.md, BECN)
 //	min rate 1 Mb/s               hwcc's: the NIC vendor's rpg_min_rate
 //	                              (rp.DCQCNConnectX)
 //	NP answers every mark         InfiniBand (InfiniBandNP): the receiver

@@ -57,10 +57,10 @@ type NPState struct {
 	Packets, Marked, Notifications, Suppressed uint64
 }
 
-// NP is the receiver side of FECN for one flow (papers/survey-lossless-cc.txt
-// section 4.1.2: "Upon receiving a marked packet, it feedbacks a resource
-// management (RM) cell to the correspond source-end"; REFERENCE.md: "a
-// 1-bit forward mark echoed by the receiver"). It implements
+// NP is the receiver side of FECN for one flow ([Survey]
+// §4.1.2: "Upon receiving a marked packet, it feedbacks a resource
+// management (RM) cell to the correspond source-end"; [FECN]: a one-bit
+// forward mark that the receiver echoes). It implements
 // cc.NotificationPoint.
 //
 // Receive reads the packet's mark (p.CE: the EFCI bit, InfiniBand's FECN

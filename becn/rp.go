@@ -11,7 +11,7 @@ import (
 // rpPart names the reaction point in errors.
 const rpPart = "becn.RP"
 
-// The survey's constants (papers/survey-lossless-cc.txt section 4.1.1).
+// The survey's constants ([Survey] §4.1.1).
 const (
 	// CutShift is the decrease: RC ← RC >> CutShift, "the source cuts in
 	// half the sending rate" on each notification.
@@ -119,8 +119,8 @@ type RPState struct {
 	Notifications, Cuts, Pauses, Steps uint64
 }
 
-// RP is the source of BECN and FECN for one flow (papers/survey-lossless-cc.txt
-// section 4.1.1: "On each receiving of a BECN cell, the source cuts in half
+// RP is the source of BECN and FECN for one flow ([Survey]
+// §4.1.1: "On each receiving of a BECN cell, the source cuts in half
 // the sending rate ... If five successive BECN cells arrive, the source
 // will pause the transmission. Otherwise, if no BECN cell arrives on the
 // throttled virtual channel for a time period, the sending rate will be

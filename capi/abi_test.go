@@ -154,6 +154,7 @@ func expected() string {
 		l.event(label, f(act), act)
 	}
 	l.f("abi %d header %d live 0", abiVersion, abiVersion)
+	l.f("version %s", cc.Version)
 
 	l.make("new-unknown", "nosuch", "cp", "", nil)
 	l.make("new-badpart", "rocc", "nosuch", "", nil)

@@ -127,6 +127,13 @@ func recovered(rc *C.int, buf *C.char, errlen C.size_t) {
 //export hwccgo_abi_version
 func hwccgo_abi_version() C.int { return abiVersion }
 
+// version is cc.Version as a C string, made once and never freed: what
+// hwcc_version returns to every caller.
+var version = C.CString(cc.Version)
+
+//export hwccgo_version
+func hwccgo_version() *C.char { return version }
+
 //export hwccgo_live_parts
 func hwccgo_live_parts() C.size_t { return C.size_t(liveParts()) }
 

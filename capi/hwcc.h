@@ -310,6 +310,13 @@ typedef struct hwcc_part hwcc_part;
  * with. */
 int hwcc_abi_version(void);
 
+/* The hwcc release the library was built from, as "major.minor.patch"
+ * (Go's cc.Version; `hwcc version` prints the same): a static
+ * NUL-terminated string the caller must not modify or free. It names the
+ * release; whether the library can be called at all is hwcc_abi_version's
+ * answer, which changes only with the ABI. */
+const char *hwcc_version(void);
+
 /* A static English name of an error code ("time order", ...). */
 const char *hwcc_strerror(int code);
 

@@ -335,7 +335,7 @@ type Env struct {
 	Rate units.Rate
 	// Node is the switch (CP) or host (RP, NP); Port the CP's egress port
 	// number on its switch; SwitchID a 12-bit ID unique among the
-	// network's switches (INT's pathID, papers/hpcc.txt section 4.1).
+	// network's switches (INT's pathID, [HPCC] §4.1).
 	Node     NodeID
 	Port     uint16
 	SwitchID uint16

@@ -51,14 +51,14 @@ const (
 	// HPCC authors' ns-3 switch, which marks in its dequeue hook after
 	// taking the frame out of the egress count; the mark then reaches the
 	// receiver without waiting behind the queue it reports. It reproduces
-	// the HPCC paper's DCQCN incast (papers/hpcc.txt section 5.2: "the
+	// the HPCC paper's DCQCN incast ([HPCC] §5.2: "the
 	// queue builds up to 550 KB"; hwcc's dcqcn-incast scenario measures a
 	// first peak of 558 KB, against 2.0 MB when marking on enqueue, whose
 	// mark travels behind up to Kmax of queue).
 	DCQCNMarkDequeue DCQCNMarkAt = iota
 	// DCQCNMarkEnqueue judges a packet as it joins the queue, against the
 	// queue including it: the survey's wording ("mark an arriving packet",
-	// papers/survey-lossless-cc.txt section 4.1.2) and RED's classic
+	// [Survey] §4.1.2) and RED's classic
 	// placement.
 	DCQCNMarkEnqueue
 )
@@ -96,10 +96,10 @@ type DCQCNConfig struct {
 }
 
 // DCQCNHPCCSim is the marker of the HPCC paper's DCQCN runs
-// (papers/hpcc.txt section 5.1, "Parameters": Kmin = 100 KB·Bw/25 Gb/s and
+// ([HPCC] §5.1, "Parameters": Kmin = 100 KB·Bw/25 Gb/s and
 // Kmax = 400 KB·Bw/25 Gb/s, "according to our experiences (no vendor
-// suggestion available)"). The paper gives no Pmax; 0.2 is the authors' ns-3
-// run script's (REFERENCE.md, DCQCN, "Pmax = 0.2"). KB is 1000 B; the
+// suggestion available)"). The paper gives no Pmax; 0.2 is [HPCC-ns3]'s
+// run script's (docs/derivations.md, DCQCN presets). KB is 1000 B; the
 // thresholds are rounded down to whole bytes. It marks on dequeue, as the
 // authors' ns-3 switch does (DCQCNMarkDequeue).
 func DCQCNHPCCSim(link units.Rate) DCQCNConfig {
@@ -164,8 +164,8 @@ type DCQCNState struct {
 }
 
 // DCQCN is the congestion point of DCQCN: RED-style ECN marking at one
-// switch egress queue (papers/survey-lossless-cc.txt section 4.1.2, "CP
-// algorithm"; REFERENCE.md, DCQCN). With q the queue length when the packet
+// switch egress queue ([Survey] §4.1.2, "CP
+// algorithm"; [DCQCN]; [RED]). With q the queue length when the packet
 // is judged:
 //
 //	q ≤ Kmin          never mark

@@ -158,7 +158,7 @@ func TestDCQCNDeterministicDraws(t *testing.T) {
 }
 
 func TestDCQCNHPCCSimPreset(t *testing.T) {
-	// papers/hpcc.txt §5.1: Kmin = 100 KB·Bw/25G, Kmax = 400 KB·Bw/25G.
+	// [HPCC] §5.1: Kmin = 100 KB·Bw/25G, Kmax = 400 KB·Bw/25G.
 	for link, want := range map[units.Rate][2]units.Bytes{
 		25 * units.Gbps:  {100000, 400000},
 		100 * units.Gbps: {400000, 1600000},

@@ -57,7 +57,7 @@ type DCTCPConfig struct {
 }
 
 // DCTCPHPCCSim is the marker of the HPCC paper's DCTCP runs
-// (papers/hpcc.txt section 5.1, "Parameters": Kmin = Kmax = 30 KB·Bw/10 Gb/s,
+// ([HPCC] §5.1, "Parameters": Kmin = Kmax = 30 KB·Bw/10 Gb/s,
 // "according to [8]", the DCTCP paper), judging at enqueue. KB is 1000 B; K
 // is rounded down to whole bytes. A link so fast that K would pass
 // DCTCPMaxThreshold gives a K that Validate refuses.
@@ -101,9 +101,8 @@ type DCTCPState struct {
 	Packets, Marked uint64
 }
 
-// DCTCP is the congestion point of DCTCP (Alizadeh et al., SIGCOMM 2010,
-// section 3.1; REFERENCE.md, "TIMELY and DCTCP"): step ECN marking at one
-// threshold K on the instantaneous queue of one egress queue. A packet is
+// DCTCP is the congestion point of DCTCP ([DCTCP] §3.1): step ECN marking at
+// one threshold K on the instantaneous queue of one egress queue. A packet is
 // marked when the queue length it sees exceeds K bytes:
 //
 //	mark ⇔ q > K

@@ -28,7 +28,7 @@ func TestDCTCPThreshold(t *testing.T) {
 }
 
 func TestDCTCPHPCCSimPreset(t *testing.T) {
-	// papers/hpcc.txt §5.1: K = 30 KB·Bw/10 Gb/s, KB = 1000 B.
+	// [HPCC] §5.1: K = 30 KB·Bw/10 Gb/s, KB = 1000 B.
 	require.Equal(t, units.Bytes(30000), DCTCPHPCCSim(10*units.Gbps).K)
 	require.Equal(t, units.Bytes(300000), DCTCPHPCCSim(100*units.Gbps).K)
 	require.Equal(t, units.Bytes(75000), DCTCPHPCCSim(25*units.Gbps).K)

@@ -4,8 +4,8 @@
 // A congestion point sees the queue (its length on enqueue and dequeue, a
 // periodic timer) and decides what the network tells the senders: an ECN
 // mark (DCQCN, DCTCP), a fair rate sent back in a CNP (RoCC, paper
-// ../shared/papers/rocc.txt Algorithm 1), or INT telemetry stamped on the
-// packet (HPCC, ../shared/papers/hpcc.txt section 3.2).
+// [RoCC] Algorithm 1), or INT telemetry stamped on the
+// packet (HPCC, [HPCC] §3.2).
 //
 // Every type here (RoCC, HPCC, DCQCN and DCTCP (and RoCCHost, the host-side computation of section III-F, which plays cc.ReactionPoint)) keeps the contract of package cc: it
 // implements cc.CongestionPoint (checked at compile time), refuses time going
@@ -17,7 +17,7 @@
 // its presets and a description of every parameter, so that cc.New builds
 // it from strings.
 //
-// Every type also has the shape in DESIGN.md: a Config with units, widths
+// Every type has the same shape: a Config with units, widths
 // and sources on every field; presets returning one; New(cfg) validating
 // it (errors are *cc.ConfigError naming the field); event methods taking now
 // first; explicit deadlines (NextDeadline, and Timer or OnTimer); State()

@@ -11,7 +11,7 @@ import (
 )
 
 // HPCC is the congestion point of HPCC, one switch egress port
-// (papers/hpcc.txt section 3.1, section 4.1 and Figure 7). HPCC's switch
+// ([HPCC] §3.1, §4.1 and Figure 7). HPCC's switch
 // decides nothing; at egress it appends one INT record describing the port
 // to every data packet:
 //

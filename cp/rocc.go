@@ -301,8 +301,8 @@ func roccPaperWidths(c RoCCConfig) RoCCConfig {
 	return c
 }
 
-// RoCC40G is the paper's 40 Gb/s simulation setting (papers/rocc.txt
-// section VI, "System parameters"): ΔF = 10 Mb/s, ΔQ = 600 B, T = 40 µs,
+// RoCC40G is the paper's 40 Gb/s simulation setting ([RoCC]
+// §VI, "System parameters"): ΔF = 10 Mb/s, ΔQ = 600 B, T = 40 µs,
 // Fmin = 10 ΔF, Fmax = 4000 ΔF, Qref/Qmid/Qmax = 150/300/360 KB (KB =
 // 1000 B, as the authors' code uses), ᾱ = 0.3, β̄ = 1.5. Register widths as
 // roccPaperWidths.
@@ -335,8 +335,8 @@ func RoCC100G() RoCCConfig {
 // RoCCDPDK10G is the DPDK testbed (section VI-B): 10 Gb/s links,
 // Qref/Qmid/Qmax = 75/150/210 KB, T = 100 µs. The paper does not give ΔQ,
 // ΔF, Fmin or the gains for the testbed; this preset keeps the simulation's
-// ΔQ = 600 B, ΔF = 10 Mb/s, Fmin = 10 ΔF and ᾱ/β̄ = 0.3/1.5 (the authors'
-// code's defaults, REFERENCE.md), with Fmax = the 10 Gb/s link.
+// ΔQ = 600 B, ΔF = 10 Mb/s, Fmin = 10 ΔF and ᾱ/β̄ = 0.3/1.5 ([RoCC-code]'s
+// defaults), with Fmax = the 10 Gb/s link.
 func RoCCDPDK10G() RoCCConfig {
 	c := RoCC40G()
 	c.FMax = 10 * units.Gbps
@@ -831,7 +831,7 @@ type RoCCState struct {
 }
 
 // RoCC is the congestion point of one egress queue: the fair-rate
-// calculator of papers/rocc.txt section III-B (Algorithm 1, "Fair Rate
+// calculator of [RoCC] §III-B (Algorithm 1, "Fair Rate
 // Computation at the CP"), with the flow table of section III-D
 // (RoCCQueueFlows or RoCCAgedFlows), the CNP of section III-C
 // (RoCCFeedback) and, for a host that computes the rate itself (section

@@ -42,8 +42,8 @@ const (
 // roccFbWhat names the message in decode errors.
 const roccFbWhat = "RoCC feedback"
 
-// RoCCFeedback is one RoCC CNP, RoCC's feedback message (papers/rocc.txt
-// section III-C): "the fair rate value (in multiples of ΔF)" and what the RP
+// RoCCFeedback is one RoCC CNP, RoCC's feedback message ([RoCC]
+// §III-C): "the fair rate value (in multiples of ΔF)" and what the RP
 // needs to find the flow's rate limiter, carried in ICMP (the DPDK
 // prototype used the reserved ICMP type 253, section VI-B). The paper's P4
 // header (section IV-B, Listing 1) has port (16 bits), qdepth (16 bits) and

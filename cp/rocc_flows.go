@@ -161,7 +161,7 @@ func (m *roccFlowMap) remove(i uint32) {
 // occupancyBits is the width of a counter of 0..cap flows.
 func (m *roccFlowMap) occupancyBits() uint8 { return uint8(bits.Len(uint(m.cap))) }
 
-// RoCCQueueFlows is the default flow table of papers/rocc.txt section III-D
+// RoCCQueueFlows is the default flow table of [RoCC] §III-D
 // (1), "a table of the flows currently in the queue": the flows with bytes
 // in one FIFO egress queue and how many, updated on every enqueue and
 // dequeue; a flow leaves when its count returns to zero. Each count is a
@@ -204,8 +204,7 @@ func (m *roccFlowMap) occupancyBits() uint8 { return uint8(bits.Len(uint(m.cap))
 // table costs no more per packet than before until an overflow.
 //
 // The alternative designs refuse the dequeue or lose the flow: a table that
-// counts the late-entered flow's dequeues against its count (hwcc before
-// issue 11) refuses a legal dequeue when an earlier, uncounted packet is
+// counts the late-entered flow's dequeues against its count refuses a legal dequeue when an earlier, uncounted packet is
 // larger than the count, and drops the flow, which then gets no feedback,
 // when it is smaller. The authors' OMNeT++ model has no capacity limit
 // (an unbounded map of packet counts per flow).
@@ -410,7 +409,7 @@ func (m *roccFlowMap) appendFlows(dst []uint32) []uint32 {
 	return dst
 }
 
-// RoCCAgedFlows is the flow table of papers/rocc.txt section III-D (2):
+// RoCCAgedFlows is the flow table of [RoCC] §III-D (2):
 // "RoCC has a lower bound for fair rate, hence the number of concurrent
 // flows on a link has an upper bound (i.e., Fmax/Fmin)", used "in
 // conjunction with a simple age-based flow eviction mechanism". It holds at

@@ -153,8 +153,8 @@ func TestRoCCQueueFlowsModel(t *testing.T) {
 	props.TestingRun(t)
 }
 
-// TestRoCCQueueFlowsOverflowHand walks the overflow case of issue 11 by
-// hand in a table of one entry: flow 2's first packet arrives while flow 1
+// TestRoCCQueueFlowsOverflowHand walks the table's overflow case (a flow
+// entered while uncounted bytes are queued) by hand in a table of one entry: flow 2's first packet arrives while flow 1
 // fills the table (uncounted), flow 1 leaves, flow 2's second packet
 // enters it. The uncounted 500 B packet leaves first and is not charged to
 // flow 2's 300 B count (which would refuse it: 500 > 300); the counted one
@@ -319,8 +319,8 @@ type roccFIFOOp struct {
 // table had no such mark, and this returned false.)
 func roccPartial(c *RoCC, flow uint32) bool { return c.Flows().Partial(flow) }
 
-// TestRoCCQueueTableOverflowFIFO is issue 11's first review fix: more flows
-// than the queue table holds pass through one FIFO queue. The CP is fed the
+// TestRoCCQueueTableOverflowFIFO: more flows than the queue table holds
+// pass through one FIFO queue, and no legal dequeue is refused. The CP is fed the
 // enqueues and the FIFO dequeues of a model queue (every dequeue is legal),
 // and after every event:
 //
@@ -400,8 +400,8 @@ func TestRoCCQueueTableOverflowFIFO(t *testing.T) {
 
 // TestRoCCQueueFlowsHugeEnqueueRefused: an enqueue whose size would carry a
 // flow's byte count past its register is refused, however large (the sum
-// once overflowed int64 and was accepted with a negative count, after which
-// the flow's legal dequeue was refused; found by an outside review).
+// could overflow int64 and be accepted with a negative count, after which
+// the flow's legal dequeue would be refused).
 func TestRoCCQueueFlowsHugeEnqueueRefused(t *testing.T) {
 	c, err := NewRoCC(RoCC40G())
 	require.NoError(t, err)

@@ -7,8 +7,8 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// RoCCHost is the host-side rate computation of papers/rocc.txt section
-// III-F: the CP sends Qcur (and, in approach 2, F) and the host computes the
+// RoCCHost is the host-side rate computation of [RoCC]
+// §III-F: the CP sends Qcur (and, in approach 2, F) and the host computes the
 // fair rate with the parameters it looks up in a registry (RoCCParams). The
 // paper's Tofino prototype works this way: the switch's P4 CNP carries the
 // port, qdepth and counter (Listing 1), and the DPDK client "intercept[s]

@@ -28,8 +28,8 @@ func roccSeed(t testing.TB) int64 {
 	return 1
 }
 
-// roccRef is a float64 reference model of Algorithm 1 (papers/rocc.txt
-// section III-B), written from the paper's listing: F in real ΔF units, the
+// roccRef is a float64 reference model of Algorithm 1 ([RoCC]
+// §III-B), written from the paper's listing: F in real ΔF units, the
 // exact ᾱ and β̄ of the configuration, the real divisions F ÷ 2 and
 // Fmax/level, and AUTO_TUNE as the paper's loop. Only the thresholds are
 // shared with the code under test, as integers in ΔQ units (the queue is

@@ -17,7 +17,7 @@ func roccPresets() map[string]RoCCConfig {
 }
 
 // TestRoCCPresetsQuantised checks every preset against the paper's numbers
-// (papers/rocc.txt section VI) converted by hand: thresholds ⌊bytes/ΔQ⌋
+// ([RoCC] §VI) converted by hand: thresholds ⌊bytes/ΔQ⌋
 // with KB = 1000 B, Fmin/Fmax in ΔF, the gains' CSD values.
 func TestRoCCPresetsQuantised(t *testing.T) {
 	cases := []struct {

@@ -116,18 +116,15 @@ var (
 // advertised room for it. The receiver's flow-control packets (FCPacket)
 // carry its credit limit back.
 //
-// Sources: IBTA, InfiniBand Architecture Specification Volume 1, Release
-// 1.2.1 (2007), section 7.9 "Flow control" ("IBA 7.9" below: 64-byte
-// blocks, the 12-bit FCTBS, FCCL and ABR, the send test, the flow-control
-// packet); the survey ../shared/papers/survey-lossless-cc.txt, section 3.1
-// (CBFC: the upstream's credit count "is always equivalent to the
-// available buffer slots of the downstream switch, and the switch buffer
-// will not be overflowed"); ../shared/REFERENCE.md, "Link-level flow
-// control". Public implementations that agree with the rules used here:
-// Mellanox's OMNeT++ InfiniBand model (ib_model, IBInBuf: FCCL = ABR +
-// free blocks, ABR overwritten with the FCTBS of a received flow-control
-// packet) and Wireshark's InfiniBand dissector (packet-infiniband.c: the
-// flow-control packet's fields and widths).
+// Sources: [IBA] §7.9 "Flow control" ("IBA 7.9" below: 64-byte blocks,
+// the 12-bit FCTBS, FCCL and ABR, the send test, the flow-control packet);
+// [Survey] §3.1 (CBFC: the upstream's credit count "is always equivalent
+// to the available buffer slots of the downstream switch, and the switch
+// buffer will not be overflowed"). Public implementations that agree with
+// the rules used here: Mellanox's OMNeT++ InfiniBand model ([IB-FlitSim],
+// IBInBuf: FCCL = ABR + free blocks, ABR overwritten with the FCTBS of a
+// received flow-control packet) and Wireshark's InfiniBand dissector
+// ([Wireshark-IB]: the flow-control packet's fields and widths).
 //
 // # Registers, units and overflow policy
 //

@@ -36,7 +36,7 @@ import (
 //     = 84 in scripts/*.tcl) and largest data frame 1538 B on the wire
 //     (max_ethernet_size_ = 1538), so the credit rate that fills a link is
 //     link·84/(84+1538) (ns-2 creditBW = linkRate·avgCreditSize/
-//     (avgCreditSize+maxEthernetSize)); REFERENCE.md, ExpressPass;
+//     (avgCreditSize+maxEthernetSize)); [ExpressPass] §3.1;
 //   - initial rate α·max_rate with α = 1/16 and w_init = 1/16 (ns-2
 //     scripts/large-scale-fattree.tcl: alpha 0.0625, w_init 0.0625);
 //   - w_max = 0.5 and w_min = 0.01 (xpass.cc: w_ capped at 0.5; min_w_ 0.01);

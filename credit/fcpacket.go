@@ -61,8 +61,8 @@ const (
 //	FCCL  12 bits  the receiver's credit limit, mod 4096
 //	LPCRC 16 bits  CRC-16 of bytes 0..3 (below)
 //
-// Sources for the layout: IBA Vol 1 section 7.9.4 (as the issue cites
-// it); Wireshark's InfiniBand dissector, epan/dissectors/packet-infiniband.c,
+// Sources for the layout: [IBA] §7.9.4; Wireshark's InfiniBand dissector
+// ([Wireshark-IB], epan/dissectors/packet-infiniband.c),
 // dissect_infiniband_link, which reads Op from the high nibble of byte 0
 // (values 0 "Normal Flow Control" and 1 "Flow Control Init", others
 // "Reserved"), FCTBS from the low 12 bits of bytes 0–1, VL and FCCL from

@@ -100,9 +100,8 @@ type wrrList struct {
 }
 
 // WRR is HierCC's credit scheduler for one output port of the
-// receiver-side ToR (Wang et al., "HierCC: Hierarchical RDMA Congestion
-// Control", APNet 2021, ../shared/papers/hiercc.txt section 3.2, "WRR
-// credit scheduler at receiver-side ToRs"): a table of the VOQs i.j that
+// receiver-side ToR ([HierCC] §3.2, "WRR credit scheduler at
+// receiver-side ToRs"): a table of the VOQs i.j that
 // send to the port, each with the bytes sent S_ij and the flow count F_ij
 // its packets carry, and the credit C_ij granted to it so far. Each
 // decision (Grant) sends one credit of Δ bytes to one VOQ by weighted

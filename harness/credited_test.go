@@ -13,7 +13,7 @@ import (
 )
 
 // A toy receiver-credited scheme, defined here and not in the harness, in
-// ExpressPass's shape (Cho et al., SIGCOMM 2017): the sender's RP asks its
+// ExpressPass's shape ([ExpressPass]): the sender's RP asks its
 // destination for credits when the flow starts and says stop after its
 // last byte; the receiver's NP, once asked, sends a credit every
 // toyXGap, far faster than the credit class's shaper lets through, so the

@@ -1,8 +1,7 @@
 // Package harness is hwcc's reference discrete-event simulator: links,
 // switches and NICs detailed enough to run the congestion-control state
 // machines of cp/, rp/ and np/ on the topologies and workloads of their
-// papers (RoCC, ../shared/papers/rocc.txt section VI-A; HPCC,
-// ../shared/papers/hpcc.txt section 5; DCQCN, survey section 4.1.2) and to
+// papers ([RoCC] §VI-A; [HPCC] §5; DCQCN, [Survey] §4.1.2) and to
 // report what the papers plot: per-flow throughput over time, FCT and
 // slowdown, queue lengths, PFC pauses, Jain's fairness index and link
 // utilisation.
@@ -235,14 +234,13 @@
 // (ecmpPort in link.go), so all packets of a flow and direction take one
 // path. Two kinds have three tiers.
 //
-// fat-tree is the k-ary fat tree of M. Al-Fares, A. Loukissas and
-// A. Vahdat, "A Scalable, Commodity Data Center Network Architecture",
-// SIGCOMM 2008: k-port switches (k even), k pods of k/2 edge and k/2
-// aggregation switches, (k/2)² core switches, k/2 hosts per edge switch.
-// Every edge switch links to every aggregation switch of its pod; the
-// cores form k/2 groups of k/2, and aggregation switch j of every pod links
-// to the cores of group j (core j·k/2 + m, m < k/2), so a core has one
-// port per pod and every switch has k ports. All links run at link.
+// fat-tree is the k-ary fat tree of [FatTree]: k-port switches (k even), k
+// pods of k/2 edge and k/2 aggregation switches, (k/2)² core switches, k/2
+// hosts per edge switch. Every edge switch links to every aggregation switch
+// of its pod; the cores form k/2 groups of k/2, and aggregation switch j of
+// every pod links to the cores of group j (core j·k/2 + m, m < k/2), so a
+// core has one port per pod and every switch has k ports. All links run at
+// link.
 //
 //	k     hosts  edge  agg  core  links (3k³/4: host, edge–agg, agg–core)
 //	4        16     8    8     4     48
@@ -262,36 +260,33 @@
 // each of tors/pods ToR and aggs/pods aggregation switches, cores core
 // switches, hosts_per_tor hosts on each ToR at link, every switch-to-switch
 // link at core_link. The counts are totals, as the papers give them. The
-// wiring is the fat tree's: a full mesh between the ToRs and the
-// aggregation switches of a pod, and striping to the cores, with A =
-// aggs/pods and w = cores/A: aggregation switch j of every pod links to
-// cores j·w .. j·w + w − 1, so each core links to one aggregation switch
-// per pod (tors and aggs must be multiples of pods, cores of A; at most
-// 4096 hosts and 1024 switches). A ToR has hosts_per_tor + A ports, an
-// aggregation switch tors/pods + w, a core pods. Paths cross 1, 3 (A
-// equal-cost paths) or 5 switches (A·w = cores paths). The fat tree of k is clos with pods = k, tors = aggs = k²/2,
-// cores = k²/4, hosts_per_tor = k/2, core_link = link. Striping, not a
-// full mesh of aggregation and core switches, because it is what both the
-// fat tree and the HPCC authors' topology file (simulation/mix/fat.txt in
-// alibaba-edu/High-Precision-Congestion-Control: 5 pods of 4 ToRs and 4
-// Aggs, each Agg to 4 of the 16 cores; 376 nodes, 480 links) wire; a full
-// mesh would give each aggregation switch there 16 uplinks for 4 downlinks.
+// wiring is the fat tree's: a full mesh between the ToRs and the aggregation
+// switches of a pod, and striping to the cores, with A = aggs/pods and w =
+// cores/A: aggregation switch j of every pod links to cores j·w .. j·w + w −
+// 1, so each core links to one aggregation switch per pod (tors and aggs must
+// be multiples of pods, cores of A; at most 4096 hosts and 1024 switches). A
+// ToR has hosts_per_tor + A ports, an aggregation switch tors/pods + w, a
+// core pods. Paths cross 1, 3 (A equal-cost paths) or 5 switches (A·w = cores
+// paths). The fat tree of k is clos with pods = k, tors = aggs = k²/2, cores
+// = k²/4, hosts_per_tor = k/2, core_link = link. Striping, not a full mesh of
+// aggregation and core switches, because it is what both the fat tree and the
+// fat-tree topology file of [HPCC-ns3] (5 pods of 4 ToRs and 4 Aggs, each Agg
+// to 4 of the 16 cores; 376 nodes, 480 links) wire; a full mesh would give
+// each aggregation switch there 16 uplinks for 4 downlinks.
 //
-// The papers' topologies as one clos line each. HierCC
-// (../shared/papers/hiercc.txt) section 5.2 uses the topology of section
-// 2.2: "16 Core switches, 20 Agg switches, 20 ToRs. Each ToR switch
-// connects 16 servers via 25Gbps links and the links between switches are
-// all 100Gbps. The delay of links are all 1 µs and thus the RTT is 12 µs"
+// The papers' topologies as one clos line each. HierCC ([HierCC] §5.2) uses
+// the topology of §2.2: "16 Core switches, 20 Agg switches, 20 ToRs. Each ToR
+// switch connects 16 servers via 25Gbps links and the links between switches
+// are all 100Gbps. The delay of links are all 1 µs and thus the RTT is 12 µs"
 // (12 µs = 2 × 6 links × 1 µs: the 5-switch path across pods), so 16/20/20
 // are core/aggregation/ToR totals; section 5.1 reduces "the number of core,
 // aggregation, and ToR switches" "to 2, 4, 4, respectively", the rest
-// unchanged. Neither gives pods: the 320-host topology has 5 in the HPCC
-// file above, and for 2/4/4 we take 2 (2 ToRs and 2 aggregation switches
-// per pod, each aggregation switch to 1 core: that shape scaled down); 4
-// pods of one ToR and one aggregation switch would fit the text as well.
-// HPCC (hpcc.txt section 5) and Mercury (mercury.txt, Experiment
-// settings) run the 320-host topology at 100 Gb/s to the hosts and
-// 400 Gb/s between switches.
+// unchanged. Neither gives pods: the 320-host topology has 5 in the HPCC file
+// above, and for 2/4/4 we take 2 (2 ToRs and 2 aggregation switches per pod,
+// each aggregation switch to 1 core: that shape scaled down); 4 pods of one
+// ToR and one aggregation switch would fit the text as well. HPCC ([HPCC] §5)
+// and Mercury ([Mercury] §"Experiment settings") run the 320-host topology at
+// 100 Gb/s to the hosts and 400 Gb/s between switches.
 //
 //	HierCC 2.2, 5.2  {"kind":"clos","cores":16,"aggs":20,"tors":20,"pods":5,"hosts_per_tor":16,"link":"25Gbps","core_link":"100Gbps","delay":"1us"}
 //	HierCC 5.1       {"kind":"clos","cores":2,"aggs":4,"tors":4,"pods":2,"hosts_per_tor":16,"link":"25Gbps","core_link":"100Gbps","delay":"1us"}

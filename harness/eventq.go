@@ -48,18 +48,18 @@ func (a *event) before(b *event) bool {
 	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
 }
 
-// eventQueue holds the pending events and pops them in (at, seq) order.
-// It is a calendar queue in front of a heap: an event due within
+// eventQueue holds the pending events and pops them in (at, seq) order. It is
+// a calendar queue ([CalendarQueue]) in front of a heap: an event due within
 // calSlots·calWidth of the last event popped goes into the calendar slot of
-// its time (slot = (at / calWidth) mod calSlots), a list kept sorted by
-// (at, seq); any other event (a timer far ahead) goes into far, a 4-ary
-// heap. Every calendar event lies within one turn of the calendar from the
-// last event popped, so the first non-empty slot from there (a bitmap finds
-// it) holds the calendar's earliest event at its head, and pop takes the
-// earlier of that and far's minimum: the order is exactly the heap's alone,
-// (at, seq), ties in insertion order. Almost every event of a run (ends of
-// serialisation and arrivals, due within a few µs) costs a list append and
-// a bit scan instead of a sift.
+// its time (slot = (at / calWidth) mod calSlots), a list kept sorted by (at,
+// seq); any other event (a timer far ahead) goes into far, a 4-ary heap.
+// Every calendar event lies within one turn of the calendar from the last
+// event popped, so the first non-empty slot from there (a bitmap finds it)
+// holds the calendar's earliest event at its head, and pop takes the earlier
+// of that and far's minimum: the order is exactly the heap's alone, (at,
+// seq), ties in insertion order. Almost every event of a run (ends of
+// serialisation and arrivals, due within a few µs) costs a list append and a
+// bit scan instead of a sift.
 //
 // The calendar's events live in one arena, node, linked through
 // event.next (indices plus one; 0 ends a list) with a free list of popped

@@ -29,19 +29,17 @@ import (
 //
 // Delay defaults to 1 µs per link (HPCC's simulations).
 //
-// fat-tree is the 3-tier k-ary fat tree of Al-Fares, Loukissas and Vahdat,
-// "A Scalable, Commodity Data Center Network Architecture", SIGCOMM 2008:
-// k-port switches (k even, 2..24, default 4), k pods of k/2 edge and k/2
-// aggregation switches, (k/2)² core switches, k/2 hosts per edge switch;
-// k³/4 hosts (k = 4, 8, 16: 16, 128, 1024) and 5k²/4 switches. clos is a
-// 3-tier Clos of tors ToR, aggs aggregation and cores core switches (totals,
-// as the papers give them) in pods pods, hosts_per_tor hosts per ToR;
-// every count must divide as its wiring needs, with at most 4096 hosts and
-// 1024 switches. Its counts default to the 320-host topology of HPCC,
-// HierCC and Mercury (cores 16, aggs 20, tors 20, pods 5, hosts_per_tor
-// 16). The wiring of both, their ECMP path counts and the papers'
-// topologies as clos lines are in the package documentation, section
-// Topologies.
+// fat-tree is the 3-tier k-ary fat tree of [FatTree]: k-port switches (k
+// even, 2..24, default 4), k pods of k/2 edge and k/2 aggregation switches,
+// (k/2)² core switches, k/2 hosts per edge switch; k³/4 hosts (k = 4, 8, 16:
+// 16, 128, 1024) and 5k²/4 switches. clos is a 3-tier Clos of tors ToR, aggs
+// aggregation and cores core switches (totals, as the papers give them) in
+// pods pods, hosts_per_tor hosts per ToR; every count must divide as its
+// wiring needs, with at most 4096 hosts and 1024 switches. Its counts default
+// to the 320-host topology of HPCC, HierCC and Mercury (cores 16, aggs 20,
+// tors 20, pods 5, hosts_per_tor 16). The wiring of both, their ECMP path
+// counts and the papers' topologies as clos lines are in the package
+// documentation, section Topologies.
 //
 // multi-bottleneck reconstructs RoCC Fig. 10 (section VI-A d) from the
 // text: "6 source nodes (A0..A4, B5) and 5 destination nodes (B0..B4)

@@ -98,7 +98,7 @@ func TestFatTreeShape(t *testing.T) {
 			}
 		})
 	}
-	// The sizes.
+	// The sizes the fat-tree scenarios use: k = 4, 8, 16.
 	for k, hosts := range map[int]int{4: 16, 8: 128, 16: 1024} {
 		require.Equal(t, hosts, k*k*k/4)
 	}

@@ -1,6 +1,6 @@
-// Package hiercc holds the state machines of HierCC: Zhang, Zhang, Guan,
-// Wan, Xia, Pan, Huang, Tang, Lin, "HierCC: Hierarchical RDMA Congestion
-// Control", APNet 2021 (../shared/papers/hiercc.txt). Flows from one rack
+// Package hiercc holds the state machines of HierCC ([HierCC]: Zhang,
+// Zhang, Guan, Wan, Xia, Pan, Huang, Tang, Lin, "HierCC: Hierarchical RDMA
+// Congestion Control", APNet 2021). Flows from one rack
 // to one destination host are aggregated in a VOQ at the sender-side ToR;
 // the receiver-side ToR credits the VOQs by weighted round robin; each
 // VOQ's rate is shared among its flows by an explicit per-flow rate that

@@ -31,7 +31,7 @@ const (
 	kbitsPerBytePs = 8_000_000_000
 )
 
-// The paper's first-hop constants (papers/hiercc.txt sections 3.3 and 5).
+// The paper's first-hop constants ([HierCC] §3.3 and §5).
 // KB is 1000 B (units.KB); the paper does not say.
 const (
 	PaperQ0    = 20 * units.KB // q0, the VOQ length eq. (1) steers to
@@ -236,7 +236,7 @@ var (
 )
 
 // FirstHop is the first-hop rate controller of one VOQ at a sender-side
-// ToR (papers/hiercc.txt section 3.3, equation (1)): the rate R each flow
+// ToR ([HierCC] §3.3, equation (1)): the rate R each flow
 // of the VOQ may send at, which the ToR sends to the flow's source in
 // answer to a marked packet.
 //

@@ -65,8 +65,8 @@ type HostState struct {
 	Marks, Rates, Stops uint64
 }
 
-// Host is the sender side of HierCC for one flow (papers/hiercc.txt
-// section 4, "Sender-side implementation": "A sender marks one reserved
+// Host is the sender side of HierCC for one flow ([HierCC]
+// §4, "Sender-side implementation": "A sender marks one reserved
 // bit in the data packet header every 10us ... the sender NIC ... only
 // needs to adjust its sending rate accordingly after receiving the rate
 // allocation packet"). It implements cc.ReactionPoint.

@@ -98,7 +98,7 @@ const hdrMark = 0x01
 const headerWhat = "HierCC header"
 
 // Header is what HierCC carries in a data packet between the two ToRs
-// (papers/hiercc.txt section 3.2: "Before dequeuing a packet from a VOQ,
+// ([HierCC] §3.2: "Before dequeuing a packet from a VOQ,
 // the value of F_ij and S_ij will be inserted into the packet header";
 // "the receiver-side ToR will determine which ToR the packet comes from"),
 // and the host's reserved mark bit (section 4: "A sender marks one
@@ -340,7 +340,7 @@ const (
 const creditWhat = "HierCC credit packet"
 
 // CreditPacket is the credit a receiver-side ToR's WRR scheduler sends to
-// VOQ i.j at sender-side ToR i (papers/hiercc.txt section 3.2: "When a
+// VOQ i.j at sender-side ToR i ([HierCC] §3.2: "When a
 // new credit packet to VOQ_ij is received from the receiver-side ToR, the
 // amount of credits of VOQ_ij will be increased by the received credit
 // amount"; section 3.1: "k WRR schedulers to determine when and how many
@@ -480,7 +480,7 @@ const rtStop = 0x01
 const rateWhat = "HierCC rate packet"
 
 // RatePacket is the rate allocation packet a sender-side ToR sends to a
-// flow's source (papers/hiercc.txt section 4: "The sender-side ToR then
+// flow's source ([HierCC] §4: "The sender-side ToR then
 // feeds a rate allocation packet for every marked packet based on
 // Equation (1)"; section 3.3: R(t) = 0 stops the source while the VOQ is
 // above V_high, and "the previous rate value before stopping the source

@@ -78,8 +78,8 @@ var ErrPort = errors.New("hiercc: wrong output port")
 // noHost marks a port that has learnt no host yet.
 const noHost = ^uint64(0)
 
-// ReceiverToR is one receiver-side ToR of HierCC (papers/hiercc.txt
-// sections 3.1 and 3.2, "WRR credit scheduler at receiver-side ToRs"):
+// ReceiverToR is one receiver-side ToR of HierCC ([HierCC]
+// §3.1 and §3.2, "WRR credit scheduler at receiver-side ToRs"):
 // per output port toward a host j, a credit.WRR over the VOQs i.j that
 // send to j, learnt from the headers of the packets that arrive (S_ij,
 // F_ij), and a credit generator that sends one credit of Δ bytes per Δ
@@ -182,9 +182,10 @@ func (r *ReceiverToR) Host(port int) (voq.Key, bool) {
 	return voq.Key(r.host[port]), true
 }
 
-// Credits returns the credits sent; Dropped the ticks a late Timer
-// dropped (64 bits, wrapping).
+// Credits returns the credits sent (64 bits, wrapping).
 func (r *ReceiverToR) Credits() uint64 { return r.credits }
+
+// Dropped returns the ticks a late Timer dropped (64 bits, wrapping).
 func (r *ReceiverToR) Dropped() uint64 { return r.dropped }
 
 // NextDeadline is the earliest tick of a port with an eligible VOQ.

@@ -123,8 +123,8 @@ var (
 	ErrNoVOQ = errors.New("hiercc: no such VOQ")
 )
 
-// SenderToR is one sender-side ToR of HierCC (papers/hiercc.txt sections
-// 3.1–3.3 and 4): a VOQ per destination host j (a voq.Manager with C0 and
+// SenderToR is one sender-side ToR of HierCC ([HierCC]
+// §3.1–§3.3 and §4): a VOQ per destination host j (a voq.Manager with C0 and
 // credit-positive round robin), each VOQ's flow count F_ij and bytes sent
 // S_ij stamped into the packets it sends, its credits from the
 // receiver-side ToRs, and its first-hop rate controller (FirstHop,
@@ -290,11 +290,15 @@ func (s *SenderToR) StoppedFlows(slot voq.Slot) int {
 // NextDeadline is the next update of the measurement grid.
 func (s *SenderToR) NextDeadline() units.Time { return s.deadline }
 
-// Counters: rate packets sent, flows not stopped for a full stop table,
-// credit bytes missing from the credits' totals.
-func (s *SenderToR) RatePackets() uint64  { return s.ratePackets }
+// RatePackets returns the rate packets sent.
+func (s *SenderToR) RatePackets() uint64 { return s.ratePackets }
+
+// StopOverflow returns the flows not stopped because the stop table was
+// full.
 func (s *SenderToR) StopOverflow() uint64 { return s.stopOverflow }
-func (s *SenderToR) CreditGap() uint64    { return s.creditGap }
+
+// CreditGap returns the credit bytes missing from the credits' totals.
+func (s *SenderToR) CreditGap() uint64 { return s.creditGap }
 
 //go:noinline
 func senderErr(event, reason string, err error) error {

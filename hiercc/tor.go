@@ -145,7 +145,7 @@ var (
 	ErrHeader = errors.New("hiercc: malformed header")
 )
 
-// ToR is the switch point of HierCC (papers/hiercc.txt sections 3 and
+// ToR is the switch point of HierCC ([HierCC] §3 and
 // 4): one top-of-rack switch, sender-side and receiver-side ToR at once
 // ("each ToR switch has VOQs at the sender side and downstream output
 // queues to servers at the receiver side", section 3.1). It drives a
@@ -292,10 +292,13 @@ func NewToR(cfg ToRConfig) (*ToR, error) {
 // Config returns the configuration.
 func (t *ToR) Config() ToRConfig { return t.cfg }
 
-// Sender and Receiver return the two sides (nil for a switch with no edge
-// port), for reading: a caller that drives them directly breaks the ToR's
+// Sender returns the sender side (nil for a switch with no edge port), for
+// reading: a caller that drives it directly breaks the ToR's accounting.
+func (t *ToR) Sender() *SenderToR { return t.s }
+
+// Receiver returns the receiver side (nil for a switch with no edge port),
+// for reading: a caller that drives it directly breaks the ToR's
 // accounting.
-func (t *ToR) Sender() *SenderToR     { return t.s }
 func (t *ToR) Receiver() *ReceiverToR { return t.r }
 
 // FlowsSaturated counts the first and last packets the flow count did

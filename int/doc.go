@@ -3,9 +3,8 @@
 // sender-side decoding into physical values, and the wrap-safe deltas the
 // sender's rate estimate is built on.
 //
-// Source: Li et al., "HPCC: High Precision Congestion Control", SIGCOMM 2019
-// (../shared/papers/hpcc.txt), section 3.2 (how the sender uses qLen, txBytes
-// and ts) and section 4.1 with Figure 7 (the packet format). The directory is
+// Source: [HPCC] §3.2 (how the sender uses qLen, txBytes and ts) and §4.1
+// with Figure 7 (the packet format). The directory is
 // int/ but the package is inttel: a package named int would shadow the
 // built-in type in every file that imports it.
 //

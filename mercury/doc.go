@@ -1,10 +1,10 @@
-// Package mercury holds the state machines of Mercury: He, Zhang, Wang,
-// et al., "Mercury: an accurate and fast congestion control for RDMA data
-// centers", Journal of Cloud Computing 13:72, 2024
-// (../shared/papers/mercury.txt, sections "Mercury design" and
-// "Discussions"). The paper's algorithm listings were lost;
-// ../shared/REFERENCE.md ("Mercury") reconstructs them from its text, and
-// this package follows that reconstruction.
+// Package mercury holds the state machines of Mercury ([Mercury]: He,
+// Liang, Fan, Wang, Han, Xiao, Dou, "Accurate and fast congestion feedback
+// in MEC-enabled RDMA datacenters", Journal of Cloud Computing 13:72, 2024;
+// §"Mercury design" and §"Discussions"). The paper's algorithm listings
+// were lost from the copy hwcc was written from; docs/derivations.md
+// reconstructs them from its text, and this package follows that
+// reconstruction.
 //
 // Mercury moves DCQCN's congestion and notification points into the
 // switch: each egress port tells a queue built by congestion from one

@@ -12,7 +12,7 @@ import (
 // SenderConfig configures Mercury's sender: DCQCN's reaction point and
 // the window the CNPs carry.
 type SenderConfig struct {
-	// DCQCN is the rate controller, unchanged (papers/mercury.txt: "we
+	// DCQCN is the rate controller, unchanged ([Mercury]: "we
 	// adopt DCQCN by default").
 	DCQCN rp.DCQCNConfig
 	// InitWindow is C·baseRTT in bytes, the window before any CNP and
@@ -71,7 +71,7 @@ type SenderState struct {
 	Windows, Resets uint64
 }
 
-// Sender is Mercury's reaction point (papers/mercury.txt, "Window-based
+// Sender is Mercury's reaction point ([Mercury] §"Window-based
 // congestion notification", Algorithm 2 lines 15–20): DCQCN's reaction
 // point unchanged, plus a window. It implements cc.ReactionPoint.
 //

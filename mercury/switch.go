@@ -31,13 +31,13 @@ const (
 	MaxRate = 10 * units.Tbps
 )
 
-// The paper's constants (papers/mercury.txt, "Parameter settings").
+// The paper's constants ([Mercury] §"Parameter settings").
 const (
 	// PaperPeriod is T, the period of the Undetermined ports' check.
 	PaperPeriod = 10 * units.Microsecond
 )
 
-// PortState is an egress port's state (papers/mercury.txt, "States of
+// PortState is an egress port's state ([Mercury] §"States of
 // egress ports", Figure 6).
 type PortState uint8
 
@@ -240,8 +240,8 @@ var (
 )
 
 // Switch is Mercury's switch-resident congestion point and notification
-// point (papers/mercury.txt, "Mercury design", Algorithms 1 and 2, as
-// ../shared/REFERENCE.md reconstructs them: the paper's listings were
+// point ([Mercury] §"Mercury design", Algorithms 1 and 2, as
+// docs/derivations.md reconstructs them: the paper's listings were
 // lost): per egress port, the state machine that tells a queue built by
 // congestion (Determined) from one built by PFC pauses from downstream
 // (Undetermined), and the flow table that gives each congested flow its
@@ -365,8 +365,10 @@ func (s *Switch) Entry(out int, src, dst cc.NodeID) uint32 {
 	return s.bytes[s.index(out, src, dst)]
 }
 
-// CNPs and Pauses count the CNPs sent and the PAUSEs taken.
-func (s *Switch) CNPs() uint64   { return s.cnps }
+// CNPs counts the CNPs sent.
+func (s *Switch) CNPs() uint64 { return s.cnps }
+
+// Pauses counts the PAUSEs taken.
 func (s *Switch) Pauses() uint64 { return s.pauses }
 
 // NextDeadline: the switch has no timer (T is checked on Dequeue).

@@ -47,7 +47,7 @@ func fill(t *testing.T, s *mercury.Switch, now units.Time, out int, p *cc.Packet
 	return act
 }
 
-// TestPortStateMachine: Algorithm 1 as REFERENCE.md states it, event by
+// TestPortStateMachine: Algorithm 1 as docs/derivations.md states it, event by
 // event: a PAUSE makes the port Undetermined; a RESUME with the queue
 // above the threshold and rxByte ≤ C·Tpause keeps it Undetermined (PFC's
 // backlog), with rxByte > C·Tpause makes it Determined (congested); below

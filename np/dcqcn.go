@@ -47,23 +47,22 @@ type DCQCNConfig struct {
 	Interval units.Time
 }
 
-// DCQCNPaper is the paper's NP: slots of N = 50 µs (survey section 4.1.2,
-// "N microseconds, usually 50µs"; REFERENCE.md).
+// DCQCNPaper is the paper's NP: slots of N = 50 µs ([Survey] §4.1.2,
+// "N microseconds, usually 50µs").
 func DCQCNPaper() DCQCNConfig {
 	return DCQCNConfig{Mode: DCQCNSlot, Interval: 50 * units.Microsecond}
 }
 
 // DCQCNConnectX is the NVIDIA ConnectX NP: min_time_between_cnps = 4 µs, the
-// default in REFERENCE.md's parameter table (documented 2–4 µs).
+// default of [ConnectX] (documented 2–4 µs; docs/derivations.md).
 func DCQCNConnectX() DCQCNConfig {
 	return DCQCNConfig{Mode: DCQCNMinInterval, Interval: 4 * units.Microsecond}
 }
 
-// DCQCNHPCCSim is the NP of the HPCC authors' ns-3 simulator as REFERENCE.md
-// describes the public simulators: no CNP pacing, every marked packet is
-// answered (the HPCC paper itself, papers/hpcc.txt section 5.1, gives no NP
-// setting). The reaction point's rate_reduce_monitor_period then does all the
-// pacing.
+// DCQCNHPCCSim is the NP of [HPCC-ns3], as the public simulators behave
+// (docs/derivations.md, DCQCN presets): no CNP pacing, every marked packet is
+// answered (the HPCC paper itself, [HPCC] §5.1, gives no NP setting). The
+// reaction point's rate_reduce_monitor_period then does all the pacing.
 func DCQCNHPCCSim() DCQCNConfig {
 	return DCQCNConfig{Mode: DCQCNMinInterval, Interval: 0}
 }
@@ -103,9 +102,9 @@ type DCQCNState struct {
 }
 
 // DCQCN is the notification point of DCQCN: per-flow CNP generation at the
-// receiver (papers/survey-lossless-cc.txt section 4.1.2, "NP algorithm";
-// REFERENCE.md, DCQCN). One DCQCN value serves one flow (one RoCE QP). Two
-// pacing rules are implemented, chosen by DCQCNConfig.Mode:
+// receiver ([Survey] §4.1.2, "NP algorithm"; [DCQCN]). One DCQCN value serves
+// one flow (one RoCE QP). Two pacing rules are implemented, chosen by
+// DCQCNConfig.Mode:
 //
 // DCQCNSlot, the paper's N-µs slots. "If no CNP generated due to the flow in
 // the last time slot (N microseconds), a CNP will be generated and sent by the
@@ -122,8 +121,8 @@ type DCQCNState struct {
 //     pending ends the flow's slotting: the next marked packet is again
 //     "after a quiet slot".
 //
-// DCQCNMinInterval, the NIC's min_time_between_cnps (NVIDIA ConnectX,
-// REFERENCE.md's parameter table: 4 µs, documented 2–4 µs): a marked packet
+// DCQCNMinInterval, the NIC's min_time_between_cnps ([ConnectX]: 4 µs,
+// documented 2–4 µs): a marked packet
 // sends a CNP if at least Interval has passed since the flow's last CNP, and
 // is otherwise ignored. Nothing is deferred, so there is no deadline. (Our
 // reading of "minimum time between CNPs": the vendor documentation gives the
@@ -135,7 +134,7 @@ type DCQCNState struct {
 // against the previous CNP's time. A caller that runs the timer late gets the
 // pending CNP late, and the new slot starts at that late time, never
 // earlier. Interval = 0 sends a CNP for every marked packet (the public
-// simulators' behaviour, REFERENCE.md: they "leave out ... CNP pacing").
+// simulators' behaviour: docs/derivations.md, DCQCN presets).
 //
 // Events. DCQCN implements cc.NotificationPoint: Receive reads the packet's
 // CE mark and, when a CNP is due, appends one cc.ActionFeedback to the

@@ -30,7 +30,7 @@ const (
 )
 
 // hwcc's AF-QCN defaults (the paper's values of a, b and Ts were not
-// available to hwcc; the survey and REFERENCE.md give the equations only).
+// available to hwcc; [Survey] §4.1.1 gives the equations only).
 const (
 	// DefaultAlpha is a = 128/256 = 1/2: the QCN and the fairness feedback
 	// weigh alike, so a class at its fair share gets half QCN's feedback
@@ -175,10 +175,8 @@ var (
 	afFbNames  = [Classes]string{"fb_af0", "fb_af1", "fb_af2", "fb_af3", "fb_af4", "fb_af5", "fb_af6", "fb_af7"}
 )
 
-// AFCP is AF-QCN's congestion point (Kabbani, Alizadeh, Yasuda, Pan,
-// Prabhakar, "AF-QCN: Approximate fairness with quantized congestion
-// notification for multi-tenanted data centers", IEEE HOTI 2010; the
-// survey, section 4.1.1, equations (1)–(4); REFERENCE.md, "QCN, AF-QCN"):
+// AFCP is AF-QCN's congestion point ([AF-QCN]; [Survey] §4.1.1, equations
+// (1)–(4)):
 // QCN's congestion point plus a per-class arrival measurement that gives
 // each class a fairness feedback, weighted into QCN's.
 //

@@ -12,7 +12,7 @@ import (
 )
 
 // refFbAF is the float reference of AF-QCN's fairness feedback (the
-// survey's equations (3) and (4), REFERENCE.md): from the classes'
+// equations (3) and (4) of [Survey] §4.1.1): from the classes'
 // averages m and weights w, M_fair,i = W_i/ΣW·ΣM over the classes that
 // sent, D_i = (1 − M_fair,i/M_i)+ and Fb_AF = min(63, ⌊64·D_i⌋).
 func refFbAF(m []float64, w [Classes]uint16) (fb [Classes]float64) {

@@ -31,8 +31,8 @@ const (
 	// range 100..2^32−1, units octets).
 	StandardQeq units.Bytes = 26000
 	// StandardW is w = 2: the MIB's ieee8021CnCpFeedbackWeight DEFVAL 1,
-	// read as the exponent of w = 2^1 (the survey, section 4.1.1: "w is a
-	// fixed parameter usually set as 2"; REFERENCE.md, QCN).
+	// read as the exponent of w = 2^1 ([Survey] §4.1.1: "w is a fixed
+	// parameter usually set as 2"; [QCN-Allerton]).
 	StandardW = 2
 	// StandardSampleBase is 802.1Qau's default minimum sample base, the
 	// bytes between samples when there is no congestion: 150 000 octets
@@ -360,8 +360,8 @@ func (c *cpCore) registers(dst []cc.Register) []cc.Register {
 	)
 }
 
-// CP is QCN's congestion point (IEEE 802.1Qau-2010 clause 32's CP; the
-// survey, section 4.1.1, "CP algorithm"; REFERENCE.md, "QCN"): one egress
+// CP is QCN's congestion point ([QCN] clause 32's CP; [Survey] §4.1.1,
+// "CP algorithm"; [QCN-Allerton]): one egress
 // queue that samples arriving frames and sends the sampled frame's source
 // a congestion notification message when the queue is above its set point
 // or growing.

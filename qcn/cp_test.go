@@ -13,7 +13,7 @@ import (
 )
 
 // refCP is a float reference model of the QCN congestion point, written
-// from the equations (REFERENCE.md, QCN; HPE's quantisation rule): a byte
+// from the equations ([QCN-Allerton]; [QCN-HPE]'s quantisation rule): a byte
 // counter to the next sample, Fb = −(Qoff + w·Qδ), QntzFb =
 // min(63, ⌊|Fb|·63/Fbmax⌋), the next interval from the table.
 type refCP struct {

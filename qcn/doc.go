@@ -1,13 +1,8 @@
 // Package qcn holds the state machines of QCN, IEEE 802.1Qau-2010
-// "Congestion Notification" (Alizadeh et al., "Data Center Transport
-// Mechanisms: Congestion Control Theory and IEEE Standardization",
-// Allerton 2008; Pan, Prabhakar et al., "QCN: Quantized Congestion
-// Notification", IEEE 802.1 au-prabhakar-qcn-description, 2007), and of
-// AF-QCN (Kabbani, Alizadeh, Yasuda, Pan, Prabhakar, "AF-QCN: Approximate
-// fairness with quantized congestion notification for multi-tenanted data
-// centers", IEEE HOTI 2010), as ../shared/papers/survey-lossless-cc.txt
-// section 4.1.1 and ../shared/REFERENCE.md ("QCN, AF-QCN, BECN, FECN")
-// summarise them:
+// "Congestion Notification" ([QCN]; [QCN-Allerton]; Pan, Prabhakar et al.,
+// "QCN: Quantized Congestion Notification", IEEE 802.1 au-prabhakar-qcn-
+// description, 2007), and of AF-QCN ([AF-QCN]), as [Survey] §4.1.1
+// summarises them:
 //
 //	QCN CP:   Fb = −(Qoff + w·Qδ), Qoff = Q − Qeq, Qδ = Q − Qold, w = 2;
 //	          feedback only when Fb < 0, quantised to 6 bits.
@@ -75,9 +70,10 @@
 // StandardSampleTable is it in decimal kilobytes (entry 0 = the standard's
 // 150 000-octet sample base), PseudocodeSampleTable in binary ones.
 //
-// The paper's timer T = 10 ms (PaperRP) is as the brief and the QCN
-// literature quote the Allerton paper's baseline; hwcc could not re-read
-// that paper here, and the standard's own default is 15 ms (StandardRP).
+// The paper's timer T = 10 ms (PaperRP) is as the QCN literature quotes
+// [QCN-Allerton]'s baseline; hwcc has not checked it against the paper
+// (docs/derivations.md, QCN), and the standard's own default is 15 ms
+// (StandardRP).
 // The halving of the counters' cycles after fast recovery (BC_LIMIT/2 =
 // 75 KB, T/2) is the paper's description of its byte counter and timer,
 // and a parameter (RPConfig.HalveAfterRecovery).

@@ -38,14 +38,14 @@ const (
 const (
 	// StandardGdShift is rpgGd = 7: Gd = 2^−7 = 1/128 (the MIB's
 	// ieee8021CnRpgGd DEFVAL 7, Linux dcbnl.h: "rpgGd is given as
-	// log2(Gd)"; REFERENCE.md: Gd = 1/128 on the 6-bit value).
+	// log2(Gd)"; [QCN-Allerton]: Gd = 1/128 on the 6-bit value).
 	StandardGdShift = 7
 	// StandardMinDecFac is rpgMinDecFac, 50 %: one decrease keeps at least
 	// half the rate (MIB DEFVAL 50, percent). With Gd = 1/128 it never
 	// binds: the largest cut is 63/128 < 50 %.
 	StandardMinDecFac = 50
 	// StandardByteLimit is BC_LIMIT, rpgByteReset: 150 000 octets (MIB
-	// DEFVAL 150000; REFERENCE.md "byte counter (150 KB)").
+	// DEFVAL 150000; [QCN-Allerton]'s 150 KB byte counter).
 	StandardByteLimit units.Bytes = 150000
 	// StandardThreshold is FAST_RECOVERY_TH, rpgThreshold: 5 cycles (MIB
 	// DEFVAL 5; the survey, section 4.1.1: "five cycles in the FR phase").
@@ -53,10 +53,10 @@ const (
 	// StandardPeriod is the timer's period T, rpgTimeReset: 15 ms (MIB
 	// DEFVAL 15, units milliseconds).
 	StandardPeriod = 15 * units.Millisecond
-	// PaperPeriod is T in the QCN paper's baseline (Alizadeh et al.,
-	// Allerton 2008): 10 ms. hwcc could not re-read the paper on this
-	// machine; the value is the brief's and the QCN literature's as
-	// commonly quoted, and the standard's own default is StandardPeriod.
+	// PaperPeriod is T in the QCN paper's baseline ([QCN-Allerton]):
+	// 10 ms, as the QCN literature commonly quotes it; hwcc has not checked
+	// it against the paper (docs/derivations.md, QCN), and the standard's
+	// own default is StandardPeriod.
 	PaperPeriod = 10 * units.Millisecond
 	// StandardAIRate is R_AI, rpgAiRate: 5 Mb/s (MIB DEFVAL 5, Mb/s).
 	StandardAIRate = 5 * units.Mbps
@@ -133,11 +133,10 @@ func StandardRP(link units.Rate) RPConfig {
 	}
 }
 
-// PaperRP returns the QCN paper's reaction point (Alizadeh et al.,
-// Allerton 2008; REFERENCE.md, QCN) for a link of rate link: StandardRP
-// with the paper's timer T = 10 ms (PaperPeriod) and no bound on one
-// decrease beyond Gd·63 = 49 % (MinDecFac 0). link must be a whole number
-// of Kb/s.
+// PaperRP returns the QCN paper's reaction point ([QCN-Allerton]) for a link
+// of rate link: StandardRP with the paper's timer T = 10 ms (PaperPeriod) and
+// no bound on one decrease beyond Gd·63 = 49 % (MinDecFac 0). link must be a
+// whole number of Kb/s.
 func PaperRP(link units.Rate) RPConfig {
 	c := StandardRP(link)
 	c.Period = PaperPeriod
@@ -204,9 +203,8 @@ type RPState struct {
 	CNMs, Decreases, Increases uint64
 }
 
-// RP is QCN's reaction point (IEEE 802.1Qau-2010 clause 32's RP; the
-// survey, section 4.1.1, "RP algorithm"; Alizadeh et al., Allerton 2008;
-// REFERENCE.md, "QCN"): the rate limiter of one flow, driven by the CNMs
+// RP is QCN's reaction point ([QCN] clause 32's RP; [Survey] §4.1.1, "RP
+// algorithm"; [QCN-Allerton]): the rate limiter of one flow, driven by the CNMs
 // the congestion points send it, recovering by a byte counter and a timer.
 //
 // Registers and operations (RC, RT in RateUnit, q the CNM's 6-bit QntzFb):

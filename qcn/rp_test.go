@@ -19,7 +19,7 @@ func cnmFeedback(q uint8) *cc.Feedback {
 }
 
 // refRP is a float reference model of the QCN reaction point written from
-// the equations (REFERENCE.md, QCN; the survey, section 4.1.1): rates in
+// the equations ([QCN-Allerton]; [Survey] §4.1.1): rates in
 // bit/s as real numbers, RC ← RC(1 − Gd·q), RC ← (RC + RT)/2, RT += R_AI
 // or i·R_HAI. It is stepped one event at a time from the part's own
 // registers, so that each comparison checks one event's arithmetic.

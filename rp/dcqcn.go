@@ -84,7 +84,8 @@ func (m DCQCNRateReduceMode) String() string {
 }
 
 // DCQCNConfig configures a DCQCN reaction point. Each field names the NVIDIA
-// ConnectX parameter it is (REFERENCE.md, DCQCN); vendor units are stated,
+// ConnectX parameter it is ([ConnectX]; docs/derivations.md lists them);
+// vendor units are stated,
 // but every rate here is a units.Rate (bit/s) and every time a units.Time
 // (picoseconds).
 type DCQCNConfig struct {
@@ -173,15 +174,16 @@ type DCQCNConfig struct {
 	ClampTgtRateAfterTimeInc bool
 }
 
-// DCQCNConnectX returns the NVIDIA ConnectX defaults (REFERENCE.md, DCQCN,
-// the mlxconfig parameter table) for a port of speed link: dce_tcp_g 1019,
-// dce_tcp_rtt 1 µs, initial_alpha_value 1023, rate_to_set_on_first_cnp 0,
-// rpg_gd 11, rpg_min_dec_fac 50 %, rpg_min_rate 1 Mb/s, rpg_max_rate 0 (port
-// speed), rate_reduce_monitor_period 4 µs, rpg_time_reset 300 µs,
-// rpg_byte_reset 32767·64 B, rpg_threshold 1, rpg_ai_rate 5 Mb/s,
-// rpg_hai_rate 50 Mb/s, clamp_tgt_rate 0, clamp_tgt_rate_after_time_inc 1,
-// with the monitor period read as a spacing (DCQCNReduceSpacing, the
-// vendor's "time period between rate reductions"). Rates count 1 Mb/s, the NIC's unit, so link must be a whole number of Mb/s.
+// DCQCNConnectX returns the NVIDIA ConnectX defaults ([ConnectX], the
+// mlxconfig parameters; docs/derivations.md) for a port of speed link:
+// dce_tcp_g 1019, dce_tcp_rtt 1 µs, initial_alpha_value 1023,
+// rate_to_set_on_first_cnp 0, rpg_gd 11, rpg_min_dec_fac 50 %, rpg_min_rate 1
+// Mb/s, rpg_max_rate 0 (port speed), rate_reduce_monitor_period 4 µs,
+// rpg_time_reset 300 µs, rpg_byte_reset 32767·64 B, rpg_threshold 1,
+// rpg_ai_rate 5 Mb/s, rpg_hai_rate 50 Mb/s, clamp_tgt_rate 0,
+// clamp_tgt_rate_after_time_inc 1, with the monitor period read as a spacing
+// (DCQCNReduceSpacing, the vendor's "time period between rate reductions").
+// Rates count 1 Mb/s, the NIC's unit, so link must be a whole number of Mb/s.
 // The α register is DCQCNAlphaFracBitsDefault (20) bits wide: the vendor
 // documents its parameters in Q10 but not the register's width.
 func DCQCNConnectX(link units.Rate) DCQCNConfig {
@@ -223,9 +225,9 @@ func dcqcnScaleRate(r, link units.Rate) units.Rate {
 	return max(v, dcqcnPresetUnit)
 }
 
-// DCQCNPaper returns the DCQCN paper's settings as REFERENCE.md lists them
-// for the authors' simulators ("Paper-style presets") and the survey states
-// them (section 4.1.2): g = 1/256 (dce_tcp_g = 1024 − 4 = 1020), α updated
+// DCQCNPaper returns the DCQCN paper's settings as the authors' simulators
+// use them (docs/derivations.md, DCQCN presets) and [Survey] §4.1.2 states
+// them: g = 1/256 (dce_tcp_g = 1024 − 4 = 1020), α updated
 // every K = 55 µs, decrease at most every 50 µs (the NP's N), increase timer
 // 55 µs, byte counter 10 MB (10^7 B), F = 5 fast-recovery stages, R_AI = 5
 // Mb/s and R_HAI = 50 Mb/s scaled by link/25 Gb/s (rounded down to 1 Kb/s,
@@ -263,24 +265,24 @@ func DCQCNPaper(link units.Rate) DCQCNConfig {
 }
 
 // DCQCNHPCCSim returns the DCQCN settings of the HPCC paper's simulations.
-// The paper (papers/hpcc.txt section 5.1, "Parameters") says only "we use
-// the parameters suggested by a major NIC vendor"; its section 2.3 names the
-// vendor's timers (increase 300 µs, decrease 4 µs). The values are the
-// authors' ns-3 run script's for "dcqcn" (REFERENCE.md, DCQCN; its public
-// code): α period 1 µs with g = 1/256 (dce_tcp_g 1020), decreases on a 4
-// µs grid from the first CNP (DCQCNReduceGrid: its CheckRateDecreaseMlx
-// checks every 4 µs for a CNP since the last check), increase timer 300 µs, one fast-recovery stage (F = 1), R_AI = 5 Mb/s
-// and R_HAI = 50 Mb/s scaled by link/25 Gb/s, minimum rate 1000 Mb/s, no
-// target clamp except after a timer increase (CLAMP_TARGET_RATE 0; its code
-// clamps once the timer stage is non-zero), no byte counter (rpg_byte_reset
-// 0: the simulator has none), no bound on one decrease beyond α/2
-// (rpg_min_dec_fac 0), the rate kept on the first CNP, whose cut waits for
-// the first grid point as in the simulator, and α = 1 (1023).
-// The simulator keeps α as a double (53-bit mantissa); the preset keeps the
-// paper preset's DCQCNAlphaFracBitsDefault (20) bit register, whose
-// accumulated floor error (below 0.25/1024 at dce_tcp_g = 1020, see the
-// type's doc) is a quarter of the Q10 parameters' own resolution. Rates count 1 Kb/s;
-// link must be a whole number of Kb/s and at least 1000 Mb/s.
+// The paper ([HPCC] §5.1, "Parameters") says only "we use the parameters
+// suggested by a major NIC vendor"; its §2.3 names the vendor's timers
+// (increase 300 µs, decrease 4 µs). The values are the run script's of
+// [HPCC-ns3] for "dcqcn" (docs/derivations.md, DCQCN presets): α period 1 µs
+// with g = 1/256 (dce_tcp_g 1020), decreases on a 4 µs grid from the first
+// CNP (DCQCNReduceGrid: its CheckRateDecreaseMlx checks every 4 µs for a CNP
+// since the last check), increase timer 300 µs, one fast-recovery stage (F =
+// 1), R_AI = 5 Mb/s and R_HAI = 50 Mb/s scaled by link/25 Gb/s, minimum rate
+// 1000 Mb/s, no target clamp except after a timer increase (CLAMP_TARGET_RATE
+// 0; its code clamps once the timer stage is non-zero), no byte counter
+// (rpg_byte_reset 0: the simulator has none), no bound on one decrease beyond
+// α/2 (rpg_min_dec_fac 0), the rate kept on the first CNP, whose cut waits
+// for the first grid point as in the simulator, and α = 1 (1023). The
+// simulator keeps α as a double (53-bit mantissa); the preset keeps the paper
+// preset's DCQCNAlphaFracBitsDefault (20) bit register, whose accumulated
+// floor error (below 0.25/1024 at dce_tcp_g = 1020, see the type's doc) is a
+// quarter of the Q10 parameters' own resolution. Rates count 1 Kb/s; link
+// must be a whole number of Kb/s and at least 1000 Mb/s.
 func DCQCNHPCCSim(link units.Rate) DCQCNConfig {
 	c := DCQCNPaper(link)
 	c.DceTCPRtt = 1 * units.Microsecond
@@ -451,10 +453,10 @@ const (
 )
 
 // DCQCN is the reaction point of DCQCN: the sender's per-flow rate limiter
-// (papers/survey-lossless-cc.txt section 4.1.2, "RP algorithm", equations
-// (5)–(8)) of one flow, in the integer form NVIDIA ConnectX NICs run and document through
-// their parameters (REFERENCE.md, DCQCN, the ConnectX table; every parameter
-// of that table is a DCQCNConfig field, named after it).
+// ([Survey] §4.1.2, "RP algorithm", equations (5)–(8)) of one flow, in the
+// integer form NVIDIA ConnectX NICs run and document through their parameters
+// ([ConnectX]; every parameter of the table in docs/derivations.md is a
+// DCQCNConfig field, named after it).
 //
 // The paper's equations, and the register operation that implements each:
 //
@@ -543,10 +545,10 @@ const (
 // An increase event picks its phase from the stages (rpg_threshold = F, the
 // paper's 5 fast-recovery cycles): hyper increase when min(TimerStage,
 // ByteStage) > F, additive when max(TimerStage, ByteStage) ≥ F, fast recovery
-// otherwise (REFERENCE.md's "known integer formulation"). The target clamp on
-// a decrease: RT ← RC when clamp_tgt_rate, or the byte counter has expired
-// since the last decrease, or clamp_tgt_rate_after_time_inc and the timer has
-// (the vendor's documented meaning of the two flags).
+// otherwise (docs/derivations.md, DCQCN's integer reaction point). The target
+// clamp on a decrease: RT ← RC when clamp_tgt_rate, or the byte counter has
+// expired since the last decrease, or clamp_tgt_rate_after_time_inc and the
+// timer has (the vendor's documented meaning of the two flags).
 //
 // Choices where the sources are silent, each documented:
 //
@@ -557,15 +559,13 @@ const (
 //     pure Q10 register.
 //   - rate_reduce_monitor_period is a minimum spacing by default
 //     (DCQCNReduceSpacing): the vendor documents it as "the time period
-//     between rate reductions" (NVIDIA, DOCA documentation, "DCQCN CC
-//     Parameters", networking-docs.nvidia.com/doca/archive/3-4-0/
-//     dcqcn-cc-parameters: µs, 1…UINT32, default 4), a spacing between
-//     reductions, and the paper's RP reduces its rate when it receives a
-//     CNP ("When the sender receives a CNP, it turns to the period of rate
-//     decrease", papers/survey-lossless-cc.txt section 4.1.2): the CNP
-//     triggers the cut, not a clock. Spacing keeps both, a cut at the CNP
+//     between rate reductions" ([ConnectX]: µs, 1…UINT32, default 4), a
+//     spacing between reductions, and the paper's RP reduces its rate when
+//     it receives a CNP ("When the sender receives a CNP, it turns to the
+//     period of rate decrease", [Survey] §4.1.2): the CNP triggers the
+//     cut, not a clock. Spacing keeps both, a cut at the CNP
 //     that ends a quiet spell and cuts at least P apart; neither source
-//     describes a free-running grid. The HPCC authors' ns-3 code
+//     describes a free-running grid. [HPCC-ns3]
 //     (RdmaHw::CheckRateDecreaseMlx) does run one: it checks every P from
 //     the first CNP and cuts if a CNP arrived since the last check.
 //     DCQCNReduceGrid models it, and DCQCNHPCCSim uses it. (ns-3 offsets

@@ -9,8 +9,8 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// The HPCC preset decreases on the HPCC authors' ns-3 grid (issue 11,
-// review fix "DCQCN rate decrease"). Their RdmaHw::cnp_received_mlx
+// The HPCC preset decreases on the grid of the HPCC authors' ns-3
+// ([HPCC-ns3]). Their RdmaHw::cnp_received_mlx
 // schedules CheckRateDecreaseMlx rate_reduce_monitor_period (+1 ns) after
 // the first CNP, and the check reschedules itself every period and cuts
 // once if any CNP arrived since the previous check. So a burst of CNPs

@@ -21,8 +21,9 @@ const dcqcnUs = units.Microsecond
 
 // ---- presets ----
 
-// The ConnectX preset is REFERENCE.md's parameter table, field by field
-// (expected values typed from the table, not from the code).
+// The ConnectX preset is [ConnectX]'s parameter table (docs/derivations.md
+// lists it), field by field (expected values typed from the table, not from
+// the code).
 func TestDCQCNConnectXPreset(t *testing.T) {
 	c := DCQCNConnectX(100 * units.Gbps)
 	require.NoError(t, c.Validate())

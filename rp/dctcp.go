@@ -74,7 +74,7 @@ func DCTCPDefault(mss units.Bytes) DCTCPConfig {
 }
 
 // DCTCPHPCCSim returns the DCTCP sender of the HPCC paper's simulations
-// (papers/hpcc.txt section 5.1: slow start removed; the authors' ns-3 run
+// ([HPCC] §5.1: slow start removed; the authors' ns-3 run
 // script: g = 0.0625 = 2^−4, 1000-byte payloads): MSS 1000 B, the window
 // starting at and capped by the bandwidth-delay product link·rtt (at least 2
 // segments; the simulator starts every flow at line rate and never exceeds
@@ -155,10 +155,9 @@ type DCTCPState struct {
 	Acks, Windows, Cuts uint64
 }
 
-// DCTCP is the reaction point of DCTCP: the window-based sender (Alizadeh
-// et al., SIGCOMM 2010, section 3.1; REFERENCE.md, "TIMELY and DCTCP") of
-// one flow, in the integer form of Linux net/ipv4/tcp_dctcp.c, the
-// reference implementation:
+// DCTCP is the reaction point of DCTCP: the window-based sender ([DCTCP]
+// §3.1; [RFC8257] §3.3) of one flow, in the integer form of Linux
+// net/ipv4/tcp_dctcp.c ([Linux-DCTCP]), the reference implementation:
 //
 //	α ← (1 − g)·α + g·F, once per window of data, F = marked/delivered:
 //	    α ← α − min_not_zero(α, α >> g) + ((marked << (10 − g)) / max(1, delivered)),
@@ -191,7 +190,7 @@ type DCTCPState struct {
 // 2^63: no overflow.
 //
 // Slow start is optional and off by default (the HPCC paper removes it from
-// DCTCP "for fair comparisons", papers/hpcc.txt section 5.1). When on, while
+// DCTCP "for fair comparisons", [HPCC] §5.1). When on, while
 // cwnd < ssthresh every acknowledged byte adds a byte (Linux tcp_slow_start),
 // and a cut sets ssthresh to the new cwnd (Linux dctcp_ssthresh).
 //

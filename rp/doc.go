@@ -13,7 +13,7 @@
 // its presets and a description of every parameter, so that cc.New builds
 // it from strings.
 //
-// Every type also has the shape in DESIGN.md: a Config with units, widths
+// Every type has the same shape: a Config with units, widths
 // and sources on every field; presets returning one; New(cfg) validating
 // it (errors are *cc.ConfigError naming the field); event methods taking now
 // first; explicit deadlines (NextDeadline, and Timer or OnTimer); State()

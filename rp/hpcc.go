@@ -15,7 +15,7 @@ import (
 )
 
 // HPCC is the reaction point of HPCC, the sender side (Li et al., SIGCOMM
-// 2019, papers/hpcc.txt section 3.2 and Algorithm 1). Per ACK it measures
+// 2019, [HPCC] §3.2 and Algorithm 1). Per ACK it measures
 // the normalised inflight U of the path from the INT records the ACK echoes
 // (function MeasureInflight, here) and hands it to the window law (function
 // ComputeWind and procedure NewAck, package window). It paces at R = W/T

@@ -16,16 +16,16 @@ import (
 
 // hpccDigestWant pins every state and every error of the streams below bit
 // for bit to what the per-ACK path gave before its rework into lanes
-// (commit 3ad2c7f: the binary-search-era reciprocal index, and per hop a
-// call of hopUtil and Divider.Quo128; unchanged by the new hwtables index
-// and Divider). Since Feedback reads the header from the ACK's telemetry
+// (the reciprocal table read by binary search, and per hop a call of
+// hopUtil and Divider.Quo128; the constant-time index and
+// Divider.QuoLanes give the same). Since Feedback reads the header from the ACK's telemetry
 // stack, an ACK whose header has a field wider than its wire field (a TS
 // above 24 bits, a speed code above 15, a 13-bit pathID) has no stack, and
 // the Feedback half hands those ACKs (1375 of 72000) to OnAck instead: the
-// stream changed, not the path. This value is what the code of commit
-// 25c066f, whose Feedback took the header itself, computes for the same
-// calls; for the stream before, where Feedback took those headers as well,
-// that code gives the value pinned until then, 0x848e223c45650172.
+// stream changed, not the path. This value is what the code of release 0.9.0,
+// whose Feedback took the header itself, computes for the same calls; for
+// the stream before, where Feedback took those headers as well, that code
+// gives the value pinned until then, 0x848e223c45650172.
 const hpccDigestWant = 0xabc238e42e089b65
 
 // hpccDigest feeds seeded ACK streams (hpccTraceGen, with malformed headers,

@@ -30,8 +30,8 @@ type RoCCConfig struct {
 
 	// RecoveryPeriod is the fast-recovery timer of Algorithm 2 (lines 7 and
 	// 13): after this long without an accepted CNP the rate doubles. The
-	// paper gives no value; the authors' OMNeT++ code doubles after 55 µs
-	// (REFERENCE.md, RoCC). Range: > 0.
+	// paper gives no value; [RoCC-code] doubles after 55 µs
+	// (docs/derivations.md, RoCC). Range: > 0.
 	RecoveryPeriod units.Time
 
 	// ReactionDelay is the NIC's delay between a CNP's arrival and its effect
@@ -52,9 +52,9 @@ const RoCCRateMax = math.MaxUint32
 const roccDoubleShift = 1
 
 // RoCC40G is the reaction point of the paper's 40 Gb/s simulations
-// (papers/rocc.txt section VI, "System parameters": ΔF = 10 Mb/s, NIC
+// ([RoCC] §VI, "System parameters": ΔF = 10 Mb/s, NIC
 // reaction delay 15 µs; Rmax = the 40 Gb/s link, Table II) with the
-// authors' OMNeT++ recovery timer of 55 µs (REFERENCE.md).
+// recovery timer of [RoCC-code], 55 µs (docs/derivations.md, RoCC).
 func RoCC40G() RoCCConfig {
 	return RoCCConfig{
 		RMax:           40 * units.Gbps,
@@ -143,7 +143,7 @@ type RoCCState struct {
 
 // RoCC is the reaction point of one flow: one rate limiter (RL) at the
 // sender, fed by the fair rates the congestion points on the flow's path
-// send in CNPs (papers/rocc.txt section III-E, Algorithm 2 "Rate Limiting at
+// send in CNPs ([RoCC] §III-E, Algorithm 2 "Rate Limiting at
 // the RP"). It implements cc.ReactionPoint and keeps its typed methods
 // (OnFeedback, OnTimer) for firmware models; both share one code path. It
 // is not safe for concurrent use. The zero value is not usable; build one

@@ -29,7 +29,7 @@ func roccSeed(t *testing.T) int64 {
 }
 
 // roccRPModel is a float64 reference model of Algorithm 2, written from the
-// paper's listing (papers/rocc.txt section III-E) in bit/s rather than ΔF
+// paper's listing ([RoCC] §III-E) in bit/s rather than ΔF
 // units, with Rcur = +Inf standing for "no rate limiter installed". It is
 // independent of the integer code: it keeps real rates, and runs the timer
 // from its own deadline.

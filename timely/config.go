@@ -8,15 +8,15 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// The paper's constants (Mittal et al., SIGCOMM 2015). Section 6 (p. 545):
-// "Unless mentioned otherwise, we use the following parameters for TIMELY:
-// segment size of 16 KB, Tlow of 50 µs, Thigh of 500 µs, additive increment
-// of 10 Mbps, and a multiplicative decrement factor (β) of 0.8." Algorithm 1
-// (section 4.3): "N = 5 if gradient < 0 for five completion events (HAI
-// mode)". α and minRTT are REFERENCE.md's ("TIMELY and DCTCP": α = 0.875,
-// minRTT 20 µs), the values the HPCC authors' ns-3 simulator runs TIMELY
-// with (TimelyAlpha 0.875, TimelyMinRtt 20000 ns, and its TLow, THigh and
-// Beta equal to section 6's); section 6 does not print them.
+// The paper's constants ([TIMELY]). Section 6 (p. 545): "Unless mentioned
+// otherwise, we use the following parameters for TIMELY: segment size of 16
+// KB, Tlow of 50 µs, Thigh of 500 µs, additive increment of 10 Mbps, and a
+// multiplicative decrement factor (β) of 0.8." Algorithm 1 (section 4.3): "N
+// = 5 if gradient < 0 for five completion events (HAI mode)". α = 0.875 and
+// minRTT = 20 µs are the values [HPCC-ns3] runs TIMELY with
+// (docs/derivations.md, TIMELY: TimelyAlpha 0.875, TimelyMinRtt 20000 ns, and
+// its TLow, THigh and Beta equal to section 6's); section 6 does not print
+// them.
 const (
 	PaperTlow         = 50 * units.Microsecond
 	PaperThigh        = 500 * units.Microsecond
@@ -122,12 +122,12 @@ type Config struct {
 	// MinRTT normalises the gradient: gradient = rtt_diff/minRTT
 	// (Algorithm 1), a configured constant, so that the division is a
 	// multiplication by a reciprocal computed at New. MinMinRTT..MaxMinRTT;
-	// 20 µs (REFERENCE.md).
+	// 20 µs ([HPCC-ns3]).
 	MinRTT units.Time
 	// Alpha is α, the EWMA weight of the new RTT difference: rtt_diff ←
 	// (1 − α)·rtt_diff + α·new_rtt_diff (Algorithm 1). Held in Q0.16
 	// (round(α·2^16), error ≤ 2^−17; 0.875 is exact, 57344). 2^−16..1;
-	// 0.875 (REFERENCE.md; the authors' later code recommends 0.02).
+	// 0.875 ([HPCC-ns3]; the authors' later code recommends 0.02).
 	Alpha float64
 	// Beta is β, the multiplicative decrement factor. Held in Q0.16
 	// (round(β·2^16), error ≤ 2^−17; 0.8 is 52429/65536, 3.05e−6 above).
@@ -161,7 +161,7 @@ type Config struct {
 }
 
 // Paper returns the SIGCOMM paper's 10 Gb/s constants (section 6 and
-// Algorithm 1; α and minRTT from REFERENCE.md) on a link of rate link:
+// Algorithm 1; α and minRTT from [HPCC-ns3]) on a link of rate link:
 // Tlow 50 µs, Thigh 500 µs, minRTT 20 µs, α 0.875, β 0.8, δ 10 Mb/s, HAI
 // after 5 increases with N = 5, 16 KiB segments, serialisation subtracted.
 // hwcc's choices where the paper is silent: R starts at line rate,

@@ -1,10 +1,6 @@
-// Package timely is TIMELY's reaction point: Mittal, Lam, Dukkipati, Blem,
-// Wassel, Ghobadi, Vahdat, Wang, Wetherall and Zats, "TIMELY: RTT-based
-// Congestion Control for the Datacenter", SIGCOMM 2015 — the RTT
-// measurement engine of section 3.1 and the rate computation engine of
-// section 4.3 (Algorithm 1), with the constants of section 6; the survey
-// ../shared/papers/survey-lossless-cc.txt, section 4.2.1, and
-// ../shared/REFERENCE.md ("TIMELY and DCTCP") summarise it.
+// Package timely is TIMELY's reaction point ([TIMELY]): the RTT
+// measurement engine of §3.1 and the rate computation engine of §4.3
+// (Algorithm 1), with the constants of §6; [Survey] §4.2.1 summarises it.
 //
 // TIMELY needs no switch support: the sender's NIC timestamps each
 // segment, takes the completion of the segment (its ACK) as one RTT
@@ -32,18 +28,17 @@
 //	Tlow 50 µs, Thigh 500 µs                section 6
 //	δ 10 Mb/s, β 0.8                        section 6
 //	HAI: N = 5 after 5 completion events    Algorithm 1
-//	α 0.875, minRTT 20 µs                   REFERENCE.md (see below)
+//	α 0.875, minRTT 20 µs                   [HPCC-ns3] (see below)
 //	RTT = t_completion − t_send − seg.size/line rate   section 3.1; survey eq. (9)
 //
-// Section 6 (p. 545) reads "Unless mentioned otherwise, we use the
-// following parameters for TIMELY: segment size of 16 KB, Tlow of 50 µs,
-// Thigh of 500 µs, additive increment of 10 Mbps, and a multiplicative
-// decrement factor (β) of 0.8". It does not print α or minRTT; 0.875 and
-// 20 µs are REFERENCE.md's, and the HPCC authors' ns-3 simulator runs
-// TIMELY with exactly these (TimelyAlpha 0.875, TimelyMinRtt 20 µs, with
-// section 6's Tlow, Thigh and β). The first author's later published
-// TIMELY code recommends α = 0.02 and Thigh = 1 ms instead; both are
-// configuration fields.
+// Section 6 (p. 545) reads "Unless mentioned otherwise, we use the following
+// parameters for TIMELY: segment size of 16 KB, Tlow of 50 µs, Thigh of 500
+// µs, additive increment of 10 Mbps, and a multiplicative decrement factor
+// (β) of 0.8". It does not print α or minRTT; hwcc takes 0.875 and 20 µs from
+// [HPCC-ns3], which runs TIMELY with exactly these (TimelyAlpha 0.875,
+// TimelyMinRtt 20 µs, with section 6's Tlow, Thigh and β). The first author's
+// later published TIMELY code recommends α = 0.02 and Thigh = 1 ms instead;
+// both are configuration fields.
 //
 // Which sample α weighs. Algorithm 1 writes rtt_diff ← (1 − α)·rtt_diff +
 // α·new_rtt_diff: α is the weight of the new difference, so α = 0.875

@@ -17,14 +17,19 @@
 // A trace is UTF-8 text, one JSON object per line ("\n"; a "\r" before it
 // is ignored; no blank lines). Line 1 is the header:
 //
-//	{"hwcc_trace":2, "version":"devel", "algorithm":"dcqcn", "part":"rp", "role":"RP", "settings":{...}, "env":{...}}
+//	{"hwcc_trace":2, "version":"0.9.0", "algorithm":"dcqcn", "part":"rp", "role":"RP", "settings":{...}, "env":{...}}
 //
 // Its fields:
 //
 //   - hwcc_trace (required): the format version, FormatVersion (2;
 //     version 1, whose packets carried INT headers as objects and an
 //     echo number, is refused).
-//   - version: the hwcc module version that wrote it, or "devel".
+//   - version: the hwcc release that wrote it (cc.Version). Optional: a
+//     trace without it reads as well. A reader takes any value; a trace
+//     from another release replays, and where a part decides differently
+//     in this release (CHANGELOG.md) the replayed outputs differ from the
+//     recorded ones, which is what Diff reports. Only hwcc_trace decides
+//     whether the trace can be read.
 //   - algorithm, part (required): the part in the cc registry (hwcc algos).
 //   - role (required): "CP", "RP", "NP" or "SW"; it must be the part's.
 //   - settings: the part's settings, as strings in the syntax of hwcc

@@ -94,6 +94,7 @@ type Mismatch struct {
 	Got, Want string
 }
 
+// String says where the outputs first differ and what each side had.
 func (m *Mismatch) String() string {
 	return fmt.Sprintf("event %d (line %d): %s: got %s, want %s", m.Event, m.Line, m.Field, show(m.Got), show(m.Want))
 }

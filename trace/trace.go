@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime/debug"
 	"strconv"
 
 	"github.com/hwcc/hwcc/cc"
@@ -20,36 +19,15 @@ const FormatVersion = 2
 // MaxLine is the longest line the Reader takes, in bytes.
 const MaxLine = 1 << 20
 
-// modulePath is hwcc's module.
-const modulePath = "github.com/hwcc/hwcc"
-
-// ModuleVersion returns the hwcc module version of the running binary
-// (its build info: the main module's or a dependency's), or "devel".
-func ModuleVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "devel"
-	}
-	v := ""
-	if bi.Main.Path == modulePath {
-		v = bi.Main.Version
-	}
-	for _, d := range bi.Deps {
-		if d.Path == modulePath {
-			v = d.Version
-		}
-	}
-	if v == "" || v == "(devel)" {
-		return "devel"
-	}
-	return v
-}
-
 // Header is a trace's first line: which part the events are for and how
 // to build it (cc.NewIn(&Env, Algorithm, Part, Settings)).
 type Header struct {
-	// Version is the hwcc module version that wrote the trace (Writer
-	// fills it with ModuleVersion when empty). Replay does not check it.
+	// Version is the hwcc release that wrote the trace (cc.Version;
+	// NewWriter fills it in when empty), "" when the header has none.
+	// Readers and Replay accept any value, including none: the format is
+	// FormatVersion's, so a trace written by another release replays, but
+	// a part whose decisions changed between the two releases (CHANGELOG.md
+	// says which) gives other outputs, which Diff then reports.
 	Version string
 	// Algorithm and Part name the part in the cc registry; Role is its
 	// role, which the events' kinds must belong to.
@@ -232,7 +210,7 @@ type Writer struct {
 // NewWriter writes h to w and returns a Writer for the events.
 func NewWriter(w io.Writer, h Header) (*Writer, error) {
 	if h.Version == "" {
-		h.Version = ModuleVersion()
+		h.Version = cc.Version
 	}
 	line, err := appendHeader(nil, &h)
 	if err != nil {

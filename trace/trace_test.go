@@ -99,7 +99,7 @@ func TestRoundTrip(t *testing.T) {
 		h, evs, err := trace.ReadAll(bytes.NewReader(tr))
 		require.NoError(t, err, c.name)
 		want := c.h
-		want.Version = trace.ModuleVersion()
+		want.Version = cc.Version
 		require.Equal(t, want, h, c.name)
 		canon := make([]cc.Event, len(c.evs))
 		for i := range c.evs {
@@ -377,4 +377,36 @@ func TestFormatByHand(t *testing.T) {
 	require.NoError(t, trace.NewOutputReader(strings.NewReader(outLine)).Next(&back))
 	require.Equal(t, o, back)
 	require.Equal(t, uint64(0xff), back.Registers[1].Value, "-1 in 8 bits")
+}
+
+// TestHeaderVersion: NewWriter records cc.Version when the header names
+// none; a header without "version" (or with another release's) reads and
+// replays the same events to the same outputs, since only hwcc_trace
+// decides whether a trace can be read.
+func TestHeaderVersion(t *testing.T) {
+	h := trace.Header{Algorithm: "dcqcn", Part: "rp", Role: cc.RoleRP, Env: cc.Env{Rate: 100 * units.Gbps}}
+	sent := cc.Event{Kind: cc.EventSent, At: units.Microsecond, Packet: cc.Packet{Flow: 0, Payload: 1000, Size: 1082}}
+	tr := string(write(t, h, []cc.Event{sent}))
+	require.True(t, strings.HasPrefix(tr, `{"hwcc_trace":2,"version":"`+cc.Version+`",`), tr)
+	var want bytes.Buffer
+	require.NoError(t, trace.Replay(strings.NewReader(tr), &want))
+
+	for _, hdr := range []string{
+		`{"hwcc_trace":2,"algorithm":"dcqcn","part":"rp","role":"RP","env":{"rate":100000000000}}`,
+		`{"hwcc_trace":2,"version":"0.0.1","algorithm":"dcqcn","part":"rp","role":"RP","env":{"rate":100000000000}}`,
+	} {
+		other := hdr + tr[strings.IndexByte(tr, '\n'):]
+		got, _, err := trace.ReadAll(strings.NewReader(other))
+		require.NoError(t, err, hdr)
+		require.NotEqual(t, cc.Version, got.Version, hdr)
+		var out bytes.Buffer
+		require.NoError(t, trace.Replay(strings.NewReader(other), &out), hdr)
+		require.Equal(t, want.String(), out.String(), hdr)
+	}
+
+	// Another format version is refused, naming the field.
+	_, _, err := trace.ReadAll(strings.NewReader(strings.Replace(tr, `"hwcc_trace":2`, `"hwcc_trace":3`, 1)))
+	var te *trace.Error
+	require.True(t, errors.As(err, &te), "%v", err)
+	require.Equal(t, "hwcc_trace", te.Field)
 }

@@ -155,6 +155,7 @@ static int events(void) {
     int rc;
 
     printf("abi %d header %d live %zu\n", hwcc_abi_version(), HWCC_ABI_VERSION, hwcc_live_parts());
+    printf("version %s\n", hwcc_version());
 
     /* Configuration errors. */
     make("new-unknown", "nosuch", "cp", "", NULL);

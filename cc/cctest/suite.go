@@ -77,6 +77,7 @@ type Violation struct {
 	Msg  string
 }
 
+// Error names the rule broken and what the suite saw.
 func (v *Violation) Error() string { return "cctest: rule " + v.Rule + ": " + v.Msg }
 
 // maxPerRule bounds the violations reported per rule (the rest are counted).

@@ -113,5 +113,5 @@ func TestReplayErrors(t *testing.T) {
 	require.Equal(t, exitOK, code)
 	require.Contains(t, out, "usage: hwcc replay FILE")
 	_, ok := registeredVerb("replay")
-	require.True(t, ok, "replay is a registered verb, no longer planned")
+	require.True(t, ok, "replay is a registered verb")
 }

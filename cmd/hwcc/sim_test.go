@@ -52,8 +52,8 @@ func TestSimCompareJSON(t *testing.T) {
 	}
 }
 
-// jsonReport is the -json report of a single run, with the keys the issue
-// requires; fields are pointers or raw so that a missing key is caught.
+// jsonReport is the -json report of a single run, with the keys
+// docs/scenarios.md documents; fields are pointers or raw so that a missing key is caught.
 type jsonReport map[string]json.RawMessage
 
 func simJSON(t *testing.T, args ...string) jsonReport {

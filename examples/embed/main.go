@@ -24,7 +24,7 @@ import (
 	"io"
 	"os"
 
-	_ "github.com/hwcc/hwcc/algos" // registers rocc, hpcc, dcqcn, dctcp
+	_ "github.com/hwcc/hwcc/algos" // registers every algorithm (hwcc algos lists them)
 	"github.com/hwcc/hwcc/cc"
 	inttel "github.com/hwcc/hwcc/int"
 	"github.com/hwcc/hwcc/units"

@@ -1,6 +1,6 @@
 // Command nicmodel shows how a NIC or switch model embeds hwcc's INT codec
 // and reciprocal divider, the two pieces HPCC's hardware is built on
-// (../shared/papers/hpcc.txt, Fig. 7 and section 4.3).
+// ([HPCC], Fig. 7 and §4.3).
 //
 // The header travels as wire bytes, in a frame's telemetry stack
 // (cc.Telemetry): the sender attaches the empty INT header (Put) to two data

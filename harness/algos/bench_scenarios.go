@@ -7,7 +7,7 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// The fat-tree benchmark scenarios (issue 12, item 7): HPCC incasts across
+// The fat-tree benchmark scenarios: HPCC incasts across
 // a 3-tier k-ary fat tree at 100 Gb/s with 9000-byte payloads and 1 µs
 // links, sized to measure the harness's speed at datacenter scale (wall
 // time, events per second, memory) and HPCC's efficiency in a large incast.

@@ -235,7 +235,7 @@ func dcqcnParts(t testing.TB, link units.Rate, params map[string]string) (cp.DCQ
 }
 
 // The presets are the cp, np and rp packages' own, the CP thresholds the
-// HPCC paper's rule (papers/hpcc.txt section 5.1: Kmin = 100 KB·Bw/25
+// HPCC paper's rule ([HPCC] §5.1: Kmin = 100 KB·Bw/25
 // Gb/s, Kmax = 400 KB·Bw/25 Gb/s; KB = 1000 B), computed here from the
 // formula, the rp's rates those of the flow's line rate, and the settings
 // land in the named fields.
@@ -580,6 +580,7 @@ func dcqcnFairnessRun(t *testing.T, preset string) *harness.Result {
 //
 // under the default ConnectX preset and the HPCC simulations' preset.
 func TestDCQCNFairness(t *testing.T) {
+	skipLongReproduction(t)
 	for _, preset := range []string{dcqcnPresetConnectX, dcqcnPresetHPCC} {
 		t.Run(preset, func(t *testing.T) {
 			res := dcqcnFairnessRun(t, preset)
@@ -643,7 +644,7 @@ func TestDCQCNQueueInBand(t *testing.T) {
 // In the HPCC testbed's incast into a long flow (Figure 9c/d), DCQCN's
 // queue builds far above HPCC's: "With DCQCN, the queue builds up to 550
 // KB" while "HPCC quickly reacts after just one round trip, so the queue
-// drains quickly" (papers/hpcc.txt section 5.2).
+// drains quickly" ([HPCC] §5.2).
 //
 //   - DCQCN's peak queue is at least 4× HPCC's in the same incast (550 KB
 //     against a queue that drains within one round trip: HPCC's peak is one

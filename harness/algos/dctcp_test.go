@@ -70,7 +70,7 @@ func dctcpPart(t testing.TB, r harness.RP) *rp.DCTCP {
 }
 
 // The presets are rp's (the MSS the scenario's payload), K the HPCC
-// paper's rule K = 30 KB·Bw/10 Gb/s (papers/hpcc.txt section 5.1),
+// paper's rule K = 30 KB·Bw/10 Gb/s ([HPCC] §5.1),
 // computed here from the formula.
 func TestDCTCPPresetConfigs(t *testing.T) {
 	a := dctcpScheme(t)

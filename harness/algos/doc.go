@@ -21,15 +21,15 @@
 //
 // The built-in scenarios (harness.Builtin) are each paper's evaluation,
 // described below, plus "compare", the default of `hwcc sim`: one long flow
-// and an incast joining it at 100 Gb/s under RoCC, HPCC, DCQCN and DCTCP
-// side by side. Every built-in has a JSON twin in examples/scenarios;
+// and an incast joining it at 100 Gb/s under seven algorithms side by side
+// (RoCC, HPCC, DCQCN, DCTCP, QCN, BECN and FECN; compare.go says why TIMELY
+// is left out). Every built-in has a JSON twin in examples/scenarios;
 // docs/scenarios.md is the user's reference for them. A scenario names its algorithm and sets no algorithm parameters,
 // so `-algo NAME` runs the same traffic under any other algorithm.
 //
 // # RoCC in the harness
 //
-// RoCC (Taheri et al., "Congestion Control for Datacenter Networks: A
-// Control-Theoretic Approach", papers/rocc.txt sections III and VI):
+// RoCC ([RoCC] §III and §VI):
 // algorithm "rocc", run by the harness's generic adapter (harness.Scheme)
 // over the cc registry's rocc parts (package algos): the cp at the switches
 // and the rp at the senders (Scheme.RP names it: the registry's first
@@ -126,8 +126,8 @@
 //	fmax, rmax      each port's and each NIC's rate, in whole ΔF
 //	switch, port    the switch's NodeID and the egress port number
 //
-// Choices where the paper is silent: the recovery timer is the authors'
-// OMNeT++ value, 55 µs at T = 40 µs (REFERENCE.md), scaled with T
+// Choices where the paper is silent: the recovery timer is [RoCC-code]'s
+// value, 55 µs at T = 40 µs (docs/derivations.md, RoCC), scaled with T
 // (T·11/8: 27.5 µs on the Tofino preset, 137.5 µs on the DPDK one, and
 // with param.t), because it must exceed T: a CP that is still congested
 // sends a CNP every T, and a recovery timer shorter than T would double the
@@ -139,7 +139,7 @@
 //
 // # RoCC scenarios
 //
-// RoCC's evaluation (papers/rocc.txt section VI-A, the micro-benchmarks,
+// RoCC's evaluation ([RoCC] §VI-A, the micro-benchmarks,
 // and the max-min tests of sections VI-B and VI-C). Every scenario names
 // "rocc" and sets no algorithm parameters, so `-algo none`, `-algo static`,
 // `-algo dcqcn` and so on run the same traffic. Links have the harness's
@@ -192,7 +192,7 @@
 //
 // # HPCC in the harness
 //
-// HPCC (Li et al., SIGCOMM 2019, papers/hpcc.txt sections 3 and 4):
+// HPCC ([HPCC] §3 and §4):
 // algorithm "hpcc", run by the harness's generic adapter (harness.Scheme,
 // with INT) over the cc registry's hpcc parts (package algos).
 //
@@ -266,7 +266,7 @@
 //
 // # HPCC scenarios
 //
-// HPCC's micro-benchmarks (papers/hpcc.txt section 5.4 and Figure 9, at
+// HPCC's micro-benchmarks ([HPCC] §5.4 and Figure 9, at
 // the section 5.4 scale): hosts on one switch, 100 Gb/s links with 1 µs
 // propagation delay, 1000-byte payloads, the harness's default 32 MB
 // shared buffer and PFC.
@@ -304,8 +304,7 @@
 //
 // # DCQCN in the harness
 //
-// DCQCN (Zhu et al., SIGCOMM 2015; papers/survey-lossless-cc.txt section
-// 4.1.2; REFERENCE.md, DCQCN): algorithm "dcqcn", run by the harness's
+// DCQCN ([DCQCN]; [Survey] §4.1.2): algorithm "dcqcn", run by the harness's
 // generic adapter (harness.Scheme) over the cc registry's dcqcn parts
 // (package algos).
 //
@@ -386,7 +385,7 @@
 //	    rule); min_time_between_cnps, the slot length or minimum interval,
 //	    0..1s (connectx 4us, paper 50us, hpcc 0)
 //	rp  every rp.DCQCNConfig field under its ConnectX parameter name
-//	    (REFERENCE.md's table): dce_tcp_g, dce_tcp_rtt,
+//	    ([ConnectX]; docs/derivations.md's table): dce_tcp_g, dce_tcp_rtt,
 //	    initial_alpha_value, rate_to_set_on_first_cnp, rpg_gd,
 //	    rpg_min_dec_fac, rpg_min_rate, rpg_max_rate,
 //	    rate_reduce_monitor_period, rpg_time_reset, rpg_byte_reset (a
@@ -408,12 +407,12 @@
 // min-interval) and took pmax as a probability in [0, 1].
 //
 // Why connectx is the default: it is what a user of these NICs deploys
-// (the issue's "the NIC's parameters define what users deploy"), every
-// value of it is documented (REFERENCE.md), and its CNP pacing is the
+// (the NIC's parameters define what users run), every value of it is
+// documented ([ConnectX]), and its CNP pacing is the
 // NIC's, not a simulator's. The CP has no vendor default (a switch setting);
 // every preset uses the HPCC paper's thresholds, which scale with the port
 // rate ("according to our experiences (no vendor suggestion available)",
-// papers/hpcc.txt section 5.1), the only thresholds the sources give.
+// [HPCC] §5.1), the only thresholds the sources give.
 //
 // Validation: every setting is checked against its parameter's range
 // before the run, an unknown name or a bad value naming it, its value and
@@ -425,9 +424,9 @@
 //
 // # DCTCP in the harness
 //
-// DCTCP (Alizadeh et al., SIGCOMM 2010, section 3; REFERENCE.md, "TIMELY and
-// DCTCP"): algorithm "dctcp", run by the harness's generic adapter
-// (harness.Scheme) over the cc registry's dctcp parts (package algos).
+// DCTCP ([DCTCP] §3; [Linux-DCTCP]): algorithm "dctcp", run by the harness's
+// generic adapter (harness.Scheme) over the cc registry's dctcp parts
+// (package algos).
 //
 // Switch (CP): every switch egress data queue runs the dctcp cp, the step
 // marker cp.DCTCP: CE when the data queue's wire bytes exceed K (default 30 KB
@@ -463,7 +462,7 @@
 // paper's runs: no slow start, cwnd starting at and capped by the flow's
 // bandwidth-delay product (line rate × base RTT, at least two segments). The
 // MSS is the scenario's payload (NICSpec.Payload, default 1000 B). Why linux
-// is the default: it is the reference implementation (REFERENCE.md) and its
+// is the default: it is the reference implementation ([Linux-DCTCP]) and its
 // window is not capped at the bandwidth-delay product, so that the queue
 // settles at K as the DCTCP paper analyses it; under the hpcc preset two flows
 // cannot fill a queue beyond one BDP, far below K at every link speed (the BDP
@@ -480,8 +479,8 @@
 //	                window of `window` (40ms)
 //	dcqcn-incast    a long flow h1 → h0 from t = 0; at `at` (1ms) `senders`
 //	                (7) flows of `size` (500KB) from h2.. into h0: the HPCC
-//	                testbed's incast into a long flow (papers/hpcc.txt
-//	                section 5.2, Figure 9c/d), measured from `at` to the end
+//	                testbed's incast into a long flow ([HPCC]
+//	                §5.2, Figure 9c/d), measured from `at` to the end
 //	dctcp-fairness  as dcqcn-fairness at 10 Gb/s: `settle` (10ms), then
 //	                `window` (20ms)
 //	dctcp-incast    as dcqcn-incast at 10 Gb/s

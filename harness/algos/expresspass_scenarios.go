@@ -6,7 +6,7 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// The ExpressPass scenarios (Cho et al., SIGCOMM 2017, section 6).
+// The ExpressPass scenarios ([ExpressPass] §6).
 const (
 	expressPassIncastName   = "expresspass-incast"
 	expressPassFairnessName = "expresspass-fairness"

@@ -104,7 +104,7 @@ func TestRoCCParams(t *testing.T) {
 
 // TestRoCCPresetMapping checks the port-rate mapping of the package
 // documentation (RoCC presets and the port-rate mapping) against the
-// paper's parameter tables (section VI and REFERENCE.md), and the scaling
+// paper's parameter tables ([RoCC] §VI, Table II), and the scaling
 // Fmax = the port's rate.
 func TestRoCCPresetMapping(t *testing.T) {
 	kb := units.KB

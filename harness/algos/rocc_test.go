@@ -194,8 +194,8 @@ func roccRun(t *testing.T, name string, sets ...string) (*harness.Result, *roccP
 	return res, pr
 }
 
-// The tests of this file reproduce RoCC's evaluation (papers/rocc.txt
-// section VI) on the harness with the "rocc" scheme: the paper's numbers
+// The tests of this file reproduce RoCC's evaluation ([RoCC]
+// §VI) on the harness with the "rocc" scheme: the paper's numbers
 // are the expected values; every tolerance is derived in a comment. Where a
 // claim does not reproduce (the ~2 ms convergence of Fig. 8), the test
 // asserts the mechanism that explains the measured value instead, and says
@@ -257,6 +257,7 @@ func roccRun(t *testing.T, name string, sets ...string) (*harness.Result, *roccP
 // ΔF) climbs fastest but is noisier. The paper's simulation setting is
 // ΔQ = 600 B and T = 40 µs, which is what this test runs.
 func TestRoCCFairnessFig8(t *testing.T) {
+	skipLongReproduction(t)
 	for _, tc := range []struct {
 		c          units.Rate
 		n          int
@@ -449,6 +450,7 @@ func TestRoCCFairnessFig8(t *testing.T) {
 // line 8's climb from Fmin back to C/N. The test checks each doubling step
 // against that model (roccModel, 25 %, as in TestRoCCFairnessFig8).
 func TestRoCCConvergenceFig9(t *testing.T) {
+	skipLongReproduction(t)
 	for _, idle := range []bool{false, true} {
 		t.Run("idle_gain="+roccOnOff(idle), func(t *testing.T) {
 			roccConvergenceFig9(t, idle)

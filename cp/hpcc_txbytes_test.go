@@ -14,7 +14,7 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// TestHPCCTxBytesCounter: issue 11's review (§6, third bullet). The
+// TestHPCCTxBytesCounter: which transmit counter the INT record carries. The
 // authors' ns-3 switch counts txBytes per port over every priority
 // (m_txBytes[ifIndex] += size for every dequeued packet, data, ACK or
 // PFC), where hwcc's default counts only the packets of its own queue.

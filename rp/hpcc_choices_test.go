@@ -24,7 +24,7 @@ const (
 	hpccReviewW   = 1048576000
 )
 
-// TestHPCCInitialU: issue 11's review (§6, third bullet). U starts at 0 in
+// TestHPCCInitialU: where the utilisation estimate starts. U starts at 0 in
 // hwcc, at 1 in the authors' ns-3 code (hp.u = 1, and hopState[i].u = 1),
 // at η in htsim; Config.InitialU selects it. The first measured ACK then
 // runs U = (1 − τ/T)·U0 + (τ/T)·u, hand-computed here for a single 100
@@ -104,7 +104,7 @@ func TestHPCCInitialUMultiRate(t *testing.T) {
 }
 
 // TestHPCCDocStatesChoices: what go doc shows of rp.HPCC states the
-// choices issue 11's review asked for: where U starts (hwcc 0, ns-3 1,
+// choices the sources leave open: where U starts (hwcc 0, ns-3 1,
 // htsim η) and that a hop with Δts = 0 is skipped, on the type and on
 // OnAck.
 func TestHPCCDocStatesChoices(t *testing.T) {
