@@ -40,16 +40,24 @@
 //     fit returns an *ActionsFullError (errors.Is(err, ErrActionsFull))
 //     naming how many it needs, and (rule 2) does nothing. RunGrowing is
 //     the driver's side of this rule: it grows the buffer and runs the
-//     event again.
+//     event again. An event of a kind that can decide (a notification
+//     point's Receive that may answer with a CNP, a congestion point's
+//     Enqueue that may mark) refuses a nil *Actions with NoActions's
+//     error, whether or not this call would decide, so that a caller that
+//     wires none learns it at its first event, not at its first decision;
+//     an event that never decides takes nil.
 //  4. Deadlines. NextDeadline is units.MaxTime (no timer) or the earliest
 //     time at which Timer has work; the caller calls Timer at or after it.
 //     No event sets a deadline before its own now. A deadline the caller
-//     lets pass is overdue: a part may run what fell due when its next
-//     event arrives (as hardware whose timer fired in between would have),
-//     or leave it for Timer; each part says which. Timer(now) before the
-//     deadline does nothing but record now; Timer(now) at or after it runs
-//     what is due by now (a periodic timer may take missed periods as one
-//     expiry, saying so), after which NextDeadline is later than now.
+//     lets pass is overdue, and late timers are caught up, never skipped
+//     or merged: every event at now first runs each expiry due at or
+//     before now, in time order and each as at its own deadline (a
+//     periodic timer once per period it missed), then itself, appending
+//     the expiries' decisions before its own. Timer(now) before the
+//     deadline does nothing but record now. So a part holds the same
+//     registers and makes the same decisions, in the same order, whether
+//     the caller calls Timer at every deadline or leaves its timer to the
+//     next event; after any event NextDeadline is later than now.
 //  5. No panic, no allocation, no clock. No input makes a part panic; bad
 //     input is an error of this package's types (*EventError for an event
 //     the part cannot take, *DecodeError for malformed bytes). Event
@@ -62,6 +70,16 @@
 //     between events, each with its name, width and value (the value fits
 //     the width), always in the same order; it allocates only when dst
 //     must grow.
+//
+//  8. Messages a part does not use. A reaction, notification or switch
+//     point given a message of a kind it does not use (a CNP at an
+//     ACK-driven sender, another scheme's kind) takes it: it decides
+//     nothing and changes no register but the time and UnusedRegister,
+//     which counts such messages (64 bits, wrapping; type Unused), so that
+//     a miswired caller shows in the snapshot and in traces instead of
+//     running on silently. A message of a kind it uses that it cannot take
+//     (a malformed payload, an ACK of data never sent) is refused with an
+//     *EventError.
 //
 // Package cc/cctest checks a part, ours or a user's, against these rules.
 //

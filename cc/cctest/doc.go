@@ -29,6 +29,16 @@
 //	              and AppendRegisters appends without allocating when there is room
 //	determinism   two parts given equal events decide and hold the same, bit for bit
 //	allocs        no successful event allocates
+//	late-timers   a part whose timer is left to its next event holds the
+//	              registers and makes the decisions, in order, of one
+//	              whose timer is called at every deadline (cc rule 4)
+//	unused-feedback a reaction, notification or switch point takes a
+//	              message of a kind it does not use (Options.UnusedKind),
+//	              decides nothing, and counts it in cc.UnusedRegister,
+//	              changing no other register (cc rule 8)
+//	nil-actions   an event of a kind that can decide refuses a nil
+//	              *cc.Actions with an *cc.EventError wrapping
+//	              cc.ErrNoActions, changing nothing (cc rule 3)
 //
 // A test calls Test with the part's constructor:
 //

@@ -23,12 +23,16 @@ type threshold struct {
 var _ cc.CongestionPoint = (*threshold)(nil)
 
 // Enqueue marks the packet when the queue it joins is longer than k. A
-// mark that does not fit act refuses the event, changing nothing.
+// mark that does not fit act refuses the event, changing nothing; so does
+// a nil act, since Enqueue can decide (cc's rule 3).
 func (t *threshold) Enqueue(now units.Time, _ *cc.Packet, q cc.Queue, act *cc.Actions) error {
 	if !t.skipTimeCheck {
 		if err := t.time.Check("threshold", "Enqueue", now); err != nil {
 			return err
 		}
+	}
+	if act == nil {
+		return cc.NoActions("threshold", "Enqueue")
 	}
 	mark := q.Len > t.k
 	if mark {

@@ -32,6 +32,10 @@ type Options struct {
 	// world, so it is slow). Negative skips the rule, for runs under the
 	// race detector, which allocates on its own.
 	AllocSequences int
+	// UnusedKind is a feedback kind the part does not use, which the
+	// unused-feedback rule delivers to it (255: no part of this module
+	// uses it).
+	UnusedKind cc.FeedbackKind
 }
 
 func (o Options) withDefaults() Options {
@@ -50,6 +54,9 @@ func (o Options) withDefaults() Options {
 	if o.AllocSequences == 0 {
 		o.AllocSequences = 3
 	}
+	if o.UnusedKind == cc.FeedbackNone {
+		o.UnusedKind = 255
+	}
 	return o
 }
 
@@ -66,10 +73,13 @@ const (
 	RuleDeterminism = "determinism"
 	RuleAllocs      = "allocs"
 	RuleOutputs     = "outputs"
+	RuleLateTimers  = "late-timers"
+	RuleUnused      = "unused-feedback"
+	RuleNilActions  = "nil-actions"
 )
 
 // rules lists the rules in the order reports and Names give them.
-var rules = []string{RuleNoPanic, RuleTypedErrors, RuleTimeOrder, RuleAtomic, RuleActionsFull, RuleDeadline, RuleLimits, RuleOutputs, RuleRegisters, RuleDeterminism, RuleAllocs}
+var rules = []string{RuleNoPanic, RuleTypedErrors, RuleTimeOrder, RuleAtomic, RuleActionsFull, RuleDeadline, RuleLimits, RuleOutputs, RuleRegisters, RuleDeterminism, RuleAllocs, RuleLateTimers, RuleUnused, RuleNilActions}
 
 // Violation is one broken rule.
 type Violation struct {
@@ -134,6 +144,7 @@ func TestStats(newPart func() (cc.Part, error), o Options) (Stats, error) {
 	s.stats.Actions = map[cc.ActionKind]int{}
 	s.stats.Refused = map[string]int{}
 	rng := rand.New(rand.NewSource(o.Seed))
+	nilSeen := map[cc.EventKind]bool{}
 	for i := range o.Sequences {
 		g := o.Gen
 		if (role == cc.RoleCP || role == cc.RoleSW) && g.Flows == 0 {
@@ -145,6 +156,12 @@ func TestStats(newPart func() (cc.Part, error), o Options) (Stats, error) {
 		evs := events(rng, role, g)
 		if err := s.wellFormed(i, evs); err != nil {
 			return s.stats, err
+		}
+		for _, rule := range []func(int, []Event) error{s.lateTimers, s.unusedFeedback,
+			func(i int, evs []Event) error { return s.nilActions(i, evs, nilSeen) }} {
+			if err := rule(i, evs); err != nil {
+				return s.stats, err
+			}
 		}
 		if i < o.AllocSequences {
 			if err := s.allocs(i, evs); err != nil {

@@ -40,6 +40,9 @@ const (
 	earlyDeadline
 	badCredit
 	writesHdr
+	lateSkipped  // only Timer runs what is due; other events leave it
+	unusedSilent // a message of a kind it does not use is not counted
+	nilTaken     // a nil *cc.Actions is taken as one with no room
 )
 
 // global makes the nondeterministic fault: parts share it.
@@ -60,6 +63,7 @@ type toy struct {
 	flow   cc.FlowID
 	// stamped counts telemetry records a CP pushed (wraps at 2^16).
 	stamped uint16
+	unused  cc.Unused
 }
 
 func newToy(f fault) *toy {
@@ -114,21 +118,38 @@ func (t *toy) Timer(now units.Time, act *cc.Actions) error {
 	if err := t.check("Timer", now); err != nil {
 		return err
 	}
-	if now < t.next {
-		t.advance(now)
-		return nil
+	if act == nil && t.fault != silentDrop {
+		return cc.NoActions("toy", "Timer")
 	}
-	if err := t.reserve(act, "Timer", 1); err != nil {
+	if err := t.catchUp("Timer", now, act, 0); err != nil {
 		return err
 	}
 	t.advance(now)
-	t.rate = min(2*t.rate, 100*units.Gbps)
-	if t.fault != stuckDeadline {
+	return nil
+}
+
+// catchUp makes room for the expiries due at or before now and n more
+// decisions, then runs the expiries (each doubles the rate and sends a
+// rate message), as every event does first (cc's rule 4); on error it
+// changes nothing. A caller can be so late that the decisions could fill
+// no Actions: beyond 2^20 expiries the room asked is that.
+func (t *toy) catchUp(event string, now units.Time, act *cc.Actions, n int) error {
+	k := 0
+	if now >= t.next && (t.fault != lateSkipped || event == "Timer") {
+		k = int(min((now-t.next)/t.period+1, 1<<20))
+	}
+	if err := t.reserve(act, event, k+n); err != nil {
+		return err
+	}
+	for range k {
+		t.rate = min(2*t.rate, 100*units.Gbps)
+		if act != nil {
+			act.Send(cc.ToSource, cc.ControlPrio, cc.Feedback{Kind: cc.FeedbackRate, Flow: t.flow})
+		}
+	}
+	if k > 0 && t.fault != stuckDeadline {
 		// The next grid point after now, saturating at MaxTime ("never").
 		t.next = fixedpoint.SatAdd(now-(now-t.next)%t.period, t.period)
-	}
-	if act != nil {
-		act.Send(cc.ToSource, cc.ControlPrio, cc.Feedback{Kind: cc.FeedbackRate, Flow: t.flow})
 	}
 	return nil
 }
@@ -138,7 +159,7 @@ func (t *toy) AppendRegisters(dst []cc.Register) []cc.Register {
 	if t.fault == regOverflow {
 		b.Value = t.bytes | 1<<40
 	}
-	return append(dst, t.clock.Register(), b, cc.RateReg("rate", t.rate), cc.TimeReg("next", t.next), cc.Reg("stamped", 16, uint64(t.stamped)))
+	return append(dst, t.clock.Register(), b, cc.RateReg("rate", t.rate), cc.TimeReg("next", t.next), cc.Reg("stamped", 16, uint64(t.stamped)), t.unused.Register())
 }
 
 func (t *toy) count(event string, now units.Time, p *cc.Packet, act *cc.Actions, mark bool) error {
@@ -147,6 +168,9 @@ func (t *toy) count(event string, now units.Time, p *cc.Packet, act *cc.Actions,
 	}
 	if p == nil {
 		return &cc.EventError{Part: "toy", Event: event, Reason: "nil packet"}
+	}
+	if act == nil && t.fault != silentDrop && t.fault != nilTaken {
+		return cc.NoActions("toy", event) // its timer's catch-up can decide
 	}
 	if p.Size < 0 {
 		if t.fault == nonAtomic {
@@ -164,14 +188,18 @@ func (t *toy) count(event string, now units.Time, p *cc.Packet, act *cc.Actions,
 	if t.fault == wipeActions {
 		act.Reset() // the caller's earlier decisions are gone
 	}
-	if err := t.reserve(act, event, n); err != nil {
+	if err := t.catchUp(event, now, act, n); err != nil {
 		return err
 	}
 	t.advance(now)
 	t.bytes = (t.bytes + uint64(p.Size)) & (1<<32 - 1)
 	t.flow = p.Flow
 	if mark && act != nil {
-		act.MarkCE()
+		if event == "Receive" {
+			act.Send(cc.ToSource, cc.ControlPrio, cc.Feedback{Kind: cc.FeedbackCNP, Flow: p.Flow})
+		} else {
+			act.MarkCE()
+		}
 		if t.fault == overAppend { // reserved one, appends two
 			act.Send(cc.ToSource, cc.ControlPrio, cc.Feedback{Kind: cc.FeedbackRate, Flow: p.Flow})
 		}
@@ -179,15 +207,15 @@ func (t *toy) count(event string, now units.Time, p *cc.Packet, act *cc.Actions,
 	return nil
 }
 
-func (t *toy) Enqueue(now units.Time, p *cc.Packet, q cc.Queue, act *cc.Actions) error {
+func (t *toy) enqueue(now units.Time, p *cc.Packet, q cc.Queue, act *cc.Actions) error {
 	return t.count("Enqueue", now, p, act, q.Len > 20000)
 }
 
-func (t *toy) Dequeue(now units.Time, p *cc.Packet, q cc.Queue, act *cc.Actions) error {
+func (t *toy) dequeue(now units.Time, p *cc.Packet, q cc.Queue, act *cc.Actions) error {
 	return t.count("Dequeue", now, p, act, false)
 }
 
-func (t *toy) Sent(now units.Time, p *cc.Packet, act *cc.Actions) error {
+func (t *toy) sent(now units.Time, p *cc.Packet, act *cc.Actions) error {
 	return t.count("Sent", now, p, act, false)
 }
 
@@ -198,9 +226,17 @@ func (t *toy) Feedback(now units.Time, f *cc.Feedback, act *cc.Actions) error {
 	if f == nil {
 		return &cc.EventError{Part: "toy", Event: "Feedback", Reason: "nil feedback"}
 	}
+	if act == nil && t.fault != silentDrop {
+		return cc.NoActions("toy", "Feedback") // its timer's catch-up can decide
+	}
+	if err := t.catchUp("Feedback", now, act, 0); err != nil {
+		return err
+	}
 	t.advance(now)
 	if f.Kind == cc.FeedbackCNP {
 		t.rate = max(t.rate/2, units.Gbps)
+	} else if t.fault != unusedSilent {
+		t.unused.Count()
 	}
 	return nil
 }
@@ -216,8 +252,9 @@ func (t *toy) Limits() cc.Limits {
 	return cc.Limits{Rate: t.rate}
 }
 
-func (t *toy) Receive(now units.Time, p *cc.Packet, act *cc.Actions) error {
-	return t.count("Receive", now, p, act, p.CE)
+func (t *toy) receive(now units.Time, p *cc.Packet, act *cc.Actions) error {
+	// A CE mark is answered with a CNP.
+	return t.count("Receive", now, p, act, p != nil && p.CE)
 }
 
 // The toy in each role.
@@ -228,11 +265,11 @@ type (
 )
 
 func (c toyCP) Enqueue(now units.Time, p *cc.Packet, q cc.Queue, a *cc.Actions) error {
-	return c.toy.Enqueue(now, p, q, a)
+	return c.toy.enqueue(now, p, q, a)
 }
 
 func (c toyCP) Dequeue(now units.Time, p *cc.Packet, q cc.Queue, a *cc.Actions) error {
-	err := c.toy.Dequeue(now, p, q, a)
+	err := c.toy.dequeue(now, p, q, a)
 	// Push an 8-byte record in place, as HPCC's switch does, while the
 	// header has room (5 records).
 	if err == nil && p != nil && p.Tel != nil && p.Tel.Len <= 2+8*4 {
@@ -243,14 +280,14 @@ func (c toyCP) Dequeue(now units.Time, p *cc.Packet, q cc.Queue, a *cc.Actions) 
 	return err
 }
 
-func (r toyRP) Sent(now units.Time, p *cc.Packet, a *cc.Actions) error { return r.toy.Sent(now, p, a) }
+func (r toyRP) Sent(now units.Time, p *cc.Packet, a *cc.Actions) error { return r.toy.sent(now, p, a) }
 func (r toyRP) Feedback(now units.Time, f *cc.Feedback, a *cc.Actions) error {
 	return r.toy.Feedback(now, f, a)
 }
 func (r toyRP) Limits() cc.Limits { return r.toy.Limits() }
 
 func (n toyNP) Receive(now units.Time, p *cc.Packet, a *cc.Actions) error {
-	return n.toy.Receive(now, p, a)
+	return n.toy.receive(now, p, a)
 }
 
 var (
@@ -258,6 +295,16 @@ var (
 	_ cc.ReactionPoint     = toyRP{}
 	_ cc.NotificationPoint = toyNP{}
 )
+
+// TestToyRoles: each toy plays the role it is built for and no earlier
+// one (cctest takes a part's role as the first it plays).
+func TestToyRoles(t *testing.T) {
+	for _, role := range []cc.Role{cc.RoleCP, cc.RoleRP, cc.RoleNP} {
+		p, err := ctor(role, ok)()
+		require.NoError(t, err)
+		require.Equal(t, role, cc.RoleOf(p))
+	}
+}
 
 func ctor(role cc.Role, f fault) func() (cc.Part, error) {
 	return func() (cc.Part, error) {
@@ -311,6 +358,9 @@ func TestBrokenPartsFail(t *testing.T) {
 		{jitterLimits, cc.RoleRP, cctest.RuleDeterminism},
 		{overAppend, cc.RoleCP, cctest.RuleActionsFull},
 		{wipeActions, cc.RoleCP, cctest.RuleAtomic},
+		{lateSkipped, cc.RoleCP, cctest.RuleLateTimers},
+		{unusedSilent, cc.RoleRP, cctest.RuleUnused},
+		{nilTaken, cc.RoleNP, cctest.RuleNilActions},
 	}
 	for _, c := range cases {
 		t.Run(c.rule, func(t *testing.T) {
@@ -444,6 +494,7 @@ type toySW struct {
 	msgs   uint16
 	ticks  uint16
 	next   units.Time
+	unused cc.Unused
 }
 
 var _ cc.SwitchPoint = (*toySW)(nil)
@@ -470,7 +521,7 @@ func (w *toySW) AppendRegisters(dst []cc.Register) []cc.Register {
 		dst = append(dst, cc.Reg(outNames[i], 32, uint64(n)))
 	}
 	return append(dst, cc.Reg("paused", width, bits), cc.Reg("deqs", 16, uint64(w.deqs)),
-		cc.Reg("msgs", 16, uint64(w.msgs)), cc.Reg("ticks", 16, uint64(w.ticks)), cc.TimeReg("next", w.next))
+		cc.Reg("msgs", 16, uint64(w.msgs)), cc.Reg("ticks", 16, uint64(w.ticks)), cc.TimeReg("next", w.next), w.unused.Register())
 }
 
 func (w *toySW) NextDeadline() units.Time { return w.next }
@@ -480,14 +531,18 @@ func (w *toySW) Timer(now units.Time, _ *cc.Actions) error {
 		return err
 	}
 	w.advance(now)
-	if now >= w.next {
-		w.ticks++
-		w.next = fixedpoint.SatAdd(now-(now-w.next)%(10*units.Microsecond), 10*units.Microsecond)
-	}
 	return nil
 }
 
+// advance records now, after running every tick due by it (cc's rule 4:
+// the timer is caught up by any event); a tick decides nothing.
 func (w *toySW) advance(now units.Time) {
+	if now >= w.next {
+		const period = 10 * units.Microsecond
+		w.ticks += uint16((now - w.next) / period % (1 << 16))
+		w.ticks++
+		w.next = fixedpoint.SatAdd(now-(now-w.next)%period, period)
+	}
 	if w.fault == nondeterministic {
 		global++
 		w.in += global & 1
@@ -522,10 +577,11 @@ func (w *toySW) take(event string, now units.Time, port int, self, nilArg bool) 
 	return nil
 }
 
-// reserve is act.Reserve that takes a nil act as one with no room.
+// reserve is act.Reserve for an event that can decide: it refuses a nil
+// act (cc's rule 3).
 func reserve(act *cc.Actions, event string, n int) error {
-	if act == nil && n == 0 {
-		return nil
+	if act == nil {
+		return cc.NoActions("toysw", event)
 	}
 	return act.Reserve("toysw", event, n)
 }
@@ -615,6 +671,12 @@ func (w *toySW) Message(now units.Time, in int, f *cc.Feedback, act *cc.Actions)
 		}
 	} else if err := w.take("Message", now, in, true, f == nil); err != nil {
 		return err
+	}
+	if f.Kind != cc.FeedbackCredit && f.Kind != cc.FeedbackUser {
+		// A kind it does not use: counted, nothing else (cc's rule 8).
+		w.advance(now)
+		w.unused.Count()
+		return nil
 	}
 	if err := reserve(act, "Message", 1); err != nil {
 		return err
