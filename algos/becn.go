@@ -3,7 +3,7 @@ package algos
 import (
 	"github.com/hwcc/hwcc/becn"
 	"github.com/hwcc/hwcc/cc"
-	"github.com/hwcc/hwcc/rocev2"
+	"github.com/hwcc/hwcc/wire"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -138,4 +138,4 @@ func init() {
 // becnNotification is the notification on the wire (a BECN cell, FECN's
 // RM cell, InfiniBand's CNP): a minimum frame at the control priority; it
 // carries one bit.
-var becnNotification = cc.MessageKind{Kind: becn.FeedbackBECN, Name: "notification", Frame: rocev2.MinFrameBytes, Prio: cc.ControlPrio}
+var becnNotification = cc.MessageKind{Kind: becn.FeedbackBECN, Name: "notification", Frame: wire.MinFrameBytes, Prio: cc.ControlPrio}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/credit"
-	"github.com/hwcc/hwcc/rocev2"
+	"github.com/hwcc/hwcc/wire"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -79,8 +79,8 @@ func init() {
 			Symmetric: true,
 			Messages: []cc.MessageKind{
 				expressPassCredit,
-				{Kind: cc.FeedbackCreditRequest, Name: "credit-request", Frame: rocev2.MinFrameBytes, Prio: cc.ControlPrio},
-				{Kind: cc.FeedbackCreditStop, Name: "credit-stop", Frame: rocev2.MinFrameBytes, Prio: cc.ControlPrio},
+				{Kind: cc.FeedbackCreditRequest, Name: "credit-request", Frame: wire.MinFrameBytes, Prio: cc.ControlPrio},
+				{Kind: cc.FeedbackCreditStop, Name: "credit-stop", Frame: wire.MinFrameBytes, Prio: cc.ControlPrio},
 			},
 			Doc: "every flow's receiver runs the expresspass np (credits paced at its rate, Algorithm 1 once per base RTT on the loss " +
 				"its echoes show) and its sender the expresspass rp (one frame per credit, echoing the credit's number; the credit request " +
@@ -179,7 +179,7 @@ func init() {
 // path) in a queue of 8 credits, beyond which they are dropped (the ns-2
 // scripts' credit queue of 8).
 var expressPassCredit = cc.MessageKind{
-	Kind: cc.FeedbackCredit, Name: "credit", Frame: credit.ExpressPassCreditBytes - rocev2.WireGapBytes, Prio: cc.ControlPrio,
+	Kind: cc.FeedbackCredit, Name: "credit", Frame: credit.ExpressPassCreditBytes - wire.WireGapBytes, Prio: cc.ControlPrio,
 	Spacing: credit.ExpressPassCreditBytes + credit.ExpressPassFrameBytes, Queue: expressPassCreditQueue,
 }
 

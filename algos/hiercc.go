@@ -3,7 +3,7 @@ package algos
 import (
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/hiercc"
-	"github.com/hwcc/hwcc/rocev2"
+	"github.com/hwcc/hwcc/wire"
 	"github.com/hwcc/hwcc/units"
 	"github.com/hwcc/hwcc/voq"
 )
@@ -204,6 +204,6 @@ func init() {
 // RoCEv2 CNP does: 78-byte frames at the control priority. The paper gives
 // no format (hiercc.CreditPacket, hiercc.RatePacket are hwcc's).
 var hierccMessages = []cc.MessageKind{
-	{Kind: hiercc.FeedbackCredit, Name: "credit", Frame: rocev2.CNPFrameBytes, Prio: cc.ControlPrio},
-	{Kind: hiercc.FeedbackRate, Name: "rate", Frame: rocev2.CNPFrameBytes, Prio: cc.ControlPrio},
+	{Kind: hiercc.FeedbackCredit, Name: "credit", Frame: wire.CNPFrameBytes, Prio: cc.ControlPrio},
+	{Kind: hiercc.FeedbackRate, Name: "rate", Frame: wire.CNPFrameBytes, Prio: cc.ControlPrio},
 }

@@ -3,7 +3,7 @@ package algos
 import (
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/qcn"
-	"github.com/hwcc/hwcc/rocev2"
+	"github.com/hwcc/hwcc/wire"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -139,4 +139,4 @@ func init() {
 // qcnCNM is the CNM on the wire: an 802.1Qau CNM frame is 64 bytes or more
 // (its header, the 20-byte CN-TAG and the encapsulated MSDU's first
 // bytes); at the control priority.
-var qcnCNM = cc.MessageKind{Kind: qcn.FeedbackCNM, Name: "cnm", Frame: rocev2.MinFrameBytes, Prio: cc.ControlPrio}
+var qcnCNM = cc.MessageKind{Kind: qcn.FeedbackCNM, Name: "cnm", Frame: wire.MinFrameBytes, Prio: cc.ControlPrio}

@@ -2,7 +2,7 @@ package harness
 
 import (
 	"github.com/hwcc/hwcc/cc"
-	"github.com/hwcc/hwcc/rocev2"
+	"github.com/hwcc/hwcc/wire"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -22,16 +22,16 @@ import (
 // port's congestion point may push a record as the frame leaves (the
 // harness carries the bytes and writes none itself).
 const (
-	PreambleIFGBytes    units.Bytes = rocev2.WireGapBytes        // 7 preamble + 1 SFD + 12 inter-frame gap
-	EthernetHeaderBytes units.Bytes = rocev2.EthernetHeaderBytes // destination, source, EtherType (no VLAN tag)
-	EthernetFCSBytes    units.Bytes = rocev2.EthernetFCSBytes    // frame check sequence
-	IPv4HeaderBytes     units.Bytes = rocev2.IPv4HeaderBytes     // no options
-	UDPHeaderBytes      units.Bytes = rocev2.UDPHeaderBytes      // RoCEv2 runs over UDP port 4791
-	BTHBytes            units.Bytes = rocev2.BTHBytes            // InfiniBand base transport header
-	ICRCBytes           units.Bytes = rocev2.ICRCBytes           // invariant CRC
+	PreambleIFGBytes    units.Bytes = wire.WireGapBytes        // 7 preamble + 1 SFD + 12 inter-frame gap
+	EthernetHeaderBytes units.Bytes = wire.EthernetHeaderBytes // destination, source, EtherType (no VLAN tag)
+	EthernetFCSBytes    units.Bytes = wire.EthernetFCSBytes    // frame check sequence
+	IPv4HeaderBytes     units.Bytes = wire.IPv4HeaderBytes     // no options
+	UDPHeaderBytes      units.Bytes = wire.UDPHeaderBytes      // RoCEv2 runs over UDP port 4791
+	BTHBytes            units.Bytes = wire.BTHBytes            // InfiniBand base transport header
+	ICRCBytes           units.Bytes = wire.ICRCBytes           // invariant CRC
 	AETHBytes           units.Bytes = 4                          // ACK extended transport header (ACK and NAK)
-	CNPReservedBytes    units.Bytes = rocev2.CNPReservedBytes    // RoCEv2 CNP: 16 reserved bytes after the BTH
-	MinFrameBytes       units.Bytes = rocev2.MinFrameBytes       // smallest Ethernet frame, FCS included
+	CNPReservedBytes    units.Bytes = wire.CNPReservedBytes    // RoCEv2 CNP: 16 reserved bytes after the BTH
+	MinFrameBytes       units.Bytes = wire.MinFrameBytes       // smallest Ethernet frame, FCS included
 
 	// DataOverheadBytes is the frame overhead of a data packet without
 	// telemetry: 14 + 20 + 8 + 12 + 4 + 4 = 62 bytes.

@@ -26,7 +26,7 @@
 //	         CNPs, reset to C·baseRTT when they stop; a cc.ReactionPoint,
 //	         registered as part "rp".                           sender.go
 //	Window   where the window travels in the CNP's 16 reserved bytes
-//	         (cc.Feedback.Data; on the wire, rocev2.CNP.Reserved).
+//	         (cc.Feedback.Data; on the wire, wire.CNP.Reserved).
 //
 // # The paper's constants
 //

@@ -8,23 +8,23 @@ import (
 
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/mercury"
-	"github.com/hwcc/hwcc/rocev2"
+	"github.com/hwcc/hwcc/wire"
 	"github.com/hwcc/hwcc/units"
 )
 
 // FuzzCNPWindow: arbitrary bytes as a RoCEv2 CNP on the wire. What
-// rocev2 decodes re-encodes to the same bytes; its window (from the
+// wire decodes re-encodes to the same bytes; its window (from the
 // reserved bytes, at every offset and in both orders) is what Window.Put
 // wrote there; and the sender takes the CNP without panicking, with a
 // window never above C·baseRTT (and never 0).
 func FuzzCNPWindow(f *testing.F) {
-	good := rocev2.CNP{DestQP: 0xD2, PKey: 0xFFFF}
+	good := wire.CNP{DestQP: 0xD2, PKey: 0xFFFF}
 	mercury.Window{}.Put(&good.Reserved, 20_000)
 	b, _ := good.Encode()
 	f.Add(b[:])
 	f.Add(make([]byte, 32))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		c, err := rocev2.DecodeCNP(in)
+		c, err := wire.DecodeCNP(in)
 		if err != nil {
 			if !cc.Typed(err) {
 				t.Fatalf("untyped error %v", err)
@@ -32,8 +32,8 @@ func FuzzCNPWindow(f *testing.F) {
 			return
 		}
 		out, err := c.Encode()
-		if err != nil || !bytes.Equal(out[:], in[:rocev2.CNPBytes]) {
-			t.Fatalf("decoded CNP re-encodes to %x, not %x (%v)", out, in[:rocev2.CNPBytes], err)
+		if err != nil || !bytes.Equal(out[:], in[:wire.CNPBytes]) {
+			t.Fatalf("decoded CNP re-encodes to %x, not %x (%v)", out, in[:wire.CNPBytes], err)
 		}
 		for off := 0; off <= 12; off++ {
 			for _, o := range []mercury.ByteOrder{mercury.BigEndian, mercury.LittleEndian} {

@@ -10,7 +10,7 @@ import (
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/hwtables"
-	"github.com/hwcc/hwcc/rocev2"
+	"github.com/hwcc/hwcc/wire"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -99,16 +99,16 @@ func (w Window) order() binary.ByteOrder {
 }
 
 // Put writes window v (bytes) into CNP payload d, the CNP's reserved
-// field (rocev2.PutReservedWord, which allocates nothing for either
+// field (wire.PutReservedWord, which allocates nothing for either
 // order). A Window that Validate refuses writes nothing.
 func (w Window) Put(d *[cc.FeedbackDataLen]byte, v uint32) {
-	_ = rocev2.PutReservedWord(d, w.Offset, w.order(), v)
+	_ = wire.PutReservedWord(d, w.Offset, w.order(), v)
 }
 
-// Get reads the window (bytes) from CNP payload d (rocev2.ReservedWord).
+// Get reads the window (bytes) from CNP payload d (wire.ReservedWord).
 // A Window that Validate refuses reads 0.
 func (w Window) Get(d *[cc.FeedbackDataLen]byte) uint32 {
-	v, _ := rocev2.ReservedWord(d, w.Offset, w.order())
+	v, _ := wire.ReservedWord(d, w.Offset, w.order())
 	return v
 }
 

@@ -1,4 +1,4 @@
-package rocev2
+package wire
 
 import (
 	"encoding/binary"
@@ -51,7 +51,7 @@ const (
 	maskResv7   = 0x7F // byte 8 bits 6–0
 	mask24      = 1<<24 - 1
 	bthWhat     = "BTH"
-	bthPart     = "rocev2.BTH"
+	bthPart     = "wire.BTH"
 )
 
 // decodeErr builds a decoder's error; not inlined, so that the accepting

@@ -1,6 +1,13 @@
-// Package rocev2 holds RoCEv2 transport headers as hardware parses them:
-// the Base Transport Header (IBA Vol. 1 section 9.2) and the Congestion
-// Notification Packet (IBA annex A17, RoCEv2).
+// Package wire holds the wire formats that both sides of an algorithm
+// read: the switch's or receiver's parts write them, the sender's parts
+// read them (or the other way), so they sit below the role packages cp, rp
+// and np, which never import one another. Each format is a codec over the
+// bytes a NIC or switch parser sees, with every field's width and offset
+// stated, refusing malformed bytes with a *cc.DecodeError naming the byte.
+//
+// RoCEv2: the Base Transport Header (IBA Vol. 1 section 9.2) and the
+// Congestion Notification Packet (IBA annex A17, RoCEv2), and the Ethernet
+// framing around them.
 //
 // Sources: InfiniBand Trade Association, "InfiniBand Architecture
 // Specification Volume 1", section 9.2 ("Base Transport Header"), the
@@ -16,19 +23,19 @@
 //
 //	BTH            the 12-byte Base Transport Header, every field with its
 //	               width (section 9.2): Validate, Encode, Put, AppendTo,
-//	               DecodeBTH, Decode.                             bth.go
+//	               DecodeBTH, Decode.                             roce_bth.go
 //	CNP            the 32-byte transport part of a RoCEv2 CNP: BTH with
 //	               OpCode 0x81 and BECN 1, 16 reserved bytes, ICRC
 //	               (A17.9.3): Validate, BTH, Encode, Put, AppendTo,
-//	               DecodeCNP, Decode.                             cnp.go
+//	               DecodeCNP, Decode.                             roce_cnp.go
 //	ReservedWord   read and write a 32-bit word at offset 0..12 of the
 //	PutReservedWord
 //	               CNP's reserved bytes, in a given byte order, for
 //	               schemes that carry a value there (Mercury's
-//	               window).                                       cnp.go
+//	               window).                                       roce_cnp.go
 //	constants      BTHBytes 12, CNPBytes 32, CNPReservedOffset 12,
 //	               CNPICRCOffset 28, OpCodeCNP 0x81, MaxQPN = MaxPSN =
-//	               2^24 − 1, MaxPadCnt 3, MaxTVer 15.      bth.go, cnp.go
+//	               2^24 − 1, MaxPadCnt 3, MaxTVer 15.      roce_bth.go, roce_cnp.go
 //
 // # Choices
 //
@@ -59,4 +66,4 @@
 // Nothing allocates but the errors, AppendTo when its dst must grow, and
 // ReservedWord and PutReservedWord given a byte order other than
 // binary.BigEndian or binary.LittleEndian; nothing uses floating point.
-package rocev2
+package wire

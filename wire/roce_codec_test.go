@@ -1,4 +1,4 @@
-package rocev2_test
+package wire_test
 
 import (
 	"bytes"
@@ -10,12 +10,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hwcc/hwcc/cc"
-	"github.com/hwcc/hwcc/rocev2"
+	"github.com/hwcc/hwcc/wire"
 )
 
 // refBTH is an independent encoder written from the table of IBA Vol. 1
 // section 9.2, one field at a time, with no constant of the package.
-func refBTH(h rocev2.BTH) []byte {
+func refBTH(h wire.BTH) []byte {
 	bit := func(v bool, pos uint) byte {
 		if v {
 			return 1 << pos
@@ -32,7 +32,7 @@ func refBTH(h rocev2.BTH) []byte {
 
 // refCNP is an independent encoder of a CNP from the table of annex
 // A17.9.3.
-func refCNP(c rocev2.CNP) []byte {
+func refCNP(c wire.CNP) []byte {
 	b := []byte{0x81, 0}
 	b = binary.BigEndian.AppendUint16(b, c.PKey)
 	b = append(b, 0x40, byte(c.DestQP>>16), byte(c.DestQP>>8), byte(c.DestQP), 0, 0, 0, 0)
@@ -56,7 +56,7 @@ var goldenCNP = [32]byte{
 // table puts them (expected bytes written out by hand).
 func TestBTHGolden(t *testing.T) {
 	// An RC RDMA WRITE Only (0x0A) with SE, PadCnt 2, FECN and AckReq.
-	h := rocev2.BTH{OpCode: 0x0A, SE: true, PadCnt: 2, PKey: 0x8001, FECN: true, DestQP: 0x123456, AckReq: true, PSN: 0xABCDEF}
+	h := wire.BTH{OpCode: 0x0A, SE: true, PadCnt: 2, PKey: 0x8001, FECN: true, DestQP: 0x123456, AckReq: true, PSN: 0xABCDEF}
 	want := [12]byte{
 		0x0A,       // OpCode
 		0xA0,       // SE (bit 7) 1, M (bit 6) 0, PadCnt (bits 5–4) 10, TVer 0000
@@ -69,17 +69,17 @@ func TestBTHGolden(t *testing.T) {
 	b, err := h.Encode()
 	require.NoError(t, err)
 	require.Equal(t, want, b)
-	got, err := rocev2.DecodeBTH(want[:])
+	got, err := wire.DecodeBTH(want[:])
 	require.NoError(t, err)
 	require.Equal(t, h, got)
 
 	// A UD SEND Only (0x64) with M, PadCnt 1, BECN and the largest PSN.
-	h = rocev2.BTH{OpCode: 0x64, M: true, PadCnt: 1, PKey: 0xFFFF, BECN: true, DestQP: 1, PSN: 0xFFFFFF}
+	h = wire.BTH{OpCode: 0x64, M: true, PadCnt: 1, PKey: 0xFFFF, BECN: true, DestQP: 1, PSN: 0xFFFFFF}
 	want = [12]byte{0x64, 0x50, 0xFF, 0xFF, 0x40, 0x00, 0x00, 0x01, 0x00, 0xFF, 0xFF, 0xFF}
 	b, err = h.Encode()
 	require.NoError(t, err)
 	require.Equal(t, want, b)
-	got, err = rocev2.DecodeBTH(want[:])
+	got, err = wire.DecodeBTH(want[:])
 	require.NoError(t, err)
 	require.Equal(t, h, got)
 
@@ -93,16 +93,16 @@ func TestBTHGolden(t *testing.T) {
 	require.Equal(t, append([]byte{0x01}, want[:]...), out)
 
 	// The zero value: twelve zero bytes, and they decode to it.
-	z, err := rocev2.BTH{}.Encode()
+	z, err := wire.BTH{}.Encode()
 	require.NoError(t, err)
 	require.Equal(t, [12]byte{}, z)
-	zh, err := rocev2.DecodeBTH(z[:])
+	zh, err := wire.DecodeBTH(z[:])
 	require.NoError(t, err)
-	require.Equal(t, rocev2.BTH{}, zh)
+	require.Equal(t, wire.BTH{}, zh)
 
 	// Decode reads only the first 12 bytes.
 	long := append(want[:], 0xFF, 0xFF)
-	got, err = rocev2.DecodeBTH(long)
+	got, err = wire.DecodeBTH(long)
 	require.NoError(t, err)
 	require.Equal(t, h, got)
 }
@@ -111,14 +111,14 @@ func TestBTHGolden(t *testing.T) {
 // back to it; a CNP with every variable field distinct lands where annex
 // A17.9.3 puts it.
 func TestCNPGolden(t *testing.T) {
-	c, err := rocev2.DecodeCNP(goldenCNP[:])
+	c, err := wire.DecodeCNP(goldenCNP[:])
 	require.NoError(t, err)
-	require.Equal(t, rocev2.CNP{DestQP: 0xD2, PKey: 0xFFFF, ICRC: 0xE42DAD81}, c)
+	require.Equal(t, wire.CNP{DestQP: 0xD2, PKey: 0xFFFF, ICRC: 0xE42DAD81}, c)
 	b, err := c.Encode()
 	require.NoError(t, err)
 	require.Equal(t, goldenCNP, b)
 
-	c = rocev2.CNP{DestQP: 0xABCDEF, PKey: 0x7FFE, ICRC: 0x01020304}
+	c = wire.CNP{DestQP: 0xABCDEF, PKey: 0x7FFE, ICRC: 0x01020304}
 	for i := range c.Reserved {
 		c.Reserved[i] = 0x10 + byte(i)
 	}
@@ -131,20 +131,20 @@ func TestCNPGolden(t *testing.T) {
 	b, err = c.Encode()
 	require.NoError(t, err)
 	require.Equal(t, want, b)
-	got, err := rocev2.DecodeCNP(want[:])
+	got, err := wire.DecodeCNP(want[:])
 	require.NoError(t, err)
 	require.Equal(t, c, got)
-	require.Equal(t, byte(0x10), want[rocev2.CNPReservedOffset])
-	require.Equal(t, byte(0x01), want[rocev2.CNPICRCOffset])
+	require.Equal(t, byte(0x10), want[wire.CNPReservedOffset])
+	require.Equal(t, byte(0x01), want[wire.CNPICRCOffset])
 
 	// The CNP's BTH is its first 12 bytes.
 	hb, err := c.BTH().Encode()
 	require.NoError(t, err)
 	require.Equal(t, want[:12], hb[:])
-	h, err := rocev2.DecodeBTH(want[:])
+	h, err := wire.DecodeBTH(want[:])
 	require.NoError(t, err)
 	require.Equal(t, c.BTH(), h)
-	require.Equal(t, uint8(rocev2.OpCodeCNP), h.OpCode)
+	require.Equal(t, uint8(wire.OpCodeCNP), h.OpCode)
 
 	// Put and AppendTo write the same bytes.
 	buf := make([]byte, 33)
@@ -156,9 +156,9 @@ func TestCNPGolden(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, append([]byte{0x01}, want[:]...), out)
 
-	require.Equal(t, 32, rocev2.CNPBytes)
-	require.Equal(t, 12, rocev2.CNPReservedOffset)
-	require.Equal(t, 28, rocev2.CNPICRCOffset)
+	require.Equal(t, 32, wire.CNPBytes)
+	require.Equal(t, 12, wire.CNPReservedOffset)
+	require.Equal(t, 28, wire.CNPICRCOffset)
 }
 
 // requireEventErr checks a typed encoder error.
@@ -190,7 +190,7 @@ func requireDecodeErr(t *testing.T, err error, what string, offset int) {
 // TestBTHEncodeRefusals: a value wider than its field is refused by
 // Validate, Encode, Put and AppendTo, which write nothing.
 func TestBTHEncodeRefusals(t *testing.T) {
-	for name, h := range map[string]rocev2.BTH{
+	for name, h := range map[string]wire.BTH{
 		"PadCnt 4":    {PadCnt: 4},
 		"TVer 16":     {TVer: 16},
 		"DestQP 2^24": {DestQP: 1 << 24},
@@ -198,54 +198,54 @@ func TestBTHEncodeRefusals(t *testing.T) {
 		"PSN max":     {PSN: 0xFFFFFFFF},
 	} {
 		t.Run(name, func(t *testing.T) {
-			requireEventErr(t, h.Validate(), "rocev2.BTH", "Encode")
+			requireEventErr(t, h.Validate(), "wire.BTH", "Encode")
 			b, err := h.Encode()
-			requireEventErr(t, err, "rocev2.BTH", "Encode")
+			requireEventErr(t, err, "wire.BTH", "Encode")
 			require.Equal(t, [12]byte{}, b)
 			buf := bytes.Repeat([]byte{0xEE}, 12)
-			requireEventErr(t, h.Put(buf), "rocev2.BTH", "Encode")
+			requireEventErr(t, h.Put(buf), "wire.BTH", "Encode")
 			require.Equal(t, bytes.Repeat([]byte{0xEE}, 12), buf)
 			dst := []byte{7}
 			out, err := h.AppendTo(dst)
-			requireEventErr(t, err, "rocev2.BTH", "Encode")
+			requireEventErr(t, err, "wire.BTH", "Encode")
 			require.Equal(t, []byte{7}, out)
 		})
 	}
 	// The largest values fit; TVer 1..15 encodes though no decoder reads it.
-	_, err := rocev2.BTH{PadCnt: 3, TVer: 15, DestQP: rocev2.MaxQPN, PSN: rocev2.MaxPSN}.Encode()
+	_, err := wire.BTH{PadCnt: 3, TVer: 15, DestQP: wire.MaxQPN, PSN: wire.MaxPSN}.Encode()
 	require.NoError(t, err)
 	// A short buffer.
 	buf := make([]byte, 11)
-	requireEventErr(t, rocev2.BTH{}.Put(buf), "rocev2.BTH", "Encode")
+	requireEventErr(t, wire.BTH{}.Put(buf), "wire.BTH", "Encode")
 	require.Equal(t, make([]byte, 11), buf)
 }
 
 // TestCNPEncodeRefusals: a DestQP at or above 2^24, a short buffer.
 func TestCNPEncodeRefusals(t *testing.T) {
-	c := rocev2.CNP{DestQP: 1 << 24, PKey: 0xFFFF}
-	requireEventErr(t, c.Validate(), "rocev2.CNP", "Encode")
+	c := wire.CNP{DestQP: 1 << 24, PKey: 0xFFFF}
+	requireEventErr(t, c.Validate(), "wire.CNP", "Encode")
 	b, err := c.Encode()
-	requireEventErr(t, err, "rocev2.CNP", "Encode")
+	requireEventErr(t, err, "wire.CNP", "Encode")
 	require.Equal(t, [32]byte{}, b)
 	out, err := c.AppendTo([]byte{9})
-	requireEventErr(t, err, "rocev2.CNP", "Encode")
+	requireEventErr(t, err, "wire.CNP", "Encode")
 	require.Equal(t, []byte{9}, out)
 	buf := make([]byte, 32)
-	requireEventErr(t, c.Put(buf), "rocev2.CNP", "Encode")
+	requireEventErr(t, c.Put(buf), "wire.CNP", "Encode")
 	require.Equal(t, make([]byte, 32), buf)
-	requireEventErr(t, rocev2.CNP{}.Put(make([]byte, 31)), "rocev2.CNP", "Encode")
+	requireEventErr(t, wire.CNP{}.Put(make([]byte, 31)), "wire.CNP", "Encode")
 }
 
 // TestBTHDecodeRefusals: every refusal of DecodeBTH with its offset.
 func TestBTHDecodeRefusals(t *testing.T) {
 	good := [12]byte{0x0A, 0xF0, 0xFF, 0xFF, 0xC0, 0xFF, 0xFF, 0xFF, 0x80, 0xFF, 0xFF, 0xFF}
-	_, err := rocev2.DecodeBTH(good[:])
+	_, err := wire.DecodeBTH(good[:])
 	require.NoError(t, err)
 	for n := range 12 {
-		_, err := rocev2.DecodeBTH(good[:n])
+		_, err := wire.DecodeBTH(good[:n])
 		requireDecodeErr(t, err, "BTH", n)
 	}
-	_, err = rocev2.DecodeBTH(nil)
+	_, err = wire.DecodeBTH(nil)
 	requireDecodeErr(t, err, "BTH", 0)
 	for _, tc := range []struct {
 		name   string
@@ -262,22 +262,22 @@ func TestBTHDecodeRefusals(t *testing.T) {
 	} {
 		b := good
 		b[tc.at] = tc.set
-		_, err := rocev2.DecodeBTH(b[:])
+		_, err := wire.DecodeBTH(b[:])
 		requireDecodeErr(t, err, "BTH", tc.offset)
 	}
 	// Checked in order: TVer before Resv6 before Resv7.
 	b := good
 	b[1], b[4], b[8] = 0x01, 0x01, 0x01
-	_, err = rocev2.DecodeBTH(b[:])
+	_, err = wire.DecodeBTH(b[:])
 	requireDecodeErr(t, err, "BTH", 1)
 	b[1] = 0
-	_, err = rocev2.DecodeBTH(b[:])
+	_, err = wire.DecodeBTH(b[:])
 	requireDecodeErr(t, err, "BTH", 4)
 
 	// Decode leaves *h unchanged on error.
-	h := rocev2.BTH{OpCode: 3, PSN: 9}
+	h := wire.BTH{OpCode: 3, PSN: 9}
 	requireDecodeErr(t, h.Decode(b[:]), "BTH", 4)
-	require.Equal(t, rocev2.BTH{OpCode: 3, PSN: 9}, h)
+	require.Equal(t, wire.BTH{OpCode: 3, PSN: 9}, h)
 	require.NoError(t, h.Decode(good[:]))
 	require.Equal(t, uint32(0xFFFFFF), h.DestQP)
 }
@@ -285,7 +285,7 @@ func TestBTHDecodeRefusals(t *testing.T) {
 // TestCNPDecodeRefusals: every refusal of DecodeCNP with its offset.
 func TestCNPDecodeRefusals(t *testing.T) {
 	for n := range 32 {
-		_, err := rocev2.DecodeCNP(goldenCNP[:n])
+		_, err := wire.DecodeCNP(goldenCNP[:n])
 		requireDecodeErr(t, err, "CNP", n)
 	}
 	for _, tc := range []struct {
@@ -316,7 +316,7 @@ func TestCNPDecodeRefusals(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			b := goldenCNP
 			b[tc.at] = tc.set
-			_, err := rocev2.DecodeCNP(b[:])
+			_, err := wire.DecodeCNP(b[:])
 			requireDecodeErr(t, err, tc.what, tc.offset)
 		})
 	}
@@ -327,24 +327,24 @@ func TestCNPDecodeRefusals(t *testing.T) {
 			b[i] = 0xFF
 		}
 	}
-	c, err := rocev2.DecodeCNP(b[:])
+	c, err := wire.DecodeCNP(b[:])
 	require.NoError(t, err)
-	require.Equal(t, uint32(rocev2.MaxQPN), c.DestQP)
+	require.Equal(t, uint32(wire.MaxQPN), c.DestQP)
 	require.Equal(t, uint16(0xFFFF), c.PKey)
 	require.Equal(t, uint32(0xFFFFFFFF), c.ICRC)
 	require.Equal(t, [16]byte(bytes.Repeat([]byte{0xFF}, 16)), c.Reserved)
 
 	// Decode leaves *c unchanged on error.
-	c = rocev2.CNP{DestQP: 5}
+	c = wire.CNP{DestQP: 5}
 	requireDecodeErr(t, c.Decode(goldenCNP[:31]), "CNP", 31)
-	require.Equal(t, rocev2.CNP{DestQP: 5}, c)
+	require.Equal(t, wire.CNP{DestQP: 5}, c)
 	require.NoError(t, c.Decode(goldenCNP[:]))
 	require.Equal(t, uint32(0xD2), c.DestQP)
 }
 
-func randBTH(r *rand.Rand) rocev2.BTH {
+func randBTH(r *rand.Rand) wire.BTH {
 	v := r.Uint64()
-	return rocev2.BTH{
+	return wire.BTH{
 		OpCode: uint8(v),
 		SE:     v>>8&1 != 0,
 		M:      v>>9&1 != 0,
@@ -358,8 +358,8 @@ func randBTH(r *rand.Rand) rocev2.BTH {
 	}
 }
 
-func randCNP(r *rand.Rand) rocev2.CNP {
-	c := rocev2.CNP{DestQP: uint32(r.Int63n(1 << 24)), PKey: uint16(r.Uint32()), ICRC: r.Uint32()}
+func randCNP(r *rand.Rand) wire.CNP {
+	c := wire.CNP{DestQP: uint32(r.Int63n(1 << 24)), PKey: uint16(r.Uint32()), ICRC: r.Uint32()}
 	if r.Intn(4) != 0 { // a quarter with all-zero reserved bytes
 		r.Read(c.Reserved[:])
 	}
@@ -376,7 +376,7 @@ func TestRoundTrips(t *testing.T) {
 		b, err := h.Encode()
 		require.NoError(t, err)
 		require.Equal(t, refBTH(h), b[:], "%+v", h)
-		got, err := rocev2.DecodeBTH(b[:])
+		got, err := wire.DecodeBTH(b[:])
 		require.NoError(t, err)
 		require.Equal(t, h, got)
 
@@ -384,7 +384,7 @@ func TestRoundTrips(t *testing.T) {
 		cb, err := c.Encode()
 		require.NoError(t, err)
 		require.Equal(t, refCNP(c), cb[:], "%+v", c)
-		gc, err := rocev2.DecodeCNP(cb[:])
+		gc, err := wire.DecodeCNP(cb[:])
 		require.NoError(t, err)
 		require.Equal(t, c, gc)
 	}
@@ -403,7 +403,7 @@ func TestRoundTrips(t *testing.T) {
 		if r.Intn(2) == 0 {
 			b[0], b[1], b[4], b[8], b[9], b[10], b[11] = 0x81, 0, 0x40, 0, 0, 0, 0
 		}
-		if h, err := rocev2.DecodeBTH(b[:]); err == nil {
+		if h, err := wire.DecodeBTH(b[:]); err == nil {
 			accepted[0]++
 			out, err := h.Encode()
 			require.NoError(t, err)
@@ -411,7 +411,7 @@ func TestRoundTrips(t *testing.T) {
 		} else {
 			require.True(t, cc.Typed(err))
 		}
-		if c, err := rocev2.DecodeCNP(b[:]); err == nil {
+		if c, err := wire.DecodeCNP(b[:]); err == nil {
 			accepted[1]++
 			out, err := c.Encode()
 			require.NoError(t, err)
@@ -435,68 +435,68 @@ func TestReservedWord(t *testing.T) {
 				res[i] = 0xA0 + byte(i)
 			}
 			before := res
-			require.NoError(t, rocev2.PutReservedWord(&res, off, order, 0x11223344))
+			require.NoError(t, wire.PutReservedWord(&res, off, order, 0x11223344))
 			want := before
 			order.PutUint32(want[off:], 0x11223344)
 			require.Equal(t, want, res, "%v at %d", order, off)
-			v, err := rocev2.ReservedWord(&res, off, order)
+			v, err := wire.ReservedWord(&res, off, order)
 			require.NoError(t, err)
 			require.Equal(t, uint32(0x11223344), v)
 		}
 	}
 	// Big-endian at offset 4 is bytes 16..19 of the CNP, in wire order.
-	c := rocev2.CNP{DestQP: 1}
-	require.NoError(t, rocev2.PutReservedWord(&c.Reserved, 4, binary.BigEndian, 0xCAFEF00D))
+	c := wire.CNP{DestQP: 1}
+	require.NoError(t, wire.PutReservedWord(&c.Reserved, 4, binary.BigEndian, 0xCAFEF00D))
 	b, err := c.Encode()
 	require.NoError(t, err)
 	require.Equal(t, []byte{0xCA, 0xFE, 0xF0, 0x0D}, b[16:20])
-	d, err := rocev2.DecodeCNP(b[:])
+	d, err := wire.DecodeCNP(b[:])
 	require.NoError(t, err)
-	v, err := rocev2.ReservedWord(&d.Reserved, 4, binary.BigEndian)
+	v, err := wire.ReservedWord(&d.Reserved, 4, binary.BigEndian)
 	require.NoError(t, err)
 	require.Equal(t, uint32(0xCAFEF00D), v)
-	v, err = rocev2.ReservedWord(&d.Reserved, 4, binary.LittleEndian)
+	v, err = wire.ReservedWord(&d.Reserved, 4, binary.LittleEndian)
 	require.NoError(t, err)
 	require.Equal(t, uint32(0x0DF0FECA), v)
 
 	for _, off := range []int{-1, 13, 16, 1 << 40} {
 		var res [16]byte
-		_, err := rocev2.ReservedWord(&res, off, binary.BigEndian)
-		requireEventErr(t, err, "rocev2.CNP", "ReservedWord")
-		requireEventErr(t, rocev2.PutReservedWord(&res, off, binary.BigEndian, 1), "rocev2.CNP", "PutReservedWord")
+		_, err := wire.ReservedWord(&res, off, binary.BigEndian)
+		requireEventErr(t, err, "wire.CNP", "ReservedWord")
+		requireEventErr(t, wire.PutReservedWord(&res, off, binary.BigEndian, 1), "wire.CNP", "PutReservedWord")
 		require.Equal(t, [16]byte{}, res)
 	}
 	var res [16]byte
-	_, err = rocev2.ReservedWord(&res, 0, nil)
-	requireEventErr(t, err, "rocev2.CNP", "ReservedWord")
-	requireEventErr(t, rocev2.PutReservedWord(&res, 0, nil, 1), "rocev2.CNP", "PutReservedWord")
+	_, err = wire.ReservedWord(&res, 0, nil)
+	requireEventErr(t, err, "wire.CNP", "ReservedWord")
+	requireEventErr(t, wire.PutReservedWord(&res, 0, nil, 1), "wire.CNP", "PutReservedWord")
 }
 
 // TestNoAllocs: the accepting paths allocate nothing.
 func TestNoAllocs(t *testing.T) {
-	h := rocev2.BTH{OpCode: 0x0A, SE: true, PadCnt: 2, PKey: 0x8001, FECN: true, DestQP: 0x123456, AckReq: true, PSN: 0xABCDEF}
-	c := rocev2.CNP{DestQP: 0xD2, PKey: 0xFFFF, ICRC: 0xE42DAD81}
+	h := wire.BTH{OpCode: 0x0A, SE: true, PadCnt: 2, PKey: 0x8001, FECN: true, DestQP: 0x123456, AckReq: true, PSN: 0xABCDEF}
+	c := wire.CNP{DestQP: 0xD2, PKey: 0xFFFF, ICRC: 0xE42DAD81}
 	buf := make([]byte, 0, 64)
 	var sink uint32
 	n := testing.AllocsPerRun(1000, func() {
 		hb, _ := h.Encode()
 		_ = h.Put(buf[:12])
 		out, _ := h.AppendTo(buf[:0])
-		d, _ := rocev2.DecodeBTH(hb[:])
+		d, _ := wire.DecodeBTH(hb[:])
 		_ = d.Decode(out)
 		_ = h.Validate()
 
 		cb, _ := c.Encode()
 		_ = c.Put(buf[:32])
 		out, _ = c.AppendTo(buf[:0])
-		e, _ := rocev2.DecodeCNP(cb[:])
+		e, _ := wire.DecodeCNP(cb[:])
 		_ = e.Decode(out)
 		_ = e.BTH()
 
-		_ = rocev2.PutReservedWord(&c.Reserved, 8, binary.BigEndian, d.PSN)
-		_ = rocev2.PutReservedWord(&c.Reserved, 0, binary.LittleEndian, d.DestQP)
-		v, _ := rocev2.ReservedWord(&e.Reserved, 8, binary.BigEndian)
-		w, _ := rocev2.ReservedWord(&e.Reserved, 0, binary.LittleEndian)
+		_ = wire.PutReservedWord(&c.Reserved, 8, binary.BigEndian, d.PSN)
+		_ = wire.PutReservedWord(&c.Reserved, 0, binary.LittleEndian, d.DestQP)
+		v, _ := wire.ReservedWord(&e.Reserved, 8, binary.BigEndian)
+		w, _ := wire.ReservedWord(&e.Reserved, 0, binary.LittleEndian)
 		sink += v + w
 	})
 	require.Zero(t, n)
@@ -504,27 +504,27 @@ func TestNoAllocs(t *testing.T) {
 }
 
 var (
-	sinkBTH   rocev2.BTH
-	sinkCNP   rocev2.CNP
+	sinkBTH   wire.BTH
+	sinkCNP   wire.CNP
 	sinkBytes [32]byte
 )
 
 func BenchmarkBTHEncode(b *testing.B) {
-	h := rocev2.BTH{OpCode: 0x0A, SE: true, PadCnt: 2, PKey: 0x8001, FECN: true, DestQP: 0x123456, AckReq: true, PSN: 0xABCDEF}
+	h := wire.BTH{OpCode: 0x0A, SE: true, PadCnt: 2, PKey: 0x8001, FECN: true, DestQP: 0x123456, AckReq: true, PSN: 0xABCDEF}
 	b.ReportAllocs()
 	for i := range b.N {
-		h.PSN = uint32(i) & rocev2.MaxPSN
+		h.PSN = uint32(i) & wire.MaxPSN
 		x, _ := h.Encode()
 		copy(sinkBytes[:], x[:])
 	}
 }
 
 func BenchmarkBTHPut(b *testing.B) {
-	h := rocev2.BTH{OpCode: 0x0A, PKey: 0xFFFF, DestQP: 0x123456}
+	h := wire.BTH{OpCode: 0x0A, PKey: 0xFFFF, DestQP: 0x123456}
 	buf := make([]byte, 12)
 	b.ReportAllocs()
 	for i := range b.N {
-		h.PSN = uint32(i) & rocev2.MaxPSN
+		h.PSN = uint32(i) & wire.MaxPSN
 		_ = h.Put(buf)
 	}
 }
@@ -534,25 +534,25 @@ func BenchmarkBTHDecode(b *testing.B) {
 	b.ReportAllocs()
 	for i := range b.N {
 		in[11] = byte(i)
-		sinkBTH, _ = rocev2.DecodeBTH(in[:])
+		sinkBTH, _ = wire.DecodeBTH(in[:])
 	}
 }
 
 func BenchmarkCNPEncode(b *testing.B) {
-	c := rocev2.CNP{DestQP: 0xD2, PKey: 0xFFFF, ICRC: 0xE42DAD81}
+	c := wire.CNP{DestQP: 0xD2, PKey: 0xFFFF, ICRC: 0xE42DAD81}
 	b.ReportAllocs()
 	for i := range b.N {
-		c.DestQP = uint32(i) & rocev2.MaxQPN
+		c.DestQP = uint32(i) & wire.MaxQPN
 		sinkBytes, _ = c.Encode()
 	}
 }
 
 func BenchmarkCNPAppendTo(b *testing.B) {
-	c := rocev2.CNP{DestQP: 0xD2, PKey: 0xFFFF, ICRC: 0xE42DAD81}
+	c := wire.CNP{DestQP: 0xD2, PKey: 0xFFFF, ICRC: 0xE42DAD81}
 	buf := make([]byte, 0, 32)
 	b.ReportAllocs()
 	for i := range b.N {
-		c.DestQP = uint32(i) & rocev2.MaxQPN
+		c.DestQP = uint32(i) & wire.MaxQPN
 		buf, _ = c.AppendTo(buf[:0])
 	}
 }
@@ -562,6 +562,6 @@ func BenchmarkCNPDecode(b *testing.B) {
 	b.ReportAllocs()
 	for i := range b.N {
 		in[7] = byte(i)
-		sinkCNP, _ = rocev2.DecodeCNP(in[:])
+		sinkCNP, _ = wire.DecodeCNP(in[:])
 	}
 }

@@ -1,4 +1,4 @@
-package rocev2_test
+package wire_test
 
 import (
 	"bytes"
@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/hwcc/hwcc/cc"
-	"github.com/hwcc/hwcc/rocev2"
+	"github.com/hwcc/hwcc/wire"
 )
 
 // checkDecodeErr fails unless err is a *cc.DecodeError whose offset lies
@@ -35,7 +35,7 @@ func FuzzBTH(f *testing.F) {
 	f.Add(bytes.Repeat([]byte{0xFF}, 12))
 	f.Add([]byte{0x81, 0x00})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		h, err := rocev2.DecodeBTH(b)
+		h, err := wire.DecodeBTH(b)
 		if err != nil {
 			checkDecodeErr(t, err, b)
 			return
@@ -68,7 +68,7 @@ func FuzzCNP(f *testing.F) {
 	f.Add(make([]byte, 32))
 	f.Add(bytes.Repeat([]byte{0xFF}, 32))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		c, err := rocev2.DecodeCNP(b)
+		c, err := wire.DecodeCNP(b)
 		if err != nil {
 			checkDecodeErr(t, err, b)
 			return

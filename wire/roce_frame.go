@@ -1,4 +1,4 @@
-package rocev2
+package wire
 
 // Ethernet framing of a RoCEv2 packet: what a frame adds around the
 // transport part on the wire (IEEE 802.3 clause 3; RoCEv2 runs over

@@ -1,4 +1,4 @@
-package rocev2
+package wire
 
 import (
 	"encoding/binary"
@@ -41,7 +41,7 @@ var (
 
 const (
 	cnpWhat = "CNP"
-	cnpPart = "rocev2.CNP"
+	cnpPart = "wire.CNP"
 	// cnpWord0 is the constant part of the CNP's first 64 bits: OpCode
 	// 0x81 in byte 0, byte 1 zero (SE, M, PadCnt, TVer all 0), BECN in
 	// byte 4.

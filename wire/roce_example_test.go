@@ -1,25 +1,25 @@
-package rocev2_test
+package wire_test
 
 import (
 	"encoding/binary"
 	"fmt"
 
-	"github.com/hwcc/hwcc/rocev2"
+	"github.com/hwcc/hwcc/wire"
 )
 
 // A notification point answers a CE-marked packet of the flow whose
 // sender is QP 0xD2 with a CNP in the default partition. The ICRC is the
 // caller's: the codec carries it.
 func ExampleCNP_Encode() {
-	c := rocev2.CNP{DestQP: 0xD2, PKey: 0xFFFF, ICRC: 0xE42DAD81}
+	c := wire.CNP{DestQP: 0xD2, PKey: 0xFFFF, ICRC: 0xE42DAD81}
 	b, err := c.Encode()
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("BTH      % x\n", b[:rocev2.CNPReservedOffset])
-	fmt.Printf("reserved % x\n", b[rocev2.CNPReservedOffset:rocev2.CNPICRCOffset])
-	fmt.Printf("ICRC     % x\n", b[rocev2.CNPICRCOffset:])
+	fmt.Printf("BTH      % x\n", b[:wire.CNPReservedOffset])
+	fmt.Printf("reserved % x\n", b[wire.CNPReservedOffset:wire.CNPICRCOffset])
+	fmt.Printf("ICRC     % x\n", b[wire.CNPICRCOffset:])
 	// Output:
 	// BTH      81 00 ff ff 40 00 00 d2 00 00 00 00
 	// reserved 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00
@@ -34,11 +34,11 @@ func ExampleDecodeCNP() {
 		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 		0xe4, 0x2d, 0xad, 0x81,
 	}
-	c, err := rocev2.DecodeCNP(in)
+	c, err := wire.DecodeCNP(in)
 	fmt.Printf("QP %#x P_Key %#x ICRC %#x %v\n", c.DestQP, c.PKey, c.ICRC, err)
 
 	in[0] = 0x04 // RC SEND Only
-	_, err = rocev2.DecodeCNP(in)
+	_, err = wire.DecodeCNP(in)
 	fmt.Println(err)
 	// Output:
 	// QP 0xd2 P_Key 0xffff ICRC 0xe42dad81 <nil>
@@ -49,11 +49,11 @@ func ExampleDecodeCNP() {
 // bits, and a malformed header's offset.
 func ExampleDecodeBTH() {
 	in := []byte{0x0a, 0x00, 0xff, 0xff, 0x80, 0x00, 0x01, 0x00, 0x80, 0x00, 0x00, 0x2a}
-	h, err := rocev2.DecodeBTH(in)
+	h, err := wire.DecodeBTH(in)
 	fmt.Printf("op %#02x QP %d PSN %d AckReq %v FECN %v BECN %v %v\n", h.OpCode, h.DestQP, h.PSN, h.AckReq, h.FECN, h.BECN, err)
 
 	in[8] |= 0x01 // a reserved bit
-	_, err = rocev2.DecodeBTH(in)
+	_, err = wire.DecodeBTH(in)
 	fmt.Println(err)
 	// Output:
 	// op 0x0a QP 256 PSN 42 AckReq true FECN true BECN false <nil>
@@ -62,30 +62,30 @@ func ExampleDecodeBTH() {
 
 // Encoding refuses a value wider than its field.
 func ExampleBTH_Encode() {
-	b, err := rocev2.BTH{OpCode: 0x04, PKey: 0xFFFF, DestQP: 7, PSN: 0xFFFFFF}.Encode()
+	b, err := wire.BTH{OpCode: 0x04, PKey: 0xFFFF, DestQP: 7, PSN: 0xFFFFFF}.Encode()
 	fmt.Printf("% x %v\n", b, err)
-	_, err = rocev2.BTH{PSN: 1 << 24}.Encode()
+	_, err = wire.BTH{PSN: 1 << 24}.Encode()
 	fmt.Println(err)
 	// Output:
 	// 04 00 ff ff 00 00 00 07 00 ff ff ff <nil>
-	// rocev2.BTH Encode: PSN 16777216, want 0..16777215 (24 bits)
+	// wire.BTH Encode: PSN 16777216, want 0..16777215 (24 bits)
 }
 
 // A scheme that carries a 32-bit value in the CNP's reserved bytes (a
 // window, say) writes and reads it in its own byte order.
 func ExamplePutReservedWord() {
-	c := rocev2.CNP{DestQP: 0xD2, PKey: 0xFFFF}
-	if err := rocev2.PutReservedWord(&c.Reserved, 0, binary.BigEndian, 65536); err != nil {
+	c := wire.CNP{DestQP: 0xD2, PKey: 0xFFFF}
+	if err := wire.PutReservedWord(&c.Reserved, 0, binary.BigEndian, 65536); err != nil {
 		fmt.Println(err)
 		return
 	}
 	b, _ := c.Encode()
-	d, _ := rocev2.DecodeCNP(b[:])
-	w, err := rocev2.ReservedWord(&d.Reserved, 0, binary.BigEndian)
+	d, _ := wire.DecodeCNP(b[:])
+	w, err := wire.ReservedWord(&d.Reserved, 0, binary.BigEndian)
 	fmt.Printf("bytes 12-15 % x, window %d %v\n", b[12:16], w, err)
-	_, err = rocev2.ReservedWord(&d.Reserved, 13, binary.BigEndian)
+	_, err = wire.ReservedWord(&d.Reserved, 13, binary.BigEndian)
 	fmt.Println(err)
 	// Output:
 	// bytes 12-15 00 01 00 00, window 65536 <nil>
-	// rocev2.CNP ReservedWord: offset 13, want 0..12 (a 32-bit word inside the 16 reserved bytes)
+	// wire.CNP ReservedWord: offset 13, want 0..12 (a 32-bit word inside the 16 reserved bytes)
 }
