@@ -72,7 +72,6 @@ func TestDeployChecks(t *testing.T) {
 		{"unknown-part", cc.Deployment{NP: "nope"}, "np", "a part of"},
 		{"wrong-role", cc.Deployment{CP: "np"}, "cp", "a congestion point, not a notification point"},
 		{"rp-as-np", cc.Deployment{NP: "rp"}, "np", "a notification point, not a reaction point"},
-		{"no-rp", cc.Deployment{RP: "-"}, "rp", "a reaction point"},
 		{"bad-default", cc.Deployment{Defaults: map[string]string{"nope": "1"}}, "nope", "a parameter of"},
 		{"default-range", cc.Deployment{Defaults: map[string]string{"t": "1s"}}, "t", "1us..10ms"},
 		{"default-prefix", cc.Deployment{Defaults: map[string]string{"xx.t": "10us"}}, "xx.t", "cp., rp., np. or sw."},
@@ -100,9 +99,15 @@ func TestDeployChecks(t *testing.T) {
 		_, err = cc.Lookup(name)
 		require.ErrorIs(t, err, cc.ErrUnknown, "%s: refused, not registered", c.name)
 	}
-	// An algorithm with no reaction point at all.
+	// A deployment without a reaction point registers (a lone part is
+	// traced and driven alone; a simulator of flows refuses to run it),
+	// and deploys no part in that role.
+	noRP := deployAlgo("zz-deploy-no-rp", cc.Deployment{RP: "-"})
+	require.NoError(t, cc.RegisterAlgorithm(noRP))
+	require.Empty(t, noRP.Deployed(cc.RoleRP))
 	onlyNP := cc.Algorithm{Name: "zz-deploy-np-only", Parts: deployParts()[2:]}
-	require.ErrorContains(t, cc.RegisterAlgorithm(onlyNP), "a reaction point")
+	require.NoError(t, cc.RegisterAlgorithm(onlyNP))
+	require.Empty(t, onlyNP.Deployed(cc.RoleRP))
 }
 
 // TestRegistryRefusesAndLists: a name is registered once and has no

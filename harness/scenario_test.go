@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -228,4 +229,18 @@ func FuzzSet(f *testing.F) {
 		_ = sc.Set(k, v) // must not panic
 		_ = sc.Validate()
 	})
+}
+
+// TestNoReactionPointRefused: an algorithm whose deployment runs no
+// reaction point is registered (cc allows a lone part), and the harness,
+// whose every flow runs one, refuses to run it, saying so.
+func TestNoReactionPointRefused(t *testing.T) {
+	a, err := cc.Lookup("none")
+	require.NoError(t, err)
+	a.Name, a.Deploy = "zz-harness-no-rp", cc.Deployment{RP: "-"}
+	require.NoError(t, cc.RegisterAlgorithm(a))
+	sc := DefaultScenario()
+	sc.Algorithm = a.Name
+	_, err = Run(sc, Options{NoSeries: true})
+	require.ErrorContains(t, err, "deploys no reaction point")
 }

@@ -3,6 +3,9 @@ package harness
 import (
 	"fmt"
 
+	// hwcc's own algorithms: a run may name any of them, and its default,
+	// none, is one. A user's algorithm registers itself in cc alike.
+	_ "github.com/hwcc/hwcc/algos"
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/units"
 )
