@@ -239,7 +239,8 @@ func TestNoReactionPointRefused(t *testing.T) {
 	require.NoError(t, err)
 	a.Name, a.Deploy = "zz-harness-no-rp", cc.Deployment{RP: "-"}
 	require.NoError(t, cc.RegisterAlgorithm(a))
-	sc := DefaultScenario()
+	sc, err := Builtin("single-flow")
+	require.NoError(t, err)
 	sc.Algorithm = a.Name
 	_, err = Run(sc, Options{NoSeries: true})
 	require.ErrorContains(t, err, "deploys no reaction point")
