@@ -656,8 +656,8 @@ const (
 
 // roccDelayRP wraps a flow's rocc rp: it records when each injected CNP
 // reached the part, the rate it carried and the part's rate after it, and
-// when each ACK reached it. It forwards the part's ReactionDelay, which the
-// harness reads from the part it drives.
+// when each ACK reached it. It does not forward the part's ReactionDelay:
+// the run reads it from the part it built.
 type roccDelayRP struct {
 	cc.ReactionPoint
 	r            *rp.RoCC
@@ -665,8 +665,6 @@ type roccDelayRP struct {
 	rates, after []units.Rate
 	acks         []units.Time
 }
-
-func (r *roccDelayRP) ReactionDelay() units.Time { return r.r.ReactionDelay() }
 
 func (r *roccDelayRP) Feedback(now units.Time, f *cc.Feedback, act *cc.Actions) error {
 	err := r.ReactionPoint.Feedback(now, f, act)
@@ -693,7 +691,9 @@ func (r *roccDelayRP) Feedback(now units.Time, f *cc.Feedback, act *cc.Actions) 
 // could change. With a delay d each CNP reaches the part exactly d later
 // than without; every one takes effect, in order (each a lower rate from
 // the same CP, which Algorithm 2 accepts); all 25 arrive before the first
-// takes effect; and ACKs reach the part while they wait.
+// takes effect; and ACKs reach the part while they wait. The rp's wrapper
+// (a probe) does not forward the part's ReactionDelay: the run takes the
+// delay from the part it built.
 func TestRoCCReactionDelayInARun(t *testing.T) {
 	const n = 25
 	us := units.Microsecond

@@ -74,8 +74,7 @@ type roccFlowInfo struct {
 	SrcName string
 }
 
-// roccTracedRP wraps the rp.RoCC r of one flow. It forwards the part's
-// ReactionDelay, which the harness reads from the part it drives.
+// roccTracedRP wraps the rp.RoCC r of one flow.
 type roccTracedRP struct {
 	cc.ReactionPoint
 	r    *rp.RoCC
@@ -93,9 +92,6 @@ func (r *roccTracedRP) Feedback(now units.Time, f *cc.Feedback, act *cc.Actions)
 	}
 	return r.ReactionPoint.Feedback(now, f, act)
 }
-
-// ReactionDelay is the part's.
-func (r *roccTracedRP) ReactionDelay() units.Time { return r.r.ReactionDelay() }
 
 // roccProbe records what one run built.
 type roccProbe struct {
