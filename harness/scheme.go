@@ -64,31 +64,34 @@ func newScheme(name string, params map[string]string) (*scheme, error) {
 // name is the algorithm's registry name.
 func (g *scheme) name() string { return g.a.Name }
 
-// build makes role r's part in env, wrapped as Options.Wrap asks, with
-// its recorder if the trace target names place (nil, nil when the
-// deployment runs no part in that role).
-func (g *scheme) build(r cc.Role, env *cc.Env, at Place) (cc.Part, *traceRec, error) {
+// build makes role r's part in env and returns the part the run drives,
+// wrapped as Options.Wrap asks, and the part as the deployment built it,
+// whose optional hooks (ReactionDelay) the run reads, so that a probe
+// wrapping a part does not change how the NIC treats it; with its
+// recorder if the trace target names place (nil, nil when the deployment
+// runs no part in that role).
+func (g *scheme) build(r cc.Role, env *cc.Env, at Place) (drive, built cc.Part, rec *traceRec, err error) {
 	ps := g.parts[r]
 	if ps == nil {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	p, err := cc.NewIn(env, g.a.Name, ps.Name, g.settings[r])
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
+	built = p
 	at.Role, at.Env = r, *env
-	var rec *traceRec
 	if g.trace != nil && g.trace.names(at) {
 		rec = g.trace.start(g.a.Name, ps.Name, r, g.settings[r], env)
 	}
 	if g.wrap != nil {
 		w := g.wrap(at, p)
 		if w == nil || !r.Plays(w) {
-			return nil, nil, fmt.Errorf("harness: Options.Wrap returned %T for the %v at %s, not a %v", w, r, at.where(), r)
+			return nil, nil, nil, fmt.Errorf("harness: Options.Wrap returned %T for the %v at %s, not a %v", w, r, at.where(), r)
 		}
 		p = w
 	}
-	return p, rec, nil
+	return p, built, rec, nil
 }
 
 // where describes a place for errors.
@@ -105,7 +108,7 @@ func (at Place) where() string {
 // newModule builds the switch point of one switch, or returns nil when the
 // deployment runs none.
 func (g *scheme) newModule(info switchInfo) (*schemeSW, error) {
-	p, rec, err := g.build(cc.RoleSW, swEnv(info), Place{Node: info.Name, Port: -1, Flow: -1})
+	p, _, rec, err := g.build(cc.RoleSW, swEnv(info), Place{Node: info.Name, Port: -1, Flow: -1})
 	if err != nil || p == nil {
 		return nil, err
 	}
@@ -129,7 +132,7 @@ func (g *scheme) newCP(info cpInfo) (*schemeCP, error) {
 	b := &g.cps
 	env := b.envs.next()
 	*env = *cpEnv(info)
-	p, rec, err := g.build(cc.RoleCP, env, Place{Node: info.NodeName, Port: info.Port, Flow: -1})
+	p, _, rec, err := g.build(cc.RoleCP, env, Place{Node: info.NodeName, Port: info.Port, Flow: -1})
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +178,7 @@ func (g *scheme) env(f flowInfo) *cc.Env {
 
 // newRP builds the reaction point of one flow.
 func (g *scheme) newRP(f flowInfo) (*schemeRP, error) {
-	p, rec, err := g.build(cc.RoleRP, g.env(f), Place{Node: f.SrcName, Port: -1, Flow: f.ID})
+	p, built, rec, err := g.build(cc.RoleRP, g.env(f), Place{Node: f.SrcName, Port: -1, Flow: f.ID})
 	if err != nil {
 		return nil, fmt.Errorf("flow %d (%s->%s): %w", f.ID, f.SrcName, f.DstName, err)
 	}
@@ -185,7 +188,7 @@ func (g *scheme) newRP(f flowInfo) (*schemeRP, error) {
 	if f.Offered > 0 && f.Offered < r.cap {
 		r.cap = f.Offered
 	}
-	if d, ok := p.(interface{ ReactionDelay() units.Time }); ok {
+	if d, ok := built.(interface{ ReactionDelay() units.Time }); ok {
 		r.delay = d.ReactionDelay()
 	}
 	return r, nil
@@ -194,7 +197,7 @@ func (g *scheme) newRP(f flowInfo) (*schemeRP, error) {
 // newNP builds the notification point of one flow, or returns nil when the
 // deployment runs none.
 func (g *scheme) newNP(f flowInfo) (*schemeNP, error) {
-	p, rec, err := g.build(cc.RoleNP, g.env(f), Place{Node: f.DstName, Port: -1, Flow: f.ID})
+	p, _, rec, err := g.build(cc.RoleNP, g.env(f), Place{Node: f.DstName, Port: -1, Flow: f.ID})
 	if err != nil {
 		return nil, fmt.Errorf("flow %d (%s->%s): %w", f.ID, f.SrcName, f.DstName, err)
 	}

@@ -26,7 +26,10 @@ type Options struct {
 	// runs, and returns the part the run drives: the same part (to read
 	// its registers after the run), or one that wraps it (to check or log
 	// each event, as a firmware model's probe would). It must return a
-	// part of the same role; the run refuses anything else.
+	// part of the same role; the run refuses anything else. What the run
+	// reads of a part beyond its role (a reaction point's ReactionDelay)
+	// it reads from the part it built, so that a wrapper need not forward
+	// it.
 	Wrap func(at Place, p cc.Part) cc.Part
 }
 

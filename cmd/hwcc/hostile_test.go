@@ -99,7 +99,7 @@ func unchanged(name, keep string) func(*testing.T, string, string) {
 const keepText = "a file the user keeps\n"
 
 // goodTrace is a header and one event of a DCQCN reaction point.
-const goodHeader = `{"hwcc_trace":1,"version":"devel","algorithm":"dcqcn","part":"rp","role":"RP","settings":{},"env":{"rate":100000000000}}`
+const goodHeader = `{"hwcc_trace":2,"version":"devel","algorithm":"dcqcn","part":"rp","role":"RP","settings":{},"env":{"rate":100000000000}}`
 
 // TestHostileInputs runs the command in-process on inputs a new user could
 // type, each with the message it must give, the exit status, and a bound
@@ -245,8 +245,8 @@ func TestHostileInputs(t *testing.T) {
 			want:  "-out: mkdir /dev/null: not a directory",
 			check: func(t *testing.T, _ string, stdout string) { require.Empty(t, stdout, "no table before the error") }},
 		{name: "-trace over a file the run refuses", files: map[string]func(io.Writer){"T": text(keepText)},
-			args: []string{"sim", "-scenario", "hpcc-incast", "-algo", "none", "-trace", "$D/T", "-trace-part", "flow:0:rp"}, code: exitUsage,
-			want: "algorithm none is not run by the generic adapter", check: unchanged("T", keepText)},
+			args: []string{"sim", "-scenario", "hpcc-incast", "-algo", "none", "-trace", "$D/T", "-trace-part", "flow:0:np"}, code: exitUsage,
+			want: "algorithm none runs no notification point", check: unchanged("T", keepText)},
 		{name: "-trace in a directory that does not exist", args: []string{"sim", "-scenario", "hpcc-incast", "-trace", "$D/no/T", "-trace-part", "flow:0:rp"}, code: exitFail,
 			want: "-trace $D/no/T: cannot create a file in $D/no: no such file or directory"},
 		{name: "replay -o where it cannot write, of a trace that would fail later", files: map[string]func(io.Writer){"t": text(goodHeader + "\n" + `{"t":1,"ev":"sen"}` + "\n")},
@@ -318,7 +318,7 @@ func TestTraceReplacedOnSuccess(t *testing.T) {
 	require.Equal(t, exitOK, code, errOut)
 	b, err := os.ReadFile(tr)
 	require.NoError(t, err)
-	require.True(t, strings.HasPrefix(string(b), `{"hwcc_trace":1,`), "the trace replaced the file")
+	require.True(t, strings.HasPrefix(string(b), `{"hwcc_trace":2,`), "the trace replaced the file")
 	st, err := os.Stat(tr)
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o640), st.Mode().Perm())

@@ -102,7 +102,7 @@ func TestSimTraceRefusals(t *testing.T) {
 func TestReplayErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad")
-	require.NoError(t, os.WriteFile(bad, []byte(`{"hwcc_trace":1,"algorithm":"dcqcn","part":"rp","role":"RP"}`+"\n"+`{"t":1,"ev":"sent","packet":{"seq":"x"}}`+"\n"), 0o644))
+	require.NoError(t, os.WriteFile(bad, []byte(`{"hwcc_trace":2,"algorithm":"dcqcn","part":"rp","role":"RP"}`+"\n"+`{"t":1,"ev":"sent","packet":{"seq":"x"}}`+"\n"), 0o644))
 	code, _, errOut := runArgs("replay", bad)
 	require.Equal(t, exitFail, code)
 	require.Contains(t, errOut, "line 2: field packet.seq")

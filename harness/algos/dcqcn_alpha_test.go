@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hwcc/hwcc/cc"
-	"github.com/hwcc/hwcc/harness"
 	"github.com/hwcc/hwcc/rp"
 	"github.com/hwcc/hwcc/units"
 )
@@ -71,7 +70,7 @@ func TestDCQCNRPAlphaDecayFollowsEquation6(t *testing.T) {
 // integer division, truncating), 782, 590, 166 and 0 after 50, 100, 300
 // and 600 µs.
 func TestDCQCNAlphaFracBitsParam(t *testing.T) {
-	a := dcqcnScheme(t)
+	a := ccAlgo(t, dcqcnName)
 	for _, bits := range []uint8{10, 16, 24} {
 		_, _, c := dcqcnParts(t, 25*units.Gbps, map[string]string{"alpha_frac_bits": strconv.Itoa(int(bits))})
 		want := rp.DCQCNConnectX(25 * units.Gbps)
@@ -79,7 +78,7 @@ func TestDCQCNAlphaFracBitsParam(t *testing.T) {
 		require.Equal(t, want, c)
 	}
 	for _, v := range []string{"9", "25", "x"} {
-		err := a.(harness.ParamChecker).CheckParams(map[string]string{"alpha_frac_bits": v})
+		err := a.ValidateParams(map[string]string{"alpha_frac_bits": v})
 		var ce *cc.ConfigError
 		require.ErrorAs(t, err, &ce, v)
 		require.Equal(t, "alpha_frac_bits", ce.Field)
@@ -87,9 +86,9 @@ func TestDCQCNAlphaFracBitsParam(t *testing.T) {
 		require.Equal(t, "a whole number in 10..24", ce.Range)
 	}
 
-	r, err := a.NewRP(harness.FlowInfo{ID: 1, LineRate: 25 * units.Gbps, Params: map[string]string{"alpha_frac_bits": "10"}})
+	r, err := flowRP(dcqcnName, testFlow{ID: 1, LineRate: 25 * units.Gbps}, map[string]string{"alpha_frac_bits": "10"})
 	require.NoError(t, err)
-	d := r.(harness.PartHolder).Part().(*rp.DCQCN)
+	d := r.(*rp.DCQCN)
 	require.NoError(t, d.OnCNP(0))
 	alpha := uint64(1023)
 	var got, want []uint64

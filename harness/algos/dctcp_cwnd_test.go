@@ -1,11 +1,11 @@
 package algos
 
 import (
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/harness"
 	"github.com/hwcc/hwcc/rp"
 	"github.com/hwcc/hwcc/units"
@@ -53,32 +53,11 @@ func TestDCTCPRPNoGrowthWhenNotCwndLimited(t *testing.T) {
 	}
 }
 
-// dctcpWindowProbe is the dctcp algorithm under another name, whose RPs
-// record the window at the first send at or after the incast's start, and
-// the largest flight before it. The name starts with "test-" and contains
-// "probe", so the tests that run every registered algorithm skip it.
-type dctcpWindowProbe struct {
-	harness.Algorithm
-	rps map[harness.FlowID]*dctcpProbeRP
-}
-
-const dctcpProbeName = "test-dctcp-window-probe"
-
-func (*dctcpWindowProbe) Name() string { return dctcpProbeName }
-
-func (p *dctcpWindowProbe) NewRP(f harness.FlowInfo) (harness.RP, error) {
-	r, err := p.Algorithm.NewRP(f)
-	if err != nil {
-		return r, err
-	}
-	pr := &dctcpProbeRP{RP: r, d: r.(harness.PartHolder).Part().(*rp.DCTCP), at: dcqcnIncastAt}
-	p.rps[f.ID] = pr
-	return pr, nil
-}
-
-// dctcpProbeRP wraps the generic adapter's RP.
+// dctcpProbeRP wraps the reaction point of a flow (Options.Wrap): it
+// records the window at the first send at or after at, and the largest
+// flight after a send before then.
 type dctcpProbeRP struct {
-	harness.RP
+	cc.ReactionPoint
 	d  *rp.DCTCP
 	at units.Time
 	// sampled: cwnd holds the window at the first send at or after at;
@@ -87,20 +66,16 @@ type dctcpProbeRP struct {
 	cwnd, maxFlight units.Bytes
 }
 
-func (r *dctcpProbeRP) OnSend(now units.Time, seq uint64, n units.Bytes) {
+func (r *dctcpProbeRP) Sent(now units.Time, p *cc.Packet, act *cc.Actions) error {
 	if !r.sampled && now >= r.at {
 		r.sampled, r.cwnd = true, r.d.Window()
 	}
-	r.RP.OnSend(now, seq, n)
+	err := r.ReactionPoint.Sent(now, p, act)
 	if !r.sampled {
 		r.maxFlight = max(r.maxFlight, r.d.Inflight())
 	}
+	return err
 }
-
-var (
-	dctcpProbeOnce sync.Once
-	dctcpProbe     = &dctcpWindowProbe{}
-)
 
 // In dctcp-incast (linux preset: slow start on, IW10, 1000-byte MSS) the
 // long flow is alone for its first 1 ms, paced at the 10 Gb/s line rate into
@@ -113,17 +88,19 @@ var (
 // where it was 1.16 MB when cwnd grew on every ACK). It started at IW10,
 // 10 KB, above its flight, so it is not window-limited: flight < cwnd − MSS.
 func TestDCTCPIncastLongFlowWindowBeforeIncast(t *testing.T) {
-	dctcpProbeOnce.Do(func() {
-		dctcpProbe.Algorithm = dctcpScheme(t)
-		harness.MustRegister(dctcpProbe)
-	})
-	dctcpProbe.rps = map[harness.FlowID]*dctcpProbeRP{}
+	var long *dctcpProbeRP
+	wrap := func(at harness.Place, p cc.Part) cc.Part {
+		if at.Role != cc.RoleRP || at.Flow != 0 {
+			return p
+		}
+		long = &dctcpProbeRP{ReactionPoint: p.(cc.ReactionPoint), d: p.(*rp.DCTCP), at: dcqcnIncastAt}
+		return long
+	}
 	sc := dcqcnBuiltin(t, dctcpIncastName)
-	sc.Algorithm = dctcpProbeName
-	res, err := harness.Run(sc, harness.Options{NoSeries: true})
+	require.Equal(t, dctcpName, sc.Algorithm)
+	res, err := harness.Run(sc, harness.Options{NoSeries: true, Wrap: wrap})
 	require.NoError(t, err)
-	long, ok := dctcpProbe.rps[0]
-	require.True(t, ok, "no RP for the long flow")
+	require.NotNil(t, long, "no RP for the long flow")
 	require.True(t, long.sampled, "the long flow sent nothing after the incast's start")
 	require.Nil(t, res.Report.Errors, "a state machine rejected an event")
 	const mss = 1000 * units.Byte // the scenario's payload, the linux preset's MSS

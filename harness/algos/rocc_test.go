@@ -144,13 +144,18 @@ func (m *roccModel) String() string {
 // agree with the parts: the CPs' updates asked for a CNP to every flow of
 // their tables, the harness sent all of them but those for flows that had
 // finished or stopped (none when every flow runs to the end), and every CNP
-// that reached a sender's NIC went to its RP.
+// that reached a sender's NIC went to its RP after the NIC's reaction
+// delay, but those still waiting it out when the run ended. Those arrived
+// in the run's last 15 µs: a CP updates every T (20 µs or more here) and
+// its CNPs take a few µs to reach the senders, so they are at most the
+// CNPs of each CP's last update.
 func roccRequireClean(t *testing.T, res *harness.Result, pr *roccProbe) {
 	t.Helper()
 	require.Nil(t, res.Report.Errors, "a state machine rejected an event")
-	var handed, received uint64
+	var handed, last, received uint64
 	for _, c := range pr.cps {
 		handed += c.handed
+		last += c.last
 	}
 	for _, r := range pr.rps {
 		received += r.received
@@ -166,7 +171,8 @@ func roccRequireClean(t *testing.T, res *harness.Result, pr *roccProbe) {
 	if endless {
 		require.Equal(t, int64(handed), res.Counters.FeedbackSent, "every CNP asked for was sent")
 	}
-	require.Equal(t, int64(received), res.Counters.FeedbackReceived)
+	require.LessOrEqual(t, int64(received), res.Counters.FeedbackReceived)
+	require.LessOrEqual(t, res.Counters.FeedbackReceived-int64(received), int64(last), "waiting out the reaction delay at the end")
 	require.LessOrEqual(t, res.Counters.FeedbackReceived, res.Counters.FeedbackSent)
 }
 
