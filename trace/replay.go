@@ -38,10 +38,79 @@ func NewPart(h Header) (cc.Part, error) {
 // Replay reads the trace r holds, builds its part fresh from the header
 // and applies each event to it in order (one cc.Event.Apply per line,
 // nothing inserted: the trace holds the timer calls too), writing an
-// Output line per event to w. A part's refusal of an event is an output
+// Output line per event to w as it goes, so that its memory does not grow
+// with the trace's length. A part's refusal of an event is an output
 // (Output.Err), not an error; a trace that cannot be read, or a part that
 // cannot be built, is an *Error naming the line and field.
 func Replay(r io.Reader, w io.Writer) error {
+	ow := NewOutputWriter(w)
+	return replay(r, func(o *Output) (bool, error) { return true, ow.Write(o) })
+}
+
+// ReplayDiff replays the trace r holds as Replay does, writing each output
+// line to w (nil: nowhere), and compares each, as it is made, with the next
+// line of the outputs file want: it stops at the first difference and
+// returns it (its Event and Line name the trace's event), or returns nil
+// when every line matches and both end together. Its memory does not grow
+// with the trace's length. Errors are Replay's, and an outputs line of want
+// that cannot be read (an *Error, wrapped with "want").
+func ReplayDiff(r, want io.Reader, w io.Writer) (*Mismatch, error) {
+	var ow *OutputWriter
+	if w != nil {
+		ow = NewOutputWriter(w)
+	}
+	wr := NewOutputReader(want)
+	var (
+		line []byte
+		got  Output
+		exp  Output
+		m    *Mismatch
+		n    int
+	)
+	err := replay(r, func(o *Output) (bool, error) {
+		n = o.N
+		if ow != nil {
+			if err := ow.Write(o); err != nil {
+				return false, err
+			}
+		}
+		// Compared as Diff compares two files: the line as written, read
+		// back.
+		var err error
+		if line, err = AppendOutput(line[:0], o); err != nil {
+			return false, err
+		}
+		if e := readOutput(o.N, line[:len(line)-1], &got); e != nil {
+			return false, e
+		}
+		switch err := wr.Next(&exp); {
+		case err == io.EOF:
+			m = &Mismatch{Event: o.N, Line: o.N + 1, Field: "events", Got: "event " + strconv.Itoa(o.N), Want: "end of outputs"}
+			return false, nil
+		case err != nil:
+			return false, fmt.Errorf("want: %w", err)
+		}
+		if field, x, y, ok := compare(&got, &exp); !ok {
+			m = &Mismatch{Event: exp.N, Line: exp.N + 1, Field: field, Got: x, Want: y}
+			return false, nil
+		}
+		return true, nil
+	})
+	if err != nil || m != nil {
+		return m, err
+	}
+	switch err := wr.Next(&exp); {
+	case err == io.EOF:
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("want: %w", err)
+	}
+	return &Mismatch{Event: n + 1, Line: n + 2, Field: "events", Got: "end of outputs", Want: "event " + strconv.Itoa(exp.N)}, nil
+}
+
+// replay runs the trace r holds, calling each with every event's output
+// (valid only during the call) until it returns false or an error.
+func replay(r io.Reader, each func(o *Output) (bool, error)) error {
 	rd, err := NewReader(r)
 	if err != nil {
 		return err
@@ -50,7 +119,6 @@ func Replay(r io.Reader, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ow := NewOutputWriter(w)
 	act := cc.NewActions(64)
 	var ev cc.Event
 	var regs []cc.Register
@@ -63,10 +131,10 @@ func Replay(r io.Reader, w io.Writer) error {
 			return err
 		}
 		perr := apply(p, &ev, &act)
-		// OutputOf without its copies: the line is written at once.
+		// OutputOf without its copies: the line is used at once.
 		regs = p.AppendRegisters(regs[:0])
 		o := outputOn(n, p, perr, act.All(), regs)
-		if err := ow.Write(&o); err != nil {
+		if more, err := each(&o); err != nil || !more {
 			return err
 		}
 	}

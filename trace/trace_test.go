@@ -191,6 +191,40 @@ func TestDiffFindsPerturbedRegister(t *testing.T) {
 	require.Equal(t, trace.Mismatch{Event: 1, Line: 2, Field: "err", Got: `""`, Want: `"refused"`}, *m)
 }
 
+// TestReplayDiffAgreesWithDiff: comparing while replaying finds what
+// replaying and then comparing the files finds (the same *Mismatch, or
+// none), on the same perturbations: a register, a missing line, an extra
+// line, an error; and it writes the outputs Replay writes.
+func TestReplayDiffAgreesWithDiff(t *testing.T) {
+	h := trace.Header{Algorithm: "dcqcn", Part: "rp", Role: cc.RoleRP, Env: rpEnv}
+	tr := write(t, h, cctest.Events(rand.New(rand.NewSource(3)), cc.RoleRP, cctest.GenOptions{Events: 100}))
+	got := replay(t, tr)
+	lines := strings.Split(strings.TrimSuffix(string(got), "\n"), "\n")
+	reg := strings.Replace(lines[56], `["byte_count",64,`, `["byte_count",64,1`, 1)
+	require.NotEqual(t, lines[56], reg)
+	for name, want := range map[string]string{
+		"same":     string(got),
+		"register": strings.Join(append(append(append([]string{}, lines[:56]...), reg), lines[57:]...), "\n") + "\n",
+		"shorter":  strings.Join(lines[:10], "\n") + "\n",
+		"longer":   string(got) + lines[99] + "\n",
+		"error":    strings.Replace(lines[0], `"registers"`, `"err":"refused","registers"`, 1) + "\n",
+	} {
+		wantM, err := trace.Diff(bytes.NewReader(got), strings.NewReader(want))
+		require.NoError(t, err, name)
+		var out bytes.Buffer
+		m, err := trace.ReplayDiff(bytes.NewReader(tr), strings.NewReader(want), &out)
+		require.NoError(t, err, name)
+		require.Equal(t, wantM, m, name)
+		if m == nil {
+			require.Equal(t, string(got), out.String(), name)
+		} else {
+			require.True(t, strings.HasPrefix(string(got), out.String()), "%s: the outputs up to the mismatch", name)
+		}
+	}
+	_, err := trace.ReplayDiff(bytes.NewReader(tr), strings.NewReader("{not json\n"), nil)
+	require.ErrorContains(t, err, "want:")
+}
+
 // TestMalformed: each broken trace gives an *Error naming its line and
 // field.
 func TestMalformed(t *testing.T) {

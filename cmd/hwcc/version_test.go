@@ -17,7 +17,7 @@ func TestVersion(t *testing.T) {
 	require.Empty(t, errOut)
 	m := regexp.MustCompile(`^hwcc (\d+)\.(\d+)\.(\d+) \(trace format (\d+)\)\n$`).FindStringSubmatch(out)
 	require.NotNil(t, m, "output %q", out)
-	require.Equal(t, "1", m[4], "trace.FormatVersion is 1 (trace/doc.go)")
+	require.Equal(t, "2", m[4], "trace.FormatVersion is 2 (trace/doc.go)")
 
 	code, _, errOut = runArgs("version", "extra")
 	require.Equal(t, exitUsage, code)
