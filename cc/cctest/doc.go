@@ -52,6 +52,15 @@
 // rule applies to every role but limits (a reaction point's); the
 // time-order probes call every event method of the role (KindsOf).
 //
+// A violation is reproducible: it names its sequence and the seed the
+// sequence was generated from (Violation.Sequence, Seed, Gen; every
+// sequence has its own, SequenceSeed), Sequence and ChaosSequence
+// regenerate it, and with Options.TraceDir and TraceHeader the calls the
+// suite made, up to the failing one and with the timers it fired, are
+// written as a golden-model trace that `hwcc replay` runs and
+// trace.ReadAll loads (Violation.Trace). The gopter generators shrink a
+// failing sequence to its shortest failing prefix.
+//
 // The generators the suite uses are exported (Events, Chaos, FromBytes,
 // and the gopter forms GenEvents and GenChaos) so that users write their
 // own properties over the same event sequences, and Drive runs a sequence

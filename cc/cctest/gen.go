@@ -664,18 +664,42 @@ func wildPort(r *rand.Rand, ports int) int {
 	return r.Intn(ports)
 }
 
-// GenEvents is Events as a gopter generator (no shrinking: a sequence is
-// only well formed as a whole).
+// GenEvents is Events as a gopter generator. A failing sequence shrinks to
+// its shorter prefixes, each still well formed (a prefix of a well-formed
+// sequence is one), so that gopter reports the shortest failing prefix.
 func GenEvents(role cc.Role, o GenOptions) gopter.Gen {
 	return func(p *gopter.GenParameters) *gopter.GenResult {
-		return gopter.NewGenResult(Events(p.Rng, role, o), gopter.NoShrinker)
+		return gopter.NewGenResult(Events(p.Rng, role, o), shrinkPrefix[cc.Event])
 	}
 }
 
-// GenChaos is Chaos as a gopter generator.
+// GenChaos is Chaos as a gopter generator; a failing sequence shrinks to
+// its shorter prefixes.
 func GenChaos(role cc.Role, o GenOptions) gopter.Gen {
 	return func(p *gopter.GenParameters) *gopter.GenResult {
-		return gopter.NewGenResult(Chaos(p.Rng, role, o), gopter.NoShrinker)
+		return gopter.NewGenResult(Chaos(p.Rng, role, o), shrinkPrefix[Event])
+	}
+}
+
+// shrinkPrefix is the shrinker of a sequence: its prefixes of half its
+// length, a quarter, ... down to one event, then the one without its last
+// event.
+func shrinkPrefix[T any](v any) gopter.Shrink {
+	evs, _ := v.([]T)
+	var lens []int
+	for n := len(evs) / 2; n >= 1; n /= 2 {
+		lens = append(lens, n)
+	}
+	if n := len(evs) - 1; n > len(evs)/2 {
+		lens = append(lens, n)
+	}
+	i := 0
+	return func() (any, bool) {
+		if i == len(lens) {
+			return nil, false
+		}
+		i++
+		return evs[:lens[i-1]:lens[i-1]], true
 	}
 }
 

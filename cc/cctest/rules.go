@@ -3,9 +3,13 @@ package cctest
 import (
 	"errors"
 	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/trace"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -39,7 +43,7 @@ func (s *suite) lateTimers(seq int, evs []Event) error {
 	}
 	for i := range evs {
 		ev := &evs[i]
-		where := fmt.Sprintf("sequence %d event %d", seq, i)
+		where := fmt.Sprintf("%s event %d", s.seqName(), i)
 		for n := 0; n < 64; n++ {
 			d := x.NextDeadline()
 			if d == units.MaxTime || d > ev.At {
@@ -125,7 +129,7 @@ func (s *suite) unusedFeedback(seq int, evs []Event) error {
 		}()
 		return ev.Apply(p, act)
 	}()
-	where := fmt.Sprintf("sequence %d, after its events", seq)
+	where := s.seqName() + ", after its events"
 	switch {
 	case err != nil:
 		s.rep.add(RuleUnused, "%s: a message of a kind the part does not use (%v) was refused: %v", where, s.o.UnusedKind, err)
@@ -201,7 +205,7 @@ func (s *suite) nilActions(seq int, orig []Event, seen map[cc.EventKind]bool) er
 			}()
 			return replay[i].Event.Apply(q, nil)
 		}()
-		where := fmt.Sprintf("sequence %d event %d", seq, i)
+		where := fmt.Sprintf("%s event %d", s.seqName(), i)
 		var ee *cc.EventError
 		switch {
 		case errNil == nil:
@@ -215,4 +219,60 @@ func (s *suite) nilActions(seq int, orig []Event, seen map[cc.EventKind]bool) er
 		}
 	}
 	return nil
+}
+
+// SequenceSeed is the seed of the suite's sequence i for Options.Seed seed:
+// well-formed sequence i (from 0) is generated from SequenceSeed(seed, i),
+// chaos sequence i from SequenceSeed(seed, −1−i). It mixes the two with
+// SplitMix64's finaliser, so that neighbouring sequences share no stream.
+func SequenceSeed(seed int64, i int) int64 {
+	z := uint64(seed) + uint64(int64(i))*0x9e3779b97f4a7c15
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return int64(z ^ z>>31)
+}
+
+// Sequence regenerates a well-formed sequence of the suite: the one a
+// Violation names, from its Gen and Seed, for a part of role.
+func Sequence(role cc.Role, o GenOptions, seed int64) []cc.Event {
+	return Events(rand.New(rand.NewSource(seed)), role, o)
+}
+
+// ChaosSequence regenerates a chaos sequence of the suite from a
+// Violation's Gen and Seed.
+func ChaosSequence(role cc.Role, o GenOptions, seed int64) []Event {
+	return Chaos(rand.New(rand.NewSource(seed)), role, o)
+}
+
+// seqName names the sequence the suite runs now, with its seed.
+func (s *suite) seqName() string {
+	c := &s.rep.cur
+	if c.chaos {
+		return fmt.Sprintf("chaos sequence %d (seed %d)", c.seq, c.seed)
+	}
+	return fmt.Sprintf("sequence %d (seed %d)", c.seq, c.seed)
+}
+
+// writeTrace writes the current sequence's calls to a trace file in
+// Options.TraceDir and returns its path ("" and nothing written when it
+// cannot: the violation is reported all the same).
+func (s *suite) writeTrace() string {
+	h := *s.o.TraceHeader
+	c := &s.rep.cur
+	name := filepath.Join(s.o.TraceDir, fmt.Sprintf("cctest-%s-%s-seq%d-seed%d.trace", h.Algorithm, h.Part, c.seq, c.seed))
+	f, err := os.Create(name)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	w, err := trace.NewWriter(f, h)
+	if err != nil {
+		return ""
+	}
+	for i := range s.calls {
+		if w.Write(&s.calls[i]) != nil {
+			return ""
+		}
+	}
+	return name
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/trace"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -36,6 +37,13 @@ type Options struct {
 	// unused-feedback rule delivers to it (255: no part of this module
 	// uses it).
 	UnusedKind cc.FeedbackKind
+	// TraceDir, with TraceHeader (the part as the registry builds it), is
+	// where a well-formed sequence that breaks a rule is written as a
+	// golden-model trace (package trace) of the calls the suite made, up to
+	// the failing one, timers included: `hwcc replay FILE` and
+	// trace.ReadAll reproduce it. The file's name is in the Violation.
+	TraceDir    string
+	TraceHeader *trace.Header
 }
 
 func (o Options) withDefaults() Options {
@@ -85,6 +93,17 @@ var rules = []string{RuleNoPanic, RuleTypedErrors, RuleTimeOrder, RuleAtomic, Ru
 type Violation struct {
 	Rule string
 	Msg  string
+	// Sequence is the index of the generated sequence that broke it (−1
+	// for a check on no sequence), Chaos whether that is a chaos sequence,
+	// Seed and Gen what it was generated from: Sequence(role, Gen, Seed)
+	// or ChaosSequence(role, Gen, Seed) regenerates it.
+	Sequence int
+	Chaos    bool
+	Seed     int64
+	Gen      GenOptions
+	// Trace is the file the sequence's calls up to the failing one were
+	// written to (Options.TraceDir), or "".
+	Trace string
 }
 
 // Error names the rule broken and what the suite saw.
@@ -97,6 +116,19 @@ const maxPerRule = 3
 type report struct {
 	list   []error
 	counts map[string]int
+	// cur is the sequence the suite runs now (Sequence −1: none).
+	cur seqInfo
+	// trace, if set, writes the current sequence's calls for a violation.
+	trace func() string
+}
+
+// seqInfo is what a Violation says of its sequence.
+type seqInfo struct {
+	seq   int
+	chaos bool
+	seed  int64
+	gen   GenOptions
+	file  string // the trace written for it, once
 }
 
 func (r *report) add(rule, format string, args ...any) {
@@ -105,7 +137,12 @@ func (r *report) add(rule, format string, args ...any) {
 	}
 	r.counts[rule]++
 	if r.counts[rule] <= maxPerRule {
-		r.list = append(r.list, &Violation{Rule: rule, Msg: fmt.Sprintf(format, args...)})
+		c := &r.cur
+		if c.seq >= 0 && !c.chaos && c.file == "" && r.trace != nil {
+			c.file = r.trace()
+		}
+		r.list = append(r.list, &Violation{Rule: rule, Msg: fmt.Sprintf(format, args...),
+			Sequence: c.seq, Chaos: c.chaos, Seed: c.seed, Gen: c.gen, Trace: c.file})
 	}
 }
 
@@ -139,11 +176,13 @@ func TestStats(newPart func() (cc.Part, error), o Options) (Stats, error) {
 	if role == 0 {
 		return Stats{}, &Violation{Rule: "role", Msg: fmt.Sprintf("%T plays no role of package cc", probe)}
 	}
-	var rep report
+	rep := report{cur: seqInfo{seq: -1}}
 	s := &suite{newPart: newPart, o: o, role: role, rep: &rep, ports: o.Gen.withDefaults().Ports}
 	s.stats.Actions = map[cc.ActionKind]int{}
 	s.stats.Refused = map[string]int{}
-	rng := rand.New(rand.NewSource(o.Seed))
+	if o.TraceDir != "" && o.TraceHeader != nil {
+		rep.trace = s.writeTrace
+	}
 	nilSeen := map[cc.EventKind]bool{}
 	for i := range o.Sequences {
 		g := o.Gen
@@ -153,7 +192,9 @@ func TestStats(newPart func() (cc.Part, error), o Options) (Stats, error) {
 		if r, ok := probe.(cc.ReactionPoint); ok && r.Limits().Credited {
 			g.Credited = true
 		}
-		evs := events(rng, role, g)
+		seed := SequenceSeed(o.Seed, i)
+		rep.cur = seqInfo{seq: i, seed: seed, gen: g}
+		evs := events(rand.New(rand.NewSource(seed)), role, g)
 		if err := s.wellFormed(i, evs); err != nil {
 			return s.stats, err
 		}
@@ -170,7 +211,9 @@ func TestStats(newPart func() (cc.Part, error), o Options) (Stats, error) {
 		}
 	}
 	for i := range o.Chaos {
-		evs := Chaos(rng, role, o.Gen)
+		seed := SequenceSeed(o.Seed, -1-i)
+		rep.cur = seqInfo{seq: i, chaos: true, seed: seed, gen: o.Gen}
+		evs := Chaos(rand.New(rand.NewSource(seed)), role, o.Gen)
 		if err := s.chaos(i, evs); err != nil {
 			return s.stats, err
 		}
@@ -207,6 +250,10 @@ func TestSW(newPart func() (cc.SwitchPoint, error), o Options) error {
 }
 
 type suite struct {
+	// calls are the events the current well-formed sequence gave its
+	// lockstep part A so far, timers included (a trace of them reproduces
+	// a violation).
+	calls   []cc.Event
 	newPart func() (cc.Part, error)
 	o       Options
 	role    cc.Role
@@ -321,6 +368,7 @@ func (s *suite) checkRegs(where string, r, shape []cc.Register) {
 // with room for its actions, B with none first (the actions-full rule) and
 // then with room (determinism), probing time order along the way.
 func (s *suite) wellFormed(seq int, evs []Event) error {
+	s.calls = s.calls[:0]
 	a, err := s.fresh()
 	if err != nil {
 		return err
@@ -330,19 +378,19 @@ func (s *suite) wellFormed(seq int, evs []Event) error {
 		return err
 	}
 	shape := regs(a)
-	s.checkRegs(fmt.Sprintf("sequence %d: new part", seq), shape, shape)
+	s.checkRegs(s.seqName()+": new part", shape, shape)
 	if ok, diff := equalRegs(shape, regs(b), ""); !ok {
-		s.rep.add(RuleDeterminism, "sequence %d: two new parts differ: %s", seq, diff)
+		s.rep.add(RuleDeterminism, "%s: two new parts differ: %s", s.seqName(), diff)
 	}
 	// AppendRegisters must append: a prefix survives, nothing allocates
 	// when there is room.
 	dst := make([]cc.Register, 1, len(shape)+1)
 	dst[0] = cc.Reg("caller", 8, 42)
 	if n := testingAllocs(func() { dst = a.AppendRegisters(dst[:1]) }); n > 0 && s.o.AllocSequences >= 0 {
-		s.rep.add(RuleAllocs, "sequence %d: AppendRegisters allocated %v times with room in dst", seq, n)
+		s.rep.add(RuleAllocs, "%s: AppendRegisters allocated %v times with room in dst", s.seqName(), n)
 	}
 	if len(dst) != len(shape)+1 || dst[0] != cc.Reg("caller", 8, 42) {
-		s.rep.add(RuleRegisters, "sequence %d: AppendRegisters did not append to dst (got %d registers, first %v)", seq, len(dst), dst[0])
+		s.rep.add(RuleRegisters, "%s: AppendRegisters did not append to dst (got %d registers, first %v)", s.seqName(), len(dst), dst[0])
 	}
 	actA := cc.NewActions(s.o.Actions)
 	actB := cc.NewActions(s.o.Actions + 1) // room for the caller's sentinel
@@ -357,6 +405,7 @@ func (s *suite) wellFormed(seq int, evs []Event) error {
 		// event has it, and the two must write alike.
 		sent := sentArgs(ev)
 		defer sent.restore(ev)
+		s.calls = append(s.calls, ev.Event)
 		before := regs(a)
 		deadline := a.NextDeadline()
 		actA.Reset()
@@ -466,7 +515,7 @@ func (s *suite) wellFormed(seq int, evs []Event) error {
 	}
 	for i := range evs {
 		ev := &evs[i]
-		where := fmt.Sprintf("sequence %d event %d", seq, i)
+		where := fmt.Sprintf("%s event %d", s.seqName(), i)
 		// Fire due timers first, as a simulator would.
 		for n := 0; n < 64; n++ {
 			d := a.NextDeadline()
@@ -638,10 +687,7 @@ func (s *suite) allocs(seq int, evs []Event) error {
 			counts[run] = append(counts[run], n+measure(&evs[i]))
 		}
 	}
-	name := fmt.Sprintf("sequence %d", seq)
-	if seq < 0 {
-		name = fmt.Sprintf("chaos sequence %d", -1-seq)
-	}
+	name := s.seqName()
 	for i := range evs {
 		if counts[0][i] > 0 && counts[1][i] > 0 {
 			s.rep.add(RuleAllocs, "%s event %d: %s (with the timers due before it) allocated %d times", name, i, &evs[i], min(counts[0][i], counts[1][i]))
@@ -663,7 +709,7 @@ func (s *suite) chaos(seq int, evs []Event) error {
 	var accepted units.Time
 	for i := range evs {
 		ev := &evs[i]
-		where := fmt.Sprintf("chaos sequence %d event %d", seq, i)
+		where := fmt.Sprintf("%s event %d", s.seqName(), i)
 		before := regs(p)
 		deadline := p.NextDeadline()
 		act.Reset()
