@@ -32,9 +32,11 @@
 //     it accepted, and an event with an earlier now is refused with a
 //     *TimeOrderError (errors.Is(err, ErrTimeOrder)) that names both times.
 //     Equal times are in order.
+//
 //  2. Atomic errors. An event that returns an error leaves the part's
 //     registers and the actions value as they were, so a caller may fix the
 //     cause (grow the actions value, correct the input) and call again.
+//
 //  3. Bounded output. A part appends what it decides to the caller's
 //     Actions, which has a fixed capacity. An event whose decisions do not
 //     fit returns an *ActionsFullError (errors.Is(err, ErrActionsFull))
@@ -46,6 +48,7 @@
 //     error, whether or not this call would decide, so that a caller that
 //     wires none learns it at its first event, not at its first decision;
 //     an event that never decides takes nil.
+//
 //  4. Deadlines. NextDeadline is units.MaxTime (no timer) or the earliest
 //     time at which Timer has work; the caller calls Timer at or after it.
 //     No event sets a deadline before its own now. A deadline the caller
@@ -58,14 +61,17 @@
 //     registers and makes the same decisions, in the same order, whether
 //     the caller calls Timer at every deadline or leaves its timer to the
 //     next event; after any event NextDeadline is later than now.
+//
 //  5. No panic, no allocation, no clock. No input makes a part panic; bad
 //     input is an error of this package's types (*EventError for an event
 //     the part cannot take, *DecodeError for malformed bytes). Event
 //     methods allocate nothing on success, read no wall clock, start no
 //     goroutine and do not depend on map iteration order.
+//
 //  6. Determinism. Two parts built from equal configurations and given
 //     equal events make equal decisions and hold equal registers, bit for
 //     bit.
+//
 //  7. Registers. AppendRegisters appends every register a part carries
 //     between events, each with its name, width and value (the value fits
 //     the width), always in the same order; it allocates only when dst
