@@ -1,4 +1,4 @@
-package main
+package capi
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 )
 
 // The C side of these tests: testdata/abi_test.c, compiled against the
-// archive (and the shared library) go build makes of this package, run,
+// archive (and the shared library) go build makes of ./libhwcc, run,
 // and its output compared line by line with expected(), which drives the
 // same events through package cc directly.
 
@@ -367,7 +367,7 @@ func TestCABI(t *testing.T) {
 
 	t.Run("archive", func(t *testing.T) {
 		lib := filepath.Join(tmp, "libhwcc.a")
-		run(t, here, goPath, "build", "-buildmode=c-archive", "-o", lib, ".")
+		run(t, here, goPath, "build", "-buildmode=c-archive", "-o", lib, "./libhwcc")
 		prog := filepath.Join(tmp, "abi_test_static")
 		args := append(append([]string{}, cflags...), "-o", prog, src, lib, "-lpthread")
 		if runtime.GOOS == "linux" {
@@ -390,7 +390,7 @@ func TestCABI(t *testing.T) {
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		run(t, here, goPath, "build", "-buildmode=c-shared", "-o", filepath.Join(dir, "libhwcc.so"), ".")
+		run(t, here, goPath, "build", "-buildmode=c-shared", "-o", filepath.Join(dir, "libhwcc.so"), "./libhwcc")
 		prog := filepath.Join(dir, "abi_test_shared")
 		args := append(append([]string{}, cflags...), "-o", prog, src, "-L", dir, "-Wl,-rpath,"+dir, "-lhwcc")
 		run(t, here, ccPath, args...)

@@ -1,15 +1,18 @@
-// Command capi is hwcc's C ABI: built with
+// Package capi is hwcc's C ABI: linked into a C archive or shared library
+// by a main package that imports it (capi/libhwcc, or a vendor's own main
+// that also registers parts of its own, examples/vendorpart),
 //
-//	go build -buildmode=c-archive -o libhwcc.a ./capi
-//	go build -buildmode=c-shared -o libhwcc.so ./capi
+//	go build -buildmode=c-archive -o libhwcc.a ./capi/libhwcc
+//	go build -buildmode=c-shared -o libhwcc.so ./capi/libhwcc
 //
 // it is a library whose interface is the hand-written header hwcc.h in this
-// directory (not the header cgo generates). The public functions are
+// directory (not the header cgo generates). Every algorithm registered in
+// package cc when the library is built is reachable through it by name. The public functions are
 // defined in C in hwcc.c, which turns handles into integers and calls the
 // Go functions this file exports under internal names (hwccgo_*): no Go
 // pointer crosses the boundary, and every C struct is copied into Go
 // values (and back) by the functions below.
-package main
+package capi
 
 /*
 #include <stdint.h>
@@ -26,8 +29,6 @@ import (
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/units"
 )
-
-func main() {}
 
 // abiVersion is HWCC_ABI_VERSION of the header the library is built with.
 const abiVersion = C.HWCC_ABI_VERSION
