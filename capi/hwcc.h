@@ -24,7 +24,7 @@
  *
  * Build and link (see README.md, "C ABI"):
  *
- *     go build -buildmode=c-archive -o libhwcc.a ./capi
+ *     go build -buildmode=c-archive -o libhwcc.a ./capi/libhwcc
  *     cc prog.c libhwcc.a -lpthread -ldl       (-ldl: glibc before 2.34)
  *
  * or -buildmode=c-shared -o libhwcc.so and link with -lhwcc.
