@@ -223,6 +223,13 @@ func TestReplayDiffAgreesWithDiff(t *testing.T) {
 	}
 	_, err := trace.ReplayDiff(bytes.NewReader(tr), strings.NewReader("{not json\n"), nil)
 	require.ErrorContains(t, err, "want:")
+	// Every registered part: the outputs of a replay match themselves.
+	for _, c := range cases(t, 200, 2) {
+		tr := write(t, c.h, c.evs)
+		m, err := trace.ReplayDiff(bytes.NewReader(tr), bytes.NewReader(replay(t, tr)), nil)
+		require.NoError(t, err, c.name)
+		require.Nil(t, m, c.name)
+	}
 }
 
 // TestMalformed: each broken trace gives an *Error naming its line and
