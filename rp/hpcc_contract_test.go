@@ -73,13 +73,14 @@ func hpccContractConfigs() map[string]HPCCConfig {
 	return out
 }
 
-// TestHPCCContractMatchesTyped: the contract methods and the typed ones
-// make the same decisions on the same seeded random event streams (the
-// trace generator's ACKs, with sends between them, some ACKs turned into
-// NAKs, some without telemetry, some beyond snd_nxt, some out of order),
-// registers included after every event. Some ACKs carry a stack that is
-// not one header (a record cut short, a byte over), which has no typed
-// form: Feedback must refuse it, changing nothing.
+// TestHPCCContractMatchesTyped: Feedback, which reads each ACK's header
+// from its telemetry stack, makes the same decisions as the typed fast
+// path it runs (ack, given the decoded header) on the same seeded random
+// event streams (the trace generator's ACKs, with sends between them,
+// some ACKs turned into NAKs, some without telemetry, some beyond snd_nxt,
+// some out of order), registers included after every event. Some ACKs
+// carry a stack that is not one header (a record cut short, a byte over),
+// which has no typed form: Feedback must refuse it, changing nothing.
 func TestHPCCContractMatchesTyped(t *testing.T) {
 	codec, err := inttel.NewCodec(inttel.DefaultConfig())
 	require.NoError(t, err)
@@ -88,7 +89,7 @@ func TestHPCCContractMatchesTyped(t *testing.T) {
 			cfg.Codec = codec
 			a, err := NewHPCC(cfg) // contract
 			require.NoError(t, err)
-			b, err := NewHPCC(cfg) // typed
+			b, err := NewHPCC(cfg) // typed fast path (Sent through the contract)
 			require.NoError(t, err)
 			rng := rand.New(rand.NewPCG(7, uint64(len(name))))
 			gen := newHPCCTraceGen(uint64(len(name)), codec)
@@ -102,8 +103,8 @@ func TestHPCCContractMatchesTyped(t *testing.T) {
 						at = ev.now - 100*units.Millisecond // out of order
 					}
 					ea := a.Sent(at, &cc.Packet{Size: 1000}, &act)
-					eb := b.OnSend(at)
-					require.Equal(t, eb == nil, ea == nil, "event %d: Sent %v, OnSend %v", i, ea, eb)
+					eb := b.Sent(at, &cc.Packet{Size: 1000}, nil)
+					require.Equal(t, eb == nil, ea == nil, "event %d: Sent %v, %v", i, ea, eb)
 				}
 				f := cc.Feedback{Kind: cc.FeedbackAck, Seq: ev.ackSeq, SndNxt: ev.sndNxt, Tel: hpccTel(t, &ev.hdr)}
 				hdr := &ev.hdr
@@ -129,8 +130,8 @@ func TestHPCCContractMatchesTyped(t *testing.T) {
 					continue
 				}
 				ea := a.Feedback(ev.now, &f, &act)
-				eb := b.OnAck(ev.now, ev.ackSeq, ev.sndNxt, hdr)
-				require.Equal(t, eb == nil, ea == nil, "event %d: Feedback %v, OnAck %v", i, ea, eb)
+				eb := b.ack(ev.now, ev.ackSeq, ev.sndNxt, hdr)
+				require.Equal(t, eb == nil, ea == nil, "event %d: Feedback %v, ack %v", i, ea, eb)
 				if ea != nil {
 					errs++
 					require.True(t, cc.Typed(ea), "%v", ea)
@@ -151,7 +152,7 @@ func TestHPCCContractMatchesTyped(t *testing.T) {
 func TestHPCCTimeOrder(t *testing.T) {
 	h := newTestHPCC(t, nil)
 	var act cc.Actions
-	require.NoError(t, h.OnAck(10*units.Microsecond, 1000, 5000, hpccHdr(7, hpccHop(hpccCode100G, 100, 10, 0))))
+	require.NoError(t, h.ack(10*units.Microsecond, 1000, 5000, hpccHdr(7, hpccHop(hpccCode100G, 100, 10, 0))))
 	before := h.AppendRegisters(nil)
 	hdr := hpccHdr(7, hpccHop(hpccCode100G, 1100, 20, 0))
 	f := cc.Feedback{Kind: cc.FeedbackAck, Seq: 2000, SndNxt: 6000, Tel: hpccTel(t, hdr)}
@@ -160,29 +161,33 @@ func TestHPCCTimeOrder(t *testing.T) {
 		"Feedback": func() error { return h.Feedback(at, &f, &act) },
 		"Sent":     func() error { return h.Sent(at, &cc.Packet{}, &act) },
 		"Timer":    func() error { return h.Timer(at, &act) },
-		"OnAck":    func() error { return h.OnAck(at, f.Seq, f.SndNxt, hdr) },
-		"OnSend":   func() error { return h.OnSend(at) },
+		"ack":      func() error { return h.ack(at, f.Seq, f.SndNxt, hdr) },
 	} {
 		err := ev()
 		require.ErrorIs(t, err, cc.ErrTimeOrder, name)
 		var te *cc.TimeOrderError
 		require.ErrorAs(t, err, &te)
-		require.Equal(t, cc.TimeOrderError{Part: "rp.HPCC", Event: name, Now: at, Last: 10 * units.Microsecond}, *te)
+		event := name
+		if name == "ack" { // the fast path of Feedback, named after it
+			event = "Feedback"
+		}
+		require.Equal(t, cc.TimeOrderError{Part: "rp.HPCC", Event: event, Now: at, Last: 10 * units.Microsecond}, *te)
 		require.Equal(t, before, h.AppendRegisters(nil), name)
 	}
 	// Equal times are in order.
-	require.NoError(t, h.Sent(10*units.Microsecond, nil, nil))
+	require.NoError(t, h.Sent(10*units.Microsecond, &cc.Packet{}, nil))
 	// A new part refuses a negative time.
 	h = newTestHPCC(t, nil)
-	require.ErrorIs(t, h.Sent(-1, nil, nil), cc.ErrTimeOrder)
+	require.ErrorIs(t, h.Sent(-1, &cc.Packet{}, nil), cc.ErrTimeOrder)
 	require.ErrorIs(t, h.Feedback(-1, &f, nil), cc.ErrTimeOrder)
 }
 
 // TestHPCCFeedbackKinds: what the contract does with each kind of
-// feedback. ACK and NAK with telemetry run OnAck on the header it holds;
-// without telemetry, with a stack that is not one header (and a nil
-// feedback) they are *cc.EventError that change nothing; every other kind
-// changes nothing but the time; nil actions are fine (nothing is emitted).
+// feedback. ACK and NAK with telemetry run NewAck (ack) on the header it
+// holds; without telemetry, with a stack that is not one header (and a
+// nil feedback) they are *cc.EventError that change nothing; every other
+// kind changes nothing but the time; nil actions are fine (nothing is
+// emitted).
 func TestHPCCFeedbackKinds(t *testing.T) {
 	// A 400 KB queue on both records: U > 2, so W drops below W_init.
 	first := hpccHdr(7, hpccHop(hpccCode100G, 0, 0, 5000))
@@ -193,13 +198,13 @@ func TestHPCCFeedbackKinds(t *testing.T) {
 		ref := newTestHPCC(t, nil)
 		require.NoError(t, h.Feedback(1*units.Microsecond, &cc.Feedback{Kind: kind, Seq: 1, SndNxt: 100, Tel: firstTel}, nil))
 		require.NoError(t, h.Feedback(14*units.Microsecond, &cc.Feedback{Kind: kind, Seq: 2, SndNxt: 100, Tel: nextTel}, nil))
-		require.NoError(t, ref.OnAck(1*units.Microsecond, 1, 100, first))
-		require.NoError(t, ref.OnAck(14*units.Microsecond, 2, 100, next))
+		require.NoError(t, ref.ack(1*units.Microsecond, 1, 100, first))
+		require.NoError(t, ref.ack(14*units.Microsecond, 2, 100, next))
 		require.Equal(t, ref.State(), h.State(), kind.String())
 		require.Less(t, h.Window(), h.Config().Window.Init, "the queue cut the window")
 	}
 	h := newTestHPCC(t, nil)
-	require.NoError(t, h.OnAck(1*units.Microsecond, 1, 100, first))
+	require.NoError(t, h.ack(1*units.Microsecond, 1, 100, first))
 	before := h.AppendRegisters(nil)
 	short, over, above := *nextTel, *nextTel, *nextTel
 	short.Len--
@@ -233,6 +238,7 @@ func TestHPCCFeedbackKinds(t *testing.T) {
 		{Kind: cc.FeedbackNone, Seq: 2, SndNxt: 100, Tel: nextTel},
 		{Kind: cc.FeedbackCNP, Tel: nextTel},
 		{Kind: cc.FeedbackRate, Tel: nextTel},
+		{Kind: cc.FeedbackCredit},
 		{Kind: cc.FeedbackUser + 3, Seq: 1 << 40, Tel: nextTel},
 		{Kind: cc.FeedbackCNP, Tel: &above}, // not read
 	} {
@@ -248,7 +254,7 @@ func TestHPCCFeedbackKinds(t *testing.T) {
 // the time.
 func TestHPCCNoTimer(t *testing.T) {
 	h := newTestHPCC(t, nil)
-	require.NoError(t, h.OnAck(1*units.Microsecond, 1, 100, hpccHdr(7, hpccHop(hpccCode100G, 0, 0, 0))))
+	require.NoError(t, h.ack(1*units.Microsecond, 1, 100, hpccHdr(7, hpccHop(hpccCode100G, 0, 0, 0))))
 	before := h.AppendRegisters(nil)
 	require.Equal(t, units.MaxTime, h.NextDeadline())
 	require.NoError(t, h.Timer(5*units.Microsecond, nil))
@@ -268,7 +274,7 @@ func TestHPCCRegisters(t *testing.T) {
 	var names []string
 	for i := range 500 {
 		ev := gen.next()
-		_ = h.OnAck(ev.now, ev.ackSeq, ev.sndNxt, &ev.hdr)
+		_ = h.ack(ev.now, ev.ackSeq, ev.sndNxt, &ev.hdr)
 		regs := h.AppendRegisters(nil)
 		seen := map[string]bool{}
 		for _, r := range regs {
@@ -314,7 +320,7 @@ func TestHPCCContractNoAllocs(t *testing.T) {
 	i := 0
 	allocs := testing.AllocsPerRun(1000, func() {
 		ev := hpccBenchFeedback(evs, tels, i)
-		if err := h.Sent(ev.now, nil, &act); err != nil {
+		if err := h.Sent(ev.now, &cc.Packet{Size: 1000}, &act); err != nil {
 			t.Fatal(err)
 		}
 		if err := h.Feedback(ev.now, &ev.f, &act); err != nil {
@@ -359,20 +365,26 @@ func hpccBenchFeedback(evs []hpccEvent, tels []cc.Telemetry, i int) hpccBenchEve
 }
 
 // BenchmarkHPCCFeedback is BenchmarkHPCCOnAck through the contract: the
-// same ACKs, each header read from its wire bytes (inttel.ReadHeader)
-// before the update.
+// same ACKs, as cc.Feedback with a telemetry stack, each header read from
+// its wire bytes (inttel.ReadHeader) before the update.
 func BenchmarkHPCCFeedback(b *testing.B) {
 	evs := hpccBenchTrace(b)
 	tels := hpccBenchTels(b, evs)
-	h, err := NewHPCC(HPCCPaperSim(100 * units.Gbps))
-	require.NoError(b, err)
-	var act cc.Actions
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		ev := hpccBenchFeedback(evs, tels, i)
-		if err := h.Feedback(ev.now, &ev.f, &act); err != nil {
-			b.Fatal(err)
-		}
+	for _, mode := range hpccBenchModes {
+		b.Run(mode.name, func(b *testing.B) {
+			c := HPCCPaperSim(100 * units.Gbps)
+			c.Window.NativeDivision = mode.native
+			h, err := NewHPCC(c)
+			require.NoError(b, err)
+			var act cc.Actions
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				ev := hpccBenchFeedback(evs, tels, i)
+				if err := h.Feedback(ev.now, &ev.f, &act); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
