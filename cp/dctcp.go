@@ -115,8 +115,9 @@ type DCTCPState struct {
 //
 // It has the events of a cc.CongestionPoint only: the event at the
 // configured point (Enqueue or Dequeue) judges the packet and appends
-// cc.ActionMarkCE when it marks it; the event at the other point only
-// records the time. It has no timer.
+// cc.ActionMarkCE when it marks it, so it refuses a nil *cc.Actions (cc
+// rule 3); the event at the other point only records the time and takes
+// a nil *cc.Actions. It has no timer, so no deadline is ever late.
 // Registers (AppendRegisters): now, packets, marked.
 //
 // It is not safe for concurrent use. The zero value is not usable; build
@@ -152,7 +153,7 @@ func (c *DCTCP) queue(now units.Time, p *cc.Packet, qlen units.Bytes, act *cc.Ac
 	mark := judge && qlen > c.cfg.K
 	// InOrder is Check without its error, which refuse builds: the error's
 	// allocation stays off this path.
-	if !c.s.Time.InOrder(now) || p == nil || qlen < 0 || mark && act.Free() < 1 {
+	if !c.s.Time.InOrder(now) || p == nil || qlen < 0 || judge && (act == nil || mark && act.Free() < 1) {
 		return c.refuse(now, p, qlen, act, at)
 	}
 	c.s.Time.Advance(now)
@@ -169,8 +170,8 @@ func (c *DCTCP) queue(now units.Time, p *cc.Packet, qlen units.Bytes, act *cc.Ac
 
 // refuse returns the error of a queue event that queue refuses, the first
 // of: the *cc.TimeOrderError of c.s.Time.Check; the *cc.EventError of a
-// nil packet or a negative qlen; the *cc.ActionsFullError of a mark that
-// does not fit. It
+// nil packet or a negative qlen; cc.NoActions for a nil act at the
+// marking point; the *cc.ActionsFullError of a mark that does not fit. It
 // is a function of its own so that queue's fast path carries no
 // allocation (with Check inlined there, the compiler spills queue's
 // arguments on every call).
@@ -184,6 +185,8 @@ func (c *DCTCP) refuse(now units.Time, p *cc.Packet, qlen units.Bytes, act *cc.A
 		return &cc.EventError{Part: dctcpCPPart, Event: event, Reason: "nil packet"}
 	case qlen < 0:
 		return &cc.EventError{Part: dctcpCPPart, Event: event, Reason: "queue length " + qlen.String() + " is negative"}
+	case act == nil:
+		return cc.NoActions(dctcpCPPart, event)
 	}
 	return act.Reserve(dctcpCPPart, event, 1)
 }
@@ -196,8 +199,8 @@ var dctcpEvents = [...]string{DCTCPMarkEnqueue: "Enqueue", DCTCPMarkDequeue: "De
 // appends cc.ActionMarkCE when q.Len > K; under DCTCPMarkDequeue it only
 // records now. Errors, after which nothing changed (act included): a now
 // before the latest event's (*cc.TimeOrderError); a nil p or a negative
-// q.Len (*cc.EventError); a full (or nil) act when there is a mark to
-// append (*cc.ActionsFullError).
+// q.Len (*cc.EventError); under DCTCPMarkEnqueue a nil act (cc.NoActions),
+// or a full act when there is a mark to append (*cc.ActionsFullError).
 func (c *DCTCP) Enqueue(now units.Time, p *cc.Packet, q cc.Queue, act *cc.Actions) error {
 	return c.queue(now, p, q.Len, act, DCTCPMarkEnqueue)
 }

@@ -146,6 +146,71 @@ func TestDCTCPContractActionsFull(t *testing.T) {
 	}
 }
 
+// Rule 3 (nil actions): the event at the marking point can decide (mark),
+// so it refuses a nil *cc.Actions with cc.NoActions, marked or not,
+// changing nothing; the event at the other point never decides and takes
+// nil.
+func TestDCTCPNilActions(t *testing.T) {
+	for _, at := range []DCTCPMarkAt{DCTCPMarkEnqueue, DCTCPMarkDequeue} {
+		c, err := NewDCTCP(DCTCPConfig{K: 10, MarkAt: at})
+		require.NoError(t, err)
+		judge, other := c.Enqueue, c.Dequeue
+		name := "Enqueue"
+		if at == DCTCPMarkDequeue {
+			judge, other, name = c.Dequeue, c.Enqueue, "Dequeue"
+		}
+		p := &cc.Packet{Size: 1082}
+		before := dctcpRegs(c)
+		for _, q := range []units.Bytes{11, 10, 0} { // marked, not marked
+			err := judge(5, p, cc.Queue{Len: q}, nil)
+			require.ErrorIs(t, err, cc.ErrNoActions, "%v q=%d", at, q)
+			var ee *cc.EventError
+			require.ErrorAs(t, err, &ee)
+			require.Equal(t, cc.EventError{Part: "cp.DCTCP", Event: name, Reason: ee.Reason, Err: cc.ErrNoActions}, *ee)
+			require.Equal(t, before, dctcpRegs(c), "%v q=%d: nothing changed", at, q)
+		}
+		require.NoError(t, other(5, p, cc.Queue{Len: 11}, nil), "%v", at)
+		require.NoError(t, c.Timer(6, nil), "%v", at)
+		require.Equal(t, DCTCPState{Time: c.State().Time}, c.State(), "%v: nothing judged", at)
+		require.Equal(t, units.Time(6), c.State().Time.Last())
+	}
+}
+
+// Rule 4 (late timers): the marker has no timer (NextDeadline is always
+// units.MaxTime), so no deadline is ever late; Timer calls at any time
+// between the events change nothing but the time: a marker given them and
+// one given none make the same marks and end with the same registers.
+func TestDCTCPNoTimerToCatchUp(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	cfg := DCTCPConfig{K: 30000}
+	ticked, err := NewDCTCP(cfg)
+	require.NoError(t, err)
+	plain, err := NewDCTCP(cfg)
+	require.NoError(t, err)
+	a, b := cc.NewActions(1), cc.NewActions(1)
+	now := units.Time(0)
+	marks := 0
+	for i := range 2000 {
+		for range rng.IntN(3) {
+			now += units.Time(rng.IntN(500))
+			a.Reset()
+			require.NoError(t, ticked.Timer(now, a))
+			require.Zero(t, a.Len())
+		}
+		now += units.Time(rng.IntN(500))
+		q := cc.Queue{Len: units.Bytes(rng.IntN(60000))}
+		a.Reset()
+		b.Reset()
+		require.NoError(t, ticked.Enqueue(now, &cc.Packet{Size: 1082}, q, a))
+		require.NoError(t, plain.Enqueue(now, &cc.Packet{Size: 1082}, q, b))
+		require.Equal(t, b.All(), a.All(), "event %d", i)
+		marks += a.Len()
+		require.Equal(t, dctcpRegs(plain), dctcpRegs(ticked), "event %d", i)
+		require.Equal(t, units.MaxTime, ticked.NextDeadline())
+	}
+	require.Positive(t, marks)
+}
+
 // No input panics: a nil packet, a zero queue, the extremes of every field.
 func TestDCTCPContractNoPanic(t *testing.T) {
 	c, err := NewDCTCP(DCTCPConfig{K: DCTCPMaxThreshold})

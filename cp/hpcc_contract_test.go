@@ -243,6 +243,38 @@ func TestHPCCNoTimerNoActions(t *testing.T) {
 	require.Equal(t, units.MaxTime, c.NextDeadline())
 }
 
+// TestHPCCNoTimerToCatchUp (cc rule 4): the port has no timer, so no
+// deadline is ever late: a port also given Timer calls at times between
+// its events pushes the same records and ends every event with the same
+// registers as one given none. (Rule 3: no event decides, so all take a
+// nil *cc.Actions; TestHPCCNoTimerNoActions.)
+func TestHPCCNoTimerToCatchUp(t *testing.T) {
+	ticked, plain := newTestHPCCPort(t, 9, 100*units.Gbps), newTestHPCCPort(t, 9, 100*units.Gbps)
+	rng := rand.New(rand.NewPCG(6, 7))
+	now := units.Microsecond
+	for i := range 3000 {
+		for range rng.IntN(3) {
+			now += units.Time(rng.Int64N(int64(units.Microsecond)))
+			require.NoError(t, ticked.Timer(now, nil))
+		}
+		now += units.Time(rng.Int64N(int64(units.Microsecond)))
+		q := cc.Queue{Len: units.Bytes(rng.Int64N(500_000)), Rate: 100 * units.Gbps}
+		a, b := hpccTel(t, &inttel.Header{}), hpccTel(t, &inttel.Header{})
+		pa, pb := cc.Packet{Size: 1082, Tel: a}, cc.Packet{Size: 1082, Tel: b}
+		if i%2 == 0 {
+			require.NoError(t, ticked.Enqueue(now, &pa, q, nil))
+			require.NoError(t, plain.Enqueue(now, &pb, q, nil))
+		} else {
+			require.NoError(t, ticked.Dequeue(now, &pa, q, nil))
+			require.NoError(t, plain.Dequeue(now, &pb, q, nil))
+		}
+		require.Equal(t, *b, *a, "event %d: the records", i)
+		require.Equal(t, plain.AppendRegisters(nil), ticked.AppendRegisters(nil), "event %d", i)
+		require.Equal(t, units.MaxTime, ticked.NextDeadline())
+	}
+	require.Equal(t, uint64(1500), ticked.State().Stamped)
+}
+
 // TestHPCCRegisters: fixed names and order, values within widths, tx_bytes
 // 27 bits wide at the default 128 B unit and equal to State.
 func TestHPCCRegisters(t *testing.T) {

@@ -161,6 +161,9 @@ type DCTCPState struct {
 	// Acks, Windows and Cuts count ACKs (pieces of a split ACK each count),
 	// observation windows ended and window cuts. 64-bit, wrapping.
 	Acks, Windows, Cuts uint64
+	// Unused counts the messages of kinds DCTCP does not use, neither an
+	// ACK nor a NAK (register unused_feedback, cc rule 8).
+	Unused cc.Unused
 }
 
 // DCTCP is the reaction point of DCTCP: the window-based sender ([DCTCP]
@@ -254,8 +257,9 @@ type DCTCPState struct {
 //     its newly acknowledged bytes and ECN echo count as an ACK's (the
 //     retransmission is the NIC's; this machine has no loss recovery, and
 //     the harness has always passed NAKs to it as ACKs). Any other kind (a
-//     CNP, a rate message) changes nothing but the time: DCTCP uses none,
-//     and the contract's set of kinds is open.
+//     CNP, a rate message) changes nothing but the time and the count of
+//     unused messages (cc rule 8): DCTCP uses none, and the contract's set
+//     of kinds is open.
 //   - Limits is {Window: cwnd} with no rate: DCTCP is window-based (the
 //     caller paces at its line rate or the flow's offered rate).
 //   - NextDeadline is units.MaxTime (no deadline is ever late); Timer only
@@ -266,7 +270,8 @@ type DCTCPState struct {
 // Registers (AppendRegisters), in order: now; cwnd, ssthresh (32); alpha
 // (DCTCPAlphaBits, Q10); snd_una, snd_nxt, next_seq (32); in_cwr (1),
 // cwr_end (32); delivered, marked (64); cwnd_cnt (32); cwnd_limited (1),
-// max_inflight, cwnd_usage_seq (32); acks, windows, cuts (64).
+// max_inflight, cwnd_usage_seq (32); acks, windows, cuts (64);
+// unused_feedback (64).
 //
 // It is not safe for concurrent use. The zero value is not usable; build
 // one with NewDCTCP.
@@ -552,7 +557,8 @@ func (d *DCTCP) Sent(now units.Time, p *cc.Packet, act *cc.Actions) error {
 // Feedback implements cc.ReactionPoint: an ACK or a NAK acknowledges the
 // bytes below InitialSeq + f.Seq mod 2^32, f.Acked of them newly, with
 // ECN echo f.ECE (see DCTCP); any other kind (a CNP, a rate message)
-// changes nothing but the time. Errors, after which nothing changed: a now before the latest
+// changes nothing but the time and the count of unused messages (cc rule
+// 8). Errors, after which nothing changed: a now before the latest
 // event's (*cc.TimeOrderError); a nil f, an ACK of data never sent, a
 // negative f.Acked, or one that reaches 2^31 bytes or more behind snd_nxt
 // (*cc.EventError). It appends no action.
@@ -567,7 +573,8 @@ func (d *DCTCP) Feedback(now units.Time, f *cc.Feedback, act *cc.Actions) error 
 		return dctcpRefuse(dctcpFeedback, "nil feedback")
 	}
 	// Another kind (a CNP, a rate message): DCTCP does not use it; it
-	// changes nothing but the time (cc.ReactionPoint).
+	// changes nothing but the time and its count (cc rule 8).
+	d.s.Unused.Count()
 	d.s.Time.Advance(now)
 	return nil
 }
@@ -612,5 +619,6 @@ func (d *DCTCP) AppendRegisters(dst []cc.Register) []cc.Register {
 		cc.Reg("acks", 64, s.Acks),
 		cc.Reg("windows", 64, s.Windows),
 		cc.Reg("cuts", 64, s.Cuts),
+		s.Unused.Register(),
 	)
 }

@@ -206,8 +206,9 @@ func TestDCTCPAckSplitAtomic(t *testing.T) {
 }
 
 // A NAK is taken as the cumulative ACK it carries; a kind DCTCP does not
-// use changes nothing but the time (the contract's open set of kinds); a
-// nil message or packet is refused and changes nothing.
+// use changes nothing but the time and unused_feedback, which counts it
+// (cc rule 8; the contract's open set of kinds); a nil message or packet
+// is refused and changes nothing.
 func TestDCTCPFeedbackKinds(t *testing.T) {
 	ack, err := NewDCTCP(dctcpCfg())
 	require.NoError(t, err)
@@ -222,14 +223,21 @@ func TestDCTCPFeedbackKinds(t *testing.T) {
 	require.Equal(t, uint32(2000), nak.State().SndUna)
 
 	before := ack.State()
-	for _, f := range []*cc.Feedback{{}, {Kind: cc.FeedbackCNP}, {Kind: cc.FeedbackRate, Seq: 3000, Acked: 1000}, {Kind: cc.FeedbackUser}} {
+	regs := dctcpRegs(ack)
+	last := len(regs) - 1 // unused_feedback, the last register
+	require.Equal(t, cc.Reg(cc.UnusedRegister, 64, 0), regs[last])
+	for i, f := range []*cc.Feedback{{}, {Kind: cc.FeedbackCNP}, {Kind: cc.FeedbackRate, Seq: 3000, Acked: 1000}, {Kind: cc.FeedbackUser}} {
 		act := cc.NewActions(1)
 		require.NoError(t, ack.Feedback(2, f, act), "%v", f)
 		require.Zero(t, act.Len())
 		after := ack.State()
 		require.Equal(t, units.Time(2), after.Time.Last(), "the time is recorded")
-		after.Time = before.Time
+		require.Equal(t, uint64(i+1), after.Unused.N(), "counted: %v", f)
+		after.Time, after.Unused = before.Time, before.Unused
 		require.Equal(t, before, after, "nothing else changes: %v", f)
+		got := dctcpRegs(ack)
+		require.Equal(t, regs[1:last], got[1:last])
+		require.Equal(t, cc.Reg(cc.UnusedRegister, 64, uint64(i+1)), got[last])
 		require.ErrorIs(t, ack.Feedback(0, f, nil), cc.ErrTimeOrder, "time is checked first")
 	}
 	before = ack.State()
@@ -237,6 +245,35 @@ func TestDCTCPFeedbackKinds(t *testing.T) {
 	require.ErrorIs(t, ack.Sent(3, nil, nil), cc.ErrEvent)
 	require.ErrorIs(t, ack.Sent(0, nil, nil), cc.ErrTimeOrder)
 	require.Equal(t, before, ack.State())
+}
+
+// TestDCTCPNoTimerToCatchUp (cc rule 4): the sender has no timer, so no
+// deadline is ever late: Timer calls between sends, ACKs (one in three
+// echoing ECN) and CNPs change nothing but the time (rpNoTimerCatchUp).
+// And (rule 3) no event decides, so every event takes a nil *cc.Actions.
+func TestDCTCPNoTimerToCatchUp(t *testing.T) {
+	const n = 900
+	p := rpNoTimerCatchUp(t, func() cc.ReactionPoint {
+		d, err := NewDCTCP(dctcpCfg())
+		require.NoError(t, err)
+		return d
+	}, n, func(p cc.ReactionPoint, i int, now units.Time, act *cc.Actions) error {
+		if i%2 == 1 {
+			act = nil
+		}
+		k := uint64(i / 3)
+		switch i % 3 {
+		case 0:
+			return p.Sent(now, &cc.Packet{Seq: k * 1000, Payload: 1000, Size: 1082}, act)
+		case 1:
+			return p.Feedback(now, &cc.Feedback{Kind: cc.FeedbackAck, Seq: (k + 1) * 1000, Acked: 1000, ECE: k%3 == 0}, act)
+		}
+		return p.Feedback(now, &cc.Feedback{Kind: cc.FeedbackCNP}, act)
+	})
+	s := p.(*DCTCP).State()
+	require.Equal(t, uint64(n/3), s.Acks)
+	require.Positive(t, s.Cuts, "the ECN echoes cut the window")
+	require.Equal(t, uint64(n/3), s.Unused.N(), "every CNP counted")
 }
 
 // Time going backwards is refused by every event method with both times,
@@ -362,7 +399,7 @@ func TestDCTCPContractNoAllocs(t *testing.T) {
 	}), "split Feedback")
 	dst := make([]cc.Register, 0, 32)
 	require.Zero(t, testing.AllocsPerRun(1000, func() { dst = d.AppendRegisters(dst[:0]) }))
-	require.Len(t, dst, 18)
+	require.Len(t, dst, 19)
 }
 
 // BenchmarkDCTCPFeedback is BenchmarkDCTCPOnAck through the contract: per

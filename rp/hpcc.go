@@ -50,8 +50,8 @@ import (
 // (HPCC has nothing to measure; the state is unchanged): an HPCC receiver
 // always echoes the header, so its absence is a fault to report, not a
 // message to skip. Every other kind (CNP, rate messages, kinds of other
-// schemes) changes nothing but the time, as the contract asks of a kind a
-// part does not use. A hop whose records are Δts = 0 apart is skipped (see
+// schemes) changes nothing but the time and the unused_feedback count
+// (cc rule 8). A hop whose records are Δts = 0 apart is skipped (see
 // Guards). Sent and Timer only record the time (HPCC's sender has no
 // timer: NextDeadline is units.MaxTime, so no deadline is ever late).
 // No event decides anything (the part sends no message), so every event
@@ -136,6 +136,7 @@ import (
 //	hopI.stored_at, hopI.u   64 bits  when it was stored; its U (multi-rate)
 //	acks, ignored, path_changes, reseeds, zero_intervals, stale, no_sample
 //	                         64 bits  event counters (model, wrap)
+//	unused_feedback          64 bits  messages of kinds HPCC does not use (cc.Unused)
 //
 // with I over the Codec's MaxHops hops (5 by default).
 //
@@ -164,8 +165,9 @@ type HPCC struct {
 	// the count width, so its Dequantize never clamps; a test compares).
 	tsUnit, txUnit uint64
 
-	mono cc.Monotonic
-	st   HPCCState
+	mono   cc.Monotonic
+	st     HPCCState
+	unused cc.Unused
 
 	// lanes is measure's scratch, kept here so that an ACK does not zero
 	// it on the stack; it carries nothing from one ACK to the next.
@@ -464,6 +466,9 @@ type HPCCState struct {
 	ZeroIntervals uint64 // hops skipped for Δts = 0
 	Stale         uint64 // hops skipped for a delta of half a period or more
 	NoSample      uint64 // ACKs with no measurable hop
+	// Unused counts the messages of kinds HPCC does not use (register
+	// unused_feedback, cc rule 8): neither an ACK nor a NAK.
+	Unused uint64
 }
 
 // Reset returns the reaction point to its initial state (a new flow): W =
@@ -472,6 +477,7 @@ type HPCCState struct {
 func (h *HPCC) Reset() {
 	h.win.Reset()
 	h.st = HPCCState{U: fixedpoint.UQ32_32(h.u0)}
+	h.unused = cc.Unused{}
 	h.resetHopU()
 }
 
@@ -513,6 +519,7 @@ func (h *HPCC) State() HPCCState {
 	s := h.st
 	s.Window = h.win.State()
 	s.LastNow = h.mono.Last()
+	s.Unused = h.unused.N()
 	return s
 }
 
@@ -537,7 +544,8 @@ const hpccAckEvent = "Feedback"
 //   - *cc.EventError: f.Seq is below the previous ACK's, or f.Seq >
 //     f.SndNxt.
 //
-// A message of another kind changes nothing but the time. act is not touched (HPCC's sender sends nothing); nil
+// A message of another kind changes nothing but the time and the count of
+// unused messages. act is not touched (HPCC's sender sends nothing); nil
 // is fine. It does not allocate on success.
 func (h *HPCC) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
 	const event = hpccAckEvent
@@ -549,7 +557,8 @@ func (h *HPCC) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
 		return h.eventError(event, "nil feedback", nil)
 	case f.Kind != cc.FeedbackAck && f.Kind != cc.FeedbackNak:
 		// A kind HPCC does not use (a CNP, a rate message): it changes
-		// nothing but the time (cc.ReactionPoint).
+		// nothing but the time and its count (cc rule 8).
+		h.unused.Count()
 		h.mono.Advance(now)
 		return nil
 	case f.Tel == nil:
@@ -986,6 +995,7 @@ func (h *HPCC) AppendRegisters(dst []cc.Register) []cc.Register {
 		cc.Reg("zero_intervals", 64, st.ZeroIntervals),
 		cc.Reg("stale", 64, st.Stale),
 		cc.Reg("no_sample", 64, st.NoSample),
+		h.unused.Register(),
 	)
 }
 

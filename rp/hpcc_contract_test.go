@@ -186,8 +186,8 @@ func TestHPCCTimeOrder(t *testing.T) {
 // feedback. ACK and NAK with telemetry run NewAck (ack) on the header it
 // holds; without telemetry, with a stack that is not one header (and a
 // nil feedback) they are *cc.EventError that change nothing; every other
-// kind changes nothing but the time; nil actions are fine (nothing is
-// emitted).
+// kind changes nothing but the time and unused_feedback, which counts it
+// (cc rule 8); nil actions are fine (nothing is emitted).
 func TestHPCCFeedbackKinds(t *testing.T) {
 	// A 400 KB queue on both records: U > 2, so W drops below W_init.
 	first := hpccHdr(7, hpccHop(hpccCode100G, 0, 0, 5000))
@@ -234,7 +234,9 @@ func TestHPCCFeedbackKinds(t *testing.T) {
 		require.Equal(t, before, h.AppendRegisters(nil), "%+v", tc.f)
 	}
 	at := 14 * units.Microsecond
-	for _, f := range []*cc.Feedback{
+	last := len(before) - 1 // unused_feedback, the last register
+	require.Equal(t, cc.Reg(cc.UnusedRegister, 64, 0), before[last])
+	for i, f := range []*cc.Feedback{
 		{Kind: cc.FeedbackNone, Seq: 2, SndNxt: 100, Tel: nextTel},
 		{Kind: cc.FeedbackCNP, Tel: nextTel},
 		{Kind: cc.FeedbackRate, Tel: nextTel},
@@ -246,7 +248,9 @@ func TestHPCCFeedbackKinds(t *testing.T) {
 		require.NoError(t, h.Feedback(at, f, nil), "%+v", f)
 		after := h.AppendRegisters(nil)
 		require.Equal(t, cc.TimeReg("now", at), after[0])
-		require.Equal(t, before[1:], after[1:], "%+v", f)
+		require.Equal(t, before[1:last], after[1:last], "%+v", f)
+		require.Equal(t, cc.Reg(cc.UnusedRegister, 64, uint64(i+1)), after[last], "%+v", f)
+		require.Equal(t, uint64(i+1), h.State().Unused)
 	}
 }
 
@@ -262,6 +266,41 @@ func TestHPCCNoTimer(t *testing.T) {
 	require.Equal(t, cc.TimeReg("now", 5*units.Microsecond), after[0])
 	require.Equal(t, before[1:], after[1:])
 	require.Equal(t, units.MaxTime, h.NextDeadline())
+}
+
+// TestHPCCNoTimerToCatchUp (cc rule 4): the sender has no timer, so no
+// deadline is ever late: Timer calls between sends, ACKs carrying
+// telemetry and CNPs change nothing but the time (rpNoTimerCatchUp). And
+// (rule 3) no event decides, so every event takes a nil *cc.Actions.
+func TestHPCCNoTimerToCatchUp(t *testing.T) {
+	codec, err := inttel.NewCodec(inttel.DefaultConfig())
+	require.NoError(t, err)
+	gen := newHPCCTraceGen(9, codec)
+	const n = 600
+	acks, tels := make([]hpccEvent, n), make([]cc.Telemetry, n)
+	for i := range acks {
+		acks[i] = gen.next()
+		tels[i] = *hpccTel(t, &acks[i].hdr)
+	}
+	p := rpNoTimerCatchUp(t, func() cc.ReactionPoint { return newTestHPCC(t, func(c *HPCCConfig) { c.Codec = codec }) }, n,
+		func(p cc.ReactionPoint, i int, now units.Time, act *cc.Actions) error {
+			if i%2 == 1 {
+				act = nil
+			}
+			ev := &acks[i]
+			switch i % 5 {
+			case 0:
+				return p.Sent(now, &cc.Packet{Seq: ev.ackSeq, Payload: 1000, Size: 1082}, act)
+			case 4:
+				return p.Feedback(now, &cc.Feedback{Kind: cc.FeedbackCNP}, act)
+			}
+			tel := tels[i] // Feedback reads the stack and leaves it as it is
+			return p.Feedback(now, &cc.Feedback{Kind: cc.FeedbackAck, Seq: ev.ackSeq, SndNxt: ev.sndNxt, Tel: &tel}, act)
+		})
+	s := p.(*HPCC).State()
+	require.Greater(t, s.Acks, uint64(n/2))
+	require.Positive(t, s.Window.Commits, "the ACKs moved the window")
+	require.Equal(t, uint64(n/5), s.Unused, "every CNP counted")
 }
 
 // TestHPCCRegisters: the snapshot has fixed names in a fixed order, every
@@ -287,8 +326,9 @@ func TestHPCCRegisters(t *testing.T) {
 				names = append(names, r.Name)
 			}
 			// now, u, started, n_hop, path_id, bottleneck, last_ack_seq;
-			// the window's 6 + 2·5; 6 per hop record; 7 counters.
-			require.Len(t, regs, 7+6+2*5+6*5+7)
+			// the window's 6 + 2·5; 6 per hop record; 7 counters and
+			// unused_feedback.
+			require.Len(t, regs, 7+6+2*5+6*5+7+1)
 		}
 		got := make([]string, len(regs))
 		for k, r := range regs {
@@ -306,6 +346,7 @@ func TestHPCCRegisters(t *testing.T) {
 		require.Equal(t, uint64(s.Hops[2].Record.TS), byName["hop2.ts"])
 		require.Equal(t, uint64(s.Hops[4].U), byName["hop4.u"])
 		require.Equal(t, s.Acks, byName["acks"])
+		require.Equal(t, s.Unused, byName[cc.UnusedRegister])
 	}
 }
 

@@ -27,10 +27,12 @@ import (
 // the same calls (and for the stream before, where Feedback took those
 // headers as well, the value pinned until then, 0x848e223c45650172).
 // Since the typed path is unexported its errors name the event that runs
-// it, Feedback, where they named OnAck; the code before that change, with
-// "rp.HPCC OnAck:" read as "rp.HPCC Feedback:" in its error texts,
-// computes the value below.
-const hpccDigestWant = 0x371b97e404535588
+// it, Feedback, where they named OnAck, and State carries the count of
+// unused messages (0 here: every message is an ACK); the code before that
+// change, with "rp.HPCC OnAck:" read as "rp.HPCC Feedback:" in its error
+// texts and " Unused:0" added at the end of its states, computes the value
+// below.
+const hpccDigestWant = 0xb1f3fe584428e8fc
 
 // hpccDigest feeds seeded ACK streams (hpccTraceGen, with malformed headers,
 // reordered sequence numbers and late times mixed in) to HPCC reaction

@@ -57,8 +57,9 @@ func ExampleHPCC() {
 
 // The sender as a simulator drives any reaction point: Sent for each
 // packet, Feedback for every message of the flow, Limits for the pacing
-// rate and the window. An ACK without the telemetry stack HPCC measures
-// from is refused, changing nothing.
+// rate and the window. A message of a kind HPCC does not use (a CNP) is
+// taken and counted in register unused_feedback; an ACK without the
+// telemetry stack HPCC measures from is refused, changing nothing.
 func ExampleHPCC_Feedback() {
 	h, err := rp.NewHPCC(rp.HPCCPaperSim(100 * units.Gbps))
 	if err != nil {
@@ -86,9 +87,12 @@ func ExampleHPCC_Feedback() {
 	}
 	lim := h.Limits()
 	fmt.Printf("rate %v window %v credited %v\n", lim.Rate, lim.Window, lim.Credited)
+	cnp := cc.Feedback{Kind: cc.FeedbackCNP}
+	fmt.Println(h.Feedback(26*units.Microsecond, &cnp, &act), "unused:", h.State().Unused)
 	ack.Tel = nil
 	fmt.Println(h.Feedback(27*units.Microsecond, &ack, &act))
 	// Output:
 	// rate 47.50276923Gbps window 77.192KB credited false
+	// <nil> unused: 1
 	// rp.HPCC Feedback: the ack carries no telemetry
 }
