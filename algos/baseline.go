@@ -40,7 +40,7 @@ func init() {
 			Config: &cc.Spec[fixed]{
 				Presets: []cc.Preset[fixed]{{Name: "offered", Doc: "no rate of its own: the application's offered rate, else the line rate", Source: "hwcc", Config: zero}},
 				Fields: []cc.Field[fixed]{
-					xpField("rate", "", "0bps", rp.MaxFixedRate.String(), "the flow's pacing rate (0: none of its own)", "hwcc", func(c *fixed) any { return &c.Rate }),
+					xpField("rate", "", "0bps", rp.FixedMaxRate.String(), "the flow's pacing rate (0: none of its own)", "hwcc", func(c *fixed) any { return &c.Rate }),
 				},
 				New: dcqcnNew(rp.NewFixed),
 			},

@@ -8,22 +8,23 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// DCTCPMaxCwnd is the largest cwnd accepted: 1 GiB, far below the 2^31 bytes
-// a 32-bit sequence space allows in flight.
-const DCTCPMaxCwnd = units.GiB
-
-// DCTCPMaxSegment is the largest payload Sent takes: 64 KiB (a TSO
-// segment). Feedback takes larger ACKs and splits them into pieces of at
-// most this size.
-const DCTCPMaxSegment = 64 * units.KiB
-
-// DCTCPMaxShiftG is the largest DCTCPConfig.ShiftG, dctcp_shift_g: Linux
-// accepts 0..10 (tcp_dctcp.c, param_set_uint_minmax).
-const DCTCPMaxShiftG = 10
-
-// DCTCPAlphaBits is the width of the α register: Q10 with one integer
-// bit (fixedpoint.UQ1_10), 0..1024 in 11 bits.
-const DCTCPAlphaBits = fixedpoint.UQ1_10Frac + 1
+// DCTCP's limits and widths: each is declared here once, and Validate,
+// AppendRegisters and the registration in package algos read it.
+const (
+	// DCTCPMaxCwnd is the largest cwnd accepted: 1 GiB, far below the
+	// 2^31 bytes a 32-bit sequence space allows in flight.
+	DCTCPMaxCwnd = units.GiB
+	// DCTCPMaxSegment is the largest payload Sent takes: 64 KiB (a TSO
+	// segment). Feedback takes larger ACKs and splits them into pieces of
+	// at most this size.
+	DCTCPMaxSegment = 64 * units.KiB
+	// DCTCPMaxShiftG is the largest DCTCPConfig.ShiftG, dctcp_shift_g:
+	// Linux accepts 0..10 ([Linux-DCTCP], param_set_uint_minmax).
+	DCTCPMaxShiftG = 10
+	// DCTCPAlphaBits is the width of the α register: Q10 with one integer
+	// bit (fixedpoint.UQ1_10), 0..1024 in 11 bits.
+	DCTCPAlphaBits = fixedpoint.UQ1_10Frac + 1
+)
 
 const (
 	// dctcpCutShift: cwnd·α >> 11 is cwnd·(α/1024)/2.

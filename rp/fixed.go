@@ -31,18 +31,18 @@ const fixedPart = "rp.Fixed"
 // FixedConfig configures a Fixed reaction point.
 type FixedConfig struct {
 	// Rate is the pacing rate of the flow's wire bytes; 0: none (the NIC's
-	// line rate, or the application's offered rate). Range 0..MaxFixedRate.
+	// line rate, or the application's offered rate). Range 0..FixedMaxRate.
 	Rate units.Rate
 }
 
-// MaxFixedRate is the largest FixedConfig.Rate: 10 Tb/s.
-const MaxFixedRate = 10 * units.Tbps
+// FixedMaxRate is the largest FixedConfig.Rate: 10 Tb/s.
+const FixedMaxRate = 10 * units.Tbps
 
 // NewFixed returns a Fixed reaction point; its error is a *cc.ConfigError
 // for a rate out of range.
 func NewFixed(cfg FixedConfig) (*Fixed, error) {
-	if cfg.Rate < 0 || cfg.Rate > MaxFixedRate {
-		return nil, &cc.ConfigError{Part: fixedPart, Field: "Rate", Value: cfg.Rate.String(), Range: "0.." + MaxFixedRate.String()}
+	if cfg.Rate < 0 || cfg.Rate > FixedMaxRate {
+		return nil, &cc.ConfigError{Part: fixedPart, Field: "Rate", Value: cfg.Rate.String(), Range: "0.." + FixedMaxRate.String()}
 	}
 	return &Fixed{rate: cfg.Rate}, nil
 }

@@ -59,17 +59,17 @@ func newTestFixed(t testing.TB, rate units.Rate) *Fixed {
 	return f
 }
 
-// TestFixedConfig: the rate's range is 0..MaxFixedRate; Limits is the
+// TestFixedConfig: the rate's range is 0..FixedMaxRate; Limits is the
 // rate and no window, the register rate the same number of bit/s.
 func TestFixedConfig(t *testing.T) {
-	for _, r := range []units.Rate{-1, MaxFixedRate + 1} {
+	for _, r := range []units.Rate{-1, FixedMaxRate + 1} {
 		_, err := NewFixed(FixedConfig{Rate: r})
 		var ce *cc.ConfigError
 		require.ErrorAs(t, err, &ce, "%v", r)
 		require.Equal(t, "Rate", ce.Field)
-		require.Equal(t, "0.."+MaxFixedRate.String(), ce.Range)
+		require.Equal(t, "0.."+FixedMaxRate.String(), ce.Range)
 	}
-	for _, r := range []units.Rate{0, 25 * units.Gbps, MaxFixedRate} {
+	for _, r := range []units.Rate{0, 25 * units.Gbps, FixedMaxRate} {
 		f := newTestFixed(t, r)
 		require.Equal(t, cc.Limits{Rate: r}, f.Limits())
 		require.Equal(t, []cc.Register{cc.TimeReg("now", 0), cc.Reg("rate", 64, uint64(r)), cc.Reg(cc.UnusedRegister, 64, 0)},
