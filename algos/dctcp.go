@@ -2,6 +2,7 @@ package algos
 
 import (
 	"math"
+	"math/bits"
 	"strconv"
 
 	"github.com/hwcc/hwcc/cc"
@@ -70,7 +71,7 @@ func init() {
 						{
 							Param: cc.Param{
 								Name: "k", Min: "0B", Max: cp.DCTCPMaxThreshold.String(),
-								Doc:    "marking threshold: mark when the queue exceeds K bytes (32-bit register)",
+								Doc:    "marking threshold: mark when the queue exceeds K bytes (" + bitsWide(bits.Len64(uint64(cp.DCTCPMaxThreshold))) + " register)",
 								Source: "[DCTCP] §3.1; [HPCC] §5.1",
 							},
 							Ptr: func(c *cp.DCTCPConfig) any { return &c.K },

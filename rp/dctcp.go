@@ -37,6 +37,9 @@ const (
 	// their period, the most bytes that may be in flight plus one.
 	dctcpSeqBits = 32
 	dctcpSeqHalf = uint64(1) << (dctcpSeqBits - 1)
+	// dctcpWindowBits is the width of the byte registers cwnd, ssthresh,
+	// max_inflight and cwnd_cnt (below cwnd).
+	dctcpWindowBits = 32
 	// dctcpPart names the reaction point in errors.
 	dctcpPart = "rp.DCTCP"
 )
@@ -603,20 +606,20 @@ func (d *DCTCP) AppendRegisters(dst []cc.Register) []cc.Register {
 	s := &d.s
 	return append(dst,
 		s.Time.Register(),
-		cc.Reg("cwnd", 32, uint64(s.Cwnd)),
-		cc.Reg("ssthresh", 32, uint64(s.Ssthresh)),
+		cc.Reg("cwnd", dctcpWindowBits, uint64(s.Cwnd)),
+		cc.Reg("ssthresh", dctcpWindowBits, uint64(s.Ssthresh)),
 		cc.Reg("alpha", DCTCPAlphaBits, uint64(s.Alpha)),
-		cc.Reg("snd_una", 32, uint64(s.SndUna)),
-		cc.Reg("snd_nxt", 32, uint64(s.SndNxt)),
-		cc.Reg("next_seq", 32, uint64(s.NextSeq)),
+		cc.Reg("snd_una", dctcpSeqBits, uint64(s.SndUna)),
+		cc.Reg("snd_nxt", dctcpSeqBits, uint64(s.SndNxt)),
+		cc.Reg("next_seq", dctcpSeqBits, uint64(s.NextSeq)),
 		cc.BoolReg("in_cwr", s.InCWR),
-		cc.Reg("cwr_end", 32, uint64(s.CWREnd)),
+		cc.Reg("cwr_end", dctcpSeqBits, uint64(s.CWREnd)),
 		cc.Reg("delivered", 64, s.Delivered),
 		cc.Reg("marked", 64, s.Marked),
-		cc.Reg("cwnd_cnt", 32, s.CwndCnt),
+		cc.Reg("cwnd_cnt", dctcpWindowBits, s.CwndCnt),
 		cc.BoolReg("cwnd_limited", s.CwndLimited),
-		cc.Reg("max_inflight", 32, uint64(s.MaxInflight)),
-		cc.Reg("cwnd_usage_seq", 32, uint64(s.CwndUsageSeq)),
+		cc.Reg("max_inflight", dctcpWindowBits, uint64(s.MaxInflight)),
+		cc.Reg("cwnd_usage_seq", dctcpSeqBits, uint64(s.CwndUsageSeq)),
 		cc.Reg("acks", 64, s.Acks),
 		cc.Reg("windows", 64, s.Windows),
 		cc.Reg("cuts", 64, s.Cuts),
