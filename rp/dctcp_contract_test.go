@@ -276,6 +276,37 @@ func TestDCTCPNoTimerToCatchUp(t *testing.T) {
 	require.Equal(t, uint64(n/3), s.Unused.N(), "every CNP counted")
 }
 
+// TestDCTCPAccessorsMatchRegisters: Window, Alpha, Inflight and State
+// report the registers in the units of the snapshot (cwnd in bytes, α raw
+// Q10, the sequence numbers' difference modulo 2^32), after every event of
+// a run with ECN echoes across the sequence wrap.
+func TestDCTCPAccessorsMatchRegisters(t *testing.T) {
+	d, err := NewDCTCP(dctcpWideCfg())
+	require.NoError(t, err)
+	for i := range 600 {
+		k := uint64(i / 2)
+		now := units.Time(i) * units.Microsecond
+		if i%2 == 0 {
+			require.NoError(t, d.Sent(now, &cc.Packet{Seq: k * 1500, Payload: 1500}, nil))
+		} else {
+			require.NoError(t, d.Feedback(now, &cc.Feedback{Kind: cc.FeedbackAck, Seq: (k + 1) * 1500, Acked: 1500, ECE: k%5 == 0}, nil))
+		}
+		reg := map[string]uint64{}
+		for _, r := range dctcpRegs(d) {
+			reg[r.Name] = r.Value
+		}
+		s := d.State()
+		require.Equal(t, reg["cwnd"], uint64(d.Window()))
+		require.Equal(t, reg["alpha"], uint64(d.Alpha()))
+		require.Equal(t, (reg["snd_nxt"]-reg["snd_una"])%(1<<32), uint64(d.Inflight()))
+		require.Equal(t, reg["cwnd"], uint64(s.Cwnd))
+		require.Equal(t, reg["snd_una"], uint64(s.SndUna))
+		require.Equal(t, reg[cc.UnusedRegister], s.Unused.N())
+	}
+	require.Positive(t, d.State().Cuts)
+	require.Less(t, d.State().SndUna, d.Config().InitialSeq, "the sequence numbers wrapped")
+}
+
 // Time going backwards is refused by every event method with both times,
 // and changes nothing; equal times are in order; negative times are
 // refused from the start.

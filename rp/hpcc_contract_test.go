@@ -347,6 +347,11 @@ func TestHPCCRegisters(t *testing.T) {
 		require.Equal(t, uint64(s.Hops[4].U), byName["hop4.u"])
 		require.Equal(t, s.Acks, byName["acks"])
 		require.Equal(t, s.Unused, byName[cc.UnusedRegister])
+		// The accessors read the registers in the snapshot's units: W in
+		// bytes, R in bit/s, U raw UQ32_32.
+		require.Equal(t, uint64(h.Window()), byName["w"])
+		require.Equal(t, uint64(h.Rate()), byName["rate"])
+		require.Equal(t, uint64(h.U()), byName["u"])
 	}
 }
 
