@@ -45,17 +45,15 @@ import (
 // # Which bytes txBytes counts
 //
 // By default the port counts what it sees: the Size of every packet its own
-// queue dequeues (Dequeue). The authors'
-// ns-3 switch counts txBytes per port over all priorities (m_txBytes[ifIndex]
-// grows by every packet the port sends: data of every class, ACKs, PFC
-// frames), so its txRate measures the whole link. With
-// HPCCConfig.PortTxBytes set, Dequeue reads that counter from the caller
-// instead, cc.Queue.TxBytes (the port's bytes sent on every priority), and
-// stamps it as given: pass the bytes sent before this packet, as ns-3 and
-// hwcc's harness do. ns-3
-// also stamps qLen as the port's bytes over all priorities
-// (GetNBytesTotal); hwcc stamps the q.Len it is given, which the caller may
-// make either.
+// queue dequeues. The authors' ns-3 switch counts txBytes per port over all
+// priorities (m_txBytes[ifIndex] grows by every packet the port sends: data
+// of every class, ACKs, PFC frames), so its txRate measures the whole link.
+// With HPCCConfig.PortTxBytes set, Dequeue reads that counter from the
+// caller instead, cc.Queue.TxBytes (the port's bytes sent on every
+// priority), and stamps it as given: pass the bytes sent before this
+// packet, as ns-3 and hwcc's harness do. ns-3 also stamps qLen as the
+// port's bytes over all priorities (GetNBytesTotal); hwcc stamps the q.Len
+// it is given, which the caller may make either.
 //
 // # Registers (AppendRegisters)
 //
