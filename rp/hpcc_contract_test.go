@@ -418,10 +418,7 @@ func BenchmarkHPCCFeedback(b *testing.B) {
 	tels := hpccBenchTels(b, evs)
 	for _, mode := range hpccBenchModes {
 		b.Run(mode.name, func(b *testing.B) {
-			c := HPCCPaperSim(100 * units.Gbps)
-			c.Window.NativeDivision = mode.native
-			h, err := NewHPCC(c)
-			require.NoError(b, err)
+			h := newHPCCBench(b, mode.native)
 			var act cc.Actions
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {
