@@ -7,7 +7,10 @@ import (
 
 // The baselines: no congestion control, every flow as fast as its NIC and
 // its application let it. They are what the algorithms are measured
-// against, and the line-rate and flow-control scenarios' default.
+// against, and the line-rate and flow-control scenarios' default. Their
+// reaction point uses no message, so the NIC hands it no ACK (NoAcks): a
+// message that reaches it all the same is counted in its unused_feedback
+// register, the sign of a miswired caller.
 func init() {
 	type fixed = rp.FixedConfig
 	zero := cc.Fixed(func() fixed { return fixed{} })
@@ -23,7 +26,8 @@ func init() {
 			},
 		}},
 		Deploy: cc.Deployment{
-			Doc: "every flow's sender runs the none rp (rp.Fixed: no pacing, no window); the NIC sends at min(offered, line rate); " +
+			NoAcks: true,
+			Doc: "every flow's sender runs the none rp (rp.Fixed: no pacing, no window), which is handed no ACK; the NIC sends at min(offered, line rate); " +
 				"no switch state, no notification point",
 		},
 	})
@@ -36,13 +40,14 @@ func init() {
 			Config: &cc.Spec[fixed]{
 				Presets: []cc.Preset[fixed]{{Name: "offered", Doc: "no rate of its own: the application's offered rate, else the line rate", Source: "hwcc", Config: zero}},
 				Fields: []cc.Field[fixed]{
-					xpField("rate", "", "0bps", rp.MaxFixedRate.String(), "the flow's pacing rate (0: none of its own)", "hwcc", func(c *fixed) any { return &c.Rate }),
+					xpField("rate", "", "0bps", rp.FixedMaxRate.String(), "the flow's pacing rate (0: none of its own)", "hwcc", func(c *fixed) any { return &c.Rate }),
 				},
 				New: dcqcnNew(rp.NewFixed),
 			},
 		}},
 		Deploy: cc.Deployment{
-			Doc: "every flow's sender runs the static rp (rp.Fixed at its rate setting); the NIC sends at min(offered, line rate, rate); " +
+			NoAcks: true,
+			Doc: "every flow's sender runs the static rp (rp.Fixed at its rate setting), which is handed no ACK; the NIC sends at min(offered, line rate, rate); " +
 				"no switch state, no notification point",
 		},
 	})

@@ -1,8 +1,13 @@
 package algos
 
 import (
+	"math"
+	"math/bits"
+	"strconv"
+
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/cp"
+	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/rp"
 	"github.com/hwcc/hwcc/units"
 )
@@ -30,6 +35,7 @@ const dctcpMSS = 1000 * units.Byte
 const dctcpSource = "[Linux-DCTCP]"
 
 func init() {
+	alphaOne := strconv.Itoa(int(fixedpoint.UQ1_10One)) // α = 1.0 in Q10
 	cc.MustRegisterAlgorithm(cc.Algorithm{
 		Name: "dctcp",
 		Deploy: cc.Deployment{
@@ -65,7 +71,7 @@ func init() {
 						{
 							Param: cc.Param{
 								Name: "k", Min: "0B", Max: cp.DCTCPMaxThreshold.String(),
-								Doc:    "marking threshold: mark when the queue exceeds K bytes (32-bit register)",
+								Doc:    "marking threshold: mark when the queue exceeds K bytes (" + bitsWide(bits.Len64(uint64(cp.DCTCPMaxThreshold))) + " register)",
 								Source: "[DCTCP] §3.1; [HPCC] §5.1",
 							},
 							Ptr: func(c *cp.DCTCPConfig) any { return &c.K },
@@ -150,7 +156,7 @@ func init() {
 						},
 						{
 							Param: cc.Param{
-								Name: "dctcp_shift_g", Unit: "shift (g = 2^-shift)", Min: "0", Max: "10",
+								Name: "dctcp_shift_g", Unit: "shift (g = 2^-shift)", Min: "0", Max: strconv.Itoa(rp.DCTCPMaxShiftG),
 								Doc:    "gain of the α filter, g = 2^-dctcp_shift_g",
 								Source: dctcpSource + " (module parameter dctcp_shift_g, default 4)",
 							},
@@ -158,7 +164,7 @@ func init() {
 						},
 						{
 							Param: cc.Param{
-								Name: "dctcp_alpha_on_init", Unit: "Q10 (1024 = 1.0)", Min: "0", Max: "1024",
+								Name: "dctcp_alpha_on_init", Unit: "Q10 (" + alphaOne + " = 1.0)", Min: "0", Max: alphaOne,
 								Doc:    "α at start",
 								Source: dctcpSource + " (module parameter dctcp_alpha_on_init, default 1024)",
 							},
@@ -174,7 +180,7 @@ func init() {
 						},
 						{
 							Param: cc.Param{
-								Name: "initial_seq", Unit: "32-bit sequence number", Min: "0", Max: "4294967295",
+								Name: "initial_seq", Unit: "32-bit sequence number", Min: "0", Max: strconv.FormatUint(math.MaxUint32, 10),
 								Doc:    "first sequence number; packet and ACK byte offsets are added to it modulo 2^32",
 								Source: "[RFC9293] (ISN)",
 							},

@@ -1,7 +1,10 @@
 package algos
 
 import (
+	"fmt"
+	"math/bits"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/hwcc/hwcc/cc"
@@ -62,15 +65,19 @@ func (c hpccINT) codec(part string) (*inttel.Codec, error) {
 	return codec, nil
 }
 
+// bitsWide names a field's width: "20-bit".
+func bitsWide(n int) string { return strconv.Itoa(n) + "-bit" }
+
 // hpccINTFields are the codec's parameters for a configuration C that
-// holds an hpccINT.
+// holds an hpccINT. Their ranges and widths are package inttel's.
 func hpccINTFields[C any](codec func(c *C) *hpccINT) []cc.Field[C] {
 	const src = "[HPCC] §4.1 and Figure 7; [HPCC-ns3]'s INT_MULTI scales the byte units"
 	return []cc.Field[C]{
 		{
 			Param: cc.Param{
-				Name: "int_max_hops", Unit: "hop records", Min: "1", Max: "15",
-				Doc:    "most INT records a header carries (the 4-bit nHop counts 15; the paper sizes 5): switches and senders must agree",
+				Name: "int_max_hops", Unit: "hop records", Min: "1", Max: strconv.Itoa(inttel.HopsLimit),
+				Doc: "most INT records a header carries (the " + bitsWide(inttel.NHopBits) + " nHop counts " + strconv.Itoa(inttel.HopsLimit) +
+					"; the paper sizes " + strconv.Itoa(inttel.HPCCMaxHops) + "): switches and senders must agree",
 				Source: src,
 			},
 			Ptr: func(c *C) any { return &codec(c).MaxHops },
@@ -78,7 +85,7 @@ func hpccINTFields[C any](codec func(c *C) *hpccINT) []cc.Field[C] {
 		{
 			Param: cc.Param{
 				Name: "int_tx_bytes_unit", Min: "1B", Max: inttel.MaxByteUnit.String(),
-				Doc:    "bytes per count of the 20-bit txBytes field",
+				Doc:    "bytes per count of the " + bitsWide(inttel.TxBytesBits) + " txBytes field",
 				Source: src,
 			},
 			Ptr: func(c *C) any { return &codec(c).TxBytesUnit },
@@ -86,7 +93,7 @@ func hpccINTFields[C any](codec func(c *C) *hpccINT) []cc.Field[C] {
 		{
 			Param: cc.Param{
 				Name: "int_qlen_unit", Min: "1B", Max: inttel.MaxByteUnit.String(),
-				Doc:    "bytes per count of the 16-bit qLen field (saturates at 0xFFFF counts)",
+				Doc:    "bytes per count of the " + bitsWide(inttel.QLenBits) + " qLen field (saturates at " + fmt.Sprintf("0x%X", inttel.MaxQLen) + " counts)",
 				Source: src,
 			},
 			Ptr: func(c *C) any { return &codec(c).QLenUnit },
@@ -94,7 +101,7 @@ func hpccINTFields[C any](codec func(c *C) *hpccINT) []cc.Field[C] {
 		{
 			Param: cc.Param{
 				Name: "int_ts_unit", Min: "1ps", Max: inttel.MaxTSUnit.String(),
-				Doc:    "time per count of the 24-bit TS field",
+				Doc:    "time per count of the " + bitsWide(inttel.TSBits) + " TS field",
 				Source: src + "; ns-3 stamps ns",
 			},
 			Ptr: func(c *C) any { return &codec(c).TSUnit },
@@ -178,7 +185,7 @@ func hpccRPNew(c hpccRPConfig) (cc.Part, error) {
 	}
 	eta, err := fixedpoint.UQ32_32FromFloat(c.Eta)
 	if err != nil || eta < window.EtaMin || eta > window.EtaMax {
-		return nil, &cc.ConfigError{Part: part, Field: "eta", Value: strconv.FormatFloat(c.Eta, 'g', -1, 64), Range: "0.5..1", Err: err}
+		return nil, &cc.ConfigError{Part: part, Field: "eta", Value: strconv.FormatFloat(c.Eta, 'g', -1, 64), Range: hpccEtaMin + ".." + hpccEtaMax, Err: err}
 	}
 	w.Eta = eta
 	if w.AI == 0 {
@@ -198,7 +205,30 @@ func hpccRPNew(c hpccRPConfig) (cc.Part, error) {
 	return h, nil
 }
 
+// hpccEtaMin and hpccEtaMax are η's range, window.EtaMin..EtaMax, as the
+// real numbers the eta setting takes.
+var (
+	hpccEtaMin = strconv.FormatFloat(window.EtaMin.Float(), 'g', -1, 64)
+	hpccEtaMax = strconv.FormatFloat(window.EtaMax.Float(), 'g', -1, 64)
+)
+
+// hpccSpeeds describes the port speeds the default INT codec has a code
+// for (inttel.DefaultSpeedCodes): the slowest, the fastest, and the list
+// in Gb/s ("10, 25, ... or 800 Gb/s").
+func hpccSpeeds() (lo, hi units.Rate, list string) {
+	codes := inttel.DefaultSpeedCodes()
+	lo, hi = codes[0].Rate, codes[0].Rate
+	gbps := make([]string, len(codes))
+	for i, c := range codes {
+		lo, hi = min(lo, c.Rate), max(hi, c.Rate)
+		gbps[i] = strconv.FormatFloat(float64(c.Rate)/float64(units.Gbps), 'g', -1, 64)
+	}
+	last := len(gbps) - 1
+	return lo, hi, strings.Join(gbps[:last], ", ") + " or " + gbps[last] + " Gb/s"
+}
+
 func init() {
+	speedLo, speedHi, speeds := hpccSpeeds()
 	rpFields := []cc.Field[hpccRPConfig]{
 		{
 			Param: cc.Param{
@@ -212,7 +242,7 @@ func init() {
 		{
 			Param: cc.Param{
 				Name: "w_init", Min: "0B", Max: window.MaxWindow.String(),
-				Doc:    "W_init, the window a flow starts with (32-bit register); 0: link·T, line rate for the first RTT",
+				Doc:    "W_init, the window a flow starts with (" + bitsWide(window.WindowBits) + " register); 0: link·T, line rate for the first RTT",
 				Source: "[HPCC] §3.2",
 			},
 			Ptr: func(c *hpccRPConfig) any { return &c.Window.Init },
@@ -244,7 +274,7 @@ func init() {
 		},
 		{
 			Param: cc.Param{
-				Name: "eta", Unit: "fraction (held as UQ32_32)", Min: "0.5", Max: "1",
+				Name: "eta", Unit: "fraction (held as UQ32_32)", Min: hpccEtaMin, Max: hpccEtaMax,
 				Doc:    "η, the target utilisation",
 				Source: "[HPCC] §3.3 and §5.1 (95 %)",
 			},
@@ -252,8 +282,8 @@ func init() {
 		},
 		{
 			Param: cc.Param{
-				Name: "max_stage", Unit: "AI steps", Min: "0", Max: "255",
-				Doc:    "maxStage, the additive-increase steps before a multiplicative step (8-bit incStage)",
+				Name: "max_stage", Unit: "AI steps", Min: "0", Max: strconv.Itoa(window.MaxStageLimit),
+				Doc:    "maxStage, the additive-increase steps before a multiplicative step (" + bitsWide(bits.Len(window.MaxStageLimit)) + " incStage)",
 				Source: "[HPCC] §3.3 and §5.1 (5); [HPCC-ns3] run.py uses 0",
 			},
 			Ptr: func(c *hpccRPConfig) any { return &c.Window.MaxStage },
@@ -301,7 +331,7 @@ func init() {
 	cpFields := []cc.Field[hpccCPConfig]{
 		{
 			Param: cc.Param{
-				Name: "switch_id", Unit: "12-bit ID", Min: "0", Max: "4095",
+				Name: "switch_id", Unit: bitsWide(inttel.PathIDBits) + " ID", Min: "0", Max: strconv.Itoa(inttel.MaxPathID),
 				Doc:    "the switch's ID, XORed into the header's pathID",
 				Source: "[HPCC] §4.1",
 			},
@@ -309,8 +339,8 @@ func init() {
 		},
 		{
 			Param: cc.Param{
-				Name: "rate", Min: "10Gbps", Max: "800Gbps",
-				Doc:    "the port's speed; it must have a speed code (10, 25, 40, 50, 100, 200, 400 or 800 Gb/s)",
+				Name: "rate", Min: speedLo.String(), Max: speedHi.String(),
+				Doc:    "the port's speed; it must have a speed code (" + speeds + ")",
 				Source: "[HPCC] Figure 7 (B); hwcc's inttel.DefaultSpeedCodes",
 			},
 			Ptr: func(c *hpccCPConfig) any { return &c.Rate },

@@ -33,18 +33,3 @@ func ExampleDCQCN() {
 	// q = 401KB: p = 1.0000
 	// marked at 250KB: 981 of 10000
 }
-
-// A DCTCP marker with the HPCC paper's 100 Gb/s threshold, K = 300 KB.
-func ExampleDCTCP() {
-	m, err := cp.NewDCTCP(cp.DCTCPHPCCSim(100 * units.Gbps))
-	if err != nil {
-		panic(err)
-	}
-	for _, q := range []units.Bytes{300 * units.KB, 300*units.KB + 1} {
-		mark, _ := m.OnEnqueue(0, q)
-		fmt.Printf("q = %v: mark = %v\n", q, mark)
-	}
-	// Output:
-	// q = 300KB: mark = false
-	// q = 300.001KB: mark = true
-}

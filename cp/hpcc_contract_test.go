@@ -40,18 +40,42 @@ func hpccRandomStack(t testing.TB, rng *rand.Rand) (tel *cc.Telemetry, h *inttel
 	return tel, h, false
 }
 
-// TestHPCCContractMatchesTyped: on seeded random streams the contract's
-// Enqueue and Dequeue make exactly what the typed OnEnqueue, Stamp and
-// OnDequeue make (Dequeue = Stamp with q.Len, then OnDequeue of p.Size),
-// records (the stack's bytes against the stamped header's wire form) and
-// registers included, with valid and malformed headers, path-full
-// headers, saturating queues and the odd event out of time order. A stack
-// that is not one header has no typed form: Dequeue must refuse it,
-// changing nothing.
-func TestHPCCContractMatchesTyped(t *testing.T) {
-	for _, rate := range []units.Rate{10 * units.Gbps, 100 * units.Gbps, 800 * units.Gbps} {
-		a := newTestHPCCPort(t, 0x5a5, rate) // contract
-		b := newTestHPCCPort(t, 0x5a5, rate) // typed
+// hpccPortModel is the port of Figure 7 written out from its definition,
+// for TestHPCCEventsMatchModel: an unbounded transmit counter, the queue
+// and time of the last event, and the counters.
+type hpccPortModel struct {
+	id                                    uint16
+	code                                  uint8
+	total                                 uint64 // bytes dequeued, never reduced
+	now, lastDequeue                      units.Time
+	lastQ                                 units.Bytes
+	packets, stamped, pathFull, saturated uint64
+}
+
+// registers is the snapshot the port must show: tx_bytes is the counter
+// modulo 2^27 B (2^20 units of 128 B, so that the stamped field is the
+// unbounded counter's).
+func (m *hpccPortModel) registers() []cc.Register {
+	return []cc.Register{
+		cc.TimeReg("now", m.now), cc.Reg("tx_bytes", 27, m.total%(1<<27)), cc.BytesReg("last_qlen", m.lastQ),
+		cc.TimeReg("last_dequeue", m.lastDequeue), cc.Reg("packets", 64, m.packets), cc.Reg("stamped", 64, m.stamped),
+		cc.Reg("path_full", 64, m.pathFull), cc.Reg("qlen_saturated", 64, m.saturated),
+	}
+}
+
+// TestHPCCEventsMatchModel: on seeded random streams Enqueue and Dequeue
+// do what the model of Figure 7 says, registers included after every
+// event: each record pushed is {B: the port's code, TS: ⌊now/1 ns⌋ mod
+// 2^24, txBytes: ⌊bytes before the packet/128⌋ mod 2^20, qLen:
+// min(⌊q.Len/80⌋, 0xFFFF)} after the records already there, with nHop + 1
+// and pathID ^ switch ID; a full stack is left as it is. Malformed stacks
+// (six records, above MaxHops; a record cut short; a byte too many), path-
+// full stacks, saturating queues and the odd event out of time order are
+// mixed in; a refused event changes nothing, the stack included.
+func TestHPCCEventsMatchModel(t *testing.T) {
+	for code, rate := range map[uint8]units.Rate{0: 10 * units.Gbps, 4: 100 * units.Gbps, 7: 800 * units.Gbps} {
+		c := newTestHPCCPort(t, 0x5a5, rate)
+		m := hpccPortModel{id: 0x5a5, code: code}
 		rng := rand.New(rand.NewPCG(5, uint64(rate)))
 		now := units.Time(16_777_000) * units.Nanosecond
 		var act cc.Actions
@@ -62,43 +86,60 @@ func TestHPCCContractMatchesTyped(t *testing.T) {
 			if rng.IntN(100) == 0 {
 				at -= units.Microsecond
 			}
+			late := at < m.now
 			q := cc.Queue{Len: units.Bytes(rng.Int64N(6_000_000)), Rate: rate, TxBytes: rng.Uint64()}
-			tel, typed, notHeader := hpccRandomStack(t, rng)
+			tel, h, notHeader := hpccRandomStack(t, rng)
 			p := cc.Packet{Flow: cc.FlowID(rng.IntN(4)), Size: units.Bytes(rng.Int64N(9000)), Tel: tel}
-			var ea, eb error
+			var before cc.Telemetry
+			if tel != nil {
+				before = *tel
+			}
+			var err error
+			refused := late
 			if rng.IntN(2) == 0 {
-				ea = a.Enqueue(at, &p, q, &act)
-				eb = b.OnEnqueue(at, q.Len)
+				err = c.Enqueue(at, &p, q, &act)
+				if !refused {
+					m.now, m.lastQ = at, q.Len
+				}
 			} else {
-				var before cc.Telemetry
-				if tel != nil {
-					before = *tel
-				}
-				ea = a.Dequeue(at, &p, q, &act)
-				switch {
-				case notHeader:
-					require.Error(t, ea, "event %d: a stack that is not one header", i)
-					require.Equal(t, before, *tel, "event %d: the refused stack changed", i)
-					continue
-				case typed != nil:
-					eb = b.Stamp(at, typed, q.Len)
-				}
-				if eb == nil {
-					eb = b.OnDequeue(at, p.Size, q.Len)
-				}
-				if typed != nil {
-					require.Equal(t, hpccTel(t, typed).Bytes(), tel.Bytes(), "event %d: the records differ", i)
+				err = c.Dequeue(at, &p, q, &act)
+				refused = refused || notHeader || h != nil && int(h.NHop) > inttel.HPCCMaxHops
+				if !refused {
+					if h != nil {
+						want := *h
+						if h.NHop == inttel.HPCCMaxHops {
+							m.pathFull++
+						} else {
+							qlen := uint64(q.Len) / 80
+							if qlen > 0xffff {
+								qlen = 0xffff
+								m.saturated++
+							}
+							want.Hops[want.NHop] = inttel.Hop{Speed: m.code, TS: uint32(uint64(at/units.Nanosecond) % (1 << 24)),
+								TxBytes: uint32(m.total / 128 % (1 << 20)), QLen: uint16(qlen)}
+							want.NHop++
+							want.PathID ^= m.id
+							m.stamped++
+						}
+						require.Equal(t, hpccTel(t, &want).Bytes(), tel.Bytes(), "event %d: the stack", i)
+					}
+					m.total += uint64(p.Size)
+					m.now, m.lastDequeue, m.lastQ = at, at, q.Len
+					m.packets++
 				}
 			}
-			require.Equal(t, eb == nil, ea == nil, "event %d: contract %v, typed %v", i, ea, eb)
-			if ea != nil {
+			require.Equal(t, refused, err != nil, "event %d: %v", i, err)
+			if err != nil {
 				errs++
-				require.True(t, cc.Typed(ea))
+				require.True(t, cc.Typed(err))
+				if tel != nil {
+					require.Equal(t, before, *tel, "event %d: the refused stack changed", i)
+				}
 			}
-			require.Equal(t, b.AppendRegisters(nil), a.AppendRegisters(nil), "event %d", i)
+			require.Equal(t, m.registers(), c.AppendRegisters(nil), "event %d", i)
 			require.Zero(t, act.Len())
 		}
-		s := a.State()
+		s := c.State()
 		require.Positive(t, errs)
 		require.Positive(t, s.PathFull)
 		require.Positive(t, s.QLenSaturated)
@@ -148,8 +189,8 @@ func TestHPCCDequeueErrorsChangeNothing(t *testing.T) {
 			require.Equal(t, tel, *tc.p.Tel, name)
 		}
 	}
-	require.ErrorIs(t, c.Enqueue(6, nil, cc.Queue{Len: -1}, nil), cc.ErrEvent)
-	require.ErrorIs(t, c.OnEnqueue(6, -1), cc.ErrEvent)
+	require.ErrorIs(t, c.Enqueue(6, &cc.Packet{}, cc.Queue{Len: -1}, nil), cc.ErrEvent)
+	require.ErrorIs(t, c.Enqueue(6, nil, cc.Queue{}, nil), cc.ErrEvent) // every event of a queue has a frame
 	require.Equal(t, before, c.AppendRegisters(nil))
 }
 
@@ -158,19 +199,15 @@ func TestHPCCDequeueErrorsChangeNothing(t *testing.T) {
 // no register (nor the header).
 func TestHPCCTimeOrder(t *testing.T) {
 	c := newTestHPCCPort(t, 3, 100*units.Gbps)
-	require.NoError(t, c.Enqueue(10, nil, cc.Queue{Len: 1500}, nil))
+	require.NoError(t, c.Enqueue(10, &cc.Packet{Size: 1500}, cc.Queue{Len: 1500}, nil))
 	before := c.AppendRegisters(nil)
-	var hdr inttel.Header
 	var act cc.Actions
-	tel := hpccTel(t, &hdr)
+	tel := hpccTel(t, &inttel.Header{})
 	p := cc.Packet{Size: 1500, Tel: tel}
 	for name, ev := range map[string]func() error{
-		"Enqueue":   func() error { return c.Enqueue(9, &p, cc.Queue{}, &act) },
-		"Dequeue":   func() error { return c.Dequeue(9, &p, cc.Queue{}, &act) },
-		"Timer":     func() error { return c.Timer(9, &act) },
-		"Stamp":     func() error { return c.Stamp(9, &hdr, 0) },
-		"OnDequeue": func() error { return c.OnDequeue(9, 1500, 0) },
-		"OnEnqueue": func() error { return c.OnEnqueue(9, 0) },
+		"Enqueue": func() error { return c.Enqueue(9, &p, cc.Queue{}, &act) },
+		"Dequeue": func() error { return c.Dequeue(9, &p, cc.Queue{}, &act) },
+		"Timer":   func() error { return c.Timer(9, &act) },
 	} {
 		err := ev()
 		var te *cc.TimeOrderError
@@ -178,7 +215,6 @@ func TestHPCCTimeOrder(t *testing.T) {
 		require.Equal(t, cc.TimeOrderError{Part: "cp.HPCC", Event: name, Now: 9, Last: 10}, *te)
 		require.ErrorIs(t, err, cc.ErrTimeOrder)
 		require.Equal(t, before, c.AppendRegisters(nil), name)
-		require.Zero(t, hdr.NHop, name)
 		require.Equal(t, hpccTel(t, &inttel.Header{}), tel, name)
 	}
 	c = newTestHPCCPort(t, 3, 100*units.Gbps)
@@ -205,6 +241,38 @@ func TestHPCCNoTimerNoActions(t *testing.T) {
 	require.Equal(t, cc.TimeReg("now", 7), after[0])
 	require.Equal(t, before[1:], after[1:])
 	require.Equal(t, units.MaxTime, c.NextDeadline())
+}
+
+// TestHPCCNoTimerToCatchUp (cc rule 4): the port has no timer, so no
+// deadline is ever late: a port also given Timer calls at times between
+// its events pushes the same records and ends every event with the same
+// registers as one given none. (Rule 3: no event decides, so all take a
+// nil *cc.Actions; TestHPCCNoTimerNoActions.)
+func TestHPCCNoTimerToCatchUp(t *testing.T) {
+	ticked, plain := newTestHPCCPort(t, 9, 100*units.Gbps), newTestHPCCPort(t, 9, 100*units.Gbps)
+	rng := rand.New(rand.NewPCG(6, 7))
+	now := units.Microsecond
+	for i := range 3000 {
+		for range rng.IntN(3) {
+			now += units.Time(rng.Int64N(int64(units.Microsecond)))
+			require.NoError(t, ticked.Timer(now, nil))
+		}
+		now += units.Time(rng.Int64N(int64(units.Microsecond)))
+		q := cc.Queue{Len: units.Bytes(rng.Int64N(500_000)), Rate: 100 * units.Gbps}
+		a, b := hpccTel(t, &inttel.Header{}), hpccTel(t, &inttel.Header{})
+		pa, pb := cc.Packet{Size: 1082, Tel: a}, cc.Packet{Size: 1082, Tel: b}
+		if i%2 == 0 {
+			require.NoError(t, ticked.Enqueue(now, &pa, q, nil))
+			require.NoError(t, plain.Enqueue(now, &pb, q, nil))
+		} else {
+			require.NoError(t, ticked.Dequeue(now, &pa, q, nil))
+			require.NoError(t, plain.Dequeue(now, &pb, q, nil))
+		}
+		require.Equal(t, *b, *a, "event %d: the records", i)
+		require.Equal(t, plain.AppendRegisters(nil), ticked.AppendRegisters(nil), "event %d", i)
+		require.Equal(t, units.MaxTime, ticked.NextDeadline())
+	}
+	require.Equal(t, uint64(1500), ticked.State().Stamped)
 }
 
 // TestHPCCRegisters: fixed names and order, values within widths, tx_bytes
@@ -257,8 +325,8 @@ func TestHPCCContractNoAllocs(t *testing.T) {
 	}
 }
 
-// BenchmarkHPCCDequeue is BenchmarkHPCCStamp through the contract: one
-// stamp and one count per call.
+// BenchmarkHPCCDequeue times the INT stamp at dequeue: one record pushed
+// onto an empty stack and one count per call.
 func BenchmarkHPCCDequeue(b *testing.B) {
 	c := newTestHPCCPort(b, 7, 100*units.Gbps)
 	var tel cc.Telemetry

@@ -9,8 +9,9 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// Two switches stamp a packet on its way (section 4.1): each appends its
-// egress port's record and XORs its ID into pathID. The first port has sent
+// Two switches stamp a packet on its way (section 4.1): each pushes its
+// egress port's record onto the packet's telemetry stack as the packet
+// leaves it (Dequeue) and XORs its ID into pathID. The first port has sent
 // 3000 B before this packet and has 8000 B queued behind it.
 func ExampleHPCC() {
 	tor, err := cp.NewHPCC(cp.HPCCConfig{SwitchID: 0x101, Rate: 100 * units.Gbps})
@@ -21,16 +22,22 @@ func ExampleHPCC() {
 	if err != nil {
 		panic(err)
 	}
-	tor.OnDequeue(0, 3000, 0) // earlier traffic on the ToR port
+	_ = tor.Dequeue(0, &cc.Packet{Size: 3000}, cc.Queue{}, nil) // earlier traffic on the ToR port, no INT
 
-	var hdr inttel.Header // the sender sends nHop = 0, pathID = 0
+	var tel cc.Telemetry // the sender attaches the empty header: nHop = 0, pathID = 0
+	if err := tor.Config().Codec.Put(&tel, &inttel.Header{}); err != nil {
+		panic(err)
+	}
+	p := cc.Packet{Size: 1048, Tel: &tel}
 	now := 2 * units.Microsecond
-	tor.Stamp(now, &hdr, 8000) // stamp, then count the packet
-	tor.OnDequeue(now, 1048, 8000)
+	_ = tor.Dequeue(now, &p, cc.Queue{Len: 8000, Rate: 100 * units.Gbps}, nil) // stamp, then count the packet
 	now += 1500 * units.Nanosecond
-	agg.Stamp(now, &hdr, 0)
-	agg.OnDequeue(now, 1048, 0)
+	_ = agg.Dequeue(now, &p, cc.Queue{Rate: 400 * units.Gbps}, nil)
 
+	var hdr inttel.Header
+	if err := inttel.ReadHeader(tel.Bytes(), &hdr); err != nil {
+		panic(err)
+	}
 	fmt.Printf("nHop %d pathID %#x\n", hdr.NHop, hdr.PathID)
 	for _, h := range hdr.Path() {
 		fmt.Printf("B=%d TS=%d ns txBytes=%d×128 B qLen=%d×80 B\n", h.Speed, h.TS, h.TxBytes, h.QLen)
@@ -43,7 +50,7 @@ func ExampleHPCC() {
 	// ToR port counter: 4.048KB
 }
 
-// The ToR port of the example above through the cc contract: Dequeue
+// The ToR port of the example above, the bytes on the wire: Dequeue
 // pushes its record onto the packet's telemetry stack (the INT header as
 // wire bytes) with the queue the packet leaves behind, then counts its
 // bytes. The sender attached the empty header, 2 bytes; the port's record

@@ -78,10 +78,10 @@ func TestHPCCInitialU(t *testing.T) {
 			}[tc.init]
 			require.Equal(t, want0, h.U(), "U before the first ACK")
 			// First ACK: seeds the record, no window computed.
-			require.NoError(t, h.OnAck(1*units.Microsecond, 1000, 100000, hpccHdr(3, hpccHop(hpccCode100G, 0, 0, 0))))
+			require.NoError(t, h.ack(1*units.Microsecond, 1000, 100000, hpccHdr(3, hpccHop(hpccCode100G, 0, 0, 0))))
 			require.Equal(t, want0, h.U())
 			// Second: 400 units of 128 B = 51200 B in 4096 ns.
-			require.NoError(t, h.OnAck(1*units.Microsecond+hpccReviewTau*units.Nanosecond, 2000, 101000,
+			require.NoError(t, h.ack(1*units.Microsecond+hpccReviewTau*units.Nanosecond, 2000, 101000,
 				hpccHdr(3, hpccHop(hpccCode100G, hpccReviewTau, 400, 0))))
 			require.Equal(t, tc.wantU, h.U())
 			require.Equal(t, tc.wantW, h.Window())
@@ -96,7 +96,7 @@ func TestHPCCInitialUMultiRate(t *testing.T) {
 		c.MultiRate = true
 		c.InitialU = HPCCInitialUOne
 	})
-	require.NoError(t, h.OnAck(1*units.Microsecond, 1000, 100000,
+	require.NoError(t, h.ack(1*units.Microsecond, 1000, 100000,
 		hpccHdr(3, hpccHop(hpccCode100G, 0, 0, 0), hpccHop(hpccCode100G, 0, 0, 0))))
 	s := h.State()
 	require.Equal(t, fixedpoint.UQ32_32One, s.Hops[0].U)
@@ -105,21 +105,19 @@ func TestHPCCInitialUMultiRate(t *testing.T) {
 
 // TestHPCCDocStatesChoices: what go doc shows of rp.HPCC states the
 // choices the sources leave open: where U starts (hwcc 0, ns-3 1,
-// htsim η) and that a hop with Δts = 0 is skipped, on the type and on
-// OnAck.
+// htsim η) and that a hop with Δts = 0 is skipped, on the type.
 func TestHPCCDocStatesChoices(t *testing.T) {
-	typ, methods := hpccDocs(t, "HPCC")
+	typ := hpccDocs(t, "HPCC")
 	for _, want := range []string{"U starts at 0", "ns-3", "htsim", "InitialU", "Δts = 0"} {
 		require.Contains(t, typ, want, "rp.HPCC's doc comment")
 	}
-	require.Contains(t, methods["OnAck"], "Δts = 0", "rp.HPCC.OnAck's doc comment")
-	cfg, _ := hpccDocs(t, "HPCCConfig")
+	cfg := hpccDocs(t, "HPCCConfig")
 	require.Contains(t, cfg, "InitialU")
 }
 
-// hpccDocs returns the doc comment of type name in this package and its
-// methods' doc comments, and the docs of its fields' comments folded in.
-func hpccDocs(t *testing.T, name string) (string, map[string]string) {
+// hpccDocs returns the doc comment of type name in this package, with the
+// docs of its fields' comments folded in.
+func hpccDocs(t *testing.T, name string) string {
 	t.Helper()
 	fset := token.NewFileSet()
 	pkgs, err := parser.ParseDir(fset, ".", nil, parser.ParseComments)
@@ -145,12 +143,8 @@ func hpccDocs(t *testing.T, name string) (string, map[string]string) {
 				}
 			}
 		}
-		m := map[string]string{}
-		for _, f := range ty.Methods {
-			m[f.Name] = f.Doc
-		}
-		return s, m
+		return s
 	}
 	t.Fatalf("type %s not found", name)
-	return "", nil
+	return ""
 }

@@ -73,13 +73,14 @@ func hpccContractConfigs() map[string]HPCCConfig {
 	return out
 }
 
-// TestHPCCContractMatchesTyped: the contract methods and the typed ones
-// make the same decisions on the same seeded random event streams (the
-// trace generator's ACKs, with sends between them, some ACKs turned into
-// NAKs, some without telemetry, some beyond snd_nxt, some out of order),
-// registers included after every event. Some ACKs carry a stack that is
-// not one header (a record cut short, a byte over), which has no typed
-// form: Feedback must refuse it, changing nothing.
+// TestHPCCContractMatchesTyped: Feedback, which reads each ACK's header
+// from its telemetry stack, makes the same decisions as the typed fast
+// path it runs (ack, given the decoded header) on the same seeded random
+// event streams (the trace generator's ACKs, with sends between them,
+// some ACKs turned into NAKs, some without telemetry, some beyond snd_nxt,
+// some out of order), registers included after every event. Some ACKs
+// carry a stack that is not one header (a record cut short, a byte over),
+// which has no typed form: Feedback must refuse it, changing nothing.
 func TestHPCCContractMatchesTyped(t *testing.T) {
 	codec, err := inttel.NewCodec(inttel.DefaultConfig())
 	require.NoError(t, err)
@@ -88,7 +89,7 @@ func TestHPCCContractMatchesTyped(t *testing.T) {
 			cfg.Codec = codec
 			a, err := NewHPCC(cfg) // contract
 			require.NoError(t, err)
-			b, err := NewHPCC(cfg) // typed
+			b, err := NewHPCC(cfg) // typed fast path (Sent through the contract)
 			require.NoError(t, err)
 			rng := rand.New(rand.NewPCG(7, uint64(len(name))))
 			gen := newHPCCTraceGen(uint64(len(name)), codec)
@@ -102,8 +103,8 @@ func TestHPCCContractMatchesTyped(t *testing.T) {
 						at = ev.now - 100*units.Millisecond // out of order
 					}
 					ea := a.Sent(at, &cc.Packet{Size: 1000}, &act)
-					eb := b.OnSend(at)
-					require.Equal(t, eb == nil, ea == nil, "event %d: Sent %v, OnSend %v", i, ea, eb)
+					eb := b.Sent(at, &cc.Packet{Size: 1000}, nil)
+					require.Equal(t, eb == nil, ea == nil, "event %d: Sent %v, %v", i, ea, eb)
 				}
 				f := cc.Feedback{Kind: cc.FeedbackAck, Seq: ev.ackSeq, SndNxt: ev.sndNxt, Tel: hpccTel(t, &ev.hdr)}
 				hdr := &ev.hdr
@@ -129,8 +130,8 @@ func TestHPCCContractMatchesTyped(t *testing.T) {
 					continue
 				}
 				ea := a.Feedback(ev.now, &f, &act)
-				eb := b.OnAck(ev.now, ev.ackSeq, ev.sndNxt, hdr)
-				require.Equal(t, eb == nil, ea == nil, "event %d: Feedback %v, OnAck %v", i, ea, eb)
+				eb := b.ack(ev.now, ev.ackSeq, ev.sndNxt, hdr)
+				require.Equal(t, eb == nil, ea == nil, "event %d: Feedback %v, ack %v", i, ea, eb)
 				if ea != nil {
 					errs++
 					require.True(t, cc.Typed(ea), "%v", ea)
@@ -151,7 +152,7 @@ func TestHPCCContractMatchesTyped(t *testing.T) {
 func TestHPCCTimeOrder(t *testing.T) {
 	h := newTestHPCC(t, nil)
 	var act cc.Actions
-	require.NoError(t, h.OnAck(10*units.Microsecond, 1000, 5000, hpccHdr(7, hpccHop(hpccCode100G, 100, 10, 0))))
+	require.NoError(t, h.ack(10*units.Microsecond, 1000, 5000, hpccHdr(7, hpccHop(hpccCode100G, 100, 10, 0))))
 	before := h.AppendRegisters(nil)
 	hdr := hpccHdr(7, hpccHop(hpccCode100G, 1100, 20, 0))
 	f := cc.Feedback{Kind: cc.FeedbackAck, Seq: 2000, SndNxt: 6000, Tel: hpccTel(t, hdr)}
@@ -160,29 +161,33 @@ func TestHPCCTimeOrder(t *testing.T) {
 		"Feedback": func() error { return h.Feedback(at, &f, &act) },
 		"Sent":     func() error { return h.Sent(at, &cc.Packet{}, &act) },
 		"Timer":    func() error { return h.Timer(at, &act) },
-		"OnAck":    func() error { return h.OnAck(at, f.Seq, f.SndNxt, hdr) },
-		"OnSend":   func() error { return h.OnSend(at) },
+		"ack":      func() error { return h.ack(at, f.Seq, f.SndNxt, hdr) },
 	} {
 		err := ev()
 		require.ErrorIs(t, err, cc.ErrTimeOrder, name)
 		var te *cc.TimeOrderError
 		require.ErrorAs(t, err, &te)
-		require.Equal(t, cc.TimeOrderError{Part: "rp.HPCC", Event: name, Now: at, Last: 10 * units.Microsecond}, *te)
+		event := name
+		if name == "ack" { // the fast path of Feedback, named after it
+			event = "Feedback"
+		}
+		require.Equal(t, cc.TimeOrderError{Part: "rp.HPCC", Event: event, Now: at, Last: 10 * units.Microsecond}, *te)
 		require.Equal(t, before, h.AppendRegisters(nil), name)
 	}
 	// Equal times are in order.
-	require.NoError(t, h.Sent(10*units.Microsecond, nil, nil))
+	require.NoError(t, h.Sent(10*units.Microsecond, &cc.Packet{}, nil))
 	// A new part refuses a negative time.
 	h = newTestHPCC(t, nil)
-	require.ErrorIs(t, h.Sent(-1, nil, nil), cc.ErrTimeOrder)
+	require.ErrorIs(t, h.Sent(-1, &cc.Packet{}, nil), cc.ErrTimeOrder)
 	require.ErrorIs(t, h.Feedback(-1, &f, nil), cc.ErrTimeOrder)
 }
 
 // TestHPCCFeedbackKinds: what the contract does with each kind of
-// feedback. ACK and NAK with telemetry run OnAck on the header it holds;
-// without telemetry, with a stack that is not one header (and a nil
-// feedback) they are *cc.EventError that change nothing; every other kind
-// changes nothing but the time; nil actions are fine (nothing is emitted).
+// feedback. ACK and NAK with telemetry run NewAck (ack) on the header it
+// holds; without telemetry, with a stack that is not one header (and a
+// nil feedback) they are *cc.EventError that change nothing; every other
+// kind changes nothing but the time and unused_feedback, which counts it
+// (cc rule 8); nil actions are fine (nothing is emitted).
 func TestHPCCFeedbackKinds(t *testing.T) {
 	// A 400 KB queue on both records: U > 2, so W drops below W_init.
 	first := hpccHdr(7, hpccHop(hpccCode100G, 0, 0, 5000))
@@ -193,13 +198,13 @@ func TestHPCCFeedbackKinds(t *testing.T) {
 		ref := newTestHPCC(t, nil)
 		require.NoError(t, h.Feedback(1*units.Microsecond, &cc.Feedback{Kind: kind, Seq: 1, SndNxt: 100, Tel: firstTel}, nil))
 		require.NoError(t, h.Feedback(14*units.Microsecond, &cc.Feedback{Kind: kind, Seq: 2, SndNxt: 100, Tel: nextTel}, nil))
-		require.NoError(t, ref.OnAck(1*units.Microsecond, 1, 100, first))
-		require.NoError(t, ref.OnAck(14*units.Microsecond, 2, 100, next))
+		require.NoError(t, ref.ack(1*units.Microsecond, 1, 100, first))
+		require.NoError(t, ref.ack(14*units.Microsecond, 2, 100, next))
 		require.Equal(t, ref.State(), h.State(), kind.String())
 		require.Less(t, h.Window(), h.Config().Window.Init, "the queue cut the window")
 	}
 	h := newTestHPCC(t, nil)
-	require.NoError(t, h.OnAck(1*units.Microsecond, 1, 100, first))
+	require.NoError(t, h.ack(1*units.Microsecond, 1, 100, first))
 	before := h.AppendRegisters(nil)
 	short, over, above := *nextTel, *nextTel, *nextTel
 	short.Len--
@@ -229,10 +234,13 @@ func TestHPCCFeedbackKinds(t *testing.T) {
 		require.Equal(t, before, h.AppendRegisters(nil), "%+v", tc.f)
 	}
 	at := 14 * units.Microsecond
-	for _, f := range []*cc.Feedback{
+	last := len(before) - 1 // unused_feedback, the last register
+	require.Equal(t, cc.Reg(cc.UnusedRegister, 64, 0), before[last])
+	for i, f := range []*cc.Feedback{
 		{Kind: cc.FeedbackNone, Seq: 2, SndNxt: 100, Tel: nextTel},
 		{Kind: cc.FeedbackCNP, Tel: nextTel},
 		{Kind: cc.FeedbackRate, Tel: nextTel},
+		{Kind: cc.FeedbackCredit},
 		{Kind: cc.FeedbackUser + 3, Seq: 1 << 40, Tel: nextTel},
 		{Kind: cc.FeedbackCNP, Tel: &above}, // not read
 	} {
@@ -240,7 +248,9 @@ func TestHPCCFeedbackKinds(t *testing.T) {
 		require.NoError(t, h.Feedback(at, f, nil), "%+v", f)
 		after := h.AppendRegisters(nil)
 		require.Equal(t, cc.TimeReg("now", at), after[0])
-		require.Equal(t, before[1:], after[1:], "%+v", f)
+		require.Equal(t, before[1:last], after[1:last], "%+v", f)
+		require.Equal(t, cc.Reg(cc.UnusedRegister, 64, uint64(i+1)), after[last], "%+v", f)
+		require.Equal(t, uint64(i+1), h.State().Unused)
 	}
 }
 
@@ -248,7 +258,7 @@ func TestHPCCFeedbackKinds(t *testing.T) {
 // the time.
 func TestHPCCNoTimer(t *testing.T) {
 	h := newTestHPCC(t, nil)
-	require.NoError(t, h.OnAck(1*units.Microsecond, 1, 100, hpccHdr(7, hpccHop(hpccCode100G, 0, 0, 0))))
+	require.NoError(t, h.ack(1*units.Microsecond, 1, 100, hpccHdr(7, hpccHop(hpccCode100G, 0, 0, 0))))
 	before := h.AppendRegisters(nil)
 	require.Equal(t, units.MaxTime, h.NextDeadline())
 	require.NoError(t, h.Timer(5*units.Microsecond, nil))
@@ -256,6 +266,41 @@ func TestHPCCNoTimer(t *testing.T) {
 	require.Equal(t, cc.TimeReg("now", 5*units.Microsecond), after[0])
 	require.Equal(t, before[1:], after[1:])
 	require.Equal(t, units.MaxTime, h.NextDeadline())
+}
+
+// TestHPCCNoTimerToCatchUp (cc rule 4): the sender has no timer, so no
+// deadline is ever late: Timer calls between sends, ACKs carrying
+// telemetry and CNPs change nothing but the time (rpNoTimerCatchUp). And
+// (rule 3) no event decides, so every event takes a nil *cc.Actions.
+func TestHPCCNoTimerToCatchUp(t *testing.T) {
+	codec, err := inttel.NewCodec(inttel.DefaultConfig())
+	require.NoError(t, err)
+	gen := newHPCCTraceGen(9, codec)
+	const n = 600
+	acks, tels := make([]hpccEvent, n), make([]cc.Telemetry, n)
+	for i := range acks {
+		acks[i] = gen.next()
+		tels[i] = *hpccTel(t, &acks[i].hdr)
+	}
+	p := rpNoTimerCatchUp(t, func() cc.ReactionPoint { return newTestHPCC(t, func(c *HPCCConfig) { c.Codec = codec }) }, n,
+		func(p cc.ReactionPoint, i int, now units.Time, act *cc.Actions) error {
+			if i%2 == 1 {
+				act = nil
+			}
+			ev := &acks[i]
+			switch i % 5 {
+			case 0:
+				return p.Sent(now, &cc.Packet{Seq: ev.ackSeq, Payload: 1000, Size: 1082}, act)
+			case 4:
+				return p.Feedback(now, &cc.Feedback{Kind: cc.FeedbackCNP}, act)
+			}
+			tel := tels[i] // Feedback reads the stack and leaves it as it is
+			return p.Feedback(now, &cc.Feedback{Kind: cc.FeedbackAck, Seq: ev.ackSeq, SndNxt: ev.sndNxt, Tel: &tel}, act)
+		})
+	s := p.(*HPCC).State()
+	require.Greater(t, s.Acks, uint64(n/2))
+	require.Positive(t, s.Window.Commits, "the ACKs moved the window")
+	require.Equal(t, uint64(n/5), s.Unused, "every CNP counted")
 }
 
 // TestHPCCRegisters: the snapshot has fixed names in a fixed order, every
@@ -268,7 +313,7 @@ func TestHPCCRegisters(t *testing.T) {
 	var names []string
 	for i := range 500 {
 		ev := gen.next()
-		_ = h.OnAck(ev.now, ev.ackSeq, ev.sndNxt, &ev.hdr)
+		_ = h.ack(ev.now, ev.ackSeq, ev.sndNxt, &ev.hdr)
 		regs := h.AppendRegisters(nil)
 		seen := map[string]bool{}
 		for _, r := range regs {
@@ -281,8 +326,9 @@ func TestHPCCRegisters(t *testing.T) {
 				names = append(names, r.Name)
 			}
 			// now, u, started, n_hop, path_id, bottleneck, last_ack_seq;
-			// the window's 6 + 2·5; 6 per hop record; 7 counters.
-			require.Len(t, regs, 7+6+2*5+6*5+7)
+			// the window's 6 + 2·5; 6 per hop record; 7 counters and
+			// unused_feedback.
+			require.Len(t, regs, 7+6+2*5+6*5+7+1)
 		}
 		got := make([]string, len(regs))
 		for k, r := range regs {
@@ -300,6 +346,12 @@ func TestHPCCRegisters(t *testing.T) {
 		require.Equal(t, uint64(s.Hops[2].Record.TS), byName["hop2.ts"])
 		require.Equal(t, uint64(s.Hops[4].U), byName["hop4.u"])
 		require.Equal(t, s.Acks, byName["acks"])
+		require.Equal(t, s.Unused, byName[cc.UnusedRegister])
+		// The accessors read the registers in the snapshot's units: W in
+		// bytes, R in bit/s, U raw UQ32_32.
+		require.Equal(t, uint64(h.Window()), byName["w"])
+		require.Equal(t, uint64(h.Rate()), byName["rate"])
+		require.Equal(t, uint64(h.U()), byName["u"])
 	}
 }
 
@@ -314,7 +366,7 @@ func TestHPCCContractNoAllocs(t *testing.T) {
 	i := 0
 	allocs := testing.AllocsPerRun(1000, func() {
 		ev := hpccBenchFeedback(evs, tels, i)
-		if err := h.Sent(ev.now, nil, &act); err != nil {
+		if err := h.Sent(ev.now, &cc.Packet{Size: 1000}, &act); err != nil {
 			t.Fatal(err)
 		}
 		if err := h.Feedback(ev.now, &ev.f, &act); err != nil {
@@ -359,20 +411,23 @@ func hpccBenchFeedback(evs []hpccEvent, tels []cc.Telemetry, i int) hpccBenchEve
 }
 
 // BenchmarkHPCCFeedback is BenchmarkHPCCOnAck through the contract: the
-// same ACKs, each header read from its wire bytes (inttel.ReadHeader)
-// before the update.
+// same ACKs, as cc.Feedback with a telemetry stack, each header read from
+// its wire bytes (inttel.ReadHeader) before the update.
 func BenchmarkHPCCFeedback(b *testing.B) {
 	evs := hpccBenchTrace(b)
 	tels := hpccBenchTels(b, evs)
-	h, err := NewHPCC(HPCCPaperSim(100 * units.Gbps))
-	require.NoError(b, err)
-	var act cc.Actions
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		ev := hpccBenchFeedback(evs, tels, i)
-		if err := h.Feedback(ev.now, &ev.f, &act); err != nil {
-			b.Fatal(err)
-		}
+	for _, mode := range hpccBenchModes {
+		b.Run(mode.name, func(b *testing.B) {
+			h := newHPCCBench(b, mode.native)
+			var act cc.Actions
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				ev := hpccBenchFeedback(evs, tels, i)
+				if err := h.Feedback(ev.now, &ev.f, &act); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

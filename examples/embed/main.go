@@ -7,9 +7,11 @@
 //     T (Algorithm 1) and sends it to the flow's source; the sender's
 //     reaction point (Algorithm 2) takes it.
 //   - HPCC: the NIC attaches an empty INT header to each data packet's
-//     telemetry stack, the switch pushes its record onto it as it
+//     telemetry stack (as many zero bytes as the registration's
+//     Deploy.Telemetry says), the switch pushes its record onto it as it
 //     dequeues the packet, the ACK echoes the stack, and the sender's
-//     reaction point reads the records and sets its window.
+//     reaction point reads the records and sets its window; its registers
+//     show the record it stored.
 //   - DCQCN: the switch marks CE above Kmax, the receiver's notification
 //     point answers with a CNP, the sender's reaction point cuts its rate.
 //
@@ -26,7 +28,6 @@ import (
 
 	_ "github.com/hwcc/hwcc/algos" // registers every algorithm (hwcc algos lists them)
 	"github.com/hwcc/hwcc/cc"
-	inttel "github.com/hwcc/hwcc/int"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -77,7 +78,7 @@ func run(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	intCodec, err := inttel.NewCodec(inttel.DefaultConfig()) // the INT header's format
+	hpcc, err := cc.Lookup("hpcc") // its deployment: the INT stack's sizes
 	if err != nil {
 		return err
 	}
@@ -88,9 +89,7 @@ func run(w io.Writer) error {
 	// returns 13 µs later.
 	for i, at := range []units.Time{units.Microsecond, 14 * units.Microsecond} {
 		data.Seq = uint64(i) * 1000
-		if err := intCodec.Put(&tel, &inttel.Header{}); err != nil { // the empty header: 2 bytes
-			return err
-		}
+		tel = cc.Telemetry{Len: uint8(hpcc.Deploy.Telemetry.Init)} // the empty header: 2 zero bytes
 		if err := snd.Sent(at, &data, nil); err != nil {
 			return err
 		}
@@ -102,12 +101,17 @@ func run(w io.Writer) error {
 		if err := snd.Feedback(at+13*units.Microsecond, &ack, nil); err != nil {
 			return err
 		}
-		var hdr inttel.Header
-		if err := inttel.ReadHeader(tel.Bytes(), &hdr); err != nil {
-			return err
+		var qLen, txBytes uint64 // the hop's record as the sender stored it
+		for _, r := range snd.AppendRegisters(nil) {
+			switch r.Name {
+			case "hop0.qlen":
+				qLen = r.Value
+			case "hop0.tx_bytes":
+				txBytes = r.Value
+			}
 		}
 		l := snd.Limits()
-		fmt.Fprintf(w, "hpcc  ack %d: hop qLen=%d txBytes=%d  window=%v rate=%v\n", i+1, hdr.Hops[0].QLen, hdr.Hops[0].TxBytes, l.Window, l.Rate)
+		fmt.Fprintf(w, "hpcc  ack %d: hop qLen=%d txBytes=%d  window=%v rate=%v\n", i+1, qLen, txBytes, l.Window, l.Rate)
 	}
 
 	// DCQCN at 100 Gb/s with ConnectX's parameters: mark, CNP, cut.

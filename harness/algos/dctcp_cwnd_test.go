@@ -37,14 +37,14 @@ func TestDCTCPRPNoGrowthWhenNotCwndLimited(t *testing.T) {
 		d, err := rp.NewDCTCP(cfg)
 		require.NoError(t, err)
 		now := units.Time(0)
-		seq := uint32(0)
+		seq := uint64(0)
 		for round := 0; round < 100; round++ {
 			for k := 0; k < 2; k++ {
-				require.NoError(t, d.OnSend(now, seq+uint32(k)*1000, 1000))
+				require.NoError(t, d.Sent(now, &cc.Packet{Seq: seq + uint64(k)*1000, Payload: 1000}, nil))
 			}
 			now += units.Microsecond
 			for k := 1; k <= 2; k++ {
-				require.NoError(t, d.OnAck(now, 1000, false, seq+uint32(k)*1000))
+				require.NoError(t, d.Feedback(now, &cc.Feedback{Kind: cc.FeedbackAck, Seq: seq + uint64(k)*1000, Acked: 1000}, nil))
 			}
 			seq += 2000
 		}

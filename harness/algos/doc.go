@@ -449,7 +449,7 @@
 // compares them wrap-aware, exact while the bytes in flight stay below 2^31
 // (cwnd is at most 1 GiB); TestDCTCPSequenceWrap crosses the wrap. ACKs and
 // NAKs reach rp.DCTCP's Feedback, which splits an ACK of more than 64 KiB into
-// pieces (rp.DCTCP.OnAckSplit). With ack_every > 1 every byte of an ACK that
+// pieces of at most rp.DCTCPMaxSegment. With ack_every > 1 every byte of an ACK that
 // echoes ECE counts as marked (the NIC's ACK carries one ECE bit, as TCP's
 // does).
 //
