@@ -5,9 +5,13 @@
 //
 // The harness, trace replay, the C ABI and other people's simulators drive
 // every algorithm through this package alone; none of them writes glue per
-// algorithm. The per-algorithm types in packages cp, rp and np keep their
-// typed methods for firmware modellers who want them; the contract methods
-// and the typed methods share one code path.
+// algorithm. The contract's methods are a part's only event surface (the
+// per-algorithm types in packages cp, rp and np keep read-only accessors of
+// their state, each in the unit of its register). The package names no
+// algorithm: what a packet or a message carries for one (a telemetry stack,
+// header bytes, payload bytes) is bytes in that algorithm's codec. One event
+// vocabulary (Event, EventKind, Event.Apply) describes a call of any method,
+// for recorders, replayers and test generators.
 //
 // # Roles
 //
