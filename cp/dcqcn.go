@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -87,7 +88,7 @@ type DCQCNConfig struct {
 	// Pmax/65536, with DCQCNPmaxOne (65536) = 1.0. Range: 0..65536. 0.2 is
 	// 13107 (0.2·65536 = 13107.2, rounded to nearest).
 	Pmax uint32
-	// Seed is the LFSR32's initial state. Range: 1..2^32−1 (0 is the LFSR
+	// Seed is the fixedpoint.LFSR32's initial state. Range: 1..2^32−1 (0 is the LFSR
 	// lock-up state).
 	Seed uint32
 	// MarkAt is where the decision is taken: DCQCNMarkDequeue (the zero
@@ -174,7 +175,7 @@ type DCQCNState struct {
 //
 // Integer form. The probability is a Q0.32 number p (2^32 = 1.0), the width of
 // the random draw, and a packet is marked when draw < p, the draw coming from
-// an LFSR32 (see its doc: x^32 + x^22 + x^2 + x + 1, 32 steps per draw). The
+// a fixedpoint.LFSR32 (see its doc: x^32 + x^22 + x^2 + x + 1, 32 steps per draw). The
 // draw is uniform over 1..2^32−1, so the realised probability is
 // (p − 1)/(2^32 − 1) for p ≥ 1: 0 at p = 0, 1 at p = 2^32, and within 2^-32
 // of p/2^32 in between.
@@ -225,7 +226,7 @@ type DCQCN struct {
 	slope uint64
 	// pmax is Pmax in Q0.32 (Pmax·2^16), the cap of the linear region.
 	pmax  uint64
-	lfsr  LFSR32
+	lfsr  fixedpoint.LFSR32
 	s     DCQCNState
 	clock cc.Monotonic
 }
@@ -238,7 +239,7 @@ func NewDCQCN(cfg DCQCNConfig) (*DCQCN, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	l, err := NewLFSR32(cfg.Seed)
+	l, err := fixedpoint.NewLFSR32(cfg.Seed)
 	if err != nil {
 		return nil, err
 	}

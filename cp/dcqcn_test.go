@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -137,7 +138,7 @@ func TestDCQCNDeterministicDraws(t *testing.T) {
 	require.NoError(t, err)
 	b, err := NewDCQCN(cfg)
 	require.NoError(t, err)
-	ref, err := NewLFSR32(cfg.Seed)
+	ref, err := fixedpoint.NewLFSR32(cfg.Seed)
 	require.NoError(t, err)
 	r := rand.New(rand.NewPCG(7, 8))
 	for i := range 10000 {
@@ -281,7 +282,8 @@ func FuzzDCQCNMark(f *testing.F) {
 		case p >= dcqcnProbOne:
 			require.True(t, m)
 		default:
-			ref := LFSR32{state: l}
+			ref, err := fixedpoint.NewLFSR32(l)
+			require.NoError(t, err)
 			require.Equal(t, uint64(ref.Next()) < p, m)
 		}
 	})

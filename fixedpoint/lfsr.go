@@ -1,9 +1,10 @@
-package cp
+package fixedpoint
 
 import "github.com/hwcc/hwcc/cc"
 
-// LFSR32 is the random source of the RED-style markers in this package: a
-// 32-bit maximal-length linear-feedback shift register in Galois form, as a
+// LFSR32 is the random source of the switch's randomised decisions (the
+// RED-style marker of DCQCN, cp.DCQCN; QCN's sampling jitter): a 32-bit
+// maximal-length linear-feedback shift register in Galois form, as a
 // switch pipeline implements it, so that the marking decisions of a run can be
 // reproduced bit for bit by RTL.
 //
@@ -31,8 +32,8 @@ import "github.com/hwcc/hwcc/cc"
 //
 // The state is never 0: 0 is the lock-up state that maps to itself, so
 // NewLFSR32 rejects a zero seed. The zero LFSR32 value is not usable. It is
-// the random source a marking CP holds (DCQCN's RED marker), not a cc part:
-// it has no events, time or actions, so it keeps no cc interface.
+// a mechanism a part holds, not a cc part: it has no events, time or
+// actions, so it keeps no cc interface.
 type LFSR32 struct {
 	state uint32
 }
@@ -76,7 +77,7 @@ func lfsrBuildLeapTable() (t [4][256]uint32) {
 // a *cc.ConfigError.
 func NewLFSR32(seed uint32) (LFSR32, error) {
 	if seed == 0 {
-		return LFSR32{}, &cc.ConfigError{Part: "cp.LFSR32", Field: "seed", Value: "0", Range: "1..4294967295 (0 is the LFSR lock-up state)"}
+		return LFSR32{}, &cc.ConfigError{Part: "fixedpoint.LFSR32", Field: "seed", Value: "0", Range: "1..4294967295 (0 is the LFSR lock-up state)"}
 	}
 	return LFSR32{state: seed}, nil
 }

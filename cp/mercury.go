@@ -1,7 +1,6 @@
-package mercury
+package cp
 
 import (
-	"encoding/binary"
 	"errors"
 	"hash/crc32"
 	"math"
@@ -10,113 +9,63 @@ import (
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/hwtables"
-	"github.com/hwcc/hwcc/wire"
 	"github.com/hwcc/hwcc/units"
+	"github.com/hwcc/hwcc/wire"
 )
 
-// Limits of a switch's configuration.
+// Limits of a Mercury switch's configuration (MercuryConfig).
 const (
-	// MaxPorts is the most ports a Switch has.
-	MaxPorts = 1024
-	// MinTableBits and MaxTableBits bound a port's flow table: 2^bits
-	// entries.
-	MinTableBits, MaxTableBits = 1, 16
-	// CellBytes is the unit of the window division's divisor: Σdata is
-	// counted in 64-byte cells (rounded up) for the reciprocal table,
-	// whose divisors reach hwtables.MaxN = 2^22 cells, 256 MiB of queue.
-	CellBytes = 64
-	// MaxRate is the fastest port, 10 Tb/s: a configured rate (Rates) or
-	// a queue's reported one (cc.Queue.Rate) above it is refused, so that
-	// C·baseRTT, checked by Validate at MaxRate, stays below 2^32 bytes.
-	MaxRate = 10 * units.Tbps
+	// MercuryMaxPorts is the most ports a Mercury switch has.
+	MercuryMaxPorts = 1024
+	// MercuryMinTableBits and MercuryMaxTableBits bound a port's flow
+	// table: 2^bits entries.
+	MercuryMinTableBits, MercuryMaxTableBits = 1, 16
+	// MercuryCellBytes is the unit of the window division's divisor:
+	// Σdata is counted in 64-byte cells (rounded up) for the reciprocal
+	// table, whose divisors reach hwtables.MaxN = 2^22 cells, 256 MiB of
+	// queue.
+	MercuryCellBytes = 64
+	// MercuryMaxRate is the fastest port, 10 Tb/s: a configured rate
+	// (Rates) or a queue's reported one (cc.Queue.Rate) above it is
+	// refused, so that C·baseRTT, checked by Validate at MercuryMaxRate,
+	// stays below 2^32 bytes.
+	MercuryMaxRate = 10 * units.Tbps
 )
 
 // The paper's constants ([Mercury] §"Parameter settings").
 const (
-	// PaperPeriod is T, the period of the Undetermined ports' check.
-	PaperPeriod = 10 * units.Microsecond
+	// MercuryPaperPeriod is T, the period of the Undetermined ports'
+	// check.
+	MercuryPaperPeriod = 10 * units.Microsecond
 )
 
-// PortState is an egress port's state ([Mercury] §"States of
+// MercuryPortState is an egress port's state ([Mercury] §"States of
 // egress ports", Figure 6).
-type PortState uint8
+type MercuryPortState uint8
 
 const (
-	// Determined: the relation between the port's arrivals and its link
+	// MercuryDetermined: the relation between the port's arrivals and its link
 	// capacity is known; a queue above the threshold is congestion.
-	Determined PortState = iota
-	// Undetermined: PFC paused the port, and its queue may be PFC's doing:
+	MercuryDetermined MercuryPortState = iota
+	// MercuryUndetermined: PFC paused the port, and its queue may be PFC's doing:
 	// its flows get no window (they may be victims).
-	Undetermined
+	MercuryUndetermined
 )
 
 // String names the state.
-func (s PortState) String() string {
-	if s == Undetermined {
+func (s MercuryPortState) String() string {
+	if s == MercuryUndetermined {
 		return "undetermined"
 	}
 	return "determined"
 }
 
-// ByteOrder is the order of the window's 32-bit word in the CNP.
-type ByteOrder uint8
-
-// The byte orders.
-const (
-	BigEndian ByteOrder = iota // network order (hwcc's default)
-	LittleEndian
-)
-
-// Window is where the window travels in a CNP's 16 reserved bytes
-// (cc.Feedback.Data): a 32-bit word of bytes at Offset (0..12) in Order.
-// The paper says "the 32-bit reserved segment in CNP" and no more.
-type Window struct {
-	Offset int
-	Order  ByteOrder
-}
-
-// Validate refuses an offset outside 0..12 or an unknown order.
-func (w Window) Validate(part string) error {
-	switch {
-	case w.Offset < 0 || w.Offset > cc.FeedbackDataLen-4:
-		return cfgErr(part, "Window.Offset", strconv.Itoa(w.Offset), "0..12")
-	case w.Order > LittleEndian:
-		return cfgErr(part, "Window.Order", strconv.Itoa(int(w.Order)), "big or little")
-	}
-	return nil
-}
-
-// order is the Window's binary.ByteOrder (nil for an unknown one, which
-// Validate refuses).
-func (w Window) order() binary.ByteOrder {
-	switch w.Order {
-	case BigEndian:
-		return binary.BigEndian
-	case LittleEndian:
-		return binary.LittleEndian
-	}
-	return nil
-}
-
-// Put writes window v (bytes) into CNP payload d, the CNP's reserved
-// field (wire.PutReservedWord, which allocates nothing for either
-// order). A Window that Validate refuses writes nothing.
-func (w Window) Put(d *[cc.FeedbackDataLen]byte, v uint32) {
-	_ = wire.PutReservedWord(d, w.Offset, w.order(), v)
-}
-
-// Get reads the window (bytes) from CNP payload d (wire.ReservedWord).
-// A Window that Validate refuses reads 0.
-func (w Window) Get(d *[cc.FeedbackDataLen]byte) uint32 {
-	v, _ := wire.ReservedWord(d, w.Offset, w.order())
-	return v
-}
-
-// SwitchConfig configures the switch-resident CP and NP of one switch.
-type SwitchConfig struct {
-	// Ports is the switch's port count, 1..MaxPorts.
+// MercuryConfig configures Mercury's switch-resident CP and NP of one
+// switch (Mercury).
+type MercuryConfig struct {
+	// Ports is the switch's port count, 1..MercuryMaxPorts.
 	Ports int
-	// Rates is each port's line rate C (len Ports, 1 b/s..MaxRate); nil
+	// Rates is each port's line rate C (len Ports, 1 b/s..MercuryMaxRate); nil
 	// takes the rate of the queue each event reports (cc.Queue.Rate).
 	Rates []units.Rate
 	// Prio is the data priority whose queues the state machines follow
@@ -129,86 +78,89 @@ type SwitchConfig struct {
 	Period units.Time
 	// BaseRTT is the one base RTT every window is computed with (the
 	// network's largest; section "Discussions": "baseRTT can be
-	// pre-configured"), 1 ns..1 s and MaxRate·BaseRTT below 2^32 B (so at
-	// most 3.43 ms).
+	// pre-configured"), 1 ns..1 s and MercuryMaxRate·BaseRTT below
+	// 2^32 B (so at most 3.43 ms).
 	BaseRTT units.Time
 	// TableBits sizes each port's flow table, 2^TableBits entries indexed
-	// by the hash of (source, destination), MinTableBits..MaxTableBits.
+	// by the hash of (source, destination),
+	// MercuryMinTableBits..MercuryMaxTableBits.
 	TableBits int
 	// CNPInterval is the least time between two CNPs to one flow entry,
 	// 0..1 s (0: a CNP for every packet of a congested flow). The paper
 	// sends CNPs "immediately when congestion occurs" and no pacing.
 	CNPInterval units.Time
 	// Window is where the window goes in the CNP.
-	Window Window
+	Window wire.MercuryWindow
 }
 
-// PaperSwitch returns Mercury's switch for ports ports at rate line, one
+// MercuryPaper returns Mercury's switch for ports ports at rate line, one
 // base RTT for all flows: T = 10 µs (the paper's) and hwcc's choices where
 // the paper gives none: the data priority 3, a congestion threshold of
 // C·baseRTT/2 (at least 10 KB), a flow table of 1024 entries per port, at
 // most one CNP per flow entry every 50 µs (DCQCN's NP interval, so that
 // the sender's DCQCN is cut no faster than with DCQCN's own CNPs), and the
 // window big-endian in the first 4 reserved bytes.
-func PaperSwitch(ports int, line units.Rate, baseRTT units.Time) SwitchConfig {
+func MercuryPaper(ports int, line units.Rate, baseRTT units.Time) MercuryConfig {
 	rates := make([]units.Rate, ports)
 	for i := range rates {
 		rates[i] = line
 	}
-	return SwitchConfig{
+	return MercuryConfig{
 		Ports: ports, Rates: rates, Prio: 3,
 		Threshold:   max(units.BytesIn(line, baseRTT)/2, 10*units.KB),
-		Period:      PaperPeriod,
+		Period:      MercuryPaperPeriod,
 		BaseRTT:     baseRTT,
 		TableBits:   10,
 		CNPInterval: 50 * units.Microsecond,
 	}
 }
 
-const switchPart = "mercury.Switch"
+// mercuryPart names the Mercury switch in errors.
+const mercuryPart = "cp.Mercury"
 
-func cfgErr(part, field, value, want string) error {
+func mercuryCfgErr(part, field, value, want string) error {
 	return &cc.ConfigError{Part: part, Field: field, Value: value, Range: want}
 }
 
 // Validate reports the first field out of range as a *cc.ConfigError.
-func (c SwitchConfig) Validate() error {
+func (c MercuryConfig) Validate() error {
 	switch {
-	case c.Ports < 1 || c.Ports > MaxPorts:
-		return cfgErr(switchPart, "Ports", strconv.Itoa(c.Ports), "1..1024")
+	case c.Ports < 1 || c.Ports > MercuryMaxPorts:
+		return mercuryCfgErr(mercuryPart, "Ports", strconv.Itoa(c.Ports), "1..1024")
 	case c.Rates != nil && len(c.Rates) != c.Ports:
-		return cfgErr(switchPart, "Rates", strconv.Itoa(len(c.Rates))+" rates", "one per port, or none")
+		return mercuryCfgErr(mercuryPart, "Rates", strconv.Itoa(len(c.Rates))+" rates", "one per port, or none")
 	case c.Prio > 7:
-		return cfgErr(switchPart, "Prio", strconv.Itoa(int(c.Prio)), "0..7")
+		return mercuryCfgErr(mercuryPart, "Prio", strconv.Itoa(int(c.Prio)), "0..7")
 	case c.Threshold < 1 || c.Threshold > math.MaxInt32:
-		return cfgErr(switchPart, "Threshold", c.Threshold.String(), "1B..2147483647B")
+		return mercuryCfgErr(mercuryPart, "Threshold", c.Threshold.String(), "1B..2147483647B")
 	case c.Period < units.Nanosecond || c.Period > units.Second:
-		return cfgErr(switchPart, "Period", c.Period.String(), "1ns..1s")
+		return mercuryCfgErr(mercuryPart, "Period", c.Period.String(), "1ns..1s")
 	case c.BaseRTT < units.Nanosecond || c.BaseRTT > units.Second:
-		return cfgErr(switchPart, "BaseRTT", c.BaseRTT.String(), "1ns..1s")
-	case c.TableBits < MinTableBits || c.TableBits > MaxTableBits:
-		return cfgErr(switchPart, "TableBits", strconv.Itoa(c.TableBits), "1..16")
+		return mercuryCfgErr(mercuryPart, "BaseRTT", c.BaseRTT.String(), "1ns..1s")
+	case c.TableBits < MercuryMinTableBits || c.TableBits > MercuryMaxTableBits:
+		return mercuryCfgErr(mercuryPart, "TableBits", strconv.Itoa(c.TableBits), "1..16")
 	case c.CNPInterval < 0 || c.CNPInterval > units.Second:
-		return cfgErr(switchPart, "CNPInterval", c.CNPInterval.String(), "0s..1s")
+		return mercuryCfgErr(mercuryPart, "CNPInterval", c.CNPInterval.String(), "0s..1s")
 	}
 	for i, r := range c.Rates {
-		if r < 1 || r > MaxRate {
-			return cfgErr(switchPart, "Rates["+strconv.Itoa(i)+"]", r.String(), "1bps..10Tbps")
+		if r < 1 || r > MercuryMaxRate {
+			return mercuryCfgErr(mercuryPart, "Rates["+strconv.Itoa(i)+"]", r.String(), "1bps..10Tbps")
 		}
 	}
-	if w := c.BDP(MaxRate); w > math.MaxUint32 {
-		return cfgErr(switchPart, "BaseRTT", c.BaseRTT.String(), "C·baseRTT below 4 GB at every port")
+	if w := c.BDP(MercuryMaxRate); w > math.MaxUint32 {
+		return mercuryCfgErr(mercuryPart, "BaseRTT", c.BaseRTT.String(), "C·baseRTT below 4 GB at every port")
 	}
-	return c.Window.Validate(switchPart)
+	return c.Window.Validate(mercuryPart)
 }
 
 // BDP is C·baseRTT in bytes at rate c: the initial window and the
 // largest.
-func (c SwitchConfig) BDP(rate units.Rate) units.Bytes { return units.BytesIn(rate, c.BaseRTT) }
+func (c MercuryConfig) BDP(rate units.Rate) units.Bytes { return units.BytesIn(rate, c.BaseRTT) }
 
-// Port is every register of one egress port (Algorithm 1).
-type Port struct {
-	State PortState
+// MercuryPort is every register of one egress port of a Mercury switch
+// (Algorithm 1).
+type MercuryPort struct {
+	State MercuryPortState
 	// Paused: a PFC PAUSE of the data priority is in force; PauseStart
 	// is when it came.
 	Paused     bool
@@ -230,16 +182,16 @@ type Port struct {
 	Sum uint32
 }
 
-// Sentinels of the switch's refusals, each wrapped in a *cc.EventError.
+// Sentinels of a Mercury switch's refusals, each wrapped in a *cc.EventError.
 var (
-	// ErrPort: a port outside 0..Ports−1.
-	ErrPort = errors.New("mercury: no such port")
-	// ErrTable: a packet leaves a flow entry holding fewer bytes than it
+	// ErrMercuryPort: a port outside 0..Ports−1.
+	ErrMercuryPort = errors.New("mercury: no such port")
+	// ErrMercuryTable: a packet leaves a flow entry holding fewer bytes than it
 	// (the caller reported a departure without its arrival).
-	ErrTable = errors.New("mercury: flow table underflow")
+	ErrMercuryTable = errors.New("mercury: flow table underflow")
 )
 
-// Switch is Mercury's switch-resident congestion point and notification
+// Mercury is Mercury's switch-resident congestion point and notification
 // point ([Mercury] §"Mercury design", Algorithms 1 and 2, as
 // docs/derivations.md reconstructs them: the paper's listings were
 // lost): per egress port, the state machine that tells a queue built by
@@ -274,7 +226,7 @@ var (
 // reciprocal table of HPCC's NIC (hwtables.DefaultReciprocal: one
 // lookup, one multiply, one shift; the quotient is at most 0.79 % above
 // and 0.10 % below the exact one), with Σdata in 64-byte cells rounded up
-// and data_f in bytes. The result is clamped to [CellBytes, C·baseRTT]:
+// and data_f in bytes. The result is clamped to [MercuryCellBytes, C·baseRTT]:
 // never above the initial window (the table's error could pass it) and
 // never zero for a flow with bytes queued (a window below one packet
 // still lets one packet be in flight).
@@ -287,25 +239,25 @@ var (
 // Two flows that hash alike share an entry, their bytes and their CNP
 // pacing (each gets the window of their sum): the table never overflows
 // and never disagrees with the queue. An entry at 0 is free ("deleted").
-// A departure larger than its entry is refused (ErrTable), changing
+// A departure larger than its entry is refused (ErrMercuryTable), changing
 // nothing.
 //
 // # Choices the paper leaves open
 //
-//   - The threshold (Threshold; PaperSwitch: C·baseRTT/2, at least 10 KB).
+//   - The threshold (Threshold; MercuryPaper: C·baseRTT/2, at least 10 KB).
 //   - CNP pacing: at most one CNP per flow entry per CNPInterval
-//     (PaperSwitch: 50 µs), sent on the Enqueue that finds the flow
+//     (MercuryPaper: 50 µs), sent on the Enqueue that finds the flow
 //     congested.
 //   - The window's place in the CNP (Window: offset and byte order).
 //   - One set of port registers for the data priority Prio; the other
 //     priorities are not followed.
 //
 // Refused events change nothing. Not safe for concurrent use; nothing
-// allocates after NewSwitch except errors.
-type Switch struct {
-	cfg   SwitchConfig
+// allocates after NewMercury except errors.
+type Mercury struct {
+	cfg   MercuryConfig
 	clock cc.Monotonic
-	ports []Port
+	ports []MercuryPort
 	// lastRate is each port's rate as its latest queue reported it (C
 	// where Rates is nil).
 	lastRate []units.Rate
@@ -317,17 +269,17 @@ type Switch struct {
 	cnps, pauses uint64
 }
 
-var _ cc.SwitchPoint = (*Switch)(nil)
+var _ cc.SwitchPoint = (*Mercury)(nil)
 
-// noCNP marks a flow entry that has had no CNP.
-const noCNP = units.Time(math.MinInt64)
+// mercuryNoCNP marks a flow entry that has had no CNP.
+const mercuryNoCNP = units.Time(math.MinInt64)
 
-// castagnoli is the CRC-32C table of the flow hash.
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// mercuryCastagnoli is the CRC-32C table of the flow hash.
+var mercuryCastagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// NewSwitch validates cfg and returns a switch with every port
+// NewMercury validates cfg and returns a Mercury switch with every port
 // Determined, not paused, and empty flow tables.
-func NewSwitch(cfg SwitchConfig) (*Switch, error) {
+func NewMercury(cfg MercuryConfig) (*Mercury, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -335,30 +287,30 @@ func NewSwitch(cfg SwitchConfig) (*Switch, error) {
 		cfg.Rates = append([]units.Rate(nil), cfg.Rates...)
 	}
 	n := cfg.Ports << cfg.TableBits
-	s := &Switch{
-		cfg: cfg, ports: make([]Port, cfg.Ports), lastRate: make([]units.Rate, cfg.Ports),
+	s := &Mercury{
+		cfg: cfg, ports: make([]MercuryPort, cfg.Ports), lastRate: make([]units.Rate, cfg.Ports),
 		bytes: make([]uint32, n), last: make([]units.Time, n),
 		mask: 1<<cfg.TableBits - 1, recip: hwtables.DefaultReciprocal(),
 	}
 	for i := range s.last {
-		s.last[i] = noCNP
+		s.last[i] = mercuryNoCNP
 	}
 	return s, nil
 }
 
 // Config returns the configuration.
-func (s *Switch) Config() SwitchConfig { return s.cfg }
+func (s *Mercury) Config() MercuryConfig { return s.cfg }
 
 // Port returns port out's registers.
-func (s *Switch) Port(out int) (Port, bool) {
+func (s *Mercury) Port(out int) (MercuryPort, bool) {
 	if out < 0 || out >= len(s.ports) {
-		return Port{}, false
+		return MercuryPort{}, false
 	}
 	return s.ports[out], true
 }
 
 // Entry returns the bytes port out's flow table holds for (src, dst).
-func (s *Switch) Entry(out int, src, dst cc.NodeID) uint32 {
+func (s *Mercury) Entry(out int, src, dst cc.NodeID) uint32 {
 	if out < 0 || out >= len(s.ports) {
 		return 0
 	}
@@ -366,75 +318,75 @@ func (s *Switch) Entry(out int, src, dst cc.NodeID) uint32 {
 }
 
 // CNPs counts the CNPs sent.
-func (s *Switch) CNPs() uint64 { return s.cnps }
+func (s *Mercury) CNPs() uint64 { return s.cnps }
 
 // Pauses counts the PAUSEs taken.
-func (s *Switch) Pauses() uint64 { return s.pauses }
+func (s *Mercury) Pauses() uint64 { return s.pauses }
 
 // NextDeadline: the switch has no timer (T is checked on Dequeue).
-func (s *Switch) NextDeadline() units.Time { return units.MaxTime }
+func (s *Mercury) NextDeadline() units.Time { return units.MaxTime }
 
 // Timer only records now.
-func (s *Switch) Timer(now units.Time, _ *cc.Actions) error {
-	return s.clock.Accept(switchPart, "Timer", now)
+func (s *Mercury) Timer(now units.Time, _ *cc.Actions) error {
+	return s.clock.Accept(mercuryPart, "Timer", now)
 }
 
 // index is the flow-table slot of (src, dst) at port out.
-func (s *Switch) index(out int, src, dst cc.NodeID) int {
-	return out<<s.cfg.TableBits | int(flowHash(src, dst)&s.mask)
+func (s *Mercury) index(out int, src, dst cc.NodeID) int {
+	return out<<s.cfg.TableBits | int(mercuryFlowHash(src, dst)&s.mask)
 }
 
-// flowHash is CRC-32C (Castagnoli, reflected, as crc32.Checksum computes
+// mercuryFlowHash is CRC-32C (Castagnoli, reflected, as crc32.Checksum computes
 // it) of src ‖ dst, 8 bytes big-endian, one table lookup per byte as a
 // switch's hash unit does; written out so that nothing escapes.
-func flowHash(src, dst cc.NodeID) uint32 {
+func mercuryFlowHash(src, dst cc.NodeID) uint32 {
 	k := uint64(src)<<32 | uint64(dst)
 	crc := ^uint32(0)
 	for i := 56; i >= 0; i -= 8 {
-		crc = castagnoli[byte(crc)^byte(k>>uint(i))] ^ crc>>8
+		crc = mercuryCastagnoli[byte(crc)^byte(k>>uint(i))] ^ crc>>8
 	}
 	return ^crc
 }
 
 //go:noinline
-func swErr(event, reason string, err error) error {
-	return &cc.EventError{Part: switchPart, Event: event, Reason: reason, Err: err}
+func mercuryErr(event, reason string, err error) error {
+	return &cc.EventError{Part: mercuryPart, Event: event, Reason: reason, Err: err}
 }
 
 // check refuses an event out of time order, on a port outside the switch,
 // or with a nil packet when p is needed.
-func (s *Switch) check(event string, now units.Time, port int, p *cc.Packet, need bool) error {
+func (s *Mercury) check(event string, now units.Time, port int, p *cc.Packet, need bool) error {
 	if !s.clock.InOrder(now) {
-		return s.clock.Check(switchPart, event, now)
+		return s.clock.Check(mercuryPart, event, now)
 	}
 	if port < 0 || port >= len(s.ports) {
-		return swErr(event, "port "+strconv.Itoa(port)+" outside 0.."+strconv.Itoa(len(s.ports)-1), ErrPort)
+		return mercuryErr(event, "port "+strconv.Itoa(port)+" outside 0.."+strconv.Itoa(len(s.ports)-1), ErrMercuryPort)
 	}
 	if need && p == nil {
-		return swErr(event, "nil packet", nil)
+		return mercuryErr(event, "nil packet", nil)
 	}
 	return nil
 }
 
-// sizeOK refuses a packet size outside 1..2^31, a queue outside
+// mercurySizeOK refuses a packet size outside 1..2^31, a queue outside
 // 0..2^32−1 and a queue rate outside 0..MaxRate (the window's C·baseRTT
 // would pass 32 bits and wrap).
-func sizeOK(event string, p *cc.Packet, q cc.Queue) error {
+func mercurySizeOK(event string, p *cc.Packet, q cc.Queue) error {
 	if p.Size < 1 || p.Size > math.MaxInt32 {
-		return swErr(event, "packet of "+p.Size.String()+", want 1B..2147483647B", nil)
+		return mercuryErr(event, "packet of "+p.Size.String()+", want 1B..2147483647B", nil)
 	}
 	if q.Len < 0 || q.Len > math.MaxUint32 {
-		return swErr(event, "queue of "+q.Len.String()+", want 0B..4294967295B", nil)
+		return mercuryErr(event, "queue of "+q.Len.String()+", want 0B..4294967295B", nil)
 	}
-	if q.Rate < 0 || q.Rate > MaxRate {
-		return swErr(event, "queue rate "+q.Rate.String()+", want 0bps..10Tbps", nil)
+	if q.Rate < 0 || q.Rate > MercuryMaxRate {
+		return mercuryErr(event, "queue rate "+q.Rate.String()+", want 0bps..10Tbps", nil)
 	}
 	return nil
 }
 
 // rate is port out's C: its configured rate, else reported (the queue's
-// rate, at most MaxRate).
-func (s *Switch) rate(out int, reported units.Rate) units.Rate {
+// rate, at most MercuryMaxRate).
+func (s *Mercury) rate(out int, reported units.Rate) units.Rate {
 	if s.cfg.Rates != nil {
 		return s.cfg.Rates[out]
 	}
@@ -442,7 +394,7 @@ func (s *Switch) rate(out int, reported units.Rate) units.Rate {
 }
 
 // Arrive records the time: Mercury acts when the packet joins a queue.
-func (s *Switch) Arrive(now units.Time, in int, p *cc.Packet, _ *cc.Actions) error {
+func (s *Mercury) Arrive(now units.Time, in int, p *cc.Packet, _ *cc.Actions) error {
 	if err := s.check("Arrive", now, in, p, true); err != nil {
 		return err
 	}
@@ -451,20 +403,20 @@ func (s *Switch) Arrive(now units.Time, in int, p *cc.Packet, _ *cc.Actions) err
 }
 
 // undetermined puts port pt in the Undetermined state and arms T.
-func (s *Switch) undetermined(now units.Time, pt *Port) {
-	pt.State = Undetermined
+func (s *Mercury) undetermined(now units.Time, pt *MercuryPort) {
+	pt.State = MercuryUndetermined
 	pt.CheckAt = fixedpoint.SatAdd(now, s.cfg.Period)
 	pt.QAtCheck = pt.QLen
 }
 
 // Pause takes a PFC PAUSE (paused) or RESUME of priority prio at egress
 // port out (Algorithm 1, lines 1–3 and 6–14).
-func (s *Switch) Pause(now units.Time, out int, prio uint8, paused bool, _ *cc.Actions) error {
+func (s *Mercury) Pause(now units.Time, out int, prio uint8, paused bool, _ *cc.Actions) error {
 	if err := s.check("Pause", now, out, nil, false); err != nil {
 		return err
 	}
 	if prio > 7 {
-		return swErr("Pause", "priority "+strconv.Itoa(int(prio))+" outside 0..7", nil)
+		return mercuryErr("Pause", "priority "+strconv.Itoa(int(prio))+" outside 0..7", nil)
 	}
 	s.clock.Advance(now)
 	pt := &s.ports[out]
@@ -480,7 +432,7 @@ func (s *Switch) Pause(now units.Time, out int, prio uint8, paused bool, _ *cc.A
 	}
 	pt.TPause = now - pt.PauseStart
 	if int64(pt.QLen) <= int64(s.cfg.Threshold) {
-		pt.State = Determined // not congested
+		pt.State = MercuryDetermined // not congested
 		return nil
 	}
 	// rxRate = rxByte/Tpause ≤ C, in bytes: rxByte ≤ C·Tpause.
@@ -488,14 +440,14 @@ func (s *Switch) Pause(now units.Time, out int, prio uint8, paused bool, _ *cc.A
 	if int64(pt.RxBytes) <= int64(drain) {
 		s.undetermined(now, pt) // the backlog is PFC's, and drains
 	} else {
-		pt.State = Determined // congested
+		pt.State = MercuryDetermined // congested
 	}
 	return nil
 }
 
 // Enqueue takes a packet joining egress port out (Algorithm 1, lines 4–5;
 // Algorithm 2, lines 1–3 and 10–13).
-func (s *Switch) Enqueue(now units.Time, out int, p *cc.Packet, q cc.Queue, act *cc.Actions) error {
+func (s *Mercury) Enqueue(now units.Time, out int, p *cc.Packet, q cc.Queue, act *cc.Actions) error {
 	if err := s.check("Enqueue", now, out, p, true); err != nil {
 		return err
 	}
@@ -503,19 +455,19 @@ func (s *Switch) Enqueue(now units.Time, out int, p *cc.Packet, q cc.Queue, act 
 		s.clock.Advance(now)
 		return nil
 	}
-	if err := sizeOK("Enqueue", p, q); err != nil {
+	if err := mercurySizeOK("Enqueue", p, q); err != nil {
 		return err
 	}
 	pt := &s.ports[out]
 	i := s.index(out, p.Src, p.Dst)
 	n := uint32(p.Size)
 	if s.bytes[i] > math.MaxUint32-n || pt.Sum > math.MaxUint32-n {
-		return swErr("Enqueue", "the flow table's 32-bit counters would wrap", ErrTable)
+		return mercuryErr("Enqueue", "the flow table's 32-bit counters would wrap", ErrMercuryTable)
 	}
-	congested := pt.State == Determined && q.Len > s.cfg.Threshold
-	send := congested && (s.last[i] == noCNP || now-s.last[i] >= s.cfg.CNPInterval)
+	congested := pt.State == MercuryDetermined && q.Len > s.cfg.Threshold
+	send := congested && (s.last[i] == mercuryNoCNP || now-s.last[i] >= s.cfg.CNPInterval)
 	if send {
-		if err := act.Reserve(switchPart, "Enqueue", 1); err != nil {
+		if err := act.Reserve(mercuryPart, "Enqueue", 1); err != nil {
 			return err
 		}
 	}
@@ -539,18 +491,18 @@ func (s *Switch) Enqueue(now units.Time, out int, p *cc.Packet, q cc.Queue, act 
 
 // window is Algorithm 2's Win = C·baseRTT·data_f/Σdata for a flow of
 // data bytes at port out, whose table holds sum (≥ data > 0) bytes.
-func (s *Switch) window(out int, reported units.Rate, data, sum uint32) uint32 {
+func (s *Mercury) window(out int, reported units.Rate, data, sum uint32) uint32 {
 	bdp := uint64(s.cfg.BDP(s.rate(out, reported)))
-	cells := min((uint64(sum)+CellBytes-1)/CellBytes, hwtables.MaxN)
-	// bdp < 2^32 (Validate, at every rate up to MaxRate; sizeOK refuses
+	cells := min((uint64(sum)+MercuryCellBytes-1)/MercuryCellBytes, hwtables.MaxN)
+	// bdp < 2^32 (Validate, at every rate up to MercuryMaxRate; mercurySizeOK refuses
 	// a faster queue), data < 2^32: the product fits 64 bits.
-	w := s.recip.DivFast(bdp*uint64(data), cells) / CellBytes
-	return uint32(fixedpoint.Clamp(w, CellBytes, max(bdp, CellBytes)))
+	w := s.recip.DivFast(bdp*uint64(data), cells) / MercuryCellBytes
+	return uint32(fixedpoint.Clamp(w, MercuryCellBytes, max(bdp, MercuryCellBytes)))
 }
 
 // Dequeue takes a packet leaving egress port out (Algorithm 2, lines 4–8;
 // Algorithm 1, lines 15–20).
-func (s *Switch) Dequeue(now units.Time, out int, p *cc.Packet, q cc.Queue, _ *cc.Actions) error {
+func (s *Mercury) Dequeue(now units.Time, out int, p *cc.Packet, q cc.Queue, _ *cc.Actions) error {
 	if err := s.check("Dequeue", now, out, p, true); err != nil {
 		return err
 	}
@@ -558,24 +510,24 @@ func (s *Switch) Dequeue(now units.Time, out int, p *cc.Packet, q cc.Queue, _ *c
 		s.clock.Advance(now)
 		return nil
 	}
-	if err := sizeOK("Dequeue", p, q); err != nil {
+	if err := mercurySizeOK("Dequeue", p, q); err != nil {
 		return err
 	}
 	pt := &s.ports[out]
 	i := s.index(out, p.Src, p.Dst)
 	n := uint32(p.Size)
 	if s.bytes[i] < n || pt.Sum < n {
-		return swErr("Dequeue", "a packet of "+p.Size.String()+" leaves a flow entry of "+strconv.FormatUint(uint64(s.bytes[i]), 10)+" B", ErrTable)
+		return mercuryErr("Dequeue", "a packet of "+p.Size.String()+" leaves a flow entry of "+strconv.FormatUint(uint64(s.bytes[i]), 10)+" B", ErrMercuryTable)
 	}
 	s.clock.Advance(now)
 	s.lastRate[out] = q.Rate
 	s.bytes[i] -= n // at 0 the entry is free
 	pt.Sum -= n
 	pt.QLen = uint32(q.Len)
-	if pt.State == Undetermined && now >= pt.CheckAt {
+	if pt.State == MercuryUndetermined && now >= pt.CheckAt {
 		// Still PFC's while above the threshold and draining.
 		if !(pt.QLen > uint32(s.cfg.Threshold) && pt.QLen < pt.QAtCheck) {
-			pt.State = Determined
+			pt.State = MercuryDetermined
 		}
 		pt.CheckAt = fixedpoint.SatAdd(now, s.cfg.Period)
 		pt.QAtCheck = pt.QLen
@@ -585,15 +537,15 @@ func (s *Switch) Dequeue(now units.Time, out int, p *cc.Packet, q cc.Queue, _ *c
 
 // Message takes nothing: Mercury's switches exchange no messages. It
 // records the time.
-func (s *Switch) Message(now units.Time, in int, f *cc.Feedback, _ *cc.Actions) error {
+func (s *Mercury) Message(now units.Time, in int, f *cc.Feedback, _ *cc.Actions) error {
 	if !s.clock.InOrder(now) {
-		return s.clock.Check(switchPart, "Message", now)
+		return s.clock.Check(mercuryPart, "Message", now)
 	}
 	if in < -1 || in >= len(s.ports) {
-		return swErr("Message", "port "+strconv.Itoa(in)+" outside −1.."+strconv.Itoa(len(s.ports)-1), ErrPort)
+		return mercuryErr("Message", "port "+strconv.Itoa(in)+" outside −1.."+strconv.Itoa(len(s.ports)-1), ErrMercuryPort)
 	}
 	if f == nil {
-		return swErr("Message", "nil feedback", nil)
+		return mercuryErr("Message", "nil feedback", nil)
 	}
 	s.clock.Advance(now)
 	return nil
@@ -606,7 +558,7 @@ func (s *Switch) Message(now units.Time, in int, f *cc.Feedback, _ *cc.Actions) 
 // rx_bytes (32), t_pause (64, ps), q_len (32), check_at (64, ps),
 // q_at_check (32), sum (32), last_rate (64, bit/s: the rate the port's
 // latest queue reported, C of the resume test where Rates is nil).
-func (s *Switch) AppendRegisters(dst []cc.Register) []cc.Register {
+func (s *Mercury) AppendRegisters(dst []cc.Register) []cc.Register {
 	const prime = 1099511628211
 	h := uint64(14695981039346656037)
 	for i, b := range s.bytes {
@@ -617,7 +569,7 @@ func (s *Switch) AppendRegisters(dst []cc.Register) []cc.Register {
 	for i := range s.ports {
 		pt := &s.ports[i]
 		dst = append(dst,
-			cc.BoolReg("undetermined", pt.State == Undetermined),
+			cc.BoolReg("undetermined", pt.State == MercuryUndetermined),
 			cc.BoolReg("paused", pt.Paused),
 			cc.TimeReg("pause_start", pt.PauseStart),
 			cc.Reg("rx_bytes", 32, uint64(pt.RxBytes)),

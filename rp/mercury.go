@@ -1,20 +1,20 @@
-package mercury
+package rp
 
 import (
 	"math"
 
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/fixedpoint"
-	"github.com/hwcc/hwcc/rp"
 	"github.com/hwcc/hwcc/units"
+	"github.com/hwcc/hwcc/wire"
 )
 
-// SenderConfig configures Mercury's sender: DCQCN's reaction point and
+// MercuryConfig configures Mercury's sender: DCQCN's reaction point and
 // the window the CNPs carry.
-type SenderConfig struct {
+type MercuryConfig struct {
 	// DCQCN is the rate controller, unchanged ([Mercury]: "we
 	// adopt DCQCN by default").
-	DCQCN rp.DCQCNConfig
+	DCQCN DCQCNConfig
 	// InitWindow is C·baseRTT in bytes, the window before any CNP and
 	// after ResetAfter without one ("the window sizes are uniformly set to
 	// C × baseRTT"), 1 B..2^32−1 B.
@@ -25,41 +25,47 @@ type SenderConfig struct {
 	// value"; how long is hwcc's), 1 ns..1 s.
 	ResetAfter units.Time
 	// Window is where the CNP carries the window (as the switch's).
-	Window Window
+	Window wire.MercuryWindow
 }
 
-// PaperSender returns Mercury's sender on a link of rate line with the
-// network's base RTT: DCQCN with its paper's parameters (rp.DCQCNPaper:
+// MercuryPaper returns Mercury's sender on a link of rate line with the
+// network's base RTT: DCQCN with its paper's parameters (DCQCNPaper:
 // Mercury's evaluation runs DCQCN with "the parameter settings
 // recommended in their papers"),
 // InitWindow = line·baseRTT, and a reset after 100 µs without a CNP: two
 // of the switch's 50 µs CNP intervals (hwcc's).
-func PaperSender(line units.Rate, baseRTT units.Time) SenderConfig {
-	return SenderConfig{
-		DCQCN:      rp.DCQCNPaper(line),
+func MercuryPaper(line units.Rate, baseRTT units.Time) MercuryConfig {
+	return MercuryConfig{
+		DCQCN:      DCQCNPaper(line),
 		InitWindow: units.BytesIn(line, baseRTT),
 		ResetAfter: 100 * units.Microsecond,
 	}
 }
 
-const senderPart = "mercury.Sender"
+// mercuryPart names the Mercury reaction point in errors.
+const mercuryPart = "rp.Mercury"
+
+// mercuryCfgErr is the *cc.ConfigError of a field out of range.
+func mercuryCfgErr(part, field, value, want string) error {
+	return &cc.ConfigError{Part: part, Field: field, Value: value, Range: want}
+}
 
 // Validate reports the first field out of range as a *cc.ConfigError.
-func (c SenderConfig) Validate() error {
+func (c MercuryConfig) Validate() error {
 	switch {
 	case c.InitWindow < 1 || c.InitWindow > math.MaxUint32:
-		return cfgErr(senderPart, "InitWindow", c.InitWindow.String(), "1B..4294967295B")
+		return mercuryCfgErr(mercuryPart, "InitWindow", c.InitWindow.String(), "1B..4294967295B")
 	case c.ResetAfter < units.Nanosecond || c.ResetAfter > units.Second:
-		return cfgErr(senderPart, "ResetAfter", c.ResetAfter.String(), "1ns..1s")
+		return mercuryCfgErr(mercuryPart, "ResetAfter", c.ResetAfter.String(), "1ns..1s")
 	}
-	if err := c.Window.Validate(senderPart); err != nil {
+	if err := c.Window.Validate(mercuryPart); err != nil {
 		return err
 	}
 	return c.DCQCN.Validate()
 }
 
-// SenderState is the window's registers.
-type SenderState struct {
+// MercuryState is the window's registers.
+type MercuryState struct {
 	// Cwnd is the window in force, bytes (32 bits).
 	Cwnd uint32
 	// Windowed: a CNP's window is in force; LastCNP is when the last CNP
@@ -71,7 +77,7 @@ type SenderState struct {
 	Windows, Resets uint64
 }
 
-// Sender is Mercury's reaction point ([Mercury] §"Window-based
+// Mercury is Mercury's reaction point ([Mercury] §"Window-based
 // congestion notification", Algorithm 2 lines 15–20): DCQCN's reaction
 // point unchanged, plus a window. It implements cc.ReactionPoint.
 //
@@ -86,40 +92,40 @@ type SenderState struct {
 //     transmission").
 //   - Timer: DCQCN's timers, and ResetAfter after the last CNP the window
 //     returns to InitWindow.
-type Sender struct {
-	cfg   SenderConfig
-	d     *rp.DCQCN
+type Mercury struct {
+	cfg   MercuryConfig
+	d     *DCQCN
 	clock cc.Monotonic
-	st    SenderState
+	st    MercuryState
 }
 
-var _ cc.ReactionPoint = (*Sender)(nil)
+var _ cc.ReactionPoint = (*Mercury)(nil)
 
-// NewSender validates cfg and returns a sender at DCQCN's initial rate
+// NewMercury validates cfg and returns a sender at DCQCN's initial rate
 // with the window InitWindow.
-func NewSender(cfg SenderConfig) (*Sender, error) {
+func NewMercury(cfg MercuryConfig) (*Mercury, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	d, err := rp.NewDCQCN(cfg.DCQCN)
+	d, err := NewDCQCN(cfg.DCQCN)
 	if err != nil {
 		return nil, err
 	}
-	return &Sender{cfg: cfg, d: d, st: SenderState{Cwnd: uint32(cfg.InitWindow)}}, nil
+	return &Mercury{cfg: cfg, d: d, st: MercuryState{Cwnd: uint32(cfg.InitWindow)}}, nil
 }
 
 // Config returns the configuration.
-func (s *Sender) Config() SenderConfig { return s.cfg }
+func (s *Mercury) Config() MercuryConfig { return s.cfg }
 
 // State returns the window's registers.
-func (s *Sender) State() SenderState { return s.st }
+func (s *Mercury) State() MercuryState { return s.st }
 
 // DCQCN returns the rate controller, for reading.
-func (s *Sender) DCQCN() *rp.DCQCN { return s.d }
+func (s *Mercury) DCQCN() *DCQCN { return s.d }
 
 // reset returns the window to InitWindow if ResetAfter has passed since
 // the last CNP.
-func (s *Sender) reset(now units.Time) {
+func (s *Mercury) reset(now units.Time) {
 	if s.st.Windowed && now >= s.resetAt() {
 		s.st.Windowed = false
 		s.st.Cwnd = uint32(s.cfg.InitWindow)
@@ -127,10 +133,10 @@ func (s *Sender) reset(now units.Time) {
 	}
 }
 
-func (s *Sender) resetAt() units.Time { return fixedpoint.SatAdd(s.st.LastCNP, s.cfg.ResetAfter) }
+func (s *Mercury) resetAt() units.Time { return fixedpoint.SatAdd(s.st.LastCNP, s.cfg.ResetAfter) }
 
 // NextDeadline is the earlier of DCQCN's and the window's reset.
-func (s *Sender) NextDeadline() units.Time {
+func (s *Mercury) NextDeadline() units.Time {
 	d := s.d.NextDeadline()
 	if s.st.Windowed {
 		d = min(d, s.resetAt())
@@ -139,9 +145,9 @@ func (s *Sender) NextDeadline() units.Time {
 }
 
 // Sent records a data packet (DCQCN's byte counter).
-func (s *Sender) Sent(now units.Time, p *cc.Packet, act *cc.Actions) error {
+func (s *Mercury) Sent(now units.Time, p *cc.Packet, act *cc.Actions) error {
 	if !s.clock.InOrder(now) {
-		return s.clock.Check(senderPart, "Sent", now)
+		return s.clock.Check(mercuryPart, "Sent", now)
 	}
 	if err := s.d.Sent(now, p, act); err != nil {
 		return err
@@ -152,9 +158,9 @@ func (s *Sender) Sent(now units.Time, p *cc.Packet, act *cc.Actions) error {
 }
 
 // Feedback takes a message for the flow (see Sender).
-func (s *Sender) Feedback(now units.Time, f *cc.Feedback, act *cc.Actions) error {
+func (s *Mercury) Feedback(now units.Time, f *cc.Feedback, act *cc.Actions) error {
 	if !s.clock.InOrder(now) {
-		return s.clock.Check(senderPart, "Feedback", now)
+		return s.clock.Check(mercuryPart, "Feedback", now)
 	}
 	if err := s.d.Feedback(now, f, act); err != nil {
 		return err
@@ -175,9 +181,9 @@ func (s *Sender) Feedback(now units.Time, f *cc.Feedback, act *cc.Actions) error
 }
 
 // Timer runs DCQCN's timers and the window's reset.
-func (s *Sender) Timer(now units.Time, act *cc.Actions) error {
+func (s *Mercury) Timer(now units.Time, act *cc.Actions) error {
 	if !s.clock.InOrder(now) {
-		return s.clock.Check(senderPart, "Timer", now)
+		return s.clock.Check(mercuryPart, "Timer", now)
 	}
 	if err := s.d.Timer(now, act); err != nil {
 		return err
@@ -188,14 +194,14 @@ func (s *Sender) Timer(now units.Time, act *cc.Actions) error {
 }
 
 // Limits are DCQCN's rate and the window in force.
-func (s *Sender) Limits() cc.Limits {
+func (s *Mercury) Limits() cc.Limits {
 	return cc.Limits{Rate: s.d.Rate(), Window: units.Bytes(s.st.Cwnd)}
 }
 
 // AppendRegisters appends now (64), cwnd (32), windowed (1), last_cnp
 // (64, ps), windows (64), resets (64), then DCQCN's registers
-// (rp.DCQCN.AppendRegisters).
-func (s *Sender) AppendRegisters(dst []cc.Register) []cc.Register {
+// (DCQCN.AppendRegisters).
+func (s *Mercury) AppendRegisters(dst []cc.Register) []cc.Register {
 	dst = append(dst, s.clock.Register(),
 		cc.Reg("cwnd", 32, uint64(s.st.Cwnd)),
 		cc.BoolReg("windowed", s.st.Windowed),
