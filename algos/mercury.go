@@ -1,6 +1,8 @@
 package algos
 
 import (
+	"strconv"
+
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/cp"
 	"github.com/hwcc/hwcc/rp"
@@ -61,7 +63,7 @@ func liftFields[C, D any](fs []cc.Field[D], inner func(*C) *D) []cc.Field[C] {
 // mercuryWindowFields are where the window travels, for both parts.
 func mercuryWindowFields[C any](w func(*C) *wire.MercuryWindow) []cc.Field[C] {
 	return []cc.Field[C]{
-		xpField("window_offset", "byte", "0", "12", "where the 32-bit window sits in the CNP's 16 reserved bytes (switch and senders must agree)",
+		xpField("window_offset", "byte", "0", strconv.Itoa(wire.MaxReservedWordOffset), "where the 32-bit window sits in the CNP's 16 reserved bytes (switch and senders must agree)",
 			"hwcc (the paper: \"the 32-bit reserved segment in CNP\")", func(c *C) any { return &w(c).Offset }),
 		{
 			Param: cc.Param{
@@ -79,26 +81,27 @@ func mercuryWindowFields[C any](w func(*C) *wire.MercuryWindow) []cc.Field[C] {
 }
 
 func init() {
+	minT, maxT := cp.MercuryMinTime.String(), cp.MercuryMaxTime.String()
 	swFields := []cc.Field[mercurySW]{
-		xpField("threshold", "", "1B", "2147483647B", "the congestion threshold on an egress queue: above it a Determined port's flows are congested, and a resumed port's state is judged",
+		xpField("threshold", "", "1B", cp.MercuryMaxThreshold.String(), "the congestion threshold on an egress queue: above it a Determined port's flows are congested, and a resumed port's state is judged",
 			"hwcc (the paper names it and gives no value): C·baseRTT/2 of the fastest port, at least 10 KB", func(c *mercurySW) any { return &c.Threshold }),
-		xpField("period", "", "1ns", "1s", "T: an Undetermined port is checked on the first dequeue after T",
+		xpField("period", "", minT, maxT, "T: an Undetermined port is checked on the first dequeue after T",
 			"[Mercury] §\"Parameter settings\" (10 µs)", func(c *mercurySW) any { return &c.Period }),
-		xpField("base_rtt", "", "1ns", "1s", "the one base RTT of every window, C·baseRTT·data_f/Σdata; the network's largest where the environment gives it",
+		xpField("base_rtt", "", minT, maxT, "the one base RTT of every window, C·baseRTT·data_f/Σdata; the network's largest where the environment gives it",
 			"[Mercury] §\"Discussions\" (\"baseRTT can be pre-configured\")", func(c *mercurySW) any { return &c.BaseRTT }),
-		xpField("table_bits", "bits", "1", "16", "each port's flow table has 2^table_bits entries, indexed by CRC-32C of (source, destination)",
+		xpField("table_bits", "bits", strconv.Itoa(cp.MercuryMinTableBits), strconv.Itoa(cp.MercuryMaxTableBits), "each port's flow table has 2^table_bits entries, indexed by CRC-32C of (source, destination)",
 			"hwcc (the paper: the egress port and a hash of the FID)", func(c *mercurySW) any { return &c.TableBits }),
-		xpField("cnp_interval", "", "0s", "1s", "least time between two CNPs to one flow entry (0: a CNP for every packet of a congested flow)",
+		xpField("cnp_interval", "", "0s", maxT, "least time between two CNPs to one flow entry (0: a CNP for every packet of a congested flow)",
 			"hwcc (DCQCN's NP interval, 50 µs)", func(c *mercurySW) any { return &c.CNPInterval }),
-		xpField("prio", "", "0", "7", "the data priority whose queues and pauses the state machines follow",
+		xpField("prio", "", "0", strconv.Itoa(cp.MercuryMaxPrio), "the data priority whose queues and pauses the state machines follow",
 			"hwcc (the harness's data priority)", func(c *mercurySW) any { return &c.Prio }),
 	}
 	swFields = append(swFields, mercuryWindowFields(func(c *mercurySW) *wire.MercuryWindow { return &c.Window })...)
 
 	rpFields := []cc.Field[mercuryRP]{
-		xpField("init_window", "", "1B", "4294967295B", "the window before any CNP and after reset_after without one: C·baseRTT",
+		xpField("init_window", "", "1B", rp.MercuryMaxWindow.String(), "the window before any CNP and after reset_after without one: C·baseRTT",
 			mercuryPaper+" (C × baseRTT)", func(c *mercuryRP) any { return &c.InitWindow }),
-		xpField("reset_after", "", "1ns", "1s", "how long without a CNP returns the window to init_window",
+		xpField("reset_after", "", rp.MercuryMinResetAfter.String(), rp.MercuryMaxResetAfter.String(), "how long without a CNP returns the window to init_window",
 			"hwcc (the paper: \"when congestion disappears\"): two CNP intervals, 100 µs", func(c *mercuryRP) any { return &c.ResetAfter }),
 	}
 	rpFields = append(rpFields, mercuryWindowFields(func(c *mercuryRP) *wire.MercuryWindow { return &c.Window })...)

@@ -13,9 +13,10 @@ import (
 // dcqcnRegs returns c's registers.
 func dcqcnRegs(c *DCQCN) []cc.Register { return c.AppendRegisters(nil) }
 
-// The contract methods and the typed ones make the same decisions and leave
-// the same registers on the same random events (both marking points,
-// queue lengths across the three regions, timer calls in between).
+// The contract methods and the unexported decisions they run (onEnqueue,
+// onDequeue) make the same decisions and leave the same registers on the
+// same random events (both marking points, queue lengths across the three
+// regions, timer calls in between).
 func TestDCQCNContractMatchesTyped(t *testing.T) {
 	for _, at := range []DCQCNMarkAt{DCQCNMarkDequeue, DCQCNMarkEnqueue} {
 		cfg := DCQCNHPCCSim(25 * units.Gbps)
@@ -35,11 +36,11 @@ func TestDCQCNContractMatchesTyped(t *testing.T) {
 			var want bool
 			switch r.IntN(5) {
 			case 0, 1:
-				want, err = typed.OnEnqueue(now, q)
+				want, err = typed.onEnqueue(now, q)
 				require.NoError(t, err)
 				require.NoError(t, contract.Enqueue(now, &p, cc.Queue{Len: q, Rate: 25 * units.Gbps}, act))
 			case 2, 3:
-				want, err = typed.OnDequeue(now, q)
+				want, err = typed.onDequeue(now, q)
 				require.NoError(t, err)
 				require.NoError(t, contract.Dequeue(now, &p, cc.Queue{Len: q, Rate: 25 * units.Gbps}, act))
 			default:
@@ -74,10 +75,10 @@ func TestDCQCNMarkAt(t *testing.T) {
 		require.Equal(t, at == DCQCNMarkDequeue, act.Has(cc.ActionMarkCE), "%v: Dequeue", at)
 		require.Equal(t, uint64(1), c.State().Packets, "%v: one decision", at)
 		require.Equal(t, units.Time(6), c.Last())
-		m, err := c.OnEnqueue(7, q.Len)
+		m, err := c.onEnqueue(7, q.Len)
 		require.NoError(t, err)
 		require.Equal(t, at == DCQCNMarkEnqueue, m)
-		m, err = c.OnDequeue(8, q.Len)
+		m, err = c.onDequeue(8, q.Len)
 		require.NoError(t, err)
 		require.Equal(t, at == DCQCNMarkDequeue, m)
 	}
@@ -96,21 +97,26 @@ func TestDCQCNContractTimeOrder(t *testing.T) {
 	q := cc.Queue{Len: 250 * units.KB}
 	require.NoError(t, c.Dequeue(10, nil, q, cc.NewActions(1)))
 	before := dcqcnRegs(c)
-	events := map[string]func(now units.Time) error{
-		"Enqueue":   func(now units.Time) error { return c.Enqueue(now, nil, q, cc.NewActions(1)) },
-		"Dequeue":   func(now units.Time) error { return c.Dequeue(now, nil, q, cc.NewActions(1)) },
-		"Timer":     func(now units.Time) error { return c.Timer(now, cc.NewActions(1)) },
-		"OnEnqueue": func(now units.Time) error { _, err := c.OnEnqueue(now, q.Len); return err },
-		"OnDequeue": func(now units.Time) error { _, err := c.OnDequeue(now, q.Len); return err },
+	// The unexported decisions (the fast path of Enqueue and Dequeue) name
+	// the contract event they serve.
+	events := []struct {
+		name string
+		ev   func(now units.Time) error
+	}{
+		{"Enqueue", func(now units.Time) error { return c.Enqueue(now, nil, q, cc.NewActions(1)) }},
+		{"Dequeue", func(now units.Time) error { return c.Dequeue(now, nil, q, cc.NewActions(1)) }},
+		{"Timer", func(now units.Time) error { return c.Timer(now, cc.NewActions(1)) }},
+		{"Enqueue", func(now units.Time) error { _, err := c.onEnqueue(now, q.Len); return err }},
+		{"Dequeue", func(now units.Time) error { _, err := c.onDequeue(now, q.Len); return err }},
 	}
-	for name, ev := range events {
+	for _, e := range events {
 		for _, now := range []units.Time{9, -1} {
-			err := ev(now)
+			err := e.ev(now)
 			var to *cc.TimeOrderError
-			require.ErrorAs(t, err, &to, name)
+			require.ErrorAs(t, err, &to, e.name)
 			require.ErrorIs(t, err, cc.ErrTimeOrder)
-			require.Equal(t, cc.TimeOrderError{Part: "cp.DCQCN", Event: name, Now: now, Last: 10}, *to)
-			require.Equal(t, before, dcqcnRegs(c), name)
+			require.Equal(t, cc.TimeOrderError{Part: "cp.DCQCN", Event: e.name, Now: now, Last: 10}, *to)
+			require.Equal(t, before, dcqcnRegs(c), e.name)
 		}
 	}
 	fresh, err := NewDCQCN(DCQCNHPCCSim(25 * units.Gbps))
@@ -153,7 +159,7 @@ func TestDCQCNContractActionsFull(t *testing.T) {
 	fails := 0
 	for i := range 2000 {
 		now := units.Time(i)
-		want, err := twin.OnDequeue(now, q.Len)
+		want, err := twin.onDequeue(now, q.Len)
 		require.NoError(t, err)
 		err = c.Dequeue(now, nil, q, nil)
 		if want {
@@ -175,7 +181,7 @@ func TestDCQCNContractActionsFull(t *testing.T) {
 func TestDCQCNRegisters(t *testing.T) {
 	c, err := NewDCQCN(DCQCNHPCCSim(25 * units.Gbps))
 	require.NoError(t, err)
-	_, err = c.OnDequeue(42, 401*units.KB)
+	_, err = c.onDequeue(42, 401*units.KB)
 	require.NoError(t, err)
 	regs := dcqcnRegs(c)
 	var names []string

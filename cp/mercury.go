@@ -13,7 +13,9 @@ import (
 	"github.com/hwcc/hwcc/wire"
 )
 
-// Limits of a Mercury switch's configuration (MercuryConfig).
+// Limits of a Mercury switch's configuration (MercuryConfig), stated
+// once: Validate, the registry (package algos) and the docs read them from
+// here.
 const (
 	// MercuryMaxPorts is the most ports a Mercury switch has.
 	MercuryMaxPorts = 1024
@@ -30,6 +32,14 @@ const (
 	// refused, so that C·baseRTT, checked by Validate at MercuryMaxRate,
 	// stays below 2^32 bytes.
 	MercuryMaxRate = 10 * units.Tbps
+	// MercuryMaxPrio is the highest data priority (802.1p: 0..7).
+	MercuryMaxPrio = 7
+	// MercuryMaxThreshold is the largest congestion threshold: Q_Length
+	// is compared as a 31-bit quantity.
+	MercuryMaxThreshold units.Bytes = math.MaxInt32
+	// MercuryMinTime and MercuryMaxTime bound Period and BaseRTT (and,
+	// from 0, CNPInterval).
+	MercuryMinTime, MercuryMaxTime = units.Nanosecond, units.Second
 )
 
 // The paper's constants ([Mercury] §"Parameter settings").
@@ -65,28 +75,31 @@ func (s MercuryPortState) String() string {
 type MercuryConfig struct {
 	// Ports is the switch's port count, 1..MercuryMaxPorts.
 	Ports int
-	// Rates is each port's line rate C (len Ports, 1 b/s..MercuryMaxRate); nil
+	// Rates is each port's line rate C (len Ports, 1 bit/s..MercuryMaxRate); nil
 	// takes the rate of the queue each event reports (cc.Queue.Rate).
 	Rates []units.Rate
 	// Prio is the data priority whose queues the state machines follow
-	// (0..7); packets and pauses of other priorities change nothing.
+	// (0..MercuryMaxPrio); packets and pauses of other priorities change
+	// nothing.
 	Prio uint8
-	// Threshold is the congestion threshold on Q_Length, 1 B..2^31 B. The
-	// paper names one and gives no value.
+	// Threshold is the congestion threshold on Q_Length, 1
+	// B..MercuryMaxThreshold (2^31 − 1 B). The paper names one and gives
+	// no value.
 	Threshold units.Bytes
-	// Period is T, 1 ns..1 s (the paper: 10 µs).
+	// Period is T, MercuryMinTime..MercuryMaxTime (1 ns..1 s; the paper:
+	// 10 µs).
 	Period units.Time
 	// BaseRTT is the one base RTT every window is computed with (the
 	// network's largest; section "Discussions": "baseRTT can be
-	// pre-configured"), 1 ns..1 s and MercuryMaxRate·BaseRTT below
-	// 2^32 B (so at most 3.43 ms).
+	// pre-configured"), MercuryMinTime..MercuryMaxTime and
+	// MercuryMaxRate·BaseRTT below 2^32 B (so at most 3.43 ms).
 	BaseRTT units.Time
 	// TableBits sizes each port's flow table, 2^TableBits entries indexed
 	// by the hash of (source, destination),
 	// MercuryMinTableBits..MercuryMaxTableBits.
 	TableBits int
 	// CNPInterval is the least time between two CNPs to one flow entry,
-	// 0..1 s (0: a CNP for every packet of a congested flow). The paper
+	// 0..MercuryMaxTime (0: a CNP for every packet of a congested flow). The paper
 	// sends CNPs "immediately when congestion occurs" and no pacing.
 	CNPInterval units.Time
 	// Window is where the window goes in the CNP.
@@ -122,29 +135,32 @@ func mercuryCfgErr(part, field, value, want string) error {
 	return &cc.ConfigError{Part: part, Field: field, Value: value, Range: want}
 }
 
+// mercuryTimeRange is the range lo..MercuryMaxTime as errors state it.
+func mercuryTimeRange(lo units.Time) string { return lo.String() + ".." + MercuryMaxTime.String() }
+
 // Validate reports the first field out of range as a *cc.ConfigError.
 func (c MercuryConfig) Validate() error {
 	switch {
 	case c.Ports < 1 || c.Ports > MercuryMaxPorts:
-		return mercuryCfgErr(mercuryPart, "Ports", strconv.Itoa(c.Ports), "1..1024")
+		return mercuryCfgErr(mercuryPart, "Ports", strconv.Itoa(c.Ports), "1.."+strconv.Itoa(MercuryMaxPorts))
 	case c.Rates != nil && len(c.Rates) != c.Ports:
 		return mercuryCfgErr(mercuryPart, "Rates", strconv.Itoa(len(c.Rates))+" rates", "one per port, or none")
-	case c.Prio > 7:
-		return mercuryCfgErr(mercuryPart, "Prio", strconv.Itoa(int(c.Prio)), "0..7")
-	case c.Threshold < 1 || c.Threshold > math.MaxInt32:
-		return mercuryCfgErr(mercuryPart, "Threshold", c.Threshold.String(), "1B..2147483647B")
-	case c.Period < units.Nanosecond || c.Period > units.Second:
-		return mercuryCfgErr(mercuryPart, "Period", c.Period.String(), "1ns..1s")
-	case c.BaseRTT < units.Nanosecond || c.BaseRTT > units.Second:
-		return mercuryCfgErr(mercuryPart, "BaseRTT", c.BaseRTT.String(), "1ns..1s")
+	case c.Prio > MercuryMaxPrio:
+		return mercuryCfgErr(mercuryPart, "Prio", strconv.Itoa(int(c.Prio)), "0.."+strconv.Itoa(MercuryMaxPrio))
+	case c.Threshold < 1 || c.Threshold > MercuryMaxThreshold:
+		return mercuryCfgErr(mercuryPart, "Threshold", c.Threshold.String(), "1B.."+MercuryMaxThreshold.String())
+	case c.Period < MercuryMinTime || c.Period > MercuryMaxTime:
+		return mercuryCfgErr(mercuryPart, "Period", c.Period.String(), mercuryTimeRange(MercuryMinTime))
+	case c.BaseRTT < MercuryMinTime || c.BaseRTT > MercuryMaxTime:
+		return mercuryCfgErr(mercuryPart, "BaseRTT", c.BaseRTT.String(), mercuryTimeRange(MercuryMinTime))
 	case c.TableBits < MercuryMinTableBits || c.TableBits > MercuryMaxTableBits:
-		return mercuryCfgErr(mercuryPart, "TableBits", strconv.Itoa(c.TableBits), "1..16")
-	case c.CNPInterval < 0 || c.CNPInterval > units.Second:
-		return mercuryCfgErr(mercuryPart, "CNPInterval", c.CNPInterval.String(), "0s..1s")
+		return mercuryCfgErr(mercuryPart, "TableBits", strconv.Itoa(c.TableBits), strconv.Itoa(MercuryMinTableBits)+".."+strconv.Itoa(MercuryMaxTableBits))
+	case c.CNPInterval < 0 || c.CNPInterval > MercuryMaxTime:
+		return mercuryCfgErr(mercuryPart, "CNPInterval", c.CNPInterval.String(), mercuryTimeRange(0))
 	}
 	for i, r := range c.Rates {
 		if r < 1 || r > MercuryMaxRate {
-			return mercuryCfgErr(mercuryPart, "Rates["+strconv.Itoa(i)+"]", r.String(), "1bps..10Tbps")
+			return mercuryCfgErr(mercuryPart, "Rates["+strconv.Itoa(i)+"]", r.String(), units.Rate(1).String()+".."+MercuryMaxRate.String())
 		}
 	}
 	if w := c.BDP(MercuryMaxRate); w > math.MaxUint32 {
@@ -191,13 +207,15 @@ var (
 	ErrMercuryTable = errors.New("mercury: flow table underflow")
 )
 
-// Mercury is Mercury's switch-resident congestion point and notification
-// point ([Mercury] §"Mercury design", Algorithms 1 and 2, as
-// docs/derivations.md reconstructs them: the paper's listings were
-// lost): per egress port, the state machine that tells a queue built by
+// Mercury is the switch side of Mercury, its congestion point and
+// notification point moved into the switch ([Mercury] §"Mercury design",
+// Algorithms 1 and 2, as docs/derivations.md reconstructs them: the
+// paper's listings were lost), a cc.SwitchPoint: per egress port, the state machine that tells a queue built by
 // congestion (Determined) from one built by PFC pauses from downstream
 // (Undetermined), and the flow table that gives each congested flow its
-// window, sent to its source in a CNP. It implements cc.SwitchPoint.
+// window, sent to its source in a CNP. The sender, rp.Mercury, runs DCQCN
+// unchanged and keeps its unacknowledged bytes below that window; the
+// window's place in the CNP is wire.MercuryWindow.
 //
 // # Algorithm 1, by event (data priority Prio only)
 //

@@ -93,7 +93,7 @@ type DCQCNState struct {
 	// Pending is true while a CNP waits for SlotEnd (DCQCNSlot only).
 	Pending bool
 	// Flow is the flow of the latest packet given to Receive (a CNP sent by
-	// Timer names it); OnPacket, which has no packet, leaves it alone.
+	// Timer names it).
 	Flow cc.FlowID
 	// Packets counts data packets, Marked the CE-marked ones, CNPs the CNPs
 	// sent, Suppressed the marked packets that sent no CNP of their own
@@ -116,7 +116,7 @@ type DCQCNState struct {
 //   - A marked packet outside any slot (the flow is quiet) sends a CNP at
 //     once and starts a slot.
 //   - A marked packet inside a slot sets a pending flag; the deadline is
-//     the slot's end. At the deadline (Timer, OnTimer) the pending CNP is
+//     the slot's end. At the deadline (Timer) the pending CNP is
 //     sent and a new slot starts there. A slot that ends with nothing
 //     pending ends the flow's slotting: the next marked packet is again
 //     "after a quiet slot".
@@ -141,9 +141,7 @@ type DCQCNState struct {
 // flow's source at cc.ControlPrio carrying cc.Feedback{Kind:
 // cc.FeedbackCNP, Flow: p.Flow}; Timer sends the slot rule's deferred CNP
 // the same way. An Actions without room for a CNP that is due makes the
-// event fail with *cc.ActionsFullError and change nothing. The typed
-// methods OnPacket and OnTimer return the decision instead; both forms run
-// one code path. Time going backwards is a *cc.TimeOrderError that changes
+// event fail with *cc.ActionsFullError and change nothing. Time going backwards is a *cc.TimeOrderError that changes
 // nothing.
 //
 // Registers (AppendRegisters): the time of the latest event, the slot's
@@ -190,10 +188,8 @@ func (n *DCQCN) NextDeadline() units.Time {
 
 // Event names, as errors name them.
 const (
-	dcqcnOnPacket = "OnPacket"
-	dcqcnOnTimer  = "OnTimer"
-	dcqcnReceive  = "Receive"
-	dcqcnTimer    = "Timer"
+	dcqcnReceive = "Receive"
+	dcqcnTimer   = "Timer"
 )
 
 // send records in s a CNP sent at now and starts a slot there.
@@ -205,7 +201,7 @@ func (n *DCQCN) send(s *DCQCNState, now units.Time) {
 }
 
 // packet runs the arrival of a data packet at now on s and reports whether
-// it sends a CNP. It is the one code path of OnPacket and Receive; the
+// it sends a CNP. It is the one code path of onPacket and Receive; the
 // caller checked the time.
 func (n *DCQCN) packet(s *DCQCNState, now units.Time, ce bool) (cnp bool) {
 	s.Packets++
@@ -246,7 +242,7 @@ func (n *DCQCN) packet(s *DCQCNState, now units.Time, ce bool) (cnp bool) {
 }
 
 // timer runs a timer call at now on s and reports whether it sends the
-// pending CNP. It is the one code path of OnTimer and Timer.
+// pending CNP. It is the one code path of onTimer and Timer.
 func (n *DCQCN) timer(s *DCQCNState, now units.Time) (cnp bool) {
 	if s.Pending && now >= s.SlotEnd {
 		n.send(s, now)
@@ -255,34 +251,36 @@ func (n *DCQCN) timer(s *DCQCNState, now units.Time) (cnp bool) {
 	return false
 }
 
-// OnPacket handles a data packet of the flow arriving at now, ce telling
-// whether it carries the CE mark, and returns whether to send a CNP now.
+// onPacket is Receive's fast path without the packet and the actions: a
+// data packet of the flow arriving at now, ce telling whether it carries
+// the CE mark; it returns whether to send a CNP now.
 //
 // In DCQCNSlot mode a call at or after a pending CNP's deadline first sends
-// that CNP (the caller missed OnTimer); the packet's own mark then falls in
+// that CNP (the caller missed Timer); the packet's own mark then falls in
 // the slot that CNP starts. At most one CNP is sent per call. A now before
 // the latest event's is a *cc.TimeOrderError that changes nothing.
-func (n *DCQCN) OnPacket(now units.Time, ce bool) (cnp bool, err error) {
+func (n *DCQCN) onPacket(now units.Time, ce bool) (cnp bool, err error) {
 	if !n.clock.InOrder(now) {
-		return false, n.clock.Check(dcqcnPart, dcqcnOnPacket, now)
+		return false, n.clock.Check(dcqcnPart, dcqcnReceive, now)
 	}
 	n.clock.Advance(now)
 	return n.packet(&n.s, now, ce), nil
 }
 
-// OnTimer sends the pending CNP if its deadline has come (now ≥
+// onTimer is Timer's fast path without the actions: it sends the pending
+// CNP if its deadline has come (now ≥
 // NextDeadline()) and returns whether it did; the new slot starts at now.
 // Calling it early or with nothing pending only records now. A now before
 // the latest event's is a *cc.TimeOrderError that changes nothing.
-func (n *DCQCN) OnTimer(now units.Time) (cnp bool, err error) {
+func (n *DCQCN) onTimer(now units.Time) (cnp bool, err error) {
 	if !n.clock.InOrder(now) {
-		return false, n.clock.Check(dcqcnPart, dcqcnOnTimer, now)
+		return false, n.clock.Check(dcqcnPart, dcqcnTimer, now)
 	}
 	n.clock.Advance(now)
 	return n.timer(&n.s, now), nil
 }
 
-// Receive implements cc.NotificationPoint: OnPacket(now, p.CE), appending
+// Receive implements cc.NotificationPoint: onPacket(now, p.CE), appending
 // the CNP, if one is due, to act (see the type's doc) and recording p.Flow
 // as the flow the CNPs name. A nil p is a *cc.EventError; a nil act has no
 // room.
@@ -314,7 +312,7 @@ func (n *DCQCN) Receive(now units.Time, p *cc.Packet, act *cc.Actions) error {
 	return nil
 }
 
-// Timer implements cc.Clock: OnTimer(now), appending the deferred CNP, if
+// Timer implements cc.Clock: onTimer(now), appending the deferred CNP, if
 // one is sent, to act for the flow of the latest Receive. A nil act has no
 // room.
 func (n *DCQCN) Timer(now units.Time, act *cc.Actions) error {

@@ -44,13 +44,13 @@ func TestDCQCNContractMatchesTyped(t *testing.T) {
 			var want bool
 			if dl := typed.NextDeadline(); r.IntN(4) == 0 && dl != units.MaxTime {
 				now = max(now, dl) // a timer call at or after the deadline
-				want, err = typed.OnTimer(now)
+				want, err = typed.onTimer(now)
 				require.NoError(t, err)
 				require.NoError(t, contract.Timer(now, act))
 				require.Greater(t, contract.NextDeadline(), now, "after Timer at or past the deadline")
 			} else {
 				ce := r.IntN(3) != 0
-				want, err = typed.OnPacket(now, ce)
+				want, err = typed.onPacket(now, ce)
 				require.NoError(t, err)
 				require.NoError(t, contract.Receive(now, &cc.Packet{Flow: flow, CE: ce, Size: 1082, Payload: 1000}, act))
 			}
@@ -75,18 +75,22 @@ func TestDCQCNContractTimeOrder(t *testing.T) {
 	require.NoError(t, n.Receive(10, &cc.Packet{CE: true}, cc.NewActions(1)))
 	require.NoError(t, n.Receive(20, &cc.Packet{CE: true}, cc.NewActions(1)))
 	before := dcqcnRegs(n)
-	for name, ev := range map[string]func(now units.Time) error{
-		"Receive":  func(now units.Time) error { return n.Receive(now, &cc.Packet{CE: true}, cc.NewActions(1)) },
-		"Timer":    func(now units.Time) error { return n.Timer(now, cc.NewActions(1)) },
-		"OnPacket": func(now units.Time) error { _, err := n.OnPacket(now, true); return err },
-		"OnTimer":  func(now units.Time) error { _, err := n.OnTimer(now); return err },
+	// The fast paths (onPacket, onTimer) name the contract event they serve.
+	for _, e := range []struct {
+		name string
+		ev   func(now units.Time) error
+	}{
+		{"Receive", func(now units.Time) error { return n.Receive(now, &cc.Packet{CE: true}, cc.NewActions(1)) }},
+		{"Timer", func(now units.Time) error { return n.Timer(now, cc.NewActions(1)) }},
+		{"Receive", func(now units.Time) error { _, err := n.onPacket(now, true); return err }},
+		{"Timer", func(now units.Time) error { _, err := n.onTimer(now); return err }},
 	} {
 		for _, now := range []units.Time{19, -1} {
-			err := ev(now)
+			err := e.ev(now)
 			var to *cc.TimeOrderError
-			require.ErrorAs(t, err, &to, name)
-			require.Equal(t, cc.TimeOrderError{Part: "np.DCQCN", Event: name, Now: now, Last: 20}, *to)
-			require.Equal(t, before, dcqcnRegs(n), name)
+			require.ErrorAs(t, err, &to, e.name)
+			require.Equal(t, cc.TimeOrderError{Part: "np.DCQCN", Event: e.name, Now: now, Last: 20}, *to)
+			require.Equal(t, before, dcqcnRegs(n), e.name)
 		}
 	}
 	// A nil packet is a *cc.EventError that changes nothing.

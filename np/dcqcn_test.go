@@ -21,7 +21,7 @@ type dcqcnPkt struct {
 	ce bool
 }
 
-// dcqcnRun drives n with the packets in order, calling OnTimer at every
+// dcqcnRun drives n with the packets in order, calling onTimer at every
 // deadline that falls before (or at) the next packet and after the last one,
 // and returns the times of the CNPs sent.
 func dcqcnRun(t *testing.T, n *DCQCN, pkts []dcqcnPkt) []units.Time {
@@ -29,7 +29,7 @@ func dcqcnRun(t *testing.T, n *DCQCN, pkts []dcqcnPkt) []units.Time {
 	var cnps []units.Time
 	fire := func(until units.Time) {
 		for d := n.NextDeadline(); d <= until; d = n.NextDeadline() {
-			c, err := n.OnTimer(d)
+			c, err := n.onTimer(d)
 			require.NoError(t, err)
 			require.True(t, c, "a due deadline sends its CNP")
 			cnps = append(cnps, d)
@@ -37,7 +37,7 @@ func dcqcnRun(t *testing.T, n *DCQCN, pkts []dcqcnPkt) []units.Time {
 	}
 	for _, p := range pkts {
 		fire(p.at)
-		c, err := n.OnPacket(p.at, p.ce)
+		c, err := n.onPacket(p.at, p.ce)
 		require.NoError(t, err)
 		if c {
 			cnps = append(cnps, p.at)
@@ -87,23 +87,23 @@ func TestDCQCNMinIntervalWorkedExample(t *testing.T) {
 func TestDCQCNSlotLateCaller(t *testing.T) {
 	n, err := NewDCQCN(DCQCNPaper())
 	require.NoError(t, err)
-	c, err := n.OnPacket(0, true)
+	c, err := n.onPacket(0, true)
 	require.NoError(t, err)
 	require.True(t, c)
-	c, err = n.OnPacket(10*dcqcnUs, true)
+	c, err = n.onPacket(10*dcqcnUs, true)
 	require.NoError(t, err)
 	require.False(t, c)
 	require.Equal(t, 50*dcqcnUs, n.NextDeadline())
-	// No OnTimer at 50 µs; a marked packet at 80 µs sends the deferred CNP
+	// No onTimer at 50 µs; a marked packet at 80 µs sends the deferred CNP
 	// and its own mark waits for the slot that CNP opens: [80, 130).
-	c, err = n.OnPacket(80*dcqcnUs, true)
+	c, err = n.onPacket(80*dcqcnUs, true)
 	require.NoError(t, err)
 	require.True(t, c)
 	require.Equal(t, 130*dcqcnUs, n.NextDeadline())
-	c, err = n.OnTimer(129 * dcqcnUs)
+	c, err = n.onTimer(129 * dcqcnUs)
 	require.NoError(t, err)
-	require.False(t, c, "early OnTimer does nothing")
-	c, err = n.OnTimer(140 * dcqcnUs)
+	require.False(t, c, "early onTimer does nothing")
+	c, err = n.onTimer(140 * dcqcnUs)
 	require.NoError(t, err)
 	require.True(t, c)
 	require.Equal(t, units.Time(140*dcqcnUs), n.State().LastCNP)
@@ -121,18 +121,18 @@ func TestDCQCNNPBadInput(t *testing.T) {
 	}
 	n, err := NewDCQCN(DCQCNPaper())
 	require.NoError(t, err)
-	_, err = n.OnPacket(100, true)
+	_, err = n.onPacket(100, true)
 	require.NoError(t, err)
-	_, err = n.OnPacket(120, true)
+	_, err = n.onPacket(120, true)
 	require.NoError(t, err)
 	before := n.State()
-	_, err = n.OnPacket(99, true)
+	_, err = n.onPacket(99, true)
 	var to *cc.TimeOrderError
 	require.ErrorAs(t, err, &to)
-	require.Equal(t, "OnPacket", to.Event)
+	require.Equal(t, "Receive", to.Event)
 	require.Equal(t, units.Time(99), to.Now)
 	require.Equal(t, units.Time(120), to.Last)
-	_, err = n.OnTimer(50)
+	_, err = n.onTimer(50)
 	require.ErrorIs(t, err, cc.ErrTimeOrder)
 	require.Equal(t, before, n.State())
 	require.Equal(t, units.Time(120), n.Last())
@@ -153,7 +153,7 @@ func dcqcnDecode(words []uint64, interval units.Time) []dcqcnPkt {
 	return pkts
 }
 
-// Properties over random packet sequences, both modes, OnTimer called on
+// Properties over random packet sequences, both modes, onTimer called on
 // time:
 //   - two CNPs are never closer than Interval;
 //   - every CNP answers a mark: there is a marked packet after the previous
@@ -249,9 +249,9 @@ func FuzzDCQCNNP(f *testing.F) {
 			before := n.State()
 			var c bool
 			if op&1 == 1 {
-				c, err = n.OnPacket(next, op&2 == 2)
+				c, err = n.onPacket(next, op&2 == 2)
 			} else {
-				c, err = n.OnTimer(next)
+				c, err = n.onTimer(next)
 			}
 			if next < now { // negative times included: time starts at 0
 				require.ErrorIs(t, err, cc.ErrTimeOrder)
@@ -280,10 +280,10 @@ func TestDCQCNNPNoAllocs(t *testing.T) {
 		now := units.Time(0)
 		require.Zero(t, testing.AllocsPerRun(1000, func() {
 			now += units.Microsecond
-			_, _ = n.OnPacket(now, true)
+			_, _ = n.onPacket(now, true)
 			if d := n.NextDeadline(); d <= now+units.Microsecond {
 				now = d
-				_, _ = n.OnTimer(d)
+				_, _ = n.onTimer(d)
 			}
 		}))
 	}
@@ -297,6 +297,6 @@ func BenchmarkDCQCNNPOnPacket(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		now += 100 * units.Nanosecond
-		_, _ = n.OnPacket(now, true)
+		_, _ = n.onPacket(now, true)
 	}
 }

@@ -35,21 +35,21 @@ func TestDCQCNContractMatchesTyped(t *testing.T) {
 				now += units.Time(r.Int64N(int64(20 * units.Microsecond)))
 				switch k := r.IntN(8); {
 				case k < 2:
-					require.NoError(t, typed.OnCNP(now))
+					require.NoError(t, typed.onCNP(now))
 					require.NoError(t, contract.Feedback(now, &cc.Feedback{Kind: cc.FeedbackCNP, Flow: 4}, act))
 				case k < 5:
 					n := units.Bytes(r.Int64N(int64(DCQCNMaxSendBytes) + 1))
-					require.NoError(t, typed.OnSend(now, n))
+					require.NoError(t, typed.onSend(now, n))
 					require.NoError(t, contract.Sent(now, &cc.Packet{Flow: 4, Payload: n, Size: n + 82}, nil))
 				case k < 6:
 					// An ACK is ignored but for the timers due.
-					require.NoError(t, typed.OnTimer(now))
+					require.NoError(t, typed.onTimer(now))
 					require.NoError(t, contract.Feedback(now, &cc.Feedback{Kind: cc.FeedbackAck, Flow: 4, Seq: 1000}, nil))
 				default:
 					if dl := typed.NextDeadline(); dl != units.MaxTime && r.IntN(2) == 0 {
 						now = max(now, dl)
 					}
-					require.NoError(t, typed.OnTimer(now))
+					require.NoError(t, typed.onTimer(now))
 					require.NoError(t, contract.Timer(now, act))
 				}
 				require.Zero(t, act.Len(), "DCQCN's RP appends nothing")
@@ -71,24 +71,29 @@ func TestDCQCNContractMatchesTyped(t *testing.T) {
 func TestDCQCNContractTimeOrder(t *testing.T) {
 	d, err := NewDCQCN(DCQCNConnectX(100 * units.Gbps))
 	require.NoError(t, err)
-	require.NoError(t, d.OnCNP(10*dcqcnUs))
-	require.NoError(t, d.OnSend(20*dcqcnUs, 1000))
+	require.NoError(t, d.onCNP(10*dcqcnUs))
+	require.NoError(t, d.onSend(20*dcqcnUs, 1000))
 	before := dcqcnRegs(d)
 	cnp := &cc.Feedback{Kind: cc.FeedbackCNP}
-	for name, ev := range map[string]func(now units.Time) error{
-		"Sent":     func(now units.Time) error { return d.Sent(now, &cc.Packet{Payload: 1000}, nil) },
-		"Feedback": func(now units.Time) error { return d.Feedback(now, cnp, nil) },
-		"Timer":    func(now units.Time) error { return d.Timer(now, nil) },
-		"OnCNP":    func(now units.Time) error { return d.OnCNP(now) },
-		"OnSend":   func(now units.Time) error { return d.OnSend(now, 1000) },
-		"OnTimer":  func(now units.Time) error { return d.OnTimer(now) },
+	// The fast paths (onCNP, onSend, onTimer) name the contract event they
+	// serve.
+	for _, e := range []struct {
+		name string
+		ev   func(now units.Time) error
+	}{
+		{"Sent", func(now units.Time) error { return d.Sent(now, &cc.Packet{Payload: 1000}, nil) }},
+		{"Feedback", func(now units.Time) error { return d.Feedback(now, cnp, nil) }},
+		{"Timer", func(now units.Time) error { return d.Timer(now, nil) }},
+		{"Feedback", func(now units.Time) error { return d.onCNP(now) }},
+		{"Sent", func(now units.Time) error { return d.onSend(now, 1000) }},
+		{"Timer", func(now units.Time) error { return d.onTimer(now) }},
 	} {
 		for _, now := range []units.Time{20*dcqcnUs - 1, -1} {
-			err := ev(now)
+			err := e.ev(now)
 			var to *cc.TimeOrderError
-			require.ErrorAs(t, err, &to, name)
-			require.Equal(t, cc.TimeOrderError{Part: "rp.DCQCN", Event: name, Now: now, Last: 20 * dcqcnUs}, *to)
-			require.Equal(t, before, dcqcnRegs(d), name)
+			require.ErrorAs(t, err, &to, e.name)
+			require.Equal(t, cc.TimeOrderError{Part: "rp.DCQCN", Event: e.name, Now: now, Last: 20 * dcqcnUs}, *to)
+			require.Equal(t, before, dcqcnRegs(d), e.name)
 		}
 	}
 	require.ErrorIs(t, d.Sent(1, nil, nil), cc.ErrTimeOrder)
@@ -126,7 +131,7 @@ func TestDCQCNContractActionsFull(t *testing.T) {
 }
 
 // Every kind of feedback but a CNP is ignored: an ACK, a NAK, a rate
-// message, a user kind, the zero kind leave the registers as OnTimer at the
+// message, a user kind, the zero kind leave the registers as onTimer at the
 // same time would.
 func TestDCQCNContractIgnoresOtherFeedback(t *testing.T) {
 	for _, k := range []cc.FeedbackKind{cc.FeedbackNone, cc.FeedbackAck, cc.FeedbackNak, cc.FeedbackRate, cc.FeedbackUser} {
@@ -134,10 +139,10 @@ func TestDCQCNContractIgnoresOtherFeedback(t *testing.T) {
 		require.NoError(t, err)
 		b, err := NewDCQCN(DCQCNConnectX(100 * units.Gbps))
 		require.NoError(t, err)
-		require.NoError(t, a.OnCNP(0))
-		require.NoError(t, b.OnCNP(0))
+		require.NoError(t, a.onCNP(0))
+		require.NoError(t, b.onCNP(0))
 		require.NoError(t, a.Feedback(350*dcqcnUs, &cc.Feedback{Kind: k, ECE: true}, nil))
-		require.NoError(t, b.OnTimer(350*dcqcnUs))
+		require.NoError(t, b.onTimer(350*dcqcnUs))
 		require.Equal(t, dcqcnRegs(b), dcqcnRegs(a), k.String())
 		require.Equal(t, uint64(1), a.State().CNPs, k.String())
 	}
@@ -151,7 +156,7 @@ func TestDCQCNRegisters(t *testing.T) {
 		cfg.AlphaFracBits = f
 		d, err := NewDCQCN(cfg)
 		require.NoError(t, err)
-		require.NoError(t, d.OnCNP(3))
+		require.NoError(t, d.onCNP(3))
 		var names []string
 		for _, r := range dcqcnRegs(d) {
 			require.True(t, r.Fits(), r.String())
@@ -169,7 +174,7 @@ func TestDCQCNRegisters(t *testing.T) {
 	}
 	d, err := NewDCQCN(DCQCNConnectX(100 * units.Gbps))
 	require.NoError(t, err)
-	require.NoError(t, d.OnCNP(3))
+	require.NoError(t, d.onCNP(3))
 	regs := dcqcnRegs(d)
 	require.Equal(t, "now[64]=3", regs[0].String())
 	require.Equal(t, "rc[32]=50049", regs[2].String(), "100000 − ⌊100000·1023/2048⌋")
@@ -219,7 +224,7 @@ func TestDCQCNContractNoAllocs(t *testing.T) {
 	} {
 		d, err := NewDCQCN(DCQCNConnectX(100 * units.Gbps))
 		require.NoError(t, err)
-		require.NoError(t, d.OnCNP(0))
+		require.NoError(t, d.onCNP(0))
 		now := units.Time(0)
 		require.Zero(t, testing.AllocsPerRun(1000, func() { now += 5 * dcqcnUs; c.f(d, now) }), c.name)
 	}
@@ -245,13 +250,13 @@ func BenchmarkDCQCNContractSent(b *testing.B) {
 	p := cc.Packet{Flow: 1, Payload: 4096, Size: 4178}
 	act := cc.NewActions(1)
 	now := units.Time(0)
-	_ = d.OnCNP(now)
+	_ = d.onCNP(now)
 	i := 0
 	b.ReportAllocs()
 	for b.Loop() {
 		now += 400 * units.Nanosecond
 		if i%250 == 0 {
-			_ = d.OnCNP(now)
+			_ = d.onCNP(now)
 		}
 		_ = d.Sent(now, &p, act)
 		i++
@@ -263,13 +268,13 @@ func BenchmarkDCQCNContractSent(b *testing.B) {
 func BenchmarkDCQCNContractTimer(b *testing.B) {
 	d, _ := NewDCQCN(DCQCNConnectX(100 * units.Gbps))
 	act := cc.NewActions(1)
-	_ = d.OnCNP(0)
+	_ = d.onCNP(0)
 	i := 0
 	b.ReportAllocs()
 	for b.Loop() {
 		dl := d.NextDeadline()
 		if dl == units.MaxTime || i%400 == 0 {
-			_ = d.OnCNP(d.Last() + dcqcnUs)
+			_ = d.onCNP(d.Last() + dcqcnUs)
 			dl = d.NextDeadline()
 		}
 		_ = d.Timer(dl, act)

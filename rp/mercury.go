@@ -9,6 +9,16 @@ import (
 	"github.com/hwcc/hwcc/wire"
 )
 
+// The ranges of MercuryConfig's fields, stated once: Validate, the
+// registry (package algos) and the docs read them from here.
+const (
+	// MercuryMaxWindow is the largest InitWindow: cwnd is a 32-bit byte
+	// register.
+	MercuryMaxWindow units.Bytes = math.MaxUint32
+	// MercuryMinResetAfter and MercuryMaxResetAfter bound ResetAfter.
+	MercuryMinResetAfter, MercuryMaxResetAfter = units.Nanosecond, units.Second
+)
+
 // MercuryConfig configures Mercury's sender: DCQCN's reaction point and
 // the window the CNPs carry.
 type MercuryConfig struct {
@@ -17,12 +27,13 @@ type MercuryConfig struct {
 	DCQCN DCQCNConfig
 	// InitWindow is C·baseRTT in bytes, the window before any CNP and
 	// after ResetAfter without one ("the window sizes are uniformly set to
-	// C × baseRTT"), 1 B..2^32−1 B.
+	// C × baseRTT"), 1 B..MercuryMaxWindow (2^32−1 B).
 	InitWindow units.Bytes
 	// ResetAfter is how long without a CNP returns the window to
 	// InitWindow (the paper: "when congestion disappears, the sender no
 	// longer receives CNP ... the window size will be set to the initial
-	// value"; how long is hwcc's), 1 ns..1 s.
+	// value"; how long is hwcc's),
+	// MercuryMinResetAfter..MercuryMaxResetAfter (1 ns..1 s).
 	ResetAfter units.Time
 	// Window is where the CNP carries the window (as the switch's).
 	Window wire.MercuryWindow
@@ -53,10 +64,10 @@ func mercuryCfgErr(part, field, value, want string) error {
 // Validate reports the first field out of range as a *cc.ConfigError.
 func (c MercuryConfig) Validate() error {
 	switch {
-	case c.InitWindow < 1 || c.InitWindow > math.MaxUint32:
-		return mercuryCfgErr(mercuryPart, "InitWindow", c.InitWindow.String(), "1B..4294967295B")
-	case c.ResetAfter < units.Nanosecond || c.ResetAfter > units.Second:
-		return mercuryCfgErr(mercuryPart, "ResetAfter", c.ResetAfter.String(), "1ns..1s")
+	case c.InitWindow < 1 || c.InitWindow > MercuryMaxWindow:
+		return mercuryCfgErr(mercuryPart, "InitWindow", c.InitWindow.String(), "1B.."+MercuryMaxWindow.String())
+	case c.ResetAfter < MercuryMinResetAfter || c.ResetAfter > MercuryMaxResetAfter:
+		return mercuryCfgErr(mercuryPart, "ResetAfter", c.ResetAfter.String(), MercuryMinResetAfter.String()+".."+MercuryMaxResetAfter.String())
 	}
 	if err := c.Window.Validate(mercuryPart); err != nil {
 		return err
@@ -77,9 +88,10 @@ type MercuryState struct {
 	Windows, Resets uint64
 }
 
-// Mercury is Mercury's reaction point ([Mercury] §"Window-based
-// congestion notification", Algorithm 2 lines 15–20): DCQCN's reaction
-// point unchanged, plus a window. It implements cc.ReactionPoint.
+// Mercury is the sender of Mercury ([Mercury] §"Window-based congestion
+// notification", Algorithm 2 lines 15–20), a cc.ReactionPoint: DCQCN's
+// reaction point unchanged, plus the window the switch (cp.Mercury) sends
+// in its CNPs (wire.MercuryWindow).
 //
 //   - Feedback with a cc.FeedbackCNP: DCQCN's rate cut, and the window in
 //     the CNP's reserved bytes (Window) becomes cwnd, at most InitWindow
@@ -93,8 +105,10 @@ type MercuryState struct {
 //   - Timer: DCQCN's timers, and ResetAfter after the last CNP the window
 //     returns to InitWindow.
 type Mercury struct {
-	cfg   MercuryConfig
-	d     *DCQCN
+	cfg MercuryConfig
+	// d is the rate controller, held by value: the events call its fast
+	// paths (send, cnp) directly.
+	d     DCQCN
 	clock cc.Monotonic
 	st    MercuryState
 }
@@ -111,7 +125,7 @@ func NewMercury(cfg MercuryConfig) (*Mercury, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Mercury{cfg: cfg, d: d, st: MercuryState{Cwnd: uint32(cfg.InitWindow)}}, nil
+	return &Mercury{cfg: cfg, d: *d, st: MercuryState{Cwnd: uint32(cfg.InitWindow)}}, nil
 }
 
 // Config returns the configuration.
@@ -121,7 +135,7 @@ func (s *Mercury) Config() MercuryConfig { return s.cfg }
 func (s *Mercury) State() MercuryState { return s.st }
 
 // DCQCN returns the rate controller, for reading.
-func (s *Mercury) DCQCN() *DCQCN { return s.d }
+func (s *Mercury) DCQCN() *DCQCN { return &s.d }
 
 // reset returns the window to InitWindow if ResetAfter has passed since
 // the last CNP.
@@ -144,12 +158,16 @@ func (s *Mercury) NextDeadline() units.Time {
 	return d
 }
 
-// Sent records a data packet (DCQCN's byte counter).
-func (s *Mercury) Sent(now units.Time, p *cc.Packet, act *cc.Actions) error {
+// Sent records a data packet: DCQCN's byte counter (DCQCN.Sent), and the
+// window's reset if it is due.
+func (s *Mercury) Sent(now units.Time, p *cc.Packet, _ *cc.Actions) error {
 	if !s.clock.InOrder(now) {
 		return s.clock.Check(mercuryPart, "Sent", now)
 	}
-	if err := s.d.Sent(now, p, act); err != nil {
+	if p == nil {
+		return mercuryNil("Sent", "nil packet")
+	}
+	if err := s.d.send(dcqcnSent, now, p.Payload); err != nil {
 		return err
 	}
 	s.clock.Advance(now)
@@ -157,19 +175,29 @@ func (s *Mercury) Sent(now units.Time, p *cc.Packet, act *cc.Actions) error {
 	return nil
 }
 
-// Feedback takes a message for the flow (see Sender).
+// Feedback takes a message for the flow (see the type's doc): a CNP cuts
+// DCQCN's rate and sets the window it carries; every other kind goes to
+// DCQCN.Feedback.
 func (s *Mercury) Feedback(now units.Time, f *cc.Feedback, act *cc.Actions) error {
 	if !s.clock.InOrder(now) {
 		return s.clock.Check(mercuryPart, "Feedback", now)
 	}
-	if err := s.d.Feedback(now, f, act); err != nil {
+	if f == nil {
+		return mercuryNil("Feedback", "nil feedback")
+	}
+	if f.Kind != cc.FeedbackCNP {
+		if err := s.d.Feedback(now, f, act); err != nil {
+			return err
+		}
+		s.clock.Advance(now)
+		s.reset(now)
+		return nil
+	}
+	if err := s.d.cnp(dcqcnFeedback, now); err != nil {
 		return err
 	}
 	s.clock.Advance(now)
 	s.reset(now)
-	if f.Kind != cc.FeedbackCNP {
-		return nil
-	}
 	w := s.cfg.Window.Get(&f.Data)
 	if w == 0 {
 		return nil // a CNP without a window
@@ -181,16 +209,24 @@ func (s *Mercury) Feedback(now units.Time, f *cc.Feedback, act *cc.Actions) erro
 }
 
 // Timer runs DCQCN's timers and the window's reset.
-func (s *Mercury) Timer(now units.Time, act *cc.Actions) error {
+func (s *Mercury) Timer(now units.Time, _ *cc.Actions) error {
 	if !s.clock.InOrder(now) {
 		return s.clock.Check(mercuryPart, "Timer", now)
 	}
-	if err := s.d.Timer(now, act); err != nil {
+	if err := s.d.tick(dcqcnTimer, now); err != nil {
 		return err
 	}
 	s.clock.Advance(now)
 	s.reset(now)
 	return nil
+}
+
+// mercuryNil is the *cc.EventError of a nil argument. Errors are built out
+// of line, so that the event path holds no allocation site.
+//
+//go:noinline
+func mercuryNil(event, reason string) error {
+	return &cc.EventError{Part: mercuryPart, Event: event, Reason: reason}
 }
 
 // Limits are DCQCN's rate and the window in force.

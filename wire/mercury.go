@@ -40,7 +40,7 @@ func (w MercuryWindow) Validate(part string) error {
 	case w.Offset < 0 || w.Offset > MaxReservedWordOffset:
 		return &cc.ConfigError{Part: part, Field: "Window.Offset", Value: strconv.Itoa(w.Offset), Range: "0.." + strconv.Itoa(MaxReservedWordOffset)}
 	case w.Order > MercuryLittleEndian:
-		return &cc.ConfigError{Part: part, Field: "Window.Order", Value: strconv.Itoa(int(w.Order)), Range: "big or little"}
+		return &cc.ConfigError{Part: part, Field: "Window.Order", Value: strconv.Itoa(int(w.Order)), Range: "MercuryBigEndian or MercuryLittleEndian"}
 	}
 	return nil
 }
