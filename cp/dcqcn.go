@@ -207,8 +207,8 @@ type DCQCNState struct {
 // q.Len and append one cc.ActionMarkCE when the packet is to be marked (an
 // Actions without room for it makes the event fail with
 // *cc.ActionsFullError and change nothing); it has no timer. The decision
-// is taken at the event DCQCNConfig.MarkAt names; the other event only
-// records its time.
+// is taken at the event DCQCNConfig.MarkAt names, which therefore refuses
+// a nil Actions (cc's rule 3); the other event only records its time.
 //
 // Choices where the sources are silent, each documented:
 //
@@ -355,7 +355,10 @@ func (c *DCQCN) onDequeue(now units.Time, qlen units.Bytes) (mark bool, err erro
 // act when it does; otherwise it only records now. p is not read (it may
 // be nil). A negative q.Len is a *cc.EventError, a now before the latest
 // event's a *cc.TimeOrderError, a mark without room in act a
-// *cc.ActionsFullError (a nil act has no room); each changes nothing.
+// *cc.ActionsFullError; each changes nothing. The event MarkAt names can
+// decide, so it refuses a nil act with cc.NoActions's error whether or not
+// it would mark (cc's rule 3); the other event never decides and takes
+// nil.
 func (c *DCQCN) Enqueue(now units.Time, _ *cc.Packet, q cc.Queue, act *cc.Actions) error {
 	return c.event(dcqcnEnqueue, DCQCNMarkEnqueue, now, q.Len, act)
 }
@@ -371,8 +374,14 @@ func (c *DCQCN) Dequeue(now units.Time, _ *cc.Packet, q cc.Queue, act *cc.Action
 // event runs a contract event through judge. With room for a mark it is
 // judge plus the action; without, judge runs on a copy of the marker that
 // is kept only if it marks nothing (a mark is then refused, changing
-// nothing).
+// nothing). At the event that judges, a nil act is refused first.
 func (c *DCQCN) event(event dcqcnEvent, at DCQCNMarkAt, now units.Time, qlen units.Bytes, act *cc.Actions) error {
+	if act == nil && at == c.cfg.MarkAt {
+		if !c.clock.InOrder(now) {
+			return c.clock.Check(dcqcnPart, event.String(), now)
+		}
+		return cc.NoActions(dcqcnPart, event.String())
+	}
 	if act.Free() > 0 {
 		mark, err := c.judge(event, at, now, qlen)
 		if mark {

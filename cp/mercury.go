@@ -285,6 +285,9 @@ type Mercury struct {
 	recip    *hwtables.Table
 	// Counters (64 bits, wrapping).
 	cnps, pauses uint64
+	// unused counts the messages given to Message: Mercury's switches
+	// exchange none, so every kind is one it does not use (cc's rule 8).
+	unused cc.Unused
 }
 
 var _ cc.SwitchPoint = (*Mercury)(nil)
@@ -340,6 +343,10 @@ func (s *Mercury) CNPs() uint64 { return s.cnps }
 
 // Pauses counts the PAUSEs taken.
 func (s *Mercury) Pauses() uint64 { return s.pauses }
+
+// Unused counts the messages given to Message, of kinds Mercury does not
+// use (every kind: the register unused_feedback).
+func (s *Mercury) Unused() uint64 { return s.unused.N() }
 
 // NextDeadline: the switch has no timer (T is checked on Dequeue).
 func (s *Mercury) NextDeadline() units.Time { return units.MaxTime }
@@ -464,10 +471,15 @@ func (s *Mercury) Pause(now units.Time, out int, prio uint8, paused bool, _ *cc.
 }
 
 // Enqueue takes a packet joining egress port out (Algorithm 1, lines 4–5;
-// Algorithm 2, lines 1–3 and 10–13).
+// Algorithm 2, lines 1–3 and 10–13). It may send a CNP, so it refuses a
+// nil act with cc.NoActions's error (cc's rule 3), whatever the packet;
+// the switch's other events never decide and take nil.
 func (s *Mercury) Enqueue(now units.Time, out int, p *cc.Packet, q cc.Queue, act *cc.Actions) error {
 	if err := s.check("Enqueue", now, out, p, true); err != nil {
 		return err
+	}
+	if act == nil {
+		return cc.NoActions(mercuryPart, "Enqueue")
 	}
 	if p.Prio != s.cfg.Prio {
 		s.clock.Advance(now)
@@ -553,8 +565,9 @@ func (s *Mercury) Dequeue(now units.Time, out int, p *cc.Packet, q cc.Queue, _ *
 	return nil
 }
 
-// Message takes nothing: Mercury's switches exchange no messages. It
-// records the time.
+// Message takes nothing: Mercury's switches exchange no messages, so a
+// message of any kind is one it does not use (cc's rule 8): it records the
+// time and counts the message (Unused, the register unused_feedback).
 func (s *Mercury) Message(now units.Time, in int, f *cc.Feedback, _ *cc.Actions) error {
 	if !s.clock.InOrder(now) {
 		return s.clock.Check(mercuryPart, "Message", now)
@@ -566,12 +579,15 @@ func (s *Mercury) Message(now units.Time, in int, f *cc.Feedback, _ *cc.Actions)
 		return mercuryErr("Message", "nil feedback", nil)
 	}
 	s.clock.Advance(now)
+	s.unused.Count()
 	return nil
 }
 
 // AppendRegisters appends now (64), cnps (64), pauses (64), table (64:
 // a digest, FNV-1a, of every flow entry's bytes and last CNP time, so
-// that a trace sees the table change; Entry reads one entry), then per
+// that a trace sees the table change; Entry reads one entry; it reads the
+// whole table, 2^TableBits entries per port, so a snapshot costs that),
+// unused_feedback (64, cc.UnusedRegister), then per
 // port: state (1, 1 = Undetermined), paused (1), pause_start (64, ps),
 // rx_bytes (32), t_pause (64, ps), q_len (32), check_at (64, ps),
 // q_at_check (32), sum (32), last_rate (64, bit/s: the rate the port's
@@ -583,7 +599,7 @@ func (s *Mercury) AppendRegisters(dst []cc.Register) []cc.Register {
 		h = (h ^ uint64(b)) * prime
 		h = (h ^ uint64(s.last[i])) * prime
 	}
-	dst = append(dst, s.clock.Register(), cc.Reg("cnps", 64, s.cnps), cc.Reg("pauses", 64, s.pauses), cc.Reg("table", 64, h))
+	dst = append(dst, s.clock.Register(), cc.Reg("cnps", 64, s.cnps), cc.Reg("pauses", 64, s.pauses), cc.Reg("table", 64, h), s.unused.Register())
 	for i := range s.ports {
 		pt := &s.ports[i]
 		dst = append(dst,

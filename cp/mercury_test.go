@@ -490,3 +490,89 @@ func FuzzMercury(f *testing.F) {
 		}
 	})
 }
+
+// TestMercuryRules: cc's rules 3, 4 and 8 at the switch. Rule 3: Enqueue
+// may send a CNP, so it refuses a nil *cc.Actions with cc.ErrNoActions,
+// even for a packet of another priority, changing nothing; Arrive,
+// Dequeue, Pause, Message and Timer never decide and take nil. Rule 4: the
+// switch has no timer (T is checked by the first Dequeue after it), so a
+// twin given Timer calls between the events makes the same CNPs and holds
+// the same registers but the time. Rule 8: Mercury's switches exchange no
+// messages, so a Message of any kind is taken, decides nothing and
+// changes no register but the time and unused_feedback, which counts it.
+func TestMercuryRules(t *testing.T) {
+	s := newMercury(t)
+	p := mercuryPkt(1, 10, 20)
+	mercuryFill(t, s, mercuryUS, 1, p, 0, 50) // above the threshold: CNPs due
+	before := s.AppendRegisters(nil)
+	other := *p
+	other.Prio = 5
+	for _, pk := range []*cc.Packet{p, &other} {
+		err := s.Enqueue(2*mercuryUS, 1, pk, mercuryQ(51*mercuryFrame), nil)
+		var ee *cc.EventError
+		require.ErrorAs(t, err, &ee)
+		require.ErrorIs(t, err, cc.ErrNoActions)
+		require.Equal(t, "cp.Mercury", ee.Part)
+		require.Equal(t, before, s.AppendRegisters(nil))
+	}
+	require.NoError(t, s.Arrive(3*mercuryUS, 0, p, nil))
+	require.NoError(t, s.Dequeue(3*mercuryUS, 1, p, mercuryQ(49*mercuryFrame), nil))
+	require.NoError(t, s.Pause(3*mercuryUS, 1, 3, true, nil))
+	require.NoError(t, s.Timer(3*mercuryUS, nil))
+
+	// Rule 8.
+	regs := func() []cc.Register { return s.AppendRegisters(nil) }
+	for i, k := range []cc.FeedbackKind{cc.FeedbackCNP, cc.FeedbackCredit, cc.FeedbackRate, cc.FeedbackUser} {
+		b := regs()
+		act := cc.NewActions(4)
+		now := units.Time(4+i) * mercuryUS
+		require.NoError(t, s.Message(now, i%2-1, &cc.Feedback{Kind: k, Flow: 1}, act))
+		require.Zero(t, act.Len(), k.String())
+		a := regs()
+		require.Equal(t, cc.UnusedRegister, a[4].Name)
+		require.Equal(t, uint64(i+1), a[4].Value, k.String())
+		require.Equal(t, uint64(i+1), s.Unused())
+		require.Equal(t, b[1:4], a[1:4], k.String())
+		require.Equal(t, b[5:], a[5:], k.String())
+		require.Equal(t, cc.TimeReg("now", now), a[0])
+	}
+	require.NoError(t, s.Message(8*mercuryUS, 0, &cc.Feedback{Kind: cc.FeedbackAck}, nil), "Message takes nil")
+
+	// Rule 4.
+	x, y := newMercury(t), newMercury(t)
+	rng := rand.New(rand.NewSource(3))
+	var fifo []*cc.Packet
+	held := units.Bytes(0)
+	actX, actY := cc.NewActions(4), cc.NewActions(4)
+	cnps := 0
+	for i := range 5000 {
+		now := units.Time(i+1) * 200 * units.Nanosecond
+		if rng.Intn(3) == 0 {
+			require.NoError(t, x.Timer(now-1, actX))
+		}
+		actX.Reset()
+		actY.Reset()
+		switch k := rng.Intn(10); {
+		case k < 5 || len(fifo) == 0:
+			pk := mercuryPkt(cc.FlowID(i%7), cc.NodeID(i%7), 20)
+			fifo = append(fifo, pk)
+			held += pk.Size
+			require.NoError(t, x.Enqueue(now, 2, pk, mercuryQ(held), actX))
+			require.NoError(t, y.Enqueue(now, 2, pk, mercuryQ(held), actY))
+		case k < 9:
+			pk := fifo[0]
+			fifo = fifo[1:]
+			held -= pk.Size
+			require.NoError(t, x.Dequeue(now, 2, pk, mercuryQ(held), actX))
+			require.NoError(t, y.Dequeue(now, 2, pk, mercuryQ(held), actY))
+		default:
+			paused := rng.Intn(2) == 0
+			require.NoError(t, x.Pause(now, 2, 3, paused, actX))
+			require.NoError(t, y.Pause(now, 2, 3, paused, actY))
+		}
+		require.Equal(t, actY.All(), actX.All(), "event %d", i)
+		require.Equal(t, y.AppendRegisters(nil), x.AppendRegisters(nil), "event %d", i)
+		cnps += actX.Len()
+	}
+	require.Positive(t, cnps)
+}

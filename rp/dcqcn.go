@@ -464,6 +464,9 @@ type DCQCNState struct {
 	// CNPs, Decreases and Increases count CNPs received, rate decreases and
 	// increase events (fast recovery, additive, hyper). 64-bit, wrapping.
 	CNPs, Decreases, Increases uint64
+	// Unused counts the messages of kinds DCQCN does not use, every kind
+	// but a CNP (cc's rule 8; the register cc.UnusedRegister).
+	Unused cc.Unused
 }
 
 // dcqcnPhase is the kind of an increase event.
@@ -633,8 +636,9 @@ const (
 // with a cc.FeedbackCNP is a CNP, Timer runs the timers due, and Limits is
 // the current rate (Rate) with no window. DCQCN reacts to CNPs only: a
 // Feedback of any other kind (an ACK, a NAK, another scheme's message) is
-// accepted and ignored, as a NIC delivers every message of the flow to it;
-// it runs the timers due, as any event does. DCQCN never appends an action.
+// accepted, as a NIC delivers every message of the flow to it, and counted
+// in unused_feedback (cc's rule 8); it runs the timers due, as any event
+// does. DCQCN never appends an action, so every event takes a nil Actions.
 // Errors: a
 // now before the latest event's (or before 0) is a *cc.TimeOrderError; a
 // byte count outside 0..DCQCNMaxSendBytes, a nil packet or feedback a
@@ -645,8 +649,9 @@ const (
 // decrease_pending (1 bit); timer_stage and byte_stage (32 bits); byte_count
 // (a 64-bit model counter: the vendor gives no width); alpha_anchor,
 // next_alpha, next_increase and next_decrease (64-bit ps: the NIC's timer
-// widths are not documented); decreased (1 bit) and last_decrease; and the
-// 64-bit model counters cnps, decreases and increases.
+// widths are not documented); decreased (1 bit) and last_decrease; the
+// 64-bit model counters cnps, decreases and increases; and unused_feedback
+// (64 bits, cc.UnusedRegister).
 //
 // It is not safe for concurrent use. The zero value is not usable; build one
 // with NewDCQCN.
@@ -821,8 +826,9 @@ func (d *DCQCN) Sent(now units.Time, p *cc.Packet, _ *cc.Actions) error {
 // arriving at now: the first allocates the rate limiter (see the type's
 // doc); later ones flag α's next tick and decrease the rate now or at the
 // next point rate_reduce_monitor_period allows (RateReduceMode). Every
-// other kind is accepted and ignored but for the timers due by now (DCQCN
-// reacts to CNPs only). Timers due at or before now run first. A nil f is
+// other kind is of no use to DCQCN (it reacts to CNPs only): it is
+// counted in State().Unused (the register unused_feedback) and changes
+// nothing else but the time. Timers due at or before now run first. A nil f is
 // a *cc.EventError, a now before the latest event's a *cc.TimeOrderError;
 // either changes nothing. It appends nothing to act (which may be nil).
 func (d *DCQCN) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
@@ -832,7 +838,11 @@ func (d *DCQCN) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
 	if f.Kind == cc.FeedbackCNP {
 		return d.cnp(dcqcnFeedback, now)
 	}
-	return d.tick(dcqcnFeedback, now)
+	if err := d.tick(dcqcnFeedback, now); err != nil {
+		return err
+	}
+	d.s.Unused.Count()
+	return nil
 }
 
 // Timer implements cc.Clock: it runs every timer due at or before now,
@@ -866,7 +876,7 @@ func dcqcnBadBytes(n units.Bytes) string {
 	return "byte count " + n.String() + " outside 0.." + DCQCNMaxSendBytes.String()
 }
 
-// tick is the one code path of Timer and the ignored feedback.
+// tick is the one code path of Timer and the unused feedback.
 func (d *DCQCN) tick(event dcqcnEvent, now units.Time) error {
 	if !d.clock.InOrder(now) {
 		return d.clock.Check(dcqcnPart, event.String(), now)
@@ -1218,5 +1228,6 @@ func (d *DCQCN) AppendRegisters(dst []cc.Register) []cc.Register {
 		cc.Reg("cnps", 64, s.CNPs),
 		cc.Reg("decreases", 64, s.Decreases),
 		cc.Reg("increases", 64, s.Increases),
+		s.Unused.Register(),
 	)
 }

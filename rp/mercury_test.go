@@ -3,6 +3,7 @@ package rp_test
 import (
 	"bytes"
 	"encoding/binary"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -161,4 +162,66 @@ func FuzzMercuryCNPWindow(f *testing.F) {
 			t.Fatalf("window %v", w)
 		}
 	})
+}
+
+// TestMercuryRules: cc's rules 3, 4 and 8 at Mercury's sender. Rule 3: it
+// never decides, so every event takes a nil *cc.Actions. Rule 4: a sender
+// given only the events (DCQCN's timers and the window's reset left to
+// pass, caught up by the next event) holds after each the registers of a
+// twin whose Timer was called at every deadline. Rule 8: a message of a
+// kind it does not use (anything but a CNP) is counted in unused_feedback
+// and changes no other register but the time: no rate cut, no window.
+func TestMercuryRules(t *testing.T) {
+	cfg := rp.MercuryPaper(mercuryLine, mercuryRTT)
+	x, err := rp.NewMercury(cfg)
+	require.NoError(t, err)
+	y, err := rp.NewMercury(cfg)
+	require.NoError(t, err)
+	r := rand.New(rand.NewPCG(4, 4))
+	now, ticks := units.Time(0), 0
+	for e := range 3000 {
+		now += units.Time(r.Int64N(int64(40 * mercuryUS)))
+		for d := x.NextDeadline(); d <= now; d = x.NextDeadline() {
+			require.NoError(t, x.Timer(d, nil))
+			ticks++
+		}
+		var ev func(s *rp.Mercury) error
+		switch k := r.IntN(10); {
+		case k < 2:
+			w := uint32(r.Int64N(int64(cfg.InitWindow)))
+			ev = func(s *rp.Mercury) error { return s.Feedback(now, mercuryCNP(1, cfg.Window, w), nil) }
+		case k < 9:
+			ev = func(s *rp.Mercury) error { return s.Sent(now, &cc.Packet{Flow: 1, Payload: 1000}, nil) }
+		default:
+			ev = func(s *rp.Mercury) error { return s.Feedback(now, &cc.Feedback{Kind: cc.FeedbackAck, Flow: 1}, nil) }
+		}
+		require.NoError(t, ev(x))
+		require.NoError(t, ev(y))
+		require.Equal(t, x.AppendRegisters(nil), y.AppendRegisters(nil), "event %d", e)
+		require.Equal(t, x.Limits(), y.Limits(), "event %d", e)
+	}
+	require.Positive(t, ticks)
+	require.Positive(t, y.State().Resets, "the window's reset was caught up")
+
+	unused := func(regs []cc.Register) (uint64, int) {
+		for i, g := range regs {
+			if g.Name == cc.UnusedRegister {
+				return g.Value, i
+			}
+		}
+		t.Fatal("no unused_feedback register")
+		return 0, 0
+	}
+	require.NoError(t, y.Feedback(now, mercuryCNP(1, cfg.Window, 5000), nil))
+	before := y.AppendRegisters(nil)
+	n0, at := unused(before)
+	for i, k := range []cc.FeedbackKind{cc.FeedbackAck, cc.FeedbackNak, cc.FeedbackRate, cc.FeedbackUser} {
+		require.NoError(t, y.Feedback(now, &cc.Feedback{Kind: k, Flow: 1}, nil))
+		after := y.AppendRegisters(nil)
+		n, _ := unused(after)
+		require.Equal(t, n0+uint64(i+1), n, k.String())
+		after[at] = before[at]
+		require.Equal(t, before, after, k.String())
+	}
+	require.Equal(t, units.Bytes(5000), y.Limits().Window)
 }
