@@ -311,25 +311,39 @@ func (n *DCQCN) Receive(now units.Time, p *cc.Packet, act *cc.Actions) error {
 		return cc.NoActions(dcqcnPart, dcqcnReceive)
 	}
 	s := &n.s
-	var trial DCQCNState
-	if act.Free() < dcqcnCount(s.Pending && now >= s.SlotEnd)+dcqcnCount(p.CE) {
+	late := s.Pending && now >= s.SlotEnd
+	if act.Free() < dcqcnCount(late)+dcqcnCount(p.CE) {
 		// Maybe no room for what it sends (the deferred CNP if due, and
-		// one of its own if marked): run the event on a copy and keep it
-		// only if what it sends fits.
-		trial = n.s
-		s = &trial
+		// one of its own if marked).
+		return n.receiveTight(now, p, act)
 	}
-	late := n.catchUp(s, now)
-	flow := s.Flow
+	n.clock.Advance(now)
+	if late {
+		n.send(s, s.SlotEnd) // the expiry, as at its deadline
+		dcqcnSendCNP(act, s.Flow)
+	}
 	s.Flow = p.Flow
-	own := n.packet(s, now, p.CE)
-	k := dcqcnCount(late) + dcqcnCount(own)
-	if s == &trial {
-		if k > act.Free() {
-			return dcqcnFull(act, dcqcnReceive, k)
-		}
-		n.s = trial
+	if n.packet(s, now, p.CE) {
+		dcqcnSendCNP(act, p.Flow)
 	}
+	return nil
+}
+
+// receiveTight is Receive when act may lack room for the CNPs: it runs
+// the event on a copy of the registers and keeps it only if what it sends
+// fits. It is out of line so that Receive's common path carries no copy.
+//
+//go:noinline
+func (n *DCQCN) receiveTight(now units.Time, p *cc.Packet, act *cc.Actions) error {
+	trial := n.s
+	late := n.catchUp(&trial, now)
+	trial.Flow = p.Flow
+	own := n.packet(&trial, now, p.CE)
+	if k := dcqcnCount(late) + dcqcnCount(own); k > act.Free() {
+		return dcqcnFull(act, dcqcnReceive, k)
+	}
+	flow := n.s.Flow
+	n.s = trial
 	n.clock.Advance(now)
 	if late {
 		dcqcnSendCNP(act, flow)

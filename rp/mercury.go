@@ -97,13 +97,19 @@ type MercuryState struct {
 //     the CNP's reserved bytes (Window) becomes cwnd, at most InitWindow
 //     (the switch never sends more). A CNP whose window is 0 carries none
 //     (a plain DCQCN CNP): the rate cut alone. Every other kind goes to
-//     DCQCN (which ignores it but for its timers).
+//     DCQCN, which uses none: it runs the timers due and counts the
+//     message in its unused_feedback (cc's rule 8).
 //   - Limits: DCQCN's rate and the window cwnd: the caller sends while
 //     its unacknowledged payload is below cwnd ("when the number of
 //     inflight packets exceeds the window size, the sender stops packet
 //     transmission").
 //   - Timer: DCQCN's timers, and ResetAfter after the last CNP the window
-//     returns to InitWindow.
+//     returns to InitWindow. As every timer of the contract, both are
+//     caught up by the next event when the caller lets them pass (cc's
+//     rule 4).
+//
+// It never decides: every event takes a nil *cc.Actions. Its errors are
+// DCQCN's (rp.DCQCN's refusals) and its own (time order, nil arguments).
 type Mercury struct {
 	cfg MercuryConfig
 	// d is the rate controller, held by value: the events call its fast
@@ -236,7 +242,7 @@ func (s *Mercury) Limits() cc.Limits {
 
 // AppendRegisters appends now (64), cwnd (32), windowed (1), last_cnp
 // (64, ps), windows (64), resets (64), then DCQCN's registers
-// (DCQCN.AppendRegisters).
+// (DCQCN.AppendRegisters, unused_feedback among them).
 func (s *Mercury) AppendRegisters(dst []cc.Register) []cc.Register {
 	dst = append(dst, s.clock.Register(),
 		cc.Reg("cwnd", 32, uint64(s.st.Cwnd)),
