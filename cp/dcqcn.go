@@ -380,7 +380,7 @@ func (c *DCQCN) event(event dcqcnEvent, at DCQCNMarkAt, now units.Time, qlen uni
 		if !c.clock.InOrder(now) {
 			return c.clock.Check(dcqcnPart, event.String(), now)
 		}
-		return cc.NoActions(dcqcnPart, event.String())
+		return dcqcnNoActions(event)
 	}
 	if act.Free() > 0 {
 		mark, err := c.judge(event, at, now, qlen)
@@ -438,6 +438,12 @@ func (c *DCQCN) judge(event dcqcnEvent, at DCQCNMarkAt, now units.Time, qlen uni
 func dcqcnNegativeQueue(event dcqcnEvent, qlen units.Bytes) error {
 	return &cc.EventError{Part: dcqcnPart, Event: event.String(), Reason: "queue length " + qlen.String() + " is negative"}
 }
+
+// dcqcnNoActions is the error of a nil Actions at the event that judges
+// (cc.NoActions, kept out of line).
+//
+//go:noinline
+func dcqcnNoActions(event dcqcnEvent) error { return cc.NoActions(dcqcnPart, event.String()) }
 
 // dcqcnFull is the error of a mark that does not fit the caller's Actions.
 //

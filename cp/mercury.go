@@ -470,6 +470,12 @@ func (s *Mercury) Pause(now units.Time, out int, prio uint8, paused bool, _ *cc.
 	return nil
 }
 
+// mercuryNoActions is Enqueue's error for a nil Actions (cc.NoActions,
+// kept out of line).
+//
+//go:noinline
+func mercuryNoActions() error { return cc.NoActions(mercuryPart, "Enqueue") }
+
 // Enqueue takes a packet joining egress port out (Algorithm 1, lines 4–5;
 // Algorithm 2, lines 1–3 and 10–13). It may send a CNP, so it refuses a
 // nil act with cc.NoActions's error (cc's rule 3), whatever the packet;
@@ -479,7 +485,7 @@ func (s *Mercury) Enqueue(now units.Time, out int, p *cc.Packet, q cc.Queue, act
 		return err
 	}
 	if act == nil {
-		return cc.NoActions(mercuryPart, "Enqueue")
+		return mercuryNoActions()
 	}
 	if p.Prio != s.cfg.Prio {
 		s.clock.Advance(now)

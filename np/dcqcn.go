@@ -308,7 +308,7 @@ func (n *DCQCN) Receive(now units.Time, p *cc.Packet, act *cc.Actions) error {
 		return dcqcnNil(dcqcnReceive, "nil packet")
 	}
 	if act == nil {
-		return cc.NoActions(dcqcnPart, dcqcnReceive)
+		return dcqcnNoActions(dcqcnReceive)
 	}
 	s := &n.s
 	late := s.Pending && now >= s.SlotEnd
@@ -371,7 +371,7 @@ func (n *DCQCN) idle(event string, now units.Time, act *cc.Actions) error {
 		return n.clock.Check(dcqcnPart, event, now)
 	}
 	if act == nil && n.timerDecides() {
-		return cc.NoActions(dcqcnPart, event)
+		return dcqcnNoActions(event)
 	}
 	due := n.s.Pending && now >= n.s.SlotEnd
 	if due && act.Free() < 1 {
@@ -400,6 +400,12 @@ func dcqcnCount(b bool) int {
 func dcqcnFull(act *cc.Actions, event string, need int) error {
 	return &cc.ActionsFullError{Part: dcqcnPart, Event: event, Need: need, Free: act.Free()}
 }
+
+// dcqcnNoActions is the error of a nil Actions at an event that can
+// decide (cc.NoActions, kept out of line).
+//
+//go:noinline
+func dcqcnNoActions(event string) error { return cc.NoActions(dcqcnPart, event) }
 
 // dcqcnNil is the error of a nil packet or feedback.
 //
