@@ -372,22 +372,31 @@ func (c *DCQCN) Dequeue(now units.Time, _ *cc.Packet, q cc.Queue, act *cc.Action
 }
 
 // event runs a contract event through judge. With room for a mark it is
-// judge plus the action; without, judge runs on a copy of the marker that
-// is kept only if it marks nothing (a mark is then refused, changing
-// nothing). At the event that judges, a nil act is refused first.
+// judge plus the action; without (eventTight), judge runs on a copy of the
+// marker that is kept only if it marks nothing (a mark is then refused,
+// changing nothing), and at the event that judges a nil act is refused
+// first.
 func (c *DCQCN) event(event dcqcnEvent, at DCQCNMarkAt, now units.Time, qlen units.Bytes, act *cc.Actions) error {
-	if act == nil && at == c.cfg.MarkAt {
-		if !c.clock.InOrder(now) {
-			return c.clock.Check(dcqcnPart, event.String(), now)
-		}
-		return dcqcnNoActions(event)
-	}
 	if act.Free() > 0 {
 		mark, err := c.judge(event, at, now, qlen)
 		if mark {
 			act.MarkCE()
 		}
 		return err
+	}
+	return c.eventTight(event, at, now, qlen, act)
+}
+
+// eventTight is event without room in act (a nil act included). It is
+// out of line so that event's common path carries no copy of the marker.
+//
+//go:noinline
+func (c *DCQCN) eventTight(event dcqcnEvent, at DCQCNMarkAt, now units.Time, qlen units.Bytes, act *cc.Actions) error {
+	if act == nil && at == c.cfg.MarkAt {
+		if !c.clock.InOrder(now) {
+			return c.clock.Check(dcqcnPart, event.String(), now)
+		}
+		return dcqcnNoActions(event)
 	}
 	trial := *c
 	mark, err := trial.judge(event, at, now, qlen)
@@ -458,7 +467,11 @@ func (c *DCQCN) NextDeadline() units.Time { return units.MaxTime }
 // Timer implements cc.Clock: with no timer it only records now (a now
 // before the latest event's is a *cc.TimeOrderError).
 func (c *DCQCN) Timer(now units.Time, _ *cc.Actions) error {
-	return c.clock.Accept(dcqcnPart, dcqcnTimer.String(), now)
+	if !c.clock.InOrder(now) {
+		return c.clock.Check(dcqcnPart, dcqcnTimer.String(), now)
+	}
+	c.clock.Advance(now)
+	return nil
 }
 
 // AppendRegisters implements cc.Part: now (64-bit ps), lfsr (32 bits), and
