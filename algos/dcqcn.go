@@ -1,6 +1,7 @@
 package algos
 
 import (
+	"math"
 	"strconv"
 
 	"github.com/hwcc/hwcc/cc"
@@ -96,6 +97,9 @@ func dcqcnCPEnv(c *cp.DCQCNConfig, env cc.Env) {
 	c.Seed = dcqcnSeed(dcqcnQueueKey(env))
 }
 
+// dcqcnUint32 formats a 32-bit bound.
+func dcqcnUint32(v uint32) string { return strconv.FormatUint(uint64(v), 10) }
+
 // dcqcnRateField is a rate parameter of the rp part.
 func dcqcnRateField(name, min, doc, source string, ptr func(c *rp.DCQCNConfig) *units.Rate) cc.Field[rp.DCQCNConfig] {
 	return cc.Field[rp.DCQCNConfig]{
@@ -152,7 +156,7 @@ func init() {
 						},
 						{
 							Param: cc.Param{
-								Name: "pmax", Unit: "Q0.16, 65536 = 1.0", Min: "0", Max: strconv.Itoa(cp.DCQCNPmaxOne),
+								Name: "pmax", Unit: cp.DCQCNPmaxUnit, Min: "0", Max: strconv.Itoa(cp.DCQCNPmaxOne),
 								Doc:    "marking probability at Kmax (0.2 is 13107)",
 								Source: dcqcnSurvey + ", CP algorithm; [HPCC-ns3] run.py (Pmax = 0.2)",
 							},
@@ -160,7 +164,7 @@ func init() {
 						},
 						{
 							Param: cc.Param{
-								Name: "seed", Unit: "LFSR state", Min: "1", Max: "4294967295",
+								Name: "seed", Unit: "LFSR state", Min: dcqcnUint32(fixedpoint.LFSR32SeedMin), Max: dcqcnUint32(fixedpoint.LFSR32SeedMax),
 								Doc:    "initial state of the 32-bit LFSR (0 is its lock-up state); where the switch ID is known each queue gets its own, derived from the switch ID and port (setting it gives every queue this one)",
 								Source: "hwcc ([XAPP052] taps 32, 22, 2, 1)",
 							},
@@ -287,7 +291,7 @@ func dcqcnRPFields() []cc.Field[rp.DCQCNConfig] {
 			dcqcnVendor+" (rates in Mb/s)", func(c *rp.DCQCNConfig) *units.Rate { return &c.RateUnit }),
 		{
 			Param: cc.Param{
-				Name: "dce_tcp_g", Unit: "Q10, 1024 = 1.0", Min: "0", Max: strconv.Itoa(int(fixedpoint.UQ0_10Max)),
+				Name: "dce_tcp_g", Unit: rp.DCQCNQ10Unit, Min: "0", Max: strconv.Itoa(int(fixedpoint.UQ0_10Max)),
 				Doc:    "α's retention per period: α ← g·α/1024 (+ 1024 − g with a CNP in the period); the paper's gain is 1 − g/1024",
 				Source: dcqcnVendor,
 			},
@@ -303,7 +307,7 @@ func dcqcnRPFields() []cc.Field[rp.DCQCNConfig] {
 		},
 		{
 			Param: cc.Param{
-				Name: "initial_alpha_value", Unit: "Q10, 1024 = 1.0", Min: "0", Max: strconv.Itoa(int(fixedpoint.UQ0_10Max)),
+				Name: "initial_alpha_value", Unit: rp.DCQCNQ10Unit, Min: "0", Max: strconv.Itoa(int(fixedpoint.UQ0_10Max)),
 				Doc:    "α on the flow's first CNP",
 				Source: dcqcnVendor,
 			},
@@ -313,7 +317,7 @@ func dcqcnRPFields() []cc.Field[rp.DCQCNConfig] {
 			dcqcnVendor, func(c *rp.DCQCNConfig) *units.Rate { return &c.RateToSetOnFirstCNP }),
 		{
 			Param: cc.Param{
-				Name: "rpg_gd", Unit: "bits of shift", Min: "0", Max: "31",
+				Name: "rpg_gd", Unit: "bits of shift", Min: "0", Max: strconv.Itoa(rp.DCQCNMaxGd),
 				Doc:    "a decrease cuts RC·α >> rpg_gd with α in Q10 (11 is α/2)",
 				Source: dcqcnVendor,
 			},
@@ -329,7 +333,7 @@ func dcqcnRPFields() []cc.Field[rp.DCQCNConfig] {
 		},
 		{
 			Param: cc.Param{
-				Name: "rpg_min_dec_fac", Unit: "%", Min: "0", Max: "100",
+				Name: "rpg_min_dec_fac", Unit: "%", Min: "0", Max: strconv.Itoa(rp.DCQCNMaxMinDecFac),
 				Doc:    "one decrease leaves at least this share of RC (0 bounds nothing)",
 				Source: dcqcnVendor,
 			},
@@ -369,7 +373,7 @@ func dcqcnRPFields() []cc.Field[rp.DCQCNConfig] {
 		},
 		{
 			Param: cc.Param{
-				Name: "rpg_byte_reset", Min: "0B", Max: (rp.DCQCNByteResetUnit * 4294967295).String(),
+				Name: "rpg_byte_reset", Min: "0B", Max: rp.DCQCNMaxByteReset.String(),
 				Doc:    "the byte counter's threshold, a multiple of 64 B (the vendor's unit); 0 turns it off",
 				Source: dcqcnVendor + "; " + dcqcnSurvey + " (B)",
 			},
@@ -377,7 +381,7 @@ func dcqcnRPFields() []cc.Field[rp.DCQCNConfig] {
 		},
 		{
 			Param: cc.Param{
-				Name: "rpg_threshold", Unit: "stages", Min: "0", Max: "255",
+				Name: "rpg_threshold", Unit: "stages", Min: "0", Max: strconv.Itoa(math.MaxUint8),
 				Doc:    "F, the number of fast-recovery stages before additive increase",
 				Source: dcqcnVendor + "; " + dcqcnSurvey + " (F = 5)",
 			},

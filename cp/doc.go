@@ -5,7 +5,18 @@
 // periodic timer) and decides what the network tells the senders: an ECN
 // mark (DCQCN, DCTCP), a fair rate sent back in a CNP (RoCC, paper
 // [RoCC] Algorithm 1), or INT telemetry stamped on the
-// packet (HPCC, [HPCC] §3.2).
+// packet (HPCC, [HPCC] §3.2). A switch point (cc.SwitchPoint) holds state
+// across a switch's ports.
+//
+// # Algorithms
+//
+//	DCQCN    RED marking of one egress queue from a 32-bit LFSR
+//	         ([Survey] §4.1.2, CP algorithm; [DCQCN]; [RED])     dcqcn.go
+//	Mercury  a switch's egress ports: the Determined/Undetermined
+//	         state machine driven by PFC, the flow table, the window
+//	         C·baseRTT·data_f/Σdata sent in a CNP ([Mercury]
+//	         §"Mercury design", Algorithms 1 and 2, reconstructed in
+//	         docs/derivations.md); a switch point                mercury.go
 //
 // Every type here (RoCC, HPCC, DCQCN and DCTCP (and RoCCHost, the host-side computation of section III-F, which plays cc.ReactionPoint)) keeps the contract of package cc: it
 // implements cc.CongestionPoint (checked at compile time), refuses time going

@@ -55,6 +55,10 @@
 //     parameters"; applied on line 8 of Algorithm 1, section III-B) are not
 //     powers of two; with four terms 0.3 becomes 2^-2 + 2^-4 - 2^-6 + 2^-8
 //     = 0.30078125.
+//   - LFSR32: a 32-bit maximal-length LFSR (x^32 + x^22 + x^2 + x + 1,
+//     [XAPP052]'s taps) drawing 32 bits per step as a switch pipeline's
+//     leap-forward network does: the random source of DCQCN's RED marker
+//     (cp.DCQCN) and QCN's sampling jitter, reproducible bit for bit by RTL.
 //
 // # Conventions
 //

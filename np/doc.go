@@ -1,6 +1,12 @@
 // Package np holds notification points: the receiver-side state machines
 // that turn congestion marks on arriving packets into notifications for the
-// sender, such as DCQCN's per-flow CNP generation (survey section 4.1.2).
+// sender.
+//
+// # Algorithms
+//
+//	DCQCN    per-flow CNP generation: the paper's N-µs slots or
+//	         ConnectX's min_time_between_cnps ([Survey] §4.1.2, NP
+//	         algorithm; [DCQCN]; [ConnectX])                     dcqcn.go
 //
 // Every type here (DCQCN) keeps the contract of package cc: it
 // implements cc.NotificationPoint (checked at compile time), refuses time going

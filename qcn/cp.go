@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	"github.com/hwcc/hwcc/cc"
-	"github.com/hwcc/hwcc/cp"
 	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/units"
 )
@@ -72,7 +71,7 @@ type CPConfig struct {
 	// JitterPercent randomises the sampling interval: 0 (the presets)
 	// samples exactly every SampleTable[k] bytes; J > 0 draws each
 	// interval uniformly from [N·(100−J)/100, N·(100+J)/100) with a
-	// 32-bit LFSR (package cp's LFSR32, one draw per sample). 802.1Qau and
+	// 32-bit LFSR (fixedpoint.LFSR32, one draw per sample). 802.1Qau and
 	// the QCN pseudocode randomise the interval; hwcc has not read the
 	// range they give (Broadcom's Petra CP draws from 0.75..1.25 of its
 	// sample base), so the range is a parameter and off by default.
@@ -181,7 +180,7 @@ type CPState struct {
 	Fb uint8
 	// LFSR is the jitter's random source (its state is 0 and never drawn
 	// when JitterPercent is 0).
-	LFSR cp.LFSR32
+	LFSR fixedpoint.LFSR32
 	// Samples counts the samples taken, CNMs the CNMs sent (64-bit model
 	// counters, wrapping).
 	Samples, CNMs uint64
@@ -206,7 +205,7 @@ func newCore(cfg CPConfig) cpCore {
 	}
 	c.s.ToSample = c.table[0]
 	if cfg.JitterPercent > 0 {
-		c.s.LFSR, _ = cp.NewLFSR32(cfg.Seed) // Seed ≠ 0: validated
+		c.s.LFSR, _ = fixedpoint.NewLFSR32(cfg.Seed) // Seed ≠ 0: validated
 	}
 	return c
 }
@@ -222,7 +221,7 @@ type cpSample struct {
 	qoff, qd int64 // Qoff = Q − Qeq and Qδ = Q − Qold, bytes
 	q        uint32
 	toSample uint32
-	lfsr     cp.LFSR32
+	lfsr     fixedpoint.LFSR32
 }
 
 // quantize returns |Fb|·63/Fbmax rounded down, saturating at 63, for

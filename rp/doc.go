@@ -3,6 +3,16 @@
 // feedback (ACKs with ECN echo or INT, CNPs, explicit rates) and its own timers
 // into a sending rate and, where the algorithm has one, a window.
 //
+// # Algorithms
+//
+//	DCQCN    the per-flow rate limiter of NVIDIA ConnectX NICs: RC cut
+//	         by RC·α/2 per CNP, α per dce_tcp_rtt, recovery by timer
+//	         and byte counter ([Survey] §4.1.2, RP algorithm,
+//	         equations (5)–(8); [DCQCN]; [ConnectX])             dcqcn.go
+//	Mercury  DCQCN's reaction point plus the window a switch's CNP
+//	         carries ([Mercury] §"Window-based congestion
+//	         notification", Algorithm 2 lines 15–20)             mercury.go
+//
 // Every type here (RoCC, HPCC, DCQCN and DCTCP) keeps the contract of package cc: it
 // implements cc.ReactionPoint (checked at compile time), refuses time going
 // backwards with a *cc.TimeOrderError, returns only cc's error types, and

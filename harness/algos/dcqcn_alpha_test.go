@@ -46,12 +46,12 @@ func TestDCQCNRPAlphaDecayFollowsEquation6(t *testing.T) {
 	eA := 1024 / (1024 - float64(cfg.DceTCPG)) / scale
 	d, err := rp.NewDCQCN(cfg)
 	require.NoError(t, err)
-	require.NoError(t, d.OnCNP(0)) // first CNP: α = initial_alpha_value
+	require.NoError(t, d.Feedback(0, &cc.Feedback{Kind: cc.FeedbackCNP}, nil)) // first CNP: α = initial_alpha_value
 	a0 := float64(d.Alpha())
 	require.Equal(t, float64(cfg.InitialAlphaValue), a0)
 	r := float64(cfg.DceTCPG) / 1024 // 1 − the paper's g
 	for _, periods := range []int{50, 100, 300, 600} {
-		require.NoError(t, d.OnTimer(units.Time(periods)*cfg.DceTCPRtt))
+		require.NoError(t, d.Timer(units.Time(periods)*cfg.DceTCPRtt, nil))
 		want := a0 * math.Pow(r, float64(periods))
 		raw := float64(d.AlphaRaw()) / scale
 		q10 := float64(d.Alpha())
@@ -89,13 +89,13 @@ func TestDCQCNAlphaFracBitsParam(t *testing.T) {
 	r, err := flowRP(dcqcnName, testFlow{ID: 1, LineRate: 25 * units.Gbps}, map[string]string{"alpha_frac_bits": "10"})
 	require.NoError(t, err)
 	d := r.(*rp.DCQCN)
-	require.NoError(t, d.OnCNP(0))
+	require.NoError(t, d.Feedback(0, &cc.Feedback{Kind: cc.FeedbackCNP}, nil))
 	alpha := uint64(1023)
 	var got, want []uint64
 	for n := 1; n <= 600; n++ {
 		alpha = alpha * 1019 / 1024
 		if n == 50 || n == 100 || n == 300 || n == 600 {
-			require.NoError(t, d.OnTimer(units.Time(n)*units.Microsecond))
+			require.NoError(t, d.Timer(units.Time(n)*units.Microsecond, nil))
 			got, want = append(got, uint64(d.Alpha())), append(want, alpha)
 		}
 	}

@@ -1,9 +1,15 @@
-package cp
+package fixedpoint
 
-import "github.com/hwcc/hwcc/cc"
+import (
+	"math"
+	"strconv"
 
-// LFSR32 is the random source of the RED-style markers in this package: a
-// 32-bit maximal-length linear-feedback shift register in Galois form, as a
+	"github.com/hwcc/hwcc/cc"
+)
+
+// LFSR32 is the random source of the switch's randomised decisions (the
+// RED-style marker of DCQCN, cp.DCQCN; QCN's sampling jitter): a 32-bit
+// maximal-length linear-feedback shift register in Galois form, as a
 // switch pipeline implements it, so that the marking decisions of a run can be
 // reproduced bit for bit by RTL.
 //
@@ -31,10 +37,24 @@ import "github.com/hwcc/hwcc/cc"
 //
 // The state is never 0: 0 is the lock-up state that maps to itself, so
 // NewLFSR32 rejects a zero seed. The zero LFSR32 value is not usable. It is
-// the random source a marking CP holds (DCQCN's RED marker), not a cc part:
-// it has no events, time or actions, so it keeps no cc interface.
+// a mechanism a part holds, not a cc part: it has no events, time or
+// actions, so it keeps no cc interface.
 type LFSR32 struct {
 	state uint32
+}
+
+// LFSR32SeedMin and LFSR32SeedMax bound a seed (and the register): every
+// non-zero 32-bit state; 0 is the lock-up state, which maps to itself.
+const (
+	LFSR32SeedMin uint32 = 1
+	LFSR32SeedMax uint32 = math.MaxUint32
+)
+
+// LFSR32SeedRange is the range of a seed as errors state it, built from
+// LFSR32SeedMin and LFSR32SeedMax.
+func LFSR32SeedRange() string {
+	return strconv.FormatUint(uint64(LFSR32SeedMin), 10) + ".." + strconv.FormatUint(uint64(LFSR32SeedMax), 10) +
+		" (0 is the LFSR lock-up state)"
 }
 
 // LFSR32Taps is the Galois feedback mask of x^32 + x^22 + x^2 + x + 1: bits 31,
@@ -73,12 +93,19 @@ func lfsrBuildLeapTable() (t [4][256]uint32) {
 }
 
 // NewLFSR32 returns a register holding seed. Seed 0, the lock-up state, is
-// a *cc.ConfigError.
+// a *cc.ConfigError (LFSR32SeedRange).
 func NewLFSR32(seed uint32) (LFSR32, error) {
-	if seed == 0 {
-		return LFSR32{}, &cc.ConfigError{Part: "cp.LFSR32", Field: "seed", Value: "0", Range: "1..4294967295 (0 is the LFSR lock-up state)"}
+	if seed < LFSR32SeedMin {
+		return LFSR32{}, lfsrZeroSeed()
 	}
 	return LFSR32{state: seed}, nil
+}
+
+// lfsrZeroSeed is NewLFSR32's error. Errors are built out of line.
+//
+//go:noinline
+func lfsrZeroSeed() error {
+	return &cc.ConfigError{Part: "fixedpoint.LFSR32", Field: "seed", Value: "0", Range: LFSR32SeedRange()}
 }
 
 // State returns the register, always in 1..2^32−1 for a register built by

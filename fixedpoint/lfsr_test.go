@@ -1,4 +1,4 @@
-package cp
+package fixedpoint
 
 import (
 	"math/rand/v2"
@@ -217,7 +217,7 @@ func FuzzLFSR32Next(f *testing.F) {
 }
 
 func BenchmarkLFSR32Next(b *testing.B) {
-	l, _ := NewLFSR32(DCQCNDefaultSeed)
+	l, _ := NewLFSR32(0xACE1ACE1) // DCQCN's default seed
 	b.ReportAllocs()
 	var x uint32
 	for b.Loop() {
