@@ -27,7 +27,10 @@ var ErrNoActions = errors.New("cc: nil actions for an event that can decide")
 
 // NoActions returns the error a part returns for a nil *Actions on an
 // event that can decide (rule 3): an *EventError naming part and event,
-// wrapping ErrNoActions.
+// wrapping ErrNoActions. It is not inlined, so that a caller's path that
+// does not refuse carries no allocation site.
+//
+//go:noinline
 func NoActions(part, event string) error {
 	return &EventError{Part: part, Event: event, Reason: "nil actions, and this event can decide", Err: ErrNoActions}
 }
