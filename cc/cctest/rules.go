@@ -16,8 +16,10 @@ import (
 // lateTimers checks rule 4's catch-up on one well-formed sequence: part X
 // is given its timer at every deadline before each event (as Drive does),
 // part Y only the sequence's own events. After every event of the
-// sequence the two hold the same registers, and the decisions X made up
-// to it (its timers' and the event's) are, in order, those Y made.
+// sequence that both take the two hold the same registers, and the
+// decisions X made up to it (its timers' and the event's) are, in order,
+// those Y made. (An event both refuse changes nothing, not even Y's
+// overdue timer: rule 2.)
 func (s *suite) lateTimers(seq int, evs []Event) error {
 	x, err := s.fresh()
 	if err != nil {
@@ -68,10 +70,14 @@ func (s *suite) lateTimers(seq int, evs []Event) error {
 			s.rep.add(RuleLateTimers, "%s: %s returned %v with the timer called at every deadline and %v with the timer left to the event", where, &ev.Event, errX, errY)
 			return nil
 		}
-		if errX == nil {
-			madeX = append(madeX, actX.All()...)
-			madeY = append(madeY, actY.All()...)
+		if errX != nil {
+			// A refused event changes nothing (rule 2), not even the
+			// catch-up of an overdue timer: the parts meet again at the
+			// next event each takes.
+			continue
 		}
+		madeX = append(madeX, actX.All()...)
+		madeY = append(madeY, actY.All()...)
 		if ok, diff := equalRegs(regs(x), regs(y), ""); !ok {
 			s.rep.add(RuleLateTimers, "%s: after %s a part whose timer was left overdue holds other registers than one whose timer was called at every deadline: %s", where, &ev.Event, diff)
 			return nil
