@@ -8,12 +8,14 @@ import (
 
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/cp"
+	"github.com/hwcc/hwcc/pi"
 	"github.com/hwcc/hwcc/rp"
 	"github.com/hwcc/hwcc/units"
+	"github.com/hwcc/hwcc/wire"
 )
 
 // roccSpecs returns the registered Specs of the three parts.
-func roccSpecs(t *testing.T) (cpSpec, hostSpec *cc.Spec[cp.RoCCConfig], rpSpec *cc.Spec[roccRPConfig]) {
+func roccSpecs(t *testing.T) (cpSpec *cc.Spec[cp.RoCCConfig], hostSpec *cc.Spec[pi.Config], rpSpec *cc.Spec[roccRPConfig]) {
 	t.Helper()
 	a, err := cc.Lookup("rocc")
 	require.NoError(t, err)
@@ -27,7 +29,7 @@ func roccSpecs(t *testing.T) (cpSpec, hostSpec *cc.Spec[cp.RoCCConfig], rpSpec *
 		case "cp":
 			cpSpec = p.Config.(*cc.Spec[cp.RoCCConfig])
 		case "hostcp":
-			hostSpec = p.Config.(*cc.Spec[cp.RoCCConfig])
+			hostSpec = p.Config.(*cc.Spec[pi.Config])
 		case "rp":
 			rpSpec = p.Config.(*cc.Spec[roccRPConfig])
 		}
@@ -67,11 +69,11 @@ func TestRoCCRegistryBuilds(t *testing.T) {
 		c, err := cc.NewCP("rocc", "cp", s)
 		require.NoError(t, err, s)
 		require.IsType(t, &cp.RoCC{}, c, s)
-		require.Equal(t, want, c.(*cp.RoCC).Params().Config(), s)
+		require.Equal(t, want, c.(*cp.RoCC).Config(), s)
 		h, err := cc.NewRP("rocc", "hostcp", s)
 		require.NoError(t, err, s)
-		require.IsType(t, &cp.RoCCHost{}, h, s)
-		require.Equal(t, want, h.(*cp.RoCCHost).Params().Config(), s)
+		require.IsType(t, &rp.RoCCHost{}, h, s)
+		require.Equal(t, want.Config, h.(*rp.RoCCHost).Params().Config(), s)
 		r, err := cc.NewRP("rocc", "rp", s)
 		require.NoError(t, err, s)
 		require.IsType(t, &rp.RoCC{}, r, s)
@@ -85,9 +87,9 @@ func TestRoCCRegistryBuilds(t *testing.T) {
 	c, err := cs.Config("cp", nil)
 	require.NoError(t, err)
 	require.Equal(t, wantCP, c)
-	c, err = hs.Config("hostcp", nil)
+	hc, err := hs.Config("hostcp", nil)
 	require.NoError(t, err)
-	require.Equal(t, wantCP, c)
+	require.Equal(t, wantCP.Config, hc)
 	wantRP := rp.RoCC40G()
 	wantRP.RecoveryPeriod = 0
 	r, err := rs.Config("rp", nil)
@@ -100,8 +102,8 @@ func TestRoCCRegistryBuilds(t *testing.T) {
 	// The options set their fields.
 	c, err = cs.Config("cp", roccSettings(t, "initial_f=zero, rounding=floor, rate_frac_bits=0, message=report_f, flow_table=aged, t=20us, fmax=10Gbps, switch=167772161, port=3"))
 	require.NoError(t, err)
-	require.Equal(t, cp.RoCCInitialZero, c.InitialF)
-	require.Equal(t, cp.RoCCRoundFloor, c.Rounding)
+	require.Equal(t, pi.InitialZero, c.InitialF)
+	require.Equal(t, pi.RoundFloor, c.Rounding)
 	require.Zero(t, c.RateFracBits)
 	require.Equal(t, cp.RoCCSendReportF, c.Message)
 	require.Equal(t, cp.RoCCAgedTable, c.FlowTable)
@@ -130,7 +132,7 @@ func TestRoCCRegistryAuto(t *testing.T) {
 		require.NoError(t, err, tc.comment)
 		want := tc.want()
 		want.FMax = tc.fmax
-		require.Equal(t, want, c.(*cp.RoCC).Params().Config(), tc.comment)
+		require.Equal(t, want, c.(*cp.RoCC).Config(), tc.comment)
 		r, err := cc.NewRP("rocc", "rp", "link="+tc.link)
 		require.NoError(t, err, tc.comment)
 		wantRP := tc.wantRP()
@@ -138,12 +140,12 @@ func TestRoCCRegistryAuto(t *testing.T) {
 		require.Equal(t, wantRP, r.(*rp.RoCC).Config(), tc.comment)
 		h, err := cc.NewRP("rocc", "hostcp", "link="+tc.link)
 		require.NoError(t, err, tc.comment)
-		require.Equal(t, want, h.(*cp.RoCCHost).Params().Config(), tc.comment)
+		require.Equal(t, want.Config, h.(*rp.RoCCHost).Params().Config(), tc.comment)
 	}
 	// A named preset does not scale with the link.
 	c, err := cc.NewCP("rocc", "cp", "preset=40g, link=10Gbps")
 	require.NoError(t, err)
-	require.Equal(t, cp.RoCC40G(), c.(*cp.RoCC).Params().Config())
+	require.Equal(t, cp.RoCC40G(), c.(*cp.RoCC).Config())
 }
 
 // Where a part runs sets what depends on it, whatever the preset: a CP's
@@ -154,7 +156,7 @@ func TestRoCCRegistryEnv(t *testing.T) {
 	for _, preset := range []string{"auto", "40g", "100g", "dpdk10g", "tofino40g"} {
 		p, err := cc.NewIn(env, "rocc", "cp", roccSettings(t, "preset="+preset))
 		require.NoError(t, err, preset)
-		cfg := p.(*cp.RoCC).Params().Config()
+		cfg := p.(*cp.RoCC).Config()
 		require.Equal(t, 10*units.Gbps, cfg.FMax, preset)
 		require.Equal(t, [2]uint64{12, 4}, [2]uint64{uint64(cfg.Switch), uint64(cfg.Port)}, "%s: switch = the node", preset)
 		require.Equal(t, uint64(12)<<16|4, p.(*cp.RoCC).Message(1).CP(), preset)
@@ -165,10 +167,10 @@ func TestRoCCRegistryEnv(t *testing.T) {
 	// auto picks its setting by the environment's rate.
 	p, err := cc.NewIn(&cc.Env{Rate: 100 * units.Gbps}, "rocc", "cp", nil)
 	require.NoError(t, err)
-	require.Equal(t, 300*units.KB, p.(*cp.RoCC).Params().Config().QRef)
+	require.Equal(t, 300*units.KB, p.(*cp.RoCC).Config().QRef)
 	p, err = cc.NewIn(env, "rocc", "cp", roccSettings(t, "fmax=5Gbps, switch=1, port=2"))
 	require.NoError(t, err)
-	cfg := p.(*cp.RoCC).Params().Config()
+	cfg := p.(*cp.RoCC).Config()
 	require.Equal(t, [3]uint64{uint64(5 * units.Gbps), 1, 2}, [3]uint64{uint64(cfg.FMax), uint64(cfg.Switch), uint64(cfg.Port)})
 	// A port the rate field cannot describe is New's error.
 	_, err = cc.NewIn(&cc.Env{Rate: 50 * units.Mbps}, "rocc", "cp", nil)
@@ -182,10 +184,10 @@ func TestRoCCRegistryEnv(t *testing.T) {
 func TestRoCCRegistryDerived(t *testing.T) {
 	c, err := cc.NewCP("rocc", "cp", "t=20us, flow_table=aged")
 	require.NoError(t, err)
-	require.Equal(t, 200*units.Microsecond, c.(*cp.RoCC).Params().Config().FlowMaxAge)
+	require.Equal(t, 200*units.Microsecond, c.(*cp.RoCC).Config().FlowMaxAge)
 	c, err = cc.NewCP("rocc", "cp", "t=20us, flow_max_age=1ms")
 	require.NoError(t, err)
-	require.Equal(t, units.Millisecond, c.(*cp.RoCC).Params().Config().FlowMaxAge)
+	require.Equal(t, units.Millisecond, c.(*cp.RoCC).Config().FlowMaxAge)
 	for _, tc := range []struct {
 		settings string
 		want     units.Time
@@ -302,21 +304,24 @@ func TestRoCCRegistryDefaultsRoundTrip(t *testing.T) {
 		}
 		return st
 	}
-	for _, spec := range []*cc.Spec[cp.RoCCConfig]{cs, hs} {
-		def, err := spec.Config("cp", nil)
-		require.NoError(t, err)
-		c, err := spec.Config("cp", settings(spec.Describe()))
-		require.NoError(t, err)
-		require.Equal(t, def, c)
-	}
-	def, err := rs.Config("rp", nil)
+	def, err := cs.Config("cp", nil)
+	require.NoError(t, err)
+	c, err := cs.Config("cp", settings(cs.Describe()))
+	require.NoError(t, err)
+	require.Equal(t, def, c)
+	hdef, err := hs.Config("hostcp", nil)
+	require.NoError(t, err)
+	h, err := hs.Config("hostcp", settings(hs.Describe()))
+	require.NoError(t, err)
+	require.Equal(t, hdef, h)
+	rdef, err := rs.Config("rp", nil)
 	require.NoError(t, err)
 	r, err := rs.Config("rp", settings(rs.Describe()))
 	require.NoError(t, err)
-	require.Equal(t, def, r)
+	require.Equal(t, rdef, r)
 	// Tofino's ΔQ and T, through the same syntax.
 	tf := cp.RoCCTofino40G()
-	c, err := cs.Config("cp", roccSettings(t, "delta_q="+tf.DeltaQ.String()+", t="+tf.Period.String()+", qref="+tf.QRef.String()+
+	c, err = cs.Config("cp", roccSettings(t, "delta_q="+tf.DeltaQ.String()+", t="+tf.Period.String()+", qref="+tf.QRef.String()+
 		", qmid="+tf.QMid.String()+", qmax="+tf.QMax.String()+", flow_max_age="+tf.FlowMaxAge.String()))
 	require.NoError(t, err)
 	require.Equal(t, tf, c)
@@ -408,9 +413,9 @@ func TestRoCCRegistryHostPath(t *testing.T) {
 		require.NoError(t, sw.Timer(now, act))
 		require.Equal(t, 1, act.Len())
 		report := act.At(0).Feedback
-		m, err := cp.DecodeRoCCFeedback(report.Data[:])
+		m, err := wire.DecodeRoCCFeedback(report.Data[:])
 		require.NoError(t, err)
-		require.Equal(t, cp.RoCCReportFeedback, m.Type)
+		require.Equal(t, wire.RoCCReportFeedback, m.Type)
 
 		out.Reset()
 		require.NoError(t, host.Feedback(now, &report, out))
@@ -420,7 +425,7 @@ func TestRoCCRegistryHostPath(t *testing.T) {
 		require.Equal(t, cc.ToSource, rate.To)
 		require.Equal(t, want, rate.Feedback, "update %d: the host's rate message is the switch's", i)
 		require.NoError(t, lim.Feedback(now, &rate.Feedback, nil))
-		got, _ := cp.DecodeRoCCFeedback(want.Data[:])
+		got, _ := wire.DecodeRoCCFeedback(want.Data[:])
 		require.Equal(t, units.Rate(got.Rate)*10*units.Mbps, lim.Limits().Rate, "update %d", i)
 		for _, c := range []cc.CongestionPoint{sw, ref} {
 			require.NoError(t, c.Dequeue(now, &pkt, cc.Queue{Len: q - pkt.Size}, nil))

@@ -7,7 +7,7 @@
 // [RoCC] Algorithm 1), or INT telemetry stamped on the
 // packet (HPCC, [HPCC] §3.2).
 //
-// Every type here (RoCC, HPCC, DCQCN and DCTCP (and RoCCHost, the host-side computation of section III-F, which plays cc.ReactionPoint)) keeps the contract of package cc: it
+// Every type here (RoCC, HPCC, DCQCN and DCTCP) keeps the contract of package cc: it
 // implements cc.CongestionPoint (checked at compile time), refuses time going
 // backwards with a *cc.TimeOrderError, returns only cc's error types, and
 // appends every register it carries to a caller's slice (AppendRegisters).

@@ -9,7 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/pi"
 	"github.com/hwcc/hwcc/units"
+	"github.com/hwcc/hwcc/wire"
 )
 
 // roccRegs returns c's registers without the one the typed path has no
@@ -43,7 +45,7 @@ func roccContractConfigs() map[string]RoCCConfig {
 	c.Message = RoCCSendReport
 	out["aged5/report"] = c
 	c = RoCC100G()
-	c.InitialF, c.Rounding, c.RateFracBits = RoCCInitialZero, RoCCRoundFloor, 0
+	c.InitialF, c.Rounding, c.RateFracBits = pi.InitialZero, pi.RoundFloor, 0
 	out["100g/omnet"] = c
 	return out
 }
@@ -102,7 +104,7 @@ func TestRoCCContractMatchesTyped(t *testing.T) {
 						want := []cc.Action{}
 						if d.Send {
 							for _, f := range typed.AppendFlows(nil) {
-								fb := cc.Feedback{Kind: cc.FeedbackRate, Flow: cc.FlowID(f), From: RoCCFeedback{Switch: cfg.Switch, Port: cfg.Port}.CP()}
+								fb := cc.Feedback{Kind: cc.FeedbackRate, Flow: cc.FlowID(f), From: wire.RoCCFeedback{Switch: cfg.Switch, Port: cfg.Port}.CP()}
 								typed.Message(f).Put(&fb.Data)
 								want = append(want, cc.Action{Kind: cc.ActionFeedback, To: cc.ToSource, Prio: cc.ControlPrio, Feedback: fb})
 							}
@@ -253,16 +255,16 @@ func TestRoCCContractTimerMessage(t *testing.T) {
 		require.Equal(t, cc.FeedbackRate, a.Feedback.Kind)
 		require.Equal(t, cc.FlowID(42), a.Feedback.Flow)
 		require.Equal(t, uint64(0x0a000001_0003), a.Feedback.From)
-		fb, err := DecodeRoCCFeedback(a.Feedback.Data[:])
+		fb, err := wire.DecodeRoCCFeedback(a.Feedback.Data[:])
 		require.NoError(t, err)
 		// The queue of 300 KB = 500 ΔQ grew by Qmid from Qold = 0: line 5
 		// halves F from Fmax = 4000 to 2000 ΔF (ExampleRoCC).
-		want := RoCCFeedback{Type: RoCCRateFeedback, Seq: 1, Port: 3, Switch: 0x0a000001, Rate: 2000, QDepth: 500, Flow: 42}
+		want := wire.RoCCFeedback{Type: wire.RoCCRateFeedback, Seq: 1, Port: 3, Switch: 0x0a000001, Rate: 2000, QDepth: 500, Flow: 42}
 		switch m {
 		case RoCCSendReport:
-			want.Type, want.Rate = RoCCReportFeedback, 0
+			want.Type, want.Rate = wire.RoCCReportFeedback, 0
 		case RoCCSendReportF:
-			want.Type, want.Rate = RoCCReportFeedback, 4000 // F before the update
+			want.Type, want.Rate = wire.RoCCReportFeedback, 4000 // F before the update
 		}
 		require.Equal(t, want, fb, "%v", m)
 	}
@@ -287,8 +289,8 @@ func TestRoCCContractBadInput(t *testing.T) {
 	}
 }
 
-// TestRoCCContractRegisters: every register fits its width, the order and
-// names never change, and a host's registers too.
+// TestRoCCContractRegisters: every register fits its width, and the order
+// and names never change.
 func TestRoCCContractRegisters(t *testing.T) {
 	for name, cfg := range roccContractConfigs() {
 		c, err := NewRoCC(cfg)
@@ -313,9 +315,6 @@ func TestRoCCContractRegisters(t *testing.T) {
 			require.NoError(t, c.Timer(now, act))
 			require.Equal(t, first, names(c.AppendRegisters(nil)))
 		}
-		h, err := NewRoCCHostConfig(cfg)
-		require.NoError(t, err)
-		require.Equal(t, []string{"now", "f", "qold", "cp", "seq", "primed", "gaps"}, names(h.AppendRegisters(nil)))
 	}
 	// The widths the doc states: F is RateBits + RateFracBits = 24 bits,
 	// the queue registers 16, the occupancy of a 1024-flow table 11.
@@ -336,10 +335,7 @@ func TestRoCCContractNoAllocs(t *testing.T) {
 	for name, cfg := range roccContractConfigs() {
 		c, err := NewRoCC(cfg)
 		require.NoError(t, err)
-		h, err := NewRoCCHostConfig(cfg)
-		require.NoError(t, err)
 		act := cc.NewActions(cfg.FlowCapacity)
-		out := cc.NewActions(1)
 		regs := make([]cc.Register, 0, 64)
 		now := units.Time(0)
 		allocs := testing.AllocsPerRun(500, func() {
@@ -352,26 +348,10 @@ func TestRoCCContractNoAllocs(t *testing.T) {
 			if err := c.Timer(now, act); err != nil {
 				t.Fatal(err)
 			}
-			for i := range act.Len() {
-				f := act.At(i).Feedback
-				if cfg.Message != RoCCSendRate {
-					out.Reset()
-					if err := h.Feedback(now, &f, out); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
 			if err := c.Dequeue(now, &p, cc.Queue{}, act); err != nil {
 				t.Fatal(err)
 			}
-			if err := h.Sent(now, &p, nil); err != nil {
-				t.Fatal(err)
-			}
-			if err := h.Timer(now, nil); err != nil {
-				t.Fatal(err)
-			}
 			regs = c.AppendRegisters(regs[:0])
-			regs = h.AppendRegisters(regs[:0])
 		})
 		require.Zero(t, allocs, name)
 	}
@@ -452,151 +432,4 @@ func BenchmarkRoCCContractAppendRegisters(b *testing.B) {
 	for b.Loop() {
 		regs = c.AppendRegisters(regs[:0])
 	}
-}
-
-// BenchmarkRoCCHostFeedback is the host's contract Feedback: decode a
-// report, run Algorithm 1, encode and append the rate message.
-func BenchmarkRoCCHostFeedback(b *testing.B) {
-	cfg := RoCC40G()
-	cfg.Message = RoCCSendReport
-	c, err := NewRoCC(cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	h, err := NewRoCCHostConfig(cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	f := cc.Feedback{Kind: cc.FeedbackRate, Flow: 1}
-	out := cc.NewActions(1)
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		now := c.NextDeadline()
-		if _, err := c.OnTimer(now, units.Bytes((i*7919)%420_000)); err != nil {
-			b.Fatal(err)
-		}
-		c.Report(1, false).Put(&f.Data)
-		out.Reset()
-		if err := h.Feedback(now, &f, out); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// TestRoCCHostContract: the host's Feedback is OnReport plus the rate
-// message (same registers as a host driven by OnReport), refuses what it
-// cannot take with the contract's errors, changing nothing, and ignores the
-// transport's ACKs.
-func TestRoCCHostContract(t *testing.T) {
-	cfg := RoCC40G()
-	cfg.Switch, cfg.Port = 7, 2
-	c, err := NewRoCC(cfg)
-	require.NoError(t, err)
-	typed, err := NewRoCCHost(c.Params())
-	require.NoError(t, err)
-	con, err := NewRoCCHost(c.Params())
-	require.NoError(t, err)
-	rng := rand.New(rand.NewPCG(uint64(roccSeed(t)), 12))
-	out := cc.NewActions(1)
-	for i := range 300 {
-		now := c.NextDeadline()
-		_, err := c.OnTimer(now, units.Bytes(rng.IntN(420_000)))
-		require.NoError(t, err)
-		if rng.IntN(8) == 0 {
-			continue // a lost report: both hosts see a gap
-		}
-		flow := uint32(rng.IntN(3))
-		rep := c.Report(flow, rng.IntN(2) == 0)
-		rate, err := typed.OnReport(now, rep)
-		require.NoError(t, err)
-		f := cc.Feedback{Kind: cc.FeedbackRate, Flow: cc.FlowID(flow), From: rep.CP()}
-		rep.Put(&f.Data)
-		out.Reset()
-		require.NoError(t, con.Feedback(now, &f, out), "report %d", i)
-		require.Equal(t, typed.AppendRegisters(nil), con.AppendRegisters(nil), "report %d", i)
-		require.Equal(t, 1, out.Len())
-		a := out.At(0)
-		require.Equal(t, cc.ActionFeedback, a.Kind)
-		require.Equal(t, cc.ToSource, a.To)
-		require.Equal(t, cc.ControlPrio, a.Prio)
-		require.Equal(t, cc.FeedbackRate, a.Feedback.Kind)
-		require.Equal(t, f.Flow, a.Feedback.Flow)
-		require.Equal(t, rep.CP(), a.Feedback.From)
-		m, err := DecodeRoCCFeedback(a.Feedback.Data[:])
-		require.NoError(t, err)
-		want := rep
-		want.Type, want.Rate = RoCCRateFeedback, uint16(rate)
-		require.Equal(t, want, m, "report %d", i)
-	}
-	require.NotZero(t, con.Gaps())
-
-	// Refusals: each a typed error, and nothing changes.
-	now := c.State().Last
-	good := cc.Feedback{Kind: cc.FeedbackRate, Flow: 5}
-	c.Report(5, false).Put(&good.Data)
-	before := con.AppendRegisters(nil)
-	// Kinds the host computation does not use change nothing but the time
-	// (the contract's open set of kinds).
-	for _, k := range []cc.FeedbackKind{cc.FeedbackCNP, cc.FeedbackAck, cc.FeedbackUser, 200} {
-		probe, err := NewRoCCHostConfig(RoCC40G())
-		require.NoError(t, err)
-		out.Reset()
-		require.NoError(t, probe.Feedback(now, &cc.Feedback{Kind: k, Flow: 5}, out), "%v", k)
-		require.Zero(t, out.Len())
-		require.ErrorIs(t, probe.Feedback(now-1, &cc.Feedback{Kind: k, Flow: 5}, out), cc.ErrTimeOrder, "time recorded")
-	}
-	var de *cc.DecodeError
-	for _, tc := range []struct {
-		name string
-		f    *cc.Feedback
-		act  *cc.Actions
-		want error
-	}{
-		{"nil", nil, out, cc.ErrEvent},
-		{"malformed", &cc.Feedback{Kind: cc.FeedbackRate}, out, cc.ErrDecode},
-		{"a rate, not a report", func() *cc.Feedback {
-			f := good
-			c.Feedback(5).Put(&f.Data)
-			return &f
-		}(), out, cc.ErrEvent},
-		{"another flow", func() *cc.Feedback { f := good; f.Flow = 6; return &f }(), out, cc.ErrEvent},
-		{"another CP", func() *cc.Feedback {
-			f := good
-			m := c.Report(5, false)
-			m.Port++
-			m.Put(&f.Data)
-			return &f
-		}(), out, cc.ErrEvent},
-		{"no room", &good, cc.NewActions(0), cc.ErrActionsFull},
-		{"nil actions", &good, nil, cc.ErrActionsFull},
-	} {
-		out.Reset()
-		err := con.Feedback(now, tc.f, tc.act)
-		require.ErrorIs(t, err, tc.want, tc.name)
-		require.True(t, cc.Typed(err), tc.name)
-		require.Equal(t, before, con.AppendRegisters(nil), tc.name)
-		require.Zero(t, out.Len(), tc.name)
-		if tc.name == "malformed" {
-			require.ErrorIs(t, err, cc.ErrEvent, "a decode error inside an event error")
-			require.ErrorAs(t, err, &de)
-			require.Equal(t, 0, de.Offset, "version 0 at byte 0")
-		}
-	}
-	err = con.Feedback(now-1, &good, out)
-	require.ErrorIs(t, err, cc.ErrTimeOrder)
-	require.Equal(t, before, con.AppendRegisters(nil))
-	require.ErrorIs(t, con.Sent(now-1, nil, nil), cc.ErrTimeOrder)
-	require.ErrorIs(t, con.Timer(now-1, nil), cc.ErrTimeOrder)
-
-	// The transport's messages, Sent and Timer only record now.
-	require.NoError(t, con.Feedback(now+1, &cc.Feedback{Kind: cc.FeedbackAck}, nil))
-	require.NoError(t, con.Sent(now+2, &cc.Packet{}, nil))
-	require.NoError(t, con.Timer(now+3, nil))
-	after := con.AppendRegisters(nil)
-	require.Equal(t, cc.TimeReg("now", now+3), after[0])
-	require.Equal(t, before[1:], after[1:])
-	require.Equal(t, cc.Limits{}, con.Limits())
-	require.Equal(t, units.MaxTime, con.NextDeadline())
-	_, err = NewRoCCHost(nil)
-	require.ErrorIs(t, err, cc.ErrConfig)
 }

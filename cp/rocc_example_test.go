@@ -6,6 +6,7 @@ import (
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/cp"
 	"github.com/hwcc/hwcc/units"
+	"github.com/hwcc/hwcc/wire"
 )
 
 // ExampleRoCC runs the paper's 40 Gb/s congestion point (ΔQ = 600 B,
@@ -42,53 +43,6 @@ func ExampleRoCC() {
 	// 11 05 00 03 0a 00 00 01 07 f5 00 fa 00 00 00 2a
 }
 
-// ExampleRoCCConfig_idleGain shows what IdleGain changes: the climb of F
-// from Fmin while the queue stays empty, the situation after line 3 has
-// reset F. Algorithm 1 as printed adds α·Qref = (0.3/32)·250 = 2.34 ΔF per
-// update in the bottom AUTO_TUNE region (F < Fmax/32 = 125); with IdleGain
-// the empty queue takes the top region's gain, 0.3·250 = 75 ΔF per update.
-// F is printed in whole ΔF, as the CNP carries it.
-func ExampleRoCCConfig_idleGain() {
-	for _, idle := range []bool{false, true} {
-		cfg := cp.RoCC40G()
-		cfg.IdleGain = idle
-		p, err := cp.NewRoCCParams(cfg)
-		if err != nil {
-			panic(err)
-		}
-		fmin, _ := p.FBounds()
-		r := cp.RoCCRegs{F: fmin} // F = Fmin = 10 ΔF, Qold = 0
-		fmt.Printf("IdleGain=%-5v F:", idle)
-		for range 5 {
-			var br cp.RoCCBranch
-			r, br = cp.RoCCStep(p, r, 0) // an empty queue
-			fmt.Printf(" %d (%v)", p.RateUnits(r.F), br)
-		}
-		fmt.Println()
-	}
-	// Output:
-	// IdleGain=false F: 12 (pi) 14 (pi) 17 (pi) 19 (pi) 21 (pi)
-	// IdleGain=true  F: 85 (pi-idle) 160 (pi-idle) 235 (pi-idle) 310 (pi-idle) 385 (pi-idle)
-}
-
-// ExampleRoCCHost computes the rate on the host from the switch's reports
-// (section III-F): Qcur and the counter, as the paper's P4 CNP carries them.
-func ExampleRoCCHost() {
-	c, _ := cp.NewRoCC(cp.RoCC40G())
-	h, _ := cp.NewRoCCHost(c.Params()) // the registry: same parameters
-	for _, q := range []units.Bytes{300 * units.KB, 300 * units.KB, 150 * units.KB} {
-		d, _ := c.OnTimer(c.NextDeadline(), q)
-		wire := c.Report(7, false).Append(nil) // what the switch sends
-		fb, _ := cp.DecodeRoCCFeedback(wire)
-		rate, _ := h.OnReport(c.NextDeadline(), fb)
-		fmt.Println(d.F, rate)
-	}
-	// Output:
-	// 2000 2000
-	// 1925 1925
-	// 2112 2112
-}
-
 // ExampleRoCC_Timer drives the CP through the cc contract: Enqueue records
 // the packet's flow and the queue, Timer runs Algorithm 1 on that queue
 // (300 KB = 500 ΔQ: line 5 halves F from 4000 to 2000 ΔF) and appends the
@@ -104,7 +58,7 @@ func ExampleRoCC_Timer() {
 		panic(err)
 	}
 	for _, a := range act.All() {
-		m, _ := cp.DecodeRoCCFeedback(a.Feedback.Data[:])
+		m, _ := wire.DecodeRoCCFeedback(a.Feedback.Data[:])
 		fmt.Println(a.Kind, "to", a.To, "flow", a.Feedback.Flow, "prio", a.Prio, m)
 	}
 	// Unordered output:

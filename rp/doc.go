@@ -3,7 +3,7 @@
 // feedback (ACKs with ECN echo or INT, CNPs, explicit rates) and its own timers
 // into a sending rate and, where the algorithm has one, a window.
 //
-// Every type here (RoCC, HPCC, DCQCN and DCTCP) keeps the contract of package cc: it
+// Every type here (RoCC, RoCCHost, HPCC, DCQCN and DCTCP) keeps the contract of package cc: it
 // implements cc.ReactionPoint (checked at compile time), refuses time going
 // backwards with a *cc.TimeOrderError, returns only cc's error types, and
 // appends every register it carries to a caller's slice (AppendRegisters).

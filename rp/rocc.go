@@ -6,9 +6,9 @@ import (
 	"strconv"
 
 	"github.com/hwcc/hwcc/cc"
-	"github.com/hwcc/hwcc/cp"
 	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/units"
+	"github.com/hwcc/hwcc/wire"
 )
 
 // roccPart names rp.RoCC in errors.
@@ -191,9 +191,9 @@ type RoCCState struct {
 // # The contract (cc.ReactionPoint)
 //
 // Feedback takes a cc.FeedbackRate message whose Data is the CP's 16-byte
-// CNP (cp.RoCCFeedback, type 1): it decodes it, refuses a message that
+// CNP (wire.RoCCFeedback, type 1): it decodes it, refuses a message that
 // names another flow than f.Flow, and runs PROCESS_CNP with the CNP's rate
-// and CP (GETCP is the payload's switch and port, cp.RoCCFeedback.CP; f.From
+// and CP (GETCP is the payload's switch and port, wire.RoCCFeedback.CP; f.From
 // is not read). Feedback of any other kind (an ACK, a NAK, a DCQCN CNP,
 // another scheme's message) is accepted and ignored: it only records now. Sent only records now. Limits is
 // {Rate: Rate(), no window}. Timer is the recovery timer (OnTimer). RoCC
@@ -202,7 +202,7 @@ type RoCCState struct {
 // Errors: *cc.TimeOrderError for an event before the latest one (or before
 // time 0); *cc.EventError for a nil message, a
 // malformed CNP (wrapping the *cc.DecodeError with its byte offset), a
-// report (type 2, which needs cp.RoCCHost), a CNP for another flow, or a
+// report (type 2, which needs RoCCHost), a CNP for another flow, or a
 // rate of 0; an event that fails changes nothing.
 type RoCC struct {
 	cfg   RoCCConfig
@@ -365,12 +365,12 @@ func (r *RoCC) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
 		r.clock.Advance(now)
 		return nil
 	}
-	m, err := cp.DecodeRoCCFeedback(f.Data[:])
+	m, err := wire.DecodeRoCCFeedback(f.Data[:])
 	if err != nil {
 		return bad("malformed CNP", err)
 	}
-	if m.Type != cp.RoCCRateFeedback {
-		return bad("a report (type 2) needs the host CP (cp.RoCCHost), not the RP", nil)
+	if m.Type != wire.RoCCRateFeedback {
+		return bad("a report (type 2) needs the host computation (rp.RoCCHost), not the RP", nil)
 	}
 	if m.Flow != uint32(f.Flow) {
 		return bad("CNP for flow "+strconv.FormatUint(uint64(m.Flow), 10)+" delivered as flow "+strconv.FormatUint(uint64(f.Flow), 10), nil)
@@ -403,7 +403,7 @@ func (r *RoCC) AppendRegisters(dst []cc.Register) []cc.Register {
 		r.clock.Register(),
 		cc.BoolReg("limited", r.state.Limited),
 		cc.Reg("rcur", 32, uint64(r.state.RCur)),
-		cc.Reg("cpcur", cp.RoCCCPBits, r.state.CPCur),
+		cc.Reg("cpcur", wire.RoCCCPBits, r.state.CPCur),
 		cc.TimeReg("deadline", r.state.Deadline),
 		cc.Reg("accepted", 64, r.state.Accepted),
 		cc.Reg("rejected", 64, r.state.Rejected),

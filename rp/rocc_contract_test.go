@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hwcc/hwcc/cc"
-	"github.com/hwcc/hwcc/cp"
 	"github.com/hwcc/hwcc/units"
+	"github.com/hwcc/hwcc/wire"
 )
 
 // roccRegsBut returns p's registers without the one named skip.
@@ -25,7 +25,7 @@ func roccRegsBut(p cc.Part, skip string) []cc.Register {
 
 // roccCNP returns the contract's message carrying a rate CNP for flow.
 func roccCNP(flow uint32, rate uint16, sw uint32, port uint16) cc.Feedback {
-	m := cp.RoCCFeedback{Type: cp.RoCCRateFeedback, Rate: rate, Switch: sw, Port: port, Flow: flow}
+	m := wire.RoCCFeedback{Type: wire.RoCCRateFeedback, Rate: rate, Switch: sw, Port: port, Flow: flow}
 	f := cc.Feedback{Kind: cc.FeedbackRate, Flow: cc.FlowID(flow), From: m.CP()}
 	m.Put(&f.Data)
 	return f
@@ -83,7 +83,7 @@ func TestRoCCRPContractRefusals(t *testing.T) {
 	require.NoError(t, r.Feedback(100, &good, nil))
 	before := r.AppendRegisters(nil)
 	report := good
-	cp.RoCCFeedback{Type: cp.RoCCReportFeedback, Flow: 7}.Put(&report.Data)
+	wire.RoCCFeedback{Type: wire.RoCCReportFeedback, Flow: 7}.Put(&report.Data)
 	zeroRate := good
 	zeroRate.Data[8], zeroRate.Data[9] = 0, 0
 	other := good

@@ -44,7 +44,7 @@
 // when the CP samples its queue (the data queue's wire bytes at its latest
 // enqueue or dequeue, not counting the frame on the wire) and, if the table
 // is not empty, asks for the CNP of section III-C to every flow in it: a
-// cc.FeedbackRate message whose 16 bytes are the RoCCFeedback codec's,
+// cc.FeedbackRate message whose 16 bytes are wire.RoCCFeedback's,
 // which the harness sends at control priority, served before data at every
 // port (section III-C: "prioritize congestion notification packets"). The
 // CNP names its CP as switch = the switch's NodeID and port = the egress
@@ -118,7 +118,7 @@
 //	flow_max_age    0: 10·T (used by flow_table=aged only)
 //	idle_gain       off (Algorithm 1 as printed); on: every CP takes the
 //	                top AUTO_TUNE region's gains while its queue is
-//	                nearly empty (cp.RoCCConfig.IdleGain, a rule of the
+//	                nearly empty (pi.Config.IdleGain, a rule of the
 //	                authors' DPDK controller), so that F climbs back from
 //	                Fmin to C/2 in 27 updates instead of 155 (40 Gb/s); with
 //	                it the paper's ~2 ms convergence reproduces

@@ -14,6 +14,7 @@ import (
 	"github.com/hwcc/hwcc/harness"
 	"github.com/hwcc/hwcc/rp"
 	"github.com/hwcc/hwcc/units"
+	"github.com/hwcc/hwcc/wire"
 )
 
 // Unit tests of rocc as a run deploys it (the registry's rocc parts in
@@ -56,7 +57,7 @@ func roccCPPart(t testing.TB, q testPort, params map[string]string) *cp.RoCC {
 // r (port 5 of switch node 3) with params.
 func roccCPCfg(t testing.TB, r units.Rate, params map[string]string) cp.RoCCConfig {
 	t.Helper()
-	return roccCPPart(t, testPort{Node: 3, Port: 5, Rate: r}, params).Params().Config()
+	return roccCPPart(t, testPort{Node: 3, Port: 5, Rate: r}, params).Config()
 }
 
 // The scenario's parameters are the registry's settings (hwcc algos rocc),
@@ -268,7 +269,7 @@ func (r roccRP) rate() units.Rate { return sendRate(r.part.Limits(), r.line) }
 // roccCNPTo encodes a rate CNP for flow from CP (sw, port), delivered to
 // the NIC of flow to, as the cp sends it.
 func roccCNPTo(to, flow uint32, rate uint16, sw uint32, port uint16) *cc.Feedback {
-	m := cp.RoCCFeedback{Type: cp.RoCCRateFeedback, Rate: rate, Switch: sw, Port: port, Flow: flow}
+	m := wire.RoCCFeedback{Type: wire.RoCCRateFeedback, Rate: rate, Switch: sw, Port: port, Flow: flow}
 	fb := &cc.Feedback{Kind: cc.FeedbackRate, Flow: cc.FlowID(to), From: m.CP()}
 	m.Put(&fb.Data)
 	return fb
@@ -386,7 +387,7 @@ func TestRoCCRPBadFeedback(t *testing.T) {
 		{"rate 0", roccCNP(7, 0, 1, 1), cc.ErrEvent},
 		{"a report (section III-F), not a rate", func() *cc.Feedback {
 			fb := &cc.Feedback{Kind: cc.FeedbackRate, Flow: 7}
-			cp.RoCCFeedback{Type: cp.RoCCReportFeedback, Flow: 7}.Put(&fb.Data)
+			wire.RoCCFeedback{Type: wire.RoCCReportFeedback, Flow: 7}.Put(&fb.Data)
 			return fb
 		}(), cc.ErrEvent},
 		{"another flow's CNP", roccCNPTo(7, 8, 100, 1, 1), cc.ErrEvent},
@@ -573,8 +574,8 @@ func FuzzRoCCRPFeedback(f *testing.F) {
 		require.NoError(t, r.timer(1000+delay))
 		require.LessOrEqual(t, r.rate(), 40*units.Gbps)
 		require.Positive(t, r.rate())
-		m, derr := cp.DecodeRoCCFeedback(fb.Data[:])
-		if derr != nil || m.Type != cp.RoCCRateFeedback || m.Flow != 7 || m.Rate == 0 {
+		m, derr := wire.DecodeRoCCFeedback(fb.Data[:])
+		if derr != nil || m.Type != wire.RoCCRateFeedback || m.Flow != 7 || m.Rate == 0 {
 			require.Error(t, err)
 			require.Zero(t, r.part.State().Accepted)
 			require.Equal(t, 40*units.Gbps, r.rate())
@@ -668,7 +669,7 @@ type roccDelayRP struct {
 
 func (r *roccDelayRP) Feedback(now units.Time, f *cc.Feedback, act *cc.Actions) error {
 	err := r.ReactionPoint.Feedback(now, f, act)
-	switch m, derr := cp.DecodeRoCCFeedback(f.Data[:]); {
+	switch m, derr := wire.DecodeRoCCFeedback(f.Data[:]); {
 	case f.Kind == cc.FeedbackAck:
 		r.acks = append(r.acks, now)
 	case f.Kind == cc.FeedbackRate && derr == nil && f.From == uint64(roccInjectSwitch)<<16|roccInjectPort:
