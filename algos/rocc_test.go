@@ -159,7 +159,7 @@ func TestRoCCRegistryEnv(t *testing.T) {
 		cfg := p.(*cp.RoCC).Config()
 		require.Equal(t, 10*units.Gbps, cfg.FMax, preset)
 		require.Equal(t, [2]uint64{12, 4}, [2]uint64{uint64(cfg.Switch), uint64(cfg.Port)}, "%s: switch = the node", preset)
-		require.Equal(t, uint64(12)<<16|4, p.(*cp.RoCC).Message(1).CP(), preset)
+		require.Equal(t, uint64(12)<<16|4, p.(*cp.RoCC).CNP(1).CP(), preset)
 		r, err := cc.NewIn(env, "rocc", "rp", roccSettings(t, "preset="+preset))
 		require.NoError(t, err, preset)
 		require.Equal(t, 10*units.Gbps, r.(*rp.RoCC).Config().RMax, preset)

@@ -16,17 +16,28 @@ import (
 // roccCPPart names cp.RoCC in errors.
 const roccCPPart = "cp.RoCC"
 
-// RoCCFlowTableKind selects the flow table of section III-D.
+// RoCCFlowTableKind selects the flow table of [RoCC] §III-D: the flows a
+// CP sends its message to at each update.
 type RoCCFlowTableKind uint8
 
 const (
-	// RoCCQueueTable is section III-D (1), the paper's default: the flows
-	// that have bytes in the queue, with per-flow byte counts updated on
-	// enqueue and dequeue (RoCCQueueFlows).
+	// RoCCQueueTable is [RoCC] §III-D (1), the paper's default: the flows
+	// that have bytes in the queue, with per-flow 32-bit byte counts
+	// updated on enqueue and dequeue; a flow leaves when its count returns
+	// to 0. A packet of a new flow that finds the table full is not
+	// counted (FlowOverflows) and its flow gets no message while it stays
+	// out; the table still takes every legal FIFO dequeue, counted or not,
+	// holds a flow only while it has bytes queued, and keeps a flow whose
+	// latest packet found room until that packet leaves (it tells counted
+	// from uncounted packets by the queue's byte positions, as a switch's
+	// per-packet "counted" bit would; the snapshot's untracked_bytes,
+	// enq_pos and deq_pos).
 	RoCCQueueTable RoCCFlowTableKind = iota
-	// RoCCAgedTable is section III-D (2): a table of at most
-	// Fmax/Fmin flows seen on enqueue, with age-based eviction
-	// (RoCCAgedFlows).
+	// RoCCAgedTable is §III-D (2): a table of at most Fmax/Fmin flows seen
+	// on enqueue, with age-based eviction: a new flow finding the table
+	// full evicts the least recently seen (FlowOverflows, evictions), and
+	// each update first drops the flows not seen for FlowMaxAge. It ignores
+	// dequeues.
 	RoCCAgedTable
 )
 
@@ -91,8 +102,8 @@ type RoCCConfig struct {
 	FlowTable RoCCFlowTableKind
 	// FlowCapacity is the number of flows the table holds, 1 to
 	// RoCCMaxFlowCapacity. The paper's FPGA flow table has 1024 entries
-	// (§IV-C); for RoCCAgedTable §III-D (2) bounds it by Fmax/Fmin. What the
-	// queue table does beyond it: RoCCQueueFlows.
+	// (§IV-C); for RoCCAgedTable §III-D (2) bounds it by Fmax/Fmin. What
+	// each table does beyond it: RoCCQueueTable, RoCCAgedTable.
 	FlowCapacity int
 	// FlowMaxAge is RoCCAgedTable's eviction age: a flow not seen on enqueue
 	// for this long is dropped at the next update. The paper leaves it open.
@@ -176,16 +187,16 @@ func roccParams(part string, cfg pi.Config) (*pi.Params, error) {
 	return p, err
 }
 
-// RoCCDecision is what one update of the CP decides.
-type RoCCDecision struct {
-	// F is the new fair rate in ΔF units, ⌊F register / 2^k⌋: the CNP's
-	// rate field.
+// roccDecision is what one update of the CP decides.
+type roccDecision struct {
+	// F is the new fair rate in whole ΔF units, ⌊F register / 2^k⌋: the
+	// CNP's rate field.
 	F uint32
 	// Rate is F·ΔF.
 	Rate units.Rate
-	// Send is true when the flow table holds at least one flow: send a CNP
-	// with F to each (ForEachFlow, AppendFlows, Feedback). Section III-B:
-	// the CP sends the fair rate every T to the flows of its table.
+	// Send is true when the flow table holds at least one flow: the CP
+	// sends its message to each ([RoCC] §III-B: the fair rate every T to
+	// the flows of its table).
 	Send bool
 	// Flows is the number of flows in the table.
 	Flows int
@@ -193,10 +204,11 @@ type RoCCDecision struct {
 	Branch pi.Branch
 }
 
-// RoCCState is every register of a RoCC congestion point.
+// RoCCState is every register of a RoCC congestion point, in the units of
+// its snapshot (RoCC.AppendRegisters).
 type RoCCState struct {
-	// F is the fair-rate register (units of ΔF·2^−RateFracBits) and QOld
-	// Qold (ΔQ units).
+	// F is the fair-rate register, in units of ΔF·2^−RateFracBits (register
+	// "f"), and QOld Qold, in ΔQ units ("qold").
 	F, QOld uint32
 	// QCur is the last queue sample in ΔQ units.
 	QCur uint32
@@ -224,12 +236,11 @@ type RoCCState struct {
 // RoCC is the congestion point of one egress queue: the fair-rate
 // calculator of [RoCC] §III-B (Algorithm 1, "Fair Rate Computation at the
 // CP", whose arithmetic is package pi's), with the flow table of §III-D
-// (RoCCQueueFlows or RoCCAgedFlows), the CNP of §III-C (wire.RoCCFeedback)
-// and, for a host that computes the rate itself (§III-F), the report that
-// rp.RoCCHost takes. It implements cc.CongestionPoint and keeps its typed
-// methods (OnEnqueue, OnDequeue, OnTimer) for firmware models; both share
-// one code path. It is not safe for concurrent use. Build one with
-// NewRoCC.
+// (RoCCConfig.FlowTable), the CNP of §III-C (wire.RoCCFeedback) and, for a
+// host that computes the rate itself (§III-F), the report that rp.RoCCHost
+// takes. Its events are the cc.CongestionPoint contract's; its other
+// methods read its state. It is not safe for concurrent use. Build one
+// with NewRoCC.
 //
 // Its registers are Algorithm 1's (pi.Regs: F in units of
 // ΔF·2^−RateFracBits, Qold in ΔQ units; the package doc of pi gives their
@@ -240,43 +251,42 @@ type RoCCState struct {
 // # Timer
 //
 // The update runs every Period at Start, Start + Period, … (a hardware
-// timer with a fixed phase). The caller calls OnTimer(now, qlen) or
-// Timer(now, act) at NextDeadline or later; a late call runs one update
-// with the queue it has and skips the missed ticks (counted in
-// State().Missed), since a queue sample cannot be taken in the past.
-// OnTimer before the deadline is refused (*cc.EventError); Timer before it
-// only records now, as the contract asks.
+// timer with a fixed phase). The caller calls Timer(now, act) at
+// NextDeadline or later; a late call runs one update with the queue it has
+// and skips the missed ticks (counted in State().Missed), since a queue
+// sample cannot be taken in the past. Timer before the deadline only
+// records now, as the contract asks.
 //
 // # The contract (cc.CongestionPoint)
 //
-// Enqueue and Dequeue feed the flow table with p.Flow and p.Size, as
-// OnEnqueue and OnDequeue do, and record q: the CP's view of its queue is
-// the Queue of its latest Enqueue or Dequeue, and Timer samples q.Len from
-// it, as a switch's timer reads its queue-depth register. Timer runs
-// Algorithm 1 when due and appends one cc.ActionFeedback per flow of the
-// table (after the aged table's expiry), in slot order: ToSource at
-// cc.ControlPrio, a cc.FeedbackRate message with From = the CP's identity
-// (Switch·2^16 + Port, wire.RoCCFeedback.CP) and Data = the 16-byte RoCC CNP of
-// RoCCConfig.Message (a rate, or a report for RoCCHost). It reserves those
-// actions before it changes a register, so a full cc.Actions refuses the
-// update and changes nothing. Enqueue and Dequeue append nothing: the CP
-// never marks or drops a packet (RoCC has no ECN and no INT), and a
-// deadline the caller lets pass stays where it is until Timer runs, which
-// then makes one late update on the queue view it has then.
+// Enqueue and Dequeue feed the flow table with p.Flow and p.Size and
+// record q: the CP's view of its queue is the Queue of its latest Enqueue
+// or Dequeue, and Timer samples q.Len from it, as a switch's timer reads
+// its queue-depth register. Timer runs Algorithm 1 when due and appends
+// one cc.ActionFeedback per flow of the table (after the aged table's
+// expiry), in slot order (ForEachFlow): ToSource at cc.ControlPrio, a
+// cc.FeedbackRate message with From = the CP's identity (Switch·2^16 +
+// Port, wire.RoCCFeedback.CP) and Data = the 16-byte RoCC CNP of
+// RoCCConfig.Message (CNP: a rate, or a report for rp.RoCCHost). It
+// reserves those actions before it changes a register, so a full
+// cc.Actions refuses the update and changes nothing. Enqueue and Dequeue
+// append nothing: the CP never marks or drops a packet (RoCC has no ECN
+// and no INT), and a deadline the caller lets pass stays where it is until
+// Timer runs, which then makes one late update on the queue view it has
+// then.
 //
 // Errors: *cc.TimeOrderError for an event before the latest one (or before
 // time 0), *cc.EventError for a nil packet, a negative size or queue
-// length, a dequeue the flow table can prove was never queued, or OnTimer
-// before its deadline, and *cc.ActionsFullError; an event that fails
-// changes nothing.
+// length, or a dequeue the flow table can prove was never queued, and
+// *cc.ActionsFullError; an event that fails changes nothing.
 type RoCC struct {
 	p      *pi.Params
 	cfg    RoCCConfig
 	regs   pi.Regs
 	state  RoCCState
 	clock  cc.Monotonic
-	queue  *RoCCQueueFlows // FlowTable == RoCCQueueTable
-	aged   *RoCCAgedFlows  // FlowTable == RoCCAgedTable
+	queue  *roccQueueFlows // FlowTable == RoCCQueueTable
+	aged   *roccAgedFlows  // FlowTable == RoCCAgedTable
 	branch pi.Branch
 	prevF  uint32      // F before the last update, for Report
 	qlen   units.Bytes // the queue's length at the latest Enqueue or Dequeue (the contract's view)
@@ -305,9 +315,9 @@ func NewRoCC(cfg RoCCConfig) (*RoCC, error) {
 	c.prevF = c.regs.F
 	switch cfg.FlowTable {
 	case RoCCQueueTable:
-		c.queue, err = NewRoCCQueueFlows(cfg.FlowCapacity)
+		c.queue, err = newRoCCQueueFlows(cfg.FlowCapacity)
 	case RoCCAgedTable:
-		c.aged, err = NewRoCCAgedFlows(cfg.FlowCapacity, cfg.FlowMaxAge)
+		c.aged, err = newRoCCAgedFlows(cfg.FlowCapacity, cfg.FlowMaxAge)
 	}
 	if err != nil {
 		return nil, err
@@ -329,16 +339,21 @@ func (c *RoCC) Params() *pi.Params { return c.p }
 // NextDeadline returns when the next update is due.
 func (c *RoCC) NextDeadline() units.Time { return c.state.Deadline }
 
-// F returns the current fair rate in ΔF units.
-func (c *RoCC) F() uint32 { return c.p.RateUnits(c.regs.F) }
+// F returns the fair-rate register F in its own units, ΔF·2^−RateFracBits
+// (RateFracBits fraction bits; the snapshot's register "f", and Regs().F):
+// with the presets' 8 fraction bits, F = 2037·256 + 128 is 2037.5 ΔF. The
+// CNP carries ⌊F / 2^RateFracBits⌋ whole ΔF; Rate is that times ΔF.
+func (c *RoCC) F() uint32 { return c.regs.F }
 
-// Rate returns the current fair rate, F·ΔF.
+// Rate returns the fair rate the CP's rate message carries, in bit/s:
+// ⌊F / 2^RateFracBits⌋·ΔF.
 func (c *RoCC) Rate() units.Rate { return c.p.Rate(c.regs.F) }
 
-// Regs returns the registers of Algorithm 1.
+// Regs returns the registers of Algorithm 1: F in units of
+// ΔF·2^−RateFracBits and Qold in ΔQ units (the snapshot's "f" and "qold").
 func (c *RoCC) Regs() pi.Regs { return c.regs }
 
-// State returns every register.
+// State returns every register, in the units of the snapshot.
 func (c *RoCC) State() RoCCState {
 	s := c.state
 	s.Last = c.clock.Last()
@@ -353,12 +368,6 @@ func (c *RoCC) State() RoCCState {
 // Queue returns the CP's view of its queue's length: the cc.Queue.Len of
 // its latest Enqueue or Dequeue (0 before any), which Timer samples.
 func (c *RoCC) Queue() units.Bytes { return c.qlen }
-
-// Flows returns the queue table, or nil when the CP has the aged table.
-func (c *RoCC) Flows() *RoCCQueueFlows { return c.queue }
-
-// AgedFlows returns the aged table, or nil when the CP has the queue table.
-func (c *RoCC) AgedFlows() *RoCCAgedFlows { return c.aged }
 
 func (c *RoCC) flowMap() *roccFlowMap {
 	if c.queue != nil {
@@ -383,17 +392,16 @@ func roccEvent(event, reason string) error {
 	return &cc.EventError{Part: roccCPPart, Event: event, Reason: reason}
 }
 
-// OnTimer runs the update due at NextDeadline (Algorithm 1) with the queue
-// length qlen sampled now, and returns the decision; the caller sends it
-// (Feedback or Report for each flow of AppendFlows). now must be at or
+// onTimer runs the update due at NextDeadline (Algorithm 1) with the queue
+// length qlen sampled now, and returns the decision. now must be at or
 // after NextDeadline; a late call runs one update and skips the ticks it
 // missed. It returns an error, changing nothing: a *cc.TimeOrderError for a
 // call before the previous event, a *cc.EventError for a call before the
 // deadline or a negative qlen. It is the one path of the update: Timer
 // calls it with the CP's queue view.
-func (c *RoCC) OnTimer(now units.Time, qlen units.Bytes) (RoCCDecision, error) {
+func (c *RoCC) onTimer(now units.Time, qlen units.Bytes) (roccDecision, error) {
 	if !c.clock.InOrder(now) || now < c.state.Deadline || qlen < 0 {
-		return RoCCDecision{}, c.refuseTimer(now, qlen)
+		return roccDecision{}, c.refuseTimer(now, qlen)
 	}
 	// Next tick: the first Start + i·T after now; the ticks in between were
 	// missed. On time (now − deadline < T, the usual case) nothing was
@@ -422,7 +430,7 @@ func (c *RoCC) OnTimer(now units.Time, qlen units.Bytes) (RoCCDecision, error) {
 	c.state.Flows = c.flowLen()
 	c.clock.Advance(now)
 	f := c.p.RateUnits(c.regs.F)
-	return RoCCDecision{
+	return roccDecision{
 		F:      f,
 		Rate:   units.Rate(f) * c.cfg.DeltaF,
 		Send:   c.state.Flows > 0,
@@ -431,13 +439,13 @@ func (c *RoCC) OnTimer(now units.Time, qlen units.Bytes) (RoCCDecision, error) {
 	}, nil
 }
 
-// refuseTimer returns OnTimer's error for a call at now with qlen that
+// refuseTimer returns onTimer's error for a call at now with qlen that
 // fails a check: the time order first, then the deadline, then qlen. It
 // is out of line so that the update path builds no error.
 //
 //go:noinline
 func (c *RoCC) refuseTimer(now units.Time, qlen units.Bytes) error {
-	const ev = "OnTimer"
+	const ev = "Timer"
 	if err := c.clock.Check(roccCPPart, ev, now); err != nil {
 		return err
 	}
@@ -464,9 +472,9 @@ func (c *RoCC) Timer(now units.Time, act *cc.Actions) error {
 	if err := act.Reserve(roccCPPart, ev, c.liveFlows(now)); err != nil { // a nil act holds nothing
 		return err
 	}
-	// OnTimer cannot fail here: time and deadline are checked, and the
+	// onTimer cannot fail here: time and deadline are checked, and the
 	// queue view is ≥ 0 (Enqueue and Dequeue refuse a negative one).
-	if d, _ := c.OnTimer(now, c.qlen); d.Send {
+	if d, _ := c.onTimer(now, c.qlen); d.Send {
 		c.sendAll(act)
 	}
 	return nil
@@ -486,7 +494,7 @@ func (c *RoCC) sendAll(act *cc.Actions) {
 	// stores of the flow fields).
 	x := cc.Action{Kind: cc.ActionFeedback, To: cc.ToSource, Prio: cc.ControlPrio,
 		Feedback: cc.Feedback{Kind: cc.FeedbackRate, From: c.id}}
-	c.Message(0).Put(&x.Feedback.Data)
+	c.message(0).Put(&x.Feedback.Data)
 	m := c.flowMap()
 	for t, tw := range m.top {
 		for ; tw != 0; tw &= tw - 1 {
@@ -503,17 +511,34 @@ func (c *RoCC) sendAll(act *cc.Actions) {
 	}
 }
 
-// Message returns the CNP the CP sends flow at an update, as
-// RoCCConfig.Message selects: Feedback(flow), Report(flow, false) or
-// Report(flow, true).
-func (c *RoCC) Message(flow uint32) wire.RoCCFeedback {
+// CNP returns the message the CP's latest update sent flow, as
+// RoCCConfig.Message selects: the fair rate (type wire.RoCCRateFeedback: F
+// in whole ΔF, Qcur saturated to 16 bits, the update counter and the CP's
+// switch and port), or a report for rp.RoCCHost (wire.RoCCReportFeedback:
+// the same with no F, or with F as it was before that update, [RoCC]
+// §III-F's approach 2). Before the first update it is the message of the
+// initial registers with counter 0. It reads the state only.
+func (c *RoCC) CNP(flow cc.FlowID) wire.RoCCFeedback { return c.message(uint32(flow)) }
+
+// message is CNP for a table key.
+func (c *RoCC) message(flow uint32) wire.RoCCFeedback {
+	m := wire.RoCCFeedback{
+		Type:   wire.RoCCRateFeedback,
+		Seq:    c.state.Seq,
+		Port:   c.cfg.Port,
+		Switch: c.cfg.Switch,
+		Rate:   uint16(c.p.RateUnits(c.regs.F)),
+		QDepth: uint16(c.state.QCur),
+		Flow:   flow,
+	}
 	switch c.cfg.Message {
 	case RoCCSendReport:
-		return c.Report(flow, false)
+		m.Type, m.Rate = wire.RoCCReportFeedback, 0
 	case RoCCSendReportF:
-		return c.Report(flow, true)
+		// F before the update, in whole ΔF (the field has no fraction).
+		m.Type, m.Rate = wire.RoCCReportFeedback, uint16(c.p.RateUnits(c.prevF))
 	}
-	return c.Feedback(flow)
+	return m
 }
 
 // roccRelabel returns the queue table's refusal err as the CP's event's:
@@ -526,8 +551,12 @@ func roccRelabel(event string, err error) error {
 	return err
 }
 
-// enqueue is the one path of OnEnqueue and Enqueue after the time check:
-// it returns an error (changing nothing) or records the packet at now.
+// enqueue is Enqueue after its checks of time and packet: the queue table
+// adds size bytes to flow, the aged table marks flow seen at now. A flow
+// the table cannot hold is counted in FlowOverflows (see RoCCQueueTable
+// and RoCCAgedTable); that is not an error. It returns an error, changing
+// nothing, for a negative size or a flow count that would pass 2^32 − 1
+// bytes, or records the packet at now.
 func (c *RoCC) enqueue(event string, now units.Time, flow uint32, size units.Bytes) error {
 	var full bool
 	if c.queue != nil {
@@ -549,8 +578,11 @@ func (c *RoCC) enqueue(event string, now units.Time, flow uint32, size units.Byt
 	return nil
 }
 
-// dequeue is the one path of OnDequeue and Dequeue after the time check:
-// it returns an error (changing nothing) or records the packet at now.
+// dequeue is Dequeue after its checks of time and packet: the queue table
+// subtracts the bytes it counted for the packet at the head of the queue
+// and drops the flow at zero; the aged table ignores dequeues. It returns
+// an error, changing nothing, for a negative size or a dequeue the queue
+// table can prove was never queued, or records the packet at now.
 func (c *RoCC) dequeue(event string, now units.Time, flow uint32, size units.Bytes) error {
 	if c.queue != nil {
 		if err := c.queue.Dequeue(flow, size); err != nil {
@@ -564,37 +596,7 @@ func (c *RoCC) dequeue(event string, now units.Time, flow uint32, size units.Byt
 	return nil
 }
 
-// OnEnqueue records a packet of size bytes of flow joining the tail of the
-// queue: the queue table adds its bytes, the aged table marks the flow seen
-// at now. A flow the table cannot hold is counted in State().FlowOverflows
-// and gets no feedback (RoCCQueueFlows says what happens then); that is not
-// an error. It returns an error, changing nothing: a *cc.TimeOrderError for
-// an event before the previous one, a *cc.EventError for a negative size or
-// a flow count that would pass 2^32 − 1 bytes.
-func (c *RoCC) OnEnqueue(now units.Time, flow uint32, size units.Bytes) error {
-	const ev = "OnEnqueue"
-	if err := c.clock.Check(roccCPPart, ev, now); err != nil {
-		return err
-	}
-	return c.enqueue(ev, now, flow, size)
-}
-
-// OnDequeue records the packet at the head of the queue, size bytes of
-// flow, leaving it; the caller reports dequeues in FIFO order. The queue
-// table subtracts the bytes it counted for the packet and drops the flow at
-// zero (RoCCQueueFlows.Dequeue); the aged table ignores dequeues. It
-// returns an error, changing nothing: a *cc.TimeOrderError for an event
-// before the previous one, a *cc.EventError for a negative size or a
-// dequeue the queue table can prove was never queued.
-func (c *RoCC) OnDequeue(now units.Time, flow uint32, size units.Bytes) error {
-	const ev = "OnDequeue"
-	if err := c.clock.Check(roccCPPart, ev, now); err != nil {
-		return err
-	}
-	return c.dequeue(ev, now, flow, size)
-}
-
-// checkPacket returns the error of a contract Enqueue or Dequeue with a nil
+// roccCheckPacket returns the error of an Enqueue or Dequeue with a nil
 // packet or a negative queue length, or nil.
 func roccCheckPacket(event string, p *cc.Packet, q cc.Queue) error {
 	if p == nil {
@@ -606,9 +608,9 @@ func roccCheckPacket(event string, p *cc.Packet, q cc.Queue) error {
 	return nil
 }
 
-// Enqueue is OnEnqueue(now, p.Flow, p.Size) through the contract; it also
-// records q as the CP's view of its queue (see "The contract" on RoCC). It
-// appends no action.
+// Enqueue records p joining the tail of the queue: its flow's p.Size bytes
+// in the flow table (see "The contract" on RoCC), and q as the CP's view of
+// its queue. It appends no action.
 func (c *RoCC) Enqueue(now units.Time, p *cc.Packet, q cc.Queue, _ *cc.Actions) error {
 	const ev = "Enqueue"
 	if err := c.clock.Check(roccCPPart, ev, now); err != nil {
@@ -624,8 +626,9 @@ func (c *RoCC) Enqueue(now units.Time, p *cc.Packet, q cc.Queue, _ *cc.Actions) 
 	return nil
 }
 
-// Dequeue is OnDequeue(now, p.Flow, p.Size) through the contract; it also
-// records q as the CP's view of its queue. It appends no action.
+// Dequeue records p, the packet at the head of the queue, leaving it (the
+// caller reports dequeues in FIFO order), and q as the CP's view of its
+// queue. It appends no action.
 func (c *RoCC) Dequeue(now units.Time, p *cc.Packet, q cc.Queue, _ *cc.Actions) error {
 	const ev = "Dequeue"
 	if err := c.clock.Check(roccCPPart, ev, now); err != nil {
@@ -680,47 +683,23 @@ func (c *RoCC) AppendRegisters(dst []cc.Register) []cc.Register {
 	)
 }
 
-// ForEachFlow calls fn for every flow in the table, in slot order: a
-// deterministic order that depends only on the sequence of table updates.
-// fn must not call OnEnqueue, OnDequeue or OnTimer.
-func (c *RoCC) ForEachFlow(fn func(flow uint32)) {
+// ForEachFlow calls fn for every flow in the table, in slot order (the
+// order of the messages an update appends): a deterministic order that
+// depends only on the sequence of table updates. fn must not call an event
+// method of c.
+func (c *RoCC) ForEachFlow(fn func(flow cc.FlowID)) {
 	m := c.flowMap()
 	for i := m.next(0); i < len(m.slots); i = m.next(i + 1) {
-		fn(m.slots[i].key)
+		fn(cc.FlowID(m.slots[i].key))
 	}
 }
 
 // AppendFlows appends the flows in the table to dst in ForEachFlow's order.
-// With cap(dst) ≥ FlowCapacity it does not allocate.
-func (c *RoCC) AppendFlows(dst []uint32) []uint32 { return c.flowMap().appendFlows(dst) }
-
-// Feedback returns the CNP for flow carrying the current fair rate (type
-// RoCCRate): F in ΔF units, Qcur (saturated to 16 bits), the update
-// counter and the CP's identity.
-func (c *RoCC) Feedback(flow uint32) wire.RoCCFeedback {
-	return wire.RoCCFeedback{
-		Type:   wire.RoCCRateFeedback,
-		Seq:    c.state.Seq,
-		Port:   c.cfg.Port,
-		Switch: c.cfg.Switch,
-		Rate:   uint16(c.p.RateUnits(c.regs.F)),
-		QDepth: uint16(c.state.QCur),
-		Flow:   flow,
+// With cap(dst) − len(dst) ≥ FlowCapacity it does not allocate.
+func (c *RoCC) AppendFlows(dst []cc.FlowID) []cc.FlowID {
+	m := c.flowMap()
+	for i := m.next(0); i < len(m.slots); i = m.next(i + 1) {
+		dst = append(dst, cc.FlowID(m.slots[i].key))
 	}
-}
-
-// Report returns the CNP of section III-F (type wire.RoCCReportFeedback) for
-// flow, for a host that computes the rate itself (RoCCHost): Qcur of the
-// last update and the update counter, as the P4 CNP of Listing 1 carries
-// them, and in the rate field the whole ΔF of F as it was before that update
-// (section III-F's approach 2, "CP only provides Qcur and F"), or 0 with
-// withF false (Listing 1 carries no F; the host keeps its own).
-func (c *RoCC) Report(flow uint32, withF bool) wire.RoCCFeedback {
-	fb := c.Feedback(flow)
-	fb.Type = wire.RoCCReportFeedback
-	fb.Rate = 0
-	if withF {
-		fb.Rate = uint16(c.p.RateUnits(c.prevF))
-	}
-	return fb
+	return dst
 }

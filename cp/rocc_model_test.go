@@ -12,6 +12,7 @@ import (
 	"github.com/leanovate/gopter/gen"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/pi"
 	"github.com/hwcc/hwcc/units"
 )
@@ -80,10 +81,10 @@ type roccCPSys struct {
 
 type roccCPResult struct {
 	before, after pi.Regs
-	dec           RoCCDecision
+	dec           roccDecision
 	err           error
 	state         RoCCState
-	flows         []uint32
+	flows         []cc.FlowID
 }
 
 type roccCPCmd struct {
@@ -109,11 +110,11 @@ func (c roccCPCmd) Run(s commands.SystemUnderTest) commands.Result {
 	res := roccCPResult{before: sys.c.Regs()}
 	switch c.kind {
 	case 0:
-		res.dec, res.err = sys.c.OnTimer(c.at, c.qlen)
+		res.dec, res.err = roccTick(sys.c, c.at, c.qlen)
 	case 1:
-		res.err = sys.c.OnEnqueue(c.at, c.flow, c.size)
+		res.err = roccEnqueue(sys.c, c.at, c.flow, c.size)
 	case 2:
-		res.err = sys.c.OnDequeue(c.at, c.flow, c.size)
+		res.err = roccDequeue(sys.c, c.at, c.flow, c.size)
 	}
 	res.after, res.state = sys.c.Regs(), sys.c.State()
 	res.flows = sys.c.AppendFlows(nil)
@@ -199,10 +200,10 @@ func roccCPPost(cfg RoCCConfig, p *pi.Params, c roccCPCmd, m roccCPModel, res ro
 		return nil
 	}
 	// The flow table holds exactly the model's flows.
-	var want []uint32
+	var want []cc.FlowID
 	for f := range m.in {
 		if m.in[f] {
-			want = append(want, uint32(f))
+			want = append(want, cc.FlowID(f))
 		}
 	}
 	got := slices.Clone(res.flows)
@@ -379,7 +380,7 @@ func roccFuzzCP(t *testing.T, data []byte, idle bool) {
 				at--
 			}
 			before := c.Regs()
-			dec, err := c.OnTimer(at, units.Bytes(v)*units.KB)
+			dec, err := roccTick(c, at, units.Bytes(v)*units.KB)
 			if err != nil {
 				if at >= c.NextDeadline() && at >= now {
 					t.Fatalf("OnTimer(%v): %v", at, err)
@@ -391,9 +392,9 @@ func roccFuzzCP(t *testing.T, data []byte, idle bool) {
 				t.Fatal(err)
 			}
 		case 1:
-			_ = c.OnEnqueue(now, uint32(ev[3]&7), units.Bytes(v))
+			_ = roccEnqueue(c, now, uint32(ev[3]&7), units.Bytes(v))
 		case 2:
-			_ = c.OnDequeue(now, uint32(ev[3]&7), units.Bytes(v))
+			_ = roccDequeue(c, now, uint32(ev[3]&7), units.Bytes(v))
 		}
 		if n := c.State().Flows; n > cfg.FlowCapacity || n != len(c.AppendFlows(nil)) {
 			t.Fatalf("flows %d, capacity %d", n, cfg.FlowCapacity)

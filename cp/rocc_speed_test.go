@@ -53,9 +53,9 @@ func roccBitsAgree(t *testing.T, m *roccFlowMap) {
 func TestRoCCFlowMapValidBits(t *testing.T) {
 	for _, capacity := range []int{1, 3, 40, 1024, 5000} {
 		rng := rand.New(rand.NewPCG(uint64(capacity), 18))
-		q, err := NewRoCCQueueFlows(capacity)
+		q, err := newRoCCQueueFlows(capacity)
 		require.NoError(t, err)
-		a, err := NewRoCCAgedFlows(capacity, 50)
+		a, err := newRoCCAgedFlows(capacity, 50)
 		require.NoError(t, err)
 		type pkt struct {
 			flow uint32
@@ -121,8 +121,8 @@ func TestRoCCTimerMessagesEachFlow(t *testing.T) {
 				flows := c.AppendFlows(nil)
 				require.Len(t, act.All(), len(flows), "round %d", round)
 				for i, flow := range flows {
-					want := cc.Feedback{Kind: cc.FeedbackRate, Flow: cc.FlowID(flow), From: c.id}
-					c.Message(flow).Put(&want.Data)
+					want := cc.Feedback{Kind: cc.FeedbackRate, Flow: flow, From: c.id}
+					c.CNP(flow).Put(&want.Data)
 					got := act.At(i)
 					require.Equal(t, cc.ActionFeedback, got.Kind)
 					require.Equal(t, cc.ToSource, got.To)
@@ -151,7 +151,7 @@ func TestRoCCTimerNoAllocs(t *testing.T) {
 			i := 0
 			allocs := testing.AllocsPerRun(200, func() {
 				i++
-				if _, err := c.OnTimer(c.NextDeadline(), units.Bytes(i*7919%420_000)); err != nil {
+				if _, err := roccTick(c, c.NextDeadline(), units.Bytes(i*7919%420_000)); err != nil {
 					t.Fatal(err)
 				}
 				act.Reset()
@@ -239,7 +239,7 @@ func TestRoCCOnTimerQueueUnits(t *testing.T) {
 			}
 			want, sat := c.Params().QueueUnits(qlen)
 			before := c.State().Saturated
-			_, err := c.OnTimer(c.NextDeadline(), qlen)
+			_, err := roccTick(c, c.NextDeadline(), qlen)
 			require.NoError(t, err)
 			s := c.State()
 			require.Equal(t, want, s.QCur, "ΔQ %d, %d bits, qlen %d", dq, qb, qlen)

@@ -12,6 +12,32 @@ import (
 	"github.com/hwcc/hwcc/wire"
 )
 
+// roccScratch is where the tests' helpers let the CP append its messages.
+var roccScratch = cc.NewActions(1 << 16)
+
+// roccTick runs c's update due at now on the queue length qlen and returns
+// its decision: the typed path of Timer, which samples the CP's queue
+// view instead.
+func roccTick(c *RoCC, now units.Time, qlen units.Bytes) (roccDecision, error) {
+	return c.onTimer(now, qlen)
+}
+
+// roccEnqueue is Enqueue of a packet of size bytes of flow, the CP's queue
+// view unchanged.
+func roccEnqueue(c *RoCC, now units.Time, flow uint32, size units.Bytes) error {
+	p := cc.Packet{Flow: cc.FlowID(flow), Size: size}
+	roccScratch.Reset()
+	return c.Enqueue(now, &p, cc.Queue{Len: c.qlen}, roccScratch)
+}
+
+// roccDequeue is Dequeue of the packet at the head of the queue, size
+// bytes of flow, the CP's queue view unchanged.
+func roccDequeue(c *RoCC, now units.Time, flow uint32, size units.Bytes) error {
+	p := cc.Packet{Flow: cc.FlowID(flow), Size: size}
+	roccScratch.Reset()
+	return c.Dequeue(now, &p, cc.Queue{Len: c.qlen}, roccScratch)
+}
+
 // TestRoCCPresets checks what the CP presets add to pi's: the update
 // period T of [RoCC] §VI (40 µs in simulation), §VI-B (100 µs, DPDK) and
 // §VI-C (20 µs, Tofino), and the paper's default flow table with the
@@ -76,32 +102,32 @@ func TestRoCCTimer(t *testing.T) {
 	c, err := NewRoCC(cfg)
 	require.NoError(t, err)
 	require.Equal(t, 10*units.Microsecond, c.NextDeadline())
-	_, err = c.OnTimer(9*units.Microsecond, 0)
+	_, err = roccTick(c, 9*units.Microsecond, 0)
 	require.ErrorIs(t, err, cc.ErrEvent)
-	require.ErrorContains(t, err, "cp.RoCC OnTimer: update at 9us is before 10us, its deadline")
-	_, err = c.OnTimer(10*units.Microsecond, -1)
+	require.ErrorContains(t, err, "cp.RoCC Timer: update at 9us is before 10us, its deadline")
+	_, err = roccTick(c, 10*units.Microsecond, -1)
 	require.ErrorIs(t, err, cc.ErrEvent)
 	require.ErrorContains(t, err, "queue length = -1B")
-	_, err = c.OnTimer(10*units.Microsecond, 0)
+	_, err = roccTick(c, 10*units.Microsecond, 0)
 	require.NoError(t, err)
 	require.Equal(t, 50*units.Microsecond, c.NextDeadline())
 	// 75 µs late: this call serves the 50 µs tick, the 90 µs tick is
 	// missed, the next is at 130 µs.
-	_, err = c.OnTimer(125*units.Microsecond, 0)
+	_, err = roccTick(c, 125*units.Microsecond, 0)
 	require.NoError(t, err)
 	require.Equal(t, 130*units.Microsecond, c.NextDeadline())
 	require.Equal(t, uint64(1), c.State().Missed)
 	require.Equal(t, uint8(2), c.State().Seq)
-	err = c.OnEnqueue(124*units.Microsecond, 1, 100)
+	err = roccEnqueue(c, 124*units.Microsecond, 1, 100)
 	var te *cc.TimeOrderError
 	require.ErrorAs(t, err, &te)
-	require.Equal(t, cc.TimeOrderError{Part: "cp.RoCC", Event: "OnEnqueue", Now: 124 * units.Microsecond, Last: 125 * units.Microsecond}, *te)
+	require.Equal(t, cc.TimeOrderError{Part: "cp.RoCC", Event: "Enqueue", Now: 124 * units.Microsecond, Last: 125 * units.Microsecond}, *te)
 	// A failed event changes nothing, not even the time of the last event.
 	before := c.State()
-	require.Error(t, c.OnEnqueue(200*units.Microsecond, 1, -1))
+	require.Error(t, roccEnqueue(c, 200*units.Microsecond, 1, -1))
 	require.Equal(t, before, c.State())
-	require.NoError(t, c.OnEnqueue(200*units.Microsecond, 1, 1500))
-	require.Error(t, c.OnDequeue(300*units.Microsecond, 1, 1501)) // more than flow 1 has queued
+	require.NoError(t, roccEnqueue(c, 200*units.Microsecond, 1, 1500))
+	require.Error(t, roccDequeue(c, 300*units.Microsecond, 1, 1501)) // more than flow 1 has queued
 	require.Equal(t, 200*units.Microsecond, c.State().Last)
 }
 
@@ -110,21 +136,21 @@ func TestRoCCQueueTableThroughCP(t *testing.T) {
 	cfg.FlowCapacity = 2
 	c, err := NewRoCC(cfg)
 	require.NoError(t, err)
-	require.NoError(t, c.OnEnqueue(1, 10, 1500))
-	require.NoError(t, c.OnEnqueue(2, 11, 1500))
-	require.NoError(t, c.OnEnqueue(3, 12, 1500)) // table full: counted, not an error
+	require.NoError(t, roccEnqueue(c, 1, 10, 1500))
+	require.NoError(t, roccEnqueue(c, 2, 11, 1500))
+	require.NoError(t, roccEnqueue(c, 3, 12, 1500)) // table full: counted, not an error
 	require.Equal(t, uint64(1), c.State().FlowOverflows)
-	require.NoError(t, c.OnDequeue(4, 12, 1500)) // a flow the table could not hold: ignored
-	require.ErrorContains(t, c.OnDequeue(5, 10, 1501), "has 1.5KB queued")
-	dec, err := c.OnTimer(6, 3000)
+	require.NoError(t, roccDequeue(c, 4, 12, 1500)) // a flow the table could not hold: ignored
+	require.ErrorContains(t, roccDequeue(c, 5, 10, 1501), "has 1.5KB queued")
+	dec, err := roccTick(c, 6, 3000)
 	require.NoError(t, err)
 	require.True(t, dec.Send)
 	require.Equal(t, 2, dec.Flows)
-	got := c.AppendFlows(make([]uint32, 0, 4))
-	require.ElementsMatch(t, []uint32{10, 11}, got)
-	require.NoError(t, c.OnDequeue(7, 10, 1500))
-	require.NoError(t, c.OnDequeue(8, 11, 1500))
-	dec, err = c.OnTimer(c.NextDeadline(), 0)
+	got := c.AppendFlows(make([]cc.FlowID, 0, 4))
+	require.ElementsMatch(t, []cc.FlowID{10, 11}, got)
+	require.NoError(t, roccDequeue(c, 7, 10, 1500))
+	require.NoError(t, roccDequeue(c, 8, 11, 1500))
+	dec, err = roccTick(c, c.NextDeadline(), 0)
 	require.NoError(t, err)
 	require.False(t, dec.Send, "empty queue: no flow to tell")
 }
@@ -136,13 +162,13 @@ func TestRoCCAgedTableThroughCP(t *testing.T) {
 	c, err := NewRoCC(cfg)
 	require.NoError(t, err)
 	for i := range 401 { // one more than the bound: the least recently seen (flow 0) is evicted
-		require.NoError(t, c.OnEnqueue(units.Time(i), uint32(i), 100))
+		require.NoError(t, roccEnqueue(c, units.Time(i), uint32(i), 100))
 	}
 	require.Equal(t, 400, c.State().Flows)
 	require.Equal(t, uint64(1), c.State().FlowOverflows)
-	require.NotContains(t, c.AppendFlows(nil), uint32(0))
+	require.NotContains(t, c.AppendFlows(nil), cc.FlowID(0))
 	// After FlowMaxAge (400 µs) without traffic, an update drops them all.
-	_, err = c.OnTimer(cfg.FlowMaxAge+400, 0)
+	_, err = roccTick(c, cfg.FlowMaxAge+400, 0)
 	require.NoError(t, err)
 	require.Equal(t, 0, c.State().Flows)
 }
@@ -151,22 +177,22 @@ func TestRoCCNoAllocs(t *testing.T) {
 	c, err := NewRoCC(RoCC40G())
 	require.NoError(t, err)
 	buf := make([]byte, 0, wire.RoCCFeedbackLen)
-	flows := make([]uint32, 0, 1024)
+	flows := make([]cc.FlowID, 0, 1024)
 	var sink int
-	fn := func(flow uint32) { sink += int(flow) }
+	fn := func(flow cc.FlowID) { sink += int(flow) }
 	now := units.Time(0)
 	allocs := testing.AllocsPerRun(1000, func() {
 		now = c.NextDeadline()
 		flow := uint32(now / units.Microsecond % 64)
-		_ = c.OnEnqueue(now, flow, 1500)
-		dec, _ := c.OnTimer(now, units.Bytes(now/units.Microsecond%400)*units.KB)
+		_ = roccEnqueue(c, now, flow, 1500)
+		dec, _ := roccTick(c, now, units.Bytes(now/units.Microsecond%400)*units.KB)
 		sink += int(dec.F)
 		c.ForEachFlow(fn)
 		flows = c.AppendFlows(flows[:0])
-		buf = c.Feedback(flow).Append(buf[:0])
+		buf = c.CNP(cc.FlowID(flow)).Append(buf[:0])
 		fb, _ := wire.DecodeRoCCFeedback(buf)
 		sink += int(fb.Rate)
-		_ = c.OnDequeue(now, flow, 1500)
+		_ = roccDequeue(c, now, flow, 1500)
 	})
 	require.Zero(t, allocs)
 	_ = sink
@@ -188,7 +214,7 @@ func BenchmarkRoCCCPOnTimer(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		if _, err := c.OnTimer(c.NextDeadline(), qs[i&1023]); err != nil {
+		if _, err := roccTick(c, c.NextDeadline(), qs[i&1023]); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -197,7 +223,7 @@ func BenchmarkRoCCCPOnTimer(b *testing.B) {
 // BenchmarkRoCCQueueFlows is one enqueue and one dequeue in a table of
 // 1024 entries holding 512 flows.
 func BenchmarkRoCCQueueFlows(b *testing.B) {
-	t, err := NewRoCCQueueFlows(1024)
+	t, err := newRoCCQueueFlows(1024)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -233,7 +259,7 @@ func TestRoCCFluidFixedPoint(t *testing.T) {
 			rate, q := capacity, 0.0
 			for i := range 500 { // 20 ms of 40 µs periods
 				q = math.Max(0, q+(float64(n)*rate-capacity)*cfg.Period.Seconds()/8)
-				d, err := c.OnTimer(c.NextDeadline(), units.Bytes(q))
+				d, err := roccTick(c, c.NextDeadline(), units.Bytes(q))
 				require.NoError(t, err)
 				rate = float64(d.Rate)
 				if i >= 375 {
@@ -257,9 +283,10 @@ func TestRoCCInitialF(t *testing.T) {
 		cfg.InitialF = c.v
 		point, err := NewRoCC(cfg)
 		require.NoError(t, err)
-		require.Equal(t, c.want, point.F(), "%v", c.v)
+		require.Equal(t, c.want<<8, point.F(), "%v: F in units of ΔF/256", c.v)
+		require.Equal(t, units.Rate(c.want)*10*units.Mbps, point.Rate(), "%v", c.v)
 		require.Equal(t, c.want<<8, point.Params().InitialRegs().F)
-		d, err := point.OnTimer(0, 0)
+		d, err := roccTick(point, 0, 0)
 		require.NoError(t, err)
 		require.GreaterOrEqual(t, d.F, uint32(10), "%v: the first update clamps into [Fmin, Fmax]", c.v)
 	}

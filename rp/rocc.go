@@ -37,7 +37,7 @@ type RoCCConfig struct {
 	// ReactionDelay is the NIC's delay between a CNP's arrival and its effect
 	// on the rate limiter: 15 µs in the paper's simulations (section VI,
 	// "System parameters"). RoCC does not apply it: the caller (the harness's
-	// NIC model) delivers a CNP to OnFeedback or Feedback ReactionDelay after
+	// NIC model) delivers a CNP to Feedback ReactionDelay after
 	// it arrives. It is here so that a configuration carries it. Range: ≥ 0.
 	ReactionDelay units.Time
 }
@@ -143,22 +143,21 @@ type RoCCState struct {
 
 // RoCC is the reaction point of one flow: one rate limiter (RL) at the
 // sender, fed by the fair rates the congestion points on the flow's path
-// send in CNPs ([RoCC] §III-E, Algorithm 2 "Rate Limiting at
-// the RP"). It implements cc.ReactionPoint and keeps its typed methods
-// (OnFeedback, OnTimer) for firmware models; both share one code path. It
-// is not safe for concurrent use. The zero value is not usable; build one
-// with NewRoCC.
+// send in CNPs ([RoCC] §III-E, Algorithm 2 "Rate Limiting at the RP"). Its
+// events are the cc.ReactionPoint contract's; its other methods read its
+// state. It is not safe for concurrent use. The zero value is not usable;
+// build one with NewRoCC.
 //
 // Algorithm 2, as implemented (line numbers are the paper's):
 //
-//	1: procedure PROCESS_CNP(cnp)                      OnFeedback
-//	2:   Rrcvd ← GETRATE(cnp) × ΔF                      rate argument, ΔF units
-//	3:   CPrcvd ← GETCP(cnp)                            cp argument
+//	1: procedure PROCESS_CNP(cnp)                      Feedback
+//	2:   Rrcvd ← GETRATE(cnp) × ΔF                      the CNP's rate, ΔF units
+//	3:   CPrcvd ← GETCP(cnp)                            its switch and port
 //	4:   if Rrcvd ≤ Rcur OR CPrcvd = CPcur then
 //	5:     Rcur ← Rrcvd
 //	6:     CPcur ← CPrcvd
 //	7:     RESET_TIMER()
-//	8: procedure TIMER_EXPIRED                         OnTimer
+//	8: procedure TIMER_EXPIRED                         Timer
 //	9:   if Rcur > Rmax then
 //	10:    remove this rate limiter if its queue is empty
 //	11:  else
@@ -172,7 +171,7 @@ type RoCCState struct {
 //     any CNP and installs the limiter with Rcur = Rrcvd.
 //   - Line 10's "if its queue is empty" is the NIC's resource decision, not a
 //     rate decision: a limiter whose Rcur exceeds Rmax never limits (the flow
-//     cannot send above Rmax anyway). OnTimer therefore always uninstalls it
+//     cannot send above Rmax anyway). TIMER_EXPIRED therefore always uninstalls it
 //     (Limited() becomes false) and the caller frees the RL's slot when its
 //     queue drains. The rate the flow may use is the same either way.
 //   - Between line 12 and the next expiry, Rcur may exceed Rmax (at most
@@ -181,9 +180,9 @@ type RoCCState struct {
 //   - RESET_TIMER on line 13 re-arms from the expiry instant (deadline += T),
 //     so the timer keeps its own phase however late the caller is; on line 7
 //     it re-arms from the CNP's arrival (deadline = now + T).
-//   - A CNP (OnFeedback, Feedback) first applies the recovery-timer
-//     expiries due at or before its arrival, so that line 4 compares with
-//     Rcur as it stands then, whoever calls first.
+//   - A CNP (Feedback) first applies the recovery-timer expiries due at or
+//     before its arrival, so that line 4 compares with Rcur as it stands
+//     then, whoever calls first.
 //   - The NIC's reaction delay (RoCCConfig.ReactionDelay, ReactionDelay) is
 //     the caller's: it delivers each CNP that much after its arrival (the
 //     harness keeps a FIFO of delayed CNPs in front of the RP).
@@ -195,9 +194,9 @@ type RoCCState struct {
 // names another flow than f.Flow, and runs PROCESS_CNP with the CNP's rate
 // and CP (GETCP is the payload's switch and port, wire.RoCCFeedback.CP; f.From
 // is not read). Feedback of any other kind (an ACK, a NAK, a DCQCN CNP,
-// another scheme's message) is accepted and ignored: it only records now. Sent only records now. Limits is
-// {Rate: Rate(), no window}. Timer is the recovery timer (OnTimer). RoCC
-// appends no action.
+// another scheme's message) is accepted and ignored: it only records now.
+// Sent only records now. Limits is {Rate: Rate(), no window}. Timer is the
+// recovery timer (TIMER_EXPIRED). RoCC appends no action.
 //
 // Errors: *cc.TimeOrderError for an event before the latest one (or before
 // time 0); *cc.EventError for a nil message, a
@@ -244,11 +243,11 @@ func (r *RoCC) State() RoCCState {
 func (r *RoCC) Limited() bool { return r.state.Limited }
 
 // NextDeadline returns when the recovery timer expires next: the caller
-// calls OnTimer at or after it. units.MaxTime while no limiter is installed.
+// calls Timer at or after it. units.MaxTime while no limiter is installed.
 func (r *RoCC) NextDeadline() units.Time { return r.state.Deadline }
 
-// Rate returns the rate the flow may send at: min(Rcur·ΔF, Rmax) while
-// limited, Rmax otherwise. It never exceeds Rmax.
+// Rate returns the rate the flow may send at, in bit/s: min(Rcur·ΔF, Rmax)
+// while limited, Rmax otherwise (Limits().Rate). It never exceeds Rmax.
 func (r *RoCC) Rate() units.Rate {
 	if !r.state.Limited || uint64(r.state.RCur) >= r.rmax {
 		return r.cfg.RMax
@@ -257,7 +256,8 @@ func (r *RoCC) Rate() units.Rate {
 	return units.Rate(r.state.RCur) * r.cfg.DeltaF
 }
 
-// RCur returns the Rcur register in ΔF units (0 while not limited).
+// RCur returns the Rcur register in ΔF units, as the snapshot's "rcur" (0
+// while not limited).
 func (r *RoCC) RCur() uint32 { return r.state.RCur }
 
 // expire runs TIMER_EXPIRED for every deadline ≤ now. Each expiry either
@@ -300,24 +300,24 @@ func (r *RoCC) advance(event string, now units.Time) (fired bool, err error) {
 	return r.expire(now), nil
 }
 
-// OnTimer applies every recovery-timer expiry due at or before now
-// (Algorithm 2, TIMER_EXPIRED) and reports whether any was due. Calling it
-// before NextDeadline is not an error and changes nothing but the time of
-// the latest event (a simulator's timer event made stale by a CNP that
-// re-armed the timer). It returns a *cc.TimeOrderError, changing nothing,
-// if now is before the previous event.
-func (r *RoCC) OnTimer(now units.Time) (fired bool, err error) { return r.advance("OnTimer", now) }
+// onTimer applies every recovery-timer expiry due at or before now
+// (Algorithm 2, TIMER_EXPIRED) and reports whether any was due: Timer's
+// path. Calling it before NextDeadline is not an error and changes nothing
+// but the time of the latest event. It returns a *cc.TimeOrderError,
+// changing nothing, if now is before the previous event.
+func (r *RoCC) onTimer(now units.Time) (fired bool, err error) { return r.advance("Timer", now) }
 
-// OnFeedback processes a CNP carrying the fair rate rate (in ΔF units) from
+// onFeedback processes a CNP carrying the fair rate rate (in ΔF units) from
 // congestion point cp (Algorithm 2, PROCESS_CNP) and reports whether it was
-// accepted. Recovery-timer expiries due at or before now are applied first.
-// It returns an error, changing nothing: a *cc.TimeOrderError for an event
-// before the previous one, a *cc.EventError for a rate of 0.
-func (r *RoCC) OnFeedback(now units.Time, rate uint32, cp uint64) (accepted bool, err error) {
-	return r.feedback("OnFeedback", now, rate, cp)
+// accepted: Feedback's path once the CNP is decoded. Recovery-timer
+// expiries due at or before now are applied first. It returns an error,
+// changing nothing: a *cc.TimeOrderError for an event before the previous
+// one, a *cc.EventError for a rate of 0.
+func (r *RoCC) onFeedback(now units.Time, rate uint32, cp uint64) (accepted bool, err error) {
+	return r.feedback("Feedback", now, rate, cp)
 }
 
-// feedback is PROCESS_CNP: the one path of OnFeedback and Feedback.
+// feedback is PROCESS_CNP, named event in errors.
 func (r *RoCC) feedback(event string, now units.Time, rate uint32, cp uint64) (accepted bool, err error) {
 	if err := r.clock.Check(roccPart, event, now); err != nil {
 		return false, err
@@ -386,7 +386,8 @@ func (r *RoCC) Sent(now units.Time, _ *cc.Packet, _ *cc.Actions) error {
 	return r.clock.Accept(roccPart, "Sent", now)
 }
 
-// Timer is OnTimer through the contract.
+// Timer runs every recovery-timer expiry due at or before now (Algorithm 2,
+// TIMER_EXPIRED, lines 8–13).
 func (r *RoCC) Timer(now units.Time, _ *cc.Actions) error {
 	_, err := r.advance("Timer", now)
 	return err

@@ -32,7 +32,7 @@ func roccCNP(flow uint32, rate uint16, sw uint32, port uint16) cc.Feedback {
 }
 
 // TestRoCCRPContractMatchesTyped drives two RPs with the same seeded random
-// CNPs and timer calls, one through OnFeedback and OnTimer, one through
+// CNPs and timer calls, one through onFeedback and onTimer, one through
 // Feedback (the encoded CNP), Timer and Sent: the same errors and the same
 // registers after every event; Sent, which the typed path has no call
 // for, changes nothing but now.
@@ -52,16 +52,16 @@ func TestRoCCRPContractMatchesTyped(t *testing.T) {
 			rate := uint16(1 + rng.IntN(6000))
 			sw, port := uint32(rng.IntN(3)), uint16(rng.IntN(2))
 			f := roccCNP(7, rate, sw, port)
-			_, errT = typed.OnFeedback(now, uint32(rate), f.From)
+			_, errT = typed.onFeedback(now, uint32(rate), f.From)
 			errC = con.Feedback(now, &f, nil)
 		case k < 8:
-			_, errT = typed.OnTimer(now)
+			_, errT = typed.onTimer(now)
 			errC = con.Timer(now, nil)
 		default:
 			before := roccRegsBut(con, "now")
 			errC = con.Sent(now, &cc.Packet{Flow: 7, Size: 1000}, nil)
 			require.Equal(t, before, roccRegsBut(con, "now"), "event %d: Sent only records now", i)
-			_, errT = typed.OnTimer(now) // the typed twin catches up on time
+			_, errT = typed.onTimer(now) // the typed twin catches up on time
 			errC = errors.Join(errC, con.Timer(now, nil))
 		}
 		require.NoError(t, errT, "event %d", i)
@@ -119,8 +119,6 @@ func TestRoCCRPContractRefusals(t *testing.T) {
 		{"Feedback", func() error { return r.Feedback(99, &good, nil) }},
 		{"Sent", func() error { return r.Sent(99, &cc.Packet{}, nil) }},
 		{"Timer", func() error { return r.Timer(99, nil) }},
-		{"OnFeedback", func() error { _, err := r.OnFeedback(99, 1000, 1); return err }},
-		{"OnTimer", func() error { _, err := r.OnTimer(99); return err }},
 	} {
 		err := call.run()
 		var te *cc.TimeOrderError

@@ -42,7 +42,7 @@ const roccHostPart = "rp.RoCCHost"
 // reports arrive, and what it decides goes to the flow's own rate limiter
 // (rp.RoCC). Its Feedback takes a cc.FeedbackRate message whose Data is a
 // report (type 2; cc.Feedback.Flow must be the flow the report names),
-// computes F as the switch would (OnReport), and appends one
+// computes F as the switch would, and appends one
 // cc.ActionFeedback ToSource at cc.ControlPrio: a cc.FeedbackRate message
 // for the same flow, From = the CP's identity, with Data the type-1 rate
 // message (F, and the report's counter, port, switch and qdepth) that the
@@ -92,14 +92,16 @@ func NewRoCCHostConfig(cfg pi.Config) (*RoCCHost, error) {
 // Params returns the parameters the host computes with.
 func (h *RoCCHost) Params() *pi.Params { return h.p }
 
-// Regs returns the host's copy of the CP's registers.
+// Regs returns the host's copy of the CP's registers: F in units of
+// ΔF·2^−RateFracBits and Qold in ΔQ units (the snapshot's "f" and
+// "qold").
 func (h *RoCCHost) Regs() pi.Regs { return h.regs }
 
-// Gaps returns how many reports arrived after a gap in the counter (a
-// 64-bit wrapping counter).
+// Gaps returns how many reports arrived after a gap in the counter (the
+// snapshot's "gaps", a 64-bit wrapping counter).
 func (h *RoCCHost) Gaps() uint64 { return h.gaps }
 
-// checkReport returns why OnReport would refuse fb, or "".
+// checkReport returns why onReport would refuse fb, or "".
 func (h *RoCCHost) checkReport(fb wire.RoCCFeedback) string {
 	if fb.Type != wire.RoCCReportFeedback {
 		return "got a message of type " + strconv.Itoa(int(fb.Type)) + ", want a report (type 2)"
@@ -110,8 +112,7 @@ func (h *RoCCHost) checkReport(fb wire.RoCCFeedback) string {
 	return ""
 }
 
-// report is OnReport after its checks: the one path of OnReport and
-// Feedback.
+// report is onReport after its checks.
 func (h *RoCCHost) report(now units.Time, fb wire.RoCCFeedback) uint32 {
 	h.clock.Advance(now)
 	qcur := uint32(fb.QDepth)
@@ -137,13 +138,14 @@ func (h *RoCCHost) report(now units.Time, fb wire.RoCCFeedback) uint32 {
 	return h.p.RateUnits(h.regs.F)
 }
 
-// OnReport runs Algorithm 1 at now for the CP's report fb and returns the
-// new fair rate in ΔF units, ready for the RP (rp.RoCC.OnFeedback with
-// fb.CP()). It returns an error, changing nothing: a *cc.TimeOrderError for
-// a report before the previous event, a *cc.EventError for a message that
-// is not a report or comes from another CP than the first report did.
-func (h *RoCCHost) OnReport(now units.Time, fb wire.RoCCFeedback) (uint32, error) {
-	const ev = "OnReport"
+// onReport runs Algorithm 1 at now for the CP's report fb and returns the
+// new fair rate in whole ΔF units, what the rate message for the flow's RP
+// carries: Feedback's path once the report is decoded. It returns an
+// error, changing nothing: a *cc.TimeOrderError for a report before the
+// previous event, a *cc.EventError for a message that is not a report or
+// comes from another CP than the first report did.
+func (h *RoCCHost) onReport(now units.Time, fb wire.RoCCFeedback) (uint32, error) {
+	const ev = "Feedback"
 	if err := h.clock.Check(roccHostPart, ev, now); err != nil {
 		return 0, err
 	}

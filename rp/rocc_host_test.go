@@ -101,8 +101,8 @@ func TestRoCCHostFollowsTheSwitch(t *testing.T) {
 	}
 }
 
-// TestRoCCHostContract: the host's Feedback is OnReport plus the rate
-// message (same registers as a host driven by OnReport), refuses what it
+// TestRoCCHostContract: the host's Feedback is onReport plus the rate
+// message (same registers as a host driven by onReport), refuses what it
 // cannot take with the contract's errors, changing nothing, and ignores the
 // transport's ACKs.
 func TestRoCCHostContract(t *testing.T) {
@@ -124,7 +124,7 @@ func TestRoCCHostContract(t *testing.T) {
 		}
 		flow := uint32(rng.IntN(3))
 		rep := sw.report(flow, rng.IntN(2) == 0)
-		rate, err := typed.OnReport(now, rep)
+		rate, err := typed.onReport(now, rep)
 		require.NoError(t, err)
 		f := roccMessage(rep)
 		out.Reset()

@@ -452,7 +452,8 @@ func (l *roccDelayLine) advance(now units.Time) error {
 
 // TestRoCCRPDelayProperty: the RP rocc deploys, driven through the
 // contract with each CNP handed over d after it arrives (roccDelayLine),
-// is rp.RoCC's typed path fed the same CNPs d later. For random CNP
+// is an rp.RoCC built from the package's preset and fed the same CNPs d
+// later, its timer run at each step. For random CNP
 // streams (times, rates, CPs) both report the same rate at every event,
 // and every CNP reaches Algorithm 2.
 func TestRoCCRPDelayProperty(t *testing.T) {
@@ -474,9 +475,8 @@ func TestRoCCRPDelayProperty(t *testing.T) {
 				return err.Error()
 			}
 			type ev struct {
-				at   units.Time
-				rate uint32
-				cp   uint64
+				at units.Time
+				fb *cc.Feedback
 			}
 			var refQ []ev
 			// step advances both to time now: the contract side through its
@@ -487,12 +487,12 @@ func TestRoCCRPDelayProperty(t *testing.T) {
 					return err.Error()
 				}
 				for len(refQ) > 0 && refQ[0].at <= now {
-					if _, err := ref.OnFeedback(refQ[0].at, refQ[0].rate, refQ[0].cp); err != nil {
+					if err := ref.Feedback(refQ[0].at, refQ[0].fb, nil); err != nil {
 						return err.Error()
 					}
 					refQ = refQ[1:]
 				}
-				if _, err := ref.OnTimer(now); err != nil {
+				if err := ref.Timer(now, nil); err != nil {
 					return err.Error()
 				}
 				if line.r.rate() != ref.Rate() {
@@ -510,7 +510,7 @@ func TestRoCCRPDelayProperty(t *testing.T) {
 				rate := rates[i%len(rates)]
 				cpID := uint16(cps[i%len(cps)] % 3)
 				line.arrive(now, roccCNP(7, rate, 1, cpID))
-				refQ = append(refQ, ev{now + delay, uint32(rate), 1<<16 | uint64(cpID)})
+				refQ = append(refQ, ev{now + delay, roccCNP(7, rate, 1, cpID)})
 				n++
 			}
 			if msg := step(now + 10*units.Millisecond); msg != "" {

@@ -62,7 +62,7 @@ func (c *roccTracedCP) Timer(now units.Time, act *cc.Actions) error {
 	before := c.c.State().Updates
 	err := c.CongestionPoint.Timer(now, act)
 	if st := c.c.State(); st.Updates != before {
-		c.trace = append(c.trace, roccTracePoint{at: now, f: c.c.F(), q: c.qlen, br: st.Branch})
+		c.trace = append(c.trace, roccTracePoint{at: now, f: c.c.Params().RateUnits(c.c.F()), q: c.qlen, br: st.Branch})
 		c.handed += uint64(st.Flows)
 		c.last = uint64(st.Flows)
 	}
