@@ -376,7 +376,8 @@ var roccRPPresets = []cc.Preset[roccRPConfig]{
 // roccRPFields are the rp part's parameters.
 var roccRPFields = []cc.Field[roccRPConfig]{
 	{Param: cc.Param{Name: "rmax", Min: "1bps",
-		Doc:    "Rmax, the flow's maximum rate (the NIC's line rate): a multiple of ΔF, at most (2^31 − 1)·ΔF; where the part runs: its NIC's line rate in whole ΔF",
+		Doc: "Rmax, the flow's maximum rate (the NIC's line rate): a multiple of ΔF, at most " + strconv.FormatUint(rp.RoCCRateMax/2, 10) +
+			"·ΔF (rp.RoCCRateMax/2: Rcur = 2·Rmax fits its 32 bits); where the part runs: its NIC's line rate in whole ΔF",
 		Source: roccPaper + " Table II, §III-E"},
 		Ptr: func(c *roccRPConfig) any { return &c.RMax }},
 	{Param: cc.Param{Name: "delta_f", Min: "1bps",

@@ -2,6 +2,7 @@ package algos
 
 import (
 	"math/big"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -384,51 +385,85 @@ func TestRoCCRegistryBounds(t *testing.T) {
 	}
 }
 
-// The three parts, built by name, run section III-F end to end through the
-// contract: the CP reports Qcur (message=report), the host computes F as the
-// switch would, and the rate reaches the flow's rp.
+// roccReg returns the value of register name in p's snapshot.
+func roccReg(t *testing.T, p cc.Part, name string) uint64 {
+	t.Helper()
+	for _, r := range p.AppendRegisters(nil) {
+		if r.Name == name {
+			return r.Value
+		}
+	}
+	t.Fatalf("no register %q", name)
+	return 0
+}
+
+// The three parts, built by name, run [RoCC] §III-F end to end through the
+// contract: the CP reports Qcur (message=report), the host computes F as
+// the switch would, bit for bit (its f and qold registers are the switch's,
+// fraction bits included, over a queue that ramps past Qmax and back, so
+// every branch of Algorithm 1), its rate message is the one a switch
+// computing F itself sends, and the rate reaches the flow's rp. The same
+// with the authors' OMNeT++ arithmetic, and with report_f (F before the
+// update in the report, whole ΔF) for a host that loses every 7th report:
+// it counts the gaps and still gives a valid rate.
 func TestRoCCRegistryHostPath(t *testing.T) {
 	const flow = 42
-	sw, err := cc.NewCP("rocc", "cp", "message=report, switch=7, port=1")
-	require.NoError(t, err)
-	ref, err := cc.NewCP("rocc", "cp", "switch=7, port=1") // the switch computing F itself
-	require.NoError(t, err)
-	host, err := cc.NewRP("rocc", "hostcp", "")
-	require.NoError(t, err)
-	lim, err := cc.NewRP("rocc", "rp", "")
-	require.NoError(t, err)
-	act, out := cc.NewActions(4), cc.NewActions(4)
-	pkt := cc.Packet{Flow: flow, Size: 1000}
-	for i, q := range []units.Bytes{300 * units.KB, 300 * units.KB, 150 * units.KB, 100 * units.KB} {
-		now := units.Time(i) * 40 * units.Microsecond
-		for _, c := range []cc.CongestionPoint{sw, ref} {
-			require.NoError(t, c.Enqueue(now, &pkt, cc.Queue{Len: q}, nil))
-		}
-		act.Reset()
-		require.NoError(t, ref.Timer(now, act))
-		require.Equal(t, 1, act.Len())
-		want := act.At(0).Feedback
-
-		act.Reset()
-		require.NoError(t, sw.Timer(now, act))
-		require.Equal(t, 1, act.Len())
-		report := act.At(0).Feedback
-		m, err := wire.DecodeRoCCFeedback(report.Data[:])
+	us := units.Microsecond
+	for _, alg1 := range []string{"", ", initial_f=zero, rounding=floor, rate_frac_bits=0"} {
+		sw, err := cc.NewCP("rocc", "cp", "message=report, switch=7, port=1, start=40us"+alg1)
 		require.NoError(t, err)
-		require.Equal(t, wire.RoCCReportFeedback, m.Type)
+		ref, err := cc.NewCP("rocc", "cp", "switch=7, port=1, start=40us"+alg1) // the switch computing F itself
+		require.NoError(t, err)
+		swF, err := cc.NewCP("rocc", "cp", "message=report_f, switch=7, port=1, start=40us"+alg1)
+		require.NoError(t, err)
+		host, err := cc.NewRP("rocc", "hostcp", strings.TrimPrefix(alg1, ", "))
+		require.NoError(t, err)
+		lossy, err := cc.NewRP("rocc", "hostcp", strings.TrimPrefix(alg1, ", "))
+		require.NoError(t, err)
+		lim, err := cc.NewRP("rocc", "rp", "")
+		require.NoError(t, err)
+		act, out := cc.NewActions(4), cc.NewActions(4)
+		pkt := cc.Packet{Flow: flow, Size: 1000}
+		for i := range 300 {
+			now := units.Time(i+1) * 40 * us
+			q := units.Bytes((i * 7919) % 420_000)
+			var msgs [3]cc.Feedback
+			for k, c := range []cc.CongestionPoint{sw, ref, swF} {
+				act.Reset()
+				// A packet of the flow joins the queue of q bytes just
+				// before the update, and leaves just after.
+				require.NoError(t, c.Enqueue(now-us, &pkt, cc.Queue{Len: q}, act))
+				require.NoError(t, c.Timer(now, act))
+				require.Equal(t, 1, act.Len())
+				msgs[k] = act.At(0).Feedback
+				require.NoError(t, c.Dequeue(now+us, &pkt, cc.Queue{}, act))
+			}
+			m, err := wire.DecodeRoCCFeedback(msgs[0].Data[:])
+			require.NoError(t, err)
+			require.Equal(t, wire.RoCCReportFeedback, m.Type)
 
-		out.Reset()
-		require.NoError(t, host.Feedback(now, &report, out))
-		require.Equal(t, 1, out.Len())
-		rate := out.At(0)
-		require.Equal(t, cc.ActionFeedback, rate.Kind)
-		require.Equal(t, cc.ToSource, rate.To)
-		require.Equal(t, want, rate.Feedback, "update %d: the host's rate message is the switch's", i)
-		require.NoError(t, lim.Feedback(now, &rate.Feedback, nil))
-		got, _ := wire.DecodeRoCCFeedback(want.Data[:])
-		require.Equal(t, units.Rate(got.Rate)*10*units.Mbps, lim.Limits().Rate, "update %d", i)
-		for _, c := range []cc.CongestionPoint{sw, ref} {
-			require.NoError(t, c.Dequeue(now, &pkt, cc.Queue{Len: q - pkt.Size}, nil))
+			out.Reset()
+			require.NoError(t, host.Feedback(now, &msgs[0], out))
+			require.Equal(t, 1, out.Len())
+			rate := out.At(0)
+			require.Equal(t, cc.ActionFeedback, rate.Kind)
+			require.Equal(t, cc.ToSource, rate.To)
+			require.Equal(t, msgs[1], rate.Feedback, "update %d: the host's rate message is the switch's", i)
+			for _, r := range []string{"f", "qold"} {
+				require.Equal(t, roccReg(t, ref, r), roccReg(t, host, r), "update %d: register %s", i, r)
+			}
+			require.NoError(t, lim.Feedback(now, &rate.Feedback, nil))
+			got, _ := wire.DecodeRoCCFeedback(msgs[1].Data[:])
+			require.Equal(t, units.Rate(got.Rate)*10*units.Mbps, lim.Limits().Rate, "update %d", i)
+			require.NoError(t, lim.Timer(now, nil))
+
+			if i%7 != 6 {
+				out.Reset()
+				require.NoError(t, lossy.Feedback(now, &msgs[2], out))
+				require.Equal(t, 1, out.Len())
+			}
 		}
+		require.Zero(t, roccReg(t, host, "gaps"))
+		require.NotZero(t, roccReg(t, lossy, "gaps"))
 	}
 }

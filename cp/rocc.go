@@ -3,8 +3,10 @@ package cp
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 	"strconv"
+	"strings"
 
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/fixedpoint"
@@ -57,14 +59,14 @@ type RoCCMessage uint8
 
 const (
 	// RoCCSendRate sends the fair rate F the CP computed (a type-1
-	// message, section III-B): the paper's design and the default.
+	// message, [RoCC] §III-B): the paper's design and the default.
 	RoCCSendRate RoCCMessage = iota
 	// RoCCSendReport sends Qcur and the update counter with no F (a type-2
 	// message with rate 0, the P4 CNP of Listing 1): the host computes F
-	// itself and keeps its own (section III-F, RoCCHost).
+	// itself and keeps its own (§III-F, rp.RoCCHost).
 	RoCCSendReport
 	// RoCCSendReportF sends Qcur and F as it was before the update (a
-	// type-2 message, section III-F's approach 2, "CP only provides Qcur
+	// type-2 message, §III-F's approach 2, "CP only provides Qcur
 	// and F"): the host starts each update from the CP's F.
 	RoCCSendReportF
 )
@@ -187,23 +189,6 @@ func roccParams(part string, cfg pi.Config) (*pi.Params, error) {
 	return p, err
 }
 
-// roccDecision is what one update of the CP decides.
-type roccDecision struct {
-	// F is the new fair rate in whole ΔF units, ⌊F register / 2^k⌋: the
-	// CNP's rate field.
-	F uint32
-	// Rate is F·ΔF.
-	Rate units.Rate
-	// Send is true when the flow table holds at least one flow: the CP
-	// sends its message to each ([RoCC] §III-B: the fair rate every T to
-	// the flows of its table).
-	Send bool
-	// Flows is the number of flows in the table.
-	Flows int
-	// Branch is the branch of Algorithm 1 taken.
-	Branch pi.Branch
-}
-
 // RoCCState is every register of a RoCC congestion point, in the units of
 // its snapshot (RoCC.AppendRegisters).
 type RoCCState struct {
@@ -223,12 +208,12 @@ type RoCCState struct {
 	// Deadline is the next update time and Last the time of the latest
 	// event (the cc.Monotonic register).
 	Deadline, Last units.Time
-	// Updates counts updates, Missed the timer ticks skipped by late calls,
-	// Saturated the queue samples that saturated the Qcur register;
+	// Updates counts updates, Saturated the queue samples that saturated
+	// the Qcur register;
 	// FlowOverflows the packets of flows the table could not hold (queue
 	// table: packets of new flows not entered; aged table: flows evicted to
 	// make room). 64-bit counters, wrapping.
-	Updates, Missed, Saturated, FlowOverflows uint64
+	Updates, Saturated, FlowOverflows uint64
 	// Flows is the number of flows in the table.
 	Flows int
 }
@@ -251,34 +236,38 @@ type RoCCState struct {
 // # Timer
 //
 // The update runs every Period at Start, Start + Period, … (a hardware
-// timer with a fixed phase). The caller calls Timer(now, act) at
-// NextDeadline or later; a late call runs one update with the queue it has
-// and skips the missed ticks (counted in State().Missed), since a queue
-// sample cannot be taken in the past. Timer before the deadline only
-// records now, as the contract asks.
+// timer with a fixed phase), on the CP's view of its queue: the Queue of
+// its latest Enqueue or Dequeue, which is the queue a switch's timer reads
+// from its queue-depth register, since nothing else changes it between
+// events. Every event runs the updates due at or before its now first,
+// each as at its own deadline, then itself (rule 4 of package cc): a
+// caller that leaves the timer to the next event gets the same registers
+// and messages, in the same order, as one that calls Timer at every
+// deadline, and must give the Actions room for the messages of every
+// update it let pass. An update due at the very time of an Enqueue or
+// Dequeue samples the queue before that packet. Many missed updates with
+// no flow to tell cost one update each until F stops changing, then
+// nothing (the rest differ only in their counters).
 //
 // # The contract (cc.CongestionPoint)
 //
 // Enqueue and Dequeue feed the flow table with p.Flow and p.Size and
-// record q: the CP's view of its queue is the Queue of its latest Enqueue
-// or Dequeue, and Timer samples q.Len from it, as a switch's timer reads
-// its queue-depth register. Timer runs Algorithm 1 when due and appends
-// one cc.ActionFeedback per flow of the table (after the aged table's
-// expiry), in slot order (ForEachFlow): ToSource at cc.ControlPrio, a
+// record q as the queue view. Each update appends one cc.ActionFeedback
+// per flow of the table (after the aged table's expiry at the update's
+// time), in slot order (ForEachFlow): ToSource at cc.ControlPrio, a
 // cc.FeedbackRate message with From = the CP's identity (Switch·2^16 +
 // Port, wire.RoCCFeedback.CP) and Data = the 16-byte RoCC CNP of
-// RoCCConfig.Message (CNP: a rate, or a report for rp.RoCCHost). It
+// RoCCConfig.Message (CNP: a rate, or a report for rp.RoCCHost). An event
 // reserves those actions before it changes a register, so a full
-// cc.Actions refuses the update and changes nothing. Enqueue and Dequeue
-// append nothing: the CP never marks or drops a packet (RoCC has no ECN
-// and no INT), and a deadline the caller lets pass stays where it is until
-// Timer runs, which then makes one late update on the queue view it has
-// then.
+// cc.Actions refuses it and changes nothing. Every event can decide (an
+// update due), so every one refuses a nil *cc.Actions (rule 3). The CP
+// never marks or drops a packet (RoCC has no ECN and no INT): Enqueue and
+// Dequeue decide nothing of their own.
 //
 // Errors: *cc.TimeOrderError for an event before the latest one (or before
-// time 0), *cc.EventError for a nil packet, a negative size or queue
-// length, or a dequeue the flow table can prove was never queued, and
-// *cc.ActionsFullError; an event that fails changes nothing.
+// time 0), *cc.EventError for a nil packet or actions, a negative size or
+// queue length, or a dequeue the flow table can prove was never queued,
+// and *cc.ActionsFullError; an event that fails changes nothing.
 type RoCC struct {
 	p      *pi.Params
 	cfg    RoCCConfig
@@ -378,44 +367,91 @@ func (c *RoCC) flowMap() *roccFlowMap {
 
 func (c *RoCC) flowLen() int { return c.flowMap().n }
 
-// liveFlows returns the number of flows the table holds after an update at
-// now: the aged table expires old flows first.
-func (c *RoCC) liveFlows(now units.Time) int {
-	if c.aged != nil {
-		return c.aged.Live(now)
-	}
-	return c.queue.Len()
-}
-
 // roccEvent returns the *cc.EventError of event for reason.
 func roccEvent(event, reason string) error {
 	return &cc.EventError{Part: roccCPPart, Event: event, Reason: reason}
 }
 
-// onTimer runs the update due at NextDeadline (Algorithm 1) with the queue
-// length qlen sampled now, and returns the decision. now must be at or
-// after NextDeadline; a late call runs one update and skips the ticks it
-// missed. It returns an error, changing nothing: a *cc.TimeOrderError for a
-// call before the previous event, a *cc.EventError for a call before the
-// deadline or a negative qlen. It is the one path of the update: Timer
-// calls it with the CP's queue view.
-func (c *RoCC) onTimer(now units.Time, qlen units.Bytes) (roccDecision, error) {
-	if !c.clock.InOrder(now) || now < c.state.Deadline || qlen < 0 {
-		return roccDecision{}, c.refuseTimer(now, qlen)
+// due returns the number of updates due at or before now: those at
+// Deadline, Deadline + T, … up to now (0 when the deadline is later, or
+// MaxTime: never).
+func (c *RoCC) due(now units.Time) uint64 {
+	d := c.state.Deadline
+	if now < d || d == units.MaxTime {
+		return 0
 	}
-	// Next tick: the first Start + i·T after now; the ticks in between were
-	// missed. On time (now − deadline < T, the usual case) nothing was
-	// missed and nothing is divided.
-	step := c.cfg.Period
-	if late := now - c.state.Deadline; late >= step {
-		missed := late / step
-		c.state.Missed += uint64(missed)
-		step = fixedpoint.SatMul(missed+1, step)
+	// On time or less than a period late, the usual case, nothing is
+	// divided.
+	if late := now - d; late >= c.cfg.Period {
+		return uint64(late/c.cfg.Period) + 1
 	}
-	c.state.Deadline = fixedpoint.SatAddNonNeg(c.state.Deadline, step)
+	return 1
+}
 
+// need returns the number of messages n due updates send: one per flow of
+// the table at each update (the queue table's flows do not change between
+// events; the aged table's expire update by update). It saturates at the
+// largest int, which no cc.Actions holds.
+func (c *RoCC) need(n uint64) int {
+	if c.aged != nil {
+		return c.aged.sends(c.state.Deadline, c.cfg.Period, n)
+	}
+	f := uint64(c.queue.Len())
+	if f != 0 && n > uint64(math.MaxInt)/f {
+		return math.MaxInt
+	}
+	return int(n * f)
+}
+
+// catchUp makes room in act for the messages of the updates due at or
+// before now and runs them, each at its own deadline (rule 4 of package
+// cc), on the CP's view of its queue, which no update changes: the view of
+// the latest Enqueue or Dequeue. It returns a *cc.ActionsFullError,
+// changing nothing, when act has no room for them all; an event calls it
+// after its own checks, so that a refused event changes nothing either.
+func (c *RoCC) catchUp(event string, now units.Time, act *cc.Actions) error {
+	n := c.due(now)
+	if n == 0 {
+		return nil
+	}
+	if err := act.Reserve(roccCPPart, event, c.need(n)); err != nil {
+		return err
+	}
+	for ; n > 0; n-- {
+		before := c.regs
+		sat := c.update()
+		if c.state.Flows > 0 {
+			c.sendAll(act)
+			continue
+		}
+		if n > 1 && c.regs == before {
+			// A fixed point with no flow to tell: the n − 1 updates left
+			// start from the same registers and sample the same queue, so
+			// each computes what this one did and sends nothing; they
+			// differ only in their counters and deadlines (the same as
+			// running them one by one, which a test compares).
+			r := n - 1
+			c.state.Seq += uint8(r) // mod 256, as r single increments
+			c.state.Updates += r
+			if sat {
+				c.state.Saturated += r
+			}
+			c.state.Deadline = fixedpoint.SatAddNonNeg(c.state.Deadline, fixedpoint.SatMul(units.Time(min(r, math.MaxInt64)), c.cfg.Period))
+			return nil
+		}
+	}
+	return nil
+}
+
+// update runs the update due at the deadline (Algorithm 1, package pi) on
+// the CP's queue view and moves the deadline one period on; the aged table
+// expires the flows too old at the update's time. It reports whether the
+// queue sample saturated the Qcur register.
+func (c *RoCC) update() (saturated bool) {
+	at := c.state.Deadline
+	c.state.Deadline = fixedpoint.SatAddNonNeg(at, c.cfg.Period)
 	// qcur = ⌊qlen/ΔQ⌋ saturated (QueueUnits inlines its multiply path).
-	qcur, sat := c.p.QueueUnits(qlen)
+	qcur, sat := c.p.QueueUnits(c.qlen)
 	if sat {
 		c.state.Saturated++
 	}
@@ -425,58 +461,28 @@ func (c *RoCC) onTimer(now units.Time, qlen units.Bytes) (roccDecision, error) {
 	c.state.Seq++ // 8-bit, wraps
 	c.state.Updates++
 	if c.aged != nil {
-		c.aged.Expire(now)
+		c.aged.Expire(at)
 	}
 	c.state.Flows = c.flowLen()
-	c.clock.Advance(now)
-	f := c.p.RateUnits(c.regs.F)
-	return roccDecision{
-		F:      f,
-		Rate:   units.Rate(f) * c.cfg.DeltaF,
-		Send:   c.state.Flows > 0,
-		Flows:  c.state.Flows,
-		Branch: c.branch,
-	}, nil
+	return sat
 }
 
-// refuseTimer returns onTimer's error for a call at now with qlen that
-// fails a check: the time order first, then the deadline, then qlen. It
-// is out of line so that the update path builds no error.
-//
-//go:noinline
-func (c *RoCC) refuseTimer(now units.Time, qlen units.Bytes) error {
+// Timer runs every update due at or before now, each at its own deadline
+// on the CP's view of its queue (the Queue of its latest Enqueue or
+// Dequeue), and appends each update's message to every flow of its table
+// (see "The contract" on RoCC). Before the deadline it only records now.
+func (c *RoCC) Timer(now units.Time, act *cc.Actions) error {
 	const ev = "Timer"
 	if err := c.clock.Check(roccCPPart, ev, now); err != nil {
 		return err
 	}
-	if now < c.state.Deadline {
-		return roccEvent(ev, "update at "+now.String()+" is before "+c.state.Deadline.String()+", its deadline")
+	if act == nil {
+		return cc.NoActions(roccCPPart, ev)
 	}
-	return roccEvent(ev, "queue length = "+qlen.String()+", want ≥ 0")
-}
-
-// Timer runs the update due at NextDeadline on the CP's view of its queue
-// (the Queue of its latest Enqueue or Dequeue) and appends the CP's message
-// to every flow of its table (see "The contract" on RoCC). Before the
-// deadline it only records now.
-func (c *RoCC) Timer(now units.Time, act *cc.Actions) error {
-	const ev = "Timer"
-	if !c.clock.InOrder(now) {
-		return c.clock.Check(roccCPPart, ev, now)
-	}
-	if now < c.state.Deadline {
-		c.clock.Advance(now)
-		return nil
-	}
-	// The update sends to every flow of the table: reserve first.
-	if err := act.Reserve(roccCPPart, ev, c.liveFlows(now)); err != nil { // a nil act holds nothing
+	if err := c.catchUp(ev, now, act); err != nil {
 		return err
 	}
-	// onTimer cannot fail here: time and deadline are checked, and the
-	// queue view is ≥ 0 (Enqueue and Dequeue refuse a negative one).
-	if d, _ := c.onTimer(now, c.qlen); d.Send {
-		c.sendAll(act)
-	}
+	c.clock.Advance(now)
 	return nil
 }
 
@@ -551,12 +557,12 @@ func roccRelabel(event string, err error) error {
 	return err
 }
 
-// enqueue is Enqueue after its checks of time and packet: the queue table
-// adds size bytes to flow, the aged table marks flow seen at now. A flow
-// the table cannot hold is counted in FlowOverflows (see RoCCQueueTable
-// and RoCCAgedTable); that is not an error. It returns an error, changing
-// nothing, for a negative size or a flow count that would pass 2^32 − 1
-// bytes, or records the packet at now.
+// enqueue is Enqueue after its checks: the queue table adds size bytes to
+// flow, the aged table marks flow seen at now. A flow the table cannot
+// hold is counted in FlowOverflows (see RoCCQueueTable and RoCCAgedTable);
+// that is not an error. It returns an error, changing nothing, for a
+// negative size or a flow count that would pass 2^32 − 1 bytes, or records
+// the packet.
 func (c *RoCC) enqueue(event string, now units.Time, flow uint32, size units.Bytes) error {
 	var full bool
 	if c.queue != nil {
@@ -574,16 +580,15 @@ func (c *RoCC) enqueue(event string, now units.Time, flow uint32, size units.Byt
 		c.state.FlowOverflows++
 	}
 	c.state.Flows = c.flowLen()
-	c.clock.Advance(now)
 	return nil
 }
 
-// dequeue is Dequeue after its checks of time and packet: the queue table
-// subtracts the bytes it counted for the packet at the head of the queue
-// and drops the flow at zero; the aged table ignores dequeues. It returns
-// an error, changing nothing, for a negative size or a dequeue the queue
-// table can prove was never queued, or records the packet at now.
-func (c *RoCC) dequeue(event string, now units.Time, flow uint32, size units.Bytes) error {
+// dequeue is Dequeue after its checks: the queue table subtracts the bytes
+// it counted for the packet at the head of the queue and drops the flow at
+// zero; the aged table ignores dequeues. It returns an error, changing
+// nothing, for a negative size or a dequeue the queue table can prove was
+// never queued, or records the packet.
+func (c *RoCC) dequeue(event string, flow uint32, size units.Bytes) error {
 	if c.queue != nil {
 		if err := c.queue.Dequeue(flow, size); err != nil {
 			return roccRelabel(event, err)
@@ -592,8 +597,30 @@ func (c *RoCC) dequeue(event string, now units.Time, flow uint32, size units.Byt
 		return roccEvent(event, "dequeue of "+size.String()+", want ≥ 0")
 	}
 	c.state.Flows = c.flowLen()
-	c.clock.Advance(now)
 	return nil
+}
+
+// refusal returns the error the flow table gives a packet of size bytes of
+// flow joining the queue (enqueue) or leaving it, or nil; it changes
+// nothing. It runs before an event's catch-up, so that an event the table
+// refuses runs no update either (rule 2 of package cc).
+func (c *RoCC) refusal(event string, enqueue bool, flow uint32, size units.Bytes) error {
+	if c.queue == nil {
+		if size < 0 {
+			return roccEvent(event, strings.ToLower(event)+" of "+size.String()+", want ≥ 0")
+		}
+		return nil
+	}
+	why := 0
+	if enqueue {
+		why, _, _ = c.queue.enqueueCheck(flow, size)
+	} else {
+		why, _, _ = c.queue.dequeueCheck(flow, size)
+	}
+	if why == 0 {
+		return nil
+	}
+	return roccRelabel(event, c.queue.refuse(event, why, flow, size))
 }
 
 // roccCheckPacket returns the error of an Enqueue or Dequeue with a nil
@@ -608,47 +635,66 @@ func roccCheckPacket(event string, p *cc.Packet, q cc.Queue) error {
 	return nil
 }
 
-// Enqueue records p joining the tail of the queue: its flow's p.Size bytes
-// in the flow table (see "The contract" on RoCC), and q as the CP's view of
-// its queue. It appends no action.
-func (c *RoCC) Enqueue(now units.Time, p *cc.Packet, q cc.Queue, _ *cc.Actions) error {
-	const ev = "Enqueue"
-	if err := c.clock.Check(roccCPPart, ev, now); err != nil {
+// packet is Enqueue (enqueue true) and Dequeue: the checks of time, packet
+// and actions, the updates due by now (each on the queue view it had
+// before this event, their messages appended to act), then the packet in
+// the flow table and q as the queue view.
+func (c *RoCC) packet(event string, enqueue bool, now units.Time, p *cc.Packet, q cc.Queue, act *cc.Actions) error {
+	if err := c.clock.Check(roccCPPart, event, now); err != nil {
 		return err
 	}
-	if err := roccCheckPacket(ev, p, q); err != nil {
+	if err := roccCheckPacket(event, p, q); err != nil {
 		return err
 	}
-	if err := c.enqueue(ev, now, uint32(p.Flow), p.Size); err != nil {
-		return err
+	if act == nil {
+		// The catch-up can decide, whether or not this call does.
+		return cc.NoActions(roccCPPart, event)
+	}
+	flow := uint32(p.Flow)
+	if now >= c.state.Deadline {
+		// Updates are due: they run first, on the queue view before this
+		// packet, if the table takes the packet.
+		if err := c.refusal(event, enqueue, flow, p.Size); err != nil {
+			return err
+		}
+		if err := c.catchUp(event, now, act); err != nil {
+			return err
+		}
+	}
+	var err error
+	if enqueue {
+		err = c.enqueue(event, now, flow, p.Size)
+	} else {
+		err = c.dequeue(event, flow, p.Size)
+	}
+	if err != nil {
+		return err // only before a catch-up: refusal checked it otherwise
 	}
 	c.qlen = q.Len
+	c.clock.Advance(now)
 	return nil
+}
+
+// Enqueue records p joining the tail of the queue: its flow's p.Size bytes
+// in the flow table (see "The contract" on RoCC), and q as the CP's view of
+// its queue. It first runs the updates due by now, appending their
+// messages; it decides nothing of its own.
+func (c *RoCC) Enqueue(now units.Time, p *cc.Packet, q cc.Queue, act *cc.Actions) error {
+	return c.packet("Enqueue", true, now, p, q, act)
 }
 
 // Dequeue records p, the packet at the head of the queue, leaving it (the
 // caller reports dequeues in FIFO order), and q as the CP's view of its
-// queue. It appends no action.
-func (c *RoCC) Dequeue(now units.Time, p *cc.Packet, q cc.Queue, _ *cc.Actions) error {
-	const ev = "Dequeue"
-	if err := c.clock.Check(roccCPPart, ev, now); err != nil {
-		return err
-	}
-	if err := roccCheckPacket(ev, p, q); err != nil {
-		return err
-	}
-	if err := c.dequeue(ev, now, uint32(p.Flow), p.Size); err != nil {
-		return err
-	}
-	c.qlen = q.Len
-	return nil
+// queue. It first runs the updates due by now, appending their messages;
+// it decides nothing of its own.
+func (c *RoCC) Dequeue(now units.Time, p *cc.Packet, q cc.Queue, act *cc.Actions) error {
+	return c.packet("Dequeue", false, now, p, q, act)
 }
 
 // AppendRegisters appends the CP's registers to dst, in this order: now;
 // Algorithm 1's f and f_prev (RateBits + RateFracBits wide), qold and qcur
 // (QueueBits), shift (3 bits: AUTO_TUNE's 0..5), branch (2), seq (8),
-// deadline; the 64-bit counters updates, missed, saturated and
-// flow_overflows; the flow table's occupancy flows (wide enough for
+// deadline; the 64-bit counters updates, saturated and flow_overflows; the flow table's occupancy flows (wide enough for
 // FlowCapacity), untracked_bytes, enq_pos and deq_pos (the queue table's
 // 64-bit byte counters; 0 with the aged table) and evictions (aged table;
 // 0 with the queue table); and qlen, the queue view Timer samples.
@@ -671,7 +717,6 @@ func (c *RoCC) AppendRegisters(dst []cc.Register) []cc.Register {
 		cc.Reg("seq", 8, uint64(c.state.Seq)),
 		cc.TimeReg("deadline", c.state.Deadline),
 		cc.Reg("updates", 64, c.state.Updates),
-		cc.Reg("missed", 64, c.state.Missed),
 		cc.Reg("saturated", 64, c.state.Saturated),
 		cc.Reg("flow_overflows", 64, c.state.FlowOverflows),
 		cc.Reg("flows", c.fbits, uint64(c.flowLen())),

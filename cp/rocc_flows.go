@@ -306,35 +306,48 @@ func (t *roccQueueFlows) refuse(event string, why int, flow uint32, size units.B
 	return &cc.EventError{Part: roccCPPart, Event: event, Reason: r}
 }
 
+// enqueueCheck returns why Enqueue would refuse an enqueue of size bytes
+// of flow (a roccNegative … constant, or 0), the flow's slot (or the empty
+// slot where it would go; for a size of 0, none) and whether the table
+// holds the flow. It changes nothing.
+func (t *roccQueueFlows) enqueueCheck(flow uint32, size units.Bytes) (why int, i uint32, found bool) {
+	if size <= 0 {
+		if size < 0 {
+			return roccNegative, 0, false
+		}
+		return 0, 0, false
+	}
+	i, found = t.m.find(flow)
+	switch {
+	case found && int64(size) > roccFlowBytesMax-t.m.slots[i].val: // (val + size would overflow int64 for a huge size)
+		return roccCounterFull, i, true
+	case !found && size > roccFlowBytesMax:
+		return roccTooBig, i, false
+	}
+	return 0, i, found
+}
+
 // Enqueue records a packet of size bytes of flow joining the tail of the
 // queue: its bytes are added to flow's count, entering the flow if it is
 // new. A new flow that does not fit (the table holds Cap flows) is not
 // entered and its bytes are counted as untracked: full is true, and that is
 // not an error. A size of 0 changes nothing. It returns a *cc.EventError,
 // changing nothing, for a negative size or a count that would pass
-// 2^32 − 1 bytes.
+// 2^32 − 1 bytes (enqueueCheck).
 func (t *roccQueueFlows) Enqueue(flow uint32, size units.Bytes) (full bool, err error) {
-	if size <= 0 {
-		if size < 0 {
-			return false, t.refuse("Enqueue", roccNegative, flow, size)
-		}
-		return false, nil
+	why, i, found := t.enqueueCheck(flow, size)
+	if why != 0 {
+		return false, t.refuse("Enqueue", why, flow, size)
 	}
-	i, ok := t.m.find(flow)
-	if ok {
-		s := &t.m.slots[i]
-		if int64(size) > roccFlowBytesMax-s.val { // (s.val + size would overflow int64 for a huge size)
-			return false, t.refuse("Enqueue", roccCounterFull, flow, size)
-		}
-		s.val += int64(size)
-		t.enq = fixedpoint.WrapAdd(t.enq, uint64(size), roccPosBits)
+	if size == 0 {
 		return false, nil
-	}
-	if size > roccFlowBytesMax {
-		return false, t.refuse("Enqueue", roccTooBig, flow, size)
 	}
 	at := t.enq
 	t.enq = fixedpoint.WrapAdd(t.enq, uint64(size), roccPosBits)
+	if found {
+		t.m.slots[i].val += int64(size)
+		return false, nil
+	}
 	if t.m.n >= t.m.cap {
 		t.untracked += uint64(size)
 		return true, nil
@@ -349,40 +362,55 @@ func (t *roccQueueFlows) Enqueue(flow uint32, size units.Bytes) (full bool, err 
 	return false, nil
 }
 
+// dequeueCheck returns why Dequeue would refuse a dequeue of size bytes of
+// flow at the head of the queue (a roccNegative … constant, or 0), the
+// flow's slot and whether the table counted the packet (see Overflow on
+// the type). It changes nothing.
+func (t *roccQueueFlows) dequeueCheck(flow uint32, size units.Bytes) (why int, i uint32, counted bool) {
+	if size <= 0 {
+		if size < 0 {
+			return roccNegative, 0, false
+		}
+		return 0, 0, false
+	}
+	i, found := t.m.find(flow)
+	// The packet at the head was counted iff its flow is in the table and
+	// was not entered after it.
+	counted = found && !t.partialAt(i)
+	switch {
+	case counted && int64(size) > t.m.slots[i].val:
+		return roccAboveCount, i, true
+	case !counted && uint64(size) > t.untracked:
+		return roccAboveUntracked, i, false
+	}
+	return 0, i, counted
+}
+
 // Dequeue records the packet at the head of the queue, size bytes of flow,
 // leaving it (the caller reports dequeues in FIFO order). A packet the
 // table counted is subtracted from its flow's count, and the flow leaves
 // the table at zero; an uncounted one from Untracked. A size of 0 changes
 // nothing. It returns a *cc.EventError, changing nothing, for a dequeue the
-// table can prove was never queued: a negative size, or more bytes than the
-// flow's count or the uncounted bytes hold.
+// table can prove was never queued (dequeueCheck): a negative size, or more
+// bytes than the flow's count or the uncounted bytes hold.
 func (t *roccQueueFlows) Dequeue(flow uint32, size units.Bytes) error {
-	if size <= 0 {
-		if size < 0 {
-			return t.refuse("Dequeue", roccNegative, flow, size)
-		}
-		return nil
+	why, i, counted := t.dequeueCheck(flow, size)
+	if why != 0 {
+		return t.refuse("Dequeue", why, flow, size)
 	}
-	i, ok := t.m.find(flow)
-	// The packet at the head was counted iff its flow is in the table and
-	// was not entered after it (see Overflow on the type).
-	if ok && !t.partialAt(i) {
-		s := &t.m.slots[i]
-		if int64(size) > s.val {
-			return t.refuse("Dequeue", roccAboveCount, flow, size)
-		}
-		t.deq = fixedpoint.WrapAdd(t.deq, uint64(size), roccPosBits)
-		s.partial = false // at or past its entry: every later packet is counted
-		if s.val -= int64(size); s.val == 0 {
-			t.m.remove(i)
-		}
+	if size == 0 {
 		return nil
-	}
-	if uint64(size) > t.untracked {
-		return t.refuse("Dequeue", roccAboveUntracked, flow, size)
 	}
 	t.deq = fixedpoint.WrapAdd(t.deq, uint64(size), roccPosBits)
-	t.untracked -= uint64(size)
+	if !counted {
+		t.untracked -= uint64(size)
+		return nil
+	}
+	s := &t.m.slots[i]
+	s.partial = false // at or past its entry: every later packet is counted
+	if s.val -= int64(size); s.val == 0 {
+		t.m.remove(i)
+	}
 	return nil
 }
 
@@ -487,16 +515,28 @@ func (t *roccAgedFlows) expired(now units.Time, seen int64) bool {
 	return now-units.Time(seen) >= t.maxAge
 }
 
-// Live returns the number of flows Expire(now) would keep. It changes
-// nothing.
-func (t *roccAgedFlows) Live(now units.Time) int {
-	n := 0
+// sends returns how many messages n updates at d, d + t, …, d + (n−1)·t
+// send, each after its Expire: the sum over the flows of the updates
+// before the flow's age reaches maxAge (a flow last seen at s is kept by
+// an update at u iff u − s < maxAge). It changes nothing; it saturates at
+// the largest int.
+func (t *roccAgedFlows) sends(d, period units.Time, n uint64) int {
+	var total uint64
 	for i := t.m.next(0); i < len(t.m.slots); i = t.m.next(i + 1) {
-		if !t.expired(now, t.m.slots[i].val) {
-			n++
+		// The updates at d + j·t < s + maxAge, j < n: ⌈(s + maxAge − d)/t⌉
+		// of them, at most n (all, when s + maxAge passes MaxTime).
+		end := fixedpoint.SatAdd(units.Time(t.m.slots[i].val), t.maxAge)
+		k := n
+		if end != units.MaxTime {
+			if end <= d {
+				continue
+			}
+			x := end - d
+			k = min(n, uint64(x/period)+uint64(min(x%period, 1)))
 		}
+		total = fixedpoint.SatAdd(total, k)
 	}
-	return n
+	return int(min(total, math.MaxInt))
 }
 
 // Expire drops every flow last seen at or before now − MaxAge.

@@ -51,6 +51,24 @@ func roccCheckUpdate(p *pi.Params, before, after pi.Regs, br pi.Branch, qcur uin
 	return nil
 }
 
+// roccCheckUpdates checks n updates on one queue sample qcur, from the
+// registers before to those after, each with roccCheckUpdate; br is the
+// branch the CP reports, the last update's.
+func roccCheckUpdates(p *pi.Params, before, after pi.Regs, br pi.Branch, n uint64, qcur uint32) error {
+	r, last := before, br
+	for range n {
+		next, b := pi.Step(p, r, qcur)
+		if err := roccCheckUpdate(p, r, next, b, qcur); err != nil {
+			return err
+		}
+		r, last = next, b
+	}
+	if r != after || last != br {
+		return fmt.Errorf("registers %+v (%v) after %d updates on Qcur %d, pi.Step gives %+v (%v)", after, br, n, qcur, r, last)
+	}
+	return nil
+}
+
 // ---- gopter commands: the CP driven by ticks, enqueues and dequeues ----
 
 const (
@@ -58,18 +76,23 @@ const (
 	roccTestCapacity = 8  // table capacity: new flows beyond it overflow
 )
 
-// roccCPModel is the model state: time, the deadline, and a reference model
-// of the FIFO queue and the flow table (bytes per flow the table counts, in
-// the table or not): a packet is counted iff its flow is in the table or the
-// table has room when it arrives (RoCCQueueFlows).
+// roccCPModel is the model state: time, the deadline, the CP's queue view
+// (set by ticks), and a reference model of the FIFO queue and the flow
+// table (bytes per flow the table counts, in the table or not): a packet is
+// counted iff its flow is in the table or the table has room when it
+// arrives (RoCCQueueTable).
 type roccCPModel struct {
 	now, deadline units.Time
-	fifo          []roccModelPacket // shared between states: copied on write
-	bytes         [roccTestFlows]int64
-	in            [roccTestFlows]bool
-	n             int
-	total         int64
-	overflows     uint64
+	view          units.Bytes
+	// ran is the number of updates the last command ran (those due by its
+	// time, rule 4 of package cc).
+	ran       uint64
+	fifo      []roccModelPacket // shared between states: copied on write
+	bytes     [roccTestFlows]int64
+	in        [roccTestFlows]bool
+	n         int
+	total     int64
+	overflows uint64
 	// lastErr is whether the model expected the last command to fail.
 	lastErr bool
 }
@@ -81,7 +104,7 @@ type roccCPSys struct {
 
 type roccCPResult struct {
 	before, after pi.Regs
-	dec           roccDecision
+	updates       uint64 // the updates the command ran
 	err           error
 	state         RoCCState
 	flows         []cc.FlowID
@@ -98,25 +121,27 @@ type roccCPCmd struct {
 func (c roccCPCmd) String() string {
 	switch c.kind {
 	case 0:
-		return fmt.Sprintf("OnTimer(%v, %v)", c.at, c.qlen)
+		return fmt.Sprintf("Timer(%v) on queue %v", c.at, c.qlen)
 	case 1:
-		return fmt.Sprintf("OnEnqueue(%v, %d, %v)", c.at, c.flow, c.size)
+		return fmt.Sprintf("Enqueue(%v, %d, %v)", c.at, c.flow, c.size)
 	}
-	return fmt.Sprintf("OnDequeue(%v, %d, %v)", c.at, c.flow, c.size)
+	return fmt.Sprintf("Dequeue(%v, %d, %v)", c.at, c.flow, c.size)
 }
 
 func (c roccCPCmd) Run(s commands.SystemUnderTest) commands.Result {
 	sys := s.(*roccCPSys)
 	res := roccCPResult{before: sys.c.Regs()}
+	updates := sys.c.State().Updates
 	switch c.kind {
 	case 0:
-		res.dec, res.err = roccTick(sys.c, c.at, c.qlen)
+		_, res.err = roccTick(sys.c, c.at, c.qlen)
 	case 1:
 		res.err = roccEnqueue(sys.c, c.at, c.flow, c.size)
 	case 2:
 		res.err = roccDequeue(sys.c, c.at, c.flow, c.size)
 	}
 	res.after, res.state = sys.c.Regs(), sys.c.State()
+	res.updates = res.state.Updates - updates
 	res.flows = sys.c.AppendFlows(nil)
 	return res
 }
@@ -127,8 +152,6 @@ func (c roccCPCmd) expectErr(m roccCPModel) bool {
 		return true
 	}
 	switch c.kind {
-	case 0:
-		return c.at < m.deadline
 	case 2:
 		// A dequeue is the FIFO's head, or more than the queue holds.
 		return int64(c.size) > m.total
@@ -138,16 +161,22 @@ func (c roccCPCmd) expectErr(m roccCPModel) bool {
 
 func (c roccCPCmd) NextState(s commands.State) commands.State {
 	m := s.(roccCPModel)
+	m.ran = 0
 	m.lastErr = c.expectErr(m)
 	if m.lastErr {
 		return m
 	}
 	m.now = c.at
+	// Every event first runs the updates due by its time; a tick first
+	// makes its queue the CP's view.
+	if c.kind == 0 {
+		m.view = c.qlen
+	}
+	for m.deadline <= c.at {
+		m.deadline += roccTestPeriod
+		m.ran++
+	}
 	switch c.kind {
-	case 0:
-		for m.deadline <= c.at {
-			m.deadline += roccTestPeriod
-		}
 	case 1:
 		if c.size == 0 {
 			break
@@ -215,23 +244,17 @@ func roccCPPost(cfg RoCCConfig, p *pi.Params, c roccCPCmd, m roccCPModel, res ro
 	if res.state.Deadline != m.deadline {
 		return fmt.Errorf("deadline %v, model %v", res.state.Deadline, m.deadline)
 	}
-	if c.kind != 0 {
-		if res.after != res.before {
-			return fmt.Errorf("%v changed the registers", c)
-		}
-		return nil
+	// The updates due by the event's time, each pi.Step on the queue view
+	// (the tick's, or the previous one).
+	if res.updates != m.ran {
+		return fmt.Errorf("%v ran %d updates, model %d", c, res.updates, m.ran)
 	}
-	qcur := roccQUnits(cfg, c.qlen)
-	if err := roccCheckUpdate(p, res.before, res.after, res.dec.Branch, qcur); err != nil {
-		return err
+	qcur := roccQUnits(cfg, m.view)
+	if err := roccCheckUpdates(p, res.before, res.after, res.state.Branch, m.ran, qcur); err != nil {
+		return fmt.Errorf("%v: %w", c, err)
 	}
-	fmin, fmax := cfg.FMin/cfg.DeltaF, cfg.FMax/cfg.DeltaF
-	if res.dec.F != res.after.F>>p.FracBits() || units.Rate(res.dec.F) < fmin || units.Rate(res.dec.F) > fmax ||
-		res.dec.Rate != units.Rate(res.dec.F)*cfg.DeltaF {
-		return fmt.Errorf("decision %+v for F register %d", res.dec, res.after.F)
-	}
-	if res.dec.Send != (m.n > 0) || res.dec.Flows != m.n {
-		return fmt.Errorf("decision %+v with %d flows", res.dec, m.n)
+	if m.ran > 0 && res.state.QCur != qcur {
+		return fmt.Errorf("%v: Qcur %d, want %d", c, res.state.QCur, qcur)
 	}
 	return nil
 }
@@ -284,7 +307,7 @@ func roccCPCommands(t *testing.T, cfg RoCCConfig) *commands.ProtoCommands {
 				gen.Weighted([]gen.WeightedGen{
 					{Weight: 8, Gen: gen.Const(int64(0))},
 					{Weight: 2, Gen: gen.Int64Range(1, int64(3*roccTestPeriod))},
-					{Weight: 1, Gen: gen.Const(int64(-1))}, // early: rejected
+					{Weight: 1, Gen: gen.Const(int64(-1))}, // early: only records now, or before the last event: refused
 				}),
 				qlen,
 			).Map(func(v []any) commands.Command {
@@ -315,12 +338,12 @@ func roccCPCommands(t *testing.T, cfg RoCCConfig) *commands.ProtoCommands {
 }
 
 // TestRoCCCPModelProperties drives the CP with arbitrary sequences of
-// ticks (on time, late, early), enqueues and dequeues, and checks after
-// every update: F in [Fmin, Fmax]; the float model's branch and AUTO_TUNE
-// region; |F − F_model| within the stated bound; F does not rise while
-// Qcur ≥ Qref and Qcur ≥ Qold; the gains do not rise as F falls; the flow
-// table equals its model; deadlines on the Start + i·T grid. Algorithm 1 as
-// printed and with IdleGain.
+// ticks (on time, late, early; each sets the queue view), enqueues and
+// dequeues (any of which may find updates due), and checks after every
+// event: it ran the updates due by its time, each pi.Step on the registers
+// and the quantised queue view, with F in [Fmin, Fmax]; a refused event
+// changed nothing; the flow table equals its model; deadlines on the
+// Start + i·T grid. Algorithm 1 as printed and with IdleGain.
 func TestRoCCCPModelProperties(t *testing.T) {
 	for _, idle := range []bool{false, true} {
 		t.Run(fmt.Sprintf("IdleGain=%v", idle), func(t *testing.T) {
@@ -373,28 +396,30 @@ func roccFuzzCP(t *testing.T, data []byte, idle bool) {
 		data = data[4:]
 		v := int64(ev[1])<<8 | int64(ev[2])
 		now += units.Time(ev[0]>>2) * units.Microsecond
+		before, updates, view := c.Regs(), c.State().Updates, c.Queue()
+		var err error
 		switch ev[0] & 3 {
 		case 0, 3:
 			at := max(now, c.NextDeadline())
 			if ev[0]&3 == 3 {
-				at--
+				at-- // just before the deadline: no update, or before the last event: refused
 			}
-			before := c.Regs()
-			dec, err := roccTick(c, at, units.Bytes(v)*units.KB)
-			if err != nil {
-				if at >= c.NextDeadline() && at >= now {
-					t.Fatalf("OnTimer(%v): %v", at, err)
-				}
-				continue
-			}
-			now = at
-			if err := roccCheckUpdate(p, before, c.Regs(), dec.Branch, roccQUnits(cfg, units.Bytes(v)*units.KB)); err != nil {
-				t.Fatal(err)
+			if _, err = roccTick(c, at, units.Bytes(v)*units.KB); err == nil {
+				now, view = at, units.Bytes(v)*units.KB
+			} else if at >= now {
+				t.Fatalf("Timer(%v) after %v: %v", at, now, err)
 			}
 		case 1:
-			_ = roccEnqueue(c, now, uint32(ev[3]&7), units.Bytes(v))
+			err = roccEnqueue(c, now, uint32(ev[3]&7), units.Bytes(v))
 		case 2:
-			_ = roccDequeue(c, now, uint32(ev[3]&7), units.Bytes(v))
+			err = roccDequeue(c, now, uint32(ev[3]&7), units.Bytes(v))
+		}
+		n := c.State().Updates - updates
+		if err != nil && (n != 0 || c.Regs() != before) {
+			t.Fatalf("a refused event ran %d updates", n)
+		}
+		if err := roccCheckUpdates(p, before, c.Regs(), c.State().Branch, n, roccQUnits(cfg, view)); err != nil {
+			t.Fatal(err)
 		}
 		if n := c.State().Flows; n > cfg.FlowCapacity || n != len(c.AppendFlows(nil)) {
 			t.Fatalf("flows %d, capacity %d", n, cfg.FlowCapacity)

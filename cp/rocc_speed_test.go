@@ -106,6 +106,7 @@ func TestRoCCTimerMessagesEachFlow(t *testing.T) {
 		for _, table := range []RoCCFlowTableKind{RoCCQueueTable, RoCCAgedTable} {
 			cfg := RoCC40G()
 			cfg.Message, cfg.FlowTable, cfg.FlowMaxAge = msg, table, units.Second
+			cfg.Start = units.Microsecond
 			c, err := NewRoCC(cfg)
 			require.NoError(t, err)
 			rng := rand.New(rand.NewPCG(uint64(msg), uint64(table)))
@@ -113,8 +114,10 @@ func TestRoCCTimerMessagesEachFlow(t *testing.T) {
 			for round := range 20 {
 				now := c.NextDeadline()
 				for range rng.IntN(300) {
+					// Before the deadline: the packets are in the table at
+					// the update.
 					p := cc.Packet{Flow: cc.FlowID(rng.Uint32()), Size: 1500}
-					require.NoError(t, c.Enqueue(now, &p, cc.Queue{Len: units.Bytes(rng.IntN(400_000))}, nil))
+					require.NoError(t, c.Enqueue(now-units.Microsecond, &p, cc.Queue{Len: units.Bytes(rng.IntN(400_000))}, act))
 				}
 				act.Reset()
 				require.NoError(t, c.Timer(now, act))
@@ -134,7 +137,8 @@ func TestRoCCTimerMessagesEachFlow(t *testing.T) {
 	}
 }
 
-// TestRoCCTimerNoAllocs: the CP's update, alone (OnTimer) and through the
+// TestRoCCTimerNoAllocs: the CP's update, on a queue view set by the test
+// (roccTick) and on the view of its latest event, through the
 // contract with its messages (Timer), allocates nothing, with no flow, one
 // flow and a full table, for both tables.
 func TestRoCCTimerNoAllocs(t *testing.T) {
@@ -145,7 +149,7 @@ func TestRoCCTimerNoAllocs(t *testing.T) {
 			c, err := NewRoCC(cfg)
 			require.NoError(t, err)
 			for f := range cc.FlowID(n) {
-				require.NoError(t, c.Enqueue(0, &cc.Packet{Flow: f, Size: 1500}, cc.Queue{Len: 150 * units.KB}, nil))
+				require.NoError(t, c.Enqueue(0, &cc.Packet{Flow: f, Size: 1500}, cc.Queue{Len: 150 * units.KB}, roccScratch))
 			}
 			act := cc.NewActions(n)
 			i := 0
@@ -179,12 +183,12 @@ func BenchmarkRoCCContractTimerFlows(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			act := cc.NewActions(max(n, 1))
 			for f := range cc.FlowID(n) {
-				if err := c.Enqueue(0, &cc.Packet{Flow: f, Size: 1500}, cc.Queue{Len: 150 * units.KB}, nil); err != nil {
+				if err := c.Enqueue(0, &cc.Packet{Flow: f, Size: 1500}, cc.Queue{Len: 150 * units.KB}, act); err != nil {
 					b.Fatal(err)
 				}
 			}
-			act := cc.NewActions(max(n, 1))
 			b.ReportAllocs()
 			for b.Loop() {
 				act.Reset()

@@ -15,11 +15,30 @@ import (
 // roccScratch is where the tests' helpers let the CP append its messages.
 var roccScratch = cc.NewActions(1 << 16)
 
-// roccTick runs c's update due at now on the queue length qlen and returns
-// its decision: the typed path of Timer, which samples the CP's queue
-// view instead.
+// roccDecision is what the CP's latest update decided, read back from its
+// state.
+type roccDecision struct {
+	F      uint32     // the CNP's rate, whole ΔF
+	Rate   units.Rate // F·ΔF
+	Send   bool       // the table holds a flow: a message to each
+	Flows  int
+	Branch pi.Branch
+}
+
+// roccTick makes qlen the CP's queue view (as an Enqueue or Dequeue
+// reporting it would) and calls Timer at now, with room for the messages:
+// the updates due by now run on qlen. It returns the decision of the
+// latest update.
 func roccTick(c *RoCC, now units.Time, qlen units.Bytes) (roccDecision, error) {
-	return c.onTimer(now, qlen)
+	saved := c.qlen
+	c.qlen = qlen
+	roccScratch.Reset()
+	if err := c.Timer(now, roccScratch); err != nil {
+		c.qlen = saved
+		return roccDecision{}, err
+	}
+	st := c.State()
+	return roccDecision{F: c.p.RateUnits(st.F), Rate: c.Rate(), Send: st.Flows > 0, Flows: st.Flows, Branch: st.Branch}, nil
 }
 
 // roccEnqueue is Enqueue of a packet of size bytes of flow, the CP's queue
@@ -96,39 +115,73 @@ func TestRoCCConfigRejects(t *testing.T) {
 	}
 }
 
+// TestRoCCTimer: the update grid Start + i·T (Start = 10 µs, T = 40 µs),
+// early and late calls, and events that catch the timer up (rule 4 of
+// package cc): a late call runs every update it let pass, each at its own
+// deadline; a refused event runs none.
 func TestRoCCTimer(t *testing.T) {
+	us := units.Microsecond
 	cfg := RoCC40G()
-	cfg.Start = 10 * units.Microsecond
+	cfg.Start = 10 * us
 	c, err := NewRoCC(cfg)
 	require.NoError(t, err)
-	require.Equal(t, 10*units.Microsecond, c.NextDeadline())
-	_, err = roccTick(c, 9*units.Microsecond, 0)
-	require.ErrorIs(t, err, cc.ErrEvent)
-	require.ErrorContains(t, err, "cp.RoCC Timer: update at 9us is before 10us, its deadline")
-	_, err = roccTick(c, 10*units.Microsecond, -1)
-	require.ErrorIs(t, err, cc.ErrEvent)
-	require.ErrorContains(t, err, "queue length = -1B")
-	_, err = roccTick(c, 10*units.Microsecond, 0)
+	require.Equal(t, 10*us, c.NextDeadline())
+	// Before the deadline Timer only records now.
+	_, err = roccTick(c, 9*us, 0)
 	require.NoError(t, err)
-	require.Equal(t, 50*units.Microsecond, c.NextDeadline())
-	// 75 µs late: this call serves the 50 µs tick, the 90 µs tick is
-	// missed, the next is at 130 µs.
-	_, err = roccTick(c, 125*units.Microsecond, 0)
+	require.Zero(t, c.State().Updates)
+	require.Equal(t, 9*us, c.State().Last)
+	_, err = roccTick(c, 10*us, 0)
 	require.NoError(t, err)
-	require.Equal(t, 130*units.Microsecond, c.NextDeadline())
-	require.Equal(t, uint64(1), c.State().Missed)
-	require.Equal(t, uint8(2), c.State().Seq)
-	err = roccEnqueue(c, 124*units.Microsecond, 1, 100)
+	require.Equal(t, 50*us, c.NextDeadline())
+	require.Equal(t, uint64(1), c.State().Updates)
+	// 75 µs late: the updates at 50 and 90 µs both run; the next is at
+	// 130 µs.
+	_, err = roccTick(c, 125*us, 0)
+	require.NoError(t, err)
+	require.Equal(t, 130*us, c.NextDeadline())
+	require.Equal(t, uint64(3), c.State().Updates)
+	require.Equal(t, uint8(3), c.State().Seq)
+	err = roccEnqueue(c, 124*us, 1, 100)
 	var te *cc.TimeOrderError
 	require.ErrorAs(t, err, &te)
-	require.Equal(t, cc.TimeOrderError{Part: "cp.RoCC", Event: "Enqueue", Now: 124 * units.Microsecond, Last: 125 * units.Microsecond}, *te)
-	// A failed event changes nothing, not even the time of the last event.
+	require.Equal(t, cc.TimeOrderError{Part: "cp.RoCC", Event: "Enqueue", Now: 124 * us, Last: 125 * us}, *te)
+	// A refused event changes nothing, not even the time of the last
+	// event, and runs none of the updates due (at 130 and 170 µs).
 	before := c.State()
-	require.Error(t, roccEnqueue(c, 200*units.Microsecond, 1, -1))
+	require.Error(t, roccEnqueue(c, 200*us, 1, -1))
 	require.Equal(t, before, c.State())
-	require.NoError(t, roccEnqueue(c, 200*units.Microsecond, 1, 1500))
-	require.Error(t, roccDequeue(c, 300*units.Microsecond, 1, 1501)) // more than flow 1 has queued
-	require.Equal(t, 200*units.Microsecond, c.State().Last)
+	// An event it takes runs them first, then itself: flow 1 was not in
+	// the table at 130 and 170 µs, so they send nothing.
+	roccScratch.Reset()
+	p := cc.Packet{Flow: 1, Size: 1500}
+	require.NoError(t, c.Enqueue(200*us, &p, cc.Queue{Len: 1500}, roccScratch))
+	require.Zero(t, roccScratch.Len())
+	require.Equal(t, uint64(5), c.State().Updates)
+	require.Equal(t, 210*us, c.NextDeadline())
+	require.Equal(t, 1, c.State().Flows)
+	before = c.State()
+	require.Error(t, roccDequeue(c, 300*us, 1, 1501)) // more than flow 1 has queued
+	require.Equal(t, before, c.State(), "no update ran: 210, 250 and 290 µs are still due")
+	require.Equal(t, 200*us, c.State().Last)
+	// A legal dequeue at 300 µs runs them, each telling flow 1 (still
+	// queued at each), on the view of 1500 B: three messages.
+	roccScratch.Reset()
+	require.NoError(t, c.Dequeue(300*us, &p, cc.Queue{}, roccScratch))
+	require.Equal(t, 3, roccScratch.Len())
+	for i := range 3 {
+		a := roccScratch.At(i)
+		m, err := wire.DecodeRoCCFeedback(a.Feedback.Data[:])
+		require.NoError(t, err)
+		require.Equal(t, [2]uint16{uint16(6 + i), 2}, [2]uint16{uint16(m.Seq), m.QDepth}, "update %d: counter, Qcur = ⌊1500/600⌋", 6+i)
+	}
+	require.Equal(t, 330*us, c.NextDeadline())
+	require.Zero(t, c.State().Flows, "the packet left after the updates")
+	// nil actions are refused by every event, before the deadline too.
+	require.ErrorIs(t, c.Timer(301*us, nil), cc.ErrNoActions)
+	require.ErrorIs(t, c.Enqueue(301*us, &p, cc.Queue{}, nil), cc.ErrNoActions)
+	require.ErrorIs(t, c.Dequeue(301*us, &p, cc.Queue{}, nil), cc.ErrNoActions)
+	require.Equal(t, 300*us, c.State().Last)
 }
 
 func TestRoCCQueueTableThroughCP(t *testing.T) {
@@ -158,7 +211,7 @@ func TestRoCCQueueTableThroughCP(t *testing.T) {
 func TestRoCCAgedTableThroughCP(t *testing.T) {
 	cfg := RoCC40G()
 	cfg.FlowTable = RoCCAgedTable
-	cfg.FlowCapacity = int(cfg.FMax / cfg.FMin) // section III-D (2): Fmax/Fmin = 400
+	cfg.FlowCapacity = int(cfg.FMax / cfg.FMin) // §III-D (2): Fmax/Fmin = 400
 	c, err := NewRoCC(cfg)
 	require.NoError(t, err)
 	for i := range 401 { // one more than the bound: the least recently seen (flow 0) is evicted
@@ -167,8 +220,13 @@ func TestRoCCAgedTableThroughCP(t *testing.T) {
 	require.Equal(t, 400, c.State().Flows)
 	require.Equal(t, uint64(1), c.State().FlowOverflows)
 	require.NotContains(t, c.AppendFlows(nil), cc.FlowID(0))
-	// After FlowMaxAge (400 µs) without traffic, an update drops them all.
-	_, err = roccTick(c, cfg.FlowMaxAge+400, 0)
+	// An update drops a flow FlowMaxAge (400 µs) after it was last seen:
+	// the update at 400 µs keeps the flows seen after 0 (the last, seen at
+	// 400 ps, is 399.9996 µs old), the one at 440 µs drops them all.
+	_, err = roccTick(c, cfg.FlowMaxAge, 0)
+	require.NoError(t, err)
+	require.Equal(t, 400, c.State().Flows)
+	_, err = roccTick(c, cfg.FlowMaxAge+cfg.Period, 0)
 	require.NoError(t, err)
 	require.Equal(t, 0, c.State().Flows)
 }
@@ -240,8 +298,8 @@ func BenchmarkRoCCQueueFlows(b *testing.B) {
 
 // TestRoCCFluidFixedPoint closes the loop with a fluid queue: N sources
 // send at the CP's last fair rate into one link of capacity C (the 40 and
-// 100 Gb/s presets, N = 2, 10, 100 as in section VI-A), the queue
-// integrates (N·F − C)·T. Equation (1) of section III-D gives the fixed
+// 100 Gb/s presets, N = 2, 10, 100 as in §VI-A), the queue
+// integrates (N·F − C)·T. Equation (1) of §III-D gives the fixed
 // point F = C/N (no innocent flows), and the PI's integral term holds the
 // queue at Qref. After 15 ms, for the last 5 ms: F = C/N within 1 ΔF (C/N
 // is a whole number of ΔF for these N; the integer F can sit one unit off

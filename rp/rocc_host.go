@@ -17,7 +17,7 @@ const roccHostPart = "rp.RoCCHost"
 // fair rate with the parameters it looks up in a registry (pi.Params). The
 // paper's Tofino prototype works this way: the switch's P4 CNP carries the
 // port, qdepth and counter (Listing 1), and the DPDK client "intercept[s]
-// CNPs to compute fair rate" (section IV-B).
+// CNPs to compute fair rate" (§IV-B).
 //
 // One RoCCHost follows one CP. It holds the same registers as the switch
 // (pi.Regs) and calls the same pi.Step, so a host that sees every update
@@ -46,9 +46,12 @@ const roccHostPart = "rp.RoCCHost"
 // cc.ActionFeedback ToSource at cc.ControlPrio: a cc.FeedbackRate message
 // for the same flow, From = the CP's identity, with Data the type-1 rate
 // message (F, and the report's counter, port, switch and qdepth) that the
-// flow's rp.RoCC takes. Feedback of any other kind (ACK, NAK, a DCQCN CNP,
-// another scheme's message) is accepted and ignored. It does not pace or window anything itself (Limits
-// is cc.NoRate, cc.NoWindow), has no timer, and Sent only records now.
+// flow's rp.RoCC takes; so it refuses a nil *cc.Actions (rule 3 of package
+// cc). A message it does not use (an ACK, a NAK, a DCQCN CNP, another
+// scheme's message, or a RoCC rate message, type 1, which is the RP's) is
+// taken and counted in the register unused_feedback (rule 8). It does not
+// pace or window anything itself (Limits is cc.NoRate, cc.NoWindow), has
+// no timer, and Sent only records now.
 // Making the host computation its own part keeps one part to one role: the
 // RP stays Algorithm 2 alone, and a scenario without reports has no host
 // part at all.
@@ -60,8 +63,9 @@ type RoCCHost struct {
 	seq    uint8
 	primed bool
 	gaps   uint64
-	qtop   uint32 // the queue register's maximum, ΔQ units
-	fw, qw uint8  // widths of the F and queue registers
+	qtop   uint32    // the queue register's maximum, ΔQ units
+	fw, qw uint8     // widths of the F and queue registers
+	unused cc.Unused // messages the host computation does not use (rule 8)
 }
 
 var _ cc.ReactionPoint = (*RoCCHost)(nil)
@@ -173,12 +177,12 @@ func (h *RoCCHost) Feedback(now units.Time, f *cc.Feedback, act *cc.Actions) err
 	if f == nil {
 		return bad("nil feedback", nil)
 	}
-	switch f.Kind {
-	case cc.FeedbackRate:
-	default:
-		// A kind the host computation does not use: it changes nothing
-		// but the time.
-		h.clock.Advance(now)
+	if act == nil {
+		return cc.NoActions(roccHostPart, ev) // a report decides a rate message
+	}
+	if f.Kind != cc.FeedbackRate {
+		// A kind the host computation does not use (rule 8).
+		h.notUsed(now)
 		return nil
 	}
 	fb, err := wire.DecodeRoCCFeedback(f.Data[:])
@@ -187,6 +191,12 @@ func (h *RoCCHost) Feedback(now units.Time, f *cc.Feedback, act *cc.Actions) err
 	}
 	if fb.Flow != uint32(f.Flow) {
 		return bad("report for flow "+strconv.FormatUint(uint64(fb.Flow), 10)+" delivered as flow "+strconv.FormatUint(uint64(f.Flow), 10), nil)
+	}
+	if fb.Type != wire.RoCCReportFeedback {
+		// A rate message (type 1) is for the flow's RP, not for the host
+		// computation.
+		h.notUsed(now)
+		return nil
 	}
 	if r := h.checkReport(fb); r != "" {
 		return bad(r, nil)
@@ -202,6 +212,13 @@ func (h *RoCCHost) Feedback(now units.Time, f *cc.Feedback, act *cc.Actions) err
 	msg.Put(&out.Data)
 	act.Send(cc.ToSource, cc.ControlPrio, out)
 	return nil
+}
+
+// notUsed takes a message the host computation does not use at now: it is
+// counted (rule 8 of package cc) and nothing else changes but the time.
+func (h *RoCCHost) notUsed(now units.Time) {
+	h.clock.Advance(now)
+	h.unused.Count()
 }
 
 // Sent only records now: the host computes on reports alone.
@@ -223,8 +240,8 @@ func (h *RoCCHost) Timer(now units.Time, _ *cc.Actions) error {
 // AppendRegisters appends the host's registers to dst, in this order: now;
 // f (RateBits + RateFracBits wide) and qold (QueueBits), its copy of the
 // CP's registers; cp (48 bits, the CP it follows), seq (8, the counter of
-// the last report), primed (1, a report has arrived) and the 64-bit gaps
-// counter.
+// the last report), primed (1, a report has arrived), the 64-bit gaps
+// counter and unused_feedback (cc.UnusedRegister).
 func (h *RoCCHost) AppendRegisters(dst []cc.Register) []cc.Register {
 	return append(dst,
 		h.clock.Register(),
@@ -234,5 +251,6 @@ func (h *RoCCHost) AppendRegisters(dst []cc.Register) []cc.Register {
 		cc.Reg("seq", 8, uint64(h.seq)),
 		cc.BoolReg("primed", h.primed),
 		cc.Reg("gaps", 64, h.gaps),
+		h.unused.Register(),
 	)
 }

@@ -84,6 +84,7 @@ func TestRoCCHostFollowsTheSwitch(t *testing.T) {
 				out.Reset()
 				require.NoError(t, h.Feedback(now, &f, out), "update %d", i)
 				require.Equal(t, sw.regs, h.Regs(), "update %d", i)
+				require.Equal(t, units.MaxTime, h.NextDeadline(), "no timer: nothing to catch up (rule 4)")
 				require.Equal(t, 1, out.Len())
 				a := out.At(0)
 				m, err := wire.DecodeRoCCFeedback(a.Feedback.Data[:])
@@ -103,8 +104,10 @@ func TestRoCCHostFollowsTheSwitch(t *testing.T) {
 
 // TestRoCCHostContract: the host's Feedback is onReport plus the rate
 // message (same registers as a host driven by onReport), refuses what it
-// cannot take with the contract's errors, changing nothing, and ignores the
-// transport's ACKs.
+// cannot take with the contract's errors, changing nothing (nil actions
+// included, rule 3), and counts the messages it does not use (the
+// transport's, another scheme's, a rate message) in unused_feedback
+// (rule 8).
 func TestRoCCHostContract(t *testing.T) {
 	p, err := pi.NewParams(pi.RoCC40G())
 	require.NoError(t, err)
@@ -149,15 +152,23 @@ func TestRoCCHostContract(t *testing.T) {
 	// Refusals: each a typed error, and nothing changes.
 	good := roccMessage(sw.report(5, false))
 	before := con.AppendRegisters(nil)
-	// Kinds the host computation does not use change nothing but the time
-	// (the contract's open set of kinds).
-	for _, k := range []cc.FeedbackKind{cc.FeedbackCNP, cc.FeedbackAck, cc.FeedbackUser, 200} {
+	// Kinds the host computation does not use, and a rate message, change
+	// nothing but the time and the count (the contract's open set of
+	// kinds).
+	rate := sw.report(5, false)
+	rate.Type, rate.Rate = wire.RoCCRateFeedback, 100
+	rateMsg := roccMessage(rate)
+	for _, f := range []cc.Feedback{{Kind: cc.FeedbackCNP, Flow: 5}, {Kind: cc.FeedbackAck, Flow: 5}, {Kind: cc.FeedbackUser, Flow: 5}, {Kind: 200, Flow: 5}, rateMsg} {
 		probe, err := NewRoCCHostConfig(pi.RoCC40G())
 		require.NoError(t, err)
+		regs := probe.AppendRegisters(nil)
 		out.Reset()
-		require.NoError(t, probe.Feedback(now, &cc.Feedback{Kind: k, Flow: 5}, out), "%v", k)
+		require.NoError(t, probe.Feedback(now, &f, out), "%v", f.Kind)
 		require.Zero(t, out.Len())
-		require.ErrorIs(t, probe.Feedback(now-1, &cc.Feedback{Kind: k, Flow: 5}, out), cc.ErrTimeOrder, "time recorded")
+		after := probe.AppendRegisters(nil)
+		require.Equal(t, regs[1:len(regs)-1], after[1:len(after)-1], "%v", f.Kind)
+		require.Equal(t, cc.Reg(cc.UnusedRegister, 64, 1), after[len(after)-1], "%v", f.Kind)
+		require.ErrorIs(t, probe.Feedback(now-1, &f, out), cc.ErrTimeOrder, "time recorded")
 	}
 	var de *cc.DecodeError
 	for _, tc := range []struct {
@@ -168,12 +179,6 @@ func TestRoCCHostContract(t *testing.T) {
 	}{
 		{"nil", nil, out, cc.ErrEvent},
 		{"malformed", &cc.Feedback{Kind: cc.FeedbackRate}, out, cc.ErrDecode},
-		{"a rate, not a report", func() *cc.Feedback {
-			m := sw.report(5, false)
-			m.Type, m.Rate = wire.RoCCRateFeedback, 100
-			f := roccMessage(m)
-			return &f
-		}(), out, cc.ErrEvent},
 		{"another flow", func() *cc.Feedback { f := good; f.Flow = 6; return &f }(), out, cc.ErrEvent},
 		{"another CP", func() *cc.Feedback {
 			m := sw.report(5, false)
@@ -182,7 +187,8 @@ func TestRoCCHostContract(t *testing.T) {
 			return &f
 		}(), out, cc.ErrEvent},
 		{"no room", &good, cc.NewActions(0), cc.ErrActionsFull},
-		{"nil actions", &good, nil, cc.ErrActionsFull},
+		{"nil actions", &good, nil, cc.ErrNoActions},
+		{"nil actions, a message it does not use", &cc.Feedback{Kind: cc.FeedbackAck}, nil, cc.ErrNoActions},
 	} {
 		out.Reset()
 		err := con.Feedback(now, tc.f, tc.act)
@@ -202,8 +208,7 @@ func TestRoCCHostContract(t *testing.T) {
 	require.ErrorIs(t, con.Sent(now-1, nil, nil), cc.ErrTimeOrder)
 	require.ErrorIs(t, con.Timer(now-1, nil), cc.ErrTimeOrder)
 
-	// The transport's messages, Sent and Timer only record now.
-	require.NoError(t, con.Feedback(now+1, &cc.Feedback{Kind: cc.FeedbackAck}, nil))
+	// Sent and Timer only record now; they never decide and take nil.
 	require.NoError(t, con.Sent(now+2, &cc.Packet{}, nil))
 	require.NoError(t, con.Timer(now+3, nil))
 	after := con.AppendRegisters(nil)
@@ -234,8 +239,8 @@ func TestRoCCHostRegisters(t *testing.T) {
 		names = append(names, r.Name)
 		widths[r.Name] = r.Width
 	}
-	require.Equal(t, []string{"now", "f", "qold", "cp", "seq", "primed", "gaps"}, names)
-	require.Equal(t, map[string]uint8{"now": 64, "f": 24, "qold": 16, "cp": 48, "seq": 8, "primed": 1, "gaps": 64}, widths)
+	require.Equal(t, []string{"now", "f", "qold", "cp", "seq", "primed", "gaps", cc.UnusedRegister}, names)
+	require.Equal(t, map[string]uint8{"now": 64, "f": 24, "qold": 16, "cp": 48, "seq": 8, "primed": 1, "gaps": 64, cc.UnusedRegister: 64}, widths)
 }
 
 // TestRoCCHostNoAllocs: no contract event of the host allocates on

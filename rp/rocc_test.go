@@ -210,12 +210,12 @@ func TestRoCCRPPresets(t *testing.T) {
 	} {
 		_, err := NewRoCC(c)
 		require.NoError(t, err, name)
-		require.Equal(t, 10*units.Mbps, c.DeltaF, "%s: ΔF = 10 Mb/s (section VI)", name)
+		require.Equal(t, 10*units.Mbps, c.DeltaF, "%s: ΔF = 10 Mb/s (§VI)", name)
 		require.Equal(t, 55*units.Microsecond, c.RecoveryPeriod, "%s: authors' 55 µs", name)
 	}
 	require.Equal(t, 100*units.Gbps, RoCC100G().RMax)
 	require.Equal(t, 10*units.Gbps, RoCCDPDK10G().RMax)
-	require.Equal(t, 15*units.Microsecond, RoCC40G().ReactionDelay, "section VI: NIC reaction delay 15 µs")
+	require.Equal(t, 15*units.Microsecond, RoCC40G().ReactionDelay, "§VI: NIC reaction delay 15 µs")
 }
 
 // ReactionDelay reports the configured delay, which the caller applies
@@ -379,7 +379,7 @@ func TestRoCCRPModelProperties(t *testing.T) {
 }
 
 // TestRoCCRPPathMinimum states and checks the multi-bottleneck guarantee of
-// Algorithm 2 (section III-E, "Process CNP"): with the rates r_1..r_n of the
+// Algorithm 2 (§III-E, "Process CNP"): with the rates r_1..r_n of the
 // CPs on a path held constant and no timer expiry, once a CNP has been
 // accepted (or the RP starts unlimited, or with Rcur ≥ m = min r_i), Rcur
 // ≥ m, and the first CNP afterwards from a CP whose rate is m sets Rcur = m;

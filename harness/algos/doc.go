@@ -61,7 +61,9 @@
 // rate, rp.RoCC's rate) (the offered rate is the application's,
 // FlowInfo.Offered; 0 means the line rate). No window. A malformed CNP, or
 // one naming another flow, is refused by the part and listed in the
-// report's errors (Report.Errors). Receiver (NP): none; no ECN, no INT.
+// report's errors (Report.Errors); a report (type 2, for hostcp) is
+// counted in the part's unused_feedback register. Receiver (NP): none; no
+// ECN, no INT.
 //
 // # RoCC presets and the port-rate mapping
 //

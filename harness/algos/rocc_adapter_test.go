@@ -385,11 +385,6 @@ func TestRoCCRPBadFeedback(t *testing.T) {
 	}{
 		{"version 0", &cc.Feedback{Kind: cc.FeedbackRate, Flow: 7}, cc.ErrDecode},
 		{"rate 0", roccCNP(7, 0, 1, 1), cc.ErrEvent},
-		{"a report (section III-F), not a rate", func() *cc.Feedback {
-			fb := &cc.Feedback{Kind: cc.FeedbackRate, Flow: 7}
-			wire.RoCCFeedback{Type: wire.RoCCReportFeedback, Flow: 7}.Put(&fb.Data)
-			return fb
-		}(), cc.ErrEvent},
 		{"another flow's CNP", roccCNPTo(7, 8, 100, 1, 1), cc.ErrEvent},
 	} {
 		for _, delay := range []string{"0", "15us"} {
@@ -408,6 +403,24 @@ func TestRoCCRPBadFeedback(t *testing.T) {
 			st := r.part.State()
 			require.Zero(t, st.Accepted+st.Rejected, "%s, delay %s", tc.name, delay)
 		}
+	}
+}
+
+// TestRoCCRPReport: a report ([RoCC] §III-F), which is for the host
+// computation (hostcp), reaching the RP is taken and counted in its
+// unused_feedback register (rule 8 of package cc), not applied: the flow
+// keeps its rate.
+func TestRoCCRPReport(t *testing.T) {
+	us := units.Microsecond
+	fb := &cc.Feedback{Kind: cc.FeedbackRate, Flow: 7}
+	wire.RoCCFeedback{Type: wire.RoCCReportFeedback, Flow: 7, QDepth: 500}.Put(&fb.Data)
+	for _, delay := range []string{"0", "15us"} {
+		r := roccTestRP(t, roccTestFlow(), map[string]string{"reaction_delay": delay})
+		require.NoError(t, r.feedback(1*us+r.part.ReactionDelay(), fb), "delay %s", delay)
+		st := r.part.State()
+		require.Equal(t, uint64(1), st.Unused, "delay %s", delay)
+		require.Zero(t, st.Accepted+st.Rejected, "delay %s", delay)
+		require.Equal(t, 40*units.Gbps, r.rate(), "delay %s", delay)
 	}
 }
 
@@ -554,14 +567,20 @@ func TestRoCCRPNoAllocs(t *testing.T) {
 
 // FuzzRoCCRPFeedback feeds arbitrary 16-byte payloads to the RP rocc
 // deploys, each handed over after its reaction delay: it never panics,
-// changes nothing for what it cannot use, never sends above the line rate,
-// and sends at what it accepted.
+// refuses what it cannot take, changing nothing, counts a report (which it
+// does not use), never sends above the line rate, and sends at what it
+// accepted.
 func FuzzRoCCRPFeedback(f *testing.F) {
 	f.Add(roccCNP(7, 1000, 1, 2).Data[:], int64(0))    // a valid CNP for this flow
 	f.Add(roccCNP(8, 1000, 1, 2).Data[:], int64(5000)) // another flow's
 	f.Add(make([]byte, 16), int64(1))                  // version 0
-	f.Add(roccCNP(7, 0, 1, 2).Data[:], int64(0))       // rate 0
-	f.Add(roccCNP(7, 65535, 1, 2).Data[:], int64(0))   // the largest rate
+	f.Add(func() []byte {                              // a report
+		var b [16]byte
+		wire.RoCCFeedback{Type: wire.RoCCReportFeedback, Flow: 7}.Put(&b)
+		return b[:]
+	}(), int64(0))
+	f.Add(roccCNP(7, 0, 1, 2).Data[:], int64(0))     // rate 0
+	f.Add(roccCNP(7, 65535, 1, 2).Data[:], int64(0)) // the largest rate
 	f.Fuzz(func(t *testing.T, data []byte, delayNs int64) {
 		delay := units.Time(delayNs%1_000_000) * units.Nanosecond
 		if delay < 0 {
@@ -575,6 +594,12 @@ func FuzzRoCCRPFeedback(f *testing.F) {
 		require.LessOrEqual(t, r.rate(), 40*units.Gbps)
 		require.Positive(t, r.rate())
 		m, derr := wire.DecodeRoCCFeedback(fb.Data[:])
+		if derr == nil && m.Type == wire.RoCCReportFeedback && m.Flow == 7 {
+			require.NoError(t, err, "a report is taken and counted")
+			require.Equal(t, uint64(1), r.part.State().Unused)
+			require.Equal(t, 40*units.Gbps, r.rate())
+			return
+		}
 		if derr != nil || m.Type != wire.RoCCRateFeedback || m.Flow != 7 || m.Rate == 0 {
 			require.Error(t, err)
 			require.Zero(t, r.part.State().Accepted)
