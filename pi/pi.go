@@ -280,8 +280,10 @@ type Params struct {
 	// that saturates (2^64 − 1 if that overflows: no int64 reaches it);
 	// qrecip = ⌈2^64/ΔQ⌉ when a multiply by it is exact below qlim, else 0
 	// (ΔQ = 1, or ΔQ too large); qshift = log2 ΔQ when ΔQ is a power of
-	// two (qpow2).
+	// two (qpow2). qfast is qlim when qrecip ≠ 0, else 0: the bound below
+	// which QueueUnits multiplies.
 	qlim, qrecip uint64
+	qfast        uint64
 	qshift       uint
 	qpow2        bool
 	qref, qmid   uint32 // ΔQ units
@@ -461,6 +463,9 @@ func (p *Params) initQueueDivider(d uint64) {
 			p.qrecip = math.MaxUint64/d + 1
 		}
 	}
+	if p.qrecip != 0 {
+		p.qfast = p.qlim
+	}
 }
 
 // QueueUnits returns qlen in ΔQ units as Algorithm 1 reads it: ⌊qlen/ΔQ⌋,
@@ -473,9 +478,10 @@ func (p *Params) initQueueDivider(d uint64) {
 // exact, queueUnits. The multiply path is small enough to inline into the
 // caller's update.
 func (p *Params) QueueUnits(qlen units.Bytes) (q uint32, saturated bool) {
-	// A negative qlen is above 2^63 as a uint64, and qlim ≤ 2^63 whenever
-	// qrecip ≠ 0 ((qlim − 1)·ΔQ < 2^64 with ΔQ ≥ 2): it takes queueUnits.
-	if v := uint64(qlen); v < p.qlim && p.qrecip != 0 {
+	// A negative qlen is above 2^63 as a uint64, and qfast ≤ 2^63 (qlim,
+	// where qrecip ≠ 0: (qlim − 1)·ΔQ < 2^64 with ΔQ ≥ 2): it takes
+	// queueUnits.
+	if v := uint64(qlen); v < p.qfast {
 		hi, _ := bits.Mul64(v, p.qrecip)
 		return uint32(hi), false
 	}
