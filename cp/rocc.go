@@ -414,8 +414,10 @@ func (c *RoCC) catchUp(event string, now units.Time, act *cc.Actions) error {
 	if n == 0 {
 		return nil
 	}
-	if err := act.Reserve(roccCPPart, event, c.need(n)); err != nil {
-		return err
+	if need := c.need(n); need > 0 {
+		if err := act.Reserve(roccCPPart, event, need); err != nil {
+			return err
+		}
 	}
 	for ; n > 0; n-- {
 		before := c.regs
@@ -450,7 +452,7 @@ func (c *RoCC) catchUp(event string, now units.Time, act *cc.Actions) error {
 func (c *RoCC) update() (saturated bool) {
 	at := c.state.Deadline
 	c.state.Deadline = fixedpoint.SatAddNonNeg(at, c.cfg.Period)
-	// qcur = ⌊qlen/ΔQ⌋ saturated (QueueUnits inlines its multiply path).
+	// qcur = ⌊qlen/ΔQ⌋, saturated at the queue register's maximum.
 	qcur, sat := c.p.QueueUnits(c.qlen)
 	if sat {
 		c.state.Saturated++
@@ -486,7 +488,7 @@ func (c *RoCC) Timer(now units.Time, act *cc.Actions) error {
 	return nil
 }
 
-// sendAll appends the CP's message (Message) for every flow of the table,
+// sendAll appends the CP's message (CNP) for every flow of the table,
 // in slot order, to act, which has room. The messages of one update differ
 // only in their flow, so the message is encoded once and each flow writes
 // its identifier into it (the flow field, bytes 12–15); the table's valid
@@ -611,11 +613,11 @@ func (c *RoCC) refusal(event string, enqueue bool, flow uint32, size units.Bytes
 		}
 		return nil
 	}
-	why := 0
+	var why int
 	if enqueue {
-		why, _, _ = c.queue.enqueueCheck(flow, size)
+		why = c.queue.enqueueCheck(flow, size)
 	} else {
-		why, _, _ = c.queue.dequeueCheck(flow, size)
+		why = c.queue.dequeueCheck(flow, size)
 	}
 	if why == 0 {
 		return nil
@@ -635,10 +637,13 @@ func roccCheckPacket(event string, p *cc.Packet, q cc.Queue) error {
 	return nil
 }
 
-// packet is Enqueue (enqueue true) and Dequeue: the checks of time, packet
-// and actions, the updates due by now (each on the queue view it had
-// before this event, their messages appended to act), then the packet in
-// the flow table and q as the queue view.
+// packet is Enqueue (enqueue true) and Dequeue off their fast path: the
+// checks of time, packet and actions with their errors, the updates due
+// by now (each on the queue view it had before this event, their messages
+// appended to act), then the packet in the flow table and q as the queue
+// view.
+//
+//go:noinline
 func (c *RoCC) packet(event string, enqueue bool, now units.Time, p *cc.Packet, q cc.Queue, act *cc.Actions) error {
 	if err := c.clock.Check(roccCPPart, event, now); err != nil {
 		return err
@@ -680,7 +685,17 @@ func (c *RoCC) packet(event string, enqueue bool, now units.Time, p *cc.Packet, 
 // its queue. It first runs the updates due by now, appending their
 // messages; it decides nothing of its own.
 func (c *RoCC) Enqueue(now units.Time, p *cc.Packet, q cc.Queue, act *cc.Actions) error {
-	return c.packet("Enqueue", true, now, p, q, act)
+	const ev = "Enqueue"
+	// The fast path: in time, well formed, no update due.
+	if !c.clock.InOrder(now) || p == nil || q.Len < 0 || act == nil || now >= c.state.Deadline {
+		return c.packet(ev, true, now, p, q, act)
+	}
+	if err := c.enqueue(ev, now, uint32(p.Flow), p.Size); err != nil {
+		return err
+	}
+	c.qlen = q.Len
+	c.clock.Advance(now)
+	return nil
 }
 
 // Dequeue records p, the packet at the head of the queue, leaving it (the
@@ -688,7 +703,16 @@ func (c *RoCC) Enqueue(now units.Time, p *cc.Packet, q cc.Queue, act *cc.Actions
 // queue. It first runs the updates due by now, appending their messages;
 // it decides nothing of its own.
 func (c *RoCC) Dequeue(now units.Time, p *cc.Packet, q cc.Queue, act *cc.Actions) error {
-	return c.packet("Dequeue", false, now, p, q, act)
+	const ev = "Dequeue"
+	if !c.clock.InOrder(now) || p == nil || q.Len < 0 || act == nil || now >= c.state.Deadline {
+		return c.packet(ev, false, now, p, q, act)
+	}
+	if err := c.dequeue(ev, uint32(p.Flow), p.Size); err != nil {
+		return err
+	}
+	c.qlen = q.Len
+	c.clock.Advance(now)
+	return nil
 }
 
 // AppendRegisters appends the CP's registers to dst, in this order: now;

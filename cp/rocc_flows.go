@@ -306,25 +306,30 @@ func (t *roccQueueFlows) refuse(event string, why int, flow uint32, size units.B
 	return &cc.EventError{Part: roccCPPart, Event: event, Reason: r}
 }
 
+// enqueueWhy returns why the table refuses an enqueue of size > 0 bytes
+// for a flow it holds with count bytes (found) or does not hold (a
+// roccCounterFull or roccTooBig constant), or 0.
+func enqueueWhy(found bool, count int64, size units.Bytes) int {
+	switch {
+	case found && int64(size) > roccFlowBytesMax-count: // (count + size would overflow int64 for a huge size)
+		return roccCounterFull
+	case !found && size > roccFlowBytesMax:
+		return roccTooBig
+	}
+	return 0
+}
+
 // enqueueCheck returns why Enqueue would refuse an enqueue of size bytes
-// of flow (a roccNegative … constant, or 0), the flow's slot (or the empty
-// slot where it would go; for a size of 0, none) and whether the table
-// holds the flow. It changes nothing.
-func (t *roccQueueFlows) enqueueCheck(flow uint32, size units.Bytes) (why int, i uint32, found bool) {
+// of flow (a roccNegative … constant), or 0. It changes nothing.
+func (t *roccQueueFlows) enqueueCheck(flow uint32, size units.Bytes) int {
 	if size <= 0 {
 		if size < 0 {
-			return roccNegative, 0, false
+			return roccNegative
 		}
-		return 0, 0, false
+		return 0
 	}
-	i, found = t.m.find(flow)
-	switch {
-	case found && int64(size) > roccFlowBytesMax-t.m.slots[i].val: // (val + size would overflow int64 for a huge size)
-		return roccCounterFull, i, true
-	case !found && size > roccFlowBytesMax:
-		return roccTooBig, i, false
-	}
-	return 0, i, found
+	i, found := t.m.find(flow)
+	return enqueueWhy(found, t.m.slots[i].val, size) // an empty slot's count is 0
 }
 
 // Enqueue records a packet of size bytes of flow joining the tail of the
@@ -335,19 +340,27 @@ func (t *roccQueueFlows) enqueueCheck(flow uint32, size units.Bytes) (why int, i
 // changing nothing, for a negative size or a count that would pass
 // 2^32 − 1 bytes (enqueueCheck).
 func (t *roccQueueFlows) Enqueue(flow uint32, size units.Bytes) (full bool, err error) {
-	why, i, found := t.enqueueCheck(flow, size)
-	if why != 0 {
-		return false, t.refuse("Enqueue", why, flow, size)
-	}
-	if size == 0 {
+	if size <= 0 {
+		if size < 0 {
+			return false, t.refuse("Enqueue", roccNegative, flow, size)
+		}
 		return false, nil
+	}
+	i, found := t.m.find(flow)
+	if found {
+		s := &t.m.slots[i]
+		if why := enqueueWhy(true, s.val, size); why != 0 {
+			return false, t.refuse("Enqueue", why, flow, size)
+		}
+		s.val += int64(size)
+		t.enq = fixedpoint.WrapAdd(t.enq, uint64(size), roccPosBits)
+		return false, nil
+	}
+	if why := enqueueWhy(false, 0, size); why != 0 {
+		return false, t.refuse("Enqueue", why, flow, size)
 	}
 	at := t.enq
 	t.enq = fixedpoint.WrapAdd(t.enq, uint64(size), roccPosBits)
-	if found {
-		t.m.slots[i].val += int64(size)
-		return false, nil
-	}
 	if t.m.n >= t.m.cap {
 		t.untracked += uint64(size)
 		return true, nil
@@ -362,28 +375,32 @@ func (t *roccQueueFlows) Enqueue(flow uint32, size units.Bytes) (full bool, err 
 	return false, nil
 }
 
+// dequeueWhy returns why the table refuses a dequeue of size > 0 bytes of
+// a packet it counted (counted, for a flow with count bytes) or did not
+// count (untracked bytes of such packets queued): roccAboveCount or
+// roccAboveUntracked, or 0.
+func dequeueWhy(counted bool, count int64, untracked uint64, size units.Bytes) int {
+	switch {
+	case counted && int64(size) > count:
+		return roccAboveCount
+	case !counted && uint64(size) > untracked:
+		return roccAboveUntracked
+	}
+	return 0
+}
+
 // dequeueCheck returns why Dequeue would refuse a dequeue of size bytes of
-// flow at the head of the queue (a roccNegative … constant, or 0), the
-// flow's slot and whether the table counted the packet (see Overflow on
-// the type). It changes nothing.
-func (t *roccQueueFlows) dequeueCheck(flow uint32, size units.Bytes) (why int, i uint32, counted bool) {
+// flow at the head of the queue (a roccNegative … constant), or 0. It
+// changes nothing.
+func (t *roccQueueFlows) dequeueCheck(flow uint32, size units.Bytes) int {
 	if size <= 0 {
 		if size < 0 {
-			return roccNegative, 0, false
+			return roccNegative
 		}
-		return 0, 0, false
+		return 0
 	}
 	i, found := t.m.find(flow)
-	// The packet at the head was counted iff its flow is in the table and
-	// was not entered after it.
-	counted = found && !t.partialAt(i)
-	switch {
-	case counted && int64(size) > t.m.slots[i].val:
-		return roccAboveCount, i, true
-	case !counted && uint64(size) > t.untracked:
-		return roccAboveUntracked, i, false
-	}
-	return 0, i, counted
+	return dequeueWhy(found && !t.partialAt(i), t.m.slots[i].val, t.untracked, size)
 }
 
 // Dequeue records the packet at the head of the queue, size bytes of flow,
@@ -394,23 +411,32 @@ func (t *roccQueueFlows) dequeueCheck(flow uint32, size units.Bytes) (why int, i
 // table can prove was never queued (dequeueCheck): a negative size, or more
 // bytes than the flow's count or the uncounted bytes hold.
 func (t *roccQueueFlows) Dequeue(flow uint32, size units.Bytes) error {
-	why, i, counted := t.dequeueCheck(flow, size)
-	if why != 0 {
+	if size <= 0 {
+		if size < 0 {
+			return t.refuse("Dequeue", roccNegative, flow, size)
+		}
+		return nil
+	}
+	i, found := t.m.find(flow)
+	// The packet at the head was counted iff its flow is in the table and
+	// was not entered after it (see Overflow on the type).
+	if found && !t.partialAt(i) {
+		s := &t.m.slots[i]
+		if why := dequeueWhy(true, s.val, 0, size); why != 0 {
+			return t.refuse("Dequeue", why, flow, size)
+		}
+		t.deq = fixedpoint.WrapAdd(t.deq, uint64(size), roccPosBits)
+		s.partial = false // at or past its entry: every later packet is counted
+		if s.val -= int64(size); s.val == 0 {
+			t.m.remove(i)
+		}
+		return nil
+	}
+	if why := dequeueWhy(false, 0, t.untracked, size); why != 0 {
 		return t.refuse("Dequeue", why, flow, size)
 	}
-	if size == 0 {
-		return nil
-	}
 	t.deq = fixedpoint.WrapAdd(t.deq, uint64(size), roccPosBits)
-	if !counted {
-		t.untracked -= uint64(size)
-		return nil
-	}
-	s := &t.m.slots[i]
-	s.partial = false // at or past its entry: every later packet is counted
-	if s.val -= int64(size); s.val == 0 {
-		t.m.remove(i)
-	}
+	t.untracked -= uint64(size)
 	return nil
 }
 

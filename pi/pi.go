@@ -475,8 +475,7 @@ func (p *Params) initQueueDivider(d uint64) {
 // count and the high word of a multiply by ⌈2^64/ΔQ⌉, exact for every
 // unsaturated qlen (see initQueueDivider; a test checks it against the
 // quantiser), or, for ΔQ = 1 or a ΔQ where that multiply would not be
-// exact, queueUnits. The multiply path is small enough to inline into the
-// caller's update.
+// exact, queueUnits.
 func (p *Params) QueueUnits(qlen units.Bytes) (q uint32, saturated bool) {
 	// A negative qlen is above 2^63 as a uint64, and qfast ≤ 2^63 (qlim,
 	// where qrecip ≠ 0: (qlim − 1)·ΔQ < 2^64 with ΔQ ≥ 2): it takes

@@ -306,6 +306,9 @@ func (r *RoCC) advance(event string, now units.Time) (fired bool, err error) {
 	if err := r.clock.Accept(roccPart, event, now); err != nil {
 		return false, err
 	}
+	if now < r.state.Deadline { // nothing due (MaxTime while not limited): the usual case
+		return false, nil
+	}
 	return r.expire(now), nil
 }
 
@@ -335,7 +338,9 @@ func (r *RoCC) feedback(event string, now units.Time, rate uint32, cp uint64) (a
 		return false, &cc.EventError{Part: roccPart, Event: event, Reason: "CNP rate = 0 ΔF, want 1..4294967295 ΔF"}
 	}
 	r.clock.Advance(now)
-	r.expire(now)
+	if now >= r.state.Deadline {
+		r.expire(now)
+	}
 	// 2: Rrcvd ← GETRATE(cnp) × ΔF: kept in ΔF units, the scale of Rcur.
 	// 3: CPrcvd ← GETCP(cnp).
 	// 4: if Rrcvd ≤ Rcur OR CPrcvd = CPcur then (no limiter: Rcur = +∞).
@@ -402,8 +407,13 @@ func (r *RoCC) notUsed(now units.Time) {
 // as every event does; Algorithm 2 does not look at the packets a flow
 // sends.
 func (r *RoCC) Sent(now units.Time, _ *cc.Packet, _ *cc.Actions) error {
-	_, err := r.advance("Sent", now)
-	return err
+	if err := r.clock.Accept(roccPart, "Sent", now); err != nil {
+		return err
+	}
+	if now >= r.state.Deadline { // MaxTime while not limited
+		r.expire(now)
+	}
+	return nil
 }
 
 // Timer runs every recovery-timer expiry due at or before now (Algorithm 2,
