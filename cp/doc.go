@@ -18,15 +18,24 @@
 //	         §"Mercury design", Algorithms 1 and 2, reconstructed in
 //	         docs/derivations.md); a switch point                mercury.go
 //
-// Every type here (RoCC, HPCC, DCQCN and DCTCP (and RoCCHost, the host-side computation of section III-F, which plays cc.ReactionPoint)) keeps the contract of package cc: it
+// # Algorithms
+//
+//	RoCC    [RoCC] §III-B (Algorithm 1, the fair rate of one egress queue,
+//	        whose arithmetic is package pi's), §III-C (its CNP,
+//	        wire.RoCCFeedback), §III-D (the flow table), §III-F (the
+//	        report for a host that computes the rate, rp.RoCCHost):
+//	        RoCC, RoCCConfig and its presets RoCC40G, RoCC100G,
+//	        RoCCDPDK10G, RoCCTofino40G (§VI), RoCCFlowTableKind,
+//	        RoCCMessage, RoCCState.                 rocc.go, rocc_flows.go
+//
+// Every type here (RoCC, HPCC, DCQCN and DCTCP) keeps the contract of package cc: it
 // implements cc.CongestionPoint (checked at compile time), refuses time going
 // backwards with a *cc.TimeOrderError, returns only cc's error types, and
 // appends every register it carries to a caller's slice (AppendRegisters).
-// Its typed methods (OnEnqueue, OnAck, OnCNP, ... with the algorithm's own
-// arguments) stay for firmware modellers who want them; the typed and the
-// contract methods share one code path. Package algos registers each with
-// its presets and a description of every parameter, so that cc.New builds
-// it from strings.
+// Its events are the contract's methods (RoCC's); typed read-only accessors
+// report its registers in the units of its snapshot. Package algos
+// registers each with its presets and a description of every parameter, so
+// that cc.New builds it from strings.
 //
 // Every type has the same shape: a Config with units, widths
 // and sources on every field; presets returning one; New(cfg) validating

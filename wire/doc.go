@@ -7,7 +7,10 @@
 //
 // RoCEv2: the Base Transport Header (IBA Vol. 1 section 9.2) and the
 // Congestion Notification Packet (IBA annex A17, RoCEv2), and the Ethernet
-// framing around them.
+// framing around them. RoCC: the 16-byte payload of its CNP ([RoCC]
+// §III-C), the fair rate a switch sends (cp.RoCC) or the queue report a
+// host computes the rate from (§III-F, rp.RoCCHost), which the sender's
+// parts read.
 //
 // Sources: InfiniBand Trade Association, "InfiniBand Architecture
 // Specification Volume 1", section 9.2 ("Base Transport Header"), the
@@ -33,6 +36,10 @@
 //	               CNP's reserved bytes, in a given byte order, for
 //	               schemes that carry a value there (Mercury's
 //	               window).                                       roce_cnp.go
+//	RoCCFeedback   RoCC's CNP payload: version, type (rate or report),
+//	               counter, port, switch, rate, qdepth, flow (§III-C,
+//	               Listing 1): Validate, Append, Put, PutRoCCFlow,
+//	               DecodeRoCCFeedback, CP.                        rocc.go
 //	constants      BTHBytes 12, CNPBytes 32, CNPReservedOffset 12,
 //	               CNPICRCOffset 28, OpCodeCNP 0x81, MaxQPN = MaxPSN =
 //	               2^24 − 1, MaxPadCnt 3, MaxTVer 15.      roce_bth.go, roce_cnp.go

@@ -51,13 +51,13 @@ func run(w io.Writer) error {
 		}
 	}
 	for i, q := range []units.Bytes{300 * units.KB, 240 * units.KB, 180 * units.KB, 150 * units.KB} {
-		now := sw.NextDeadline() // every T = 40 µs
-		if i > 0 {               // the queue drained to q; one of flow 7's packets left
-			if err := sw.Dequeue(now, &pkt, cc.Queue{Len: q, Rate: 40 * units.Gbps}, act); err != nil {
+		now := sw.NextDeadline() // every T = 40 µs, from 40 µs (the update at 0 ran at the first Enqueue)
+		act.Reset()
+		if i > 0 { // the queue drained to q just before; one of flow 7's packets left
+			if err := sw.Dequeue(now-units.Microsecond, &pkt, cc.Queue{Len: q, Rate: 40 * units.Gbps}, act); err != nil {
 				return err
 			}
 		}
-		act.Reset()
 		if err := sw.Timer(now, act); err != nil { // Algorithm 1; a CNP per flow queued
 			return err
 		}

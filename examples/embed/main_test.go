@@ -42,10 +42,10 @@ func Example_run() {
 		panic(err)
 	}
 	// Output:
-	// rocc  t=0s    queue=300KB  sender rate=20Gbps
-	// rocc  t=40us  queue=240KB  sender rate=21.05Gbps
-	// rocc  t=80us  queue=180KB  sender rate=22.4Gbps
-	// rocc  t=120us queue=150KB  sender rate=23.15Gbps
+	// rocc  t=40us  queue=300KB  sender rate=20Gbps
+	// rocc  t=80us  queue=240KB  sender rate=21.05Gbps
+	// rocc  t=120us queue=180KB  sender rate=22.4Gbps
+	// rocc  t=160us queue=150KB  sender rate=23.15Gbps
 	// hpcc  ack 1: hop qLen=1250 txBytes=0  window=162.5KB rate=100Gbps
 	// hpcc  ack 2: hop qLen=1250 txBytes=1269  window=95.659KB rate=58.867076923Gbps
 	// dcqcn marked=true cnps=1 sender rate 100Gbps -> 50.049Gbps

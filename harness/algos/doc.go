@@ -44,7 +44,7 @@
 // when the CP samples its queue (the data queue's wire bytes at its latest
 // enqueue or dequeue, not counting the frame on the wire) and, if the table
 // is not empty, asks for the CNP of section III-C to every flow in it: a
-// cc.FeedbackRate message whose 16 bytes are the RoCCFeedback codec's,
+// cc.FeedbackRate message whose 16 bytes are wire.RoCCFeedback's,
 // which the harness sends at control priority, served before data at every
 // port (section III-C: "prioritize congestion notification packets"). The
 // CNP names its CP as switch = the switch's NodeID and port = the egress
@@ -61,7 +61,9 @@
 // rate, rp.RoCC's rate) (the offered rate is the application's,
 // FlowInfo.Offered; 0 means the line rate). No window. A malformed CNP, or
 // one naming another flow, is refused by the part and listed in the
-// report's errors (Report.Errors). Receiver (NP): none; no ECN, no INT.
+// report's errors (Report.Errors); a report (type 2, for hostcp) is
+// counted in the part's unused_feedback register. Receiver (NP): none; no
+// ECN, no INT.
 //
 // # RoCC presets and the port-rate mapping
 //
@@ -118,7 +120,7 @@
 //	flow_max_age    0: 10·T (used by flow_table=aged only)
 //	idle_gain       off (Algorithm 1 as printed); on: every CP takes the
 //	                top AUTO_TUNE region's gains while its queue is
-//	                nearly empty (cp.RoCCConfig.IdleGain, a rule of the
+//	                nearly empty (pi.Config.IdleGain, a rule of the
 //	                authors' DPDK controller), so that F climbs back from
 //	                Fmin to C/2 in 27 updates instead of 155 (40 Gb/s); with
 //	                it the paper's ~2 ms convergence reproduces

@@ -14,6 +14,7 @@ import (
 	"github.com/hwcc/hwcc/harness"
 	"github.com/hwcc/hwcc/rp"
 	"github.com/hwcc/hwcc/units"
+	"github.com/hwcc/hwcc/wire"
 )
 
 // Unit tests of rocc as a run deploys it (the registry's rocc parts in
@@ -56,7 +57,7 @@ func roccCPPart(t testing.TB, q testPort, params map[string]string) *cp.RoCC {
 // r (port 5 of switch node 3) with params.
 func roccCPCfg(t testing.TB, r units.Rate, params map[string]string) cp.RoCCConfig {
 	t.Helper()
-	return roccCPPart(t, testPort{Node: 3, Port: 5, Rate: r}, params).Params().Config()
+	return roccCPPart(t, testPort{Node: 3, Port: 5, Rate: r}, params).Config()
 }
 
 // The scenario's parameters are the registry's settings (hwcc algos rocc),
@@ -268,7 +269,7 @@ func (r roccRP) rate() units.Rate { return sendRate(r.part.Limits(), r.line) }
 // roccCNPTo encodes a rate CNP for flow from CP (sw, port), delivered to
 // the NIC of flow to, as the cp sends it.
 func roccCNPTo(to, flow uint32, rate uint16, sw uint32, port uint16) *cc.Feedback {
-	m := cp.RoCCFeedback{Type: cp.RoCCRateFeedback, Rate: rate, Switch: sw, Port: port, Flow: flow}
+	m := wire.RoCCFeedback{Type: wire.RoCCRateFeedback, Rate: rate, Switch: sw, Port: port, Flow: flow}
 	fb := &cc.Feedback{Kind: cc.FeedbackRate, Flow: cc.FlowID(to), From: m.CP()}
 	m.Put(&fb.Data)
 	return fb
@@ -384,11 +385,6 @@ func TestRoCCRPBadFeedback(t *testing.T) {
 	}{
 		{"version 0", &cc.Feedback{Kind: cc.FeedbackRate, Flow: 7}, cc.ErrDecode},
 		{"rate 0", roccCNP(7, 0, 1, 1), cc.ErrEvent},
-		{"a report (section III-F), not a rate", func() *cc.Feedback {
-			fb := &cc.Feedback{Kind: cc.FeedbackRate, Flow: 7}
-			cp.RoCCFeedback{Type: cp.RoCCReportFeedback, Flow: 7}.Put(&fb.Data)
-			return fb
-		}(), cc.ErrEvent},
 		{"another flow's CNP", roccCNPTo(7, 8, 100, 1, 1), cc.ErrEvent},
 	} {
 		for _, delay := range []string{"0", "15us"} {
@@ -407,6 +403,24 @@ func TestRoCCRPBadFeedback(t *testing.T) {
 			st := r.part.State()
 			require.Zero(t, st.Accepted+st.Rejected, "%s, delay %s", tc.name, delay)
 		}
+	}
+}
+
+// TestRoCCRPReport: a report ([RoCC] §III-F), which is for the host
+// computation (hostcp), reaching the RP is taken and counted in its
+// unused_feedback register (rule 8 of package cc), not applied: the flow
+// keeps its rate.
+func TestRoCCRPReport(t *testing.T) {
+	us := units.Microsecond
+	fb := &cc.Feedback{Kind: cc.FeedbackRate, Flow: 7}
+	wire.RoCCFeedback{Type: wire.RoCCReportFeedback, Flow: 7, QDepth: 500}.Put(&fb.Data)
+	for _, delay := range []string{"0", "15us"} {
+		r := roccTestRP(t, roccTestFlow(), map[string]string{"reaction_delay": delay})
+		require.NoError(t, r.feedback(1*us+r.part.ReactionDelay(), fb), "delay %s", delay)
+		st := r.part.State()
+		require.Equal(t, uint64(1), st.Unused, "delay %s", delay)
+		require.Zero(t, st.Accepted+st.Rejected, "delay %s", delay)
+		require.Equal(t, 40*units.Gbps, r.rate(), "delay %s", delay)
 	}
 }
 
@@ -451,7 +465,8 @@ func (l *roccDelayLine) advance(now units.Time) error {
 
 // TestRoCCRPDelayProperty: the RP rocc deploys, driven through the
 // contract with each CNP handed over d after it arrives (roccDelayLine),
-// is rp.RoCC's typed path fed the same CNPs d later. For random CNP
+// is an rp.RoCC built from the package's preset and fed the same CNPs d
+// later, its timer run at each step. For random CNP
 // streams (times, rates, CPs) both report the same rate at every event,
 // and every CNP reaches Algorithm 2.
 func TestRoCCRPDelayProperty(t *testing.T) {
@@ -473,9 +488,8 @@ func TestRoCCRPDelayProperty(t *testing.T) {
 				return err.Error()
 			}
 			type ev struct {
-				at   units.Time
-				rate uint32
-				cp   uint64
+				at units.Time
+				fb *cc.Feedback
 			}
 			var refQ []ev
 			// step advances both to time now: the contract side through its
@@ -486,12 +500,12 @@ func TestRoCCRPDelayProperty(t *testing.T) {
 					return err.Error()
 				}
 				for len(refQ) > 0 && refQ[0].at <= now {
-					if _, err := ref.OnFeedback(refQ[0].at, refQ[0].rate, refQ[0].cp); err != nil {
+					if err := ref.Feedback(refQ[0].at, refQ[0].fb, nil); err != nil {
 						return err.Error()
 					}
 					refQ = refQ[1:]
 				}
-				if _, err := ref.OnTimer(now); err != nil {
+				if err := ref.Timer(now, nil); err != nil {
 					return err.Error()
 				}
 				if line.r.rate() != ref.Rate() {
@@ -509,7 +523,7 @@ func TestRoCCRPDelayProperty(t *testing.T) {
 				rate := rates[i%len(rates)]
 				cpID := uint16(cps[i%len(cps)] % 3)
 				line.arrive(now, roccCNP(7, rate, 1, cpID))
-				refQ = append(refQ, ev{now + delay, uint32(rate), 1<<16 | uint64(cpID)})
+				refQ = append(refQ, ev{now + delay, roccCNP(7, rate, 1, cpID)})
 				n++
 			}
 			if msg := step(now + 10*units.Millisecond); msg != "" {
@@ -553,14 +567,20 @@ func TestRoCCRPNoAllocs(t *testing.T) {
 
 // FuzzRoCCRPFeedback feeds arbitrary 16-byte payloads to the RP rocc
 // deploys, each handed over after its reaction delay: it never panics,
-// changes nothing for what it cannot use, never sends above the line rate,
-// and sends at what it accepted.
+// refuses what it cannot take, changing nothing, counts a report (which it
+// does not use), never sends above the line rate, and sends at what it
+// accepted.
 func FuzzRoCCRPFeedback(f *testing.F) {
 	f.Add(roccCNP(7, 1000, 1, 2).Data[:], int64(0))    // a valid CNP for this flow
 	f.Add(roccCNP(8, 1000, 1, 2).Data[:], int64(5000)) // another flow's
 	f.Add(make([]byte, 16), int64(1))                  // version 0
-	f.Add(roccCNP(7, 0, 1, 2).Data[:], int64(0))       // rate 0
-	f.Add(roccCNP(7, 65535, 1, 2).Data[:], int64(0))   // the largest rate
+	f.Add(func() []byte {                              // a report
+		var b [16]byte
+		wire.RoCCFeedback{Type: wire.RoCCReportFeedback, Flow: 7}.Put(&b)
+		return b[:]
+	}(), int64(0))
+	f.Add(roccCNP(7, 0, 1, 2).Data[:], int64(0))     // rate 0
+	f.Add(roccCNP(7, 65535, 1, 2).Data[:], int64(0)) // the largest rate
 	f.Fuzz(func(t *testing.T, data []byte, delayNs int64) {
 		delay := units.Time(delayNs%1_000_000) * units.Nanosecond
 		if delay < 0 {
@@ -573,8 +593,14 @@ func FuzzRoCCRPFeedback(f *testing.F) {
 		require.NoError(t, r.timer(1000+delay))
 		require.LessOrEqual(t, r.rate(), 40*units.Gbps)
 		require.Positive(t, r.rate())
-		m, derr := cp.DecodeRoCCFeedback(fb.Data[:])
-		if derr != nil || m.Type != cp.RoCCRateFeedback || m.Flow != 7 || m.Rate == 0 {
+		m, derr := wire.DecodeRoCCFeedback(fb.Data[:])
+		if derr == nil && m.Type == wire.RoCCReportFeedback && m.Flow == 7 {
+			require.NoError(t, err, "a report is taken and counted")
+			require.Equal(t, uint64(1), r.part.State().Unused)
+			require.Equal(t, 40*units.Gbps, r.rate())
+			return
+		}
+		if derr != nil || m.Type != wire.RoCCRateFeedback || m.Flow != 7 || m.Rate == 0 {
 			require.Error(t, err)
 			require.Zero(t, r.part.State().Accepted)
 			require.Equal(t, 40*units.Gbps, r.rate())
@@ -668,7 +694,7 @@ type roccDelayRP struct {
 
 func (r *roccDelayRP) Feedback(now units.Time, f *cc.Feedback, act *cc.Actions) error {
 	err := r.ReactionPoint.Feedback(now, f, act)
-	switch m, derr := cp.DecodeRoCCFeedback(f.Data[:]); {
+	switch m, derr := wire.DecodeRoCCFeedback(f.Data[:]); {
 	case f.Kind == cc.FeedbackAck:
 		r.acks = append(r.acks, now)
 	case f.Kind == cc.FeedbackRate && derr == nil && f.From == uint64(roccInjectSwitch)<<16|roccInjectPort:

@@ -7,6 +7,7 @@ import (
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/cp"
 	"github.com/hwcc/hwcc/harness"
+	"github.com/hwcc/hwcc/pi"
 	"github.com/hwcc/hwcc/rp"
 	"github.com/hwcc/hwcc/units"
 )
@@ -18,9 +19,9 @@ import (
 // roccTracePoint is one update of a traced CP.
 type roccTracePoint struct {
 	at units.Time
-	f  uint32        // fair rate, ΔF units (the CNP's field)
-	q  units.Bytes   // queue sampled
-	br cp.RoCCBranch // branch of Algorithm 1 taken
+	f  uint32      // fair rate, ΔF units (the CNP's field)
+	q  units.Bytes // queue sampled
+	br pi.Branch   // branch of Algorithm 1 taken
 }
 
 // roccPortInfo is where a traced CP runs: its switch (node ID and name),
@@ -61,7 +62,7 @@ func (c *roccTracedCP) Timer(now units.Time, act *cc.Actions) error {
 	before := c.c.State().Updates
 	err := c.CongestionPoint.Timer(now, act)
 	if st := c.c.State(); st.Updates != before {
-		c.trace = append(c.trace, roccTracePoint{at: now, f: c.c.F(), q: c.qlen, br: st.Branch})
+		c.trace = append(c.trace, roccTracePoint{at: now, f: c.c.Params().RateUnits(c.c.F()), q: c.qlen, br: st.Branch})
 		c.handed += uint64(st.Flows)
 		c.last = uint64(st.Flows)
 	}

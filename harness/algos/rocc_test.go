@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/hwcc/hwcc/cp"
 	"github.com/hwcc/hwcc/harness"
+	"github.com/hwcc/hwcc/pi"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -216,7 +216,7 @@ func roccRun(t *testing.T, name string, sets ...string) (*harness.Result, *roccP
 // all values of N", "faster with larger N", "the egress queue at the switch
 // is stable at its reference value regardless of N", and each flow gets its
 // fair share C/N. Every case runs twice: Algorithm 1 as printed (the
-// default) and with param.idle_gain=on (cp.RoCCConfig.IdleGain, the
+// default) and with param.idle_gain=on (pi.Config.IdleGain, the
 // idle-queue gain of the authors' earlier controller).
 //
 // What reproduces with both: F converges to C/N (2000, 400, 40 ΔF at
@@ -300,13 +300,13 @@ func TestRoCCFairnessFig8(t *testing.T) {
 				// the rule is on.
 				first := -1
 				for i, tp := range cpt.trace {
-					if tp.br == cp.RoCCMDMin {
+					if tp.br == pi.MDMin {
 						first = i
 						break
 					}
-					require.Contains(t, []cp.RoCCBranch{cp.RoCCPI, cp.RoCCPIIdle}, tp.br, "update at %v before the first md-min", tp.at)
+					require.Contains(t, []pi.Branch{pi.PI, pi.PIIdle}, tp.br, "update at %v before the first md-min", tp.at)
 					if !idle {
-						require.Equal(t, cp.RoCCPI, tp.br, "no idle branch without the option")
+						require.Equal(t, pi.PI, tp.br, "no idle branch without the option")
 					}
 				}
 				require.GreaterOrEqual(t, first, 0, "line 3 never fired")
@@ -322,7 +322,7 @@ func TestRoCCFairnessFig8(t *testing.T) {
 				// without it).
 				idleAfter := 0
 				for _, tp := range cpt.trace[first:] {
-					if tp.br == cp.RoCCPIIdle {
+					if tp.br == pi.PIIdle {
 						idleAfter++
 					}
 				}
@@ -421,7 +421,7 @@ func TestRoCCFairnessFig8(t *testing.T) {
 						inWindow++
 						require.Positive(t, tp.q, "queue empty at %v", tp.at)
 						require.Less(t, tp.q, tc.qmax, "queue at %v", tp.at)
-						require.Equal(t, cp.RoCCPI, tp.br, "update at %v", tp.at)
+						require.Equal(t, pi.PI, tp.br, "update at %v", tp.at)
 					}
 				}
 				// One update every T over the window [8 ms, 12 ms): 100.
@@ -488,7 +488,7 @@ func roccConvergenceFig9(t *testing.T, idle bool) {
 	// the queue empties).
 	idleUpdates := 0
 	for _, tp := range cpt.trace {
-		if tp.br == cp.RoCCPIIdle {
+		if tp.br == pi.PIIdle {
 			idleUpdates++
 		}
 	}
@@ -560,7 +560,7 @@ func roccConvergenceFig9(t *testing.T, idle bool) {
 			before = fmax / float64(old)
 		}
 		if before > fmax/8 {
-			require.Equal(t, cp.RoCCMDMin, tr[first].br, "step %d: F > Fmax/8 before the burst, so line 3", k)
+			require.Equal(t, pi.MDMin, tr[first].br, "step %d: F > Fmax/8 before the burst, so line 3", k)
 		}
 		prev := 0.0
 		if k > 0 {
@@ -626,7 +626,7 @@ func TestRoCCMultiBottleneckFig12a(t *testing.T) {
 	s1 := pr.cp("S1", "B0")
 	require.NotNil(t, s1)
 	st := pr.rps[0].r.State()
-	require.Equal(t, roccCPID(s1), uint64(s1.c.Params().Config().Switch)<<16|uint64(s1.c.Params().Config().Port))
+	require.Equal(t, roccCPID(s1), uint64(s1.c.Config().Switch)<<16|uint64(s1.c.Config().Port))
 	require.Equal(t, "A0", pr.rps[0].info.SrcName)
 	require.Equal(t, roccCPID(s1), st.CPCur)
 	require.Positive(t, st.Rejected, "D0 never rejected S0's fair rate")

@@ -1,4 +1,4 @@
-package cp
+package wire
 
 import (
 	"encoding/binary"
@@ -18,11 +18,11 @@ const RoCCFeedbackVersion = 1
 type RoCCFeedbackType uint8
 
 const (
-	// RoCCRateFeedback carries the fair rate F the CP computed (section
-	// III-B); the RP applies it (Algorithm 2).
+	// RoCCRateFeedback carries the fair rate F the CP computed ([RoCC]
+	// §III-B); the RP applies it (Algorithm 2, rp.RoCC).
 	RoCCRateFeedback RoCCFeedbackType = 1
 	// RoCCReportFeedback carries Qcur (and F when the CP has it) for a host
-	// that computes the rate itself (section III-F, RoCCHost).
+	// that computes the rate itself ([RoCC] §III-F, rp.RoCCHost).
 	RoCCReportFeedback RoCCFeedbackType = 2
 )
 
@@ -45,12 +45,13 @@ const roccFbWhat = "RoCC feedback"
 // RoCCFeedback is one RoCC CNP, RoCC's feedback message ([RoCC]
 // §III-C): "the fair rate value (in multiples of ΔF)" and what the RP
 // needs to find the flow's rate limiter, carried in ICMP (the DPDK
-// prototype used the reserved ICMP type 253, section VI-B). The paper's P4
-// header (section IV-B, Listing 1) has port (16 bits), qdepth (16 bits) and
+// prototype used the reserved ICMP type 253, §VI-B). The paper's P4
+// header (§IV-B, Listing 1) has port (16 bits), qdepth (16 bits) and
 // counter (8 bits); this layout keeps those three fields and adds the rate,
 // the CP's switch and the flow, so that one message serves both the
-// switch-computed rate (section III-B) and the host-computed one (section
-// III-F). Through the cc contract it travels in cc.Feedback.Data of a
+// switch-computed rate (§III-B) and the host-computed one (§III-F). The
+// switch (cp.RoCC) writes it; the sender's parts (rp.RoCC, rp.RoCCHost)
+// read it. Through the cc contract it travels in cc.Feedback.Data of a
 // cc.FeedbackRate message.
 //
 // Wire layout, 16 bytes, big-endian (network order), the ICMP payload:
@@ -128,6 +129,14 @@ func (f RoCCFeedback) Put(b *[RoCCFeedbackLen]byte) {
 		uint64(f.Seq)<<48 | uint64(f.Port)<<32 | uint64(f.Switch)
 	binary.BigEndian.PutUint64(b[:roccFbRate], head)
 	binary.BigEndian.PutUint64(b[roccFbRate:], uint64(f.Rate)<<48|uint64(f.QDepth)<<32|uint64(f.Flow))
+}
+
+// PutRoCCFlow writes flow into the flow field (bytes 12–15) of the
+// message encoded in b, as Put writes it: a CP that sends one message to
+// each flow of its table encodes the message once and writes each flow
+// into its copy.
+func PutRoCCFlow(b *[RoCCFeedbackLen]byte, flow uint32) {
+	binary.BigEndian.PutUint32(b[roccFbFlow:], flow)
 }
 
 // String returns a one-line description for traces.
