@@ -80,9 +80,9 @@ func build(t *testing.T) *bench {
 	if testing.Short() {
 		t.Skip("skipped under -short: builds hwcc, its C archive and a Verilator simulator (about 40 s of CPU)")
 	}
-	for _, tool := range []string{"verilator", "cc", "make"} {
+	for _, tool := range []string{"verilator", "cc", "c++", "make"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not installed: the RTL benches need verilator (Debian: apt-get install verilator), a C compiler and make", tool)
+			t.Skipf("%s not installed: the RTL benches need verilator (Debian: apt-get install verilator), C and C++ compilers and make", tool)
 		}
 	}
 	buildOnce.Do(func() {
@@ -249,21 +249,26 @@ func TestINT(t *testing.T) {
 	replayShows(t, b, tr, m)
 }
 
-// TestTracePasses: a passing bench's trace replays in hwcc replay with the
-// registers the bench compared, event for event: the last event's f.
+// TestTracePasses: a passing bench's trace replays in hwcc replay to the
+// state the bench ended in: the last event's updates and f are the values
+// the bench's block held at its end.
 func TestTracePasses(t *testing.T) {
 	b := build(t)
 	tr := filepath.Join(b.dir, "rocc.trace")
-	b.pass(t, "rocc", "+events=2000", "+seed=7", "+trace="+tr)
+	c := b.pass(t, "rocc", "+events=2000", "+seed=7", "+trace="+tr)
 	_, events, err := readTrace(tr)
 	require.NoError(t, err)
 	require.Len(t, events, 2000)
 	out := filepath.Join(b.dir, "rocc.out")
-	cmd := exec.Command(b.hwcc, "replay", tr, "-o", out)
-	got, err := cmd.CombinedOutput()
+	got, err := exec.Command(b.hwcc, "replay", tr, "-o", out).CombinedOutput()
 	require.NoError(t, err, "hwcc replay: %s", got)
 	outs := readOutputs(t, out)
 	require.Len(t, outs, 2000)
+	for _, r := range []string{"updates", "f"} {
+		v, ok := outs[len(outs)-1].register(t, r)
+		require.True(t, ok)
+		require.EqualValues(t, c[r], v, "register %s after the last event", r)
+	}
 }
 
 // laneLine names a lane's delta in a mismatch report.

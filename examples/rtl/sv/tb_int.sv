@@ -46,15 +46,37 @@ module tb_int (
   always @(posedge clk) cycle <= cycle + 1;
 
   chandle g;
-  string inputs;
+  int hops, path;
+  longint t;
+
+  // inputs describes the ACK being compared, for a mismatch report.
+  function automatic string inputs();
+    string s;
+    if (hops < 0) return "reset";
+    s = $sformatf("ack t=%0d nhop=%0d path=%0d", t, hops, path);
+    for (int i = 0; i < hops; i++)
+      s = {s, $sformatf(" hop%0d={B=%0d ts=%0d tx=%0d qlen=%0d}", i, ack_speed[i], ack_ts[i], ack_tx[i], ack_qlen[i])};
+    return s;
+  endfunction
   longint wraps = 0;  // coverage: lanes whose TS field wrapped
 
   task automatic cmp(string name, longint rtl);
     longint want;
     if (hwcc_dpi_reg(g, name, want) == 0)
       $fatal(1, "tb_int: hwcc's hpcc rp has no register %s: its snapshot changed", name);
-    if (rtl != want) mismatch(cycle, name, rtl, want, hwcc_dpi_events(g), inputs);
+    if (rtl != want) mismatch(cycle, name, rtl, want, hwcc_dpi_events(g), inputs());
   endtask
+
+  // hop_names[i] are hop i's register names in hwcc's snapshot, made once.
+  string hop_names [H][5];
+  initial
+    for (int i = 0; i < H; i++) begin
+      hop_names[i][0] = $sformatf("hop%0d.speed", i);
+      hop_names[i][1] = $sformatf("hop%0d.ts", i);
+      hop_names[i][2] = $sformatf("hop%0d.tx_bytes", i);
+      hop_names[i][3] = $sformatf("hop%0d.qlen", i);
+      hop_names[i][4] = $sformatf("hop%0d.stored_at", i);
+    end
 
   // add queues a register of the block for compare.
   string names[$];
@@ -71,11 +93,11 @@ module tb_int (
     add("n_hop", `RTL(n_hop));
     add("path_id", `RTL(path_id));
     for (int i = 0; i < H; i++) begin
-      add($sformatf("hop%0d.speed", i), `RTL(hop_speed[i]));
-      add($sformatf("hop%0d.ts", i), `RTL(hop_ts[i]));
-      add($sformatf("hop%0d.tx_bytes", i), `RTL(hop_tx[i]));
-      add($sformatf("hop%0d.qlen", i), `RTL(hop_qlen[i]));
-      add($sformatf("hop%0d.stored_at", i), `RTL(hop_stored_at[i]));
+      add(hop_names[i][0], `RTL(hop_speed[i]));
+      add(hop_names[i][1], `RTL(hop_ts[i]));
+      add(hop_names[i][2], `RTL(hop_tx[i]));
+      add(hop_names[i][3], `RTL(hop_qlen[i]));
+      add(hop_names[i][4], `RTL(hop_stored_at[i]));
     end
     add("acks", `RTL(acks));
     add("path_changes", `RTL(path_changes));
@@ -111,8 +133,8 @@ module tb_int (
   endfunction
 
   initial begin
-    longint events, t = 0, seq = 0, n_events = 0;
-    int nhop = 2, hops, path = 1;
+    longint events, seq = 0, n_events = 0;
+    int nhop = 2;
     string trace = "";
     rng r;
     longint old_ts [H], old_tx [H];
@@ -132,7 +154,7 @@ module tb_int (
       @(negedge clk);
       rst = 1'b0;
       @(negedge clk);
-      inputs = "reset";
+      t = 0; hops = -1; path = 1;
       compare();
       for (longint e = 0; e < events; e++) begin
         int rc;
@@ -147,7 +169,6 @@ module tb_int (
         endcase
         hops = r.below(60) == 0 ? 0 : nhop;  // now and then an ACK with no record
         hwcc_dpi_tel_clear(g);
-        inputs = $sformatf("ack t=%0d nhop=%0d path=%0d", t, hops, path);
         for (int i = 0; i < H; i++) begin
           if (r.below(60) == 0) port_speed[i] = int'(r.below(8));
           // The ACK's record; a forward step below half a period is
@@ -168,8 +189,6 @@ module tb_int (
           old_tx[i] = `RTL(hop_tx[i]);
           if (i < hops) begin
             void'(hwcc_dpi_tel_hop(g, int'(ack_speed[i]), int'(ack_ts[i]), int'(ack_tx[i]), int'(ack_qlen[i])));
-            inputs = {inputs, $sformatf(" hop%0d={B=%0d ts=%0d tx=%0d qlen=%0d}", i, ack_speed[i], ack_ts[i],
-                                        ack_tx[i], ack_qlen[i])};
           end
         end
         seq += longint'(r.below(5000));
@@ -178,7 +197,7 @@ module tb_int (
         ack_nhop = 4'(hops);
         ack_path = 12'(path);
         rc = hwcc_dpi_ack(g, t, seq, seq + longint'(r.below(100000)), path);
-        if (rc != 0) $fatal(1, "tb_int: hwcc refused event %0d (%s): %s", hwcc_dpi_events(g), inputs, hwcc_dpi_error(g));
+        if (rc != 0) $fatal(1, "tb_int: hwcc refused event %0d (%s): %s", hwcc_dpi_events(g), inputs(), hwcc_dpi_error(g));
         @(negedge clk);
         ack_valid = 1'b0;
         compare();
@@ -187,10 +206,10 @@ module tb_int (
           if (ack_ts[i] < old_ts[i]) wraps++;
           want = hwcc_dpi_ts_delta(int'(old_ts[i]), int'(ack_ts[i]));
           if (`RTL(dts_ps[i]) != want) mismatch(cycle, $sformatf("lane%0d.dts_ps (TSDelta)", i), `RTL(dts_ps[i]), want,
-                                          hwcc_dpi_events(g), inputs);
+                                          hwcc_dpi_events(g), inputs());
           want = hwcc_dpi_tx_delta(int'(old_tx[i]), int'(ack_tx[i]));
           if (`RTL(dtx_bytes[i]) != want) mismatch(cycle, $sformatf("lane%0d.dtx_bytes (TxBytesDelta)", i), `RTL(dtx_bytes[i]),
-                                             want, hwcc_dpi_events(g), inputs);
+                                             want, hwcc_dpi_events(g), inputs());
         end
         n_events++;
       end

@@ -180,8 +180,8 @@ module tb_rocc (
         n_events++;
       end
       hwcc_dpi_free(g);
-      $display("PASS bench=rocc events=%0d cycles=%0d updates=%0d pi=%0d md_min=%0d md_half=%0d saturated=%0d regions=%0d",
-               n_events, cycle, `RTL(updates), seen[0], seen[1], seen[2], `RTL(saturated), regions);
+      $display("PASS bench=rocc events=%0d cycles=%0d updates=%0d f=%0d pi=%0d md_min=%0d md_half=%0d saturated=%0d regions=%0d",
+               n_events, cycle, `RTL(updates), `RTL(f), seen[0], seen[1], seen[2], `RTL(saturated), regions);
       $finish;
     end
   end
