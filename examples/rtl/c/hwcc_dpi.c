@@ -82,7 +82,7 @@ static void json_settings(FILE *f, const char *settings) {
         }
         const char *end = strchr(p, ',');
         size_t len = end ? (size_t)(end - p) : strlen(p);
-        const char *eq = memchr(p, '=', len);
+        const char *eq = (const char *)memchr(p, '=', len);
         if (eq) {
             size_t vlen = len - (size_t)(eq + 1 - p);
             while (vlen > 0 && eq[vlen] == ' ') {

@@ -51,6 +51,10 @@ module rocc_cp
     output logic [63:0] saturated
 );
   localparam logic [1:0] EV_ENQ = 2'd0, EV_DEQ = 2'd1, EV_TIMER = 2'd2;
+  // Widths of the quantiser's multiply: an unsaturated qlen and the
+  // divider's constant.
+  localparam int QB = $clog2(ROCC_QLIM);
+  localparam int MB = $clog2(ROCC_QDIV_M + 1);
 
   // AUTO_TUNE (lines 15-21): the number of region bounds above x.
   function automatic logic [2:0] tune(input logic [ROCC_F_BITS-1:0] x);
@@ -66,13 +70,13 @@ module rocc_cp
   logic [ROCC_F_BITS-1:0]      f_next;
   logic [1:0]                  br_next;
   always_comb begin
-    logic [63:0] prod;
+    logic [QB+MB-1:0] prod;
     logic signed [63:0] e1, e2, n, mag, r, fn;
     logic [5:0] sh;
     n = '0; mag = '0; r = '0; sh = '0;
     // qcur = floor(qlen / dQ) by the constant divider, saturating.
     qsat = qlen >= 64'(ROCC_QLIM);
-    prod = qlen * 64'(ROCC_QDIV_M);
+    prod = (QB+MB)'(qlen[QB-1:0]) * (QB+MB)'(ROCC_QDIV_M);  // QB x MB bits
     qc   = qsat ? ROCC_QUEUE_BITS'(ROCC_QTOP) : ROCC_QUEUE_BITS'(prod >> ROCC_QDIV_S);
     e1 = 64'(qc) - 64'(ROCC_QREF);
     e2 = 64'(qc) - 64'(qold);
