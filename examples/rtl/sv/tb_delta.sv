@@ -1,5 +1,3 @@
-// verilator lint_off WIDTH
-// verilator lint_off PINMISSING
 // tb_delta: int_delta, the wrap arithmetic of int_wrap's lanes, swept
 // against inttel's TSDelta and TxBytesDelta (examples/rtl/golden): with
 // +stride=1 every difference of the 24-bit TS field and of the 20-bit
@@ -7,6 +5,10 @@
 // so every delta the units can output is checked, wrapped or not; with
 // +stride=S every S-th difference. Then the four corners of each field.
 // One pair per cycle.
+// Testbench code: widths are the simulator's business here, and the
+// blocks' outputs are read hierarchically.
+// verilator lint_off WIDTH
+// verilator lint_off PINMISSING
 module tb_delta (
     input logic clk
 );

@@ -1,5 +1,3 @@
-// verilator lint_off WIDTH
-// verilator lint_off PINMISSING
 // tb_int: int_wrap against hwcc's HPCC reaction point, driven through the
 // C ABI (hwcc_dpi.c) with ACKs whose INT stacks echo the records of up to
 // INT_MAX_HOPS switch ports, and against inttel's deltas (examples/rtl/
@@ -13,6 +11,10 @@
 // sender's clock sometimes jumps past a speed's horizon (re-seed); a hop
 // sometimes changes its speed code; the path sometimes changes its hop
 // count or ID, or carries no hop at all.
+// Testbench code: widths are the simulator's business here, and the
+// blocks' outputs are read hierarchically.
+// verilator lint_off WIDTH
+// verilator lint_off PINMISSING
 module tb_int (
     input logic clk
 );

@@ -1,5 +1,3 @@
-// verilator lint_off WIDTH
-// verilator lint_off PINMISSING
 // tb_recip: recip_unit against hwcc's reciprocal table (hwtables, through
 // examples/rtl/golden's hwccrtl_recip). One divisor enters
 // per cycle; every result is compared, mantissa, shift and quotient, with
@@ -10,6 +8,10 @@
 // 4096 (where each n is its own table entry). Then the corners above the
 // domain. Each n is divided into a random 64-bit a, and the corners of a
 // (0, 1, 2^64 - 1, 2^63, 2^k - 1) take their turns.
+// Testbench code: widths are the simulator's business here, and the
+// blocks' outputs are read hierarchically.
+// verilator lint_off WIDTH
+// verilator lint_off PINMISSING
 module tb_recip (
     input logic clk
 );

@@ -1,5 +1,3 @@
-// verilator lint_off WIDTH
-// verilator lint_off PINMISSING
 // tb_rocc: rocc_cp against hwcc's RoCC congestion point, driven through the
 // C ABI (hwcc_dpi.c) with the settings the block was generated from. Each
 // event goes to both in the same cycle; after it every register of the
@@ -13,6 +11,10 @@
 // and early (which only record the time); enqueues and dequeues in between,
 // of one flow whose byte count stays consistent (hwcc's flow table refuses
 // a dequeue of bytes never queued).
+// Testbench code: widths are the simulator's business here, and the
+// blocks' outputs are read hierarchically.
+// verilator lint_off WIDTH
+// verilator lint_off PINMISSING
 module tb_rocc (
     input logic clk
 );

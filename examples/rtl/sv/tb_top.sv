@@ -1,5 +1,3 @@
-// verilator lint_off WIDTH
-// verilator lint_off BLKSEQ
 // tb_top: the Verilator top of the RTL testbenches. One binary holds every
 // bench, and each bench holds its block twice, as written and in its
 // deliberately wrong variant, both driven alike; plusargs pick the bench
@@ -16,6 +14,9 @@
 // A bench that passes prints "PASS bench=NAME events=N cycles=C" and ends
 // with $finish; a mismatch prints "MISMATCH cycle C register R rtl X hwcc Y
 // event E inputs: ..." and ends with $fatal.
+// Testbench code: widths are the simulator's business here.
+// verilator lint_off WIDTH
+// verilator lint_off BLKSEQ
 module tb_top;
   logic clk = 1'b0;
   always #1 clk = ~clk;

@@ -1,6 +1,7 @@
-// verilator lint_off WIDTH
 // tb_util: what every bench shares: its selection, a seeded generator, and
 // the mismatch report.
+// Testbench code: widths are the simulator's business here.
+// verilator lint_off WIDTH
 package tb_util;
   // selected reports whether the plusargs ask for the bench called name.
   function automatic bit selected(string name);
