@@ -2,9 +2,10 @@ package algos
 
 import (
 	"github.com/hwcc/hwcc/cc"
-	"github.com/hwcc/hwcc/qcn"
-	"github.com/hwcc/hwcc/wire"
+	"github.com/hwcc/hwcc/cp"
+	"github.com/hwcc/hwcc/rp"
 	"github.com/hwcc/hwcc/units"
+	"github.com/hwcc/hwcc/wire"
 )
 
 // qcnLink is the presets' default link: the QCN papers' 10 Gb/s.
@@ -17,9 +18,9 @@ const (
 )
 
 type (
-	qcnCP   = qcn.CPConfig
-	qcnRP   = qcn.RPConfig
-	qcnAFCP = qcn.AFCPConfig
+	qcnCP   = cp.QCNConfig
+	qcnRP   = rp.QCNConfig
+	qcnAFCP = cp.AFQCNConfig
 )
 
 // qcnCPFields are the QCN congestion point's parameters.
@@ -37,27 +38,27 @@ func qcnCPFields() []cc.Field[qcnCP] {
 func qcnRPSpec() cc.PartSpec {
 	return cc.PartSpec{
 		Name: "rp", Role: cc.RoleRP,
-		Doc: "the rate limiter of one flow: RC cut by Gd·|Fb| per CNM, recovery by byte counter and timer: 5 fast-recovery cycles, then active and hyper-active increase (qcn.RP)",
+		Doc: "the rate limiter of one flow: RC cut by Gd·|Fb| per CNM, recovery by byte counter and timer: 5 fast-recovery cycles, then active and hyper-active increase (rp.QCN)",
 		Config: &cc.Spec[qcnRP]{
 			Link: qcnLink,
 			Presets: []cc.Preset[qcnRP]{
-				{Name: "standard", Doc: "the standard's defaults: Gd 1/128, BC_LIMIT 150 KB, timer 15 ms, R_AI 5 Mb/s, R_HAI 50 Mb/s, minimum 5 Mb/s, a cut of at most 50 %", Source: qcnStd, Config: cc.OfLink(qcn.StandardRP)},
-				{Name: "paper", Doc: "the papers' RP: the standard's with a 10 ms timer and no floor on the decrease factor", Source: qcnPaper, Config: cc.OfLink(qcn.PaperRP)},
+				{Name: "standard", Doc: "the standard's defaults: Gd 1/128, BC_LIMIT 150 KB, timer 15 ms, R_AI 5 Mb/s, R_HAI 50 Mb/s, minimum 5 Mb/s, a cut of at most 50 %", Source: qcnStd, Config: cc.OfLink(rp.QCNStandard)},
+				{Name: "paper", Doc: "the papers' RP: the standard's with a 10 ms timer and no floor on the decrease factor", Source: qcnPaper, Config: cc.OfLink(rp.QCNPaper)},
 			},
 			Fields: []cc.Field[qcnRP]{
-				xpField("line_rate", "", "1kbps", qcn.MaxLineRate.String(), "the NIC's rate", "the link", func(c *qcnRP) any { return &c.LineRate }),
-				xpField("min_rate", "", "1kbps", qcn.MaxLineRate.String(), "the floor of RC", qcnStd+" (5 Mb/s)", func(c *qcnRP) any { return &c.MinRate }),
+				xpField("line_rate", "", "1kbps", rp.QCNMaxLineRate.String(), "the NIC's rate", "the link", func(c *qcnRP) any { return &c.LineRate }),
+				xpField("min_rate", "", "1kbps", rp.QCNMaxLineRate.String(), "the floor of RC", qcnStd+" (5 Mb/s)", func(c *qcnRP) any { return &c.MinRate }),
 				xpField("gd_shift", "bits", "1", "16", "Gd = 2^-gd_shift: a CNM cuts RC·|Fb| >> gd_shift", qcnStd+" (7: 1/128)", func(c *qcnRP) any { return &c.GdShift }),
 				xpField("min_dec_fac", "%", "0", "100", "one cut leaves at least this share of RC", qcnStd+" (50)", func(c *qcnRP) any { return &c.MinDecFac }),
 				xpField("byte_limit", "", "1000B", "2147483647B", "BC_LIMIT: a recovery cycle per this many bytes sent", qcnStd+" (150000 B)", func(c *qcnRP) any { return &c.ByteLimit }),
 				xpField("period", "", "1us", "10s", "T: a recovery cycle per period", qcnStd+" (15 ms); "+qcnPaper+" (10 ms)", func(c *qcnRP) any { return &c.Period }),
 				xpField("threshold", "cycles", "0", "255", "fast-recovery cycles before the increases", qcnStd+" (5)", func(c *qcnRP) any { return &c.Threshold }),
-				xpField("ai_rate", "", "1kbps", qcn.MaxLineRate.String(), "R_AI, the active increase", qcnStd+" (5 Mb/s)", func(c *qcnRP) any { return &c.AIRate }),
-				xpField("hai_rate", "", "1kbps", qcn.MaxLineRate.String(), "R_HAI, the hyper-active increase step", qcnStd+" (50 Mb/s)", func(c *qcnRP) any { return &c.HAIRate }),
+				xpField("ai_rate", "", "1kbps", rp.QCNMaxLineRate.String(), "R_AI, the active increase", qcnStd+" (5 Mb/s)", func(c *qcnRP) any { return &c.AIRate }),
+				xpField("hai_rate", "", "1kbps", rp.QCNMaxLineRate.String(), "R_HAI, the hyper-active increase step", qcnStd+" (50 Mb/s)", func(c *qcnRP) any { return &c.HAIRate }),
 				xpField("halve_after_recovery", "", "", "", "halve BC_LIMIT and T after fast recovery", qcnPaper, func(c *qcnRP) any { return &c.HalveAfterRecovery }),
 				xpField("target_every_cnm", "", "", "", "set RT ← RC on every CNM (off: only on the first, or after an increase)", "hwcc's default off; on is the paper's wording", func(c *qcnRP) any { return &c.TargetEveryCNM }),
 			},
-			New: dcqcnNew(qcn.NewRP),
+			New: dcqcnNew(rp.NewQCN),
 		},
 	}
 }
@@ -74,21 +75,21 @@ func init() {
 		Parts: []cc.PartSpec{
 			{
 				Name: "cp", Role: cc.RoleCP,
-				Doc: "one egress queue: samples a frame per 150 KB down to 18.5 KB as |Fb| grows, a CNM to its source when Fb < 0 (qcn.CP)",
+				Doc: "one egress queue: samples a frame per 150 KB down to 18.5 KB as |Fb| grows, a CNM to its source when Fb < 0 (cp.QCN)",
 				Config: &cc.Spec[qcnCP]{
 					Link: qcnLink,
 					Presets: []cc.Preset[qcnCP]{
-						{Name: "paper", Doc: "Qeq 26 KB scaled by link/10 Gb/s, w 2, the pseudocode's sampling table", Source: qcnPaper, Config: cc.OfLink(qcn.PaperCP)},
-						{Name: "standard", Doc: "the standard's defaults: Qeq 26000 B, w 2, sampling from 150000 B", Source: qcnStd, Config: cc.Fixed(qcn.StandardCP)},
+						{Name: "paper", Doc: "Qeq 26 KB scaled by link/10 Gb/s, w 2, the pseudocode's sampling table", Source: qcnPaper, Config: cc.OfLink(cp.QCNPaper)},
+						{Name: "standard", Doc: "the standard's defaults: Qeq 26000 B, w 2, sampling from 150000 B", Source: qcnStd, Config: cc.Fixed(cp.QCNStandard)},
 					},
 					Fields: qcnCPFields(),
-					New:    dcqcnNew(qcn.NewCP),
+					New:    dcqcnNew(cp.NewQCN),
 				},
 			},
 			qcnRPSpec(),
 		},
 	})
-	afFields := liftFields(qcnCPFields(), func(c *qcnAFCP) *qcnCP { return &c.CP })
+	afFields := liftFields(qcnCPFields(), func(c *qcnAFCP) *qcnCP { return &c.QCN })
 	afFields = append(afFields,
 		xpField("alpha", "/256", "1", "255", "a: Fb = (1 − a)·Fb_QCN + a·Fb_AF, a = alpha/256", "hwcc (the paper's a is not given): 1/2", func(c *qcnAFCP) any { return &c.Alpha }),
 		xpField("b_shift", "bits", "1", "8", "b = 2^-b_shift, the arrival average's gain", "hwcc (the paper's b is not given): 1/8", func(c *qcnAFCP) any { return &c.BShift }),
@@ -97,10 +98,10 @@ func init() {
 			Param: cc.Param{
 				Name: "class_by",
 				Choices: []cc.Choice{
-					{Name: "prio", Value: int64(qcn.ClassByPrio), Doc: "the frame's priority (one class per traffic class)"},
-					{Name: "flow", Value: int64(qcn.ClassByFlow), Doc: "the flow identifier modulo 8"},
-					{Name: "src", Value: int64(qcn.ClassBySrc), Doc: "the source host modulo 8 (one class per tenant host)"},
-					{Name: "dst", Value: int64(qcn.ClassByDst), Doc: "the destination host modulo 8"},
+					{Name: "prio", Value: int64(cp.AFQCNClassByPrio), Doc: "the frame's priority (one class per traffic class)"},
+					{Name: "flow", Value: int64(cp.AFQCNClassByFlow), Doc: "the flow identifier modulo 8"},
+					{Name: "src", Value: int64(cp.AFQCNClassBySrc), Doc: "the source host modulo 8 (one class per tenant host)"},
+					{Name: "dst", Value: int64(cp.AFQCNClassByDst), Doc: "the destination host modulo 8"},
 				},
 				Doc: "what makes a frame's class", Source: afqcnSrc + "; the key is hwcc's",
 			},
@@ -121,14 +122,14 @@ func init() {
 		Parts: []cc.PartSpec{
 			{
 				Name: "cp", Role: cc.RoleCP,
-				Doc: "one egress queue: QCN's feedback, per class arrivals averaged every Ts, Fb_AF = ⌊64·max(0, 1 − M_fair/M)⌋, Fb = (1 − a)·Fb_QCN + a·Fb_AF (qcn.AFCP)",
+				Doc: "one egress queue: QCN's feedback, per class arrivals averaged every Ts, Fb_AF = ⌊64·max(0, 1 − M_fair/M)⌋, Fb = (1 − a)·Fb_QCN + a·Fb_AF (cp.AFQCN)",
 				Config: &cc.Spec[qcnAFCP]{
 					Link: qcnLink,
 					Presets: []cc.Preset[qcnAFCP]{
-						{Name: "paper", Doc: "QCN's paper CP, all weights 1, a 1/2, b 1/8, Ts 100 µs, classes by priority", Source: afqcnSrc, Config: cc.OfLink(qcn.PaperAFCP)},
+						{Name: "paper", Doc: "QCN's paper CP, all weights 1, a 1/2, b 1/8, Ts 100 µs, classes by priority", Source: afqcnSrc, Config: cc.OfLink(cp.AFQCNPaper)},
 					},
 					Fields: afFields,
-					New:    dcqcnNew(qcn.NewAFCP),
+					New:    dcqcnNew(cp.NewAFQCN),
 				},
 			},
 			qcnRPSpec(),
@@ -139,4 +140,4 @@ func init() {
 // qcnCNM is the CNM on the wire: an 802.1Qau CNM frame is 64 bytes or more
 // (its header, the 20-byte CN-TAG and the encapsulated MSDU's first
 // bytes); at the control priority.
-var qcnCNM = cc.MessageKind{Kind: qcn.FeedbackCNM, Name: "cnm", Frame: wire.MinFrameBytes, Prio: cc.ControlPrio}
+var qcnCNM = cc.MessageKind{Kind: wire.FeedbackCNM, Name: "cnm", Frame: wire.MinFrameBytes, Prio: cc.ControlPrio}

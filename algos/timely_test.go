@@ -8,7 +8,7 @@ import (
 	"github.com/hwcc/hwcc/cc"
 )
 
-// The description's bounds of α and β are timely.Config.Validate's: 2^−16
+// The description's bounds of α and β are rp.TIMELYConfig.Validate's: 2^−16
 // = 0.0000152587890625 and 2^−10 = 0.0009765625 exactly build a part, and
 // the largest doubles below them are refused by the description.
 func TestTimelyRegistryGainBounds(t *testing.T) {
