@@ -1,6 +1,8 @@
 package algos
 
 import (
+	"strconv"
+
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/cp"
 	"github.com/hwcc/hwcc/np"
@@ -23,7 +25,7 @@ type (
 // becnCPSpec is the cp part of mode m.
 func becnCPSpec(m cp.BECNMode, doc string) cc.PartSpec {
 	fields := []cc.Field[becnCP]{
-		xpField("threshold", "", "0B", "4294967295B", "a packet is congested when the queue it sees is above it",
+		xpField("threshold", "", "0B", cp.BECNMaxThreshold.String(), "a packet is congested when the queue it sees is above it",
 			"hwcc (the survey: \"a fixed threshold\"): DCQCN's Kmin, 100 KB per 25 Gb/s", func(c *becnCP) any { return &c.Threshold }),
 		{
 			Param: cc.Param{
@@ -39,9 +41,9 @@ func becnCPSpec(m cp.BECNMode, doc string) cc.PartSpec {
 	}
 	if m == cp.BECNModeBECN {
 		fields = append(fields,
-			xpField("min_interval", "", "0s", "1s", "least time between two notifications to one flow (0: every congested packet)",
+			xpField("min_interval", "", "0s", cp.BECNMaxInterval.String(), "least time between two notifications to one flow (0: every congested packet)",
 				"hwcc: DCQCN's N, 50 µs (survey 4.1.2)", func(c *becnCP) any { return &c.MinInterval }),
-			xpField("table_bits", "bits", "0", "16", "the per-flow pacing table has 2^table_bits slots",
+			xpField("table_bits", "bits", "0", strconv.Itoa(cp.BECNMaxTableBits), "the per-flow pacing table has 2^table_bits slots",
 				"hwcc", func(c *becnCP) any { return &c.TableBits }))
 	}
 	return cc.PartSpec{
@@ -71,15 +73,15 @@ func becnRPSpec() cc.PartSpec {
 				Source: becnSurvey, Config: cc.OfLink(rp.BECNSurvey),
 			}},
 			Fields: []cc.Field[becnRP]{
-				xpField("line_rate", "", "1kbps", rp.BECNMaxRate.String(), "the flow's original rate: the start and the ceiling of recovery",
+				xpField("line_rate", "", rp.BECNRateUnit.String(), rp.BECNMaxRate.String(), "the flow's original rate: the start and the ceiling of recovery",
 					"the link", func(c *becnRP) any { return &c.LineRate }),
-				xpField("min_rate", "", "1kbps", rp.BECNMaxRate.String(), "the floor of the halving",
+				xpField("min_rate", "", rp.BECNRateUnit.String(), rp.BECNMaxRate.String(), "the floor of the halving",
 					"hwcc: rpg_min_rate, 1 Mb/s", func(c *becnRP) any { return &c.MinRate }),
-				xpField("pause_after", "notifications", "0", "255", "notifications in a row that pause the source (0: never)",
+				xpField("pause_after", "notifications", "0", strconv.Itoa(rp.BECNMaxPauseAfter), "notifications in a row that pause the source (0: never)",
 					becnSurvey+" (\"five successive BECN cells\")", func(c *becnRP) any { return &c.PauseAfter }),
-				xpField("quiet_period", "", "1ns", "1s", "a notification less than this after the last continues the row; each quiet period without one doubles the rate back",
+				xpField("quiet_period", "", rp.BECNMinQuietPeriod.String(), rp.BECNMaxPeriod.String(), "a notification less than this after the last continues the row; each quiet period without one doubles the rate back",
 					"hwcc: DCQCN's K, 55 µs (survey 4.1.2)", func(c *becnRP) any { return &c.QuietPeriod }),
-				xpField("pause_time", "", "0s", "1s", "how long a pause lasts (0: until the quiet period)",
+				xpField("pause_time", "", "0s", rp.BECNMaxPeriod.String(), "how long a pause lasts (0: until the quiet period)",
 					"hwcc", func(c *becnRP) any { return &c.PauseTime }),
 			},
 			New: dcqcnNew(rp.NewBECN),
@@ -126,7 +128,7 @@ func init() {
 						{Name: "infiniband", Doc: "a notification per marked packet", Source: "[IBA] annex A10; the Linux hfi1 driver", Config: cc.Fixed(np.FECNInfiniBand)},
 					},
 					Fields: []cc.Field[becnNP]{
-						xpField("min_interval", "", "0s", "1s", "least time between two notifications of the flow (0: one per marked packet)",
+						xpField("min_interval", "", "0s", np.FECNMaxInterval.String(), "least time between two notifications of the flow (0: one per marked packet)",
 							"hwcc", func(c *becnNP) any { return &c.MinInterval }),
 					},
 					New: dcqcnNew(np.NewFECN),

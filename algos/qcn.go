@@ -1,6 +1,9 @@
 package algos
 
 import (
+	"math"
+	"strconv"
+
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/cp"
 	"github.com/hwcc/hwcc/rp"
@@ -26,11 +29,12 @@ type (
 // qcnCPFields are the QCN congestion point's parameters.
 func qcnCPFields() []cc.Field[qcnCP] {
 	return []cc.Field[qcnCP]{
-		xpField("qeq", "", "1B", "4294967295B", "the queue QCN steers to: Fb = −(Q − Qeq + w·Qδ)", qcnStd+" (26000 B)", func(c *qcnCP) any { return &c.Qeq }),
-		xpField("w", "", "0", "32", "the weight of the queue's change since the last sample", qcnStd+" (feedback weight 2^1)", func(c *qcnCP) any { return &c.W }),
-		xpField("jitter_percent", "%", "0", "50", "randomise the sampling interval by ±this much (an LFSR; 0: deterministic)", "hwcc", func(c *qcnCP) any { return &c.JitterPercent }),
-		xpField("seed", "LFSR state", "0", "4294967295", "the jitter LFSR's initial state (1.. when jitter_percent > 0)", "hwcc", func(c *qcnCP) any { return &c.Seed }),
-		xpField("cpid", "", "0", "9223372036854775807", "the congestion point identifier the CNMs carry", qcnStd, func(c *qcnCP) any { return &c.CPID }),
+		xpField("qeq", "", cp.QCNMinQeq.String(), cp.QCNMaxQueue.String(), "the queue QCN steers to: Fb = −(Q − Qeq + w·Qδ)", qcnStd+" (26000 B)", func(c *qcnCP) any { return &c.Qeq }),
+		xpField("w", "", "0", strconv.Itoa(cp.QCNMaxW), "the weight of the queue's change since the last sample", qcnStd+" (feedback weight 2^1)", func(c *qcnCP) any { return &c.W }),
+		xpField("jitter_percent", "%", "0", strconv.Itoa(cp.QCNMaxJitterPercent), "randomise the sampling interval by ±this much (an LFSR; 0: deterministic)", "hwcc", func(c *qcnCP) any { return &c.JitterPercent }),
+		xpField("seed", "LFSR state", "0", strconv.Itoa(cp.QCNMaxSeed), "the jitter LFSR's initial state (1.. when jitter_percent > 0)", "hwcc", func(c *qcnCP) any { return &c.Seed }),
+		// CPID is any 64-bit value; the registry's integers stop at 2^63 − 1.
+		xpField("cpid", "", "0", strconv.Itoa(math.MaxInt64), "the congestion point identifier the CNMs carry", qcnStd, func(c *qcnCP) any { return &c.CPID }),
 	}
 }
 
@@ -46,15 +50,15 @@ func qcnRPSpec() cc.PartSpec {
 				{Name: "paper", Doc: "the papers' RP: the standard's with a 10 ms timer and no floor on the decrease factor", Source: qcnPaper, Config: cc.OfLink(rp.QCNPaper)},
 			},
 			Fields: []cc.Field[qcnRP]{
-				xpField("line_rate", "", "1kbps", rp.QCNMaxLineRate.String(), "the NIC's rate", "the link", func(c *qcnRP) any { return &c.LineRate }),
-				xpField("min_rate", "", "1kbps", rp.QCNMaxLineRate.String(), "the floor of RC", qcnStd+" (5 Mb/s)", func(c *qcnRP) any { return &c.MinRate }),
-				xpField("gd_shift", "bits", "1", "16", "Gd = 2^-gd_shift: a CNM cuts RC·|Fb| >> gd_shift", qcnStd+" (7: 1/128)", func(c *qcnRP) any { return &c.GdShift }),
-				xpField("min_dec_fac", "%", "0", "100", "one cut leaves at least this share of RC", qcnStd+" (50)", func(c *qcnRP) any { return &c.MinDecFac }),
-				xpField("byte_limit", "", "1000B", "2147483647B", "BC_LIMIT: a recovery cycle per this many bytes sent", qcnStd+" (150000 B)", func(c *qcnRP) any { return &c.ByteLimit }),
-				xpField("period", "", "1us", "10s", "T: a recovery cycle per period", qcnStd+" (15 ms); "+qcnPaper+" (10 ms)", func(c *qcnRP) any { return &c.Period }),
-				xpField("threshold", "cycles", "0", "255", "fast-recovery cycles before the increases", qcnStd+" (5)", func(c *qcnRP) any { return &c.Threshold }),
-				xpField("ai_rate", "", "1kbps", rp.QCNMaxLineRate.String(), "R_AI, the active increase", qcnStd+" (5 Mb/s)", func(c *qcnRP) any { return &c.AIRate }),
-				xpField("hai_rate", "", "1kbps", rp.QCNMaxLineRate.String(), "R_HAI, the hyper-active increase step", qcnStd+" (50 Mb/s)", func(c *qcnRP) any { return &c.HAIRate }),
+				xpField("line_rate", "", rp.QCNRateUnit.String(), rp.QCNMaxLineRate.String(), "the NIC's rate", "the link", func(c *qcnRP) any { return &c.LineRate }),
+				xpField("min_rate", "", rp.QCNRateUnit.String(), rp.QCNMaxLineRate.String(), "the floor of RC", qcnStd+" (5 Mb/s)", func(c *qcnRP) any { return &c.MinRate }),
+				xpField("gd_shift", "bits", strconv.Itoa(rp.QCNMinGdShift), strconv.Itoa(rp.QCNMaxGdShift), "Gd = 2^-gd_shift: a CNM cuts RC·|Fb| >> gd_shift", qcnStd+" (7: 1/128)", func(c *qcnRP) any { return &c.GdShift }),
+				xpField("min_dec_fac", "%", "0", strconv.Itoa(rp.QCNMaxMinDecFac), "one cut leaves at least this share of RC", qcnStd+" (50)", func(c *qcnRP) any { return &c.MinDecFac }),
+				xpField("byte_limit", "", rp.QCNMinByteLimit.String(), rp.QCNMaxByteLimit.String(), "BC_LIMIT: a recovery cycle per this many bytes sent", qcnStd+" (150000 B)", func(c *qcnRP) any { return &c.ByteLimit }),
+				xpField("period", "", rp.QCNMinPeriod.String(), rp.QCNMaxPeriod.String(), "T: a recovery cycle per period", qcnStd+" (15 ms); "+qcnPaper+" (10 ms)", func(c *qcnRP) any { return &c.Period }),
+				xpField("threshold", "cycles", "0", strconv.Itoa(rp.QCNMaxThreshold), "fast-recovery cycles before the increases", qcnStd+" (5)", func(c *qcnRP) any { return &c.Threshold }),
+				xpField("ai_rate", "", rp.QCNRateUnit.String(), rp.QCNMaxLineRate.String(), "R_AI, the active increase", qcnStd+" (5 Mb/s)", func(c *qcnRP) any { return &c.AIRate }),
+				xpField("hai_rate", "", rp.QCNRateUnit.String(), rp.QCNMaxLineRate.String(), "R_HAI, the hyper-active increase step", qcnStd+" (50 Mb/s)", func(c *qcnRP) any { return &c.HAIRate }),
 				xpField("halve_after_recovery", "", "", "", "halve BC_LIMIT and T after fast recovery", qcnPaper, func(c *qcnRP) any { return &c.HalveAfterRecovery }),
 				xpField("target_every_cnm", "", "", "", "set RT ← RC on every CNM (off: only on the first, or after an increase)", "hwcc's default off; on is the paper's wording", func(c *qcnRP) any { return &c.TargetEveryCNM }),
 			},
@@ -91,9 +95,9 @@ func init() {
 	})
 	afFields := liftFields(qcnCPFields(), func(c *qcnAFCP) *qcnCP { return &c.QCN })
 	afFields = append(afFields,
-		xpField("alpha", "/256", "1", "255", "a: Fb = (1 − a)·Fb_QCN + a·Fb_AF, a = alpha/256", "hwcc (the paper's a is not given): 1/2", func(c *qcnAFCP) any { return &c.Alpha }),
-		xpField("b_shift", "bits", "1", "8", "b = 2^-b_shift, the arrival average's gain", "hwcc (the paper's b is not given): 1/8", func(c *qcnAFCP) any { return &c.BShift }),
-		xpField("ts", "", "1us", "100ms", "Ts, the arrival measurement period", "hwcc (the paper's Ts is not given): 100 µs", func(c *qcnAFCP) any { return &c.Ts }),
+		xpField("alpha", "/256", strconv.Itoa(cp.AFQCNMinAlpha), strconv.Itoa(cp.AFQCNMaxAlpha), "a: Fb = (1 − a)·Fb_QCN + a·Fb_AF, a = alpha/256", "hwcc (the paper's a is not given): 1/2", func(c *qcnAFCP) any { return &c.Alpha }),
+		xpField("b_shift", "bits", strconv.Itoa(cp.AFQCNMinBShift), strconv.Itoa(cp.AFQCNMaxBShift), "b = 2^-b_shift, the arrival average's gain", "hwcc (the paper's b is not given): 1/8", func(c *qcnAFCP) any { return &c.BShift }),
+		xpField("ts", "", cp.AFQCNMinTs.String(), cp.AFQCNMaxTs.String(), "Ts, the arrival measurement period", "hwcc (the paper's Ts is not given): 100 µs", func(c *qcnAFCP) any { return &c.Ts }),
 		cc.Field[qcnAFCP]{
 			Param: cc.Param{
 				Name: "class_by",
@@ -107,8 +111,8 @@ func init() {
 			},
 			Ptr: func(c *qcnAFCP) any { return &c.ClassBy },
 		})
-	for i := range 8 {
-		afFields = append(afFields, xpField("weight"+string(rune('0'+i)), "", "0", "65535", "class "+string(rune('0'+i))+"'s weight W_i: its fair share is W_i/ΣW of the active classes' arrivals",
+	for i := range cp.AFQCNClasses {
+		afFields = append(afFields, xpField("weight"+strconv.Itoa(i), "", "0", strconv.Itoa(cp.AFQCNMaxWeight), "class "+string(rune('0'+i))+"'s weight W_i: its fair share is W_i/ΣW of the active classes' arrivals",
 			afqcnSrc, func(c *qcnAFCP) any { return &c.Weights[i] }))
 	}
 	cc.MustRegisterAlgorithm(cc.Algorithm{

@@ -16,12 +16,14 @@ const timelyPaper = "[TIMELY] Algorithm 1, §6"
 type timelyCfg = rp.TIMELYConfig
 
 // timelyMinAlpha and timelyMinBeta are the least α and β that
-// rp.TIMELYConfig.Validate accepts, 2^−16 and 2^−10 (rp.TIMELYMinBeta), in
-// full decimal: a rounded bound ("0.0000153") would make the description
-// refuse the edge value that Validate takes.
+// rp.TIMELYConfig.Validate accepts (rp.TIMELYMinAlpha, rp.TIMELYMinBeta),
+// in full decimal: a rounded bound ("0.0000153") would make the
+// description refuse the edge value that Validate takes.
 var (
-	timelyMinAlpha = strconv.FormatFloat(1.0/rp.TIMELYQOne, 'f', -1, 64)
+	timelyMinAlpha = strconv.FormatFloat(rp.TIMELYMinAlpha, 'f', -1, 64)
 	timelyMinBeta  = strconv.FormatFloat(rp.TIMELYMinBeta, 'f', -1, 64)
+	timelyHAIMin   = strconv.Itoa(rp.TIMELYMinHAI)
+	timelyHAIMax   = strconv.Itoa(rp.TIMELYMaxHAI)
 )
 
 func init() {
@@ -48,18 +50,18 @@ func init() {
 						Source: timelyPaper + "; the authors' later code (\"10 Mbps for 10 Gbps\")", Config: cc.OfLink(rp.TIMELYScaled)},
 				},
 				Fields: []cc.Field[timelyCfg]{
-					f("line_rate", "", "1Mbps", rp.TIMELYMaxRate.String(), "the NIC's rate: the ceiling", "the link", func(c *timelyCfg) any { return &c.LineRate }),
-					f("min_rate", "", "1kbps", rp.TIMELYMaxRate.String(), "the floor of the rate", "hwcc (the paper states none)", func(c *timelyCfg) any { return &c.MinRate }),
-					f("initial_rate", "", "1kbps", rp.TIMELYMaxRate.String(), "the rate before the first sample", "hwcc: the link", func(c *timelyCfg) any { return &c.InitialRate }),
-					f("t_low", "", "0s", "2.147483647s", "below it the rate increases additively", timelyPaper+" (50 µs)", func(c *timelyCfg) any { return &c.Tlow }),
-					f("t_high", "", "1ns", "2.147483647s", "above it the rate is cut by β(1 − Thigh/rtt)", timelyPaper+" (500 µs)", func(c *timelyCfg) any { return &c.Thigh }),
-					f("min_rtt", "", "1us", "1s", "normalises the gradient: rtt_diff/minRTT", "[HPCC-ns3] (20 µs; docs/derivations.md, TIMELY)", func(c *timelyCfg) any { return &c.MinRTT }),
+					f("line_rate", "", rp.TIMELYMinLineRate.String(), rp.TIMELYMaxRate.String(), "the NIC's rate: the ceiling", "the link", func(c *timelyCfg) any { return &c.LineRate }),
+					f("min_rate", "", rp.TIMELYRateUnit.String(), rp.TIMELYMaxRate.String(), "the floor of the rate", "hwcc (the paper states none)", func(c *timelyCfg) any { return &c.MinRate }),
+					f("initial_rate", "", rp.TIMELYRateUnit.String(), rp.TIMELYMaxRate.String(), "the rate before the first sample", "hwcc: the link", func(c *timelyCfg) any { return &c.InitialRate }),
+					f("t_low", "", "0s", rp.TIMELYMaxRTT.String(), "below it the rate increases additively", timelyPaper+" (50 µs)", func(c *timelyCfg) any { return &c.Tlow }),
+					f("t_high", "", rp.TIMELYMinThigh.String(), rp.TIMELYMaxRTT.String(), "above it the rate is cut by β(1 − Thigh/rtt)", timelyPaper+" (500 µs)", func(c *timelyCfg) any { return &c.Thigh }),
+					f("min_rtt", "", rp.TIMELYMinMinRTT.String(), rp.TIMELYMaxMinRTT.String(), "normalises the gradient: rtt_diff/minRTT", "[HPCC-ns3] (20 µs; docs/derivations.md, TIMELY)", func(c *timelyCfg) any { return &c.MinRTT }),
 					f("alpha", "fraction, held in Q0.16", timelyMinAlpha, "1", "the EWMA weight of the new RTT difference", "[HPCC-ns3] (0.875; docs/derivations.md, TIMELY)", func(c *timelyCfg) any { return &c.Alpha }),
 					f("beta", "fraction, held in Q0.16", timelyMinBeta, "1", "the multiplicative decrease factor", timelyPaper+" (0.8)", func(c *timelyCfg) any { return &c.Beta }),
-					f("delta", "", "1kbps", rp.TIMELYMaxRate.String(), "the additive increase step", timelyPaper+" (10 Mb/s)", func(c *timelyCfg) any { return &c.Delta }),
-					f("hai_threshold", "increases", "1", "255", "increases in a row after which the step is hai_factor·δ", timelyPaper+" (5)", func(c *timelyCfg) any { return &c.HAIThreshold }),
-					f("hai_factor", "", "1", "255", "N, the hyper-active step's multiple of δ", timelyPaper+" (5)", func(c *timelyCfg) any { return &c.HAIFactor }),
-					f("segment_bytes", "", "1B", "16MiB", "one RTT sample per segment of this many payload bytes", timelyPaper+" (16 KB; 16–64 KB in §3.1)", func(c *timelyCfg) any { return &c.SegmentBytes }),
+					f("delta", "", rp.TIMELYRateUnit.String(), rp.TIMELYMaxRate.String(), "the additive increase step", timelyPaper+" (10 Mb/s)", func(c *timelyCfg) any { return &c.Delta }),
+					f("hai_threshold", "increases", timelyHAIMin, timelyHAIMax, "increases in a row after which the step is hai_factor·δ", timelyPaper+" (5)", func(c *timelyCfg) any { return &c.HAIThreshold }),
+					f("hai_factor", "", timelyHAIMin, timelyHAIMax, "N, the hyper-active step's multiple of δ", timelyPaper+" (5)", func(c *timelyCfg) any { return &c.HAIFactor }),
+					f("segment_bytes", "", rp.TIMELYMinSegment.String(), rp.TIMELYMaxSegment.String(), "one RTT sample per segment of this many payload bytes", timelyPaper+" (16 KB; 16–64 KB in §3.1)", func(c *timelyCfg) any { return &c.SegmentBytes }),
 					{
 						Param: cc.Param{
 							Name: "sample",

@@ -1,6 +1,7 @@
 package cp
 
 import (
+	"math"
 	"strconv"
 
 	"github.com/hwcc/hwcc/cc"
@@ -13,9 +14,18 @@ import (
 // default (AFQCNClassByPrio).
 const AFQCNClasses = 8
 
-// Limits of AF-QCN's configuration and registers.
+// Limits of AF-QCN's congestion point: each configuration field's range
+// (besides QCN's, QCNConfig) and the registers' widths, declared once here
+// (AFQCNConfig.Validate and the registration in package algos read them).
 const (
-	// AFQCNMaxBShift is the largest BShift: b = 2^−8.
+	// AFQCNMaxWeight is the largest class weight W_i (16 bits).
+	AFQCNMaxWeight = math.MaxUint16
+	// AFQCNMinAlpha and AFQCNMaxAlpha bound Alpha: a = Alpha/256 in
+	// 1/256..255/256 (0 < a < 1, [Survey] §4.1.1 equation (1)).
+	AFQCNMinAlpha = 1
+	AFQCNMaxAlpha = math.MaxUint8
+	// AFQCNMinBShift and AFQCNMaxBShift bound BShift: b = 2^−1 to 2^−8.
+	AFQCNMinBShift = 1
 	AFQCNMaxBShift = 8
 	// AFQCNMinTs and AFQCNMaxTs bound the measurement period Ts.
 	AFQCNMinTs = units.Microsecond
@@ -26,7 +36,7 @@ const (
 	// AFQCNMBits is the width of the per-class averages M_i, kept with BShift
 	// fraction bits: at most AFQCNArrivalBits + AFQCNMaxBShift.
 	AFQCNMBits = AFQCNArrivalBits + AFQCNMaxBShift
-	// maxArrival is the arrival counters' saturated value.
+	// afqcnMaxArrival is the arrival counters' saturated value.
 	afqcnMaxArrival = uint64(1)<<AFQCNArrivalBits - 1
 )
 
@@ -84,24 +94,26 @@ type AFQCNConfig struct {
 	// QCN is the QCN congestion point's configuration: AF-QCN samples and
 	// computes Fb_QCN exactly as QCN does.
 	QCN QCNConfig
-	// Weights are W_i, the classes' weights. Range of each: 0..65535, at
-	// least one non-zero. Presets all 1 (equal shares).
+	// Weights are W_i, the classes' weights. Range of each:
+	// 0..AFQCNMaxWeight, at least one non-zero. Presets all 1 (equal
+	// shares).
 	Weights [AFQCNClasses]uint16
 	// Alpha is a in Q8: a = Alpha/256 in Fb = (1 − a)·Fb_QCN + a·Fb_AF.
-	// Range: 1..255 (0 < a < 1, the survey's equation (1)). Default 128
-	// (a = 1/2, hwcc's choice: AFQCNDefaultAlpha).
+	// Range: AFQCNMinAlpha..AFQCNMaxAlpha. Default AFQCNDefaultAlpha (a =
+	// 1/2, hwcc's choice).
 	Alpha uint8
 	// BShift is b as a shift: b = 2^−BShift in M_i ← (1 − b)M_i + b·M_new.
-	// Range: 1..AFQCNMaxBShift. Default 3 (b = 1/8, hwcc's choice).
+	// Range: AFQCNMinBShift..AFQCNMaxBShift. Default AFQCNDefaultBShift
+	// (b = 1/8, hwcc's choice).
 	BShift uint8
-	// Ts is the measurement period. Range: AFQCNMinTs..AFQCNMaxTs. Default 100 µs
-	// (hwcc's choice: AFQCNDefaultTs).
+	// Ts is the measurement period. Range: AFQCNMinTs..AFQCNMaxTs.
+	// Default AFQCNDefaultTs (100 µs, hwcc's choice).
 	Ts units.Time
 	// ClassBy keys the classes (AFQCNClassByPrio, the zero value, by default).
 	ClassBy AFQCNClassKey
 	// ClassFunc, if not nil, keys the classes instead of ClassBy: it is
 	// called once per arriving frame, must not retain p, and its result is
-	// taken modulo 8. It is not a register-level setting (the registry
+	// taken modulo AFQCNClasses. It is not a register-level setting (the registry
 	// cannot set it).
 	ClassFunc func(p *cc.Packet) uint8
 }
@@ -119,7 +131,7 @@ func AFQCNPaper(link units.Rate) AFQCNConfig {
 	return c
 }
 
-// afcpPart names the AF-QCN congestion point in errors.
+// afqcnPart names the AF-QCN congestion point in errors.
 const afqcnPart = "cp.AFQCN"
 
 // Validate checks every field and returns a *cc.ConfigError naming the
@@ -133,13 +145,13 @@ func (c AFQCNConfig) Validate() error {
 		sum += int(w)
 	}
 	if sum == 0 {
-		return qcnConfigErr(afqcnPart, "Weights", "all 0", "0..65535 each, at least one non-zero")
+		return qcnConfigErr(afqcnPart, "Weights", "all 0", "0.."+strconv.Itoa(AFQCNMaxWeight)+" each, at least one non-zero")
 	}
-	if c.Alpha < 1 {
-		return qcnConfigErr(afqcnPart, "Alpha", "0", "1..255 (a = Alpha/256)")
+	if c.Alpha < AFQCNMinAlpha {
+		return qcnConfigErr(afqcnPart, "Alpha", strconv.Itoa(int(c.Alpha)), strconv.Itoa(AFQCNMinAlpha)+".."+strconv.Itoa(AFQCNMaxAlpha)+" (a = Alpha/256)")
 	}
-	if c.BShift < 1 || c.BShift > AFQCNMaxBShift {
-		return qcnConfigErr(afqcnPart, "BShift", strconv.Itoa(int(c.BShift)), "1.."+strconv.Itoa(AFQCNMaxBShift))
+	if c.BShift < AFQCNMinBShift || c.BShift > AFQCNMaxBShift {
+		return qcnConfigErr(afqcnPart, "BShift", strconv.Itoa(int(c.BShift)), strconv.Itoa(AFQCNMinBShift)+".."+strconv.Itoa(AFQCNMaxBShift))
 	}
 	if c.Ts < AFQCNMinTs || c.Ts > AFQCNMaxTs {
 		return qcnConfigErr(afqcnPart, "Ts", c.Ts.String(), AFQCNMinTs.String()+".."+AFQCNMaxTs.String())
@@ -159,8 +171,8 @@ type AFQCNState struct {
 	Arrivals [AFQCNClasses]uint64
 	// M are the classes' averages M_i with BShift fraction bits (AFQCNMBits).
 	M [AFQCNClasses]uint64
-	// FbAF are the classes' Fb_AF, 0..63 (6 bits), computed at the last
-	// period's end.
+	// FbAF are the classes' Fb_AF, 0..wire.CNMMaxQntzFb (wire.CNMFbBits),
+	// computed at the last period's end.
 	FbAF [AFQCNClasses]uint8
 	// NextTick is the end of the current period (a multiple of Ts).
 	NextTick units.Time
@@ -257,8 +269,10 @@ func (a *AFQCN) State() AFQCNState {
 	return AFQCNState{QCN: a.core.s, Arrivals: a.af.arr, M: a.af.m, FbAF: a.af.fb, NextTick: a.af.nextTick, Ticks: a.af.ticks}
 }
 
-// Share returns class i's average M_i (its integer part, bytes per
-// period), 0 for i ≥ 8.
+// Share returns class i's average share of the arrivals, ⌊M_i⌋ in bytes
+// per period: the integer part of the register m<i> (State().M[i]),
+// which holds M_i with BShift fraction bits, so Share(i) = m<i> >>
+// BShift. It is 0 for i outside 0..AFQCNClasses−1.
 func (a *AFQCN) Share(i int) uint64 {
 	if i < 0 || i >= AFQCNClasses {
 		return 0
@@ -350,7 +364,7 @@ func (a *AFQCN) tick() {
 		}
 		den, fair := sumW*m, uint64(a.cfg.Weights[i])*sumM
 		if den > fair {
-			f.fb[i] = uint8(min((den-fair)<<6/den, wire.CNMMaxQntzFb))
+			f.fb[i] = uint8(min((den-fair)<<wire.CNMFbBits/den, wire.CNMMaxQntzFb))
 		}
 	}
 	f.ticks++
@@ -365,7 +379,7 @@ func (a *AFQCN) AppendRegisters(dst []cc.Register) []cc.Register {
 		dst = append(dst,
 			cc.Reg(afqcnArrNames[i], AFQCNArrivalBits, a.af.arr[i]),
 			cc.Reg(afqcnMNames[i], AFQCNMBits, a.af.m[i]),
-			cc.Reg(afqcnFbNames[i], 6, uint64(a.af.fb[i])),
+			cc.Reg(afqcnFbNames[i], wire.CNMFbBits, uint64(a.af.fb[i])),
 		)
 	}
 	return dst

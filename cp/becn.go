@@ -117,14 +117,14 @@ type BECNConfig struct {
 	// notifications of one flow: a congested packet notifies its source
 	// when its flow has not been notified for MinInterval (or ever),
 	// else it is counted as suppressed. 0 notifies on every congested
-	// packet. Range 0..BECNMaxInterval (0s..1s). The survey does not say how
+	// packet. Range 0..BECNMaxInterval. The survey does not say how
 	// often a congested switch sends BECN cells; presets: 50 µs (see
 	// BECNSurvey).
 	MinInterval units.Time
 	// TableBits (BECNModeBECN only) sizes the per-flow pacing table: 2^TableBits
 	// slots, each holding a flow ID and the time of its last
 	// notification, indexed by a multiplicative hash of the flow ID (see
-	// CP). Range 0..BECNMaxTableBits (0..16); presets 10 (1024 flows). BECNModeFECN
+	// BECN). Range 0..BECNMaxTableBits; presets 10 (1024 flows). BECNModeFECN
 	// keeps no table.
 	TableBits uint8
 }
@@ -277,13 +277,16 @@ const BECNSurveyInterval = 50 * units.Microsecond
 // Config returns the configuration c was built with.
 func (c *BECN) Config() BECNConfig { return c.cfg }
 
-// State returns the counter registers.
+// State returns the counter registers, each in its snapshot's unit.
 func (c *BECN) State() BECNState { return c.st }
 
-// Last returns the time of the latest accepted event (0 before any).
+// Last returns the time of the latest accepted event (0 before any): the
+// register now.
 func (c *BECN) Last() units.Time { return c.clock.Last() }
 
-// Slot returns the table slot of flow (0 in BECNModeFECN, which has none).
+// Slot returns the table slot of flow, 0..2^TableBits − 1 (0 in
+// BECNModeFECN, which has no table): a function of the configuration, not
+// a register.
 func (c *BECN) Slot(flow cc.FlowID) int {
 	if c.table == nil {
 		return 0

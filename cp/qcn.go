@@ -10,18 +10,27 @@ import (
 	"github.com/hwcc/hwcc/wire"
 )
 
-// Limits of the congestion point's configuration and registers.
+// Limits of QCN's congestion point: each configuration field's range and
+// the registers' widths, declared once here (QCNConfig.Validate and the
+// registration in package algos read them).
 const (
+	// QCNMinQeq is the smallest Qeq: 1 B.
+	QCNMinQeq units.Bytes = 1
 	// QCNMaxQueue is the largest queue length the CP's 32-bit Q and Qold
-	// registers hold; a longer queue (cc.Queue.Len) saturates at it.
+	// registers hold, and the largest Qeq; a longer queue (cc.Queue.Len)
+	// saturates at it.
 	QCNMaxQueue units.Bytes = math.MaxUint32
 	// QCNMaxW is the largest weight w of Qδ.
 	QCNMaxW = 32
-	// QCNMaxSampleInterval is the largest entry of the sampling table (the
-	// 32-bit byte counter).
+	// QCNMinSampleInterval and QCNMaxSampleInterval bound each entry of
+	// the sampling table: 1 B to the 32-bit byte counter's largest value.
+	QCNMinSampleInterval units.Bytes = 1
 	QCNMaxSampleInterval units.Bytes = math.MaxUint32
-	// QCNMaxJitterPercent is the largest sampling jitter.
+	// QCNMaxJitterPercent is the largest sampling jitter, in percent.
 	QCNMaxJitterPercent = 50
+	// QCNMaxSeed is the largest Seed: the 32-bit LFSR's state (0, its
+	// lock-up state, is refused while jitter is on).
+	QCNMaxSeed = math.MaxUint32
 )
 
 // Standard and pseudocode constants of the congestion point.
@@ -59,15 +68,16 @@ var QCNPseudocodeSampleTable = [8]units.Bytes{153600, 76800, 51200, 38400, 30720
 // AF-QCN one).
 type QCNConfig struct {
 	// Qeq is the equilibrium queue the CP steers toward, in bytes (a 32-bit
-	// register). Range: 1 B..QCNMaxQueue. Standard: 26 000 B (QCNStandardQeq).
+	// register). Range: QCNMinQeq..QCNMaxQueue. Standard: QCNStandardQeq.
 	Qeq units.Bytes
 	// W is w, the weight of the queue's growth Qδ in Fb = −(Qoff + w·Qδ).
-	// Range: 0..QCNMaxW. Standard: 2.
+	// Range: 0..QCNMaxW. Standard: QCNStandardW.
 	W uint8
 	// SampleTable[k] is the bytes of arriving frames between a sample and
 	// the next when the sample's quantised |Fb| was in 8k..8k+7 (the
 	// pseudocode's mark table, indexed by QntzFb >> 3). Range of each:
-	// 1 B..QCNMaxSampleInterval. QCNStandardSampleTable or QCNPseudocodeSampleTable.
+	// QCNMinSampleInterval..QCNMaxSampleInterval. Presets
+	// QCNStandardSampleTable or QCNPseudocodeSampleTable.
 	SampleTable [8]units.Bytes
 	// JitterPercent randomises the sampling interval: 0 (the presets)
 	// samples exactly every SampleTable[k] bytes; J > 0 draws each
@@ -78,13 +88,14 @@ type QCNConfig struct {
 	// sample base), so the range is a parameter and off by default.
 	// Range: 0..QCNMaxJitterPercent.
 	JitterPercent uint8
-	// Seed seeds the LFSR when JitterPercent > 0. Range: 1..2^32−1 then
-	// (0 is the LFSR's lock-up state); not read when jitter is off.
+	// Seed seeds the LFSR when JitterPercent > 0. Range: 1..QCNMaxSeed
+	// then (0 is the LFSR's lock-up state); not read when jitter is off.
 	Seed uint32
 	// CPID is the congestion point identifier its CNMs carry (the CNM's
 	// CPID field and cc.Feedback.From). Any 64-bit value; presets 0.
 	CPID uint64
-	// CNMPrio is the 802.1p priority the CNMs are sent at. Range: 0..7.
+	// CNMPrio is the 802.1p priority the CNMs are sent at. Range:
+	// 0..wire.CNMMaxPrio.
 	// Presets cc.ControlPrio (7), hwcc's control priority (the standard
 	// makes it a managed object, ieee8021CnGlobalCnmTransmitPriority).
 	CNMPrio uint8
@@ -130,37 +141,37 @@ func QCNPaper(link units.Rate) QCNConfig {
 // FbMax returns Fbmax = Qeq·(2w + 1), the |Fb| that quantises to 63.
 func (c QCNConfig) FbMax() units.Bytes { return c.Qeq * units.Bytes(2*int64(c.W)+1) }
 
-// cpBad is the *cc.ConfigError of a field out of range.
+// qcnConfigErr is the *cc.ConfigError of a field out of range.
 func qcnConfigErr(part, field, value, want string) error {
 	return &cc.ConfigError{Part: part, Field: field, Value: value, Range: want}
 }
 
 // validate checks every field, naming part in the error.
 func (c QCNConfig) validate(part string) error {
-	if c.Qeq < 1 || c.Qeq > QCNMaxQueue {
-		return qcnConfigErr(part, "Qeq", c.Qeq.String(), "1B.."+QCNMaxQueue.String())
+	if c.Qeq < QCNMinQeq || c.Qeq > QCNMaxQueue {
+		return qcnConfigErr(part, "Qeq", c.Qeq.String(), QCNMinQeq.String()+".."+QCNMaxQueue.String())
 	}
 	if c.W > QCNMaxW {
 		return qcnConfigErr(part, "W", strconv.Itoa(int(c.W)), "0.."+strconv.Itoa(QCNMaxW))
 	}
 	for i, n := range c.SampleTable {
-		if n < 1 || n > QCNMaxSampleInterval {
-			return qcnConfigErr(part, "SampleTable["+strconv.Itoa(i)+"]", n.String(), "1B.."+QCNMaxSampleInterval.String())
+		if n < QCNMinSampleInterval || n > QCNMaxSampleInterval {
+			return qcnConfigErr(part, "SampleTable["+strconv.Itoa(i)+"]", n.String(), QCNMinSampleInterval.String()+".."+QCNMaxSampleInterval.String())
 		}
 	}
 	if c.JitterPercent > QCNMaxJitterPercent {
 		return qcnConfigErr(part, "JitterPercent", strconv.Itoa(int(c.JitterPercent)), "0.."+strconv.Itoa(QCNMaxJitterPercent))
 	}
 	if c.JitterPercent > 0 && c.Seed == 0 {
-		return qcnConfigErr(part, "Seed", "0", "1..4294967295 when JitterPercent > 0 (0 is the LFSR's lock-up state)")
+		return qcnConfigErr(part, "Seed", "0", "1.."+strconv.Itoa(QCNMaxSeed)+" when JitterPercent > 0 (0 is the LFSR's lock-up state)")
 	}
 	if c.CNMPrio > wire.CNMMaxPrio {
-		return qcnConfigErr(part, "CNMPrio", strconv.Itoa(int(c.CNMPrio)), "0..7")
+		return qcnConfigErr(part, "CNMPrio", strconv.Itoa(int(c.CNMPrio)), "0.."+strconv.Itoa(wire.CNMMaxPrio))
 	}
 	return nil
 }
 
-// cpPart names the QCN congestion point in errors.
+// qcnPart names the QCN congestion point in errors.
 const qcnPart = "cp.QCN"
 
 // Validate checks every field and returns a *cc.ConfigError naming the
@@ -176,8 +187,9 @@ type QCNState struct {
 	// ToSample is the bytes still to arrive before the next sample
 	// (32-bit, 1..2^32−1 between events).
 	ToSample uint32
-	// Fb is the last sample's quantised |Fb|, 0..63 (6 bits): it picks the
-	// next sampling interval. 0 when the sample's Fb was ≥ 0.
+	// Fb is the last sample's quantised |Fb|, 0..wire.CNMMaxQntzFb
+	// (wire.CNMFbBits): it picks the next sampling interval. 0 when the
+	// sample's Fb was ≥ 0.
 	Fb uint8
 	// LFSR is the jitter's random source (its state is 0 and never drawn
 	// when JitterPercent is 0).
@@ -353,7 +365,7 @@ func (c *qcnCore) registers(dst []cc.Register) []cc.Register {
 		c.s.Time.Register(),
 		cc.Reg("q_old", 32, uint64(c.s.QOld)),
 		cc.Reg("to_sample", 32, uint64(c.s.ToSample)),
-		cc.Reg("fb", 6, uint64(c.s.Fb)),
+		cc.Reg("fb", wire.CNMFbBits, uint64(c.s.Fb)),
 		cc.Reg("lfsr", 32, uint64(c.s.LFSR.State())),
 		cc.Reg("samples", 64, c.s.Samples),
 		cc.Reg("cnms", 64, c.s.CNMs),

@@ -23,7 +23,7 @@ type FECNConfig struct {
 	// flow: a marked packet notifies the source when the flow has sent no
 	// notification for MinInterval (or ever), else it is counted as
 	// suppressed. 0 notifies on every marked packet (InfiniBand's
-	// receiver). Range 0..FECNMaxInterval (0s..1s). The survey says only that
+	// receiver). Range 0..FECNMaxInterval. The survey says only that
 	// the receiver "feedbacks a resource management (RM) cell" upon a
 	// marked packet; presets: 50 µs (FECNSurvey) or 0 (FECNInfiniBand).
 	MinInterval units.Time
@@ -112,10 +112,12 @@ func NewFECN(cfg FECNConfig) (*FECN, error) {
 // Config returns the configuration n was built with.
 func (n *FECN) Config() FECNConfig { return n.cfg }
 
-// State returns every register but the time.
+// State returns every register but the time, each in its snapshot's
+// unit.
 func (n *FECN) State() FECNState { return n.st }
 
-// Last returns the time of the latest accepted event (0 before any).
+// Last returns the time of the latest accepted event (0 before any): the
+// register now.
 func (n *FECN) Last() units.Time { return n.clock.Last() }
 
 const fecnReceive = "Receive"

@@ -21,8 +21,18 @@ const BECNRateUnit = units.Kbps
 // kb/s.
 const BECNMaxRate = units.Rate(math.MaxUint32) * BECNRateUnit
 
-// BECNMaxPeriod is the longest QuietPeriod and PauseTime: 1 s.
-const BECNMaxPeriod = units.Second
+// Limits of BECN's reaction point: each configuration field's range,
+// declared once here (BECNConfig.Validate and the registration in package
+// algos read them).
+const (
+	// BECNMinQuietPeriod is the shortest QuietPeriod: 1 ns.
+	BECNMinQuietPeriod = units.Nanosecond
+	// BECNMaxPeriod is the longest QuietPeriod and PauseTime: 1 s.
+	BECNMaxPeriod = units.Second
+	// BECNMaxPauseAfter is the largest PauseAfter: the 8-bit row counter's
+	// largest value.
+	BECNMaxPauseAfter = math.MaxUint8
+)
 
 // The survey's constants ([Survey] §4.1.1).
 const (
@@ -51,24 +61,25 @@ const BECNSurveyMinRate = units.Mbps
 // BECNConfig configures a reaction point.
 type BECNConfig struct {
 	// LineRate is the flow's original rate: RC starts there, recovery
-	// returns there and never passes it. A multiple of BECNRateUnit (1 kb/s)
-	// in 1kbps..BECNMaxRate.
+	// returns there and never passes it. A multiple of BECNRateUnit in
+	// BECNRateUnit..BECNMaxRate.
 	LineRate units.Rate
 	// MinRate is the floor of the halving: RC ← max(RC >> 1, MinRate). A
-	// multiple of BECNRateUnit in 1kbps..LineRate. The survey states none;
-	// presets BECNSurveyMinRate (1 Mb/s, at most LineRate).
+	// multiple of BECNRateUnit in BECNRateUnit..LineRate. The survey
+	// states none; presets BECNSurveyMinRate (at most LineRate).
 	MinRate units.Rate
 	// PauseAfter is how many notifications in a row pause the source (see
-	// RP for "in a row"), 1..255; 0 never pauses. The survey: 5
-	// (BECNSurveyPauseAfter).
+	// BECN for "in a row"), 1..BECNMaxPauseAfter; 0 never pauses. The
+	// survey: BECNSurveyPauseAfter.
 	PauseAfter uint8
 	// QuietPeriod is Tq: notifications less than Tq apart are in a row;
 	// Tq without a notification ends the row, and each further Tq
-	// without one doubles RC back toward LineRate. 1ns..1s. The survey's
-	// "a time period" has no value; presets BECNSurveyQuietPeriod (55 µs).
+	// without one doubles RC back toward LineRate.
+	// BECNMinQuietPeriod..BECNMaxPeriod. The survey's "a time period" has
+	// no value; presets BECNSurveyQuietPeriod.
 	QuietPeriod units.Time
 	// PauseTime is how long a pause lasts after the notification that
-	// began (or, in a row, extended) it, 0..BECNMaxPeriod (0s..1s); 0 (the
+	// began (or, in a row, extended) it, 0..BECNMaxPeriod; 0 (the
 	// presets) ends a pause with the row, at the first quiet period, when
 	// the rate steps up. The survey does not say what ends a pause.
 	PauseTime units.Time
@@ -97,15 +108,15 @@ func BECNSurvey(line units.Rate) BECNConfig {
 func (c BECNConfig) Validate() error {
 	switch {
 	case c.LineRate < BECNRateUnit || c.LineRate > BECNMaxRate || c.LineRate%BECNRateUnit != 0:
-		return becnConfigErr("LineRate", c.LineRate.String(), "a multiple of 1kbps in 1kbps.."+BECNMaxRate.String())
+		return becnConfigErr("LineRate", c.LineRate.String(), "a multiple of "+BECNRateUnit.String()+" in "+BECNRateUnit.String()+".."+BECNMaxRate.String())
 	case c.MinRate < BECNRateUnit || c.MinRate > c.LineRate || c.MinRate%BECNRateUnit != 0:
-		return becnConfigErr("MinRate", c.MinRate.String(), "a multiple of 1kbps in 1kbps..LineRate ("+c.LineRate.String()+")")
-	case c.QuietPeriod < units.Nanosecond || c.QuietPeriod > BECNMaxPeriod:
-		return becnConfigErr("QuietPeriod", c.QuietPeriod.String(), "1ns.."+BECNMaxPeriod.String())
+		return becnConfigErr("MinRate", c.MinRate.String(), "a multiple of "+BECNRateUnit.String()+" in "+BECNRateUnit.String()+"..LineRate ("+c.LineRate.String()+")")
+	case c.QuietPeriod < BECNMinQuietPeriod || c.QuietPeriod > BECNMaxPeriod:
+		return becnConfigErr("QuietPeriod", c.QuietPeriod.String(), BECNMinQuietPeriod.String()+".."+BECNMaxPeriod.String())
 	case c.PauseTime < 0 || c.PauseTime > BECNMaxPeriod:
 		return becnConfigErr("PauseTime", c.PauseTime.String(), "0s.."+BECNMaxPeriod.String()+" (0s: the pause ends with the quiet period)")
 	}
-	return nil // PauseAfter: every uint8 is valid
+	return nil // PauseAfter: every uint8 is valid (BECNMaxPauseAfter)
 }
 
 // BECNState is every register of a reaction point but the time (BECN.Last).
@@ -177,7 +188,7 @@ type BECNState struct {
 // rate may step up during a pause; notifications that arrive while paused
 // (from packets already in flight) halve RC as any other.
 //
-// Events. Feedback of kind wire.FeedbackBECN is a notification (Notify);
+// Events. Feedback of kind wire.FeedbackBECN is a notification;
 // every other kind changes nothing but the time, and a nil message is
 // refused. Sent records the time (a nil packet or a negative size is
 // refused). Timer runs the quiet timer's expiries and the pause's end due
@@ -214,16 +225,20 @@ func NewBECN(cfg BECNConfig) (*BECN, error) {
 // Config returns the configuration r was built with.
 func (r *BECN) Config() BECNConfig { return r.cfg }
 
-// State returns every register but the time.
+// State returns every register but the time, each in its snapshot's unit
+// (RC in BECNRateUnit, as rc).
 func (r *BECN) State() BECNState { return r.st }
 
-// Last returns the time of the latest accepted event (0 before any).
+// Last returns the time of the latest accepted event (0 before any): the
+// register now.
 func (r *BECN) Last() units.Time { return r.clock.Last() }
 
-// Rate returns RC as a rate.
+// Rate returns the rate RC as a units.Rate: the register rc (State().RC,
+// in BECNRateUnit) times BECNRateUnit.
 func (r *BECN) Rate() units.Rate { return units.Rate(r.st.RC) * BECNRateUnit }
 
-// Paused reports whether the source is paused.
+// Paused reports whether the source is paused: the register paused
+// (State().Paused).
 func (r *BECN) Paused() bool { return r.st.Paused }
 
 // Limits implements cc.ReactionPoint: the rate RC, gated on a zero
@@ -305,19 +320,6 @@ func (r *BECN) notify(now units.Time) {
 	s.LastNote = now
 	s.Quiet = true
 	s.NextUp = fixedpoint.SatAdd(now, r.cfg.QuietPeriod)
-}
-
-// Notify takes a notification at now: the typed form of Feedback with a
-// wire.FeedbackBECN. A now before the latest event's is a *cc.TimeOrderError
-// that changes nothing.
-func (r *BECN) Notify(now units.Time) error {
-	if !r.clock.InOrder(now) {
-		return r.clock.Check(becnPart, "Notify", now)
-	}
-	r.clock.Advance(now)
-	r.catchUp(now)
-	r.notify(now)
-	return nil
 }
 
 // Feedback implements cc.ReactionPoint: a wire.FeedbackBECN is a notification

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -333,7 +332,7 @@ func TestBECNEvents(t *testing.T) {
 	}
 	require.Equal(t, after, r.AppendRegisters(nil), "refused events change nothing")
 	for _, err := range []error{
-		r.Feedback(19, &becnNote, nil), r.Feedback(19, nil, nil), r.Sent(19, nil, nil), r.Timer(19, nil), r.Notify(19),
+		r.Feedback(19, &becnNote, nil), r.Feedback(19, nil, nil), r.Sent(19, nil, nil), r.Timer(19, nil),
 	} {
 		var te *cc.TimeOrderError
 		require.ErrorAs(t, err, &te)
@@ -341,21 +340,8 @@ func TestBECNEvents(t *testing.T) {
 		require.Equal(t, units.Time(20), te.Last)
 	}
 	require.Equal(t, after, r.AppendRegisters(nil))
-	require.NoError(t, r.Notify(20), "equal times are in order")
+	becnNotify(t, r, 20) // equal times are in order
 	require.Equal(t, uint64(2), r.State().Notifications)
-}
-
-// Notify is Feedback with a FeedbackBECN.
-func TestBECNNotifyIsFeedback(t *testing.T) {
-	a, b := becnNewRP(t, rp.BECNSurvey(10*units.Gbps)), becnNewRP(t, rp.BECNSurvey(10*units.Gbps))
-	rng := rand.New(rand.NewPCG(2, 2))
-	now := units.Time(0)
-	for range 2000 {
-		now += units.Time(rng.Int64N(int64(2 * becnTq)))
-		require.NoError(t, a.Notify(now))
-		becnNotify(t, b, now)
-		require.True(t, slices.Equal(a.AppendRegisters(nil), b.AppendRegisters(nil)))
-	}
 }
 
 func TestBECNConfig(t *testing.T) {

@@ -11,16 +11,24 @@ import (
 )
 
 // QCNRateUnit is the least significant bit of the reaction point's rate
-// registers RC and RT: 1 Kb/s. Every rate of QCNConfig is a multiple of it.
+// registers RC and RT (rc and rt in its snapshot): 1 Kb/s. Every rate of
+// QCNConfig is a multiple of it, and it is the least of them.
 const QCNRateUnit = units.Kbps
 
-// Limits of the reaction point's configuration.
+// Limits of QCN's reaction point: each configuration field's range and
+// the registers' widths, declared once here (QCNConfig.Validate and the
+// registration in package algos read them).
 const (
 	// QCNMaxLineRate is the largest line rate: RC and RT are 32-bit registers
 	// of QCNRateUnit, up to 4.29 Tb/s.
 	QCNMaxLineRate = math.MaxUint32 * QCNRateUnit
-	// QCNMaxGdShift is the largest GdShift (Gd = 2^−GdShift).
+	// QCNMinGdShift and QCNMaxGdShift bound GdShift (Gd = 2^−GdShift).
+	QCNMinGdShift = 1
 	QCNMaxGdShift = 16
+	// QCNMaxMinDecFac is the largest MinDecFac: 100 %.
+	QCNMaxMinDecFac = 100
+	// QCNMaxThreshold is the largest Threshold: 255 cycles (8 bits).
+	QCNMaxThreshold = math.MaxUint8
 	// QCNMinByteLimit and QCNMaxByteLimit bound BC_LIMIT (a 32-bit counter).
 	QCNMinByteLimit units.Bytes = 1000
 	QCNMaxByteLimit units.Bytes = math.MaxInt32
@@ -75,30 +83,35 @@ type QCNConfig struct {
 	// QCNRateUnit..QCNMaxLineRate.
 	LineRate units.Rate
 	// MinRate is rpgMinRate: decreases stop here. Range:
-	// QCNRateUnit..LineRate. Presets 5 Mb/s.
+	// QCNRateUnit..LineRate. Presets QCNStandardMinRate.
 	MinRate units.Rate
 	// GdShift is rpgGd: Gd = 2^−GdShift, and a CNM cuts RC·QntzFb >>
-	// GdShift. Range: 1..QCNMaxGdShift. Presets 7 (Gd = 1/128).
+	// GdShift. Range: QCNMinGdShift..QCNMaxGdShift. Presets
+	// QCNStandardGdShift (Gd = 1/128).
 	GdShift uint8
 	// MinDecFac is rpgMinDecFac in percent: one decrease keeps at least
-	// RC·MinDecFac/100. 0 bounds nothing. Range: 0..100. QCNStandard 50;
-	// QCNPaper 0 (the paper gives no bound).
+	// RC·MinDecFac/100. 0 bounds nothing. Range: 0..QCNMaxMinDecFac.
+	// QCNStandard QCNStandardMinDecFac; QCNPaper 0 (the paper gives no
+	// bound).
 	MinDecFac uint8
 	// ByteLimit is BC_LIMIT, rpgByteReset: the bytes sent per byte-counter
-	// cycle. Range: QCNMinByteLimit..QCNMaxByteLimit. Presets 150 000 B.
+	// cycle. Range: QCNMinByteLimit..QCNMaxByteLimit. Presets
+	// QCNStandardByteLimit.
 	ByteLimit units.Bytes
 	// Period is T, rpgTimeReset: the timer's cycle. Range:
-	// QCNMinPeriod..QCNMaxPeriod. QCNStandard 15 ms, QCNPaper 10 ms.
+	// QCNMinPeriod..QCNMaxPeriod. QCNStandard QCNStandardPeriod, QCNPaper
+	// QCNPaperPeriod.
 	Period units.Time
 	// Threshold is FAST_RECOVERY_TH, rpgThreshold: the fast-recovery
-	// cycles each counter counts before active increase. Range: 0..255.
-	// Presets 5.
+	// cycles each counter counts before active increase. Range:
+	// 0..QCNMaxThreshold. Presets QCNStandardThreshold.
 	Threshold uint8
 	// AIRate is R_AI, rpgAiRate: active increase's step of RT. Range:
-	// QCNRateUnit..LineRate. Presets 5 Mb/s.
+	// QCNRateUnit..LineRate. Presets QCNStandardAIRate.
 	AIRate units.Rate
 	// HAIRate is R_HAI, rpgHaiRate: hyper-active increase adds i·R_HAI to
-	// RT in its i-th cycle. Range: QCNRateUnit..LineRate. Presets 50 Mb/s.
+	// RT in its i-th cycle. Range: QCNRateUnit..LineRate. Presets
+	// QCNStandardHAIRate.
 	HAIRate units.Rate
 	// HalveAfterRecovery: once a counter has counted its Threshold
 	// fast-recovery cycles, its cycles are half as long (ByteLimit/2 and
@@ -145,10 +158,10 @@ func QCNPaper(link units.Rate) QCNConfig {
 	return c
 }
 
-// rpPart names the reaction point in errors.
+// qcnPart names the reaction point in errors.
 const qcnPart = "rp.QCN"
 
-// rpCheckRate validates a rate field: a multiple of QCNRateUnit in [lo, hi].
+// qcnCheckRate validates a rate field: a multiple of QCNRateUnit in [lo, hi].
 func qcnCheckRate(field string, r, lo, hi units.Rate) error {
 	if r < lo || r > hi || r%QCNRateUnit != 0 {
 		return qcnConfigErr(field, r.String(), "a multiple of "+QCNRateUnit.String()+" in "+lo.String()+".."+hi.String())
@@ -165,11 +178,11 @@ func (c QCNConfig) Validate() error {
 	if err := qcnCheckRate("MinRate", c.MinRate, QCNRateUnit, c.LineRate); err != nil {
 		return err
 	}
-	if c.GdShift < 1 || c.GdShift > QCNMaxGdShift {
-		return qcnConfigErr("GdShift", strconv.Itoa(int(c.GdShift)), "1.."+strconv.Itoa(QCNMaxGdShift))
+	if c.GdShift < QCNMinGdShift || c.GdShift > QCNMaxGdShift {
+		return qcnConfigErr("GdShift", strconv.Itoa(int(c.GdShift)), strconv.Itoa(QCNMinGdShift)+".."+strconv.Itoa(QCNMaxGdShift))
 	}
-	if c.MinDecFac > 100 {
-		return qcnConfigErr("MinDecFac", strconv.Itoa(int(c.MinDecFac)), "0..100")
+	if c.MinDecFac > QCNMaxMinDecFac {
+		return qcnConfigErr("MinDecFac", strconv.Itoa(int(c.MinDecFac)), "0.."+strconv.Itoa(QCNMaxMinDecFac))
 	}
 	if c.ByteLimit < QCNMinByteLimit || c.ByteLimit > QCNMaxByteLimit {
 		return qcnConfigErr("ByteLimit", c.ByteLimit.String(), QCNMinByteLimit.String()+".."+QCNMaxByteLimit.String())
@@ -301,13 +314,16 @@ func NewQCN(cfg QCNConfig) (*QCN, error) {
 // Config returns the configuration r was built with.
 func (r *QCN) Config() QCNConfig { return r.cfg }
 
-// State returns every register.
+// State returns every register, each in its snapshot's unit (RC and RT
+// in QCNRateUnit, as rc and rt).
 func (r *QCN) State() QCNState { return r.s }
 
-// Rate returns the current rate RC·QCNRateUnit.
+// Rate returns the current rate RC as a units.Rate: the register rc
+// (State().RC, in QCNRateUnit) times QCNRateUnit.
 func (r *QCN) Rate() units.Rate { return units.Rate(r.s.RC) * QCNRateUnit }
 
-// Target returns the target rate RT·QCNRateUnit.
+// Target returns the target rate RT as a units.Rate: the register rt
+// (State().RT, in QCNRateUnit) times QCNRateUnit.
 func (r *QCN) Target() units.Rate { return units.Rate(r.s.RT) * QCNRateUnit }
 
 // Limits implements cc.ReactionPoint: the current rate and no window.
@@ -388,22 +404,8 @@ func (r *QCN) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
 	return nil
 }
 
-// OnCNM is Feedback with a decoded CNM's quantised feedback q (0..63): the
-// typed path for firmware models that hold the CNM's fields. q above 63
-// is a *cc.EventError.
-func (r *QCN) OnCNM(now units.Time, q uint8) error {
-	if !r.s.Time.InOrder(now) {
-		return r.s.Time.Check(qcnPart, "OnCNM", now)
-	}
-	if q > wire.CNMMaxQntzFb {
-		return r.refuse("OnCNM", now, "quantised feedback above 63", nil)
-	}
-	r.cnm(now, q)
-	return nil
-}
-
 // cnm takes an accepted CNM with quantised feedback q (0..63) at now,
-// Feedback's and OnCNM's one path: q ≥ 1 decreases the rate.
+// Feedback's path: q ≥ 1 decreases the rate.
 func (r *QCN) cnm(now units.Time, q uint8) {
 	r.s.Time.Advance(now)
 	r.s.CNMs++

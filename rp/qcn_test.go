@@ -422,25 +422,17 @@ func TestQCNFeedbackKinds(t *testing.T) {
 	require.ErrorIs(t, r.Sent(8, nil, nil), cc.ErrEvent)
 	require.ErrorIs(t, r.Sent(8, &cc.Packet{Size: -1}, nil), cc.ErrEvent)
 	require.ErrorIs(t, r.Sent(8, &cc.Packet{Size: QCNMaxSendBytes + 1}, nil), cc.ErrEvent)
-	require.ErrorIs(t, r.OnCNM(8, 64), cc.ErrEvent)
 	for _, ev := range []func() error{
 		func() error { return r.Feedback(4, bad, nil) },
 		func() error { return r.Feedback(4, nil, nil) },
 		func() error { return r.Sent(4, nil, nil) },
 		func() error { return r.Timer(4, nil) },
-		func() error { return r.OnCNM(4, 1) },
 	} {
 		var te *cc.TimeOrderError
 		require.ErrorAs(t, ev(), &te)
 		require.Equal(t, units.Time(7), te.Last)
 	}
 	require.Equal(t, before, r.State())
-	// OnCNM is Feedback's typed path.
-	a, _ := NewQCN(QCNStandard(10 * units.Gbps))
-	b, _ := NewQCN(QCNStandard(10 * units.Gbps))
-	require.NoError(t, a.OnCNM(3, 17))
-	require.NoError(t, b.Feedback(3, qcnCNMFeedback(17), nil))
-	require.Equal(t, a.State(), b.State())
 }
 
 func TestQCNConfigErrors(t *testing.T) {

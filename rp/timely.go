@@ -2,6 +2,7 @@ package rp
 
 import (
 	"math"
+	"math/bits"
 
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/fixedpoint"
@@ -186,6 +187,13 @@ type TIMELY struct {
 
 var _ cc.ReactionPoint = (*TIMELY)(nil)
 
+// The widths of the ring's index registers: the head 0..TIMELYRingSize−1
+// (4 bits), the length 0..TIMELYRingSize (5 bits).
+var (
+	timelyHeadBits = uint8(bits.Len(TIMELYRingSize - 1))
+	timelyLenBits  = uint8(bits.Len(TIMELYRingSize))
+)
+
 // Fixed-point scales.
 const (
 	timelyQShift   = 16 // Q0.16 and Q16.16
@@ -222,10 +230,12 @@ func NewTIMELY(cfg TIMELYConfig) (*TIMELY, error) {
 // Config returns the configuration.
 func (r *TIMELY) Config() TIMELYConfig { return r.cfg }
 
-// State returns every register.
+// State returns every register, each in its snapshot's unit (Rate in
+// TIMELYRateUnit, RTTs in ns, the gradient in Q16.16).
 func (r *TIMELY) State() TIMELYState { return r.st }
 
-// Rate returns R.
+// Rate returns the rate R as a units.Rate: the register rate
+// (State().Rate, in TIMELYRateUnit) times TIMELYRateUnit.
 func (r *TIMELY) Rate() units.Rate { return units.Rate(r.st.Rate) * TIMELYRateUnit }
 
 // Limits is {Rate: R}: TIMELY is rate-based and has no window.
@@ -356,22 +366,6 @@ func (r *TIMELY) sample(now units.Time, e *TIMELYSegment) uint32 {
 	return uint32(min(ns, timelyMaxRTTNs))
 }
 
-// OnRTT takes one RTT sample directly and runs Algorithm 1 on it: the
-// rate computation engine without the measurement (a firmware model that
-// measures RTT itself). rtt is floored to ns and saturates at TIMELYMaxRTT; a
-// negative rtt is refused.
-func (r *TIMELY) OnRTT(now, rtt units.Time) error {
-	if !r.clock.InOrder(now) {
-		return r.clock.Check(timelyPart, "OnRTT", now)
-	}
-	if rtt < 0 {
-		return timelyEventErr("OnRTT", "negative RTT")
-	}
-	r.clock.Advance(now)
-	r.update(uint32(min(rtt/units.Nanosecond, timelyMaxRTTNs)))
-	return nil
-}
-
 // update is Algorithm 1 on one sample rtt (ns, ≤ 2^31 − 1).
 func (r *TIMELY) update(rtt uint32) {
 	s := &r.st
@@ -454,8 +448,8 @@ func (r *TIMELY) AppendRegisters(dst []cc.Register) []cc.Register {
 		cc.Reg("snd_nxt", 64, s.SndNxt),
 		cc.Reg("seg_end", 64, s.SegEnd),
 		cc.BoolReg("recording", s.Recording),
-		cc.Reg("ring_head", 4, uint64(s.Head)),
-		cc.Reg("ring_len", 5, uint64(s.Len)),
+		cc.Reg("ring_head", timelyHeadBits, uint64(s.Head)),
+		cc.Reg("ring_len", timelyLenBits, uint64(s.Len)),
 		cc.Reg("ring_oldest_end", 64, oldest),
 		cc.Reg("ring_newest_end", 64, newest),
 		cc.Reg("samples", 64, s.Samples),

@@ -35,7 +35,9 @@ const (
 	TIMELYPaperLink = 10 * units.Gbps
 )
 
-// Widths and limits of the registers.
+// Limits of TIMELY's reaction point: each configuration field's range and
+// the registers' widths, declared once here (TIMELYConfig.Validate and the
+// registration in package algos read them).
 const (
 	// TIMELYRateUnit is the unit of the rate register: R is held in kb/s in 32
 	// bits.
@@ -43,6 +45,10 @@ const (
 	// TIMELYMaxRate is the largest rate the 32-bit register holds: 2^32 − 1 kb/s
 	// (4.294967295 Tb/s).
 	TIMELYMaxRate = units.Rate(math.MaxUint32) * TIMELYRateUnit
+	// TIMELYMinLineRate is the slowest LineRate: 1 Mb/s.
+	TIMELYMinLineRate = units.Mbps
+	// TIMELYMinThigh is the smallest Thigh: 1 ns, the RTT registers' unit.
+	TIMELYMinThigh = units.Nanosecond
 	// TIMELYMaxRTT is the largest RTT sample: 2^31 − 1 ns (≈ 2.147 s), so that
 	// RTT samples and their differences fit 32-bit signed registers. A
 	// longer sample saturates here.
@@ -51,8 +57,14 @@ const (
 	// 2^40/minRTT must leave rtt_diff·reciprocal below 2^63.
 	TIMELYMinMinRTT = units.Microsecond
 	TIMELYMaxMinRTT = units.Second
-	// TIMELYMaxSegment is the largest SegmentBytes: 16 MiB.
-	TIMELYMaxSegment = 16 * units.MiB
+	// TIMELYMinSegment and TIMELYMaxSegment bound SegmentBytes: 1 B to
+	// 16 MiB.
+	TIMELYMinSegment units.Bytes = 1
+	TIMELYMaxSegment             = 16 * units.MiB
+	// TIMELYMinHAI and TIMELYMaxHAI bound HAIThreshold and HAIFactor: the
+	// 8-bit increase counter counts to 255.
+	TIMELYMinHAI = 1
+	TIMELYMaxHAI = math.MaxUint8
 	// TIMELYMaxSeq bounds the byte offsets a flow may send (Sent's p.Seq +
 	// p.Payload): 2^62.
 	TIMELYMaxSeq = uint64(1) << 62
@@ -61,6 +73,8 @@ const (
 	TIMELYRingSize = 16
 	// TIMELYQOne is 1.0 in the Q0.16 constants α and β (and Q16.16 gradient).
 	TIMELYQOne = 1 << 16
+	// TIMELYMinAlpha is the smallest α: 2^−16, the least Q0.16 value.
+	TIMELYMinAlpha = 1.0 / TIMELYQOne
 	// TIMELYMinBeta is the smallest β: with the gradient saturating at 2^15,
 	// β·gradient still reaches 1.
 	TIMELYMinBeta = 1.0 / 1024
@@ -102,9 +116,10 @@ func (s TIMELYSample) String() string {
 // (TIMELYRateUnit), floored; times in ns, floored.
 type TIMELYConfig struct {
 	// LineRate is the NIC's line rate: the ceiling of R, and the rate of
-	// the serialisation an RTT sample leaves out. 1 Mb/s..TIMELYMaxRate.
+	// the serialisation an RTT sample leaves out.
+	// TIMELYMinLineRate..TIMELYMaxRate.
 	LineRate units.Rate
-	// MinRate is the floor of R, MinRate ≥ 1 kb/s and ≤ LineRate. The
+	// MinRate is the floor of R, TIMELYRateUnit..LineRate. The
 	// paper states none (the authors' code calls it optional); TIMELYPaper uses
 	// one δ, 10 Mb/s.
 	MinRate units.Rate
@@ -113,40 +128,44 @@ type TIMELYConfig struct {
 	// HPCC authors' simulator) start every flow.
 	InitialRate units.Rate
 	// Tlow: a sample below it adds δ (Algorithm 1). 0..Thigh; the paper's
-	// 50 µs (section 6). 0 turns the region off (the authors' code
+	// TIMELYPaperTlow (section 6). 0 turns the region off (the authors' code
 	// recommends 0 with per-packet pacing).
 	Tlow units.Time
 	// Thigh: a sample above it cuts R by β(1 − Thigh/rtt) (Algorithm 1).
-	// 1 ns..TIMELYMaxRTT; the paper's 500 µs (section 6).
+	// TIMELYMinThigh..TIMELYMaxRTT; the paper's TIMELYPaperThigh (section
+	// 6).
 	Thigh units.Time
 	// MinRTT normalises the gradient: gradient = rtt_diff/minRTT
 	// (Algorithm 1), a configured constant, so that the division is a
-	// multiplication by a reciprocal computed at NewTIMELY. TIMELYMinMinRTT..TIMELYMaxMinRTT;
-	// 20 µs ([HPCC-ns3]).
+	// multiplication by a reciprocal computed at NewTIMELY.
+	// TIMELYMinMinRTT..TIMELYMaxMinRTT; TIMELYPaperMinRTT ([HPCC-ns3]).
 	MinRTT units.Time
 	// Alpha is α, the EWMA weight of the new RTT difference: rtt_diff ←
 	// (1 − α)·rtt_diff + α·new_rtt_diff (Algorithm 1). Held in Q0.16
-	// (round(α·2^16), error ≤ 2^−17; 0.875 is exact, 57344). 2^−16..1;
-	// 0.875 ([HPCC-ns3]; the authors' later code recommends 0.02).
+	// (round(α·2^16), error ≤ 2^−17; 0.875 is exact, 57344).
+	// TIMELYMinAlpha..1; TIMELYPaperAlpha ([HPCC-ns3]; the authors' later
+	// code recommends 0.02).
 	Alpha float64
 	// Beta is β, the multiplicative decrement factor. Held in Q0.16
 	// (round(β·2^16), error ≤ 2^−17; 0.8 is 52429/65536, 3.05e−6 above).
-	// TIMELYMinBeta..1; the paper's 0.8 (section 6).
+	// TIMELYMinBeta..1; the paper's TIMELYPaperBeta (section 6).
 	Beta float64
-	// Delta is δ, the additive increment step, 1 kb/s..LineRate; the
-	// paper's 10 Mb/s (section 6).
+	// Delta is δ, the additive increment step, TIMELYRateUnit..LineRate;
+	// the paper's TIMELYPaperDelta (section 6).
 	Delta units.Rate
 	// HAIThreshold is the number of consecutive increases (this one
 	// included) from which an increase in the gradient region adds
-	// HAIFactor·δ instead of δ (hyperactive increase). 1..255; 5
-	// (Algorithm 1: "gradient < 0 for five completion events").
+	// HAIFactor·δ instead of δ (hyperactive increase).
+	// TIMELYMinHAI..TIMELYMaxHAI; TIMELYPaperHAIThreshold (Algorithm 1:
+	// "gradient < 0 for five completion events").
 	HAIThreshold int
-	// HAIFactor is N, the multiple of δ a HAI step adds. 1..255; 5
-	// (Algorithm 1).
+	// HAIFactor is N, the multiple of δ a HAI step adds.
+	// TIMELYMinHAI..TIMELYMaxHAI; TIMELYPaperHAIFactor (Algorithm 1).
 	HAIFactor int
 	// SegmentBytes is the segment whose completion gives one RTT sample.
-	// 1 B..TIMELYMaxSegment; the paper's 16 KB (section 6; segments are 16–64
-	// KB, section 3.1). 1 B (or the MTU) gives one sample per packet.
+	// TIMELYMinSegment..TIMELYMaxSegment; the paper's TIMELYPaperSegment
+	// (section 6; segments are 16–64 KB, section 3.1). 1 B (or the MTU)
+	// gives one sample per packet.
 	SegmentBytes units.Bytes
 	// Sample is the send time a segment's RTT is measured from
 	// (TIMELYSampleFirst: the paper's; TIMELYSampleLast: the default of the presets,
@@ -208,36 +227,40 @@ func timelyConfigErr(field, value, want string) error {
 	return &cc.ConfigError{Part: timelyPart, Field: field, Value: value, Range: want}
 }
 
+// timelyFmtFloat formats f exactly, in the shortest form that parses back.
 func timelyFmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// timelyHAIRange is the range of HAIThreshold and HAIFactor in errors.
+var timelyHAIRange = strconv.Itoa(TIMELYMinHAI) + ".." + strconv.Itoa(TIMELYMaxHAI)
 
 // Validate reports the first field out of range as a *cc.ConfigError
 // naming the field, its value and the range.
 func (c TIMELYConfig) Validate() error {
 	switch {
-	case c.LineRate < units.Mbps || c.LineRate > TIMELYMaxRate:
-		return timelyConfigErr("LineRate", c.LineRate.String(), "1Mbps.."+TIMELYMaxRate.String())
+	case c.LineRate < TIMELYMinLineRate || c.LineRate > TIMELYMaxRate:
+		return timelyConfigErr("LineRate", c.LineRate.String(), TIMELYMinLineRate.String()+".."+TIMELYMaxRate.String())
 	case c.MinRate < TIMELYRateUnit || c.MinRate > c.LineRate:
-		return timelyConfigErr("MinRate", c.MinRate.String(), "1kbps..LineRate ("+c.LineRate.String()+")")
+		return timelyConfigErr("MinRate", c.MinRate.String(), TIMELYRateUnit.String()+"..LineRate ("+c.LineRate.String()+")")
 	case c.InitialRate < c.MinRate || c.InitialRate > c.LineRate:
 		return timelyConfigErr("InitialRate", c.InitialRate.String(), "MinRate ("+c.MinRate.String()+")..LineRate ("+c.LineRate.String()+")")
-	case c.Thigh < units.Nanosecond || c.Thigh > TIMELYMaxRTT:
-		return timelyConfigErr("Thigh", c.Thigh.String(), "1ns.."+TIMELYMaxRTT.String())
+	case c.Thigh < TIMELYMinThigh || c.Thigh > TIMELYMaxRTT:
+		return timelyConfigErr("Thigh", c.Thigh.String(), TIMELYMinThigh.String()+".."+TIMELYMaxRTT.String())
 	case c.Tlow < 0 || c.Tlow > c.Thigh:
 		return timelyConfigErr("Tlow", c.Tlow.String(), "0s..Thigh ("+c.Thigh.String()+")")
 	case c.MinRTT < TIMELYMinMinRTT || c.MinRTT > TIMELYMaxMinRTT:
 		return timelyConfigErr("MinRTT", c.MinRTT.String(), TIMELYMinMinRTT.String()+".."+TIMELYMaxMinRTT.String())
-	case !(c.Alpha >= 1.0/TIMELYQOne && c.Alpha <= 1):
-		return timelyConfigErr("Alpha", timelyFmtFloat(c.Alpha), "2^-16..1")
+	case !(c.Alpha >= TIMELYMinAlpha && c.Alpha <= 1):
+		return timelyConfigErr("Alpha", timelyFmtFloat(c.Alpha), timelyFmtFloat(TIMELYMinAlpha)+"..1")
 	case !(c.Beta >= TIMELYMinBeta && c.Beta <= 1):
-		return timelyConfigErr("Beta", timelyFmtFloat(c.Beta), "2^-10..1")
+		return timelyConfigErr("Beta", timelyFmtFloat(c.Beta), timelyFmtFloat(TIMELYMinBeta)+"..1")
 	case c.Delta < TIMELYRateUnit || c.Delta > c.LineRate:
-		return timelyConfigErr("Delta", c.Delta.String(), "1kbps..LineRate ("+c.LineRate.String()+")")
-	case c.HAIThreshold < 1 || c.HAIThreshold > math.MaxUint8:
-		return timelyConfigErr("HAIThreshold", strconv.Itoa(c.HAIThreshold), "1..255")
-	case c.HAIFactor < 1 || c.HAIFactor > math.MaxUint8:
-		return timelyConfigErr("HAIFactor", strconv.Itoa(c.HAIFactor), "1..255")
-	case c.SegmentBytes < 1 || c.SegmentBytes > TIMELYMaxSegment:
-		return timelyConfigErr("SegmentBytes", c.SegmentBytes.String(), "1B.."+TIMELYMaxSegment.String())
+		return timelyConfigErr("Delta", c.Delta.String(), TIMELYRateUnit.String()+"..LineRate ("+c.LineRate.String()+")")
+	case c.HAIThreshold < TIMELYMinHAI || c.HAIThreshold > TIMELYMaxHAI:
+		return timelyConfigErr("HAIThreshold", strconv.Itoa(c.HAIThreshold), timelyHAIRange)
+	case c.HAIFactor < TIMELYMinHAI || c.HAIFactor > TIMELYMaxHAI:
+		return timelyConfigErr("HAIFactor", strconv.Itoa(c.HAIFactor), timelyHAIRange)
+	case c.SegmentBytes < TIMELYMinSegment || c.SegmentBytes > TIMELYMaxSegment:
+		return timelyConfigErr("SegmentBytes", c.SegmentBytes.String(), TIMELYMinSegment.String()+".."+TIMELYMaxSegment.String())
 	case c.Sample != TIMELYSampleFirst && c.Sample != TIMELYSampleLast:
 		return timelyConfigErr("Sample", c.Sample.String(), "first, last")
 	}

@@ -35,7 +35,7 @@ func TestTIMELYConformance(t *testing.T) {
 }
 
 // Sent, Feedback (an ACK completing a segment, so a sample and Algorithm
-// 1), OnRTT, Timer and AppendRegisters allocate nothing.
+// 1), Timer and AppendRegisters allocate nothing.
 func TestTIMELYNoAllocs(t *testing.T) {
 	c := rp.TIMELYScaled(100 * units.Gbps)
 	c.SegmentBytes = 1000
@@ -57,14 +57,11 @@ func TestTIMELYNoAllocs(t *testing.T) {
 			panic(err)
 		}
 		now += 70 * units.Microsecond
-		if err := r.OnRTT(now, units.Time(seq%600)*units.Microsecond); err != nil {
-			panic(err)
-		}
 		if err := r.Timer(now, act); err != nil {
 			panic(err)
 		}
 	}))
-	require.Greater(t, r.State().Samples, uint64(3000))
+	require.GreaterOrEqual(t, r.State().Samples, uint64(2000), "every ACK completes its segment: a sample each")
 	dst := make([]cc.Register, 0, 32)
 	require.Zero(t, testing.AllocsPerRun(1000, func() { dst = r.AppendRegisters(dst[:0]) }))
 }

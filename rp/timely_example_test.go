@@ -29,13 +29,15 @@ func ExampleTIMELY() {
 	// rtt 26893 ns, rate 5.01Gbps
 }
 
-// ExampleTIMELY_OnRTT: Algorithm 1 on a sequence of RTT samples. The RTT
+// ExampleTIMELY_Feedback: Algorithm 1 on a sequence of RTT samples, one
+// per ACK: segments of one byte, each acknowledged rtt after it was sent,
+// and no serialisation subtracted, so that each sample is rtt. The RTT
 // rising 1 µs per sample is a gradient of about 1/20 (minRTT 20 µs): R
 // falls by β·gradient ≈ 4 % a sample; when the RTT stops rising rtt_diff
 // decays (the EWMA's α = 7/8) to 0 and R grows by δ, by 5δ (HAI) from the
 // fifth increase in a row; a sample above Thigh cuts R by β(1 − Thigh/rtt).
 //
-// The output by hand, from Algorithm 1 in RP's integer form (αQ = 57344 =
+// The output by hand, from Algorithm 1 in TIMELY's integer form (αQ = 57344 =
 // 7/8, βQ = round(0.8·2^16) = 52429, ρ = round(2^40/20000) = 54975581;
 // rates in kb/s):
 //
@@ -54,12 +56,16 @@ func ExampleTIMELY() {
 //	       Thigh: f = ⌊100 000·2^16/600 000⌋ = 10922, m = ⌊52429·10922/2^16⌋
 //	       = 8737, R = 4 758 743 − ⌊4 758 743·8737/2^16⌋ = 4 124 327 (the
 //	       float model: 4.758743·(1 − 0.8/6) = 4.124244 Gb/s).
-func ExampleTIMELY_OnRTT() {
+func ExampleTIMELY_Feedback() {
 	c := rp.TIMELYPaper(10 * units.Gbps)
 	c.InitialRate = 5 * units.Gbps
+	c.SegmentBytes, c.SubtractSerialization = 1, false
 	r, _ := rp.NewTIMELY(c)
 	for i, us := range []int{51, 52, 53, 53, 53, 53, 53, 53, 53, 53, 53, 53, 600} {
-		_ = r.OnRTT(units.Time(i)*units.Millisecond, units.Time(us)*units.Microsecond)
+		sent := units.Time(i) * units.Millisecond
+		_ = r.Sent(sent, &cc.Packet{Seq: uint64(i), Payload: 1}, nil)
+		ack := &cc.Feedback{Kind: cc.FeedbackAck, Seq: uint64(i) + 1}
+		_ = r.Feedback(sent+units.Time(us)*units.Microsecond, ack, nil)
 		s := r.State()
 		fmt.Printf("rtt %3d µs: rtt_diff %4d ns, gradient %.4f, increases %d, rate %v\n",
 			us, s.RTTDiff, float64(s.Gradient)/rp.TIMELYQOne, s.Increases, r.Rate())

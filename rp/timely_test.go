@@ -278,7 +278,6 @@ func TestTIMELYFeedbackKindsAndRefusals(t *testing.T) {
 		func() error { return r.Sent(3*timelyUs, &cc.Packet{Seq: rp.TIMELYMaxSeq, Payload: 1}, nil) },
 		func() error { return r.Feedback(3*timelyUs, &cc.Feedback{Kind: cc.FeedbackAck, Seq: 5001}, nil) },
 		func() error { return r.Feedback(3*timelyUs, &cc.Feedback{Kind: cc.FeedbackNak, Seq: 5001}, nil) },
-		func() error { return r.OnRTT(3*timelyUs, -1) },
 	} {
 		err := ev()
 		require.ErrorIs(t, err, cc.ErrEvent)
@@ -291,7 +290,6 @@ func TestTIMELYFeedbackKindsAndRefusals(t *testing.T) {
 		func(now units.Time) error { return r.Sent(now, &cc.Packet{Seq: 5000, Payload: 1}, nil) },
 		func(now units.Time) error { return r.Feedback(now, &cc.Feedback{Kind: cc.FeedbackAck, Seq: 5000}, nil) },
 		func(now units.Time) error { return r.Timer(now, nil) },
-		func(now units.Time) error { return r.OnRTT(now, timelyUs) },
 	} {
 		err := ev(timelyUs)
 		var te *cc.TimeOrderError

@@ -29,12 +29,16 @@ const CNMVersion = 0
 // bytes each, but not their unit.)
 const CNMQUnit = 64
 
-// The largest quantised feedback and priority a CNM carries.
+// The widths of the quantised feedback and the priority a CNM carries.
 const (
-	// MaxQntzFb is the largest quantised |Fb|: 6 bits.
-	CNMMaxQntzFb = 63
-	// MaxPrio is the largest 802.1p priority.
-	CNMMaxPrio = 7
+	// CNMFbBits is the width of the quantised feedback QntzFb: 6 bits.
+	CNMFbBits = 6
+	// CNMMaxQntzFb is the largest quantised |Fb|: 2^6 − 1 = 63.
+	CNMMaxQntzFb = 1<<CNMFbBits - 1
+	// CNMPrioBits is the width of an 802.1p priority: 3 bits.
+	CNMPrioBits = 3
+	// CNMMaxPrio is the largest 802.1p priority: 7.
+	CNMMaxPrio = 1<<CNMPrioBits - 1
 )
 
 // Byte offsets of the fields (see CNM).
@@ -45,10 +49,10 @@ const (
 	cnmByteQOffset = 10 // 2 bytes, signed
 	cnmByteQDelta  = 12 // 2 bytes, signed
 	cnmBytePrio    = 14 // 2 bytes: 13 reserved bits, priority in 2–0
-	cnmFbMask      = 0x3f
+	cnmFbMask      = CNMMaxQntzFb
 	cnmResvHiMask  = 0x0f // ReservedV's 4 bits in byte 0
 	cnmResvLoMask  = 0xc0 // ReservedV's 2 bits in byte 1
-	cnmPrioMask    = 0x0007
+	cnmPrioMask    = CNMMaxPrio
 	cnmWhat        = "QCN CNM"
 )
 
@@ -56,8 +60,8 @@ const (
 // QCN's reaction point reads, in a 16-byte layout that fits
 // cc.Feedback.Data.
 //
-// The standard's CNM PDU (802.1Qau; field list as HPE's FlexFabric
-// configuration guides reproduce it, "CNM format") is: Version (4 bits,
+// The standard's CNM PDU ([QCN]; field list as [QCN-HPE] reproduces it,
+// "CNM format") is: Version (4 bits,
 // 0), ReservedV (6 bits, 0), Quantized Feedback (6 bits), Congestion Point
 // Identifier (CPID, 8 bytes), cnmQOffset (2 bytes), cnmQDelta (2 bytes),
 // Encapsulated priority (2 bytes), Encapsulated destination MAC address (6
@@ -86,7 +90,8 @@ const (
 // version other than 0 or a buffer shorter than 16 bytes is malformed. A
 // decoder ignores bytes after the first 16.
 type CNM struct {
-	// QntzFb is the quantised feedback |Fb|·63/Fbmax, 0..63 (6 bits).
+	// QntzFb is the quantised feedback |Fb|·63/Fbmax, 0..CNMMaxQntzFb
+	// (CNMFbBits).
 	QntzFb uint8
 	// CPID is the Congestion Point Identifier (64 bits).
 	CPID uint64
@@ -94,19 +99,21 @@ type CNM struct {
 	QOffset int16
 	// QDelta is cnmQDelta, Q − Qold in CNMQUnit (signed 16 bits).
 	QDelta int16
-	// Prio is the encapsulated priority of the sampled frame, 0..7.
+	// Prio is the encapsulated priority of the sampled frame,
+	// 0..CNMMaxPrio (CNMPrioBits).
 	Prio uint8
 }
 
-// Validate reports whether m can be encoded: QntzFb ≤ 63 and Prio ≤ 7. The
+// Validate reports whether m can be encoded: QntzFb ≤ CNMMaxQntzFb and
+// Prio ≤ CNMMaxPrio. The
 // error is a *cc.DecodeError naming the byte of the encoding whose field is
 // out of range: 1 for QntzFb, 15 for Prio.
 func (m CNM) Validate() error {
 	if m.QntzFb > CNMMaxQntzFb {
-		return &cc.DecodeError{What: cnmWhat, Offset: cnmByteFb, Reason: "quantised feedback " + strconv.Itoa(int(m.QntzFb)) + ", want 0..63"}
+		return &cc.DecodeError{What: cnmWhat, Offset: cnmByteFb, Reason: "quantised feedback " + strconv.Itoa(int(m.QntzFb)) + ", want 0.." + strconv.Itoa(CNMMaxQntzFb)}
 	}
 	if m.Prio > CNMMaxPrio {
-		return &cc.DecodeError{What: cnmWhat, Offset: cnmBytePrio + 1, Reason: "priority " + strconv.Itoa(int(m.Prio)) + ", want 0..7"}
+		return &cc.DecodeError{What: cnmWhat, Offset: cnmBytePrio + 1, Reason: "priority " + strconv.Itoa(int(m.Prio)) + ", want 0.." + strconv.Itoa(CNMMaxPrio)}
 	}
 	return nil
 }
@@ -183,7 +190,8 @@ func cnmBad(off int, reason string) error {
 	return &cc.DecodeError{What: cnmWhat, Offset: off, Reason: reason}
 }
 
-// cnmQ converts a queue difference in bytes to the CNM's 16-bit signed
-// field in CNMQUnit, truncating toward zero and saturating at the field's
-// range.
+// CNMQ converts a queue difference of v bytes to the value of the CNM's
+// 16-bit signed fields cnmQOffset and cnmQDelta (CNM.QOffset and
+// CNM.QDelta): v/CNMQUnit, truncated toward zero and saturated at the
+// field's range.
 func CNMQ(v int64) int16 { return fixedpoint.SatConv[int16](v / CNMQUnit) }
