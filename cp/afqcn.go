@@ -221,25 +221,30 @@ var (
 // than 802.1Qau's feedback only when we have a large Fb_AF", a comparison
 // with a QCN feedback that exists); the sampling interval follows QCN's own
 // quantised |Fb| (the queue's state, not a class's); when every active
-// class has weight 0, Fb_AF is 0; overdue periods are left for Timer, and
-// a late Timer ends one period holding every arrival since the last (the
-// shares, which only ratios decide, are unaffected) and moves to the next
-// grid point after now.
+// class has weight 0, Fb_AF is 0.
+//
+// Late periods (cc rule 4): every event first ends each period due by its
+// now, in order, each as at its own end, so a frame that arrives at or
+// after a period's end counts in the next one however late the caller
+// runs Timer; periods with no arrival decay the averages (once the
+// averages stop moving, the remaining idle periods are counted at once:
+// the same registers as one period at a time).
 //
 // Registers (AppendRegisters, in this order): QCN's (now, q_old,
 // to_sample, fb, lfsr, samples, cnms); next_tick (64-bit ps); ticks
 // (64-bit); then per class i = 0..7: arr<i> (AFQCNArrivalBits), m<i> (AFQCNMBits),
 // fb_af<i> (6 bits).
 //
-// Errors as QCN's. It is not safe for concurrent use. Build one with
-// NewAFQCN.
+// Errors as QCN's: Enqueue, which can decide, refuses a nil act; Dequeue
+// and Timer decide nothing and take one. It is not safe for concurrent
+// use. Build one with NewAFQCN.
 type AFQCN struct {
 	core qcnCore
 	cfg  AFQCNConfig
 	af   afqcnState
 }
 
-// afState is the AF part of the registers.
+// afqcnState is the AF part of the registers.
 type afqcnState struct {
 	arr      [AFQCNClasses]uint64
 	m        [AFQCNClasses]uint64
@@ -300,56 +305,91 @@ func (a *AFQCN) class(p *cc.Packet) uint8 {
 // arrivals and QCN's sampling; a sample may append one CNM (see AFQCN).
 func (a *AFQCN) Enqueue(now units.Time, p *cc.Packet, q cc.Queue, act *cc.Actions) error {
 	k := &a.core
-	if err := k.check(afqcnPart, "Enqueue", now, p, q); err != nil {
+	if err := k.check(afqcnPart, "Enqueue", now, p, q, act, true); err != nil {
 		return err
+	}
+	f := &a.af
+	var late afqcnState
+	if f.nextTick <= now {
+		// The periods that ended by now end first, in a copy that is kept
+		// only if the event is taken (a CNM with no room refuses it).
+		late = a.af
+		f = &late
+		a.catchUp(f, now)
 	}
 	i := a.class(p)
 	s := k.plan(p.Size, q.Len)
 	var fb uint8
 	if s.sampled && s.fb < 0 {
 		al := uint32(a.cfg.Alpha)
-		fb = uint8(((256-al)*uint32(s.qntz) + al*uint32(a.af.fb[i])) >> 8)
+		fb = uint8(((256-al)*uint32(s.qntz) + al*uint32(f.fb[i])) >> 8)
 	}
 	if err := k.enqueue(afqcnPart, now, &s, fb, p, act); err != nil {
 		return err
 	}
-	a.af.arr[i] = min(a.af.arr[i]+min(uint64(p.Size), afqcnMaxArrival), afqcnMaxArrival)
+	f.arr[i] = min(f.arr[i]+min(uint64(p.Size), afqcnMaxArrival), afqcnMaxArrival)
+	if f == &late {
+		a.af = late
+	}
 	return nil
 }
 
 // Dequeue implements cc.CongestionPoint: it checks its arguments as
-// Enqueue does and records the time.
+// Enqueue does, ends the periods due by now and records the time.
 func (a *AFQCN) Dequeue(now units.Time, p *cc.Packet, q cc.Queue, _ *cc.Actions) error {
-	return a.core.dequeue(afqcnPart, now, p, q)
+	k := &a.core
+	if err := k.check(afqcnPart, "Dequeue", now, p, q, nil, false); err != nil {
+		return err
+	}
+	a.catchUp(&a.af, now)
+	k.s.Time.Advance(now)
+	return nil
 }
 
 // NextDeadline implements cc.Clock: the end of the current period.
 func (a *AFQCN) NextDeadline() units.Time { return a.af.nextTick }
 
-// Timer implements cc.Clock: at or after the period's end it updates the
-// averages and Fb_AF (see AFQCN) and moves to the next multiple of Ts after
-// now; before it, it only records now. It appends nothing.
-func (a *AFQCN) Timer(now units.Time, act *cc.Actions) error {
+// Timer implements cc.Clock: it ends every period due by now, each
+// updating the averages and Fb_AF (see AFQCN), and moves the deadline to
+// the next multiple of Ts after now; before the deadline it only records
+// now. It appends nothing.
+func (a *AFQCN) Timer(now units.Time, _ *cc.Actions) error {
 	if err := a.core.s.Time.Accept(afqcnPart, "Timer", now); err != nil {
 		return err
 	}
-	if now < a.af.nextTick {
-		return nil
-	}
-	a.tick()
-	ts := a.cfg.Ts
-	a.af.nextTick = fixedpoint.SatAdd(now-now%ts, ts)
+	a.catchUp(&a.af, now)
 	return nil
 }
 
-// tick ends a period.
-func (a *AFQCN) tick() {
-	f := &a.af
+// catchUp ends, in f, every period whose end is at or before now, in
+// order, each as at its end. An idle period (no arrivals) that leaves the
+// averages as they were leaves every later idle period the same too (M_i
+// and so Fb_AF,i repeat), so the rest of them up to now are counted at
+// once: bit for bit what ending them one by one gives.
+func (a *AFQCN) catchUp(f *afqcnState, now units.Time) {
+	ts := a.cfg.Ts
+	for f.nextTick <= now && f.nextTick != units.MaxTime {
+		still := a.tick(f)
+		f.nextTick = fixedpoint.SatAdd(f.nextTick, ts)
+		if still && f.nextTick <= now {
+			n := (now - f.nextTick) / ts // whole idle periods before the last
+			f.ticks += uint64(n)
+			f.nextTick += n * ts // ≤ now: no overflow
+		}
+	}
+}
+
+// tick ends a period in f and reports whether it was idle and left the
+// averages as they were.
+func (a *AFQCN) tick(f *afqcnState) (still bool) {
 	k := a.cfg.BShift
 	var sumM, sumW uint64
+	still = true
 	for i := range f.m {
 		// M ← M − M·2^−k + M_new: M < 2^(36+k) stays below it.
-		f.m[i] = f.m[i] - f.m[i]>>k + f.arr[i]
+		m := f.m[i] - f.m[i]>>k + f.arr[i]
+		still = still && m == f.m[i] && f.arr[i] == 0
+		f.m[i] = m
 		f.arr[i] = 0
 		if m := f.m[i] >> k; m > 0 {
 			sumM += m
@@ -368,6 +408,7 @@ func (a *AFQCN) tick() {
 		}
 	}
 	f.ticks++
+	return still
 }
 
 // AppendRegisters implements cc.Part: the registers AFQCN's doc lists, in

@@ -113,17 +113,13 @@ func TestAFQCNCombinedFeedback(t *testing.T) {
 		require.NoError(t, err)
 		// Class 0 sends 9 bytes for every byte of class 1: with equal
 		// weights D_0 = 1 − 5/9, Fb_AF,0 = ⌊64·4/9⌋ = 28, Fb_AF,1 = 0.
+		// A frame at a period's end counts in the next period (the event
+		// ends the period first), so each period holds 100 µs of frames.
 		now := units.Time(0)
-		for range 100 {
-			for tick := false; !tick; {
-				now += units.Microsecond
-				require.NoError(t, a.Enqueue(now, &cc.Packet{Size: 900, Prio: 0}, cc.Queue{}, nil))
-				require.NoError(t, a.Enqueue(now, &cc.Packet{Size: 100, Prio: 1}, cc.Queue{}, nil))
-				if now >= a.NextDeadline() {
-					require.NoError(t, a.Timer(now, nil))
-					tick = true
-				}
-			}
+		for a.State().Ticks < 100 {
+			now += units.Microsecond
+			require.NoError(t, a.Enqueue(now, &cc.Packet{Size: 900, Prio: 0}, cc.Queue{}, cc.NewActions(1)))
+			require.NoError(t, a.Enqueue(now, &cc.Packet{Size: 100, Prio: 1}, cc.Queue{}, cc.NewActions(1)))
 		}
 		st := a.State()
 		require.Equal(t, uint8(28), st.FbAF[0])
@@ -197,7 +193,7 @@ func TestAFQCNClassKeys(t *testing.T) {
 		cfg.ClassBy, cfg.ClassFunc = c.by, c.fn
 		a, err := NewAFQCN(cfg)
 		require.NoError(t, err)
-		require.NoError(t, a.Enqueue(1, p, cc.Queue{}, nil))
+		require.NoError(t, a.Enqueue(1, p, cc.Queue{}, cc.NewActions(1)))
 		require.Equal(t, uint64(100), a.State().Arrivals[c.want], "%v", c.by)
 	}
 	require.Equal(t, "prio", AFQCNClassByPrio.String())
@@ -205,32 +201,43 @@ func TestAFQCNClassKeys(t *testing.T) {
 	require.Equal(t, "ClassKey(9)", AFQCNClassKey(9).String())
 }
 
-// Arrival counters saturate at 2^36 − 1; a late Timer ends one period and
-// moves to the next multiple of Ts after now; one before the deadline only
-// records now.
+// Arrival counters saturate at 2^36 − 1; a Timer before the deadline
+// only records now; a late Timer ends every period due by its now (cc rule
+// 4): ten periods end at 10·Ts + 5, as they do for a part given its Timer
+// at each of them, and the deadline moves to 11·Ts.
 func TestAFQCNTimerAndSaturation(t *testing.T) {
-	a, err := NewAFQCN(AFQCNPaper(10 * units.Gbps))
-	require.NoError(t, err)
-	for range 3 {
-		require.NoError(t, a.Enqueue(1, &cc.Packet{Size: 1 << 40}, cc.Queue{}, nil))
+	parts := [2]*AFQCN{}
+	for j := range parts {
+		a, err := NewAFQCN(AFQCNPaper(10 * units.Gbps))
+		require.NoError(t, err)
+		for range 3 {
+			require.NoError(t, a.Enqueue(1, &cc.Packet{Size: 1 << 40}, cc.Queue{}, cc.NewActions(1)))
+		}
+		parts[j] = a
 	}
+	a, onTime := parts[0], parts[1]
 	require.Equal(t, uint64(1<<36-1), a.State().Arrivals[0])
 	before := a.State()
 	require.NoError(t, a.Timer(AFQCNDefaultTs-1, nil))
 	after := a.State()
 	after.QCN.Time = before.QCN.Time
 	require.Equal(t, before, after)
+	for k := range units.Time(10) {
+		require.NoError(t, onTime.Timer((k+1)*AFQCNDefaultTs, nil))
+	}
+	require.NoError(t, onTime.Timer(10*AFQCNDefaultTs+5, nil))
 	require.NoError(t, a.Timer(10*AFQCNDefaultTs+5, nil))
-	require.Equal(t, uint64(1), a.State().Ticks)
+	require.Equal(t, uint64(10), a.State().Ticks)
 	require.Equal(t, 11*AFQCNDefaultTs, a.NextDeadline())
-	require.Equal(t, uint64((1<<36-1)>>AFQCNDefaultBShift), a.Share(0))
+	require.Equal(t, onTime.State(), a.State())
+	require.Equal(t, onTime.AppendRegisters(nil), a.AppendRegisters(nil))
 	require.Zero(t, a.Share(-1)+a.Share(8))
 	for _, r := range a.AppendRegisters(nil) {
 		require.True(t, r.Fits(), "%v", r)
 	}
 	// Saturated average: the register keeps its width after many periods.
 	for i := range 200 {
-		require.NoError(t, a.Enqueue(a.NextDeadline()-1, &cc.Packet{Size: 1 << 40}, cc.Queue{}, nil))
+		require.NoError(t, a.Enqueue(a.NextDeadline()-1, &cc.Packet{Size: 1 << 40}, cc.Queue{}, cc.NewActions(1)))
 		require.NoError(t, a.Timer(a.NextDeadline(), nil), "%d", i)
 	}
 	require.Less(t, a.State().M[0], uint64(1)<<AFQCNMBits)
@@ -244,4 +251,84 @@ func TestAFQCNRegisters(t *testing.T) {
 	require.Equal(t, "next_tick", regs[7].Name)
 	require.Equal(t, "arr0", regs[9].Name)
 	require.Equal(t, "fb_af7", regs[len(regs)-1].Name)
+}
+
+// cc rule 4 on AF-QCN: a part left without Timer calls, its periods ended
+// by its next event, holds the registers and sends the CNMs of one given
+// Timer at every period's end. The gaps between bursts of frames reach
+// 3000 periods, so the averages decay to where they stop moving (b = 1/8
+// and 1/256: about 190 and 6400 idle periods from the largest average)
+// and the idle periods after that are counted at once.
+func TestAFQCNLateTimers(t *testing.T) {
+	for _, bshift := range []uint8{3, 8} {
+		cfg := AFQCNPaper(10 * units.Gbps)
+		cfg.BShift = bshift
+		cfg.QCN.SampleTable = [8]units.Bytes{3000, 2000, 1500, 1000, 800, 600, 400, 200}
+		cfg.Weights = [AFQCNClasses]uint16{1, 2, 3, 1, 1, 5, 1, 1}
+		onTime, err := NewAFQCN(cfg)
+		require.NoError(t, err)
+		late, err := NewAFQCN(cfg)
+		require.NoError(t, err)
+		rng := rand.New(rand.NewPCG(uint64(bshift), 17))
+		actX, actY := cc.NewActions(1), cc.NewActions(1)
+		now := units.Time(0)
+		var cnms, gaps int
+		for i := range 20000 {
+			switch {
+			case rng.IntN(500) == 0:
+				now += units.Time(rng.Int64N(3000)) * cfg.Ts
+				gaps++
+			default:
+				now += units.Time(rng.Int64N(int64(2 * units.Microsecond)))
+			}
+			for d := onTime.NextDeadline(); d <= now; d = onTime.NextDeadline() {
+				require.NoError(t, onTime.Timer(d, nil))
+			}
+			p := &cc.Packet{Flow: cc.FlowID(rng.IntN(16)), Size: units.Bytes(64 + rng.IntN(1500)), Prio: uint8(rng.IntN(8))}
+			q := cc.Queue{Len: units.Bytes(rng.IntN(int(4 * cfg.QCN.Qeq)))}
+			ev := func(a *AFQCN, act *cc.Actions) error {
+				act.Reset()
+				if rng.IntN(4) == 0 {
+					return a.Dequeue(now, p, q, act)
+				}
+				return a.Enqueue(now, p, q, act)
+			}
+			seed := rng.Uint64()
+			rng = rand.New(rand.NewPCG(seed, 1))
+			require.NoError(t, ev(onTime, actX))
+			rng = rand.New(rand.NewPCG(seed, 1))
+			require.NoError(t, ev(late, actY))
+			require.Equal(t, actX.All(), actY.All(), "event %d", i)
+			require.Equal(t, onTime.AppendRegisters(nil), late.AppendRegisters(nil), "event %d", i)
+			require.Greater(t, late.NextDeadline(), now)
+			cnms += actX.Len()
+		}
+		t.Logf("b = 2^-%d: %d CNMs, %d gaps, %d periods", bshift, cnms, gaps, late.State().Ticks)
+		require.Greater(t, cnms, 100)
+		require.Greater(t, gaps, 20)
+	}
+}
+
+// cc rule 3 on AF-QCN: Enqueue, which can decide, refuses a nil act
+// whether or not the frame would be sampled, changing nothing (not even
+// the period that ended before it); Dequeue and Timer decide nothing and
+// take one.
+func TestAFQCNNilActions(t *testing.T) {
+	cfg := AFQCNPaper(10 * units.Gbps)
+	a, err := NewAFQCN(cfg)
+	require.NoError(t, err)
+	require.NoError(t, a.Enqueue(1, &cc.Packet{Size: 100}, cc.Queue{}, cc.NewActions(1)))
+	regs := a.AppendRegisters(nil)
+	for _, size := range []units.Bytes{1, 1 << 20} { // not sampled, sampled
+		err := a.Enqueue(cfg.Ts+1, &cc.Packet{Size: size}, cc.Queue{Len: 1 << 20}, nil)
+		var ee *cc.EventError
+		require.ErrorAs(t, err, &ee)
+		require.ErrorIs(t, err, cc.ErrNoActions)
+		require.Equal(t, "cp.AFQCN", ee.Part)
+		require.Equal(t, regs, a.AppendRegisters(nil), "refused: the period due is not ended either")
+	}
+	require.NoError(t, a.Dequeue(cfg.Ts+1, &cc.Packet{Size: 100}, cc.Queue{}, nil))
+	require.Equal(t, uint64(1), a.State().Ticks, "the Dequeue ended the period due")
+	require.NoError(t, a.Timer(2*cfg.Ts, nil))
+	require.Equal(t, uint64(2), a.State().Ticks)
 }

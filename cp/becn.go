@@ -92,6 +92,12 @@ func becnEventErr(event, reason string) error {
 	return &cc.EventError{Part: becnPart, Event: event, Reason: reason}
 }
 
+// becnNoActions is the error of the judging point's event given a nil
+// act (cc rule 3: it can decide), built out of line.
+//
+//go:noinline
+func becnNoActions(event string) error { return cc.NoActions(becnPart, event) }
+
 // becnFull is the *cc.ActionsFullError of an event that needs one action
 // and has no room (act may be nil), built out of line.
 //
@@ -210,9 +216,11 @@ type becnSlot struct {
 // event whose decision does not fit act fails with *cc.ActionsFullError
 // and changes nothing (a packet that decides nothing needs no room). A
 // nil packet, a negative queue length or a negative packet size or
-// payload is a
-// *cc.EventError; a now before the latest event's a *cc.TimeOrderError;
-// neither changes anything. No timer: NextDeadline is units.MaxTime.
+// payload is a *cc.EventError; so is a nil act at the judging point,
+// whose event can decide (cc.ErrNoActions, whether or not this packet is
+// congested; the other point's event and Timer take a nil act); a now
+// before the latest event's is a *cc.TimeOrderError; none changes
+// anything. No timer: NextDeadline is units.MaxTime.
 //
 // Registers (AppendRegisters): now, packets, over, signals, suppressed,
 // slots, takeovers.
@@ -308,6 +316,9 @@ func (c *BECN) queue(now units.Time, p *cc.Packet, q cc.Queue, act *cc.Actions, 
 	if at != c.cfg.At {
 		c.clock.Advance(now)
 		return nil
+	}
+	if act == nil {
+		return becnNoActions(at.event())
 	}
 	if q.Len <= c.cfg.Threshold {
 		c.clock.Advance(now)

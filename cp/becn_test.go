@@ -154,7 +154,9 @@ func TestBECNFECNDequeue(t *testing.T) {
 }
 
 // A decision that does not fit fails the event and changes nothing; a
-// packet that decides nothing needs no room; bad input is refused.
+// packet that decides nothing needs no room; the judging point's event
+// refuses a nil act whether or not it would decide (cc rule 3), the other
+// point's takes one; bad input is refused.
 func TestBECNRefusals(t *testing.T) {
 	for _, m := range []cp.BECNMode{cp.BECNModeBECN, cp.BECNModeFECN} {
 		cfg := cp.BECNSurvey(m, 100*units.Gbps)
@@ -163,17 +165,32 @@ func TestBECNRefusals(t *testing.T) {
 		full := cc.NewActions(1)
 		full.MarkCE()
 		before := c.AppendRegisters(nil)
-		for _, act := range []*cc.Actions{nil, full, cc.NewActions(0)} {
+		for _, act := range []*cc.Actions{full, cc.NewActions(0)} {
 			err := c.Enqueue(5, becnPkt(1), over, act)
 			require.ErrorIs(t, err, cc.ErrActionsFull, "%v", m)
 			require.Equal(t, before, c.AppendRegisters(nil))
 		}
 		require.Equal(t, 1, full.Len())
-		require.NoError(t, c.Enqueue(5, becnPkt(1), cc.Queue{Len: 10}, nil), "nothing to decide")
+		for _, q := range []cc.Queue{over, {Len: 10}} {
+			err := c.Enqueue(5, becnPkt(1), q, nil)
+			var ee *cc.EventError
+			require.ErrorAs(t, err, &ee, "%v", m)
+			require.ErrorIs(t, err, cc.ErrNoActions)
+			require.Equal(t, "cp.BECN", ee.Part)
+			require.Equal(t, "Enqueue", ee.Event)
+			require.Equal(t, before, c.AppendRegisters(nil))
+		}
+		require.NoError(t, c.Enqueue(5, becnPkt(1), cc.Queue{Len: 10}, cc.NewActions(0)), "nothing to decide: no room needed")
 		require.NoError(t, c.Dequeue(5, becnPkt(1), over, nil), "not judged at dequeue")
+		require.NoError(t, c.Timer(5, nil))
+		deq := cfg
+		deq.At = cp.BECNAtDequeue
+		d := becnNewCP(t, deq)
+		require.ErrorIs(t, d.Dequeue(5, becnPkt(1), over, nil), cc.ErrNoActions, "judged at dequeue")
+		require.NoError(t, d.Enqueue(5, becnPkt(1), over, nil), "not judged at enqueue")
 		if m == cp.BECNModeBECN {
 			require.NoError(t, c.Enqueue(5, becnPkt(1), over, cc.NewActions(1)))
-			require.NoError(t, c.Enqueue(6, becnPkt(1), over, nil), "suppressed: nothing to append")
+			require.NoError(t, c.Enqueue(6, becnPkt(1), over, cc.NewActions(0)), "suppressed: nothing to append")
 			require.Equal(t, uint64(1), c.State().Suppressed)
 		}
 		before = c.AppendRegisters(nil)

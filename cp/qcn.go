@@ -290,14 +290,12 @@ func (c *qcnCore) commit(s *qcnSample) {
 	c.s.Samples++
 }
 
-// check refuses a queue event out of time order or with bad arguments,
+// check refuses a queue event out of time order, with bad arguments or,
+// for an Enqueue (which can decide, cc rule 3), with nil actions,
 // changing nothing (QCN's and AFQCN's Enqueue and Dequeue).
-func (k *qcnCore) check(part, event string, now units.Time, p *cc.Packet, q cc.Queue) error {
-	if !k.s.Time.InOrder(now) {
-		return k.s.Time.Check(part, event, now)
-	}
-	if why := qcnBadPacket(p, q); why != "" {
-		return k.refuse(part, event, now, why)
+func (k *qcnCore) check(part, event string, now units.Time, p *cc.Packet, q cc.Queue, act *cc.Actions, decides bool) error {
+	if !k.s.Time.InOrder(now) || cc.BadPacket(p) || q.Len < 0 || p.Prio > wire.CNMMaxPrio || decides && act == nil {
+		return k.refuse(part, event, now, p, q)
 	}
 	return nil
 }
@@ -326,35 +324,30 @@ func (c *qcnCore) cnm(s *qcnSample, qntz uint8, p *cc.Packet) cc.Feedback {
 	return f
 }
 
-// badPacket returns why a queue event's arguments are refused, or "".
-func qcnBadPacket(p *cc.Packet, q cc.Queue) string {
-	switch {
-	case p == nil:
-		return "nil packet"
-	case p.Size < 0:
-		return "negative packet size"
-	case q.Len < 0:
-		return "negative queue length"
-	case p.Prio > wire.CNMMaxPrio:
-		return "priority above 7"
-	}
-	return ""
-}
-
-// refuse is the error of a queue event whose arguments are refused for
-// reason: a *cc.TimeOrderError if now is out of order too, else a
-// *cc.EventError. Built out of line so that the event path holds no
-// allocation site.
+// refuse is the error of a queue event that check refuses, the first
+// that applies of: a *cc.TimeOrderError; a *cc.EventError for a bad
+// packet (cc.PacketError), a negative queue length or a priority above
+// wire.CNMMaxPrio; nil actions (cc.NoActions). Built out of line so that
+// the event path holds no allocation site.
 //
 //go:noinline
-func (c *qcnCore) refuse(part, event string, now units.Time, reason string) error {
+func (c *qcnCore) refuse(part, event string, now units.Time, p *cc.Packet, q cc.Queue) error {
 	if err := c.s.Time.Check(part, event, now); err != nil {
 		return err
 	}
-	return &cc.EventError{Part: part, Event: event, Reason: reason}
+	if err := cc.PacketError(part, event, p); err != nil {
+		return err
+	}
+	switch {
+	case q.Len < 0:
+		return &cc.EventError{Part: part, Event: event, Reason: "negative queue length"}
+	case p.Prio > wire.CNMMaxPrio:
+		return &cc.EventError{Part: part, Event: event, Reason: "priority above " + strconv.Itoa(wire.CNMMaxPrio)}
+	}
+	return cc.NoActions(part, event)
 }
 
-// full is the error of an event whose CNM does not fit act.
+// qcnFull is the error of an event whose CNM does not fit act.
 //
 //go:noinline
 func qcnFull(act *cc.Actions, part, event string) error { return act.Reserve(part, event, 1) }
@@ -401,9 +394,11 @@ func (c *qcnCore) registers(dst []cc.Register) []cc.Register {
 // saturated to 32 bits), read at each sample.
 //
 // Dequeue only records the time: QCN samples arrivals. The CP has no
-// timer. A nil packet, a negative size or queue length, or a priority
-// above 7 is a *cc.EventError; a full act when a CNM is due a
-// *cc.ActionsFullError; either changes nothing.
+// timer. A nil packet, a negative size, payload or queue length, or a
+// priority above wire.CNMMaxPrio is a *cc.EventError; so is a nil act on
+// Enqueue, which can decide (cc.ErrNoActions, whether or not this frame is
+// sampled); a full act when a CNM is due a *cc.ActionsFullError; each
+// changes nothing. Dequeue and Timer decide nothing and take a nil act.
 //
 // It is not safe for concurrent use. Build one with NewQCN.
 type QCN struct {
@@ -431,7 +426,7 @@ func (c *QCN) State() QCNState { return c.core.s }
 // includes it. It may append one CNM (see QCN).
 func (c *QCN) Enqueue(now units.Time, p *cc.Packet, q cc.Queue, act *cc.Actions) error {
 	k := &c.core
-	if err := k.check(qcnPart, "Enqueue", now, p, q); err != nil {
+	if err := k.check(qcnPart, "Enqueue", now, p, q, act, true); err != nil {
 		return err
 	}
 	s := k.plan(p.Size, q.Len)
@@ -448,7 +443,7 @@ func (c *QCN) Dequeue(now units.Time, p *cc.Packet, q cc.Queue, _ *cc.Actions) e
 // dequeue checks a departure's arguments and records its time: both
 // congestion points sample arrivals only.
 func (k *qcnCore) dequeue(part string, now units.Time, p *cc.Packet, q cc.Queue) error {
-	if err := k.check(part, "Dequeue", now, p, q); err != nil {
+	if err := k.check(part, "Dequeue", now, p, q, nil, false); err != nil {
 		return err
 	}
 	k.s.Time.Advance(now)

@@ -68,12 +68,14 @@ func BenchmarkAFQCNEnqueue(b *testing.B) {
 func BenchmarkAFQCNTimer(b *testing.B) {
 	a, _ := NewAFQCN(AFQCNPaper(10 * units.Gbps))
 	p := &cc.Packet{Size: 1500}
+	act := cc.NewActions(1)
 	b.ReportAllocs()
 	for b.Loop() {
 		now := a.NextDeadline()
 		for c := range uint8(AFQCNClasses) {
 			p.Prio, p.Size = c, units.Bytes(1000+int(c)*300)
-			_ = a.Enqueue(now-1, p, cc.Queue{}, nil)
+			act.Reset()
+			_ = a.Enqueue(now-1, p, cc.Queue{}, act)
 		}
 		_ = a.Timer(now, nil)
 	}

@@ -213,7 +213,7 @@ func TestQCNSamplingTable(t *testing.T) {
 	// of 1000 B, the 150th sampled.
 	c, _ := NewQCN(cfg)
 	for i := range 150 {
-		require.NoError(t, c.Enqueue(units.Time(i), &cc.Packet{Size: 1000}, cc.Queue{}, nil))
+		require.NoError(t, c.Enqueue(units.Time(i), &cc.Packet{Size: 1000}, cc.Queue{}, cc.NewActions(1)))
 		require.Equal(t, uint64(i/149), c.State().Samples, "frame %d", i)
 	}
 	// Pseudocode table in PaperCP.
@@ -237,7 +237,7 @@ func TestQCNJitter(t *testing.T) {
 		q := cc.Queue{Len: 0}
 		for _, c := range []*QCN{a, b} {
 			left := c.State().ToSample
-			require.NoError(t, c.Enqueue(units.Time(i), &cc.Packet{Size: units.Bytes(left)}, q, nil))
+			require.NoError(t, c.Enqueue(units.Time(i), &cc.Packet{Size: units.Bytes(left)}, q, cc.NewActions(1)))
 		}
 		require.Equal(t, a.State(), b.State())
 		iv := float64(a.State().ToSample)
@@ -290,21 +290,34 @@ func TestQCNConfigErrors(t *testing.T) {
 }
 
 // A CNM that does not fit is refused with ErrActionsFull and changes
-// nothing; with room the same event sends it. Bad input is a
-// *cc.EventError that changes nothing; time order is checked first.
+// nothing; with room the same event sends it. An Enqueue given nil
+// actions is refused (cc rule 3: it can decide), whether or not the frame
+// would be sampled; Dequeue and Timer, which decide nothing, take nil.
+// Bad input is a *cc.EventError that changes nothing; time order is
+// checked first.
 func TestQCNRefusals(t *testing.T) {
 	c, err := NewQCN(QCNStandard())
 	require.NoError(t, err)
-	require.NoError(t, c.Enqueue(10, &cc.Packet{Size: units.Bytes(c.State().ToSample - 1)}, cc.Queue{Len: 1 << 20}, nil))
+	require.NoError(t, c.Enqueue(10, &cc.Packet{Size: units.Bytes(c.State().ToSample - 1)}, cc.Queue{Len: 1 << 20}, cc.NewActions(1)))
 	before := c.State()
 	regs := c.AppendRegisters(nil)
 	p := &cc.Packet{Size: 1500}
 	q := cc.Queue{Len: 1 << 20}
-	for _, act := range []*cc.Actions{nil, cc.NewActions(0)} {
-		err := c.Enqueue(11, p, q, act)
-		require.ErrorIs(t, err, cc.ErrActionsFull)
+	require.ErrorIs(t, c.Enqueue(11, p, q, cc.NewActions(0)), cc.ErrActionsFull)
+	require.Equal(t, before, c.State())
+	for _, small := range []*cc.Packet{p, {Size: 1}} { // a sample, and a frame that is not
+		err := c.Enqueue(11, small, q, nil)
+		var ee *cc.EventError
+		require.ErrorAs(t, err, &ee)
+		require.ErrorIs(t, err, cc.ErrNoActions)
+		require.Equal(t, cc.EventError{Part: "cp.QCN", Event: "Enqueue", Reason: ee.Reason, Err: cc.ErrNoActions}, *ee)
 		require.Equal(t, before, c.State())
 	}
+	require.NoError(t, c.Dequeue(11, p, q, nil))
+	require.NoError(t, c.Timer(11, nil))
+	require.Equal(t, regs[1:], c.AppendRegisters(nil)[1:], "only the time moved")
+	before = c.State()
+	regs = c.AppendRegisters(nil)
 	require.ErrorIs(t, c.Enqueue(9, p, q, cc.NewActions(0)), cc.ErrTimeOrder, "time first")
 	for _, bad := range []struct {
 		p *cc.Packet

@@ -64,6 +64,9 @@ type FECNState struct {
 	// that sent none (less than MinInterval after the last). 64-bit,
 	// wrapping.
 	Packets, Marked, Notifications, Suppressed uint64
+	// Unused counts the messages given to Feedback, none of a kind the NP
+	// uses (cc rule 8; the register cc.UnusedRegister).
+	Unused cc.Unused
 }
 
 // FECN is the receiver side of FECN for one flow ([Survey]
@@ -83,12 +86,14 @@ type FECNState struct {
 // and the marks inside the interval are dropped, not deferred (so the NP
 // has no timer), as DCQCN's min_time_between_cnps (DCQCNMinInterval)
 // does. A notification that does not fit act fails the event with
-// *cc.ActionsFullError and changes nothing. A nil packet or a negative
-// size is a *cc.EventError. Feedback takes no kind (any message changes
-// nothing but the time; a nil one is refused). No timer.
+// *cc.ActionsFullError and changes nothing. A nil packet, a negative size
+// or payload, or a nil act (Receive can decide: cc.ErrNoActions, marked
+// or not) is a *cc.EventError that changes nothing. Feedback uses no
+// kind: every message is counted in unused_feedback (cc rule 8), a nil
+// one is refused. No timer.
 //
 // Registers (AppendRegisters): now, sent, last_sent, flow, packets,
-// marked, notifications, suppressed.
+// marked, notifications, suppressed, unused_feedback.
 //
 // It is not safe for concurrent use. The zero value is not usable; build
 // one with NewFECN.
@@ -122,13 +127,10 @@ func (n *FECN) Last() units.Time { return n.clock.Last() }
 
 const fecnReceive = "Receive"
 
-// Receive implements cc.NotificationPoint (see NP).
+// Receive implements cc.NotificationPoint (see FECN).
 func (n *FECN) Receive(now units.Time, p *cc.Packet, act *cc.Actions) error {
-	if !n.clock.InOrder(now) || cc.BadPacket(p) {
-		if err := n.clock.Check(fecnPart, fecnReceive, now); err != nil {
-			return err
-		}
-		return cc.PacketError(fecnPart, fecnReceive, p)
+	if !n.clock.InOrder(now) || cc.BadPacket(p) || act == nil {
+		return n.refuse(now, p)
 	}
 	// At least MinInterval since the last notification: now − LastSent ≥
 	// MinInterval (exact: 0 ≤ LastSent ≤ now).
@@ -153,9 +155,10 @@ func (n *FECN) Receive(now units.Time, p *cc.Packet, act *cc.Actions) error {
 	return nil
 }
 
-// Feedback implements cc.NotificationPoint: the NP takes no message from
-// its source; any message changes nothing but the time. A nil f is
-// refused.
+// Feedback implements cc.NotificationPoint: the NP uses no message from
+// its source, so every message is counted in the register
+// cc.UnusedRegister (cc rule 8) and changes nothing else but the time. A
+// nil f is refused. It decides nothing and takes a nil act.
 func (n *FECN) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
 	if !n.clock.InOrder(now) {
 		return n.clock.Check(fecnPart, "Feedback", now)
@@ -164,6 +167,7 @@ func (n *FECN) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
 		return fecnNilFeedback()
 	}
 	n.clock.Advance(now)
+	n.st.Unused.Count()
 	return nil
 }
 
@@ -177,7 +181,7 @@ func (n *FECN) Timer(now units.Time, _ *cc.Actions) error {
 
 // AppendRegisters implements cc.Part: now (64-bit ps), sent (1),
 // last_sent (64-bit ps), flow (32), packets, marked, notifications,
-// suppressed (64-bit counters), in that order.
+// suppressed, unused_feedback (64-bit counters), in that order.
 func (n *FECN) AppendRegisters(dst []cc.Register) []cc.Register {
 	return append(dst,
 		n.clock.Register(),
@@ -188,7 +192,23 @@ func (n *FECN) AppendRegisters(dst []cc.Register) []cc.Register {
 		cc.Reg("marked", 64, n.st.Marked),
 		cc.Reg("notifications", 64, n.st.Notifications),
 		cc.Reg("suppressed", 64, n.st.Suppressed),
+		n.st.Unused.Register(),
 	)
+}
+
+// refuse is the error of a Receive that Receive refuses: its time out of
+// order, a bad packet (cc.PacketError), then nil actions (cc rule 3:
+// Receive can decide), in that order. Built out of line.
+//
+//go:noinline
+func (n *FECN) refuse(now units.Time, p *cc.Packet) error {
+	if err := n.clock.Check(fecnPart, fecnReceive, now); err != nil {
+		return err
+	}
+	if err := cc.PacketError(fecnPart, fecnReceive, p); err != nil {
+		return err
+	}
+	return cc.NoActions(fecnPart, fecnReceive)
 }
 
 // fecnFull is Receive's *cc.ActionsFullError (act may be nil), built out

@@ -70,18 +70,31 @@ func TestFECNPacing(t *testing.T) {
 	}
 }
 
+// A notification that does not fit is refused; Receive, which can
+// decide, refuses a nil act whether or not this packet is marked (cc rule
+// 3), while a packet that decides nothing needs no room; bad input and
+// time going back are refused; each refusal changes nothing. Every message
+// from the source is of a kind the NP does not use: counted in
+// unused_feedback (cc rule 8), nothing else but the time changes.
 func TestFECNRefusals(t *testing.T) {
 	n := fecnNewNP(t, np.FECNSurvey())
 	marked := &cc.Packet{Flow: 1, CE: true}
 	full := cc.NewActions(1)
 	full.MarkCE()
 	require.ErrorIs(t, n.Receive(5, marked, full), cc.ErrActionsFull)
-	require.ErrorIs(t, n.Receive(5, marked, nil), cc.ErrActionsFull)
+	for _, p := range []*cc.Packet{marked, {Flow: 1}} {
+		err := n.Receive(5, p, nil)
+		var ee *cc.EventError
+		require.ErrorAs(t, err, &ee)
+		require.ErrorIs(t, err, cc.ErrNoActions)
+		require.Equal(t, "np.FECN", ee.Part)
+		require.Equal(t, "Receive", ee.Event)
+	}
 	require.Equal(t, np.FECNState{}, n.State(), "a refused event changes nothing")
 	require.Zero(t, n.Last())
-	require.NoError(t, n.Receive(5, &cc.Packet{Flow: 1}, nil), "unmarked: nothing to append")
+	require.NoError(t, n.Receive(5, &cc.Packet{Flow: 1}, cc.NewActions(0)), "unmarked: nothing to append")
 	require.NoError(t, n.Receive(6, marked, cc.NewActions(1)))
-	require.NoError(t, n.Receive(7, marked, nil), "suppressed: nothing to append")
+	require.NoError(t, n.Receive(7, marked, cc.NewActions(0)), "suppressed: nothing to append")
 	before := n.AppendRegisters(nil)
 	for _, err := range []error{
 		n.Receive(8, nil, nil), n.Receive(8, &cc.Packet{Size: -1}, nil), n.Receive(8, &cc.Packet{Payload: -1}, nil),
@@ -94,9 +107,13 @@ func TestFECNRefusals(t *testing.T) {
 	}
 	require.Equal(t, before, n.AppendRegisters(nil))
 	require.NoError(t, n.Feedback(9, &cc.Feedback{Kind: wire.FeedbackBECN}, nil))
+	require.NoError(t, n.Feedback(9, &cc.Feedback{Kind: cc.FeedbackCreditRequest}, nil))
 	require.NoError(t, n.Timer(10, nil))
 	after := n.AppendRegisters(nil)
-	require.Equal(t, before[1:], after[1:], "Feedback and Timer change nothing but the time")
+	last := len(after) - 1
+	require.Equal(t, before[1:last], after[1:last], "Feedback and Timer change nothing but the time and unused_feedback")
+	require.Equal(t, cc.Reg(cc.UnusedRegister, 64, 2), after[last])
+	require.Equal(t, uint64(2), n.State().Unused.N())
 	require.Equal(t, units.Time(10), n.Last())
 
 	_, err := np.NewFECN(np.FECNConfig{MinInterval: 2 * units.Second})

@@ -141,6 +141,9 @@ type BECNState struct {
 	// lowered RC (RC was above MinRate), Pauses the pauses begun, Steps
 	// the recovery doublings. 64-bit, wrapping.
 	Notifications, Cuts, Pauses, Steps uint64
+	// Unused counts the messages of kinds the source does not use (cc
+	// rule 8; the register cc.UnusedRegister).
+	Unused cc.Unused
 }
 
 // BECN is the source of BECN and FECN for one flow ([Survey]
@@ -188,18 +191,17 @@ type BECNState struct {
 // rate may step up during a pause; notifications that arrive while paused
 // (from packets already in flight) halve RC as any other.
 //
-// Events. Feedback of kind wire.FeedbackBECN is a notification;
-// every other kind changes nothing but the time, and a nil message is
-// refused. Sent records the time (a nil packet or a negative size is
-// refused). Timer runs the quiet timer's expiries and the pause's end due
-// by now, all of them, each at its own deadline: a caller that runs the
-// timer late gets the same registers as one that ran it on time. A
-// notification runs what fell due before it first, so its outcome does
-// not depend on the caller's timer calls; Sent and other feedback leave
-// overdue work for Timer. No event appends an action.
+// Events. Every event first runs the quiet timer's expiries and the
+// pause's end due by its now, all of them, each at its own deadline (cc
+// rule 4): a caller that runs the timer late gets the same registers as
+// one that ran it on time. Then Feedback of kind wire.FeedbackBECN is a
+// notification; every other kind is counted in unused_feedback (cc rule
+// 8), and a nil message is refused. Sent records the time (a nil packet
+// or a negative size or payload is refused). No event appends an action,
+// and each takes a nil act.
 //
 // Registers (AppendRegisters): now, rc, run, paused, pause_end, quiet,
-// next_up, last_note, notifications, cuts, pauses, steps.
+// next_up, last_note, notifications, cuts, pauses, steps, unused_feedback.
 //
 // It is not safe for concurrent use. The zero value is not usable; build
 // one with NewBECN.
@@ -322,9 +324,10 @@ func (r *BECN) notify(now units.Time) {
 	s.NextUp = fixedpoint.SatAdd(now, r.cfg.QuietPeriod)
 }
 
-// Feedback implements cc.ReactionPoint: a wire.FeedbackBECN is a notification
-// (whatever its Flow and Data: the message is one bit); any other kind
-// records the time only. A nil f is refused.
+// Feedback implements cc.ReactionPoint: after the expiries due by now, a
+// wire.FeedbackBECN is a notification (whatever its Flow and Data: the
+// message is one bit); any other kind is counted in unused_feedback. A
+// nil f is refused.
 func (r *BECN) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
 	if !r.clock.InOrder(now) {
 		return r.clock.Check(becnPart, "Feedback", now)
@@ -333,16 +336,18 @@ func (r *BECN) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
 		return becnNilFeedback()
 	}
 	r.clock.Advance(now)
-	if f.Kind == wire.FeedbackBECN {
-		r.catchUp(now)
-		r.notify(now)
+	r.catchUp(now)
+	if f.Kind != wire.FeedbackBECN {
+		r.st.Unused.Count()
+		return nil
 	}
+	r.notify(now)
 	return nil
 }
 
-// Sent implements cc.ReactionPoint: it records the time (the rate
-// machine does not count bytes). A nil packet or a negative size or
-// payload is refused.
+// Sent implements cc.ReactionPoint: it runs the expiries due by now and
+// records the time (the rate machine does not count bytes). A nil packet
+// or a negative size or payload is refused.
 func (r *BECN) Sent(now units.Time, p *cc.Packet, _ *cc.Actions) error {
 	if !r.clock.InOrder(now) || cc.BadPacket(p) {
 		if err := r.clock.Check(becnPart, "Sent", now); err != nil {
@@ -351,6 +356,7 @@ func (r *BECN) Sent(now units.Time, p *cc.Packet, _ *cc.Actions) error {
 		return cc.PacketError(becnPart, "Sent", p)
 	}
 	r.clock.Advance(now)
+	r.catchUp(now)
 	return nil
 }
 
@@ -367,8 +373,8 @@ func (r *BECN) Timer(now units.Time, _ *cc.Actions) error {
 
 // AppendRegisters implements cc.Part: now (64-bit ps), rc (32, kb/s),
 // run (8), paused (1), pause_end (64-bit ps), quiet (1), next_up and
-// last_note (64-bit ps), notifications, cuts, pauses, steps (64-bit
-// counters), in that order.
+// last_note (64-bit ps), notifications, cuts, pauses, steps,
+// unused_feedback (64-bit counters), in that order.
 func (r *BECN) AppendRegisters(dst []cc.Register) []cc.Register {
 	s := &r.st
 	return append(dst,
@@ -384,6 +390,7 @@ func (r *BECN) AppendRegisters(dst []cc.Register) []cc.Register {
 		cc.Reg("cuts", 64, s.Cuts),
 		cc.Reg("pauses", 64, s.Pauses),
 		cc.Reg("steps", 64, s.Steps),
+		s.Unused.Register(),
 	)
 }
 

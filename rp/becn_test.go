@@ -293,30 +293,51 @@ func TestBECNLateTimerSameOutcome(t *testing.T) {
 	cfg.PauseTime = 80 * becnUs
 	timely, lazy := becnNewRP(t, cfg), becnNewRP(t, cfg)
 	now := units.Time(0)
+	ack := cc.Feedback{Kind: cc.FeedbackAck}
 	for range 5000 {
 		now += units.Time(rng.Int64N(int64(3 * becnTq)))
 		for d := timely.NextDeadline(); d <= now; d = timely.NextDeadline() {
 			require.NoError(t, timely.Timer(d, nil))
 		}
-		becnNotify(t, timely, now)
-		becnNotify(t, lazy, now)
+		// Any event runs the overdue expiries first (cc rule 4): a
+		// notification, a packet sent, a message of a kind it does not use.
+		switch rng.IntN(3) {
+		case 0:
+			becnNotify(t, timely, now)
+			becnNotify(t, lazy, now)
+		case 1:
+			require.NoError(t, timely.Sent(now, becnPkt(1), nil))
+			require.NoError(t, lazy.Sent(now, becnPkt(1), nil))
+		default:
+			require.NoError(t, timely.Feedback(now, &ack, nil))
+			require.NoError(t, lazy.Feedback(now, &ack, nil))
+		}
 		require.Equal(t, timely.State(), lazy.State())
+		require.Equal(t, timely.AppendRegisters(nil), lazy.AppendRegisters(nil))
+		require.Greater(t, lazy.NextDeadline(), now)
 	}
+	require.NotZero(t, lazy.State().Steps)
+	require.NotZero(t, lazy.State().Pauses)
 }
 
-// Kinds the RP does not use change nothing but the time; nil input and
-// negative sizes are refused and change nothing; time order is checked
-// first, by every event.
+// Kinds the RP does not use are counted in unused_feedback and change
+// nothing else but the time (cc rule 8); nil input and negative sizes are
+// refused and change nothing; time order is checked first, by every
+// event.
 func TestBECNEvents(t *testing.T) {
 	r := becnNewRP(t, rp.BECNSurvey(10*units.Gbps))
 	becnNotify(t, r, 10)
 	before := r.AppendRegisters(nil)
-	for _, k := range []cc.FeedbackKind{cc.FeedbackNone, cc.FeedbackAck, cc.FeedbackCNP, cc.FeedbackRate, cc.FeedbackUser, wire.FeedbackBECN + 1} {
-		require.NoError(t, r.Feedback(20, &cc.Feedback{Kind: k}, cc.NewActions(0)))
+	kinds := []cc.FeedbackKind{cc.FeedbackNone, cc.FeedbackAck, cc.FeedbackCNP, cc.FeedbackRate, cc.FeedbackUser, wire.FeedbackBECN + 1}
+	for _, k := range kinds {
+		require.NoError(t, r.Feedback(20, &cc.Feedback{Kind: k}, nil))
 	}
 	after := r.AppendRegisters(nil)
+	n := len(after) - 1
 	require.Equal(t, cc.TimeReg("now", 20), after[0])
-	require.Equal(t, before[1:], after[1:], "nothing but the time")
+	require.Equal(t, cc.Reg(cc.UnusedRegister, 64, uint64(len(kinds))), after[n])
+	require.Equal(t, before[1:n], after[1:n], "nothing but the time and unused_feedback")
+	require.Equal(t, uint64(len(kinds)), r.State().Unused.N())
 	require.NoError(t, r.Sent(20, &cc.Packet{Payload: 1000, Size: 1082}, nil))
 	require.Equal(t, after, r.AppendRegisters(nil))
 

@@ -212,6 +212,9 @@ type QCNState struct {
 	ByteCount uint32
 	// NextTimer is the timer's deadline, units.MaxTime while inactive.
 	NextTimer units.Time
+	// Unused counts the messages of kinds the RP does not use (cc rule 8;
+	// the register cc.UnusedRegister).
+	Unused cc.Unused
 	// CNMs counts the CNMs taken, Decreases the rate decreases (CNMs with
 	// QntzFb ≥ 1), Increases the increase events (64-bit, wrapping).
 	CNMs, Decreases, Increases uint64
@@ -247,13 +250,18 @@ type QCNState struct {
 // rate, Sent counts nothing and the timer idles (NextDeadline is
 // units.MaxTime); the next CNM starts it again with RT ← RC.
 //
-// Events. Sent counts the frame's bytes (cc.Packet.Size, what the rate
-// limiter paces) into the byte counter while active. Feedback of kind
-// wire.FeedbackCNM decodes cc.Feedback.Data (the CNM codec) and, for QntzFb ≥
-// 1, decreases the rate; a CNM with QntzFb = 0 and feedback of any other
-// kind change nothing but the time. Timer runs the timer's expiry when it
-// is due. Limits is RC with no window. The RP never appends an action.
-// Errors, each changing nothing: a time before the latest event's
+// Events. Every event first runs the timer's expiries due by its now,
+// each as at its own deadline (cc rule 4: the same registers whether the
+// caller runs Timer at every deadline or late; each expiry is an increase
+// event, and the limiter releases within Threshold + LineRate/AIRate + 33
+// of them). Sent then counts the frame's bytes (cc.Packet.Size, what the
+// rate limiter paces) into the byte counter while active. Feedback of
+// kind wire.FeedbackCNM decodes cc.Feedback.Data (the CNM codec) and, for
+// QntzFb ≥ 1, decreases the rate; a CNM with QntzFb = 0 changes nothing
+// but the time and the count of CNMs; feedback of any other kind is
+// counted in unused_feedback (cc rule 8). Limits is RC with no window. The
+// RP never appends an action, and every event takes a nil act. Errors,
+// each changing nothing: a time before the latest event's
 // (*cc.TimeOrderError); a nil packet or feedback, a Size outside
 // 0..QCNMaxSendBytes, a malformed CNM payload (*cc.EventError, wrapping the
 // codec's *cc.DecodeError).
@@ -269,10 +277,6 @@ type QCNState struct {
 //     target down with the rate. TargetEveryCNM selects the paper's rule.
 //   - The fast-recovery average rounds up, so that RC reaches RT; rounding
 //     down would leave RC one unit below it forever.
-//   - Overdue timer expiries are left for Timer (rule 4): Sent and
-//     Feedback do not run them, so that feedback of a kind the RP does not
-//     use changes nothing but the time. A Timer call after missed periods
-//     takes them as one expiry and re-arms one period after its now.
 //   - The byte counter counts wire bytes (cc.Packet.Size); the standard's
 //     counts the frames the rate limiter sends.
 //   - The QCN pseudocode randomises the counters' cycles; this RP does
@@ -345,16 +349,17 @@ func (r *QCN) refuse(event string, now units.Time, reason string, cause error) e
 	return &cc.EventError{Part: qcnPart, Event: event, Reason: reason, Err: cause}
 }
 
-// rpBadSize is the reason a frame size n is refused.
+// qcnBadSize is the reason a frame size n is refused.
 //
 //go:noinline
 func qcnBadSize(n units.Bytes) string {
 	return "frame size " + n.String() + " outside 0.." + QCNMaxSendBytes.String()
 }
 
-// Sent implements cc.ReactionPoint: while the limiter is active, p.Size
-// bytes count into the byte counter, and each time a cycle fills, an
-// increase event happens. It appends nothing (act may be nil).
+// Sent implements cc.ReactionPoint: after the timer's expiries due by now,
+// while the limiter is active, p.Size bytes count into the byte counter,
+// and each time a cycle fills, an increase event happens. It appends
+// nothing (act may be nil).
 func (r *QCN) Sent(now units.Time, p *cc.Packet, _ *cc.Actions) error {
 	if !r.s.Time.InOrder(now) {
 		return r.s.Time.Check(qcnPart, "Sent", now)
@@ -366,6 +371,7 @@ func (r *QCN) Sent(now units.Time, p *cc.Packet, _ *cc.Actions) error {
 		return r.refuse("Sent", now, qcnBadSize(p.Size), nil)
 	}
 	r.s.Time.Advance(now)
+	r.catchUp(now)
 	s := &r.s
 	n := uint64(p.Size)
 	// At most QCNMaxSendBytes/(QCNMinByteLimit/2) + 1 expiries.
@@ -381,10 +387,11 @@ func (r *QCN) Sent(now units.Time, p *cc.Packet, _ *cc.Actions) error {
 	return nil
 }
 
-// Feedback implements cc.ReactionPoint: a wire.FeedbackCNM whose payload
-// decodes with QntzFb ≥ 1 decreases the rate (see QCN); a CNM with QntzFb =
-// 0 and every other kind change nothing but the time. A nil f or a
-// malformed CNM is a *cc.EventError. It appends nothing.
+// Feedback implements cc.ReactionPoint: after the timer's expiries due by
+// now, a wire.FeedbackCNM whose payload decodes with QntzFb ≥ 1 decreases
+// the rate (see QCN); a CNM with QntzFb = 0 changes nothing more; every
+// other kind is counted in unused_feedback. A nil f or a malformed CNM is
+// a *cc.EventError that changes nothing. It appends nothing.
 func (r *QCN) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
 	if !r.s.Time.InOrder(now) {
 		return r.s.Time.Check(qcnPart, "Feedback", now)
@@ -394,50 +401,48 @@ func (r *QCN) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
 	}
 	if f.Kind != wire.FeedbackCNM {
 		r.s.Time.Advance(now)
+		r.catchUp(now)
+		r.s.Unused.Count()
 		return nil
 	}
 	m, err := wire.DecodeCNM(f.Data[:])
 	if err != nil {
 		return r.refuse("Feedback", now, "malformed CNM", err)
 	}
-	r.cnm(now, m.QntzFb)
+	r.s.Time.Advance(now)
+	r.catchUp(now)
+	r.s.CNMs++
+	if m.QntzFb > 0 {
+		r.decrease(now, uint64(m.QntzFb))
+	}
 	return nil
 }
 
-// cnm takes an accepted CNM with quantised feedback q (0..63) at now,
-// Feedback's path: q ≥ 1 decreases the rate.
-func (r *QCN) cnm(now units.Time, q uint8) {
-	r.s.Time.Advance(now)
-	r.s.CNMs++
-	if q > 0 {
-		r.decrease(now, uint64(q))
-	}
-}
-
-// Timer implements cc.Clock: at or after the deadline it runs one timer
-// expiry (missed periods count as one) and re-arms the timer; before it,
-// it only records now. It appends nothing.
+// Timer implements cc.Clock: it runs every timer expiry due by now, each
+// as at its own deadline (see QCN); before the deadline it only records
+// now. It appends nothing.
 func (r *QCN) Timer(now units.Time, _ *cc.Actions) error {
 	if err := r.s.Time.Accept(qcnPart, "Timer", now); err != nil {
 		return err
 	}
-	s := &r.s
-	if !s.Active || now < s.NextTimer {
-		return nil
-	}
-	due := s.NextTimer
-	s.TimerStage = fixedpoint.SatAdd(s.TimerStage, 1)
-	r.increase()
-	if !s.Active {
-		return nil
-	}
-	p := r.cyclePeriod(s.TimerStage)
-	next := fixedpoint.SatAdd(due, p)
-	if next <= now {
-		next = fixedpoint.SatAdd(now, p)
-	}
-	s.NextTimer = next
+	r.catchUp(now)
 	return nil
+}
+
+// catchUp runs every timer expiry due by now, in order: each counts a
+// timer cycle, makes an increase event and re-arms the timer one cycle
+// after its own deadline, until the deadline is after now or the limiter
+// is released.
+func (r *QCN) catchUp(now units.Time) {
+	s := &r.s
+	for s.Active && s.NextTimer <= now {
+		due := s.NextTimer
+		s.TimerStage = fixedpoint.SatAdd(s.TimerStage, 1)
+		r.increase()
+		if s.Active {
+			s.NextTimer = fixedpoint.SatAdd(due, r.cyclePeriod(s.TimerStage))
+		}
+	}
 }
 
 // halved reports whether a counter's cycles are halved after stage
@@ -506,8 +511,8 @@ func (r *QCN) increase() {
 
 // AppendRegisters implements cc.Part: now (64-bit ps); active (1 bit); rc
 // and rt (32 bits, QCNRateUnit); byte_stage and timer_stage (32 bits);
-// byte_count (32 bits, bytes); next_timer (64-bit ps); cnms, decreases
-// and increases (64-bit counters), in that order.
+// byte_count (32 bits, bytes); next_timer (64-bit ps); cnms, decreases,
+// increases and unused_feedback (64-bit counters), in that order.
 func (r *QCN) AppendRegisters(dst []cc.Register) []cc.Register {
 	s := &r.s
 	return append(dst,
@@ -522,6 +527,7 @@ func (r *QCN) AppendRegisters(dst []cc.Register) []cc.Register {
 		cc.Reg("cnms", 64, s.CNMs),
 		cc.Reg("decreases", 64, s.Decreases),
 		cc.Reg("increases", 64, s.Increases),
+		s.Unused.Register(),
 	)
 }
 

@@ -112,20 +112,16 @@ func (m *qcnRefRP) sent(n float64) {
 	}
 }
 
+// timer runs every expiry due by now, each at its own deadline (cc rule
+// 4): a timer cycle, an increase, the next deadline one cycle after it.
 func (m *qcnRefRP) timer(now units.Time) {
-	if !m.active || now < m.next {
-		return
-	}
-	due := m.next
-	m.tstage++
-	m.incr()
-	if !m.active {
-		return
-	}
-	p := m.period(m.tstage)
-	m.next = due + p
-	if m.next <= now {
-		m.next = now + p
+	for m.active && m.next <= now {
+		due := m.next
+		m.tstage++
+		m.incr()
+		if m.active {
+			m.next = due + m.period(m.tstage)
+		}
 	}
 }
 
@@ -147,10 +143,10 @@ func qcnCheckInvariants(t *testing.T, r *QCN, where int) {
 }
 
 // Each event of a long random run agrees with the float model stepped from
-// the part's registers: RC and RT within one unit (1 Kb/s: the floor of a
-// decrease or the ceiling of an average, one rounding per event; a byte
-// counter run of k expiries in one Sent rounds k times, so the tolerance
-// is k units), the stages, counters and deadline exactly; and the rates
+// the part's registers: RC and RT within one unit per rounding (1 Kb/s:
+// the floor of a decrease or the ceiling of an average; an event with k
+// increases and decreases, a byte counter run or a CNM after a late
+// timer's expiries, rounds k times, so the tolerance is k units), the stages, counters and deadline exactly; and the rates
 // stay in [MinRate, LineRate] throughout.
 func TestQCNMatchesFloatReference(t *testing.T) {
 	for seed, cfg := range []QCNConfig{
@@ -172,6 +168,7 @@ func TestQCNMatchesFloatReference(t *testing.T) {
 		for i := range 100000 {
 			ref.load(r.State())
 			before := r.State().Increases
+			cuts := r.State().Decreases
 			// Congested spells (a CNM in 33 events) alternate with quiet
 			// ones (one in 1000), so that the run visits every phase.
 			cnmOdds := 3
@@ -186,6 +183,7 @@ func TestQCNMatchesFloatReference(t *testing.T) {
 				q := uint8(rng.IntN(64))
 				now += units.Time(rng.Int64N(int64(units.Millisecond)))
 				require.NoError(t, r.Feedback(now, qcnCNMFeedback(q), nil))
+				ref.timer(now) // the expiries due first (cc rule 4)
 				ref.cnm(now, int(q))
 				cnms++
 			case x < 10: // the timer, at its deadline or at a random time
@@ -204,10 +202,11 @@ func TestQCNMatchesFloatReference(t *testing.T) {
 				}
 				now += units.Time(rng.Int64N(int64(units.Microsecond)))
 				require.NoError(t, r.Sent(now, &cc.Packet{Size: n, Payload: n - 82}, nil))
+				ref.timer(now)
 				ref.sent(float64(n))
 			}
 			s := r.State()
-			k := max(int(s.Increases-before), 1)
+			k := max(int(s.Increases-before+s.Decreases-cuts), 1)
 			maxIncr = max(maxIncr, k)
 			tol := float64(k) * 1000
 			require.InDelta(t, ref.rc, float64(s.RC)*1000, tol, "event %d", i)
@@ -312,9 +311,12 @@ func TestQCNRecoveryPhases(t *testing.T) {
 	}
 }
 
-// A Timer before the deadline changes nothing but the time; one long after
-// it takes the missed periods as one expiry and re-arms a period after
-// its now.
+// A Timer before the deadline changes nothing but the time. A deadline
+// left to pass is caught up by the next event, whatever it is (cc rule 4):
+// a part given a late Timer, Sent or Feedback ends with the registers of
+// one given its Timer at every deadline (each expiry a timer cycle and an
+// increase, the next deadline one cycle after the last: T, then T/2 once
+// the timer's stage reaches F = 5).
 func TestQCNTimerCatchUp(t *testing.T) {
 	r, _ := NewQCN(QCNStandard(10 * units.Gbps))
 	require.NoError(t, r.Feedback(0, qcnCNMFeedback(20), nil))
@@ -323,12 +325,47 @@ func TestQCNTimerCatchUp(t *testing.T) {
 	after := r.State()
 	after.Time = before.Time
 	require.Equal(t, before, after)
+
 	late := 10 * QCNStandardPeriod
-	require.NoError(t, r.Timer(late, nil))
-	require.Equal(t, uint32(1), r.State().TimerStage)
-	require.Equal(t, late+QCNStandardPeriod, r.NextDeadline())
-	require.NoError(t, r.Timer(late+QCNStandardPeriod, nil))
-	require.Equal(t, late+2*QCNStandardPeriod, r.NextDeadline(), "on time: the next one period later")
+	// The deadlines by hand: 15, 30, 45, 60, 75 ms (stages 1..5, T), then
+	// 82.5, 90, 97.5, 105, ... ms (T/2 from stage 5 on): 15 by 150 ms.
+	var want []units.Time
+	for d := units.Time(0); ; {
+		if len(want) < 5 {
+			d += QCNStandardPeriod
+		} else {
+			d += QCNStandardPeriod / 2
+		}
+		if d > late {
+			break
+		}
+		want = append(want, d)
+	}
+	require.Len(t, want, 15)
+	for _, ev := range []func(r *QCN) error{
+		func(r *QCN) error { return r.Timer(late, nil) },
+		func(r *QCN) error { return r.Sent(late, &cc.Packet{Size: 0}, nil) },
+		func(r *QCN) error { return r.Feedback(late, &cc.Feedback{Kind: cc.FeedbackAck}, nil) },
+		func(r *QCN) error { return r.Feedback(late, qcnCNMFeedback(0), nil) },
+	} {
+		onTime, _ := NewQCN(QCNStandard(10 * units.Gbps))
+		lazy, _ := NewQCN(QCNStandard(10 * units.Gbps))
+		for _, p := range []*QCN{onTime, lazy} {
+			require.NoError(t, p.Feedback(0, qcnCNMFeedback(20), nil))
+		}
+		var got []units.Time
+		for d := onTime.NextDeadline(); d <= late; d = onTime.NextDeadline() {
+			got = append(got, d)
+			require.NoError(t, onTime.Timer(d, nil))
+		}
+		require.Equal(t, want, got)
+		require.NoError(t, ev(onTime))
+		require.NoError(t, ev(lazy))
+		require.Equal(t, onTime.State(), lazy.State())
+		require.Equal(t, uint32(15), lazy.State().TimerStage)
+		require.True(t, lazy.State().Active, "RC is still 2^-15 of the cut below RT")
+		require.Equal(t, want[14]+QCNStandardPeriod/2, lazy.NextDeadline())
+	}
 }
 
 // The limiter recovers to the line rate and releases itself: the timer
@@ -388,21 +425,28 @@ func TestQCNDecreaseBounds(t *testing.T) {
 	require.Equal(t, QCNStandardMinRate, r.Rate())
 }
 
-// Feedback of other kinds and CNMs with QntzFb 0 change nothing but the
-// time (and the CNM counter); a malformed CNM is an *EventError wrapping
-// the codec's *DecodeError and changes nothing; nil arguments and bad
-// sizes are refused; time order first.
+// Feedback of other kinds is counted in unused_feedback and changes
+// nothing else but the time (cc rule 8); a CNM with QntzFb 0 changes
+// nothing but the time and the CNM counter; a malformed CNM is an
+// *EventError wrapping the codec's *DecodeError and changes nothing; nil
+// arguments and bad sizes are refused; time order first.
 func TestQCNFeedbackKinds(t *testing.T) {
 	r, _ := NewQCN(QCNStandard(10 * units.Gbps))
 	require.NoError(t, r.Feedback(5, qcnCNMFeedback(30), nil))
 	before := r.State()
-	for _, f := range []*cc.Feedback{{}, {Kind: cc.FeedbackAck, Seq: 9}, {Kind: cc.FeedbackCNP}, {Kind: cc.FeedbackRate}, {Kind: cc.FeedbackUser}, {Kind: wire.FeedbackCNM + 1}} {
-		require.NoError(t, r.Feedback(6, f, cc.NewActions(1)))
+	regs := r.AppendRegisters(nil)
+	for i, f := range []*cc.Feedback{{}, {Kind: cc.FeedbackAck, Seq: 9}, {Kind: cc.FeedbackCNP}, {Kind: cc.FeedbackRate}, {Kind: cc.FeedbackUser}, {Kind: wire.FeedbackCNM + 1}, {Kind: 255}} {
+		require.NoError(t, r.Feedback(6, f, nil))
 		after := r.State()
 		require.Equal(t, units.Time(6), after.Time.Last())
-		after.Time = before.Time
+		require.Equal(t, uint64(i+1), after.Unused.N(), "%v counted", f.Kind)
+		after.Time, after.Unused = before.Time, before.Unused
 		require.Equal(t, before, after, "%v", f.Kind)
+		now := r.AppendRegisters(nil)
+		require.Equal(t, cc.Reg(cc.UnusedRegister, 64, uint64(i+1)), now[len(now)-1])
+		require.Equal(t, regs[1:len(regs)-1], now[1:len(now)-1], "only now and unused_feedback move")
 	}
+	before = r.State()
 	require.NoError(t, r.Feedback(7, qcnCNMFeedback(0), nil))
 	after := r.State()
 	require.Equal(t, before.CNMs+1, after.CNMs)
@@ -474,6 +518,6 @@ func TestQCNRegisters(t *testing.T) {
 		names = append(names, x.Name)
 		require.True(t, x.Fits(), "%v", x)
 	}
-	require.Equal(t, []string{"now", "active", "rc", "rt", "byte_stage", "timer_stage", "byte_count", "next_timer", "cnms", "decreases", "increases"}, names)
+	require.Equal(t, []string{"now", "active", "rc", "rt", "byte_stage", "timer_stage", "byte_count", "next_timer", "cnms", "decreases", "increases", "unused_feedback"}, names)
 	require.Equal(t, uint64(100_000_000), regs[2].Value)
 }

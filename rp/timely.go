@@ -62,6 +62,9 @@ type TIMELYState struct {
 	// the ring was full, Discarded the entries a NAK discarded (64 bits,
 	// wrapping).
 	Samples, HAISteps, Decreases, Dropped, Discarded uint64
+	// Unused counts the messages of kinds TIMELY does not use, all but
+	// ACKs and NAKs (cc rule 8; the register cc.UnusedRegister).
+	Unused cc.Unused
 }
 
 // TIMELY is TIMELY's reaction point for one flow (Mittal et al., "TIMELY:
@@ -155,18 +158,19 @@ type TIMELYState struct {
 // # The contract
 //
 //   - Sent(p): the segment bookkeeping above. A nil packet, a negative
-//     payload or an offset beyond TIMELYMaxSeq is refused.
-//   - Feedback: ACKs and NAKs as above.
+//     size or payload or an offset beyond TIMELYMaxSeq is refused.
+//   - Feedback: ACKs and NAKs as above; every other kind is counted in
+//     unused_feedback (cc rule 8) and changes nothing else but the time.
 //   - Limits: {Rate: R} with no window.
 //   - No timer: NextDeadline is units.MaxTime; Timer records now. No
-//     actions.
+//     actions: every event takes a nil act.
 //
 // Registers (AppendRegisters), in order: now (64); rate (32, kb/s);
 // prev_rtt (32, ns); rtt_diff (32, signed, ns); gradient (32, signed,
 // Q16.16); increases (8); started (1); snd_nxt, seg_end (64); recording
 // (1); ring_head (4), ring_len (5), ring_oldest_end, ring_newest_end (64,
 // 0 when empty: the ring is summarised, not dumped); samples, hai_steps,
-// decreases, dropped, discarded (64).
+// decreases, dropped, discarded, unused_feedback (64).
 //
 // It is not safe for concurrent use. The zero value is not usable; build
 // one with NewTIMELY.
@@ -260,11 +264,8 @@ func (r *TIMELY) Sent(now units.Time, p *cc.Packet, _ *cc.Actions) error {
 	if !r.clock.InOrder(now) {
 		return r.clock.Check(timelyPart, "Sent", now)
 	}
-	if p == nil {
-		return timelyEventErr("Sent", "nil packet")
-	}
-	if p.Payload < 0 {
-		return timelyEventErr("Sent", "negative payload")
+	if cc.BadPacket(p) {
+		return cc.PacketError(timelyPart, "Sent", p)
 	}
 	if p.Seq > TIMELYMaxSeq || uint64(p.Payload) > TIMELYMaxSeq-p.Seq {
 		return timelyEventErr("Sent", "byte offset beyond 2^62")
@@ -309,7 +310,7 @@ func (r *TIMELY) Sent(now units.Time, p *cc.Packet, _ *cc.Actions) error {
 }
 
 // Feedback takes an ACK (a completion, perhaps a sample) or a NAK (the
-// ring discarded); other kinds only record now.
+// ring discarded); other kinds are counted in unused_feedback.
 func (r *TIMELY) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
 	if !r.clock.InOrder(now) {
 		return r.clock.Check(timelyPart, "Feedback", now)
@@ -324,6 +325,7 @@ func (r *TIMELY) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
 		}
 	default:
 		r.clock.Advance(now)
+		r.st.Unused.Count()
 		return nil
 	}
 	r.clock.Advance(now)
@@ -457,5 +459,6 @@ func (r *TIMELY) AppendRegisters(dst []cc.Register) []cc.Register {
 		cc.Reg("decreases", 64, s.Decreases),
 		cc.Reg("dropped", 64, s.Dropped),
 		cc.Reg("discarded", 64, s.Discarded),
+		s.Unused.Register(),
 	)
 }

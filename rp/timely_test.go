@@ -265,9 +265,16 @@ func TestTIMELYFeedbackKindsAndRefusals(t *testing.T) {
 	timelySend(t, r, 0, 0, 5000)
 	before := r.State()
 	regs := r.AppendRegisters(nil)
-	for _, f := range []*cc.Feedback{{Kind: cc.FeedbackCNP}, {Kind: cc.FeedbackRate, Seq: 1 << 40}, {Kind: cc.FeedbackCredit}, {Kind: cc.FeedbackUser}, {}} {
-		require.NoError(t, r.Feedback(2*timelyUs, f, cc.NewActions(0)))
-		require.Equal(t, before, r.State(), "%v", f.Kind)
+	for i, f := range []*cc.Feedback{{Kind: cc.FeedbackCNP}, {Kind: cc.FeedbackRate, Seq: 1 << 40}, {Kind: cc.FeedbackCredit}, {Kind: cc.FeedbackUser}, {}} {
+		// A kind TIMELY does not use is counted (cc rule 8) and changes
+		// nothing else but the time.
+		require.NoError(t, r.Feedback(2*timelyUs, f, nil))
+		after := r.State()
+		require.Equal(t, uint64(i+1), after.Unused.N(), "%v", f.Kind)
+		after.Unused = before.Unused
+		require.Equal(t, before, after, "%v", f.Kind)
+		now := r.AppendRegisters(nil)
+		require.Equal(t, cc.Reg(cc.UnusedRegister, 64, uint64(i+1)), now[len(now)-1])
 	}
 	require.NotEqual(t, regs, r.AppendRegisters(nil), "the time moved")
 	regs = r.AppendRegisters(nil)
@@ -427,7 +434,7 @@ func TestTIMELYRegisters(t *testing.T) {
 	}
 	first := names(r.AppendRegisters(nil))
 	require.Equal(t, []string{"now", "rate", "prev_rtt", "rtt_diff", "gradient", "increases", "started", "snd_nxt", "seg_end",
-		"recording", "ring_head", "ring_len", "ring_oldest_end", "ring_newest_end", "samples", "hai_steps", "decreases", "dropped", "discarded"}, first)
+		"recording", "ring_head", "ring_len", "ring_oldest_end", "ring_newest_end", "samples", "hai_steps", "decreases", "dropped", "discarded", "unused_feedback"}, first)
 	for i := range 40 {
 		timelySend(t, r, units.Time(i)*timelyUs, uint64(i)*10000, 10000)
 	}
