@@ -10,38 +10,6 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// fuzzDrive applies the events to p with an Actions of room (0 for every
-// event whose byte says so): no panic, every error typed, a refused event
-// changes no register and appends nothing, every register fits, and check
-// holds after every accepted event.
-func becnFuzzDrive(t *testing.T, p cc.Part, evs []cctest.Event, check func(ev *cctest.Event, act *cc.Actions)) {
-	big, none := cc.NewActions(4), cc.NewActions(0)
-	for i := range evs {
-		ev := &evs[i]
-		act := big
-		if ev.Packet.Prio&1 != 0 {
-			act = none
-		}
-		act.Reset()
-		before := p.AppendRegisters(nil)
-		if err := ev.Apply(p, act); err != nil {
-			if !cc.Typed(err) {
-				t.Fatalf("event %d (%v): untyped error %v", i, ev, err)
-			}
-			if !slices.Equal(before, p.AppendRegisters(nil)) || act.Len() != 0 {
-				t.Fatalf("event %d (%v): refused (%v) but changed the part", i, ev, err)
-			}
-			continue
-		}
-		for _, r := range p.AppendRegisters(nil) {
-			if !r.Fits() {
-				t.Fatalf("event %d: register %v does not fit", i, r)
-			}
-		}
-		check(ev, act)
-	}
-}
-
 // FuzzBECN drives a congestion point, its mode, judging point and table
 // size from the first byte, with cctest.FromBytes events: besides
 // fuzzDrive's rules, every decision is one the mode makes (a notification
@@ -63,7 +31,7 @@ func FuzzBECN(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		becnFuzzDrive(t, c, cctest.FromBytes(data[1:], cc.RoleCP), func(ev *cctest.Event, act *cc.Actions) {
+		fuzzDrive(t, c, cctest.FromBytes(data[1:], cc.RoleCP), func(ev *cctest.Event, act *cc.Actions) {
 			if act.Len() == 0 {
 				return
 			}

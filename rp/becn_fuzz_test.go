@@ -11,38 +11,6 @@ import (
 	"github.com/hwcc/hwcc/wire"
 )
 
-// fuzzDrive applies the events to p with an Actions of room (0 for every
-// event whose byte says so): no panic, every error typed, a refused event
-// changes no register and appends nothing, every register fits, and check
-// holds after every accepted event.
-func becnFuzzDrive(t *testing.T, p cc.Part, evs []cctest.Event, check func(ev *cctest.Event, act *cc.Actions)) {
-	big, none := cc.NewActions(4), cc.NewActions(0)
-	for i := range evs {
-		ev := &evs[i]
-		act := big
-		if ev.Packet.Prio&1 != 0 {
-			act = none
-		}
-		act.Reset()
-		before := p.AppendRegisters(nil)
-		if err := ev.Apply(p, act); err != nil {
-			if !cc.Typed(err) {
-				t.Fatalf("event %d (%v): untyped error %v", i, ev, err)
-			}
-			if !slices.Equal(before, p.AppendRegisters(nil)) || act.Len() != 0 {
-				t.Fatalf("event %d (%v): refused (%v) but changed the part", i, ev, err)
-			}
-			continue
-		}
-		for _, r := range p.AppendRegisters(nil) {
-			if !r.Fits() {
-				t.Fatalf("event %d: register %v does not fit", i, r)
-			}
-		}
-		check(ev, act)
-	}
-}
-
 // FuzzBECN drives a reaction point (PauseAfter, QuietPeriod and PauseTime
 // from the first bytes) with cctest.FromBytes events, a CNP standing for a
 // notification: besides fuzzDrive's rules, no action; the rate stays in
@@ -70,7 +38,7 @@ func FuzzBECN(f *testing.F) {
 				evs[i].Feedback.Kind = wire.FeedbackBECN
 			}
 		}
-		becnFuzzDrive(t, r, evs, func(ev *cctest.Event, act *cc.Actions) {
+		fuzzDrive(t, r, evs, func(ev *cctest.Event, act *cc.Actions) {
 			s := r.State()
 			l := r.Limits()
 			switch {

@@ -1,49 +1,17 @@
-package rp
+package rp_test
 
 import (
-	"slices"
 	"testing"
 
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/cc/cctest"
+	"github.com/hwcc/hwcc/rp"
 	"github.com/hwcc/hwcc/units"
 	"github.com/hwcc/hwcc/wire"
 )
 
-// drive applies events to p checking what the contract asks of every
-// event: no panic (the fuzzer reports one), typed errors, a refused event
-// changes no register and appends nothing, registers fit their widths, a
-// reaction point's rate stays in [0, maxRate].
-func qcnDrive(t *testing.T, p cc.Part, events []cctest.Event, maxRate units.Rate) {
-	act := cc.NewActions(2)
-	var before, after []cc.Register
-	for i := range events {
-		ev := &events[i]
-		before = p.AppendRegisters(before[:0])
-		act.Reset()
-		err := ev.Apply(p, act)
-		after = p.AppendRegisters(after[:0])
-		if err != nil {
-			if !cc.Typed(err) {
-				t.Fatalf("event %d (%v): untyped error %T: %v", i, ev, err, err)
-			}
-			if !slices.Equal(before, after) || act.Len() != 0 {
-				t.Fatalf("event %d (%v) refused (%v) but changed the part", i, ev, err)
-			}
-		}
-		for _, r := range after {
-			if !r.Fits() {
-				t.Fatalf("event %d: register %v does not fit", i, r)
-			}
-		}
-		if rp, ok := p.(cc.ReactionPoint); ok {
-			if l := rp.Limits(); l.Rate < 0 || l.Rate > maxRate {
-				t.Fatalf("event %d: rate %v", i, l.Rate)
-			}
-		}
-	}
-}
-
+// qcnFuzzSeeds adds the fuzz targets' seeds: no events, a spread of
+// bytes, and 64 events of 1500-byte frames into a long queue.
 func qcnFuzzSeeds(f *testing.F) {
 	f.Add([]byte{})
 	seed := make([]byte, 16*8)
@@ -66,10 +34,10 @@ func qcnFuzzSeeds(f *testing.F) {
 // decreases as well as malformed messages.
 func FuzzQCN(f *testing.F) {
 	qcnFuzzSeeds(f)
-	cfg := QCNStandard(10 * units.Gbps)
+	cfg := rp.QCNStandard(10 * units.Gbps)
 	cfg.Period, cfg.ByteLimit = 20*units.Microsecond, 5000
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := NewQCN(cfg)
+		r, err := rp.NewQCN(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,6 +52,10 @@ func FuzzQCN(f *testing.F) {
 				d[0], d[1], d[14], d[15] = 0, d[1]&0x3f, 0, d[15]&7
 			}
 		}
-		qcnDrive(t, r, evs, cfg.LineRate)
+		fuzzDrive(t, r, evs, func(ev *cctest.Event, _ *cc.Actions) {
+			if l := r.Limits(); l.Rate < cfg.MinRate || l.Rate > cfg.LineRate {
+				t.Fatalf("%v: rate %v outside [%v, %v]", ev, l.Rate, cfg.MinRate, cfg.LineRate)
+			}
+		})
 	})
 }
