@@ -341,7 +341,9 @@ func (a *AFQCN) Dequeue(now units.Time, p *cc.Packet, q cc.Queue, _ *cc.Actions)
 	if err := k.check(afqcnPart, "Dequeue", now, p, q, nil, false); err != nil {
 		return err
 	}
-	a.catchUp(&a.af, now)
+	if a.af.nextTick <= now {
+		a.catchUp(&a.af, now)
+	}
 	k.s.Time.Advance(now)
 	return nil
 }
@@ -357,7 +359,9 @@ func (a *AFQCN) Timer(now units.Time, _ *cc.Actions) error {
 	if err := a.core.s.Time.Accept(afqcnPart, "Timer", now); err != nil {
 		return err
 	}
-	a.catchUp(&a.af, now)
+	if a.af.nextTick <= now {
+		a.catchUp(&a.af, now)
+	}
 	return nil
 }
 

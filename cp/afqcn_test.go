@@ -12,7 +12,7 @@ import (
 	"github.com/hwcc/hwcc/wire"
 )
 
-// refFbAF is the float reference of AF-QCN's fairness feedback (the
+// afqcnRefFbAF is the float reference of AF-QCN's fairness feedback (the
 // equations (3) and (4) of [Survey] §4.1.1): from the classes'
 // averages m and weights w, M_fair,i = W_i/ΣW·ΣM over the classes that
 // sent, D_i = (1 − M_fair,i/M_i)+ and Fb_AF = min(63, ⌊64·D_i⌋).

@@ -13,7 +13,7 @@ import (
 // FuzzBECN drives a congestion point, its mode, judging point and table
 // size from the first byte, with cctest.FromBytes events: besides
 // fuzzDrive's rules, every decision is one the mode makes (a notification
-// of the packet's flow to its source in ModeBECN, a mark in ModeFECN), at
+// of the packet's flow to its source in BECNModeBECN, a mark in BECNModeFECN), at
 // most one per event, only for a packet judged above the threshold.
 func FuzzBECN(f *testing.F) {
 	f.Add([]byte{0, 1, 0, 10, 0, 0, 0, 3, 0, 0, 0, 0xff, 0x30, 0, 0, 0, 0})

@@ -28,7 +28,7 @@ func becnTo(f cc.FlowID) cc.Action {
 		Feedback: cc.Feedback{Kind: wire.FeedbackBECN, Flow: f}}
 }
 
-// pkt is a full data packet of flow f.
+// becnPkt is a full data packet of flow f.
 func becnPkt(f cc.FlowID) *cc.Packet { return &cc.Packet{Flow: f, Payload: 1000, Size: 1082} }
 
 // At or below the threshold nothing happens; above it (q > K) the packet's

@@ -13,7 +13,7 @@ import (
 	"github.com/hwcc/hwcc/wire"
 )
 
-// refCP is a float reference model of the QCN congestion point, written
+// qcnRefCP is a float reference model of the QCN congestion point, written
 // from the equations ([QCN-Allerton]; [QCN-HPE]'s quantisation rule): a byte
 // counter to the next sample, Fb = −(Qoff + w·Qδ), QntzFb =
 // min(63, ⌊|Fb|·63/Fbmax⌋), the next interval from the table.
@@ -113,7 +113,7 @@ func TestQCNMatchesFloatReference(t *testing.T) {
 	}
 }
 
-// sampleNow makes the next arrival a sample and returns its CNM (nil if
+// qcnSampleNow makes the next arrival a sample and returns its CNM (nil if
 // none): it first sends frames that bring the byte counter to 1, then one
 // frame of 1 byte into a queue of q bytes.
 func qcnSampleNow(t *testing.T, c *QCN, now *units.Time, q units.Bytes) *wire.CNM {
@@ -216,7 +216,7 @@ func TestQCNSamplingTable(t *testing.T) {
 		require.NoError(t, c.Enqueue(units.Time(i), &cc.Packet{Size: 1000}, cc.Queue{}, cc.NewActions(1)))
 		require.Equal(t, uint64(i/149), c.State().Samples, "frame %d", i)
 	}
-	// Pseudocode table in PaperCP.
+	// Pseudocode table in QCNPaper.
 	require.Equal(t, [8]units.Bytes{150 * 1024, 75 * 1024, 50 * 1024, 37.5 * 1024, 30 * 1024, 25 * 1024, 21.5 * 1024, 18.5 * 1024}, QCNPaper(10*units.Gbps).SampleTable)
 }
 

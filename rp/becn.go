@@ -285,6 +285,13 @@ func (r *BECN) expire() {
 	}
 }
 
+// overdue reports whether catchUp has work at now: a quiet timer's
+// expiry or the end of a PauseTime pause due by now.
+func (r *BECN) overdue(now units.Time) bool {
+	s := &r.st
+	return s.Quiet && s.NextUp <= now || s.Paused && r.cfg.PauseTime > 0 && s.PauseEnd <= now
+}
+
 // catchUp runs every expiry due by now. Each expiry either stops the quiet
 // timer or doubles RC ≥ 1, so there are at most 33 of them.
 func (r *BECN) catchUp(now units.Time) {
@@ -336,7 +343,9 @@ func (r *BECN) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
 		return becnNilFeedback()
 	}
 	r.clock.Advance(now)
-	r.catchUp(now)
+	if r.overdue(now) {
+		r.catchUp(now)
+	}
 	if f.Kind != wire.FeedbackBECN {
 		r.st.Unused.Count()
 		return nil
@@ -356,7 +365,9 @@ func (r *BECN) Sent(now units.Time, p *cc.Packet, _ *cc.Actions) error {
 		return cc.PacketError(becnPart, "Sent", p)
 	}
 	r.clock.Advance(now)
-	r.catchUp(now)
+	if r.overdue(now) {
+		r.catchUp(now)
+	}
 	return nil
 }
 

@@ -9,7 +9,7 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// Example: BECN on a 40 Gb/s port (threshold 160 KB). A flow's packets
+// ExampleBECN: BECN on a 40 Gb/s port (threshold 160 KB). A flow's packets
 // find the queue above the threshold for 200 µs; the switch notifies the
 // source every 50 µs; the source halves per notification and pauses at
 // the fifth in a row. The queue drains, and the source steps back up once

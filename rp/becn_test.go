@@ -30,17 +30,17 @@ func becnNewRP(t testing.TB, cfg rp.BECNConfig) *rp.BECN {
 	return r
 }
 
-// note is a notification message.
+// becnNote is a notification message.
 var becnNote = cc.Feedback{Kind: wire.FeedbackBECN, Flow: 1}
 
-// notify delivers a notification at now through Feedback.
+// becnNotify delivers a notification at now through Feedback.
 func becnNotify(t testing.TB, r *rp.BECN, now units.Time) {
 	t.Helper()
 	f := becnNote
 	require.NoError(t, r.Feedback(now, &f, nil))
 }
 
-// refRP is the float reference of the reaction point, written from the
+// becnRefRP is the float reference of the reaction point, written from the
 // survey's sentences (section 4.1.1) and the package's stated choices, not
 // from the code: it keeps the rate as a real number and the quiet timer as
 // the time of the last notification, and answers "what is the state at

@@ -371,7 +371,9 @@ func (r *QCN) Sent(now units.Time, p *cc.Packet, _ *cc.Actions) error {
 		return r.refuse("Sent", now, qcnBadSize(p.Size), nil)
 	}
 	r.s.Time.Advance(now)
-	r.catchUp(now)
+	if r.s.NextTimer <= now {
+		r.catchUp(now)
+	}
 	s := &r.s
 	n := uint64(p.Size)
 	// At most QCNMaxSendBytes/(QCNMinByteLimit/2) + 1 expiries.
@@ -401,7 +403,9 @@ func (r *QCN) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
 	}
 	if f.Kind != wire.FeedbackCNM {
 		r.s.Time.Advance(now)
-		r.catchUp(now)
+		if r.s.NextTimer <= now {
+			r.catchUp(now)
+		}
 		r.s.Unused.Count()
 		return nil
 	}
@@ -410,7 +414,9 @@ func (r *QCN) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
 		return r.refuse("Feedback", now, "malformed CNM", err)
 	}
 	r.s.Time.Advance(now)
-	r.catchUp(now)
+	if r.s.NextTimer <= now {
+		r.catchUp(now)
+	}
 	r.s.CNMs++
 	if m.QntzFb > 0 {
 		r.decrease(now, uint64(m.QntzFb))
@@ -434,14 +440,19 @@ func (r *QCN) Timer(now units.Time, _ *cc.Actions) error {
 // after its own deadline, until the deadline is after now or the limiter
 // is released.
 func (r *QCN) catchUp(now units.Time) {
+	for r.s.Active && r.s.NextTimer <= now {
+		r.expire()
+	}
+}
+
+// expire runs the timer's expiry due at NextTimer.
+func (r *QCN) expire() {
 	s := &r.s
-	for s.Active && s.NextTimer <= now {
-		due := s.NextTimer
-		s.TimerStage = fixedpoint.SatAdd(s.TimerStage, 1)
-		r.increase()
-		if s.Active {
-			s.NextTimer = fixedpoint.SatAdd(due, r.cyclePeriod(s.TimerStage))
-		}
+	due := s.NextTimer
+	s.TimerStage = fixedpoint.SatAdd(s.TimerStage, 1)
+	r.increase()
+	if s.Active {
+		s.NextTimer = fixedpoint.SatAdd(due, r.cyclePeriod(s.TimerStage))
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// fluid is a closed-loop toy: flows of two classes, each behind its own
+// afqcnFluid is a closed-loop toy: flows of two classes, each behind its own
 // QCN reaction point, share one 10 Gb/s egress queue whose congestion
 // point (QCN or AF-QCN) samples their frames and sends CNMs straight back
 // (no propagation delay). Time advances in 1 µs steps: each flow emits

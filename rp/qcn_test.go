@@ -12,14 +12,14 @@ import (
 	"github.com/hwcc/hwcc/wire"
 )
 
-// cnmFeedback returns a FeedbackCNM for flow 1 carrying quantised feedback q.
+// qcnCNMFeedback returns a FeedbackCNM for flow 1 carrying quantised feedback q.
 func qcnCNMFeedback(q uint8) *cc.Feedback {
 	f := &cc.Feedback{Kind: wire.FeedbackCNM, Flow: 1}
 	wire.CNM{QntzFb: q, CPID: 42, Prio: 3}.Put(&f.Data)
 	return f
 }
 
-// refRP is a float reference model of the QCN reaction point written from
+// qcnRefRP is a float reference model of the QCN reaction point written from
 // the equations ([QCN-Allerton]; [Survey] §4.1.1): rates in
 // bit/s as real numbers, RC ← RC(1 − Gd·q), RC ← (RC + RT)/2, RT += R_AI
 // or i·R_HAI. It is stepped one event at a time from the part's own
@@ -125,7 +125,7 @@ func (m *qcnRefRP) timer(now units.Time) {
 	}
 }
 
-// checkInvariants asserts MinRate ≤ RC ≤ RT ≤ LineRate and the deadline's
+// qcnCheckInvariants asserts MinRate ≤ RC ≤ RT ≤ LineRate and the deadline's
 // consistency with Active.
 func qcnCheckInvariants(t *testing.T, r *QCN, where int) {
 	s := r.State()

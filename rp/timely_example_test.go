@@ -8,7 +8,7 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// Example: a flow with the paper's 10 Gb/s constants, started at 5 Gb/s,
+// ExampleTIMELY: a flow with the paper's 10 Gb/s constants, started at 5 Gb/s,
 // sends one 16 KiB segment as 16 packets of 1 KiB back to back at line
 // rate; the ACK that completes it comes 40 µs after the first packet left.
 // The sample leaves out the segment's serialisation (16 384 B at 10 Gb/s

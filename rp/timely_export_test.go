@@ -15,12 +15,16 @@ func (r *TIMELY) AlphaQ() int64 { return r.alphaQ }
 // OnRTT takes one RTT sample rtt at now and runs Algorithm 1 on it, as
 // Feedback does with the sample a completed segment gives: the tests'
 // way to the rate computation without the measurement. rtt is floored to
-// ns and saturates at TIMELYMaxRTT; now must be in order and rtt ≥ 0
-// (the tests give no other).
+// ns and saturates at TIMELYMaxRTT; a now out of order or a negative rtt
+// is refused.
 func (r *TIMELY) OnRTT(now, rtt units.Time) error {
-	if err := r.clock.Accept(timelyPart, "OnRTT", now); err != nil {
-		return err
+	if !r.clock.InOrder(now) {
+		return r.clock.Check(timelyPart, "OnRTT", now)
 	}
-	r.update(uint32(min(max(rtt, 0)/units.Nanosecond, timelyMaxRTTNs)))
+	if rtt < 0 {
+		return timelyEventErr("OnRTT", "negative RTT")
+	}
+	r.clock.Advance(now)
+	r.update(uint32(min(rtt/units.Nanosecond, timelyMaxRTTNs)))
 	return nil
 }

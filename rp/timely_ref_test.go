@@ -13,7 +13,7 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// model is Algorithm 1 of the TIMELY paper (section 4.3) in float64,
+// timelyModel is Algorithm 1 of the TIMELY paper (section 4.3) in float64,
 // written from the paper and not from the integer code: the independent
 // reference the integer RP is compared with. It takes the same RTT
 // samples in ns. Its rates are in kb/s with the configuration's rates,
@@ -91,7 +91,7 @@ func (m *timelyModel) step(rtt float64) timelyBranch {
 	return b
 }
 
-// branchOf is the branch the integer RP took, read from its registers
+// timelyBranchOf is the branch the integer RP took, read from its registers
 // after the sample.
 func timelyBranchOf(c rp.TIMELYConfig, rtt uint32, s rp.TIMELYState) timelyBranch {
 	switch {
@@ -105,7 +105,7 @@ func timelyBranchOf(c rp.TIMELYConfig, rtt uint32, s rp.TIMELYState) timelyBranc
 	return timelyGradDec
 }
 
-// tracker runs the integer RP and the float model on the same samples and
+// timelyTracker runs the integer RP and the float model on the same samples and
 // checks, sample by sample, that they stay within a bound derived from the
 // integer path's roundings (RP's doc, "Integer form"):
 //
@@ -232,7 +232,7 @@ func (tr *timelyTracker) resync(s rp.TIMELYState) {
 	tr.B, tr.D = 0, 0
 }
 
-// rttWalk is a random RTT trajectory (ns) that visits every region: a
+// timelyRTTWalk is a random RTT trajectory (ns) that visits every region: a
 // random walk with steps up to ±step, jumps now and then, clamped to
 // [lo, hi].
 func timelyRTTWalk(r *rand.Rand, n int, lo, hi, step int64) []uint32 {
@@ -252,7 +252,7 @@ func timelyRTTWalk(r *rand.Rand, n int, lo, hi, step int64) []uint32 {
 	return out
 }
 
-// trackConfigs are the configurations the tracking tests run: the paper's
+// timelyTrackConfigs are the configurations the tracking tests run: the paper's
 // (α = 0.875 exact in Q0.16, β = 0.8 not), and ones with an inexact α, a
 // large minRTT (ρ far from a power of two), β small, HAI after 2 with N =
 // 9, and rates near the register's top.

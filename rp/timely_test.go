@@ -311,7 +311,7 @@ func TestTIMELYFeedbackKindsAndRefusals(t *testing.T) {
 	require.ErrorIs(t, fresh.Timer(-1, nil), cc.ErrTimeOrder)
 }
 
-// samples drives an RP through OnRTT with a sequence of samples and calls
+// timelySamples drives a TIMELY through OnRTT with a sequence of samples and calls
 // check after each with the registers before and after.
 func timelySamples(r *rp.TIMELY, rtts []uint32, check func(rtt uint32, before, after rp.TIMELYState) bool) bool {
 	for i, x := range rtts {
