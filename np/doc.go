@@ -8,7 +8,7 @@
 //	         ConnectX's min_time_between_cnps ([Survey] §4.1.2, NP
 //	         algorithm; [DCQCN]; [ConnectX])                     dcqcn.go
 //
-// Every type here (DCQCN) keeps the contract of package cc: it
+// Every type here (DCQCN and FECN) keeps the contract of package cc: it
 // implements cc.NotificationPoint (checked at compile time), refuses time going
 // backwards with a *cc.TimeOrderError, returns only cc's error types, and
 // appends every register it carries to a caller's slice (AppendRegisters).
@@ -24,4 +24,15 @@
 // first; explicit deadlines (NextDeadline, and Timer or OnTimer); State()
 // returning every register as a struct. Nothing here allocates, reads a
 // clock or starts a goroutine on an event.
+//
+// # FECN
+//
+// FECN's receiver (FECN), as [Survey] §4.1.2 states it: "Upon receiving a
+// marked packet, it feedbacks a resource management (RM) cell to the
+// correspond source-end" ([FECN]; InfiniBand's CNP, [IBA] annex A10). The
+// switch (cp.BECN in mode cp.BECNModeFECN) marks; this part answers a
+// marked packet with a one-bit notification (wire.FeedbackBECN) to the
+// source (rp.BECN), at most one per FECNConfig.MinInterval (marks in
+// between are dropped, not deferred). FECNInfiniBand answers every mark,
+// as InfiniBand's receiver does.
 package np

@@ -22,6 +22,15 @@
 // reaction points, which send and take CNPs; this package models the
 // CNP's bytes as a NIC's parser sees them.
 //
+// QCN: the congestion notification message (CNM) of IEEE 802.1Qau
+// ([QCN]; field list as [QCN-HPE] reproduces it), which QCN's and
+// AF-QCN's congestion points (cp.QCN, cp.AFQCN) send and QCN's reaction
+// point (rp.QCN) reads: its first 16 bytes in cc.Feedback.Data.
+//
+// BECN and FECN: the one-bit notification (FeedbackBECN) that cp.BECN and
+// np.FECN send and rp.BECN reads ([Survey] §4.1.1, §4.1.2): a kind and
+// nothing else.
+//
 // # What is where
 //
 //	BTH            the 12-byte Base Transport Header, every field with its
@@ -43,6 +52,13 @@
 //	constants      BTHBytes 12, CNPBytes 32, CNPReservedOffset 12,
 //	               CNPICRCOffset 28, OpCodeCNP 0x81, MaxQPN = MaxPSN =
 //	               2^24 − 1, MaxPadCnt 3, MaxTVer 15.      roce_bth.go, roce_cnp.go
+//	CNM            QCN's congestion notification message: version,
+//	               6-bit quantised feedback, CPID, cnmQOffset, cnmQDelta,
+//	               encapsulated priority; Validate, Append, Put,
+//	               DecodeCNM; CNMQ, the queue fields' unit; FeedbackCNM,
+//	               its kind.                                      qcn.go
+//	FeedbackBECN   BECN's and FECN's notification, its kind alone;
+//	               BECNNotification builds one.                   becn.go
 //
 // # Choices
 //
