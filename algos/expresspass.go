@@ -4,9 +4,10 @@ import (
 	"strconv"
 
 	"github.com/hwcc/hwcc/cc"
-	"github.com/hwcc/hwcc/credit"
-	"github.com/hwcc/hwcc/wire"
+	"github.com/hwcc/hwcc/np"
+	"github.com/hwcc/hwcc/rp"
 	"github.com/hwcc/hwcc/units"
+	"github.com/hwcc/hwcc/wire"
 )
 
 // expressPassLink is the default link rate of the expresspass np presets:
@@ -26,22 +27,22 @@ const (
 const expressPassSeedMix = 0x9E3779B1
 
 // expressPassSeed returns the jitter seed of the flow numbered index (cc.Env.Index,
-// from 1): credit.ExpressPassDefaultSeed XOR index·expressPassSeedMix mod
+// from 1): np.ExpressPassDefaultSeed XOR index·expressPassSeedMix mod
 // 2^32, distinct for distinct indexes below 2^32 (a bijection), and the
 // default seed in place of the lock-up 0.
 func expressPassSeed(index int) uint32 {
-	s := credit.ExpressPassDefaultSeed ^ uint32(index)*expressPassSeedMix
+	s := np.ExpressPassDefaultSeed ^ uint32(index)*expressPassSeedMix
 	if s == 0 {
-		return credit.ExpressPassDefaultSeed
+		return np.ExpressPassDefaultSeed
 	}
 	return s
 }
 
 // expressPassNPEnv: the update period is the flow's base RTT (Algorithm 1:
 // "RTT by default") and each flow's jitter generator gets its own seed.
-func expressPassNPEnv(c *credit.ExpressPassReceiverConfig, env cc.Env) {
+func expressPassNPEnv(c *np.ExpressPassConfig, env cc.Env) {
 	if env.BaseRTT > 0 {
-		c.UpdatePeriod = min(env.BaseRTT, credit.ExpressPassMaxPeriod)
+		c.UpdatePeriod = min(env.BaseRTT, np.ExpressPassMaxPeriod)
 	}
 	if env.Index > 0 {
 		c.Seed = expressPassSeed(env.Index)
@@ -51,7 +52,7 @@ func expressPassNPEnv(c *credit.ExpressPassReceiverConfig, env cc.Env) {
 // expressPassRPEnv: the flow's size (its credit stop), its number (the
 // harness numbers flows Index = ID + 1) and a stop timeout of 2 base RTTs
 // (ns-2's send_credit_stop waits 2·RTT).
-func expressPassRPEnv(c *credit.ExpressPassSenderConfig, env cc.Env) {
+func expressPassRPEnv(c *rp.ExpressPassConfig, env cc.Env) {
 	if env.Size > 0 {
 		c.Size = env.Size
 	}
@@ -59,7 +60,7 @@ func expressPassRPEnv(c *credit.ExpressPassSenderConfig, env cc.Env) {
 		c.Flow = cc.FlowID(env.Index - 1)
 	}
 	if env.BaseRTT > 0 {
-		c.StopTimeout = min(2*env.BaseRTT, credit.ExpressPassMaxTimeout)
+		c.StopTimeout = min(2*env.BaseRTT, rp.ExpressPassMaxTimeout)
 	}
 }
 
@@ -69,10 +70,10 @@ func xpField[C any](name, unit, min, max, doc, source string, ptr func(c *C) any
 }
 
 func init() {
-	type rx = credit.ExpressPassReceiverConfig
-	type tx = credit.ExpressPassSenderConfig
-	maxPeriod := credit.ExpressPassMaxPeriod.String()
-	maxTimeout := credit.ExpressPassMaxTimeout.String()
+	type rx = np.ExpressPassConfig
+	type tx = rp.ExpressPassConfig
+	maxPeriod := np.ExpressPassMaxPeriod.String()
+	maxTimeout := rp.ExpressPassMaxTimeout.String()
 	cc.MustRegisterAlgorithm(cc.Algorithm{
 		Name: "expresspass",
 		Deploy: cc.Deployment{
@@ -99,7 +100,7 @@ func init() {
 			{
 				Name: "np",
 				Role: cc.RoleNP,
-				Doc:  "the credit pacer of one receiving flow: credits at cur_rate with ±10 % jitter, Algorithm 1 every update period on the loss the echoes show (credit.ExpressPassReceiver)",
+				Doc:  "the credit pacer of one receiving flow: credits at cur_rate with ±10 % jitter, Algorithm 1 every update period on the loss the echoes show (np.ExpressPass)",
 				Config: &cc.Spec[rx]{
 					Link: expressPassLink,
 					Presets: []cc.Preset[rx]{{
@@ -107,7 +108,7 @@ func init() {
 						Doc: "α = w_init = 1/16, w_min = 0.01, w_max = 0.5, target loss 0.125, 84 B credits per 1538 B frame, jitter ±0.1, " +
 							"update period the base RTT (10 µs where unknown)",
 						Source: xpPaper + "; " + xpNS2 + ", scripts/large-scale-fattree.tcl and xpass/xpass.cc",
-						Config: cc.OfLink(credit.ExpressPassPaper),
+						Config: cc.OfLink(np.ExpressPassPaper),
 					}},
 					Fields: []cc.Field[rx]{
 						xpField("credit_bytes", "", "1B", "64KiB", "a credit frame's wire size (at most frame_bytes)",
@@ -136,24 +137,24 @@ func init() {
 							xpNS2+" (32-bit credit_seq_, skipping 0)", func(c *rx) any { return &c.SeqBits }),
 					},
 					Env: expressPassNPEnv,
-					New: dcqcnNew(credit.NewExpressPassReceiver),
+					New: dcqcnNew(np.NewExpressPass),
 				},
 			},
 			{
 				Name: "rp",
 				Role: cc.RoleRP,
-				Doc:  "the credit-gated sender of one flow: requests credits, holds them in a FIFO, spends one per frame and echoes it, stops credits after the last byte (credit.ExpressPassSender)",
+				Doc:  "the credit-gated sender of one flow: requests credits, holds them in a FIFO, spends one per frame and echoes it, stops credits after the last byte (rp.ExpressPass)",
 				Config: &cc.Spec[tx]{
 					Presets: []cc.Preset[tx]{{
 						Name:   "paper",
 						Doc:    "1538 B per credit, a FIFO of 8 credits, request and stop resent after 100 µs (the stop after 2 base RTTs where known), 32-bit credit sequence numbers",
 						Source: xpPaper + "; " + xpNS2 + " (max_ethernet_size_, retransmit_timeout_)",
-						Config: cc.Fixed(credit.ExpressPassSenderPaper),
+						Config: cc.Fixed(rp.ExpressPassPaper),
 					}},
 					Fields: []cc.Field[tx]{
 						xpField("frame_bytes", "", "64B", "64KiB", "the wire bytes one credit pays for: Limits().Credit = credits held × frame_bytes; a larger frame is refused",
 							xpNS2+" (max_ethernet_size_ = 1538)", func(c *tx) any { return &c.FrameBytes }),
-						xpField("depth", "credits", "1", strconv.Itoa(credit.ExpressPassMaxDepth), "the credits the sender holds; one more is wasted",
+						xpField("depth", "credits", "1", strconv.Itoa(rp.ExpressPassMaxDepth), "the credits the sender holds; one more is wasted",
 							"hwcc (the paper's sender holds none: it sends a frame per credit at once)", func(c *tx) any { return &c.Depth }),
 						xpField("request_timeout", "", "0s", maxTimeout, "resend the credit request while no credit has come (0: never)",
 							xpNS2+" (retransmit_timeout_ 0.0001)", func(c *tx) any { return &c.RequestTimeout }),
@@ -165,7 +166,7 @@ func init() {
 							xpNS2+" (32-bit credit_seq_)", func(c *tx) any { return &c.SeqBits }),
 					},
 					Env: expressPassRPEnv,
-					New: dcqcnNew(credit.NewExpressPassSender),
+					New: dcqcnNew(rp.NewExpressPass),
 				},
 			},
 		},
@@ -179,8 +180,8 @@ func init() {
 // path) in a queue of 8 credits, beyond which they are dropped (the ns-2
 // scripts' credit queue of 8).
 var expressPassCredit = cc.MessageKind{
-	Kind: cc.FeedbackCredit, Name: "credit", Frame: credit.ExpressPassCreditBytes - wire.WireGapBytes, Prio: cc.ControlPrio,
-	Spacing: credit.ExpressPassCreditBytes + credit.ExpressPassFrameBytes, Queue: expressPassCreditQueue,
+	Kind: cc.FeedbackCredit, Name: "credit", Frame: wire.ExpressPassCreditBytes - wire.WireGapBytes, Prio: cc.ControlPrio,
+	Spacing: wire.ExpressPassCreditBytes + wire.ExpressPassFrameBytes, Queue: expressPassCreditQueue,
 }
 
 // expressPassCreditQueue is the shaper's queue in credits.

@@ -1,4 +1,4 @@
-package credit
+package rp
 
 import (
 	"strconv"
@@ -6,16 +6,37 @@ import (
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/units"
+	"github.com/hwcc/hwcc/wire"
 )
 
-// epSenderPart names the ExpressPass sender in errors.
-const epSenderPart = "credit.ExpressPassSender"
+// ExpressPassMaxDepth is the most credits a sender's FIFO holds.
+const ExpressPassMaxDepth = 16
+
+// expressPassEventError is a refused event (errors.Is(err, cc.ErrEvent)),
+// with its cause (a *cc.DecodeError, say) if any. Errors are built out of
+// line so that the event paths hold no allocation site.
+//
+//go:noinline
+func expressPassEventError(event, reason string, err error) error {
+	return &cc.EventError{Part: expressPassPart, Event: event, Reason: reason, Err: err}
+}
+
+// expressPassFull is the *cc.ActionsFullError of an event that needs need
+// actions.
+//
+//go:noinline
+func expressPassFull(event string, need int, act *cc.Actions) error {
+	return &cc.ActionsFullError{Part: expressPassPart, Event: event, Need: need, Free: act.Free()}
+}
+
+// expressPassPart names the ExpressPass sender in errors.
+const expressPassPart = "rp.ExpressPass"
 
 // ExpressPassMaxTimeout is the longest request or stop timeout accepted.
 const ExpressPassMaxTimeout = units.Second
 
-// ExpressPassSenderConfig configures an ExpressPass sender.
-type ExpressPassSenderConfig struct {
+// ExpressPassConfig configures an ExpressPass sender.
+type ExpressPassConfig struct {
 	// FrameBytes is the wire size one credit pays for (1538 B, the
 	// largest data frame): Limits().Credit is the credits held times it,
 	// and a frame larger is refused. Range 64 B..64 KiB. A harness whose
@@ -47,12 +68,12 @@ type ExpressPassSenderConfig struct {
 	SeqBits uint8
 }
 
-// ExpressPassSenderPaper returns the paper's sender for a long-lived flow:
+// ExpressPassPaper returns the paper's sender for a long-lived flow:
 // 1538 B per credit, a FIFO of 8 credits, request and stop resent after
 // 100 µs, 32-bit credit sequence numbers.
-func ExpressPassSenderPaper() ExpressPassSenderConfig {
-	return ExpressPassSenderConfig{
-		FrameBytes:     ExpressPassFrameBytes,
+func ExpressPassPaper() ExpressPassConfig {
+	return ExpressPassConfig{
+		FrameBytes:     wire.ExpressPassFrameBytes,
 		Depth:          8,
 		RequestTimeout: 100 * units.Microsecond,
 		StopTimeout:    100 * units.Microsecond,
@@ -62,9 +83,9 @@ func ExpressPassSenderPaper() ExpressPassSenderConfig {
 
 // Validate checks every field and returns a *cc.ConfigError naming the
 // first one out of range.
-func (c ExpressPassSenderConfig) Validate() error {
+func (c ExpressPassConfig) Validate() error {
 	bad := func(field, value, want string) error {
-		return &cc.ConfigError{Part: epSenderPart, Field: field, Value: value, Range: want}
+		return &cc.ConfigError{Part: expressPassPart, Field: field, Value: value, Range: want}
 	}
 	switch {
 	case c.FrameBytes < 64 || c.FrameBytes > 64*units.KiB:
@@ -99,8 +120,8 @@ const (
 	ExpressPassStopped
 )
 
-// ExpressPassSenderState is every register of a sender but the time.
-type ExpressPassSenderState struct {
+// ExpressPassState is every register of a sender but the time.
+type ExpressPassState struct {
 	Phase ExpressPassPhase
 	// Deadline is when the timer resends the request (Start: 0;
 	// Requested: the latest request + RequestTimeout; else none).
@@ -120,7 +141,7 @@ type ExpressPassSenderState struct {
 	Credits, Wasted, Late, Frames, Requests, Stops uint64
 }
 
-// ExpressPassSender is ExpressPass's sender: a cc.ReactionPoint at the
+// ExpressPass is ExpressPass's sender: a cc.ReactionPoint at the
 // flow's source that gates the flow on credit.
 //
 // Its first deadline is 0: the caller's first Timer sends a
@@ -130,7 +151,7 @@ type ExpressPassSenderState struct {
 // Depth credits, or is wasted when it is full; Limits() is {Credited: true,
 // Credit: credits held × FrameBytes}, so the caller starts a frame only
 // when one credit covers it. Sent spends the oldest credit and writes its
-// sequence number into p.Hdr (PutExpressPassEcho), for the receiver to
+// sequence number into p.Hdr (wire.PutExpressPassEcho), for the receiver to
 // find gaps in; a Sent with no credit held, or of a frame larger than
 // FrameBytes, is refused with a *cc.EventError and changes nothing (p.Hdr
 // included).
@@ -145,54 +166,54 @@ type ExpressPassSenderState struct {
 // any Seq order are taken (the receiver judges order); a credit with Seq 0
 // or beyond the sequence space is a *cc.EventError.
 //
-// Wire images. The request and the stop carry their ExpressPassPacket in
+// Wire images. The request and the stop carry their wire.ExpressPassPacket in
 // Data (type, Flow, sequence number 0, TS the time sent). A credit whose
 // Data is all zero carries no image and is taken on its Seq alone; one
 // whose Data is not all zero must hold a credit that decodes
-// (DecodeExpressPassPacket) and whose sequence number and flow are Seq
+// (wire.DecodeExpressPassPacket) and whose sequence number and flow are Seq
 // and Flow, else the credit is refused with a *cc.EventError (wrapping the
 // *cc.DecodeError, if any) and changes nothing. The image's time is not
 // checked (it is the receiver's clock).
 //
-// It is not safe for concurrent use. Build one with NewExpressPassSender.
-type ExpressPassSender struct {
-	cfg    ExpressPassSenderConfig
-	s      ExpressPassSenderState
+// It is not safe for concurrent use. Build one with NewExpressPass.
+type ExpressPass struct {
+	cfg    ExpressPassConfig
+	s      ExpressPassState
 	clock  cc.Monotonic
 	seqMax uint64
 }
 
-var _ cc.ReactionPoint = (*ExpressPassSender)(nil)
+var _ cc.ReactionPoint = (*ExpressPass)(nil)
 
-// NewExpressPassSender validates cfg and returns a sender at the start of
+// NewExpressPass validates cfg and returns a sender at the start of
 // its flow.
-func NewExpressPassSender(cfg ExpressPassSenderConfig) (*ExpressPassSender, error) {
+func NewExpressPass(cfg ExpressPassConfig) (*ExpressPass, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &ExpressPassSender{cfg: cfg, s: ExpressPassSenderState{Flow: cfg.Flow}, seqMax: epSeqMax(cfg.SeqBits)}, nil
+	return &ExpressPass{cfg: cfg, s: ExpressPassState{Flow: cfg.Flow}, seqMax: wire.ExpressPassMaxSeq(cfg.SeqBits)}, nil
 }
 
 // Config returns the configuration the sender was built with.
-func (x *ExpressPassSender) Config() ExpressPassSenderConfig { return x.cfg }
+func (x *ExpressPass) Config() ExpressPassConfig { return x.cfg }
 
 // State returns every register but the time.
-func (x *ExpressPassSender) State() ExpressPassSenderState { return x.s }
+func (x *ExpressPass) State() ExpressPassState { return x.s }
 
 // Last returns the time of the latest event accepted.
-func (x *ExpressPassSender) Last() units.Time { return x.clock.Last() }
+func (x *ExpressPass) Last() units.Time { return x.clock.Last() }
 
 // Held returns the number of credits held.
-func (x *ExpressPassSender) Held() int { return int(x.s.Len) }
+func (x *ExpressPass) Held() int { return int(x.s.Len) }
 
 // Limits implements cc.ReactionPoint: no pacing rate and no window, gated
 // on credit: Credit = credits held × FrameBytes.
-func (x *ExpressPassSender) Limits() cc.Limits {
+func (x *ExpressPass) Limits() cc.Limits {
 	return cc.Limits{Credited: true, Credit: units.Bytes(x.s.Len) * x.cfg.FrameBytes}
 }
 
 // NextDeadline implements cc.Clock.
-func (x *ExpressPassSender) NextDeadline() units.Time {
+func (x *ExpressPass) NextDeadline() units.Time {
 	switch x.s.Phase {
 	case ExpressPassStart, ExpressPassRequested:
 		return x.s.Deadline
@@ -201,7 +222,7 @@ func (x *ExpressPassSender) NextDeadline() units.Time {
 }
 
 // request records a credit request sent at now.
-func (x *ExpressPassSender) request(now units.Time) {
+func (x *ExpressPass) request(now units.Time) {
 	x.s.Phase = ExpressPassRequested
 	x.s.Deadline = units.MaxTime
 	if x.cfg.RequestTimeout > 0 {
@@ -211,55 +232,54 @@ func (x *ExpressPassSender) request(now units.Time) {
 }
 
 // message returns the request or stop (t) sent at now, with its wire
-// image (ExpressPassPacket) in Data.
-func (x *ExpressPassSender) message(now units.Time, t ExpressPassType) cc.Feedback {
-	f := cc.Feedback{Kind: t.Kind(), Flow: x.s.Flow}
-	ExpressPassPacket{Type: t, Flow: x.s.Flow, TS: ExpressPassTS(now)}.putData(&f.Data)
+// image (wire.ExpressPassPacket) in Data.
+func (x *ExpressPass) message(now units.Time, t wire.ExpressPassType) cc.Feedback {
+	// Valid: a request or a stop, numbered 0.
+	f, _ := wire.ExpressPassPacket{Type: t, Flow: x.s.Flow, TS: wire.ExpressPassTS(now)}.Feedback()
 	return f
 }
 
-// epNoImage is a Data that carries no wire image.
-var epNoImage [cc.FeedbackDataLen]byte
+// expressPassNoImage is a Data that carries no wire image.
+var expressPassNoImage [cc.FeedbackDataLen]byte
 
-// epCheckImage checks the wire image in a credit's Data, when it carries
+// expressPassCheckImage checks the wire image in a credit's Data, when it carries
 // one, against the credit: it must decode, be a credit, and carry f.Seq.
-func epCheckImage(f *cc.Feedback) error {
-	if f.Data == epNoImage {
+func expressPassCheckImage(f *cc.Feedback) error {
+	if f.Data == expressPassNoImage {
 		return nil
 	}
-	p, err := DecodeExpressPassPacket(f.Data[:])
+	p, err := wire.DecodeExpressPassPacket(f.Data[:])
 	switch {
 	case err != nil:
-		return epImageError("credit's Data does not decode", err)
-	case p.Type != ExpressPassTypeCredit:
-		return epImageError("credit's Data is a "+p.Type.String(), nil)
+		return expressPassImageError("credit's Data does not decode", err)
+	case p.Type != wire.ExpressPassTypeCredit:
+		return expressPassImageError("credit's Data is a "+p.Type.String(), nil)
 	case uint64(p.Seq) != f.Seq:
-		return epImageError("credit's Data carries sequence number "+strconv.FormatUint(uint64(p.Seq), 10)+
+		return expressPassImageError("credit's Data carries sequence number "+strconv.FormatUint(uint64(p.Seq), 10)+
 			", its Seq is "+strconv.FormatUint(f.Seq, 10), nil)
 	case p.Flow != f.Flow:
-		return epImageError("credit's Data names flow "+strconv.FormatUint(uint64(p.Flow), 10)+
+		return expressPassImageError("credit's Data names flow "+strconv.FormatUint(uint64(p.Flow), 10)+
 			", its Flow is "+strconv.FormatUint(uint64(f.Flow), 10), nil)
 	}
 	return nil
 }
 
-//go:noinline
-func epImageError(reason string, err error) error {
-	return &cc.EventError{Part: epSenderPart, Event: "Feedback", Reason: reason, Err: err}
+func expressPassImageError(reason string, err error) error {
+	return expressPassEventError("Feedback", reason, err)
 }
 
 // Timer implements cc.Clock: at or after the deadline it sends the credit
 // request (one action); before it, it only records now.
-func (x *ExpressPassSender) Timer(now units.Time, act *cc.Actions) error {
+func (x *ExpressPass) Timer(now units.Time, act *cc.Actions) error {
 	if !x.clock.InOrder(now) {
-		return x.clock.Check(epSenderPart, "Timer", now)
+		return x.clock.Check(expressPassPart, "Timer", now)
 	}
 	if now >= x.NextDeadline() {
 		if act.Free() < 1 {
-			return epFull(epSenderPart, "Timer", 1, act)
+			return expressPassFull("Timer", 1, act)
 		}
 		x.request(now)
-		act.Send(cc.ToDestination, cc.ControlPrio, x.message(now, ExpressPassTypeRequest))
+		act.Send(cc.ToDestination, cc.ControlPrio, x.message(now, wire.ExpressPassTypeRequest))
 	}
 	x.clock.Advance(now)
 	return nil
@@ -267,24 +287,24 @@ func (x *ExpressPassSender) Timer(now units.Time, act *cc.Actions) error {
 
 // Feedback implements cc.ReactionPoint (see the type's doc). A nil f is a
 // *cc.EventError.
-func (x *ExpressPassSender) Feedback(now units.Time, f *cc.Feedback, act *cc.Actions) error {
+func (x *ExpressPass) Feedback(now units.Time, f *cc.Feedback, act *cc.Actions) error {
 	if !x.clock.InOrder(now) {
-		return x.clock.Check(epSenderPart, "Feedback", now)
+		return x.clock.Check(expressPassPart, "Feedback", now)
 	}
 	if f == nil {
-		return epEventError(epSenderPart, "Feedback", "nil feedback")
+		return expressPassEventError("Feedback", "nil feedback", nil)
 	}
 	switch f.Kind {
 	case cc.FeedbackCredit:
 		if f.Seq == 0 || f.Seq > x.seqMax {
-			return epEventError(epSenderPart, "Feedback", "credit sequence number 0 or beyond the sequence space")
+			return expressPassEventError("Feedback", "credit sequence number 0 or beyond the sequence space", nil)
 		}
-		if err := epCheckImage(f); err != nil {
+		if err := expressPassCheckImage(f); err != nil {
 			return err
 		}
 		resend := x.s.Phase == ExpressPassStopped && x.cfg.StopTimeout > 0 && now-x.s.LastStop >= x.cfg.StopTimeout
 		if resend && act.Free() < 1 {
-			return epFull(epSenderPart, "Feedback", 1, act)
+			return expressPassFull("Feedback", 1, act)
 		}
 		x.s.Flow = f.Flow
 		switch x.s.Phase {
@@ -295,7 +315,7 @@ func (x *ExpressPassSender) Feedback(now units.Time, f *cc.Feedback, act *cc.Act
 			if resend {
 				x.s.LastStop = now
 				x.s.Stops++
-				act.Send(cc.ToDestination, cc.ControlPrio, x.message(now, ExpressPassTypeStop))
+				act.Send(cc.ToDestination, cc.ControlPrio, x.message(now, wire.ExpressPassTypeStop))
 			}
 			x.clock.Advance(now)
 			return nil
@@ -310,10 +330,10 @@ func (x *ExpressPassSender) Feedback(now units.Time, f *cc.Feedback, act *cc.Act
 	case cc.FeedbackNak:
 		if x.s.Phase == ExpressPassStopped {
 			if act.Free() < 1 {
-				return epFull(epSenderPart, "Feedback", 1, act)
+				return expressPassFull("Feedback", 1, act)
 			}
 			x.request(now)
-			act.Send(cc.ToDestination, cc.ControlPrio, x.message(now, ExpressPassTypeRequest))
+			act.Send(cc.ToDestination, cc.ControlPrio, x.message(now, wire.ExpressPassTypeRequest))
 		}
 	}
 	x.clock.Advance(now)
@@ -322,30 +342,30 @@ func (x *ExpressPassSender) Feedback(now units.Time, f *cc.Feedback, act *cc.Act
 
 // Sent implements cc.ReactionPoint: it spends the oldest credit on the
 // frame p and writes the credit's sequence number into p.Hdr, all 16
-// bytes (PutExpressPassEcho; see the type's doc).
-func (x *ExpressPassSender) Sent(now units.Time, p *cc.Packet, act *cc.Actions) error {
+// bytes (wire.PutExpressPassEcho; see the type's doc).
+func (x *ExpressPass) Sent(now units.Time, p *cc.Packet, act *cc.Actions) error {
 	if !x.clock.InOrder(now) {
-		return x.clock.Check(epSenderPart, "Sent", now)
+		return x.clock.Check(expressPassPart, "Sent", now)
 	}
 	switch {
 	case p == nil:
-		return epEventError(epSenderPart, "Sent", "nil packet")
+		return expressPassEventError("Sent", "nil packet", nil)
 	case p.Size < 0 || p.Payload < 0:
-		return epEventError(epSenderPart, "Sent", "negative size or payload")
+		return expressPassEventError("Sent", "negative size or payload", nil)
 	case p.Size > x.cfg.FrameBytes:
-		return epEventError(epSenderPart, "Sent", "frame larger than one credit pays for")
+		return expressPassEventError("Sent", "frame larger than one credit pays for", nil)
 	case x.s.Len == 0:
-		return epEventError(epSenderPart, "Sent", "no credit held")
+		return expressPassEventError("Sent", "no credit held", nil)
 	}
 	// The frame covers the last byte: p.Seq + p.Payload ≥ Size, written
 	// without overflow (Payload ≥ 0).
 	last := x.cfg.Size > 0 && x.s.Phase != ExpressPassStopped &&
 		(uint64(p.Payload) >= uint64(x.cfg.Size) || p.Seq >= uint64(x.cfg.Size)-uint64(p.Payload))
 	if last && act.Free() < 1 {
-		return epFull(epSenderPart, "Sent", 1, act)
+		return expressPassFull("Sent", 1, act)
 	}
 	x.s.Flow = p.Flow
-	PutExpressPassEcho(&p.Hdr, uint64(x.s.FIFO[x.s.Head]))
+	wire.PutExpressPassEcho(&p.Hdr, uint64(x.s.FIFO[x.s.Head]))
 	x.s.FIFO[x.s.Head] = 0
 	x.s.Head = uint8((int(x.s.Head) + 1) % ExpressPassMaxDepth)
 	x.s.Len--
@@ -354,14 +374,14 @@ func (x *ExpressPassSender) Sent(now units.Time, p *cc.Packet, act *cc.Actions) 
 		x.s.Phase = ExpressPassStopped
 		x.s.LastStop = now
 		x.s.Stops++
-		act.Send(cc.ToDestination, cc.ControlPrio, x.message(now, ExpressPassTypeStop))
+		act.Send(cc.ToDestination, cc.ControlPrio, x.message(now, wire.ExpressPassTypeStop))
 	}
 	x.clock.Advance(now)
 	return nil
 }
 
-// epFIFONames are the FIFO's register names, by position from the head.
-var epFIFONames = [ExpressPassMaxDepth]string{
+// expressPassFIFONames are the FIFO's register names, by position from the head.
+var expressPassFIFONames = [ExpressPassMaxDepth]string{
 	"fifo0", "fifo1", "fifo2", "fifo3", "fifo4", "fifo5", "fifo6", "fifo7",
 	"fifo8", "fifo9", "fifo10", "fifo11", "fifo12", "fifo13", "fifo14", "fifo15",
 }
@@ -370,7 +390,7 @@ var epFIFONames = [ExpressPassMaxDepth]string{
 // ps), flow[32], len[5], fifo0..fifo15[SeqBits] (the held credits from
 // the oldest, 0 beyond Len), last_stop, then the 64-bit counters credits,
 // wasted, late, frames, requests, stops.
-func (x *ExpressPassSender) AppendRegisters(dst []cc.Register) []cc.Register {
+func (x *ExpressPass) AppendRegisters(dst []cc.Register) []cc.Register {
 	s := &x.s
 	dst = append(dst,
 		x.clock.Register(),
@@ -384,7 +404,7 @@ func (x *ExpressPassSender) AppendRegisters(dst []cc.Register) []cc.Register {
 		if i < int(s.Len) {
 			v = uint64(s.FIFO[(int(s.Head)+i)%ExpressPassMaxDepth])
 		}
-		dst = append(dst, cc.Reg(epFIFONames[i], x.cfg.SeqBits, v))
+		dst = append(dst, cc.Reg(expressPassFIFONames[i], x.cfg.SeqBits, v))
 	}
 	return append(dst,
 		cc.TimeReg("last_stop", s.LastStop),

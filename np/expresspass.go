@@ -1,4 +1,4 @@
-package credit
+package np
 
 import (
 	"math"
@@ -7,26 +7,113 @@ import (
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/units"
+	"github.com/hwcc/hwcc/wire"
 )
 
-// epReceiverPart names the ExpressPass receiver in errors.
-const epReceiverPart = "credit.ExpressPassReceiver"
+// ExpressPass's constants on the receiver's side and their sources (the
+// paper's text was not in the reference corpora available when this was
+// written; every value is checked against the authors' ns-2 code,
+// [ExpressPass-ns2], whose xpass/xpass.cc implements Algorithm 1 and whose
+// scripts set its parameters):
+//
+//   - initial rate α·max_rate with α = 1/16 and w_init = 1/16 (ns-2
+//     scripts/large-scale-fattree.tcl: alpha 0.0625, w_init 0.0625);
+//   - w_max = 0.5 and w_min = 0.01 (xpass.cc: w_ capped at 0.5; min_w_ 0.01);
+//   - target_loss = 0.125 (target_loss_scaling_ 0.125 in every script);
+//   - credit inter-departure jitter uniform in [−0.1, +0.1] of the interval
+//     (min_jitter_ −0.1, max_jitter_ 0.1; xpass.cc send_credit: delay·(1 +
+//     jitter));
+//   - a floor of one credit per update period (xpass.cc
+//     credit_feedback_control: min_rate = avg_credit_size / rtt_);
+//   - the credit and data frame sizes and the sequence space: package
+//     wire (wire.ExpressPassCreditBytes, wire.ExpressPassFrameBytes,
+//     wire.ExpressPassMaxSeq).
+const (
+	// ExpressPassDefaultSeed seeds the receiver's jitter generator when
+	// nothing better is known (any nonzero 32-bit value works).
+	ExpressPassDefaultSeed uint32 = 0x2545F491
+)
+
+// expressPassQBits is the fraction width of every ExpressPass gain and
+// loss: Q16, 65536 = 1.0. The resolution 1.5e-5 is far below the paper's
+// smallest constant (w_min = 0.01, held as 655/65536 = 0.009995).
+const (
+	expressPassQBits        = 16
+	expressPassOne   uint64 = 1 << expressPassQBits
+)
+
+// expressPassSeqNext returns the sequence number after s (1 ≤ s ≤ max).
+func expressPassSeqNext(s, max uint64) uint64 {
+	if s >= max {
+		return 1
+	}
+	return s + 1
+}
+
+// expressPassSeqDist returns how far s is ahead of e in the space 1..max
+// (a ring of max values): (s − e) mod max, in 0..max−1.
+func expressPassSeqDist(e, s, max uint64) uint64 {
+	if s >= e {
+		return s - e
+	}
+	return s + max - e
+}
+
+// expressPassXorshift advances Marsaglia's 32-bit xorshift generator
+// (shifts 13, 17, 5: period 2^32 − 1 over the nonzero states; three shifts
+// and three XORs in hardware) and returns the new state.
+func expressPassXorshift(x uint32) uint32 {
+	x ^= x << 13
+	x ^= x >> 17
+	x ^= x << 5
+	return x
+}
+
+// expressPassQ16 converts a configuration gain f to Q16, rounding to
+// nearest (ties away from zero). Configuration only: the state path never
+// sees a float.
+func expressPassQ16(f float64) int64 {
+	if f < 0 {
+		return -int64(-f*float64(expressPassOne) + 0.5)
+	}
+	return int64(f*float64(expressPassOne) + 0.5)
+}
+
+// expressPassEventError is a refused event (errors.Is(err, cc.ErrEvent)),
+// with its cause (a *cc.DecodeError, say) if any. Errors are built out of
+// line so that the event paths hold no allocation site.
+//
+//go:noinline
+func expressPassEventError(event, reason string, err error) error {
+	return &cc.EventError{Part: expressPassPart, Event: event, Reason: reason, Err: err}
+}
+
+// expressPassFull is the *cc.ActionsFullError of an event that needs need
+// actions.
+//
+//go:noinline
+func expressPassFull(event string, need int, act *cc.Actions) error {
+	return &cc.ActionsFullError{Part: expressPassPart, Event: event, Need: need, Free: act.Free()}
+}
+
+// expressPassPart names the ExpressPass receiver in errors.
+const expressPassPart = "np.ExpressPass"
 
 // Limits of the receiver's configuration.
 const (
 	// ExpressPassMaxLink is the fastest link accepted, 10 Tb/s: it keeps
 	// the shortest credit interval above 1 ns and every rate product within
-	// 64 bits (see ExpressPassReceiver).
+	// 64 bits (see ExpressPass).
 	ExpressPassMaxLink = 10 * units.Tbps
 	// ExpressPassMaxPeriod is the longest update period accepted, 1 s.
 	ExpressPassMaxPeriod = units.Second
 )
 
-// ExpressPassReceiverConfig configures an ExpressPass receiver (the credit
+// ExpressPassConfig configures an ExpressPass receiver (the credit
 // sender of the paper). Gains are float64 here and Q16 in the state (New
 // rounds them to nearest); the source of each default is in the package's
 // constants.
-type ExpressPassReceiverConfig struct {
+type ExpressPassConfig struct {
 	// Link is the receiver NIC's line rate. The largest credit rate is
 	// Link·CreditBytes/(CreditBytes+FrameBytes). Range 1 Mb/s..10 Tb/s.
 	Link units.Rate
@@ -62,11 +149,11 @@ type ExpressPassReceiverConfig struct {
 // ExpressPassPaper returns the receiver of the paper's evaluation at line
 // rate link: the constants listed in the package doc, an update period of
 // 10 µs (replaced by the flow's base RTT where the environment gives one).
-func ExpressPassPaper(link units.Rate) ExpressPassReceiverConfig {
-	return ExpressPassReceiverConfig{
+func ExpressPassPaper(link units.Rate) ExpressPassConfig {
+	return ExpressPassConfig{
 		Link:         link,
-		CreditBytes:  ExpressPassCreditBytes,
-		FrameBytes:   ExpressPassFrameBytes,
+		CreditBytes:  wire.ExpressPassCreditBytes,
+		FrameBytes:   wire.ExpressPassFrameBytes,
 		Alpha:        1.0 / 16,
 		WInit:        1.0 / 16,
 		WMin:         0.01,
@@ -82,54 +169,54 @@ func ExpressPassPaper(link units.Rate) ExpressPassReceiverConfig {
 
 // MaxRate returns the largest credit rate (bit/s of credit frames):
 // Link·CreditBytes/(CreditBytes+FrameBytes), rounded down.
-func (c ExpressPassReceiverConfig) MaxRate() units.Rate {
+func (c ExpressPassConfig) MaxRate() units.Rate {
 	return units.Rate(uint64(c.Link) * uint64(c.CreditBytes) / uint64(c.CreditBytes+c.FrameBytes))
 }
 
-func epBad(field, value, want string) error {
-	return &cc.ConfigError{Part: epReceiverPart, Field: field, Value: value, Range: want}
+func expressPassBad(field, value, want string) error {
+	return &cc.ConfigError{Part: expressPassPart, Field: field, Value: value, Range: want}
 }
 
-func fmtF(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+func expressPassFmtF(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 // Validate checks every field and returns a *cc.ConfigError naming the
 // first one out of range (its Go name).
-func (c ExpressPassReceiverConfig) Validate() error {
+func (c ExpressPassConfig) Validate() error {
 	finite := func(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 	switch {
 	case c.Link < units.Mbps || c.Link > ExpressPassMaxLink:
-		return epBad("Link", c.Link.String(), "1Mbps.."+ExpressPassMaxLink.String())
+		return expressPassBad("Link", c.Link.String(), "1Mbps.."+ExpressPassMaxLink.String())
 	case c.CreditBytes < 1 || c.CreditBytes > c.FrameBytes:
-		return epBad("CreditBytes", c.CreditBytes.String(), "1B..FrameBytes")
+		return expressPassBad("CreditBytes", c.CreditBytes.String(), "1B..FrameBytes")
 	case c.FrameBytes > 64*units.KiB:
-		return epBad("FrameBytes", c.FrameBytes.String(), "CreditBytes..64KiB")
+		return expressPassBad("FrameBytes", c.FrameBytes.String(), "CreditBytes..64KiB")
 	case !finite(c.Alpha) || c.Alpha <= 0 || c.Alpha > 1:
-		return epBad("Alpha", fmtF(c.Alpha), "(0, 1]")
-	case !finite(c.WMax) || c.WMax < 0 || epQ16(c.WMax) >= int64(epOne):
-		return epBad("WMax", fmtF(c.WMax), "[0, 1)")
+		return expressPassBad("Alpha", expressPassFmtF(c.Alpha), "(0, 1]")
+	case !finite(c.WMax) || c.WMax < 0 || expressPassQ16(c.WMax) >= int64(expressPassOne):
+		return expressPassBad("WMax", expressPassFmtF(c.WMax), "[0, 1)")
 	case !finite(c.WMin) || c.WMin < 0 || c.WMin > c.WMax:
-		return epBad("WMin", fmtF(c.WMin), "[0, WMax]")
+		return expressPassBad("WMin", expressPassFmtF(c.WMin), "[0, WMax]")
 	case !finite(c.WInit) || c.WInit < c.WMin || c.WInit > c.WMax:
-		return epBad("WInit", fmtF(c.WInit), "[WMin, WMax]")
-	case !finite(c.TargetLoss) || c.TargetLoss < 0 || epQ16(c.TargetLoss) >= int64(epOne):
-		return epBad("TargetLoss", fmtF(c.TargetLoss), "[0, 1)")
+		return expressPassBad("WInit", expressPassFmtF(c.WInit), "[WMin, WMax]")
+	case !finite(c.TargetLoss) || c.TargetLoss < 0 || expressPassQ16(c.TargetLoss) >= int64(expressPassOne):
+		return expressPassBad("TargetLoss", expressPassFmtF(c.TargetLoss), "[0, 1)")
 	case c.UpdatePeriod < units.Nanosecond || c.UpdatePeriod > ExpressPassMaxPeriod:
-		return epBad("UpdatePeriod", c.UpdatePeriod.String(), "1ns.."+ExpressPassMaxPeriod.String())
+		return expressPassBad("UpdatePeriod", c.UpdatePeriod.String(), "1ns.."+ExpressPassMaxPeriod.String())
 	case !finite(c.JitterMin) || c.JitterMin < -0.5 || c.JitterMin > 0:
-		return epBad("JitterMin", fmtF(c.JitterMin), "[-0.5, 0]")
+		return expressPassBad("JitterMin", expressPassFmtF(c.JitterMin), "[-0.5, 0]")
 	case !finite(c.JitterMax) || c.JitterMax < 0 || c.JitterMax > 0.5:
-		return epBad("JitterMax", fmtF(c.JitterMax), "[0, 0.5]")
+		return expressPassBad("JitterMax", expressPassFmtF(c.JitterMax), "[0, 0.5]")
 	case c.Seed == 0:
-		return epBad("Seed", "0", "1..4294967295 (0 locks the generator)")
+		return expressPassBad("Seed", "0", "1..4294967295 (0 locks the generator)")
 	case c.SeqBits < 8 || c.SeqBits > 32:
-		return epBad("SeqBits", strconv.Itoa(int(c.SeqBits)), "8..32")
+		return expressPassBad("SeqBits", strconv.Itoa(int(c.SeqBits)), "8..32")
 	}
 	return nil
 }
 
-// ExpressPassReceiverState is every register of a receiver but the time of
+// ExpressPassState is every register of a receiver but the time of
 // its latest event.
-type ExpressPassReceiverState struct {
+type ExpressPassState struct {
 	// Active: credits are being paced (between a request and a stop).
 	Active bool
 	// Flow is the flow the credits name (the latest request's).
@@ -167,7 +254,7 @@ type ExpressPassReceiverState struct {
 	Credits, Echoes, Lost, Stale, Unechoed, Updates uint64
 }
 
-// ExpressPassReceiver is ExpressPass's receiver: a cc.NotificationPoint at
+// ExpressPass is ExpressPass's receiver: a cc.NotificationPoint at
 // the flow's destination that paces credits to the flow's source and runs
 // the credit feedback control (the paper's Algorithm 1) on the loss the
 // data frames' echoes show.
@@ -178,7 +265,7 @@ type ExpressPassReceiverState struct {
 // once. Each later credit leaves at NextDeadline (Timer), one per call, as
 // an ActionFeedback to cc.ToSource at cc.ControlPrio carrying
 // Feedback{Kind: FeedbackCredit, Flow, Seq} with the credit's wire image
-// in Data (ExpressPassPacket: type credit, Flow, Seq, TS the departure
+// in Data (wire.ExpressPassPacket: type credit, Flow, Seq, TS the departure
 // time; the receiver does not read the Data of what it receives). The gap to the next is
 // GapBase + GapSpan·u/2^16, u the top 16 bits of a xorshift32 draw: the
 // interval CreditBytes·8/cur_rate stretched by a uniform factor in
@@ -191,7 +278,7 @@ type ExpressPassReceiverState struct {
 // nothing. Other feedback kinds change nothing but the time.
 //
 // Loss. Receive reads each data frame's echo e, the credit it spent, from
-// its header (ExpressPassEcho on cc.Packet.Hdr). With E the expected echo
+// its header (wire.ExpressPassEcho on cc.Packet.Hdr). With E the expected echo
 // and d = (e − E) mod (2^SeqBits − 1) the distance in the sequence ring:
 // d < half the ring is progress, d credits were lost (Dropped += d, Total
 // += d + 1, E ← e + 1); otherwise the echo is late or duplicated
@@ -229,10 +316,10 @@ type ExpressPassReceiverState struct {
 // loss by (1 − cur_rate/max_rate), measures the RTT to time the updates,
 // and sets the decreased rate from the received credits' rate.
 //
-// It is not safe for concurrent use. Build one with NewExpressPassReceiver.
-type ExpressPassReceiver struct {
-	cfg   ExpressPassReceiverConfig
-	s     ExpressPassReceiverState
+// It is not safe for concurrent use. Build one with NewExpressPass.
+type ExpressPass struct {
+	cfg   ExpressPassConfig
+	s     ExpressPassState
 	clock cc.Monotonic
 	// Constants of the configuration, computed once by the constructor.
 	seqMax                   uint64
@@ -243,49 +330,49 @@ type ExpressPassReceiver struct {
 	jMin, jSpan              int64  // Q16
 }
 
-var _ cc.NotificationPoint = (*ExpressPassReceiver)(nil)
+var _ cc.NotificationPoint = (*ExpressPass)(nil)
 
-// NewExpressPassReceiver validates cfg and returns an idle receiver.
-func NewExpressPassReceiver(cfg ExpressPassReceiverConfig) (*ExpressPassReceiver, error) {
+// NewExpressPass validates cfg and returns an idle receiver.
+func NewExpressPass(cfg ExpressPassConfig) (*ExpressPass, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	r := &ExpressPassReceiver{cfg: cfg}
-	r.seqMax = epSeqMax(cfg.SeqBits)
+	r := &ExpressPass{cfg: cfg}
+	r.seqMax = wire.ExpressPassMaxSeq(cfg.SeqBits)
 	r.creditBits = uint64(cfg.CreditBytes) * 8
 	r.maxRate = uint64(cfg.MaxRate())
-	r.wInit, r.wMin, r.wMax = uint64(epQ16(cfg.WInit)), uint64(epQ16(cfg.WMin)), uint64(epQ16(cfg.WMax))
-	r.tLoss = uint64(epQ16(cfg.TargetLoss))
-	r.jMin = epQ16(cfg.JitterMin)
-	r.jSpan = epQ16(cfg.JitterMax) - r.jMin
+	r.wInit, r.wMin, r.wMax = uint64(expressPassQ16(cfg.WInit)), uint64(expressPassQ16(cfg.WMin)), uint64(expressPassQ16(cfg.WMax))
+	r.tLoss = uint64(expressPassQ16(cfg.TargetLoss))
+	r.jMin = expressPassQ16(cfg.JitterMin)
+	r.jSpan = expressPassQ16(cfg.JitterMax) - r.jMin
 	// One credit per update period: creditBits·10^12/period, rounded up;
 	// never above the largest rate.
 	r.minRate = min((r.creditBits*uint64(units.Second)+uint64(cfg.UpdatePeriod)-1)/uint64(cfg.UpdatePeriod), r.maxRate)
 	// initial_rate = α·max_rate (Q16, rounded down).
-	r.init = max(min(uint64(epQ16(cfg.Alpha))*r.maxRate>>epQBits, r.maxRate), r.minRate)
-	r.maxPlus = r.maxRate * (epOne + r.tLoss) >> epQBits
-	r.s = ExpressPassReceiverState{Seq: 1, Expect: 1, Rand: cfg.Seed, W: uint16(r.wInit)}
+	r.init = max(min(uint64(expressPassQ16(cfg.Alpha))*r.maxRate>>expressPassQBits, r.maxRate), r.minRate)
+	r.maxPlus = r.maxRate * (expressPassOne + r.tLoss) >> expressPassQBits
+	r.s = ExpressPassState{Seq: 1, Expect: 1, Rand: cfg.Seed, W: uint16(r.wInit)}
 	r.setRate(&r.s, r.init)
 	return r, nil
 }
 
 // Config returns the configuration r was built with.
-func (r *ExpressPassReceiver) Config() ExpressPassReceiverConfig { return r.cfg }
+func (r *ExpressPass) Config() ExpressPassConfig { return r.cfg }
 
 // State returns every register but the time.
-func (r *ExpressPassReceiver) State() ExpressPassReceiverState { return r.s }
+func (r *ExpressPass) State() ExpressPassState { return r.s }
 
 // Last returns the time of the latest event accepted.
-func (r *ExpressPassReceiver) Last() units.Time { return r.clock.Last() }
+func (r *ExpressPass) Last() units.Time { return r.clock.Last() }
 
 // MinRate and MaxRate return the clamp of cur_rate in bit/s.
-func (r *ExpressPassReceiver) MinRate() units.Rate { return units.Rate(r.minRate) }
+func (r *ExpressPass) MinRate() units.Rate { return units.Rate(r.minRate) }
 
 // MaxRate returns the largest credit rate (see the config's MaxRate).
-func (r *ExpressPassReceiver) MaxRate() units.Rate { return units.Rate(r.maxRate) }
+func (r *ExpressPass) MaxRate() units.Rate { return units.Rate(r.maxRate) }
 
 // setRate sets cur_rate and the interval and gap terms that follow from it.
-func (r *ExpressPassReceiver) setRate(s *ExpressPassReceiverState, rate uint64) {
+func (r *ExpressPass) setRate(s *ExpressPassState, rate uint64) {
 	s.Rate = units.Rate(rate)
 	// interval = creditBits / rate, in ps, rounded up so that the credits
 	// never exceed cur_rate. rate ≥ minRate ≥ 1 bit/s: creditBits·10^12 ≤
@@ -296,15 +383,15 @@ func (r *ExpressPassReceiver) setRate(s *ExpressPassReceiverState, rate uint64) 
 	// products rounded down. rate ≥ minRate, one credit per period, so
 	// interval ≤ UpdatePeriod ≤ 10^12 ps < 2^40 and the products stay
 	// below 2^57.
-	s.GapBase = units.Time(iv * uint64(int64(epOne)+r.jMin) >> epQBits)
-	s.GapSpan = units.Time(iv * uint64(r.jSpan) >> epQBits)
+	s.GapBase = units.Time(iv * uint64(int64(expressPassOne)+r.jMin) >> expressPassQBits)
+	s.GapSpan = units.Time(iv * uint64(r.jSpan) >> expressPassQBits)
 }
 
 // gap draws the next inter-credit gap from s's generator: GapBase +
 // GapSpan·u/2^16 with u the top 16 bits of the next xorshift32 state, at
 // least 1 ps.
-func (r *ExpressPassReceiver) gap(s *ExpressPassReceiverState) units.Time {
-	s.Rand = epXorshift(s.Rand)
+func (r *ExpressPass) gap(s *ExpressPassState) units.Time {
+	s.Rand = expressPassXorshift(s.Rand)
 	u := uint64(s.Rand >> 16)
 	g := s.GapBase + units.Time(uint64(s.GapSpan)*u>>16)
 	return max(g, 1)
@@ -312,10 +399,10 @@ func (r *ExpressPassReceiver) gap(s *ExpressPassReceiverState) units.Time {
 
 // update runs Algorithm 1 once on the counters in s, and restarts them.
 // The caller checked Total > 0.
-func (r *ExpressPassReceiver) update(s *ExpressPassReceiverState) {
+func (r *ExpressPass) update(s *ExpressPassState) {
 	// credit_loss = #credit_dropped / #credit_sent, Q16 rounded to nearest.
 	total, dropped := uint64(s.Total), min(uint64(s.Dropped), uint64(s.Total))
-	loss := (dropped<<epQBits + total/2) / total
+	loss := (dropped<<expressPassQBits + total/2) / total
 	rate, w := uint64(s.Rate), uint64(s.W)
 	if loss <= r.tLoss {
 		// Increasing phase.
@@ -324,12 +411,12 @@ func (r *ExpressPassReceiver) update(s *ExpressPassReceiverState) {
 			w = (w + r.wMax) >> 1
 		}
 		// cur_rate = (1 − w)·cur_rate + w·max_rate·(1 + target_loss).
-		rate = ((epOne-w)*rate + w*r.maxPlus) >> epQBits
+		rate = ((expressPassOne-w)*rate + w*r.maxPlus) >> expressPassQBits
 		s.Increased = true
 	} else {
 		// Decreasing phase: cur_rate = cur_rate·(1 − loss)·(1 + target_loss).
-		rate = rate * (epOne - loss) >> epQBits
-		rate = rate * (epOne + r.tLoss) >> epQBits
+		rate = rate * (expressPassOne - loss) >> expressPassQBits
+		rate = rate * (expressPassOne + r.tLoss) >> expressPassQBits
 		// w = max(w/2, w_min).
 		w = max(w>>1, r.wMin)
 		s.Increased = false
@@ -341,7 +428,7 @@ func (r *ExpressPassReceiver) update(s *ExpressPassReceiverState) {
 }
 
 // start activates s at now for flow (a credit request while idle).
-func (r *ExpressPassReceiver) start(s *ExpressPassReceiverState, now units.Time, flow cc.FlowID) {
+func (r *ExpressPass) start(s *ExpressPassState, now units.Time, flow cc.FlowID) {
 	s.Active, s.Flow = true, flow
 	s.W, s.Increased = uint16(r.wInit), false
 	r.setRate(s, r.init)
@@ -353,13 +440,13 @@ func (r *ExpressPassReceiver) start(s *ExpressPassReceiverState, now units.Time,
 // send sends the next credit from s at now (an update first, if one is
 // due), schedules the one after from the deadline it left at, and returns
 // the credit's sequence number.
-func (r *ExpressPassReceiver) send(s *ExpressPassReceiverState, now, deadline units.Time) uint32 {
+func (r *ExpressPass) send(s *ExpressPassState, now, deadline units.Time) uint32 {
 	if now-s.LastUpdate >= r.cfg.UpdatePeriod && s.Total > 0 {
 		r.update(s)
 		s.LastUpdate = now
 	}
 	seq := s.Seq
-	s.Seq = uint32(epSeqNext(uint64(seq), r.seqMax))
+	s.Seq = uint32(expressPassSeqNext(uint64(seq), r.seqMax))
 	s.Credits++
 	g := r.gap(s)
 	// Saturating: a deadline near units.MaxTime stays there.
@@ -373,7 +460,7 @@ func (r *ExpressPassReceiver) send(s *ExpressPassReceiverState, now, deadline un
 
 // NextDeadline implements cc.Clock: the next credit's departure while
 // active, else units.MaxTime.
-func (r *ExpressPassReceiver) NextDeadline() units.Time {
+func (r *ExpressPass) NextDeadline() units.Time {
 	if r.s.Active {
 		return r.s.Next
 	}
@@ -381,23 +468,23 @@ func (r *ExpressPassReceiver) NextDeadline() units.Time {
 }
 
 // credit returns the credit seq sent at now: Seq, and in Data its wire
-// image (ExpressPassPacket).
-func (r *ExpressPassReceiver) credit(now units.Time, seq uint32) cc.Feedback {
-	f := cc.Feedback{Kind: cc.FeedbackCredit, Flow: r.s.Flow, Seq: uint64(seq)}
-	ExpressPassPacket{Type: ExpressPassTypeCredit, Flow: r.s.Flow, Seq: seq, TS: ExpressPassTS(now)}.putData(&f.Data)
+// image (wire.ExpressPassPacket).
+func (r *ExpressPass) credit(now units.Time, seq uint32) cc.Feedback {
+	// Valid: a credit's sequence number is never 0.
+	f, _ := wire.ExpressPassPacket{Type: wire.ExpressPassTypeCredit, Flow: r.s.Flow, Seq: seq, TS: wire.ExpressPassTS(now)}.Feedback()
 	return f
 }
 
 // Timer implements cc.Clock: at or after NextDeadline it sends one credit
 // (see the type's doc); before it, it only records now. It needs room for
 // one action when a credit is due.
-func (r *ExpressPassReceiver) Timer(now units.Time, act *cc.Actions) error {
+func (r *ExpressPass) Timer(now units.Time, act *cc.Actions) error {
 	if !r.clock.InOrder(now) {
-		return r.clock.Check(epReceiverPart, "Timer", now)
+		return r.clock.Check(expressPassPart, "Timer", now)
 	}
 	if r.s.Active && now >= r.s.Next {
 		if act.Free() < 1 {
-			return epFull(epReceiverPart, "Timer", 1, act)
+			return expressPassFull("Timer", 1, act)
 		}
 		seq := r.send(&r.s, now, r.s.Next)
 		act.Send(cc.ToSource, cc.ControlPrio, r.credit(now, seq))
@@ -410,17 +497,17 @@ func (r *ExpressPassReceiver) Timer(now units.Time, act *cc.Actions) error {
 // idle activates the receiver and sends the first credit at once (one
 // action); a FeedbackCreditStop deactivates it; anything else changes
 // nothing but the time. A nil f is a *cc.EventError.
-func (r *ExpressPassReceiver) Feedback(now units.Time, f *cc.Feedback, act *cc.Actions) error {
+func (r *ExpressPass) Feedback(now units.Time, f *cc.Feedback, act *cc.Actions) error {
 	if !r.clock.InOrder(now) {
-		return r.clock.Check(epReceiverPart, "Feedback", now)
+		return r.clock.Check(expressPassPart, "Feedback", now)
 	}
 	if f == nil {
-		return epEventError(epReceiverPart, "Feedback", "nil feedback")
+		return expressPassEventError("Feedback", "nil feedback", nil)
 	}
 	switch {
 	case f.Kind == cc.FeedbackCreditRequest && !r.s.Active:
 		if act.Free() < 1 {
-			return epFull(epReceiverPart, "Feedback", 1, act)
+			return expressPassFull("Feedback", 1, act)
 		}
 		r.start(&r.s, now, f.Flow)
 		seq := r.send(&r.s, now, now)
@@ -433,22 +520,22 @@ func (r *ExpressPassReceiver) Feedback(now units.Time, f *cc.Feedback, act *cc.A
 }
 
 // Receive implements cc.NotificationPoint: it counts the echo in p.Hdr
-// (ExpressPassEcho) against the expected credit (see the type's doc). It
+// (wire.ExpressPassEcho) against the expected credit (see the type's doc). It
 // decides no action. A nil p, a header that does not decode or an echo
 // beyond the sequence space is a *cc.EventError.
-func (r *ExpressPassReceiver) Receive(now units.Time, p *cc.Packet, _ *cc.Actions) error {
+func (r *ExpressPass) Receive(now units.Time, p *cc.Packet, _ *cc.Actions) error {
 	if !r.clock.InOrder(now) {
-		return r.clock.Check(epReceiverPart, "Receive", now)
+		return r.clock.Check(expressPassPart, "Receive", now)
 	}
 	if p == nil {
-		return epEventError(epReceiverPart, "Receive", "nil packet")
+		return expressPassEventError("Receive", "nil packet", nil)
 	}
-	e, err := ExpressPassEcho(&p.Hdr)
+	e, err := wire.ExpressPassEcho(&p.Hdr)
 	if err != nil {
-		return epEventCause(epReceiverPart, "Receive", "malformed header", err)
+		return expressPassEventError("Receive", "malformed header", err)
 	}
 	if e > r.seqMax {
-		return epEventError(epReceiverPart, "Receive", "echo beyond the credit sequence space")
+		return expressPassEventError("Receive", "echo beyond the credit sequence space", nil)
 	}
 	r.echo(&r.s, e)
 	r.clock.Advance(now)
@@ -456,12 +543,12 @@ func (r *ExpressPassReceiver) Receive(now units.Time, p *cc.Packet, _ *cc.Action
 }
 
 // echo counts one data frame's echo e (≤ seqMax) in s.
-func (r *ExpressPassReceiver) echo(s *ExpressPassReceiverState, e uint64) {
+func (r *ExpressPass) echo(s *ExpressPassState, e uint64) {
 	if e == 0 {
 		s.Unechoed++
 		return
 	}
-	d := epSeqDist(uint64(s.Expect), e, r.seqMax)
+	d := expressPassSeqDist(uint64(s.Expect), e, r.seqMax)
 	if d >= r.seqMax/2 {
 		s.Stale++
 		return
@@ -471,7 +558,7 @@ func (r *ExpressPassReceiver) echo(s *ExpressPassReceiverState, e uint64) {
 	// Saturating 32-bit period counters.
 	s.Total = fixedpoint.SatConv[uint32](uint64(s.Total) + d + 1)
 	s.Dropped = fixedpoint.SatConv[uint32](uint64(s.Dropped) + d)
-	s.Expect = uint32(epSeqNext(e, r.seqMax))
+	s.Expect = uint32(expressPassSeqNext(e, r.seqMax))
 }
 
 // AppendRegisters implements cc.Part: now, active, flow[32], seq and
@@ -479,7 +566,7 @@ func (r *ExpressPassReceiver) echo(s *ExpressPassReceiverState, e uint64) {
 // gap_base, gap_span, next, last_update (64-bit ps), total[32],
 // dropped[32], rand[32], then the 64-bit counters credits, echoes, lost,
 // stale, unechoed, updates.
-func (r *ExpressPassReceiver) AppendRegisters(dst []cc.Register) []cc.Register {
+func (r *ExpressPass) AppendRegisters(dst []cc.Register) []cc.Register {
 	s := &r.s
 	return append(dst,
 		r.clock.Register(),

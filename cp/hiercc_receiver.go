@@ -1,4 +1,4 @@
-package hiercc
+package cp
 
 import (
 	"errors"
@@ -8,18 +8,19 @@ import (
 	"github.com/hwcc/hwcc/credit"
 	"github.com/hwcc/hwcc/units"
 	"github.com/hwcc/hwcc/voq"
+	"github.com/hwcc/hwcc/wire"
 )
 
 // Receiver limits.
 const (
 	// MaxPorts is the most output ports toward hosts a ReceiverToR has.
-	MaxPorts = 1024
+	hierccMaxHostPorts = 1024
 	// MaxBurst is the most credits one port sends in one Timer call.
-	MaxBurst = 64
+	HierCCMaxBurst = 64
 )
 
 // ReceiverToRConfig configures a receiver-side ToR.
-type ReceiverToRConfig struct {
+type hierccReceiverConfig struct {
 	// Ports is k, its output ports toward its hosts, 1..MaxPorts; the
 	// caller numbers them 0..Ports−1.
 	Ports int
@@ -43,40 +44,40 @@ type ReceiverToRConfig struct {
 // PaperReceiver returns the paper's receiver-side ToR (sections 2.2, 3.2
 // and 5): ports host ports at rate line, tors sender-side ToRs, Δ = 1 KB,
 // C0 = 10 KB, and a burst of 4 credits (hwcc's).
-func PaperReceiver(ports, tors int, line units.Rate) ReceiverToRConfig {
-	return ReceiverToRConfig{Ports: ports, ToRs: tors, Rate: line, Delta: voq.PaperDelta, C0: voq.PaperC0, Burst: 4}
+func hierccPaperReceiver(ports, tors int, line units.Rate) hierccReceiverConfig {
+	return hierccReceiverConfig{Ports: ports, ToRs: tors, Rate: line, Delta: voq.PaperDelta, C0: voq.PaperC0, Burst: 4}
 }
 
-const receiverPart = "hiercc.ReceiverToR"
+const hierccReceiverPart = "hiercc.ReceiverToR"
 
 // Validate reports the first field out of range as a *cc.ConfigError.
-func (c ReceiverToRConfig) Validate() error {
+func (c hierccReceiverConfig) Validate() error {
 	switch {
-	case c.Ports < 1 || c.Ports > MaxPorts:
-		return cfgErr(receiverPart, "Ports", strconv.Itoa(c.Ports), "1..1024")
-	case c.ToRs < 1 || c.ToRs > MaxToR+1:
-		return cfgErr(receiverPart, "ToRs", strconv.Itoa(c.ToRs), "1..4096")
-	case c.Rate < 1 || c.Rate > MaxRate:
-		return cfgErr(receiverPart, "Rate", c.Rate.String(), "1bps.."+MaxRate.String())
-	case c.Burst < 1 || c.Burst > MaxBurst:
-		return cfgErr(receiverPart, "Burst", strconv.Itoa(c.Burst), "1..64")
+	case c.Ports < 1 || c.Ports > hierccMaxHostPorts:
+		return hierccCfgErr(hierccReceiverPart, "Ports", strconv.Itoa(c.Ports), "1..1024")
+	case c.ToRs < 1 || c.ToRs > wire.HierCCMaxToR+1:
+		return hierccCfgErr(hierccReceiverPart, "ToRs", strconv.Itoa(c.ToRs), "1..4096")
+	case c.Rate < 1 || c.Rate > wire.HierCCMaxRate:
+		return hierccCfgErr(hierccReceiverPart, "Rate", c.Rate.String(), "1bps.."+wire.HierCCMaxRate.String())
+	case c.Burst < 1 || c.Burst > HierCCMaxBurst:
+		return hierccCfgErr(hierccReceiverPart, "Burst", strconv.Itoa(c.Burst), "1..64")
 	}
-	if c.Delta > MaxCreditAmount {
-		return cfgErr(receiverPart, "Delta", c.Delta.String(), "1B..1073741824B")
+	if c.Delta > wire.HierCCMaxCreditAmount {
+		return hierccCfgErr(hierccReceiverPart, "Delta", c.Delta.String(), "1B..1073741824B")
 	}
 	return c.wrr().Validate()
 }
 
-func (c ReceiverToRConfig) wrr() credit.WRRConfig {
+func (c hierccReceiverConfig) wrr() credit.WRRConfig {
 	return credit.WRRConfig{Entries: c.ToRs, Credit: c.Delta, C0: c.C0}
 }
 
 // ErrPort: an output port outside 0..Ports−1, or a header whose
 // destination differs from the host the port has learnt.
-var ErrPort = errors.New("hiercc: wrong output port")
+var ErrHierCCPort = errors.New("hiercc: wrong output port")
 
 // noHost marks a port that has learnt no host yet.
-const noHost = ^uint64(0)
+const hierccNoHost = ^uint64(0)
 
 // ReceiverToR is one receiver-side ToR of HierCC ([HierCC]
 // §3.1 and §3.2, "WRR credit scheduler at receiver-side ToRs"):
@@ -121,8 +122,8 @@ const noHost = ^uint64(0)
 // ErrNoEntry for a ToR ≥ ToRs) or *cc.TimeOrderError. Not safe for
 // concurrent use; nothing allocates after NewReceiverToR except errors and
 // a caller's slice that must grow (give it Ports·Burst of capacity).
-type ReceiverToR struct {
-	cfg      ReceiverToRConfig
+type hierccReceiver struct {
+	cfg      hierccReceiverConfig
 	clock    cc.Monotonic
 	wrr      []*credit.WRR
 	host     []uint64     // learnt host j per port, noHost: none
@@ -134,11 +135,11 @@ type ReceiverToR struct {
 }
 
 // NewReceiverToR validates cfg and returns a ToR with empty tables.
-func NewReceiverToR(cfg ReceiverToRConfig) (*ReceiverToR, error) {
+func newHierCCReceiver(cfg hierccReceiverConfig) (*hierccReceiver, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	r := &ReceiverToR{
+	r := &hierccReceiver{
 		cfg:      cfg,
 		wrr:      make([]*credit.WRR, cfg.Ports),
 		host:     make([]uint64, cfg.Ports),
@@ -152,22 +153,22 @@ func NewReceiverToR(cfg ReceiverToRConfig) (*ReceiverToR, error) {
 			return nil, err
 		}
 		r.wrr[p] = w
-		r.host[p] = noHost
+		r.host[p] = hierccNoHost
 	}
 	return r, nil
 }
 
 // Config returns the configuration.
-func (r *ReceiverToR) Config() ReceiverToRConfig { return r.cfg }
+func (r *hierccReceiver) Config() hierccReceiverConfig { return r.cfg }
 
 // Interval is the time between two credits of one port.
-func (r *ReceiverToR) Interval() units.Time { return r.interval }
+func (r *hierccReceiver) Interval() units.Time { return r.interval }
 
 // MaxCreditPackets is the most credit packets one Timer appends.
-func (r *ReceiverToR) MaxCreditPackets() int { return r.cfg.Ports * r.cfg.Burst }
+func (r *hierccReceiver) MaxCreditPackets() int { return r.cfg.Ports * r.cfg.Burst }
 
 // Entry returns the WRR entry of ToR tor at port (S_ij, C_ij, F_ij).
-func (r *ReceiverToR) Entry(port, tor int) (credit.WRREntry, bool) {
+func (r *hierccReceiver) Entry(port, tor int) (credit.WRREntry, bool) {
 	if port < 0 || port >= len(r.wrr) {
 		return credit.WRREntry{}, false
 	}
@@ -175,30 +176,30 @@ func (r *ReceiverToR) Entry(port, tor int) (credit.WRREntry, bool) {
 }
 
 // Host returns the host port has learnt.
-func (r *ReceiverToR) Host(port int) (voq.Key, bool) {
-	if port < 0 || port >= len(r.host) || r.host[port] == noHost {
+func (r *hierccReceiver) Host(port int) (voq.Key, bool) {
+	if port < 0 || port >= len(r.host) || r.host[port] == hierccNoHost {
 		return 0, false
 	}
 	return voq.Key(r.host[port]), true
 }
 
 // Credits returns the credits sent (64 bits, wrapping).
-func (r *ReceiverToR) Credits() uint64 { return r.credits }
+func (r *hierccReceiver) Credits() uint64 { return r.credits }
 
 // Dropped returns the ticks a late Timer dropped (64 bits, wrapping).
-func (r *ReceiverToR) Dropped() uint64 { return r.dropped }
+func (r *hierccReceiver) Dropped() uint64 { return r.dropped }
 
 // NextDeadline is the earliest tick of a port with an eligible VOQ.
-func (r *ReceiverToR) NextDeadline() units.Time { return r.next }
+func (r *hierccReceiver) NextDeadline() units.Time { return r.next }
 
 //go:noinline
-func portErr(event string, port int, reason string) error {
-	return &cc.EventError{Part: receiverPart, Event: event, Reason: "port " + strconv.Itoa(port) + reason, Err: ErrPort}
+func hierccPortErr(event string, port int, reason string) error {
+	return &cc.EventError{Part: hierccReceiverPart, Event: event, Reason: "port " + strconv.Itoa(port) + reason, Err: ErrHierCCPort}
 }
 
 //go:noinline
-func torErr(event string, tor uint16, tors int) error {
-	return &cc.EventError{Part: receiverPart, Event: event, Reason: "ToR " + strconv.Itoa(int(tor)) + ", want 0.." + strconv.Itoa(tors-1), Err: credit.ErrNoEntry}
+func hierccToRErr(event string, tor uint16, tors int) error {
+	return &cc.EventError{Part: hierccReceiverPart, Event: event, Reason: "ToR " + strconv.Itoa(int(tor)) + ", want 0.." + strconv.Itoa(tors-1), Err: credit.ErrNoEntry}
 }
 
 // Arrive takes the header of a data packet that arrived from the fabric
@@ -208,18 +209,18 @@ func torErr(event string, tor uint16, tors int) error {
 // sets its host j. Refused (nothing changes): a port outside
 // 0..Ports−1 or whose host is not h.Dst (ErrPort), h.ToR ≥ ToRs
 // (credit.ErrNoEntry), time going back.
-func (r *ReceiverToR) Arrive(now units.Time, port int, h Header) (taken bool, err error) {
+func (r *hierccReceiver) Arrive(now units.Time, port int, h wire.HierCCHeader) (taken bool, err error) {
 	if !r.clock.InOrder(now) {
-		return false, r.clock.Check(receiverPart, "Arrive", now)
+		return false, r.clock.Check(hierccReceiverPart, "Arrive", now)
 	}
 	if port < 0 || port >= len(r.wrr) {
-		return false, portErr("Arrive", port, " outside 0.."+strconv.Itoa(len(r.wrr)-1))
+		return false, hierccPortErr("Arrive", port, " outside 0.."+strconv.Itoa(len(r.wrr)-1))
 	}
-	if r.host[port] != noHost && r.host[port] != uint64(h.Dst) {
-		return false, portErr("Arrive", port, " leads to host "+strconv.FormatUint(r.host[port], 10)+", not "+itoa(uint64(h.Dst)))
+	if r.host[port] != hierccNoHost && r.host[port] != uint64(h.Dst) {
+		return false, hierccPortErr("Arrive", port, " leads to host "+strconv.FormatUint(r.host[port], 10)+", not "+strconv.FormatUint(uint64(h.Dst), 10))
 	}
 	if int(h.ToR) >= r.cfg.ToRs {
-		return false, torErr("Arrive", h.ToR, r.cfg.ToRs)
+		return false, hierccToRErr("Arrive", h.ToR, r.cfg.ToRs)
 	}
 	w := r.wrr[port]
 	was := w.Eligible() > 0
@@ -242,9 +243,9 @@ func (r *ReceiverToR) Arrive(now units.Time, port int, h Header) (taken bool, er
 // tick is due: one per tick, up to Burst per port, each appended to out
 // as a CreditPacket (to ToR i's VOQ toward the port's host: Δ bytes and
 // C_ij after the grant). Before the deadline it only records now.
-func (r *ReceiverToR) Timer(now units.Time, out []CreditPacket) ([]CreditPacket, error) {
+func (r *hierccReceiver) Timer(now units.Time, out []wire.HierCCCreditPacket) ([]wire.HierCCCreditPacket, error) {
 	if !r.clock.InOrder(now) {
-		return out, r.clock.Check(receiverPart, "Timer", now)
+		return out, r.clock.Check(hierccReceiverPart, "Timer", now)
 	}
 	r.clock.Advance(now)
 	if now < r.next {
@@ -262,7 +263,7 @@ func (r *ReceiverToR) Timer(now units.Time, out []CreditPacket) ([]CreditPacket,
 				break
 			}
 			e, _ := w.Entry(src)
-			out = append(out, CreditPacket{ToR: uint16(src), Dst: voq.Key(r.host[p]), Amount: uint32(r.cfg.Delta), Total: e.C})
+			out = append(out, wire.HierCCCreditPacket{ToR: uint16(src), Dst: voq.Key(r.host[p]), Amount: uint32(r.cfg.Delta), Total: e.C})
 			r.credits++
 			t += r.interval
 		}
@@ -284,12 +285,12 @@ func (r *ReceiverToR) Timer(now units.Time, out []CreditPacket) ([]CreditPacket,
 // next (64, ps), credits (64), dropped (64), then per port: host (32;
 // 2^32−1: none learnt), tick (64, ps) and the port's WRR summary
 // (credit.WRR.AppendRegisters without its now).
-func (r *ReceiverToR) AppendRegisters(dst []cc.Register) []cc.Register {
+func (r *hierccReceiver) AppendRegisters(dst []cc.Register) []cc.Register {
 	dst = append(dst, r.clock.Register(), cc.TimeReg("next", r.next),
 		cc.Reg("credits", 64, r.credits), cc.Reg("dropped", 64, r.dropped))
 	for p, w := range r.wrr {
 		h := uint64(1<<32 - 1)
-		if r.host[p] != noHost {
+		if r.host[p] != hierccNoHost {
 			h = r.host[p]
 		}
 		dst = append(dst, cc.Reg("host", 32, h), cc.TimeReg("tick", r.tick[p]))

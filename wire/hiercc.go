@@ -1,10 +1,12 @@
-package hiercc
+package wire
 
 import (
 	"encoding/binary"
+	"math"
 	"strconv"
 
 	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/units"
 	"github.com/hwcc/hwcc/voq"
 )
 
@@ -13,27 +15,34 @@ const (
 	// Version is the version the ToRs' formats (Header, CreditPacket,
 	// RatePacket) write and the only one their decoders read; a host's
 	// header is version 0 (HostHeader).
-	Version = 1
+	HierCCVersion = 1
 	// ToRBits is the width of a ToR identifier i: 12 bits, 0..4095, the
 	// width of INT's switch ID (cc.Env.SwitchID). The paper gives none.
-	ToRBits = 12
+	HierCCToRBits = 12
 	// MaxToR is the largest ToR identifier.
-	MaxToR = 1<<ToRBits - 1
+	HierCCMaxToR = 1<<HierCCToRBits - 1
 	// HeaderSize, CreditPacketSize and RatePacketSize are 16 bytes each:
 	// all of cc.Packet.Hdr and of cc.Feedback.Data.
-	HeaderSize       = 16
-	CreditPacketSize = 16
-	RatePacketSize   = 16
+	HierCCHeaderSize       = 16
+	HierCCCreditPacketSize = 16
+	HierCCRatePacketSize   = 16
+	// HierCCRateUnit is the LSB of the rate packet's rate and of every
+	// HierCC rate register (cp.HierCC's first hop, rp.HierCC): 1 kb/s. A
+	// 32-bit register holds up to 4.29 Tb/s.
+	HierCCRateUnit = units.Kbps
+	// HierCCMaxRate is the largest rate a 32-bit register of HierCCRateUnit
+	// holds: (2^32 − 1) kb/s.
+	HierCCMaxRate = units.Rate(math.MaxUint32) * HierCCRateUnit
 	// MaxCreditAmount is the largest credit a credit packet carries: 2^30
 	// bytes, the largest Δ of credit.WRR (credit.WRRMaxCredit).
-	MaxCreditAmount = 1 << 30
+	HierCCMaxCreditAmount = 1 << 30
 )
 
 // The formats fit what carries them.
 var (
-	_ [cc.PacketHdrLen - HeaderSize]byte
-	_ [cc.FeedbackDataLen - CreditPacketSize]byte
-	_ [cc.FeedbackDataLen - RatePacketSize]byte
+	_ [cc.PacketHdrLen - HierCCHeaderSize]byte
+	_ [cc.FeedbackDataLen - HierCCCreditPacketSize]byte
+	_ [cc.FeedbackDataLen - HierCCRatePacketSize]byte
 )
 
 // Feedback kinds of HierCC's two control messages. They are kinds from
@@ -45,57 +54,40 @@ var (
 const (
 	// FeedbackRate is the rate packet from a sender-side ToR to a host's
 	// flow (RatePacket in Data), which Host takes.
-	FeedbackRate = cc.FeedbackUser + 16
+	FeedbackHierCCRate = cc.FeedbackUser + 16
 	// FeedbackCredit is the credit packet from a receiver-side ToR to a
 	// sender-side ToR (CreditPacket in Data), which SenderToR takes.
-	FeedbackCredit = cc.FeedbackUser + 17
+	FeedbackHierCCCredit = cc.FeedbackUser + 17
 )
 
 // Packet types: the first byte of a credit and of a rate packet, so that
 // neither decodes as the other.
 const (
-	typeCredit = 1
-	typeRate   = 2
+	hierccTypeCredit = 1
+	hierccTypeRate   = 2
 )
 
-// decodeErr builds a decoder's error; not inlined, so that the accepting
-// path carries no allocation site.
-//
-//go:noinline
-func decodeErr(what string, offset int, reason string) error {
-	return &cc.DecodeError{What: what, Offset: offset, Reason: reason}
-}
-
-//go:noinline
-func encodeErr(part, reason string) error {
-	return &cc.EventError{Part: part, Event: "Encode", Reason: reason}
-}
-
-func short(what string, n, want int) error {
-	return decodeErr(what, n, "short: "+strconv.Itoa(n)+" bytes, want "+strconv.Itoa(want))
-}
-
-func itoa(v uint64) string { return strconv.FormatUint(v, 10) }
+func hierccItoa(v uint64) string { return strconv.FormatUint(v, 10) }
 
 // ---------------------------------------------------------------------------
 // Header
 
 // Byte offsets of the header's fields.
 const (
-	hdrVersion = 0
-	hdrFlags   = 1
-	hdrToR     = 2
-	hdrDst     = 4
-	hdrFlows   = 8
-	hdrSent    = 10
-	hdrPad     = 14
+	hierccHdrVersion = 0
+	hierccHdrFlags   = 1
+	hierccHdrToR     = 2
+	hierccHdrDst     = 4
+	hierccHdrFlows   = 8
+	hierccHdrSent    = 10
+	hierccHdrPad     = 14
 )
 
 // hdrMark is the flags byte's M bit.
-const hdrMark = 0x01
+const hierccHdrMark = 0x01
 
 // headerWhat names the header in decode errors.
-const headerWhat = "HierCC header"
+const hierccHeaderWhat = "HierCC header"
 
 // Header is what HierCC carries in a data packet between the two ToRs
 // ([HierCC] §3.2: "Before dequeuing a packet from a VOQ,
@@ -135,7 +127,7 @@ const headerWhat = "HierCC header"
 // The zero value encodes (ToR 0, host 0, no flows, nothing sent). Encode,
 // AppendTo and Decode never allocate except for their errors (AppendTo
 // when dst must grow).
-type Header struct {
+type HierCCHeader struct {
 	Mark  bool    // M, 1 bit
 	ToR   uint16  // i, 12 bits
 	Dst   voq.Key // j, 32 bits
@@ -145,15 +137,15 @@ type Header struct {
 
 // Validate reports a header that cannot be encoded (a ToR above MaxToR)
 // as a *cc.EventError.
-func (h Header) Validate() error {
-	if h.ToR > MaxToR {
-		return encodeErr("hiercc.Header", "tor "+itoa(uint64(h.ToR))+", want 0..4095")
+func (h HierCCHeader) Validate() error {
+	if h.ToR > HierCCMaxToR {
+		return eventErr("wire.HierCCHeader", "Encode", "tor "+hierccItoa(uint64(h.ToR))+", want 0..4095")
 	}
 	return nil
 }
 
 // Encode returns the header's 16 bytes, or Validate's error.
-func (h Header) Encode() (b [HeaderSize]byte, err error) {
+func (h HierCCHeader) Encode() (b [HierCCHeaderSize]byte, err error) {
 	if err := h.Validate(); err != nil {
 		return b, err
 	}
@@ -163,32 +155,32 @@ func (h Header) Encode() (b [HeaderSize]byte, err error) {
 
 // AppendTo appends the header's 16 bytes to dst, or returns dst unchanged
 // and Validate's error.
-func (h Header) AppendTo(dst []byte) ([]byte, error) {
+func (h HierCCHeader) AppendTo(dst []byte) ([]byte, error) {
 	if err := h.Validate(); err != nil {
 		return dst, err
 	}
-	var b [HeaderSize]byte
+	var b [HierCCHeaderSize]byte
 	h.put(&b)
 	return append(dst, b[:]...), nil
 }
 
 // Put writes the header into a packet's Hdr (all 16 bytes). It refuses,
 // writing nothing, what Validate refuses.
-func (h Header) Put(hdr *[cc.PacketHdrLen]byte) error {
+func (h HierCCHeader) Put(hdr *[cc.PacketHdrLen]byte) error {
 	if err := h.Validate(); err != nil {
 		return err
 	}
-	h.put((*[HeaderSize]byte)(hdr[:HeaderSize]))
+	h.put((*[HierCCHeaderSize]byte)(hdr[:HierCCHeaderSize]))
 	return nil
 }
 
-func (h Header) put(b *[HeaderSize]byte) {
+func (h HierCCHeader) put(b *[HierCCHeaderSize]byte) {
 	var flags uint64
 	if h.Mark {
-		flags = hdrMark
+		flags = hierccHdrMark
 	}
 	// Two 64-bit words: version, flags, tor, dst; F, S, reserved.
-	binary.BigEndian.PutUint64(b[0:], Version<<56|flags<<48|uint64(h.ToR)<<32|uint64(h.Dst))
+	binary.BigEndian.PutUint64(b[0:], HierCCVersion<<56|flags<<48|uint64(h.ToR)<<32|uint64(h.Dst))
 	binary.BigEndian.PutUint64(b[8:], uint64(h.Flows)<<48|uint64(h.Sent)<<16)
 }
 
@@ -198,37 +190,37 @@ func (h Header) put(b *[HeaderSize]byte) {
 // (offset 0; an all-zero Hdr, "no header", fails here); a reserved flag
 // bit (1); a ToR's reserved high bits (2); a nonzero reserved byte (14 or
 // 15). What it accepts, Encode writes back byte for byte.
-func DecodeHeader(b []byte) (Header, error) {
-	if len(b) < HeaderSize {
-		return Header{}, short(headerWhat, len(b), HeaderSize)
+func DecodeHierCCHeader(b []byte) (HierCCHeader, error) {
+	if len(b) < HierCCHeaderSize {
+		return HierCCHeader{}, shortErr(hierccHeaderWhat, len(b), HierCCHeaderSize)
 	}
-	if b[hdrVersion] != Version {
-		return Header{}, decodeErr(headerWhat, hdrVersion, "version "+itoa(uint64(b[hdrVersion]))+", want 1")
+	if b[hierccHdrVersion] != HierCCVersion {
+		return HierCCHeader{}, decodeErr(hierccHeaderWhat, hierccHdrVersion, "version "+hierccItoa(uint64(b[hierccHdrVersion]))+", want 1")
 	}
-	if b[hdrFlags]&^hdrMark != 0 {
-		return Header{}, decodeErr(headerWhat, hdrFlags, "reserved flag bits set")
+	if b[hierccHdrFlags]&^hierccHdrMark != 0 {
+		return HierCCHeader{}, decodeErr(hierccHeaderWhat, hierccHdrFlags, "reserved flag bits set")
 	}
-	tor := binary.BigEndian.Uint16(b[hdrToR:])
-	if tor > MaxToR {
-		return Header{}, decodeErr(headerWhat, hdrToR, "tor's reserved high bits set")
+	tor := binary.BigEndian.Uint16(b[hierccHdrToR:])
+	if tor > HierCCMaxToR {
+		return HierCCHeader{}, decodeErr(hierccHeaderWhat, hierccHdrToR, "tor's reserved high bits set")
 	}
-	for i := hdrPad; i < HeaderSize; i++ {
+	for i := hierccHdrPad; i < HierCCHeaderSize; i++ {
 		if b[i] != 0 {
-			return Header{}, decodeErr(headerWhat, i, "reserved byte not 0")
+			return HierCCHeader{}, decodeErr(hierccHeaderWhat, i, "reserved byte not 0")
 		}
 	}
-	return Header{
-		Mark:  b[hdrFlags]&hdrMark != 0,
+	return HierCCHeader{
+		Mark:  b[hierccHdrFlags]&hierccHdrMark != 0,
 		ToR:   tor,
-		Dst:   voq.Key(binary.BigEndian.Uint32(b[hdrDst:])),
-		Flows: binary.BigEndian.Uint16(b[hdrFlows:]),
-		Sent:  binary.BigEndian.Uint32(b[hdrSent:]),
+		Dst:   voq.Key(binary.BigEndian.Uint32(b[hierccHdrDst:])),
+		Flows: binary.BigEndian.Uint16(b[hierccHdrFlows:]),
+		Sent:  binary.BigEndian.Uint32(b[hierccHdrSent:]),
 	}, nil
 }
 
 // Decode sets *h from b, leaving it unchanged on error (DecodeHeader).
-func (h *Header) Decode(b []byte) error {
-	x, err := DecodeHeader(b)
+func (h *HierCCHeader) Decode(b []byte) error {
+	x, err := DecodeHierCCHeader(b)
 	if err != nil {
 		return err
 	}
@@ -242,28 +234,28 @@ func (h *Header) Decode(b []byte) error {
 // Flags are what a Host tells the sender-side ToR of each data packet, in
 // the host's header (HostHeader): bit 0 FlagMark, bit 1 FlagFirst, bit 2
 // FlagLast; bits 3–7 are reserved.
-type Flags uint8
+type HierCCFlags uint8
 
 // The host's flags.
 const (
 	// FlagMark is the host's mark (section 4's reserved bit): the
 	// sender-side ToR answers it with a rate packet (Arrival.Mark) and
 	// copies it into its header's M bit (Header.Mark).
-	FlagMark Flags = 1 << 0
+	HierCCFlagMark HierCCFlags = 1 << 0
 	// FlagFirst and FlagLast say that a packet is the first or the last of
 	// its flow (both: a one-packet flow), as RoCEv2's BTH opcodes FIRST,
 	// LAST and ONLY say it of a message: the sender-side ToR counts F_ij
 	// with them (ToR). A Host sets each on one packet of a flow only, the
 	// first time it is sent.
-	FlagFirst Flags = 1 << 1
-	FlagLast  Flags = 1 << 2
+	HierCCFlagFirst HierCCFlags = 1 << 1
+	HierCCFlagLast  HierCCFlags = 1 << 2
 )
 
 // hostFlags is every flag bit the host's header defines.
-const hostFlags = FlagMark | FlagFirst | FlagLast
+const hierccHostFlags = HierCCFlagMark | HierCCFlagFirst | HierCCFlagLast
 
 // hostWhat names the host's header in decode errors.
-const hostWhat = "HierCC host header"
+const hierccHostWhat = "HierCC host header"
 
 // HostHeader returns the 16 bytes of cc.Packet.Hdr a Host writes in Sent
 // for the sender-side ToR (ToR reads them with DecodeHostHeader, then
@@ -286,10 +278,17 @@ const hostWhat = "HierCC host header"
 // cc.Packet.Hdr, carries the host's bits to the ToR and the ToR's header
 // on from there: a version byte of 0 tells the host's form from the ToR's
 // (version 1), and the mark sits where the ToR's M bit does.
-func HostHeader(f Flags) (hdr [cc.PacketHdrLen]byte) {
-	hdr[hdrFlags] = byte(f & hostFlags)
+func HierCCHostHeader(f HierCCFlags) (hdr [cc.PacketHdrLen]byte) {
+	hdr[hierccHdrFlags] = byte(f & hierccHostFlags)
 	return hdr
 }
+
+// IsHierCCHostHeader reports whether hdr is in a host's form, version 0
+// (an all-zero Hdr, "none", included), which DecodeHierCCHostHeader reads,
+// rather than a ToR's header (version 1, HierCCHeader), which
+// DecodeHierCCHeader reads. It reads the version byte alone: either
+// decoder may still refuse the rest.
+func IsHierCCHostHeader(hdr *[cc.PacketHdrLen]byte) bool { return hdr[hierccHdrVersion] == 0 }
 
 // DecodeHostHeader reads the flags of a host's header (HostHeader) from
 // the first 16 bytes of b. Malformed input is a *cc.DecodeError naming
@@ -298,46 +297,46 @@ func HostHeader(f Flags) (hdr [cc.PacketHdrLen]byte) {
 // bit (1); a nonzero reserved byte (2..15, the first). What it accepts,
 // HostHeader writes back byte for byte. It never allocates except for
 // its error.
-func DecodeHostHeader(b []byte) (Flags, error) {
-	if len(b) < HeaderSize {
-		return 0, short(hostWhat, len(b), HeaderSize)
+func DecodeHierCCHostHeader(b []byte) (HierCCFlags, error) {
+	if len(b) < HierCCHeaderSize {
+		return 0, shortErr(hierccHostWhat, len(b), HierCCHeaderSize)
 	}
-	if b[hdrVersion] != 0 {
-		return 0, decodeErr(hostWhat, hdrVersion, "version "+itoa(uint64(b[hdrVersion]))+", want 0 (a ToR's header is version 1)")
+	if b[hierccHdrVersion] != 0 {
+		return 0, decodeErr(hierccHostWhat, hierccHdrVersion, "version "+hierccItoa(uint64(b[hierccHdrVersion]))+", want 0 (a ToR's header is version 1)")
 	}
-	f := Flags(b[hdrFlags])
-	if f&^hostFlags != 0 {
-		return 0, decodeErr(hostWhat, hdrFlags, "reserved flag bits set")
+	f := HierCCFlags(b[hierccHdrFlags])
+	if f&^hierccHostFlags != 0 {
+		return 0, decodeErr(hierccHostWhat, hierccHdrFlags, "reserved flag bits set")
 	}
 	if binary.BigEndian.Uint64(b[8:]) != 0 || binary.BigEndian.Uint64(b[0:])&0xFFFF_FFFF_FFFF != 0 {
-		return 0, hostReserved(b)
+		return 0, hierccHostReserved(b)
 	}
 	return f, nil
 }
 
 // hostReserved is DecodeHostHeader's error for a nonzero reserved byte:
 // the first one.
-func hostReserved(b []byte) error {
-	i := hdrToR
+func hierccHostReserved(b []byte) error {
+	i := hierccHdrToR
 	for b[i] == 0 {
 		i++
 	}
-	return decodeErr(hostWhat, i, "reserved byte not 0")
+	return decodeErr(hierccHostWhat, i, "reserved byte not 0")
 }
 
 // ---------------------------------------------------------------------------
 // Credit packet
 
 const (
-	crType   = 0
-	crVer    = 1
-	crToR    = 2
-	crDst    = 4
-	crAmount = 8
-	crTotal  = 12
+	hierccCrType   = 0
+	hierccCrVer    = 1
+	hierccCrToR    = 2
+	hierccCrDst    = 4
+	hierccCrAmount = 8
+	hierccCrTotal  = 12
 )
 
-const creditWhat = "HierCC credit packet"
+const hierccCreditWhat = "HierCC credit packet"
 
 // CreditPacket is the credit a receiver-side ToR's WRR scheduler sends to
 // VOQ i.j at sender-side ToR i ([HierCC] §3.2: "When a
@@ -365,7 +364,7 @@ const creditWhat = "HierCC credit packet"
 // receiver's Δ. total is the receiver's C_ij register: a sender can see a
 // lost credit as a jump in it (SenderToR counts the bytes in credit_gap)
 // without it changing what the sender does.
-type CreditPacket struct {
+type HierCCCreditPacket struct {
 	ToR    uint16  // i, 12 bits
 	Dst    voq.Key // j
 	Amount uint32  // bytes, 1..2^30
@@ -374,18 +373,18 @@ type CreditPacket struct {
 
 // Validate reports a packet that cannot be encoded (ToR above 4095, an
 // amount outside 1..2^30) as a *cc.EventError.
-func (c CreditPacket) Validate() error {
+func (c HierCCCreditPacket) Validate() error {
 	switch {
-	case c.ToR > MaxToR:
-		return encodeErr("hiercc.CreditPacket", "tor "+itoa(uint64(c.ToR))+", want 0..4095")
-	case c.Amount < 1 || c.Amount > MaxCreditAmount:
-		return encodeErr("hiercc.CreditPacket", "amount "+itoa(uint64(c.Amount))+" B, want 1..1073741824")
+	case c.ToR > HierCCMaxToR:
+		return eventErr("wire.HierCCCreditPacket", "Encode", "tor "+hierccItoa(uint64(c.ToR))+", want 0..4095")
+	case c.Amount < 1 || c.Amount > HierCCMaxCreditAmount:
+		return eventErr("wire.HierCCCreditPacket", "Encode", "amount "+hierccItoa(uint64(c.Amount))+" B, want 1..1073741824")
 	}
 	return nil
 }
 
 // Encode returns the packet's 16 bytes, or Validate's error.
-func (c CreditPacket) Encode() (b [CreditPacketSize]byte, err error) {
+func (c HierCCCreditPacket) Encode() (b [HierCCCreditPacketSize]byte, err error) {
 	if err := c.Validate(); err != nil {
 		return b, err
 	}
@@ -395,28 +394,28 @@ func (c CreditPacket) Encode() (b [CreditPacketSize]byte, err error) {
 
 // AppendTo appends the packet's 16 bytes to dst, or returns dst unchanged
 // and Validate's error.
-func (c CreditPacket) AppendTo(dst []byte) ([]byte, error) {
+func (c HierCCCreditPacket) AppendTo(dst []byte) ([]byte, error) {
 	if err := c.Validate(); err != nil {
 		return dst, err
 	}
-	var b [CreditPacketSize]byte
+	var b [HierCCCreditPacketSize]byte
 	c.put(&b)
 	return append(dst, b[:]...), nil
 }
 
-func (c CreditPacket) put(b *[CreditPacketSize]byte) {
-	binary.BigEndian.PutUint64(b[0:], typeCredit<<56|Version<<48|uint64(c.ToR)<<32|uint64(c.Dst))
+func (c HierCCCreditPacket) put(b *[HierCCCreditPacketSize]byte) {
+	binary.BigEndian.PutUint64(b[0:], hierccTypeCredit<<56|HierCCVersion<<48|uint64(c.ToR)<<32|uint64(c.Dst))
 	binary.BigEndian.PutUint64(b[8:], uint64(c.Amount)<<32|uint64(c.Total))
 }
 
 // Feedback returns the message that carries c: Kind FeedbackCredit, Data
 // its 16 bytes. A packet that Validate refuses gives Validate's error.
-func (c CreditPacket) Feedback() (cc.Feedback, error) {
-	f := cc.Feedback{Kind: FeedbackCredit}
+func (c HierCCCreditPacket) Feedback() (cc.Feedback, error) {
+	f := cc.Feedback{Kind: FeedbackHierCCCredit}
 	if err := c.Validate(); err != nil {
 		return f, err
 	}
-	c.put((*[CreditPacketSize]byte)(f.Data[:CreditPacketSize]))
+	c.put((*[HierCCCreditPacketSize]byte)(f.Data[:HierCCCreditPacketSize]))
 	return f, nil
 }
 
@@ -426,34 +425,34 @@ func (c CreditPacket) Feedback() (cc.Feedback, error) {
 // (0); a version other than 1 (1); the ToR's reserved bits (2); an amount
 // of 0 or above 2^30 (8). What it accepts, Encode writes back byte for
 // byte.
-func DecodeCreditPacket(b []byte) (CreditPacket, error) {
-	if len(b) < CreditPacketSize {
-		return CreditPacket{}, short(creditWhat, len(b), CreditPacketSize)
+func DecodeHierCCCreditPacket(b []byte) (HierCCCreditPacket, error) {
+	if len(b) < HierCCCreditPacketSize {
+		return HierCCCreditPacket{}, shortErr(hierccCreditWhat, len(b), HierCCCreditPacketSize)
 	}
-	if b[crType] != typeCredit {
-		return CreditPacket{}, decodeErr(creditWhat, crType, "type "+itoa(uint64(b[crType]))+", want 1 (credit)")
+	if b[hierccCrType] != hierccTypeCredit {
+		return HierCCCreditPacket{}, decodeErr(hierccCreditWhat, hierccCrType, "type "+hierccItoa(uint64(b[hierccCrType]))+", want 1 (credit)")
 	}
-	if b[crVer] != Version {
-		return CreditPacket{}, decodeErr(creditWhat, crVer, "version "+itoa(uint64(b[crVer]))+", want 1")
+	if b[hierccCrVer] != HierCCVersion {
+		return HierCCCreditPacket{}, decodeErr(hierccCreditWhat, hierccCrVer, "version "+hierccItoa(uint64(b[hierccCrVer]))+", want 1")
 	}
-	c := CreditPacket{
-		ToR:    binary.BigEndian.Uint16(b[crToR:]),
-		Dst:    voq.Key(binary.BigEndian.Uint32(b[crDst:])),
-		Amount: binary.BigEndian.Uint32(b[crAmount:]),
-		Total:  binary.BigEndian.Uint32(b[crTotal:]),
+	c := HierCCCreditPacket{
+		ToR:    binary.BigEndian.Uint16(b[hierccCrToR:]),
+		Dst:    voq.Key(binary.BigEndian.Uint32(b[hierccCrDst:])),
+		Amount: binary.BigEndian.Uint32(b[hierccCrAmount:]),
+		Total:  binary.BigEndian.Uint32(b[hierccCrTotal:]),
 	}
-	if c.ToR > MaxToR {
-		return CreditPacket{}, decodeErr(creditWhat, crToR, "tor's reserved high bits set")
+	if c.ToR > HierCCMaxToR {
+		return HierCCCreditPacket{}, decodeErr(hierccCreditWhat, hierccCrToR, "tor's reserved high bits set")
 	}
-	if c.Amount < 1 || c.Amount > MaxCreditAmount {
-		return CreditPacket{}, decodeErr(creditWhat, crAmount, "amount "+itoa(uint64(c.Amount))+" B, want 1..1073741824")
+	if c.Amount < 1 || c.Amount > HierCCMaxCreditAmount {
+		return HierCCCreditPacket{}, decodeErr(hierccCreditWhat, hierccCrAmount, "amount "+hierccItoa(uint64(c.Amount))+" B, want 1..1073741824")
 	}
 	return c, nil
 }
 
 // Decode sets *c from b, leaving it unchanged on error.
-func (c *CreditPacket) Decode(b []byte) error {
-	x, err := DecodeCreditPacket(b)
+func (c *HierCCCreditPacket) Decode(b []byte) error {
+	x, err := DecodeHierCCCreditPacket(b)
 	if err != nil {
 		return err
 	}
@@ -465,19 +464,19 @@ func (c *CreditPacket) Decode(b []byte) error {
 // Rate packet
 
 const (
-	rtType  = 0
-	rtVer   = 1
-	rtFlags = 2
-	rtPad   = 3
-	rtFlow  = 4
-	rtRate  = 8
-	rtDst   = 12
+	hierccRtType  = 0
+	hierccRtVer   = 1
+	hierccRtFlags = 2
+	hierccRtPad   = 3
+	hierccRtFlow  = 4
+	hierccRtRate  = 8
+	hierccRtDst   = 12
 )
 
 // rtStop is the flags byte's S bit.
-const rtStop = 0x01
+const hierccRtStop = 0x01
 
-const rateWhat = "HierCC rate packet"
+const hierccRateWhat = "HierCC rate packet"
 
 // RatePacket is the rate allocation packet a sender-side ToR sends to a
 // flow's source ([HierCC] §4: "The sender-side ToR then
@@ -504,7 +503,7 @@ const rateWhat = "HierCC rate packet"
 // flag (a rate of 0 could be told from no rate by its value alone, but a
 // flag lets a NIC act on one bit) are hwcc's. dst is informational (traces,
 // and a host with flows to several destinations).
-type RatePacket struct {
+type HierCCRatePacket struct {
 	Stop bool      // S, 1 bit
 	Flow cc.FlowID // 32 bits
 	Rate uint32    // R, kb/s; 0 iff Stop
@@ -513,15 +512,15 @@ type RatePacket struct {
 
 // Validate reports a packet that cannot be encoded (a stop with a rate, or
 // a rate of 0 without stop) as a *cc.EventError.
-func (r RatePacket) Validate() error {
+func (r HierCCRatePacket) Validate() error {
 	if r.Stop != (r.Rate == 0) {
-		return encodeErr("hiercc.RatePacket", "rate "+itoa(uint64(r.Rate))+" kb/s with stop "+strconv.FormatBool(r.Stop)+": want rate 0 exactly when stop")
+		return eventErr("wire.HierCCRatePacket", "Encode", "rate "+hierccItoa(uint64(r.Rate))+" kb/s with stop "+strconv.FormatBool(r.Stop)+": want rate 0 exactly when stop")
 	}
 	return nil
 }
 
 // Encode returns the packet's 16 bytes, or Validate's error.
-func (r RatePacket) Encode() (b [RatePacketSize]byte, err error) {
+func (r HierCCRatePacket) Encode() (b [HierCCRatePacketSize]byte, err error) {
 	if err := r.Validate(); err != nil {
 		return b, err
 	}
@@ -531,33 +530,33 @@ func (r RatePacket) Encode() (b [RatePacketSize]byte, err error) {
 
 // AppendTo appends the packet's 16 bytes to dst, or returns dst unchanged
 // and Validate's error.
-func (r RatePacket) AppendTo(dst []byte) ([]byte, error) {
+func (r HierCCRatePacket) AppendTo(dst []byte) ([]byte, error) {
 	if err := r.Validate(); err != nil {
 		return dst, err
 	}
-	var b [RatePacketSize]byte
+	var b [HierCCRatePacketSize]byte
 	r.put(&b)
 	return append(dst, b[:]...), nil
 }
 
-func (r RatePacket) put(b *[RatePacketSize]byte) {
+func (r HierCCRatePacket) put(b *[HierCCRatePacketSize]byte) {
 	var flags uint64
 	if r.Stop {
-		flags = rtStop
+		flags = hierccRtStop
 	}
-	binary.BigEndian.PutUint64(b[0:], typeRate<<56|Version<<48|flags<<40|uint64(r.Flow))
+	binary.BigEndian.PutUint64(b[0:], hierccTypeRate<<56|HierCCVersion<<48|flags<<40|uint64(r.Flow))
 	binary.BigEndian.PutUint64(b[8:], uint64(r.Rate)<<32|uint64(r.Dst))
 }
 
 // Feedback returns the message that carries r to its flow's source: Kind
 // FeedbackRate, Flow r.Flow, Data its 16 bytes (Validate's error for a
 // packet it refuses).
-func (r RatePacket) Feedback() (cc.Feedback, error) {
-	f := cc.Feedback{Kind: FeedbackRate, Flow: r.Flow}
+func (r HierCCRatePacket) Feedback() (cc.Feedback, error) {
+	f := cc.Feedback{Kind: FeedbackHierCCRate, Flow: r.Flow}
 	if err := r.Validate(); err != nil {
 		return f, err
 	}
-	r.put((*[RatePacketSize]byte)(f.Data[:RatePacketSize]))
+	r.put((*[HierCCRatePacketSize]byte)(f.Data[:HierCCRatePacketSize]))
 	return f, nil
 }
 
@@ -567,37 +566,37 @@ func (r RatePacket) Feedback() (cc.Feedback, error) {
 // (0); a version other than 1 (1); a reserved flag bit (2); a nonzero
 // reserved byte (3); a rate of 0 without S, or a rate with S (8). What it
 // accepts, Encode writes back byte for byte.
-func DecodeRatePacket(b []byte) (RatePacket, error) {
-	if len(b) < RatePacketSize {
-		return RatePacket{}, short(rateWhat, len(b), RatePacketSize)
+func DecodeHierCCRatePacket(b []byte) (HierCCRatePacket, error) {
+	if len(b) < HierCCRatePacketSize {
+		return HierCCRatePacket{}, shortErr(hierccRateWhat, len(b), HierCCRatePacketSize)
 	}
-	if b[rtType] != typeRate {
-		return RatePacket{}, decodeErr(rateWhat, rtType, "type "+itoa(uint64(b[rtType]))+", want 2 (rate)")
+	if b[hierccRtType] != hierccTypeRate {
+		return HierCCRatePacket{}, decodeErr(hierccRateWhat, hierccRtType, "type "+hierccItoa(uint64(b[hierccRtType]))+", want 2 (rate)")
 	}
-	if b[rtVer] != Version {
-		return RatePacket{}, decodeErr(rateWhat, rtVer, "version "+itoa(uint64(b[rtVer]))+", want 1")
+	if b[hierccRtVer] != HierCCVersion {
+		return HierCCRatePacket{}, decodeErr(hierccRateWhat, hierccRtVer, "version "+hierccItoa(uint64(b[hierccRtVer]))+", want 1")
 	}
-	if b[rtFlags]&^rtStop != 0 {
-		return RatePacket{}, decodeErr(rateWhat, rtFlags, "reserved flag bits set")
+	if b[hierccRtFlags]&^hierccRtStop != 0 {
+		return HierCCRatePacket{}, decodeErr(hierccRateWhat, hierccRtFlags, "reserved flag bits set")
 	}
-	if b[rtPad] != 0 {
-		return RatePacket{}, decodeErr(rateWhat, rtPad, "reserved byte not 0")
+	if b[hierccRtPad] != 0 {
+		return HierCCRatePacket{}, decodeErr(hierccRateWhat, hierccRtPad, "reserved byte not 0")
 	}
-	r := RatePacket{
-		Stop: b[rtFlags]&rtStop != 0,
-		Flow: cc.FlowID(binary.BigEndian.Uint32(b[rtFlow:])),
-		Rate: binary.BigEndian.Uint32(b[rtRate:]),
-		Dst:  voq.Key(binary.BigEndian.Uint32(b[rtDst:])),
+	r := HierCCRatePacket{
+		Stop: b[hierccRtFlags]&hierccRtStop != 0,
+		Flow: cc.FlowID(binary.BigEndian.Uint32(b[hierccRtFlow:])),
+		Rate: binary.BigEndian.Uint32(b[hierccRtRate:]),
+		Dst:  voq.Key(binary.BigEndian.Uint32(b[hierccRtDst:])),
 	}
 	if r.Stop != (r.Rate == 0) {
-		return RatePacket{}, decodeErr(rateWhat, rtRate, "rate "+itoa(uint64(r.Rate))+" kb/s with stop "+strconv.FormatBool(r.Stop)+": want 0 exactly when stop")
+		return HierCCRatePacket{}, decodeErr(hierccRateWhat, hierccRtRate, "rate "+hierccItoa(uint64(r.Rate))+" kb/s with stop "+strconv.FormatBool(r.Stop)+": want 0 exactly when stop")
 	}
 	return r, nil
 }
 
 // Decode sets *r from b, leaving it unchanged on error.
-func (r *RatePacket) Decode(b []byte) error {
-	x, err := DecodeRatePacket(b)
+func (r *HierCCRatePacket) Decode(b []byte) error {
+	x, err := DecodeHierCCRatePacket(b)
 	if err != nil {
 		return err
 	}

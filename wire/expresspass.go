@@ -1,4 +1,4 @@
-package credit
+package wire
 
 import (
 	"encoding/binary"
@@ -7,6 +7,52 @@ import (
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/units"
 )
+
+// ExpressPass ([ExpressPass]: Cho, Jang, Han, "Credit-Scheduled
+// Delay-Bounded Congestion Control for Datacenters", SIGCOMM 2017) in two
+// parts: np.ExpressPass, the data receiver's notification point that paces
+// credits and runs the paper's Algorithm 1 (credit feedback control), and
+// rp.ExpressPass, the data sender's reaction point that asks for credits,
+// holds them and spends one per data frame. The exchange, as the parts see
+// it through package cc:
+//
+//	sender Timer at 0        → cc.FeedbackCreditRequest to the destination
+//	receiver Feedback(req)   → first cc.FeedbackCredit{Seq: s} to the source, then one per expiry
+//	sender Feedback(credit)  → the credit joins a FIFO; Limits().Credit grows by a frame
+//	sender Sent(frame)       → spends the oldest credit; frame.Hdr echoes its seq
+//	receiver Receive(frame)  → gaps in the echoes are credits the network dropped
+//	sender Sent(last byte)   → cc.FeedbackCreditStop to the destination
+//
+// Each request, credit and stop carries its wire image, an
+// ExpressPassPacket, in Feedback.Data; data frames carry the echo
+// (PutExpressPassEcho). The sizes and the sequence space below are
+// checked against the authors' ns-2 code ([ExpressPass-ns2], whose
+// xpass/xpass.cc implements Algorithm 1 and whose scripts set its
+// parameters).
+const (
+	// ExpressPassCreditBytes is a credit frame's wire size: 84 B, a
+	// minimum 64 B Ethernet frame with preamble and inter-frame gap
+	// ([ExpressPass] §3.1; ns-2 min_credit_size_ = max_credit_size_ = 84
+	// in scripts/*.tcl).
+	ExpressPassCreditBytes units.Bytes = 84
+	// ExpressPassFrameBytes is the largest data frame's wire size, 1538 B
+	// (ns-2 max_ethernet_size_): what one credit allows. The credit rate
+	// that fills a link is link·84/(84+1538) (ns-2 creditBW =
+	// linkRate·avgCreditSize/(avgCreditSize+maxEthernetSize)).
+	ExpressPassFrameBytes units.Bytes = 1538
+	// ExpressPassMinSeqBits and ExpressPassMaxSeqBits bound the width of
+	// the credit sequence number both parts are configured with
+	// (SeqBits): 8..32, the field's 32 bits at most.
+	ExpressPassMinSeqBits = 8
+	ExpressPassMaxSeqBits = 32
+)
+
+// ExpressPassMaxSeq is the largest credit sequence number of a space of
+// bits bits (ExpressPassMinSeqBits..ExpressPassMaxSeqBits): 2^bits − 1.
+// Sequence numbers run 1..ExpressPassMaxSeq(bits) and wrap to 1, skipping
+// 0 (xpass.cc construct_credit: c_seqno_ = max(1, c_seqno_ + 1)), which
+// frees echo 0 to mean "no credit" (PutExpressPassEcho).
+func ExpressPassMaxSeq(bits uint8) uint64 { return 1<<bits - 1 }
 
 // ExpressPassType is the 8-bit type field of an ExpressPass control
 // packet.
@@ -142,7 +188,7 @@ type ExpressPassPacket struct {
 func ExpressPassTS(now units.Time) uint32 { return uint32(now / ExpressPassTSUnit) }
 
 // epPacketPart names the packet in encode errors.
-const epPacketPart = "credit.ExpressPassPacket"
+const epPacketPart = "wire.ExpressPassPacket"
 
 // Validate reports a packet that cannot be encoded as a *cc.EventError
 // (event "Encode"): a reserved type, a credit with sequence number 0, a
@@ -211,11 +257,16 @@ func (p ExpressPassPacket) put(b *[ExpressPassPacketSize]byte) {
 	binary.BigEndian.PutUint64(b[epPktSeq:], uint64(p.Seq)<<32|uint64(p.TS))
 }
 
-// putData writes p into a feedback message's Data (its first 16 bytes;
-// any beyond are zeroed). The parts' event paths use it: no allocation.
-func (p ExpressPassPacket) putData(d *[cc.FeedbackDataLen]byte) {
-	*d = [cc.FeedbackDataLen]byte{}
-	p.put((*[ExpressPassPacketSize]byte)(d[:ExpressPassPacketSize]))
+// Feedback returns the message that carries p: Kind p.Type.Kind(), Flow
+// p.Flow, Seq p.Seq, Data its 16 bytes. A packet that Validate refuses
+// gives Validate's error. It allocates nothing but the error.
+func (p ExpressPassPacket) Feedback() (cc.Feedback, error) {
+	f := cc.Feedback{Kind: p.Type.Kind(), Flow: p.Flow, Seq: uint64(p.Seq)}
+	if !p.valid() {
+		return f, p.invalid()
+	}
+	p.put((*[ExpressPassPacketSize]byte)(f.Data[:ExpressPassPacketSize]))
+	return f, nil
 }
 
 // DecodeExpressPassPacket reads a control packet from the first

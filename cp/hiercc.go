@@ -1,4 +1,4 @@
-package hiercc
+package cp
 
 import (
 	"errors"
@@ -8,18 +8,19 @@ import (
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/units"
 	"github.com/hwcc/hwcc/voq"
+	"github.com/hwcc/hwcc/wire"
 )
 
 // MaxToRPorts is the most ports a ToR has.
-const MaxToRPorts = 1024
+const HierCCMaxPorts = 1024
 
 // DefaultMTU is the largest frame a ToR's VOQs take unless told: a jumbo
 // frame of 9216 bytes with its preamble and gap, in the wire bytes the
 // harness counts.
-const DefaultMTU = 9216 + 20
+const HierCCDefaultMTU = 9216 + 20
 
 // ToRPort is one port of a ToR, as its configuration knows it.
-type ToRPort struct {
+type HierCCPort struct {
 	// Edge: the port faces a server (a host port), whose number is Host;
 	// the other ports lead to the fabric (uplinks).
 	Edge bool
@@ -28,7 +29,7 @@ type ToRPort struct {
 
 // ToRConfig configures a ToR: the sender-side and receiver-side roles of
 // one top-of-rack switch (SenderToR, ReceiverToR) behind one switch point.
-type ToRConfig struct {
+type HierCCConfig struct {
 	// ToR is this ToR's identifier i (0..MaxToR): written into the
 	// headers it sends, and where the receiver-side ToRs send its credits
 	// (cc.Env.SwitchID, the address cc.ToSwitch names).
@@ -36,7 +37,7 @@ type ToRConfig struct {
 	// Ports are the switch's ports in the caller's numbering
 	// (0..MaxToRPorts). A switch with no edge port is no ToR: every event
 	// only records its time.
-	Ports []ToRPort
+	Ports []HierCCPort
 	// Dests is N, the host numbers the VOQs are keyed by: hosts 0..Dests−1
 	// (1..voq.MaxKeys). A packet from a local host to a host beyond it is
 	// refused.
@@ -64,7 +65,7 @@ type ToRConfig struct {
 	Burst int
 	// FirstHop configures each VOQ's equation (1). Its LineRate is the
 	// servers' link rate, which also paces each edge port's credits.
-	FirstHop FirstHopConfig
+	FirstHop HierCCFirstHopConfig
 }
 
 // PaperToR returns the paper's ToR (sections 2.2, 3 and 5): ToR tor with
@@ -72,30 +73,30 @@ type ToRConfig struct {
 // links of rate line, frames up to mtu: C0 = 10 KB, Δ = 1 KB, the paper's
 // first hop (PaperFirstHop), and hwcc's stop table (64 flows per VOQ,
 // StopOnArrival) and credit burst (4).
-func PaperToR(tor uint16, ports []ToRPort, dests, tors int, line units.Rate, mtu units.Bytes) ToRConfig {
-	s := PaperSender(tor, dests, line, mtu)
-	r := PaperReceiver(1, tors, line)
-	return ToRConfig{
+func HierCCPaper(tor uint16, ports []HierCCPort, dests, tors int, line units.Rate, mtu units.Bytes) HierCCConfig {
+	s := hierccPaperSender(tor, dests, line, mtu)
+	r := hierccPaperReceiver(1, tors, line)
+	return HierCCConfig{
 		ToR: tor, Ports: ports, Dests: dests, ToRs: tors, MTU: mtu,
 		C0: s.C0, Delta: r.Delta, StopFlows: s.StopFlows, StopOnArrival: s.StopOnArrival,
 		Burst: r.Burst, FirstHop: s.FirstHop,
 	}
 }
 
-const torPart = "hiercc.ToR"
+const hierccPart = "hiercc.ToR"
 
 // sender and receiver return the configurations of the two sides.
-func (c ToRConfig) sender() SenderToRConfig {
-	return SenderToRConfig{ToR: c.ToR, Dests: c.Dests, VOQs: c.VOQs, MTU: c.MTU, C0: c.C0, QueueLimit: c.QueueLimit,
+func (c HierCCConfig) sender() hierccSenderConfig {
+	return hierccSenderConfig{ToR: c.ToR, Dests: c.Dests, VOQs: c.VOQs, MTU: c.MTU, C0: c.C0, QueueLimit: c.QueueLimit,
 		StopFlows: c.StopFlows, StopOnArrival: c.StopOnArrival, FirstHop: c.FirstHop}
 }
 
-func (c ToRConfig) receiver(edge int) ReceiverToRConfig {
-	return ReceiverToRConfig{Ports: edge, ToRs: c.ToRs, Rate: c.FirstHop.LineRate, Delta: c.Delta, C0: c.C0, Burst: c.Burst}
+func (c HierCCConfig) receiver(edge int) hierccReceiverConfig {
+	return hierccReceiverConfig{Ports: edge, ToRs: c.ToRs, Rate: c.FirstHop.LineRate, Delta: c.Delta, C0: c.C0, Burst: c.Burst}
 }
 
 // edges counts the edge ports.
-func (c ToRConfig) edges() int {
+func (c HierCCConfig) edges() int {
 	n := 0
 	for _, p := range c.Ports {
 		if p.Edge {
@@ -108,9 +109,9 @@ func (c ToRConfig) edges() int {
 // Validate reports the first field out of range as a *cc.ConfigError: the
 // ports, then (for a switch with an edge port) the two sides'
 // configurations, whose errors name their own parts.
-func (c ToRConfig) Validate() error {
-	if len(c.Ports) > MaxToRPorts {
-		return cfgErr(torPart, "Ports", strconv.Itoa(len(c.Ports))+" ports", "0..1024")
+func (c HierCCConfig) Validate() error {
+	if len(c.Ports) > HierCCMaxPorts {
+		return hierccCfgErr(hierccPart, "Ports", strconv.Itoa(len(c.Ports))+" ports", "0..1024")
 	}
 	edge := c.edges()
 	if edge == 0 {
@@ -118,11 +119,11 @@ func (c ToRConfig) Validate() error {
 	}
 	for i, p := range c.Ports {
 		if p.Edge && (c.Dests < 1 || uint64(p.Host) >= uint64(c.Dests)) {
-			return cfgErr(torPart, "Ports["+strconv.Itoa(i)+"].Host", strconv.FormatUint(uint64(p.Host), 10), "0..Dests−1")
+			return hierccCfgErr(hierccPart, "Ports["+strconv.Itoa(i)+"].Host", strconv.FormatUint(uint64(p.Host), 10), "0..Dests−1")
 		}
 	}
 	if int(c.ToR) >= c.ToRs && c.ToRs >= 1 {
-		return cfgErr(torPart, "ToR", strconv.Itoa(int(c.ToR)), "0..ToRs−1")
+		return hierccCfgErr(hierccPart, "ToR", strconv.Itoa(int(c.ToR)), "0..ToRs−1")
 	}
 	if err := c.sender().Validate(); err != nil {
 		return err
@@ -133,16 +134,16 @@ func (c ToRConfig) Validate() error {
 // Sentinels of the ToR's own refusals, each wrapped in a *cc.EventError.
 var (
 	// ErrNotToR: a credit packet for a switch with no edge port.
-	ErrNotToR = errors.New("hiercc: credit for a switch that is no ToR")
+	ErrHierCCNotToR = errors.New("hiercc: credit for a switch that is no ToR")
 	// ErrSplitVOQ: the packets of one VOQ leave by two uplinks. A VOQ is
 	// one queue toward the fabric; a caller that spreads one
 	// destination's traffic over several uplinks (ECMP by flow) must
 	// route it by destination (the harness's switch.ecmp destination).
-	ErrSplitVOQ = errors.New("hiercc: one VOQ's packets leave by two ports")
+	ErrHierCCSplitVOQ = errors.New("hiercc: one VOQ's packets leave by two ports")
 	// ErrHeader: a data packet toward a server carries a header that
 	// does not decode, or one from a server of the ToR carries a host's
 	// header (version 0) that does not.
-	ErrHeader = errors.New("hiercc: malformed header")
+	ErrHierCCHeader = errors.New("hiercc: malformed header")
 )
 
 // ToR is the switch point of HierCC ([HierCC] §3 and
@@ -235,40 +236,40 @@ var (
 //
 // Refused events change nothing (the contract's rule 1). Nothing
 // allocates after NewToR except errors.
-type ToR struct {
-	cfg   ToRConfig
+type HierCC struct {
+	cfg   HierCCConfig
 	clock cc.Monotonic
-	s     *SenderToR
-	r     *ReceiverToR
+	s     *hierccSender
+	r     *hierccReceiver
 	rport []int16 // per port: its receiver port, −1 for an uplink
 	local []bool  // per host number: a server of this ToR
 	up    []int32 // per VOQ slot: the uplink its packets leave by, −1 unknown
 	// Scratch for the two sides' outputs.
-	rates   []RatePacket
-	credits []CreditPacket
+	rates   []wire.HierCCRatePacket
+	credits []wire.HierCCCreditPacket
 	// Counters (64 bits, wrapping).
 	saturated, refused uint64
 }
 
-var _ cc.SwitchPoint = (*ToR)(nil)
+var _ cc.SwitchPoint = (*HierCC)(nil)
 
 // NewToR validates cfg and returns a ToR with its VOQs closed and its
 // credit tables empty.
-func NewToR(cfg ToRConfig) (*ToR, error) {
+func NewHierCC(cfg HierCCConfig) (*HierCC, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	cfg.Ports = append([]ToRPort(nil), cfg.Ports...)
-	t := &ToR{cfg: cfg, rport: make([]int16, len(cfg.Ports))}
+	cfg.Ports = append([]HierCCPort(nil), cfg.Ports...)
+	t := &HierCC{cfg: cfg, rport: make([]int16, len(cfg.Ports))}
 	edge := cfg.edges()
 	if edge == 0 {
 		return t, nil
 	}
 	var err error
-	if t.s, err = NewSenderToR(cfg.sender()); err != nil {
+	if t.s, err = newHierCCSender(cfg.sender()); err != nil {
 		return nil, err
 	}
-	if t.r, err = NewReceiverToR(cfg.receiver(edge)); err != nil {
+	if t.r, err = newHierCCReceiver(cfg.receiver(edge)); err != nil {
 		return nil, err
 	}
 	t.local = make([]bool, cfg.Dests)
@@ -284,29 +285,29 @@ func NewToR(cfg ToRConfig) (*ToR, error) {
 	for i := range t.up {
 		t.up[i] = -1
 	}
-	t.rates = make([]RatePacket, 0, t.s.MaxRatePackets())
-	t.credits = make([]CreditPacket, 0, t.r.MaxCreditPackets())
+	t.rates = make([]wire.HierCCRatePacket, 0, t.s.MaxRatePackets())
+	t.credits = make([]wire.HierCCCreditPacket, 0, t.r.MaxCreditPackets())
 	return t, nil
 }
 
 // Config returns the configuration.
-func (t *ToR) Config() ToRConfig { return t.cfg }
+func (t *HierCC) Config() HierCCConfig { return t.cfg }
 
 // Sender returns the sender side (nil for a switch with no edge port), for
 // reading: a caller that drives it directly breaks the ToR's accounting.
-func (t *ToR) Sender() *SenderToR { return t.s }
+func (t *HierCC) Sender() *hierccSender { return t.s }
 
 // Receiver returns the receiver side (nil for a switch with no edge port),
 // for reading: a caller that drives it directly breaks the ToR's
 // accounting.
-func (t *ToR) Receiver() *ReceiverToR { return t.r }
+func (t *HierCC) Receiver() *hierccReceiver { return t.r }
 
 // FlowsSaturated counts the first and last packets the flow count did
 // not take (see ToR).
-func (t *ToR) FlowsSaturated() uint64 { return t.saturated }
+func (t *HierCC) FlowsSaturated() uint64 { return t.saturated }
 
 // NextDeadline is the earlier of the two sides' deadlines.
-func (t *ToR) NextDeadline() units.Time {
+func (t *HierCC) NextDeadline() units.Time {
 	if t.s == nil {
 		return units.MaxTime
 	}
@@ -314,55 +315,55 @@ func (t *ToR) NextDeadline() units.Time {
 }
 
 //go:noinline
-func torEvErr(event, reason string, err error) error {
-	return &cc.EventError{Part: torPart, Event: event, Reason: reason, Err: err}
+func hierccEvErr(event, reason string, err error) error {
+	return &cc.EventError{Part: hierccPart, Event: event, Reason: reason, Err: err}
 }
 
 // check refuses an event out of time order, on a port outside the
 // switch, or with a nil packet (p is nil-checked when need is set).
-func (t *ToR) check(event string, now units.Time, port int, p *cc.Packet, need bool) error {
+func (t *HierCC) check(event string, now units.Time, port int, p *cc.Packet, need bool) error {
 	if !t.clock.InOrder(now) {
-		return t.clock.Check(torPart, event, now)
+		return t.clock.Check(hierccPart, event, now)
 	}
 	if port < 0 || port >= len(t.cfg.Ports) {
-		return torEvErr(event, "port "+strconv.Itoa(port)+" outside 0.."+strconv.Itoa(len(t.cfg.Ports)-1), ErrPort)
+		return hierccEvErr(event, "port "+strconv.Itoa(port)+" outside 0.."+strconv.Itoa(len(t.cfg.Ports)-1), ErrHierCCPort)
 	}
 	if need && p == nil {
-		return torEvErr(event, "nil packet", nil)
+		return hierccEvErr(event, "nil packet", nil)
 	}
 	return nil
 }
 
 // sending reports whether p is VOQ traffic: from a server of this ToR.
-func (t *ToR) sending(p *cc.Packet) bool {
+func (t *HierCC) sending(p *cc.Packet) bool {
 	return t.s != nil && uint64(p.Src) < uint64(len(t.local)) && t.local[p.Src]
 }
 
 // hostFlagsOf reads the host's flags from the header of p, a packet from
 // a server of this ToR: a host's header decoded (ErrHeader when it does
 // not decode), or none when Hdr has a version (see ToR).
-func hostFlagsOf(event string, p *cc.Packet) (Flags, error) {
-	if p.Hdr[hdrVersion] != 0 {
+func hierccHostFlagsOf(event string, p *cc.Packet) (wire.HierCCFlags, error) {
+	if !wire.IsHierCCHostHeader(&p.Hdr) {
 		return 0, nil
 	}
-	f, err := DecodeHostHeader(p.Hdr[:])
+	f, err := wire.DecodeHierCCHostHeader(p.Hdr[:])
 	if err != nil {
-		return 0, torEvErr(event, "host header of the packet from host "+strconv.FormatUint(uint64(p.Src), 10), errors.Join(ErrHeader, err))
+		return 0, hierccEvErr(event, "host header of the packet from host "+strconv.FormatUint(uint64(p.Src), 10), errors.Join(ErrHierCCHeader, err))
 	}
 	return f, nil
 }
 
 // hostAt refuses a packet to host dst at edge port out when out leads to
 // another host.
-func (t *ToR) hostAt(event string, out int, dst cc.NodeID) error {
+func (t *HierCC) hostAt(event string, out int, dst cc.NodeID) error {
 	if h := t.cfg.Ports[out].Host; uint64(h) != uint64(dst) {
-		return torEvErr(event, "port "+strconv.Itoa(out)+" leads to host "+strconv.FormatUint(uint64(h), 10)+", not "+strconv.FormatUint(uint64(dst), 10), ErrPort)
+		return hierccEvErr(event, "port "+strconv.Itoa(out)+" leads to host "+strconv.FormatUint(uint64(h), 10)+", not "+strconv.FormatUint(uint64(dst), 10), ErrHierCCPort)
 	}
 	return nil
 }
 
 // Arrive records the time: the ToR acts when the packet joins a queue.
-func (t *ToR) Arrive(now units.Time, in int, p *cc.Packet, _ *cc.Actions) error {
+func (t *HierCC) Arrive(now units.Time, in int, p *cc.Packet, _ *cc.Actions) error {
 	if err := t.check("Arrive", now, in, p, true); err != nil {
 		return err
 	}
@@ -371,12 +372,12 @@ func (t *ToR) Arrive(now units.Time, in int, p *cc.Packet, _ *cc.Actions) error 
 }
 
 // Pause records the time: HierCC does not use PFC's state.
-func (t *ToR) Pause(now units.Time, out int, prio uint8, _ bool, _ *cc.Actions) error {
+func (t *HierCC) Pause(now units.Time, out int, prio uint8, _ bool, _ *cc.Actions) error {
 	if err := t.check("Pause", now, out, nil, false); err != nil {
 		return err
 	}
 	if prio > 7 {
-		return torEvErr("Pause", "priority "+strconv.Itoa(int(prio))+" outside 0..7", nil)
+		return hierccEvErr("Pause", "priority "+strconv.Itoa(int(prio))+" outside 0..7", nil)
 	}
 	t.clock.Advance(now)
 	return nil
@@ -384,7 +385,7 @@ func (t *ToR) Pause(now units.Time, out int, prio uint8, _ bool, _ *cc.Actions) 
 
 // Enqueue takes a packet joining egress port out: VOQ traffic into the
 // sender side, a header at an edge port into the receiver side (see ToR).
-func (t *ToR) Enqueue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act *cc.Actions) error {
+func (t *HierCC) Enqueue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act *cc.Actions) error {
 	if err := t.check("Enqueue", now, out, p, true); err != nil {
 		return err
 	}
@@ -399,13 +400,13 @@ func (t *ToR) Enqueue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act *cc
 		t.clock.Advance(now)
 		return nil
 	}
-	if err := act.Reserve(torPart, "Enqueue", 2); err != nil {
+	if err := act.Reserve(hierccPart, "Enqueue", 2); err != nil {
 		return err
 	}
 	if p.Size < 1 || p.Size > math.MaxUint32 || uint64(p.Dst) >= uint64(t.cfg.Dests) {
 		// SenderToR.Arrive refuses them too; checked here so that the
 		// key below fits.
-		return torEvErr("Enqueue", "packet of "+p.Size.String()+" to host "+strconv.FormatUint(uint64(p.Dst), 10)+": want 1..MTU bytes to a host below Dests", voq.ErrSize)
+		return hierccEvErr("Enqueue", "packet of "+p.Size.String()+" to host "+strconv.FormatUint(uint64(p.Dst), 10)+": want 1..MTU bytes to a host below Dests", voq.ErrSize)
 	}
 	if t.rport[out] >= 0 {
 		if err := t.hostAt("Enqueue", out, p.Dst); err != nil {
@@ -415,13 +416,13 @@ func (t *ToR) Enqueue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act *cc
 	dst := voq.Key(p.Dst)
 	slot, open := t.s.Lookup(dst)
 	if open && t.up[slot] >= 0 && int(t.up[slot]) != out {
-		return torEvErr("Enqueue", "VOQ of host "+strconv.FormatUint(uint64(dst), 10)+" leaves by port "+strconv.Itoa(int(t.up[slot]))+", not "+strconv.Itoa(out), ErrSplitVOQ)
+		return hierccEvErr("Enqueue", "VOQ of host "+strconv.FormatUint(uint64(dst), 10)+" leaves by port "+strconv.Itoa(int(t.up[slot]))+", not "+strconv.Itoa(out), ErrHierCCSplitVOQ)
 	}
-	f, err := hostFlagsOf("Enqueue", p)
+	f, err := hierccHostFlagsOf("Enqueue", p)
 	if err != nil {
 		return err
 	}
-	slot, rates, err := t.s.Arrive(now, Arrival{Flow: p.Flow, Dst: dst, Size: p.Size, Mark: f&FlagMark != 0}, t.rates[:0])
+	slot, rates, err := t.s.Arrive(now, hierccArrival{Flow: p.Flow, Dst: dst, Size: p.Size, Mark: f&wire.HierCCFlagMark != 0}, t.rates[:0])
 	if err != nil {
 		return err
 	}
@@ -432,7 +433,7 @@ func (t *ToR) Enqueue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act *cc
 		// amount of credits, denoted as C0"), granted to the caller's VOQ.
 		act.Credit(uint16(out), p.Dst, t.cfg.C0)
 	}
-	if f&FlagFirst != 0 {
+	if f&wire.HierCCFlagFirst != 0 {
 		if st, _ := t.s.VOQs().State(slot); st.Flows == math.MaxUint16 {
 			t.saturated++ // F_ij at its 16-bit limit
 		} else {
@@ -444,17 +445,17 @@ func (t *ToR) Enqueue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act *cc
 }
 
 // receive takes a packet joining edge port out.
-func (t *ToR) receive(now units.Time, out int, p *cc.Packet) error {
-	if p.Hdr[hdrVersion] == 0 { // no ToR's header: none, or a host's
-		if _, err := DecodeHostHeader(p.Hdr[:]); err != nil {
-			return torEvErr("Enqueue", "header of the packet to port "+strconv.Itoa(out), errors.Join(ErrHeader, err))
+func (t *HierCC) receive(now units.Time, out int, p *cc.Packet) error {
+	if wire.IsHierCCHostHeader(&p.Hdr) { // no ToR's header: none, or a host's
+		if _, err := wire.DecodeHierCCHostHeader(p.Hdr[:]); err != nil {
+			return hierccEvErr("Enqueue", "header of the packet to port "+strconv.Itoa(out), errors.Join(ErrHierCCHeader, err))
 		}
 		t.clock.Advance(now)
 		return nil
 	}
-	h, err := DecodeHeader(p.Hdr[:])
+	h, err := wire.DecodeHierCCHeader(p.Hdr[:])
 	if err != nil {
-		return torEvErr("Enqueue", "header of the packet to port "+strconv.Itoa(out), errors.Join(ErrHeader, err))
+		return hierccEvErr("Enqueue", "header of the packet to port "+strconv.Itoa(out), errors.Join(ErrHierCCHeader, err))
 	}
 	if h.ToR == t.cfg.ToR {
 		t.clock.Advance(now)
@@ -471,17 +472,16 @@ func (t *ToR) receive(now units.Time, out int, p *cc.Packet) error {
 }
 
 // sendRates appends a rate packet to each flow's source.
-func (t *ToR) sendRates(rates []RatePacket, act *cc.Actions) {
+func (t *HierCC) sendRates(rates []wire.HierCCRatePacket, act *cc.Actions) {
 	for _, r := range rates {
-		f := cc.Feedback{Kind: FeedbackRate, Flow: r.Flow}
-		r.put((*[RatePacketSize]byte)(f.Data[:RatePacketSize]))
+		f, _ := r.Feedback() // valid: a rate, or a stop with none
 		act.Send(cc.ToSource, cc.ControlPrio, f)
 	}
 }
 
 // Dequeue takes a packet leaving egress port out: VOQ traffic is stamped
 // with the header and spends its size in credit (see ToR).
-func (t *ToR) Dequeue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act *cc.Actions) error {
+func (t *HierCC) Dequeue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act *cc.Actions) error {
 	if err := t.check("Dequeue", now, out, p, true); err != nil {
 		return err
 	}
@@ -498,15 +498,15 @@ func (t *ToR) Dequeue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act *cc
 	dst := voq.Key(p.Dst)
 	slot, ok := t.s.Lookup(dst)
 	if !ok || uint64(p.Dst) >= uint64(t.cfg.Dests) {
-		return torEvErr("Dequeue", "host "+strconv.FormatUint(uint64(p.Dst), 10)+" has no VOQ", ErrNoVOQ)
+		return hierccEvErr("Dequeue", "host "+strconv.FormatUint(uint64(p.Dst), 10)+" has no VOQ", ErrHierCCNoVOQ)
 	}
 	if int(t.up[slot]) != out {
-		return torEvErr("Dequeue", "VOQ of host "+strconv.FormatUint(uint64(dst), 10)+" leaves by port "+strconv.Itoa(int(t.up[slot]))+", not "+strconv.Itoa(out), ErrSplitVOQ)
+		return hierccEvErr("Dequeue", "VOQ of host "+strconv.FormatUint(uint64(dst), 10)+" leaves by port "+strconv.Itoa(int(t.up[slot]))+", not "+strconv.Itoa(out), ErrHierCCSplitVOQ)
 	}
-	if err := act.Reserve(torPart, "Dequeue", t.s.StoppedFlows(slot)); err != nil {
+	if err := act.Reserve(hierccPart, "Dequeue", t.s.StoppedFlows(slot)); err != nil {
 		return err
 	}
-	f, err := hostFlagsOf("Dequeue", p)
+	f, err := hierccHostFlagsOf("Dequeue", p)
 	if err != nil {
 		return err
 	}
@@ -515,12 +515,12 @@ func (t *ToR) Dequeue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act *cc
 		return err
 	}
 	t.clock.Advance(now)
-	h.Mark = f&FlagMark != 0
-	h.put((*[HeaderSize]byte)(p.Hdr[:HeaderSize]))
+	h.Mark = f&wire.HierCCFlagMark != 0
+	_ = h.Put(&p.Hdr) // valid: the ToR's identifier is in range
 	if local {
 		_, _ = t.r.Arrive(now, int(t.rport[out]), h) // in order, this ToR, the port's host
 	}
-	if f&FlagLast != 0 {
+	if f&wire.HierCCFlagLast != 0 {
 		if st, _ := t.s.VOQs().State(slot); st.Flows == 0 {
 			t.saturated++ // no flow counted: its first packet was lost
 		} else {
@@ -533,28 +533,28 @@ func (t *ToR) Dequeue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act *cc
 
 // Message takes a credit packet for one of this ToR's VOQs (see ToR);
 // other kinds record the time.
-func (t *ToR) Message(now units.Time, in int, f *cc.Feedback, act *cc.Actions) error {
+func (t *HierCC) Message(now units.Time, in int, f *cc.Feedback, act *cc.Actions) error {
 	if !t.clock.InOrder(now) {
-		return t.clock.Check(torPart, "Message", now)
+		return t.clock.Check(hierccPart, "Message", now)
 	}
 	if in < -1 || in >= len(t.cfg.Ports) {
-		return torEvErr("Message", "port "+strconv.Itoa(in)+" outside −1.."+strconv.Itoa(len(t.cfg.Ports)-1), ErrPort)
+		return hierccEvErr("Message", "port "+strconv.Itoa(in)+" outside −1.."+strconv.Itoa(len(t.cfg.Ports)-1), ErrHierCCPort)
 	}
 	if f == nil {
-		return torEvErr("Message", "nil feedback", nil)
+		return hierccEvErr("Message", "nil feedback", nil)
 	}
-	if f.Kind != FeedbackCredit {
+	if f.Kind != wire.FeedbackHierCCCredit {
 		t.clock.Advance(now)
 		return nil
 	}
 	if t.s == nil {
-		return torEvErr("Message", "credit packet at a switch with no server port", ErrNotToR)
+		return hierccEvErr("Message", "credit packet at a switch with no server port", ErrHierCCNotToR)
 	}
-	c, err := DecodeCreditPacket(f.Data[:])
+	c, err := wire.DecodeHierCCCreditPacket(f.Data[:])
 	if err != nil {
-		return torEvErr("Message", "malformed credit packet", err)
+		return hierccEvErr("Message", "malformed credit packet", err)
 	}
-	if err := act.Reserve(torPart, "Message", 1); err != nil {
+	if err := act.Reserve(hierccPart, "Message", 1); err != nil {
 		return err
 	}
 	if err := t.s.Credit(now, c); err != nil {
@@ -568,21 +568,21 @@ func (t *ToR) Message(now units.Time, in int, f *cc.Feedback, act *cc.Actions) e
 
 // CreditsRefused counts the credits of this ToR's receiver side for its
 // own VOQs that its sender side refused (see Timer).
-func (t *ToR) CreditsRefused() uint64 { return t.refused }
+func (t *HierCC) CreditsRefused() uint64 { return t.refused }
 
 // Timer runs the two sides' timers: equation (1) for every VOQ when due,
 // and the credits of every edge port whose tick is due, each sent to its
 // ToR.
-func (t *ToR) Timer(now units.Time, act *cc.Actions) error {
+func (t *HierCC) Timer(now units.Time, act *cc.Actions) error {
 	if !t.clock.InOrder(now) {
-		return t.clock.Check(torPart, "Timer", now)
+		return t.clock.Check(hierccPart, "Timer", now)
 	}
 	if t.s == nil {
 		t.clock.Advance(now)
 		return nil
 	}
 	if now >= t.r.NextDeadline() {
-		if err := act.Reserve(torPart, "Timer", t.r.MaxCreditPackets()); err != nil {
+		if err := act.Reserve(hierccPart, "Timer", t.r.MaxCreditPackets()); err != nil {
 			return err
 		}
 	}
@@ -594,8 +594,7 @@ func (t *ToR) Timer(now units.Time, act *cc.Actions) error {
 			t.credit(now, c, act) // a VOQ of this ToR: no packet needed
 			continue
 		}
-		f := cc.Feedback{Kind: FeedbackCredit}
-		c.put((*[CreditPacketSize]byte)(f.Data[:CreditPacketSize]))
+		f, _ := c.Feedback() // valid: a ToR in range, an amount of Δ
 		act.SendSwitch(c.ToR, cc.ControlPrio, f)
 	}
 	return nil
@@ -604,7 +603,7 @@ func (t *ToR) Timer(now units.Time, act *cc.Actions) error {
 // credit takes credit packet c for a VOQ of this ToR and grants its
 // amount to the caller's VOQ; a refused credit (its VOQ not open, a
 // balance at its limit) changes nothing and is counted in CreditsRefused.
-func (t *ToR) credit(now units.Time, c CreditPacket, act *cc.Actions) {
+func (t *HierCC) credit(now units.Time, c wire.HierCCCreditPacket, act *cc.Actions) {
 	if t.s.Credit(now, c) != nil {
 		t.refused++
 		return
@@ -617,7 +616,7 @@ func (t *ToR) credit(now units.Time, c CreditPacket, act *cc.Actions) {
 // credits_refused (64), and for a ToR
 // with an edge port the SenderToR's registers and the ReceiverToR's, each
 // without its own now.
-func (t *ToR) AppendRegisters(dst []cc.Register) []cc.Register {
+func (t *HierCC) AppendRegisters(dst []cc.Register) []cc.Register {
 	dst = append(dst, t.clock.Register(), cc.Reg("flows_saturated", 64, t.saturated), cc.Reg("credits_refused", 64, t.refused))
 	if t.s == nil {
 		return dst

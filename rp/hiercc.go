@@ -1,4 +1,4 @@
-package hiercc
+package rp
 
 import (
 	"strconv"
@@ -6,14 +6,15 @@ import (
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/units"
+	"github.com/hwcc/hwcc/wire"
 )
 
 // PaperMarkInterval is how often a host marks a packet (section 4: "A
 // sender marks one reserved bit in the data packet header every 10us").
-const PaperMarkInterval = 10 * units.Microsecond
+const HierCCPaperMarkInterval = 10 * units.Microsecond
 
 // HostConfig configures a HierCC host: the reaction point of one flow.
-type HostConfig struct {
+type HierCCConfig struct {
 	// LineRate is the NIC's line rate: the flow's initial rate and the
 	// ceiling of any rate it is given; 1 kb/s..MaxRate.
 	LineRate units.Rate
@@ -28,27 +29,32 @@ type HostConfig struct {
 
 // PaperHost returns the paper's host on a link of rate line: marks every
 // 10 µs, starts at line rate.
-func PaperHost(line units.Rate) HostConfig {
-	return HostConfig{LineRate: line, MarkInterval: PaperMarkInterval}
+func HierCCPaper(line units.Rate) HierCCConfig {
+	return HierCCConfig{LineRate: line, MarkInterval: HierCCPaperMarkInterval}
 }
 
-const hostPart = "hiercc.Host"
+const hierccPart = "rp.HierCC"
+
+// hierccBad is a configuration error of an rp.HierCC field.
+func hierccBad(field, value, want string) error {
+	return &cc.ConfigError{Part: hierccPart, Field: field, Value: value, Range: want}
+}
 
 // Validate reports the first field out of range as a *cc.ConfigError.
-func (c HostConfig) Validate() error {
+func (c HierCCConfig) Validate() error {
 	switch {
-	case c.LineRate < RateUnit || c.LineRate > MaxRate:
-		return cfgErr(hostPart, "LineRate", c.LineRate.String(), "1kbps.."+MaxRate.String())
+	case c.LineRate < wire.HierCCRateUnit || c.LineRate > wire.HierCCMaxRate:
+		return hierccBad("LineRate", c.LineRate.String(), "1kbps.."+wire.HierCCMaxRate.String())
 	case c.MarkInterval < units.Nanosecond || c.MarkInterval > units.Second:
-		return cfgErr(hostPart, "MarkInterval", c.MarkInterval.String(), "1ns..1s")
+		return hierccBad("MarkInterval", c.MarkInterval.String(), "1ns..1s")
 	case c.Size < 0 || c.Size > 1<<62:
-		return cfgErr(hostPart, "Size", c.Size.String(), "0B..2^62B")
+		return hierccBad("Size", c.Size.String(), "0B..2^62B")
 	}
 	return nil
 }
 
 // HostState is every register of a Host.
-type HostState struct {
+type HierCCState struct {
 	// Rate is the rate the ToR last gave, kb/s (32 bits), at most the
 	// line rate; the line rate until the first rate packet.
 	Rate uint32
@@ -96,59 +102,59 @@ type HostState struct {
 // µs" is at least 10 µs since the last marked packet (a flow that sends
 // less often marks every packet); a stopped flow keeps its last rate to
 // pace with once resumed, though the ToR's resume sends one.
-type Host struct {
-	cfg   HostConfig
+type HierCC struct {
+	cfg   HierCCConfig
 	line  uint32
 	clock cc.Monotonic
-	st    HostState
+	st    HierCCState
 }
 
-var _ cc.ReactionPoint = (*Host)(nil)
+var _ cc.ReactionPoint = (*HierCC)(nil)
 
 // NewHost validates cfg and returns a flow at line rate that has marked
 // nothing.
-func NewHost(cfg HostConfig) (*Host, error) {
+func NewHierCC(cfg HierCCConfig) (*HierCC, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	line := fixedpoint.SatConv[uint32](cfg.LineRate / RateUnit)
-	return &Host{cfg: cfg, line: line, st: HostState{Rate: line}}, nil
+	line := fixedpoint.SatConv[uint32](cfg.LineRate / wire.HierCCRateUnit)
+	return &HierCC{cfg: cfg, line: line, st: HierCCState{Rate: line}}, nil
 }
 
 // Config returns the configuration.
-func (h *Host) Config() HostConfig { return h.cfg }
+func (h *HierCC) Config() HierCCConfig { return h.cfg }
 
 // State returns every register.
-func (h *Host) State() HostState { return h.st }
+func (h *HierCC) State() HierCCState { return h.st }
 
 // Rate is the pacing rate given (the line rate's kb/s floor at first);
 // 0 while stopped.
-func (h *Host) Rate() units.Rate {
+func (h *HierCC) Rate() units.Rate {
 	if h.st.Stopped {
 		return 0
 	}
-	return units.Rate(h.st.Rate) * RateUnit
+	return units.Rate(h.st.Rate) * wire.HierCCRateUnit
 }
 
 // Limits: the rate while running; gated on a zero credit while stopped.
-func (h *Host) Limits() cc.Limits {
+func (h *HierCC) Limits() cc.Limits {
 	if h.st.Stopped {
-		return cc.Limits{Rate: units.Rate(h.st.Rate) * RateUnit, Credited: true, Credit: 0}
+		return cc.Limits{Rate: units.Rate(h.st.Rate) * wire.HierCCRateUnit, Credited: true, Credit: 0}
 	}
-	return cc.Limits{Rate: units.Rate(h.st.Rate) * RateUnit}
+	return cc.Limits{Rate: units.Rate(h.st.Rate) * wire.HierCCRateUnit}
 }
 
 // Mark reports whether a packet sent at now is marked, and records it:
 // the typed form of Sent's marking.
-func (h *Host) Mark(now units.Time) (bool, error) {
-	if err := h.clock.Check(hostPart, "Mark", now); err != nil {
+func (h *HierCC) Mark(now units.Time) (bool, error) {
+	if err := h.clock.Check(hierccPart, "Mark", now); err != nil {
 		return false, err
 	}
 	h.clock.Advance(now)
 	return h.mark(now), nil
 }
 
-func (h *Host) mark(now units.Time) bool {
+func (h *HierCC) mark(now units.Time) bool {
 	if h.st.Marked && now-h.st.LastMark < h.cfg.MarkInterval {
 		return false
 	}
@@ -160,35 +166,35 @@ func (h *Host) mark(now units.Time) bool {
 // Sent writes the host's header into p.Hdr (HostHeader): FlagMark if
 // MarkInterval has passed since the last mark, FlagFirst and FlagLast on
 // the flow's first and last packet (see Host). A nil packet is refused.
-func (h *Host) Sent(now units.Time, p *cc.Packet, _ *cc.Actions) error {
+func (h *HierCC) Sent(now units.Time, p *cc.Packet, _ *cc.Actions) error {
 	if !h.clock.InOrder(now) {
-		return h.clock.Check(hostPart, "Sent", now)
+		return h.clock.Check(hierccPart, "Sent", now)
 	}
 	if p == nil {
-		return &cc.EventError{Part: hostPart, Event: "Sent", Reason: "nil packet"}
+		return &cc.EventError{Part: hierccPart, Event: "Sent", Reason: "nil packet"}
 	}
 	h.clock.Advance(now)
-	var f Flags
+	var f wire.HierCCFlags
 	if h.mark(now) {
-		f |= FlagMark
+		f |= wire.HierCCFlagMark
 	}
 	if !h.st.Began {
 		h.st.Began = true
-		f |= FlagFirst
+		f |= wire.HierCCFlagFirst
 	}
 	if !h.st.Ended && h.cfg.Size > 0 && p.Seq+uint64(max(p.Payload, 0)) >= uint64(h.cfg.Size) {
 		h.st.Ended = true
-		f |= FlagLast
+		f |= wire.HierCCFlagLast
 	}
-	p.Hdr = HostHeader(f)
+	p.Hdr = wire.HierCCHostHeader(f)
 	return nil
 }
 
 // Apply takes a rate packet at now: the typed form of Feedback. A stop
 // gates the flow; a rate (kb/s) becomes its pacing rate, capped at the
 // line rate.
-func (h *Host) Apply(now units.Time, r RatePacket) error {
-	if err := h.clock.Check(hostPart, "Apply", now); err != nil {
+func (h *HierCC) Apply(now units.Time, r wire.HierCCRatePacket) error {
+	if err := h.clock.Check(hierccPart, "Apply", now); err != nil {
 		return err
 	}
 	if err := r.Validate(); err != nil {
@@ -199,7 +205,7 @@ func (h *Host) Apply(now units.Time, r RatePacket) error {
 	return nil
 }
 
-func (h *Host) apply(r RatePacket) {
+func (h *HierCC) apply(r wire.HierCCRatePacket) {
 	if r.Stop {
 		h.st.Stopped = true
 		h.st.Stops++
@@ -212,23 +218,23 @@ func (h *Host) apply(r RatePacket) {
 
 // Feedback takes a FeedbackRate message (see Host); other kinds only
 // record now.
-func (h *Host) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
+func (h *HierCC) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
 	if !h.clock.InOrder(now) {
-		return h.clock.Check(hostPart, "Feedback", now)
+		return h.clock.Check(hierccPart, "Feedback", now)
 	}
 	if f == nil {
-		return &cc.EventError{Part: hostPart, Event: "Feedback", Reason: "nil feedback"}
+		return &cc.EventError{Part: hierccPart, Event: "Feedback", Reason: "nil feedback"}
 	}
-	if f.Kind != FeedbackRate {
+	if f.Kind != wire.FeedbackHierCCRate {
 		h.clock.Advance(now)
 		return nil
 	}
-	r, err := DecodeRatePacket(f.Data[:])
+	r, err := wire.DecodeHierCCRatePacket(f.Data[:])
 	if err != nil {
-		return &cc.EventError{Part: hostPart, Event: "Feedback", Reason: "malformed rate packet", Err: err}
+		return &cc.EventError{Part: hierccPart, Event: "Feedback", Reason: "malformed rate packet", Err: err}
 	}
 	if r.Flow != f.Flow {
-		return &cc.EventError{Part: hostPart, Event: "Feedback", Reason: "rate packet for flow " + strconv.FormatUint(uint64(r.Flow), 10) + " delivered as flow " + strconv.FormatUint(uint64(f.Flow), 10)}
+		return &cc.EventError{Part: hierccPart, Event: "Feedback", Reason: "rate packet for flow " + strconv.FormatUint(uint64(r.Flow), 10) + " delivered as flow " + strconv.FormatUint(uint64(f.Flow), 10)}
 	}
 	h.clock.Advance(now)
 	h.apply(r)
@@ -236,17 +242,17 @@ func (h *Host) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
 }
 
 // NextDeadline: a Host has no timer.
-func (h *Host) NextDeadline() units.Time { return units.MaxTime }
+func (h *HierCC) NextDeadline() units.Time { return units.MaxTime }
 
 // Timer only records now.
-func (h *Host) Timer(now units.Time, _ *cc.Actions) error {
-	return h.clock.Accept(hostPart, "Timer", now)
+func (h *HierCC) Timer(now units.Time, _ *cc.Actions) error {
+	return h.clock.Accept(hierccPart, "Timer", now)
 }
 
 // AppendRegisters appends, in this order: now (64), rate (32, kb/s),
 // stopped (1), marked (1), last_mark (64, ps), began (1), ended (1),
 // marks, rates, stops (64, wrapping).
-func (h *Host) AppendRegisters(dst []cc.Register) []cc.Register {
+func (h *HierCC) AppendRegisters(dst []cc.Register) []cc.Register {
 	return append(dst,
 		h.clock.Register(),
 		cc.Reg("rate", 32, uint64(h.st.Rate)),

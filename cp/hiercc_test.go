@@ -1,4 +1,4 @@
-package hiercc_test
+package cp
 
 import (
 	"encoding/binary"
@@ -8,34 +8,34 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hwcc/hwcc/cc"
-	"github.com/hwcc/hwcc/hiercc"
 	"github.com/hwcc/hwcc/units"
 	"github.com/hwcc/hwcc/voq"
+	"github.com/hwcc/hwcc/wire"
 )
 
 // A rack of the tests: ToR torA (ID 1) with servers 10 and 11 on ports 0
 // and 1 and uplinks on ports 2 and 3; ToR torB (ID 2) likewise with
 // servers 20 and 21. The tests route by port 2.
 const (
-	torA, torB = 1, 2
-	upPort     = 2
-	frame      = units.Bytes(1082)
+	hierccToRA, hierccToRB = 1, 2
+	hierccUpPort           = 2
+	hierccFrame            = units.Bytes(1082)
 )
 
-func newToR(t testing.TB, id uint16, hosts ...voq.Key) *hiercc.ToR {
-	ports := []hiercc.ToRPort{{Edge: true, Host: hosts[0]}, {Edge: true, Host: hosts[1]}, {}, {}}
-	tor, err := hiercc.NewToR(hiercc.PaperToR(id, ports, 64, 8, line25, 9236))
+func hierccNewToR(t testing.TB, id uint16, hosts ...voq.Key) *HierCC {
+	ports := []HierCCPort{{Edge: true, Host: hosts[0]}, {Edge: true, Host: hosts[1]}, {}, {}}
+	tor, err := NewHierCC(HierCCPaper(id, ports, 64, 8, hierccLine25, 9236))
 	require.NoError(t, err)
 	return tor
 }
 
 // data is a packet as its host sends it: flags in the host's header.
-func data(flow cc.FlowID, src, dst cc.NodeID, f hiercc.Flags) *cc.Packet {
-	return &cc.Packet{Flow: flow, Src: src, Dst: dst, Payload: 1000, Size: frame, Prio: 3, Hdr: hiercc.HostHeader(f)}
+func hierccData(flow cc.FlowID, src, dst cc.NodeID, f wire.HierCCFlags) *cc.Packet {
+	return &cc.Packet{Flow: flow, Src: src, Dst: dst, Payload: 1000, Size: hierccFrame, Prio: 3, Hdr: wire.HierCCHostHeader(f)}
 }
 
 // actionsOf returns the actions of kind k.
-func actionsOf(act *cc.Actions, k cc.ActionKind) []cc.Action {
+func hierccActionsOf(act *cc.Actions, k cc.ActionKind) []cc.Action {
 	var out []cc.Action
 	for _, a := range act.All() {
 		if a.Kind == k {
@@ -45,7 +45,7 @@ func actionsOf(act *cc.Actions, k cc.ActionKind) []cc.Action {
 	return out
 }
 
-// TestToRLoop: one inter-rack flow through two ToRs, event by event, with
+// TestHierCCLoop: one inter-rack flow through two ToRs, event by event, with
 // every message checked against the paper's mechanism (sections 3.1–3.3):
 // the VOQ's first packet grants C0 and is answered with the line rate;
 // its header carries this ToR, the destination, F_ij = 1 and S_ij; the
@@ -53,128 +53,128 @@ func actionsOf(act *cc.Actions, k cc.ActionKind) []cc.Action {
 // beyond C_ij = S_ij − C0 (credit.WRR's start); the credit comes back as
 // an ActionCredit of Δ at the uplink the VOQ leaves by; the last packet
 // ends the flow (F_ij back to 0).
-func TestToRLoop(t *testing.T) {
-	a, b := newToR(t, torA, 10, 11), newToR(t, torB, 20, 21)
+func TestHierCCLoop(t *testing.T) {
+	a, b := hierccNewToR(t, hierccToRA, 10, 11), hierccNewToR(t, hierccToRB, 20, 21)
 	act := cc.NewActions(256)
 	us := units.Microsecond
 
 	// Server 10 → server 20: first packet (marked, first).
-	p := data(7, 10, 20, hiercc.FlagMark|hiercc.FlagFirst)
-	require.NoError(t, a.Enqueue(us, upPort, p, cc.Queue{}, act))
-	cr := actionsOf(act, cc.ActionCredit)
+	p := hierccData(7, 10, 20, wire.HierCCFlagMark|wire.HierCCFlagFirst)
+	require.NoError(t, a.Enqueue(us, hierccUpPort, p, cc.Queue{}, act))
+	cr := hierccActionsOf(act, cc.ActionCredit)
 	require.Len(t, cr, 1)
-	require.Equal(t, cc.Action{Kind: cc.ActionCredit, Port: upPort, Node: 20, Bytes: voq.PaperC0}, cr[0], "C0 granted when the VOQ opens")
-	fb := actionsOf(act, cc.ActionFeedback)
+	require.Equal(t, cc.Action{Kind: cc.ActionCredit, Port: hierccUpPort, Node: 20, Bytes: voq.PaperC0}, cr[0], "C0 granted when the VOQ opens")
+	fb := hierccActionsOf(act, cc.ActionFeedback)
 	require.Len(t, fb, 1)
 	require.Equal(t, cc.ToSource, fb[0].To)
-	rp, err := hiercc.DecodeRatePacket(fb[0].Feedback.Data[:])
+	rp, err := wire.DecodeHierCCRatePacket(fb[0].Feedback.Data[:])
 	require.NoError(t, err)
-	require.Equal(t, hiercc.RatePacket{Flow: 7, Rate: uint32(line25 / hiercc.RateUnit), Dst: 20}, rp, "a marked packet is answered with R = R_line at first")
+	require.Equal(t, wire.HierCCRatePacket{Flow: 7, Rate: uint32(hierccLine25 / wire.HierCCRateUnit), Dst: 20}, rp, "a marked packet is answered with R = R_line at first")
 
 	act.Reset()
-	require.NoError(t, a.Dequeue(2*us, upPort, p, cc.Queue{}, act))
-	h, err := hiercc.DecodeHeader(p.Hdr[:])
+	require.NoError(t, a.Dequeue(2*us, hierccUpPort, p, cc.Queue{}, act))
+	h, err := wire.DecodeHierCCHeader(p.Hdr[:])
 	require.NoError(t, err)
-	require.Equal(t, hiercc.Header{Mark: true, ToR: torA, Dst: 20, Flows: 1, Sent: uint32(frame)}, h)
+	require.Equal(t, wire.HierCCHeader{Mark: true, ToR: hierccToRA, Dst: 20, Flows: 1, Sent: uint32(hierccFrame)}, h)
 
 	// At ToR B the packet joins the port of server 20.
 	act.Reset()
 	require.NoError(t, b.Enqueue(3*us, 0, p, cc.Queue{}, act))
-	e, ok := b.Receiver().Entry(0, torA)
+	e, ok := b.Receiver().Entry(0, hierccToRA)
 	require.True(t, ok)
-	require.Equal(t, uint32(frame), e.S)
+	require.Equal(t, uint32(hierccFrame), e.S)
 	require.Equal(t, uint16(1), e.F)
 	require.Equal(t, units.Time(3*us), b.NextDeadline(), "the port wakes: a credit is due at once")
 	require.NoError(t, b.Timer(3*us, act))
-	fb = actionsOf(act, cc.ActionFeedback)
+	fb = hierccActionsOf(act, cc.ActionFeedback)
 	require.Len(t, fb, 1, "one credit: C_ij = 0 < S_ij = 1082, then 1000 < 1082, then 2000 ≥ 1082 — one Δ per tick")
 	require.Equal(t, cc.ToSwitch, fb[0].To)
-	require.Equal(t, uint16(torA), fb[0].Switch)
-	c, err := hiercc.DecodeCreditPacket(fb[0].Feedback.Data[:])
+	require.Equal(t, uint16(hierccToRA), fb[0].Switch)
+	c, err := wire.DecodeHierCCCreditPacket(fb[0].Feedback.Data[:])
 	require.NoError(t, err)
-	require.Equal(t, hiercc.CreditPacket{ToR: torA, Dst: 20, Amount: 1000, Total: 1000}, c)
+	require.Equal(t, wire.HierCCCreditPacket{ToR: hierccToRA, Dst: 20, Amount: 1000, Total: 1000}, c)
 
 	// Back at ToR A: the credit becomes an ActionCredit at the uplink.
 	act.Reset()
-	require.NoError(t, a.Message(6*us, upPort, &fb[0].Feedback, act))
-	require.Equal(t, []cc.Action{{Kind: cc.ActionCredit, Port: upPort, Node: 20, Bytes: 1000}}, act.All())
+	require.NoError(t, a.Message(6*us, hierccUpPort, &fb[0].Feedback, act))
+	require.Equal(t, []cc.Action{{Kind: cc.ActionCredit, Port: hierccUpPort, Node: 20, Bytes: 1000}}, act.All())
 	sl, _ := a.Sender().Lookup(20)
 	st, _ := a.Sender().VOQs().State(sl)
-	require.Equal(t, voq.PaperC0+1000-frame, st.Credit, "C0 + Δ − the frame sent")
+	require.Equal(t, voq.PaperC0+1000-hierccFrame, st.Credit, "C0 + Δ − the frame sent")
 
 	// The last packet ends the flow.
-	last := data(7, 10, 20, hiercc.FlagLast)
+	last := hierccData(7, 10, 20, wire.HierCCFlagLast)
 	act.Reset()
-	require.NoError(t, a.Enqueue(7*us, upPort, last, cc.Queue{}, act))
-	require.Empty(t, actionsOf(act, cc.ActionCredit), "no C0 for a VOQ already open")
-	require.NoError(t, a.Dequeue(8*us, upPort, last, cc.Queue{}, act))
-	h, _ = hiercc.DecodeHeader(last.Hdr[:])
+	require.NoError(t, a.Enqueue(7*us, hierccUpPort, last, cc.Queue{}, act))
+	require.Empty(t, hierccActionsOf(act, cc.ActionCredit), "no C0 for a VOQ already open")
+	require.NoError(t, a.Dequeue(8*us, hierccUpPort, last, cc.Queue{}, act))
+	h, _ = wire.DecodeHierCCHeader(last.Hdr[:])
 	require.Equal(t, uint16(1), h.Flows, "the last packet still counts its flow")
 	st, _ = a.Sender().VOQs().State(sl)
 	require.Zero(t, st.Flows, "F_ij back to 0 after the last packet")
 }
 
-// TestToRLocalVOQ: a flow between two servers of one rack goes through
+// TestHierCCLocalVOQ: a flow between two servers of one rack goes through
 // VOQ i.j too (section 3.1: ToR 1 has VOQ1.1–VOQ1.8, its own servers'
 // included), leaves by the destination's edge port, and is credited by
 // the same ToR's receiver side with no credit packet: an ActionCredit at
 // that edge port.
-func TestToRLocalVOQ(t *testing.T) {
-	a := newToR(t, torA, 10, 11)
+func TestHierCCLocalVOQ(t *testing.T) {
+	a := hierccNewToR(t, hierccToRA, 10, 11)
 	act := cc.NewActions(256)
 	us := units.Microsecond
-	p := data(3, 10, 11, hiercc.FlagFirst)
+	p := hierccData(3, 10, 11, wire.HierCCFlagFirst)
 	require.NoError(t, a.Enqueue(us, 1, p, cc.Queue{}, act))
 	require.Equal(t, []cc.Action{{Kind: cc.ActionCredit, Port: 1, Node: 11, Bytes: voq.PaperC0}}, act.All())
 	act.Reset()
 	require.NoError(t, a.Dequeue(2*us, 1, p, cc.Queue{}, act))
-	e, ok := a.Receiver().Entry(1, torA)
+	e, ok := a.Receiver().Entry(1, hierccToRA)
 	require.True(t, ok, "the receiver side of port 1 took the header at once")
-	require.Equal(t, uint32(frame), e.S)
+	require.Equal(t, uint32(hierccFrame), e.S)
 	act.Reset()
 	require.NoError(t, a.Timer(2*us, act))
 	require.Equal(t, []cc.Action{{Kind: cc.ActionCredit, Port: 1, Node: 11, Bytes: 1000}}, act.All(), "its own credit, no packet")
 	require.Zero(t, a.CreditsRefused())
 }
 
-// TestToRRefusals: each refused event changes no register and decides
+// TestHierCCRefusals: each refused event changes no register and decides
 // nothing.
-func TestToRRefusals(t *testing.T) {
-	a := newToR(t, torA, 10, 11)
+func TestHierCCRefusals(t *testing.T) {
+	a := hierccNewToR(t, hierccToRA, 10, 11)
 	act := cc.NewActions(256)
 	us := units.Microsecond
-	require.NoError(t, a.Enqueue(us, upPort, data(1, 10, 20, 0), cc.Queue{}, act))
-	badHdr := data(2, 20, 10, 0)
-	badHdr.Hdr[0] = hiercc.Version
+	require.NoError(t, a.Enqueue(us, hierccUpPort, hierccData(1, 10, 20, 0), cc.Queue{}, act))
+	badHdr := hierccData(2, 20, 10, 0)
+	badHdr.Hdr[0] = wire.HierCCVersion
 	badHdr.Hdr[1] = 0x80 // a reserved flag
-	other := data(4, 30, 10, 0)
-	require.NoError(t, hiercc.Header{ToR: torB, Dst: 11, Sent: 1}.Put(&other.Hdr))
-	badFlags := data(1, 10, 20, hiercc.FlagMark)
+	other := hierccData(4, 30, 10, 0)
+	require.NoError(t, wire.HierCCHeader{ToR: hierccToRB, Dst: 11, Sent: 1}.Put(&other.Hdr))
+	badFlags := hierccData(1, 10, 20, wire.HierCCFlagMark)
 	badFlags.Hdr[1] |= 0x08 // a reserved flag of the host's header
-	badHost := data(2, 20, 10, hiercc.FlagFirst)
+	badHost := hierccData(2, 20, 10, wire.HierCCFlagFirst)
 	badHost.Hdr[9] = 1 // a reserved byte of the host's header
 	for _, c := range []struct {
 		name string
 		ev   func() error
 		is   error
 	}{
-		{"a VOQ split over two ports", func() error { return a.Enqueue(2*us, 3, data(1, 10, 20, 0), cc.Queue{}, act) }, hiercc.ErrSplitVOQ},
-		{"a local packet to the wrong server port", func() error { return a.Enqueue(2*us, 0, data(1, 10, 11, 0), cc.Queue{}, act) }, hiercc.ErrPort},
-		{"a malformed header", func() error { return a.Enqueue(2*us, 0, badHdr, cc.Queue{}, act) }, hiercc.ErrHeader},
-		{"a malformed host header toward a server", func() error { return a.Enqueue(2*us, 0, badHost, cc.Queue{}, act) }, hiercc.ErrHeader},
-		{"a malformed host header from a server", func() error { return a.Enqueue(2*us, upPort, badFlags, cc.Queue{}, act) }, hiercc.ErrHeader},
-		{"a malformed host header leaving", func() error { return a.Dequeue(2*us, upPort, badFlags, cc.Queue{}, act) }, hiercc.ErrHeader},
-		{"a header for another server", func() error { return a.Enqueue(2*us, 0, other, cc.Queue{}, act) }, hiercc.ErrPort},
-		{"a port out of range", func() error { return a.Dequeue(2*us, 4, data(1, 10, 20, 0), cc.Queue{}, act) }, hiercc.ErrPort},
+		{"a VOQ split over two ports", func() error { return a.Enqueue(2*us, 3, hierccData(1, 10, 20, 0), cc.Queue{}, act) }, ErrHierCCSplitVOQ},
+		{"a local packet to the wrong server port", func() error { return a.Enqueue(2*us, 0, hierccData(1, 10, 11, 0), cc.Queue{}, act) }, ErrHierCCPort},
+		{"a malformed header", func() error { return a.Enqueue(2*us, 0, badHdr, cc.Queue{}, act) }, ErrHierCCHeader},
+		{"a malformed host header toward a server", func() error { return a.Enqueue(2*us, 0, badHost, cc.Queue{}, act) }, ErrHierCCHeader},
+		{"a malformed host header from a server", func() error { return a.Enqueue(2*us, hierccUpPort, badFlags, cc.Queue{}, act) }, ErrHierCCHeader},
+		{"a malformed host header leaving", func() error { return a.Dequeue(2*us, hierccUpPort, badFlags, cc.Queue{}, act) }, ErrHierCCHeader},
+		{"a header for another server", func() error { return a.Enqueue(2*us, 0, other, cc.Queue{}, act) }, ErrHierCCPort},
+		{"a port out of range", func() error { return a.Dequeue(2*us, 4, hierccData(1, 10, 20, 0), cc.Queue{}, act) }, ErrHierCCPort},
 		{"time going back", func() error { return a.Timer(0, act) }, cc.ErrTimeOrder},
 		{"a credit for another ToR", func() error {
-			f, _ := hiercc.CreditPacket{ToR: torB, Dst: 20, Amount: 1000}.Feedback()
-			return a.Message(2*us, upPort, &f, act)
-		}, hiercc.ErrWrongToR},
+			f, _ := wire.HierCCCreditPacket{ToR: hierccToRB, Dst: 20, Amount: 1000}.Feedback()
+			return a.Message(2*us, hierccUpPort, &f, act)
+		}, ErrHierCCWrongToR},
 		{"a credit for a VOQ not open", func() error {
-			f, _ := hiercc.CreditPacket{ToR: torA, Dst: 21, Amount: 1000}.Feedback()
-			return a.Message(2*us, upPort, &f, act)
-		}, hiercc.ErrNoVOQ},
+			f, _ := wire.HierCCCreditPacket{ToR: hierccToRA, Dst: 21, Amount: 1000}.Feedback()
+			return a.Message(2*us, hierccUpPort, &f, act)
+		}, ErrHierCCNoVOQ},
 	} {
 		act.Reset()
 		before := a.AppendRegisters(nil)
@@ -186,77 +186,77 @@ func TestToRRefusals(t *testing.T) {
 	}
 	// A switch with no server port is no ToR: it takes everything and
 	// decides nothing, but refuses a credit packet.
-	agg, err := hiercc.NewToR(hiercc.PaperToR(5, make([]hiercc.ToRPort, 4), 64, 8, line25, 9236))
+	agg, err := NewHierCC(HierCCPaper(5, make([]HierCCPort, 4), 64, 8, hierccLine25, 9236))
 	require.NoError(t, err)
-	require.NoError(t, agg.Enqueue(us, 1, data(1, 10, 20, hiercc.FlagMark), cc.Queue{}, act))
+	require.NoError(t, agg.Enqueue(us, 1, hierccData(1, 10, 20, wire.HierCCFlagMark), cc.Queue{}, act))
 	require.Equal(t, units.MaxTime, agg.NextDeadline())
-	f, _ := hiercc.CreditPacket{ToR: 5, Dst: 20, Amount: 1000}.Feedback()
-	require.ErrorIs(t, agg.Message(2*us, 0, &f, act), hiercc.ErrNotToR)
+	f, _ := wire.HierCCCreditPacket{ToR: 5, Dst: 20, Amount: 1000}.Feedback()
+	require.ErrorIs(t, agg.Message(2*us, 0, &f, act), ErrHierCCNotToR)
 	require.Zero(t, act.Len())
 }
 
-// TestToRHostHeaderForms: a host's header at an edge port on a packet no
+// TestHierCCHostHeaderForms: a host's header at an edge port on a packet no
 // ToR stamped is no ToR's header and changes nothing; a packet from a
 // server here whose Hdr has a version (another switch's header, not the
 // host's) is taken as flagging nothing (no rate packet, no flow counted,
 // M clear), and its Hdr is replaced by the ToR's on Dequeue, as for the
 // same packet with an all-zero Hdr.
-func TestToRHostHeaderForms(t *testing.T) {
-	a := newToR(t, torA, 10, 11)
+func TestHierCCHostHeaderForms(t *testing.T) {
+	a := hierccNewToR(t, hierccToRA, 10, 11)
 	act := cc.NewActions(256)
 	us := units.Microsecond
 	before := a.AppendRegisters(nil)
-	require.NoError(t, a.Enqueue(us, 0, data(5, 20, 10, hiercc.FlagMark|hiercc.FlagFirst|hiercc.FlagLast), cc.Queue{}, act))
+	require.NoError(t, a.Enqueue(us, 0, hierccData(5, 20, 10, wire.HierCCFlagMark|wire.HierCCFlagFirst|wire.HierCCFlagLast), cc.Queue{}, act))
 	require.Zero(t, act.Len())
 	require.Equal(t, before[1:], a.AppendRegisters(nil)[1:], "only the time moved")
 	_, ok := a.Receiver().Entry(0, 0)
 	require.False(t, ok)
 
-	run := func(p *cc.Packet) (hiercc.Header, []cc.Action, uint16) {
+	run := func(p *cc.Packet) (wire.HierCCHeader, []cc.Action, uint16) {
 		t.Helper()
-		x := newToR(t, torA, 10, 11)
+		x := hierccNewToR(t, hierccToRA, 10, 11)
 		act := cc.NewActions(256)
-		require.NoError(t, x.Enqueue(us, upPort, p, cc.Queue{}, act))
+		require.NoError(t, x.Enqueue(us, hierccUpPort, p, cc.Queue{}, act))
 		enq := append([]cc.Action(nil), act.All()...)
 		sl, _ := x.Sender().Lookup(20)
 		st, _ := x.Sender().VOQs().State(sl)
 		act.Reset()
-		require.NoError(t, x.Dequeue(2*us, upPort, p, cc.Queue{}, act))
-		h, err := hiercc.DecodeHeader(p.Hdr[:])
+		require.NoError(t, x.Dequeue(2*us, hierccUpPort, p, cc.Queue{}, act))
+		h, err := wire.DecodeHierCCHeader(p.Hdr[:])
 		require.NoError(t, err)
 		return h, enq, st.Flows
 	}
-	stamped := data(7, 10, 20, 0)
-	require.NoError(t, hiercc.Header{Mark: true, ToR: torB, Dst: 20, Flows: 9, Sent: 5}.Put(&stamped.Hdr))
+	stamped := hierccData(7, 10, 20, 0)
+	require.NoError(t, wire.HierCCHeader{Mark: true, ToR: hierccToRB, Dst: 20, Flows: 9, Sent: 5}.Put(&stamped.Hdr))
 	hs, enqS, flowsS := run(stamped)
-	hz, enqZ, flowsZ := run(data(7, 10, 20, 0))
-	require.Equal(t, hiercc.Header{ToR: torA, Dst: 20, Sent: uint32(frame)}, hs, "the ToR's own header, M clear")
+	hz, enqZ, flowsZ := run(hierccData(7, 10, 20, 0))
+	require.Equal(t, wire.HierCCHeader{ToR: hierccToRA, Dst: 20, Sent: uint32(hierccFrame)}, hs, "the ToR's own header, M clear")
 	require.Equal(t, hz, hs)
 	require.Equal(t, enqZ, enqS)
-	require.Equal(t, []cc.Action{{Kind: cc.ActionCredit, Port: upPort, Node: 20, Bytes: voq.PaperC0}}, enqS, "C0, no rate packet")
+	require.Equal(t, []cc.Action{{Kind: cc.ActionCredit, Port: hierccUpPort, Node: 20, Bytes: voq.PaperC0}}, enqS, "C0, no rate packet")
 	require.Zero(t, flowsS)
 	require.Equal(t, flowsZ, flowsS)
-	hm, enqM, flowsM := run(data(7, 10, 20, hiercc.FlagMark|hiercc.FlagFirst))
+	hm, enqM, flowsM := run(hierccData(7, 10, 20, wire.HierCCFlagMark|wire.HierCCFlagFirst))
 	require.True(t, hm.Mark)
 	require.Len(t, enqM, 2, "C0 and a rate packet")
 	require.Equal(t, uint16(1), flowsM)
 }
 
-// TestToRConfig: the ports' hosts must be below Dests, the ToR below ToRs.
-func TestToRConfig(t *testing.T) {
-	ports := []hiercc.ToRPort{{Edge: true, Host: 70}, {}}
-	_, err := hiercc.NewToR(hiercc.PaperToR(1, ports, 64, 8, line25, 9236))
+// TestHierCCConfig: the ports' hosts must be below Dests, the ToR below ToRs.
+func TestHierCCConfig(t *testing.T) {
+	ports := []HierCCPort{{Edge: true, Host: 70}, {}}
+	_, err := NewHierCC(HierCCPaper(1, ports, 64, 8, hierccLine25, 9236))
 	require.ErrorIs(t, err, cc.ErrConfig)
 	require.ErrorContains(t, err, "Ports[0].Host")
 	ports[0].Host = 3
-	_, err = hiercc.NewToR(hiercc.PaperToR(9, ports, 64, 8, line25, 9236))
+	_, err = NewHierCC(HierCCPaper(9, ports, 64, 8, hierccLine25, 9236))
 	require.ErrorContains(t, err, "ToR")
 }
 
 // torSnap is every register of a ToR.
-func torSnap(t *hiercc.ToR) []cc.Register { return t.AppendRegisters(nil) }
+func hierccToRSnap(t *HierCC) []cc.Register { return t.AppendRegisters(nil) }
 
-// FuzzToR drives two ToRs, A (servers 10, 11) and B (20, 21), through the
+// FuzzHierCC drives two ToRs, A (servers 10, 11) and B (20, 21), through the
 // contract with events read from the input, 8 bytes each: packets between
 // the four servers (their host headers now and then not as a host writes
 // them) enqueued and dequeued at the ports the ToRs route them
@@ -264,11 +264,11 @@ func torSnap(t *hiercc.ToR) []cc.Register { return t.AppendRegisters(nil) }
 // every error is typed; a refused event changes no register and decides
 // nothing; every ActionCredit is at a port of the switch and for a VOQ the
 // ToR has open; every rate packet decodes with a rate in [0, line rate].
-func FuzzToR(f *testing.F) {
+func FuzzHierCC(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 1, 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 4, 0, 0, 0, 0, 0, 1, 0})
 	f.Add(make([]byte, 64))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		tors := []*hiercc.ToR{newToR(t, torA, 10, 11), newToR(t, torB, 20, 21)}
+		tors := []*HierCC{hierccNewToR(t, hierccToRA, 10, 11), hierccNewToR(t, hierccToRB, 20, 21)}
 		hosts := []cc.NodeID{10, 11, 20, 21}
 		act := cc.NewActions(512)
 		var pending []cc.Feedback // B's credits on their way to A
@@ -284,7 +284,7 @@ func FuzzToR(f *testing.F) {
 			at := now + step
 			x := int(ev[1] & 1)
 			tor := tors[x]
-			before := torSnap(tor)
+			before := hierccToRSnap(tor)
 			act.Reset()
 			var err error
 			switch ev[0] & 7 {
@@ -294,11 +294,11 @@ func FuzzToR(f *testing.F) {
 				if dst == src {
 					dst = hosts[(int(ev[3])+1)%4]
 				}
-				out := upPort
+				out := hierccUpPort
 				if int(dst-10)/10 == x {
 					out = int(dst % 10)
 				}
-				p := data(cc.FlowID(ev[4]%8), src, dst, hiercc.Flags(ev[5]&7))
+				p := hierccData(cc.FlowID(ev[4]%8), src, dst, wire.HierCCFlags(ev[5]&7))
 				if ev[5]&0x80 != 0 { // not as a host writes it: one byte flipped
 					p.Hdr[ev[5]>>3&15] ^= ev[5]
 				}
@@ -311,13 +311,13 @@ func FuzzToR(f *testing.F) {
 					break
 				}
 				p := queued[x][0]
-				out := upPort
+				out := hierccUpPort
 				if int(p.Dst-10)/10 == x {
 					out = int(p.Dst % 10)
 				}
 				if err = tor.Dequeue(at, out, p, cc.Queue{}, act); err == nil {
 					queued[x] = queued[x][1:]
-					if out == upPort { // it reaches the other ToR's server port
+					if out == hierccUpPort { // it reaches the other ToR's server port
 						y := 1 - x
 						_ = tors[y].Enqueue(at, int(p.Dst%10), p, cc.Queue{}, cc.NewActions(0))
 					}
@@ -328,10 +328,10 @@ func FuzzToR(f *testing.F) {
 					break
 				}
 				fb := pending[0]
-				c, _ := hiercc.DecodeCreditPacket(fb.Data[:])
-				tor = tors[c.ToR-torA]
-				before = torSnap(tor)
-				if err = tor.Message(at, upPort, &fb, act); err == nil {
+				c, _ := wire.DecodeHierCCCreditPacket(fb.Data[:])
+				tor = tors[c.ToR-hierccToRA]
+				before = hierccToRSnap(tor)
+				if err = tor.Message(at, hierccUpPort, &fb, act); err == nil {
 					pending = pending[1:]
 				}
 			default:
@@ -341,7 +341,7 @@ func FuzzToR(f *testing.F) {
 				if !cc.Typed(err) {
 					t.Fatalf("untyped error %v", err)
 				}
-				if !slices.Equal(before, torSnap(tor)) {
+				if !slices.Equal(before, hierccToRSnap(tor)) {
 					t.Fatalf("refused event %v changed the registers", ev)
 				}
 				if act.Len() != 0 {
@@ -362,8 +362,8 @@ func FuzzToR(f *testing.F) {
 				case a.Kind == cc.ActionFeedback && a.To == cc.ToSwitch:
 					pending = append(pending, a.Feedback)
 				case a.Kind == cc.ActionFeedback && a.To == cc.ToSource:
-					r, err := hiercc.DecodeRatePacket(a.Feedback.Data[:])
-					if err != nil || units.Rate(r.Rate)*hiercc.RateUnit > line25 {
+					r, err := wire.DecodeHierCCRatePacket(a.Feedback.Data[:])
+					if err != nil || units.Rate(r.Rate)*wire.HierCCRateUnit > hierccLine25 {
 						t.Fatalf("rate packet %+v: %v", r, err)
 					}
 				default:

@@ -1,4 +1,4 @@
-package hiercc
+package cp
 
 import (
 	"errors"
@@ -9,13 +9,14 @@ import (
 	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/units"
 	"github.com/hwcc/hwcc/voq"
+	"github.com/hwcc/hwcc/wire"
 )
 
 // MaxStopFlows is the largest per-VOQ table of stopped flows.
-const MaxStopFlows = 1024
+const HierCCMaxStopFlows = 1024
 
 // SenderToRConfig configures a sender-side ToR.
-type SenderToRConfig struct {
+type hierccSenderConfig struct {
 	// ToR is this ToR's identifier i (0..MaxToR), written into every
 	// header and checked against every credit packet.
 	ToR uint16
@@ -44,7 +45,7 @@ type SenderToRConfig struct {
 	// section 4 literally).
 	StopOnArrival bool
 	// FirstHop configures each VOQ's equation (1).
-	FirstHop FirstHopConfig
+	FirstHop HierCCFirstHopConfig
 }
 
 // PaperSender returns the paper's sender-side ToR (sections 3 to 5): ToR
@@ -52,27 +53,27 @@ type SenderToRConfig struct {
 // to mtu bytes, hosts on links of rate line (PaperFirstHop), 64 stopped
 // flows per VOQ (hwcc's: the 16 servers per ToR of section 2.2 with 4
 // flows each to one destination) and StopOnArrival.
-func PaperSender(tor uint16, dests int, line units.Rate, mtu units.Bytes) SenderToRConfig {
-	return SenderToRConfig{
+func hierccPaperSender(tor uint16, dests int, line units.Rate, mtu units.Bytes) hierccSenderConfig {
+	return hierccSenderConfig{
 		ToR:           tor,
 		Dests:         dests,
 		MTU:           mtu,
 		C0:            voq.PaperC0,
 		StopFlows:     64,
 		StopOnArrival: true,
-		FirstHop:      PaperFirstHop(line),
+		FirstHop:      HierCCPaperFirstHop(line),
 	}
 }
 
-const senderPart = "hiercc.SenderToR"
+const hierccSenderPart = "hiercc.SenderToR"
 
 // Validate reports the first field out of range as a *cc.ConfigError.
-func (c SenderToRConfig) Validate() error {
-	if c.ToR > MaxToR {
-		return cfgErr(senderPart, "ToR", strconv.Itoa(int(c.ToR)), "0..4095")
+func (c hierccSenderConfig) Validate() error {
+	if c.ToR > wire.HierCCMaxToR {
+		return hierccCfgErr(hierccSenderPart, "ToR", strconv.Itoa(int(c.ToR)), "0..4095")
 	}
-	if c.StopFlows < 1 || c.StopFlows > MaxStopFlows {
-		return cfgErr(senderPart, "StopFlows", strconv.Itoa(c.StopFlows), "1..1024")
+	if c.StopFlows < 1 || c.StopFlows > HierCCMaxStopFlows {
+		return hierccCfgErr(hierccSenderPart, "StopFlows", strconv.Itoa(c.StopFlows), "1..1024")
 	}
 	if err := c.voqConfig().Validate(); err != nil {
 		return err
@@ -80,7 +81,7 @@ func (c SenderToRConfig) Validate() error {
 	return c.FirstHop.Validate()
 }
 
-func (c SenderToRConfig) voqConfig() voq.Config {
+func (c hierccSenderConfig) voqConfig() voq.Config {
 	slots := c.VOQs
 	if slots == 0 {
 		slots = c.Dests
@@ -102,7 +103,7 @@ func (c SenderToRConfig) voqConfig() voq.Config {
 
 // Arrival is a data packet from a local host arriving at the sender-side
 // ToR.
-type Arrival struct {
+type hierccArrival struct {
 	// Flow is the packet's flow: a rate packet answering it goes to this
 	// flow's source.
 	Flow cc.FlowID
@@ -118,9 +119,9 @@ type Arrival struct {
 // keep voq's sentinels). Each is wrapped in a *cc.EventError.
 var (
 	// ErrWrongToR: a credit packet for another ToR.
-	ErrWrongToR = errors.New("hiercc: credit for another ToR")
+	ErrHierCCWrongToR = errors.New("hiercc: credit for another ToR")
 	// ErrNoVOQ: a credit or flow end for a VOQ that is not open.
-	ErrNoVOQ = errors.New("hiercc: no such VOQ")
+	ErrHierCCNoVOQ = errors.New("hiercc: no such VOQ")
 )
 
 // SenderToR is one sender-side ToR of HierCC ([HierCC]
@@ -201,13 +202,13 @@ var (
 // sentinels, ErrWrongToR, ErrNoVOQ) or a *cc.TimeOrderError. Not safe for
 // concurrent use; nothing allocates after NewSenderToR except errors and
 // a caller's slice that must grow.
-type SenderToR struct {
-	cfg   SenderToRConfig
-	k     fhConst
+type hierccSender struct {
+	cfg   hierccSenderConfig
+	k     hierccFHConst
 	m     *voq.Manager
 	clock cc.Monotonic
 	// Per slot.
-	fh        []FirstHop
+	fh        []hierccFirstHop
 	open      []bool
 	stopTab   []cc.FlowID // StopFlows per slot
 	stopN     []uint16
@@ -221,7 +222,7 @@ type SenderToR struct {
 
 // NewSenderToR validates cfg and returns a ToR with every VOQ closed and
 // its first update due at T.
-func NewSenderToR(cfg SenderToRConfig) (*SenderToR, error) {
+func newHierCCSender(cfg hierccSenderConfig) (*hierccSender, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -230,9 +231,9 @@ func NewSenderToR(cfg SenderToRConfig) (*SenderToR, error) {
 		return nil, err
 	}
 	n := m.Config().Slots
-	s := &SenderToR{
+	s := &hierccSender{
 		cfg: cfg, k: cfg.FirstHop.consts(), m: m,
-		fh: make([]FirstHop, n), open: make([]bool, n),
+		fh: make([]hierccFirstHop, n), open: make([]bool, n),
 		stopTab: make([]cc.FlowID, n*cfg.StopFlows), stopN: make([]uint16, n),
 		lastTotal: make([]uint32, n), hasTotal: make([]bool, n),
 	}
@@ -241,37 +242,37 @@ func NewSenderToR(cfg SenderToRConfig) (*SenderToR, error) {
 }
 
 // Config returns the configuration.
-func (s *SenderToR) Config() SenderToRConfig { return s.cfg }
+func (s *hierccSender) Config() hierccSenderConfig { return s.cfg }
 
 // VOQs returns the voq.Manager, for reading (State, Totals, Next). A
 // caller that changes it through its own methods breaks the ToR's
 // accounting.
-func (s *SenderToR) VOQs() *voq.Manager { return s.m }
+func (s *hierccSender) VOQs() *voq.Manager { return s.m }
 
 // MaxRatePackets is the most rate packets one event appends: StopFlows.
-func (s *SenderToR) MaxRatePackets() int { return s.cfg.StopFlows }
+func (s *hierccSender) MaxRatePackets() int { return s.cfg.StopFlows }
 
 // Next returns the VOQ the uplink's round robin serves next (voq.Manager.Next).
-func (s *SenderToR) Next() (voq.Slot, bool) { return s.m.Next() }
+func (s *hierccSender) Next() (voq.Slot, bool) { return s.m.Next() }
 
 // Eligible reports whether VOQ slot may be served now.
-func (s *SenderToR) Eligible(slot voq.Slot) bool { return s.m.Eligible(slot) }
+func (s *hierccSender) Eligible(slot voq.Slot) bool { return s.m.Eligible(slot) }
 
 // Lookup returns the slot of destination j's VOQ, if open.
-func (s *SenderToR) Lookup(dst voq.Key) (voq.Slot, bool) { return s.m.Lookup(dst) }
+func (s *hierccSender) Lookup(dst voq.Key) (voq.Slot, bool) { return s.m.Lookup(dst) }
 
 // FirstHop returns the registers of slot's first-hop controller (false if
 // the slot is not open).
-func (s *SenderToR) FirstHop(slot voq.Slot) (FirstHopState, bool) {
+func (s *hierccSender) FirstHop(slot voq.Slot) (hierccFirstHopState, bool) {
 	if uint64(slot) >= uint64(len(s.open)) || !s.open[slot] {
-		return FirstHopState{}, false
+		return hierccFirstHopState{}, false
 	}
 	return s.fh[slot].st, true
 }
 
 // Rate returns the rate VOQ slot advertises now (0 while stopped or not
 // open).
-func (s *SenderToR) Rate(slot voq.Slot) units.Rate {
+func (s *hierccSender) Rate(slot voq.Slot) units.Rate {
 	if uint64(slot) >= uint64(len(s.open)) || !s.open[slot] {
 		return 0
 	}
@@ -280,7 +281,7 @@ func (s *SenderToR) Rate(slot voq.Slot) units.Rate {
 
 // StoppedFlows returns how many flows VOQ slot has stopped and will
 // resume.
-func (s *SenderToR) StoppedFlows(slot voq.Slot) int {
+func (s *hierccSender) StoppedFlows(slot voq.Slot) int {
 	if uint64(slot) >= uint64(len(s.open)) {
 		return 0
 	}
@@ -288,27 +289,27 @@ func (s *SenderToR) StoppedFlows(slot voq.Slot) int {
 }
 
 // NextDeadline is the next update of the measurement grid.
-func (s *SenderToR) NextDeadline() units.Time { return s.deadline }
+func (s *hierccSender) NextDeadline() units.Time { return s.deadline }
 
 // RatePackets returns the rate packets sent.
-func (s *SenderToR) RatePackets() uint64 { return s.ratePackets }
+func (s *hierccSender) RatePackets() uint64 { return s.ratePackets }
 
 // StopOverflow returns the flows not stopped because the stop table was
 // full.
-func (s *SenderToR) StopOverflow() uint64 { return s.stopOverflow }
+func (s *hierccSender) StopOverflow() uint64 { return s.stopOverflow }
 
 // CreditGap returns the credit bytes missing from the credits' totals.
-func (s *SenderToR) CreditGap() uint64 { return s.creditGap }
+func (s *hierccSender) CreditGap() uint64 { return s.creditGap }
 
 //go:noinline
-func senderErr(event, reason string, err error) error {
-	return &cc.EventError{Part: senderPart, Event: event, Reason: reason, Err: err}
+func hierccSenderErr(event, reason string, err error) error {
+	return &cc.EventError{Part: hierccSenderPart, Event: event, Reason: reason, Err: err}
 }
 
 // openSlot returns dst's VOQ, opening it if needed; opened says it was
 // opened here (the caller then starts it, or closes it if the event is
 // refused).
-func (s *SenderToR) openSlot(dst voq.Key) (slot voq.Slot, opened bool, err error) {
+func (s *hierccSender) openSlot(dst voq.Key) (slot voq.Slot, opened bool, err error) {
 	if sl, ok := s.m.Lookup(dst); ok {
 		return sl, false, nil
 	}
@@ -320,7 +321,7 @@ func (s *SenderToR) openSlot(dst voq.Key) (slot voq.Slot, opened bool, err error
 }
 
 // start initialises a newly opened slot's registers.
-func (s *SenderToR) start(now units.Time, slot voq.Slot) {
+func (s *hierccSender) start(now units.Time, slot voq.Slot) {
 	s.open[slot] = true
 	s.fh[slot].init(s.k, now, s.deadline)
 	s.fh[slot].clock.Advance(now)
@@ -331,9 +332,9 @@ func (s *SenderToR) start(now units.Time, slot voq.Slot) {
 
 // FlowStart counts a new flow toward dst (F_ij += 1), opening its VOQ if
 // needed.
-func (s *SenderToR) FlowStart(now units.Time, dst voq.Key) error {
+func (s *hierccSender) FlowStart(now units.Time, dst voq.Key) error {
 	if !s.clock.InOrder(now) {
-		return s.clock.Check(senderPart, "FlowStart", now)
+		return s.clock.Check(hierccSenderPart, "FlowStart", now)
 	}
 	slot, opened, err := s.openSlot(dst)
 	if err != nil {
@@ -353,13 +354,13 @@ func (s *SenderToR) FlowStart(now units.Time, dst voq.Key) error {
 }
 
 // FlowEnd counts a flow toward dst ending (F_ij −= 1).
-func (s *SenderToR) FlowEnd(now units.Time, dst voq.Key) error {
+func (s *hierccSender) FlowEnd(now units.Time, dst voq.Key) error {
 	if !s.clock.InOrder(now) {
-		return s.clock.Check(senderPart, "FlowEnd", now)
+		return s.clock.Check(hierccSenderPart, "FlowEnd", now)
 	}
 	slot, ok := s.m.Lookup(dst)
 	if !ok {
-		return senderErr("FlowEnd", "destination "+itoa(uint64(dst))+" has no VOQ", ErrNoVOQ)
+		return hierccSenderErr("FlowEnd", "destination "+strconv.FormatUint(uint64(dst), 10)+" has no VOQ", ErrHierCCNoVOQ)
 	}
 	if err := s.m.FlowEnd(slot); err != nil {
 		return err
@@ -377,9 +378,9 @@ func (s *SenderToR) FlowEnd(now units.Time, dst voq.Key) error {
 // changes, out is returned as given): a.Size outside 1..MTU, a.Dst
 // outside 0..Dests−1, a full VOQ table, a VOQ at its QueueLimit (voq's
 // sentinels), time going back.
-func (s *SenderToR) Arrive(now units.Time, a Arrival, out []RatePacket) (voq.Slot, []RatePacket, error) {
+func (s *hierccSender) Arrive(now units.Time, a hierccArrival, out []wire.HierCCRatePacket) (voq.Slot, []wire.HierCCRatePacket, error) {
 	if !s.clock.InOrder(now) {
-		return 0, out, s.clock.Check(senderPart, "Arrive", now)
+		return 0, out, s.clock.Check(hierccSenderPart, "Arrive", now)
 	}
 	slot, opened, err := s.openSlot(a.Dst)
 	if err != nil {
@@ -404,7 +405,7 @@ func (s *SenderToR) Arrive(now units.Time, a Arrival, out []RatePacket) (voq.Slo
 	r := f.RateKbps()
 	if r != 0 {
 		s.ratePackets++
-		return slot, append(out, RatePacket{Flow: a.Flow, Rate: r, Dst: a.Dst}), nil
+		return slot, append(out, wire.HierCCRatePacket{Flow: a.Flow, Rate: r, Dst: a.Dst}), nil
 	}
 	// Stopped: record the flow to resume it, once.
 	tab := s.stopTab[int(slot)*s.cfg.StopFlows : int(slot)*s.cfg.StopFlows+int(s.stopN[slot])]
@@ -412,7 +413,7 @@ func (s *SenderToR) Arrive(now units.Time, a Arrival, out []RatePacket) (voq.Slo
 		if fl == a.Flow {
 			if a.Mark { // a marked packet is always answered
 				s.ratePackets++
-				return slot, append(out, RatePacket{Flow: a.Flow, Stop: true, Dst: a.Dst}), nil
+				return slot, append(out, wire.HierCCRatePacket{Flow: a.Flow, Stop: true, Dst: a.Dst}), nil
 			}
 			return slot, out, nil
 		}
@@ -424,7 +425,7 @@ func (s *SenderToR) Arrive(now units.Time, a Arrival, out []RatePacket) (voq.Slo
 	s.stopTab[int(slot)*s.cfg.StopFlows+int(s.stopN[slot])] = a.Flow
 	s.stopN[slot]++
 	s.ratePackets++
-	return slot, append(out, RatePacket{Flow: a.Flow, Stop: true, Dst: a.Dst}), nil
+	return slot, append(out, wire.HierCCRatePacket{Flow: a.Flow, Stop: true, Dst: a.Dst}), nil
 }
 
 // Dequeue records the packet of n bytes at the head of VOQ slot leaving
@@ -434,23 +435,23 @@ func (s *SenderToR) Arrive(now units.Time, a Arrival, out []RatePacket) (voq.Slo
 // may copy the host's bit). If the VOQ was stopped and falls below V_low,
 // it resumes, appending a RatePacket with the frozen rate for each flow
 // it stopped. Refused (nothing changes): voq's refusals, time going back.
-func (s *SenderToR) Dequeue(now units.Time, slot voq.Slot, n units.Bytes, out []RatePacket) (Header, []RatePacket, error) {
+func (s *hierccSender) Dequeue(now units.Time, slot voq.Slot, n units.Bytes, out []wire.HierCCRatePacket) (wire.HierCCHeader, []wire.HierCCRatePacket, error) {
 	if !s.clock.InOrder(now) {
-		return Header{}, out, s.clock.Check(senderPart, "Dequeue", now)
+		return wire.HierCCHeader{}, out, s.clock.Check(hierccSenderPart, "Dequeue", now)
 	}
 	stamp, err := s.m.Dequeue(slot, n)
 	if err != nil {
-		return Header{}, out, err
+		return wire.HierCCHeader{}, out, err
 	}
 	s.clock.Advance(now)
 	st, _ := s.m.State(slot)
-	h := Header{ToR: s.cfg.ToR, Dst: st.Key, Flows: stamp.Flows, Sent: stamp.Sent}
+	h := wire.HierCCHeader{ToR: s.cfg.ToR, Dst: st.Key, Flows: stamp.Flows, Sent: stamp.Sent}
 	f := &s.fh[slot]
 	if resumed, _ := f.Depart(now, st.Queued); resumed {
 		r := f.RateKbps()
 		base := int(slot) * s.cfg.StopFlows
 		for _, fl := range s.stopTab[base : base+int(s.stopN[slot])] {
-			out = append(out, RatePacket{Flow: fl, Rate: r, Dst: st.Key})
+			out = append(out, wire.HierCCRatePacket{Flow: fl, Rate: r, Dst: st.Key})
 		}
 		s.ratePackets += uint64(s.stopN[slot])
 		s.stopN[slot] = 0
@@ -463,19 +464,19 @@ func (s *SenderToR) Dequeue(now units.Time, slot voq.Slot, n units.Bytes, out []
 // R_credit. Refused (nothing changes): a packet for another ToR
 // (ErrWrongToR), a VOQ that is not open (ErrNoVOQ), a balance that would
 // pass its limit (voq.ErrCreditOverflow), time going back.
-func (s *SenderToR) Credit(now units.Time, c CreditPacket) error {
+func (s *hierccSender) Credit(now units.Time, c wire.HierCCCreditPacket) error {
 	if !s.clock.InOrder(now) {
-		return s.clock.Check(senderPart, "Credit", now)
+		return s.clock.Check(hierccSenderPart, "Credit", now)
 	}
 	if c.ToR != s.cfg.ToR {
-		return senderErr("Credit", "credit for ToR "+itoa(uint64(c.ToR))+" at ToR "+itoa(uint64(s.cfg.ToR)), ErrWrongToR)
+		return hierccSenderErr("Credit", "credit for ToR "+strconv.FormatUint(uint64(c.ToR), 10)+" at ToR "+strconv.FormatUint(uint64(s.cfg.ToR), 10), ErrHierCCWrongToR)
 	}
 	slot, ok := s.m.Lookup(c.Dst)
 	if !ok {
-		return senderErr("Credit", "destination "+itoa(uint64(c.Dst))+" has no VOQ", ErrNoVOQ)
+		return hierccSenderErr("Credit", "destination "+strconv.FormatUint(uint64(c.Dst), 10)+" has no VOQ", ErrHierCCNoVOQ)
 	}
 	if c.Amount < 1 || c.Amount > math.MaxInt32 {
-		return senderErr("Credit", "amount "+itoa(uint64(c.Amount))+" B", voq.ErrSize)
+		return hierccSenderErr("Credit", "amount "+strconv.FormatUint(uint64(c.Amount), 10)+" B", voq.ErrSize)
 	}
 	if err := s.m.AddCredit(slot, units.Bytes(c.Amount)); err != nil {
 		return err
@@ -496,9 +497,9 @@ func (s *SenderToR) Credit(now units.Time, c CreditPacket) error {
 // Timer runs, at or after NextDeadline, equation (1) for every open VOQ
 // and moves the deadline to the next point of the grid after now (k·T);
 // before it, it only records now. It decides nothing.
-func (s *SenderToR) Timer(now units.Time) error {
+func (s *hierccSender) Timer(now units.Time) error {
 	if !s.clock.InOrder(now) {
-		return s.clock.Check(senderPart, "Timer", now)
+		return s.clock.Check(hierccSenderPart, "Timer", now)
 	}
 	s.clock.Advance(now)
 	if now < s.deadline {
@@ -521,7 +522,7 @@ func (s *SenderToR) Timer(now units.Time) error {
 // (voq.Manager.AppendRegisters), stopped (32: VOQs stopped now), and the
 // 64-bit counters rate_packets, stop_overflow, credit_gap.
 // AppendSlotRegisters dumps one VOQ.
-func (s *SenderToR) AppendRegisters(dst []cc.Register) []cc.Register {
+func (s *hierccSender) AppendRegisters(dst []cc.Register) []cc.Register {
 	var stopped uint64
 	for i := range s.open {
 		if s.open[i] && s.fh[i].st.Stopped {
@@ -541,7 +542,7 @@ func (s *SenderToR) AppendRegisters(dst []cc.Register) []cc.Register {
 // AppendSlotRegisters appends VOQ slot's registers (nothing if it is not
 // open): voq.Manager.AppendSlotRegisters, FirstHop's (without now),
 // stop_flows (11 bits) and last_total (32 bits, C_ij of its last credit).
-func (s *SenderToR) AppendSlotRegisters(dst []cc.Register, slot voq.Slot) []cc.Register {
+func (s *hierccSender) AppendSlotRegisters(dst []cc.Register, slot voq.Slot) []cc.Register {
 	if uint64(slot) >= uint64(len(s.open)) || !s.open[slot] {
 		return dst
 	}
