@@ -1,6 +1,7 @@
 package algos
 
 import (
+	"math"
 	"strconv"
 
 	"github.com/hwcc/hwcc/cc"
@@ -64,6 +65,9 @@ func expressPassRPEnv(c *rp.ExpressPassConfig, env cc.Env) {
 	}
 }
 
+// xpFloat formats a bound of a float parameter as the registry parses it.
+func xpFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
 // xpField is a parameter of a part with config C.
 func xpField[C any](name, unit, min, max, doc, source string, ptr func(c *C) any) cc.Field[C] {
 	return cc.Field[C]{Param: cc.Param{Name: name, Unit: unit, Min: min, Max: max, Doc: doc, Source: source}, Ptr: ptr}
@@ -74,6 +78,8 @@ func init() {
 	type tx = rp.ExpressPassConfig
 	maxPeriod := np.ExpressPassMaxPeriod.String()
 	maxTimeout := rp.ExpressPassMaxTimeout.String()
+	maxGain := xpFloat(np.ExpressPassMaxGain)
+	seqMin, seqMax := strconv.Itoa(wire.ExpressPassMinSeqBits), strconv.Itoa(wire.ExpressPassMaxSeqBits)
 	cc.MustRegisterAlgorithm(cc.Algorithm{
 		Name: "expresspass",
 		Deploy: cc.Deployment{
@@ -111,29 +117,29 @@ func init() {
 						Config: cc.OfLink(np.ExpressPassPaper),
 					}},
 					Fields: []cc.Field[rx]{
-						xpField("credit_bytes", "", "1B", "64KiB", "a credit frame's wire size (at most frame_bytes)",
+						xpField("credit_bytes", "", "1B", np.ExpressPassMaxFrameBytes.String(), "a credit frame's wire size (at most frame_bytes)",
 							xpNS2+" (min_credit_size_ = max_credit_size_ = 84); [ExpressPass] §3.1", func(c *rx) any { return &c.CreditBytes }),
-						xpField("frame_bytes", "", "1B", "64KiB", "the largest data frame's wire size: the largest credit rate is link·credit_bytes/(credit_bytes+frame_bytes)",
+						xpField("frame_bytes", "", "1B", np.ExpressPassMaxFrameBytes.String(), "the largest data frame's wire size: the largest credit rate is link·credit_bytes/(credit_bytes+frame_bytes)",
 							xpNS2+" (max_ethernet_size_ = 1538); [ExpressPass] §3.1", func(c *rx) any { return &c.FrameBytes }),
-						xpField("alpha", "fraction of the largest rate", "0.0000001", "1", "the initial credit rate α·max_rate",
+						xpField("alpha", "fraction of the largest rate, held in Q16", xpFloat(np.ExpressPassMinAlpha), "1", "the initial credit rate α·max_rate",
 							xpNS2+" (alpha 0.0625)", func(c *rx) any { return &c.Alpha }),
-						xpField("w_init", "fraction, held in Q16", "0", "0.99998", "the aggressiveness w at a credit request",
+						xpField("w_init", "fraction, held in Q16", "0", maxGain, "the aggressiveness w at a credit request",
 							xpNS2+" (w_init 0.0625)", func(c *rx) any { return &c.WInit }),
-						xpField("w_min", "fraction, held in Q16", "0", "0.99998", "the least w: a decrease sets w = max(w/2, w_min)",
+						xpField("w_min", "fraction, held in Q16", "0", maxGain, "the least w: a decrease sets w = max(w/2, w_min)",
 							xpPaper+"; "+xpNS2+" (min_w_ 0.01)", func(c *rx) any { return &c.WMin }),
-						xpField("w_max", "fraction, held in Q16", "0", "0.99998", "the w consecutive increases approach: w = (w + w_max)/2",
+						xpField("w_max", "fraction, held in Q16", "0", maxGain, "the w consecutive increases approach: w = (w + w_max)/2",
 							xpPaper+"; "+xpNS2+" (w_ capped at 0.5)", func(c *rx) any { return &c.WMax }),
-						xpField("target_loss", "fraction, held in Q16", "0", "0.99998", "the credit loss Algorithm 1 tolerates before it decreases",
+						xpField("target_loss", "fraction, held in Q16", "0", maxGain, "the credit loss Algorithm 1 tolerates before it decreases",
 							xpPaper+"; "+xpNS2+" (target_loss_scaling_ 0.125)", func(c *rx) any { return &c.TargetLoss }),
-						xpField("update_period", "", "1ns", maxPeriod, "how often Algorithm 1 runs (at a credit departure); the flow's base RTT where the environment gives one",
+						xpField("update_period", "", np.ExpressPassMinPeriod.String(), maxPeriod, "how often Algorithm 1 runs (at a credit departure); the flow's base RTT where the environment gives one",
 							xpPaper+" (\"RTT by default\"); 10 µs where unknown is hwcc's", func(c *rx) any { return &c.UpdatePeriod }),
-						xpField("jitter_min", "fraction of the interval", "-0.5", "0", "the least stretch j of a credit interval: interval·(1 + j)",
+						xpField("jitter_min", "fraction of the interval", xpFloat(-np.ExpressPassMaxJitter), "0", "the least stretch j of a credit interval: interval·(1 + j)",
 							xpNS2+" (min_jitter_ -0.1)", func(c *rx) any { return &c.JitterMin }),
-						xpField("jitter_max", "fraction of the interval", "0", "0.5", "the largest stretch j of a credit interval",
+						xpField("jitter_max", "fraction of the interval", "0", xpFloat(np.ExpressPassMaxJitter), "the largest stretch j of a credit interval",
 							xpNS2+" (max_jitter_ 0.1)", func(c *rx) any { return &c.JitterMax }),
-						xpField("seed", "xorshift32 state", "1", "4294967295", "the jitter generator's initial state; each flow gets its own from its index where the environment gives one",
+						xpField("seed", "xorshift32 state", strconv.FormatUint(uint64(np.ExpressPassMinSeed), 10), strconv.FormatUint(math.MaxUint32, 10), "the jitter generator's initial state; each flow gets its own from its index where the environment gives one",
 							"hwcc (Marsaglia's xorshift32)", func(c *rx) any { return &c.Seed }),
-						xpField("seq_bits", "bits", "8", "32", "the credit sequence number's width (1..2^bits − 1, wrapping to 1)",
+						xpField("seq_bits", "bits", seqMin, seqMax, "the credit sequence number's width (1..2^bits − 1, wrapping to 1)",
 							xpNS2+" (32-bit credit_seq_, skipping 0)", func(c *rx) any { return &c.SeqBits }),
 					},
 					Env: expressPassNPEnv,
@@ -152,7 +158,7 @@ func init() {
 						Config: cc.Fixed(rp.ExpressPassPaper),
 					}},
 					Fields: []cc.Field[tx]{
-						xpField("frame_bytes", "", "64B", "64KiB", "the wire bytes one credit pays for: Limits().Credit = credits held × frame_bytes; a larger frame is refused",
+						xpField("frame_bytes", "", rp.ExpressPassMinFrameBytes.String(), rp.ExpressPassMaxFrameBytes.String(), "the wire bytes one credit pays for: Limits().Credit = credits held × frame_bytes; a larger frame is refused",
 							xpNS2+" (max_ethernet_size_ = 1538)", func(c *tx) any { return &c.FrameBytes }),
 						xpField("depth", "credits", "1", strconv.Itoa(rp.ExpressPassMaxDepth), "the credits the sender holds; one more is wasted",
 							"hwcc (the paper's sender holds none: it sends a frame per credit at once)", func(c *tx) any { return &c.Depth }),
@@ -162,7 +168,7 @@ func init() {
 							xpNS2+" (send_credit_stop: 2·rtt, then CLOSE_WAIT)", func(c *tx) any { return &c.StopTimeout }),
 						xpField("size", "", "0B", "", "the flow's payload bytes: the frame that covers the last sends the credit stop (0: long-lived); the environment's flow size where given",
 							xpPaper+" (CREDIT_STOP)", func(c *tx) any { return &c.Size }),
-						xpField("seq_bits", "bits", "8", "32", "the credit sequence number's width, as the receiver's",
+						xpField("seq_bits", "bits", seqMin, seqMax, "the credit sequence number's width, as the receiver's",
 							xpNS2+" (32-bit credit_seq_)", func(c *tx) any { return &c.SeqBits }),
 					},
 					Env: expressPassRPEnv,

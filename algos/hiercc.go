@@ -1,6 +1,8 @@
 package algos
 
 import (
+	"strconv"
+
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/cp"
 	"github.com/hwcc/hwcc/rp"
@@ -99,25 +101,25 @@ func init() {
 						Config: hierccToR,
 					}},
 					Fields: []cc.Field[torCfg]{
-						xpField("c0", "", "0B", "2147483647B", "the credit a VOQ starts with, which the receiver side assumes it had",
+						xpField("c0", "", "0B", units.Bytes(voq.MaxCreditLimit).String(), "the credit a VOQ starts with, which the receiver side assumes it had",
 							"[HierCC] §5 (10 KB)", func(c *torCfg) any { return &c.C0 }),
-						xpField("delta", "", "1B", "1073741824B", "Δ, the bytes one credit lets a VOQ send; each server port sends one per Δ of its line time",
+						xpField("delta", "", "1B", units.Bytes(wire.HierCCMaxCreditAmount).String(), "Δ, the bytes one credit lets a VOQ send; each server port sends one per Δ of its line time",
 							"[HierCC] §3.2 and §5 (1 KB)", func(c *torCfg) any { return &c.Delta }),
-						xpField("line_rate", "", "1kbps", wire.HierCCMaxRate.String(), "the servers' link rate: R_line of equation (1), the pace of each server port's credits; the preset takes the edge ports'",
+						xpField("line_rate", "", wire.HierCCRateUnit.String(), wire.HierCCMaxRate.String(), "the servers' link rate: R_line of equation (1), the pace of each server port's credits; the preset takes the edge ports'",
 							"[HierCC] §2.2 (25 Gb/s)", func(c *torCfg) any { return &c.FirstHop.LineRate }),
-						xpField("min_rate", "", "1kbps", wire.HierCCMaxRate.String(), "the floor of equation (1)'s rate (only a stop sets 0)",
+						xpField("min_rate", "", wire.HierCCRateUnit.String(), wire.HierCCMaxRate.String(), "the floor of equation (1)'s rate (only a stop sets 0)",
 							"hwcc (the paper states none): line/256", func(c *torCfg) any { return &c.FirstHop.MinRate }),
-						xpField("beta", "fraction, held in Q0.16", "0.00002", "0.99998", "β: the VOQ's excess over q0 is drained in RTT_hop/β",
+						xpField("beta", "fraction, held in Q0.16", xpFloat(cp.HierCCMinBeta), xpFloat(cp.HierCCMaxBeta), "β: the VOQ's excess over q0 is drained in RTT_hop/β",
 							"[HierCC] §3.3 and §5 (0.2)", func(c *torCfg) any { return &c.FirstHop.Beta }),
-						xpField("q0", "", "0B", "4294967295B", "the VOQ length equation (1) steers to (below v_low)",
+						xpField("q0", "", "0B", units.Bytes(voq.MaxQueueLimit).String(), "the VOQ length equation (1) steers to (below v_low)",
 							"[HierCC] §5 (20 KB)", func(c *torCfg) any { return &c.FirstHop.Q0 }),
-						xpField("v_high", "", "1B", "4294967295B", "stop the VOQ's sources above it",
+						xpField("v_high", "", "1B", units.Bytes(voq.MaxQueueLimit).String(), "stop the VOQ's sources above it",
 							"[HierCC] §5 (70 KB)", func(c *torCfg) any { return &c.FirstHop.VHigh }),
-						xpField("v_low", "", "1B", "4294967295B", "resume them, at the rate before the stop, below it",
+						xpField("v_low", "", "1B", units.Bytes(voq.MaxQueueLimit).String(), "resume them, at the rate before the stop, below it",
 							"[HierCC] §5 (50 KB)", func(c *torCfg) any { return &c.FirstHop.VLow }),
-						xpField("rtt_hop", "", "1ns", "1s", "RTT_hop, the server-to-ToR round trip of the drain term",
+						xpField("rtt_hop", "", cp.HierCCMinPeriod.String(), cp.HierCCMaxPeriod.String(), "RTT_hop, the server-to-ToR round trip of the drain term",
 							"[HierCC] §3.3 (\"quite small like 2us\")", func(c *torCfg) any { return &c.FirstHop.RTTHop }),
-						xpField("period", "", "0s", "1s", "how often R_credit and R_arrive are measured and equation (1) runs (0: rtt_hop/β)",
+						xpField("period", "", "0s", cp.HierCCMaxPeriod.String(), "how often R_credit and R_arrive are measured and equation (1) runs (0: rtt_hop/β)",
 							"[HierCC] §3.3 (every RTT_hop/β)", func(c *torCfg) any { return &c.FirstHop.Period }),
 						{
 							Param: cc.Param{
@@ -134,19 +136,19 @@ func init() {
 						},
 						xpField("update_while_stopped", "", "", "", "keep running equation (1) while the VOQ is stopped and resume with its latest R (off: R frozen at the stop, resumed as it was)",
 							"[HierCC] §3.3 (off: \"the previous rate value before stopping\"); on is hwcc's", func(c *torCfg) any { return &c.FirstHop.UpdateWhileStopped }),
-						xpField("stop_flows", "flows", "1", "1024", "flows per VOQ the ToR remembers stopping, to resume them",
+						xpField("stop_flows", "flows", "1", strconv.Itoa(cp.HierCCMaxStopFlows), "flows per VOQ the ToR remembers stopping, to resume them",
 							"hwcc (the paper does not say how the ToR knows whom to resume)", func(c *torCfg) any { return &c.StopFlows }),
 						xpField("stop_on_arrival", "", "", "", "while a VOQ is stopped, stop every flow at its next packet, marked or not (off: only marked packets are answered)",
 							"hwcc (a mark comes every 10 µs, five RTT_hop)", func(c *torCfg) any { return &c.StopOnArrival }),
-						xpField("burst", "credits", "1", "64", "the most credits one server port sends in one late timer",
+						xpField("burst", "credits", "1", strconv.Itoa(cp.HierCCMaxBurst), "the most credits one server port sends in one late timer",
 							"hwcc", func(c *torCfg) any { return &c.Burst }),
-						xpField("dests", "hosts", "1", "1048576", "host numbers the VOQs are keyed by: 0..dests−1",
+						xpField("dests", "hosts", "1", strconv.Itoa(voq.MaxKeys), "host numbers the VOQs are keyed by: 0..dests−1",
 							"[HierCC] §3.1 (N VOQs per ToR)", func(c *torCfg) any { return &c.Dests }),
-						xpField("voqs", "VOQs", "0", "1048576", "the VOQ table's size (0: dests)",
+						xpField("voqs", "VOQs", "0", strconv.Itoa(voq.MaxSlots), "the VOQ table's size (0: dests)",
 							"[HierCC] §4 (VOQ table sizes)", func(c *torCfg) any { return &c.VOQs }),
-						xpField("tors", "ToRs", "1", "4096", "ToR identifiers 0..tors−1 each server port keeps a WRR entry for",
+						xpField("tors", "ToRs", "1", strconv.Itoa(cp.HierCCMaxToRs), "ToR identifiers 0..tors−1 each server port keeps a WRR entry for",
 							"[HierCC] §3.2", func(c *torCfg) any { return &c.ToRs }),
-						xpField("mtu", "", "1B", "65535B", "the largest frame the VOQs take, in wire bytes",
+						xpField("mtu", "", "1B", units.Bytes(voq.MaxPacket).String(), "the largest frame the VOQs take, in wire bytes",
 							"hwcc (a 9216-byte jumbo frame)", func(c *torCfg) any { return &c.MTU }),
 					},
 					New: dcqcnNew(cp.NewHierCC),
@@ -169,7 +171,7 @@ func init() {
 					Fields: []cc.Field[rp.HierCCConfig]{
 						{
 							Param: cc.Param{
-								Name: "line_rate", Min: "1kbps", Max: wire.HierCCMaxRate.String(),
+								Name: "line_rate", Min: wire.HierCCRateUnit.String(), Max: wire.HierCCMaxRate.String(),
 								Doc:    "the NIC's line rate: the initial rate and the ceiling of every rate packet's rate; the preset sets it to the link",
 								Source: hierccPaper,
 							},
@@ -177,7 +179,7 @@ func init() {
 						},
 						{
 							Param: cc.Param{
-								Name: "mark_interval", Min: "1ns", Max: "1s",
+								Name: "mark_interval", Min: rp.HierCCMinMarkInterval.String(), Max: rp.HierCCMaxMarkInterval.String(),
 								Doc:    "least time between two marked packets (the first packet is marked)",
 								Source: "[HierCC] §4 (10 µs)",
 							},
@@ -185,7 +187,7 @@ func init() {
 						},
 						{
 							Param: cc.Param{
-								Name: "size", Min: "0B", Max: "4611686018427387904B",
+								Name: "size", Min: "0B", Max: rp.HierCCMaxSize.String(),
 								Doc:    "the flow's payload bytes: the packet that reaches it is flagged last (0: open-ended); the environment's flow size where given",
 								Source: "hwcc (RoCEv2's LAST opcode carries the same)",
 							},

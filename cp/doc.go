@@ -7,8 +7,8 @@
 // [RoCC] Algorithm 1), or INT telemetry stamped on the
 // packet (HPCC, [HPCC] §3.2).
 //
-// Every type here (RoCC, HPCC, DCQCN and DCTCP (and RoCCHost, the host-side computation of section III-F, which plays cc.ReactionPoint)) keeps the contract of package cc: it
-// implements cc.CongestionPoint (checked at compile time), refuses time going
+// Every type here (RoCC, HPCC, DCQCN and DCTCP (and RoCCHost, the host-side computation of section III-F, which plays cc.ReactionPoint), and HierCC, a switch point) keeps the contract of package cc: it
+// implements cc.CongestionPoint or cc.SwitchPoint (checked at compile time), refuses time going
 // backwards with a *cc.TimeOrderError, returns only cc's error types, and
 // appends every register it carries to a caller's slice (AppendRegisters).
 // Its typed methods (OnEnqueue, OnAck, OnCNP, ... with the algorithm's own
@@ -23,4 +23,12 @@
 // first; explicit deadlines (NextDeadline, and Timer or OnTimer); State()
 // returning every register as a struct. Nothing here allocates, reads a
 // clock or starts a goroutine on an event.
+//
+// # Algorithms
+//
+//	HierCC   one top-of-rack switch of HierCC, a cc.SwitchPoint: VOQs per
+//	         destination host credited by the receiver-side ToRs' weighted
+//	         round robin, equation (1)'s first-hop rate sent to the hosts
+//	         ([HierCC] §3.1–§3.3, §4). hiercc.go, hiercc_sender.go,
+//	         hiercc_receiver.go, hiercc_firsthop.go
 package cp

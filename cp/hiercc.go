@@ -11,15 +11,35 @@ import (
 	"github.com/hwcc/hwcc/wire"
 )
 
-// MaxToRPorts is the most ports a ToR has.
-const HierCCMaxPorts = 1024
+// HierCC's limits: each bounds one field of HierCCConfig (or of its
+// FirstHop), where Validate checks it and package algos's registration
+// reads it. The fields also take bounds from the registers they fill:
+// voq.MaxKeys (Dests), voq.MaxSlots (VOQs), voq.MaxPacket (MTU),
+// voq.MaxCreditLimit (C0), voq.MaxQueueLimit (QueueLimit, Q0, VLow,
+// VHigh), wire.HierCCMaxCreditAmount (Delta) and wire.HierCCRateUnit to
+// wire.HierCCMaxRate (the rates).
+const (
+	// HierCCMaxPorts is the most ports a ToR has.
+	HierCCMaxPorts = 1024
+	// HierCCMaxToRs is the most sender-side ToRs a receiver side keeps a
+	// WRR entry for: every 12-bit identifier (wire.HierCCMaxToR + 1).
+	HierCCMaxToRs = wire.HierCCMaxToR + 1
+	// HierCCMaxStopFlows is the largest per-VOQ table of stopped flows.
+	HierCCMaxStopFlows = 1024
+	// HierCCMaxBurst is the most credits one server port sends for one
+	// credit tick that a late caller missed (see HierCC, "Timers").
+	HierCCMaxBurst = 64
+	// HierCCMinPeriod and HierCCMaxPeriod bound RTTHop and Period (and
+	// RTTHop/β when Period is 0): 1 ns..1 s.
+	HierCCMinPeriod = units.Nanosecond
+	HierCCMaxPeriod = units.Second
+	// HierCCDefaultMTU is the largest frame a ToR's VOQs take unless told:
+	// a jumbo frame of 9216 bytes with its preamble and gap, in the wire
+	// bytes the harness counts.
+	HierCCDefaultMTU = 9216 + 20
+)
 
-// DefaultMTU is the largest frame a ToR's VOQs take unless told: a jumbo
-// frame of 9216 bytes with its preamble and gap, in the wire bytes the
-// harness counts.
-const HierCCDefaultMTU = 9216 + 20
-
-// ToRPort is one port of a ToR, as its configuration knows it.
+// HierCCPort is one port of a ToR, as its configuration knows it.
 type HierCCPort struct {
 	// Edge: the port faces a server (a host port), whose number is Host;
 	// the other ports lead to the fabric (uplinks).
@@ -27,52 +47,63 @@ type HierCCPort struct {
 	Host voq.Key
 }
 
-// ToRConfig configures a ToR: the sender-side and receiver-side roles of
-// one top-of-rack switch (SenderToR, ReceiverToR) behind one switch point.
+// HierCCConfig configures a HierCC ToR: the sender-side and receiver-side
+// roles of one top-of-rack switch behind one switch point.
 type HierCCConfig struct {
-	// ToR is this ToR's identifier i (0..MaxToR): written into the
+	// ToR is this ToR's identifier i (0..ToRs−1): written into the
 	// headers it sends, and where the receiver-side ToRs send its credits
 	// (cc.Env.SwitchID, the address cc.ToSwitch names).
 	ToR uint16
-	// Ports are the switch's ports in the caller's numbering
-	// (0..MaxToRPorts). A switch with no edge port is no ToR: every event
+	// Ports are the switch's ports in the caller's numbering, at most
+	// HierCCMaxPorts. A switch with no edge port is no ToR: every event
 	// only records its time.
 	Ports []HierCCPort
 	// Dests is N, the host numbers the VOQs are keyed by: hosts 0..Dests−1
 	// (1..voq.MaxKeys). A packet from a local host to a host beyond it is
 	// refused.
 	Dests int
-	// VOQs is the VOQ table's size, 1..Dests (0: Dests).
+	// VOQs is the VOQ table's size, 1..min(Dests, voq.MaxSlots); 0 takes
+	// Dests (one VOQ per destination, every one open at once: section
+	// 3.1, "each ToR has at most N VOQs").
 	VOQs int
 	// ToRs is M: the receiver side keeps a WRR entry per sender-side ToR
-	// 0..ToRs−1 at each edge port (1..4096).
+	// 0..ToRs−1 at each edge port (1..HierCCMaxToRs).
 	ToRs int
-	// MTU is the largest frame, 1..65535 bytes, in the unit queues are
-	// counted in (the harness: wire bytes).
+	// MTU is the largest frame, 1..voq.MaxPacket bytes, in the unit queues
+	// are counted in (the harness: wire bytes).
 	MTU units.Bytes
 	// C0 is the credit every VOQ starts with and that the receiver side
-	// assumes it had (section 5: 10 KB); Delta the bytes one credit lets a
-	// VOQ send (section 3.2: 1 KB).
-	C0, Delta units.Bytes
-	// QueueLimit is the most one VOQ holds (0: 2^32−1).
+	// assumes it had (section 5: 10 KB), 0..voq.MaxCreditLimit bytes.
+	C0 units.Bytes
+	// Delta is Δ, the bytes one credit lets a VOQ send (section 3.2:
+	// 1 KB), 1..wire.HierCCMaxCreditAmount; each edge port sends one
+	// credit per Δ bytes of its line time.
+	Delta units.Bytes
+	// QueueLimit is the most bytes one VOQ holds, MTU..voq.MaxQueueLimit;
+	// 0 takes voq.MaxQueueLimit. An arrival beyond it is refused (the
+	// caller drops it).
 	QueueLimit units.Bytes
-	// StopFlows and StopOnArrival: the sender side's stop table
-	// (SenderToRConfig).
-	StopFlows     int
+	// StopFlows is the size of each VOQ's table of the flows it stopped,
+	// 1..HierCCMaxStopFlows (see HierCC, "Stop and resume").
+	StopFlows int
+	// StopOnArrival: while a VOQ is stopped, answer the first packet of
+	// each flow not yet stopped with a stop, marked or not (hwcc's
+	// default). Off: only marked packets are answered (the paper's
+	// section 4 literally).
 	StopOnArrival bool
-	// Burst is the most credits one edge port sends in one late Timer
-	// (ReceiverToRConfig).
+	// Burst is the most credits one edge port sends for the credit ticks
+	// of one missed deadline, 1..HierCCMaxBurst (see HierCC, "Timers").
 	Burst int
 	// FirstHop configures each VOQ's equation (1). Its LineRate is the
 	// servers' link rate, which also paces each edge port's credits.
 	FirstHop HierCCFirstHopConfig
 }
 
-// PaperToR returns the paper's ToR (sections 2.2, 3 and 5): ToR tor with
-// ports, host numbers below dests, sender-side ToRs below tors, servers on
-// links of rate line, frames up to mtu: C0 = 10 KB, Δ = 1 KB, the paper's
-// first hop (PaperFirstHop), and hwcc's stop table (64 flows per VOQ,
-// StopOnArrival) and credit burst (4).
+// HierCCPaper returns the paper's ToR (sections 2.2, 3 and 5): ToR tor
+// with ports, host numbers below dests, sender-side ToRs below tors,
+// servers on links of rate line, frames up to mtu: C0 = 10 KB, Δ = 1 KB,
+// the paper's first hop (HierCCPaperFirstHop), and hwcc's stop table (64
+// flows per VOQ, StopOnArrival) and credit burst (4).
 func HierCCPaper(tor uint16, ports []HierCCPort, dests, tors int, line units.Rate, mtu units.Bytes) HierCCConfig {
 	s := hierccPaperSender(tor, dests, line, mtu)
 	r := hierccPaperReceiver(1, tors, line)
@@ -83,7 +114,7 @@ func HierCCPaper(tor uint16, ports []HierCCPort, dests, tors int, line units.Rat
 	}
 }
 
-const hierccPart = "hiercc.ToR"
+const hierccPart = "cp.HierCC"
 
 // sender and receiver return the configurations of the two sides.
 func (c HierCCConfig) sender() hierccSenderConfig {
@@ -107,11 +138,10 @@ func (c HierCCConfig) edges() int {
 }
 
 // Validate reports the first field out of range as a *cc.ConfigError: the
-// ports, then (for a switch with an edge port) the two sides'
-// configurations, whose errors name their own parts.
+// ports, then (for a switch with an edge port) the two sides' fields.
 func (c HierCCConfig) Validate() error {
 	if len(c.Ports) > HierCCMaxPorts {
-		return hierccCfgErr(hierccPart, "Ports", strconv.Itoa(len(c.Ports))+" ports", "0..1024")
+		return hierccCfgErr(hierccPart, "Ports", strconv.Itoa(len(c.Ports))+" ports", "0.."+strconv.Itoa(HierCCMaxPorts))
 	}
 	edge := c.edges()
 	if edge == 0 {
@@ -131,111 +161,161 @@ func (c HierCCConfig) Validate() error {
 	return c.receiver(edge).Validate()
 }
 
-// Sentinels of the ToR's own refusals, each wrapped in a *cc.EventError.
+// Sentinels of HierCC's refusals, each wrapped in a *cc.EventError.
 var (
-	// ErrNotToR: a credit packet for a switch with no edge port.
+	// ErrHierCCNotToR: a credit packet for a switch with no edge port.
 	ErrHierCCNotToR = errors.New("hiercc: credit for a switch that is no ToR")
-	// ErrSplitVOQ: the packets of one VOQ leave by two uplinks. A VOQ is
-	// one queue toward the fabric; a caller that spreads one
+	// ErrHierCCSplitVOQ: the packets of one VOQ leave by two uplinks. A
+	// VOQ is one queue toward the fabric; a caller that spreads one
 	// destination's traffic over several uplinks (ECMP by flow) must
 	// route it by destination (the harness's switch.ecmp destination).
 	ErrHierCCSplitVOQ = errors.New("hiercc: one VOQ's packets leave by two ports")
-	// ErrHeader: a data packet toward a server carries a header that
-	// does not decode, or one from a server of the ToR carries a host's
-	// header (version 0) that does not.
+	// ErrHierCCHeader: a data packet toward a server carries a header
+	// that does not decode, or one from a server of the ToR carries a
+	// host's header (version 0) that does not.
 	ErrHierCCHeader = errors.New("hiercc: malformed header")
+	// ErrHierCCWrongToR: a credit packet for another ToR.
+	ErrHierCCWrongToR = errors.New("hiercc: credit for another ToR")
+	// ErrHierCCNoVOQ: a credit, a flow end or a dequeue for a VOQ that
+	// is not open.
+	ErrHierCCNoVOQ = errors.New("hiercc: no such VOQ")
+	// ErrHierCCPort: a port outside the switch, or a packet toward a
+	// host that the port does not lead to.
+	ErrHierCCPort = errors.New("hiercc: wrong output port")
 )
 
-// ToR is the switch point of HierCC ([HierCC] §3 and
-// 4): one top-of-rack switch, sender-side and receiver-side ToR at once
-// ("each ToR switch has VOQs at the sender side and downstream output
-// queues to servers at the receiver side", section 3.1). It drives a
-// SenderToR and a ReceiverToR from the switch's events, and implements
-// cc.SwitchPoint; it is registered as algorithm "hiercc" part "sw"
-// (package algos).
+// HierCC is the switch point of HierCC ([HierCC] §3 and §4): one
+// top-of-rack switch, sender-side and receiver-side ToR at once ("each
+// ToR switch has VOQs at the sender side and downstream output queues to
+// servers at the receiver side", section 3.1). It implements
+// cc.SwitchPoint and is registered as algorithm "hiercc" part "sw"
+// (package algos); rp.HierCC is the host it talks to, package wire holds
+// the header, host header, credit and rate packets.
 //
 // # Which packets are whose
 //
-// Ports are edge ports (toward a server, ToRPort.Edge) or uplinks. Every
-// data packet whose source is one of this ToR's servers is VOQ traffic of
-// the sender side, whatever its destination: section 3.1 gives ToR i a
-// VOQ i.j for every server j of the network, its own rack's included
-// ("ToR 1 has VOQ1.1-VOQ1.8"). Such a packet to a server of this rack
-// leaves its VOQ by that server's edge port, and this ToR's receiver side
-// takes its header there, on Dequeue, and credits the VOQ as it credits
-// other ToRs' (its own WRR entry), without a credit packet. A packet from
-// elsewhere that joins an edge port with another ToR's header is traffic
-// of the receiver side; the rest (transit, none at a ToR of a Clos)
-// changes nothing.
+// Ports are edge ports (toward a server, HierCCPort.Edge) or uplinks.
+// Every data packet whose source is one of this ToR's servers is VOQ
+// traffic of the sender side, whatever its destination: section 3.1 gives
+// ToR i a VOQ i.j for every server j of the network, its own rack's
+// included ("ToR 1 has VOQ1.1-VOQ1.8"). Such a packet to a server of this
+// rack leaves its VOQ by that server's edge port, and this ToR's receiver
+// side takes its header there, on Dequeue, and credits the VOQ as it
+// credits other ToRs' (its own WRR entry), without a credit packet. A
+// packet from elsewhere that joins an edge port with another ToR's header
+// is traffic of the receiver side; the rest (transit, none at a ToR of a
+// Clos) changes nothing.
 //
 // # Events
 //
-//	Enqueue, from a   SenderToR.Arrive (VOQ j = the destination): the
-//	server here
-//	                  host's flags read from p.Hdr (DecodeHostHeader):
-//	                  its mark (FlagMark) answered with a
-//	                  rate packet to the flow's source (ActionFeedback
-//	                  ToSource, FeedbackRate); a first packet (FlagFirst)
-//	                  counts a flow: SenderToR.FlowStart (F_ij += 1); the
-//	                  packet that opens a VOQ grants it C0 (ActionCredit)
-//	Dequeue, from a   SenderToR.Dequeue: the header (this ToR, j, F_ij,
-//	server here       S_ij, the mark) written into p.Hdr; a stopped VOQ's
-//	                  resume sends its rate packets; a last packet
-//	                  (FlagLast) ends its flow: SenderToR.FlowEnd; at an
-//	                  edge port, ReceiverToR.Arrive with the header
-//	Enqueue, edge,    ReceiverToR.Arrive with the packet's header
-//	from elsewhere
-//	Message           a FeedbackCredit (CreditPacket in Data) for a VOQ
-//	                  of this ToR: SenderToR.Credit, and ActionCredit of
-//	                  its amount to the VOQ (the uplink it leaves by, its
-//	                  destination host): the caller's scheduler holds the
-//	                  packets and serves a VOQ while its balance is
-//	                  positive, as SenderToR's accounting does
-//	Timer             SenderToR.Timer (equation (1) every RTT_hop/β)
-//	                  and ReceiverToR.Timer: each credit packet sent to
-//	                  its ToR (ActionFeedback ToSwitch, FeedbackCredit),
-//	                  or, for a VOQ of this ToR, taken as Message takes
-//	                  one
+//	Enqueue, from a   the packet joins VOQ j (its destination); the host's
+//	server here       flags read from p.Hdr (wire.DecodeHierCCHostHeader):
+//	                  its mark answered with a rate packet to the flow's
+//	                  source (ActionFeedback ToSource,
+//	                  wire.FeedbackHierCCRate); a first packet counts a
+//	                  flow (F_ij += 1); the packet that opens a VOQ grants
+//	                  it C0 (ActionCredit); above V_high the VOQ stops
+//	Dequeue, from a   the header (this ToR, j, F_ij, S_ij, the mark)
+//	server here       written into p.Hdr (wire.HierCCHeader); the packet's
+//	                  size spent in credit; a stopped VOQ's resume sends
+//	                  its rate packets; a last packet ends its flow; at an
+//	                  edge port, the receiver side reads the header
+//	Enqueue, edge,    the receiver side reads the packet's header: S_ij
+//	from elsewhere    and F_ij of VOQ i.j in the port's WRR
+//	Message           a wire.FeedbackHierCCCredit (wire.HierCCCreditPacket
+//	                  in Data) for a VOQ of this ToR: its balance, and
+//	                  ActionCredit of its amount to the VOQ (the uplink it
+//	                  leaves by, its destination host): the caller's
+//	                  scheduler holds the packets and serves a VOQ while
+//	                  its balance is positive, as the ToR's accounting does
+//	Timer             equation (1) for every open VOQ every RTT_hop/β, and
+//	                  the credits of every edge port whose tick is due,
+//	                  each sent to its ToR (ActionFeedback ToSwitch,
+//	                  wire.FeedbackHierCCCredit) or, for a VOQ of this ToR,
+//	                  taken as Message takes one
 //	Arrive, Pause     record the time
 //
-// The caller's VOQ scheduler and the SenderToR's accounting are two
-// copies of one state: the caller keeps the packets, the ToR the
-// registers. They agree as long as the caller starts every VOQ with no
-// credit, credits it exactly as the ToR's ActionCredit says (C0 when the
-// VOQ opens, then each credit packet's amount), counts the same
-// bytes (the frame sizes the ToR sees) and serves a VOQ only while its
-// balance is positive; a Dequeue the SenderToR finds ineligible is
-// refused with voq.ErrNotEligible, which is how a caller learns that it
-// does not.
+// The caller's VOQ scheduler and the ToR's accounting are two copies of
+// one state: the caller keeps the packets, the ToR the registers. They
+// agree as long as the caller starts every VOQ with no credit, credits it
+// exactly as the ToR's ActionCredit says (C0 when the VOQ opens, then each
+// credit packet's amount), counts the same bytes (the frame sizes the ToR
+// sees) and serves a VOQ only while its balance is positive; a Dequeue the
+// ToR finds ineligible is refused with voq.ErrNotEligible, which is how a
+// caller learns that it does not.
+//
+// # Stop and resume
+//
+// Above V_high a VOQ advertises R = 0 (a wire.HierCCRatePacket with Stop).
+// A stopped flow sends nothing, so it marks nothing and would never learn
+// the resume by answer; the ToR therefore remembers the flows it stopped,
+// in a table of StopFlows entries per VOQ, and on the Dequeue that takes
+// the VOQ below V_low sends each of them the frozen rate (section 3.3:
+// "the previous rate value before stopping the source will be sent to the
+// senders"). The paper does not say how the ToR knows them; the table is
+// hwcc's. A flow that does not fit the full table is not stopped (it gets
+// no answer while the VOQ is stopped; the stop_overflow register counts
+// them), so that no flow is stopped forever. With StopOnArrival the first
+// packet of every flow not yet stopped is answered with a stop at once,
+// marked or not: a host marks only every 10 µs, five RTT_hop, and the
+// VOQ's bound needs every source stopped within one RTT_hop. With hosts
+// that apply a rate packet as it arrives, no stop-table overflow, H hosts
+// on links of rate L and n flows, a VOQ holds at most V_high +
+// H·L·RTT_hop + (n + H)·MTU (a test checks it in a closed loop).
 //
 // # Choices the paper leaves open
 //
 //   - F_ij is counted from the packets: a flow starts with the packet
-//     its host flags FlagFirst and ends when the packet flagged FlagLast
-//     leaves the VOQ (RoCEv2's FIRST and LAST opcodes carry the same;
-//     section 4 keeps "no flow table" at the ToR, and neither does this).
-//     The count saturates: a first packet beyond 65535 flows, or a last
-//     packet with no flow counted (its first was lost), changes nothing
-//     but FlowsSaturated.
+//     its host flags wire.HierCCFlagFirst and ends when the packet flagged
+//     wire.HierCCFlagLast leaves the VOQ (RoCEv2's FIRST and LAST opcodes
+//     carry the same; section 4 keeps "no flow table" at the ToR, and
+//     neither does this). The count saturates: a first packet beyond
+//     65535 flows, or a last packet with no flow counted (its first was
+//     lost), changes nothing but FlowsSaturated.
 //   - Credits are addressed to the sender-side ToR by its identifier,
 //     which the header carries; each credit goes to the uplink the VOQ's
 //     packets leave by, learnt from its first packet; a VOQ whose packets
-//     take another uplink is refused (ErrSplitVOQ).
+//     take another uplink is refused (ErrHierCCSplitVOQ).
 //   - A header at an edge port from this ToR itself is ignored, as is a
 //     host's header (version 0: a packet no ToR stamped, an all-zero Hdr
-//     included); one that does not decode is refused (ErrHeader wrapping
-//     the *cc.DecodeError).
+//     included); one that does not decode is refused (ErrHierCCHeader
+//     wrapping the *cc.DecodeError).
 //   - A packet from a server of this ToR carries the host's flags in a
-//     host's header (HostHeader, version 0), read on Enqueue and again on
-//     Dequeue before the ToR's Header replaces it; one that does not
-//     decode is refused (ErrHeader wrapping the *cc.DecodeError). A Hdr
-//     with a version (another switch's header, which no packet from this
-//     rack's servers carries in a fabric of HierCC ToRs) is not the
-//     host's: the packet is taken as flagging nothing, and its Hdr is
-//     replaced on Dequeue.
+//     host's header (wire.HierCCHostHeader, version 0), read on Enqueue
+//     and again on Dequeue before the ToR's header replaces it; one that
+//     does not decode is refused (ErrHierCCHeader wrapping the
+//     *cc.DecodeError). A Hdr with a version (another switch's header,
+//     which no packet from this rack's servers carries in a fabric of
+//     HierCC ToRs) is not the host's: the packet is taken as flagging
+//     nothing, and its Hdr is replaced on Dequeue.
+//   - VOQs are opened by a packet, and never closed: a closed VOQ would
+//     drop its S_ij, which the receiver tracks. Size the table (VOQs) for
+//     the destinations.
+//   - Every marked packet is answered with the rate in force (R(t) of the
+//     last update, 0 while stopped).
+//   - A credit's total (C_ij) is not checked: a jump past amount counts
+//     the missing bytes in the credit_gap register (lost credits) and
+//     nothing else.
+//   - The first hop's choices (equation (1)'s first case, R_arrive = 0,
+//     a stopped VOQ's R) are HierCCFirstHopConfig's; the receiver side's
+//     credit pacing is in "Credits".
 //
-// Refused events change nothing (the contract's rule 1). Nothing
-// allocates after NewToR except errors.
+// # Credits
+//
+// Each edge port ticks every Δ bytes of its line time (320 ns for 1 KB at
+// 25 Gb/s) and sends a credit of Δ to the VOQ its WRR picks (weight
+// F_ij/Σ_i F_ij, only while C_ij < S_ij: credit.WRR), so that the credits
+// add up to the port's line rate in the bytes the sender's VOQ spends. A
+// tick with no eligible VOQ is not kept; a port with none stops ticking
+// and, when an arrival makes a VOQ eligible again, ticks at once if an
+// interval has passed since its last credit. The paper does not say how
+// credits are paced; it also does not say whether traffic that bypasses
+// the VOQs (intra-rack, control) takes from the credited rate: here it
+// does not. The grant rule keeps C_ij ≤ S_ij + Δ − 1 at every instant, so
+// a VOQ's balance C0 + C_ij − S_ij stays below C0 + Δ.
+//
+// Refused events change nothing (the contract's rule 2). Nothing
+// allocates after NewHierCC except errors.
 type HierCC struct {
 	cfg   HierCCConfig
 	clock cc.Monotonic
@@ -253,7 +333,7 @@ type HierCC struct {
 
 var _ cc.SwitchPoint = (*HierCC)(nil)
 
-// NewToR validates cfg and returns a ToR with its VOQs closed and its
+// NewHierCC validates cfg and returns a ToR with its VOQs closed and its
 // credit tables empty.
 func NewHierCC(cfg HierCCConfig) (*HierCC, error) {
 	if err := cfg.Validate(); err != nil {
@@ -293,15 +373,6 @@ func NewHierCC(cfg HierCCConfig) (*HierCC, error) {
 // Config returns the configuration.
 func (t *HierCC) Config() HierCCConfig { return t.cfg }
 
-// Sender returns the sender side (nil for a switch with no edge port), for
-// reading: a caller that drives it directly breaks the ToR's accounting.
-func (t *HierCC) Sender() *hierccSender { return t.s }
-
-// Receiver returns the receiver side (nil for a switch with no edge port),
-// for reading: a caller that drives it directly breaks the ToR's
-// accounting.
-func (t *HierCC) Receiver() *hierccReceiver { return t.r }
-
 // FlowsSaturated counts the first and last packets the flow count did
 // not take (see ToR).
 func (t *HierCC) FlowsSaturated() uint64 { return t.saturated }
@@ -340,7 +411,7 @@ func (t *HierCC) sending(p *cc.Packet) bool {
 }
 
 // hostFlagsOf reads the host's flags from the header of p, a packet from
-// a server of this ToR: a host's header decoded (ErrHeader when it does
+// a server of this ToR: a host's header decoded (ErrHierCCHeader when it does
 // not decode), or none when Hdr has a version (see ToR).
 func hierccHostFlagsOf(event string, p *cc.Packet) (wire.HierCCFlags, error) {
 	if !wire.IsHierCCHostHeader(&p.Hdr) {
@@ -404,7 +475,7 @@ func (t *HierCC) Enqueue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act 
 		return err
 	}
 	if p.Size < 1 || p.Size > math.MaxUint32 || uint64(p.Dst) >= uint64(t.cfg.Dests) {
-		// SenderToR.Arrive refuses them too; checked here so that the
+		// hierccSender.Arrive refuses them too; checked here so that the
 		// key below fits.
 		return hierccEvErr("Enqueue", "packet of "+p.Size.String()+" to host "+strconv.FormatUint(uint64(p.Dst), 10)+": want 1..MTU bytes to a host below Dests", voq.ErrSize)
 	}
@@ -614,7 +685,7 @@ func (t *HierCC) credit(now units.Time, c wire.HierCCCreditPacket, act *cc.Actio
 
 // AppendRegisters appends now (64), flows_saturated (64),
 // credits_refused (64), and for a ToR
-// with an edge port the SenderToR's registers and the ReceiverToR's, each
+// with an edge port the hierccSender's registers and the hierccReceiver's, each
 // without its own now.
 func (t *HierCC) AppendRegisters(dst []cc.Register) []cc.Register {
 	dst = append(dst, t.clock.Register(), cc.Reg("flows_saturated", 64, t.saturated), cc.Reg("credits_refused", 64, t.refused))

@@ -8,53 +8,61 @@ import (
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/units"
+	"github.com/hwcc/hwcc/voq"
 	"github.com/hwcc/hwcc/wire"
 )
 
-// Rate and gain formats.
+// HierCC's first-hop formats: β and N(t) as registers hold them.
 const (
-	// BetaFrac is the fraction width of β: Q0.16 in a 32-bit register
+	// HierCCBetaFrac is the fraction width of β: Q0.16 in a 32-bit register
 	// (1.0 = 65536).
 	HierCCBetaFrac = 16
-	// PaperBetaQ16 is β = 0.2 (section 5) in Q0.16: round(0.2·2^16) =
+	// HierCCMinBeta and HierCCMaxBeta bound β (HierCCFirstHopConfig.Beta):
+	// from one LSB of Q0.16 to one LSB below 1, the values whose Q0.16
+	// form lies in 1..65535.
+	HierCCMinBeta = 1.0 / (1 << HierCCBetaFrac)
+	HierCCMaxBeta = 1 - HierCCMinBeta
+	// HierCCPaperBetaQ16 is β = 0.2 (section 5) in Q0.16: round(0.2·2^16) =
 	// 13107, which is 0.199996948..., 3.05e-6 below 0.2 (a relative error
 	// of −1.53e-5).
 	HierCCPaperBetaQ16 = 13107
-	// NFrac is the fraction width of the N(t) register: UQ16.16.
+	// HierCCNFrac is the fraction width of the N(t) register: UQ16.16.
 	HierCCNFrac = 16
 	// kbitsPerBytePs converts a byte count over a time in ps to kb/s:
 	// n bytes in d ps is n·8·10^12/d bit/s = n·8·10^9/d kb/s.
 	hierccKbitsPerBytePs = 8_000_000_000
 )
 
-// The paper's first-hop constants ([HierCC] §3.3 and §5).
-// KB is 1000 B (units.KB); the paper does not say.
+// HierCC's paper constants for the first hop ([HierCC] §3.3 and §5). KB
+// is 1000 B (units.KB); the paper does not say. The credit constants C0
+// and Δ are voq.PaperC0 and voq.PaperDelta, the host's mark interval
+// rp.HierCCPaperMarkInterval.
 const (
 	HierCCPaperQ0    = 20 * units.KB // q0, the VOQ length eq. (1) steers to
 	HierCCPaperVHigh = 70 * units.KB // stop the sources above it
 	HierCCPaperVLow  = 50 * units.KB // resume them below it
 	HierCCPaperBeta  = 0.2           // β
-	// PaperRTTHop is RTT_hop, "quite small like 2us" (section 3.3); the
+	// HierCCPaperRTTHop is RTT_hop, "quite small like 2us" (section 3.3); the
 	// evaluation's 1 µs host links give 2 µs of propagation per round
 	// trip.
 	HierCCPaperRTTHop = 2 * units.Microsecond
 )
 
-// FirstCase is the reading of the first case of equation (1), which the
+// HierCCFirstCase is the reading of the first case of equation (1), which the
 // paper prints as "R(t) = R_line if Q_voq < 0".
 type HierCCFirstCase uint8
 
 const (
-	// BelowQ0 (the default): R = R_line while the VOQ is below q0 (empty
+	// HierCCBelowQ0 (the default): R = R_line while the VOQ is below q0 (empty
 	// included). A queue length is never negative, so the printed
 	// "Q_voq < 0" is read as Q_voq − q0 < 0, the sign of the equation's
 	// drain term: below its target the VOQ asks for line rate.
 	HierCCBelowQ0 HierCCFirstCase = iota
-	// Empty: R = R_line only while the VOQ is empty ("Q_voq ≤ 0"); between
+	// HierCCEmpty: R = R_line only while the VOQ is empty ("Q_voq ≤ 0"); between
 	// 0 and q0 the equation runs with a negative drain term (it raises
 	// the rate above R_credit/N to fill the queue to q0).
 	HierCCEmpty
-	// Never: the condition as printed, Q_voq < 0, which a queue length
+	// HierCCNever: the condition as printed, Q_voq < 0, which a queue length
 	// never meets: R always follows the second case (a negative drain
 	// term below q0, R kept when nothing arrived).
 	HierCCNever
@@ -70,32 +78,37 @@ func (c HierCCFirstCase) String() string {
 	case HierCCNever:
 		return "never"
 	}
-	return "FirstCase(" + strconv.Itoa(int(c)) + ")"
+	return "HierCCFirstCase(" + strconv.Itoa(int(c)) + ")"
 }
 
-// FirstHopConfig configures one VOQ's first-hop rate controller.
+// HierCCFirstHopConfig configures one VOQ's first-hop rate controller.
 type HierCCFirstHopConfig struct {
 	// LineRate is R_line, the host link rate: the first case's rate, the
-	// ceiling of R and the initial R. A multiple of RateUnit, 1 kb/s ..
-	// MaxRate.
+	// ceiling of R and the initial R. A multiple of wire.HierCCRateUnit in
+	// wire.HierCCRateUnit..wire.HierCCMaxRate.
 	LineRate units.Rate
 	// MinRate is the floor of equation (1)'s result, a multiple of
-	// RateUnit in 1 kb/s..LineRate. The paper states none. It is not 0
-	// because a host told R = 0 sends nothing, so marks nothing and would
-	// never hear a new rate: only the stop (V_high) sets 0, and the ToR
-	// remembers whom it stopped (SenderToR). HierCC presets: LineRate/256.
+	// wire.HierCCRateUnit in wire.HierCCRateUnit..LineRate. The paper
+	// states none. It is not 0 because a host told R = 0 sends nothing, so
+	// marks nothing and would never hear a new rate: only the stop
+	// (V_high) sets 0, and the ToR remembers whom it stopped. HierCC
+	// presets: LineRate/256.
 	MinRate units.Rate
-	// Beta is β in (0, 1), converted to Q0.16 by New (0.2: PaperBetaQ16).
+	// Beta is β, HierCCMinBeta..HierCCMaxBeta, held in Q0.16 (0.2:
+	// HierCCPaperBetaQ16).
 	Beta float64
-	// RTTHop is RTT_hop, the host-to-ToR round trip, 1 ns..1 s.
+	// RTTHop is RTT_hop, the host-to-ToR round trip,
+	// HierCCMinPeriod..HierCCMaxPeriod.
 	RTTHop units.Time
 	// Period is the measurement period of R_credit and R_arrive and of the
 	// update, "every RTT_hop/β" (section 3.3); 0 takes round(RTTHop/β)
-	// (10 µs for the paper's 2 µs and 0.2). 1 ns..1 s.
+	// (10 µs for the paper's 2 µs and 0.2), which must then lie in
+	// HierCCMinPeriod..HierCCMaxPeriod as Period does.
 	Period units.Time
 	// Q0 is q0, 0..VLow−1 bytes.
 	Q0 units.Bytes
-	// VLow < VHigh ≤ 2^32 − 1 bytes: stop above VHigh, resume below VLow.
+	// VLow < VHigh ≤ voq.MaxQueueLimit bytes (the VOQ's length register):
+	// stop above VHigh, resume below VLow.
 	VLow, VHigh units.Bytes
 	// FirstCase is the reading of the equation's first case.
 	FirstCase HierCCFirstCase
@@ -107,7 +120,7 @@ type HierCCFirstHopConfig struct {
 	UpdateWhileStopped bool
 }
 
-// PaperFirstHop returns the paper's first hop (sections 3.3 and 5) for
+// HierCCPaperFirstHop returns the paper's first hop (sections 3.3 and 5) for
 // hosts on links of rate line: β = 0.2, q0 = 20 KB, V_high = 70 KB,
 // V_low = 50 KB, RTT_hop = 2 µs and a period of RTT_hop/β = 10 µs, with
 // hwcc's floor MinRate = line/256 (rounded down to whole kb/s, at least 1
@@ -124,7 +137,7 @@ func HierCCPaperFirstHop(line units.Rate) HierCCFirstHopConfig {
 	}
 }
 
-const hierccFirstHopPart = "hiercc.FirstHop"
+const hierccFirstHopPart = "cp.HierCCFirstHop"
 
 func hierccCfgErr(part, field, value, want string) error {
 	return &cc.ConfigError{Part: part, Field: field, Value: value, Range: want}
@@ -134,19 +147,20 @@ func hierccCfgErr(part, field, value, want string) error {
 func (c HierCCFirstHopConfig) Validate() error {
 	switch {
 	case c.LineRate < wire.HierCCRateUnit || c.LineRate > wire.HierCCMaxRate || c.LineRate%wire.HierCCRateUnit != 0:
-		return hierccCfgErr(hierccFirstHopPart, "LineRate", c.LineRate.String(), "a multiple of 1kbps in 1kbps.."+wire.HierCCMaxRate.String())
+		return hierccCfgErr(hierccFirstHopPart, "LineRate", c.LineRate.String(), "a multiple of "+wire.HierCCRateUnit.String()+" in "+wire.HierCCRateUnit.String()+".."+wire.HierCCMaxRate.String())
 	case c.MinRate < wire.HierCCRateUnit || c.MinRate > c.LineRate || c.MinRate%wire.HierCCRateUnit != 0:
-		return hierccCfgErr(hierccFirstHopPart, "MinRate", c.MinRate.String(), "a multiple of 1kbps in 1kbps..LineRate")
-	case !(c.Beta > 0 && c.Beta < 1) || math.Round(c.Beta*(1<<HierCCBetaFrac)) < 1:
-		return hierccCfgErr(hierccFirstHopPart, "Beta", strconv.FormatFloat(c.Beta, 'g', -1, 64), "(0, 1), at least 2^-17")
-	case c.RTTHop < units.Nanosecond || c.RTTHop > units.Second:
-		return hierccCfgErr(hierccFirstHopPart, "RTTHop", c.RTTHop.String(), "1ns..1s")
-	case c.Period != 0 && (c.Period < units.Nanosecond || c.Period > units.Second):
-		return hierccCfgErr(hierccFirstHopPart, "Period", c.Period.String(), "0 (RTTHop/β) or 1ns..1s")
-	case c.Period == 0 && float64(c.RTTHop)/c.Beta > float64(units.Second):
-		return hierccCfgErr(hierccFirstHopPart, "Period", "0 (RTTHop/β)", "RTTHop/β at most 1s")
-	case c.VHigh < 1 || c.VHigh > math.MaxUint32:
-		return hierccCfgErr(hierccFirstHopPart, "VHigh", c.VHigh.String(), "1B..4294967295B")
+		return hierccCfgErr(hierccFirstHopPart, "MinRate", c.MinRate.String(), "a multiple of "+wire.HierCCRateUnit.String()+" in "+wire.HierCCRateUnit.String()+"..LineRate")
+	case !(c.Beta >= HierCCMinBeta && c.Beta <= HierCCMaxBeta):
+		return hierccCfgErr(hierccFirstHopPart, "Beta", strconv.FormatFloat(c.Beta, 'g', -1, 64),
+			strconv.FormatFloat(HierCCMinBeta, 'g', -1, 64)+".."+strconv.FormatFloat(HierCCMaxBeta, 'g', -1, 64))
+	case c.RTTHop < HierCCMinPeriod || c.RTTHop > HierCCMaxPeriod:
+		return hierccCfgErr(hierccFirstHopPart, "RTTHop", c.RTTHop.String(), HierCCMinPeriod.String()+".."+HierCCMaxPeriod.String())
+	case c.Period != 0 && (c.Period < HierCCMinPeriod || c.Period > HierCCMaxPeriod):
+		return hierccCfgErr(hierccFirstHopPart, "Period", c.Period.String(), "0 (RTTHop/β) or "+HierCCMinPeriod.String()+".."+HierCCMaxPeriod.String())
+	case c.Period == 0 && float64(c.RTTHop)/c.Beta > float64(HierCCMaxPeriod):
+		return hierccCfgErr(hierccFirstHopPart, "Period", "0 (RTTHop/β)", "RTTHop/β at most "+HierCCMaxPeriod.String())
+	case c.VHigh < 1 || c.VHigh > voq.MaxQueueLimit:
+		return hierccCfgErr(hierccFirstHopPart, "VHigh", c.VHigh.String(), "1B.."+units.Bytes(voq.MaxQueueLimit).String())
 	case c.VLow < 1 || c.VLow >= c.VHigh:
 		return hierccCfgErr(hierccFirstHopPart, "VLow", c.VLow.String(), "1B..VHigh−1")
 	case c.Q0 < 0 || c.Q0 >= c.VLow:
@@ -165,7 +179,7 @@ func (c HierCCFirstHopConfig) period() units.Time {
 	return units.Time(math.Round(float64(c.RTTHop) / c.Beta))
 }
 
-// fhConst is what New derives from a FirstHopConfig: the integer
+// fhConst is what New derives from a HierCCFirstHopConfig: the integer
 // constants of the update.
 type hierccFHConst struct {
 	line, min uint32 // R_line, MinRate in kb/s
@@ -198,7 +212,7 @@ func (c HierCCFirstHopConfig) consts() hierccFHConst {
 	}
 }
 
-// FirstHopState is every register of a FirstHop.
+// hierccFirstHopState is every register of a FirstHop.
 type hierccFirstHopState struct {
 	// Rate is R(t), kb/s (32 bits): what eq. (1) last gave, and the rate
 	// a stop freezes and the resume sends again.
@@ -262,7 +276,7 @@ var (
 //
 // # Integer form and error
 //
-// Rates are 32-bit registers in kb/s (RateUnit). The window's byte counts
+// Rates are 32-bit registers in kb/s (wire.HierCCRateUnit). The window's byte counts
 // are 32-bit saturating counters; R_arrive = ⌊A·8·10^9/W⌋ with W the
 // window in ps, R_credit likewise. The drain term is
 // ⌊gain·(Q − q0)⌋ >> 16 with gain = ⌊β_Q16·8·10^9/RTT_hop⌋ (Q.16 kb/s per
@@ -287,7 +301,7 @@ var (
 //
 // # Choices the paper leaves open
 //
-//   - First case: BelowQ0 (default), Empty or Never, see FirstCase.
+//   - First case: HierCCBelowQ0 (default), Empty or Never, see HierCCFirstCase.
 //   - R_arrive = 0 in a window (no packet joined, e.g. every source
 //     stopped or the flows ended): N(t) is unknown and R keeps its value
 //     (the first case still applies).
@@ -306,7 +320,7 @@ var (
 //     window start), so R_credit and R_arrive stay rates; the deadline
 //     stays on the grid start + k·T.
 //
-// A FirstHop is not safe for concurrent use. Build one with NewFirstHop;
+// A FirstHop is not safe for concurrent use. Build one with newHierCCFirstHop;
 // nothing in it allocates after that, except the error of a refused event.
 type hierccFirstHop struct {
 	k     hierccFHConst
@@ -314,7 +328,7 @@ type hierccFirstHop struct {
 	st    hierccFirstHopState
 }
 
-// NewFirstHop validates cfg and returns a controller at R = R_line, not
+// newHierCCFirstHop validates cfg and returns a controller at R = R_line, not
 // stopped, its first window opening at time 0 and its first update due
 // at T.
 func newHierCCFirstHop(cfg HierCCFirstHopConfig) (*hierccFirstHop, error) {
@@ -483,7 +497,7 @@ func (f *hierccFirstHop) update(now units.Time, q uint32) {
 	if f.st.Stopped && !f.k.update {
 		return // R frozen until the resume
 	}
-	// First case: R(t) = R_line if Q_voq < q0 (BelowQ0) or Q_voq = 0 (Empty).
+	// First case: R(t) = R_line if Q_voq < q0 (HierCCBelowQ0) or Q_voq = 0 (Empty).
 	if q < f.k.q0 && (f.k.first == HierCCBelowQ0 || (f.k.first == HierCCEmpty && q == 0)) {
 		f.st.Rate = f.k.line
 		return

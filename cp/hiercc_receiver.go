@@ -1,7 +1,6 @@
 package cp
 
 import (
-	"errors"
 	"strconv"
 
 	"github.com/hwcc/hwcc/cc"
@@ -11,59 +10,52 @@ import (
 	"github.com/hwcc/hwcc/wire"
 )
 
-// Receiver limits.
-const (
-	// MaxPorts is the most output ports toward hosts a ReceiverToR has.
-	hierccMaxHostPorts = 1024
-	// MaxBurst is the most credits one port sends in one Timer call.
-	HierCCMaxBurst = 64
-)
-
-// ReceiverToRConfig configures a receiver-side ToR.
+// hierccReceiverConfig configures a receiver-side ToR.
 type hierccReceiverConfig struct {
-	// Ports is k, its output ports toward its hosts, 1..MaxPorts; the
-	// caller numbers them 0..Ports−1.
+	// Ports is k, its output ports toward its hosts, 1..HierCCMaxPorts;
+	// the caller numbers them 0..Ports−1.
 	Ports int
 	// ToRs is M, the sender-side ToRs whose VOQs may send to its hosts:
-	// each port's WRR has an entry per ToR i in 0..ToRs−1 (1..4096).
+	// each port's WRR has an entry per ToR i in 0..ToRs−1
+	// (1..HierCCMaxToRs).
 	ToRs int
-	// Rate is the ports' line rate (section 2.2: 25 Gb/s), 1 b/s..MaxRate.
+	// Rate is the ports' line rate (section 2.2: 25 Gb/s),
+	// 1 b/s..wire.HierCCMaxRate.
 	Rate units.Rate
 	// Delta is Δ, the bytes one credit lets a VOQ send (section 3.2:
-	// 1 KB), 1..2^30.
+	// 1 KB), 1..wire.HierCCMaxCreditAmount.
 	Delta units.Bytes
-	// C0 is the VOQs' initial credit (section 5: 10 KB), 0..2^31−1: the
-	// WRR starts a VOQ's C_ij at S_ij − min(S_ij, C0) (credit.WRR).
+	// C0 is the VOQs' initial credit (section 5: 10 KB): the WRR starts a
+	// VOQ's C_ij at S_ij − min(S_ij, C0) (credit.WRR).
 	C0 units.Bytes
 	// Burst is the most credits a port sends in one Timer call when the
-	// caller is late, 1..MaxBurst; the rest of the missed ticks are
+	// caller is late, 1..HierCCMaxBurst; the rest of the missed ticks are
 	// dropped, as a token bucket of Burst tokens would.
 	Burst int
 }
 
-// PaperReceiver returns the paper's receiver-side ToR (sections 2.2, 3.2
+// hierccPaperReceiver returns the paper's receiver-side ToR (sections 2.2, 3.2
 // and 5): ports host ports at rate line, tors sender-side ToRs, Δ = 1 KB,
 // C0 = 10 KB, and a burst of 4 credits (hwcc's).
 func hierccPaperReceiver(ports, tors int, line units.Rate) hierccReceiverConfig {
 	return hierccReceiverConfig{Ports: ports, ToRs: tors, Rate: line, Delta: voq.PaperDelta, C0: voq.PaperC0, Burst: 4}
 }
 
-const hierccReceiverPart = "hiercc.ReceiverToR"
+const hierccReceiverPart = "cp.HierCCReceiver"
 
 // Validate reports the first field out of range as a *cc.ConfigError.
 func (c hierccReceiverConfig) Validate() error {
 	switch {
-	case c.Ports < 1 || c.Ports > hierccMaxHostPorts:
-		return hierccCfgErr(hierccReceiverPart, "Ports", strconv.Itoa(c.Ports), "1..1024")
-	case c.ToRs < 1 || c.ToRs > wire.HierCCMaxToR+1:
-		return hierccCfgErr(hierccReceiverPart, "ToRs", strconv.Itoa(c.ToRs), "1..4096")
+	case c.Ports < 1 || c.Ports > HierCCMaxPorts:
+		return hierccCfgErr(hierccReceiverPart, "Ports", strconv.Itoa(c.Ports), "1.."+strconv.Itoa(HierCCMaxPorts))
+	case c.ToRs < 1 || c.ToRs > HierCCMaxToRs:
+		return hierccCfgErr(hierccReceiverPart, "ToRs", strconv.Itoa(c.ToRs), "1.."+strconv.Itoa(HierCCMaxToRs))
 	case c.Rate < 1 || c.Rate > wire.HierCCMaxRate:
 		return hierccCfgErr(hierccReceiverPart, "Rate", c.Rate.String(), "1bps.."+wire.HierCCMaxRate.String())
 	case c.Burst < 1 || c.Burst > HierCCMaxBurst:
-		return hierccCfgErr(hierccReceiverPart, "Burst", strconv.Itoa(c.Burst), "1..64")
-	}
-	if c.Delta > wire.HierCCMaxCreditAmount {
-		return hierccCfgErr(hierccReceiverPart, "Delta", c.Delta.String(), "1B..1073741824B")
+		return hierccCfgErr(hierccReceiverPart, "Burst", strconv.Itoa(c.Burst), "1.."+strconv.Itoa(HierCCMaxBurst))
+	case c.Delta < 1 || c.Delta > wire.HierCCMaxCreditAmount:
+		return hierccCfgErr(hierccReceiverPart, "Delta", c.Delta.String(), "1B.."+units.Bytes(wire.HierCCMaxCreditAmount).String())
 	}
 	return c.wrr().Validate()
 }
@@ -72,14 +64,10 @@ func (c hierccReceiverConfig) wrr() credit.WRRConfig {
 	return credit.WRRConfig{Entries: c.ToRs, Credit: c.Delta, C0: c.C0}
 }
 
-// ErrPort: an output port outside 0..Ports−1, or a header whose
-// destination differs from the host the port has learnt.
-var ErrHierCCPort = errors.New("hiercc: wrong output port")
-
 // noHost marks a port that has learnt no host yet.
 const hierccNoHost = ^uint64(0)
 
-// ReceiverToR is one receiver-side ToR of HierCC ([HierCC]
+// hierccReceiver is one receiver-side ToR of HierCC ([HierCC]
 // §3.1 and §3.2, "WRR credit scheduler at receiver-side ToRs"):
 // per output port toward a host j, a credit.WRR over the VOQs i.j that
 // send to j, learnt from the headers of the packets that arrive (S_ij,
@@ -94,7 +82,7 @@ const hierccNoHost = ^uint64(0)
 //	        (credit.WRR.Observe); the first header at p sets p's host j
 //	Timer   at NextDeadline: each port whose tick is due and that has an
 //	        eligible VOQ grants (credit.WRR.Grant) and appends a
-//	        CreditPacket (ToR i, host j, Δ, C_ij) to the caller's slice
+//	        wire.HierCCCreditPacket (ToR i, host j, Δ, C_ij) to the caller's slice
 //
 // # Pacing
 //
@@ -118,9 +106,9 @@ const hierccNoHost = ^uint64(0)
 // largest S_ij the ToR has seen (the test and the fuzz target check it),
 // and the VOQ's balance C0 + C_ij − S_ij stays below C0 + Δ.
 //
-// Refused events change nothing: *cc.EventError (ErrPort, credit's
+// Refused events change nothing: *cc.EventError (ErrHierCCPort, credit's
 // ErrNoEntry for a ToR ≥ ToRs) or *cc.TimeOrderError. Not safe for
-// concurrent use; nothing allocates after NewReceiverToR except errors and
+// concurrent use; nothing allocates after newHierCCReceiver except errors and
 // a caller's slice that must grow (give it Ports·Burst of capacity).
 type hierccReceiver struct {
 	cfg      hierccReceiverConfig
@@ -134,7 +122,7 @@ type hierccReceiver struct {
 	dropped  uint64 // ticks dropped by the burst limit
 }
 
-// NewReceiverToR validates cfg and returns a ToR with empty tables.
+// newHierCCReceiver validates cfg and returns a ToR with empty tables.
 func newHierCCReceiver(cfg hierccReceiverConfig) (*hierccReceiver, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -207,7 +195,7 @@ func hierccToRErr(event string, tor uint16, tors int) error {
 // h.Flows (credit.WRR.Observe; a report older than the entry's S, a
 // reordered packet, is ignored: taken false). The first header at a port
 // sets its host j. Refused (nothing changes): a port outside
-// 0..Ports−1 or whose host is not h.Dst (ErrPort), h.ToR ≥ ToRs
+// 0..Ports−1 or whose host is not h.Dst (ErrHierCCPort), h.ToR ≥ ToRs
 // (credit.ErrNoEntry), time going back.
 func (r *hierccReceiver) Arrive(now units.Time, port int, h wire.HierCCHeader) (taken bool, err error) {
 	if !r.clock.InOrder(now) {
@@ -241,7 +229,7 @@ func (r *hierccReceiver) Arrive(now units.Time, port int, h wire.HierCCHeader) (
 
 // Timer sends, at or after NextDeadline, the credits of every port whose
 // tick is due: one per tick, up to Burst per port, each appended to out
-// as a CreditPacket (to ToR i's VOQ toward the port's host: Δ bytes and
+// as a wire.HierCCCreditPacket (to ToR i's VOQ toward the port's host: Δ bytes and
 // C_ij after the grant). Before the deadline it only records now.
 func (r *hierccReceiver) Timer(now units.Time, out []wire.HierCCCreditPacket) ([]wire.HierCCCreditPacket, error) {
 	if !r.clock.InOrder(now) {

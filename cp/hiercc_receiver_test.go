@@ -154,11 +154,11 @@ func TestHierCCReceiverRefusals(t *testing.T) {
 		require.True(t, rg.Fits(), rg.Name)
 	}
 	for field, c := range map[string]hierccReceiverConfig{
-		"Ports":  {Ports: 0, ToRs: 1, Rate: 1, Delta: 1, Burst: 1},
-		"ToRs":   {Ports: 1, ToRs: 4097, Rate: 1, Delta: 1, Burst: 1},
-		"Rate":   {Ports: 1, ToRs: 1, Rate: 0, Delta: 1, Burst: 1},
-		"Burst":  {Ports: 1, ToRs: 1, Rate: 1, Delta: 1, Burst: 0},
-		"Credit": {Ports: 1, ToRs: 1, Rate: 1, Delta: 0, Burst: 1},
+		"Ports": {Ports: 0, ToRs: 1, Rate: 1, Delta: 1, Burst: 1},
+		"ToRs":  {Ports: 1, ToRs: 4097, Rate: 1, Delta: 1, Burst: 1},
+		"Rate":  {Ports: 1, ToRs: 1, Rate: 0, Delta: 1, Burst: 1},
+		"Burst": {Ports: 1, ToRs: 1, Rate: 1, Delta: 1, Burst: 0},
+		"Delta": {Ports: 1, ToRs: 1, Rate: 1, Delta: 0, Burst: 1},
 	} {
 		_, err := newHierCCReceiver(c)
 		var ce *cc.ConfigError

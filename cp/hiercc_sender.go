@@ -1,7 +1,6 @@
 package cp
 
 import (
-	"errors"
 	"math"
 	"strconv"
 
@@ -12,12 +11,9 @@ import (
 	"github.com/hwcc/hwcc/wire"
 )
 
-// MaxStopFlows is the largest per-VOQ table of stopped flows.
-const HierCCMaxStopFlows = 1024
-
-// SenderToRConfig configures a sender-side ToR.
+// hierccSenderConfig configures a sender-side ToR.
 type hierccSenderConfig struct {
-	// ToR is this ToR's identifier i (0..MaxToR), written into every
+	// ToR is this ToR's identifier i (0..wire.HierCCMaxToR), written into every
 	// header and checked against every credit packet.
 	ToR uint16
 	// Dests is N, the destination hosts: VOQ keys 0..Dests−1
@@ -27,30 +23,30 @@ type hierccSenderConfig struct {
 	// destination, every one open at once: section 3.1, "each ToR has at
 	// most N VOQs").
 	VOQs int
-	// MTU is the largest packet, 1..65535 bytes, in the unit the caller
-	// counts queues in (the harness: wire bytes).
+	// MTU is the largest packet, 1..voq.MaxPacket bytes, in the unit the
+	// caller counts queues in (the harness: wire bytes).
 	MTU units.Bytes
-	// C0 is the credit a VOQ starts with, 0..2^31−1 bytes (section 5:
-	// 10 KB).
+	// C0 is the credit a VOQ starts with, 0..voq.MaxCreditLimit bytes
+	// (section 5: 10 KB).
 	C0 units.Bytes
-	// QueueLimit is the most bytes one VOQ holds, MTU..2^32−1; 0 takes
-	// 2^32−1. An arrival beyond it is refused (the caller drops it).
+	// QueueLimit is the most bytes one VOQ holds, MTU..voq.MaxQueueLimit;
+	// 0 takes voq.MaxQueueLimit. An arrival beyond it is refused.
 	QueueLimit units.Bytes
 	// StopFlows is the size of each VOQ's table of the flows it stopped,
-	// 1..MaxStopFlows (see SenderToR, "Stop and resume").
+	// 1..HierCCMaxStopFlows (see HierCC, "Stop and resume").
 	StopFlows int
 	// StopOnArrival: while the VOQ is stopped, answer the first packet of
 	// each flow not yet stopped with a stop, marked or not (hwcc's default;
-	// see SenderToR). Off: only marked packets are answered (the paper's
+	// see hierccSender). Off: only marked packets are answered (the paper's
 	// section 4 literally).
 	StopOnArrival bool
 	// FirstHop configures each VOQ's equation (1).
 	FirstHop HierCCFirstHopConfig
 }
 
-// PaperSender returns the paper's sender-side ToR (sections 3 to 5): ToR
+// hierccPaperSender returns the paper's sender-side ToR (sections 3 to 5): ToR
 // tor, dests destination hosts with one VOQ each, C0 = 10 KB, packets up
-// to mtu bytes, hosts on links of rate line (PaperFirstHop), 64 stopped
+// to mtu bytes, hosts on links of rate line (HierCCPaperFirstHop), 64 stopped
 // flows per VOQ (hwcc's: the 16 servers per ToR of section 2.2 with 4
 // flows each to one destination) and StopOnArrival.
 func hierccPaperSender(tor uint16, dests int, line units.Rate, mtu units.Bytes) hierccSenderConfig {
@@ -65,15 +61,15 @@ func hierccPaperSender(tor uint16, dests int, line units.Rate, mtu units.Bytes) 
 	}
 }
 
-const hierccSenderPart = "hiercc.SenderToR"
+const hierccSenderPart = "cp.HierCCSender"
 
 // Validate reports the first field out of range as a *cc.ConfigError.
 func (c hierccSenderConfig) Validate() error {
 	if c.ToR > wire.HierCCMaxToR {
-		return hierccCfgErr(hierccSenderPart, "ToR", strconv.Itoa(int(c.ToR)), "0..4095")
+		return hierccCfgErr(hierccSenderPart, "ToR", strconv.Itoa(int(c.ToR)), "0.."+strconv.Itoa(wire.HierCCMaxToR))
 	}
 	if c.StopFlows < 1 || c.StopFlows > HierCCMaxStopFlows {
-		return hierccCfgErr(hierccSenderPart, "StopFlows", strconv.Itoa(c.StopFlows), "1..1024")
+		return hierccCfgErr(hierccSenderPart, "StopFlows", strconv.Itoa(c.StopFlows), "1.."+strconv.Itoa(HierCCMaxStopFlows))
 	}
 	if err := c.voqConfig().Validate(); err != nil {
 		return err
@@ -101,7 +97,7 @@ func (c hierccSenderConfig) voqConfig() voq.Config {
 	}
 }
 
-// Arrival is a data packet from a local host arriving at the sender-side
+// hierccArrival is a data packet from a local host arriving at the sender-side
 // ToR.
 type hierccArrival struct {
 	// Flow is the packet's flow: a rate packet answering it goes to this
@@ -115,58 +111,31 @@ type hierccArrival struct {
 	Mark bool
 }
 
-// Sentinels of the SenderToR's own refusals (the voq.Manager's refusals
-// keep voq's sentinels). Each is wrapped in a *cc.EventError.
-var (
-	// ErrWrongToR: a credit packet for another ToR.
-	ErrHierCCWrongToR = errors.New("hiercc: credit for another ToR")
-	// ErrNoVOQ: a credit or flow end for a VOQ that is not open.
-	ErrHierCCNoVOQ = errors.New("hiercc: no such VOQ")
-)
-
-// SenderToR is one sender-side ToR of HierCC ([HierCC]
-// §3.1–§3.3 and §4): a VOQ per destination host j (a voq.Manager with C0 and
+// hierccSender is the sender side of a HierCC ToR ([HierCC] §3.1–§3.3
+// and §4): a VOQ per destination host j (a voq.Manager with C0 and
 // credit-positive round robin), each VOQ's flow count F_ij and bytes sent
 // S_ij stamped into the packets it sends, its credits from the
-// receiver-side ToRs, and its first-hop rate controller (FirstHop,
+// receiver-side ToRs, and its first-hop rate controller (hierccFirstHop,
 // equation (1)) answering the hosts' marked packets with rate packets.
+// HierCC drives it; stop and resume are described there.
 //
 // # Events, in the order a switch sees them
 //
-//	FlowStart, FlowEnd  a flow toward j starts or ends (F_ij ± 1); the
-//	                    caller knows flows (the harness does; a switch
-//	                    would count connection setup and teardown)
+//	FlowStart, FlowEnd  a flow toward j starts or ends (F_ij ± 1)
 //	Arrive              a data packet from a local host joins VOQ j;
 //	                    counts toward R_arrive; may stop the VOQ; a marked
-//	                    packet is answered with a RatePacket
+//	                    packet is answered with a wire.HierCCRatePacket
 //	Next, Eligible      which VOQ the uplink scheduler serves (round robin
 //	                    over VOQs with data and credit > 0, voq.Manager)
 //	Dequeue             a packet leaves VOQ s toward the fabric: spends
-//	                    its size in credit, returns the Header to stamp
+//	                    its size in credit, returns the header to stamp
 //	                    (F_ij, S_ij); may resume the VOQ's stopped flows
-//	Credit              a CreditPacket from a receiver-side ToR: adds its
+//	Credit              a credit packet from a receiver-side ToR: adds its
 //	                    amount to VOQ j's balance, counts toward R_credit
 //	Timer               every T = RTT_hop/β: each open VOQ's equation (1)
 //
 // Rate packets are returned by appending to the caller's slice (no
-// allocation while it has room: give it MaxRatePackets of capacity); the
-// caller sends each to its flow's source (RatePacket.Feedback).
-//
-// # Stop and resume
-//
-// Above V_high the VOQ advertises R = 0 (a RatePacket with Stop). A
-// stopped flow sends nothing, so it marks nothing and would never learn
-// the resume by answer; the ToR therefore remembers the flows it stopped,
-// in a table of StopFlows entries per VOQ, and on the Dequeue that takes
-// the VOQ below V_low sends each of them the frozen rate (section 3.3:
-// "the previous rate value before stopping the source will be sent to the
-// senders"). The paper does not say how the ToR knows them; the table is
-// hwcc's. A flow that does not fit the full table is not stopped (it
-// gets no answer while the VOQ is stopped; StopOverflow counts them), so
-// that no flow is stopped forever. With StopOnArrival (the default) the
-// first packet of every flow not yet stopped is answered with a stop at
-// once, marked or not: a host marks only every 10 µs, five RTT_hop, and
-// the VOQ bound below needs every source stopped within one RTT_hop.
+// allocation while it has room: give it MaxRatePackets of capacity).
 //
 // # Bound
 //
@@ -184,24 +153,12 @@ var (
 // one 25 Gb/s destination: 142 KB measured, 144 KB bound plus the model's
 // time steps).
 //
-// # Choices the paper leaves open
-//
-//   - VOQs are opened by a flow start or a packet, and never closed: a
-//     closed VOQ would drop its S_ij, which the receiver tracks. Size the
-//     table (VOQs) for the destinations.
-//   - The measurement grid is one per ToR: every VOQ updates at the
-//     same deadlines; a VOQ opened mid-period has a short first window.
-//     Only Timer runs updates; an event after an overdue deadline does not
-//     (the next Timer closes the longer window).
-//   - Every marked packet is answered with the rate in force (R(t) of the
-//     last update, 0 while stopped).
-//   - A credit's total (C_ij) is not checked: a jump past amount counts
-//     the missing bytes in CreditGap (lost credits) and nothing else.
-//
-// Refused events change nothing and return a *cc.EventError (voq's
-// sentinels, ErrWrongToR, ErrNoVOQ) or a *cc.TimeOrderError. Not safe for
-// concurrent use; nothing allocates after NewSenderToR except errors and
-// a caller's slice that must grow.
+// The measurement grid is one per ToR: every VOQ updates at the same
+// deadlines; a VOQ opened mid-period has a short first window. Refused
+// events change nothing and return a *cc.EventError (voq's sentinels,
+// ErrHierCCWrongToR, ErrHierCCNoVOQ) or a *cc.TimeOrderError. Nothing
+// allocates after newHierCCSender except errors and a caller's slice that
+// must grow.
 type hierccSender struct {
 	cfg   hierccSenderConfig
 	k     hierccFHConst
@@ -220,7 +177,7 @@ type hierccSender struct {
 	ratePackets, stopOverflow, creditGap uint64
 }
 
-// NewSenderToR validates cfg and returns a ToR with every VOQ closed and
+// newHierCCSender validates cfg and returns a ToR with every VOQ closed and
 // its first update due at T.
 func newHierCCSender(cfg hierccSenderConfig) (*hierccSender, error) {
 	if err := cfg.Validate(); err != nil {
@@ -373,7 +330,7 @@ func (s *hierccSender) FlowEnd(now units.Time, dst voq.Key) error {
 // if needed) and returns the VOQ's slot, where the caller queues the
 // packet. It counts a.Size toward R_arrive and stops the VOQ's sources if
 // its length passes V_high. It appends to out, and returns, at most one
-// RatePacket: the answer to a marked packet (R in force, or a stop), or,
+// wire.HierCCRatePacket: the answer to a marked packet (R in force, or a stop), or,
 // with StopOnArrival, the stop of a flow not yet stopped. Refused (nothing
 // changes, out is returned as given): a.Size outside 1..MTU, a.Dst
 // outside 0..Dests−1, a full VOQ table, a VOQ at its QueueLimit (voq's
@@ -433,7 +390,7 @@ func (s *hierccSender) Arrive(now units.Time, a hierccArrival, out []wire.HierCC
 // must be eligible) and returns the Header to stamp on it (this ToR, the
 // destination, F_ij and S_ij counting this packet; Mark false: the caller
 // may copy the host's bit). If the VOQ was stopped and falls below V_low,
-// it resumes, appending a RatePacket with the frozen rate for each flow
+// it resumes, appending a wire.HierCCRatePacket with the frozen rate for each flow
 // it stopped. Refused (nothing changes): voq's refusals, time going back.
 func (s *hierccSender) Dequeue(now units.Time, slot voq.Slot, n units.Bytes, out []wire.HierCCRatePacket) (wire.HierCCHeader, []wire.HierCCRatePacket, error) {
 	if !s.clock.InOrder(now) {
@@ -462,7 +419,7 @@ func (s *hierccSender) Dequeue(now units.Time, slot voq.Slot, n units.Bytes, out
 // Credit takes a credit packet from a receiver-side ToR: c.Amount bytes
 // join VOQ c.Dst's balance (voq.Manager.AddCredit) and count toward its
 // R_credit. Refused (nothing changes): a packet for another ToR
-// (ErrWrongToR), a VOQ that is not open (ErrNoVOQ), a balance that would
+// (ErrHierCCWrongToR), a VOQ that is not open (ErrHierCCNoVOQ), a balance that would
 // pass its limit (voq.ErrCreditOverflow), time going back.
 func (s *hierccSender) Credit(now units.Time, c wire.HierCCCreditPacket) error {
 	if !s.clock.InOrder(now) {

@@ -80,7 +80,7 @@ func TestHierCCLoop(t *testing.T) {
 	// At ToR B the packet joins the port of server 20.
 	act.Reset()
 	require.NoError(t, b.Enqueue(3*us, 0, p, cc.Queue{}, act))
-	e, ok := b.Receiver().Entry(0, hierccToRA)
+	e, ok := b.r.Entry(0, hierccToRA)
 	require.True(t, ok)
 	require.Equal(t, uint32(hierccFrame), e.S)
 	require.Equal(t, uint16(1), e.F)
@@ -98,8 +98,8 @@ func TestHierCCLoop(t *testing.T) {
 	act.Reset()
 	require.NoError(t, a.Message(6*us, hierccUpPort, &fb[0].Feedback, act))
 	require.Equal(t, []cc.Action{{Kind: cc.ActionCredit, Port: hierccUpPort, Node: 20, Bytes: 1000}}, act.All())
-	sl, _ := a.Sender().Lookup(20)
-	st, _ := a.Sender().VOQs().State(sl)
+	sl, _ := a.s.Lookup(20)
+	st, _ := a.s.VOQs().State(sl)
 	require.Equal(t, voq.PaperC0+1000-hierccFrame, st.Credit, "C0 + Δ − the frame sent")
 
 	// The last packet ends the flow.
@@ -110,7 +110,7 @@ func TestHierCCLoop(t *testing.T) {
 	require.NoError(t, a.Dequeue(8*us, hierccUpPort, last, cc.Queue{}, act))
 	h, _ = wire.DecodeHierCCHeader(last.Hdr[:])
 	require.Equal(t, uint16(1), h.Flows, "the last packet still counts its flow")
-	st, _ = a.Sender().VOQs().State(sl)
+	st, _ = a.s.VOQs().State(sl)
 	require.Zero(t, st.Flows, "F_ij back to 0 after the last packet")
 }
 
@@ -128,7 +128,7 @@ func TestHierCCLocalVOQ(t *testing.T) {
 	require.Equal(t, []cc.Action{{Kind: cc.ActionCredit, Port: 1, Node: 11, Bytes: voq.PaperC0}}, act.All())
 	act.Reset()
 	require.NoError(t, a.Dequeue(2*us, 1, p, cc.Queue{}, act))
-	e, ok := a.Receiver().Entry(1, hierccToRA)
+	e, ok := a.r.Entry(1, hierccToRA)
 	require.True(t, ok, "the receiver side of port 1 took the header at once")
 	require.Equal(t, uint32(hierccFrame), e.S)
 	act.Reset()
@@ -209,7 +209,7 @@ func TestHierCCHostHeaderForms(t *testing.T) {
 	require.NoError(t, a.Enqueue(us, 0, hierccData(5, 20, 10, wire.HierCCFlagMark|wire.HierCCFlagFirst|wire.HierCCFlagLast), cc.Queue{}, act))
 	require.Zero(t, act.Len())
 	require.Equal(t, before[1:], a.AppendRegisters(nil)[1:], "only the time moved")
-	_, ok := a.Receiver().Entry(0, 0)
+	_, ok := a.r.Entry(0, 0)
 	require.False(t, ok)
 
 	run := func(p *cc.Packet) (wire.HierCCHeader, []cc.Action, uint16) {
@@ -218,8 +218,8 @@ func TestHierCCHostHeaderForms(t *testing.T) {
 		act := cc.NewActions(256)
 		require.NoError(t, x.Enqueue(us, hierccUpPort, p, cc.Queue{}, act))
 		enq := append([]cc.Action(nil), act.All()...)
-		sl, _ := x.Sender().Lookup(20)
-		st, _ := x.Sender().VOQs().State(sl)
+		sl, _ := x.s.Lookup(20)
+		st, _ := x.s.VOQs().State(sl)
 		act.Reset()
 		require.NoError(t, x.Dequeue(2*us, hierccUpPort, p, cc.Queue{}, act))
 		h, err := wire.DecodeHierCCHeader(p.Hdr[:])
@@ -356,7 +356,7 @@ func FuzzHierCC(f *testing.F) {
 					if int(a.Port) > 3 || a.Bytes <= 0 {
 						t.Fatalf("credit %+v", a)
 					}
-					if _, ok := tor.Sender().Lookup(voq.Key(a.Node)); !ok {
+					if _, ok := tor.s.Lookup(voq.Key(a.Node)); !ok {
 						t.Fatalf("credit for VOQ %d, not open", a.Node)
 					}
 				case a.Kind == cc.ActionFeedback && a.To == cc.ToSwitch:

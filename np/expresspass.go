@@ -1,7 +1,6 @@
 package np
 
 import (
-	"math"
 	"strconv"
 
 	"github.com/hwcc/hwcc/cc"
@@ -99,55 +98,79 @@ func expressPassFull(event string, need int, act *cc.Actions) error {
 // expressPassPart names the ExpressPass receiver in errors.
 const expressPassPart = "np.ExpressPass"
 
-// Limits of the receiver's configuration.
+// ExpressPass's receiver: the bounds of ExpressPassConfig's fields, which
+// Validate checks and package algos's registration reads (SeqBits also
+// takes wire.ExpressPassMinSeqBits..wire.ExpressPassMaxSeqBits).
 const (
-	// ExpressPassMaxLink is the fastest link accepted, 10 Tb/s: it keeps
-	// the shortest credit interval above 1 ns and every rate product within
-	// 64 bits (see ExpressPass).
+	// ExpressPassMinLink and ExpressPassMaxLink bound the line rate: 1
+	// Mb/s to 10 Tb/s, which keeps the shortest credit interval above 1 ns
+	// and every rate product within 64 bits (see ExpressPass).
+	ExpressPassMinLink = units.Mbps
 	ExpressPassMaxLink = 10 * units.Tbps
-	// ExpressPassMaxPeriod is the longest update period accepted, 1 s.
+	// ExpressPassMaxFrameBytes bounds the credit and data frame sizes:
+	// 1 B ≤ CreditBytes ≤ FrameBytes ≤ 64 KiB.
+	ExpressPassMaxFrameBytes = 64 * units.KiB
+	// ExpressPassMinAlpha is the smallest initial rate fraction α: one LSB
+	// of the Q16 it is held in (2^-16); α is at most 1.
+	ExpressPassMinAlpha = 1.0 / (1 << expressPassQBits)
+	// ExpressPassMaxGain bounds w_init, w_min, w_max and target_loss, held
+	// in Q16 below 1.0: 1 − 2^-16 (65535/65536); each is at least 0.
+	ExpressPassMaxGain = 1 - ExpressPassMinAlpha
+	// ExpressPassMaxJitter bounds the stretch of a credit interval:
+	// −0.5 ≤ JitterMin ≤ 0 ≤ JitterMax ≤ 0.5.
+	ExpressPassMaxJitter = 0.5
+	// ExpressPassMinPeriod and ExpressPassMaxPeriod bound the update
+	// period: 1 ns to 1 s.
+	ExpressPassMinPeriod = units.Nanosecond
 	ExpressPassMaxPeriod = units.Second
+	// ExpressPassMinSeed is the smallest jitter seed: the xorshift32 state
+	// 0 would stay 0.
+	ExpressPassMinSeed uint32 = 1
 )
 
 // ExpressPassConfig configures an ExpressPass receiver (the credit
 // sender of the paper). Gains are float64 here and Q16 in the state (New
-// rounds them to nearest); the source of each default is in the package's
-// constants.
+// rounds them to nearest); the source of each default is listed with
+// ExpressPassDefaultSeed.
 type ExpressPassConfig struct {
 	// Link is the receiver NIC's line rate. The largest credit rate is
-	// Link·CreditBytes/(CreditBytes+FrameBytes). Range 1 Mb/s..10 Tb/s.
+	// Link·CreditBytes/(CreditBytes+FrameBytes). Range
+	// ExpressPassMinLink..ExpressPassMaxLink.
 	Link units.Rate
 	// CreditBytes is a credit frame's wire size (84 B), FrameBytes the
 	// largest data frame's (1538 B), which one credit pays for.
-	// Range 1 B ≤ CreditBytes ≤ FrameBytes ≤ 64 KiB.
+	// Range 1 B ≤ CreditBytes ≤ FrameBytes ≤ ExpressPassMaxFrameBytes.
 	CreditBytes, FrameBytes units.Bytes
 	// Alpha is the initial rate as a fraction of the largest (1/16);
-	// range (0, 1].
+	// range ExpressPassMinAlpha..1.
 	Alpha float64
 	// WInit, WMin and WMax bound the aggressiveness w of the increase
-	// (1/16, 0.01, 0.5): 0 ≤ WMin ≤ WInit ≤ WMax < 1.
+	// (1/16, 0.01, 0.5): 0 ≤ WMin ≤ WInit ≤ WMax ≤ ExpressPassMaxGain.
 	WInit, WMin, WMax float64
 	// TargetLoss is the credit loss the control aims for (0.125); range
-	// [0, 1).
+	// 0..ExpressPassMaxGain.
 	TargetLoss float64
 	// UpdatePeriod is how often Algorithm 1 runs ("every update period
 	// (RTT by default)"): the flow's base RTT when the environment gives
 	// one, else 10 µs (hwcc's default, a datacenter RTT). Range
-	// 1 ns..1 s.
+	// ExpressPassMinPeriod..ExpressPassMaxPeriod.
 	UpdatePeriod units.Time
 	// JitterMin and JitterMax bound the random stretch of each credit
 	// interval: interval·(1 + j), j uniform in [JitterMin, JitterMax]
-	// (−0.1, +0.1). Range −0.5 ≤ JitterMin ≤ 0 ≤ JitterMax ≤ 0.5.
+	// (−0.1, +0.1). Range −ExpressPassMaxJitter ≤ JitterMin ≤ 0 ≤
+	// JitterMax ≤ ExpressPassMaxJitter.
 	JitterMin, JitterMax float64
-	// Seed is the jitter generator's initial state (nonzero).
+	// Seed is the jitter generator's initial state, at least
+	// ExpressPassMinSeed.
 	Seed uint32
 	// SeqBits is the width of the credit sequence number (32); range
-	// 8..32. Sequence numbers run 1..2^SeqBits − 1 and wrap to 1.
+	// wire.ExpressPassMinSeqBits..wire.ExpressPassMaxSeqBits. Sequence
+	// numbers run 1..2^SeqBits − 1 and wrap to 1.
 	SeqBits uint8
 }
 
 // ExpressPassPaper returns the receiver of the paper's evaluation at line
-// rate link: the constants listed in the package doc, an update period of
+// rate link: the constants listed with ExpressPassDefaultSeed, an update period of
 // 10 µs (replaced by the flow's base RTT where the environment gives one).
 func ExpressPassPaper(link units.Rate) ExpressPassConfig {
 	return ExpressPassConfig{
@@ -182,40 +205,39 @@ func expressPassFmtF(f float64) string { return strconv.FormatFloat(f, 'g', -1, 
 // Validate checks every field and returns a *cc.ConfigError naming the
 // first one out of range (its Go name).
 func (c ExpressPassConfig) Validate() error {
-	finite := func(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 	switch {
-	case c.Link < units.Mbps || c.Link > ExpressPassMaxLink:
-		return expressPassBad("Link", c.Link.String(), "1Mbps.."+ExpressPassMaxLink.String())
+	case c.Link < ExpressPassMinLink || c.Link > ExpressPassMaxLink:
+		return expressPassBad("Link", c.Link.String(), ExpressPassMinLink.String()+".."+ExpressPassMaxLink.String())
 	case c.CreditBytes < 1 || c.CreditBytes > c.FrameBytes:
 		return expressPassBad("CreditBytes", c.CreditBytes.String(), "1B..FrameBytes")
-	case c.FrameBytes > 64*units.KiB:
-		return expressPassBad("FrameBytes", c.FrameBytes.String(), "CreditBytes..64KiB")
-	case !finite(c.Alpha) || c.Alpha <= 0 || c.Alpha > 1:
-		return expressPassBad("Alpha", expressPassFmtF(c.Alpha), "(0, 1]")
-	case !finite(c.WMax) || c.WMax < 0 || expressPassQ16(c.WMax) >= int64(expressPassOne):
-		return expressPassBad("WMax", expressPassFmtF(c.WMax), "[0, 1)")
-	case !finite(c.WMin) || c.WMin < 0 || c.WMin > c.WMax:
-		return expressPassBad("WMin", expressPassFmtF(c.WMin), "[0, WMax]")
-	case !finite(c.WInit) || c.WInit < c.WMin || c.WInit > c.WMax:
-		return expressPassBad("WInit", expressPassFmtF(c.WInit), "[WMin, WMax]")
-	case !finite(c.TargetLoss) || c.TargetLoss < 0 || expressPassQ16(c.TargetLoss) >= int64(expressPassOne):
-		return expressPassBad("TargetLoss", expressPassFmtF(c.TargetLoss), "[0, 1)")
-	case c.UpdatePeriod < units.Nanosecond || c.UpdatePeriod > ExpressPassMaxPeriod:
-		return expressPassBad("UpdatePeriod", c.UpdatePeriod.String(), "1ns.."+ExpressPassMaxPeriod.String())
-	case !finite(c.JitterMin) || c.JitterMin < -0.5 || c.JitterMin > 0:
-		return expressPassBad("JitterMin", expressPassFmtF(c.JitterMin), "[-0.5, 0]")
-	case !finite(c.JitterMax) || c.JitterMax < 0 || c.JitterMax > 0.5:
-		return expressPassBad("JitterMax", expressPassFmtF(c.JitterMax), "[0, 0.5]")
-	case c.Seed == 0:
+	case c.FrameBytes > ExpressPassMaxFrameBytes:
+		return expressPassBad("FrameBytes", c.FrameBytes.String(), "CreditBytes.."+ExpressPassMaxFrameBytes.String())
+	case !(c.Alpha >= ExpressPassMinAlpha && c.Alpha <= 1):
+		return expressPassBad("Alpha", expressPassFmtF(c.Alpha), expressPassFmtF(ExpressPassMinAlpha)+"..1")
+	case !(c.WMax >= 0 && c.WMax <= ExpressPassMaxGain):
+		return expressPassBad("WMax", expressPassFmtF(c.WMax), "0.."+expressPassFmtF(ExpressPassMaxGain))
+	case !(c.WMin >= 0 && c.WMin <= c.WMax):
+		return expressPassBad("WMin", expressPassFmtF(c.WMin), "0..WMax")
+	case !(c.WInit >= c.WMin && c.WInit <= c.WMax):
+		return expressPassBad("WInit", expressPassFmtF(c.WInit), "WMin..WMax")
+	case !(c.TargetLoss >= 0 && c.TargetLoss <= ExpressPassMaxGain):
+		return expressPassBad("TargetLoss", expressPassFmtF(c.TargetLoss), "0.."+expressPassFmtF(ExpressPassMaxGain))
+	case c.UpdatePeriod < ExpressPassMinPeriod || c.UpdatePeriod > ExpressPassMaxPeriod:
+		return expressPassBad("UpdatePeriod", c.UpdatePeriod.String(), ExpressPassMinPeriod.String()+".."+ExpressPassMaxPeriod.String())
+	case !(c.JitterMin >= -ExpressPassMaxJitter && c.JitterMin <= 0):
+		return expressPassBad("JitterMin", expressPassFmtF(c.JitterMin), expressPassFmtF(-ExpressPassMaxJitter)+"..0")
+	case !(c.JitterMax >= 0 && c.JitterMax <= ExpressPassMaxJitter):
+		return expressPassBad("JitterMax", expressPassFmtF(c.JitterMax), "0.."+expressPassFmtF(ExpressPassMaxJitter))
+	case c.Seed < ExpressPassMinSeed:
 		return expressPassBad("Seed", "0", "1..4294967295 (0 locks the generator)")
-	case c.SeqBits < 8 || c.SeqBits > 32:
-		return expressPassBad("SeqBits", strconv.Itoa(int(c.SeqBits)), "8..32")
+	case c.SeqBits < wire.ExpressPassMinSeqBits || c.SeqBits > wire.ExpressPassMaxSeqBits:
+		return expressPassBad("SeqBits", strconv.Itoa(int(c.SeqBits)), strconv.Itoa(wire.ExpressPassMinSeqBits)+".."+strconv.Itoa(wire.ExpressPassMaxSeqBits))
 	}
 	return nil
 }
 
-// ExpressPassState is every register of a receiver but the time of
-// its latest event.
+// ExpressPassState is every register of an np.ExpressPass but the time
+// of its latest event, in the units of its snapshot (AppendRegisters).
 type ExpressPassState struct {
 	// Active: credits are being paced (between a request and a stop).
 	Active bool
@@ -254,17 +276,20 @@ type ExpressPassState struct {
 	Credits, Echoes, Lost, Stale, Unechoed, Updates uint64
 }
 
-// ExpressPass is ExpressPass's receiver: a cc.NotificationPoint at
-// the flow's destination that paces credits to the flow's source and runs
-// the credit feedback control (the paper's Algorithm 1) on the loss the
-// data frames' echoes show.
+// ExpressPass is ExpressPass's receiver ([ExpressPass] §3 and Algorithm
+// 1; constants as in [ExpressPass-ns2]): a cc.NotificationPoint at the
+// flow's destination that paces credits to the flow's source and runs the
+// credit feedback control (the paper's Algorithm 1) on the loss the data
+// frames' echoes show. It is registered as algorithm "expresspass" part
+// "np" (package algos); rp.ExpressPass is the sender it paces, package
+// wire holds the control packet and the echo.
 //
-// Pacing. A FeedbackCreditRequest from the source (Feedback) activates the
+// Pacing. A cc.FeedbackCreditRequest from the source (Feedback) activates the
 // receiver: w ← WInit, cur_rate ← Alpha·MaxRate (as ns-2's init() at every
 // request), the loss counters restart, and the first credit leaves at
 // once. Each later credit leaves at NextDeadline (Timer), one per call, as
 // an ActionFeedback to cc.ToSource at cc.ControlPrio carrying
-// Feedback{Kind: FeedbackCredit, Flow, Seq} with the credit's wire image
+// Feedback{Kind: cc.FeedbackCredit, Flow, Seq} with the credit's wire image
 // in Data (wire.ExpressPassPacket: type credit, Flow, Seq, TS the departure
 // time; the receiver does not read the Data of what it receives). The gap to the next is
 // GapBase + GapSpan·u/2^16, u the top 16 bits of a xorshift32 draw: the
@@ -273,7 +298,7 @@ type ExpressPassState struct {
 // called late keeps the schedule's phase when the next departure it
 // computes (previous deadline + gap) is still after now, and otherwise
 // restarts it from now: one credit per call, never a burst of the missed
-// ones (they are simply not sent). A FeedbackCreditStop deactivates it
+// ones (they are simply not sent). A cc.FeedbackCreditStop deactivates it
 // (no deadline); a request while active and a stop while idle change
 // nothing. Other feedback kinds change nothing but the time.
 //
@@ -362,13 +387,16 @@ func (r *ExpressPass) Config() ExpressPassConfig { return r.cfg }
 // State returns every register but the time.
 func (r *ExpressPass) State() ExpressPassState { return r.s }
 
-// Last returns the time of the latest event accepted.
+// Last returns the time of the latest event accepted: the register now,
+// ps.
 func (r *ExpressPass) Last() units.Time { return r.clock.Last() }
 
-// MinRate and MaxRate return the clamp of cur_rate in bit/s.
+// MinRate returns the floor of cur_rate (the register rate), bit/s: one
+// credit per update period.
 func (r *ExpressPass) MinRate() units.Rate { return units.Rate(r.minRate) }
 
-// MaxRate returns the largest credit rate (see the config's MaxRate).
+// MaxRate returns the ceiling of cur_rate (the register rate), bit/s: the
+// largest credit rate (ExpressPassConfig.MaxRate).
 func (r *ExpressPass) MaxRate() units.Rate { return units.Rate(r.maxRate) }
 
 // setRate sets cur_rate and the interval and gap terms that follow from it.

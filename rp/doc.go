@@ -3,7 +3,7 @@
 // feedback (ACKs with ECN echo or INT, CNPs, explicit rates) and its own timers
 // into a sending rate and, where the algorithm has one, a window.
 //
-// Every type here (RoCC, HPCC, DCQCN and DCTCP) keeps the contract of package cc: it
+// Every type here (RoCC, HPCC, DCQCN, DCTCP, HierCC and ExpressPass) keeps the contract of package cc: it
 // implements cc.ReactionPoint (checked at compile time), refuses time going
 // backwards with a *cc.TimeOrderError, returns only cc's error types, and
 // appends every register it carries to a caller's slice (AppendRegisters).
@@ -19,4 +19,13 @@
 // first; explicit deadlines (NextDeadline, and Timer or OnTimer); State()
 // returning every register as a struct. Nothing here allocates, reads a
 // clock or starts a goroutine on an event.
+//
+// # Algorithms
+//
+//	HierCC       the host of one HierCC flow: a mark every 10 µs, the
+//	             first and last packet flagged, the ToR's rate packets
+//	             applied ([HierCC] §4). hiercc.go
+//	ExpressPass  the credit-gated sender: requests credits, spends one per
+//	             frame and echoes it, stops them after the last byte
+//	             ([ExpressPass] §3; [ExpressPass-ns2]). expresspass.go
 package rp

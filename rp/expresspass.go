@@ -9,8 +9,19 @@ import (
 	"github.com/hwcc/hwcc/wire"
 )
 
-// ExpressPassMaxDepth is the most credits a sender's FIFO holds.
-const ExpressPassMaxDepth = 16
+// ExpressPass's sender: the bounds of ExpressPassConfig's fields, which
+// Validate checks and package algos's registration reads (SeqBits also
+// takes wire.ExpressPassMinSeqBits..wire.ExpressPassMaxSeqBits).
+const (
+	// ExpressPassMaxDepth is the most credits a sender's FIFO holds.
+	ExpressPassMaxDepth = 16
+	// ExpressPassMaxTimeout is the longest request or stop timeout.
+	ExpressPassMaxTimeout = units.Second
+	// ExpressPassMinFrameBytes and ExpressPassMaxFrameBytes bound the wire
+	// bytes one credit pays for: a minimum Ethernet frame to 64 KiB.
+	ExpressPassMinFrameBytes units.Bytes = 64
+	ExpressPassMaxFrameBytes units.Bytes = 64 * units.KiB
+)
 
 // expressPassEventError is a refused event (errors.Is(err, cc.ErrEvent)),
 // with its cause (a *cc.DecodeError, say) if any. Errors are built out of
@@ -32,14 +43,12 @@ func expressPassFull(event string, need int, act *cc.Actions) error {
 // expressPassPart names the ExpressPass sender in errors.
 const expressPassPart = "rp.ExpressPass"
 
-// ExpressPassMaxTimeout is the longest request or stop timeout accepted.
-const ExpressPassMaxTimeout = units.Second
-
 // ExpressPassConfig configures an ExpressPass sender.
 type ExpressPassConfig struct {
 	// FrameBytes is the wire size one credit pays for (1538 B, the
 	// largest data frame): Limits().Credit is the credits held times it,
-	// and a frame larger is refused. Range 64 B..64 KiB. A harness whose
+	// and a frame larger is refused. Range
+	// ExpressPassMinFrameBytes..ExpressPassMaxFrameBytes. A harness whose
 	// frames are smaller may lower it to its largest frame, so that
 	// Limits().Credit counts what it can actually send.
 	FrameBytes units.Bytes
@@ -49,12 +58,14 @@ type ExpressPassConfig struct {
 	// credit beyond it is wasted. Range 1..ExpressPassMaxDepth.
 	Depth int
 	// RequestTimeout resends the credit request while no credit has come
-	// (100 µs, ns-2 retransmit_timeout_); 0 never resends. Range 0..1 s.
+	// (100 µs, ns-2 retransmit_timeout_); 0 never resends. Range
+	// 0..ExpressPassMaxTimeout.
 	RequestTimeout units.Time
 	// StopTimeout: a credit that arrives at least StopTimeout after the
 	// latest credit stop resends the stop (hwcc's event-driven form of
 	// ns-2's CLOSE_WAIT timer, which resends it when credits still come
-	// 2·RTT after it; default 100 µs); 0 never resends. Range 0..1 s.
+	// 2·RTT after it; default 100 µs); 0 never resends. Range
+	// 0..ExpressPassMaxTimeout.
 	StopTimeout units.Time
 	// Size is the flow's length in payload bytes (cc.Env.Size): the frame
 	// that covers byte Size − 1 sends the credit stop. 0: a long-lived
@@ -64,7 +75,8 @@ type ExpressPassConfig struct {
 	// credit names it (cc.Env.Index − 1 in package algos).
 	Flow cc.FlowID
 	// SeqBits is the credits' sequence width, as the receiver's (32);
-	// a credit with Seq 0 or beyond 2^SeqBits − 1 is refused. Range 8..32.
+	// a credit with Seq 0 or beyond 2^SeqBits − 1 is refused. Range
+	// wire.ExpressPassMinSeqBits..wire.ExpressPassMaxSeqBits.
 	SeqBits uint8
 }
 
@@ -88,8 +100,8 @@ func (c ExpressPassConfig) Validate() error {
 		return &cc.ConfigError{Part: expressPassPart, Field: field, Value: value, Range: want}
 	}
 	switch {
-	case c.FrameBytes < 64 || c.FrameBytes > 64*units.KiB:
-		return bad("FrameBytes", c.FrameBytes.String(), "64B..64KiB")
+	case c.FrameBytes < ExpressPassMinFrameBytes || c.FrameBytes > ExpressPassMaxFrameBytes:
+		return bad("FrameBytes", c.FrameBytes.String(), ExpressPassMinFrameBytes.String()+".."+ExpressPassMaxFrameBytes.String())
 	case c.Depth < 1 || c.Depth > ExpressPassMaxDepth:
 		return bad("Depth", strconv.Itoa(c.Depth), "1.."+strconv.Itoa(ExpressPassMaxDepth))
 	case c.RequestTimeout < 0 || c.RequestTimeout > ExpressPassMaxTimeout:
@@ -98,8 +110,8 @@ func (c ExpressPassConfig) Validate() error {
 		return bad("StopTimeout", c.StopTimeout.String(), "0.."+ExpressPassMaxTimeout.String())
 	case c.Size < 0:
 		return bad("Size", c.Size.String(), "≥ 0B")
-	case c.SeqBits < 8 || c.SeqBits > 32:
-		return bad("SeqBits", strconv.Itoa(int(c.SeqBits)), "8..32")
+	case c.SeqBits < wire.ExpressPassMinSeqBits || c.SeqBits > wire.ExpressPassMaxSeqBits:
+		return bad("SeqBits", strconv.Itoa(int(c.SeqBits)), strconv.Itoa(wire.ExpressPassMinSeqBits)+".."+strconv.Itoa(wire.ExpressPassMaxSeqBits))
 	}
 	return nil
 }
@@ -120,11 +132,12 @@ const (
 	ExpressPassStopped
 )
 
-// ExpressPassState is every register of a sender but the time.
+// ExpressPassState is every register of an rp.ExpressPass but the time,
+// in the units of its snapshot (AppendRegisters).
 type ExpressPassState struct {
 	Phase ExpressPassPhase
-	// Deadline is when the timer resends the request (Start: 0;
-	// Requested: the latest request + RequestTimeout; else none).
+	// Deadline is when the timer sends the request (Start: 0; Requested:
+	// the latest request + RequestTimeout; else none), ps.
 	Deadline units.Time
 	// Flow is the flow the requests and stops name.
 	Flow cc.FlowID
@@ -132,7 +145,7 @@ type ExpressPassState struct {
 	// them, ring of ExpressPassMaxDepth slots).
 	FIFO      [ExpressPassMaxDepth]uint32
 	Head, Len uint8
-	// LastStop is the time of the latest credit stop.
+	// LastStop is the time of the latest credit stop, ps.
 	LastStop units.Time
 	// Credits counts credits taken into the FIFO, Wasted those that found
 	// it full, Late those that came after the stop (also wasted), Frames
@@ -141,13 +154,16 @@ type ExpressPassState struct {
 	Credits, Wasted, Late, Frames, Requests, Stops uint64
 }
 
-// ExpressPass is ExpressPass's sender: a cc.ReactionPoint at the
-// flow's source that gates the flow on credit.
+// ExpressPass is ExpressPass's sender ([ExpressPass] §3; constants as in
+// [ExpressPass-ns2]): a cc.ReactionPoint at the flow's source that gates
+// the flow on credit, registered as algorithm "expresspass" part "rp"
+// (package algos). np.ExpressPass is the receiver that paces its credits;
+// package wire holds the control packet and the echo.
 //
 // Its first deadline is 0: the caller's first Timer sends a
-// FeedbackCreditRequest to cc.ToDestination (cc.ControlPrio), and resends
+// cc.FeedbackCreditRequest to cc.ToDestination (cc.ControlPrio), and resends
 // it every RequestTimeout until a credit comes (ns-2's
-// handle_sender_retransmit). Each FeedbackCredit (Feedback) joins a FIFO of
+// handle_sender_retransmit). Each cc.FeedbackCredit (Feedback) joins a FIFO of
 // Depth credits, or is wasted when it is full; Limits() is {Credited: true,
 // Credit: credits held × FrameBytes}, so the caller starts a frame only
 // when one credit covers it. Sent spends the oldest credit and writes its
@@ -157,10 +173,10 @@ type ExpressPassState struct {
 // included).
 //
 // When Size > 0, the Sent whose frame covers the last byte (p.Seq +
-// p.Payload ≥ Size) also sends a FeedbackCreditStop to cc.ToDestination
+// p.Payload ≥ Size) also sends a cc.FeedbackCreditStop to cc.ToDestination
 // (one action: an Actions without room fails that Sent). Credits still
 // coming after it count as Late; one coming StopTimeout or more after the
-// latest stop resends the stop. A FeedbackNak after the stop means data
+// latest stop resends the stop. A cc.FeedbackNak after the stop means data
 // must be resent: the sender requests credits again (ns-2's recv_nack).
 // ACKs, CNPs and every other kind change nothing but the time. Credits of
 // any Seq order are taken (the receiver judges order); a credit with Seq 0
@@ -200,10 +216,11 @@ func (x *ExpressPass) Config() ExpressPassConfig { return x.cfg }
 // State returns every register but the time.
 func (x *ExpressPass) State() ExpressPassState { return x.s }
 
-// Last returns the time of the latest event accepted.
+// Last returns the time of the latest event accepted: the register now,
+// ps.
 func (x *ExpressPass) Last() units.Time { return x.clock.Last() }
 
-// Held returns the number of credits held.
+// Held returns the number of credits held: the register len, in credits.
 func (x *ExpressPass) Held() int { return int(x.s.Len) }
 
 // Limits implements cc.ReactionPoint: no pacing rate and no window, gated

@@ -9,25 +9,39 @@ import (
 	"github.com/hwcc/hwcc/wire"
 )
 
-// PaperMarkInterval is how often a host marks a packet (section 4: "A
-// sender marks one reserved bit in the data packet header every 10us").
-const HierCCPaperMarkInterval = 10 * units.Microsecond
+// HierCC's host: its paper constant and the bounds of HierCCConfig's
+// fields, which Validate checks and package algos's registration reads
+// (LineRate also takes wire.HierCCRateUnit..wire.HierCCMaxRate, the rate
+// packet's range).
+const (
+	// HierCCPaperMarkInterval is how often a host marks a packet ([HierCC]
+	// §4: "A sender marks one reserved bit in the data packet header every
+	// 10us").
+	HierCCPaperMarkInterval = 10 * units.Microsecond
+	// HierCCMinMarkInterval and HierCCMaxMarkInterval bound MarkInterval.
+	HierCCMinMarkInterval = units.Nanosecond
+	HierCCMaxMarkInterval = units.Second
+	// HierCCMaxSize is the longest flow a host flags the last packet of:
+	// 2^62 payload bytes.
+	HierCCMaxSize units.Bytes = 1 << 62
+)
 
-// HostConfig configures a HierCC host: the reaction point of one flow.
+// HierCCConfig configures a HierCC host: the reaction point of one flow.
 type HierCCConfig struct {
 	// LineRate is the NIC's line rate: the flow's initial rate and the
-	// ceiling of any rate it is given; 1 kb/s..MaxRate.
+	// ceiling of any rate it is given;
+	// wire.HierCCRateUnit..wire.HierCCMaxRate.
 	LineRate units.Rate
 	// MarkInterval is the least time between two marked packets (section
-	// 4: 10 µs), 1 ns..1 s.
+	// 4: 10 µs), HierCCMinMarkInterval..HierCCMaxMarkInterval.
 	MarkInterval units.Time
-	// Size is the flow's length in payload bytes, 0..2^62 (0: open-ended,
-	// no packet is ever its last): the packet that reaches it carries
-	// FlagLast. cc.Env.Size gives it.
+	// Size is the flow's length in payload bytes, 0..HierCCMaxSize (0:
+	// open-ended, no packet is ever its last): the packet that reaches it
+	// carries wire.HierCCFlagLast. cc.Env.Size gives it.
 	Size units.Bytes
 }
 
-// PaperHost returns the paper's host on a link of rate line: marks every
+// HierCCPaper returns the paper's host on a link of rate line: marks every
 // 10 µs, starts at line rate.
 func HierCCPaper(line units.Rate) HierCCConfig {
 	return HierCCConfig{LineRate: line, MarkInterval: HierCCPaperMarkInterval}
@@ -44,59 +58,62 @@ func hierccBad(field, value, want string) error {
 func (c HierCCConfig) Validate() error {
 	switch {
 	case c.LineRate < wire.HierCCRateUnit || c.LineRate > wire.HierCCMaxRate:
-		return hierccBad("LineRate", c.LineRate.String(), "1kbps.."+wire.HierCCMaxRate.String())
-	case c.MarkInterval < units.Nanosecond || c.MarkInterval > units.Second:
-		return hierccBad("MarkInterval", c.MarkInterval.String(), "1ns..1s")
-	case c.Size < 0 || c.Size > 1<<62:
-		return hierccBad("Size", c.Size.String(), "0B..2^62B")
+		return hierccBad("LineRate", c.LineRate.String(), wire.HierCCRateUnit.String()+".."+wire.HierCCMaxRate.String())
+	case c.MarkInterval < HierCCMinMarkInterval || c.MarkInterval > HierCCMaxMarkInterval:
+		return hierccBad("MarkInterval", c.MarkInterval.String(), HierCCMinMarkInterval.String()+".."+HierCCMaxMarkInterval.String())
+	case c.Size < 0 || c.Size > HierCCMaxSize:
+		return hierccBad("Size", c.Size.String(), "0B.."+HierCCMaxSize.String())
 	}
 	return nil
 }
 
-// HostState is every register of a Host.
+// HierCCState is every register of an rp.HierCC but the time, in the
+// units of its snapshot (AppendRegisters).
 type HierCCState struct {
-	// Rate is the rate the ToR last gave, kb/s (32 bits), at most the
-	// line rate; the line rate until the first rate packet.
+	// Rate is the rate the ToR last gave, kb/s (wire.HierCCRateUnit, 32
+	// bits), at most the line rate; the line rate until the first rate
+	// packet. A stop leaves it: it is the rate to pace at once resumed.
 	Rate uint32
 	// Stopped: the last rate packet was a stop.
 	Stopped bool
-	// Marked: the flow has marked a packet; LastMark is when.
+	// Marked: the flow has marked a packet; LastMark is when (ps).
 	Marked   bool
 	LastMark units.Time
-	// Began and Ended: the flow has sent the packet it flags FlagFirst,
-	// and the one it flags FlagLast.
+	// Began and Ended: the flow has sent the packet it flags
+	// wire.HierCCFlagFirst, and the one it flags wire.HierCCFlagLast.
 	Began, Ended bool
 	// Marks, Rates and Stops count marked packets and the rate and stop
 	// packets taken (64 bits, wrapping).
 	Marks, Rates, Stops uint64
 }
 
-// Host is the sender side of HierCC for one flow ([HierCC]
-// §4, "Sender-side implementation": "A sender marks one reserved
-// bit in the data packet header every 10us ... the sender NIC ... only
-// needs to adjust its sending rate accordingly after receiving the rate
-// allocation packet"). It implements cc.ReactionPoint.
+// HierCC is the sender side of HierCC for one flow ([HierCC] §4,
+// "Sender-side implementation": "A sender marks one reserved bit in the
+// data packet header every 10us ... the sender NIC ... only needs to
+// adjust its sending rate accordingly after receiving the rate allocation
+// packet"). It implements cc.ReactionPoint and is registered as algorithm
+// "hiercc" part "rp" (package algos); cp.HierCC is the ToR it talks to.
 //
 //   - Sent writes the host's header into p.Hdr, all 16 bytes
-//     (HostHeader: byte 0 = 0, no ToR's header yet; byte 1 = the flags;
-//     the rest 0). It marks the packet (FlagMark) when MarkInterval has
-//     passed since the last mark (the flow's first packet is marked, so
-//     that its first rate comes one RTT_hop after it starts). It flags
-//     FlagFirst on the first packet it is given and FlagLast on the first
-//     packet that reaches Size (p.Seq + p.Payload ≥ Size); every other
-//     packet (a retransmission included) carries neither. The caller
-//     carries Hdr unchanged to the sender-side ToR, which reads the flags
-//     where a real ToR reads the transport header's reserved bit and
-//     first/last opcodes (Arrival.Mark, Header.Mark, ToR's flow count)
-//     and writes its Header over them on dequeue.
-//   - Feedback takes a FeedbackRate message whose Data is a RatePacket
-//     for this flow: a rate becomes the pacing rate (Limits().Rate,
-//     capped at the line rate), a stop gates the flow (Limits().Credited
-//     with Credit 0: cc.Limits has no "rate 0", since Rate 0 means
-//     unpaced) until the next rate packet. Every other kind changes
-//     nothing but the time. A message that does not decode, or is for
-//     another flow, is refused (*cc.EventError).
-//   - No timer: NextDeadline is units.MaxTime. No actions.
+//     (wire.HierCCHostHeader: byte 0 = 0, no ToR's header yet; byte 1 =
+//     the flags; the rest 0). It marks the packet (wire.HierCCFlagMark)
+//     when MarkInterval has passed since the last mark (the flow's first
+//     packet is marked, so that its first rate comes one RTT_hop after it
+//     starts). It flags wire.HierCCFlagFirst on the first packet it is
+//     given and wire.HierCCFlagLast on the first packet that reaches Size
+//     (p.Seq + p.Payload ≥ Size); every other packet (a retransmission
+//     included) carries neither. The caller carries Hdr unchanged to the
+//     sender-side ToR, which reads the flags where a real ToR reads the
+//     transport header's reserved bit and first/last opcodes, and writes
+//     its header over them on dequeue.
+//   - Feedback takes a wire.FeedbackHierCCRate message whose Data is a
+//     wire.HierCCRatePacket for this flow: a rate becomes the pacing rate
+//     (Limits().Rate, capped at the line rate), a stop gates the flow
+//     (Limits().Credited with Credit 0: cc.Limits has no "rate 0", since
+//     Rate 0 means unpaced) until the next rate packet. A message that
+//     does not decode, or is for another flow, is refused
+//     (*cc.EventError).
+//   - No timer: NextDeadline is units.MaxTime. No event decides an action.
 //
 // Choices the paper leaves open: the first packet is marked; "every 10
 // µs" is at least 10 µs since the last marked packet (a flow that sends
@@ -111,7 +128,7 @@ type HierCC struct {
 
 var _ cc.ReactionPoint = (*HierCC)(nil)
 
-// NewHost validates cfg and returns a flow at line rate that has marked
+// NewHierCC validates cfg and returns a flow at line rate that has marked
 // nothing.
 func NewHierCC(cfg HierCCConfig) (*HierCC, error) {
 	if err := cfg.Validate(); err != nil {
@@ -124,34 +141,17 @@ func NewHierCC(cfg HierCCConfig) (*HierCC, error) {
 // Config returns the configuration.
 func (h *HierCC) Config() HierCCConfig { return h.cfg }
 
-// State returns every register.
+// State returns every register but the time, in the units of the
+// snapshot (the rate in kb/s).
 func (h *HierCC) State() HierCCState { return h.st }
 
-// Rate is the pacing rate given (the line rate's kb/s floor at first);
-// 0 while stopped.
-func (h *HierCC) Rate() units.Rate {
-	if h.st.Stopped {
-		return 0
-	}
-	return units.Rate(h.st.Rate) * wire.HierCCRateUnit
-}
-
-// Limits: the rate while running; gated on a zero credit while stopped.
+// Limits is the rate register in bit/s while running; gated on a zero
+// credit (at that rate) while stopped.
 func (h *HierCC) Limits() cc.Limits {
 	if h.st.Stopped {
 		return cc.Limits{Rate: units.Rate(h.st.Rate) * wire.HierCCRateUnit, Credited: true, Credit: 0}
 	}
 	return cc.Limits{Rate: units.Rate(h.st.Rate) * wire.HierCCRateUnit}
-}
-
-// Mark reports whether a packet sent at now is marked, and records it:
-// the typed form of Sent's marking.
-func (h *HierCC) Mark(now units.Time) (bool, error) {
-	if err := h.clock.Check(hierccPart, "Mark", now); err != nil {
-		return false, err
-	}
-	h.clock.Advance(now)
-	return h.mark(now), nil
 }
 
 func (h *HierCC) mark(now units.Time) bool {
@@ -163,9 +163,10 @@ func (h *HierCC) mark(now units.Time) bool {
 	return true
 }
 
-// Sent writes the host's header into p.Hdr (HostHeader): FlagMark if
-// MarkInterval has passed since the last mark, FlagFirst and FlagLast on
-// the flow's first and last packet (see Host). A nil packet is refused.
+// Sent writes the host's header into p.Hdr (wire.HierCCHostHeader): the
+// mark if MarkInterval has passed since the last one, the first and last
+// flags on the flow's first and last packet (see HierCC). A nil packet is
+// refused.
 func (h *HierCC) Sent(now units.Time, p *cc.Packet, _ *cc.Actions) error {
 	if !h.clock.InOrder(now) {
 		return h.clock.Check(hierccPart, "Sent", now)
@@ -190,21 +191,6 @@ func (h *HierCC) Sent(now units.Time, p *cc.Packet, _ *cc.Actions) error {
 	return nil
 }
 
-// Apply takes a rate packet at now: the typed form of Feedback. A stop
-// gates the flow; a rate (kb/s) becomes its pacing rate, capped at the
-// line rate.
-func (h *HierCC) Apply(now units.Time, r wire.HierCCRatePacket) error {
-	if err := h.clock.Check(hierccPart, "Apply", now); err != nil {
-		return err
-	}
-	if err := r.Validate(); err != nil {
-		return err
-	}
-	h.clock.Advance(now)
-	h.apply(r)
-	return nil
-}
-
 func (h *HierCC) apply(r wire.HierCCRatePacket) {
 	if r.Stop {
 		h.st.Stopped = true
@@ -216,8 +202,7 @@ func (h *HierCC) apply(r wire.HierCCRatePacket) {
 	h.st.Rates++
 }
 
-// Feedback takes a FeedbackRate message (see Host); other kinds only
-// record now.
+// Feedback takes a wire.FeedbackHierCCRate message (see HierCC).
 func (h *HierCC) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
 	if !h.clock.InOrder(now) {
 		return h.clock.Check(hierccPart, "Feedback", now)
@@ -241,7 +226,7 @@ func (h *HierCC) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
 	return nil
 }
 
-// NextDeadline: a Host has no timer.
+// NextDeadline is units.MaxTime: the host has no timer.
 func (h *HierCC) NextDeadline() units.Time { return units.MaxTime }
 
 // Timer only records now.

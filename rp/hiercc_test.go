@@ -90,7 +90,8 @@ func TestHierCCRates(t *testing.T) {
 	require.Equal(t, cc.Limits{Rate: 1500 * units.Mbps}, h.Limits())
 	require.NoError(t, send(2, wire.HierCCRatePacket{Flow: 0, Stop: true}))
 	require.Equal(t, cc.Limits{Rate: 1500 * units.Mbps, Credited: true}, h.Limits())
-	require.Zero(t, h.Rate())
+	require.True(t, h.State().Stopped)
+	require.Equal(t, uint32(1_500_000), h.State().Rate, "the rate register keeps the last rate, in kb/s")
 	require.NoError(t, send(3, wire.HierCCRatePacket{Flow: 0, Rate: 99_000_000}))
 	require.Equal(t, cc.Limits{Rate: hierccLine25}, h.Limits(), "capped at line rate")
 	require.NoError(t, h.Feedback(4, &cc.Feedback{Kind: cc.FeedbackAck}, nil))
@@ -109,11 +110,6 @@ func TestHierCCRates(t *testing.T) {
 		require.True(t, cc.Typed(err), name)
 	}
 	require.Equal(t, before, h.AppendRegisters(nil))
-	require.NoError(t, h.Apply(6, wire.HierCCRatePacket{Flow: 3, Rate: 7}))
-	require.Equal(t, 7*units.Kbps, h.Rate())
-	m, err := h.Mark(7)
-	require.NoError(t, err)
-	require.True(t, m)
 	_, err = NewHierCC(HierCCConfig{LineRate: hierccLine25})
 	require.ErrorIs(t, err, cc.ErrConfig)
 }

@@ -128,7 +128,7 @@ const (
 
 // ExpressPassPacket is the payload of ExpressPass's control packets: the
 // credit request and the credit stop a data sender sends to its receiver,
-// and the credits the receiver paces back (Cho et al., SIGCOMM 2017). A
+// and the credits the receiver paces back ([ExpressPass]). A
 // credit is a minimum-size frame (ExpressPassCreditBytes on the wire), so
 // the payload is small and of fixed layout; hwcc carries it in
 // cc.Feedback.Data.
@@ -142,13 +142,13 @@ const (
 //	2–3    16    reserved  0
 //	4–7    32    flow      the flow the packet is about (cc.FlowID)
 //	8–11   32    seq       a credit's sequence number, 1..2^32 − 1 (0 is
-//	                       skipped: see the package's constants); 0 in a
+//	                       skipped: see ExpressPassMaxSeq); 0 in a
 //	                       request or a stop
 //	12–15  32    ts        the sender's clock when the packet left, in
 //	                       ExpressPassTSUnit (1 ns), mod 2^32
 //
 // Sources. The fields are those of the authors' ns-2 header
-// (github.com/kaist-ina/ns2-xpass, xpass/xpass.h, struct hdr_xpass):
+// ([ExpressPass-ns2], xpass/xpass.h, struct hdr_xpass):
 // credit_seq_ ("Credit sequence number") and credit_sent_time_ ("To
 // measure RTT", a double in seconds), plus sendbuffer_, which that header
 // marks "temp variables for test" and this layout leaves out. In
@@ -168,10 +168,10 @@ const (
 // (SeqBits ≤ 32), cc.FlowID is 32 bits, and a 32-bit nanosecond time
 // stamp measures RTTs up to 4.29 s by a wrapping subtraction. hwcc's parts
 // write ts in all three types (a stop's included) and never read it: they
-// do not measure RTT (see ExpressPassReceiver).
+// do not measure RTT (see np.ExpressPass).
 //
 // A sequence number beyond the configured SeqBits is the parts' business,
-// not the codec's: ExpressPassSender refuses the credit.
+// not the codec's: rp.ExpressPass refuses the credit.
 //
 // The zero value is not a valid packet (type 0). An ExpressPassPacket is
 // a plain value; Encode, AppendTo and Decode never allocate (AppendTo
@@ -342,8 +342,8 @@ const epEchoWhat = "ExpressPass data header"
 
 // PutExpressPassEcho writes ExpressPass's data frame header into hdr, a
 // data frame's cc.Packet.Hdr: the echo seq, the sequence number of the
-// credit the frame spends (0: it spends none). ExpressPassSender writes
-// it in Sent, ExpressPassReceiver reads it in Receive
+// credit the frame spends (0: it spends none). rp.ExpressPass writes
+// it in Sent, np.ExpressPass reads it in Receive
 // (ExpressPassEcho). All 16 bytes are written, big-endian:
 //
 //	byte   bits  field     meaning
@@ -354,8 +354,8 @@ const epEchoWhat = "ExpressPass data header"
 // Sources. ExpressPass's sender sends one data frame per credit and the
 // frame carries the credit's sequence number back to the receiver, which
 // counts the gaps between the numbers it sees as credits the network
-// dropped: the loss that drives its credit feedback control (Cho et al.,
-// SIGCOMM 2017). A NIC would carry that echo in the data frame's
+// dropped: the loss that drives its credit feedback control
+// ([ExpressPass] §3). A NIC would carry that echo in the data frame's
 // transport header, as wide as the credit's own sequence number (32 bits
 // in ExpressPassPacket). The offset, the width and the reserved bytes are
 // hwcc's: 64 bits hold any number the field is given, so that the

@@ -10,18 +10,19 @@ import (
 	"github.com/hwcc/hwcc/voq"
 )
 
-// Wire constants shared by the formats.
+// HierCC's wire constants ([HierCC] §3.2 and §4 name the fields; the
+// widths, offsets and unit are hwcc's, see each format).
 const (
-	// Version is the version the ToRs' formats (Header, CreditPacket,
-	// RatePacket) write and the only one their decoders read; a host's
-	// header is version 0 (HostHeader).
+	// HierCCVersion is the version the ToRs' formats (HierCCHeader, HierCCCreditPacket,
+	// HierCCRatePacket) write and the only one their decoders read; a host's
+	// header is version 0 (HierCCHostHeader).
 	HierCCVersion = 1
-	// ToRBits is the width of a ToR identifier i: 12 bits, 0..4095, the
+	// HierCCToRBits is the width of a ToR identifier i: 12 bits, 0..4095, the
 	// width of INT's switch ID (cc.Env.SwitchID). The paper gives none.
 	HierCCToRBits = 12
-	// MaxToR is the largest ToR identifier.
+	// HierCCMaxToR is the largest ToR identifier.
 	HierCCMaxToR = 1<<HierCCToRBits - 1
-	// HeaderSize, CreditPacketSize and RatePacketSize are 16 bytes each:
+	// HierCCHeaderSize, HierCCCreditPacketSize and HierCCRatePacketSize are 16 bytes each:
 	// all of cc.Packet.Hdr and of cc.Feedback.Data.
 	HierCCHeaderSize       = 16
 	HierCCCreditPacketSize = 16
@@ -33,7 +34,7 @@ const (
 	// HierCCMaxRate is the largest rate a 32-bit register of HierCCRateUnit
 	// holds: (2^32 − 1) kb/s.
 	HierCCMaxRate = units.Rate(math.MaxUint32) * HierCCRateUnit
-	// MaxCreditAmount is the largest credit a credit packet carries: 2^30
+	// HierCCMaxCreditAmount is the largest credit a credit packet carries: 2^30
 	// bytes, the largest Δ of credit.WRR (credit.WRRMaxCredit).
 	HierCCMaxCreditAmount = 1 << 30
 )
@@ -52,11 +53,11 @@ var (
 // the rate packet too; hwcc keeps HierCC's own kind so that a rate packet
 // is never read with another scheme's codec.
 const (
-	// FeedbackRate is the rate packet from a sender-side ToR to a host's
-	// flow (RatePacket in Data), which Host takes.
+	// FeedbackHierCCRate is the rate packet from a sender-side ToR to a host's
+	// flow (HierCCRatePacket in Data), which rp.HierCC takes.
 	FeedbackHierCCRate = cc.FeedbackUser + 16
-	// FeedbackCredit is the credit packet from a receiver-side ToR to a
-	// sender-side ToR (CreditPacket in Data), which SenderToR takes.
+	// FeedbackHierCCCredit is the credit packet from a receiver-side ToR to a
+	// sender-side ToR (HierCCCreditPacket in Data), which cp.HierCC takes.
 	FeedbackHierCCCredit = cc.FeedbackUser + 17
 )
 
@@ -70,7 +71,7 @@ const (
 func hierccItoa(v uint64) string { return strconv.FormatUint(v, 10) }
 
 // ---------------------------------------------------------------------------
-// Header
+// HierCCHeader
 
 // Byte offsets of the header's fields.
 const (
@@ -89,23 +90,23 @@ const hierccHdrMark = 0x01
 // headerWhat names the header in decode errors.
 const hierccHeaderWhat = "HierCC header"
 
-// Header is what HierCC carries in a data packet between the two ToRs
+// HierCCHeader is what HierCC carries in a data packet between the two ToRs
 // ([HierCC] §3.2: "Before dequeuing a packet from a VOQ,
 // the value of F_ij and S_ij will be inserted into the packet header";
 // "the receiver-side ToR will determine which ToR the packet comes from"),
 // and the host's reserved mark bit (section 4: "A sender marks one
 // reserved bit in the data packet header every 10us"). The sender-side ToR
-// writes it on dequeue (SenderToR.Dequeue), the receiver-side ToR reads it
-// (ReceiverToR.Arrive). hwcc carries it in cc.Packet.Hdr.
+// writes it on dequeue, the receiver-side ToR reads it (both cp.HierCC).
+// hwcc carries it in cc.Packet.Hdr.
 //
 // Wire format, 16 bytes, big-endian:
 //
 //	byte   bits  field    meaning
-//	0      8     version  Version (1); 0 is no ToR's header: an all-zero
+//	0      8     version  HierCCVersion (1); 0 is no ToR's header: an all-zero
 //	                      cc.Packet.Hdr is "none", and a host writes
-//	                      version 0 (HostHeader)
+//	                      version 0 (HierCCHostHeader)
 //	1      1     M        bit 0: the host's mark bit as the packet arrived
-//	                      at the sender-side ToR (FlagMark of the host's
+//	                      at the sender-side ToR (HierCCFlagMark of the host's
 //	                      header, at the same place); bits 1–7 reserved, 0
 //	2–3    16    tor      sender-side ToR i in the low 12 bits; the high
 //	                      4 bits reserved, 0
@@ -121,7 +122,7 @@ const hierccHeaderWhat = "HierCC header"
 // switch ID, the destination as a 32-bit host number. The VOQ i.j is
 // (tor, dst). In a real frame the M bit sits in a reserved bit of the
 // transport header (BTH's reserved bits, say); hwcc carries it from the
-// host to the sender-side ToR in the host's header (HostHeader), which
+// host to the sender-side ToR in the host's header (HierCCHostHeader), which
 // the ToR replaces with this one on dequeue.
 //
 // The zero value encodes (ToR 0, host 0, no flows, nothing sent). Encode,
@@ -135,7 +136,7 @@ type HierCCHeader struct {
 	Sent  uint32  // S_ij, 32 bits, wraps
 }
 
-// Validate reports a header that cannot be encoded (a ToR above MaxToR)
+// Validate reports a header that cannot be encoded (a ToR above HierCCMaxToR)
 // as a *cc.EventError.
 func (h HierCCHeader) Validate() error {
 	if h.ToR > HierCCMaxToR {
@@ -184,7 +185,7 @@ func (h HierCCHeader) put(b *[HierCCHeaderSize]byte) {
 	binary.BigEndian.PutUint64(b[8:], uint64(h.Flows)<<48|uint64(h.Sent)<<16)
 }
 
-// DecodeHeader reads a header from the first 16 bytes of b. Malformed
+// DecodeHierCCHeader reads a header from the first 16 bytes of b. Malformed
 // input is a *cc.DecodeError naming the byte offset, checked in this
 // order: fewer than 16 bytes (offset len(b)); a version other than 1
 // (offset 0; an all-zero Hdr, "no header", fails here); a reserved flag
@@ -218,7 +219,7 @@ func DecodeHierCCHeader(b []byte) (HierCCHeader, error) {
 	}, nil
 }
 
-// Decode sets *h from b, leaving it unchanged on error (DecodeHeader).
+// Decode sets *h from b, leaving it unchanged on error (DecodeHierCCHeader).
 func (h *HierCCHeader) Decode(b []byte) error {
 	x, err := DecodeHierCCHeader(b)
 	if err != nil {
@@ -229,23 +230,23 @@ func (h *HierCCHeader) Decode(b []byte) error {
 }
 
 // ---------------------------------------------------------------------------
-// Host header
+// HierCC host header
 
-// Flags are what a Host tells the sender-side ToR of each data packet, in
-// the host's header (HostHeader): bit 0 FlagMark, bit 1 FlagFirst, bit 2
-// FlagLast; bits 3–7 are reserved.
+// HierCCFlags are what a host (rp.HierCC) tells the sender-side ToR of each data packet, in
+// the host's header (HierCCHostHeader): bit 0 HierCCFlagMark, bit 1 HierCCFlagFirst, bit 2
+// HierCCFlagLast; bits 3–7 are reserved.
 type HierCCFlags uint8
 
 // The host's flags.
 const (
-	// FlagMark is the host's mark (section 4's reserved bit): the
-	// sender-side ToR answers it with a rate packet (Arrival.Mark) and
-	// copies it into its header's M bit (Header.Mark).
+	// HierCCFlagMark is the host's mark (section 4's reserved bit): the
+	// sender-side ToR answers it with a rate packet and
+	// copies it into its header's M bit (HierCCHeader.Mark).
 	HierCCFlagMark HierCCFlags = 1 << 0
-	// FlagFirst and FlagLast say that a packet is the first or the last of
+	// HierCCFlagFirst and HierCCFlagLast say that a packet is the first or the last of
 	// its flow (both: a one-packet flow), as RoCEv2's BTH opcodes FIRST,
 	// LAST and ONLY say it of a message: the sender-side ToR counts F_ij
-	// with them (ToR). A Host sets each on one packet of a flow only, the
+	// with them (cp.HierCC). rp.HierCC sets each on one packet of a flow only, the
 	// first time it is sent.
 	HierCCFlagFirst HierCCFlags = 1 << 1
 	HierCCFlagLast  HierCCFlags = 1 << 2
@@ -257,18 +258,18 @@ const hierccHostFlags = HierCCFlagMark | HierCCFlagFirst | HierCCFlagLast
 // hostWhat names the host's header in decode errors.
 const hierccHostWhat = "HierCC host header"
 
-// HostHeader returns the 16 bytes of cc.Packet.Hdr a Host writes in Sent
-// for the sender-side ToR (ToR reads them with DecodeHostHeader, then
-// writes its Header over them on dequeue). Bits of f beyond FlagLast are
+// HierCCHostHeader returns the 16 bytes of cc.Packet.Hdr rp.HierCC writes in Sent
+// for the sender-side ToR (cp.HierCC reads them with DecodeHierCCHostHeader, then
+// writes its HierCCHeader over them on dequeue). Bits of f beyond HierCCFlagLast are
 // reserved and not written.
 //
 // Wire format, 16 bytes:
 //
 //	byte   bits  field     meaning
-//	0      8     version   0: no ToR's header yet (Header's version byte)
-//	1      1     mark      bit 0: FlagMark, at the place of Header's M bit
-//	       1     first     bit 1: FlagFirst
-//	       1     last      bit 2: FlagLast; bits 3–7 reserved, 0
+//	0      8     version   0: no ToR's header yet (HierCCHeader's version byte)
+//	1      1     mark      bit 0: HierCCFlagMark, at the place of HierCCHeader's M bit
+//	       1     first     bit 1: HierCCFlagFirst
+//	       1     last      bit 2: HierCCFlagLast; bits 3–7 reserved, 0
 //	2–15   112   reserved  0
 //
 // A packet with no flag has an all-zero header: "none". In a real frame
@@ -290,12 +291,12 @@ func HierCCHostHeader(f HierCCFlags) (hdr [cc.PacketHdrLen]byte) {
 // decoder may still refuse the rest.
 func IsHierCCHostHeader(hdr *[cc.PacketHdrLen]byte) bool { return hdr[hierccHdrVersion] == 0 }
 
-// DecodeHostHeader reads the flags of a host's header (HostHeader) from
+// DecodeHierCCHostHeader reads the flags of a host's header (HierCCHostHeader) from
 // the first 16 bytes of b. Malformed input is a *cc.DecodeError naming
 // the byte offset, checked in this order: fewer than 16 bytes (offset
 // len(b)); a version other than 0, a ToR's header (0); a reserved flag
 // bit (1); a nonzero reserved byte (2..15, the first). What it accepts,
-// HostHeader writes back byte for byte. It never allocates except for
+// HierCCHostHeader writes back byte for byte. It never allocates except for
 // its error.
 func DecodeHierCCHostHeader(b []byte) (HierCCFlags, error) {
 	if len(b) < HierCCHeaderSize {
@@ -314,7 +315,7 @@ func DecodeHierCCHostHeader(b []byte) (HierCCFlags, error) {
 	return f, nil
 }
 
-// hostReserved is DecodeHostHeader's error for a nonzero reserved byte:
+// hostReserved is DecodeHierCCHostHeader's error for a nonzero reserved byte:
 // the first one.
 func hierccHostReserved(b []byte) error {
 	i := hierccHdrToR
@@ -338,19 +339,19 @@ const (
 
 const hierccCreditWhat = "HierCC credit packet"
 
-// CreditPacket is the credit a receiver-side ToR's WRR scheduler sends to
+// HierCCCreditPacket is the credit a receiver-side ToR's WRR scheduler sends to
 // VOQ i.j at sender-side ToR i ([HierCC] §3.2: "When a
 // new credit packet to VOQ_ij is received from the receiver-side ToR, the
 // amount of credits of VOQ_ij will be increased by the received credit
 // amount"; section 3.1: "k WRR schedulers to determine when and how many
 // credits will be sent to the corresponding VOQs"). hwcc carries it in
-// cc.Feedback.Data with Kind FeedbackCredit.
+// cc.Feedback.Data with Kind FeedbackHierCCCredit.
 //
 // Wire format, 16 bytes, big-endian:
 //
 //	byte   bits  field    meaning
 //	0      8     type     1 (credit)
-//	1      8     version  Version (1)
+//	1      8     version  HierCCVersion (1)
 //	2–3    16    tor      sender-side ToR i, low 12 bits; high 4 bits 0
 //	4–7    32    dst      destination host j (the VOQ's key)
 //	8–11   32    amount   bytes of credit, 1..2^30 (Δ = 1 KB per credit,
@@ -362,7 +363,7 @@ const hierccCreditWhat = "HierCC credit packet"
 // and nothing of its format; the layout is hwcc's. The amount is in bytes
 // rather than a count of Δ, so that the sender need not know the
 // receiver's Δ. total is the receiver's C_ij register: a sender can see a
-// lost credit as a jump in it (SenderToR counts the bytes in credit_gap)
+// lost credit as a jump in it (cp.HierCC counts the bytes in credit_gap)
 // without it changing what the sender does.
 type HierCCCreditPacket struct {
 	ToR    uint16  // i, 12 bits
@@ -408,7 +409,7 @@ func (c HierCCCreditPacket) put(b *[HierCCCreditPacketSize]byte) {
 	binary.BigEndian.PutUint64(b[8:], uint64(c.Amount)<<32|uint64(c.Total))
 }
 
-// Feedback returns the message that carries c: Kind FeedbackCredit, Data
+// Feedback returns the message that carries c: Kind FeedbackHierCCCredit, Data
 // its 16 bytes. A packet that Validate refuses gives Validate's error.
 func (c HierCCCreditPacket) Feedback() (cc.Feedback, error) {
 	f := cc.Feedback{Kind: FeedbackHierCCCredit}
@@ -419,7 +420,7 @@ func (c HierCCCreditPacket) Feedback() (cc.Feedback, error) {
 	return f, nil
 }
 
-// DecodeCreditPacket reads a credit packet from the first 16 bytes of b.
+// DecodeHierCCCreditPacket reads a credit packet from the first 16 bytes of b.
 // Malformed input is a *cc.DecodeError naming the byte offset, checked in
 // this order: fewer than 16 bytes (offset len(b)); a type other than 1
 // (0); a version other than 1 (1); the ToR's reserved bits (2); an amount
@@ -478,24 +479,24 @@ const hierccRtStop = 0x01
 
 const hierccRateWhat = "HierCC rate packet"
 
-// RatePacket is the rate allocation packet a sender-side ToR sends to a
+// HierCCRatePacket is the rate allocation packet a sender-side ToR sends to a
 // flow's source ([HierCC] §4: "The sender-side ToR then
 // feeds a rate allocation packet for every marked packet based on
 // Equation (1)"; section 3.3: R(t) = 0 stops the source while the VOQ is
 // above V_high, and "the previous rate value before stopping the source
 // will be sent to the senders to resume"). hwcc carries it in
-// cc.Feedback.Data with Kind FeedbackRate; Host takes it.
+// cc.Feedback.Data with Kind FeedbackHierCCRate; rp.HierCC takes it.
 //
 // Wire format, 16 bytes, big-endian:
 //
 //	byte   bits  field    meaning
 //	0      8     type     2 (rate)
-//	1      8     version  Version (1)
+//	1      8     version  HierCCVersion (1)
 //	2      1     S        bit 0: stop (R = 0 while the VOQ is above
 //	                      V_high); bits 1–7 reserved, 0
 //	3      8     reserved 0
 //	4–7    32    flow     the flow the rate is for (cc.FlowID)
-//	8–11   32    rate     R in RateUnit (1 kb/s): 1..2^32−1 (up to 4.29
+//	8–11   32    rate     R in HierCCRateUnit (1 kb/s): 1..2^32−1 (up to 4.29
 //	                      Tb/s); 0 exactly when S is set
 //	12–15  32    dst      destination host j of the VOQ that set it
 //
@@ -549,7 +550,7 @@ func (r HierCCRatePacket) put(b *[HierCCRatePacketSize]byte) {
 }
 
 // Feedback returns the message that carries r to its flow's source: Kind
-// FeedbackRate, Flow r.Flow, Data its 16 bytes (Validate's error for a
+// FeedbackHierCCRate, Flow r.Flow, Data its 16 bytes (Validate's error for a
 // packet it refuses).
 func (r HierCCRatePacket) Feedback() (cc.Feedback, error) {
 	f := cc.Feedback{Kind: FeedbackHierCCRate, Flow: r.Flow}
@@ -560,7 +561,7 @@ func (r HierCCRatePacket) Feedback() (cc.Feedback, error) {
 	return f, nil
 }
 
-// DecodeRatePacket reads a rate packet from the first 16 bytes of b.
+// DecodeHierCCRatePacket reads a rate packet from the first 16 bytes of b.
 // Malformed input is a *cc.DecodeError naming the byte offset, checked in
 // this order: fewer than 16 bytes (offset len(b)); a type other than 2
 // (0); a version other than 1 (1); a reserved flag bit (2); a nonzero
