@@ -51,8 +51,9 @@ func expressPassNPEnv(c *np.ExpressPassConfig, env cc.Env) {
 }
 
 // expressPassRPEnv: the flow's size (its credit stop), its number (the
-// harness numbers flows Index = ID + 1) and a stop timeout of 2 base RTTs
-// (ns-2's send_credit_stop waits 2·RTT).
+// harness numbers flows Index = ID + 1), a stop timeout of 2 base RTTs
+// (ns-2's send_credit_stop waits 2·RTT) and its start, when the first
+// credit request is due.
 func expressPassRPEnv(c *rp.ExpressPassConfig, env cc.Env) {
 	if env.Size > 0 {
 		c.Size = env.Size
@@ -63,6 +64,7 @@ func expressPassRPEnv(c *rp.ExpressPassConfig, env cc.Env) {
 	if env.BaseRTT > 0 {
 		c.StopTimeout = min(2*env.BaseRTT, rp.ExpressPassMaxTimeout)
 	}
+	c.Start = env.Start
 }
 
 // xpFloat formats a bound of a float parameter as the registry parses it.

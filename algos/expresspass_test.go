@@ -135,12 +135,15 @@ func TestExpressPassRegistryExchange(t *testing.T) {
 		echo, err := wire.ExpressPassEcho(&p.Hdr)
 		require.NoError(t, err)
 		require.Equal(t, c.Seq, echo)
-		require.NoError(t, np.Receive(now, &p, nil))
+		nact := cc.NewActions(1) // the receiver decides nothing here: no credit is due
+		require.NoError(t, np.Receive(now, &p, nact))
+		require.Zero(t, nact.Len())
 		sent += 1000
 		if act.Len() > 0 {
 			stop := act.At(0).Feedback
 			require.Equal(t, cc.FeedbackCreditStop, stop.Kind)
-			require.NoError(t, np.Feedback(now, &stop, nil))
+			require.NoError(t, np.Feedback(now, &stop, nact))
+			require.Zero(t, nact.Len())
 			stopped = true
 			require.Equal(t, uint64(10_000), sent)
 		}

@@ -96,7 +96,7 @@ func init() {
 					Presets: []cc.Preset[torCfg]{{
 						Name: "paper",
 						Doc: "C0 = 10 KB, Δ = 1 KB, β = 0.2, q0 = 20 KB, V_high = 70 KB, V_low = 50 KB, RTT_hop = 2 µs, updates every 10 µs, " +
-							"the servers' link rate from the edge ports; hwcc's stop table of 64 flows per VOQ, a credit burst of 4, rates floored at line/256",
+							"the servers' link rate from the edge ports; hwcc's stop table of 64 flows per VOQ, rates floored at line/256 (burst 4, unused)",
 						Source: "[HierCC] §3.2, §3.3 and §5",
 						Config: hierccToR,
 					}},
@@ -140,7 +140,7 @@ func init() {
 							"hwcc (the paper does not say how the ToR knows whom to resume)", func(c *torCfg) any { return &c.StopFlows }),
 						xpField("stop_on_arrival", "", "", "", "while a VOQ is stopped, stop every flow at its next packet, marked or not (off: only marked packets are answered)",
 							"hwcc (a mark comes every 10 µs, five RTT_hop)", func(c *torCfg) any { return &c.StopOnArrival }),
-						xpField("burst", "credits", "1", strconv.Itoa(cp.HierCCMaxBurst), "the most credits one server port sends in one late timer",
+						xpField("burst", "credits", "1", strconv.Itoa(cp.HierCCMaxBurst), "kept for configurations that set it; no longer read: a late timer sends every credit it missed (cp.HierCCConfig.Burst)",
 							"hwcc", func(c *torCfg) any { return &c.Burst }),
 						xpField("dests", "hosts", "1", strconv.Itoa(voq.MaxKeys), "host numbers the VOQs are keyed by: 0..dests−1",
 							"[HierCC] §3.1 (N VOQs per ToR)", func(c *torCfg) any { return &c.Dests }),

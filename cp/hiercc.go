@@ -26,8 +26,7 @@ const (
 	HierCCMaxToRs = wire.HierCCMaxToR + 1
 	// HierCCMaxStopFlows is the largest per-VOQ table of stopped flows.
 	HierCCMaxStopFlows = 1024
-	// HierCCMaxBurst is the most credits one server port sends for one
-	// credit tick that a late caller missed (see HierCC, "Timers").
+	// HierCCMaxBurst bounds HierCCConfig.Burst (see there).
 	HierCCMaxBurst = 64
 	// HierCCMinPeriod and HierCCMaxPeriod bound RTTHop and Period (and
 	// RTTHop/β when Period is 0): 1 ns..1 s.
@@ -91,8 +90,11 @@ type HierCCConfig struct {
 	// default). Off: only marked packets are answered (the paper's
 	// section 4 literally).
 	StopOnArrival bool
-	// Burst is the most credits one edge port sends for the credit ticks
-	// of one missed deadline, 1..HierCCMaxBurst (see HierCC, "Timers").
+	// Burst, 1..HierCCMaxBurst, is kept so that configurations and the
+	// registry's "burst" setting stay valid; nothing reads it. It bounded
+	// the credits one edge port sent for the ticks a late caller had
+	// missed, dropping the rest; a late timer is now caught up whole, each
+	// missed tick sending its credit as on time (see HierCC, "Timers").
 	Burst int
 	// FirstHop configures each VOQ's equation (1). Its LineRate is the
 	// servers' link rate, which also paces each edge port's credits.
@@ -103,14 +105,14 @@ type HierCCConfig struct {
 // with ports, host numbers below dests, sender-side ToRs below tors,
 // servers on links of rate line, frames up to mtu: C0 = 10 KB, Δ = 1 KB,
 // the paper's first hop (HierCCPaperFirstHop), and hwcc's stop table (64
-// flows per VOQ, StopOnArrival) and credit burst (4).
+// flows per VOQ, StopOnArrival; Burst 4, which nothing reads).
 func HierCCPaper(tor uint16, ports []HierCCPort, dests, tors int, line units.Rate, mtu units.Bytes) HierCCConfig {
 	s := hierccPaperSender(tor, dests, line, mtu)
 	r := hierccPaperReceiver(1, tors, line)
 	return HierCCConfig{
 		ToR: tor, Ports: ports, Dests: dests, ToRs: tors, MTU: mtu,
 		C0: s.C0, Delta: r.Delta, StopFlows: s.StopFlows, StopOnArrival: s.StopOnArrival,
-		Burst: r.Burst, FirstHop: s.FirstHop,
+		Burst: 4, FirstHop: s.FirstHop,
 	}
 }
 
@@ -123,7 +125,7 @@ func (c HierCCConfig) sender() hierccSenderConfig {
 }
 
 func (c HierCCConfig) receiver(edge int) hierccReceiverConfig {
-	return hierccReceiverConfig{Ports: edge, ToRs: c.ToRs, Rate: c.FirstHop.LineRate, Delta: c.Delta, C0: c.C0, Burst: c.Burst}
+	return hierccReceiverConfig{Ports: edge, ToRs: c.ToRs, Rate: c.FirstHop.LineRate, Delta: c.Delta, C0: c.C0}
 }
 
 // edges counts the edge ports.
@@ -154,6 +156,9 @@ func (c HierCCConfig) Validate() error {
 	}
 	if int(c.ToR) >= c.ToRs && c.ToRs >= 1 {
 		return hierccCfgErr(hierccPart, "ToR", strconv.Itoa(int(c.ToR)), "0..ToRs−1")
+	}
+	if c.Burst < 1 || c.Burst > HierCCMaxBurst {
+		return hierccCfgErr(hierccPart, "Burst", strconv.Itoa(c.Burst), "1.."+strconv.Itoa(HierCCMaxBurst))
 	}
 	if err := c.sender().Validate(); err != nil {
 		return err
@@ -299,6 +304,8 @@ var (
 //   - The first hop's choices (equation (1)'s first case, R_arrive = 0,
 //     a stopped VOQ's R) are HierCCFirstHopConfig's; the receiver side's
 //     credit pacing is in "Credits".
+//   - A message of another kind than a credit is not used: it is counted
+//     in cc.UnusedRegister and changes nothing else (rule 8).
 //
 // # Credits
 //
@@ -314,8 +321,30 @@ var (
 // does not. The grant rule keeps C_ij ≤ S_ij + Δ − 1 at every instant, so
 // a VOQ's balance C0 + C_ij − S_ij stays below C0 + Δ.
 //
-// Refused events change nothing (the contract's rule 2). Nothing
-// allocates after NewHierCC except errors.
+// # Timers
+//
+// The two sides' deadlines are one timer (NextDeadline, the earlier):
+// the sender side's updates of equation (1) every T = RTT_hop/β for all
+// VOQs at once, and each edge port's credit ticks. Every event first runs
+// each expiry due at or before its now, in time order and each as at its
+// own deadline (the contract's rule 4; at equal times the updates go
+// first, then the ports in index order), then itself: a caller that
+// leaves the timer to its next event gets the same credits, rates and
+// registers as one that calls Timer at every deadline. A run of updates
+// with no credit of this ToR's own between them is counted in closed
+// form; the credits are all sent, one per tick while the port's WRR owes
+// one (credit.WRR.Owed), so an event's catch-up is bounded by the credits
+// due, not by how late it is. Every event therefore refuses a nil
+// *cc.Actions (rule 3), and one whose catch-up and own decisions do not
+// fit is refused whole (*cc.ActionsFullError). A port whose VOQ becomes
+// eligible at an event ticks at once if an interval has passed since its
+// last credit: the event sends that credit too, after its own decisions,
+// so that after every event NextDeadline is later than its now.
+//
+// Refused events change nothing (the contract's rule 2): an event's own
+// checks (its VOQ's balance among them, with the credits the catch-up
+// would grant it) come before its catch-up. Nothing allocates after
+// NewHierCC except errors.
 type HierCC struct {
 	cfg   HierCCConfig
 	clock cc.Monotonic
@@ -323,12 +352,14 @@ type HierCC struct {
 	r     *hierccReceiver
 	rport []int16 // per port: its receiver port, −1 for an uplink
 	local []bool  // per host number: a server of this ToR
+	eport []int16 // per host number: the receiver port toward it, −1 none
 	up    []int32 // per VOQ slot: the uplink its packets leave by, −1 unknown
 	// Scratch for the two sides' outputs.
 	rates   []wire.HierCCRatePacket
 	credits []wire.HierCCCreditPacket
 	// Counters (64 bits, wrapping).
 	saturated, refused uint64
+	unused             cc.Unused
 }
 
 var _ cc.SwitchPoint = (*HierCC)(nil)
@@ -353,12 +384,19 @@ func NewHierCC(cfg HierCCConfig) (*HierCC, error) {
 		return nil, err
 	}
 	t.local = make([]bool, cfg.Dests)
+	t.eport = make([]int16, cfg.Dests)
+	for i := range t.eport {
+		t.eport[i] = -1
+	}
 	k := int16(0)
 	for i, p := range cfg.Ports {
 		t.rport[i] = -1
 		if p.Edge {
 			t.rport[i], k = k, k+1
 			t.local[p.Host] = true
+			if t.eport[p.Host] < 0 {
+				t.eport[p.Host] = t.rport[i]
+			}
 		}
 	}
 	t.up = make([]int32, t.s.VOQs().Config().Slots)
@@ -373,11 +411,18 @@ func NewHierCC(cfg HierCCConfig) (*HierCC, error) {
 // Config returns the configuration.
 func (t *HierCC) Config() HierCCConfig { return t.cfg }
 
-// FlowsSaturated counts the first and last packets the flow count did
-// not take (see ToR).
+// FlowsSaturated returns the register flows_saturated: the first and last
+// packets the flow count did not take (see HierCC), a count (64 bits,
+// wrapping).
 func (t *HierCC) FlowsSaturated() uint64 { return t.saturated }
 
-// NextDeadline is the earlier of the two sides' deadlines.
+// CreditsRefused returns the register credits_refused: the credits of
+// this ToR's receiver side for its own VOQs that its sender side refused
+// (a balance at its limit), a count (64 bits, wrapping).
+func (t *HierCC) CreditsRefused() uint64 { return t.refused }
+
+// NextDeadline is the earlier of the two sides' deadlines: the sender
+// side's next update of equation (1), the receiver side's next credit.
 func (t *HierCC) NextDeadline() units.Time {
 	if t.s == nil {
 		return units.MaxTime
@@ -390,14 +435,19 @@ func hierccEvErr(event, reason string, err error) error {
 	return &cc.EventError{Part: hierccPart, Event: event, Reason: reason, Err: err}
 }
 
-// check refuses an event out of time order, on a port outside the
-// switch, or with a nil packet (p is nil-checked when need is set).
-func (t *HierCC) check(event string, now units.Time, port int, p *cc.Packet, need bool) error {
+// check refuses an event out of time order, with a nil act (rule 3: the
+// timer's catch-up can decide at any event), on a port outside the switch
+// (lo: the lowest port the event takes), or with a nil packet (p is
+// nil-checked when need is set).
+func (t *HierCC) check(event string, now units.Time, port, lo int, p *cc.Packet, need bool, act *cc.Actions) error {
 	if !t.clock.InOrder(now) {
 		return t.clock.Check(hierccPart, event, now)
 	}
-	if port < 0 || port >= len(t.cfg.Ports) {
-		return hierccEvErr(event, "port "+strconv.Itoa(port)+" outside 0.."+strconv.Itoa(len(t.cfg.Ports)-1), ErrHierCCPort)
+	if act == nil {
+		return cc.NoActions(hierccPart, event)
+	}
+	if port < lo || port >= len(t.cfg.Ports) {
+		return hierccEvErr(event, "port "+strconv.Itoa(port)+" outside "+strconv.Itoa(lo)+".."+strconv.Itoa(len(t.cfg.Ports)-1), ErrHierCCPort)
 	}
 	if need && p == nil {
 		return hierccEvErr(event, "nil packet", nil)
@@ -405,14 +455,85 @@ func (t *HierCC) check(event string, now units.Time, port int, p *cc.Packet, nee
 	return nil
 }
 
+// hierccMaxCatchUp bounds the credits one event sends for a timer left
+// overdue: a caller later than that gets an *cc.ActionsFullError asking
+// for more room than any Actions has, rather than a count that overflows.
+const hierccMaxCatchUp = 1 << 20
+
+// reserve makes room for the credits the expiries due at or before now
+// send and for own more decisions of the event's own. The event's own
+// checks come first: once it reserved, nothing refuses it.
+func (t *HierCC) reserve(event string, now units.Time, own int, act *cc.Actions) error {
+	n := own
+	if t.s != nil {
+		n += t.r.due(now)
+	}
+	return act.Reserve(hierccPart, event, n)
+}
+
+// catchUp runs every expiry of the two sides due at or before now, in
+// time order and each as at its own deadline (the contract's rule 4): the
+// sender side's updates of equation (1), a run of them with no credit
+// between in one step (hierccSender.expire), and the receiver side's
+// credit ticks, each credit sent to its ToR or, for a VOQ of this ToR,
+// taken at once; at equal times the updates go first, as Timer at that
+// deadline would run them. The caller reserved the room (reserve).
+func (t *HierCC) catchUp(now units.Time, act *cc.Actions) {
+	if t.s == nil {
+		return
+	}
+	for {
+		ds, dr := t.s.NextDeadline(), t.r.NextDeadline()
+		switch {
+		case ds <= dr && ds <= now:
+			// Every update of the grid up to the next credit tick (or now).
+			t.s.expire(uint64(min(now, dr)-ds)/uint64(t.s.k.period) + 1)
+		case dr <= now:
+			for _, c := range t.r.expire(dr, t.credits[:0]) {
+				if c.ToR == t.cfg.ToR {
+					t.credit(dr, c, act) // a VOQ of this ToR: no packet needed
+					continue
+				}
+				f, _ := c.Feedback() // valid: a ToR in range, an amount of Δ
+				act.SendSwitch(c.ToR, cc.ControlPrio, f)
+			}
+		default:
+			return
+		}
+	}
+}
+
+// credit takes credit packet c, due at d, for a VOQ of this ToR and
+// grants its amount to the caller's VOQ; a refused credit (its VOQ not
+// open, a balance at its limit) changes nothing and is counted in
+// CreditsRefused.
+func (t *HierCC) credit(d units.Time, c wire.HierCCCreditPacket, act *cc.Actions) {
+	if t.s.Credit(d, c) != nil {
+		t.refused++
+		return
+	}
+	slot, _ := t.s.Lookup(c.Dst) // open: Credit took it
+	act.Credit(uint16(t.up[slot]), cc.NodeID(c.Dst), units.Bytes(c.Amount))
+}
+
+// localCredit returns the credit the expiries due at or before now grant
+// VOQ dst of this ToR from its own receiver side (dst a host of this
+// rack), without granting it.
+func (t *HierCC) localCredit(now units.Time, dst voq.Key) units.Bytes {
+	if uint64(dst) >= uint64(len(t.eport)) || t.eport[dst] < 0 {
+		return 0
+	}
+	return units.Bytes(t.r.grantsTo(int(t.eport[dst]), int(t.cfg.ToR), now)) * t.cfg.Delta
+}
+
 // sending reports whether p is VOQ traffic: from a server of this ToR.
 func (t *HierCC) sending(p *cc.Packet) bool {
 	return t.s != nil && uint64(p.Src) < uint64(len(t.local)) && t.local[p.Src]
 }
 
-// hostFlagsOf reads the host's flags from the header of p, a packet from
-// a server of this ToR: a host's header decoded (ErrHierCCHeader when it does
-// not decode), or none when Hdr has a version (see ToR).
+// hierccHostFlagsOf reads the host's flags from the header of p, a packet
+// from a server of this ToR: a host's header decoded (ErrHierCCHeader when
+// it does not decode), or none when Hdr has a version (see HierCC).
 func hierccHostFlagsOf(event string, p *cc.Packet) (wire.HierCCFlags, error) {
 	if !wire.IsHierCCHostHeader(&p.Hdr) {
 		return 0, nil
@@ -433,50 +554,53 @@ func (t *HierCC) hostAt(event string, out int, dst cc.NodeID) error {
 	return nil
 }
 
-// Arrive records the time: the ToR acts when the packet joins a queue.
-func (t *HierCC) Arrive(now units.Time, in int, p *cc.Packet, _ *cc.Actions) error {
-	if err := t.check("Arrive", now, in, p, true); err != nil {
+// tick is an event that only catches the timers up and records the time.
+func (t *HierCC) tick(event string, now units.Time, act *cc.Actions) error {
+	if err := t.reserve(event, now, 0, act); err != nil {
 		return err
 	}
+	t.catchUp(now, act)
 	t.clock.Advance(now)
 	return nil
 }
 
-// Pause records the time: HierCC does not use PFC's state.
-func (t *HierCC) Pause(now units.Time, out int, prio uint8, _ bool, _ *cc.Actions) error {
-	if err := t.check("Pause", now, out, nil, false); err != nil {
+// Arrive catches the timers up and records the time: the ToR acts when
+// the packet joins a queue.
+func (t *HierCC) Arrive(now units.Time, in int, p *cc.Packet, act *cc.Actions) error {
+	if err := t.check("Arrive", now, in, 0, p, true, act); err != nil {
+		return err
+	}
+	return t.tick("Arrive", now, act)
+}
+
+// Pause catches the timers up and records the time: HierCC does not use
+// PFC's state.
+func (t *HierCC) Pause(now units.Time, out int, prio uint8, _ bool, act *cc.Actions) error {
+	if err := t.check("Pause", now, out, 0, nil, false, act); err != nil {
 		return err
 	}
 	if prio > 7 {
 		return hierccEvErr("Pause", "priority "+strconv.Itoa(int(prio))+" outside 0..7", nil)
 	}
-	t.clock.Advance(now)
-	return nil
+	return t.tick("Pause", now, act)
 }
 
-// Enqueue takes a packet joining egress port out: VOQ traffic into the
-// sender side, a header at an edge port into the receiver side (see ToR).
+// Enqueue takes a packet joining egress port out, after the expiries due
+// by now: VOQ traffic into the sender side, a header at an edge port into
+// the receiver side (see HierCC).
 func (t *HierCC) Enqueue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act *cc.Actions) error {
-	if err := t.check("Enqueue", now, out, p, true); err != nil {
+	if err := t.check("Enqueue", now, out, 0, p, true, act); err != nil {
 		return err
-	}
-	if t.s == nil {
-		t.clock.Advance(now)
-		return nil
 	}
 	if !t.sending(p) {
-		if t.rport[out] >= 0 {
-			return t.receive(now, out, p)
+		if t.s != nil && t.rport[out] >= 0 {
+			return t.receive(now, out, p, act)
 		}
-		t.clock.Advance(now)
-		return nil
-	}
-	if err := act.Reserve(hierccPart, "Enqueue", 2); err != nil {
-		return err
+		return t.tick("Enqueue", now, act)
 	}
 	if p.Size < 1 || p.Size > math.MaxUint32 || uint64(p.Dst) >= uint64(t.cfg.Dests) {
-		// hierccSender.Arrive refuses them too; checked here so that the
-		// key below fits.
+		// The sender side refuses them too; checked here so that the key
+		// below fits.
 		return hierccEvErr("Enqueue", "packet of "+p.Size.String()+" to host "+strconv.FormatUint(uint64(p.Dst), 10)+": want 1..MTU bytes to a host below Dests", voq.ErrSize)
 	}
 	if t.rport[out] >= 0 {
@@ -493,11 +617,17 @@ func (t *HierCC) Enqueue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act 
 	if err != nil {
 		return err
 	}
-	slot, rates, err := t.s.Arrive(now, hierccArrival{Flow: p.Flow, Dst: dst, Size: p.Size, Mark: f&wire.HierCCFlagMark != 0}, t.rates[:0])
-	if err != nil {
+	a := hierccArrival{Flow: p.Flow, Dst: dst, Size: p.Size, Mark: f&wire.HierCCFlagMark != 0}
+	if err := t.s.checkArrive(now, a); err != nil {
 		return err
 	}
+	// At most a rate packet and the new VOQ's C0.
+	if err := t.reserve("Enqueue", now, 2, act); err != nil {
+		return err
+	}
+	t.catchUp(now, act)
 	t.clock.Advance(now)
+	slot, rates, _ := t.s.Arrive(now, a, t.rates[:0]) // checked: taken
 	t.up[slot] = int32(out)
 	if !open && t.cfg.C0 > 0 {
 		// The VOQ's pre-credit (section 3.1: "each VOQ has an initial
@@ -515,30 +645,35 @@ func (t *HierCC) Enqueue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act 
 	return nil
 }
 
-// receive takes a packet joining edge port out.
-func (t *HierCC) receive(now units.Time, out int, p *cc.Packet) error {
+// receive takes a packet from elsewhere joining edge port out.
+func (t *HierCC) receive(now units.Time, out int, p *cc.Packet, act *cc.Actions) error {
 	if wire.IsHierCCHostHeader(&p.Hdr) { // no ToR's header: none, or a host's
 		if _, err := wire.DecodeHierCCHostHeader(p.Hdr[:]); err != nil {
 			return hierccEvErr("Enqueue", "header of the packet to port "+strconv.Itoa(out), errors.Join(ErrHierCCHeader, err))
 		}
-		t.clock.Advance(now)
-		return nil
+		return t.tick("Enqueue", now, act)
 	}
 	h, err := wire.DecodeHierCCHeader(p.Hdr[:])
 	if err != nil {
 		return hierccEvErr("Enqueue", "header of the packet to port "+strconv.Itoa(out), errors.Join(ErrHierCCHeader, err))
 	}
 	if h.ToR == t.cfg.ToR {
-		t.clock.Advance(now)
-		return nil
+		return t.tick("Enqueue", now, act)
 	}
 	if err := t.hostAt("Enqueue", out, cc.NodeID(h.Dst)); err != nil {
 		return err
 	}
-	if _, err := t.r.Arrive(now, int(t.rport[out]), h); err != nil {
+	if err := t.r.checkArrive(int(t.rport[out]), h); err != nil {
 		return err
 	}
+	// The header may wake the port: its tick then falls due at once.
+	if err := t.reserve("Enqueue", now, 1, act); err != nil {
+		return err
+	}
+	t.catchUp(now, act)
 	t.clock.Advance(now)
+	_, _ = t.r.Arrive(now, int(t.rport[out]), h) // checked: taken
+	t.catchUp(now, act)
 	return nil
 }
 
@@ -550,15 +685,15 @@ func (t *HierCC) sendRates(rates []wire.HierCCRatePacket, act *cc.Actions) {
 	}
 }
 
-// Dequeue takes a packet leaving egress port out: VOQ traffic is stamped
-// with the header and spends its size in credit (see ToR).
+// Dequeue takes a packet leaving egress port out, after the expiries due
+// by now: VOQ traffic is stamped with the header and spends its size in
+// credit (see HierCC).
 func (t *HierCC) Dequeue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act *cc.Actions) error {
-	if err := t.check("Dequeue", now, out, p, true); err != nil {
+	if err := t.check("Dequeue", now, out, 0, p, true, act); err != nil {
 		return err
 	}
 	if !t.sending(p) {
-		t.clock.Advance(now)
-		return nil
+		return t.tick("Dequeue", now, act)
 	}
 	local := t.rport[out] >= 0 // to a server of this ToR: its receiver side takes it at once
 	if local {
@@ -574,18 +709,29 @@ func (t *HierCC) Dequeue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act 
 	if int(t.up[slot]) != out {
 		return hierccEvErr("Dequeue", "VOQ of host "+strconv.FormatUint(uint64(dst), 10)+" leaves by port "+strconv.Itoa(int(t.up[slot]))+", not "+strconv.Itoa(out), ErrHierCCSplitVOQ)
 	}
-	if err := act.Reserve(hierccPart, "Dequeue", t.s.StoppedFlows(slot)); err != nil {
-		return err
-	}
 	f, err := hierccHostFlagsOf("Dequeue", p)
 	if err != nil {
 		return err
 	}
-	h, rates, err := t.s.Dequeue(now, slot, p.Size, t.rates[:0])
-	if err != nil {
+	// The balance the VOQ will have: its own, plus what this ToR's
+	// receiver side grants it in the catch-up (a VOQ toward this rack).
+	var extra units.Bytes
+	if st, _ := t.s.VOQs().State(slot); st.Credit <= 0 {
+		extra = t.localCredit(now, dst)
+	}
+	if err := t.s.checkDequeue(now, slot, p.Size, extra); err != nil {
 		return err
 	}
+	own := t.s.StoppedFlows(slot) // the resume's rate packets
+	if local {
+		own++ // the header may wake its port: a credit at once
+	}
+	if err := t.reserve("Dequeue", now, own, act); err != nil {
+		return err
+	}
+	t.catchUp(now, act)
 	t.clock.Advance(now)
+	h, rates, _ := t.s.Dequeue(now, slot, p.Size, t.rates[:0]) // checked: taken
 	h.Mark = f&wire.HierCCFlagMark != 0
 	_ = h.Put(&p.Hdr) // valid: the ToR's identifier is in range
 	if local {
@@ -599,23 +745,27 @@ func (t *HierCC) Dequeue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act 
 		}
 	}
 	t.sendRates(rates, act)
+	if local {
+		t.catchUp(now, act) // a tick the header woke, after this event's own decisions
+	}
 	return nil
 }
 
-// Message takes a credit packet for one of this ToR's VOQs (see ToR);
-// other kinds record the time.
+// Message takes, after the expiries due by now, a credit packet for one
+// of this ToR's VOQs (see HierCC); a message of another kind is not used:
+// it is counted in cc.UnusedRegister (rule 8).
 func (t *HierCC) Message(now units.Time, in int, f *cc.Feedback, act *cc.Actions) error {
-	if !t.clock.InOrder(now) {
-		return t.clock.Check(hierccPart, "Message", now)
-	}
-	if in < -1 || in >= len(t.cfg.Ports) {
-		return hierccEvErr("Message", "port "+strconv.Itoa(in)+" outside −1.."+strconv.Itoa(len(t.cfg.Ports)-1), ErrHierCCPort)
+	if err := t.check("Message", now, in, -1, nil, false, act); err != nil {
+		return err
 	}
 	if f == nil {
 		return hierccEvErr("Message", "nil feedback", nil)
 	}
 	if f.Kind != wire.FeedbackHierCCCredit {
-		t.clock.Advance(now)
+		if err := t.tick("Message", now, act); err != nil {
+			return err
+		}
+		t.unused.Count()
 		return nil
 	}
 	if t.s == nil {
@@ -625,70 +775,44 @@ func (t *HierCC) Message(now units.Time, in int, f *cc.Feedback, act *cc.Actions
 	if err != nil {
 		return hierccEvErr("Message", "malformed credit packet", err)
 	}
-	if err := act.Reserve(hierccPart, "Message", 1); err != nil {
+	var extra units.Bytes
+	if c.ToR == t.cfg.ToR {
+		extra = t.localCredit(now, c.Dst)
+	}
+	if err := t.s.checkCredit(now, c, extra); err != nil {
 		return err
 	}
-	if err := t.s.Credit(now, c); err != nil {
+	if err := t.reserve("Message", now, 1, act); err != nil {
 		return err
 	}
+	t.catchUp(now, act)
 	t.clock.Advance(now)
-	slot, _ := t.s.Lookup(c.Dst) // open: Credit took it
+	_ = t.s.Credit(now, c) // checked: taken
+	slot, _ := t.s.Lookup(c.Dst)
 	act.Credit(uint16(t.up[slot]), cc.NodeID(c.Dst), units.Bytes(c.Amount))
 	return nil
 }
 
-// CreditsRefused counts the credits of this ToR's receiver side for its
-// own VOQs that its sender side refused (see Timer).
-func (t *HierCC) CreditsRefused() uint64 { return t.refused }
-
-// Timer runs the two sides' timers: equation (1) for every VOQ when due,
-// and the credits of every edge port whose tick is due, each sent to its
-// ToR.
+// Timer runs every expiry of the two sides due at or before now, in time
+// order and each as at its own deadline: equation (1) for every VOQ every
+// RTT_hop/β, and the credits of every edge port whose tick is due, each
+// sent to its ToR or taken by this one's VOQ (see HierCC).
 func (t *HierCC) Timer(now units.Time, act *cc.Actions) error {
 	if !t.clock.InOrder(now) {
 		return t.clock.Check(hierccPart, "Timer", now)
 	}
-	if t.s == nil {
-		t.clock.Advance(now)
-		return nil
+	if act == nil {
+		return cc.NoActions(hierccPart, "Timer")
 	}
-	if now >= t.r.NextDeadline() {
-		if err := act.Reserve(hierccPart, "Timer", t.r.MaxCreditPackets()); err != nil {
-			return err
-		}
-	}
-	t.clock.Advance(now)
-	_ = t.s.Timer(now) // in order: the ToR's clock is checked
-	credits, _ := t.r.Timer(now, t.credits[:0])
-	for _, c := range credits {
-		if c.ToR == t.cfg.ToR {
-			t.credit(now, c, act) // a VOQ of this ToR: no packet needed
-			continue
-		}
-		f, _ := c.Feedback() // valid: a ToR in range, an amount of Δ
-		act.SendSwitch(c.ToR, cc.ControlPrio, f)
-	}
-	return nil
+	return t.tick("Timer", now, act)
 }
 
-// credit takes credit packet c for a VOQ of this ToR and grants its
-// amount to the caller's VOQ; a refused credit (its VOQ not open, a
-// balance at its limit) changes nothing and is counted in CreditsRefused.
-func (t *HierCC) credit(now units.Time, c wire.HierCCCreditPacket, act *cc.Actions) {
-	if t.s.Credit(now, c) != nil {
-		t.refused++
-		return
-	}
-	slot, _ := t.s.Lookup(c.Dst) // open: Credit took it
-	act.Credit(uint16(t.up[slot]), cc.NodeID(c.Dst), units.Bytes(c.Amount))
-}
-
-// AppendRegisters appends now (64), flows_saturated (64),
-// credits_refused (64), and for a ToR
-// with an edge port the hierccSender's registers and the hierccReceiver's, each
+// AppendRegisters appends now (64), flows_saturated (64), credits_refused
+// (64), unused_feedback (64, cc.UnusedRegister), and for a ToR with an
+// edge port the sender side's registers and the receiver side's, each
 // without its own now.
 func (t *HierCC) AppendRegisters(dst []cc.Register) []cc.Register {
-	dst = append(dst, t.clock.Register(), cc.Reg("flows_saturated", 64, t.saturated), cc.Reg("credits_refused", 64, t.refused))
+	dst = append(dst, t.clock.Register(), cc.Reg("flows_saturated", 64, t.saturated), cc.Reg("credits_refused", 64, t.refused), t.unused.Register())
 	if t.s == nil {
 		return dst
 	}

@@ -101,9 +101,9 @@ func BenchmarkHierCCFirstHopUpdate(b *testing.B) {
 	}
 }
 
-// torRound is one packet's life through two ToRs: joins A's uplink,
-// leaves it, joins B's server port, then both timers and A takes B's
-// credits. It reports the events it ran.
+// hierccToRRound is one packet's life through two ToRs: joins A's uplink,
+// leaves it, joins B's server port, then both timers and A takes the
+// credits B sent in its two events. It reports the events it ran.
 func hierccToRRound(a, b *HierCC, act, msg *cc.Actions, now units.Time, p *cc.Packet) (events int, err error) {
 	act.Reset()
 	ev := func(e error) {
@@ -114,8 +114,8 @@ func hierccToRRound(a, b *HierCC, act, msg *cc.Actions, now units.Time, p *cc.Pa
 	}
 	ev(a.Enqueue(now, hierccUpPort, p, cc.Queue{}, act))
 	ev(a.Dequeue(now, hierccUpPort, p, cc.Queue{}, act))
-	ev(b.Enqueue(now, 0, p, cc.Queue{}, act))
 	act.Reset()
+	ev(b.Enqueue(now, 0, p, cc.Queue{}, act)) // may send the credits due before it
 	ev(b.Timer(now, act))
 	for _, x := range act.All() {
 		if x.To == cc.ToSwitch {

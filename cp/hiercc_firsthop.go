@@ -316,9 +316,10 @@ var (
 //     burst's arrivals and the drain of a queue far above q0 and gives
 //     MinRate, the VOQ empties, and the first case gives the line rate.
 //   - The initial R is R_line (the paper's hosts start at line rate).
-//   - A Timer called late closes one window of the real length (now −
-//     window start), so R_credit and R_arrive stay rates; the deadline
-//     stays on the grid start + k·T.
+//   - A Timer called late runs every update it missed, each as at its own
+//     deadline on the grid start + k·T (the contract's rule 4): the first
+//     closes the window with what arrived in it, the later ones empty
+//     windows (in closed form; see expire).
 //
 // A FirstHop is not safe for concurrent use. Build one with newHierCCFirstHop;
 // nothing in it allocates after that, except the error of a refused event.
@@ -457,8 +458,9 @@ func (f *hierccFirstHop) check(q uint32) hierccTransition {
 	return hierccNoChange
 }
 
-// Timer runs the update if it is due (now ≥ NextDeadline), with q the
-// VOQ's length now (0..2^32−1); before the deadline it only records now.
+// Timer runs every update due at or before now (NextDeadline, then every
+// T), each as at its own deadline, with q the VOQ's length (0..2^32−1),
+// which no event changed since; before the deadline it only records now.
 // It reports whether an update ran.
 func (f *hierccFirstHop) Timer(now units.Time, q units.Bytes) (updated bool, err error) {
 	if !f.clock.InOrder(now) {
@@ -471,11 +473,34 @@ func (f *hierccFirstHop) Timer(now units.Time, q units.Bytes) (updated bool, err
 	if now < f.st.Deadline {
 		return false, nil
 	}
-	f.update(now, uint32(q))
-	// Next deadline on the grid: the first deadline + k·T after now.
-	late := uint64(now-f.st.Deadline) / uint64(f.k.period)
-	f.st.Deadline = fixedpoint.SatAdd(f.st.Deadline, units.Time(late+1)*f.k.period)
+	f.expire(uint64(now-f.st.Deadline)/uint64(f.k.period)+1, uint32(q))
 	return true, nil
+}
+
+// expire runs the k ≥ 1 updates due next, at Deadline, Deadline + T, ...,
+// each as at its own deadline with the VOQ at q bytes. Only the first
+// closes a window with arrivals or credits in it; the second closes an
+// empty one (R_arrive = R_credit = N = 0), which leaves R at what the
+// empty window gives it (line rate below q0 under HierCCBelowQ0, else
+// unchanged); every later one closes another empty window with the same
+// q and R, and so changes nothing but the update count, the window start
+// and the deadline: they are counted in closed form, bit for bit what k
+// calls of update would leave.
+func (f *hierccFirstHop) expire(k uint64, q uint32) {
+	d, T := f.st.Deadline, f.k.period
+	f.update(d, q)
+	last := d
+	if k >= 2 {
+		last = fixedpoint.SatAdd(d, T)
+		f.update(last, q)
+	}
+	if k > 2 {
+		last = fixedpoint.SatAdd(d, units.Time(k-1)*T)
+		f.st.Updates += k - 2
+		f.st.WindowStart = last
+	}
+	f.st.Deadline = fixedpoint.SatAdd(last, T)
+	f.clock.Advance(last)
 }
 
 // update closes the window [WindowStart, now] with the VOQ at q bytes.

@@ -242,8 +242,10 @@ func TestHierCCFirstHopUpdateWhileStopped(t *testing.T) {
 	require.Equal(t, units.Rate(25_000_000/256)*wire.HierCCRateUnit, f.Rate(), "the resume sends the latest R")
 }
 
-// TestHierCCFirstHopTimerGrid: early timers change nothing but the time; a late
-// one closes the real window and keeps the grid.
+// TestHierCCFirstHopTimerGrid: early timers change nothing but the time; a
+// late one runs every update it missed, each at its own deadline on the
+// grid (three, at T, 2T and 3T, for a timer at 3T + 5), so that the
+// window it leaves open starts at 3T.
 func TestHierCCFirstHopTimerGrid(t *testing.T) {
 	f, err := newHierCCFirstHop(HierCCPaperFirstHop(hierccLine25))
 	require.NoError(t, err)
@@ -256,7 +258,8 @@ func TestHierCCFirstHopTimerGrid(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, up)
 	require.Equal(t, 4*T, f.NextDeadline())
-	require.Equal(t, 3*T+5, f.State().WindowStart)
+	require.Equal(t, 3*T, f.State().WindowStart)
+	require.Equal(t, uint64(3), f.State().Updates)
 	// Time going back, and bad values, are refused and change nothing.
 	before := f.AppendRegisters(nil)
 	_, err = f.Timer(T, 0)
@@ -329,5 +332,44 @@ func TestHierCCFirstHopConfig(t *testing.T) {
 		var ce *cc.ConfigError
 		require.ErrorAs(t, err, &ce, field)
 		require.Equal(t, field, ce.Field)
+	}
+}
+
+// TestHierCCFirstHopLateClosedForm: k missed updates run in closed form
+// (expire) leave exactly the registers of k updates run one by one at
+// their deadlines, over random windows, queue lengths, stops and first
+// cases, for k up to 40.
+func TestHierCCFirstHopLateClosedForm(t *testing.T) {
+	rng := rand.New(rand.NewSource(8))
+	for _, fc := range []HierCCFirstCase{HierCCBelowQ0, HierCCEmpty, HierCCNever} {
+		for _, upd := range []bool{false, true} {
+			cfg := HierCCPaperFirstHop(hierccLine25)
+			cfg.FirstCase, cfg.UpdateWhileStopped = fc, upd
+			for range 50 {
+				a, err := newHierCCFirstHop(cfg)
+				require.NoError(t, err)
+				b, err := newHierCCFirstHop(cfg)
+				require.NoError(t, err)
+				T := a.Period()
+				q := units.Bytes(rng.Intn(90_000))
+				n, c := units.Bytes(1+rng.Intn(9000)), units.Bytes(1+rng.Intn(9000))
+				for _, f := range []*hierccFirstHop{a, b} {
+					_, err = f.Arrive(T/3, n, q) // may stop above V_high
+					require.NoError(t, err)
+					require.NoError(t, f.Credit(T/2, c))
+				}
+				k := 1 + rng.Intn(40)
+				for i := 1; i <= k; i++ {
+					up, err := a.Timer(units.Time(i)*T, q)
+					require.NoError(t, err)
+					require.True(t, up)
+				}
+				up, err := b.Timer(units.Time(k)*T+T/7, q)
+				require.NoError(t, err)
+				require.True(t, up)
+				// b's clock is later (T/7 after the last deadline): compare the rest.
+				require.Equal(t, a.State(), b.State(), "first case %v, update while stopped %v, %d updates", fc, upd, k)
+			}
+		}
 	}
 }

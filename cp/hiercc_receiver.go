@@ -5,6 +5,7 @@ import (
 
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/credit"
+	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/units"
 	"github.com/hwcc/hwcc/voq"
 	"github.com/hwcc/hwcc/wire"
@@ -28,17 +29,13 @@ type hierccReceiverConfig struct {
 	// C0 is the VOQs' initial credit (section 5: 10 KB): the WRR starts a
 	// VOQ's C_ij at S_ij − min(S_ij, C0) (credit.WRR).
 	C0 units.Bytes
-	// Burst is the most credits a port sends in one Timer call when the
-	// caller is late, 1..HierCCMaxBurst; the rest of the missed ticks are
-	// dropped, as a token bucket of Burst tokens would.
-	Burst int
 }
 
 // hierccPaperReceiver returns the paper's receiver-side ToR (sections 2.2, 3.2
 // and 5): ports host ports at rate line, tors sender-side ToRs, Δ = 1 KB,
-// C0 = 10 KB, and a burst of 4 credits (hwcc's).
+// C0 = 10 KB.
 func hierccPaperReceiver(ports, tors int, line units.Rate) hierccReceiverConfig {
-	return hierccReceiverConfig{Ports: ports, ToRs: tors, Rate: line, Delta: voq.PaperDelta, C0: voq.PaperC0, Burst: 4}
+	return hierccReceiverConfig{Ports: ports, ToRs: tors, Rate: line, Delta: voq.PaperDelta, C0: voq.PaperC0}
 }
 
 const hierccReceiverPart = "cp.HierCCReceiver"
@@ -52,8 +49,6 @@ func (c hierccReceiverConfig) Validate() error {
 		return hierccCfgErr(hierccReceiverPart, "ToRs", strconv.Itoa(c.ToRs), "1.."+strconv.Itoa(HierCCMaxToRs))
 	case c.Rate < 1 || c.Rate > wire.HierCCMaxRate:
 		return hierccCfgErr(hierccReceiverPart, "Rate", c.Rate.String(), "1bps.."+wire.HierCCMaxRate.String())
-	case c.Burst < 1 || c.Burst > HierCCMaxBurst:
-		return hierccCfgErr(hierccReceiverPart, "Burst", strconv.Itoa(c.Burst), "1.."+strconv.Itoa(HierCCMaxBurst))
 	case c.Delta < 1 || c.Delta > wire.HierCCMaxCreditAmount:
 		return hierccCfgErr(hierccReceiverPart, "Delta", c.Delta.String(), "1B.."+units.Bytes(wire.HierCCMaxCreditAmount).String())
 	}
@@ -80,9 +75,11 @@ const hierccNoHost = ^uint64(0)
 //	Arrive  a data packet from the fabric, to go out of port p: its
 //	        Header's S_ij and F_ij update the entry of ToR i in p's WRR
 //	        (credit.WRR.Observe); the first header at p sets p's host j
-//	Timer   at NextDeadline: each port whose tick is due and that has an
+//	expire  at NextDeadline: each port whose tick is due and that has an
 //	        eligible VOQ grants (credit.WRR.Grant) and appends a
-//	        wire.HierCCCreditPacket (ToR i, host j, Δ, C_ij) to the caller's slice
+//	        wire.HierCCCreditPacket (ToR i, host j, Δ, C_ij) to the
+//	        caller's slice; Timer runs every expiry due by its now, in
+//	        time order (ports in index order at equal times)
 //
 // # Pacing
 //
@@ -92,8 +89,10 @@ const hierccNoHost = ^uint64(0)
 // harness's wire bytes). A tick with no eligible VOQ is not kept; a port
 // with none stops ticking (NextDeadline skips it) and, when an arrival
 // makes a VOQ eligible again, its next tick is at once if a tick interval
-// has passed since its last credit. A late Timer sends at most Burst
-// credits per port and drops the other missed ticks. The paper does not
+// has passed since its last credit. Every tick of a port with an eligible
+// VOQ sends its credit, however late the caller (as cp.HierCC's rule-4
+// catch-up needs); their number is bounded by what the WRR owes
+// (credit.WRR.Owed). The paper does not
 // say how credits are paced; it also does not say whether traffic that
 // bypasses the VOQs (intra-rack, control) takes from the credited rate:
 // here it does not.
@@ -109,7 +108,7 @@ const hierccNoHost = ^uint64(0)
 // Refused events change nothing: *cc.EventError (ErrHierCCPort, credit's
 // ErrNoEntry for a ToR ≥ ToRs) or *cc.TimeOrderError. Not safe for
 // concurrent use; nothing allocates after newHierCCReceiver except errors and
-// a caller's slice that must grow (give it Ports·Burst of capacity).
+// a caller's slice that must grow.
 type hierccReceiver struct {
 	cfg      hierccReceiverConfig
 	clock    cc.Monotonic
@@ -119,7 +118,8 @@ type hierccReceiver struct {
 	interval units.Time
 	next     units.Time // min tick over ports with an eligible VOQ
 	credits  uint64
-	dropped  uint64 // ticks dropped by the burst limit
+	// scratch is a WRR of the ports' size that grantsTo runs ahead on.
+	scratch *credit.WRR
 }
 
 // newHierCCReceiver validates cfg and returns a ToR with empty tables.
@@ -143,6 +143,10 @@ func newHierCCReceiver(cfg hierccReceiverConfig) (*hierccReceiver, error) {
 		r.wrr[p] = w
 		r.host[p] = hierccNoHost
 	}
+	var err error
+	if r.scratch, err = credit.NewWRR(cfg.wrr()); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 
@@ -152,8 +156,9 @@ func (r *hierccReceiver) Config() hierccReceiverConfig { return r.cfg }
 // Interval is the time between two credits of one port.
 func (r *hierccReceiver) Interval() units.Time { return r.interval }
 
-// MaxCreditPackets is the most credit packets one Timer appends.
-func (r *hierccReceiver) MaxCreditPackets() int { return r.cfg.Ports * r.cfg.Burst }
+// MaxCreditPackets is the most credit packets one expiry appends: one per
+// port.
+func (r *hierccReceiver) MaxCreditPackets() int { return r.cfg.Ports }
 
 // Entry returns the WRR entry of ToR tor at port (S_ij, C_ij, F_ij).
 func (r *hierccReceiver) Entry(port, tor int) (credit.WRREntry, bool) {
@@ -174,9 +179,6 @@ func (r *hierccReceiver) Host(port int) (voq.Key, bool) {
 // Credits returns the credits sent (64 bits, wrapping).
 func (r *hierccReceiver) Credits() uint64 { return r.credits }
 
-// Dropped returns the ticks a late Timer dropped (64 bits, wrapping).
-func (r *hierccReceiver) Dropped() uint64 { return r.dropped }
-
 // NextDeadline is the earliest tick of a port with an eligible VOQ.
 func (r *hierccReceiver) NextDeadline() units.Time { return r.next }
 
@@ -194,21 +196,17 @@ func hierccToRErr(event string, tor uint16, tors int) error {
 // for output port port: VOQ h.ToR.h.Dst reports S_ij = h.Sent and F_ij =
 // h.Flows (credit.WRR.Observe; a report older than the entry's S, a
 // reordered packet, is ignored: taken false). The first header at a port
-// sets its host j. Refused (nothing changes): a port outside
+// sets its host j. The caller runs the expiries due at or before now
+// first (Timer), as cp.HierCC does: a credit tick is never granted after a
+// header that arrived later. Refused (nothing changes): a port outside
 // 0..Ports−1 or whose host is not h.Dst (ErrHierCCPort), h.ToR ≥ ToRs
 // (credit.ErrNoEntry), time going back.
 func (r *hierccReceiver) Arrive(now units.Time, port int, h wire.HierCCHeader) (taken bool, err error) {
 	if !r.clock.InOrder(now) {
 		return false, r.clock.Check(hierccReceiverPart, "Arrive", now)
 	}
-	if port < 0 || port >= len(r.wrr) {
-		return false, hierccPortErr("Arrive", port, " outside 0.."+strconv.Itoa(len(r.wrr)-1))
-	}
-	if r.host[port] != hierccNoHost && r.host[port] != uint64(h.Dst) {
-		return false, hierccPortErr("Arrive", port, " leads to host "+strconv.FormatUint(r.host[port], 10)+", not "+strconv.FormatUint(uint64(h.Dst), 10))
-	}
-	if int(h.ToR) >= r.cfg.ToRs {
-		return false, hierccToRErr("Arrive", h.ToR, r.cfg.ToRs)
+	if err := r.checkArrive(port, h); err != nil {
+		return false, err
 	}
 	w := r.wrr[port]
 	was := w.Eligible() > 0
@@ -227,55 +225,116 @@ func (r *hierccReceiver) Arrive(now units.Time, port int, h wire.HierCCHeader) (
 	return taken, nil
 }
 
-// Timer sends, at or after NextDeadline, the credits of every port whose
-// tick is due: one per tick, up to Burst per port, each appended to out
-// as a wire.HierCCCreditPacket (to ToR i's VOQ toward the port's host: Δ bytes and
-// C_ij after the grant). Before the deadline it only records now.
-func (r *hierccReceiver) Timer(now units.Time, out []wire.HierCCCreditPacket) ([]wire.HierCCCreditPacket, error) {
-	if !r.clock.InOrder(now) {
-		return out, r.clock.Check(hierccReceiverPart, "Timer", now)
+// checkArrive returns Arrive's refusal of header h at port, other than
+// time going back: a port outside 0..Ports−1 or whose host is not h.Dst
+// (ErrHierCCPort), h.ToR ≥ ToRs (credit.ErrNoEntry).
+func (r *hierccReceiver) checkArrive(port int, h wire.HierCCHeader) error {
+	if port < 0 || port >= len(r.wrr) {
+		return hierccPortErr("Arrive", port, " outside 0.."+strconv.Itoa(len(r.wrr)-1))
 	}
-	r.clock.Advance(now)
-	if now < r.next {
-		return out, nil
+	if r.host[port] != hierccNoHost && r.host[port] != uint64(h.Dst) {
+		return hierccPortErr("Arrive", port, " leads to host "+strconv.FormatUint(r.host[port], 10)+", not "+strconv.FormatUint(uint64(h.Dst), 10))
 	}
+	if int(h.ToR) >= r.cfg.ToRs {
+		return hierccToRErr("Arrive", h.ToR, r.cfg.ToRs)
+	}
+	return nil
+}
+
+// expire runs the expiry at d = NextDeadline: every port whose tick is d
+// and that has an eligible VOQ grants one credit at d, appended to out as
+// a wire.HierCCCreditPacket (to ToR i's VOQ toward the port's host: Δ
+// bytes and C_ij after the grant), and ticks again an interval later; a
+// port left with no eligible VOQ stops ticking. The caller checked d.
+func (r *hierccReceiver) expire(d units.Time, out []wire.HierCCCreditPacket) []wire.HierCCCreditPacket {
 	next := units.MaxTime
 	for p, w := range r.wrr {
 		if w.Eligible() == 0 {
 			continue
 		}
-		t := r.tick[p]
-		for k := 0; t <= now && k < r.cfg.Burst; k++ {
-			src, ok, _ := w.Grant(now)
-			if !ok {
-				break
+		if r.tick[p] <= d {
+			// Eligible, and in order: the caller ran the expiries before
+			// each Arrive.
+			if src, ok, err := w.Grant(d); ok && err == nil {
+				e, _ := w.Entry(src)
+				out = append(out, wire.HierCCCreditPacket{ToR: uint16(src), Dst: voq.Key(r.host[p]), Amount: uint32(r.cfg.Delta), Total: e.C})
+				r.credits++
 			}
-			e, _ := w.Entry(src)
-			out = append(out, wire.HierCCCreditPacket{ToR: uint16(src), Dst: voq.Key(r.host[p]), Amount: uint32(r.cfg.Delta), Total: e.C})
-			r.credits++
-			t += r.interval
+			r.tick[p] = fixedpoint.SatAdd(r.tick[p], r.interval)
 		}
-		if t <= now { // late beyond the burst: drop the missed ticks
-			missed := uint64(now-t)/uint64(r.interval) + 1
-			r.dropped += missed
-			t += units.Time(missed) * r.interval
-		}
-		r.tick[p] = t
 		if w.Eligible() > 0 {
-			next = min(next, t)
+			next = min(next, r.tick[p])
 		}
 	}
 	r.next = next
+	return out
+}
+
+// due returns how many credits the expiries due at or before now send:
+// per port with an eligible VOQ whose tick is due, one per tick due, up
+// to what its WRR owes (credit.WRR.Owed, read only when more than one
+// tick is due).
+func (r *hierccReceiver) due(now units.Time) int {
+	if r.next > now {
+		return 0
+	}
+	n := uint64(0)
+	for p, w := range r.wrr {
+		if w.Eligible() == 0 || r.tick[p] > now {
+			continue
+		}
+		ticks := uint64(now-r.tick[p])/uint64(r.interval) + 1
+		if ticks > 1 {
+			ticks = min(ticks, w.Owed())
+		}
+		n += ticks
+	}
+	return int(min(n, hierccMaxCatchUp))
+}
+
+// grantsTo returns how many of the credits port's expiries due at or
+// before now send go to ToR src, running them ahead on a scratch copy of
+// the port's WRR: it changes nothing.
+func (r *hierccReceiver) grantsTo(port, src int, now units.Time) int {
+	w := r.wrr[port]
+	if w.Eligible() == 0 || r.tick[port] > now {
+		return 0
+	}
+	_ = r.scratch.CopyFrom(w) // same size: built from the same config
+	n := 0
+	for t := r.tick[port]; t <= now; t += r.interval {
+		got, ok, _ := r.scratch.Grant(t)
+		if !ok {
+			break
+		}
+		if got == src {
+			n++
+		}
+	}
+	return n
+}
+
+// Timer sends every credit due at or before now, each as at its own tick,
+// in time order (ports in index order at equal times), appending them to
+// out; before the deadline it only records now.
+func (r *hierccReceiver) Timer(now units.Time, out []wire.HierCCCreditPacket) ([]wire.HierCCCreditPacket, error) {
+	if !r.clock.InOrder(now) {
+		return out, r.clock.Check(hierccReceiverPart, "Timer", now)
+	}
+	r.clock.Advance(now)
+	for r.next <= now {
+		out = r.expire(r.next, out)
+	}
 	return out, nil
 }
 
 // AppendRegisters appends the ToR's registers, in this order: now (64),
-// next (64, ps), credits (64), dropped (64), then per port: host (32;
+// next (64, ps), credits (64), then per port: host (32;
 // 2^32−1: none learnt), tick (64, ps) and the port's WRR summary
 // (credit.WRR.AppendRegisters without its now).
 func (r *hierccReceiver) AppendRegisters(dst []cc.Register) []cc.Register {
 	dst = append(dst, r.clock.Register(), cc.TimeReg("next", r.next),
-		cc.Reg("credits", 64, r.credits), cc.Reg("dropped", 64, r.dropped))
+		cc.Reg("credits", 64, r.credits))
 	for p, w := range r.wrr {
 		h := uint64(1<<32 - 1)
 		if r.host[p] != hierccNoHost {

@@ -54,11 +54,14 @@ func TestHierCCReceiverPacing(t *testing.T) {
 	e, ok := r.Entry(1, 1)
 	require.True(t, ok)
 	require.Equal(t, uint32(1_000_000+30_000), e.C, "C starts at S − C0 = 1 MB")
-	// A late timer: at most Burst = 4 credits, the other ticks dropped.
+	// A timer ten ticks late sends the credit of every tick it missed,
+	// eleven (both VOQs are owed far more), and ticks on from the last.
+	before := r.Credits()
 	out, err = r.Timer(now+10*320*units.Nanosecond, out[:0])
 	require.NoError(t, err)
-	require.Len(t, out, 4)
-	require.Equal(t, uint64(7), r.Dropped())
+	require.Len(t, out, 11)
+	require.Equal(t, before+11, r.Credits())
+	require.Equal(t, now+11*320*units.Nanosecond, r.NextDeadline())
 	// An early timer does nothing.
 	n := r.Credits()
 	out, err = r.Timer(r.NextDeadline()-1, out[:0])
@@ -84,9 +87,22 @@ func TestHierCCReceiverCreditsNeverPassSent(t *testing.T) {
 		first := map[[2]int]uint32{}
 		now := units.Time(0)
 		var out []wire.HierCCCreditPacket
+		take := func() {
+			t.Helper()
+			var err error
+			out, err = r.Timer(now, out[:0])
+			require.NoError(t, err)
+			for _, c := range out {
+				port := int(c.Dst) - 40
+				k := [2]int{port, int(c.ToR)}
+				granted[k] += uint64(c.Amount)
+				require.Equal(t, first[k]+uint32(granted[k]), c.Total, "each credit carries C_ij after it")
+			}
+		}
 		for range 400 {
 			now += units.Time(rng.Intn(2000)) * units.Nanosecond
 			if rng.Intn(2) == 0 {
+				take() // the credits due before the header, as cp.HierCC runs them
 				tor := rng.Intn(8)
 				port := rng.Intn(2)
 				s := sent[tor]
@@ -103,15 +119,7 @@ func TestHierCCReceiverCreditsNeverPassSent(t *testing.T) {
 					first[[2]int{port, tor}] = e.C
 				}
 			} else {
-				var err error
-				out, err = r.Timer(now, out[:0])
-				require.NoError(t, err)
-				for _, c := range out {
-					port := int(c.Dst) - 40
-					k := [2]int{port, int(c.ToR)}
-					granted[k] += uint64(c.Amount)
-					require.Equal(t, first[k]+uint32(granted[k]), c.Total, "each credit carries C_ij after it")
-				}
+				take()
 			}
 			for port := range 2 {
 				for tor := range 8 {
@@ -154,11 +162,10 @@ func TestHierCCReceiverRefusals(t *testing.T) {
 		require.True(t, rg.Fits(), rg.Name)
 	}
 	for field, c := range map[string]hierccReceiverConfig{
-		"Ports": {Ports: 0, ToRs: 1, Rate: 1, Delta: 1, Burst: 1},
-		"ToRs":  {Ports: 1, ToRs: 4097, Rate: 1, Delta: 1, Burst: 1},
-		"Rate":  {Ports: 1, ToRs: 1, Rate: 0, Delta: 1, Burst: 1},
-		"Burst": {Ports: 1, ToRs: 1, Rate: 1, Delta: 1, Burst: 0},
-		"Delta": {Ports: 1, ToRs: 1, Rate: 1, Delta: 0, Burst: 1},
+		"Ports": {Ports: 0, ToRs: 1, Rate: 1, Delta: 1},
+		"ToRs":  {Ports: 1, ToRs: 4097, Rate: 1, Delta: 1},
+		"Rate":  {Ports: 1, ToRs: 1, Rate: 0, Delta: 1},
+		"Delta": {Ports: 1, ToRs: 1, Rate: 1, Delta: 0},
 	} {
 		_, err := newHierCCReceiver(c)
 		var ce *cc.ConfigError

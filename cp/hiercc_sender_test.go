@@ -308,18 +308,22 @@ func (m *hierccClosedLoop) step(now units.Time) {
 		m.fifo = m.fifo[1:]
 		m.toRecv = append(m.toRecv, hierccPending[wire.HierCCHeader]{now + m.dFab, h})
 	}
-	for len(m.toRecv) > 0 && m.toRecv[0].at <= now {
-		_, err := m.r.Arrive(now, 0, m.toRecv[0].v)
-		require.NoError(t, err)
-		m.delivered += m.size
-		m.toRecv = m.toRecv[1:]
-	}
-	if m.r.NextDeadline() <= now {
-		var err error
-		m.credits, err = m.r.Timer(now, m.credits[:0])
-		require.NoError(t, err)
-		for _, c := range m.credits {
-			m.toSend = append(m.toSend, hierccPending[wire.HierCCCreditPacket]{now + m.dFab, c})
+	// The receiver's credits due by now go before the headers arriving now
+	// (as cp.HierCC runs them), then the headers, then any tick they woke.
+	for range 2 {
+		if m.r.NextDeadline() <= now {
+			var err error
+			m.credits, err = m.r.Timer(now, m.credits[:0])
+			require.NoError(t, err)
+			for _, c := range m.credits {
+				m.toSend = append(m.toSend, hierccPending[wire.HierCCCreditPacket]{now + m.dFab, c})
+			}
+		}
+		for len(m.toRecv) > 0 && m.toRecv[0].at <= now {
+			_, err := m.r.Arrive(now, 0, m.toRecv[0].v)
+			require.NoError(t, err)
+			m.delivered += m.size
+			m.toRecv = m.toRecv[1:]
 		}
 	}
 	if e, ok := m.r.Entry(0, 3); ok {

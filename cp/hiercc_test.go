@@ -2,6 +2,7 @@ package cp
 
 import (
 	"encoding/binary"
+	"math/rand"
 	"slices"
 	"testing"
 
@@ -84,8 +85,9 @@ func TestHierCCLoop(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, uint32(hierccFrame), e.S)
 	require.Equal(t, uint16(1), e.F)
-	require.Equal(t, units.Time(3*us), b.NextDeadline(), "the port wakes: a credit is due at once")
-	require.NoError(t, b.Timer(3*us, act))
+	// The port wakes: its credit is due at once, so the Enqueue sends it
+	// itself, and the next tick is an interval (320 ns) later.
+	require.Equal(t, 3*us+320*units.Nanosecond, b.NextDeadline())
 	fb = hierccActionsOf(act, cc.ActionFeedback)
 	require.Len(t, fb, 1, "one credit: C_ij = 0 < S_ij = 1082, then 1000 < 1082, then 2000 ≥ 1082 — one Δ per tick")
 	require.Equal(t, cc.ToSwitch, fb[0].To)
@@ -131,8 +133,8 @@ func TestHierCCLocalVOQ(t *testing.T) {
 	e, ok := a.r.Entry(1, hierccToRA)
 	require.True(t, ok, "the receiver side of port 1 took the header at once")
 	require.Equal(t, uint32(hierccFrame), e.S)
-	act.Reset()
-	require.NoError(t, a.Timer(2*us, act))
+	// The header woke port 1: its credit is due at once, and the Dequeue
+	// grants it itself, after its own decisions.
 	require.Equal(t, []cc.Action{{Kind: cc.ActionCredit, Port: 1, Node: 11, Bytes: 1000}}, act.All(), "its own credit, no packet")
 	require.Zero(t, a.CreditsRefused())
 }
@@ -372,4 +374,214 @@ func FuzzHierCC(f *testing.F) {
 			}
 		}
 	})
+}
+
+// hierccEvent is one event of the late-timer test's sequence.
+type hierccEvent struct {
+	at   units.Time
+	kind cc.EventKind
+	port int
+	p    cc.Packet
+	f    cc.Feedback
+}
+
+// TestHierCCLateTimer: a ToR whose timer is left to the next event ends
+// equal to one whose timer is called at every deadline, registers and
+// decisions, event by event (the contract's rule 4). ToR A carries a
+// flow between its own two servers (a VOQ credited by its own receiver
+// side), a flow to another rack (credited by ToR B's credit packets,
+// which come back as messages), and headers from ToR B toward one of its
+// servers (credited back to B): updates of equation (1) every 10 µs and
+// credit ticks every 320 ns fall due between events 0.7 to 25 µs apart.
+// A local packet leaves only when the VOQ has credit on the part called
+// on time; the late part's own catch-up must find the same credit (one
+// VOQ runs on nothing but credits its catch-up grants it).
+func TestHierCCLateTimer(t *testing.T) {
+	onTime, late := hierccNewToR(t, hierccToRA, 10, 11), hierccNewToR(t, hierccToRA, 10, 11)
+	rng := rand.New(rand.NewSource(9))
+	var made, lateMade []cc.Action
+	act := cc.NewActions(1 << 12)
+	apply := func(x *HierCC, e hierccEvent, act *cc.Actions) error {
+		p := e.p
+		switch e.kind {
+		case cc.EventEnqueue:
+			return x.Enqueue(e.at, e.port, &p, cc.Queue{}, act)
+		case cc.EventDequeue:
+			return x.Dequeue(e.at, e.port, &p, cc.Queue{}, act)
+		}
+		return x.Message(e.at, e.port, &e.f, act)
+	}
+	now := units.Time(0)
+	var localQ, remoteQ []cc.Packet
+	sentB := uint32(0)
+	var credits []cc.Feedback // credit packets from B for A's remote VOQ
+	totalB := uint32(0)
+	accepted, overdue, creditedLate := 0, 0, 0
+	burst := 0 // local packets left to send back to back, 100 ns apart
+	for i := range 900 {
+		if burst > 0 || i < 30 {
+			now += 100 * units.Nanosecond
+		} else if rng.Intn(10) == 0 {
+			now += units.Time(5+rng.Intn(20)) * units.Microsecond
+		} else {
+			now += units.Time(700+rng.Intn(900)) * units.Nanosecond
+		}
+		var e hierccEvent
+		x := rng.Intn(6)
+		switch {
+		case i < 30:
+			x = 0 // a backlog of local packets first
+		case burst > 0:
+			x, burst = 1, burst-1
+		case x == 1:
+			burst = 10 + rng.Intn(30) // drains the VOQ's C0, then lives on credits
+		}
+		switch {
+		case x == 0 && len(localQ) < 60:
+			p := *hierccData(cc.FlowID(1), 10, 11, wire.HierCCFlags(rng.Intn(2))*wire.HierCCFlagMark)
+			e = hierccEvent{at: now, kind: cc.EventEnqueue, port: 1, p: p}
+			localQ = append(localQ, p)
+		case x == 1 && len(localQ) > 0:
+			// Leaves only with credit on the part called on time.
+			for onTime.NextDeadline() <= now {
+				act.Reset()
+				require.NoError(t, onTime.Timer(onTime.NextDeadline(), act))
+				made = append(made, act.All()...)
+			}
+			sl, _ := onTime.s.Lookup(11)
+			if !onTime.s.Eligible(sl) {
+				continue
+			}
+			e = hierccEvent{at: now, kind: cc.EventDequeue, port: 1, p: localQ[0]}
+			localQ = localQ[1:]
+		case x == 2 && len(remoteQ) < 30:
+			p := *hierccData(cc.FlowID(2), 10, 20, 0)
+			e = hierccEvent{at: now, kind: cc.EventEnqueue, port: hierccUpPort, p: p}
+			remoteQ = append(remoteQ, p)
+		case x == 3 && len(remoteQ) > 0:
+			sl, _ := onTime.s.Lookup(20)
+			for onTime.NextDeadline() <= now {
+				act.Reset()
+				require.NoError(t, onTime.Timer(onTime.NextDeadline(), act))
+				made = append(made, act.All()...)
+			}
+			if !onTime.s.Eligible(sl) {
+				continue
+			}
+			e = hierccEvent{at: now, kind: cc.EventDequeue, port: hierccUpPort, p: remoteQ[0]}
+			remoteQ = remoteQ[1:]
+			totalB += 1000
+			f, err := wire.HierCCCreditPacket{ToR: hierccToRA, Dst: 20, Amount: 1000, Total: totalB}.Feedback()
+			require.NoError(t, err)
+			credits = append(credits, f)
+		case x == 4 && len(credits) > 0:
+			e = hierccEvent{at: now, kind: cc.EventMessage, port: hierccUpPort, f: credits[0]}
+			credits = credits[1:]
+		default: // a packet from ToR B to server 10
+			sentB += 1082
+			p := *hierccData(cc.FlowID(3), 20, 10, 0)
+			require.NoError(t, wire.HierCCHeader{ToR: hierccToRB, Dst: 10, Flows: 1, Sent: sentB}.Put(&p.Hdr))
+			e = hierccEvent{at: now, kind: cc.EventEnqueue, port: 0, p: p}
+		}
+		for onTime.NextDeadline() <= now {
+			act.Reset()
+			require.NoError(t, onTime.Timer(onTime.NextDeadline(), act))
+			made = append(made, act.All()...)
+		}
+		act.Reset()
+		require.NoError(t, apply(onTime, e, act), "event %d on time", i)
+		made = append(made, act.All()...)
+		if late.NextDeadline() <= now {
+			overdue++
+		}
+		if e.kind == cc.EventDequeue && e.port == 1 {
+			if sl, _ := late.s.Lookup(11); late.s.VOQs() != nil {
+				if st, _ := late.s.VOQs().State(sl); st.Credit <= 0 {
+					creditedLate++ // eligible only by the credits its catch-up grants
+				}
+			}
+		}
+		act.Reset()
+		require.NoError(t, apply(late, e, act), "event %d late", i)
+		lateMade = append(lateMade, act.All()...)
+		require.Equal(t, onTime.AppendRegisters(nil), late.AppendRegisters(nil), "event %d", i)
+		require.Equal(t, made, lateMade, "event %d", i)
+		require.Greater(t, late.NextDeadline(), now, "after an event its deadline is later than its now")
+		accepted++
+	}
+	require.Greater(t, accepted, 400)
+	require.Greater(t, overdue, 100, "the late part's timer is overdue at many events")
+	require.Positive(t, creditedLate)
+	var local, sent int
+	for _, a := range made {
+		switch {
+		case a.Kind == cc.ActionCredit && a.Port == 1 && a.Bytes == 1000:
+			local++ // the own receiver side's credits to the local VOQ
+		case a.Kind == cc.ActionFeedback && a.To == cc.ToSwitch:
+			sent++ // credits to ToR B
+		}
+	}
+	require.Positive(t, local)
+	require.Positive(t, sent)
+	require.Positive(t, late.s.fh[0].st.Updates)
+
+	// Room for all but one of the decisions a late event makes refuses it
+	// whole; a nil Actions is refused by every event (rule 3).
+	x := hierccNewToR(t, hierccToRA, 10, 11)
+	act.Reset()
+	require.NoError(t, x.Enqueue(units.Microsecond, 1, hierccData(1, 10, 11, 0), cc.Queue{}, act))
+	p := *hierccData(1, 10, 11, 0)
+	require.NoError(t, x.Dequeue(2*units.Microsecond, 1, &p, cc.Queue{}, act)) // wakes port 1: ticks every 320 ns
+	at := 4 * units.Microsecond
+	twin := hierccNewToR(t, hierccToRA, 10, 11)
+	act.Reset()
+	require.NoError(t, twin.Enqueue(units.Microsecond, 1, hierccData(1, 10, 11, 0), cc.Queue{}, act))
+	p = *hierccData(1, 10, 11, 0)
+	require.NoError(t, twin.Dequeue(2*units.Microsecond, 1, &p, cc.Queue{}, act))
+	act.Reset()
+	require.NoError(t, twin.Timer(at, act))
+	need := act.Len()
+	before := x.AppendRegisters(nil)
+	q := *hierccData(1, 10, 11, 0)
+	err := x.Enqueue(at, 1, &q, cc.Queue{}, cc.NewActions(need-1))
+	require.ErrorIs(t, err, cc.ErrActionsFull)
+	require.Equal(t, before, x.AppendRegisters(nil))
+	nilActs := []func() error{
+		func() error { return x.Enqueue(at, 1, &q, cc.Queue{}, nil) },
+		func() error { return x.Dequeue(at, 1, &q, cc.Queue{}, nil) },
+		func() error { return x.Arrive(at, 1, &q, nil) },
+		func() error { return x.Pause(at, 1, 3, true, nil) },
+		func() error { return x.Message(at, 1, &cc.Feedback{Kind: cc.FeedbackAck}, nil) },
+		func() error { return x.Timer(at, nil) },
+	}
+	for i, ev := range nilActs {
+		require.ErrorIs(t, ev(), cc.ErrNoActions, "event %d", i)
+		require.Equal(t, before, x.AppendRegisters(nil))
+	}
+}
+
+// TestHierCCUnused: a message of another kind than a credit is taken,
+// decides nothing and changes no register but the time and
+// unused_feedback (the contract's rule 8), at a ToR and at a switch with
+// no server port alike.
+func TestHierCCUnused(t *testing.T) {
+	a := hierccNewToR(t, hierccToRA, 10, 11)
+	agg, err := NewHierCC(HierCCPaper(5, make([]HierCCPort, 4), 64, 8, hierccLine25, 9236))
+	require.NoError(t, err)
+	act := cc.NewActions(8)
+	for _, x := range []*HierCC{a, agg} {
+		for i, k := range []cc.FeedbackKind{cc.FeedbackAck, cc.FeedbackCNP, wire.FeedbackHierCCRate, 255} {
+			before := x.AppendRegisters(nil)
+			act.Reset()
+			require.NoError(t, x.Message(units.Time(i+1)*units.Microsecond, -1, &cc.Feedback{Kind: k}, act))
+			require.Zero(t, act.Len())
+			after := x.AppendRegisters(nil)
+			require.Equal(t, before[0].Value+uint64(units.Microsecond), after[0].Value, "now")
+			require.Equal(t, cc.UnusedRegister, after[3].Name)
+			require.Equal(t, before[3].Value+1, after[3].Value)
+			require.Equal(t, before[4:], after[4:])
+			require.Equal(t, before[1:3], after[1:3])
+		}
+		require.Equal(t, uint64(4), x.unused.N())
+	}
 }

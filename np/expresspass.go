@@ -87,14 +87,6 @@ func expressPassEventError(event, reason string, err error) error {
 	return &cc.EventError{Part: expressPassPart, Event: event, Reason: reason, Err: err}
 }
 
-// expressPassFull is the *cc.ActionsFullError of an event that needs need
-// actions.
-//
-//go:noinline
-func expressPassFull(event string, need int, act *cc.Actions) error {
-	return &cc.ActionsFullError{Part: expressPassPart, Event: event, Need: need, Free: act.Free()}
-}
-
 // expressPassPart names the ExpressPass receiver in errors.
 const expressPassPart = "np.ExpressPass"
 
@@ -287,20 +279,27 @@ type ExpressPassState struct {
 // Pacing. A cc.FeedbackCreditRequest from the source (Feedback) activates the
 // receiver: w ← WInit, cur_rate ← Alpha·MaxRate (as ns-2's init() at every
 // request), the loss counters restart, and the first credit leaves at
-// once. Each later credit leaves at NextDeadline (Timer), one per call, as
+// once. Each later credit leaves at NextDeadline (Timer), as
 // an ActionFeedback to cc.ToSource at cc.ControlPrio carrying
 // Feedback{Kind: cc.FeedbackCredit, Flow, Seq} with the credit's wire image
 // in Data (wire.ExpressPassPacket: type credit, Flow, Seq, TS the departure
 // time; the receiver does not read the Data of what it receives). The gap to the next is
 // GapBase + GapSpan·u/2^16, u the top 16 bits of a xorshift32 draw: the
 // interval CreditBytes·8/cur_rate stretched by a uniform factor in
-// [1 + JitterMin, 1 + JitterMax] (resolution 2^-16 of the span). A timer
-// called late keeps the schedule's phase when the next departure it
-// computes (previous deadline + gap) is still after now, and otherwise
-// restarts it from now: one credit per call, never a burst of the missed
-// ones (they are simply not sent). A cc.FeedbackCreditStop deactivates it
-// (no deadline); a request while active and a stop while idle change
-// nothing. Other feedback kinds change nothing but the time.
+// [1 + JitterMin, 1 + JitterMax] (resolution 2^-16 of the span). A
+// cc.FeedbackCreditStop deactivates it (no deadline); a request while
+// active and a stop while idle change nothing. Other feedback kinds are
+// not used: they are counted in cc.UnusedRegister and change nothing else
+// (the contract's rule 8).
+//
+// Late timers. Every event first sends the credits due at or before its
+// now, each as at its own deadline (its image stamped with that time, the
+// next one a gap after it, an update at each departure that is due), so
+// that a caller that leaves the timer to its next event gets the same
+// credits, in the same order, as one that calls Timer at every deadline
+// (rule 4). Every event therefore refuses a nil *cc.Actions (rule 3), and
+// one whose credits do not fit is refused whole (*cc.ActionsFullError
+// naming how many it needs).
 //
 // Loss. Receive reads each data frame's echo e, the credit it spent, from
 // its header (wire.ExpressPassEcho on cc.Packet.Hdr). With E the expected echo
@@ -314,7 +313,7 @@ type ExpressPassState struct {
 // (another scheme's bytes, not an echo), is a *cc.EventError (wrapping
 // the *cc.DecodeError in the second case). Credits the sender wasted
 // (beyond its FIFO, after its stop) come back as gaps, and count as loss,
-// as in the paper. Receive never decides an action.
+// as in the paper. Receive decides nothing of its own.
 //
 // Algorithm 1 runs at a credit departure once UpdatePeriod has passed
 // since the last run and at least one echo was counted (xpass.cc does the
@@ -343,9 +342,10 @@ type ExpressPassState struct {
 //
 // It is not safe for concurrent use. Build one with NewExpressPass.
 type ExpressPass struct {
-	cfg   ExpressPassConfig
-	s     ExpressPassState
-	clock cc.Monotonic
+	cfg    ExpressPassConfig
+	s      ExpressPassState
+	clock  cc.Monotonic
+	unused cc.Unused
 	// Constants of the configuration, computed once by the constructor.
 	seqMax                   uint64
 	maxRate, minRate, init   uint64 // bit/s
@@ -465,24 +465,19 @@ func (r *ExpressPass) start(s *ExpressPassState, now units.Time, flow cc.FlowID)
 	s.LastUpdate = now
 }
 
-// send sends the next credit from s at now (an update first, if one is
-// due), schedules the one after from the deadline it left at, and returns
-// the credit's sequence number.
-func (r *ExpressPass) send(s *ExpressPassState, now, deadline units.Time) uint32 {
-	if now-s.LastUpdate >= r.cfg.UpdatePeriod && s.Total > 0 {
+// send sends the next credit from s at its deadline d (an update first,
+// if one is due), schedules the one after, and returns the credit's
+// sequence number.
+func (r *ExpressPass) send(s *ExpressPassState, d units.Time) uint32 {
+	if d-s.LastUpdate >= r.cfg.UpdatePeriod && s.Total > 0 {
 		r.update(s)
-		s.LastUpdate = now
+		s.LastUpdate = d
 	}
 	seq := s.Seq
 	s.Seq = uint32(expressPassSeqNext(uint64(seq), r.seqMax))
 	s.Credits++
-	g := r.gap(s)
 	// Saturating: a deadline near units.MaxTime stays there.
-	next := fixedpoint.SatAdd(deadline, g)
-	if next <= now {
-		next = fixedpoint.SatAdd(now, g) // more than a gap late: restart from now, no burst
-	}
-	s.Next = next
+	s.Next = fixedpoint.SatAdd(d, r.gap(s))
 	return seq
 }
 
@@ -495,65 +490,117 @@ func (r *ExpressPass) NextDeadline() units.Time {
 	return units.MaxTime
 }
 
-// credit returns the credit seq sent at now: Seq, and in Data its wire
-// image (wire.ExpressPassPacket).
-func (r *ExpressPass) credit(now units.Time, seq uint32) cc.Feedback {
+// credit returns the credit seq for flow sent at now: Seq, and in Data
+// its wire image (wire.ExpressPassPacket).
+func expressPassCredit(now units.Time, flow cc.FlowID, seq uint32) cc.Feedback {
 	// Valid: a credit's sequence number is never 0.
-	f, _ := wire.ExpressPassPacket{Type: wire.ExpressPassTypeCredit, Flow: r.s.Flow, Seq: seq, TS: wire.ExpressPassTS(now)}.Feedback()
+	f, _ := wire.ExpressPassPacket{Type: wire.ExpressPassTypeCredit, Flow: flow, Seq: seq, TS: wire.ExpressPassTS(now)}.Feedback()
 	return f
 }
 
-// Timer implements cc.Clock: at or after NextDeadline it sends one credit
-// (see the type's doc); before it, it only records now. It needs room for
-// one action when a credit is due.
-func (r *ExpressPass) Timer(now units.Time, act *cc.Actions) error {
-	if !r.clock.InOrder(now) {
-		return r.clock.Check(expressPassPart, "Timer", now)
+// expressPassMaxCatchUp bounds the credits one event sends for a timer
+// left overdue: a caller later than that gets an *cc.ActionsFullError
+// asking for more room than any Actions has, rather than an unbounded
+// loop.
+const expressPassMaxCatchUp = 1 << 20
+
+// run sends every credit due at or before now, each as at its own
+// deadline, in order (rule 4), and makes room for own more actions of the
+// event's own (0 or 1): the start of every event, after the event's
+// checks, since nothing can refuse it after this. On error it changes
+// nothing, act included.
+func (r *ExpressPass) run(event string, now units.Time, act *cc.Actions, own int) error {
+	if !r.s.Active || r.s.Next > now {
+		return act.Reserve(expressPassPart, event, own)
 	}
-	if r.s.Active && now >= r.s.Next {
-		if act.Free() < 1 {
-			return expressPassFull("Timer", 1, act)
-		}
-		seq := r.send(&r.s, now, r.s.Next)
-		act.Send(cc.ToSource, cc.ControlPrio, r.credit(now, seq))
+	s := r.s // the catch-up runs on a copy, kept only if it all fits
+	mark, free := act.Len(), act.Free()
+	n := 0
+	for s.Active && s.Next <= now && n < expressPassMaxCatchUp {
+		d := s.Next
+		seq := r.send(&s, d)
+		act.Add(cc.Action{Kind: cc.ActionFeedback, To: cc.ToSource, Prio: cc.ControlPrio, Feedback: expressPassCredit(d, s.Flow, seq)})
+		n++
+	}
+	if s.Next <= now { // beyond the bound: more than any Actions holds
+		n = expressPassMaxCatchUp + 1
+	}
+	if n+own > free {
+		act.Truncate(mark)
+		return &cc.ActionsFullError{Part: expressPassPart, Event: event, Need: n + own, Free: free}
+	}
+	r.s = s
+	return nil
+}
+
+// begin refuses an event out of time order or with a nil act.
+func (r *ExpressPass) begin(event string, now units.Time, act *cc.Actions) error {
+	if !r.clock.InOrder(now) {
+		return r.clock.Check(expressPassPart, event, now)
+	}
+	if act == nil {
+		return cc.NoActions(expressPassPart, event)
+	}
+	return nil
+}
+
+// Timer implements cc.Clock: it sends every credit due at or before now,
+// each as at its own deadline (see the type's doc), one action each;
+// before the deadline it only records now.
+func (r *ExpressPass) Timer(now units.Time, act *cc.Actions) error {
+	if err := r.begin("Timer", now, act); err != nil {
+		return err
+	}
+	if err := r.run("Timer", now, act, 0); err != nil {
+		return err
 	}
 	r.clock.Advance(now)
 	return nil
 }
 
-// Feedback implements cc.NotificationPoint: a FeedbackCreditRequest while
-// idle activates the receiver and sends the first credit at once (one
-// action); a FeedbackCreditStop deactivates it; anything else changes
-// nothing but the time. A nil f is a *cc.EventError.
+// Feedback implements cc.NotificationPoint: after the credits due by now,
+// a cc.FeedbackCreditRequest while idle activates the receiver and sends
+// the first credit at once (one action); a cc.FeedbackCreditStop
+// deactivates it; a request while active and a stop while idle change
+// nothing but the time; every other kind is counted in UnusedRegister
+// (rule 8). A nil f is a *cc.EventError.
 func (r *ExpressPass) Feedback(now units.Time, f *cc.Feedback, act *cc.Actions) error {
-	if !r.clock.InOrder(now) {
-		return r.clock.Check(expressPassPart, "Feedback", now)
+	if err := r.begin("Feedback", now, act); err != nil {
+		return err
 	}
 	if f == nil {
 		return expressPassEventError("Feedback", "nil feedback", nil)
 	}
+	start := f.Kind == cc.FeedbackCreditRequest && !r.s.Active // the catch-up keeps Active
+	own := 0
+	if start {
+		own = 1
+	}
+	if err := r.run("Feedback", now, act, own); err != nil {
+		return err
+	}
 	switch {
-	case f.Kind == cc.FeedbackCreditRequest && !r.s.Active:
-		if act.Free() < 1 {
-			return expressPassFull("Feedback", 1, act)
-		}
+	case start:
 		r.start(&r.s, now, f.Flow)
-		seq := r.send(&r.s, now, now)
-		act.Send(cc.ToSource, cc.ControlPrio, r.credit(now, seq))
+		seq := r.send(&r.s, now)
+		act.Send(cc.ToSource, cc.ControlPrio, expressPassCredit(now, r.s.Flow, seq))
 	case f.Kind == cc.FeedbackCreditStop:
 		r.s.Active = false
+	case f.Kind != cc.FeedbackCreditRequest:
+		r.unused.Count()
 	}
 	r.clock.Advance(now)
 	return nil
 }
 
-// Receive implements cc.NotificationPoint: it counts the echo in p.Hdr
-// (wire.ExpressPassEcho) against the expected credit (see the type's doc). It
-// decides no action. A nil p, a header that does not decode or an echo
-// beyond the sequence space is a *cc.EventError.
-func (r *ExpressPass) Receive(now units.Time, p *cc.Packet, _ *cc.Actions) error {
-	if !r.clock.InOrder(now) {
-		return r.clock.Check(expressPassPart, "Receive", now)
+// Receive implements cc.NotificationPoint: after the credits due by now,
+// it counts the echo in p.Hdr (wire.ExpressPassEcho) against the expected
+// credit (see the type's doc); it decides nothing itself. A nil p, a
+// header that does not decode or an echo beyond the sequence space is a
+// *cc.EventError.
+func (r *ExpressPass) Receive(now units.Time, p *cc.Packet, act *cc.Actions) error {
+	if err := r.begin("Receive", now, act); err != nil {
+		return err
 	}
 	if p == nil {
 		return expressPassEventError("Receive", "nil packet", nil)
@@ -564,6 +611,9 @@ func (r *ExpressPass) Receive(now units.Time, p *cc.Packet, _ *cc.Actions) error
 	}
 	if e > r.seqMax {
 		return expressPassEventError("Receive", "echo beyond the credit sequence space", nil)
+	}
+	if err := r.run("Receive", now, act, 0); err != nil {
+		return err
 	}
 	r.echo(&r.s, e)
 	r.clock.Advance(now)
@@ -593,7 +643,7 @@ func (r *ExpressPass) echo(s *ExpressPassState, e uint64) {
 // expect[SeqBits], w[16] (Q16), rate[64] (bit/s), increased, interval,
 // gap_base, gap_span, next, last_update (64-bit ps), total[32],
 // dropped[32], rand[32], then the 64-bit counters credits, echoes, lost,
-// stale, unechoed, updates.
+// stale, unechoed, updates and unused_feedback (cc.UnusedRegister).
 func (r *ExpressPass) AppendRegisters(dst []cc.Register) []cc.Register {
 	s := &r.s
 	return append(dst,
@@ -619,5 +669,6 @@ func (r *ExpressPass) AppendRegisters(dst []cc.Register) []cc.Register {
 		cc.Reg("stale", 64, s.Stale),
 		cc.Reg("unechoed", 64, s.Unechoed),
 		cc.Reg("updates", 64, s.Updates),
+		r.unused.Register(),
 	)
 }

@@ -21,7 +21,7 @@ func BenchmarkExpressPassReceiverTimer(b *testing.B) {
 		d := r.NextDeadline()
 		_ = r.Timer(d, act)
 		wire.PutExpressPassEcho(&p.Hdr, act.At(0).Feedback.Seq)
-		_ = r.Receive(d, &p, nil) // keeps Algorithm 1 running
+		_ = r.Receive(d, &p, act) // keeps Algorithm 1 running
 	}
 }
 
@@ -29,7 +29,8 @@ func BenchmarkExpressPassReceiverTimer(b *testing.B) {
 // credit lost.
 func BenchmarkExpressPassReceiverReceive(b *testing.B) {
 	r := expressPassReceiver(b, nil)
-	_ = r.Feedback(0, &cc.Feedback{Kind: cc.FeedbackCreditRequest}, cc.NewActions(1))
+	act := cc.NewActions(1)
+	_ = r.Feedback(0, &cc.Feedback{Kind: cc.FeedbackCreditRequest}, act)
 	p := cc.Packet{Size: 1082}
 	seq := uint64(0)
 	now := units.Time(0)
@@ -41,6 +42,7 @@ func BenchmarkExpressPassReceiverReceive(b *testing.B) {
 		}
 		wire.PutExpressPassEcho(&p.Hdr, seq)
 		now += units.Nanosecond
-		_ = r.Receive(now, &p, nil)
+		act.Reset()
+		_ = r.Receive(now, &p, act)
 	}
 }

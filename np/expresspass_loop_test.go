@@ -75,6 +75,7 @@ func TestExpressPassWireImages(t *testing.T) {
 	require.NoError(t, err)
 	cfg := rp.ExpressPassPaper()
 	cfg.Size, cfg.Flow = 5000, 0x0A0B0C0D
+	cfg.Start = 3 * units.Microsecond // built when the flow starts: its first request is due then
 	tx, err := rp.NewExpressPass(cfg)
 	require.NoError(t, err)
 	act := cc.NewActions(2)
@@ -85,7 +86,8 @@ func TestExpressPassWireImages(t *testing.T) {
 		require.Equal(t, typ.Kind(), f.Kind)
 	}
 
-	start := 3 * units.Microsecond
+	start := cfg.Start
+	require.Equal(t, start, tx.NextDeadline())
 	require.NoError(t, tx.Timer(start, act))
 	req := act.At(0).Feedback
 	image(req, wire.ExpressPassTypeRequest, 0, start)

@@ -83,11 +83,22 @@ func TestExpressPassPacingClosedForm(t *testing.T) {
 		require.Equal(t, uint64(i), expressPassCreditOf(t, act).Seq)
 		require.Equal(t, d+want, r.NextDeadline())
 	}
-	// A timer more than a gap late sends one credit and restarts from now.
+	// A timer five intervals late sends the six credits due (rule 4),
+	// numbered on, each stamped with its own deadline (whole ns of
+	// d + k·want), and the next is due one interval after the last.
 	d := r.NextDeadline()
-	act.Reset()
-	require.NoError(t, r.Timer(d+5*want, act))
-	require.Equal(t, 1, act.Len(), "one credit, no burst")
+	seq := r.State().Seq
+	late := cc.NewActions(8)
+	require.NoError(t, r.Timer(d+5*want, late))
+	require.Equal(t, 6, late.Len(), "every credit due, none skipped")
+	for k, a := range late.All() {
+		at := d + units.Time(k)*want
+		want := cc.Feedback{Kind: cc.FeedbackCredit, Flow: 7, Seq: uint64(seq) + uint64(k)}
+		img, err := wire.ExpressPassPacket{Type: wire.ExpressPassTypeCredit, Flow: 7, Seq: seq + uint32(k), TS: uint32(at / units.Nanosecond)}.Encode()
+		require.NoError(t, err)
+		copy(want.Data[:], img[:])
+		require.Equal(t, want, a.Feedback, "credit %d", k)
+	}
 	require.Equal(t, d+6*want, r.NextDeadline())
 	// Less than a gap late keeps the phase.
 	d = r.NextDeadline()
@@ -306,7 +317,10 @@ func TestExpressPassReceiverStartStop(t *testing.T) {
 	for _, k := range []cc.FeedbackKind{cc.FeedbackAck, cc.FeedbackCNP, cc.FeedbackCredit, cc.FeedbackCreditStop, 200} {
 		require.NoError(t, r.Feedback(now+units.Millisecond, &cc.Feedback{Kind: k}, act))
 	}
-	require.Equal(t, before[1:], r.AppendRegisters(nil)[1:])
+	after := r.AppendRegisters(nil)
+	n := len(after) - 1
+	require.Equal(t, before[1:n], after[1:n])
+	require.Equal(t, cc.Reg(cc.UnusedRegister, 64, 4), after[n], "ACK, CNP, credit and kind 200 unused; the stop is used")
 	require.ErrorIs(t, r.Feedback(now+units.Millisecond, nil, act), cc.ErrEvent)
 	require.NoError(t, r.Feedback(now+units.Millisecond, &cc.Feedback{Kind: cc.FeedbackCreditRequest, Flow: 4}, act))
 	fb := expressPassCreditOf(t, act)
@@ -324,7 +338,8 @@ func TestExpressPassReceiverActionsFull(t *testing.T) {
 	r := expressPassReceiver(t, nil)
 	before := r.AppendRegisters(nil)
 	req := &cc.Feedback{Kind: cc.FeedbackCreditRequest}
-	require.ErrorIs(t, r.Feedback(5, req, nil), cc.ErrActionsFull)
+	require.ErrorIs(t, r.Feedback(5, req, cc.NewActions(0)), cc.ErrActionsFull)
+	require.ErrorIs(t, r.Feedback(5, req, nil), cc.ErrNoActions)
 	require.Equal(t, before, r.AppendRegisters(nil))
 	act := cc.NewActions(1)
 	require.NoError(t, r.Feedback(5, req, act))
@@ -395,4 +410,67 @@ func TestExpressPassNoAllocs(t *testing.T) {
 		regs = r.AppendRegisters(regs[:0])
 	}))
 	require.Positive(t, r.State().Echoes)
+}
+
+// TestExpressPassLateTimer: a receiver whose timer is left to the next
+// event ends equal to one whose timer is called at every deadline,
+// registers and decisions, across updates of Algorithm 1 (rule 4): both
+// take the same echoes, one has its credits sent at their deadlines, the
+// other only when each echo arrives, some milliseconds late. Room for all
+// but one of the credits due refuses the event whole.
+func TestExpressPassLateTimer(t *testing.T) {
+	onTime, late := expressPassReceiver(t, nil), expressPassReceiver(t, nil)
+	act := cc.NewActions(1 << 12)
+	var made, lateMade []cc.Action
+	req := cc.Feedback{Kind: cc.FeedbackCreditRequest, Flow: 3}
+	require.NoError(t, onTime.Feedback(0, &req, act))
+	made = append(made, act.All()...)
+	act.Reset()
+	require.NoError(t, late.Feedback(0, &req, act))
+	lateMade = append(lateMade, act.All()...)
+	echo := uint64(0)
+	for i := 1; i <= 20; i++ {
+		at := units.Time(i) * 300 * units.Microsecond
+		for onTime.NextDeadline() <= at {
+			act.Reset()
+			require.NoError(t, onTime.Timer(onTime.NextDeadline(), act))
+			made = append(made, act.All()...)
+		}
+		echo += 3 // every third credit comes back: loss, then decreases
+		p := expressPassFrame(echo, 1538)
+		act.Reset()
+		require.NoError(t, onTime.Receive(at, p, act))
+		made = append(made, act.All()...)
+		act.Reset()
+		require.NoError(t, late.Receive(at, expressPassFrame(echo, 1538), act))
+		lateMade = append(lateMade, act.All()...)
+		require.Equal(t, onTime.AppendRegisters(nil), late.AppendRegisters(nil), "echo %d", i)
+	}
+	require.Equal(t, made, lateMade)
+	require.Positive(t, late.State().Updates)
+
+	x := expressPassReceiver(t, nil)
+	act.Reset()
+	require.NoError(t, x.Feedback(0, &req, act))
+	// The gaps are random: count the credits due by 50 µs on a twin.
+	twin := expressPassReceiver(t, nil)
+	act.Reset()
+	require.NoError(t, twin.Feedback(0, &req, act))
+	due := 0
+	for twin.NextDeadline() <= 50*units.Microsecond {
+		act.Reset()
+		require.NoError(t, twin.Timer(twin.NextDeadline(), act))
+		due++
+	}
+	require.Greater(t, due, 1)
+	before := x.AppendRegisters(nil)
+	full := cc.NewActions(due - 1)
+	err := x.Receive(50*units.Microsecond, expressPassFrame(1, 1538), full)
+	var afe *cc.ActionsFullError
+	require.ErrorAs(t, err, &afe)
+	require.Equal(t, due, afe.Need)
+	require.Zero(t, full.Len(), "the credits that fitted are taken back")
+	require.Equal(t, before, x.AppendRegisters(nil))
+	require.ErrorIs(t, x.Receive(50*units.Microsecond, expressPassFrame(1, 1538), nil), cc.ErrNoActions)
+	require.ErrorIs(t, x.Timer(50*units.Microsecond, nil), cc.ErrNoActions)
 }

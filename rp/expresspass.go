@@ -32,14 +32,6 @@ func expressPassEventError(event, reason string, err error) error {
 	return &cc.EventError{Part: expressPassPart, Event: event, Reason: reason, Err: err}
 }
 
-// expressPassFull is the *cc.ActionsFullError of an event that needs need
-// actions.
-//
-//go:noinline
-func expressPassFull(event string, need int, act *cc.Actions) error {
-	return &cc.ActionsFullError{Part: expressPassPart, Event: event, Need: need, Free: act.Free()}
-}
-
 // expressPassPart names the ExpressPass sender in errors.
 const expressPassPart = "rp.ExpressPass"
 
@@ -74,6 +66,9 @@ type ExpressPassConfig struct {
 	// Flow names the flow in the requests and stops until a Sent or a
 	// credit names it (cc.Env.Index − 1 in package algos).
 	Flow cc.FlowID
+	// Start is when the flow starts (cc.Env.Start in package algos): the
+	// first credit request is due then. Range ≥ 0.
+	Start units.Time
 	// SeqBits is the credits' sequence width, as the receiver's (32);
 	// a credit with Seq 0 or beyond 2^SeqBits − 1 is refused. Range
 	// wire.ExpressPassMinSeqBits..wire.ExpressPassMaxSeqBits.
@@ -110,6 +105,8 @@ func (c ExpressPassConfig) Validate() error {
 		return bad("StopTimeout", c.StopTimeout.String(), "0.."+ExpressPassMaxTimeout.String())
 	case c.Size < 0:
 		return bad("Size", c.Size.String(), "≥ 0B")
+	case c.Start < 0:
+		return bad("Start", c.Start.String(), "≥ 0s")
 	case c.SeqBits < wire.ExpressPassMinSeqBits || c.SeqBits > wire.ExpressPassMaxSeqBits:
 		return bad("SeqBits", strconv.Itoa(int(c.SeqBits)), strconv.Itoa(wire.ExpressPassMinSeqBits)+".."+strconv.Itoa(wire.ExpressPassMaxSeqBits))
 	}
@@ -121,8 +118,8 @@ type ExpressPassPhase uint8
 
 // Sender phases.
 const (
-	// ExpressPassStart: nothing asked yet; the timer (deadline 0) sends
-	// the request.
+	// ExpressPassStart: nothing asked yet; the timer (deadline: the
+	// flow's start) sends the request.
 	ExpressPassStart ExpressPassPhase = iota
 	// ExpressPassRequested: the request is out and no credit has come.
 	ExpressPassRequested
@@ -136,8 +133,9 @@ const (
 // in the units of its snapshot (AppendRegisters).
 type ExpressPassState struct {
 	Phase ExpressPassPhase
-	// Deadline is when the timer sends the request (Start: 0; Requested:
-	// the latest request + RequestTimeout; else none), ps.
+	// Deadline is when the timer sends the request (phase Start: the
+	// flow's start, ExpressPassConfig.Start; Requested: the latest request
+	// + RequestTimeout; else none), ps.
 	Deadline units.Time
 	// Flow is the flow the requests and stops name.
 	Flow cc.FlowID
@@ -160,10 +158,14 @@ type ExpressPassState struct {
 // (package algos). np.ExpressPass is the receiver that paces its credits;
 // package wire holds the control packet and the echo.
 //
-// Its first deadline is 0: the caller's first Timer sends a
-// cc.FeedbackCreditRequest to cc.ToDestination (cc.ControlPrio), and resends
-// it every RequestTimeout until a credit comes (ns-2's
-// handle_sender_retransmit). Each cc.FeedbackCredit (Feedback) joins a FIFO of
+// Its first deadline is Start (0 unless the caller builds it when its flow
+// starts, cc.Env.Start): the caller's first event at or after it sends a
+// cc.FeedbackCreditRequest to cc.ToDestination (cc.ControlPrio), and the
+// timer resends it every RequestTimeout until a credit comes (ns-2's
+// handle_sender_retransmit). As every part's, its timer is caught up by
+// any event (the contract's rule 4): the requests due by then go first,
+// each stamped with its own deadline, so that the decisions are the same
+// whether the caller calls Timer at every deadline or not. Each cc.FeedbackCredit (Feedback) joins a FIFO of
 // Depth credits, or is wasted when it is full; Limits() is {Credited: true,
 // Credit: credits held × FrameBytes}, so the caller starts a frame only
 // when one credit covers it. Sent spends the oldest credit and writes its
@@ -178,9 +180,11 @@ type ExpressPassState struct {
 // coming after it count as Late; one coming StopTimeout or more after the
 // latest stop resends the stop. A cc.FeedbackNak after the stop means data
 // must be resent: the sender requests credits again (ns-2's recv_nack).
-// ACKs, CNPs and every other kind change nothing but the time. Credits of
-// any Seq order are taken (the receiver judges order); a credit with Seq 0
-// or beyond the sequence space is a *cc.EventError.
+// ACKs, CNPs and every other kind are not used: they are counted in
+// cc.UnusedRegister and change nothing else but the time (rule 8).
+// Credits of any Seq order are taken (the receiver judges order); a credit
+// with Seq 0 or beyond the sequence space is a *cc.EventError. Every event
+// refuses a nil *cc.Actions (rule 3): the catch-up can always decide.
 //
 // Wire images. The request and the stop carry their wire.ExpressPassPacket in
 // Data (type, Flow, sequence number 0, TS the time sent). A credit whose
@@ -196,6 +200,7 @@ type ExpressPass struct {
 	cfg    ExpressPassConfig
 	s      ExpressPassState
 	clock  cc.Monotonic
+	unused cc.Unused
 	seqMax uint64
 }
 
@@ -207,7 +212,7 @@ func NewExpressPass(cfg ExpressPassConfig) (*ExpressPass, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &ExpressPass{cfg: cfg, s: ExpressPassState{Flow: cfg.Flow}, seqMax: wire.ExpressPassMaxSeq(cfg.SeqBits)}, nil
+	return &ExpressPass{cfg: cfg, s: ExpressPassState{Flow: cfg.Flow, Deadline: cfg.Start}, seqMax: wire.ExpressPassMaxSeq(cfg.SeqBits)}, nil
 }
 
 // Config returns the configuration the sender was built with.
@@ -285,32 +290,77 @@ func expressPassImageError(reason string, err error) error {
 	return expressPassEventError("Feedback", reason, err)
 }
 
-// Timer implements cc.Clock: at or after the deadline it sends the credit
-// request (one action); before it, it only records now.
-func (x *ExpressPass) Timer(now units.Time, act *cc.Actions) error {
+// expressPassMaxCatchUp bounds the room an event asks for its overdue
+// requests: a caller so late that more are due (with a RequestTimeout of a
+// few picoseconds) gets an *cc.ActionsFullError no Actions can satisfy,
+// rather than a count that overflows.
+const expressPassMaxCatchUp = 1 << 20
+
+// due returns how many request expiries are due at or before now: the
+// first request (deadline 0) and every resend RequestTimeout after the
+// last, while no credit has come.
+func (x *ExpressPass) due(now units.Time) int {
+	d := x.NextDeadline()
+	if d > now {
+		return 0
+	}
+	if x.cfg.RequestTimeout == 0 {
+		return 1 // the first request; no resend
+	}
+	return int(min(uint64(now-d)/uint64(x.cfg.RequestTimeout)+1, expressPassMaxCatchUp))
+}
+
+// begin checks an event at now that may append own actions of its own
+// after the k overdue requests: time order, a nil act (refused: the timer
+// can always decide), room for k + own. It changes nothing.
+func (x *ExpressPass) begin(event string, now units.Time, act *cc.Actions) (k int, err error) {
 	if !x.clock.InOrder(now) {
-		return x.clock.Check(expressPassPart, "Timer", now)
+		return 0, x.clock.Check(expressPassPart, event, now)
 	}
-	if now >= x.NextDeadline() {
-		if act.Free() < 1 {
-			return expressPassFull("Timer", 1, act)
-		}
-		x.request(now)
-		act.Send(cc.ToDestination, cc.ControlPrio, x.message(now, wire.ExpressPassTypeRequest))
+	if act == nil {
+		return 0, cc.NoActions(expressPassPart, event)
 	}
+	return x.due(now), nil
+}
+
+// catchUp sends the k overdue requests, each as at its own deadline (its
+// wire image stamped with that time), and moves the deadline past them.
+func (x *ExpressPass) catchUp(k int, act *cc.Actions) {
+	for range k {
+		d := x.s.Deadline
+		x.request(d)
+		act.Send(cc.ToDestination, cc.ControlPrio, x.message(d, wire.ExpressPassTypeRequest))
+	}
+}
+
+// Timer implements cc.Clock: each request due at or before now is sent,
+// as at its own deadline (one action each); before the deadline it only
+// records now.
+func (x *ExpressPass) Timer(now units.Time, act *cc.Actions) error {
+	k, err := x.begin("Timer", now, act)
+	if err != nil {
+		return err
+	}
+	if err := act.Reserve(expressPassPart, "Timer", k); err != nil {
+		return err
+	}
+	x.catchUp(k, act)
 	x.clock.Advance(now)
 	return nil
 }
 
-// Feedback implements cc.ReactionPoint (see the type's doc). A nil f is a
-// *cc.EventError.
+// Feedback implements cc.ReactionPoint (see the type's doc): the requests
+// due by now first, then the message. A nil f is a *cc.EventError; a
+// kind other than a credit or a NAK is counted in UnusedRegister.
 func (x *ExpressPass) Feedback(now units.Time, f *cc.Feedback, act *cc.Actions) error {
-	if !x.clock.InOrder(now) {
-		return x.clock.Check(expressPassPart, "Feedback", now)
+	k, err := x.begin("Feedback", now, act)
+	if err != nil {
+		return err
 	}
 	if f == nil {
 		return expressPassEventError("Feedback", "nil feedback", nil)
 	}
+	own := 0
 	switch f.Kind {
 	case cc.FeedbackCredit:
 		if f.Seq == 0 || f.Seq > x.seqMax {
@@ -319,50 +369,68 @@ func (x *ExpressPass) Feedback(now units.Time, f *cc.Feedback, act *cc.Actions) 
 		if err := expressPassCheckImage(f); err != nil {
 			return err
 		}
-		resend := x.s.Phase == ExpressPassStopped && x.cfg.StopTimeout > 0 && now-x.s.LastStop >= x.cfg.StopTimeout
-		if resend && act.Free() < 1 {
-			return expressPassFull("Feedback", 1, act)
-		}
-		x.s.Flow = f.Flow
-		switch x.s.Phase {
-		case ExpressPassStart, ExpressPassRequested:
-			x.s.Phase = ExpressPassCredited
-		case ExpressPassStopped:
-			x.s.Late++
-			if resend {
-				x.s.LastStop = now
-				x.s.Stops++
-				act.Send(cc.ToDestination, cc.ControlPrio, x.message(now, wire.ExpressPassTypeStop))
-			}
-			x.clock.Advance(now)
-			return nil
-		}
-		if int(x.s.Len) == x.cfg.Depth {
-			x.s.Wasted++
-		} else {
-			x.s.FIFO[(int(x.s.Head)+int(x.s.Len))%ExpressPassMaxDepth] = uint32(f.Seq)
-			x.s.Len++
-			x.s.Credits++
+		// A credit after the stop, StopTimeout or more after it, resends
+		// the stop. (The requests due cannot change the phase from
+		// Stopped, nor to it.)
+		if x.s.Phase == ExpressPassStopped && x.cfg.StopTimeout > 0 && now-x.s.LastStop >= x.cfg.StopTimeout {
+			own = 1
 		}
 	case cc.FeedbackNak:
 		if x.s.Phase == ExpressPassStopped {
-			if act.Free() < 1 {
-				return expressPassFull("Feedback", 1, act)
-			}
+			own = 1
+		}
+	}
+	if err := act.Reserve(expressPassPart, "Feedback", k+own); err != nil {
+		return err
+	}
+	x.catchUp(k, act)
+	x.clock.Advance(now)
+	switch f.Kind {
+	case cc.FeedbackCredit:
+		x.credit(now, f, own == 1, act)
+	case cc.FeedbackNak:
+		if own == 1 { // data to resend after the stop: credits again
 			x.request(now)
 			act.Send(cc.ToDestination, cc.ControlPrio, x.message(now, wire.ExpressPassTypeRequest))
 		}
+	default:
+		x.unused.Count()
 	}
-	x.clock.Advance(now)
 	return nil
 }
 
-// Sent implements cc.ReactionPoint: it spends the oldest credit on the
-// frame p and writes the credit's sequence number into p.Hdr, all 16
-// bytes (wire.PutExpressPassEcho; see the type's doc).
+// credit takes credit f (checked) at now; resend: the stop goes again.
+func (x *ExpressPass) credit(now units.Time, f *cc.Feedback, resend bool, act *cc.Actions) {
+	x.s.Flow = f.Flow
+	switch x.s.Phase {
+	case ExpressPassStart, ExpressPassRequested:
+		x.s.Phase = ExpressPassCredited
+	case ExpressPassStopped:
+		x.s.Late++
+		if resend {
+			x.s.LastStop = now
+			x.s.Stops++
+			act.Send(cc.ToDestination, cc.ControlPrio, x.message(now, wire.ExpressPassTypeStop))
+		}
+		return
+	}
+	if int(x.s.Len) == x.cfg.Depth {
+		x.s.Wasted++
+		return
+	}
+	x.s.FIFO[(int(x.s.Head)+int(x.s.Len))%ExpressPassMaxDepth] = uint32(f.Seq)
+	x.s.Len++
+	x.s.Credits++
+}
+
+// Sent implements cc.ReactionPoint: the requests due by now first, then it
+// spends the oldest credit on the frame p and writes the credit's sequence
+// number into p.Hdr, all 16 bytes (wire.PutExpressPassEcho; see the type's
+// doc).
 func (x *ExpressPass) Sent(now units.Time, p *cc.Packet, act *cc.Actions) error {
-	if !x.clock.InOrder(now) {
-		return x.clock.Check(expressPassPart, "Sent", now)
+	k, err := x.begin("Sent", now, act)
+	if err != nil {
+		return err
 	}
 	switch {
 	case p == nil:
@@ -378,9 +446,15 @@ func (x *ExpressPass) Sent(now units.Time, p *cc.Packet, act *cc.Actions) error 
 	// without overflow (Payload ≥ 0).
 	last := x.cfg.Size > 0 && x.s.Phase != ExpressPassStopped &&
 		(uint64(p.Payload) >= uint64(x.cfg.Size) || p.Seq >= uint64(x.cfg.Size)-uint64(p.Payload))
-	if last && act.Free() < 1 {
-		return expressPassFull("Sent", 1, act)
+	own := 0
+	if last {
+		own = 1
 	}
+	if err := act.Reserve(expressPassPart, "Sent", k+own); err != nil {
+		return err
+	}
+	x.catchUp(k, act)
+	x.clock.Advance(now)
 	x.s.Flow = p.Flow
 	wire.PutExpressPassEcho(&p.Hdr, uint64(x.s.FIFO[x.s.Head]))
 	x.s.FIFO[x.s.Head] = 0
@@ -393,7 +467,6 @@ func (x *ExpressPass) Sent(now units.Time, p *cc.Packet, act *cc.Actions) error 
 		x.s.Stops++
 		act.Send(cc.ToDestination, cc.ControlPrio, x.message(now, wire.ExpressPassTypeStop))
 	}
-	x.clock.Advance(now)
 	return nil
 }
 
@@ -406,7 +479,8 @@ var expressPassFIFONames = [ExpressPassMaxDepth]string{
 // AppendRegisters implements cc.Part: now, phase[2], deadline (64-bit
 // ps), flow[32], len[5], fifo0..fifo15[SeqBits] (the held credits from
 // the oldest, 0 beyond Len), last_stop, then the 64-bit counters credits,
-// wasted, late, frames, requests, stops.
+// wasted, late, frames, requests, stops and unused_feedback
+// (cc.UnusedRegister).
 func (x *ExpressPass) AppendRegisters(dst []cc.Register) []cc.Register {
 	s := &x.s
 	dst = append(dst,
@@ -431,5 +505,6 @@ func (x *ExpressPass) AppendRegisters(dst []cc.Register) []cc.Register {
 		cc.Reg("frames", 64, s.Frames),
 		cc.Reg("requests", 64, s.Requests),
 		cc.Reg("stops", 64, s.Stops),
+		x.unused.Register(),
 	)
 }

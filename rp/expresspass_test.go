@@ -63,12 +63,17 @@ func TestExpressPassSender(t *testing.T) {
 	require.NoError(t, x.Sent(151*units.Microsecond, &p, act))
 	require.Equal(t, uint64(8), expressPassEchoOf(t, &p))
 	require.Equal(t, cc.Limits{Credited: true}, x.Limits())
-	// ACKs, CNPs and unknown kinds change nothing but the time.
+	// A NAK before the stop changes nothing but the time; ACKs, CNPs and
+	// unknown kinds are not used: each is counted in unused_feedback, and
+	// nothing else changes.
 	before := x.AppendRegisters(nil)
 	for _, k := range []cc.FeedbackKind{cc.FeedbackAck, cc.FeedbackCNP, cc.FeedbackNak, 200} {
 		require.NoError(t, x.Feedback(152*units.Microsecond, &cc.Feedback{Kind: k}, act))
 	}
-	require.Equal(t, before[1:], x.AppendRegisters(nil)[1:])
+	after := x.AppendRegisters(nil)
+	n := len(after) - 1
+	require.Equal(t, before[1:n], after[1:n])
+	require.Equal(t, cc.Reg(cc.UnusedRegister, 64, 3), after[n], "ACK, CNP and kind 200")
 	require.Zero(t, act.Len())
 	// Malformed credits are refused.
 	for _, s := range []uint64{0, 1 << 32} {
@@ -105,10 +110,12 @@ func TestExpressPassSentRefusedAtomically(t *testing.T) {
 	check(&cc.Packet{Payload: 1500, Size: 1539, Hdr: [cc.PacketHdrLen]byte{7: 99, 15: 1}}) // larger than a credit
 	check(&cc.Packet{Payload: -1, Size: 10})
 	check(nil)
-	// The last byte needs room for the stop: none, then refused too.
+	// The last byte needs room for the stop: none, then refused too; a nil
+	// Actions is refused whatever the frame (rule 3).
 	before := x.AppendRegisters(nil)
 	p := cc.Packet{Payload: 1000, Size: 1082}
-	require.ErrorIs(t, x.Sent(10, &p, nil), cc.ErrActionsFull)
+	require.ErrorIs(t, x.Sent(10, &p, cc.NewActions(0)), cc.ErrActionsFull)
+	require.ErrorIs(t, x.Sent(10, &p, nil), cc.ErrNoActions)
 	require.Equal(t, before, x.AppendRegisters(nil))
 	require.Zero(t, p.Hdr)
 }
@@ -397,4 +404,65 @@ func BenchmarkExpressPassSenderLimits(b *testing.B) {
 		l = x.Limits()
 	}
 	_ = l
+}
+
+// TestExpressPassLateTimer: a sender whose timer is left to the next
+// event ends equal to one whose timer is called at every deadline,
+// registers and decisions (rule 4). With a 100 µs request timeout and no
+// credit, the requests are due at 0, 100, 200 and 300 µs; the credit at
+// 350 µs finds the late part owing all four, which it sends first, each
+// stamped with its own deadline.
+func TestExpressPassLateTimer(t *testing.T) {
+	onTime, late := expressPassSender(t, nil), expressPassSender(t, nil)
+	var made []cc.Action
+	act := cc.NewActions(8)
+	for d := units.Time(0); d <= 300*units.Microsecond; d += 100 * units.Microsecond {
+		require.Equal(t, d, onTime.NextDeadline())
+		act.Reset()
+		require.NoError(t, onTime.Timer(d, act))
+		made = append(made, act.All()...)
+	}
+	credit := cc.Feedback{Kind: cc.FeedbackCredit, Flow: 0, Seq: 1}
+	act.Reset()
+	require.NoError(t, onTime.Feedback(350*units.Microsecond, &credit, act))
+	made = append(made, act.All()...)
+
+	act.Reset()
+	require.NoError(t, late.Feedback(350*units.Microsecond, &credit, act))
+	require.Equal(t, made, act.All())
+	require.Len(t, made, 4)
+	for i, a := range made {
+		require.Equal(t, cc.FeedbackCreditRequest, a.Feedback.Kind)
+		d := units.Time(i) * 100 * units.Microsecond
+		require.Equal(t, wire.ExpressPassTS(d), uint32(a.Feedback.Data[12])<<24|uint32(a.Feedback.Data[13])<<16|uint32(a.Feedback.Data[14])<<8|uint32(a.Feedback.Data[15]), "request %d stamped at its deadline", i)
+	}
+	require.Equal(t, onTime.AppendRegisters(nil), late.AppendRegisters(nil))
+	require.Equal(t, uint64(4), late.State().Requests)
+
+	// Room for three of the four requests and the event: refused, nothing
+	// changed; a nil Actions likewise (rule 3).
+	x := expressPassSender(t, nil)
+	before := x.AppendRegisters(nil)
+	require.ErrorIs(t, x.Feedback(350*units.Microsecond, &credit, cc.NewActions(3)), cc.ErrActionsFull)
+	require.ErrorIs(t, x.Timer(350*units.Microsecond, nil), cc.ErrNoActions)
+	require.ErrorIs(t, x.Feedback(350*units.Microsecond, &credit, nil), cc.ErrNoActions)
+	require.Equal(t, before, x.AppendRegisters(nil))
+}
+
+// TestExpressPassStart: a sender built when its flow starts (Start, from
+// cc.Env.Start) owes its first request then, not at time 0: called at its
+// start it sends one request stamped with it, and resends from there.
+func TestExpressPassStart(t *testing.T) {
+	start := 250 * units.Microsecond
+	x := expressPassSender(t, func(c *ExpressPassConfig) { c.Start = start })
+	require.Equal(t, start, x.NextDeadline())
+	act := cc.NewActions(4)
+	require.NoError(t, x.Timer(start-1, act), "before its start: nothing")
+	require.Zero(t, act.Len())
+	require.NoError(t, x.Timer(start, act))
+	require.Len(t, act.All(), 1)
+	require.Equal(t, cc.FeedbackCreditRequest, act.At(0).Feedback.Kind)
+	require.Equal(t, start+100*units.Microsecond, x.NextDeadline())
+	_, err := NewExpressPass(ExpressPassConfig{FrameBytes: 1538, Depth: 1, SeqBits: 32, Start: -1})
+	require.ErrorIs(t, err, cc.ErrConfig)
 }

@@ -113,17 +113,21 @@ type HierCCState struct {
 //     Rate 0 means unpaced) until the next rate packet. A message that
 //     does not decode, or is for another flow, is refused
 //     (*cc.EventError).
-//   - No timer: NextDeadline is units.MaxTime. No event decides an action.
+//   - Every other kind of message is not used: it is counted in
+//     cc.UnusedRegister and changes nothing else (the contract's rule 8).
+//   - No timer: NextDeadline is units.MaxTime. No event decides an action,
+//     so every event takes a nil *cc.Actions (rule 3).
 //
 // Choices the paper leaves open: the first packet is marked; "every 10
 // µs" is at least 10 µs since the last marked packet (a flow that sends
 // less often marks every packet); a stopped flow keeps its last rate to
 // pace with once resumed, though the ToR's resume sends one.
 type HierCC struct {
-	cfg   HierCCConfig
-	line  uint32
-	clock cc.Monotonic
-	st    HierCCState
+	cfg    HierCCConfig
+	line   uint32
+	clock  cc.Monotonic
+	st     HierCCState
+	unused cc.Unused
 }
 
 var _ cc.ReactionPoint = (*HierCC)(nil)
@@ -212,6 +216,7 @@ func (h *HierCC) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
 	}
 	if f.Kind != wire.FeedbackHierCCRate {
 		h.clock.Advance(now)
+		h.unused.Count()
 		return nil
 	}
 	r, err := wire.DecodeHierCCRatePacket(f.Data[:])
@@ -236,7 +241,7 @@ func (h *HierCC) Timer(now units.Time, _ *cc.Actions) error {
 
 // AppendRegisters appends, in this order: now (64), rate (32, kb/s),
 // stopped (1), marked (1), last_mark (64, ps), began (1), ended (1),
-// marks, rates, stops (64, wrapping).
+// marks, rates, stops and unused_feedback (64, wrapping).
 func (h *HierCC) AppendRegisters(dst []cc.Register) []cc.Register {
 	return append(dst,
 		h.clock.Register(),
@@ -249,5 +254,6 @@ func (h *HierCC) AppendRegisters(dst []cc.Register) []cc.Register {
 		cc.Reg("marks", 64, h.st.Marks),
 		cc.Reg("rates", 64, h.st.Rates),
 		cc.Reg("stops", 64, h.st.Stops),
+		h.unused.Register(),
 	)
 }

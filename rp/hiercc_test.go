@@ -94,8 +94,18 @@ func TestHierCCRates(t *testing.T) {
 	require.Equal(t, uint32(1_500_000), h.State().Rate, "the rate register keeps the last rate, in kb/s")
 	require.NoError(t, send(3, wire.HierCCRatePacket{Flow: 0, Rate: 99_000_000}))
 	require.Equal(t, cc.Limits{Rate: hierccLine25}, h.Limits(), "capped at line rate")
-	require.NoError(t, h.Feedback(4, &cc.Feedback{Kind: cc.FeedbackAck}, nil))
+	// A kind the host does not use (an ACK, a CNP, another scheme's) is
+	// counted in unused_feedback and changes nothing else (rule 8); no
+	// event decides, so each takes nil actions (rule 3).
 	before := h.AppendRegisters(nil)
+	for _, k := range []cc.FeedbackKind{cc.FeedbackAck, cc.FeedbackCNP, wire.FeedbackHierCCCredit} {
+		require.NoError(t, h.Feedback(4, &cc.Feedback{Kind: k}, nil))
+	}
+	after := h.AppendRegisters(nil)
+	n := len(after) - 1
+	require.Equal(t, before[1:n], after[1:n])
+	require.Equal(t, cc.Reg(cc.UnusedRegister, 64, 3), after[n])
+	before = h.AppendRegisters(nil)
 	other, err := wire.HierCCRatePacket{Flow: 1, Rate: 5}.Feedback()
 	require.NoError(t, err)
 	other.Flow = 0 // delivered to flow 0's host
