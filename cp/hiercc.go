@@ -465,10 +465,19 @@ const hierccMaxCatchUp = 1 << 20
 // checks come first: once it reserved, nothing refuses it.
 func (t *HierCC) reserve(event string, now units.Time, own int, act *cc.Actions) error {
 	n := own
-	if t.s != nil {
+	if t.s != nil && t.r.next <= now {
 		n += t.r.due(now)
 	}
+	if n == 0 {
+		return nil
+	}
 	return act.Reserve(hierccPart, event, n)
+}
+
+// overdue reports whether an expiry of either side is due at or before
+// now: the check every event makes before it calls catchUp.
+func (t *HierCC) overdue(now units.Time) bool {
+	return t.s != nil && (t.s.deadline <= now || t.r.next <= now)
 }
 
 // catchUp runs every expiry of the two sides due at or before now, in
@@ -479,11 +488,8 @@ func (t *HierCC) reserve(event string, now units.Time, own int, act *cc.Actions)
 // taken at once; at equal times the updates go first, as Timer at that
 // deadline would run them. The caller reserved the room (reserve).
 func (t *HierCC) catchUp(now units.Time, act *cc.Actions) {
-	if t.s == nil {
-		return
-	}
 	for {
-		ds, dr := t.s.NextDeadline(), t.r.NextDeadline()
+		ds, dr := t.s.deadline, t.r.next
 		switch {
 		case ds <= dr && ds <= now:
 			// Every update of the grid up to the next credit tick (or now).
@@ -494,7 +500,8 @@ func (t *HierCC) catchUp(now units.Time, act *cc.Actions) {
 					t.credit(dr, c, act) // a VOQ of this ToR: no packet needed
 					continue
 				}
-				f, _ := c.Feedback() // valid: a ToR in range, an amount of Δ
+				f := cc.Feedback{Kind: wire.FeedbackHierCCCredit}
+				_ = c.Put(&f.Data) // valid: a ToR in range, an amount of Δ
 				act.SendSwitch(c.ToR, cc.ControlPrio, f)
 			}
 		default:
@@ -559,7 +566,9 @@ func (t *HierCC) tick(event string, now units.Time, act *cc.Actions) error {
 	if err := t.reserve(event, now, 0, act); err != nil {
 		return err
 	}
-	t.catchUp(now, act)
+	if t.overdue(now) {
+		t.catchUp(now, act)
+	}
 	t.clock.Advance(now)
 	return nil
 }
@@ -625,7 +634,9 @@ func (t *HierCC) Enqueue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act 
 	if err := t.reserve("Enqueue", now, 2, act); err != nil {
 		return err
 	}
-	t.catchUp(now, act)
+	if t.overdue(now) {
+		t.catchUp(now, act)
+	}
 	t.clock.Advance(now)
 	slot, rates, _ := t.s.Arrive(now, a, t.rates[:0]) // checked: taken
 	t.up[slot] = int32(out)
@@ -670,17 +681,22 @@ func (t *HierCC) receive(now units.Time, out int, p *cc.Packet, act *cc.Actions)
 	if err := t.reserve("Enqueue", now, 1, act); err != nil {
 		return err
 	}
-	t.catchUp(now, act)
+	if t.overdue(now) {
+		t.catchUp(now, act)
+	}
 	t.clock.Advance(now)
 	_, _ = t.r.Arrive(now, int(t.rport[out]), h) // checked: taken
-	t.catchUp(now, act)
+	if t.overdue(now) {
+		t.catchUp(now, act)
+	}
 	return nil
 }
 
 // sendRates appends a rate packet to each flow's source.
 func (t *HierCC) sendRates(rates []wire.HierCCRatePacket, act *cc.Actions) {
 	for _, r := range rates {
-		f, _ := r.Feedback() // valid: a rate, or a stop with none
+		f := cc.Feedback{Kind: wire.FeedbackHierCCRate, Flow: r.Flow}
+		_ = r.Put(&f.Data) // valid: a rate, or a stop with none
 		act.Send(cc.ToSource, cc.ControlPrio, f)
 	}
 }
@@ -716,10 +732,11 @@ func (t *HierCC) Dequeue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act 
 	// The balance the VOQ will have: its own, plus what this ToR's
 	// receiver side grants it in the catch-up (a VOQ toward this rack).
 	var extra units.Bytes
-	if st, _ := t.s.VOQs().State(slot); st.Credit <= 0 {
+	st, _ := t.s.m.State(slot) // open
+	if st.Credit <= 0 {
 		extra = t.localCredit(now, dst)
 	}
-	if err := t.s.checkDequeue(now, slot, p.Size, extra); err != nil {
+	if err := t.s.checkDequeue(now, slot, st, p.Size, extra); err != nil {
 		return err
 	}
 	own := t.s.StoppedFlows(slot) // the resume's rate packets
@@ -729,7 +746,9 @@ func (t *HierCC) Dequeue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act 
 	if err := t.reserve("Dequeue", now, own, act); err != nil {
 		return err
 	}
-	t.catchUp(now, act)
+	if t.overdue(now) {
+		t.catchUp(now, act)
+	}
 	t.clock.Advance(now)
 	h, rates, _ := t.s.Dequeue(now, slot, p.Size, t.rates[:0]) // checked: taken
 	h.Mark = f&wire.HierCCFlagMark != 0
@@ -745,7 +764,7 @@ func (t *HierCC) Dequeue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act 
 		}
 	}
 	t.sendRates(rates, act)
-	if local {
+	if local && t.overdue(now) {
 		t.catchUp(now, act) // a tick the header woke, after this event's own decisions
 	}
 	return nil
@@ -785,9 +804,11 @@ func (t *HierCC) Message(now units.Time, in int, f *cc.Feedback, act *cc.Actions
 	if err := t.reserve("Message", now, 1, act); err != nil {
 		return err
 	}
-	t.catchUp(now, act)
+	if t.overdue(now) {
+		t.catchUp(now, act)
+	}
 	t.clock.Advance(now)
-	_ = t.s.Credit(now, c) // checked: taken
+	t.s.credit(now, c) // checked: taken
 	slot, _ := t.s.Lookup(c.Dst)
 	act.Credit(uint16(t.up[slot]), cc.NodeID(c.Dst), units.Bytes(c.Amount))
 	return nil

@@ -428,10 +428,14 @@ func (s *hierccSender) Credit(now units.Time, c wire.HierCCCreditPacket) error {
 	if err := s.checkCredit(now, c, 0); err != nil {
 		return err
 	}
-	slot, _ := s.m.Lookup(c.Dst) // open: checked
-	if err := s.m.AddCredit(slot, units.Bytes(c.Amount)); err != nil {
-		return err // not reached: the balance is checked
-	}
+	s.credit(now, c)
+	return nil
+}
+
+// credit takes credit packet c at now, which checkCredit accepted.
+func (s *hierccSender) credit(now units.Time, c wire.HierCCCreditPacket) {
+	slot, _ := s.m.Lookup(c.Dst)                   // open: checked
+	_ = s.m.AddCredit(slot, units.Bytes(c.Amount)) // the balance is checked
 	s.clock.Advance(now)
 	_ = s.fh[slot].Credit(now, units.Bytes(c.Amount))
 	// total should be last + amount (mod 2^32); a jump ahead is lost credit.
@@ -442,7 +446,6 @@ func (s *hierccSender) Credit(now units.Time, c wire.HierCCCreditPacket) error {
 		}
 	}
 	s.lastTotal[slot], s.hasTotal[slot] = c.Total, true
-	return nil
 }
 
 // Timer runs every update of the grid due at or before now (NextDeadline,
@@ -493,10 +496,11 @@ func (s *hierccSender) checkArrive(now units.Time, a hierccArrival) error {
 }
 
 // checkDequeue reports, changing nothing, the error Dequeue of n bytes
-// from VOQ slot would be refused with at now, once the VOQ's balance has
-// grown by extra ≥ 0 (the credits a catch-up grants it first).
-func (s *hierccSender) checkDequeue(now units.Time, slot voq.Slot, n, extra units.Bytes) error {
-	if st, err := s.m.State(slot); err == nil && n >= 1 && n <= s.m.Config().MaxPacket && n <= st.Queued && st.Credit+extra > 0 {
+// from VOQ slot, in state st, would be refused with at now, once the
+// VOQ's balance has grown by extra ≥ 0 (the credits a catch-up grants it
+// first).
+func (s *hierccSender) checkDequeue(now units.Time, slot voq.Slot, st voq.State, n, extra units.Bytes) error {
+	if n >= 1 && n <= s.cfg.MTU && n <= st.Queued && st.Credit+extra > 0 {
 		return nil
 	}
 	// Refused even with extra, so without it too: Dequeue says why, and

@@ -348,11 +348,12 @@ type ExpressPass struct {
 	unused cc.Unused
 	// Constants of the configuration, computed once by the constructor.
 	seqMax                   uint64
-	maxRate, minRate, init   uint64 // bit/s
-	maxPlus                  uint64 // max_rate·(1 + target_loss), bit/s
-	creditBits               uint64 // CreditBytes·8
-	wInit, wMin, wMax, tLoss uint64 // Q16
-	jMin, jSpan              int64  // Q16
+	maxRate, minRate, init   uint64     // bit/s
+	maxPlus                  uint64     // max_rate·(1 + target_loss), bit/s
+	creditBits               uint64     // CreditBytes·8
+	wInit, wMin, wMax, tLoss uint64     // Q16
+	jMin, jSpan              int64      // Q16
+	gapMin                   units.Time // no gap between credits is shorter
 }
 
 var _ cc.NotificationPoint = (*ExpressPass)(nil)
@@ -376,6 +377,11 @@ func NewExpressPass(cfg ExpressPassConfig) (*ExpressPass, error) {
 	// initial_rate = α·max_rate (Q16, rounded down).
 	r.init = max(min(uint64(expressPassQ16(cfg.Alpha))*r.maxRate>>expressPassQBits, r.maxRate), r.minRate)
 	r.maxPlus = r.maxRate * (expressPassOne + r.tLoss) >> expressPassQBits
+	// The shortest gap: the interval at max_rate (rounded up, as setRate
+	// does) stretched by 1 + JitterMin (rounded down, as setRate does);
+	// every gap is at least its GapBase, which is at least this.
+	ivMin := (r.creditBits*uint64(units.Second) + r.maxRate - 1) / r.maxRate
+	r.gapMin = max(units.Time(ivMin*uint64(int64(expressPassOne)+r.jMin)>>expressPassQBits), 1)
 	r.s = ExpressPassState{Seq: 1, Expect: 1, Rand: cfg.Seed, W: uint16(r.wInit)}
 	r.setRate(&r.s, r.init)
 	return r, nil
@@ -490,11 +496,12 @@ func (r *ExpressPass) NextDeadline() units.Time {
 	return units.MaxTime
 }
 
-// credit returns the credit seq for flow sent at now: Seq, and in Data
-// its wire image (wire.ExpressPassPacket).
+// expressPassCredit returns the credit seq for flow sent at now: Seq, and
+// in Data its wire image (wire.ExpressPassPacket).
 func expressPassCredit(now units.Time, flow cc.FlowID, seq uint32) cc.Feedback {
+	f := cc.Feedback{Kind: cc.FeedbackCredit, Flow: flow, Seq: uint64(seq)}
 	// Valid: a credit's sequence number is never 0.
-	f, _ := wire.ExpressPassPacket{Type: wire.ExpressPassTypeCredit, Flow: flow, Seq: seq, TS: wire.ExpressPassTS(now)}.Feedback()
+	_ = wire.ExpressPassPacket{Type: wire.ExpressPassTypeCredit, Flow: flow, Seq: seq, TS: wire.ExpressPassTS(now)}.Put(&f.Data)
 	return f
 }
 
@@ -511,7 +518,27 @@ const expressPassMaxCatchUp = 1 << 20
 // nothing, act included.
 func (r *ExpressPass) run(event string, now units.Time, act *cc.Actions, own int) error {
 	if !r.s.Active || r.s.Next > now {
+		if own == 0 {
+			return nil
+		}
 		return act.Reserve(expressPassPart, event, own)
+	}
+	// No gap is shorter than gapMin: when the most credits that can be
+	// due fit, they run in place (a caller on time: one, no division).
+	bound := uint64(1)
+	if now-r.s.Next >= r.gapMin {
+		bound = uint64(now-r.s.Next)/uint64(r.gapMin) + 1
+	}
+	if bound < expressPassMaxCatchUp && int(bound)+own <= act.Free() {
+		for r.s.Active && r.s.Next <= now {
+			d := r.s.Next
+			seq := r.send(&r.s, d)
+			f := cc.Feedback{Kind: cc.FeedbackCredit, Flow: r.s.Flow, Seq: uint64(seq)}
+			// Valid: a credit's sequence number is never 0.
+			_ = wire.ExpressPassPacket{Type: wire.ExpressPassTypeCredit, Flow: f.Flow, Seq: seq, TS: wire.ExpressPassTS(d)}.Put(&f.Data)
+			act.Send(cc.ToSource, cc.ControlPrio, f)
+		}
+		return nil
 	}
 	s := r.s // the catch-up runs on a copy, kept only if it all fits
 	mark, free := act.Len(), act.Free()
@@ -533,23 +560,15 @@ func (r *ExpressPass) run(event string, now units.Time, act *cc.Actions, own int
 	return nil
 }
 
-// begin refuses an event out of time order or with a nil act.
-func (r *ExpressPass) begin(event string, now units.Time, act *cc.Actions) error {
-	if !r.clock.InOrder(now) {
-		return r.clock.Check(expressPassPart, event, now)
-	}
-	if act == nil {
-		return cc.NoActions(expressPassPart, event)
-	}
-	return nil
-}
-
 // Timer implements cc.Clock: it sends every credit due at or before now,
 // each as at its own deadline (see the type's doc), one action each;
 // before the deadline it only records now.
 func (r *ExpressPass) Timer(now units.Time, act *cc.Actions) error {
-	if err := r.begin("Timer", now, act); err != nil {
-		return err
+	if !r.clock.InOrder(now) {
+		return r.clock.Check(expressPassPart, "Timer", now)
+	}
+	if act == nil { // the catch-up can always decide (rule 3)
+		return cc.NoActions(expressPassPart, "Timer")
 	}
 	if err := r.run("Timer", now, act, 0); err != nil {
 		return err
@@ -565,8 +584,11 @@ func (r *ExpressPass) Timer(now units.Time, act *cc.Actions) error {
 // nothing but the time; every other kind is counted in UnusedRegister
 // (rule 8). A nil f is a *cc.EventError.
 func (r *ExpressPass) Feedback(now units.Time, f *cc.Feedback, act *cc.Actions) error {
-	if err := r.begin("Feedback", now, act); err != nil {
-		return err
+	if !r.clock.InOrder(now) {
+		return r.clock.Check(expressPassPart, "Feedback", now)
+	}
+	if act == nil { // the catch-up can always decide (rule 3)
+		return cc.NoActions(expressPassPart, "Feedback")
 	}
 	if f == nil {
 		return expressPassEventError("Feedback", "nil feedback", nil)
@@ -599,8 +621,11 @@ func (r *ExpressPass) Feedback(now units.Time, f *cc.Feedback, act *cc.Actions) 
 // header that does not decode or an echo beyond the sequence space is a
 // *cc.EventError.
 func (r *ExpressPass) Receive(now units.Time, p *cc.Packet, act *cc.Actions) error {
-	if err := r.begin("Receive", now, act); err != nil {
-		return err
+	if !r.clock.InOrder(now) {
+		return r.clock.Check(expressPassPart, "Receive", now)
+	}
+	if act == nil { // the catch-up can always decide (rule 3)
+		return cc.NoActions(expressPassPart, "Receive")
 	}
 	if p == nil {
 		return expressPassEventError("Receive", "nil packet", nil)
@@ -612,8 +637,10 @@ func (r *ExpressPass) Receive(now units.Time, p *cc.Packet, act *cc.Actions) err
 	if e > r.seqMax {
 		return expressPassEventError("Receive", "echo beyond the credit sequence space", nil)
 	}
-	if err := r.run("Receive", now, act, 0); err != nil {
-		return err
+	if r.s.Active && r.s.Next <= now {
+		if err := r.run("Receive", now, act, 0); err != nil {
+			return err
+		}
 	}
 	r.echo(&r.s, e)
 	r.clock.Advance(now)

@@ -310,17 +310,21 @@ func (x *ExpressPass) due(now units.Time) int {
 	return int(min(uint64(now-d)/uint64(x.cfg.RequestTimeout)+1, expressPassMaxCatchUp))
 }
 
-// begin checks an event at now that may append own actions of its own
-// after the k overdue requests: time order, a nil act (refused: the timer
-// can always decide), room for k + own. It changes nothing.
-func (x *ExpressPass) begin(event string, now units.Time, act *cc.Actions) (k int, err error) {
-	if !x.clock.InOrder(now) {
-		return 0, x.clock.Check(expressPassPart, event, now)
+// overdue returns how many requests are due by now: 0 unless one is
+// overdue (the common case, checked inline).
+func (x *ExpressPass) overdue(now units.Time) int {
+	if x.s.Phase > ExpressPassRequested || x.s.Deadline > now {
+		return 0
 	}
-	if act == nil {
-		return 0, cc.NoActions(expressPassPart, event)
+	return x.due(now)
+}
+
+// reserve makes room for the k requests due and own more actions.
+func (x *ExpressPass) reserve(event string, k, own int, act *cc.Actions) error {
+	if k+own == 0 {
+		return nil
 	}
-	return x.due(now), nil
+	return act.Reserve(expressPassPart, event, k+own)
 }
 
 // catchUp sends the k overdue requests, each as at its own deadline (its
@@ -337,14 +341,19 @@ func (x *ExpressPass) catchUp(k int, act *cc.Actions) {
 // as at its own deadline (one action each); before the deadline it only
 // records now.
 func (x *ExpressPass) Timer(now units.Time, act *cc.Actions) error {
-	k, err := x.begin("Timer", now, act)
-	if err != nil {
+	if !x.clock.InOrder(now) {
+		return x.clock.Check(expressPassPart, "Timer", now)
+	}
+	if act == nil { // the timer can always decide (rule 3)
+		return cc.NoActions(expressPassPart, "Timer")
+	}
+	k := x.overdue(now)
+	if err := x.reserve("Timer", k, 0, act); err != nil {
 		return err
 	}
-	if err := act.Reserve(expressPassPart, "Timer", k); err != nil {
-		return err
+	if k > 0 {
+		x.catchUp(k, act)
 	}
-	x.catchUp(k, act)
 	x.clock.Advance(now)
 	return nil
 }
@@ -353,14 +362,16 @@ func (x *ExpressPass) Timer(now units.Time, act *cc.Actions) error {
 // due by now first, then the message. A nil f is a *cc.EventError; a
 // kind other than a credit or a NAK is counted in UnusedRegister.
 func (x *ExpressPass) Feedback(now units.Time, f *cc.Feedback, act *cc.Actions) error {
-	k, err := x.begin("Feedback", now, act)
-	if err != nil {
-		return err
+	if !x.clock.InOrder(now) {
+		return x.clock.Check(expressPassPart, "Feedback", now)
+	}
+	if act == nil { // the timer can always decide (rule 3)
+		return cc.NoActions(expressPassPart, "Feedback")
 	}
 	if f == nil {
 		return expressPassEventError("Feedback", "nil feedback", nil)
 	}
-	own := 0
+	k := x.overdue(now)
 	switch f.Kind {
 	case cc.FeedbackCredit:
 		if f.Seq == 0 || f.Seq > x.seqMax {
@@ -372,55 +383,67 @@ func (x *ExpressPass) Feedback(now units.Time, f *cc.Feedback, act *cc.Actions) 
 		// A credit after the stop, StopTimeout or more after it, resends
 		// the stop. (The requests due cannot change the phase from
 		// Stopped, nor to it.)
-		if x.s.Phase == ExpressPassStopped && x.cfg.StopTimeout > 0 && now-x.s.LastStop >= x.cfg.StopTimeout {
+		resend := x.s.Phase == ExpressPassStopped && x.cfg.StopTimeout > 0 && now-x.s.LastStop >= x.cfg.StopTimeout
+		own := 0
+		if resend {
 			own = 1
 		}
+		if err := x.reserve("Feedback", k, own, act); err != nil {
+			return err
+		}
+		if k > 0 {
+			x.catchUp(k, act)
+		}
+		x.clock.Advance(now)
+		x.s.Flow = f.Flow
+		switch x.s.Phase {
+		case ExpressPassStart, ExpressPassRequested:
+			x.s.Phase = ExpressPassCredited
+		case ExpressPassStopped:
+			x.s.Late++
+			if resend {
+				x.s.LastStop = now
+				x.s.Stops++
+				act.Send(cc.ToDestination, cc.ControlPrio, x.message(now, wire.ExpressPassTypeStop))
+			}
+			return nil
+		}
+		if int(x.s.Len) == x.cfg.Depth {
+			x.s.Wasted++
+			return nil
+		}
+		x.s.FIFO[(int(x.s.Head)+int(x.s.Len))%ExpressPassMaxDepth] = uint32(f.Seq)
+		x.s.Len++
+		x.s.Credits++
+		return nil
 	case cc.FeedbackNak:
-		if x.s.Phase == ExpressPassStopped {
+		again := x.s.Phase == ExpressPassStopped // data to resend after the stop: credits again
+		own := 0
+		if again {
 			own = 1
 		}
-	}
-	if err := act.Reserve(expressPassPart, "Feedback", k+own); err != nil {
-		return err
-	}
-	x.catchUp(k, act)
-	x.clock.Advance(now)
-	switch f.Kind {
-	case cc.FeedbackCredit:
-		x.credit(now, f, own == 1, act)
-	case cc.FeedbackNak:
-		if own == 1 { // data to resend after the stop: credits again
+		if err := x.reserve("Feedback", k, own, act); err != nil {
+			return err
+		}
+		if k > 0 {
+			x.catchUp(k, act)
+		}
+		x.clock.Advance(now)
+		if again {
 			x.request(now)
 			act.Send(cc.ToDestination, cc.ControlPrio, x.message(now, wire.ExpressPassTypeRequest))
 		}
-	default:
-		x.unused.Count()
+		return nil
 	}
+	if err := x.reserve("Feedback", k, 0, act); err != nil {
+		return err
+	}
+	if k > 0 {
+		x.catchUp(k, act)
+	}
+	x.clock.Advance(now)
+	x.unused.Count() // a kind the sender does not use (rule 8)
 	return nil
-}
-
-// credit takes credit f (checked) at now; resend: the stop goes again.
-func (x *ExpressPass) credit(now units.Time, f *cc.Feedback, resend bool, act *cc.Actions) {
-	x.s.Flow = f.Flow
-	switch x.s.Phase {
-	case ExpressPassStart, ExpressPassRequested:
-		x.s.Phase = ExpressPassCredited
-	case ExpressPassStopped:
-		x.s.Late++
-		if resend {
-			x.s.LastStop = now
-			x.s.Stops++
-			act.Send(cc.ToDestination, cc.ControlPrio, x.message(now, wire.ExpressPassTypeStop))
-		}
-		return
-	}
-	if int(x.s.Len) == x.cfg.Depth {
-		x.s.Wasted++
-		return
-	}
-	x.s.FIFO[(int(x.s.Head)+int(x.s.Len))%ExpressPassMaxDepth] = uint32(f.Seq)
-	x.s.Len++
-	x.s.Credits++
 }
 
 // Sent implements cc.ReactionPoint: the requests due by now first, then it
@@ -428,10 +451,13 @@ func (x *ExpressPass) credit(now units.Time, f *cc.Feedback, resend bool, act *c
 // number into p.Hdr, all 16 bytes (wire.PutExpressPassEcho; see the type's
 // doc).
 func (x *ExpressPass) Sent(now units.Time, p *cc.Packet, act *cc.Actions) error {
-	k, err := x.begin("Sent", now, act)
-	if err != nil {
-		return err
+	if !x.clock.InOrder(now) {
+		return x.clock.Check(expressPassPart, "Sent", now)
 	}
+	if act == nil { // the timer can always decide (rule 3)
+		return cc.NoActions(expressPassPart, "Sent")
+	}
+	k := x.overdue(now)
 	switch {
 	case p == nil:
 		return expressPassEventError("Sent", "nil packet", nil)
@@ -450,10 +476,12 @@ func (x *ExpressPass) Sent(now units.Time, p *cc.Packet, act *cc.Actions) error 
 	if last {
 		own = 1
 	}
-	if err := act.Reserve(expressPassPart, "Sent", k+own); err != nil {
+	if err := x.reserve("Sent", k, own, act); err != nil {
 		return err
 	}
-	x.catchUp(k, act)
+	if k > 0 {
+		x.catchUp(k, act)
+	}
 	x.clock.Advance(now)
 	x.s.Flow = p.Flow
 	wire.PutExpressPassEcho(&p.Hdr, uint64(x.s.FIFO[x.s.Head]))

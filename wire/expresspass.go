@@ -257,6 +257,17 @@ func (p ExpressPassPacket) put(b *[ExpressPassPacketSize]byte) {
 	binary.BigEndian.PutUint64(b[epPktSeq:], uint64(p.Seq)<<32|uint64(p.TS))
 }
 
+// Put writes the packet into a feedback message's Data (all 16 bytes),
+// allocating nothing: what a part's event path uses. It refuses, writing
+// nothing, a packet that is not valid, with the error of Validate.
+func (p ExpressPassPacket) Put(data *[cc.FeedbackDataLen]byte) error {
+	if !p.valid() {
+		return p.invalid()
+	}
+	p.put((*[ExpressPassPacketSize]byte)(data[:ExpressPassPacketSize]))
+	return nil
+}
+
 // Feedback returns the message that carries p: Kind p.Type.Kind(), Flow
 // p.Flow, Seq p.Seq, Data its 16 bytes. A packet that Validate refuses
 // gives Validate's error. It allocates nothing but the error.

@@ -409,6 +409,17 @@ func (c HierCCCreditPacket) put(b *[HierCCCreditPacketSize]byte) {
 	binary.BigEndian.PutUint64(b[8:], uint64(c.Amount)<<32|uint64(c.Total))
 }
 
+// Put writes the packet into a feedback message's Data (all 16 bytes),
+// allocating nothing: what a part's event path uses. It refuses, writing
+// nothing, what Validate refuses.
+func (c HierCCCreditPacket) Put(data *[cc.FeedbackDataLen]byte) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	c.put((*[HierCCCreditPacketSize]byte)(data[:HierCCCreditPacketSize]))
+	return nil
+}
+
 // Feedback returns the message that carries c: Kind FeedbackHierCCCredit, Data
 // its 16 bytes. A packet that Validate refuses gives Validate's error.
 func (c HierCCCreditPacket) Feedback() (cc.Feedback, error) {
@@ -547,6 +558,17 @@ func (r HierCCRatePacket) put(b *[HierCCRatePacketSize]byte) {
 	}
 	binary.BigEndian.PutUint64(b[0:], hierccTypeRate<<56|HierCCVersion<<48|flags<<40|uint64(r.Flow))
 	binary.BigEndian.PutUint64(b[8:], uint64(r.Rate)<<32|uint64(r.Dst))
+}
+
+// Put writes the packet into a feedback message's Data (all 16 bytes),
+// allocating nothing: what a part's event path uses. It refuses, writing
+// nothing, what Validate refuses.
+func (r HierCCRatePacket) Put(data *[cc.FeedbackDataLen]byte) error {
+	if err := r.Validate(); err != nil {
+		return err
+	}
+	r.put((*[HierCCRatePacketSize]byte)(data[:HierCCRatePacketSize]))
+	return nil
 }
 
 // Feedback returns the message that carries r to its flow's source: Kind
