@@ -464,14 +464,13 @@ const hierccMaxCatchUp = 1 << 20
 // send and for own more decisions of the event's own. The event's own
 // checks come first: once it reserved, nothing refuses it.
 func (t *HierCC) reserve(event string, now units.Time, own int, act *cc.Actions) error {
-	n := own
 	if t.s != nil && t.r.next <= now {
-		n += t.r.due(now)
+		return act.Reserve(hierccPart, event, own+t.r.due(now))
 	}
-	if n == 0 {
-		return nil
+	if own > act.Free() {
+		return act.Reserve(hierccPart, event, own)
 	}
-	return act.Reserve(hierccPart, event, n)
+	return nil
 }
 
 // overdue reports whether an expiry of either side is due at or before
@@ -627,18 +626,25 @@ func (t *HierCC) Enqueue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act 
 		return err
 	}
 	a := hierccArrival{Flow: p.Flow, Dst: dst, Size: p.Size, Mark: f&wire.HierCCFlagMark != 0}
-	if err := t.s.checkArrive(now, a); err != nil {
-		return err
+	overdue := t.overdue(now)
+	if overdue {
+		// Checked before the catch-up, which no refusal may follow.
+		if err := t.s.checkArrive(now, a); err != nil {
+			return err
+		}
 	}
 	// At most a rate packet and the new VOQ's C0.
 	if err := t.reserve("Enqueue", now, 2, act); err != nil {
 		return err
 	}
-	if t.overdue(now) {
+	if overdue {
 		t.catchUp(now, act)
 	}
+	slot, rates, err := t.s.Arrive(now, a, t.rates[:0]) // refuses only with nothing done
+	if err != nil {
+		return err
+	}
 	t.clock.Advance(now)
-	slot, rates, _ := t.s.Arrive(now, a, t.rates[:0]) // checked: taken
 	t.up[slot] = int32(out)
 	if !open && t.cfg.C0 > 0 {
 		// The VOQ's pre-credit (section 3.1: "each VOQ has an initial
@@ -674,18 +680,24 @@ func (t *HierCC) receive(now units.Time, out int, p *cc.Packet, act *cc.Actions)
 	if err := t.hostAt("Enqueue", out, cc.NodeID(h.Dst)); err != nil {
 		return err
 	}
-	if err := t.r.checkArrive(int(t.rport[out]), h); err != nil {
-		return err
+	overdue := t.overdue(now)
+	if overdue {
+		// Checked before the catch-up, which no refusal may follow.
+		if err := t.r.checkArrive(int(t.rport[out]), h); err != nil {
+			return err
+		}
 	}
 	// The header may wake the port: its tick then falls due at once.
 	if err := t.reserve("Enqueue", now, 1, act); err != nil {
 		return err
 	}
-	if t.overdue(now) {
+	if overdue {
 		t.catchUp(now, act)
 	}
+	if _, err := t.r.Arrive(now, int(t.rport[out]), h); err != nil {
+		return err // refused with nothing done
+	}
 	t.clock.Advance(now)
-	_, _ = t.r.Arrive(now, int(t.rport[out]), h) // checked: taken
 	if t.overdue(now) {
 		t.catchUp(now, act)
 	}
@@ -729,15 +741,20 @@ func (t *HierCC) Dequeue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act 
 	if err != nil {
 		return err
 	}
-	// The balance the VOQ will have: its own, plus what this ToR's
-	// receiver side grants it in the catch-up (a VOQ toward this rack).
-	var extra units.Bytes
-	st, _ := t.s.m.State(slot) // open
-	if st.Credit <= 0 {
-		extra = t.localCredit(now, dst)
-	}
-	if err := t.s.checkDequeue(now, slot, st, p.Size, extra); err != nil {
-		return err
+	overdue := t.overdue(now)
+	if overdue {
+		// Checked before the catch-up, which no refusal may follow: with
+		// the balance the VOQ will have then, its own plus what this
+		// ToR's receiver side grants it in the catch-up (a VOQ toward
+		// this rack).
+		var extra units.Bytes
+		st, _ := t.s.m.State(slot) // open
+		if st.Credit <= 0 {
+			extra = t.localCredit(now, dst)
+		}
+		if err := t.s.checkDequeue(now, slot, st, p.Size, extra); err != nil {
+			return err
+		}
 	}
 	own := t.s.StoppedFlows(slot) // the resume's rate packets
 	if local {
@@ -746,11 +763,14 @@ func (t *HierCC) Dequeue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act 
 	if err := t.reserve("Dequeue", now, own, act); err != nil {
 		return err
 	}
-	if t.overdue(now) {
+	if overdue {
 		t.catchUp(now, act)
 	}
+	h, rates, err := t.s.Dequeue(now, slot, p.Size, t.rates[:0]) // refuses only with nothing done
+	if err != nil {
+		return err
+	}
 	t.clock.Advance(now)
-	h, rates, _ := t.s.Dequeue(now, slot, p.Size, t.rates[:0]) // checked: taken
 	h.Mark = f&wire.HierCCFlagMark != 0
 	_ = h.Put(&p.Hdr) // valid: the ToR's identifier is in range
 	if local {
@@ -794,21 +814,28 @@ func (t *HierCC) Message(now units.Time, in int, f *cc.Feedback, act *cc.Actions
 	if err != nil {
 		return hierccEvErr("Message", "malformed credit packet", err)
 	}
-	var extra units.Bytes
-	if c.ToR == t.cfg.ToR {
-		extra = t.localCredit(now, c.Dst)
-	}
-	if err := t.s.checkCredit(now, c, extra); err != nil {
-		return err
+	overdue := t.overdue(now)
+	if overdue {
+		// Checked before the catch-up, which no refusal may follow, with
+		// the credit the catch-up grants the VOQ first.
+		var extra units.Bytes
+		if c.ToR == t.cfg.ToR {
+			extra = t.localCredit(now, c.Dst)
+		}
+		if err := t.s.checkCredit(c, extra); err != nil {
+			return err
+		}
 	}
 	if err := t.reserve("Message", now, 1, act); err != nil {
 		return err
 	}
-	if t.overdue(now) {
+	if overdue {
 		t.catchUp(now, act)
 	}
+	if err := t.s.Credit(now, c); err != nil { // refuses only with nothing done
+		return err
+	}
 	t.clock.Advance(now)
-	t.s.credit(now, c) // checked: taken
 	slot, _ := t.s.Lookup(c.Dst)
 	act.Credit(uint16(t.up[slot]), cc.NodeID(c.Dst), units.Bytes(c.Amount))
 	return nil

@@ -425,17 +425,20 @@ func (s *hierccSender) Credit(now units.Time, c wire.HierCCCreditPacket) error {
 	if !s.clock.InOrder(now) {
 		return s.clock.Check(hierccSenderPart, "Credit", now)
 	}
-	if err := s.checkCredit(now, c, 0); err != nil {
+	slot, err := s.checkCreditPacket(c)
+	if err != nil {
 		return err
 	}
-	s.credit(now, c)
+	if err := s.m.AddCredit(slot, units.Bytes(c.Amount)); err != nil {
+		return err // a balance past its limit: voq changed nothing
+	}
+	s.credited(now, slot, c)
 	return nil
 }
 
-// credit takes credit packet c at now, which checkCredit accepted.
-func (s *hierccSender) credit(now units.Time, c wire.HierCCCreditPacket) {
-	slot, _ := s.m.Lookup(c.Dst)                   // open: checked
-	_ = s.m.AddCredit(slot, units.Bytes(c.Amount)) // the balance is checked
+// credited records credit packet c, whose amount VOQ slot's balance took
+// at now: toward R_credit, and its total against the last one.
+func (s *hierccSender) credited(now units.Time, slot voq.Slot, c wire.HierCCCreditPacket) {
 	s.clock.Advance(now)
 	_ = s.fh[slot].Credit(now, units.Bytes(c.Amount))
 	// total should be last + amount (mod 2^32); a jump ahead is lost credit.
@@ -509,22 +512,32 @@ func (s *hierccSender) checkDequeue(now units.Time, slot voq.Slot, st voq.State,
 	return err
 }
 
-// checkCredit returns Credit's refusal of c once the VOQ's balance has
-// grown by extra ≥ 0 (the credits a catch-up grants it first), other than
-// time going back: a packet for another ToR (ErrHierCCWrongToR), a VOQ
-// that is not open (ErrHierCCNoVOQ), an amount outside 1..2^31−1
-// (voq.ErrSize), a balance that would pass its limit
-// (voq.ErrCreditOverflow).
-func (s *hierccSender) checkCredit(now units.Time, c wire.HierCCCreditPacket, extra units.Bytes) error {
+// checkCreditPacket returns the slot of credit c's VOQ, or Credit's
+// refusal of c other than time going back and the balance: a packet for
+// another ToR (ErrHierCCWrongToR), a VOQ that is not open
+// (ErrHierCCNoVOQ), an amount outside 1..2^31−1 (voq.ErrSize).
+func (s *hierccSender) checkCreditPacket(c wire.HierCCCreditPacket) (voq.Slot, error) {
 	if c.ToR != s.cfg.ToR {
-		return hierccSenderErr("Credit", "credit for ToR "+strconv.FormatUint(uint64(c.ToR), 10)+" at ToR "+strconv.FormatUint(uint64(s.cfg.ToR), 10), ErrHierCCWrongToR)
+		return 0, hierccSenderErr("Credit", "credit for ToR "+strconv.FormatUint(uint64(c.ToR), 10)+" at ToR "+strconv.FormatUint(uint64(s.cfg.ToR), 10), ErrHierCCWrongToR)
 	}
 	slot, ok := s.m.Lookup(c.Dst)
 	if !ok {
-		return hierccSenderErr("Credit", "destination "+strconv.FormatUint(uint64(c.Dst), 10)+" has no VOQ", ErrHierCCNoVOQ)
+		return 0, hierccSenderErr("Credit", "destination "+strconv.FormatUint(uint64(c.Dst), 10)+" has no VOQ", ErrHierCCNoVOQ)
 	}
 	if c.Amount < 1 || c.Amount > math.MaxInt32 {
-		return hierccSenderErr("Credit", "amount "+strconv.FormatUint(uint64(c.Amount), 10)+" B", voq.ErrSize)
+		return 0, hierccSenderErr("Credit", "amount "+strconv.FormatUint(uint64(c.Amount), 10)+" B", voq.ErrSize)
+	}
+	return slot, nil
+}
+
+// checkCredit returns Credit's refusal of c once the VOQ's balance has
+// grown by extra ≥ 0 (the credits a catch-up grants it first), other than
+// time going back: checkCreditPacket's, or a balance that would pass its
+// limit (voq.ErrCreditOverflow).
+func (s *hierccSender) checkCredit(c wire.HierCCCreditPacket, extra units.Bytes) error {
+	slot, err := s.checkCreditPacket(c)
+	if err != nil {
+		return err
 	}
 	if st, _ := s.m.State(slot); st.Credit+extra+units.Bytes(c.Amount) > s.m.Config().MaxCredit {
 		return hierccSenderErr("Credit", "balance "+(st.Credit+extra).String()+" + "+units.Bytes(c.Amount).String()+" passes "+s.m.Config().MaxCredit.String(), voq.ErrCreditOverflow)
