@@ -461,16 +461,17 @@ func (t *HierCC) check(event string, now units.Time, port, lo int, p *cc.Packet,
 const hierccMaxCatchUp = 1 << 20
 
 // reserve makes room for the credits the expiries due at or before now
-// send and for own more decisions of the event's own. The event's own
-// checks come first: once it reserved, nothing refuses it.
+// send and for own more decisions of the event's own, before a catch-up
+// (overdue). The event's own checks come first: once it reserved, nothing
+// refuses it.
 func (t *HierCC) reserve(event string, now units.Time, own int, act *cc.Actions) error {
-	if t.s != nil && t.r.next <= now {
-		return act.Reserve(hierccPart, event, own+t.r.due(now))
-	}
-	if own > act.Free() {
+	if t.r.next > now {
 		return act.Reserve(hierccPart, event, own)
 	}
-	return nil
+	if now-t.r.next < t.r.interval && own+len(t.r.wrr) <= act.Free() {
+		return nil // on time: at most one tick due a port
+	}
+	return act.Reserve(hierccPart, event, own+t.r.due(now))
 }
 
 // overdue reports whether an expiry of either side is due at or before
@@ -562,10 +563,10 @@ func (t *HierCC) hostAt(event string, out int, dst cc.NodeID) error {
 
 // tick is an event that only catches the timers up and records the time.
 func (t *HierCC) tick(event string, now units.Time, act *cc.Actions) error {
-	if err := t.reserve(event, now, 0, act); err != nil {
-		return err
-	}
 	if t.overdue(now) {
+		if err := t.reserve(event, now, 0, act); err != nil {
+			return err
+		}
 		t.catchUp(now, act)
 	}
 	t.clock.Advance(now)
@@ -597,8 +598,8 @@ func (t *HierCC) Pause(now units.Time, out int, prio uint8, _ bool, act *cc.Acti
 // by now: VOQ traffic into the sender side, a header at an edge port into
 // the receiver side (see HierCC).
 func (t *HierCC) Enqueue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act *cc.Actions) error {
-	if err := t.check("Enqueue", now, out, 0, p, true, act); err != nil {
-		return err
+	if !t.clock.InOrder(now) || act == nil || uint(out) >= uint(len(t.cfg.Ports)) || p == nil {
+		return t.check("Enqueue", now, out, 0, p, true, act)
 	}
 	if !t.sending(p) {
 		if t.s != nil && t.rport[out] >= 0 {
@@ -626,19 +627,18 @@ func (t *HierCC) Enqueue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act 
 		return err
 	}
 	a := hierccArrival{Flow: p.Flow, Dst: dst, Size: p.Size, Mark: f&wire.HierCCFlagMark != 0}
-	overdue := t.overdue(now)
-	if overdue {
+	// At most a rate packet and the new VOQ's C0.
+	if t.overdue(now) {
 		// Checked before the catch-up, which no refusal may follow.
 		if err := t.s.checkArrive(now, a); err != nil {
 			return err
 		}
-	}
-	// At most a rate packet and the new VOQ's C0.
-	if err := t.reserve("Enqueue", now, 2, act); err != nil {
-		return err
-	}
-	if overdue {
+		if err := t.reserve("Enqueue", now, 2, act); err != nil {
+			return err
+		}
 		t.catchUp(now, act)
+	} else if err := act.Reserve(hierccPart, "Enqueue", 2); err != nil {
+		return err
 	}
 	slot, rates, err := t.s.Arrive(now, a, t.rates[:0]) // refuses only with nothing done
 	if err != nil {
@@ -680,19 +680,18 @@ func (t *HierCC) receive(now units.Time, out int, p *cc.Packet, act *cc.Actions)
 	if err := t.hostAt("Enqueue", out, cc.NodeID(h.Dst)); err != nil {
 		return err
 	}
-	overdue := t.overdue(now)
-	if overdue {
+	// The header may wake the port: its tick then falls due at once.
+	if t.overdue(now) {
 		// Checked before the catch-up, which no refusal may follow.
 		if err := t.r.checkArrive(int(t.rport[out]), h); err != nil {
 			return err
 		}
-	}
-	// The header may wake the port: its tick then falls due at once.
-	if err := t.reserve("Enqueue", now, 1, act); err != nil {
-		return err
-	}
-	if overdue {
+		if err := t.reserve("Enqueue", now, 1, act); err != nil {
+			return err
+		}
 		t.catchUp(now, act)
+	} else if err := act.Reserve(hierccPart, "Enqueue", 1); err != nil {
+		return err
 	}
 	if _, err := t.r.Arrive(now, int(t.rport[out]), h); err != nil {
 		return err // refused with nothing done
@@ -717,8 +716,8 @@ func (t *HierCC) sendRates(rates []wire.HierCCRatePacket, act *cc.Actions) {
 // by now: VOQ traffic is stamped with the header and spends its size in
 // credit (see HierCC).
 func (t *HierCC) Dequeue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act *cc.Actions) error {
-	if err := t.check("Dequeue", now, out, 0, p, true, act); err != nil {
-		return err
+	if !t.clock.InOrder(now) || act == nil || uint(out) >= uint(len(t.cfg.Ports)) || p == nil {
+		return t.check("Dequeue", now, out, 0, p, true, act)
 	}
 	if !t.sending(p) {
 		return t.tick("Dequeue", now, act)
@@ -741,8 +740,11 @@ func (t *HierCC) Dequeue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act 
 	if err != nil {
 		return err
 	}
-	overdue := t.overdue(now)
-	if overdue {
+	own := t.s.StoppedFlows(slot) // the resume's rate packets
+	if local {
+		own++ // the header may wake its port: a credit at once
+	}
+	if t.overdue(now) {
 		// Checked before the catch-up, which no refusal may follow: with
 		// the balance the VOQ will have then, its own plus what this
 		// ToR's receiver side grants it in the catch-up (a VOQ toward
@@ -755,16 +757,12 @@ func (t *HierCC) Dequeue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act 
 		if err := t.s.checkDequeue(now, slot, st, p.Size, extra); err != nil {
 			return err
 		}
-	}
-	own := t.s.StoppedFlows(slot) // the resume's rate packets
-	if local {
-		own++ // the header may wake its port: a credit at once
-	}
-	if err := t.reserve("Dequeue", now, own, act); err != nil {
-		return err
-	}
-	if overdue {
+		if err := t.reserve("Dequeue", now, own, act); err != nil {
+			return err
+		}
 		t.catchUp(now, act)
+	} else if err := act.Reserve(hierccPart, "Dequeue", own); err != nil {
+		return err
 	}
 	h, rates, err := t.s.Dequeue(now, slot, p.Size, t.rates[:0]) // refuses only with nothing done
 	if err != nil {
@@ -794,8 +792,8 @@ func (t *HierCC) Dequeue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act 
 // of this ToR's VOQs (see HierCC); a message of another kind is not used:
 // it is counted in cc.UnusedRegister (rule 8).
 func (t *HierCC) Message(now units.Time, in int, f *cc.Feedback, act *cc.Actions) error {
-	if err := t.check("Message", now, in, -1, nil, false, act); err != nil {
-		return err
+	if !t.clock.InOrder(now) || act == nil || uint(in+1) > uint(len(t.cfg.Ports)) {
+		return t.check("Message", now, in, -1, nil, false, act)
 	}
 	if f == nil {
 		return hierccEvErr("Message", "nil feedback", nil)
@@ -814,8 +812,7 @@ func (t *HierCC) Message(now units.Time, in int, f *cc.Feedback, act *cc.Actions
 	if err != nil {
 		return hierccEvErr("Message", "malformed credit packet", err)
 	}
-	overdue := t.overdue(now)
-	if overdue {
+	if t.overdue(now) {
 		// Checked before the catch-up, which no refusal may follow, with
 		// the credit the catch-up grants the VOQ first.
 		var extra units.Bytes
@@ -825,12 +822,12 @@ func (t *HierCC) Message(now units.Time, in int, f *cc.Feedback, act *cc.Actions
 		if err := t.s.checkCredit(c, extra); err != nil {
 			return err
 		}
-	}
-	if err := t.reserve("Message", now, 1, act); err != nil {
-		return err
-	}
-	if overdue {
+		if err := t.reserve("Message", now, 1, act); err != nil {
+			return err
+		}
 		t.catchUp(now, act)
+	} else if err := act.Reserve(hierccPart, "Message", 1); err != nil {
+		return err
 	}
 	if err := t.s.Credit(now, c); err != nil { // refuses only with nothing done
 		return err

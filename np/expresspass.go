@@ -505,6 +505,17 @@ func expressPassCredit(now units.Time, flow cc.FlowID, seq uint32) cc.Feedback {
 	return f
 }
 
+// sendDue sends the credit due at r.s.Next (active) into act, which has
+// room for it: the credit written in place, as expressPassCredit writes it.
+func (r *ExpressPass) sendDue(act *cc.Actions) {
+	d := r.s.Next
+	seq := r.send(&r.s, d)
+	act.Send(cc.ToSource, cc.ControlPrio, cc.Feedback{Kind: cc.FeedbackCredit, Flow: r.s.Flow, Seq: uint64(seq)})
+	f := &act.All()[act.Len()-1].Feedback
+	// Valid: a credit's sequence number is never 0.
+	_ = wire.ExpressPassPacket{Type: wire.ExpressPassTypeCredit, Flow: f.Flow, Seq: seq, TS: wire.ExpressPassTS(d)}.Put(&f.Data)
+}
+
 // expressPassMaxCatchUp bounds the credits one event sends for a timer
 // left overdue: a caller later than that gets an *cc.ActionsFullError
 // asking for more room than any Actions has, rather than an unbounded
@@ -531,12 +542,7 @@ func (r *ExpressPass) run(event string, now units.Time, act *cc.Actions, own int
 	}
 	if bound < expressPassMaxCatchUp && int(bound)+own <= act.Free() {
 		for r.s.Active && r.s.Next <= now {
-			d := r.s.Next
-			seq := r.send(&r.s, d)
-			f := cc.Feedback{Kind: cc.FeedbackCredit, Flow: r.s.Flow, Seq: uint64(seq)}
-			// Valid: a credit's sequence number is never 0.
-			_ = wire.ExpressPassPacket{Type: wire.ExpressPassTypeCredit, Flow: f.Flow, Seq: seq, TS: wire.ExpressPassTS(d)}.Put(&f.Data)
-			act.Send(cc.ToSource, cc.ControlPrio, f)
+			r.sendDue(act)
 		}
 		return nil
 	}
@@ -570,7 +576,11 @@ func (r *ExpressPass) Timer(now units.Time, act *cc.Actions) error {
 	if act == nil { // the catch-up can always decide (rule 3)
 		return cc.NoActions(expressPassPart, "Timer")
 	}
-	if err := r.run("Timer", now, act, 0); err != nil {
+	if r.s.Active && r.s.Next <= now && now-r.s.Next < r.gapMin && act.Free() > 0 {
+		// On time: one credit due, and the next one after now (no gap is
+		// shorter than gapMin).
+		r.sendDue(act)
+	} else if err := r.run("Timer", now, act, 0); err != nil {
 		return err
 	}
 	r.clock.Advance(now)

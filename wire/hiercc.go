@@ -168,8 +168,8 @@ func (h HierCCHeader) AppendTo(dst []byte) ([]byte, error) {
 // Put writes the header into a packet's Hdr (all 16 bytes). It refuses,
 // writing nothing, what Validate refuses.
 func (h HierCCHeader) Put(hdr *[cc.PacketHdrLen]byte) error {
-	if err := h.Validate(); err != nil {
-		return err
+	if h.ToR > HierCCMaxToR { // Validate's check, without a call when valid
+		return h.Validate()
 	}
 	h.put((*[HierCCHeaderSize]byte)(hdr[:HierCCHeaderSize]))
 	return nil
@@ -413,8 +413,8 @@ func (c HierCCCreditPacket) put(b *[HierCCCreditPacketSize]byte) {
 // allocating nothing: what a part's event path uses. It refuses, writing
 // nothing, what Validate refuses.
 func (c HierCCCreditPacket) Put(data *[cc.FeedbackDataLen]byte) error {
-	if err := c.Validate(); err != nil {
-		return err
+	if c.ToR > HierCCMaxToR || c.Amount < 1 || c.Amount > HierCCMaxCreditAmount { // Validate's checks
+		return c.Validate()
 	}
 	c.put((*[HierCCCreditPacketSize]byte)(data[:HierCCCreditPacketSize]))
 	return nil
@@ -564,8 +564,8 @@ func (r HierCCRatePacket) put(b *[HierCCRatePacketSize]byte) {
 // allocating nothing: what a part's event path uses. It refuses, writing
 // nothing, what Validate refuses.
 func (r HierCCRatePacket) Put(data *[cc.FeedbackDataLen]byte) error {
-	if err := r.Validate(); err != nil {
-		return err
+	if r.Stop != (r.Rate == 0) { // Validate's check, without a call when valid
+		return r.Validate()
 	}
 	r.put((*[HierCCRatePacketSize]byte)(data[:HierCCRatePacketSize]))
 	return nil
