@@ -9,9 +9,9 @@ import (
 	_ "github.com/hwcc/hwcc/algos"
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/cc/cctest"
-	"github.com/hwcc/hwcc/hiercc"
 	"github.com/hwcc/hwcc/units"
 	"github.com/hwcc/hwcc/voq"
+	"github.com/hwcc/hwcc/wire"
 )
 
 // messages returns the feedback the algorithm's own congestion and
@@ -86,8 +86,8 @@ var swEnv = cc.Env{Rate: 100 * units.Gbps, Node: 10, SwitchID: 3, Ports: 4, Swit
 // from ToRs 5 and 6, for hosts 1 and 2, with growing S_ij, and a host's
 // (no ToR header, its flags mark, first and last in byte 1).
 var swHdrs = map[string][][cc.PacketHdrLen]byte{"hiercc": append(hierccHdrs(),
-	hiercc.HostHeader(1), hiercc.HostHeader(2), hiercc.HostHeader(3), hiercc.HostHeader(4),
-	hiercc.HostHeader(5), hiercc.HostHeader(6), hiercc.HostHeader(7))}
+	wire.HierCCHostHeader(1), wire.HierCCHostHeader(2), wire.HierCCHostHeader(3), wire.HierCCHostHeader(4),
+	wire.HierCCHostHeader(5), wire.HierCCHostHeader(6), wire.HierCCHostHeader(7))}
 
 // swMsgs are, per algorithm, messages other switches send swEnv's:
 // HierCC's credits for its VOQs toward the hosts elsewhere (64..127 in
@@ -97,7 +97,7 @@ var swMsgs = map[string][]cc.Feedback{"hiercc": hierccCredits()}
 func hierccCredits() []cc.Feedback {
 	var out []cc.Feedback
 	for i := range 8 {
-		f, err := hiercc.CreditPacket{ToR: swEnv.SwitchID, Dst: voq.Key(64 + i), Amount: 1000, Total: uint32(1000 * (i + 1))}.Feedback()
+		f, err := wire.HierCCCreditPacket{ToR: swEnv.SwitchID, Dst: voq.Key(64 + i), Amount: 1000, Total: uint32(1000 * (i + 1))}.Feedback()
 		if err != nil {
 			panic(err)
 		}
@@ -110,7 +110,7 @@ func hierccHdrs() [][cc.PacketHdrLen]byte {
 	var out [][cc.PacketHdrLen]byte
 	for i := range 8 {
 		var b [cc.PacketHdrLen]byte
-		h := hiercc.Header{ToR: uint16(5 + i%2), Dst: voq.Key(1 + i/2%2), Flows: uint16(i), Sent: uint32(1000 * (i + 1))}
+		h := wire.HierCCHeader{ToR: uint16(5 + i%2), Dst: voq.Key(1 + i/2%2), Flows: uint16(i), Sent: uint32(1000 * (i + 1))}
 		if err := h.Put(&b); err != nil {
 			panic(err)
 		}

@@ -366,6 +366,13 @@ type Env struct {
 	// that needs a distinct, reproducible value per instance (an LFSR's
 	// seed).
 	Index int
+	// Start is when a flow's parts come into being (0: at time 0, or
+	// unknown): a caller that builds a flow's parts when the flow starts,
+	// as a simulator does, gives the time here, so that a part whose
+	// first deadline is "at once" (ExpressPass's credit request) counts it
+	// from Start rather than from time 0, where its clock begins, and rule
+	// 4 does not have it catch up expiries from before the flow existed.
+	Start units.Time
 }
 
 // SwitchPort is one port of a switch point's switch, as the switch's

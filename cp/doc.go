@@ -28,10 +28,10 @@
 //	        RoCCDPDK10G, RoCCTofino40G (§VI), RoCCFlowTableKind,
 //	        RoCCMessage, RoCCState.                 rocc.go, rocc_flows.go
 //
-// Every type here (RoCC, HPCC, DCQCN, DCTCP, QCN, AFQCN and BECN (and
-// RoCCHost, the host-side computation of section III-F, which plays
-// cc.ReactionPoint)) keeps the contract of package cc: it
-// implements cc.CongestionPoint (checked at compile time), refuses time going
+// Every type here (RoCC, HPCC, DCQCN, DCTCP, QCN, AFQCN, BECN, Mercury and
+// HierCC, and RoCCHost, the host-side computation of section III-F, which
+// plays cc.ReactionPoint) keeps the contract of package cc: it
+// implements cc.CongestionPoint or cc.SwitchPoint (checked at compile time), refuses time going
 // backwards with a *cc.TimeOrderError, returns only cc's error types, and
 // appends every register it carries to a caller's slice (AppendRegisters).
 // Its events are the contract's methods (RoCC's); typed read-only accessors
@@ -118,4 +118,12 @@
 // BECN's and FECN's threshold). InfiniBand's switch marks above a 4-bit
 // relative Threshold at a 16-bit Marking_Rate ([IBA] annex A10); hwcc
 // follows the survey's threshold instead.
+//
+// # Algorithms
+//
+//	HierCC   one top-of-rack switch of HierCC, a cc.SwitchPoint: VOQs per
+//	         destination host credited by the receiver-side ToRs' weighted
+//	         round robin, equation (1)'s first-hop rate sent to the hosts
+//	         ([HierCC] §3.1–§3.3, §4). hiercc.go, hiercc_sender.go,
+//	         hiercc_receiver.go, hiercc_firsthop.go
 package cp

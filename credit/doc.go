@@ -1,7 +1,10 @@
 // Package credit holds the credit mechanisms several hwcc schemes share:
-// link-level credit-based flow control, a receiver-side credit scheduler,
-// and receiver-paced credits, each in integer registers of stated widths
-// with wrapping counters, as switch and NIC hardware keeps them.
+// link-level credit-based flow control and a receiver-side credit
+// scheduler, each in integer registers of stated widths with wrapping
+// counters, as switch and NIC hardware keeps them. They are mechanisms,
+// not parts: an algorithm's parts (cp.HierCC's receiver side runs a WRR per
+// server port) and the harness (CBFC on its links) drive them. ExpressPass's
+// receiver-paced credits are parts: np.ExpressPass and rp.ExpressPass.
 //
 // # What is where
 //
@@ -19,15 +22,6 @@
 //	               robin with weight F_ij/Σ_i F_ij that skips a VOQ whose
 //	               credits reached its bytes sent ([HierCC] §3.2).
 //	               wrr.go.
-//	ExpressPass    receiver-paced credits, [ExpressPass] ([Survey]
-//	               §5.3.2); see expresspass.go.
-//	ExpressPass-   the 16-byte payload of its credit, credit request and
-//	Packet         credit stop (type, version, flow, sequence number,
-//	               time stamp; from the authors' ns-2 hdr_xpass) with its
-//	               codec, carried in cc.Feedback.Data; and the echo
-//	               of a credit's sequence number a data frame carries
-//	               back in cc.Packet.Hdr (PutExpressPassEcho,
-//	               ExpressPassEcho). expresspass_packet.go.
 //
 // # Bounds the tests check
 //

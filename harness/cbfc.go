@@ -74,7 +74,7 @@ func (cbfcControl) admit(s *Sim, _ *node, in *port, p *Packet) bool {
 		return true
 	}
 	if rx := in.cbfcRx; rx != nil && rx[p.Prio] != nil {
-		if err := rx[p.Prio].Receive(s.now, s.cbfcBlocks(p.Size)); err != nil {
+		if err := rx[p.Prio].Absorb(s.now, s.cbfcBlocks(p.Size)); err != nil {
 			s.cbfcErr(in, err)
 			return false
 		}
@@ -157,7 +157,7 @@ func (s *Sim) onFCTimer(pt *port) {
 }
 
 // nextFC returns a flow-control packet port pt owes its peer, or nil:
-// the receiver's Timer runs when the frame starts, so the packet carries
+// the receiver's Advertise runs when the frame starts, so the packet carries
 // the credit limit of that moment.
 func (s *Sim) nextFC(pt *port) *Packet {
 	for pt.fcDue != 0 {
@@ -166,7 +166,7 @@ func (s *Sim) nextFC(pt *port) *Packet {
 			vl++
 		}
 		pt.fcDue &^= 1 << vl
-		fc, ok, err := pt.cbfcRx[vl].Timer(s.now)
+		fc, ok, err := pt.cbfcRx[vl].Advertise(s.now)
 		if err != nil {
 			s.cbfcErr(pt, err)
 			continue
@@ -205,13 +205,13 @@ func (s *Sim) onFC(pt *port, p *Packet) {
 		return
 	}
 	if pt.cbfcTx != nil && int(fc.VL) < len(pt.cbfcTx) && pt.cbfcTx[fc.VL] != nil {
-		if _, err := pt.cbfcTx[fc.VL].OnFCPacket(s.now, fc); err != nil {
+		if _, err := pt.cbfcTx[fc.VL].UpdateFC(s.now, fc); err != nil {
 			s.cbfcErr(pt, err)
 		}
 		s.kick(pt)
 	}
 	if pt.cbfcRx != nil && int(fc.VL) < len(pt.cbfcRx) && pt.cbfcRx[fc.VL] != nil {
-		if err := pt.cbfcRx[fc.VL].OnFCPacket(s.now, fc); err != nil {
+		if err := pt.cbfcRx[fc.VL].ResyncFC(s.now, fc); err != nil {
 			s.cbfcErr(pt, err)
 		}
 		s.armFC(pt)
@@ -287,7 +287,7 @@ func (s *Sim) buildCBFC(sw *SwitchSpec) error {
 				if err != nil {
 					return fmt.Errorf("switch.cbfc: %w", err)
 				}
-				first, _, err := rx.Timer(0)
+				first, _, err := rx.Advertise(0)
 				if err != nil {
 					return err
 				}

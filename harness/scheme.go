@@ -173,7 +173,8 @@ func (g *scheme) env(f flowInfo) *cc.Env {
 		}
 		rtt = max(rtt, n.BaseRTT)
 	}
-	return &cc.Env{Rate: f.LineRate, Node: cc.NodeID(f.Src), BaseRTT: rtt, Bottleneck: f.Bottleneck, Hops: f.Hops, Payload: f.Payload, Size: f.Size, Index: int(f.ID) + 1}
+	return &cc.Env{Rate: f.LineRate, Node: cc.NodeID(f.Src), BaseRTT: rtt, Bottleneck: f.Bottleneck, Hops: f.Hops, Payload: f.Payload, Size: f.Size, Index: int(f.ID) + 1,
+		Start: f.Start}
 }
 
 // newRP builds the reaction point of one flow.

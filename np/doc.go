@@ -8,7 +8,7 @@
 //	         ConnectX's min_time_between_cnps ([Survey] §4.1.2, NP
 //	         algorithm; [DCQCN]; [ConnectX])                     dcqcn.go
 //
-// Every type here (DCQCN and FECN) keeps the contract of package cc: it
+// Every type here (DCQCN, FECN and ExpressPass) keeps the contract of package cc: it
 // implements cc.NotificationPoint (checked at compile time), refuses time going
 // backwards with a *cc.TimeOrderError, returns only cc's error types, and
 // appends every register it carries to a caller's slice (AppendRegisters).
@@ -35,4 +35,11 @@
 // source (rp.BECN), at most one per FECNConfig.MinInterval (marks in
 // between are dropped, not deferred). FECNInfiniBand answers every mark,
 // as InfiniBand's receiver does.
+//
+// # Algorithms
+//
+//	ExpressPass  the credit pacer of one receiving flow: credits at
+//	             cur_rate with jitter, Algorithm 1 (credit feedback
+//	             control) on the loss the echoes show ([ExpressPass] §3,
+//	             Algorithm 1; [ExpressPass-ns2]). expresspass.go
 package np

@@ -20,8 +20,8 @@
 //	         carries ([Mercury] §"Window-based congestion
 //	         notification", Algorithm 2 lines 15–20)             mercury.go
 //
-// Every type here (RoCC, HPCC, DCQCN, DCTCP, QCN, BECN and TIMELY) keeps
-// the contract of package cc: it
+// Every type here (RoCC, RoCCHost, HPCC, DCQCN, DCTCP, Mercury, QCN, BECN,
+// TIMELY, HierCC and ExpressPass) keeps the contract of package cc: it
 // implements cc.ReactionPoint (checked at compile time), refuses time going
 // backwards with a *cc.TimeOrderError, returns only cc's error types, and
 // appends every register it carries to a caller's slice (AppendRegisters).
@@ -167,4 +167,13 @@
 // the line rate become Q0.16 constants and reciprocals there); the tests
 // hold a float64 model of Algorithm 1 with the distance bound the integer
 // path keeps from it.
+//
+// # Algorithms
+//
+//	HierCC       the host of one HierCC flow: a mark every 10 µs, the
+//	             first and last packet flagged, the ToR's rate packets
+//	             applied ([HierCC] §4). hiercc.go
+//	ExpressPass  the credit-gated sender: requests credits, spends one per
+//	             frame and echoes it, stops them after the last byte
+//	             ([ExpressPass] §3; [ExpressPass-ns2]). expresspass.go
 package rp

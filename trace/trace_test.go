@@ -3,7 +3,6 @@ package trace_test
 import (
 	"bytes"
 	"errors"
-	"github.com/hwcc/hwcc/hiercc"
 	"io"
 	"math/rand"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/hwcc/hwcc/cc/cctest"
 	"github.com/hwcc/hwcc/trace"
 	"github.com/hwcc/hwcc/units"
+	"github.com/hwcc/hwcc/wire"
 )
 
 // swEnv is where switch points run: a ToR of two server ports (hosts 1
@@ -61,7 +61,7 @@ func cases(t *testing.T, n int, seed int64) []case_ {
 			if ps.Role == cc.RoleSW {
 				o.Ports, o.SwitchPorts = len(swEnv.SwitchPorts), swEnv.SwitchPorts
 				// A HierCC host's header bytes, which its ToR reads.
-				o.Hdrs = [][cc.PacketHdrLen]byte{hiercc.HostHeader(hiercc.FlagMark), hiercc.HostHeader(hiercc.FlagFirst), hiercc.HostHeader(hiercc.FlagMark | hiercc.FlagFirst)}
+				o.Hdrs = [][cc.PacketHdrLen]byte{wire.HierCCHostHeader(wire.HierCCFlagMark), wire.HierCCHostHeader(wire.HierCCFlagFirst), wire.HierCCHostHeader(wire.HierCCFlagMark | wire.HierCCFlagFirst)}
 			}
 			if rp, ok := p.(cc.ReactionPoint); ok {
 				o.Credited = rp.Limits().Credited

@@ -71,6 +71,7 @@ type wEnv struct {
 	Ports       int           `json:"ports,omitempty"`
 	SwitchPorts []wSwitchPort `json:"switch_ports,omitempty"`
 	Index       int           `json:"index,omitempty"`
+	Start       units.Time    `json:"start,omitempty"`
 }
 
 type wSwitchPort struct {
@@ -232,7 +233,7 @@ func readFeedback(o *obj, f *cc.Feedback, t *cc.Telemetry) (has bool) {
 
 func envOf(e *cc.Env) *wEnv {
 	w := &wEnv{Rate: e.Rate, Node: e.Node, Port: e.Port, SwitchID: e.SwitchID, BaseRTT: e.BaseRTT,
-		Bottleneck: e.Bottleneck, Hops: e.Hops, Payload: e.Payload, Size: e.Size, Ports: e.Ports, Index: e.Index}
+		Bottleneck: e.Bottleneck, Hops: e.Hops, Payload: e.Payload, Size: e.Size, Ports: e.Ports, Index: e.Index, Start: e.Start}
 	for _, sp := range e.SwitchPorts {
 		w.SwitchPorts = append(w.SwitchPorts, wSwitchPort(sp))
 	}
@@ -252,6 +253,7 @@ func readEnv(o *obj, e *cc.Env) {
 	o.get("size", &e.Size, false)
 	o.get("ports", &e.Ports, false)
 	o.get("index", &e.Index, false)
+	o.get("start", &e.Start, false)
 	for i, raw := range o.array("switch_ports", false) {
 		if o.err != nil {
 			return
@@ -283,6 +285,7 @@ func readEnv(o *obj, e *cc.Env) {
 		{"base_rtt", int64(e.BaseRTT), false}, {"hops", int64(e.Hops), false},
 		{"payload", int64(e.Payload), false}, {"size", int64(e.Size), false},
 		{"ports", int64(e.Ports), false}, {"index", int64(e.Index), false},
+		{"start", int64(e.Start), false},
 	} {
 		switch {
 		case !o.has(f.key) || o.err != nil:

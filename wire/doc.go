@@ -12,6 +12,11 @@
 // host computes the rate from (§III-F, rp.RoCCHost), which the sender's
 // parts read.
 //
+// framing around them. HierCC ([HierCC] §3.2, §4): the header a ToR
+// stamps, the host's header, the credit and the rate packet. ExpressPass
+// ([ExpressPass]; [ExpressPass-ns2]): the credit, credit request and
+// credit stop, and the echo a data frame carries.
+//
 // Sources: InfiniBand Trade Association, "InfiniBand Architecture
 // Specification Volume 1", section 9.2 ("Base Transport Header"), the
 // layout of the 12-byte BTH; section 7.8 (CRCs), the invariant CRC; and
@@ -59,6 +64,20 @@
 //	               its kind.                                      qcn.go
 //	FeedbackBECN   BECN's and FECN's notification, its kind alone;
 //	               BECNNotification builds one.                   becn.go
+//	HierCCHeader   the 16-byte header the sender-side ToR writes into a
+//	               data packet's cc.Packet.Hdr (ToR i, host j, F_ij,
+//	               S_ij, the mark), HierCCHostHeader the host's flags
+//	               before it (mark, first, last), HierCCCreditPacket
+//	               (ToR → ToR) and HierCCRatePacket (ToR → host) in
+//	               cc.Feedback.Data with kinds FeedbackHierCCCredit and
+//	               FeedbackHierCCRate; the rate unit and range of every
+//	               HierCC rate register.                           hiercc.go
+//	ExpressPass-   the 16-byte payload of the credit, credit request and
+//	Packet         credit stop (type, version, flow, sequence number,
+//	               time stamp) in cc.Feedback.Data; the echo of a
+//	               credit's number in a data frame's cc.Packet.Hdr
+//	               (PutExpressPassEcho, ExpressPassEcho); the credit and
+//	               data frame sizes and the sequence space.   expresspass.go
 //
 // # Choices
 //
@@ -85,6 +104,10 @@
 // encoding and CNP needs no field for it.) A hardware parser is
 // free to ignore reserved bits on receive; this one refuses them so that
 // what it accepts is exactly what its encoder writes, byte for byte.
+//
+// HierCC's and ExpressPass's layouts are hwcc's (their papers name the
+// fields, not their bytes); each format's doc gives its table and what
+// its decoder refuses, always by a *cc.DecodeError naming the byte.
 //
 // Nothing allocates but the errors, AppendTo when its dst must grow, and
 // ReservedWord and PutReservedWord given a byte order other than

@@ -16,10 +16,11 @@ import (
 // lateTimers checks rule 4's catch-up on one well-formed sequence: part X
 // is given its timer at every deadline before each event (as Drive does),
 // part Y only the sequence's own events. After every event of the
-// sequence that both take the two hold the same registers, and the
-// decisions X made up to it (its timers' and the event's) are, in order,
-// those Y made. (An event both refuse changes nothing, not even Y's
-// overdue timer: rule 2.)
+// sequence the two accept, they hold the same registers, and the
+// decisions X made up to it (its timers' and the events') are, in order,
+// those Y made. An event both refuse is not compared: Y changes nothing
+// (rule 2), overdue expiries included, which its next accepted event
+// runs.
 func (s *suite) lateTimers(seq int, evs []Event) error {
 	x, err := s.fresh()
 	if err != nil {
@@ -71,9 +72,10 @@ func (s *suite) lateTimers(seq int, evs []Event) error {
 			return nil
 		}
 		if errX != nil {
-			// A refused event changes nothing (rule 2), not even the
-			// catch-up of an overdue timer: the parts meet again at the
-			// next event each takes.
+			// Refused by both: y changed nothing (rule 2), its overdue
+			// expiries included, while x ran them as separate Timer
+			// events; y's next accepted event runs them, and the two are
+			// compared again then.
 			continue
 		}
 		madeX = append(madeX, actX.All()...)

@@ -5,8 +5,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hwcc/hwcc/cp"
 	"github.com/hwcc/hwcc/harness"
-	"github.com/hwcc/hwcc/hiercc"
 	"github.com/hwcc/hwcc/units"
 	"github.com/hwcc/hwcc/voq"
 )
@@ -60,10 +60,10 @@ func TestHierCCBurst(t *testing.T) {
 	window := hierccBurstC0 + voq.PaperDelta + hierccFrame
 	require.LessOrEqual(t, bott.MaxBytes, window, "the bottleneck queue beyond one VOQ window")
 	rttHop := 2*hierccDelay + units.SerializationTime(hierccFrame, hierccServerLink) + units.SerializationTime(hierccRateFrame, hierccServerLink)
-	bound := hiercc.PaperVHigh + units.BytesIn(16*hierccServerLink, rttHop) + 32*hierccFrame
+	bound := cp.HierCCPaperVHigh + units.BytesIn(16*hierccServerLink, rttHop) + 32*hierccFrame
 	voqMax := hierccVOQMax(t, hc)
 	require.LessOrEqual(t, voqMax, bound, "the VOQ beyond V_high plus one RTT_hop of arrivals (%v)", bound)
-	require.Greater(t, voqMax, hiercc.PaperVHigh, "the synchronized burst overshoots V_high (see the doc comment)")
+	require.Greater(t, voqMax, cp.HierCCPaperVHigh, "the synchronized burst overshoots V_high (see the doc comment)")
 	require.GreaterOrEqual(t, bott.Utilization, 0.97, "h0's link")
 	require.Equal(t, int64(len(hc.Flows)-1), hc.Counters.FlowsFinished, "every sized flow finished")
 

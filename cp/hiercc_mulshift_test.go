@@ -1,4 +1,4 @@
-package hiercc
+package cp
 
 import (
 	"math/big"
@@ -8,9 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestMulShift16: ⌊a·b/2^16⌋ saturated at 2^63, against math/big on random
+// TestHierCCMulShift16: ⌊a·b/2^16⌋ saturated at 2^63, against math/big on random
 // operands of every magnitude and the edges around the saturation point.
-func TestMulShift16(t *testing.T) {
+func TestHierCCMulShift16(t *testing.T) {
 	rng := rand.New(rand.NewPCG(16, 63))
 	ceil := new(big.Int).Lsh(big.NewInt(1), 63)
 	ops := [][2]uint64{{0, 0}, {1, 1 << 16}, {1 << 39, 1 << 40}, {1<<39 - 1, 1 << 40}, {1<<40 + 1, 1 << 39}, {^uint64(0), ^uint64(0)}}
@@ -23,6 +23,6 @@ func TestMulShift16(t *testing.T) {
 		if x.Cmp(ceil) > 0 {
 			x.Set(ceil)
 		}
-		require.Equal(t, x.Uint64(), mulShift16(op[0], op[1]), "%d·%d", op[0], op[1])
+		require.Equal(t, x.Uint64(), hierccMulShift16(op[0], op[1]), "%d·%d", op[0], op[1])
 	}
 }

@@ -1,4 +1,4 @@
-package hiercc_test
+package cp
 
 import (
 	"encoding/binary"
@@ -6,13 +6,13 @@ import (
 	"testing"
 
 	"github.com/hwcc/hwcc/cc"
-	"github.com/hwcc/hwcc/hiercc"
 	"github.com/hwcc/hwcc/units"
 	"github.com/hwcc/hwcc/voq"
+	"github.com/hwcc/hwcc/wire"
 )
 
 // senderSnap is every register of a SenderToR.
-func senderSnap(s *hiercc.SenderToR) []cc.Register {
+func hierccSenderSnap(s *hierccSender) []cc.Register {
 	r := s.AppendRegisters(nil)
 	for i := range s.VOQs().Config().Slots {
 		r = s.AppendSlotRegisters(r, voq.Slot(i))
@@ -20,24 +20,24 @@ func senderSnap(s *hiercc.SenderToR) []cc.Register {
 	return r
 }
 
-// FuzzSenderToR drives a SenderToR with an event sequence read from the
+// FuzzHierCCSender drives a SenderToR with an event sequence read from the
 // input, 8 bytes per event (kind, then its values), times moving forward
 // mostly and now and then back: it never panics, every error is typed, a
 // refused event changes no register and appends nothing, the advertised
 // rates stay in [0, line rate], and the rate packets all encode.
-func FuzzSenderToR(f *testing.F) {
+func FuzzHierCCSender(f *testing.F) {
 	f.Add([]byte{0, 1, 0, 4, 0, 0, 0, 1, 1, 1, 0, 4, 0, 0, 0, 1, 2, 0, 0, 4, 0, 0, 0, 1})
 	f.Add(make([]byte, 64))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		cfg := hiercc.PaperSender(2, 4, line25, 1000)
+		cfg := hierccPaperSender(2, 4, hierccLine25, 1000)
 		cfg.VOQs = 3
 		cfg.StopFlows = 2
-		s, err := hiercc.NewSenderToR(cfg)
+		s, err := newHierCCSender(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		now := units.Time(0)
-		out := make([]hiercc.RatePacket, 0, 8)
+		out := make([]wire.HierCCRatePacket, 0, 8)
 		for len(data) >= 8 {
 			ev := data[:8]
 			data = data[8:]
@@ -48,12 +48,12 @@ func FuzzSenderToR(f *testing.F) {
 			at := now + step
 			dst := voq.Key(ev[1] % 5) // 4 is out of range
 			size := units.Bytes(binary.BigEndian.Uint16(ev[2:]) % 1200)
-			before := senderSnap(s)
+			before := hierccSenderSnap(s)
 			out = out[:0]
 			var err error
 			switch ev[0] & 7 {
 			case 0, 1:
-				_, out, err = s.Arrive(at, hiercc.Arrival{Flow: cc.FlowID(ev[4] % 6), Dst: dst, Size: size, Mark: ev[5]&1 != 0}, out)
+				_, out, err = s.Arrive(at, hierccArrival{Flow: cc.FlowID(ev[4] % 6), Dst: dst, Size: size, Mark: ev[5]&1 != 0}, out)
 			case 2:
 				if sl, ok := s.Next(); ok && ev[5]&1 == 0 {
 					st, _ := s.VOQs().State(sl)
@@ -63,7 +63,7 @@ func FuzzSenderToR(f *testing.F) {
 					_, out, err = s.Dequeue(at, voq.Slot(ev[4]%4), size, out)
 				}
 			case 3:
-				err = s.Credit(at, hiercc.CreditPacket{ToR: uint16(ev[4] % 3), Dst: dst, Amount: uint32(size) * 100, Total: binary.BigEndian.Uint32(ev[2:])})
+				err = s.Credit(at, wire.HierCCCreditPacket{ToR: uint16(ev[4] % 3), Dst: dst, Amount: uint32(size) * 100, Total: binary.BigEndian.Uint32(ev[2:])})
 			case 4:
 				err = s.FlowStart(at, dst)
 			case 5:
@@ -75,7 +75,7 @@ func FuzzSenderToR(f *testing.F) {
 				if !cc.Typed(err) {
 					t.Fatalf("untyped error %v", err)
 				}
-				if !slices.Equal(before, senderSnap(s)) {
+				if !slices.Equal(before, hierccSenderSnap(s)) {
 					t.Fatalf("refused event %v changed the registers", ev)
 				}
 				if len(out) != 0 {
@@ -90,7 +90,7 @@ func FuzzSenderToR(f *testing.F) {
 				}
 			}
 			for i := range 3 {
-				if r := s.Rate(voq.Slot(i)); r < 0 || r > line25 {
+				if r := s.Rate(voq.Slot(i)); r < 0 || r > hierccLine25 {
 					t.Fatalf("rate %v", r)
 				}
 			}
@@ -98,19 +98,19 @@ func FuzzSenderToR(f *testing.F) {
 	})
 }
 
-// FuzzReceiverToR drives a ReceiverToR with headers and timers read from
+// FuzzHierCCReceiver drives a ReceiverToR with headers and timers read from
 // the input: no panic, typed errors, refused events change nothing, and
 // C_ij ≤ S_ij + Δ − 1 for every entry after every event.
-func FuzzReceiverToR(f *testing.F) {
+func FuzzHierCCReceiver(f *testing.F) {
 	f.Add([]byte{0, 1, 0, 0, 0x10, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 9})
 	f.Add(make([]byte, 48))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := hiercc.NewReceiverToR(hiercc.PaperReceiver(2, 3, line25))
+		r, err := newHierCCReceiver(hierccPaperReceiver(2, 3, hierccLine25))
 		if err != nil {
 			t.Fatal(err)
 		}
 		now := units.Time(0)
-		var out []hiercc.CreditPacket
+		var out []wire.HierCCCreditPacket
 		sent := [2][3]uint32{}
 		for len(data) >= 8 {
 			ev := data[:8]
@@ -130,7 +130,7 @@ func FuzzReceiverToR(f *testing.F) {
 				if port >= 0 && port < 2 && tor < 3 {
 					s = sent[port][tor] + binary.BigEndian.Uint32(ev[3:])>>8 - 1<<20 // ahead or behind
 				}
-				_, err = r.Arrive(at, port, hiercc.Header{ToR: tor, Dst: voq.Key(ev[6] % 3), Flows: uint16(ev[5]), Sent: s})
+				_, err = r.Arrive(at, port, wire.HierCCHeader{ToR: tor, Dst: voq.Key(ev[6] % 3), Flows: uint16(ev[5]), Sent: s})
 				if err == nil {
 					sent[port][tor] = s
 				}

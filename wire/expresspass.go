@@ -1,4 +1,4 @@
-package credit
+package wire
 
 import (
 	"encoding/binary"
@@ -7,6 +7,52 @@ import (
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/units"
 )
+
+// ExpressPass ([ExpressPass]: Cho, Jang, Han, "Credit-Scheduled
+// Delay-Bounded Congestion Control for Datacenters", SIGCOMM 2017) in two
+// parts: np.ExpressPass, the data receiver's notification point that paces
+// credits and runs the paper's Algorithm 1 (credit feedback control), and
+// rp.ExpressPass, the data sender's reaction point that asks for credits,
+// holds them and spends one per data frame. The exchange, as the parts see
+// it through package cc:
+//
+//	sender Timer at 0        → cc.FeedbackCreditRequest to the destination
+//	receiver Feedback(req)   → first cc.FeedbackCredit{Seq: s} to the source, then one per expiry
+//	sender Feedback(credit)  → the credit joins a FIFO; Limits().Credit grows by a frame
+//	sender Sent(frame)       → spends the oldest credit; frame.Hdr echoes its seq
+//	receiver Receive(frame)  → gaps in the echoes are credits the network dropped
+//	sender Sent(last byte)   → cc.FeedbackCreditStop to the destination
+//
+// Each request, credit and stop carries its wire image, an
+// ExpressPassPacket, in Feedback.Data; data frames carry the echo
+// (PutExpressPassEcho). The sizes and the sequence space below are
+// checked against the authors' ns-2 code ([ExpressPass-ns2], whose
+// xpass/xpass.cc implements Algorithm 1 and whose scripts set its
+// parameters).
+const (
+	// ExpressPassCreditBytes is a credit frame's wire size: 84 B, a
+	// minimum 64 B Ethernet frame with preamble and inter-frame gap
+	// ([ExpressPass] §3.1; ns-2 min_credit_size_ = max_credit_size_ = 84
+	// in scripts/*.tcl).
+	ExpressPassCreditBytes units.Bytes = 84
+	// ExpressPassFrameBytes is the largest data frame's wire size, 1538 B
+	// (ns-2 max_ethernet_size_): what one credit allows. The credit rate
+	// that fills a link is link·84/(84+1538) (ns-2 creditBW =
+	// linkRate·avgCreditSize/(avgCreditSize+maxEthernetSize)).
+	ExpressPassFrameBytes units.Bytes = 1538
+	// ExpressPassMinSeqBits and ExpressPassMaxSeqBits bound the width of
+	// the credit sequence number both parts are configured with
+	// (SeqBits): 8..32, the field's 32 bits at most.
+	ExpressPassMinSeqBits = 8
+	ExpressPassMaxSeqBits = 32
+)
+
+// ExpressPassMaxSeq is the largest credit sequence number of a space of
+// bits bits (ExpressPassMinSeqBits..ExpressPassMaxSeqBits): 2^bits − 1.
+// Sequence numbers run 1..ExpressPassMaxSeq(bits) and wrap to 1, skipping
+// 0 (xpass.cc construct_credit: c_seqno_ = max(1, c_seqno_ + 1)), which
+// frees echo 0 to mean "no credit" (PutExpressPassEcho).
+func ExpressPassMaxSeq(bits uint8) uint64 { return 1<<bits - 1 }
 
 // ExpressPassType is the 8-bit type field of an ExpressPass control
 // packet.
@@ -82,7 +128,7 @@ const (
 
 // ExpressPassPacket is the payload of ExpressPass's control packets: the
 // credit request and the credit stop a data sender sends to its receiver,
-// and the credits the receiver paces back (Cho et al., SIGCOMM 2017). A
+// and the credits the receiver paces back ([ExpressPass]). A
 // credit is a minimum-size frame (ExpressPassCreditBytes on the wire), so
 // the payload is small and of fixed layout; hwcc carries it in
 // cc.Feedback.Data.
@@ -96,13 +142,13 @@ const (
 //	2–3    16    reserved  0
 //	4–7    32    flow      the flow the packet is about (cc.FlowID)
 //	8–11   32    seq       a credit's sequence number, 1..2^32 − 1 (0 is
-//	                       skipped: see the package's constants); 0 in a
+//	                       skipped: see ExpressPassMaxSeq); 0 in a
 //	                       request or a stop
 //	12–15  32    ts        the sender's clock when the packet left, in
 //	                       ExpressPassTSUnit (1 ns), mod 2^32
 //
 // Sources. The fields are those of the authors' ns-2 header
-// (github.com/kaist-ina/ns2-xpass, xpass/xpass.h, struct hdr_xpass):
+// ([ExpressPass-ns2], xpass/xpass.h, struct hdr_xpass):
 // credit_seq_ ("Credit sequence number") and credit_sent_time_ ("To
 // measure RTT", a double in seconds), plus sendbuffer_, which that header
 // marks "temp variables for test" and this layout leaves out. In
@@ -122,10 +168,10 @@ const (
 // (SeqBits ≤ 32), cc.FlowID is 32 bits, and a 32-bit nanosecond time
 // stamp measures RTTs up to 4.29 s by a wrapping subtraction. hwcc's parts
 // write ts in all three types (a stop's included) and never read it: they
-// do not measure RTT (see ExpressPassReceiver).
+// do not measure RTT (see np.ExpressPass).
 //
 // A sequence number beyond the configured SeqBits is the parts' business,
-// not the codec's: ExpressPassSender refuses the credit.
+// not the codec's: rp.ExpressPass refuses the credit.
 //
 // The zero value is not a valid packet (type 0). An ExpressPassPacket is
 // a plain value; Encode, AppendTo and Decode never allocate (AppendTo
@@ -142,7 +188,7 @@ type ExpressPassPacket struct {
 func ExpressPassTS(now units.Time) uint32 { return uint32(now / ExpressPassTSUnit) }
 
 // epPacketPart names the packet in encode errors.
-const epPacketPart = "credit.ExpressPassPacket"
+const epPacketPart = "wire.ExpressPassPacket"
 
 // Validate reports a packet that cannot be encoded as a *cc.EventError
 // (event "Encode"): a reserved type, a credit with sequence number 0, a
@@ -211,11 +257,27 @@ func (p ExpressPassPacket) put(b *[ExpressPassPacketSize]byte) {
 	binary.BigEndian.PutUint64(b[epPktSeq:], uint64(p.Seq)<<32|uint64(p.TS))
 }
 
-// putData writes p into a feedback message's Data (its first 16 bytes;
-// any beyond are zeroed). The parts' event paths use it: no allocation.
-func (p ExpressPassPacket) putData(d *[cc.FeedbackDataLen]byte) {
-	*d = [cc.FeedbackDataLen]byte{}
-	p.put((*[ExpressPassPacketSize]byte)(d[:ExpressPassPacketSize]))
+// Put writes the packet into a feedback message's Data (all 16 bytes),
+// allocating nothing: what a part's event path uses. It refuses, writing
+// nothing, a packet that is not valid, with the error of Validate.
+func (p ExpressPassPacket) Put(data *[cc.FeedbackDataLen]byte) error {
+	if !p.valid() {
+		return p.invalid()
+	}
+	p.put((*[ExpressPassPacketSize]byte)(data[:ExpressPassPacketSize]))
+	return nil
+}
+
+// Feedback returns the message that carries p: Kind p.Type.Kind(), Flow
+// p.Flow, Seq p.Seq, Data its 16 bytes. A packet that Validate refuses
+// gives Validate's error. It allocates nothing but the error.
+func (p ExpressPassPacket) Feedback() (cc.Feedback, error) {
+	f := cc.Feedback{Kind: p.Type.Kind(), Flow: p.Flow, Seq: uint64(p.Seq)}
+	if !p.valid() {
+		return f, p.invalid()
+	}
+	p.put((*[ExpressPassPacketSize]byte)(f.Data[:ExpressPassPacketSize]))
+	return f, nil
 }
 
 // DecodeExpressPassPacket reads a control packet from the first
@@ -291,8 +353,8 @@ const epEchoWhat = "ExpressPass data header"
 
 // PutExpressPassEcho writes ExpressPass's data frame header into hdr, a
 // data frame's cc.Packet.Hdr: the echo seq, the sequence number of the
-// credit the frame spends (0: it spends none). ExpressPassSender writes
-// it in Sent, ExpressPassReceiver reads it in Receive
+// credit the frame spends (0: it spends none). rp.ExpressPass writes
+// it in Sent, np.ExpressPass reads it in Receive
 // (ExpressPassEcho). All 16 bytes are written, big-endian:
 //
 //	byte   bits  field     meaning
@@ -303,8 +365,8 @@ const epEchoWhat = "ExpressPass data header"
 // Sources. ExpressPass's sender sends one data frame per credit and the
 // frame carries the credit's sequence number back to the receiver, which
 // counts the gaps between the numbers it sees as credits the network
-// dropped: the loss that drives its credit feedback control (Cho et al.,
-// SIGCOMM 2017). A NIC would carry that echo in the data frame's
+// dropped: the loss that drives its credit feedback control
+// ([ExpressPass] §3). A NIC would carry that echo in the data frame's
 // transport header, as wide as the credit's own sequence number (32 bits
 // in ExpressPassPacket). The offset, the width and the reserved bytes are
 // hwcc's: 64 bits hold any number the field is given, so that the

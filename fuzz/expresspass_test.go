@@ -1,14 +1,17 @@
-package credit
+package fuzz
 
 import (
 	"testing"
 
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/cc/cctest"
+	"github.com/hwcc/hwcc/np"
+	"github.com/hwcc/hwcc/rp"
 	"github.com/hwcc/hwcc/units"
+	"github.com/hwcc/hwcc/wire"
 )
 
-// xpFuzz runs the events the fuzzer's bytes decode to (cctest.FromBytes)
+// expressPassFuzz runs the events the fuzzer's bytes decode to (cctest.FromBytes)
 // through part: no panic, every error typed, a refused event changes no
 // register, and no accepted event moves the deadline before its now.
 // Each event's echo in Packet.Hdr and Feedback.Seq (the receiver's echoes
@@ -16,12 +19,12 @@ import (
 // both parts see in-range and out-of-range sequence numbers; one header
 // in eight has a reserved byte set; a credit's Data is the fuzzer's
 // bytes, zero or the credit's own wire image.
-func xpFuzz(t *testing.T, data []byte, part cc.Part, role cc.Role) {
+func expressPassFuzz(t *testing.T, data []byte, part cc.Part, role cc.Role) {
 	act := cc.NewActions(4)
 	for i, ev := range cctest.FromBytes(data, role) {
-		PutExpressPassEcho(&ev.Packet.Hdr, ev.Feedback.Seq/1000%300)
+		wire.PutExpressPassEcho(&ev.Packet.Hdr, ev.Feedback.Seq/1000%300)
 		if b := ev.Feedback.Data[15]; b%8 == 0 {
-			ev.Packet.Hdr[ExpressPassEchoSize+int(b>>3)%(cc.PacketHdrLen-ExpressPassEchoSize)] = b | 1
+			ev.Packet.Hdr[wire.ExpressPassEchoSize+int(b>>3)%(cc.PacketHdrLen-wire.ExpressPassEchoSize)] = b | 1
 		}
 		ev.Feedback.Seq /= 1000
 		// A credit's Data: the fuzzer's bytes (a wire image that mostly
@@ -31,7 +34,9 @@ func xpFuzz(t *testing.T, data []byte, part cc.Part, role cc.Role) {
 			case 1:
 				ev.Feedback.Data = [cc.FeedbackDataLen]byte{}
 			case 2, 3:
-				ExpressPassPacket{Type: ExpressPassTypeCredit, Flow: ev.Feedback.Flow, Seq: uint32(ev.Feedback.Seq)}.putData(&ev.Feedback.Data)
+				if f, err := (wire.ExpressPassPacket{Type: wire.ExpressPassTypeCredit, Flow: ev.Feedback.Flow, Seq: uint32(ev.Feedback.Seq)}).Feedback(); err == nil {
+					ev.Feedback.Data = f.Data
+				}
 			}
 		}
 		before := part.AppendRegisters(nil)
@@ -65,13 +70,13 @@ func FuzzExpressPassReceiver(f *testing.F) {
 	f.Add([]byte("0123456789abcdef0123456789abcdef"))
 	f.Add(make([]byte, 64))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c := ExpressPassPaper(100 * units.Gbps)
+		c := np.ExpressPassPaper(100 * units.Gbps)
 		c.SeqBits = 8
-		r, err := NewExpressPassReceiver(c)
+		r, err := np.NewExpressPass(c)
 		if err != nil {
 			t.Fatal(err)
 		}
-		xpFuzz(t, data, r, cc.RoleNP)
+		expressPassFuzz(t, data, r, cc.RoleNP)
 	})
 }
 
@@ -79,13 +84,13 @@ func FuzzExpressPassSender(f *testing.F) {
 	f.Add([]byte("0123456789abcdef0123456789abcdef"))
 	f.Add(make([]byte, 64))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c := ExpressPassSenderPaper()
+		c := rp.ExpressPassPaper()
 		c.SeqBits = 8
 		c.Size = 5000
-		x, err := NewExpressPassSender(c)
+		x, err := rp.NewExpressPass(c)
 		if err != nil {
 			t.Fatal(err)
 		}
-		xpFuzz(t, data, x, cc.RoleRP)
+		expressPassFuzz(t, data, x, cc.RoleRP)
 	})
 }
