@@ -2,8 +2,8 @@ package harness
 
 import (
 	"github.com/hwcc/hwcc/cc"
-	"github.com/hwcc/hwcc/wire"
 	"github.com/hwcc/hwcc/units"
+	"github.com/hwcc/hwcc/wire"
 )
 
 // Header and frame sizes in bytes. A RoCEv2 data frame is
@@ -29,7 +29,7 @@ const (
 	UDPHeaderBytes      units.Bytes = wire.UDPHeaderBytes      // RoCEv2 runs over UDP port 4791
 	BTHBytes            units.Bytes = wire.BTHBytes            // InfiniBand base transport header
 	ICRCBytes           units.Bytes = wire.ICRCBytes           // invariant CRC
-	AETHBytes           units.Bytes = 4                          // ACK extended transport header (ACK and NAK)
+	AETHBytes           units.Bytes = 4                        // ACK extended transport header (ACK and NAK)
 	CNPReservedBytes    units.Bytes = wire.CNPReservedBytes    // RoCEv2 CNP: 16 reserved bytes after the BTH
 	MinFrameBytes       units.Bytes = wire.MinFrameBytes       // smallest Ethernet frame, FCS included
 
