@@ -240,11 +240,12 @@ func (s *Mercury) Limits() cc.Limits {
 	return cc.Limits{Rate: s.d.Rate(), Window: units.Bytes(s.st.Cwnd)}
 }
 
-// AppendRegisters appends now (64), cwnd (32), windowed (1), last_cnp
-// (64, ps), windows (64), resets (64), then DCQCN's registers
-// (DCQCN.AppendRegisters, unused_feedback among them).
+// AppendRegisters appends cwnd (32), windowed (1), last_cnp (64, ps),
+// windows (64), resets (64), then DCQCN's registers (DCQCN.AppendRegisters,
+// now and unused_feedback among them: the reaction point's clock is
+// DCQCN's, which every accepted event advances to the same now).
 func (s *Mercury) AppendRegisters(dst []cc.Register) []cc.Register {
-	dst = append(dst, s.clock.Register(),
+	dst = append(dst,
 		cc.Reg("cwnd", 32, uint64(s.st.Cwnd)),
 		cc.BoolReg("windowed", s.st.Windowed),
 		cc.TimeReg("last_cnp", s.st.LastCNP),

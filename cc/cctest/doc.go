@@ -26,7 +26,8 @@
 //	              it (its telemetry on Dequeue, Hdr on a switch point's
 //	              Dequeue and on Sent) and never a message it is given
 //	registers     every register fits its width, in the same order every time,
-//	              and AppendRegisters appends without allocating when there is room
+//	              no two share a name, and AppendRegisters appends without
+//	              allocating when there is room
 //	determinism   two parts given equal events decide and hold the same, bit for bit
 //	allocs        no successful event allocates
 //	late-timers   a part whose timer is left to its next event holds the

@@ -344,6 +344,18 @@ func sameActions(a, b []cc.Action) bool {
 	return true
 }
 
+// duplicateName returns a name two registers of rs share, if any.
+func duplicateName(rs []cc.Register) (string, bool) {
+	for i := range rs {
+		for j := range i {
+			if rs[j].Name == rs[i].Name {
+				return rs[i].Name, true
+			}
+		}
+	}
+	return "", false
+}
+
 // checkRegs checks the registers rule on snapshot r against the first
 // snapshot of the sequence (shape).
 func (s *suite) checkRegs(where string, r, shape []cc.Register) {
@@ -379,6 +391,9 @@ func (s *suite) wellFormed(seq int, evs []Event) error {
 	}
 	shape := regs(a)
 	s.checkRegs(s.seqName()+": new part", shape, shape)
+	if name, ok := duplicateName(shape); ok {
+		s.rep.add(RuleRegisters, "%s: two registers are named %q (a name is a register's key in traces, the C ABI and the RTL benches)", s.seqName(), name)
+	}
 	if ok, diff := equalRegs(shape, regs(b), ""); !ok {
 		s.rep.add(RuleDeterminism, "%s: two new parts differ: %s", s.seqName(), diff)
 	}

@@ -43,6 +43,7 @@ const (
 	lateSkipped  // only Timer runs what is due; other events leave it
 	unusedSilent // a message of a kind it does not use is not counted
 	nilTaken     // a nil *cc.Actions is taken as one with no room
+	dupRegister  // two registers share a name
 )
 
 // global makes the nondeterministic fault: parts share it.
@@ -159,7 +160,11 @@ func (t *toy) AppendRegisters(dst []cc.Register) []cc.Register {
 	if t.fault == regOverflow {
 		b.Value = t.bytes | 1<<40
 	}
-	return append(dst, t.clock.Register(), b, cc.RateReg("rate", t.rate), cc.TimeReg("next", t.next), cc.Reg("stamped", 16, uint64(t.stamped)), t.unused.Register())
+	stamped := cc.Reg("stamped", 16, uint64(t.stamped))
+	if t.fault == dupRegister {
+		stamped.Name = "bytes"
+	}
+	return append(dst, t.clock.Register(), b, cc.RateReg("rate", t.rate), cc.TimeReg("next", t.next), stamped, t.unused.Register())
 }
 
 func (t *toy) count(event string, now units.Time, p *cc.Packet, act *cc.Actions, mark bool) error {
@@ -361,6 +366,7 @@ func TestBrokenPartsFail(t *testing.T) {
 		{lateSkipped, cc.RoleCP, cctest.RuleLateTimers},
 		{unusedSilent, cc.RoleRP, cctest.RuleUnused},
 		{nilTaken, cc.RoleNP, cctest.RuleNilActions},
+		{dupRegister, cc.RoleCP, cctest.RuleRegisters},
 	}
 	for _, c := range cases {
 		t.Run(c.rule, func(t *testing.T) {
