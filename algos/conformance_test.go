@@ -9,9 +9,9 @@ import (
 	_ "github.com/hwcc/hwcc/algos"
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/cc/cctest"
-	"github.com/hwcc/hwcc/hiercc"
 	"github.com/hwcc/hwcc/units"
 	"github.com/hwcc/hwcc/voq"
+	"github.com/hwcc/hwcc/wire"
 )
 
 // messages returns the feedback the algorithm's own congestion and
@@ -81,10 +81,13 @@ var swEnv = cc.Env{Rate: 100 * units.Gbps, Node: 10, SwitchID: 3, Ports: 4, Swit
 	{Rate: 100 * units.Gbps}, {Rate: 100 * units.Gbps},
 }}
 
-// swHdrs are, per algorithm, headers its switch points upstream write
-// into the packets that reach swEnv's servers: HierCC's, from ToRs 5 and
-// 6, for hosts 1 and 2, with growing S_ij.
-var swHdrs = map[string][][cc.PacketHdrLen]byte{"hiercc": hierccHdrs()}
+// swHdrs are, per algorithm, headers its hosts and its switch points
+// upstream write into the packets that reach swEnv's servers: HierCC's,
+// from ToRs 5 and 6, for hosts 1 and 2, with growing S_ij, and a host's
+// (no ToR header, its flags mark, first and last in byte 1).
+var swHdrs = map[string][][cc.PacketHdrLen]byte{"hiercc": append(hierccHdrs(),
+	wire.HierCCHostHeader(1), wire.HierCCHostHeader(2), wire.HierCCHostHeader(3), wire.HierCCHostHeader(4),
+	wire.HierCCHostHeader(5), wire.HierCCHostHeader(6), wire.HierCCHostHeader(7))}
 
 // swMsgs are, per algorithm, messages other switches send swEnv's:
 // HierCC's credits for its VOQs toward the hosts elsewhere (64..127 in
@@ -94,7 +97,7 @@ var swMsgs = map[string][]cc.Feedback{"hiercc": hierccCredits()}
 func hierccCredits() []cc.Feedback {
 	var out []cc.Feedback
 	for i := range 8 {
-		f, err := hiercc.CreditPacket{ToR: swEnv.SwitchID, Dst: voq.Key(64 + i), Amount: 1000, Total: uint32(1000 * (i + 1))}.Feedback()
+		f, err := wire.HierCCCreditPacket{ToR: swEnv.SwitchID, Dst: voq.Key(64 + i), Amount: 1000, Total: uint32(1000 * (i + 1))}.Feedback()
 		if err != nil {
 			panic(err)
 		}
@@ -107,7 +110,7 @@ func hierccHdrs() [][cc.PacketHdrLen]byte {
 	var out [][cc.PacketHdrLen]byte
 	for i := range 8 {
 		var b [cc.PacketHdrLen]byte
-		h := hiercc.Header{ToR: uint16(5 + i%2), Dst: voq.Key(1 + i/2%2), Flows: uint16(i), Sent: uint32(1000 * (i + 1))}
+		h := wire.HierCCHeader{ToR: uint16(5 + i%2), Dst: voq.Key(1 + i/2%2), Flows: uint16(i), Sent: uint32(1000 * (i + 1))}
 		if err := h.Put(&b); err != nil {
 			panic(err)
 		}
@@ -142,7 +145,6 @@ func TestConformance(t *testing.T) {
 					o := cctest.Options{Gen: cctest.GenOptions{INT: true, Messages: msgs}}
 					if ps.Role == cc.RoleSW {
 						o.Gen.Ports, o.Gen.SwitchPorts = len(swEnv.SwitchPorts), swEnv.SwitchPorts
-						o.Gen.Echoes = []uint64{1, 2, 3, 4, 5, 6, 7}
 						o.Gen.Hdrs = swHdrs[a.Name]
 						o.Gen.Messages = append(o.Gen.Messages, swMsgs[a.Name]...)
 					}
@@ -162,7 +164,7 @@ func TestConformance(t *testing.T) {
 	}
 }
 
-// TestEveryPartRefusesTimeGoingBack: the acceptance check spelled
+// TestEveryPartRefusesTimeGoingBack: the contract's time-order rule spelled
 // out for each registered part on its own, beyond the suite's probes: an
 // event at 5 µs after one at 10 µs gives cc.ErrTimeOrder naming both times.
 func TestEveryPartRefusesTimeGoingBack(t *testing.T) {

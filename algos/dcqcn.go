@@ -1,6 +1,7 @@
 package algos
 
 import (
+	"math"
 	"strconv"
 
 	"github.com/hwcc/hwcc/cc"
@@ -21,12 +22,12 @@ const dcqcnLink = 100 * units.Gbps
 // Sources of the DCQCN parameters.
 const (
 	// dcqcnVendor: the NVIDIA ConnectX reaction- and notification-point
-	// parameters (mlxconfig, sysfs roce_rp/roce_np; REFERENCE.md, DCQCN).
-	dcqcnVendor = "NVIDIA ConnectX DCQCN parameters (DOCA \"DCQCN CC Parameters\"; REFERENCE.md, DCQCN)"
+	// parameters (mlxconfig, sysfs roce_rp/roce_np; [ConnectX]).
+	dcqcnVendor = "[ConnectX] (NVIDIA DOCA, \"DCQCN CC Parameters\")"
 	// dcqcnSurvey: the algorithm as the survey states it.
-	dcqcnSurvey = "papers/survey-lossless-cc.txt section 4.1.2"
+	dcqcnSurvey = "[Survey] §4.1.2"
 	// dcqcnHPCC: the HPCC paper's DCQCN settings.
-	dcqcnHPCC = "papers/hpcc.txt section 5.1, Parameters"
+	dcqcnHPCC = "[HPCC] §5.1, Parameters"
 )
 
 // dcqcnNew wraps a constructor so that an error returns a nil cc.Part, not
@@ -43,13 +44,14 @@ func dcqcnNew[C any, P cc.Part](f func(C) (P, error)) func(C) (cc.Part, error) {
 
 // dcqcnCPPreset is the cp part's one configuration under the three preset
 // names: a switch's thresholds have no vendor default, and the paper-style
-// presets (REFERENCE.md) and the HPCC paper use the same rule.
+// presets (docs/derivations.md, DCQCN presets) and [HPCC] §5.1 use the same
+// rule.
 func dcqcnCPPreset(name, doc string) cc.Preset[cp.DCQCNConfig] {
 	return cc.Preset[cp.DCQCNConfig]{
 		Name: name,
 		Doc: doc + ": Kmin = 100 KB and Kmax = 400 KB scaled by link/25 Gb/s (400 KB and 1.6 MB at 100 Gb/s), " +
 			"Pmax = 0.2, judged at dequeue (cp.DCQCNHPCCSim; switches have no vendor default)",
-		Source: dcqcnHPCC + "; REFERENCE.md, DCQCN, paper-style presets",
+		Source: dcqcnHPCC + "; docs/derivations.md, DCQCN presets",
 		Config: cc.OfLink(cp.DCQCNHPCCSim),
 	}
 }
@@ -95,6 +97,9 @@ func dcqcnCPEnv(c *cp.DCQCNConfig, env cc.Env) {
 	c.Seed = dcqcnSeed(dcqcnQueueKey(env))
 }
 
+// dcqcnUint32 formats a 32-bit bound.
+func dcqcnUint32(v uint32) string { return strconv.FormatUint(uint64(v), 10) }
+
 // dcqcnRateField is a rate parameter of the rp part.
 func dcqcnRateField(name, min, doc, source string, ptr func(c *rp.DCQCNConfig) *units.Rate) cc.Field[rp.DCQCNConfig] {
 	return cc.Field[rp.DCQCNConfig]{
@@ -105,11 +110,19 @@ func dcqcnRateField(name, min, doc, source string, ptr func(c *rp.DCQCNConfig) *
 
 func init() {
 	cc.MustRegisterAlgorithm(cc.Algorithm{
-		Name:  "dcqcn",
+		Name: "dcqcn",
+		Deploy: cc.Deployment{
+			// The rp reacts to CNPs only: a RoCE NIC's transport keeps the
+			// ACKs from it.
+			NoAcks: true,
+			Doc: "every switch egress data queue runs the dcqcn cp (the RED marker: Kmin/Kmax = 100/400 KB × port rate/25 Gb/s, Pmax = 0.2, " +
+				"judged at dequeue, its LFSR seeded from the switch ID and port), every flow's receiver the dcqcn np and its sender the dcqcn rp " +
+				"(preset connectx by default, paper or hpcc; the NIC's line rate is the port rate); the NIC paces at min(offered, line rate, RC)",
+		},
 		Title: "DCQCN",
-		Paper: "Zhu et al., Congestion Control for Large-Scale RDMA Deployments, SIGCOMM 2015, as the survey states it " +
-			"(papers/survey-lossless-cc.txt section 4.1.2: CP, NP and RP algorithms, equations (5)-(8)); the reaction point in " +
-			"the integer form of NVIDIA ConnectX NICs and their documented parameters; papers/hpcc.txt section 5.1 for the hpcc presets",
+		Paper: "[DCQCN], as [Survey] states it " +
+			"([Survey] §4.1.2: CP, NP and RP algorithms, equations (5)-(8)); the reaction point in " +
+			"the integer form of NVIDIA ConnectX NICs and their documented parameters ([ConnectX]; docs/derivations.md); [HPCC] §5.1 for the hpcc presets",
 		Doc: "RED-style ECN marking in the switch, paced CNPs from the receiver, and a per-flow rate limiter at the sender " +
 			"that cuts by α/2 per CNP and recovers by timer and byte counter",
 		Parts: []cc.PartSpec{
@@ -143,17 +156,17 @@ func init() {
 						},
 						{
 							Param: cc.Param{
-								Name: "pmax", Unit: "Q0.16, 65536 = 1.0", Min: "0", Max: strconv.Itoa(cp.DCQCNPmaxOne),
+								Name: "pmax", Unit: cp.DCQCNPmaxUnit, Min: "0", Max: strconv.Itoa(cp.DCQCNPmaxOne),
 								Doc:    "marking probability at Kmax (0.2 is 13107)",
-								Source: dcqcnSurvey + ", CP algorithm; REFERENCE.md, DCQCN (Pmax = 0.2)",
+								Source: dcqcnSurvey + ", CP algorithm; [HPCC-ns3] run.py (Pmax = 0.2)",
 							},
 							Ptr: func(c *cp.DCQCNConfig) any { return &c.Pmax },
 						},
 						{
 							Param: cc.Param{
-								Name: "seed", Unit: "LFSR state", Min: "1", Max: "4294967295",
+								Name: "seed", Unit: "LFSR state", Min: dcqcnUint32(fixedpoint.LFSR32SeedMin), Max: dcqcnUint32(fixedpoint.LFSR32SeedMax),
 								Doc:    "initial state of the 32-bit LFSR (0 is its lock-up state); where the switch ID is known each queue gets its own, derived from the switch ID and port (setting it gives every queue this one)",
-								Source: "hwcc (Xilinx XAPP052 taps 32, 22, 2, 1)",
+								Source: "hwcc ([XAPP052] taps 32, 22, 2, 1)",
 							},
 							Ptr: func(c *cp.DCQCNConfig) any { return &c.Seed },
 						},
@@ -165,7 +178,7 @@ func init() {
 									{Name: "enqueue", Value: int64(cp.DCQCNMarkEnqueue), Doc: "judge arriving packets against the queue including them (the survey's wording, classic RED)"},
 								},
 								Doc:    "where packets are judged",
-								Source: "HPCC authors' ns-3 switch (dequeue); " + dcqcnSurvey + " (enqueue)",
+								Source: "[HPCC-ns3] switch (dequeue); " + dcqcnSurvey + " (enqueue)",
 							},
 							Ptr: func(c *cp.DCQCNConfig) any { return &c.MarkAt },
 						},
@@ -195,7 +208,7 @@ func init() {
 						{
 							Name:   "hpcc",
 							Doc:    "a CNP for every marked packet (no pacing), as the public simulators",
-							Source: "REFERENCE.md, DCQCN (the public simulators leave out CNP pacing)",
+							Source: "[HPCC-ns3] (no CNP pacing); docs/derivations.md, DCQCN presets",
 							Config: cc.Fixed(np.DCQCNHPCCSim),
 						},
 					},
@@ -254,14 +267,14 @@ func dcqcnRPPresets() []cc.Preset[rp.DCQCNConfig] {
 			Name: "paper",
 			Doc: "the paper's settings: g = 1/256, K = 55 µs, decreases 50 µs apart, timer 55 µs, byte counter 10 MB, F = 5, " +
 				"R_AI/R_HAI = 5/50 Mb/s scaled by link/25 Gb/s, rates in Kb/s (rp.DCQCNPaper)",
-			Source: dcqcnSurvey + "; REFERENCE.md, DCQCN, paper-style presets",
+			Source: dcqcnSurvey + "; docs/derivations.md, DCQCN presets",
 			Config: cc.OfLink(rp.DCQCNPaper),
 		},
 		{
 			Name: "hpcc",
 			Doc: "the HPCC authors' ns-3 DCQCN: α every 1 µs with g = 1/256, decreases on a 4 µs grid, timer 300 µs, no byte counter, " +
 				"F = 1, minimum rate 1000 Mb/s (the link must be at least that), rates in Kb/s (rp.DCQCNHPCCSim)",
-			Source: dcqcnHPCC + "; the authors' ns-3 run script (REFERENCE.md, DCQCN)",
+			Source: dcqcnHPCC + "; [HPCC-ns3] run.py (docs/derivations.md, DCQCN presets)",
 			Config: cc.OfLink(rp.DCQCNHPCCSim),
 		},
 	}
@@ -278,7 +291,7 @@ func dcqcnRPFields() []cc.Field[rp.DCQCNConfig] {
 			dcqcnVendor+" (rates in Mb/s)", func(c *rp.DCQCNConfig) *units.Rate { return &c.RateUnit }),
 		{
 			Param: cc.Param{
-				Name: "dce_tcp_g", Unit: "Q10, 1024 = 1.0", Min: "0", Max: strconv.Itoa(int(fixedpoint.UQ0_10Max)),
+				Name: "dce_tcp_g", Unit: rp.DCQCNQ10Unit, Min: "0", Max: strconv.Itoa(int(fixedpoint.UQ0_10Max)),
 				Doc:    "α's retention per period: α ← g·α/1024 (+ 1024 − g with a CNP in the period); the paper's gain is 1 − g/1024",
 				Source: dcqcnVendor,
 			},
@@ -294,7 +307,7 @@ func dcqcnRPFields() []cc.Field[rp.DCQCNConfig] {
 		},
 		{
 			Param: cc.Param{
-				Name: "initial_alpha_value", Unit: "Q10, 1024 = 1.0", Min: "0", Max: strconv.Itoa(int(fixedpoint.UQ0_10Max)),
+				Name: "initial_alpha_value", Unit: rp.DCQCNQ10Unit, Min: "0", Max: strconv.Itoa(int(fixedpoint.UQ0_10Max)),
 				Doc:    "α on the flow's first CNP",
 				Source: dcqcnVendor,
 			},
@@ -304,7 +317,7 @@ func dcqcnRPFields() []cc.Field[rp.DCQCNConfig] {
 			dcqcnVendor, func(c *rp.DCQCNConfig) *units.Rate { return &c.RateToSetOnFirstCNP }),
 		{
 			Param: cc.Param{
-				Name: "rpg_gd", Unit: "bits of shift", Min: "0", Max: "31",
+				Name: "rpg_gd", Unit: "bits of shift", Min: "0", Max: strconv.Itoa(rp.DCQCNMaxGd),
 				Doc:    "a decrease cuts RC·α >> rpg_gd with α in Q10 (11 is α/2)",
 				Source: dcqcnVendor,
 			},
@@ -320,7 +333,7 @@ func dcqcnRPFields() []cc.Field[rp.DCQCNConfig] {
 		},
 		{
 			Param: cc.Param{
-				Name: "rpg_min_dec_fac", Unit: "%", Min: "0", Max: "100",
+				Name: "rpg_min_dec_fac", Unit: "%", Min: "0", Max: strconv.Itoa(rp.DCQCNMaxMinDecFac),
 				Doc:    "one decrease leaves at least this share of RC (0 bounds nothing)",
 				Source: dcqcnVendor,
 			},
@@ -346,7 +359,7 @@ func dcqcnRPFields() []cc.Field[rp.DCQCNConfig] {
 					{Name: "grid", Value: int64(rp.DCQCNReduceGrid), Doc: "cuts fall on the grid first CNP + k·period, one per grid point with a CNP since the last (the HPCC authors' ns-3)"},
 				},
 				Doc:    "how rate_reduce_monitor_period schedules decreases; not a vendor parameter",
-				Source: dcqcnVendor + " (spacing); HPCC authors' ns-3 rdma-hw.cc, CheckRateDecreaseMlx (grid)",
+				Source: dcqcnVendor + " (spacing); [HPCC-ns3] RdmaHw::CheckRateDecreaseMlx (grid)",
 			},
 			Ptr: func(c *rp.DCQCNConfig) any { return &c.RateReduceMode },
 		},
@@ -360,7 +373,7 @@ func dcqcnRPFields() []cc.Field[rp.DCQCNConfig] {
 		},
 		{
 			Param: cc.Param{
-				Name: "rpg_byte_reset", Min: "0B", Max: (rp.DCQCNByteResetUnit * 4294967295).String(),
+				Name: "rpg_byte_reset", Min: "0B", Max: rp.DCQCNMaxByteReset.String(),
 				Doc:    "the byte counter's threshold, a multiple of 64 B (the vendor's unit); 0 turns it off",
 				Source: dcqcnVendor + "; " + dcqcnSurvey + " (B)",
 			},
@@ -368,7 +381,7 @@ func dcqcnRPFields() []cc.Field[rp.DCQCNConfig] {
 		},
 		{
 			Param: cc.Param{
-				Name: "rpg_threshold", Unit: "stages", Min: "0", Max: "255",
+				Name: "rpg_threshold", Unit: "stages", Min: "0", Max: strconv.Itoa(math.MaxUint8),
 				Doc:    "F, the number of fast-recovery stages before additive increase",
 				Source: dcqcnVendor + "; " + dcqcnSurvey + " (F = 5)",
 			},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/cp"
+	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/np"
 	"github.com/hwcc/hwcc/rp"
 	"github.com/hwcc/hwcc/units"
@@ -275,12 +276,12 @@ func TestDCQCNSeeds(t *testing.T) {
 	params.MinSuccessfulTests = 2000
 	props := gopter.NewProperties(params)
 	props.Property("seed is a valid LFSR state", prop.ForAll(func(k uint32) bool {
-		_, err := cp.NewLFSR32(dcqcnSeed(k))
+		_, err := fixedpoint.NewLFSR32(dcqcnSeed(k))
 		return err == nil
 	}, gen.UInt32().WithLabel("key")))
 	props.TestingRun(t)
 	for _, k := range []uint32{0, 1, 1 << 16, math.MaxUint32} {
-		_, err := cp.NewLFSR32(dcqcnSeed(k))
+		_, err := fixedpoint.NewLFSR32(dcqcnSeed(k))
 		require.NoError(t, err, "key %#x", k)
 	}
 	seen := make(map[uint32]uint32, 1<<17)

@@ -1,8 +1,13 @@
 package algos
 
 import (
+	"math"
+	"math/bits"
+	"strconv"
+
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/cp"
+	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/rp"
 	"github.com/hwcc/hwcc/units"
 )
@@ -27,13 +32,19 @@ const dctcpBaseRTT = 4186880 * units.Picosecond
 const dctcpMSS = 1000 * units.Byte
 
 // dctcpSource is the source of the Linux-derived parameters.
-const dctcpSource = "Linux net/ipv4/tcp_dctcp.c"
+const dctcpSource = "[Linux-DCTCP]"
 
 func init() {
+	alphaOne := strconv.Itoa(int(fixedpoint.UQ1_10One)) // α = 1.0 in Q10
 	cc.MustRegisterAlgorithm(cc.Algorithm{
-		Name:  "dctcp",
+		Name: "dctcp",
+		Deploy: cc.Deployment{
+			Doc: "every switch egress data queue runs the dctcp cp (the step marker at K; preset hpcc: K = 30 KB × port rate/10 Gb/s), " +
+				"every flow's sender the dctcp rp (preset linux by default; hpcc for the HPCC paper's runs, cwnd at one BDP of the flow); " +
+				"the NIC echoes CE in its ACKs and paces at min(offered, line rate)",
+		},
 		Title: "DCTCP",
-		Paper: "Alizadeh et al., Data Center TCP (DCTCP), SIGCOMM 2010, section 3.1 (marking, echo, sender); integer form of Linux tcp_dctcp.c; HPCC paper section 5.1 for the hpcc presets",
+		Paper: "[DCTCP] §3.1 (marking, echo, sender); the integer form of [Linux-DCTCP]; [HPCC] §5.1 for the hpcc presets",
 		Doc:   "step ECN marking at one threshold K in the switch and a window that shrinks in proportion to the fraction of marked bytes at the sender",
 		Parts: []cc.PartSpec{
 			{
@@ -48,20 +59,20 @@ func init() {
 					Presets: []cc.Preset[cp.DCTCPConfig]{{
 						Name:   "linux",
 						Doc:    "as hpcc: K = 30 KB·link/10 Gb/s, judged at enqueue (the switch has no Linux setting)",
-						Source: "papers/hpcc.txt section 5.1, Parameters",
+						Source: "[HPCC] §5.1, Parameters",
 						Config: cc.OfLink(cp.DCTCPHPCCSim),
 					}, {
 						Name:   "hpcc",
 						Doc:    "K = 30 KB·link/10 Gb/s (300 KB at 100 Gb/s), judged at enqueue",
-						Source: "papers/hpcc.txt section 5.1, Parameters",
+						Source: "[HPCC] §5.1, Parameters",
 						Config: cc.OfLink(cp.DCTCPHPCCSim),
 					}},
 					Fields: []cc.Field[cp.DCTCPConfig]{
 						{
 							Param: cc.Param{
 								Name: "k", Min: "0B", Max: cp.DCTCPMaxThreshold.String(),
-								Doc:    "marking threshold: mark when the queue exceeds K bytes (32-bit register)",
-								Source: "DCTCP paper section 3.1; papers/hpcc.txt section 5.1",
+								Doc:    "marking threshold: mark when the queue exceeds K bytes (" + bitsWide(bits.Len64(uint64(cp.DCTCPMaxThreshold))) + " register)",
+								Source: "[DCTCP] §3.1; [HPCC] §5.1",
 							},
 							Ptr: func(c *cp.DCTCPConfig) any { return &c.K },
 						},
@@ -73,7 +84,7 @@ func init() {
 									{Name: "dequeue", Value: int64(cp.DCTCPMarkDequeue), Doc: "judge departing packets against the queue they leave (the HPCC authors' ns-3)"},
 								},
 								Doc:    "where packets are judged",
-								Source: "DCTCP paper section 3.1 (enqueue); HPCC authors' ns-3 switch (dequeue)",
+								Source: "[DCTCP] §3.1 (enqueue); [HPCC-ns3] switch (dequeue)",
 							},
 							Ptr: func(c *cp.DCTCPConfig) any { return &c.MarkAt },
 						},
@@ -107,7 +118,7 @@ func init() {
 						{
 							Name:   "hpcc",
 							Doc:    "the HPCC paper's DCTCP: no slow start, cwnd starting at and capped by one bandwidth-delay product, link × base RTT (4.18688 µs when unknown, the base RTT of the harness's default scenario), at least 2 segments of MSS = the payload",
-							Source: "papers/hpcc.txt section 5.1",
+							Source: "[HPCC] §5.1",
 							Config: func(env cc.Env) rp.DCTCPConfig {
 								rtt := orTime(env.BaseRTT, dctcpBaseRTT)
 								c := rp.DCTCPHPCCSim(env.Rate, rtt)
@@ -131,7 +142,7 @@ func init() {
 							Param: cc.Param{
 								Name: "initial_cwnd", Min: "2B", Max: rp.DCTCPMaxCwnd.String(),
 								Doc:    "window at start, 2·mss..max_cwnd",
-								Source: "Linux IW10 (RFC 6928); papers/hpcc.txt section 5.1 (one BDP)",
+								Source: "Linux IW10 ([RFC6928]); [HPCC] §5.1 (one BDP)",
 							},
 							Ptr: func(c *rp.DCTCPConfig) any { return &c.InitialCwnd },
 						},
@@ -139,13 +150,13 @@ func init() {
 							Param: cc.Param{
 								Name: "max_cwnd", Min: "2B", Max: rp.DCTCPMaxCwnd.String(),
 								Doc:    "cap on cwnd (saturating), at least 2·mss",
-								Source: "papers/hpcc.txt section 5.1 (one BDP)",
+								Source: "[HPCC] §5.1 (one BDP)",
 							},
 							Ptr: func(c *rp.DCTCPConfig) any { return &c.MaxCwnd },
 						},
 						{
 							Param: cc.Param{
-								Name: "dctcp_shift_g", Unit: "shift (g = 2^-shift)", Min: "0", Max: "10",
+								Name: "dctcp_shift_g", Unit: "shift (g = 2^-shift)", Min: "0", Max: strconv.Itoa(rp.DCTCPMaxShiftG),
 								Doc:    "gain of the α filter, g = 2^-dctcp_shift_g",
 								Source: dctcpSource + " (module parameter dctcp_shift_g, default 4)",
 							},
@@ -153,7 +164,7 @@ func init() {
 						},
 						{
 							Param: cc.Param{
-								Name: "dctcp_alpha_on_init", Unit: "Q10 (1024 = 1.0)", Min: "0", Max: "1024",
+								Name: "dctcp_alpha_on_init", Unit: "Q10 (" + alphaOne + " = 1.0)", Min: "0", Max: alphaOne,
 								Doc:    "α at start",
 								Source: dctcpSource + " (module parameter dctcp_alpha_on_init, default 1024)",
 							},
@@ -163,15 +174,15 @@ func init() {
 							Param: cc.Param{
 								Name:   "slow_start",
 								Doc:    "slow start below ssthresh (Linux's; the HPCC paper removes it)",
-								Source: dctcpSource + "; papers/hpcc.txt section 5.1",
+								Source: dctcpSource + "; [HPCC] §5.1",
 							},
 							Ptr: func(c *rp.DCTCPConfig) any { return &c.SlowStart },
 						},
 						{
 							Param: cc.Param{
-								Name: "initial_seq", Unit: "32-bit sequence number", Min: "0", Max: "4294967295",
+								Name: "initial_seq", Unit: "32-bit sequence number", Min: "0", Max: strconv.FormatUint(math.MaxUint32, 10),
 								Doc:    "first sequence number; packet and ACK byte offsets are added to it modulo 2^32",
-								Source: "RFC 9293 (ISN)",
+								Source: "[RFC9293] (ISN)",
 							},
 							Ptr: func(c *rp.DCTCPConfig) any { return &c.InitialSeq },
 						},

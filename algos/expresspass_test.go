@@ -6,20 +6,22 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hwcc/hwcc/cc"
-	"github.com/hwcc/hwcc/credit"
+	"github.com/hwcc/hwcc/np"
+	"github.com/hwcc/hwcc/rp"
 	"github.com/hwcc/hwcc/units"
+	"github.com/hwcc/hwcc/wire"
 )
 
-func expressPassSpecs(t *testing.T) (*cc.Spec[credit.ExpressPassReceiverConfig], *cc.Spec[credit.ExpressPassSenderConfig]) {
+func expressPassSpecs(t *testing.T) (*cc.Spec[np.ExpressPassConfig], *cc.Spec[rp.ExpressPassConfig]) {
 	a, err := cc.Lookup("expresspass")
 	require.NoError(t, err)
-	np, err := a.Part("np")
+	nps, err := a.Part("np")
 	require.NoError(t, err)
-	rp, err := a.Part("rp")
+	rps, err := a.Part("rp")
 	require.NoError(t, err)
-	require.Equal(t, cc.RoleNP, np.Role)
-	require.Equal(t, cc.RoleRP, rp.Role)
-	return np.Config.(*cc.Spec[credit.ExpressPassReceiverConfig]), rp.Config.(*cc.Spec[credit.ExpressPassSenderConfig])
+	require.Equal(t, cc.RoleNP, nps.Role)
+	require.Equal(t, cc.RoleRP, rps.Role)
+	return nps.Config.(*cc.Spec[np.ExpressPassConfig]), rps.Config.(*cc.Spec[rp.ExpressPassConfig])
 }
 
 // The defaults are the paper's presets, and every listed default given
@@ -37,21 +39,21 @@ func TestExpressPassRegistryDefaults(t *testing.T) {
 	}
 	n, err := ns.Config("np", settings(ns.Describe()))
 	require.NoError(t, err)
-	require.Equal(t, credit.ExpressPassPaper(100*units.Gbps), n)
+	require.Equal(t, np.ExpressPassPaper(100*units.Gbps), n)
 	r, err := rs.Config("rp", settings(rs.Describe()))
 	require.NoError(t, err)
-	require.Equal(t, credit.ExpressPassSenderPaper(), r)
+	require.Equal(t, rp.ExpressPassPaper(), r)
 
 	p, err := cc.NewNP("expresspass", "np", "link=25Gbps, update_period=20us, target_loss=0.1")
 	require.NoError(t, err)
-	c := p.(*credit.ExpressPassReceiver).Config()
+	c := p.(*np.ExpressPass).Config()
 	require.Equal(t, 25*units.Gbps, c.Link)
 	require.Equal(t, 20*units.Microsecond, c.UpdatePeriod)
 	require.Equal(t, 0.1, c.TargetLoss)
 	q, err := cc.NewRP("expresspass", "rp", "frame_bytes=1082B, depth=4, size=1MB")
 	require.NoError(t, err)
 	require.Equal(t, cc.Limits{Credited: true}, q.Limits())
-	require.Equal(t, units.Bytes(1_000_000), q.(*credit.ExpressPassSender).Config().Size)
+	require.Equal(t, units.Bytes(1_000_000), q.(*rp.ExpressPass).Config().Size)
 }
 
 // Where the parts run sets what the paper ties to it: the update period
@@ -130,13 +132,18 @@ func TestExpressPassRegistryExchange(t *testing.T) {
 		require.Equal(t, units.Bytes(1538), rp.Limits().Credit)
 		p := cc.Packet{Seq: sent, Payload: 1000, Size: 1082}
 		require.NoError(t, rp.Sent(now, &p, act))
-		require.Equal(t, c.Seq, p.Echo)
-		require.NoError(t, np.Receive(now, &p, nil))
+		echo, err := wire.ExpressPassEcho(&p.Hdr)
+		require.NoError(t, err)
+		require.Equal(t, c.Seq, echo)
+		nact := cc.NewActions(1) // the receiver decides nothing here: no credit is due
+		require.NoError(t, np.Receive(now, &p, nact))
+		require.Zero(t, nact.Len())
 		sent += 1000
 		if act.Len() > 0 {
 			stop := act.At(0).Feedback
 			require.Equal(t, cc.FeedbackCreditStop, stop.Kind)
-			require.NoError(t, np.Feedback(now, &stop, nil))
+			require.NoError(t, np.Feedback(now, &stop, nact))
+			require.Zero(t, nact.Len())
 			stopped = true
 			require.Equal(t, uint64(10_000), sent)
 		}

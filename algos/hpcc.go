@@ -1,7 +1,10 @@
 package algos
 
 import (
+	"fmt"
+	"math/bits"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/hwcc/hwcc/cc"
@@ -14,13 +17,13 @@ import (
 )
 
 // hpccLink is the default link rate of the hpcc parts' presets: 100 Gb/s,
-// the NIC and switch ports of the paper's simulations (papers/hpcc.txt
-// section 5.1) and of the harness's HPCC scenarios. The "link" setting
+// the NIC and switch ports of the paper's simulations ([HPCC]
+// §5.1) and of the harness's HPCC scenarios. The "link" setting
 // changes it: the rp's W_init = link·T, the cp's port rate.
 const hpccLink = 100 * units.Gbps
 
 // hpccPaper cites the paper's sections the parts implement.
-const hpccPaper = "Li et al., HPCC: High Precision Congestion Control, SIGCOMM 2019: section 3.2 and Algorithm 1 (sender), section 3.3 (parameters), section 4.1 and Figure 7 (INT), section 5.1 (presets)"
+const hpccPaper = "[HPCC] §3.2 and Algorithm 1 (sender), §3.3 (parameters), §4.1 and Figure 7 (INT), §5.1 (presets)"
 
 // hpccINT holds the INT codec's scalars, settable on both parts: they must
 // agree between the switches and the senders of one network.
@@ -62,15 +65,19 @@ func (c hpccINT) codec(part string) (*inttel.Codec, error) {
 	return codec, nil
 }
 
+// bitsWide names a field's width: "20-bit".
+func bitsWide(n int) string { return strconv.Itoa(n) + "-bit" }
+
 // hpccINTFields are the codec's parameters for a configuration C that
-// holds an hpccINT.
+// holds an hpccINT. Their ranges and widths are package inttel's.
 func hpccINTFields[C any](codec func(c *C) *hpccINT) []cc.Field[C] {
-	const src = "papers/hpcc.txt section 4.1 and Figure 7; the authors' ns-3 INT_MULTI scales the byte units"
+	const src = "[HPCC] §4.1 and Figure 7; [HPCC-ns3]'s INT_MULTI scales the byte units"
 	return []cc.Field[C]{
 		{
 			Param: cc.Param{
-				Name: "int_max_hops", Unit: "hop records", Min: "1", Max: "15",
-				Doc:    "most INT records a header carries (the 4-bit nHop counts 15; the paper sizes 5): switches and senders must agree",
+				Name: "int_max_hops", Unit: "hop records", Min: "1", Max: strconv.Itoa(inttel.HopsLimit),
+				Doc: "most INT records a header carries (the " + bitsWide(inttel.NHopBits) + " nHop counts " + strconv.Itoa(inttel.HopsLimit) +
+					"; the paper sizes " + strconv.Itoa(inttel.HPCCMaxHops) + "): switches and senders must agree",
 				Source: src,
 			},
 			Ptr: func(c *C) any { return &codec(c).MaxHops },
@@ -78,7 +85,7 @@ func hpccINTFields[C any](codec func(c *C) *hpccINT) []cc.Field[C] {
 		{
 			Param: cc.Param{
 				Name: "int_tx_bytes_unit", Min: "1B", Max: inttel.MaxByteUnit.String(),
-				Doc:    "bytes per count of the 20-bit txBytes field",
+				Doc:    "bytes per count of the " + bitsWide(inttel.TxBytesBits) + " txBytes field",
 				Source: src,
 			},
 			Ptr: func(c *C) any { return &codec(c).TxBytesUnit },
@@ -86,7 +93,7 @@ func hpccINTFields[C any](codec func(c *C) *hpccINT) []cc.Field[C] {
 		{
 			Param: cc.Param{
 				Name: "int_qlen_unit", Min: "1B", Max: inttel.MaxByteUnit.String(),
-				Doc:    "bytes per count of the 16-bit qLen field (saturates at 0xFFFF counts)",
+				Doc:    "bytes per count of the " + bitsWide(inttel.QLenBits) + " qLen field (saturates at " + fmt.Sprintf("0x%X", inttel.MaxQLen) + " counts)",
 				Source: src,
 			},
 			Ptr: func(c *C) any { return &codec(c).QLenUnit },
@@ -94,7 +101,7 @@ func hpccINTFields[C any](codec func(c *C) *hpccINT) []cc.Field[C] {
 		{
 			Param: cc.Param{
 				Name: "int_ts_unit", Min: "1ps", Max: inttel.MaxTSUnit.String(),
-				Doc:    "time per count of the 24-bit TS field",
+				Doc:    "time per count of the " + bitsWide(inttel.TSBits) + " TS field",
 				Source: src + "; ns-3 stamps ns",
 			},
 			Ptr: func(c *C) any { return &codec(c).TSUnit },
@@ -178,7 +185,7 @@ func hpccRPNew(c hpccRPConfig) (cc.Part, error) {
 	}
 	eta, err := fixedpoint.UQ32_32FromFloat(c.Eta)
 	if err != nil || eta < window.EtaMin || eta > window.EtaMax {
-		return nil, &cc.ConfigError{Part: part, Field: "eta", Value: strconv.FormatFloat(c.Eta, 'g', -1, 64), Range: "0.5..1", Err: err}
+		return nil, &cc.ConfigError{Part: part, Field: "eta", Value: strconv.FormatFloat(c.Eta, 'g', -1, 64), Range: hpccEtaMin + ".." + hpccEtaMax, Err: err}
 	}
 	w.Eta = eta
 	if w.AI == 0 {
@@ -198,22 +205,45 @@ func hpccRPNew(c hpccRPConfig) (cc.Part, error) {
 	return h, nil
 }
 
+// hpccEtaMin and hpccEtaMax are η's range, window.EtaMin..EtaMax, as the
+// real numbers the eta setting takes.
+var (
+	hpccEtaMin = strconv.FormatFloat(window.EtaMin.Float(), 'g', -1, 64)
+	hpccEtaMax = strconv.FormatFloat(window.EtaMax.Float(), 'g', -1, 64)
+)
+
+// hpccSpeeds describes the port speeds the default INT codec has a code
+// for (inttel.DefaultSpeedCodes): the slowest, the fastest, and the list
+// in Gb/s ("10, 25, ... or 800 Gb/s").
+func hpccSpeeds() (lo, hi units.Rate, list string) {
+	codes := inttel.DefaultSpeedCodes()
+	lo, hi = codes[0].Rate, codes[0].Rate
+	gbps := make([]string, len(codes))
+	for i, c := range codes {
+		lo, hi = min(lo, c.Rate), max(hi, c.Rate)
+		gbps[i] = strconv.FormatFloat(float64(c.Rate)/float64(units.Gbps), 'g', -1, 64)
+	}
+	last := len(gbps) - 1
+	return lo, hi, strings.Join(gbps[:last], ", ") + " or " + gbps[last] + " Gb/s"
+}
+
 func init() {
+	speedLo, speedHi, speeds := hpccSpeeds()
 	rpFields := []cc.Field[hpccRPConfig]{
 		{
 			Param: cc.Param{
 				Name: "t", Min: window.MinT.String(), Max: window.MaxT.String(),
 				Doc: "T, the base-RTT bound: \"slightly greater than the maximum RTT\"; normalises U, weights the EWMA, R = W/T; " +
 					"where the caller gives a base RTT (cc.Env.BaseRTT; the harness: the network's largest, data and ACK with their INT bytes, the same for every flow), that RTT, else the preset's",
-				Source: "papers/hpcc.txt sections 3.2 and 5.1 (13 µs in simulation, 9 µs on the testbed)",
+				Source: "[HPCC] §3.2 and §5.1 (13 µs in simulation, 9 µs on the testbed)",
 			},
 			Ptr: func(c *hpccRPConfig) any { return &c.Window.T },
 		},
 		{
 			Param: cc.Param{
 				Name: "w_init", Min: "0B", Max: window.MaxWindow.String(),
-				Doc:    "W_init, the window a flow starts with (32-bit register); 0: link·T, line rate for the first RTT",
-				Source: "papers/hpcc.txt section 3.2",
+				Doc:    "W_init, the window a flow starts with (" + bitsWide(window.WindowBits) + " register); 0: link·T, line rate for the first RTT",
+				Source: "[HPCC] §3.2",
 			},
 			Ptr: func(c *hpccRPConfig) any { return &c.Window.Init },
 		},
@@ -221,7 +251,7 @@ func init() {
 			Param: cc.Param{
 				Name: "w_min", Min: "0B", Max: window.MaxWindow.String(),
 				Doc:    "W_min, the smallest window, at most w_init; 0: 1 Gb/s·T (the authors' MIN_RATE)",
-				Source: "the authors' ns-3 run.py (MIN_RATE = 1000 Mb/s); the paper has none",
+				Source: "[HPCC-ns3] run.py (MIN_RATE = 1000 Mb/s); the paper has none",
 			},
 			Ptr: func(c *hpccRPConfig) any { return &c.Window.Min },
 		},
@@ -229,7 +259,7 @@ func init() {
 			Param: cc.Param{
 				Name: "w_max", Min: "0B", Max: window.MaxWindow.String(),
 				Doc:    "W_max, the largest window, at least w_init; 0: w_init (the rate never passes the NIC's)",
-				Source: "the authors' ns-3 (rate capped at the NIC rate)",
+				Source: "[HPCC-ns3] (rate capped at the NIC rate)",
 			},
 			Ptr: func(c *hpccRPConfig) any { return &c.Window.Max },
 		},
@@ -238,23 +268,23 @@ func init() {
 				Name: "wai", Min: "0B", Max: window.MaxWindow.String(),
 				Doc: "W_AI, the additive increase per update, at most w_max; 0: the rule W_init·(1 − η)/100 (N = 100 flows), the testbed preset's and, " +
 					"where the flow's base RTT is known (the harness), every preset's at T = that RTT; papersim alone: the paper's 80 B (the rule at 100 Gb/s and 13 µs, rounded)",
-				Source: "papers/hpcc.txt sections 3.3 and 5.1",
+				Source: "[HPCC] §3.3 and §5.1",
 			},
 			Ptr: func(c *hpccRPConfig) any { return &c.Window.AI },
 		},
 		{
 			Param: cc.Param{
-				Name: "eta", Unit: "fraction (held as UQ32_32)", Min: "0.5", Max: "1",
+				Name: "eta", Unit: "fraction (held as UQ32_32)", Min: hpccEtaMin, Max: hpccEtaMax,
 				Doc:    "η, the target utilisation",
-				Source: "papers/hpcc.txt sections 3.3 and 5.1 (95 %)",
+				Source: "[HPCC] §3.3 and §5.1 (95 %)",
 			},
 			Ptr: func(c *hpccRPConfig) any { return &c.Eta },
 		},
 		{
 			Param: cc.Param{
-				Name: "max_stage", Unit: "AI steps", Min: "0", Max: "255",
-				Doc:    "maxStage, the additive-increase steps before a multiplicative step (8-bit incStage)",
-				Source: "papers/hpcc.txt sections 3.3 and 5.1 (5); the authors' run.py uses 0",
+				Name: "max_stage", Unit: "AI steps", Min: "0", Max: strconv.Itoa(window.MaxStageLimit),
+				Doc:    "maxStage, the additive-increase steps before a multiplicative step (" + bitsWide(bits.Len(window.MaxStageLimit)) + " incStage)",
+				Source: "[HPCC] §3.3 and §5.1 (5); [HPCC-ns3] run.py uses 0",
 			},
 			Ptr: func(c *hpccRPConfig) any { return &c.Window.MaxStage },
 		},
@@ -262,7 +292,7 @@ func init() {
 			Param: cc.Param{
 				Name:   "fast_react",
 				Doc:    "per-ACK reaction without commit (Algorithm 1 lines 25–26); off: per-RTT only",
-				Source: "papers/hpcc.txt Algorithm 1 and section 5.4 (Figure 13); the authors' FAST_REACT",
+				Source: "[HPCC] Algorithm 1 and §5.4 (Figure 13); [HPCC-ns3] FAST_REACT",
 			},
 			Ptr: func(c *hpccRPConfig) any { return &c.FastReact },
 		},
@@ -270,7 +300,7 @@ func init() {
 			Param: cc.Param{
 				Name:   "multi_rate",
 				Doc:    "one U and one reference window per hop, W the smallest",
-				Source: "papers/hpcc.txt Appendix A.3; the authors' MULTI_RATE",
+				Source: "[HPCC] Appendix A.3; [HPCC-ns3] MULTI_RATE",
 			},
 			Ptr: func(c *hpccRPConfig) any { return &c.MultiRate },
 		},
@@ -283,7 +313,7 @@ func init() {
 					{Name: "eta", Value: int64(rp.HPCCInitialUEta), Doc: "U = η (htsim)"},
 				},
 				Doc:    "where U starts (shows only in the first round trip)",
-				Source: "the paper is silent; the authors' ns-3 rdma-queue-pair.cc; htsim",
+				Source: "the paper is silent; [HPCC-ns3] rdma-queue-pair.cc; [htsim]",
 			},
 			Ptr: func(c *hpccRPConfig) any { return &c.InitialU },
 		},
@@ -291,7 +321,7 @@ func init() {
 			Param: cc.Param{
 				Name:   "native_division",
 				Doc:    "divide Wc·η/U and Δtx/Δts with the CPU instead of the 1/n table (for measurement; hardware models leave it off)",
-				Source: "papers/hpcc.txt section 4.3 (the NIC's table)",
+				Source: "[HPCC] §4.3 (the NIC's table)",
 			},
 			Ptr: func(c *hpccRPConfig) any { return &c.Window.NativeDivision },
 		},
@@ -301,17 +331,17 @@ func init() {
 	cpFields := []cc.Field[hpccCPConfig]{
 		{
 			Param: cc.Param{
-				Name: "switch_id", Unit: "12-bit ID", Min: "0", Max: "4095",
+				Name: "switch_id", Unit: bitsWide(inttel.PathIDBits) + " ID", Min: "0", Max: strconv.Itoa(inttel.MaxPathID),
 				Doc:    "the switch's ID, XORed into the header's pathID",
-				Source: "papers/hpcc.txt section 4.1",
+				Source: "[HPCC] §4.1",
 			},
 			Ptr: func(c *hpccCPConfig) any { return &c.SwitchID },
 		},
 		{
 			Param: cc.Param{
-				Name: "rate", Min: "10Gbps", Max: "800Gbps",
-				Doc:    "the port's speed; it must have a speed code (10, 25, 40, 50, 100, 200, 400 or 800 Gb/s)",
-				Source: "papers/hpcc.txt Figure 7 (B); hwcc's inttel.DefaultSpeedCodes",
+				Name: "rate", Min: speedLo.String(), Max: speedHi.String(),
+				Doc:    "the port's speed; it must have a speed code (" + speeds + ")",
+				Source: "[HPCC] Figure 7 (B); hwcc's inttel.DefaultSpeedCodes",
 			},
 			Ptr: func(c *hpccCPConfig) any { return &c.Rate },
 		},
@@ -319,7 +349,7 @@ func init() {
 			Param: cc.Param{
 				Name:   "port_tx_bytes",
 				Doc:    "stamp the caller's port counter (bytes sent on every priority, as ns-3 counts) instead of counting this queue's packets",
-				Source: "the authors' ns-3 switch-node.cc (m_txBytes per port)",
+				Source: "[HPCC-ns3] switch-node.cc (m_txBytes per port)",
 			},
 			Ptr: func(c *hpccCPConfig) any { return &c.PortTxBytes },
 		},
@@ -327,7 +357,21 @@ func init() {
 	cpFields = append(cpFields, hpccINTFields(func(c *hpccCPConfig) *hpccINT { return &c.INT })...)
 
 	cc.MustRegisterAlgorithm(cc.Algorithm{
-		Name:  "hpcc",
+		Name: "hpcc",
+		Deploy: cc.Deployment{
+			Telemetry: cc.TelemetryFormat{Init: inttel.PrefixLen, Hop: inttel.HopLen},
+			// One T for every flow: the network's largest base RTT with INT.
+			NetworkRTT: true,
+			// A switch keeps every port's count of bytes sent on every
+			// priority (cc.Queue.TxBytes), which is what the authors' ns-3
+			// stamps; the part's default, a count of the queue's own
+			// packets, is for callers that keep none.
+			Defaults: map[string]string{"cp.port_tx_bytes": "on"},
+			Doc: "every switch egress data queue runs the hpcc cp (cp.HPCC), which pushes its INT record (the switch's ID, the port's rate, " +
+				"bytes sent on every priority, the queue) onto each data frame it dequeues; receivers echo the stack in their ACKs; " +
+				"every flow's sender runs the hpcc rp (rp.HPCC) with T = the network's largest base RTT with the INT bytes of its longest path (one T for all flows), W_init = line rate·T " +
+				"and W_AI = W_init·(1 − η)/100 unless set, and the NIC sends while inflight < W, paced at W/T",
+		},
 		Title: "HPCC",
 		Paper: hpccPaper,
 		Doc:   "switches stamp INT records of their egress ports (rate, time, bytes sent, queue) on data packets; senders compute each link's utilisation from the echoed records and set an inflight window and a pacing rate",
@@ -345,13 +389,13 @@ func init() {
 						{
 							Name:   "papersim",
 							Doc:    "a port at the link rate, switch ID 0, the default INT codec (128 B, 80 B, 1 ns, 5 hops), counting its own queue's bytes",
-							Source: "papers/hpcc.txt section 4.1 and Figure 7",
+							Source: "[HPCC] §4.1 and Figure 7",
 							Config: hpccCPPreset,
 						},
 						{
 							Name:   "testbed",
 							Doc:    "the same port (HPCC's switch has no setting the paper varies)",
-							Source: "papers/hpcc.txt section 4.1 and Figure 7",
+							Source: "[HPCC] §4.1 and Figure 7",
 							Config: hpccCPPreset,
 						},
 					},
@@ -381,13 +425,13 @@ func init() {
 						{
 							Name:   "papersim",
 							Doc:    "the paper's simulations: T = 13 µs, η = 95 %, maxStage = 5, W_AI = 80 B, W_init = W_max = link·T, W_min = 1 Gb/s·T, fast react",
-							Source: "papers/hpcc.txt section 5.1",
+							Source: "[HPCC] §5.1",
 							Config: func(env cc.Env) hpccRPConfig { return hpccRPPreset(rp.HPCCPaperSim(env.Rate), env.Rate) },
 						},
 						{
 							Name:   "testbed",
 							Doc:    "the paper's testbed: T = 9 µs, η = 95 %, maxStage = 5, W_AI = W_init·(1 − η)/100 (wai 0: the rule at the final T and η), W_init = W_max = link·T, W_min = 1 Gb/s·T",
-							Source: "papers/hpcc.txt sections 3.3 and 5.1",
+							Source: "[HPCC] §3.3 and §5.1",
 							Config: func(env cc.Env) hpccRPConfig {
 								c := hpccRPPreset(rp.HPCCTestbed(env.Rate), env.Rate)
 								c.Window.AI = 0 // the rule, in hpccRPNew: rp.HPCCTestbed's value at its T and η

@@ -2,18 +2,21 @@ package algos
 
 import (
 	"math/big"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/cp"
+	"github.com/hwcc/hwcc/pi"
 	"github.com/hwcc/hwcc/rp"
 	"github.com/hwcc/hwcc/units"
+	"github.com/hwcc/hwcc/wire"
 )
 
 // roccSpecs returns the registered Specs of the three parts.
-func roccSpecs(t *testing.T) (cpSpec, hostSpec *cc.Spec[cp.RoCCConfig], rpSpec *cc.Spec[roccRPConfig]) {
+func roccSpecs(t *testing.T) (cpSpec *cc.Spec[cp.RoCCConfig], hostSpec *cc.Spec[pi.Config], rpSpec *cc.Spec[roccRPConfig]) {
 	t.Helper()
 	a, err := cc.Lookup("rocc")
 	require.NoError(t, err)
@@ -27,7 +30,7 @@ func roccSpecs(t *testing.T) (cpSpec, hostSpec *cc.Spec[cp.RoCCConfig], rpSpec *
 		case "cp":
 			cpSpec = p.Config.(*cc.Spec[cp.RoCCConfig])
 		case "hostcp":
-			hostSpec = p.Config.(*cc.Spec[cp.RoCCConfig])
+			hostSpec = p.Config.(*cc.Spec[pi.Config])
 		case "rp":
 			rpSpec = p.Config.(*cc.Spec[roccRPConfig])
 		}
@@ -67,11 +70,11 @@ func TestRoCCRegistryBuilds(t *testing.T) {
 		c, err := cc.NewCP("rocc", "cp", s)
 		require.NoError(t, err, s)
 		require.IsType(t, &cp.RoCC{}, c, s)
-		require.Equal(t, want, c.(*cp.RoCC).Params().Config(), s)
+		require.Equal(t, want, c.(*cp.RoCC).Config(), s)
 		h, err := cc.NewRP("rocc", "hostcp", s)
 		require.NoError(t, err, s)
-		require.IsType(t, &cp.RoCCHost{}, h, s)
-		require.Equal(t, want, h.(*cp.RoCCHost).Params().Config(), s)
+		require.IsType(t, &rp.RoCCHost{}, h, s)
+		require.Equal(t, want.Config, h.(*rp.RoCCHost).Params().Config(), s)
 		r, err := cc.NewRP("rocc", "rp", s)
 		require.NoError(t, err, s)
 		require.IsType(t, &rp.RoCC{}, r, s)
@@ -85,9 +88,9 @@ func TestRoCCRegistryBuilds(t *testing.T) {
 	c, err := cs.Config("cp", nil)
 	require.NoError(t, err)
 	require.Equal(t, wantCP, c)
-	c, err = hs.Config("hostcp", nil)
+	hc, err := hs.Config("hostcp", nil)
 	require.NoError(t, err)
-	require.Equal(t, wantCP, c)
+	require.Equal(t, wantCP.Config, hc)
 	wantRP := rp.RoCC40G()
 	wantRP.RecoveryPeriod = 0
 	r, err := rs.Config("rp", nil)
@@ -100,8 +103,8 @@ func TestRoCCRegistryBuilds(t *testing.T) {
 	// The options set their fields.
 	c, err = cs.Config("cp", roccSettings(t, "initial_f=zero, rounding=floor, rate_frac_bits=0, message=report_f, flow_table=aged, t=20us, fmax=10Gbps, switch=167772161, port=3"))
 	require.NoError(t, err)
-	require.Equal(t, cp.RoCCInitialZero, c.InitialF)
-	require.Equal(t, cp.RoCCRoundFloor, c.Rounding)
+	require.Equal(t, pi.InitialZero, c.InitialF)
+	require.Equal(t, pi.RoundFloor, c.Rounding)
 	require.Zero(t, c.RateFracBits)
 	require.Equal(t, cp.RoCCSendReportF, c.Message)
 	require.Equal(t, cp.RoCCAgedTable, c.FlowTable)
@@ -130,7 +133,7 @@ func TestRoCCRegistryAuto(t *testing.T) {
 		require.NoError(t, err, tc.comment)
 		want := tc.want()
 		want.FMax = tc.fmax
-		require.Equal(t, want, c.(*cp.RoCC).Params().Config(), tc.comment)
+		require.Equal(t, want, c.(*cp.RoCC).Config(), tc.comment)
 		r, err := cc.NewRP("rocc", "rp", "link="+tc.link)
 		require.NoError(t, err, tc.comment)
 		wantRP := tc.wantRP()
@@ -138,12 +141,12 @@ func TestRoCCRegistryAuto(t *testing.T) {
 		require.Equal(t, wantRP, r.(*rp.RoCC).Config(), tc.comment)
 		h, err := cc.NewRP("rocc", "hostcp", "link="+tc.link)
 		require.NoError(t, err, tc.comment)
-		require.Equal(t, want, h.(*cp.RoCCHost).Params().Config(), tc.comment)
+		require.Equal(t, want.Config, h.(*rp.RoCCHost).Params().Config(), tc.comment)
 	}
 	// A named preset does not scale with the link.
 	c, err := cc.NewCP("rocc", "cp", "preset=40g, link=10Gbps")
 	require.NoError(t, err)
-	require.Equal(t, cp.RoCC40G(), c.(*cp.RoCC).Params().Config())
+	require.Equal(t, cp.RoCC40G(), c.(*cp.RoCC).Config())
 }
 
 // Where a part runs sets what depends on it, whatever the preset: a CP's
@@ -154,10 +157,10 @@ func TestRoCCRegistryEnv(t *testing.T) {
 	for _, preset := range []string{"auto", "40g", "100g", "dpdk10g", "tofino40g"} {
 		p, err := cc.NewIn(env, "rocc", "cp", roccSettings(t, "preset="+preset))
 		require.NoError(t, err, preset)
-		cfg := p.(*cp.RoCC).Params().Config()
+		cfg := p.(*cp.RoCC).Config()
 		require.Equal(t, 10*units.Gbps, cfg.FMax, preset)
 		require.Equal(t, [2]uint64{12, 4}, [2]uint64{uint64(cfg.Switch), uint64(cfg.Port)}, "%s: switch = the node", preset)
-		require.Equal(t, uint64(12)<<16|4, p.(*cp.RoCC).Message(1).CP(), preset)
+		require.Equal(t, uint64(12)<<16|4, p.(*cp.RoCC).CNP(1).CP(), preset)
 		r, err := cc.NewIn(env, "rocc", "rp", roccSettings(t, "preset="+preset))
 		require.NoError(t, err, preset)
 		require.Equal(t, 10*units.Gbps, r.(*rp.RoCC).Config().RMax, preset)
@@ -165,10 +168,10 @@ func TestRoCCRegistryEnv(t *testing.T) {
 	// auto picks its setting by the environment's rate.
 	p, err := cc.NewIn(&cc.Env{Rate: 100 * units.Gbps}, "rocc", "cp", nil)
 	require.NoError(t, err)
-	require.Equal(t, 300*units.KB, p.(*cp.RoCC).Params().Config().QRef)
+	require.Equal(t, 300*units.KB, p.(*cp.RoCC).Config().QRef)
 	p, err = cc.NewIn(env, "rocc", "cp", roccSettings(t, "fmax=5Gbps, switch=1, port=2"))
 	require.NoError(t, err)
-	cfg := p.(*cp.RoCC).Params().Config()
+	cfg := p.(*cp.RoCC).Config()
 	require.Equal(t, [3]uint64{uint64(5 * units.Gbps), 1, 2}, [3]uint64{uint64(cfg.FMax), uint64(cfg.Switch), uint64(cfg.Port)})
 	// A port the rate field cannot describe is New's error.
 	_, err = cc.NewIn(&cc.Env{Rate: 50 * units.Mbps}, "rocc", "cp", nil)
@@ -182,10 +185,10 @@ func TestRoCCRegistryEnv(t *testing.T) {
 func TestRoCCRegistryDerived(t *testing.T) {
 	c, err := cc.NewCP("rocc", "cp", "t=20us, flow_table=aged")
 	require.NoError(t, err)
-	require.Equal(t, 200*units.Microsecond, c.(*cp.RoCC).Params().Config().FlowMaxAge)
+	require.Equal(t, 200*units.Microsecond, c.(*cp.RoCC).Config().FlowMaxAge)
 	c, err = cc.NewCP("rocc", "cp", "t=20us, flow_max_age=1ms")
 	require.NoError(t, err)
-	require.Equal(t, units.Millisecond, c.(*cp.RoCC).Params().Config().FlowMaxAge)
+	require.Equal(t, units.Millisecond, c.(*cp.RoCC).Config().FlowMaxAge)
 	for _, tc := range []struct {
 		settings string
 		want     units.Time
@@ -302,21 +305,24 @@ func TestRoCCRegistryDefaultsRoundTrip(t *testing.T) {
 		}
 		return st
 	}
-	for _, spec := range []*cc.Spec[cp.RoCCConfig]{cs, hs} {
-		def, err := spec.Config("cp", nil)
-		require.NoError(t, err)
-		c, err := spec.Config("cp", settings(spec.Describe()))
-		require.NoError(t, err)
-		require.Equal(t, def, c)
-	}
-	def, err := rs.Config("rp", nil)
+	def, err := cs.Config("cp", nil)
+	require.NoError(t, err)
+	c, err := cs.Config("cp", settings(cs.Describe()))
+	require.NoError(t, err)
+	require.Equal(t, def, c)
+	hdef, err := hs.Config("hostcp", nil)
+	require.NoError(t, err)
+	h, err := hs.Config("hostcp", settings(hs.Describe()))
+	require.NoError(t, err)
+	require.Equal(t, hdef, h)
+	rdef, err := rs.Config("rp", nil)
 	require.NoError(t, err)
 	r, err := rs.Config("rp", settings(rs.Describe()))
 	require.NoError(t, err)
-	require.Equal(t, def, r)
+	require.Equal(t, rdef, r)
 	// Tofino's ΔQ and T, through the same syntax.
 	tf := cp.RoCCTofino40G()
-	c, err := cs.Config("cp", roccSettings(t, "delta_q="+tf.DeltaQ.String()+", t="+tf.Period.String()+", qref="+tf.QRef.String()+
+	c, err = cs.Config("cp", roccSettings(t, "delta_q="+tf.DeltaQ.String()+", t="+tf.Period.String()+", qref="+tf.QRef.String()+
 		", qmid="+tf.QMid.String()+", qmax="+tf.QMax.String()+", flow_max_age="+tf.FlowMaxAge.String()))
 	require.NoError(t, err)
 	require.Equal(t, tf, c)
@@ -379,51 +385,85 @@ func TestRoCCRegistryBounds(t *testing.T) {
 	}
 }
 
-// The three parts, built by name, run section III-F end to end through the
-// contract: the CP reports Qcur (message=report), the host computes F as the
-// switch would, and the rate reaches the flow's rp.
+// roccReg returns the value of register name in p's snapshot.
+func roccReg(t *testing.T, p cc.Part, name string) uint64 {
+	t.Helper()
+	for _, r := range p.AppendRegisters(nil) {
+		if r.Name == name {
+			return r.Value
+		}
+	}
+	t.Fatalf("no register %q", name)
+	return 0
+}
+
+// The three parts, built by name, run [RoCC] §III-F end to end through the
+// contract: the CP reports Qcur (message=report), the host computes F as
+// the switch would, bit for bit (its f and qold registers are the switch's,
+// fraction bits included, over a queue that ramps past Qmax and back, so
+// every branch of Algorithm 1), its rate message is the one a switch
+// computing F itself sends, and the rate reaches the flow's rp. The same
+// with the authors' OMNeT++ arithmetic, and with report_f (F before the
+// update in the report, whole ΔF) for a host that loses every 7th report:
+// it counts the gaps and still gives a valid rate.
 func TestRoCCRegistryHostPath(t *testing.T) {
 	const flow = 42
-	sw, err := cc.NewCP("rocc", "cp", "message=report, switch=7, port=1")
-	require.NoError(t, err)
-	ref, err := cc.NewCP("rocc", "cp", "switch=7, port=1") // the switch computing F itself
-	require.NoError(t, err)
-	host, err := cc.NewRP("rocc", "hostcp", "")
-	require.NoError(t, err)
-	lim, err := cc.NewRP("rocc", "rp", "")
-	require.NoError(t, err)
-	act, out := cc.NewActions(4), cc.NewActions(4)
-	pkt := cc.Packet{Flow: flow, Size: 1000}
-	for i, q := range []units.Bytes{300 * units.KB, 300 * units.KB, 150 * units.KB, 100 * units.KB} {
-		now := units.Time(i) * 40 * units.Microsecond
-		for _, c := range []cc.CongestionPoint{sw, ref} {
-			require.NoError(t, c.Enqueue(now, &pkt, cc.Queue{Len: q}, nil))
-		}
-		act.Reset()
-		require.NoError(t, ref.Timer(now, act))
-		require.Equal(t, 1, act.Len())
-		want := act.At(0).Feedback
-
-		act.Reset()
-		require.NoError(t, sw.Timer(now, act))
-		require.Equal(t, 1, act.Len())
-		report := act.At(0).Feedback
-		m, err := cp.DecodeRoCCFeedback(report.Data[:])
+	us := units.Microsecond
+	for _, alg1 := range []string{"", ", initial_f=zero, rounding=floor, rate_frac_bits=0"} {
+		sw, err := cc.NewCP("rocc", "cp", "message=report, switch=7, port=1, start=40us"+alg1)
 		require.NoError(t, err)
-		require.Equal(t, cp.RoCCReportFeedback, m.Type)
+		ref, err := cc.NewCP("rocc", "cp", "switch=7, port=1, start=40us"+alg1) // the switch computing F itself
+		require.NoError(t, err)
+		swF, err := cc.NewCP("rocc", "cp", "message=report_f, switch=7, port=1, start=40us"+alg1)
+		require.NoError(t, err)
+		host, err := cc.NewRP("rocc", "hostcp", strings.TrimPrefix(alg1, ", "))
+		require.NoError(t, err)
+		lossy, err := cc.NewRP("rocc", "hostcp", strings.TrimPrefix(alg1, ", "))
+		require.NoError(t, err)
+		lim, err := cc.NewRP("rocc", "rp", "")
+		require.NoError(t, err)
+		act, out := cc.NewActions(4), cc.NewActions(4)
+		pkt := cc.Packet{Flow: flow, Size: 1000}
+		for i := range 300 {
+			now := units.Time(i+1) * 40 * us
+			q := units.Bytes((i * 7919) % 420_000)
+			var msgs [3]cc.Feedback
+			for k, c := range []cc.CongestionPoint{sw, ref, swF} {
+				act.Reset()
+				// A packet of the flow joins the queue of q bytes just
+				// before the update, and leaves just after.
+				require.NoError(t, c.Enqueue(now-us, &pkt, cc.Queue{Len: q}, act))
+				require.NoError(t, c.Timer(now, act))
+				require.Equal(t, 1, act.Len())
+				msgs[k] = act.At(0).Feedback
+				require.NoError(t, c.Dequeue(now+us, &pkt, cc.Queue{}, act))
+			}
+			m, err := wire.DecodeRoCCFeedback(msgs[0].Data[:])
+			require.NoError(t, err)
+			require.Equal(t, wire.RoCCReportFeedback, m.Type)
 
-		out.Reset()
-		require.NoError(t, host.Feedback(now, &report, out))
-		require.Equal(t, 1, out.Len())
-		rate := out.At(0)
-		require.Equal(t, cc.ActionFeedback, rate.Kind)
-		require.Equal(t, cc.ToSource, rate.To)
-		require.Equal(t, want, rate.Feedback, "update %d: the host's rate message is the switch's", i)
-		require.NoError(t, lim.Feedback(now, &rate.Feedback, nil))
-		got, _ := cp.DecodeRoCCFeedback(want.Data[:])
-		require.Equal(t, units.Rate(got.Rate)*10*units.Mbps, lim.Limits().Rate, "update %d", i)
-		for _, c := range []cc.CongestionPoint{sw, ref} {
-			require.NoError(t, c.Dequeue(now, &pkt, cc.Queue{Len: q - pkt.Size}, nil))
+			out.Reset()
+			require.NoError(t, host.Feedback(now, &msgs[0], out))
+			require.Equal(t, 1, out.Len())
+			rate := out.At(0)
+			require.Equal(t, cc.ActionFeedback, rate.Kind)
+			require.Equal(t, cc.ToSource, rate.To)
+			require.Equal(t, msgs[1], rate.Feedback, "update %d: the host's rate message is the switch's", i)
+			for _, r := range []string{"f", "qold"} {
+				require.Equal(t, roccReg(t, ref, r), roccReg(t, host, r), "update %d: register %s", i, r)
+			}
+			require.NoError(t, lim.Feedback(now, &rate.Feedback, nil))
+			got, _ := wire.DecodeRoCCFeedback(msgs[1].Data[:])
+			require.Equal(t, units.Rate(got.Rate)*10*units.Mbps, lim.Limits().Rate, "update %d", i)
+			require.NoError(t, lim.Timer(now, nil))
+
+			if i%7 != 6 {
+				out.Reset()
+				require.NoError(t, lossy.Feedback(now, &msgs[2], out))
+				require.Equal(t, 1, out.Len())
+			}
 		}
+		require.Zero(t, roccReg(t, host, "gaps"))
+		require.NotZero(t, roccReg(t, lossy, "gaps"))
 	}
 }

@@ -4,24 +4,26 @@ import (
 	"strconv"
 
 	"github.com/hwcc/hwcc/cc"
-	"github.com/hwcc/hwcc/timely"
+	"github.com/hwcc/hwcc/rp"
 	"github.com/hwcc/hwcc/units"
 )
 
 // timelyLink is the presets' default link: the paper's 10 Gb/s NICs.
 const timelyLink = 10 * units.Gbps
 
-const timelyPaper = "Mittal et al., TIMELY, SIGCOMM 2015 (Algorithm 1, section 6)"
+const timelyPaper = "[TIMELY] Algorithm 1, §6"
 
-type timelyCfg = timely.Config
+type timelyCfg = rp.TIMELYConfig
 
 // timelyMinAlpha and timelyMinBeta are the least α and β that
-// timely.Config.Validate accepts, 2^−16 and 2^−10 (timely.MinBeta), in
-// full decimal: a rounded bound ("0.0000153") would make the description
-// refuse the edge value that Validate takes.
+// rp.TIMELYConfig.Validate accepts (rp.TIMELYMinAlpha, rp.TIMELYMinBeta),
+// in full decimal: a rounded bound ("0.0000153") would make the
+// description refuse the edge value that Validate takes.
 var (
-	timelyMinAlpha = strconv.FormatFloat(1.0/timely.QOne, 'f', -1, 64)
-	timelyMinBeta  = strconv.FormatFloat(timely.MinBeta, 'f', -1, 64)
+	timelyMinAlpha = strconv.FormatFloat(rp.TIMELYMinAlpha, 'f', -1, 64)
+	timelyMinBeta  = strconv.FormatFloat(rp.TIMELYMinBeta, 'f', -1, 64)
+	timelyHAIMin   = strconv.Itoa(rp.TIMELYMinHAI)
+	timelyHAIMax   = strconv.Itoa(rp.TIMELYMaxHAI)
 )
 
 func init() {
@@ -30,46 +32,50 @@ func init() {
 	}
 	cc.MustRegisterAlgorithm(cc.Algorithm{
 		Name: "timely", Title: "TIMELY",
-		Paper: timelyPaper + "; papers/survey-lossless-cc.txt section 4.2",
+		Deploy: cc.Deployment{
+			Doc: "every sender runs the timely rp (rp.TIMELY): one RTT sample per 16 KB segment from the ACK that completes it, " +
+				"Algorithm 1 on each; no switch state, no notification point",
+		},
+		Paper: timelyPaper + "; [Survey] §4.2",
 		Doc:   "a sender-only rate control on the RTT of completed segments: additive increase below Tlow or on a falling RTT, a decrease by the normalised RTT gradient, a cut above Thigh",
 		Parts: []cc.PartSpec{{
 			Name: "rp", Role: cc.RoleRP,
-			Doc: "the rate of one flow from the RTT of its 16 KB segments, measured from its ACKs (timely.RP)",
+			Doc: "the rate of one flow from the RTT of its 16 KB segments, measured from its ACKs (rp.TIMELY)",
 			Config: &cc.Spec[timelyCfg]{
 				Link: timelyLink,
 				Presets: []cc.Preset[timelyCfg]{
-					{Name: "paper", Doc: "Tlow 50 µs, Thigh 500 µs, minRTT 20 µs, α 0.875, β 0.8, δ 10 Mb/s, HAI ×5 after 5 increases, 16 KB segments (timely.Paper)",
-						Source: timelyPaper, Config: cc.OfLink(timely.Paper)},
-					{Name: "scaled", Doc: "the paper's timing with δ and the minimum rate scaled to 10 Mb/s per 10 Gb/s of link (timely.Scaled)",
-						Source: timelyPaper + "; the authors' later code (\"10 Mbps for 10 Gbps\")", Config: cc.OfLink(timely.Scaled)},
+					{Name: "paper", Doc: "Tlow 50 µs, Thigh 500 µs, minRTT 20 µs, α 0.875, β 0.8, δ 10 Mb/s, HAI ×5 after 5 increases, 16 KB segments (rp.TIMELYPaper)",
+						Source: timelyPaper, Config: cc.OfLink(rp.TIMELYPaper)},
+					{Name: "scaled", Doc: "the paper's timing with δ and the minimum rate scaled to 10 Mb/s per 10 Gb/s of link (rp.TIMELYScaled)",
+						Source: timelyPaper + "; the authors' later code (\"10 Mbps for 10 Gbps\")", Config: cc.OfLink(rp.TIMELYScaled)},
 				},
 				Fields: []cc.Field[timelyCfg]{
-					f("line_rate", "", "1Mbps", timely.MaxRate.String(), "the NIC's rate: the ceiling", "the link", func(c *timelyCfg) any { return &c.LineRate }),
-					f("min_rate", "", "1kbps", timely.MaxRate.String(), "the floor of the rate", "hwcc (the paper states none)", func(c *timelyCfg) any { return &c.MinRate }),
-					f("initial_rate", "", "1kbps", timely.MaxRate.String(), "the rate before the first sample", "hwcc: the link", func(c *timelyCfg) any { return &c.InitialRate }),
-					f("t_low", "", "0s", "2.147483647s", "below it the rate increases additively", timelyPaper+" (50 µs)", func(c *timelyCfg) any { return &c.Tlow }),
-					f("t_high", "", "1ns", "2.147483647s", "above it the rate is cut by β(1 − Thigh/rtt)", timelyPaper+" (500 µs)", func(c *timelyCfg) any { return &c.Thigh }),
-					f("min_rtt", "", "1us", "1s", "normalises the gradient: rtt_diff/minRTT", "REFERENCE.md (20 µs)", func(c *timelyCfg) any { return &c.MinRTT }),
-					f("alpha", "fraction, held in Q0.16", timelyMinAlpha, "1", "the EWMA weight of the new RTT difference", "REFERENCE.md (0.875)", func(c *timelyCfg) any { return &c.Alpha }),
+					f("line_rate", "", rp.TIMELYMinLineRate.String(), rp.TIMELYMaxRate.String(), "the NIC's rate: the ceiling", "the link", func(c *timelyCfg) any { return &c.LineRate }),
+					f("min_rate", "", rp.TIMELYRateUnit.String(), rp.TIMELYMaxRate.String(), "the floor of the rate", "hwcc (the paper states none)", func(c *timelyCfg) any { return &c.MinRate }),
+					f("initial_rate", "", rp.TIMELYRateUnit.String(), rp.TIMELYMaxRate.String(), "the rate before the first sample", "hwcc: the link", func(c *timelyCfg) any { return &c.InitialRate }),
+					f("t_low", "", "0s", rp.TIMELYMaxRTT.String(), "below it the rate increases additively", timelyPaper+" (50 µs)", func(c *timelyCfg) any { return &c.Tlow }),
+					f("t_high", "", rp.TIMELYMinThigh.String(), rp.TIMELYMaxRTT.String(), "above it the rate is cut by β(1 − Thigh/rtt)", timelyPaper+" (500 µs)", func(c *timelyCfg) any { return &c.Thigh }),
+					f("min_rtt", "", rp.TIMELYMinMinRTT.String(), rp.TIMELYMaxMinRTT.String(), "normalises the gradient: rtt_diff/minRTT", "[HPCC-ns3] (20 µs; docs/derivations.md, TIMELY)", func(c *timelyCfg) any { return &c.MinRTT }),
+					f("alpha", "fraction, held in Q0.16", timelyMinAlpha, "1", "the EWMA weight of the new RTT difference", "[HPCC-ns3] (0.875; docs/derivations.md, TIMELY)", func(c *timelyCfg) any { return &c.Alpha }),
 					f("beta", "fraction, held in Q0.16", timelyMinBeta, "1", "the multiplicative decrease factor", timelyPaper+" (0.8)", func(c *timelyCfg) any { return &c.Beta }),
-					f("delta", "", "1kbps", timely.MaxRate.String(), "the additive increase step", timelyPaper+" (10 Mb/s)", func(c *timelyCfg) any { return &c.Delta }),
-					f("hai_threshold", "increases", "1", "255", "increases in a row after which the step is hai_factor·δ", timelyPaper+" (5)", func(c *timelyCfg) any { return &c.HAIThreshold }),
-					f("hai_factor", "", "1", "255", "N, the hyper-active step's multiple of δ", timelyPaper+" (5)", func(c *timelyCfg) any { return &c.HAIFactor }),
-					f("segment_bytes", "", "1B", "16MiB", "one RTT sample per segment of this many payload bytes", timelyPaper+" (16 KB; 16–64 KB in section 3.1)", func(c *timelyCfg) any { return &c.SegmentBytes }),
+					f("delta", "", rp.TIMELYRateUnit.String(), rp.TIMELYMaxRate.String(), "the additive increase step", timelyPaper+" (10 Mb/s)", func(c *timelyCfg) any { return &c.Delta }),
+					f("hai_threshold", "increases", timelyHAIMin, timelyHAIMax, "increases in a row after which the step is hai_factor·δ", timelyPaper+" (5)", func(c *timelyCfg) any { return &c.HAIThreshold }),
+					f("hai_factor", "", timelyHAIMin, timelyHAIMax, "N, the hyper-active step's multiple of δ", timelyPaper+" (5)", func(c *timelyCfg) any { return &c.HAIFactor }),
+					f("segment_bytes", "", rp.TIMELYMinSegment.String(), rp.TIMELYMaxSegment.String(), "one RTT sample per segment of this many payload bytes", timelyPaper+" (16 KB; 16–64 KB in §3.1)", func(c *timelyCfg) any { return &c.SegmentBytes }),
 					{
 						Param: cc.Param{
 							Name: "sample",
 							Choices: []cc.Choice{
-								{Name: "last", Value: int64(timely.SampleLast), Doc: "time a segment from its last packet (equal to the paper's for a line-rate burst, and not inflated by pacing gaps)"},
-								{Name: "first", Value: int64(timely.SampleFirst), Doc: "time it from its first packet, as the paper's completion event"},
+								{Name: "last", Value: int64(rp.TIMELYSampleLast), Doc: "time a segment from its last packet (equal to the paper's for a line-rate burst, and not inflated by pacing gaps)"},
+								{Name: "first", Value: int64(rp.TIMELYSampleFirst), Doc: "time it from its first packet, as the paper's completion event"},
 							},
-							Doc: "which packet of a segment its RTT is timed from", Source: "hwcc (timely.Sample)",
+							Doc: "which packet of a segment its RTT is timed from", Source: "hwcc (rp.TIMELYSample)",
 						},
 						Ptr: func(c *timelyCfg) any { return &c.Sample },
 					},
-					f("subtract_serialization", "", "", "", "subtract the segment's serialisation at line rate from the sample", timelyPaper+" (section 3.1)", func(c *timelyCfg) any { return &c.SubtractSerialization }),
+					f("subtract_serialization", "", "", "", "subtract the segment's serialisation at line rate from the sample", timelyPaper+" (§3.1)", func(c *timelyCfg) any { return &c.SubtractSerialization }),
 				},
-				New: dcqcnNew(timely.New),
+				New: dcqcnNew(rp.NewTIMELY),
 			},
 		}},
 	})

@@ -8,7 +8,7 @@ import (
 	"github.com/hwcc/hwcc/cc"
 )
 
-// The description's bounds of α and β are timely.Config.Validate's: 2^−16
+// The description's bounds of α and β are rp.TIMELYConfig.Validate's: 2^−16
 // = 0.0000152587890625 and 2^−10 = 0.0009765625 exactly build a part, and
 // the largest doubles below them are refused by the description.
 func TestTimelyRegistryGainBounds(t *testing.T) {
@@ -32,4 +32,25 @@ func TestTimelyRegistryGainBounds(t *testing.T) {
 		var ce *cc.ConfigError
 		require.ErrorAs(t, err, &ce, "%s=%s", c.name, c.below)
 	}
+}
+
+// The TIMELY parameters' ranges, written out from the register widths and
+// hwcc's stated limits (a 32-bit rate register of 1 kb/s and a line rate
+// of at least 1 Mb/s, RTTs in a signed 32-bit register of ns, minRTT of
+// 1 µs to 1 s, an 8-bit increase counter, segments of 1 B to 16 MiB).
+func TestTimelyRegistryBounds(t *testing.T) {
+	const slow = "min_rate=1Kbps, initial_rate=1Mbps, delta=1Kbps"
+	const fast = "line_rate=4.294967295Tbps, initial_rate=4.294967295Tbps, delta=4.294967295Tbps"
+	checkRegistryBounds(t, "timely", []registryBound{
+		{"rp", "line_rate", "1Mbps", "4.294967295Tbps", "999999bps", "4294967296Kbps", slow},
+		{"rp", "min_rate", "1Kbps", "4.294967295Tbps", "0bps", "4294967296Kbps", fast},
+		{"rp", "initial_rate", "1Kbps", "4.294967295Tbps", "0bps", "4294967296Kbps", "min_rate=1Kbps, line_rate=4.294967295Tbps"},
+		{"rp", "t_low", "0s", "2.147483647s", "-1ps", "2147483648ns", "t_high=2.147483647s"},
+		{"rp", "t_high", "1ns", "2.147483647s", "999ps", "2147483648ns", "t_low=0s"},
+		{"rp", "min_rtt", "1us", "1s", "999ns", "1000000001ns", ""},
+		{"rp", "delta", "1Kbps", "4.294967295Tbps", "0bps", "4294967296Kbps", "line_rate=4.294967295Tbps"},
+		{"rp", "hai_threshold", "1", "255", "0", "256", ""},
+		{"rp", "hai_factor", "1", "255", "0", "256", ""},
+		{"rp", "segment_bytes", "1B", "16.777216MB", "0B", "16777217B", ""},
+	})
 }

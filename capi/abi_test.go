@@ -1,4 +1,4 @@
-package main
+package capi
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 )
 
 // The C side of these tests: testdata/abi_test.c, compiled against the
-// archive (and the shared library) go build makes of this package, run,
+// archive (and the shared library) go build makes of ./libhwcc, run,
 // and its output compared line by line with expected(), which drives the
 // same events through package cc directly.
 
@@ -40,25 +40,18 @@ func (l *lines) refused(label string, code int, msg string) {
 	l.f("  err %s", cutUTF8(msg, errLen-1))
 }
 
-func intString(h *inttel.Header) string {
-	var s strings.Builder
-	fmt.Fprintf(&s, " nhop=%d path=%d hops=", h.NHop, h.PathID)
-	for i, p := range h.Path() {
-		if i > 0 {
-			s.WriteString(",")
-		}
-		fmt.Fprintf(&s, "%d:%d:%d:%d", p.Speed, p.TS, p.TxBytes, p.QLen)
+// telString is print_tel() of abi_test.c: " tel=LEN:HEX", LEN 0 for no
+// stack.
+func telString(t *cc.Telemetry) string {
+	if t == nil {
+		return " tel=0:"
 	}
-	return s.String()
+	return fmt.Sprintf(" tel=%d:%x", len(t.Bytes()), t.Bytes())
 }
 
 func (l *lines) feedback(f *cc.Feedback) {
-	s := fmt.Sprintf("  fb kind=%d flow=%d from=%d seq=%d acked=%d snd_nxt=%d ece=%d data=%x int=%d",
-		f.Kind, f.Flow, f.From, f.Seq, int64(f.Acked), f.SndNxt, b2i(f.ECE), f.Data[:], b2i(f.INT != nil))
-	if f.INT != nil {
-		s += intString(f.INT)
-	}
-	l.f("%s", s)
+	l.f("  fb kind=%d flow=%d from=%d seq=%d acked=%d snd_nxt=%d ece=%d data=%x%s",
+		f.Kind, f.Flow, f.From, f.Seq, int64(f.Acked), f.SndNxt, b2i(f.ECE), f.Data[:], telString(f.Tel))
 }
 
 // event is report() of abi_test.c.
@@ -78,11 +71,7 @@ func (l *lines) event(label string, err error, act *cc.Actions) {
 }
 
 func (l *lines) packet(p *cc.Packet) {
-	s := fmt.Sprintf("  pkt echo=%d hdr=%x int=%d", p.Echo, p.Hdr[:], b2i(p.INT != nil))
-	if p.INT != nil {
-		s += intString(p.INT)
-	}
-	l.f("%s", s)
+	l.f("  pkt hdr=%x%s", p.Hdr[:], telString(p.Tel))
 }
 
 // state is state() of abi_test.c.
@@ -123,12 +112,36 @@ func b2i(b bool) int {
 	return 0
 }
 
+// intStack is the telemetry stack of INT header h in inttel's wire form,
+// the bytes abi_test.c's int_put writes by hand.
+func intStack(h *inttel.Header) *cc.Telemetry {
+	c, err := inttel.NewCodec(inttel.DefaultConfig())
+	if err != nil {
+		panic(err)
+	}
+	var t cc.Telemetry
+	if err := c.Put(&t, h); err != nil {
+		panic(err)
+	}
+	return &t
+}
+
 // hpccINT is hpcc_int() of abi_test.c.
-func hpccINT(ts, tx uint32) *inttel.Header {
+func hpccINT(ts, tx uint32) *cc.Telemetry {
 	h := &inttel.Header{NHop: 1, PathID: 0x2a}
 	h.Hops[0] = inttel.Hop{Speed: 4, TS: ts, TxBytes: tx, QLen: 2031}
-	return h
+	return intStack(h)
 }
+
+// The fields of an HPCC switch's INT record (the paper's Figure 7, with
+// inttel.DefaultConfig's units), from the port's values: what print_int of
+// abi_test.c reads back from a stack a congestion point stamped.
+const (
+	intSpeed100G = 4                // the speed code of 100 Gb/s: 10, 25, 40, 50, 100 Gb/s are 0..4
+	intTSUnit    = units.Nanosecond // ts counts ns
+	intTxUnit    = 128              // tx_bytes counts 128 B
+	intQLenUnit  = 80               // qlen counts 80 B
+)
 
 // expected is the output of abi_test.c's events(), computed through
 // package cc.
@@ -141,6 +154,7 @@ func expected() string {
 		l.event(label, f(act), act)
 	}
 	l.f("abi %d header %d live 0", abiVersion, abiVersion)
+	l.f("version %s", cc.Version)
 
 	l.make("new-unknown", "nosuch", "cp", "", nil)
 	l.make("new-badpart", "rocc", "nosuch", "", nil)
@@ -178,6 +192,37 @@ func expected() string {
 	ev("rocc-cp timer-2", func(a *cc.Actions) error { return cp.Timer(tm, a) })
 	l.state(cp)
 
+	// HPCC congestion point. Its records are predicted field by field from
+	// the port's values (Figure 7's rule: ts = ⌊now/1 ns⌋, tx_bytes =
+	// ⌊port bytes/128⌋, qlen = ⌊queue/80⌋, pathID ^= switch ID).
+	env = &cc.Env{Rate: 100 * units.Gbps, Node: 5, Port: 1, SwitchID: 0x2a}
+	hc := l.make("hpcc-cp new", "hpcc", "cp", "port_tx_bytes=on", env).(cc.CongestionPoint)
+	pkt = cc.Packet{Flow: 9, Src: 1, Dst: 2, Payload: 1000, Size: 1082, Tel: intStack(&inttel.Header{})}
+	q = cc.Queue{Len: 163582, Rate: 100 * units.Gbps}
+	ev("hpcc-cp enqueue 1us", func(a *cc.Actions) error { return hc.Enqueue(us, &pkt, q, a) })
+	q.Len, q.TxBytes = 162500, 0
+	ev("hpcc-cp dequeue 10us", func(a *cc.Actions) error { return hc.Dequeue(10*us, &pkt, q, a) })
+	l.packet(&pkt)
+	l.f("  int nhop=1 path=%d hops=%d:%d:%d:%d", 0x2a, intSpeed100G, int64(10*us/intTSUnit), 0/intTxUnit, 162500/intQLenUnit)
+	l.state(hc)
+	up := &inttel.Header{NHop: 1, PathID: 0x123}
+	up.Hops[0] = inttel.Hop{Speed: 2, TS: 22000, TxBytes: 7, QLen: 5}
+	pkt.Tel = intStack(up)
+	q.Len, q.TxBytes = 800, 162500
+	ev("hpcc-cp dequeue 23us", func(a *cc.Actions) error { return hc.Dequeue(23*us, &pkt, q, a) })
+	l.packet(&pkt)
+	l.f("  int nhop=2 path=%d hops=2:22000:7:5,%d:%d:%d:%d", 0x123^0x2a, intSpeed100G, int64(23*us/intTSUnit), 162500/intTxUnit, 800/intQLenUnit)
+	l.refused("hpcc-cp dequeue-telcap", codeArg, "hwcc: invalid argument: dequeue: the packet's tel_len 129 is above 128 (HWCC_TEL_CAP)")
+	l.f("  tel_len-after=129")
+	pkt.Tel.Len = 17
+	ev("hpcc-cp dequeue-badtel", func(a *cc.Actions) error { return hc.Dequeue(24*us, &pkt, q, a) })
+	l.packet(&pkt)
+	pkt.Tel = nil
+	q.Len, q.TxBytes = 0, 163582
+	ev("hpcc-cp dequeue-notel", func(a *cc.Actions) error { return hc.Dequeue(24*us, &pkt, q, a) })
+	l.packet(&pkt)
+	l.state(hc)
+
 	// HPCC reaction point.
 	env = &cc.Env{Rate: 100 * units.Gbps, Node: 1}
 	hp := l.make("hpcc-rp new", "hpcc", "rp", "", env).(cc.ReactionPoint)
@@ -185,13 +230,17 @@ func expected() string {
 	ev("hpcc-rp sent 0", func(a *cc.Actions) error { return hp.Sent(0, &pkt, a) })
 	l.packet(&pkt)
 	l.state(hp)
-	fb := cc.Feedback{Kind: cc.FeedbackAck, Flow: 9, Seq: 1000, Acked: 1000, SndNxt: 163500, INT: hpccINT(10000, 0)}
+	fb := cc.Feedback{Kind: cc.FeedbackAck, Flow: 9, Seq: 1000, Acked: 1000, SndNxt: 163500, Tel: hpccINT(10000, 0)}
 	ev("hpcc-rp ack 12us", func(a *cc.Actions) error { return hp.Feedback(12*us, &fb, a) })
 	l.state(hp)
-	fb.Seq, fb.Acked, fb.SndNxt, fb.INT = 163501, 162501, 170000, hpccINT(23000, 1269)
+	fb.Seq, fb.Acked, fb.SndNxt, fb.Tel = 163501, 162501, 170000, hpccINT(23000, 1269)
+	l.refused("hpcc-rp ack-telcap", codeArg, "hwcc: invalid argument: feedback: the feedback's tel_len 129 is above 128 (HWCC_TEL_CAP)")
+	fb.Tel.Len = 9
+	ev("hpcc-rp ack-badtel", func(a *cc.Actions) error { return hp.Feedback(25*us, &fb, a) })
+	fb.Tel.Len = 10
 	ev("hpcc-rp ack 25us", func(a *cc.Actions) error { return hp.Feedback(25*us, &fb, a) })
 	l.state(hp)
-	fb.INT, fb.Seq = nil, 170000
+	fb.Tel, fb.Seq = nil, 170000
 	ev("hpcc-rp ack-noint", func(a *cc.Actions) error { return hp.Feedback(26*us, &fb, a) })
 	fb = cc.Feedback{Kind: cc.FeedbackCNP, Flow: 9}
 	ev("hpcc-rp cnp", func(a *cc.Actions) error { return hp.Feedback(27*us, &fb, a) })
@@ -224,7 +273,7 @@ func expected() string {
 		l.refused("dcqcn-np "+ev+"-role", codeRole, "hwcc: event not of the part's role: a notification point has no "+ev+" event")
 	}
 
-	l.f("live 4")
+	l.f("live 5")
 	l.refused("freed timer", codeHandle, "hwcc: invalid or freed part handle")
 	l.f("freed role=%d deadline=%d", codeHandle, codeHandle)
 	l.f("live 0")
@@ -318,7 +367,7 @@ func TestCABI(t *testing.T) {
 
 	t.Run("archive", func(t *testing.T) {
 		lib := filepath.Join(tmp, "libhwcc.a")
-		run(t, here, goPath, "build", "-buildmode=c-archive", "-o", lib, ".")
+		run(t, here, goPath, "build", "-buildmode=c-archive", "-o", lib, "./libhwcc")
 		prog := filepath.Join(tmp, "abi_test_static")
 		args := append(append([]string{}, cflags...), "-o", prog, src, lib, "-lpthread")
 		if runtime.GOOS == "linux" {
@@ -341,7 +390,7 @@ func TestCABI(t *testing.T) {
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		run(t, here, goPath, "build", "-buildmode=c-shared", "-o", filepath.Join(dir, "libhwcc.so"), ".")
+		run(t, here, goPath, "build", "-buildmode=c-shared", "-o", filepath.Join(dir, "libhwcc.so"), "./libhwcc")
 		prog := filepath.Join(dir, "abi_test_shared")
 		args := append(append([]string{}, cflags...), "-o", prog, src, "-L", dir, "-Wl,-rpath,"+dir, "-lhwcc")
 		run(t, here, ccPath, args...)
@@ -442,12 +491,12 @@ func TestSwitchPointEvents(t *testing.T) {
 	} {
 		act.Reset()
 		if err := s.run(e, &act); err != nil {
-			t.Errorf("event %d (%s): %v", i, eventNames[e.ev], err)
+			t.Errorf("event %d (%s): %v", i, eventName(e.ev), err)
 		}
 	}
 	for _, ev := range []int{evSent, evFeedback, evReceive} {
 		if err := s.run(eventArgs{ev: ev, now: 7, pkt: pkt, fb: &cc.Feedback{}}, &act); codeOf(err) != codeRole {
-			t.Errorf("%s on a switch point: %v", eventNames[ev], err)
+			t.Errorf("%s on a switch point: %v", eventName(ev), err)
 		}
 	}
 	if err := s.run(eventArgs{ev: 99}, &act); codeOf(err) != codeArg {

@@ -1,15 +1,18 @@
-// Command capi is hwcc's C ABI: built with
+// Package capi is hwcc's C ABI: linked into a C archive or shared library
+// by a main package that imports it (capi/libhwcc, or a vendor's own main
+// that also registers parts of its own, examples/vendorpart),
 //
-//	go build -buildmode=c-archive -o libhwcc.a ./capi
-//	go build -buildmode=c-shared -o libhwcc.so ./capi
+//	go build -buildmode=c-archive -o libhwcc.a ./capi/libhwcc
+//	go build -buildmode=c-shared -o libhwcc.so ./capi/libhwcc
 //
 // it is a library whose interface is the hand-written header hwcc.h in this
-// directory (not the header cgo generates). The public functions are
+// directory (not the header cgo generates). Every algorithm registered in
+// package cc when the library is built is reachable through it by name. The public functions are
 // defined in C in hwcc.c, which turns handles into integers and calls the
 // Go functions this file exports under internal names (hwccgo_*): no Go
 // pointer crosses the boundary, and every C struct is copied into Go
 // values (and back) by the functions below.
-package main
+package capi
 
 /*
 #include <stdint.h>
@@ -24,11 +27,8 @@ import (
 	"unsafe"
 
 	"github.com/hwcc/hwcc/cc"
-	inttel "github.com/hwcc/hwcc/int"
 	"github.com/hwcc/hwcc/units"
 )
-
-func main() {}
 
 // abiVersion is HWCC_ABI_VERSION of the header the library is built with.
 const abiVersion = C.HWCC_ABI_VERSION
@@ -66,7 +66,7 @@ func checkConstants() error {
 		{"HWCC_NO_DEADLINE", C.HWCC_NO_DEADLINE, int64(units.MaxTime)},
 		{"HWCC_HDR_LEN", C.HWCC_HDR_LEN, cc.PacketHdrLen},
 		{"HWCC_DATA_LEN", C.HWCC_DATA_LEN, cc.FeedbackDataLen},
-		{"HWCC_INT_MAX_HOPS", C.HWCC_INT_MAX_HOPS, inttel.HopsLimit},
+		{"HWCC_TEL_CAP", C.HWCC_TEL_CAP, cc.TelemetryCap},
 		{"HWCC_MAX_ACTIONS", C.HWCC_MAX_ACTIONS, maxActions},
 		{"HWCC_E_HANDLE", C.HWCC_E_HANDLE, codeHandle},
 		{"HWCC_E_ARG", C.HWCC_E_ARG, codeArg},
@@ -127,6 +127,13 @@ func recovered(rc *C.int, buf *C.char, errlen C.size_t) {
 
 //export hwccgo_abi_version
 func hwccgo_abi_version() C.int { return abiVersion }
+
+// version is cc.Version as a C string, made once and never freed: what
+// hwcc_version returns to every caller.
+var version = C.CString(cc.Version)
+
+//export hwccgo_version
+func hwccgo_version() *C.char { return version }
 
 //export hwccgo_live_parts
 func hwccgo_live_parts() C.size_t { return C.size_t(liveParts()) }
@@ -256,20 +263,24 @@ func hwccgo_event(h C.uint64_t, ev C.int, now C.int64_t, port C.int32_t, prio C.
 	switch e.ev {
 	case evSent, evEnqueue, evDequeue, evReceive, evArrive:
 		if pkt == nil {
-			return fail(argError("%s: the packet is NULL", eventNames[e.ev]), errbuf, errlen)
+			return fail(argError("%s: the packet is NULL", eventName(e.ev)), errbuf, errlen)
 		}
-		packetIn(pkt, &s.pkt, &s.pktINT)
+		if err := packetIn(pkt, &s.pkt, &s.pktTel); err != nil {
+			return fail(argError("%s: %v", eventName(e.ev), err), errbuf, errlen)
+		}
 		e.pkt = &s.pkt
 	case evFeedback, evMessage:
 		if fb == nil {
-			return fail(argError("%s: the feedback is NULL", eventNames[e.ev]), errbuf, errlen)
+			return fail(argError("%s: the feedback is NULL", eventName(e.ev)), errbuf, errlen)
 		}
-		feedbackIn(fb, &s.fb, &s.fbINT)
+		if err := feedbackIn(fb, &s.fb, &s.fbTel); err != nil {
+			return fail(argError("%s: %v", eventName(e.ev), err), errbuf, errlen)
+		}
 		e.fb = &s.fb
 	}
 	if e.ev == evEnqueue || e.ev == evDequeue {
 		if q == nil {
-			return fail(argError("%s: the queue is NULL", eventNames[e.ev]), errbuf, errlen)
+			return fail(argError("%s: the queue is NULL", eventName(e.ev)), errbuf, errlen)
 		}
 		e.q = cc.Queue{Len: units.Bytes(q.len), Rate: units.Rate(q.rate), TxBytes: uint64(q.tx_bytes), Paused: q.paused != 0}
 	}
@@ -332,24 +343,44 @@ func envIn(c *C.hwcc_env) (*cc.Env, error) {
 	return e, nil
 }
 
-// intIn and intOut convert an INT header.
-func intIn(c *C.hwcc_int_header, h *inttel.Header) {
-	*h = inttel.Header{NHop: uint8(c.nhop), PathID: uint16(c.path_id)}
-	for i := range h.Hops {
-		p := &c.hops[i]
-		h.Hops[i] = inttel.Hop{Speed: uint8(p.speed), TS: uint32(p.ts), TxBytes: uint32(p.tx_bytes), QLen: uint16(p.qlen)}
+// telIn copies the caller's stack of n bytes into t and returns t, or
+// nil when n is 0 (no stack); n above cc.TelemetryCap is refused.
+func telIn(n C.uint8_t, c *[C.HWCC_TEL_CAP]C.uint8_t, what string, t *cc.Telemetry) (*cc.Telemetry, error) {
+	if n == 0 {
+		return nil, nil
 	}
+	if int(n) > cc.TelemetryCap {
+		return nil, fmt.Errorf("the %s's tel_len %d is above %d (HWCC_TEL_CAP)", what, n, cc.TelemetryCap)
+	}
+	t.Len = uint8(n)
+	for i := range int(n) {
+		t.Data[i] = byte(c[i])
+	}
+	return t, nil
 }
 
-func intOut(c *C.hwcc_int_header, h *inttel.Header) {
-	c.nhop, c.path_id = C.uint8_t(h.NHop), C.uint16_t(h.PathID)
-	for i, p := range h.Hops {
-		c.hops[i] = C.hwcc_int_hop{speed: C.uint8_t(p.Speed), ts: C.uint32_t(p.TS), tx_bytes: C.uint32_t(p.TxBytes), qlen: C.uint16_t(p.QLen)}
+// telOut writes t's bytes to the caller's stack (tel_len 0 for a nil or
+// empty t) and leaves the bytes past them as they were.
+func telOut(n *C.uint8_t, c *[C.HWCC_TEL_CAP]C.uint8_t, t *cc.Telemetry) {
+	if t == nil {
+		*n = 0
+		return
 	}
+	b := t.Bytes()
+	for i, x := range b {
+		c[i] = C.uint8_t(x)
+	}
+	*n = C.uint8_t(len(b))
 }
 
-// packetIn converts the caller's packet into p, its INT header into h.
-func packetIn(c *C.hwcc_packet, p *cc.Packet, h *inttel.Header) {
+// packetIn converts the caller's packet into p, its telemetry stack into
+// t (p.Tel is t, or nil when the packet carries none). It refuses a
+// tel_len above HWCC_TEL_CAP.
+func packetIn(c *C.hwcc_packet, p *cc.Packet, t *cc.Telemetry) error {
+	tel, err := telIn(c.tel_len, &c.tel, "packet", t)
+	if err != nil {
+		return err
+	}
 	*p = cc.Packet{
 		Flow:    cc.FlowID(c.flow),
 		Src:     cc.NodeID(c.src),
@@ -359,31 +390,33 @@ func packetIn(c *C.hwcc_packet, p *cc.Packet, h *inttel.Header) {
 		Size:    units.Bytes(c.size),
 		Prio:    uint8(c.prio),
 		CE:      c.ce != 0,
-		Echo:    uint64(c.echo),
+		Tel:     tel,
 	}
 	for i := range p.Hdr {
 		p.Hdr[i] = byte(c.hdr[i])
 	}
-	if c.has_int != 0 {
-		intIn(&c.int_hdr, h)
-		p.INT = h
-	}
+	return nil
 }
 
-// packetBack writes back what a part may change in a packet: Echo, Hdr
-// and the INT header.
+// packetBack writes back what a part may change in a packet: Hdr, and the
+// telemetry stack when the caller's packet carries one (a packet without
+// one stays without).
 func packetBack(c *C.hwcc_packet, p *cc.Packet) {
-	c.echo = C.uint64_t(p.Echo)
 	for i, b := range p.Hdr {
 		c.hdr[i] = C.uint8_t(b)
 	}
-	if p.INT != nil && c.has_int != 0 {
-		intOut(&c.int_hdr, p.INT)
+	if c.tel_len != 0 && p.Tel != nil {
+		telOut(&c.tel_len, &c.tel, p.Tel)
 	}
 }
 
-// feedbackIn converts the caller's feedback into f, its INT into h.
-func feedbackIn(c *C.hwcc_feedback_t, f *cc.Feedback, h *inttel.Header) {
+// feedbackIn converts the caller's feedback into f, its telemetry stack
+// into t, as packetIn does.
+func feedbackIn(c *C.hwcc_feedback_t, f *cc.Feedback, t *cc.Telemetry) error {
+	tel, err := telIn(c.tel_len, &c.tel, "feedback", t)
+	if err != nil {
+		return err
+	}
 	*f = cc.Feedback{
 		Kind:   cc.FeedbackKind(c.kind),
 		Flow:   cc.FlowID(c.flow),
@@ -392,17 +425,16 @@ func feedbackIn(c *C.hwcc_feedback_t, f *cc.Feedback, h *inttel.Header) {
 		Acked:  units.Bytes(c.acked),
 		SndNxt: uint64(c.snd_nxt),
 		ECE:    c.ece != 0,
+		Tel:    tel,
 	}
 	for i := range f.Data {
 		f.Data[i] = byte(c.data[i])
 	}
-	if c.has_int != 0 {
-		intIn(&c.int_hdr, h)
-		f.INT = h
-	}
+	return nil
 }
 
-// feedbackOut writes f to the caller's struct.
+// feedbackOut writes f to the caller's struct, whole (tel past tel_len
+// zero).
 func feedbackOut(c *C.hwcc_feedback_t, f *cc.Feedback) {
 	*c = C.hwcc_feedback_t{
 		kind:    C.uint8_t(f.Kind),
@@ -416,10 +448,7 @@ func feedbackOut(c *C.hwcc_feedback_t, f *cc.Feedback) {
 	for i, b := range f.Data {
 		c.data[i] = C.uint8_t(b)
 	}
-	if f.INT != nil {
-		c.has_int = 1
-		intOut(&c.int_hdr, f.INT)
-	}
+	telOut(&c.tel_len, &c.tel, f.Tel)
 }
 
 // actionOut writes a to the caller's struct.

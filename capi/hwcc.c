@@ -18,6 +18,8 @@ static uint64_t handle(const hwcc_part *p) { return (uint64_t)(uintptr_t)p; }
 
 int hwcc_abi_version(void) { return hwccgo_abi_version(); }
 
+const char *hwcc_version(void) { return hwccgo_version(); }
+
 const char *hwcc_strerror(int code) {
     switch (code) {
     case HWCC_OK: return "ok";

@@ -6,7 +6,7 @@
  * cgo generates next to libhwcc.a (libhwcc.h) is an implementation detail
  * and should not be included.
  *
- * ABI version 1. A program checks at start-up that the library it runs
+ * ABI version 2. A program checks at start-up that the library it runs
  * against speaks the version it was compiled for:
  *
  *     if (hwcc_abi_version() != HWCC_ABI_VERSION) abort();
@@ -15,9 +15,16 @@
  * a value below increments HWCC_ABI_VERSION. Additions (a new function, a
  * new error code, a new algorithm) do not.
  *
+ * Version 2 changed hwcc_packet and hwcc_feedback_t: the telemetry a frame
+ * carries is a stack of wire bytes, tel_len and tel, in the codec of the
+ * algorithm that reads it (version 1 had HPCC's INT header as a struct,
+ * has_int and int_hdr, whose types hwcc_int_header and hwcc_int_hop are
+ * gone); hwcc_packet's echo is gone (a scheme's per-packet number travels
+ * in hdr); HWCC_INT_MAX_HOPS is replaced by HWCC_TEL_CAP.
+ *
  * Build and link (see README.md, "C ABI"):
  *
- *     go build -buildmode=c-archive -o libhwcc.a ./capi
+ *     go build -buildmode=c-archive -o libhwcc.a ./capi/libhwcc
  *     cc prog.c libhwcc.a -lpthread -ldl       (-ldl: glibc before 2.34)
  *
  * or -buildmode=c-shared -o libhwcc.so and link with -lhwcc.
@@ -82,7 +89,7 @@ extern "C" {
 #endif
 
 /* The version of this header's ABI; hwcc_abi_version() is the library's. */
-#define HWCC_ABI_VERSION 1
+#define HWCC_ABI_VERSION 2
 
 /* ---- Error codes -------------------------------------------------------- */
 
@@ -90,7 +97,8 @@ extern "C" {
 /* The handle is NULL, was freed, or was never returned by hwcc_part_new. */
 #define HWCC_E_HANDLE (-1)
 /* A required pointer argument is NULL (or an env's switch_ports is NULL
- * with n_switch_ports > 0, or n_switch_ports is above 65536). */
+ * with n_switch_ports > 0, or n_switch_ports is above 65536, or a packet's
+ * or feedback's tel_len is above HWCC_TEL_CAP). */
 #define HWCC_E_ARG (-2)
 /* The event is not one of the part's role (hwcc_sent on a CP, say). */
 #define HWCC_E_ROLE (-3)
@@ -127,7 +135,7 @@ extern "C" {
  * schemes outside hwcc. A part takes a kind it does not use as an event
  * that changes nothing but the time. */
 #define HWCC_FB_NONE 0
-#define HWCC_FB_ACK 1            /* cumulative ACK: seq, acked, snd_nxt, ece, INT */
+#define HWCC_FB_ACK 1            /* cumulative ACK: seq, acked, snd_nxt, ece, tel */
 #define HWCC_FB_NAK 2            /* go-back-N NAK: seq is the byte expected */
 #define HWCC_FB_CNP 3            /* RoCEv2 CNP; data: its 16 reserved bytes */
 #define HWCC_FB_RATE 4           /* a CP's rate message; data, from */
@@ -155,7 +163,7 @@ extern "C" {
 /* Fixed sizes. */
 #define HWCC_HDR_LEN 16       /* hwcc_packet.hdr */
 #define HWCC_DATA_LEN 16      /* hwcc_feedback_t.data */
-#define HWCC_INT_MAX_HOPS 15  /* hwcc_int_header.hops */
+#define HWCC_TEL_CAP 128      /* hwcc_packet.tel, hwcc_feedback_t.tel */
 #define HWCC_REG_NAME_LEN 32  /* hwcc_register.name, NUL included */
 #define HWCC_MAX_ACTIONS 65536 /* a larger capacity is taken as this */
 
@@ -169,21 +177,26 @@ extern "C" {
  * plain names.
  */
 
-/* One switch's INT hop record (HPCC, Figure 7), as raw register values. */
-typedef struct hwcc_int_hop {
-    uint8_t speed;     /* 4 bits: port speed code B */
-    uint32_t ts;       /* 24 bits, 1 ns units: egress timestamp (wraps) */
-    uint32_t tx_bytes; /* 20 bits, 128 B units: port's bytes sent (wraps) */
-    uint16_t qlen;     /* 16 bits, 80 B units: egress queue (saturates) */
-} hwcc_int_hop;
-
-/* A packet's INT header: hops[0 .. nhop-1] are the records, first switch
- * first; the rest are ignored on input and zero on output. */
-typedef struct hwcc_int_header {
-    uint8_t nhop;     /* 4 bits: records present, <= HWCC_INT_MAX_HOPS */
-    uint16_t path_id; /* 12 bits: XOR of the stamping switches' IDs */
-    hwcc_int_hop hops[HWCC_INT_MAX_HOPS];
-} hwcc_int_header;
+/* Telemetry. A frame may carry an in-band telemetry stack, tel_len bytes
+ * tel[0 .. tel_len-1] in the wire format of the codec of the algorithm
+ * that reads it: the sender attaches it, each switch on the path may push
+ * its record onto it as the frame leaves (hwcc_dequeue: the caller then
+ * counts the bytes it grew by in the frame's size), the receiver echoes
+ * it to the sender in an ACK (hwcc_feedback_t). tel_len 0 means
+ * the frame carries no stack (the part sees none); a stack of 0 bytes
+ * cannot be expressed, and no codec of hwcc's gives one a meaning. Bytes
+ * past tel_len are ignored on input. A tel_len above HWCC_TEL_CAP is
+ * refused with HWCC_E_ARG.
+ *
+ * HPCC's INT (Figure 7 of the HPCC paper), big-endian, 2 + 8 * nhop bytes:
+ *
+ *     bytes 0-1:           nhop << 12 | path_id      (4 and 12 bits)
+ *     bytes 2+8i .. 9+8i:  B << 60 | ts << 36 | tx_bytes << 16 | qlen
+ *                          (4, 24, 20 and 16 bits; record i, first switch first)
+ *
+ * A sender attaches the empty header, the 2 bytes 00 00. int/doc.go in
+ * hwcc's source gives the fields' units and wrapping rules (by default: B
+ * a port speed code, ts in 1 ns, tx_bytes in 128 B, qlen in 80 B). */
 
 /* One frame as a part sees it (Go: cc.Packet). */
 typedef struct hwcc_packet {
@@ -192,13 +205,15 @@ typedef struct hwcc_packet {
     uint32_t dst;     /* destination host */
     uint64_t seq;     /* offset of the first payload byte in the flow */
     int64_t payload;  /* data bytes carried, >= 0 */
-    int64_t size;     /* bytes a queue counts for it (wire bytes), >= 0 */
+    int64_t size;     /* bytes a queue counts for it (wire bytes, the
+                         telemetry stack included as pushed so far), >= 0 */
     uint8_t prio;     /* 802.1p priority, 0..7 */
     uint8_t ce;       /* 1: arrives with ECN CE set (an NP reads it) */
-    uint8_t has_int;  /* 1: int_hdr is present (HPCC) */
-    uint64_t echo;    /* written by an RP in hwcc_sent, carried to hwcc_receive */
-    uint8_t hdr[HWCC_HDR_LEN]; /* a scheme's own header bytes (HierCC) */
-    hwcc_int_header int_hdr;   /* the INT header when has_int */
+    uint8_t hdr[HWCC_HDR_LEN]; /* header bytes a scheme defines, in its own
+                                  codec (written by an RP in hwcc_sent and
+                                  a SW in hwcc_dequeue); all zero: none */
+    uint8_t tel_len;           /* bytes of tel in use; 0: no stack */
+    uint8_t tel[HWCC_TEL_CAP]; /* the telemetry stack (see Telemetry above) */
 } hwcc_packet;
 
 /* One egress queue's state at an event (Go: cc.Queue). */
@@ -214,15 +229,16 @@ typedef struct hwcc_queue {
 typedef struct hwcc_feedback_t {
     uint8_t kind;     /* HWCC_FB_* */
     uint8_t ece;      /* ACK: a covered packet arrived with CE */
-    uint8_t has_int;  /* 1: int_hdr is present (an ACK echoing INT) */
     uint32_t flow;    /* the flow it is about */
-    uint64_t from;    /* sender identity, when the kind has one (RoCC:
-                         switch << 16 | port) */
+    uint64_t from;    /* sender identity, an opaque number the sending part
+                         chooses (0: none); carry it unchanged */
     uint64_t seq;     /* ACK: all bytes below arrived; NAK: byte expected */
     int64_t acked;    /* ACK: bytes acknowledged for the first time */
     uint64_t snd_nxt; /* ACK: the sender's next new byte when it arrived */
-    uint8_t data[HWCC_DATA_LEN]; /* payload (CNP reserved bytes) */
-    hwcc_int_header int_hdr;     /* the INT header when has_int */
+    uint8_t data[HWCC_DATA_LEN]; /* payload, in the codec of its kind
+                                    (CNP: its reserved bytes) */
+    uint8_t tel_len;             /* bytes of tel in use; 0: no stack */
+    uint8_t tel[HWCC_TEL_CAP];   /* the telemetry stack an ACK echoes */
 } hwcc_feedback_t;
 
 /* One decision of a part (Go: cc.Action). */
@@ -294,6 +310,13 @@ typedef struct hwcc_part hwcc_part;
  * with. */
 int hwcc_abi_version(void);
 
+/* The hwcc release the library was built from, as "major.minor.patch"
+ * (Go's cc.Version; `hwcc version` prints the same): a static
+ * NUL-terminated string the caller must not modify or free. It names the
+ * release; whether the library can be called at all is hwcc_abi_version's
+ * answer, which changes only with the ABI. */
+const char *hwcc_version(void);
+
 /* A static English name of an error code ("time order", ...). */
 const char *hwcc_strerror(int code);
 
@@ -331,9 +354,12 @@ size_t hwcc_live_parts(void);
  * role has no such event).
  *
  * Packets are read, and on success written back where the part may write
- * them: hwcc_sent may set echo; hwcc_dequeue may stamp int_hdr (setting
- * has_int only if it was set) and write hdr. Nothing else of a packet is
- * written, and feedback and queues are only read.
+ * them: hwcc_sent may write hdr; hwcc_dequeue may write hdr and, when the
+ * packet carries a stack (tel_len > 0), push a record onto it (tel_len and
+ * tel[0 .. tel_len-1] are written back; a packet without one stays
+ * without). Nothing else of a packet is written (tel past tel_len
+ * included), and feedback and queues are only read. An action's feedback
+ * is written whole: its tel past tel_len is zero.
  *
  * A port (out, in) is a switch point's port number 0..ports-1; a
  * congestion point ignores it (pass 0). hwcc_message's in is -1 for a

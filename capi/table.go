@@ -1,4 +1,4 @@
-package main
+package capi
 
 import (
 	"errors"
@@ -7,7 +7,6 @@ import (
 
 	_ "github.com/hwcc/hwcc/algos" // registers hwcc's algorithms
 	"github.com/hwcc/hwcc/cc"
-	inttel "github.com/hwcc/hwcc/int"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -33,9 +32,9 @@ type slot struct {
 	acts   []cc.Action
 	regs   []cc.Register
 	pkt    cc.Packet
-	pktINT inttel.Header
+	pktTel cc.Telemetry
 	fb     cc.Feedback
-	fbINT  inttel.Header
+	fbTel  cc.Telemetry
 }
 
 // table is every slot ever made, with a free list of the ones not in use.
@@ -146,7 +145,7 @@ func freePart(h uint64) {
 		s.gen = 1
 	}
 	s.part, s.role = nil, 0
-	s.pkt, s.fb, s.pktINT, s.fbINT = cc.Packet{}, cc.Feedback{}, inttel.Header{}, inttel.Header{}
+	s.pkt, s.fb, s.pktTel, s.fbTel = cc.Packet{}, cc.Feedback{}, cc.Telemetry{}, cc.Telemetry{}
 	clear(s.acts)
 	clear(s.regs)
 	table.free = append(table.free, i)
@@ -195,60 +194,33 @@ func (s *slot) actions(capacity uint64) cc.Actions {
 	return cc.ActionsOn(s.acts[:c:c])
 }
 
-// run delivers one event to s's part.
-func (s *slot) run(e eventArgs, act *cc.Actions) error {
-	p := s.part
-	switch e.ev {
-	case evTimer:
-		return p.Timer(e.now, act)
-	case evSent:
-		if rp, ok := p.(cc.ReactionPoint); ok && s.role == cc.RoleRP {
-			return rp.Sent(e.now, e.pkt, act)
-		}
-	case evFeedback:
-		switch s.role {
-		case cc.RoleRP:
-			return p.(cc.ReactionPoint).Feedback(e.now, e.fb, act)
-		case cc.RoleNP:
-			return p.(cc.NotificationPoint).Feedback(e.now, e.fb, act)
-		}
-	case evEnqueue:
-		switch s.role {
-		case cc.RoleCP:
-			return p.(cc.CongestionPoint).Enqueue(e.now, e.pkt, e.q, act)
-		case cc.RoleSW:
-			return p.(cc.SwitchPoint).Enqueue(e.now, e.port, e.pkt, e.q, act)
-		}
-	case evDequeue:
-		switch s.role {
-		case cc.RoleCP:
-			return p.(cc.CongestionPoint).Dequeue(e.now, e.pkt, e.q, act)
-		case cc.RoleSW:
-			return p.(cc.SwitchPoint).Dequeue(e.now, e.port, e.pkt, e.q, act)
-		}
-	case evReceive:
-		if s.role == cc.RoleNP {
-			return p.(cc.NotificationPoint).Receive(e.now, e.pkt, act)
-		}
-	case evArrive:
-		if s.role == cc.RoleSW {
-			return p.(cc.SwitchPoint).Arrive(e.now, e.port, e.pkt, act)
-		}
-	case evPause:
-		if s.role == cc.RoleSW {
-			return p.(cc.SwitchPoint).Pause(e.now, e.port, e.prio, e.paused, act)
-		}
-	case evMessage:
-		if s.role == cc.RoleSW {
-			return p.(cc.SwitchPoint).Message(e.now, e.port, e.fb, act)
-		}
-	default:
-		return argError("unknown event %d", e.ev)
+// abiKinds maps the ABI's event numbers (HWCC_EV_*, fixed by hwcc.h) to the
+// contract's event kinds.
+var abiKinds = [...]cc.EventKind{evSent: cc.EventSent, evFeedback: cc.EventFeedback, evTimer: cc.EventTimer,
+	evEnqueue: cc.EventEnqueue, evDequeue: cc.EventDequeue, evReceive: cc.EventReceive, evArrive: cc.EventArrive,
+	evPause: cc.EventPause, evMessage: cc.EventMessage}
+
+// eventName is the name of ABI event ev ("sent", ...), or "event N".
+func eventName(ev int) string {
+	if ev > 0 && ev < len(abiKinds) {
+		return abiKinds[ev].String()
 	}
-	return fmt.Errorf("%w: a %s has no %s event", errRole, s.role, eventNames[e.ev])
+	return fmt.Sprintf("event %d", ev)
 }
 
-var eventNames = [...]string{"", "sent", "feedback", "timer", "enqueue", "dequeue", "receive", "arrive", "pause", "message"}
+// run delivers one event to s's part as the contract's event of its kind,
+// called as the role the part was registered with.
+func (s *slot) run(e eventArgs, act *cc.Actions) error {
+	if e.ev <= 0 || e.ev >= len(abiKinds) {
+		return argError("unknown event %d", e.ev)
+	}
+	ev := cc.Event{Kind: abiKinds[e.ev], At: e.now, Queue: e.q, Port: e.port, Paused: e.paused}
+	if !ev.Kind.Of(s.role) {
+		return fmt.Errorf("%w: a %s has no %s event", errRole, s.role, ev.Kind)
+	}
+	ev.Packet.Prio = e.prio
+	return ev.Call(s.part, e.pkt, e.fb, act)
+}
 
 // The error codes of hwcc.h.
 const (

@@ -335,7 +335,7 @@ type Env struct {
 	Rate units.Rate
 	// Node is the switch (CP) or host (RP, NP); Port the CP's egress port
 	// number on its switch; SwitchID a 12-bit ID unique among the
-	// network's switches (INT's pathID, papers/hpcc.txt section 4.1).
+	// network's switches (INT's pathID, [HPCC] §4.1).
 	Node     NodeID
 	Port     uint16
 	SwitchID uint16
@@ -366,6 +366,13 @@ type Env struct {
 	// that needs a distinct, reproducible value per instance (an LFSR's
 	// seed).
 	Index int
+	// Start is when a flow's parts come into being (0: at time 0, or
+	// unknown): a caller that builds a flow's parts when the flow starts,
+	// as a simulator does, gives the time here, so that a part whose
+	// first deadline is "at once" (ExpressPass's credit request) counts it
+	// from Start rather than from time 0, where its clock begins, and rule
+	// 4 does not have it catch up expiries from before the flow existed.
+	Start units.Time
 }
 
 // SwitchPort is one port of a switch point's switch, as the switch's
@@ -630,7 +637,9 @@ func (s *Spec[C]) ConfigIn(part string, env *Env, settings []Setting) (C, error)
 		p := s.param(f)
 		v, err := p.parse(st.Value)
 		if err != nil || !p.inRange(v) {
-			return cfg, &ConfigError{Part: part, Field: p.Name, Value: st.Value, Range: p.Range()}
+			// err, when the value did not parse, says why ("missing
+			// unit"); one out of range has only the range to say.
+			return cfg, &ConfigError{Part: part, Field: p.Name, Value: st.Value, Range: p.Range(), Err: err}
 		}
 		if err := set(f.Ptr(&cfg), v); err != nil {
 			return cfg, &ConfigError{Part: part, Field: p.Name, Value: st.Value, Range: p.Range(), Err: err}

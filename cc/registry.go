@@ -32,6 +32,9 @@ type Algorithm struct {
 	// where they can, so that one "preset" setting configures every part
 	// of a run alike.
 	Parts []PartSpec
+	// Deploy is how the parts run in a network (which part where, and
+	// what they need of it): what a simulator reads to run the algorithm.
+	Deploy Deployment
 }
 
 // Part returns the part named name, or an error wrapping ErrUnknown that
@@ -58,8 +61,8 @@ var registry = struct {
 }{m: map[string]Algorithm{}}
 
 // RegisterAlgorithm adds a to the registry. It checks the entry: a lower-case name
-// not taken, at least one part, part names unique, every role valid and
-// every Config's own Check. It is meant for init functions.
+// not taken, at least one part, part names unique, every role valid,
+// every Config's own Check, and its Deploy. It is meant for init functions.
 func RegisterAlgorithm(a Algorithm) error {
 	bad := func(field, want string) error {
 		return &ConfigError{Part: "register " + a.Name, Field: field, Range: want}
@@ -88,6 +91,9 @@ func RegisterAlgorithm(a Algorithm) error {
 		if err := p.Config.Check(); err != nil {
 			return &ConfigError{Part: "register " + a.Name + " " + p.Name, Field: "config", Err: err}
 		}
+	}
+	if err := a.checkDeploy(); err != nil {
+		return err
 	}
 	registry.Lock()
 	defer registry.Unlock()

@@ -9,7 +9,7 @@ type Clock interface {
 	// NextDeadline is the earliest time at which Timer has work to do, or
 	// units.MaxTime when the part has no timer running. No event sets it
 	// before its own now; a deadline the caller lets pass is overdue, and
-	// the part runs it at its next event or at Timer (rule 4).
+	// the part catches it up at its next event, Timer or another (rule 4).
 	NextDeadline() units.Time
 	// Timer runs what is due at or before now, appending what it decides
 	// to act. Called before NextDeadline it only records now. After it
@@ -43,9 +43,9 @@ type Part interface {
 // behind). A congestion point's view of its queue is the Queue of its latest
 // Enqueue or Dequeue; its Timer (RoCC's periodic update, say) reads that.
 // Enqueue and Dequeue may mark the packet (ActionMarkCE), ask for it to be
-// dropped (ActionDrop), send feedback (ActionFeedback); Dequeue may stamp
-// p.INT in place (HPCC), which is the only change a congestion point makes
-// to the caller's packet.
+// dropped (ActionDrop), send feedback (ActionFeedback); Dequeue may push
+// its record onto p.Tel in place (HPCC's INT), which is the only change a
+// congestion point makes to the caller's packet.
 type CongestionPoint interface {
 	Part
 	Enqueue(now units.Time, p *Packet, q Queue, act *Actions) error
@@ -62,8 +62,9 @@ type CongestionPoint interface {
 //
 // The set of feedback kinds is open: a reaction point takes feedback of a
 // kind it does not use (an ACK at a rate-based sender, a CNP at DCTCP) as
-// an event that changes nothing but the time, so that a caller can deliver
-// every message of a flow without knowing the algorithm. It refuses, with
+// an event that changes nothing but the time and its count of such
+// messages (rule 8), so that a caller can deliver every message of a flow
+// without knowing the algorithm, and a miswiring shows. It refuses, with
 // an *EventError, only a message of a kind it uses that it cannot take (a
 // malformed payload, an ACK of data never sent).
 type ReactionPoint interface {
@@ -80,7 +81,7 @@ type ReactionPoint interface {
 // flow's source sends it (ExpressPass's credit request and stop) with
 // Feedback; the part may answer the flow's source (ActionFeedback with a
 // CNP, a credit). As for a reaction point, a message of a kind the part
-// does not use changes nothing but the time.
+// does not use changes nothing but the time and its count (rule 8).
 type NotificationPoint interface {
 	Part
 	Receive(now units.Time, p *Packet, act *Actions) error
@@ -106,15 +107,15 @@ type NotificationPoint interface {
 // with To = ToSwitch and the target's SwitchID), and grant credit to one of its own VOQs
 // (ActionCredit, Bytes > 0, Port below the port count). ActionMarkCE is
 // taken on Arrive, Enqueue and Dequeue; ActionDrop on Arrive and Enqueue.
-// On Dequeue it may write p.Hdr (its header fields) and stamp p.INT, the
-// only changes it makes to the caller's packet; it never writes a Feedback
-// it is given.
+// On Dequeue it may write p.Hdr (its header fields) and push its record
+// onto p.Tel, the only changes it makes to the caller's packet; it never
+// writes a Feedback it is given.
 //
 // q is the queue of egress port out at p's priority (Len at that
 // priority, TxBytes of the whole port); Pause names a priority 0..7.
 // Message's in is −1 for a message the switch sent itself. As for a
 // reaction point, a message of a kind the part does not use changes
-// nothing but the time, so that a caller may deliver every message
+// nothing but the time and its count (rule 8), so that a caller may deliver every message
 // addressed to a switch.
 type SwitchPoint interface {
 	Part

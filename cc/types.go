@@ -3,7 +3,6 @@ package cc
 import (
 	"strconv"
 
-	inttel "github.com/hwcc/hwcc/int"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -17,9 +16,16 @@ type NodeID uint32
 
 // Packet is one frame as a part sees it. It is a plain value: the caller
 // owns it, fills it per event, and may reuse it after the call. A part
-// keeps no pointer to it (nor to its INT header) past the call.
+// keeps no pointer to it (nor to its telemetry) past the call.
 //
-// The zero value is a zero-length packet of flow 0 with no INT header.
+// It carries what any switch or NIC sees of a frame: its flow, hosts,
+// sizes, priority and ECN mark, an in-band telemetry stack, and header
+// bytes a scheme defines. A part writes to the caller's packet only where
+// the contract lets it: Tel (a congestion or switch point's Dequeue pushes
+// its record), Hdr (a reaction point's Sent, a switch point's Dequeue).
+//
+// The zero value is a zero-length packet of flow 0 with no telemetry and
+// no header bytes.
 type Packet struct {
 	Flow FlowID
 	// Src and Dst are the hosts the packet travels between (a data
@@ -29,7 +35,7 @@ type Packet struct {
 	Seq uint64
 	// Payload is the bytes of data it carries; Size the bytes a queue
 	// counts for it (the harness counts wire bytes: frame, preamble and
-	// inter-frame gap, INT included as stamped so far). Both ≥ 0.
+	// inter-frame gap, telemetry included as pushed so far). Both ≥ 0.
 	Payload units.Bytes
 	Size    units.Bytes
 	// Prio is its 802.1p priority, 0..7.
@@ -37,26 +43,55 @@ type Packet struct {
 	// CE is its ECN congestion-experienced mark as it arrives (an NP reads
 	// it). A CP marks with ActionMarkCE rather than by writing it.
 	CE bool
-	// INT is the packet's INT header (HPCC, package inttel), or nil when it
-	// carries none. A congestion or switch point may stamp it in place on
-	// Dequeue. (The other fields a part may write: Echo, a reaction point
-	// in Sent; Hdr, a switch point on Dequeue.)
-	INT *inttel.Header
-	// Echo is a number the source's reaction point writes into the frame
-	// in Sent for the destination's notification point to read in Receive
-	// (ExpressPass: the sequence number of the credit the frame spends,
-	// which the receiver checks for gaps); 0 when it writes none. The
-	// caller carries it from Sent to Receive unchanged.
-	Echo uint64
-	// Hdr is a scheme's own header bytes in the packet (HierCC's F_ij and
-	// S_ij): a switch point writes them on Dequeue, the switches after it
-	// and the destination read them; the caller carries them unchanged
-	// between events. All zero: none written.
+	// Tel is the packet's in-band telemetry stack, or nil when it carries
+	// none. A congestion or switch point may push its record onto it in
+	// place on Dequeue; the caller then counts the bytes it grew by in the
+	// frame's size.
+	Tel *Telemetry
+	// Hdr is header bytes a scheme defines, in its own codec: a reaction
+	// point may write them in Sent (for the switches and the destination
+	// to read), a switch point on Dequeue (for the switches after it and
+	// the destination). The caller carries them unchanged between events.
+	// All zero: none written.
 	Hdr [PacketHdrLen]byte
 }
 
-// PacketHdrLen is the size of Packet.Hdr.
+// PacketHdrLen is the size of Packet.Hdr: 16 bytes.
 const PacketHdrLen = 16
+
+// TelemetryCap is the most bytes a telemetry stack holds: 128, room for
+// a 2-byte prefix and fifteen 8-byte hop records (HPCC's INT at its
+// 4-bit hop count's limit takes 122).
+const TelemetryCap = 128
+
+// Telemetry is an in-band network telemetry stack as a frame carries it:
+// the first Len bytes of Data, in the wire format of the codec of the
+// algorithm that reads it (HPCC's INT: package inttel). A sender attaches
+// it, each switch on the path may push a record onto it as the frame
+// leaves, the receiver echoes it to the sender in an ACK. It is a plain
+// value of fixed size, so that a caller reuses one per frame without
+// allocating.
+//
+// The zero value is an empty stack. A Len above TelemetryCap is malformed:
+// Bytes clamps it, and a codec refuses it.
+type Telemetry struct {
+	Len  uint8
+	Data [TelemetryCap]byte
+}
+
+// Bytes returns the stack's bytes, Data[:Len] (Data[:TelemetryCap] when
+// Len is above it), sharing t's storage.
+func (t *Telemetry) Bytes() []byte { return t.Data[:min(int(t.Len), TelemetryCap)] }
+
+// Set replaces the stack with b; it reports false, changing nothing, if b
+// is longer than TelemetryCap.
+func (t *Telemetry) Set(b []byte) bool {
+	if len(b) > TelemetryCap {
+		return false
+	}
+	t.Len = uint8(copy(t.Data[:], b))
+	return true
+}
 
 // Queue is one egress queue's state at an event: what a switch's queue
 // registers show.
@@ -79,9 +114,11 @@ type Queue struct {
 }
 
 // FeedbackKind is what a feedback message is. The set is open: the kinds
-// below are hwcc's; a new scheme adds a constant here (or, outside this
-// module, uses a value from FeedbackUser up) rather than a branch in a
-// harness.
+// below are the messages any lossless or credit-based fabric carries; a
+// scheme with a message of its own declares a kind from FeedbackUser up
+// in its package (with its wire size in its registration, Deployment),
+// so that adding a scheme changes nothing here and no branch in a
+// simulator.
 type FeedbackKind uint8
 
 // Feedback kinds.
@@ -89,19 +126,20 @@ const (
 	// FeedbackNone is the zero value: not a message.
 	FeedbackNone FeedbackKind = iota
 	// FeedbackAck is a cumulative ACK: Seq, Acked, SndNxt, ECE and, when
-	// the data carried it, INT echoed from the data packet.
+	// the data carried one, the telemetry stack echoed from the data
+	// packet.
 	FeedbackAck
 	// FeedbackNak is a go-back-N NAK: Seq is the byte the receiver expects.
 	FeedbackNak
-	// FeedbackCNP is a RoCEv2 congestion notification packet from a
-	// notification point (DCQCN). Data holds its 16 reserved bytes.
+	// FeedbackCNP is a RoCEv2 congestion notification packet. Data holds
+	// its 16 reserved bytes.
 	FeedbackCNP
-	// FeedbackRate is a congestion point's rate message to a flow's source
-	// (RoCC's CNP, papers/rocc.txt section III-C): Data holds its payload
-	// in the codec of the algorithm that sent it; From names the sender.
+	// FeedbackRate is a congestion point's rate message to a flow's
+	// source: Data holds its payload in the codec of the algorithm that
+	// sent it; From names the sender.
 	FeedbackRate
-	// FeedbackCredit is a credit: permission to send (ExpressPass's credit
-	// packet, from the receiver; Seq its sequence number).
+	// FeedbackCredit is a credit: permission to send, from the receiver;
+	// Seq its sequence number.
 	FeedbackCredit
 	// FeedbackCreditRequest and FeedbackCreditStop are a sender's request
 	// that its receiver start and stop sending credits.
@@ -121,19 +159,21 @@ func (k FeedbackKind) String() string {
 	return "kind " + strconv.Itoa(int(k))
 }
 
-// FeedbackDataLen is the size of Feedback.Data: the 16 reserved bytes of a
-// RoCEv2 CNP, where RoCC's rate message and Mercury's window travel.
+// FeedbackDataLen is the size of Feedback.Data: 16 bytes, the reserved
+// bytes of a RoCEv2 CNP.
 const FeedbackDataLen = 16
 
-// Feedback is a message that comes back to a flow's source: an ACK, a CNP,
-// a switch's rate message. It is a plain value, like Packet: the caller
-// owns it, and a part keeps no pointer to it or its INT past the call.
+// Feedback is a message about a flow: an ACK, a CNP, a switch's rate
+// message, a credit. It is a plain value, like Packet: the caller owns
+// it, and a part keeps no pointer to it or its telemetry past the call
+// and never writes it.
 type Feedback struct {
 	Kind FeedbackKind
 	// Flow is the flow the message is about.
 	Flow FlowID
-	// From identifies the part that sent it, when its kind has a sender
-	// identity (RoCC: switch<<16 | port, the CP of Algorithm 2's CPrcvd).
+	// From identifies the part that sent it, an opaque number the sending
+	// part chooses and a receiving part compares (0 when its kind has no
+	// sender identity); the caller carries it unchanged.
 	From uint64
 	// Seq: for an ACK, every payload byte below it has arrived; for a NAK,
 	// the byte the receiver expects next.
@@ -142,13 +182,13 @@ type Feedback struct {
 	// (0 for a duplicate).
 	Acked units.Bytes
 	// SndNxt is the sender's next new byte when the ACK arrived (the NIC's
-	// snd_nxt; HPCC's lastUpdateSeq reads it).
+	// snd_nxt).
 	SndNxt uint64
 	// ECE: at least one data packet this ACK covers arrived with CE set.
 	ECE bool
-	// INT is the INT header the ACK echoes, or nil.
-	INT *inttel.Header
-	// Data is the message's payload bytes (CNP reserved bytes).
+	// Tel is the telemetry stack the ACK echoes, or nil.
+	Tel *Telemetry
+	// Data is the message's payload bytes, in the codec of its kind.
 	Data [FeedbackDataLen]byte
 }
 
@@ -162,7 +202,7 @@ type Limits struct {
 	// it may start a packet while inflight < Window. NoWindow (0) means no
 	// window.
 	Window units.Bytes
-	// Credited: the flow sends only on credit (ExpressPass): it may start
+	// Credited: the flow sends only on credit: it may start
 	// a packet only while the packet's wire bytes fit in Credit, the
 	// credit the part holds now (each Sent spends it, each credit
 	// message adds to it). Not Credited, Credit means nothing.

@@ -5,19 +5,33 @@ import (
 	"strconv"
 
 	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/units"
 )
 
-// DCQCNPmaxOne is Pmax = 1.0 in the Q0.16 format of DCQCNConfig.Pmax.
-const DCQCNPmaxOne = 1 << dcqcnPmaxFrac
+// The ranges and units of DCQCNConfig's fields, stated once: Validate,
+// the registry (package algos) and the docs read them from here.
+const (
+	// DCQCNPmaxOne is Pmax = 1.0 in the Q0.16 format of
+	// DCQCNConfig.Pmax, and Pmax's largest value (Range: 0..DCQCNPmaxOne).
+	DCQCNPmaxOne = 1 << dcqcnPmaxFrac
+	// DCQCNPmaxUnit is Pmax's unit as the registry and errors name it.
+	DCQCNPmaxUnit = "Q0.16, 65536 = 1.0"
+	// DCQCNMaxThreshold is the largest Kmin or Kmax: the thresholds are
+	// 32-bit byte registers (Range: 0..DCQCNMaxThreshold).
+	DCQCNMaxThreshold units.Bytes = math.MaxUint32
+)
 
-// DCQCNMaxThreshold is the largest Kmin or Kmax: the thresholds are 32-bit
-// byte registers.
-const DCQCNMaxThreshold units.Bytes = math.MaxUint32
-
-// DCQCNDefaultSeed is the LFSR seed of the presets. Any non-zero value works;
-// give each queue of a switch its own seed to decorrelate their marks.
+// DCQCNDefaultSeed is the LFSR seed of the presets. Any non-zero value works
+// (fixedpoint.LFSR32SeedMin..LFSR32SeedMax); give each queue of a switch its
+// own seed to decorrelate their marks.
 const DCQCNDefaultSeed uint32 = 0xACE1ACE1
+
+// DCQCNPmaxUnit's words are DCQCNPmaxOne's value: 2^16 = 65536.
+var (
+	_ [DCQCNPmaxOne - 65536]byte
+	_ [65536 - DCQCNPmaxOne]byte
+)
 
 const (
 	// dcqcnPmaxFrac is the number of fraction bits of Pmax (Q0.16).
@@ -41,8 +55,8 @@ const dcqcnPart = "cp.DCQCN"
 // as a packet leaves the queue or as it joins it. The sources do not agree
 // (see the constants), so it is a configuration choice; the congestion
 // point, not its caller, applies it: of the two events it is told about
-// (OnEnqueue and OnDequeue, or cc's Enqueue and Dequeue), it judges the
-// packet at the one MarkAt names and only records the time of the other.
+// (cc's Enqueue and Dequeue), it judges the packet at the one MarkAt names
+// and only records the time of the other.
 type DCQCNMarkAt uint8
 
 const (
@@ -51,14 +65,14 @@ const (
 	// HPCC authors' ns-3 switch, which marks in its dequeue hook after
 	// taking the frame out of the egress count; the mark then reaches the
 	// receiver without waiting behind the queue it reports. It reproduces
-	// the HPCC paper's DCQCN incast (papers/hpcc.txt section 5.2: "the
+	// the HPCC paper's DCQCN incast ([HPCC] §5.2: "the
 	// queue builds up to 550 KB"; hwcc's dcqcn-incast scenario measures a
 	// first peak of 558 KB, against 2.0 MB when marking on enqueue, whose
 	// mark travels behind up to Kmax of queue).
 	DCQCNMarkDequeue DCQCNMarkAt = iota
 	// DCQCNMarkEnqueue judges a packet as it joins the queue, against the
 	// queue including it: the survey's wording ("mark an arriving packet",
-	// papers/survey-lossless-cc.txt section 4.1.2) and RED's classic
+	// [Survey] §4.1.2) and RED's classic
 	// placement.
 	DCQCNMarkEnqueue
 )
@@ -84,10 +98,12 @@ type DCQCNConfig struct {
 	// DCTCP marker with K = Kmin).
 	Kmax units.Bytes
 	// Pmax is the marking probability at q = Kmax, a Q0.16 fraction:
-	// Pmax/65536, with DCQCNPmaxOne (65536) = 1.0. Range: 0..65536. 0.2 is
-	// 13107 (0.2·65536 = 13107.2, rounded to nearest).
+	// Pmax/65536, with DCQCNPmaxOne (65536) = 1.0. Range:
+	// 0..DCQCNPmaxOne. 0.2 is 13107 (0.2·65536 = 13107.2, rounded to
+	// nearest).
 	Pmax uint32
-	// Seed is the LFSR32's initial state. Range: 1..2^32−1 (0 is the LFSR
+	// Seed is the fixedpoint.LFSR32's initial state. Range:
+	// fixedpoint.LFSR32SeedMin..LFSR32SeedMax, 1..2^32−1 (0 is the LFSR
 	// lock-up state).
 	Seed uint32
 	// MarkAt is where the decision is taken: DCQCNMarkDequeue (the zero
@@ -96,10 +112,10 @@ type DCQCNConfig struct {
 }
 
 // DCQCNHPCCSim is the marker of the HPCC paper's DCQCN runs
-// (papers/hpcc.txt section 5.1, "Parameters": Kmin = 100 KB·Bw/25 Gb/s and
+// ([HPCC] §5.1, "Parameters": Kmin = 100 KB·Bw/25 Gb/s and
 // Kmax = 400 KB·Bw/25 Gb/s, "according to our experiences (no vendor
-// suggestion available)"). The paper gives no Pmax; 0.2 is the authors' ns-3
-// run script's (REFERENCE.md, DCQCN, "Pmax = 0.2"). KB is 1000 B; the
+// suggestion available)"). The paper gives no Pmax; 0.2 is [HPCC-ns3]'s
+// run script's (docs/derivations.md, DCQCN presets). KB is 1000 B; the
 // thresholds are rounded down to whole bytes. It marks on dequeue, as the
 // authors' ns-3 switch does (DCQCNMarkDequeue).
 func DCQCNHPCCSim(link units.Rate) DCQCNConfig {
@@ -141,10 +157,10 @@ func (c DCQCNConfig) Validate() error {
 		return bad("Kmax", c.Kmax.String(), "Kmin ("+c.Kmin.String()+").."+maxB)
 	}
 	if c.Pmax > DCQCNPmaxOne {
-		return bad("Pmax", strconv.FormatUint(uint64(c.Pmax), 10), "0..65536 (Q0.16, 65536 = 1.0)")
+		return bad("Pmax", strconv.FormatUint(uint64(c.Pmax), 10), "0.."+strconv.Itoa(DCQCNPmaxOne)+" ("+DCQCNPmaxUnit+")")
 	}
-	if c.Seed == 0 {
-		return bad("Seed", "0", "1..4294967295 (0 is the LFSR lock-up state)")
+	if c.Seed < fixedpoint.LFSR32SeedMin {
+		return bad("Seed", strconv.FormatUint(uint64(c.Seed), 10), fixedpoint.LFSR32SeedRange())
 	}
 	if c.MarkAt > DCQCNMarkEnqueue {
 		return bad("MarkAt", c.MarkAt.String(), "DCQCNMarkDequeue or DCQCNMarkEnqueue")
@@ -164,8 +180,8 @@ type DCQCNState struct {
 }
 
 // DCQCN is the congestion point of DCQCN: RED-style ECN marking at one
-// switch egress queue (papers/survey-lossless-cc.txt section 4.1.2, "CP
-// algorithm"; REFERENCE.md, DCQCN). With q the queue length when the packet
+// switch egress queue ([Survey] §4.1.2, "CP
+// algorithm"; [DCQCN]; [RED]). With q the queue length when the packet
 // is judged:
 //
 //	q ≤ Kmin          never mark
@@ -174,7 +190,7 @@ type DCQCNState struct {
 //
 // Integer form. The probability is a Q0.32 number p (2^32 = 1.0), the width of
 // the random draw, and a packet is marked when draw < p, the draw coming from
-// an LFSR32 (see its doc: x^32 + x^22 + x^2 + x + 1, 32 steps per draw). The
+// a fixedpoint.LFSR32 (see its doc: x^32 + x^22 + x^2 + x + 1, 32 steps per draw). The
 // draw is uniform over 1..2^32−1, so the realised probability is
 // (p − 1)/(2^32 − 1) for p ≥ 1: 0 at p = 0, 1 at p = 2^32, and within 2^-32
 // of p/2^32 in between.
@@ -190,10 +206,9 @@ type DCQCNState struct {
 // Events. DCQCN implements cc.CongestionPoint: Enqueue and Dequeue read
 // q.Len and append one cc.ActionMarkCE when the packet is to be marked (an
 // Actions without room for it makes the event fail with
-// *cc.ActionsFullError and change nothing); it has no timer. The typed
-// methods OnEnqueue and OnDequeue take the queue length alone and return
-// the decision; both forms run one code path. The decision is taken at the
-// event DCQCNConfig.MarkAt names; the other event only records its time.
+// *cc.ActionsFullError and change nothing); it has no timer. The decision
+// is taken at the event DCQCNConfig.MarkAt names, which therefore refuses
+// a nil Actions (cc's rule 3); the other event only records its time.
 //
 // Choices where the sources are silent, each documented:
 //
@@ -225,7 +240,7 @@ type DCQCN struct {
 	slope uint64
 	// pmax is Pmax in Q0.32 (Pmax·2^16), the cap of the linear region.
 	pmax  uint64
-	lfsr  LFSR32
+	lfsr  fixedpoint.LFSR32
 	s     DCQCNState
 	clock cc.Monotonic
 }
@@ -238,7 +253,7 @@ func NewDCQCN(cfg DCQCNConfig) (*DCQCN, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	l, err := NewLFSR32(cfg.Seed)
+	l, err := fixedpoint.NewLFSR32(cfg.Seed)
 	if err != nil {
 		return nil, err
 	}
@@ -305,56 +320,62 @@ type dcqcnEvent uint8
 
 // The events.
 const (
-	dcqcnOnEnqueue dcqcnEvent = iota
-	dcqcnOnDequeue
-	dcqcnEnqueue
+	dcqcnEnqueue dcqcnEvent = iota
 	dcqcnDequeue
 	dcqcnTimer
 )
 
 // dcqcnEventNames are the events' names, as errors give them.
-var dcqcnEventNames = [...]string{"OnEnqueue", "OnDequeue", "Enqueue", "Dequeue", "Timer"}
+var dcqcnEventNames = [...]string{"Enqueue", "Dequeue", "Timer"}
 
 // String returns the event method's name.
 func (e dcqcnEvent) String() string { return dcqcnEventNames[e] }
 
-// OnEnqueue reports that a packet joined the queue at now, qlen (bytes)
-// being the queue including it. With MarkAt = DCQCNMarkEnqueue it decides
-// whether to mark the packet, advancing the LFSR if the decision needed a
-// draw; otherwise it records now and returns false. A negative qlen is a
-// *cc.EventError, a now before the latest event's a *cc.TimeOrderError;
-// either changes nothing.
-func (c *DCQCN) OnEnqueue(now units.Time, qlen units.Bytes) (mark bool, err error) {
-	return c.judge(dcqcnOnEnqueue, DCQCNMarkEnqueue, now, qlen)
+// onEnqueue is Enqueue's decision without the actions: a packet joined
+// the queue at now, qlen (bytes) being the queue including it. With MarkAt
+// = DCQCNMarkEnqueue it decides whether to mark the packet, advancing the
+// LFSR if the decision needed a draw; otherwise it records now and returns
+// false. Errors as Enqueue's; either changes nothing.
+func (c *DCQCN) onEnqueue(now units.Time, qlen units.Bytes) (mark bool, err error) {
+	return c.judge(dcqcnEnqueue, DCQCNMarkEnqueue, now, qlen)
 }
 
-// OnDequeue reports that a packet left the queue at now, qlen (bytes) being
-// the queue it leaves behind. With MarkAt = DCQCNMarkDequeue (the default)
-// it decides whether to mark the packet; otherwise it records now and
-// returns false. Errors as OnEnqueue.
-func (c *DCQCN) OnDequeue(now units.Time, qlen units.Bytes) (mark bool, err error) {
-	return c.judge(dcqcnOnDequeue, DCQCNMarkDequeue, now, qlen)
+// onDequeue is Dequeue's decision without the actions: a packet left the
+// queue at now, qlen (bytes) being the queue it leaves behind. With MarkAt
+// = DCQCNMarkDequeue (the default) it decides whether to mark the packet;
+// otherwise it records now and returns false.
+func (c *DCQCN) onDequeue(now units.Time, qlen units.Bytes) (mark bool, err error) {
+	return c.judge(dcqcnDequeue, DCQCNMarkDequeue, now, qlen)
 }
 
-// Enqueue implements cc.CongestionPoint: OnEnqueue(now, q.Len), appending
-// one cc.ActionMarkCE to act when the packet is marked. p is not read (it
-// may be nil). A nil act has no room: an event that marks then fails with
-// *cc.ActionsFullError and changes nothing.
+// Enqueue implements cc.CongestionPoint: a packet joined the queue at now,
+// q.Len (bytes) being the queue including it. With MarkAt =
+// DCQCNMarkEnqueue it decides whether to mark the packet (advancing the
+// LFSR if the decision needed a draw) and appends one cc.ActionMarkCE to
+// act when it does; otherwise it only records now. p is not read (it may
+// be nil). A negative q.Len is a *cc.EventError, a now before the latest
+// event's a *cc.TimeOrderError, a mark without room in act a
+// *cc.ActionsFullError; each changes nothing. The event MarkAt names can
+// decide, so it refuses a nil act with cc.NoActions's error whether or not
+// it would mark (cc's rule 3); the other event never decides and takes
+// nil.
 func (c *DCQCN) Enqueue(now units.Time, _ *cc.Packet, q cc.Queue, act *cc.Actions) error {
 	return c.event(dcqcnEnqueue, DCQCNMarkEnqueue, now, q.Len, act)
 }
 
-// Dequeue implements cc.CongestionPoint: OnDequeue(now, q.Len), appending
-// one cc.ActionMarkCE to act when the packet is marked. As Enqueue
-// otherwise.
+// Dequeue implements cc.CongestionPoint: a packet left the queue at now,
+// q.Len (bytes) being the queue it leaves behind. With MarkAt =
+// DCQCNMarkDequeue (the default) it decides whether to mark the packet;
+// otherwise it only records now. As Enqueue otherwise.
 func (c *DCQCN) Dequeue(now units.Time, _ *cc.Packet, q cc.Queue, act *cc.Actions) error {
 	return c.event(dcqcnDequeue, DCQCNMarkDequeue, now, q.Len, act)
 }
 
 // event runs a contract event through judge. With room for a mark it is
-// judge plus the action; without, judge runs on a copy of the marker that
-// is kept only if it marks nothing (a mark is then refused, changing
-// nothing).
+// judge plus the action; without (eventTight), judge runs on a copy of the
+// marker that is kept only if it marks nothing (a mark is then refused,
+// changing nothing), and at the event that judges a nil act is refused
+// first.
 func (c *DCQCN) event(event dcqcnEvent, at DCQCNMarkAt, now units.Time, qlen units.Bytes, act *cc.Actions) error {
 	if act.Free() > 0 {
 		mark, err := c.judge(event, at, now, qlen)
@@ -362,6 +383,20 @@ func (c *DCQCN) event(event dcqcnEvent, at DCQCNMarkAt, now units.Time, qlen uni
 			act.MarkCE()
 		}
 		return err
+	}
+	return c.eventTight(event, at, now, qlen, act)
+}
+
+// eventTight is event without room in act (a nil act included). It is
+// out of line so that event's common path carries no copy of the marker.
+//
+//go:noinline
+func (c *DCQCN) eventTight(event dcqcnEvent, at DCQCNMarkAt, now units.Time, qlen units.Bytes, act *cc.Actions) error {
+	if act == nil && at == c.cfg.MarkAt {
+		if !c.clock.InOrder(now) {
+			return c.clock.Check(dcqcnPart, event.String(), now)
+		}
+		return dcqcnNoActions(event)
 	}
 	trial := *c
 	mark, err := trial.judge(event, at, now, qlen)
@@ -375,7 +410,7 @@ func (c *DCQCN) event(event dcqcnEvent, at DCQCNMarkAt, now units.Time, qlen uni
 	return nil
 }
 
-// judge is the one code path of the four events: a packet seen at the
+// judge is the one code path of Enqueue and Dequeue: a packet seen at the
 // event at; the decision is taken if at is MarkAt, and the registers
 // (time, LFSR, counters) committed. An error changes nothing.
 func (c *DCQCN) judge(event dcqcnEvent, at DCQCNMarkAt, now units.Time, qlen units.Bytes) (mark bool, err error) {
@@ -413,6 +448,12 @@ func dcqcnNegativeQueue(event dcqcnEvent, qlen units.Bytes) error {
 	return &cc.EventError{Part: dcqcnPart, Event: event.String(), Reason: "queue length " + qlen.String() + " is negative"}
 }
 
+// dcqcnNoActions is the error of a nil Actions at the event that judges
+// (cc.NoActions, kept out of line).
+//
+//go:noinline
+func dcqcnNoActions(event dcqcnEvent) error { return cc.NoActions(dcqcnPart, event.String()) }
+
 // dcqcnFull is the error of a mark that does not fit the caller's Actions.
 //
 //go:noinline
@@ -426,7 +467,11 @@ func (c *DCQCN) NextDeadline() units.Time { return units.MaxTime }
 // Timer implements cc.Clock: with no timer it only records now (a now
 // before the latest event's is a *cc.TimeOrderError).
 func (c *DCQCN) Timer(now units.Time, _ *cc.Actions) error {
-	return c.clock.Accept(dcqcnPart, dcqcnTimer.String(), now)
+	if !c.clock.InOrder(now) {
+		return c.clock.Check(dcqcnPart, dcqcnTimer.String(), now)
+	}
+	c.clock.Advance(now)
+	return nil
 }
 
 // AppendRegisters implements cc.Part: now (64-bit ps), lfsr (32 bits), and

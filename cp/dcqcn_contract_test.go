@@ -13,9 +13,10 @@ import (
 // dcqcnRegs returns c's registers.
 func dcqcnRegs(c *DCQCN) []cc.Register { return c.AppendRegisters(nil) }
 
-// The contract methods and the typed ones make the same decisions and leave
-// the same registers on the same random events (both marking points,
-// queue lengths across the three regions, timer calls in between).
+// The contract methods and the unexported decisions they run (onEnqueue,
+// onDequeue) make the same decisions and leave the same registers on the
+// same random events (both marking points, queue lengths across the three
+// regions, timer calls in between).
 func TestDCQCNContractMatchesTyped(t *testing.T) {
 	for _, at := range []DCQCNMarkAt{DCQCNMarkDequeue, DCQCNMarkEnqueue} {
 		cfg := DCQCNHPCCSim(25 * units.Gbps)
@@ -35,11 +36,11 @@ func TestDCQCNContractMatchesTyped(t *testing.T) {
 			var want bool
 			switch r.IntN(5) {
 			case 0, 1:
-				want, err = typed.OnEnqueue(now, q)
+				want, err = typed.onEnqueue(now, q)
 				require.NoError(t, err)
 				require.NoError(t, contract.Enqueue(now, &p, cc.Queue{Len: q, Rate: 25 * units.Gbps}, act))
 			case 2, 3:
-				want, err = typed.OnDequeue(now, q)
+				want, err = typed.onDequeue(now, q)
 				require.NoError(t, err)
 				require.NoError(t, contract.Dequeue(now, &p, cc.Queue{Len: q, Rate: 25 * units.Gbps}, act))
 			default:
@@ -74,10 +75,10 @@ func TestDCQCNMarkAt(t *testing.T) {
 		require.Equal(t, at == DCQCNMarkDequeue, act.Has(cc.ActionMarkCE), "%v: Dequeue", at)
 		require.Equal(t, uint64(1), c.State().Packets, "%v: one decision", at)
 		require.Equal(t, units.Time(6), c.Last())
-		m, err := c.OnEnqueue(7, q.Len)
+		m, err := c.onEnqueue(7, q.Len)
 		require.NoError(t, err)
 		require.Equal(t, at == DCQCNMarkEnqueue, m)
-		m, err = c.OnDequeue(8, q.Len)
+		m, err = c.onDequeue(8, q.Len)
 		require.NoError(t, err)
 		require.Equal(t, at == DCQCNMarkDequeue, m)
 	}
@@ -96,21 +97,26 @@ func TestDCQCNContractTimeOrder(t *testing.T) {
 	q := cc.Queue{Len: 250 * units.KB}
 	require.NoError(t, c.Dequeue(10, nil, q, cc.NewActions(1)))
 	before := dcqcnRegs(c)
-	events := map[string]func(now units.Time) error{
-		"Enqueue":   func(now units.Time) error { return c.Enqueue(now, nil, q, cc.NewActions(1)) },
-		"Dequeue":   func(now units.Time) error { return c.Dequeue(now, nil, q, cc.NewActions(1)) },
-		"Timer":     func(now units.Time) error { return c.Timer(now, cc.NewActions(1)) },
-		"OnEnqueue": func(now units.Time) error { _, err := c.OnEnqueue(now, q.Len); return err },
-		"OnDequeue": func(now units.Time) error { _, err := c.OnDequeue(now, q.Len); return err },
+	// The unexported decisions (the fast path of Enqueue and Dequeue) name
+	// the contract event they serve.
+	events := []struct {
+		name string
+		ev   func(now units.Time) error
+	}{
+		{"Enqueue", func(now units.Time) error { return c.Enqueue(now, nil, q, cc.NewActions(1)) }},
+		{"Dequeue", func(now units.Time) error { return c.Dequeue(now, nil, q, cc.NewActions(1)) }},
+		{"Timer", func(now units.Time) error { return c.Timer(now, cc.NewActions(1)) }},
+		{"Enqueue", func(now units.Time) error { _, err := c.onEnqueue(now, q.Len); return err }},
+		{"Dequeue", func(now units.Time) error { _, err := c.onDequeue(now, q.Len); return err }},
 	}
-	for name, ev := range events {
+	for _, e := range events {
 		for _, now := range []units.Time{9, -1} {
-			err := ev(now)
+			err := e.ev(now)
 			var to *cc.TimeOrderError
-			require.ErrorAs(t, err, &to, name)
+			require.ErrorAs(t, err, &to, e.name)
 			require.ErrorIs(t, err, cc.ErrTimeOrder)
-			require.Equal(t, cc.TimeOrderError{Part: "cp.DCQCN", Event: name, Now: now, Last: 10}, *to)
-			require.Equal(t, before, dcqcnRegs(c), name)
+			require.Equal(t, cc.TimeOrderError{Part: "cp.DCQCN", Event: e.name, Now: now, Last: 10}, *to)
+			require.Equal(t, before, dcqcnRegs(c), e.name)
 		}
 	}
 	fresh, err := NewDCQCN(DCQCNHPCCSim(25 * units.Gbps))
@@ -121,16 +127,16 @@ func TestDCQCNContractTimeOrder(t *testing.T) {
 	require.Equal(t, before, dcqcnRegs(c))
 }
 
-// An Actions without room (full, or nil) makes an event that marks fail
-// with *cc.ActionsFullError and change nothing, the LFSR included; an event
-// that marks nothing needs no room.
+// An Actions without room (full, or of no capacity) makes an event that
+// marks fail with *cc.ActionsFullError and change nothing, the LFSR
+// included; an event that marks nothing needs no room.
 func TestDCQCNContractActionsFull(t *testing.T) {
 	cfg := DCQCNHPCCSim(25 * units.Gbps)
 	c, err := NewDCQCN(cfg)
 	require.NoError(t, err)
 	full := cc.NewActions(1)
 	full.MarkCE()
-	for _, act := range []*cc.Actions{nil, full, cc.NewActions(0)} {
+	for _, act := range []*cc.Actions{full, cc.NewActions(0)} {
 		before := dcqcnRegs(c)
 		err := c.Dequeue(1, nil, cc.Queue{Len: cfg.Kmax + 1}, act)
 		var af *cc.ActionsFullError
@@ -151,11 +157,12 @@ func TestDCQCNContractActionsFull(t *testing.T) {
 	require.NoError(t, err)
 	q := cc.Queue{Len: 400 * units.KB} // p = Pmax = 0.2
 	fails := 0
+	none := cc.NewActions(0)
 	for i := range 2000 {
 		now := units.Time(i)
-		want, err := twin.OnDequeue(now, q.Len)
+		want, err := twin.onDequeue(now, q.Len)
 		require.NoError(t, err)
-		err = c.Dequeue(now, nil, q, nil)
+		err = c.Dequeue(now, nil, q, none)
 		if want {
 			require.ErrorIs(t, err, cc.ErrActionsFull)
 			fails++
@@ -175,7 +182,7 @@ func TestDCQCNContractActionsFull(t *testing.T) {
 func TestDCQCNRegisters(t *testing.T) {
 	c, err := NewDCQCN(DCQCNHPCCSim(25 * units.Gbps))
 	require.NoError(t, err)
-	_, err = c.OnDequeue(42, 401*units.KB)
+	_, err = c.onDequeue(42, 401*units.KB)
 	require.NoError(t, err)
 	regs := dcqcnRegs(c)
 	var names []string
@@ -255,4 +262,62 @@ func BenchmarkDCQCNContractTimer(b *testing.B) {
 		now += units.Nanosecond
 		_ = c.Timer(now, act)
 	}
+}
+
+// cc's rules 3 and 4 at the marker. Rule 3: the event MarkAt names can
+// mark, so it refuses a nil *cc.Actions with cc.ErrNoActions whether or
+// not it would mark (a queue below Kmin, above Kmax), changing nothing,
+// the LFSR included; the other event and Timer never decide and take nil.
+// Rule 4: the marker has no timer, so Timer calls between events change
+// no decision: a twin given Timer at random times makes the same marks
+// and holds the same registers but the time. (Rule 8 concerns reaction,
+// notification and switch points: a congestion point takes no messages.)
+func TestDCQCNContractRules(t *testing.T) {
+	for _, at := range []DCQCNMarkAt{DCQCNMarkDequeue, DCQCNMarkEnqueue} {
+		cfg := DCQCNHPCCSim(25 * units.Gbps)
+		cfg.MarkAt = at
+		c, err := NewDCQCN(cfg)
+		require.NoError(t, err)
+		judged, other := c.Dequeue, c.Enqueue
+		if at == DCQCNMarkEnqueue {
+			judged, other = c.Enqueue, c.Dequeue
+		}
+		require.NoError(t, judged(5, nil, cc.Queue{Len: 250 * units.KB}, cc.NewActions(1)))
+		before := dcqcnRegs(c)
+		for _, q := range []units.Bytes{0, cfg.Kmin, 250 * units.KB, cfg.Kmax + 1} {
+			err := judged(6, nil, cc.Queue{Len: q}, nil)
+			var ee *cc.EventError
+			require.ErrorAs(t, err, &ee, "%v q=%v", at, q)
+			require.ErrorIs(t, err, cc.ErrNoActions)
+			require.Equal(t, "cp.DCQCN", ee.Part)
+			require.Equal(t, before, dcqcnRegs(c), "%v q=%v: refused, nothing changed", at, q)
+		}
+		require.ErrorIs(t, judged(4, nil, cc.Queue{}, nil), cc.ErrTimeOrder, "time order is checked first")
+		require.NoError(t, other(7, nil, cc.Queue{Len: cfg.Kmax + 1}, nil), "%v: the other event never decides", at)
+		require.NoError(t, c.Timer(8, nil))
+		require.Equal(t, before[1:], dcqcnRegs(c)[1:], "only the time moved")
+	}
+
+	x, err := NewDCQCN(DCQCNHPCCSim(25 * units.Gbps))
+	require.NoError(t, err)
+	y, err := NewDCQCN(DCQCNHPCCSim(25 * units.Gbps))
+	require.NoError(t, err)
+	r := rand.New(rand.NewPCG(8, 9))
+	actX, actY := cc.NewActions(1), cc.NewActions(1)
+	marks := 0
+	for i := range 3000 {
+		now := units.Time(10 * (i + 1))
+		if r.IntN(3) == 0 {
+			require.NoError(t, x.Timer(now-1, actX))
+		}
+		q := cc.Queue{Len: units.Bytes(r.Int64N(int64(500 * units.KB)))}
+		actX.Reset()
+		actY.Reset()
+		require.NoError(t, x.Dequeue(now, nil, q, actX))
+		require.NoError(t, y.Dequeue(now, nil, q, actY))
+		require.Equal(t, actY.All(), actX.All(), "decision %d", i)
+		require.Equal(t, dcqcnRegs(y), dcqcnRegs(x), "decision %d", i)
+		marks += actX.Len()
+	}
+	require.Positive(t, marks)
 }

@@ -3,6 +3,7 @@ package cp_test
 import (
 	"fmt"
 
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/cp"
 	"github.com/hwcc/hwcc/units"
 )
@@ -19,11 +20,12 @@ func ExampleDCQCN() {
 	for _, q := range []units.Bytes{50 * units.KB, 250 * units.KB, 400 * units.KB, 401 * units.KB} {
 		fmt.Printf("q = %v: p = %.4f\n", q, float64(m.MarkProbability(q))/(1<<32))
 	}
+	act := cc.NewActions(1)
 	marked := 0
 	for i := range 10000 {
-		if mark, _ := m.OnDequeue(units.Time(i)*units.Nanosecond, 250*units.KB); mark {
-			marked++
-		}
+		act.Reset()
+		_ = m.Dequeue(units.Time(i)*units.Nanosecond, nil, cc.Queue{Len: 250 * units.KB}, act)
+		marked += act.Len()
 	}
 	fmt.Println("marked at 250KB:", marked, "of 10000")
 	// Output:
@@ -32,19 +34,4 @@ func ExampleDCQCN() {
 	// q = 400KB: p = 0.2000
 	// q = 401KB: p = 1.0000
 	// marked at 250KB: 981 of 10000
-}
-
-// A DCTCP marker with the HPCC paper's 100 Gb/s threshold, K = 300 KB.
-func ExampleDCTCP() {
-	m, err := cp.NewDCTCP(cp.DCTCPHPCCSim(100 * units.Gbps))
-	if err != nil {
-		panic(err)
-	}
-	for _, q := range []units.Bytes{300 * units.KB, 300*units.KB + 1} {
-		mark, _ := m.OnEnqueue(0, q)
-		fmt.Printf("q = %v: mark = %v\n", q, mark)
-	}
-	// Output:
-	// q = 300KB: mark = false
-	// q = 300.001KB: mark = true
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -86,7 +87,7 @@ func TestDCQCNStepMarker(t *testing.T) {
 	c, err := NewDCQCN(DCQCNConfig{Kmin: 3000, Kmax: 3000, Pmax: 0, Seed: 9})
 	require.NoError(t, err)
 	for q, want := range map[units.Bytes]bool{0: false, 2999: false, 3000: false, 3001: true, 1 << 40: true} {
-		got, err := c.OnDequeue(0, q)
+		got, err := c.onDequeue(0, q)
 		require.NoError(t, err)
 		require.Equal(t, want, got, "q=%d", q)
 	}
@@ -109,7 +110,7 @@ func TestDCQCNMarkFrequency(t *testing.T) {
 	marks, pairs := 0, 0
 	prev := false
 	for i := range n {
-		m, err := c.OnDequeue(units.Time(i), 100)
+		m, err := c.onDequeue(units.Time(i), 100)
 		require.NoError(t, err)
 		if m {
 			marks++
@@ -137,14 +138,14 @@ func TestDCQCNDeterministicDraws(t *testing.T) {
 	require.NoError(t, err)
 	b, err := NewDCQCN(cfg)
 	require.NoError(t, err)
-	ref, err := NewLFSR32(cfg.Seed)
+	ref, err := fixedpoint.NewLFSR32(cfg.Seed)
 	require.NoError(t, err)
 	r := rand.New(rand.NewPCG(7, 8))
 	for i := range 10000 {
 		q := units.Bytes(r.Int64N(int64(cfg.Kmax) + 100000))
-		ma, err := a.OnDequeue(units.Time(i), q)
+		ma, err := a.onDequeue(units.Time(i), q)
 		require.NoError(t, err)
-		mb, err := b.OnDequeue(units.Time(i), q)
+		mb, err := b.onDequeue(units.Time(i), q)
 		require.NoError(t, err)
 		require.Equal(t, ma, mb)
 		if q > cfg.Kmin && q <= cfg.Kmax {
@@ -158,7 +159,7 @@ func TestDCQCNDeterministicDraws(t *testing.T) {
 }
 
 func TestDCQCNHPCCSimPreset(t *testing.T) {
-	// papers/hpcc.txt §5.1: Kmin = 100 KB·Bw/25G, Kmax = 400 KB·Bw/25G.
+	// [HPCC] §5.1: Kmin = 100 KB·Bw/25G, Kmax = 400 KB·Bw/25G.
 	for link, want := range map[units.Rate][2]units.Bytes{
 		25 * units.Gbps:  {100000, 400000},
 		100 * units.Gbps: {400000, 1600000},
@@ -201,15 +202,15 @@ func TestDCQCNValidate(t *testing.T) {
 func TestDCQCNBadInput(t *testing.T) {
 	c, err := NewDCQCN(DCQCNConfig{Kmin: 0, Kmax: 100, Pmax: 30000, Seed: 1})
 	require.NoError(t, err)
-	_, err = c.OnDequeue(10, 50)
+	_, err = c.onDequeue(10, 50)
 	require.NoError(t, err)
 	before := c.State()
-	_, err = c.OnDequeue(9, 50)
+	_, err = c.onDequeue(9, 50)
 	var to *cc.TimeOrderError
 	require.ErrorAs(t, err, &to)
 	require.Equal(t, units.Time(9), to.Now)
 	require.Equal(t, units.Time(10), to.Last)
-	_, err = c.OnDequeue(11, -1)
+	_, err = c.onDequeue(11, -1)
 	require.ErrorIs(t, err, cc.ErrEvent)
 	require.ErrorContains(t, err, "queue length")
 	require.Equal(t, before, c.State())
@@ -268,7 +269,7 @@ func FuzzDCQCNMark(f *testing.F) {
 			dcqcnCheckProb(t, c, uint64(q))
 		}
 		l := c.State().LFSR
-		m, err := c.OnDequeue(0, units.Bytes(q))
+		m, err := c.onDequeue(0, units.Bytes(q))
 		if q < 0 {
 			require.Error(t, err)
 			return
@@ -281,7 +282,8 @@ func FuzzDCQCNMark(f *testing.F) {
 		case p >= dcqcnProbOne:
 			require.True(t, m)
 		default:
-			ref := LFSR32{state: l}
+			ref, err := fixedpoint.NewLFSR32(l)
+			require.NoError(t, err)
 			require.Equal(t, uint64(ref.Next()) < p, m)
 		}
 	})
@@ -293,7 +295,7 @@ func TestDCQCNOnDequeueNoAllocs(t *testing.T) {
 	now := units.Time(0)
 	allocs := testing.AllocsPerRun(1000, func() {
 		now += units.Nanosecond
-		_, _ = c.OnDequeue(now, 250*units.KB)
+		_, _ = c.onDequeue(now, 250*units.KB)
 	})
 	require.Zero(t, allocs)
 }
@@ -308,7 +310,7 @@ func BenchmarkDCQCNOnEnqueue(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		now += units.Nanosecond
-		_, _ = c.OnEnqueue(now, 250*units.KB)
+		_, _ = c.onEnqueue(now, 250*units.KB)
 	}
 }
 
@@ -320,6 +322,6 @@ func BenchmarkDCQCNOnDequeue(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		now += units.Nanosecond
-		_, _ = c.OnDequeue(now, 250*units.KB)
+		_, _ = c.onDequeue(now, 250*units.KB)
 	}
 }

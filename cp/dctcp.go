@@ -57,7 +57,7 @@ type DCTCPConfig struct {
 }
 
 // DCTCPHPCCSim is the marker of the HPCC paper's DCTCP runs
-// (papers/hpcc.txt section 5.1, "Parameters": Kmin = Kmax = 30 KB·Bw/10 Gb/s,
+// ([HPCC] §5.1, "Parameters": Kmin = Kmax = 30 KB·Bw/10 Gb/s,
 // "according to [8]", the DCTCP paper), judging at enqueue. KB is 1000 B; K
 // is rounded down to whole bytes. A link so fast that K would pass
 // DCTCPMaxThreshold gives a K that Validate refuses.
@@ -91,19 +91,19 @@ func (c DCTCPConfig) Validate() error {
 	return nil
 }
 
-// DCTCPState is every register of a DCTCP congestion point.
+// DCTCPState is every register of a DCTCP congestion point, in the units
+// of its snapshot (AppendRegisters).
 type DCTCPState struct {
 	// Time is the latest time an event was accepted at (earlier times are
-	// refused).
+	// refused): register now, ps.
 	Time cc.Monotonic
-	// Packets counts the packets judged, Marked those marked. 64-bit model
-	// counters, wrapping.
+	// Packets counts the packets judged, Marked those marked (registers
+	// packets and marked). 64-bit model counters, wrapping.
 	Packets, Marked uint64
 }
 
-// DCTCP is the congestion point of DCTCP (Alizadeh et al., SIGCOMM 2010,
-// section 3.1; REFERENCE.md, "TIMELY and DCTCP"): step ECN marking at one
-// threshold K on the instantaneous queue of one egress queue. A packet is
+// DCTCP is the congestion point of DCTCP ([DCTCP] §3.1): step ECN marking at
+// one threshold K on the instantaneous queue of one egress queue. A packet is
 // marked when the queue length it sees exceeds K bytes:
 //
 //	mark ⇔ q > K
@@ -113,11 +113,12 @@ type DCTCPState struct {
 // out on its own because it needs no LFSR. Where the packet is judged,
 // arriving or departing, is DCTCPConfig.MarkAt.
 //
-// It implements cc.CongestionPoint: Enqueue and Dequeue judge at the
-// configured point and append cc.ActionMarkCE; the typed OnEnqueue and
-// OnDequeue take the queue length alone and return the decision. Both
-// share one code path. It has no timer. Registers (AppendRegisters): now,
-// packets, marked.
+// It has the events of a cc.CongestionPoint only: the event at the
+// configured point (Enqueue or Dequeue) judges the packet and appends
+// cc.ActionMarkCE when it marks it, so it refuses a nil *cc.Actions (cc
+// rule 3); the event at the other point only records the time and takes
+// a nil *cc.Actions. It has no timer, so no deadline is ever late.
+// Registers (AppendRegisters): now, packets, marked.
 //
 // It is not safe for concurrent use. The zero value is not usable; build
 // one with NewDCTCP.
@@ -139,120 +140,77 @@ func NewDCTCP(cfg DCTCPConfig) (*DCTCP, error) {
 // Config returns the configuration c was built with.
 func (c *DCTCP) Config() DCTCPConfig { return c.cfg }
 
-// State returns every register.
+// State returns every register, in the units of its snapshot.
 func (c *DCTCP) State() DCTCPState { return c.s }
 
-// dctcpEvent is a queue event: bit 0 is the marking point it is at (a
-// DCTCPMarkAt), bit 1 says it is a contract method. A code rather than
-// the name keeps queue's arguments in registers.
-type dctcpEvent uint8
-
-const (
-	dctcpOnEnqueue dctcpEvent = iota
-	dctcpOnDequeue
-	dctcpEnqueue
-	dctcpDequeue
-)
-
-var dctcpEventNames = [...]string{"OnEnqueue", "OnDequeue", "Enqueue", "Dequeue"}
-
-// at is the marking point of e.
-func (e dctcpEvent) at() DCTCPMarkAt { return DCTCPMarkAt(e & 1) }
-
-// String returns the method's name.
-func (e dctcpEvent) String() string { return dctcpEventNames[e&3] }
-
-// marks reports whether a packet at ev, with qlen in the queue, is
-// marked: ev is at the configured marking point and qlen > K.
-func (c *DCTCP) marks(qlen units.Bytes, ev dctcpEvent) bool {
-	return ev.at() == c.cfg.MarkAt && qlen > c.cfg.K
-}
-
-// queue is the one code path of every queue event, typed or contract: it
-// checks now and qlen, records now and, at the configured marking point,
-// judges the packet (qlen > K) and counts it.
-func (c *DCTCP) queue(now units.Time, qlen units.Bytes, ev dctcpEvent) (mark bool, err error) {
+// queue is the one code path of Enqueue (at = DCTCPMarkEnqueue) and
+// Dequeue (at = DCTCPMarkDequeue): it checks its input, records now and,
+// at the configured marking point, judges the packet (q > K), counts it
+// and appends the mark to act. Its fast path tests every refusal in one
+// condition; refuse builds the error.
+func (c *DCTCP) queue(now units.Time, p *cc.Packet, qlen units.Bytes, act *cc.Actions, at DCTCPMarkAt) error {
+	judge := at == c.cfg.MarkAt
+	mark := judge && qlen > c.cfg.K
 	// InOrder is Check without its error, which refuse builds: the error's
 	// allocation stays off this path.
-	if !c.s.Time.InOrder(now) || qlen < 0 {
-		return false, c.refuse(now, qlen, ev)
+	if !c.s.Time.InOrder(now) || p == nil || qlen < 0 || judge && (act == nil || mark && act.Free() < 1) {
+		return c.refuse(now, p, qlen, act, at)
 	}
 	c.s.Time.Advance(now)
-	if ev.at() != c.cfg.MarkAt {
-		return false, nil
+	if !judge {
+		return nil
 	}
 	c.s.Packets++
-	mark = qlen > c.cfg.K
 	if mark {
 		c.s.Marked++
-	}
-	return mark, nil
-}
-
-// refuse returns the error of a queue event that queue refuses: the
-// *cc.TimeOrderError of c.s.Time.Check, or the *cc.EventError of a
-// negative qlen. It is a function of its own so that queue's fast path
-// carries no allocation (with Check inlined there, the compiler spills
-// queue's arguments on every call).
-func (c *DCTCP) refuse(now units.Time, qlen units.Bytes, ev dctcpEvent) error {
-	if err := c.s.Time.Check(dctcpCPPart, ev.String(), now); err != nil {
-		return err
-	}
-	return &cc.EventError{Part: dctcpCPPart, Event: ev.String(), Reason: "queue length " + qlen.String() + " is negative"}
-}
-
-// OnEnqueue reports a packet joining the queue at now, qlen the queue in
-// bytes including it. Under DCTCPMarkEnqueue it returns whether to mark
-// the packet (qlen > K); under DCTCPMarkDequeue it only records now and
-// returns false. A now before the latest event's (*cc.TimeOrderError) or
-// a negative qlen (*cc.EventError) is an error that changes nothing.
-func (c *DCTCP) OnEnqueue(now units.Time, qlen units.Bytes) (mark bool, err error) {
-	return c.queue(now, qlen, dctcpOnEnqueue)
-}
-
-// OnDequeue reports a packet leaving the queue at now, qlen the bytes it
-// leaves behind. Under DCTCPMarkDequeue it returns whether to mark the
-// packet (qlen > K); under DCTCPMarkEnqueue it only records now and
-// returns false. Errors as OnEnqueue's.
-func (c *DCTCP) OnDequeue(now units.Time, qlen units.Bytes) (mark bool, err error) {
-	return c.queue(now, qlen, dctcpOnDequeue)
-}
-
-// event is Enqueue and Dequeue: the typed path, once there is room for
-// the mark it will decide (so that a full act changes nothing).
-func (c *DCTCP) event(now units.Time, q cc.Queue, act *cc.Actions, ev dctcpEvent) error {
-	if c.marks(q.Len, ev) && act.Free() < 1 {
-		return c.refuseFull(now, act, ev)
-	}
-	mark, err := c.queue(now, q.Len, ev)
-	if mark {
 		act.MarkCE()
 	}
-	return err
+	return nil
 }
 
-// refuseFull returns the error of an event whose mark does not fit act:
-// its *cc.TimeOrderError if its time is refused too, else the
-// *cc.ActionsFullError.
-func (c *DCTCP) refuseFull(now units.Time, act *cc.Actions, ev dctcpEvent) error {
-	if err := c.s.Time.Check(dctcpCPPart, ev.String(), now); err != nil {
+// refuse returns the error of a queue event that queue refuses, the first
+// of: the *cc.TimeOrderError of c.s.Time.Check; the *cc.EventError of a
+// nil packet or a negative qlen; cc.NoActions for a nil act at the
+// marking point; the *cc.ActionsFullError of a mark that does not fit. It
+// is a function of its own so that queue's fast path carries no
+// allocation (with Check inlined there, the compiler spills queue's
+// arguments on every call).
+func (c *DCTCP) refuse(now units.Time, p *cc.Packet, qlen units.Bytes, act *cc.Actions, at DCTCPMarkAt) error {
+	event := dctcpEvents[at&1]
+	if err := c.s.Time.Check(dctcpCPPart, event, now); err != nil {
 		return err
 	}
-	return act.Reserve(dctcpCPPart, ev.String(), 1)
+	switch {
+	case p == nil:
+		return &cc.EventError{Part: dctcpCPPart, Event: event, Reason: "nil packet"}
+	case qlen < 0:
+		return &cc.EventError{Part: dctcpCPPart, Event: event, Reason: "queue length " + qlen.String() + " is negative"}
+	case act == nil:
+		return cc.NoActions(dctcpCPPart, event)
+	}
+	return act.Reserve(dctcpCPPart, event, 1)
 }
 
-// Enqueue implements cc.CongestionPoint: OnEnqueue with q.Len, appending
-// cc.ActionMarkCE when the packet is to be marked (p is not read). A full
-// (or nil) act fails with *cc.ActionsFullError, and changes nothing, only
-// when there is a mark to append.
+// dctcpEvents names the queue events by their marking point.
+var dctcpEvents = [...]string{DCTCPMarkEnqueue: "Enqueue", DCTCPMarkDequeue: "Dequeue"}
+
+// Enqueue implements cc.CongestionPoint: a packet joins the queue at now,
+// q.Len the queue in bytes including it. Under DCTCPMarkEnqueue it
+// appends cc.ActionMarkCE when q.Len > K; under DCTCPMarkDequeue it only
+// records now. Errors, after which nothing changed (act included): a now
+// before the latest event's (*cc.TimeOrderError); a nil p or a negative
+// q.Len (*cc.EventError); under DCTCPMarkEnqueue a nil act (cc.NoActions),
+// or a full act when there is a mark to append (*cc.ActionsFullError).
 func (c *DCTCP) Enqueue(now units.Time, p *cc.Packet, q cc.Queue, act *cc.Actions) error {
-	return c.event(now, q, act, dctcpEnqueue)
+	return c.queue(now, p, q.Len, act, DCTCPMarkEnqueue)
 }
 
-// Dequeue implements cc.CongestionPoint: OnDequeue with q.Len, appending
-// cc.ActionMarkCE when the packet is to be marked.
+// Dequeue implements cc.CongestionPoint: a packet leaves the queue at now,
+// q.Len the bytes it leaves behind. Under DCTCPMarkDequeue it appends
+// cc.ActionMarkCE when q.Len > K; under DCTCPMarkEnqueue it only records
+// now. Errors as Enqueue's, with the marking points swapped.
 func (c *DCTCP) Dequeue(now units.Time, p *cc.Packet, q cc.Queue, act *cc.Actions) error {
-	return c.event(now, q, act, dctcpDequeue)
+	return c.queue(now, p, q.Len, act, DCTCPMarkDequeue)
 }
 
 // NextDeadline implements cc.Clock: units.MaxTime, the marker has no timer.

@@ -8,10 +8,10 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// The DCTCP marker through the contract: a packet that joins a queue above
-// K = 300 KB (the HPCC paper's 100 Gb/s threshold) gets an ActionMarkCE.
-// Marking at dequeue instead judges the queue a packet leaves behind.
-func ExampleDCTCP_Enqueue() {
+// A DCTCP marker with the HPCC paper's 100 Gb/s threshold, K = 300 KB: a
+// packet that joins a queue above K gets an ActionMarkCE. Marking at
+// dequeue instead judges the queue a packet leaves behind.
+func ExampleDCTCP() {
 	m, err := cp.NewDCTCP(cp.DCTCPHPCCSim(100 * units.Gbps))
 	if err != nil {
 		panic(err)

@@ -14,13 +14,15 @@ import (
 func TestDCTCPThreshold(t *testing.T) {
 	c, err := NewDCTCP(DCTCPConfig{K: 30000})
 	require.NoError(t, err)
+	act := cc.NewActions(1)
 	for i, tc := range []struct {
 		q    units.Bytes
 		want bool
 	}{{0, false}, {29999, false}, {30000, false}, {30001, true}, {1 << 40, true}} {
-		got, err := c.OnEnqueue(units.Time(i), tc.q)
-		require.NoError(t, err)
-		require.Equal(t, tc.want, got, "q=%d", tc.q)
+		act.Reset()
+		require.NoError(t, c.Enqueue(units.Time(i), &cc.Packet{Size: 1082}, cc.Queue{Len: tc.q}, act))
+		require.Equal(t, tc.want, act.Has(cc.ActionMarkCE), "q=%d", tc.q)
+		require.Equal(t, act.Len(), act.Count(cc.ActionMarkCE), "q=%d: nothing but the mark", tc.q)
 	}
 	s := c.State()
 	require.Equal(t, uint64(5), s.Packets)
@@ -28,7 +30,7 @@ func TestDCTCPThreshold(t *testing.T) {
 }
 
 func TestDCTCPHPCCSimPreset(t *testing.T) {
-	// papers/hpcc.txt §5.1: K = 30 KB·Bw/10 Gb/s, KB = 1000 B.
+	// [HPCC] §5.1: K = 30 KB·Bw/10 Gb/s, KB = 1000 B.
 	require.Equal(t, units.Bytes(30000), DCTCPHPCCSim(10*units.Gbps).K)
 	require.Equal(t, units.Bytes(300000), DCTCPHPCCSim(100*units.Gbps).K)
 	require.Equal(t, units.Bytes(75000), DCTCPHPCCSim(25*units.Gbps).K)
@@ -48,70 +50,43 @@ func TestDCTCPBadInput(t *testing.T) {
 	}
 	c, err := NewDCTCP(DCTCPConfig{K: 10})
 	require.NoError(t, err)
-	_, err = c.OnEnqueue(5, 20)
-	require.NoError(t, err)
+	act := cc.NewActions(1)
+	p := &cc.Packet{Size: 1082}
+	require.NoError(t, c.Enqueue(5, p, cc.Queue{Len: 20}, act))
+	act.Reset()
 	before := c.State()
-	_, err = c.OnEnqueue(4, 20)
+	err = c.Enqueue(4, p, cc.Queue{Len: 20}, act)
 	var te *cc.TimeOrderError
 	require.ErrorAs(t, err, &te)
 	require.Equal(t, units.Time(4), te.Now)
 	require.Equal(t, units.Time(5), te.Last)
-	_, err = c.OnEnqueue(6, -1)
+	err = c.Enqueue(6, p, cc.Queue{Len: -1}, act)
 	require.ErrorIs(t, err, cc.ErrEvent)
 	require.ErrorContains(t, err, "queue length")
-	_, err = c.OnDequeue(6, -1)
+	require.ErrorIs(t, c.Dequeue(6, p, cc.Queue{Len: -1}, act), cc.ErrEvent)
+	// Every event of a queue has a frame: a nil packet is refused.
+	err = c.Enqueue(6, nil, cc.Queue{Len: 20}, act)
 	require.ErrorIs(t, err, cc.ErrEvent)
+	require.ErrorContains(t, err, "nil packet")
+	require.ErrorIs(t, c.Dequeue(6, nil, cc.Queue{}, act), cc.ErrEvent)
 	require.Equal(t, before, c.State())
+	require.Zero(t, act.Len())
 }
 
-// The marking point: under DCTCPMarkEnqueue only OnEnqueue judges, under
-// DCTCPMarkDequeue only OnDequeue; the other event records its time.
+// The marking point: under DCTCPMarkEnqueue only Enqueue judges, under
+// DCTCPMarkDequeue only Dequeue; the other event records its time.
 func TestDCTCPMarkAt(t *testing.T) {
 	for _, at := range []DCTCPMarkAt{DCTCPMarkEnqueue, DCTCPMarkDequeue} {
 		c, err := NewDCTCP(DCTCPConfig{K: 100, MarkAt: at})
 		require.NoError(t, err)
-		enq, err := c.OnEnqueue(1, 200)
-		require.NoError(t, err)
-		deq, err := c.OnDequeue(2, 200)
-		require.NoError(t, err)
-		require.Equal(t, at == DCTCPMarkEnqueue, enq, "%v", at)
-		require.Equal(t, at == DCTCPMarkDequeue, deq, "%v", at)
+		enq, deq := cc.NewActions(1), cc.NewActions(1)
+		require.NoError(t, c.Enqueue(1, &cc.Packet{}, cc.Queue{Len: 200}, enq))
+		require.NoError(t, c.Dequeue(2, &cc.Packet{}, cc.Queue{Len: 200}, deq))
+		require.Equal(t, at == DCTCPMarkEnqueue, enq.Has(cc.ActionMarkCE), "%v", at)
+		require.Equal(t, at == DCTCPMarkDequeue, deq.Has(cc.ActionMarkCE), "%v", at)
 		s := c.State()
 		require.Equal(t, uint64(1), s.Packets, "%v: one packet judged", at)
 		require.Equal(t, uint64(1), s.Marked, "%v", at)
 		require.Equal(t, units.Time(2), s.Time.Last())
-	}
-}
-
-func TestDCTCPOnEnqueueNoAllocs(t *testing.T) {
-	c, err := NewDCTCP(DCTCPHPCCSim(100 * units.Gbps))
-	require.NoError(t, err)
-	now := units.Time(0)
-	require.Zero(t, testing.AllocsPerRun(1000, func() {
-		now++
-		_, _ = c.OnEnqueue(now, 400*units.KB)
-	}))
-}
-
-func BenchmarkDCTCPOnEnqueue(b *testing.B) {
-	c, _ := NewDCTCP(DCTCPHPCCSim(100 * units.Gbps))
-	now := units.Time(0)
-	b.ReportAllocs()
-	for b.Loop() {
-		now++
-		_, _ = c.OnEnqueue(now, 400*units.KB)
-	}
-}
-
-// BenchmarkDCTCPOnDequeue: the typed dequeue under DCTCPMarkDequeue.
-func BenchmarkDCTCPOnDequeue(b *testing.B) {
-	cfg := DCTCPHPCCSim(100 * units.Gbps)
-	cfg.MarkAt = DCTCPMarkDequeue
-	c, _ := NewDCTCP(cfg)
-	now := units.Time(0)
-	b.ReportAllocs()
-	for b.Loop() {
-		now++
-		_, _ = c.OnDequeue(now, 400*units.KB)
 	}
 }

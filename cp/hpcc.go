@@ -11,7 +11,7 @@ import (
 )
 
 // HPCC is the congestion point of HPCC, one switch egress port
-// (papers/hpcc.txt section 3.1, section 4.1 and Figure 7). HPCC's switch
+// ([HPCC] §3.1, §4.1 and Figure 7). HPCC's switch
 // decides nothing; at egress it appends one INT record describing the port
 // to every data packet:
 //
@@ -22,40 +22,38 @@ import (
 //	qLen     16 bits  the egress queue, 80 B units (saturates at 5.24 MB)
 //
 // and adds 1 to nHop and XORs its 12-bit switch ID (HPCCConfig.SwitchID)
-// into pathID. The encoding is package inttel's (Codec.Stamp); this type holds
-// what the port owns: the cumulative transmit counter, the switch ID and
-// the port rate. It has no timer (NextDeadline is units.MaxTime) and sends
-// no feedback: its only output is the record.
+// into pathID. The encoding is package inttel's (Codec.Push on a frame's
+// wire bytes; a firmware model that keeps a decoded Header stamps it with
+// Codec.Stamp, the same record); this type holds what the port owns: the
+// cumulative transmit counter, the switch ID and the port rate. It has no
+// timer (NextDeadline is units.MaxTime, so no deadline is ever late) and
+// sends no feedback: its only output is the record, so every event takes
+// a nil *cc.Actions.
 //
 // # Events
 //
-// Through the contract (cc.CongestionPoint): Enqueue records the time and
-// the queue and nothing else. Dequeue, as the authors' ns-3 switch does in
-// SwitchNotifyDequeue, stamps p.INT in place when the packet carries one,
-// with the queue the packet leaves behind (q.Len), and then counts the
-// packet's bytes, so a record's txBytes counts the bytes sent before the
-// packet. The typed methods are the same steps for firmware modellers:
-// Stamp (the record), OnDequeue (the count) and OnEnqueue; Dequeue is Stamp
-// followed by OnDequeue on one code path. The sender only uses differences
-// of txBytes between records of the same port, so either order works if it
-// is the same for every packet.
+// The part has the contract's events only (cc.CongestionPoint): Enqueue
+// records the time and the queue and nothing else. Dequeue, as the
+// authors' ns-3 switch does in SwitchNotifyDequeue, pushes the port's
+// record onto p.Tel in place when the packet carries a telemetry stack
+// (the INT header as wire bytes, which the stack grows by 8), with the
+// queue the packet leaves behind (q.Len), and then counts the packet's
+// bytes, so a record's txBytes counts the bytes sent before the packet.
+// The sender only uses differences of txBytes between records of the same
+// port, so either order works if it is the same for every packet.
 //
 // # Which bytes txBytes counts
 //
 // By default the port counts what it sees: the Size of every packet its own
-// queue dequeues (Dequeue) or the bytes OnDequeue is given. The authors'
-// ns-3 switch counts txBytes per port over all priorities (m_txBytes[ifIndex]
-// grows by every packet the port sends: data of every class, ACKs, PFC
-// frames), so its txRate measures the whole link. With
-// HPCCConfig.PortTxBytes set, Dequeue reads that counter from the caller
-// instead, cc.Queue.TxBytes (the port's bytes sent on every priority), and
-// stamps it as given: pass the bytes sent before this packet, as ns-3 and
-// hwcc's harness do. The
-// typed OnDequeue always adds what it is given, so a typed caller that
-// wants the port's count passes the port's bytes since its last call. ns-3
-// also stamps qLen as the port's bytes over all priorities
-// (GetNBytesTotal); hwcc stamps the q.Len it is given, which the caller may
-// make either.
+// queue dequeues. The authors' ns-3 switch counts txBytes per port over all
+// priorities (m_txBytes[ifIndex] grows by every packet the port sends: data
+// of every class, ACKs, PFC frames), so its txRate measures the whole link.
+// With HPCCConfig.PortTxBytes set, Dequeue reads that counter from the
+// caller instead, cc.Queue.TxBytes (the port's bytes sent on every
+// priority), and stamps it as given: pass the bytes sent before this
+// packet, as ns-3 and hwcc's harness do. ns-3 also stamps qLen as the
+// port's bytes over all priorities (GetNBytesTotal); hwcc stamps the q.Len
+// it is given, which the caller may make either.
 //
 // # Registers (AppendRegisters)
 //
@@ -89,8 +87,8 @@ const hpccCPPart = "cp.HPCC"
 
 // HPCCConfig configures one egress port's INT stamping.
 type HPCCConfig struct {
-	// SwitchID is the switch's 12-bit ID, XORed into pathID (section
-	// 4.1). Range 0..0xFFF.
+	// SwitchID is the switch's ID, XORed into pathID (section 4.1): a
+	// register of inttel.PathIDBits (12) bits. Range 0..inttel.MaxPathID.
 	SwitchID uint16
 	// Rate is the port's speed; it must have a code in the Codec's speed
 	// table (default: 10, 25, 40, 50, 100, 200, 400, 800 Gb/s). The record's
@@ -106,15 +104,17 @@ type HPCCConfig struct {
 	PortTxBytes bool
 }
 
-// HPCCState is every register of an HPCC congestion point.
+// HPCCState is every register of an HPCC congestion point, each in the
+// unit of its snapshot (AppendRegisters).
 type HPCCState struct {
 	// TxBytes is the port's cumulative transmitted bytes modulo
-	// 2^20·TxBytesUnit.
+	// 2^20·TxBytesUnit (register tx_bytes, bytes).
 	TxBytes units.Bytes
-	// LastQLen is the queue length at the last event (Enqueue, Dequeue,
-	// OnEnqueue or OnDequeue), bytes.
+	// LastQLen is the queue length at the last Enqueue or Dequeue, bytes
+	// (register last_qlen).
 	LastQLen units.Bytes
-	// LastDequeue is the time of the last Dequeue or OnDequeue.
+	// LastDequeue is the time of the last Dequeue, ps (register
+	// last_dequeue).
 	LastDequeue units.Time
 	// Packets counts dequeues (64 bits, wraps); Stamped counts records
 	// written, PathFull packets that arrived with every hop slot used, and
@@ -127,7 +127,7 @@ type HPCCState struct {
 func NewHPCC(cfg HPCCConfig) (*HPCC, error) {
 	if cfg.SwitchID > inttel.MaxPathID {
 		return nil, &cc.ConfigError{Part: hpccCPPart, Field: "SwitchID", Value: fmt.Sprintf("%#x", cfg.SwitchID),
-			Range: fmt.Sprintf("0..%#x (12 bits)", inttel.MaxPathID)}
+			Range: fmt.Sprintf("0..%#x (%d bits)", inttel.MaxPathID, inttel.PathIDBits)}
 	}
 	if cfg.Codec == nil {
 		c, err := inttel.NewCodec(inttel.DefaultConfig())
@@ -147,7 +147,7 @@ func NewHPCC(cfg HPCCConfig) (*HPCC, error) {
 // Config returns the configuration (Codec resolved).
 func (c *HPCC) Config() HPCCConfig { return c.cfg }
 
-// State returns every register.
+// State returns every register but the time (register now).
 func (c *HPCC) State() HPCCState {
 	s := c.st
 	s.TxBytes = units.Bytes(c.txBytes)
@@ -161,44 +161,47 @@ func (c *HPCC) eventError(event, reason string, err error) error {
 
 // Enqueue records a packet joining the queue at now with q.Len bytes queued
 // (the contract's event): HPCC's switch acts only at egress, so it keeps
-// the time and the queue and nothing else. p is not read (it may be nil);
-// act is not touched. Errors: *cc.TimeOrderError; a negative q.Len
-// (*cc.EventError).
-func (c *HPCC) Enqueue(now units.Time, _ *cc.Packet, q cc.Queue, _ *cc.Actions) error {
-	return c.enqueue("Enqueue", now, q.Len)
-}
-
-// OnEnqueue is Enqueue in typed form: a packet joined the queue at now,
-// which now holds qlen bytes.
-func (c *HPCC) OnEnqueue(now units.Time, qlen units.Bytes) error {
-	return c.enqueue("OnEnqueue", now, qlen)
-}
-
-func (c *HPCC) enqueue(event string, now units.Time, qlen units.Bytes) error {
+// the time and the queue and nothing else. act is not touched (nil is
+// fine). Errors, after which nothing changed: *cc.TimeOrderError;
+// *cc.EventError for a nil p (every event of a queue has a frame) or a
+// negative q.Len.
+func (c *HPCC) Enqueue(now units.Time, p *cc.Packet, q cc.Queue, _ *cc.Actions) error {
+	const event = "Enqueue"
 	if err := c.mono.Check(hpccCPPart, event, now); err != nil {
 		return err
 	}
-	if qlen < 0 {
-		return c.eventError(event, fmt.Sprintf("queue length %d B is negative", qlen), nil)
+	if p == nil {
+		return c.eventError(event, "nil packet", nil)
 	}
-	c.st.LastQLen = qlen
+	if q.Len < 0 {
+		return c.eventError(event, fmt.Sprintf("queue length %d B is negative", q.Len), nil)
+	}
+	c.st.LastQLen = q.Len
 	c.mono.Advance(now)
 	return nil
 }
 
 // Dequeue is the contract's egress event: p left the queue at now, which
-// holds q.Len bytes behind it. If p.INT is not nil, Dequeue stamps this
-// port's record into it (Stamp's rule, with q.Len), then counts the
-// packet: txBytes += p.Size. With HPCCConfig.PortTxBytes it sets txBytes =
-// q.TxBytes instead, before stamping, so that the record carries the
-// port's bytes over every priority. A header already holding the Codec's
-// MaxHops records is left unchanged and counted in PathFull; that is not
-// an error. act is not touched (nil is fine).
+// holds q.Len bytes behind it. If p.Tel is not nil, Dequeue pushes this
+// port's record onto it (inttel's Codec.Push, with q.Len; section 4.1):
 //
-// Errors, after which nothing changed (p.INT included):
+//	hdr.Hops[nHop] = {B: code(Rate), TS: now/1 ns mod 2^24,
+//	                  txBytes: txBytes/128 B mod 2^20, qLen: min(q.Len/80 B, 0xFFFF)}
+//	nHop += 1; pathID ^= SwitchID
+//
+// then counts the packet: txBytes += p.Size.
+// With HPCCConfig.PortTxBytes it sets txBytes = q.TxBytes instead, before
+// stamping, so that the record carries the port's bytes over every
+// priority. A header already holding the Codec's MaxHops records is left
+// unchanged and counted in PathFull; that is not an error. act is not
+// touched (nil is fine).
+//
+// Errors, after which nothing changed (p.Tel included):
 // *cc.TimeOrderError; *cc.EventError for a nil p, a negative p.Size or
-// q.Len, or a malformed p.INT (NHop above MaxHops, PathID above 12 bits;
-// inttel's error is its Err).
+// q.Len, or a p.Tel that is not an INT header the Codec takes (its length
+// is not the 2 + 8·nHop bytes its prefix announces, or nHop is above
+// MaxHops; inttel's error, a *cc.DecodeError or ErrTooManyHops, is its
+// Err).
 func (c *HPCC) Dequeue(now units.Time, p *cc.Packet, q cc.Queue, _ *cc.Actions) error {
 	const event = "Dequeue"
 	if err := c.mono.Check(hpccCPPart, event, now); err != nil {
@@ -216,10 +219,9 @@ func (c *HPCC) Dequeue(now units.Time, p *cc.Packet, q cc.Queue, _ *cc.Actions) 
 		// ⌊tx/unit⌋ mod 2^20 is the same as the full counter's.
 		tx, size = q.TxBytes%c.period, 0
 	}
-	if p.INT != nil {
-		// Stamp's code path (it checks the time again, and advances it:
-		// nothing below can fail).
-		if err := c.stamp(event, now, p.INT, q.Len, tx); err != nil {
+	if p.Tel != nil {
+		sat, err := c.codec.Push(now, p.Tel, c.port(tx, q.Len))
+		if err := c.counted(event, sat, err); err != nil {
 			return err
 		}
 	}
@@ -229,76 +231,35 @@ func (c *HPCC) Dequeue(now units.Time, p *cc.Packet, q cc.Queue, _ *cc.Actions) 
 	return nil
 }
 
-// Stamp appends this port's record to hdr at egress time now, with the
-// egress queue at qlen bytes (section 4.1):
-//
-//	hdr.Hops[nHop] = {B: code(Rate), TS: now/1 ns mod 2^24,
-//	                  txBytes: txBytes/128 B mod 2^20, qLen: min(qlen/80 B, 0xFFFF)}
-//	nHop += 1; pathID ^= SwitchID
-//
-// A header that already holds the Codec's MaxHops records is left as it is
-// and Stamp returns nil (the packet is forwarded; State counts PathFull).
-// qLen saturation is counted in State and is not an error. Errors, which
-// leave hdr and the port unchanged: *cc.TimeOrderError; *cc.EventError for
-// a nil hdr, a negative qlen or a malformed hdr (inttel's error, an
-// ErrFieldRange or ErrTooManyHops, is its Err).
-func (c *HPCC) Stamp(now units.Time, hdr *inttel.Header, qlen units.Bytes) error {
-	return c.stamp("Stamp", now, hdr, qlen, c.txBytes)
+// port is the egress port's state for a record: this port's ID and rate,
+// transmit counter tx and queue qlen.
+func (c *HPCC) port(tx uint64, qlen units.Bytes) inttel.Port {
+	return inttel.Port{SwitchID: c.cfg.SwitchID, Rate: c.cfg.Rate, TxBytes: units.Bytes(tx), QLen: qlen}
 }
 
-// stamp is Stamp for event with transmit counter tx, the one code path of
-// Stamp and Dequeue: it checks the time and every input before it changes
-// anything, and advances the time on success.
-func (c *HPCC) stamp(event string, now units.Time, hdr *inttel.Header, qlen units.Bytes, tx uint64) error {
-	if err := c.mono.Check(hpccCPPart, event, now); err != nil {
-		return err
-	}
-	if hdr == nil {
-		return c.eventError(event, "nil header", nil)
-	}
-	sat, err := c.codec.Stamp(now, hdr, inttel.Port{
-		SwitchID: c.cfg.SwitchID,
-		Rate:     c.cfg.Rate,
-		TxBytes:  units.Bytes(tx),
-		QLen:     qlen,
-	})
+// counted counts the outcome of a record Codec.Push made or refused: a
+// record is counted in Stamped (and in QLenSaturated when sat); a refusal
+// is refused's.
+func (c *HPCC) counted(event string, sat bool, err error) error {
 	if err != nil {
-		return c.notStamped(event, now, err)
+		return c.refused(event, err)
 	}
 	c.st.Stamped++
 	if sat {
 		c.st.QLenSaturated++
 	}
-	c.mono.Advance(now)
 	return nil
 }
 
-// notStamped handles a record Codec.Stamp refused: a full path is counted
-// (the event succeeds) and is not an error; anything else is.
-func (c *HPCC) notStamped(event string, now units.Time, err error) error {
+// refused handles a record the Codec refused: a full path is counted in
+// PathFull and is not an error; any other refusal is the event's error,
+// with nothing counted. It is apart from counted so that counted inlines.
+func (c *HPCC) refused(event string, err error) error {
 	if errors.Is(err, inttel.ErrPathFull) {
 		c.st.PathFull++
-		c.mono.Advance(now)
 		return nil
 	}
 	return c.eventError(event, "cannot stamp", err)
-}
-
-// OnDequeue counts a packet of pktBytes leaving the port at now, with qlen
-// bytes left in the queue: txBytes += pktBytes (modulo its period). Errors,
-// leaving the state unchanged: *cc.TimeOrderError; *cc.EventError for a
-// negative pktBytes or qlen.
-func (c *HPCC) OnDequeue(now units.Time, pktBytes, qlen units.Bytes) error {
-	const event = "OnDequeue"
-	if err := c.mono.Check(hpccCPPart, event, now); err != nil {
-		return err
-	}
-	if err := c.checkCount(event, pktBytes, qlen); err != nil {
-		return err
-	}
-	c.count(now, pktBytes, qlen)
-	c.mono.Advance(now)
-	return nil
 }
 
 func (c *HPCC) checkCount(event string, pktBytes, qlen units.Bytes) error {

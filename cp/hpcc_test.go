@@ -18,6 +18,35 @@ func newTestHPCCPort(t testing.TB, id uint16, rate units.Rate) *HPCC {
 	return c
 }
 
+// hpccWire writes the wire form of any header whose fields fit their
+// widths and speed codes are the default ones, up to 15 hops: a stack as a
+// port may receive it, even one above the port's MaxHops.
+var hpccWire = func() *inttel.Codec {
+	cfg := inttel.DefaultConfig()
+	cfg.MaxHops = inttel.HopsLimit
+	c, err := inttel.NewCodec(cfg)
+	if err != nil {
+		panic(err)
+	}
+	return c
+}()
+
+// hpccTel returns a telemetry stack holding h's wire form (inttel's Put).
+func hpccTel(t testing.TB, h *inttel.Header) *cc.Telemetry {
+	t.Helper()
+	var tel cc.Telemetry
+	require.NoError(t, hpccWire.Put(&tel, h))
+	return &tel
+}
+
+// hpccHeaderOf reads the header a stack holds (inttel's ReadHeader).
+func hpccHeaderOf(t testing.TB, tel *cc.Telemetry) inttel.Header {
+	t.Helper()
+	var h inttel.Header
+	require.NoError(t, inttel.ReadHeader(tel.Bytes(), &h))
+	return h
+}
+
 func TestHPCCConfigErrors(t *testing.T) {
 	var ce *cc.ConfigError
 	_, err := NewHPCC(HPCCConfig{SwitchID: 0x1000, Rate: 100 * units.Gbps})
@@ -32,28 +61,33 @@ func TestHPCCConfigErrors(t *testing.T) {
 	require.NotNil(t, c.Config().Codec)
 }
 
-// TestHPCCStampFields checks each stamped field against its definition
-// (section 4.1, Figure 7) computed from an unbounded byte counter kept by
-// the test: txBytes = ⌊Σbytes/128⌋ mod 2^20, TS = ⌊now/1 ns⌋ mod 2^24,
-// qLen = min(⌊qlen/80⌋, 0xFFFF), nHop + 1, pathID ^= switch ID.
+// TestHPCCStampFields checks each record Dequeue pushes against its
+// definition (section 4.1, Figure 7) computed from an unbounded byte
+// counter kept by the test: txBytes = ⌊Σbytes/128⌋ mod 2^20 over the
+// packets dequeued before this one, TS = ⌊now/1 ns⌋ mod 2^24, qLen =
+// min(⌊qlen/80⌋, 0xFFFF), nHop + 1, pathID ^= switch ID; the records
+// already on the stack are kept.
 func TestHPCCStampFields(t *testing.T) {
 	c := newTestHPCCPort(t, 0x5a5, 400*units.Gbps)
 	var total uint64                                 // unbounded: the oracle
 	now := units.Time(16_777_000) * units.Nanosecond // 216 ns before the TS wrap
+	upstream := inttel.Hop{Speed: 1, TS: 7, TxBytes: 7, QLen: 7}
 	for i := range 120000 {
 		pkt := units.Bytes(64 + (i*7919)%9000)
 		q := units.Bytes((i * 104729) % 6_000_000) // passes the 5.24 MB saturation at times
 		hdr := inttel.Header{NHop: 1, PathID: 0x0f0}
-		hdr.Hops[0] = inttel.Hop{Speed: 1, TS: 7, TxBytes: 7, QLen: 7}
-		require.NoError(t, c.Stamp(now, &hdr, q))
+		hdr.Hops[0] = upstream
+		tel := hpccTel(t, &hdr)
+		require.NoError(t, c.Dequeue(now, &cc.Packet{Size: pkt, Tel: tel}, cc.Queue{Len: q}, nil))
+		hdr = hpccHeaderOf(t, tel)
 		got := hdr.Hops[1]
 		require.Equal(t, uint8(2), hdr.NHop)
 		require.Equal(t, uint16(0x0f0^0x5a5), hdr.PathID)
+		require.Equal(t, upstream, hdr.Hops[0])
 		require.Equal(t, uint8(6), got.Speed) // 400 Gb/s
 		require.Equal(t, uint32(uint64(now/units.Nanosecond)%(1<<24)), got.TS)
 		require.Equal(t, uint32(total/128%(1<<20)), got.TxBytes, "packet %d", i)
 		require.Equal(t, uint16(min(uint64(q)/80, 0xffff)), got.QLen)
-		require.NoError(t, c.OnDequeue(now, pkt, q))
 		total += uint64(pkt)
 		now += units.SerializationTime(pkt, 400*units.Gbps)
 	}
@@ -66,31 +100,20 @@ func TestHPCCStampFields(t *testing.T) {
 	require.Equal(t, units.Bytes(total%(1<<27)), s.TxBytes)
 }
 
-func TestHPCCPathFullAndErrors(t *testing.T) {
+// TestHPCCPathFull: a packet whose stack already holds the Codec's MaxHops
+// records is forwarded as it is: no record, counted in PathFull (not an
+// error), its bytes counted all the same.
+func TestHPCCPathFull(t *testing.T) {
 	c := newTestHPCCPort(t, 3, 100*units.Gbps)
-	full := inttel.Header{NHop: 5, PathID: 9}
-	before := full
-	require.NoError(t, c.Stamp(1, &full, 0)) // forwarded without a record
-	require.Equal(t, before, full)
-	require.Equal(t, uint64(1), c.State().PathFull)
-
-	err := c.Stamp(1, nil, 0)
-	require.ErrorIs(t, err, cc.ErrEvent)
-	var h inttel.Header
-	err = c.Stamp(-1, &h, 0)
-	require.ErrorIs(t, err, cc.ErrTimeOrder)
-	err = c.Stamp(1, &h, -5)
-	require.ErrorIs(t, err, cc.ErrEvent)
-	require.ErrorIs(t, err, inttel.ErrFieldRange)
-	bad := inttel.Header{PathID: 0x1000}
-	err = c.Stamp(1, &bad, 0)
-	require.ErrorIs(t, err, cc.ErrEvent)
-	require.ErrorIs(t, err, inttel.ErrFieldRange)
-	require.Zero(t, h.NHop)
-	require.ErrorIs(t, c.OnDequeue(1, -1, 0), cc.ErrEvent)
-	require.ErrorIs(t, c.OnDequeue(1, 1, -1), cc.ErrEvent)
-	require.ErrorIs(t, c.OnDequeue(0, 1, 1), cc.ErrTimeOrder) // the stamp at 1 was accepted
-	require.Zero(t, c.State().Packets)
+	full := hpccTel(t, &inttel.Header{NHop: 5, PathID: 9})
+	before := *full
+	require.NoError(t, c.Dequeue(1, &cc.Packet{Size: 1500, Tel: full}, cc.Queue{}, nil))
+	require.Equal(t, before, *full)
+	s := c.State()
+	require.Equal(t, uint64(1), s.PathFull)
+	require.Zero(t, s.Stamped)
+	require.Equal(t, uint64(1), s.Packets)
+	require.Equal(t, units.Bytes(1500), s.TxBytes)
 }
 
 // TestHPCCTxRateFromTwoStamps: two records of a port busy at line rate
@@ -99,57 +122,38 @@ func TestHPCCTxRateFromTwoStamps(t *testing.T) {
 	c := newTestHPCCPort(t, 1, 100*units.Gbps)
 	codec := c.Config().Codec
 	// Bring the counter 1000 B below its 2^27 B wrap.
-	require.NoError(t, c.OnDequeue(0, 1<<27-1000, 0))
-	var a, b inttel.Header
+	require.NoError(t, c.Dequeue(0, &cc.Packet{Size: 1<<27 - 1000}, cc.Queue{}, nil))
+	a, b := hpccTel(t, &inttel.Header{}), hpccTel(t, &inttel.Header{})
 	now := units.Time(5) * units.Microsecond
-	require.NoError(t, c.Stamp(now, &a, 0))
-	// 100 packets of 1280 B back to back at 100 Gb/s: 102.4 ns each.
-	for range 100 {
-		require.NoError(t, c.OnDequeue(now, 1280, 0))
+	// 100 packets of 1280 B back to back at 100 Gb/s, 102.4 ns each, the
+	// first carrying a, then the packet carrying b.
+	for k := range 100 {
+		p := cc.Packet{Size: 1280}
+		if k == 0 {
+			p.Tel = a
+		}
+		require.NoError(t, c.Dequeue(now, &p, cc.Queue{}, nil))
 		now += units.SerializationTime(1280, 100*units.Gbps)
 	}
-	require.NoError(t, c.Stamp(now, &b, 0))
-	require.Less(t, b.Hops[0].TxBytes, a.Hops[0].TxBytes) // wrapped
+	require.NoError(t, c.Dequeue(now, &cc.Packet{Size: 1280, Tel: b}, cc.Queue{}, nil))
+	ra, rb := hpccHeaderOf(t, a).Hops[0], hpccHeaderOf(t, b).Hops[0]
+	require.Less(t, rb.TxBytes, ra.TxBytes) // wrapped
 	// First record: ⌊(2^27 − 1000)/128⌋ = 2^20 − 8 (remainder 24 B); second:
 	// ⌊(2^27 + 127000)/128⌋ mod 2^20 = 992 (remainder 24 B again), so the
 	// delta is exactly 1000 units = 128000 B, over exactly 10240 ns:
 	// 128000·8/10.24 µs = 100 Gb/s.
-	require.Equal(t, uint32(1<<20-8), a.Hops[0].TxBytes)
-	require.Equal(t, uint32(992), b.Hops[0].TxBytes)
-	r, err := codec.TxRate(a.Hops[0], b.Hops[0])
+	require.Equal(t, uint32(1<<20-8), ra.TxBytes)
+	require.Equal(t, uint32(992), rb.TxBytes)
+	r, err := codec.TxRate(ra, rb)
 	require.NoError(t, err)
 	require.Equal(t, 100*units.Gbps, r)
 }
 
-func TestHPCCNoAllocs(t *testing.T) {
-	c := newTestHPCCPort(t, 7, 100*units.Gbps)
-	i := 0
-	allocs := testing.AllocsPerRun(1000, func() {
-		var h inttel.Header
-		_ = c.Stamp(units.Time(i)*units.Nanosecond, &h, units.Bytes(i))
-		_ = c.OnDequeue(units.Time(i)*units.Nanosecond, 1000, units.Bytes(i))
-		full := inttel.Header{NHop: 5}
-		_ = c.Stamp(units.Time(i)*units.Nanosecond, &full, 0) // the path-full case must not allocate either
-		i++
-	})
-	require.Zero(t, allocs)
-}
-
-func BenchmarkHPCCStamp(b *testing.B) {
-	c := newTestHPCCPort(b, 7, 100*units.Gbps)
-	b.ReportAllocs()
-	var h inttel.Header
-	for i := 0; b.Loop(); i++ {
-		h.NHop = 0
-		_ = c.Stamp(units.Time(i)*units.Nanosecond, &h, units.Bytes(i&0xffff))
-		_ = c.OnDequeue(units.Time(i)*units.Nanosecond, 1000, units.Bytes(i&0xffff))
-	}
-}
-
 // FuzzHPCCStamp checks the port's wrapping counter against an unbounded
 // one over arbitrary packet sizes (2 bytes each, big-endian), for any
-// TxBytesUnit from the fuzz input: the stamped txBytes must equal
-// ⌊Σbytes/unit⌋ mod 2^20, and Stamp must never fail on valid input.
+// TxBytesUnit from the fuzz input: the txBytes of the record Dequeue
+// pushes must equal ⌊Σbytes/unit⌋ mod 2^20 over the packets before it,
+// and Dequeue must never fail on valid input.
 func FuzzHPCCStamp(f *testing.F) {
 	f.Add(uint16(128), []byte{0x05, 0xdc, 0x00, 0x40})      // 1500 B then 64 B at 128 B units
 	f.Add(uint16(80), []byte{0xff, 0xff, 0xff, 0xff, 0, 1}) // a non-power-of-two unit
@@ -172,15 +176,19 @@ func FuzzHPCCStamp(f *testing.F) {
 		for len(sizes) >= 2 {
 			pkt := uint64(binary.BigEndian.Uint16(sizes)) << 12
 			sizes = sizes[2:]
+			var tel cc.Telemetry
 			var h inttel.Header
-			if err := c.Stamp(0, &h, 0); err != nil {
+			if err := codec.Put(&tel, &h); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Dequeue(0, &cc.Packet{Size: units.Bytes(pkt), Tel: &tel}, cc.Queue{}, nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := codec.Get(&tel, &h); err != nil {
 				t.Fatal(err)
 			}
 			if want := uint32(total / u % (1 << 20)); h.Hops[0].TxBytes != want {
 				t.Fatalf("txBytes = %d, want %d (total %d, unit %d)", h.Hops[0].TxBytes, want, total, u)
-			}
-			if err := c.OnDequeue(0, units.Bytes(pkt), 0); err != nil {
-				t.Fatal(err)
 			}
 			total += pkt
 		}

@@ -161,13 +161,12 @@ func (m *roccFlowMap) remove(i uint32) {
 // occupancyBits is the width of a counter of 0..cap flows.
 func (m *roccFlowMap) occupancyBits() uint8 { return uint8(bits.Len(uint(m.cap))) }
 
-// RoCCQueueFlows is the default flow table of papers/rocc.txt section III-D
+// roccQueueFlows is the default flow table of [RoCC] §III-D
 // (1), "a table of the flows currently in the queue": the flows with bytes
 // in one FIFO egress queue and how many, updated on every enqueue and
 // dequeue; a flow leaves when its count returns to zero. Each count is a
 // 32-bit byte counter; an enqueue that would pass 2^32 − 1 is rejected. The
-// zero value is not usable; build one with NewRoCCQueueFlows. It is a
-// mechanism RoCC's CP holds (RoCC.Flows), not a cc part.
+// zero value is not usable; build one with newRoCCQueueFlows.
 //
 // # Overflow
 //
@@ -204,12 +203,11 @@ func (m *roccFlowMap) occupancyBits() uint8 { return uint8(bits.Len(uint(m.cap))
 // table costs no more per packet than before until an overflow.
 //
 // The alternative designs refuse the dequeue or lose the flow: a table that
-// counts the late-entered flow's dequeues against its count (hwcc before
-// issue 11) refuses a legal dequeue when an earlier, uncounted packet is
+// counts the late-entered flow's dequeues against its count refuses a legal dequeue when an earlier, uncounted packet is
 // larger than the count, and drops the flow, which then gets no feedback,
 // when it is smaller. The authors' OMNeT++ model has no capacity limit
 // (an unbounded map of packet counts per flow).
-type RoCCQueueFlows struct {
+type roccQueueFlows struct {
 	m roccFlowMap
 	// enq and deq are the queue's enqueue and dequeue byte positions
 	// (free-running, 64 bits, wrapping); untracked the queued bytes of
@@ -218,26 +216,26 @@ type RoCCQueueFlows struct {
 	untracked uint64
 }
 
-// NewRoCCQueueFlows returns an empty table for up to capacity flows (1 to
+// newRoCCQueueFlows returns an empty table for up to capacity flows (1 to
 // RoCCMaxFlowCapacity).
-func NewRoCCQueueFlows(capacity int) (*RoCCQueueFlows, error) {
-	m, err := newRoCCFlowMap("cp.RoCCQueueFlows", capacity)
+func newRoCCQueueFlows(capacity int) (*roccQueueFlows, error) {
+	m, err := newRoCCFlowMap(roccCPPart, capacity)
 	if err != nil {
 		return nil, err
 	}
-	return &RoCCQueueFlows{m: m}, nil
+	return &roccQueueFlows{m: m}, nil
 }
 
 // Len returns the number of flows in the table.
-func (t *RoCCQueueFlows) Len() int { return t.m.n }
+func (t *roccQueueFlows) Len() int { return t.m.n }
 
 // Cap returns the capacity.
-func (t *RoCCQueueFlows) Cap() int { return t.m.cap }
+func (t *roccQueueFlows) Cap() int { return t.m.cap }
 
 // Queued returns the bytes of flow the table counts in the queue and
 // whether the table holds the flow. The count is the flow's queued bytes
 // unless Partial(flow).
-func (t *RoCCQueueFlows) Queued(flow uint32) (units.Bytes, bool) {
+func (t *roccQueueFlows) Queued(flow uint32) (units.Bytes, bool) {
 	i, ok := t.m.find(flow)
 	if !ok {
 		return 0, false
@@ -251,28 +249,28 @@ func (t *RoCCQueueFlows) Queued(flow uint32) (units.Bytes, bool) {
 // point where it was entered. Queued then returns less than the flow's
 // queued bytes (or all of them, if none of the uncounted bytes were its
 // own).
-func (t *RoCCQueueFlows) Partial(flow uint32) bool {
+func (t *roccQueueFlows) Partial(flow uint32) bool {
 	i, ok := t.m.find(flow)
 	return ok && t.partialAt(i)
 }
 
-func (t *RoCCQueueFlows) partialAt(i uint32) bool {
+func (t *roccQueueFlows) partialAt(i uint32) bool {
 	return t.m.slots[i].partial && fixedpoint.WrapBefore(t.deq, t.m.pos[i], roccPosBits)
 }
 
 // Untracked returns the queued bytes of packets the table did not count
 // (their flows were not in the table and the table was full).
-func (t *RoCCQueueFlows) Untracked() units.Bytes { return units.Bytes(t.untracked) }
+func (t *roccQueueFlows) Untracked() units.Bytes { return units.Bytes(t.untracked) }
 
 // Bytes returns the bytes in the queue: every byte enqueued minus every
 // byte dequeued, counted or not.
-func (t *RoCCQueueFlows) Bytes() units.Bytes {
+func (t *roccQueueFlows) Bytes() units.Bytes {
 	return units.Bytes(fixedpoint.WrapSub(t.enq, t.deq, roccPosBits))
 }
 
 // Positions returns the queue's enqueue and dequeue byte positions: the
 // free-running 64-bit counters of every byte that entered and left it.
-func (t *RoCCQueueFlows) Positions() (enq, deq uint64) { return t.enq, t.deq }
+func (t *roccQueueFlows) Positions() (enq, deq uint64) { return t.enq, t.deq }
 
 // Why the queue table refuses an event.
 const (
@@ -288,7 +286,7 @@ const (
 // small; it reads the table as the refused event left it (unchanged).
 //
 //go:noinline
-func (t *RoCCQueueFlows) refuse(event string, why int, flow uint32, size units.Bytes) error {
+func (t *roccQueueFlows) refuse(event string, why int, flow uint32, size units.Bytes) error {
 	var r string
 	switch why {
 	case roccNegative:
@@ -305,7 +303,33 @@ func (t *RoCCQueueFlows) refuse(event string, why int, flow uint32, size units.B
 		r = fmt.Sprintf("dequeue of %v for flow %d, which is not counted, but only %v of uncounted packets are queued",
 			size, flow, units.Bytes(t.untracked))
 	}
-	return &cc.EventError{Part: "cp.RoCCQueueFlows", Event: event, Reason: r}
+	return &cc.EventError{Part: roccCPPart, Event: event, Reason: r}
+}
+
+// enqueueWhy returns why the table refuses an enqueue of size > 0 bytes
+// for a flow it holds with count bytes (found) or does not hold (a
+// roccCounterFull or roccTooBig constant), or 0.
+func enqueueWhy(found bool, count int64, size units.Bytes) int {
+	switch {
+	case found && int64(size) > roccFlowBytesMax-count: // (count + size would overflow int64 for a huge size)
+		return roccCounterFull
+	case !found && size > roccFlowBytesMax:
+		return roccTooBig
+	}
+	return 0
+}
+
+// enqueueCheck returns why Enqueue would refuse an enqueue of size bytes
+// of flow (a roccNegative … constant), or 0. It changes nothing.
+func (t *roccQueueFlows) enqueueCheck(flow uint32, size units.Bytes) int {
+	if size <= 0 {
+		if size < 0 {
+			return roccNegative
+		}
+		return 0
+	}
+	i, found := t.m.find(flow)
+	return enqueueWhy(found, t.m.slots[i].val, size) // an empty slot's count is 0
 }
 
 // Enqueue records a packet of size bytes of flow joining the tail of the
@@ -314,26 +338,26 @@ func (t *RoCCQueueFlows) refuse(event string, why int, flow uint32, size units.B
 // entered and its bytes are counted as untracked: full is true, and that is
 // not an error. A size of 0 changes nothing. It returns a *cc.EventError,
 // changing nothing, for a negative size or a count that would pass
-// 2^32 − 1 bytes.
-func (t *RoCCQueueFlows) Enqueue(flow uint32, size units.Bytes) (full bool, err error) {
+// 2^32 − 1 bytes (enqueueCheck).
+func (t *roccQueueFlows) Enqueue(flow uint32, size units.Bytes) (full bool, err error) {
 	if size <= 0 {
 		if size < 0 {
 			return false, t.refuse("Enqueue", roccNegative, flow, size)
 		}
 		return false, nil
 	}
-	i, ok := t.m.find(flow)
-	if ok {
+	i, found := t.m.find(flow)
+	if found {
 		s := &t.m.slots[i]
-		if int64(size) > roccFlowBytesMax-s.val { // (s.val + size would overflow int64 for a huge size)
-			return false, t.refuse("Enqueue", roccCounterFull, flow, size)
+		if why := enqueueWhy(true, s.val, size); why != 0 {
+			return false, t.refuse("Enqueue", why, flow, size)
 		}
 		s.val += int64(size)
 		t.enq = fixedpoint.WrapAdd(t.enq, uint64(size), roccPosBits)
 		return false, nil
 	}
-	if size > roccFlowBytesMax {
-		return false, t.refuse("Enqueue", roccTooBig, flow, size)
+	if why := enqueueWhy(false, 0, size); why != 0 {
+		return false, t.refuse("Enqueue", why, flow, size)
 	}
 	at := t.enq
 	t.enq = fixedpoint.WrapAdd(t.enq, uint64(size), roccPosBits)
@@ -351,27 +375,55 @@ func (t *RoCCQueueFlows) Enqueue(flow uint32, size units.Bytes) (full bool, err 
 	return false, nil
 }
 
+// dequeueWhy returns why the table refuses a dequeue of size > 0 bytes of
+// a packet it counted (counted, for a flow with count bytes) or did not
+// count (untracked bytes of such packets queued): roccAboveCount or
+// roccAboveUntracked, or 0.
+func dequeueWhy(counted bool, count int64, untracked uint64, size units.Bytes) int {
+	switch {
+	case counted && int64(size) > count:
+		return roccAboveCount
+	case !counted && uint64(size) > untracked:
+		return roccAboveUntracked
+	}
+	return 0
+}
+
+// dequeueCheck returns why Dequeue would refuse a dequeue of size bytes of
+// flow at the head of the queue (a roccNegative … constant), or 0. It
+// changes nothing.
+func (t *roccQueueFlows) dequeueCheck(flow uint32, size units.Bytes) int {
+	if size <= 0 {
+		if size < 0 {
+			return roccNegative
+		}
+		return 0
+	}
+	i, found := t.m.find(flow)
+	return dequeueWhy(found && !t.partialAt(i), t.m.slots[i].val, t.untracked, size)
+}
+
 // Dequeue records the packet at the head of the queue, size bytes of flow,
 // leaving it (the caller reports dequeues in FIFO order). A packet the
 // table counted is subtracted from its flow's count, and the flow leaves
 // the table at zero; an uncounted one from Untracked. A size of 0 changes
 // nothing. It returns a *cc.EventError, changing nothing, for a dequeue the
-// table can prove was never queued: a negative size, or more bytes than the
-// flow's count or the uncounted bytes hold.
-func (t *RoCCQueueFlows) Dequeue(flow uint32, size units.Bytes) error {
+// table can prove was never queued (dequeueCheck): a negative size, or more
+// bytes than the flow's count or the uncounted bytes hold.
+func (t *roccQueueFlows) Dequeue(flow uint32, size units.Bytes) error {
 	if size <= 0 {
 		if size < 0 {
 			return t.refuse("Dequeue", roccNegative, flow, size)
 		}
 		return nil
 	}
-	i, ok := t.m.find(flow)
+	i, found := t.m.find(flow)
 	// The packet at the head was counted iff its flow is in the table and
 	// was not entered after it (see Overflow on the type).
-	if ok && !t.partialAt(i) {
+	if found && !t.partialAt(i) {
 		s := &t.m.slots[i]
-		if int64(size) > s.val {
-			return t.refuse("Dequeue", roccAboveCount, flow, size)
+		if why := dequeueWhy(true, s.val, 0, size); why != 0 {
+			return t.refuse("Dequeue", why, flow, size)
 		}
 		t.deq = fixedpoint.WrapAdd(t.deq, uint64(size), roccPosBits)
 		s.partial = false // at or past its entry: every later packet is counted
@@ -380,8 +432,8 @@ func (t *RoCCQueueFlows) Dequeue(flow uint32, size units.Bytes) error {
 		}
 		return nil
 	}
-	if uint64(size) > t.untracked {
-		return t.refuse("Dequeue", roccAboveUntracked, flow, size)
+	if why := dequeueWhy(false, 0, t.untracked, size); why != 0 {
+		return t.refuse("Dequeue", why, flow, size)
 	}
 	t.deq = fixedpoint.WrapAdd(t.deq, uint64(size), roccPosBits)
 	t.untracked -= uint64(size)
@@ -390,7 +442,7 @@ func (t *RoCCQueueFlows) Dequeue(flow uint32, size units.Bytes) error {
 
 // ForEach calls fn(flow, counted bytes) for every flow in slot order. fn
 // must not modify the table.
-func (t *RoCCQueueFlows) ForEach(fn func(flow uint32, queued units.Bytes)) {
+func (t *roccQueueFlows) ForEach(fn func(flow uint32, queued units.Bytes)) {
 	for i := t.m.next(0); i < len(t.m.slots); i = t.m.next(i + 1) {
 		s := &t.m.slots[i]
 		fn(s.key, units.Bytes(s.val))
@@ -399,7 +451,7 @@ func (t *RoCCQueueFlows) ForEach(fn func(flow uint32, queued units.Bytes)) {
 
 // AppendFlows appends the flows in slot order to dst. With cap(dst) −
 // len(dst) ≥ Len() it does not allocate.
-func (t *RoCCQueueFlows) AppendFlows(dst []uint32) []uint32 {
+func (t *roccQueueFlows) AppendFlows(dst []uint32) []uint32 {
 	return t.m.appendFlows(dst)
 }
 
@@ -410,7 +462,7 @@ func (m *roccFlowMap) appendFlows(dst []uint32) []uint32 {
 	return dst
 }
 
-// RoCCAgedFlows is the flow table of papers/rocc.txt section III-D (2):
+// roccAgedFlows is the flow table of [RoCC] §III-D (2):
 // "RoCC has a lower bound for fair rate, hence the number of concurrent
 // flows on a link has an upper bound (i.e., Fmax/Fmin)", used "in
 // conjunction with a simple age-based flow eviction mechanism". It holds at
@@ -418,40 +470,39 @@ func (m *roccFlowMap) appendFlows(dst []uint32) []uint32 {
 // a new flow with the table full evicts the least recently seen flow (the
 // lowest slot among equals); Expire drops flows not seen for MaxAge. It
 // ignores dequeues, so it never refuses one. The zero value is not usable;
-// build one with NewRoCCAgedFlows. It is a mechanism RoCC's CP holds
-// (RoCC.AgedFlows), not a cc part.
-type RoCCAgedFlows struct {
+// build one with newRoCCAgedFlows.
+type roccAgedFlows struct {
 	m         roccFlowMap
 	maxAge    units.Time
 	evictions uint64
 }
 
-// NewRoCCAgedFlows returns an empty table for up to capacity flows (1 to
+// newRoCCAgedFlows returns an empty table for up to capacity flows (1 to
 // RoCCMaxFlowCapacity) that forgets a flow maxAge (> 0) after it was last
 // seen.
-func NewRoCCAgedFlows(capacity int, maxAge units.Time) (*RoCCAgedFlows, error) {
+func newRoCCAgedFlows(capacity int, maxAge units.Time) (*roccAgedFlows, error) {
 	if maxAge <= 0 {
-		return nil, &cc.ConfigError{Part: "cp.RoCCAgedFlows", Field: "FlowMaxAge", Value: maxAge.String(), Range: "> 0"}
+		return nil, &cc.ConfigError{Part: roccCPPart, Field: "FlowMaxAge", Value: maxAge.String(), Range: "> 0"}
 	}
-	m, err := newRoCCFlowMap("cp.RoCCAgedFlows", capacity)
+	m, err := newRoCCFlowMap(roccCPPart, capacity)
 	if err != nil {
 		return nil, err
 	}
-	return &RoCCAgedFlows{m: m, maxAge: maxAge}, nil
+	return &roccAgedFlows{m: m, maxAge: maxAge}, nil
 }
 
 // Len returns the number of flows in the table.
-func (t *RoCCAgedFlows) Len() int { return t.m.n }
+func (t *roccAgedFlows) Len() int { return t.m.n }
 
 // Cap returns the capacity.
-func (t *RoCCAgedFlows) Cap() int { return t.m.cap }
+func (t *roccAgedFlows) Cap() int { return t.m.cap }
 
 // Evictions returns how many flows Touch evicted to make room (a 64-bit
 // wrapping counter).
-func (t *RoCCAgedFlows) Evictions() uint64 { return t.evictions }
+func (t *roccAgedFlows) Evictions() uint64 { return t.evictions }
 
 // LastSeen returns when flow was last seen and whether the table holds it.
-func (t *RoCCAgedFlows) LastSeen(flow uint32) (units.Time, bool) {
+func (t *roccAgedFlows) LastSeen(flow uint32) (units.Time, bool) {
 	i, ok := t.m.find(flow)
 	if !ok {
 		return 0, false
@@ -462,7 +513,7 @@ func (t *RoCCAgedFlows) LastSeen(flow uint32) (units.Time, bool) {
 // Touch marks flow as seen at now, entering it if it is new. With the table
 // full, a new flow replaces the least recently seen one (evicted is true):
 // a scan of the slot array, done only on that path.
-func (t *RoCCAgedFlows) Touch(now units.Time, flow uint32) (evicted bool) {
+func (t *roccAgedFlows) Touch(now units.Time, flow uint32) (evicted bool) {
 	i, ok := t.m.find(flow)
 	if ok {
 		t.m.slots[i].val = int64(now)
@@ -486,24 +537,36 @@ func (t *RoCCAgedFlows) Touch(now units.Time, flow uint32) (evicted bool) {
 
 // expired reports whether a flow last seen at seen is too old at now. Both
 // are times the CP accepted, ≥ 0, so now − seen cannot overflow.
-func (t *RoCCAgedFlows) expired(now units.Time, seen int64) bool {
+func (t *roccAgedFlows) expired(now units.Time, seen int64) bool {
 	return now-units.Time(seen) >= t.maxAge
 }
 
-// Live returns the number of flows Expire(now) would keep. It changes
-// nothing.
-func (t *RoCCAgedFlows) Live(now units.Time) int {
-	n := 0
+// sends returns how many messages n updates at d, d + t, …, d + (n−1)·t
+// send, each after its Expire: the sum over the flows of the updates
+// before the flow's age reaches maxAge (a flow last seen at s is kept by
+// an update at u iff u − s < maxAge). It changes nothing; it saturates at
+// the largest int.
+func (t *roccAgedFlows) sends(d, period units.Time, n uint64) int {
+	var total uint64
 	for i := t.m.next(0); i < len(t.m.slots); i = t.m.next(i + 1) {
-		if !t.expired(now, t.m.slots[i].val) {
-			n++
+		// The updates at d + j·t < s + maxAge, j < n: ⌈(s + maxAge − d)/t⌉
+		// of them, at most n (all, when s + maxAge passes MaxTime).
+		end := fixedpoint.SatAdd(units.Time(t.m.slots[i].val), t.maxAge)
+		k := n
+		if end != units.MaxTime {
+			if end <= d {
+				continue
+			}
+			x := end - d
+			k = min(n, uint64(x/period)+uint64(min(x%period, 1)))
 		}
+		total = fixedpoint.SatAdd(total, k)
 	}
-	return n
+	return int(min(total, math.MaxInt))
 }
 
 // Expire drops every flow last seen at or before now − MaxAge.
-func (t *RoCCAgedFlows) Expire(now units.Time) {
+func (t *roccAgedFlows) Expire(now units.Time) {
 	// Slot order, skipping empty slots by the valid bits (read afresh at
 	// each step, so a key a removal shifted is seen where it lands).
 	for i := t.m.next(0); i < len(t.m.slots); i = t.m.next(i + 1) {
@@ -518,7 +581,7 @@ func (t *RoCCAgedFlows) Expire(now units.Time) {
 
 // ForEach calls fn(flow, last seen) for every flow in slot order. fn must
 // not modify the table.
-func (t *RoCCAgedFlows) ForEach(fn func(flow uint32, seen units.Time)) {
+func (t *roccAgedFlows) ForEach(fn func(flow uint32, seen units.Time)) {
 	for i := t.m.next(0); i < len(t.m.slots); i = t.m.next(i + 1) {
 		s := &t.m.slots[i]
 		fn(s.key, units.Time(s.val))
@@ -527,6 +590,6 @@ func (t *RoCCAgedFlows) ForEach(fn func(flow uint32, seen units.Time)) {
 
 // AppendFlows appends the flows in slot order to dst. With cap(dst) −
 // len(dst) ≥ Len() it does not allocate.
-func (t *RoCCAgedFlows) AppendFlows(dst []uint32) []uint32 {
+func (t *roccAgedFlows) AppendFlows(dst []uint32) []uint32 {
 	return t.m.appendFlows(dst)
 }

@@ -66,7 +66,7 @@ func TestRoCCQueueFlowsModel(t *testing.T) {
 	props := gopter.NewProperties(params)
 	props.Property("queue table = FIFO model", prop.ForAll(
 		func(ops []roccTableOp) (bool, error) {
-			tab, err := NewRoCCQueueFlows(capacity)
+			tab, err := newRoCCQueueFlows(capacity)
 			if err != nil {
 				return false, err
 			}
@@ -153,14 +153,14 @@ func TestRoCCQueueFlowsModel(t *testing.T) {
 	props.TestingRun(t)
 }
 
-// TestRoCCQueueFlowsOverflowHand walks the overflow case of issue 11 by
-// hand in a table of one entry: flow 2's first packet arrives while flow 1
+// TestRoCCQueueFlowsOverflowHand walks the table's overflow case (a flow
+// entered while uncounted bytes are queued) by hand in a table of one entry: flow 2's first packet arrives while flow 1
 // fills the table (uncounted), flow 1 leaves, flow 2's second packet
 // enters it. The uncounted 500 B packet leaves first and is not charged to
 // flow 2's 300 B count (which would refuse it: 500 > 300); the counted one
 // then empties the entry.
 func TestRoCCQueueFlowsOverflowHand(t *testing.T) {
-	tab, err := NewRoCCQueueFlows(1)
+	tab, err := newRoCCQueueFlows(1)
 	require.NoError(t, err)
 	full, err := tab.Enqueue(1, 1000) // positions 0..999, counted
 	require.NoError(t, err)
@@ -202,7 +202,7 @@ func TestRoCCAgedFlowsModel(t *testing.T) {
 	props := gopter.NewProperties(params)
 	props.Property("aged table = map model", prop.ForAll(
 		func(ops []roccTableOp) (bool, error) {
-			tab, err := NewRoCCAgedFlows(capacity, maxAge)
+			tab, err := newRoCCAgedFlows(capacity, maxAge)
 			if err != nil {
 				return false, err
 			}
@@ -259,7 +259,7 @@ func TestRoCCAgedFlowsModel(t *testing.T) {
 func TestRoCCFlowTablesDeterministicOrder(t *testing.T) {
 	// The same updates give the same iteration order, whatever the run.
 	build := func() []uint32 {
-		tab, err := NewRoCCQueueFlows(64)
+		tab, err := newRoCCQueueFlows(64)
 		require.NoError(t, err)
 		for i := range uint32(200) {
 			_, _ = tab.Enqueue(i*2654435761, 100)
@@ -276,15 +276,15 @@ func TestRoCCFlowTablesDeterministicOrder(t *testing.T) {
 }
 
 func TestRoCCFlowTablesReject(t *testing.T) {
-	_, err := NewRoCCQueueFlows(0)
+	_, err := newRoCCQueueFlows(0)
 	var ce *cc.ConfigError
 	require.ErrorAs(t, err, &ce)
 	require.Equal(t, "FlowCapacity", ce.Field)
 	require.ErrorContains(t, err, "FlowCapacity = 0: want 1..1048576")
-	_, err = NewRoCCAgedFlows(10, 0)
+	_, err = newRoCCAgedFlows(10, 0)
 	require.ErrorAs(t, err, &ce)
 	require.Equal(t, "FlowMaxAge", ce.Field)
-	tab, err := NewRoCCQueueFlows(4)
+	tab, err := newRoCCQueueFlows(4)
 	require.NoError(t, err)
 	_, err = tab.Enqueue(1, -1)
 	require.Error(t, err)
@@ -317,10 +317,10 @@ type roccFIFOOp struct {
 // roccPartial reports whether the CP marks flow's entry as possibly missing
 // bytes that were queued before the flow was entered. (Before the fix the
 // table had no such mark, and this returned false.)
-func roccPartial(c *RoCC, flow uint32) bool { return c.Flows().Partial(flow) }
+func roccPartial(c *RoCC, flow uint32) bool { return c.queue.Partial(flow) }
 
-// TestRoCCQueueTableOverflowFIFO is issue 11's first review fix: more flows
-// than the queue table holds pass through one FIFO queue. The CP is fed the
+// TestRoCCQueueTableOverflowFIFO: more flows than the queue table holds
+// pass through one FIFO queue, and no legal dequeue is refused. The CP is fed the
 // enqueues and the FIFO dequeues of a model queue (every dequeue is legal),
 // and after every event:
 //
@@ -353,7 +353,7 @@ func TestRoCCQueueTableOverflowFIFO(t *testing.T) {
 				if op.enqueue {
 					_, had := c.queue.Queued(op.flow)
 					room := had || c.queue.Len() < c.queue.Cap()
-					if err := c.OnEnqueue(now, op.flow, op.size); err != nil {
+					if err := roccEnqueue(c, now, op.flow, op.size); err != nil {
 						return false, fmt.Errorf("op %d: enqueue %+v: %v", i, op, err)
 					}
 					fifo = append(fifo, roccFIFOPacket{op.flow, op.size})
@@ -365,7 +365,7 @@ func TestRoCCQueueTableOverflowFIFO(t *testing.T) {
 					}
 					h := fifo[0]
 					fifo = fifo[1:]
-					if err := c.OnDequeue(now, h.flow, h.size); err != nil {
+					if err := roccDequeue(c, now, h.flow, h.size); err != nil {
 						return false, fmt.Errorf("op %d: legal FIFO dequeue of %v for flow %d refused: %v", i, h.size, h.flow, err)
 					}
 					bytes[h.flow] -= h.size
@@ -400,15 +400,15 @@ func TestRoCCQueueTableOverflowFIFO(t *testing.T) {
 
 // TestRoCCQueueFlowsHugeEnqueueRefused: an enqueue whose size would carry a
 // flow's byte count past its register is refused, however large (the sum
-// once overflowed int64 and was accepted with a negative count, after which
-// the flow's legal dequeue was refused; found by an outside review).
+// could overflow int64 and be accepted with a negative count, after which
+// the flow's legal dequeue would be refused).
 func TestRoCCQueueFlowsHugeEnqueueRefused(t *testing.T) {
 	c, err := NewRoCC(RoCC40G())
 	require.NoError(t, err)
-	require.NoError(t, c.OnEnqueue(1, 7, 1000))
+	require.NoError(t, roccEnqueue(c, 1, 7, 1000))
 	for _, size := range []units.Bytes{units.MaxBytes, units.MaxBytes - 10, 1 << 62} {
-		require.ErrorIs(t, c.OnEnqueue(2, 7, size), cc.ErrEvent, "%v", size)
+		require.ErrorIs(t, roccEnqueue(c, 2, 7, size), cc.ErrEvent, "%v", size)
 	}
-	require.NoError(t, c.OnDequeue(3, 7, 1000), "the legal dequeue")
+	require.NoError(t, roccDequeue(c, 3, 7, 1000), "the legal dequeue")
 	require.Empty(t, c.AppendFlows(nil), "the flow left the table")
 }

@@ -2,7 +2,6 @@ package cp
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -11,9 +10,10 @@ import (
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/commands"
 	"github.com/leanovate/gopter/gen"
-	"github.com/leanovate/gopter/prop"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hwcc/hwcc/cc"
+	"github.com/hwcc/hwcc/pi"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -28,102 +28,6 @@ func roccSeed(t testing.TB) int64 {
 	return 1
 }
 
-// roccRef is a float64 reference model of Algorithm 1 (papers/rocc.txt
-// section III-B), written from the paper's listing: F in real ΔF units, the
-// exact ᾱ and β̄ of the configuration, the real divisions F ÷ 2 and
-// Fmax/level, and AUTO_TUNE as the paper's loop. Only the thresholds are
-// shared with the code under test, as integers in ΔQ units (the queue is
-// quantised before Algorithm 1 sees it; the quantisation of the presets is
-// checked against the paper's numbers in TestRoCCPresetsQuantised). With
-// idle set it adds RoCCConfig.IdleGain's rule, written from its statement
-// (gains).
-type roccRef struct {
-	alpha, beta      float64 // ᾱ, β̄
-	fmin, fmax       float64 // ΔF units
-	qref, qmid, qmax float64 // ΔQ units
-	idle             bool    // IdleGain
-}
-
-func newRoCCRef(cfg RoCCConfig, p *RoCCParams) roccRef {
-	qref, qmid, qmax, _ := p.Thresholds()
-	return roccRef{
-		alpha: cfg.AlphaBar, beta: cfg.BetaBar,
-		fmin: float64(cfg.FMin) / float64(cfg.DeltaF), fmax: float64(cfg.FMax) / float64(cfg.DeltaF),
-		qref: float64(qref), qmid: float64(qmid), qmax: float64(qmax),
-		idle: cfg.IdleGain,
-	}
-}
-
-// autoTune is lines 15–21; it also returns log2(ratio).
-func (m roccRef) autoTune(f float64) (alpha, beta float64, s int) {
-	level := 2.0                         // 16
-	for f < m.fmax/level && level < 64 { // 17
-		level *= 2 // 18
-	}
-	ratio := level / 2                                            // 19
-	return m.alpha / ratio, m.beta / ratio, int(math.Log2(ratio)) // 20–21
-}
-
-// gains is line 7 with IdleGain's rule as RoCCConfig.IdleGain states it
-// (the authors' DPDK controller compares bytes; this library's form, in ΔQ
-// units): the queue is idle when Qcur < Qref/8 and the mean of Qcur and
-// Qold, in whole ΔQ, is below Qref/8 in whole ΔQ; then the gains are ᾱ and
-// β̄ (ratio 1, s = 0), else AUTO_TUNE's. It returns the gains, log2(ratio)
-// and whether the rule applied.
-func (m roccRef) gains(f, qold, qcur float64) (alpha, beta float64, s int, idle bool) {
-	qidle := math.Floor(m.qref / 8)
-	if m.idle && qcur < qidle && math.Floor((qcur+qold)/2) < qidle {
-		return m.alpha, m.beta, 0, true
-	}
-	alpha, beta, s = m.autoTune(f)
-	return alpha, beta, s, false
-}
-
-// step is lines 1–14: the next F and the branch.
-func (m roccRef) step(f, qold, qcur float64) (float64, RoCCBranch) {
-	br := RoCCPI
-	if qcur >= m.qmax && f > m.fmax/8 { // 2
-		f, br = m.fmin, RoCCMDMin // 3
-	} else if qcur-qold >= m.qmid && f > m.fmax/8 { // 4
-		f, br = f/2, RoCCMDHalf // 5
-	} else {
-		a, b, _, idle := m.gains(f, qold, qcur) // 7
-		if idle {
-			br = RoCCPIIdle
-		}
-		f = f - a*(qcur-m.qref) - b*(qcur-qold) // 8
-	}
-	if f > m.fmax { // 9
-		f = m.fmax // 10
-	}
-	if f < m.fmin { // 11
-		f = m.fmin // 12
-	}
-	return f, br // 13 (Qold ← Qcur is the caller's), 14
-}
-
-// roccStepBound is the tracking bound of one update in ΔF units, derived in
-// RoCC's doc comment and computed here from its ingredients: half a unit of
-// the F register (the one rounding of line 8, a whole unit with
-// RoCCRoundFloor, or ⌊F/2⌋ on line 5), plus on
-// line 8 the CSD constants' exact errors (fixedpoint.CSD.Error) times the
-// queue errors, divided by the region's ratio.
-func roccStepBound(p *RoCCParams, br RoCCBranch, e1, e2 float64, s int) float64 {
-	half := math.Ldexp(0.5, -int(p.FracBits()))
-	switch br {
-	case RoCCMDMin:
-		return 0
-	case RoCCMDHalf:
-		return half
-	}
-	round := half
-	if p.Config().Rounding == RoCCRoundFloor {
-		round = 2 * half // a whole register unit, downward
-	}
-	a, b := p.Gains()
-	return round + (math.Abs(a.Error())*math.Abs(e1)+math.Abs(b.Error())*math.Abs(e2))/math.Ldexp(1, s)
-}
-
 // roccQUnits is the queue sample in ΔQ units computed independently of the
 // quantiser: ⌊qlen/ΔQ⌋ saturated at 2^QueueBits − 1.
 func roccQUnits(cfg RoCCConfig, qlen units.Bytes) uint32 {
@@ -131,53 +35,36 @@ func roccQUnits(cfg RoCCConfig, qlen units.Bytes) uint32 {
 	return uint32(min(q, int64(1)<<cfg.QueueBits-1))
 }
 
-// roccCheckStep checks one integer update against the float model: the
-// same branch and region, F within the bound, F in [Fmin, Fmax], Qold ←
-// Qcur, and "F does not rise while the queue is at or above Qref and not
-// falling".
-func roccCheckStep(cfg RoCCConfig, p *RoCCParams, ref roccRef, before, after RoCCRegs, br RoCCBranch, qcur uint32) error {
-	k := p.FracBits()
-	scale := math.Ldexp(1, int(k))
-	f0 := float64(before.F) / scale
-	want, wantBr := ref.step(f0, float64(before.QOld), float64(qcur))
-	got := float64(after.F) / scale
-	if br != wantBr {
-		return fmt.Errorf("branch %v, model %v (F=%v Qold=%d Qcur=%d)", br, wantBr, f0, before.QOld, qcur)
+// roccCheckUpdate checks one update of the CP: its registers are pi.Step's
+// from the registers before it and Qcur (computed independently of the CP's
+// quantiser by roccQUnits), it took pi.Step's branch, and F is in
+// [Fmin, Fmax]. Package pi's tests check pi.Step against a float64 model
+// of Algorithm 1; this checks that the CP runs it on the right inputs.
+func roccCheckUpdate(p *pi.Params, before, after pi.Regs, br pi.Branch, qcur uint32) error {
+	want, wantBr := pi.Step(p, before, qcur)
+	if after != want || br != wantBr {
+		return fmt.Errorf("update from %+v with Qcur %d: %+v (%v), pi.Step %+v (%v)", before, qcur, after, br, want, wantBr)
 	}
-	_, _, s := ref.autoTune(f0)
-	if uint(s) != p.Shift(before.F) {
-		return fmt.Errorf("AUTO_TUNE shift %d, model %d at F=%v", p.Shift(before.F), s, f0)
-	}
-	if br == RoCCPIIdle {
-		s = 0 // IdleGain: the top region's gains
-	}
-	e1 := float64(qcur) - ref.qref
-	e2 := float64(qcur) - float64(before.QOld)
-	// The bound is attained (a rounding tie on top of the full CSD error),
-	// so allow for the float64 evaluation of the model and of the bound:
-	// values below 2^17 ΔF carry errors of about 1e-11; 1e-9 is far below
-	// the 2^−17 ΔF resolution of the register.
-	if d, b := math.Abs(got-want), roccStepBound(p, br, e1, e2, s); d > b+1e-9 {
-		return fmt.Errorf("F=%v, model %v: |diff| %.3g > bound %.3g (branch %v)", got, want, d, b, br)
-	}
-	// Line 5 is a right shift: it rounds down (unless the clamp lifts it to
-	// Fmin).
-	if br == RoCCMDHalf && got > want && got > ref.fmin {
-		return fmt.Errorf("F ÷ 2 = %v rounded up from %v", got, want)
-	}
-	fmin, fmax := p.FBounds()
-	if after.F < fmin || after.F > fmax {
+	if fmin, fmax := p.FBounds(); after.F < fmin || after.F > fmax {
 		return fmt.Errorf("F register %d outside [%d, %d]", after.F, fmin, fmax)
 	}
-	if after.QOld != qcur {
-		return fmt.Errorf("Qold %d, want Qcur %d", after.QOld, qcur)
+	return nil
+}
+
+// roccCheckUpdates checks n updates on one queue sample qcur, from the
+// registers before to those after, each with roccCheckUpdate; br is the
+// branch the CP reports, the last update's.
+func roccCheckUpdates(p *pi.Params, before, after pi.Regs, br pi.Branch, n uint64, qcur uint32) error {
+	r, last := before, br
+	for range n {
+		next, b := pi.Step(p, r, qcur)
+		if err := roccCheckUpdate(p, r, next, b, qcur); err != nil {
+			return err
+		}
+		r, last = next, b
 	}
-	qref, _, _, _ := p.Thresholds()
-	if qcur >= qref && qcur >= before.QOld && after.F > before.F {
-		return fmt.Errorf("F rose from %d to %d with Qcur %d ≥ Qref %d and ≥ Qold %d", before.F, after.F, qcur, qref, before.QOld)
-	}
-	if after.F < before.F && p.Shift(after.F) < p.Shift(before.F) {
-		return fmt.Errorf("gains rose as F fell: shift %d → %d", p.Shift(before.F), p.Shift(after.F))
+	if r != after || last != br {
+		return fmt.Errorf("registers %+v (%v) after %d updates on Qcur %d, pi.Step gives %+v (%v)", after, br, n, qcur, r, last)
 	}
 	return nil
 }
@@ -189,18 +76,23 @@ const (
 	roccTestCapacity = 8  // table capacity: new flows beyond it overflow
 )
 
-// roccCPModel is the model state: time, the deadline, and a reference model
-// of the FIFO queue and the flow table (bytes per flow the table counts, in
-// the table or not): a packet is counted iff its flow is in the table or the
-// table has room when it arrives (RoCCQueueFlows).
+// roccCPModel is the model state: time, the deadline, the CP's queue view
+// (set by ticks), and a reference model of the FIFO queue and the flow
+// table (bytes per flow the table counts, in the table or not): a packet is
+// counted iff its flow is in the table or the table has room when it
+// arrives (RoCCQueueTable).
 type roccCPModel struct {
 	now, deadline units.Time
-	fifo          []roccModelPacket // shared between states: copied on write
-	bytes         [roccTestFlows]int64
-	in            [roccTestFlows]bool
-	n             int
-	total         int64
-	overflows     uint64
+	view          units.Bytes
+	// ran is the number of updates the last command ran (those due by its
+	// time, rule 4 of package cc).
+	ran       uint64
+	fifo      []roccModelPacket // shared between states: copied on write
+	bytes     [roccTestFlows]int64
+	in        [roccTestFlows]bool
+	n         int
+	total     int64
+	overflows uint64
 	// lastErr is whether the model expected the last command to fail.
 	lastErr bool
 }
@@ -211,11 +103,11 @@ type roccCPSys struct {
 }
 
 type roccCPResult struct {
-	before, after RoCCRegs
-	dec           RoCCDecision
+	before, after pi.Regs
+	updates       uint64 // the updates the command ran
 	err           error
 	state         RoCCState
-	flows         []uint32
+	flows         []cc.FlowID
 }
 
 type roccCPCmd struct {
@@ -229,25 +121,27 @@ type roccCPCmd struct {
 func (c roccCPCmd) String() string {
 	switch c.kind {
 	case 0:
-		return fmt.Sprintf("OnTimer(%v, %v)", c.at, c.qlen)
+		return fmt.Sprintf("Timer(%v) on queue %v", c.at, c.qlen)
 	case 1:
-		return fmt.Sprintf("OnEnqueue(%v, %d, %v)", c.at, c.flow, c.size)
+		return fmt.Sprintf("Enqueue(%v, %d, %v)", c.at, c.flow, c.size)
 	}
-	return fmt.Sprintf("OnDequeue(%v, %d, %v)", c.at, c.flow, c.size)
+	return fmt.Sprintf("Dequeue(%v, %d, %v)", c.at, c.flow, c.size)
 }
 
 func (c roccCPCmd) Run(s commands.SystemUnderTest) commands.Result {
 	sys := s.(*roccCPSys)
 	res := roccCPResult{before: sys.c.Regs()}
+	updates := sys.c.State().Updates
 	switch c.kind {
 	case 0:
-		res.dec, res.err = sys.c.OnTimer(c.at, c.qlen)
+		_, res.err = roccTick(sys.c, c.at, c.qlen)
 	case 1:
-		res.err = sys.c.OnEnqueue(c.at, c.flow, c.size)
+		res.err = roccEnqueue(sys.c, c.at, c.flow, c.size)
 	case 2:
-		res.err = sys.c.OnDequeue(c.at, c.flow, c.size)
+		res.err = roccDequeue(sys.c, c.at, c.flow, c.size)
 	}
 	res.after, res.state = sys.c.Regs(), sys.c.State()
+	res.updates = res.state.Updates - updates
 	res.flows = sys.c.AppendFlows(nil)
 	return res
 }
@@ -258,8 +152,6 @@ func (c roccCPCmd) expectErr(m roccCPModel) bool {
 		return true
 	}
 	switch c.kind {
-	case 0:
-		return c.at < m.deadline
 	case 2:
 		// A dequeue is the FIFO's head, or more than the queue holds.
 		return int64(c.size) > m.total
@@ -269,16 +161,22 @@ func (c roccCPCmd) expectErr(m roccCPModel) bool {
 
 func (c roccCPCmd) NextState(s commands.State) commands.State {
 	m := s.(roccCPModel)
+	m.ran = 0
 	m.lastErr = c.expectErr(m)
 	if m.lastErr {
 		return m
 	}
 	m.now = c.at
+	// Every event first runs the updates due by its time; a tick first
+	// makes its queue the CP's view.
+	if c.kind == 0 {
+		m.view = c.qlen
+	}
+	for m.deadline <= c.at {
+		m.deadline += roccTestPeriod
+		m.ran++
+	}
 	switch c.kind {
-	case 0:
-		for m.deadline <= c.at {
-			m.deadline += roccTestPeriod
-		}
 	case 1:
 		if c.size == 0 {
 			break
@@ -320,7 +218,7 @@ func roccTestConfig() RoCCConfig {
 
 // roccCPPost is the postcondition of every command, given the model state
 // after it (which records whether the command was expected to fail).
-func roccCPPost(cfg RoCCConfig, p *RoCCParams, ref roccRef, c roccCPCmd, m roccCPModel, res roccCPResult) error {
+func roccCPPost(cfg RoCCConfig, p *pi.Params, c roccCPCmd, m roccCPModel, res roccCPResult) error {
 	if (res.err != nil) != m.lastErr {
 		return fmt.Errorf("%v: error %v, model expects an error: %v", c, res.err, m.lastErr)
 	}
@@ -331,10 +229,10 @@ func roccCPPost(cfg RoCCConfig, p *RoCCParams, ref roccRef, c roccCPCmd, m roccC
 		return nil
 	}
 	// The flow table holds exactly the model's flows.
-	var want []uint32
+	var want []cc.FlowID
 	for f := range m.in {
 		if m.in[f] {
-			want = append(want, uint32(f))
+			want = append(want, cc.FlowID(f))
 		}
 	}
 	got := slices.Clone(res.flows)
@@ -346,23 +244,17 @@ func roccCPPost(cfg RoCCConfig, p *RoCCParams, ref roccRef, c roccCPCmd, m roccC
 	if res.state.Deadline != m.deadline {
 		return fmt.Errorf("deadline %v, model %v", res.state.Deadline, m.deadline)
 	}
-	if c.kind != 0 {
-		if res.after != res.before {
-			return fmt.Errorf("%v changed the registers", c)
-		}
-		return nil
+	// The updates due by the event's time, each pi.Step on the queue view
+	// (the tick's, or the previous one).
+	if res.updates != m.ran {
+		return fmt.Errorf("%v ran %d updates, model %d", c, res.updates, m.ran)
 	}
-	qcur := roccQUnits(cfg, c.qlen)
-	if err := roccCheckStep(cfg, p, ref, res.before, res.after, res.dec.Branch, qcur); err != nil {
-		return err
+	qcur := roccQUnits(cfg, m.view)
+	if err := roccCheckUpdates(p, res.before, res.after, res.state.Branch, m.ran, qcur); err != nil {
+		return fmt.Errorf("%v: %w", c, err)
 	}
-	fmin, fmax := cfg.FMin/cfg.DeltaF, cfg.FMax/cfg.DeltaF
-	if res.dec.F != res.after.F>>p.FracBits() || units.Rate(res.dec.F) < fmin || units.Rate(res.dec.F) > fmax ||
-		res.dec.Rate != units.Rate(res.dec.F)*cfg.DeltaF {
-		return fmt.Errorf("decision %+v for F register %d", res.dec, res.after.F)
-	}
-	if res.dec.Send != (m.n > 0) || res.dec.Flows != m.n {
-		return fmt.Errorf("decision %+v with %d flows", res.dec, m.n)
+	if m.ran > 0 && res.state.QCur != qcur {
+		return fmt.Errorf("%v: Qcur %d, want %d", c, res.state.QCur, qcur)
 	}
 	return nil
 }
@@ -371,21 +263,20 @@ func roccCPPost(cfg RoCCConfig, p *RoCCParams, ref roccRef, c roccCPCmd, m roccC
 type roccCPCheckedCmd struct {
 	roccCPCmd
 	cfg *RoCCConfig
-	p   *RoCCParams
-	ref *roccRef
+	p   *pi.Params
 }
 
 func (w roccCPCheckedCmd) PostCondition(s commands.State, r commands.Result) *gopter.PropResult {
-	if err := roccCPPost(*w.cfg, w.p, *w.ref, w.roccCPCmd, s.(roccCPModel), r.(roccCPResult)); err != nil {
+	if err := roccCPPost(*w.cfg, w.p, w.roccCPCmd, s.(roccCPModel), r.(roccCPResult)); err != nil {
 		return &gopter.PropResult{Status: gopter.PropFalse, Error: err}
 	}
 	return &gopter.PropResult{Status: gopter.PropTrue}
 }
 
 func roccCPCommands(t *testing.T, cfg RoCCConfig) *commands.ProtoCommands {
-	p, err := NewRoCCParams(cfg)
+	c, err := NewRoCC(cfg)
 	require.NoError(t, err)
-	ref := newRoCCRef(cfg, p)
+	p := c.Params()
 	return &commands.ProtoCommands{
 		NewSystemUnderTestFunc: func(commands.State) commands.SystemUnderTest {
 			c, err := NewRoCC(cfg)
@@ -397,7 +288,7 @@ func roccCPCommands(t *testing.T, cfg RoCCConfig) *commands.ProtoCommands {
 		InitialStateGen: gen.Const(roccCPModel{deadline: cfg.Start}),
 		GenCommandFunc: func(s commands.State) gopter.Gen {
 			m := s.(roccCPModel)
-			wrap := func(c roccCPCmd) commands.Command { return roccCPCheckedCmd{roccCPCmd: c, cfg: &cfg, p: p, ref: &ref} }
+			wrap := func(c roccCPCmd) commands.Command { return roccCPCheckedCmd{roccCPCmd: c, cfg: &cfg, p: p} }
 			base := max(m.now, m.deadline)
 			// Queue lengths: mostly around the thresholds (0..450 KB, Qmax is
 			// 360 KB), often nearly empty (below 30 KB, around IdleGain's
@@ -416,7 +307,7 @@ func roccCPCommands(t *testing.T, cfg RoCCConfig) *commands.ProtoCommands {
 				gen.Weighted([]gen.WeightedGen{
 					{Weight: 8, Gen: gen.Const(int64(0))},
 					{Weight: 2, Gen: gen.Int64Range(1, int64(3*roccTestPeriod))},
-					{Weight: 1, Gen: gen.Const(int64(-1))}, // early: rejected
+					{Weight: 1, Gen: gen.Const(int64(-1))}, // early: only records now, or before the last event: refused
 				}),
 				qlen,
 			).Map(func(v []any) commands.Command {
@@ -447,12 +338,12 @@ func roccCPCommands(t *testing.T, cfg RoCCConfig) *commands.ProtoCommands {
 }
 
 // TestRoCCCPModelProperties drives the CP with arbitrary sequences of
-// ticks (on time, late, early), enqueues and dequeues, and checks after
-// every update: F in [Fmin, Fmax]; the float model's branch and AUTO_TUNE
-// region; |F − F_model| within the stated bound; F does not rise while
-// Qcur ≥ Qref and Qcur ≥ Qold; the gains do not rise as F falls; the flow
-// table equals its model; deadlines on the Start + i·T grid. Algorithm 1 as
-// printed and with IdleGain.
+// ticks (on time, late, early; each sets the queue view), enqueues and
+// dequeues (any of which may find updates due), and checks after every
+// event: it ran the updates due by its time, each pi.Step on the registers
+// and the quantised queue view, with F in [Fmin, Fmax]; a refused event
+// changed nothing; the flow table equals its model; deadlines on the
+// Start + i·T grid. Algorithm 1 as printed and with IdleGain.
 func TestRoCCCPModelProperties(t *testing.T) {
 	for _, idle := range []bool{false, true} {
 		t.Run(fmt.Sprintf("IdleGain=%v", idle), func(t *testing.T) {
@@ -465,252 +356,6 @@ func TestRoCCCPModelProperties(t *testing.T) {
 			props.Property("Algorithm 1 and the flow table match their models", commands.Prop(roccCPCommands(t, cfg)))
 			props.TestingRun(t)
 		})
-	}
-}
-
-// roccVariants returns every preset as printed, with IdleGain on ("/idle"),
-// and with the authors' OMNeT++ arithmetic ("/omnet": whole ΔF, F rounded
-// down, starting at 0).
-func roccVariants() map[string]RoCCConfig {
-	out := map[string]RoCCConfig{}
-	for name, cfg := range roccPresets() {
-		out[name] = cfg
-		omnet := cfg
-		omnet.RateFracBits, omnet.Rounding, omnet.InitialF = 0, RoCCRoundFloor, RoCCInitialZero
-		out[name+"/omnet"] = omnet
-		cfg.IdleGain = true
-		out[name+"/idle"] = cfg
-	}
-	return out
-}
-
-// roccGenQ generates queue samples in ΔQ units: anywhere in the register
-// half the time, otherwise within ±3 of a threshold (Qref, Qmid, Qmax,
-// IdleGain's Qref/8 computed here as an integer division) or of the
-// register's ends, so that the comparisons of lines 2 and 4 and of the idle
-// rule meet their edges.
-func roccGenQ(p *RoCCParams) gopter.Gen {
-	qref, qmid, qmax, qtop := p.Thresholds()
-	near := func(v uint32) gopter.Gen {
-		return gen.IntRange(-3, 3).Map(func(d int) uint32 { return uint32(min(max(int64(v)+int64(d), 0), int64(qtop))) })
-	}
-	return gen.Weighted([]gen.WeightedGen{
-		{Weight: 5, Gen: gen.UInt32Range(0, qtop)},
-		{Weight: 2, Gen: gen.UInt32Range(0, 2*qmax)},
-		{Weight: 1, Gen: near(qref)}, {Weight: 1, Gen: near(qmid)}, {Weight: 1, Gen: near(qmax)},
-		{Weight: 1, Gen: near(qref / 8)}, {Weight: 1, Gen: near(2 * (qref / 8))},
-		{Weight: 1, Gen: near(0)}, {Weight: 1, Gen: near(qtop)},
-	})
-}
-
-// roccGenF generates F register values in [Fmin, Fmax]: uniform half the
-// time, otherwise within ±2 units of Fmin, Fmax, Fmax/8 (the MD test) or an
-// AUTO_TUNE bound Fmax/2^j.
-func roccGenF(p *RoCCParams) gopter.Gen {
-	fmin, fmax := p.FBounds()
-	edges := []uint32{fmin, fmax, fmax / 8}
-	for j := uint(1); j <= 5; j++ {
-		edges = append(edges, fmax>>j)
-	}
-	return gen.Weighted([]gen.WeightedGen{
-		{Weight: 1, Gen: gen.UInt32Range(fmin, fmax)},
-		{Weight: 1, Gen: gopter.CombineGens(gen.IntRange(0, len(edges)-1), gen.IntRange(-2, 2)).Map(func(v []any) uint32 {
-			e := int64(edges[v[0].(int)]) + int64(v[1].(int))
-			return uint32(min(max(e, int64(fmin)), int64(fmax)))
-		})},
-	})
-}
-
-// TestRoCCStepProperties checks one update from arbitrary registers and
-// queue samples for all four presets, as printed and with IdleGain,
-// covering every branch and region (the commands test explores sequences;
-// this one explores the state space).
-func TestRoCCStepProperties(t *testing.T) {
-	for name, cfg := range roccVariants() {
-		t.Run(name, func(t *testing.T) {
-			p, err := NewRoCCParams(cfg)
-			require.NoError(t, err)
-			ref := newRoCCRef(cfg, p)
-			params := gopter.DefaultTestParametersWithSeed(roccSeed(t))
-			params.MinSuccessfulTests = 3000
-			props := gopter.NewProperties(params)
-			props.Property("one update tracks the float model", prop.ForAll(
-				func(f, qold, qcur uint32) (bool, error) {
-					before := RoCCRegs{F: f, QOld: qold}
-					after, br := RoCCStep(p, before, qcur)
-					if err := roccCheckStep(cfg, p, ref, before, after, br, qcur); err != nil {
-						return false, err
-					}
-					return true, nil
-				},
-				roccGenF(p).WithLabel("F"),
-				roccGenQ(p).WithLabel("Qold"),
-				roccGenQ(p).WithLabel("Qcur"),
-			))
-			props.Property("a queue held at or above Qref never raises F", prop.ForAll(
-				func(f, q uint32, n int) (bool, error) {
-					qref, _, _, _ := p.Thresholds()
-					q = max(q, qref)
-					r := RoCCRegs{F: f, QOld: q}
-					for range n {
-						next, _ := RoCCStep(p, r, q)
-						if next.F > r.F {
-							return false, fmt.Errorf("F rose %d → %d at Qcur = Qold = %d", r.F, next.F, q)
-						}
-						r = next
-					}
-					return true, nil
-				},
-				roccGenF(p).WithLabel("F"),
-				roccGenQ(p).WithLabel("Q"),
-				gen.IntRange(1, 50).WithLabel("updates"),
-			))
-			props.Property("tuned gains never increase as F falls", prop.ForAll(
-				func(a, b uint32) bool {
-					lo, hi := min(a, b), max(a, b)
-					return p.Shift(lo) >= p.Shift(hi)
-				},
-				roccGenF(p).WithLabel("F1"),
-				roccGenF(p).WithLabel("F2"),
-			))
-			var idleCount func()
-			if cfg.IdleGain {
-				idleCount = roccIdleProperty(t, props, cfg, p)
-			}
-			props.TestingRun(t)
-			if idleCount != nil {
-				idleCount()
-			}
-		})
-	}
-}
-
-// roccIdleProperty adds IdleGain's promise (rocc.go, "The idle-queue
-// gain"): with β̄ < 7ᾱ, which every preset has (β̄ = 5ᾱ), an idle update
-// raises F, unless F is already at Fmax, and never by less than Algorithm 1
-// as printed would from the same registers and queue. Queue samples are
-// drawn around the idle threshold so that most updates are idle; the
-// returned check, run after the properties, requires that a quarter of them
-// were, so the property cannot pass vacuously.
-func roccIdleProperty(t *testing.T, props *gopter.Properties, cfg RoCCConfig, p *RoCCParams) (check func()) {
-	require.Less(t, cfg.BetaBar, 7*cfg.AlphaBar, "the property needs β̄ < 7ᾱ")
-	printed := cfg
-	printed.IdleGain = false
-	pp, err := NewRoCCParams(printed)
-	require.NoError(t, err)
-	qref, _, _, _ := p.Thresholds()
-	qidle := qref / 8 // computed here, not by p
-	_, fmax := p.FBounds()
-	idle, total := 0, 0
-	props.Property("an idle update raises F at least as much as Algorithm 1 as printed", prop.ForAll(
-		func(f, qold, qcur uint32) (bool, error) {
-			before := RoCCRegs{F: f, QOld: qold}
-			got, br := RoCCStep(p, before, qcur)
-			want, _ := RoCCStep(pp, before, qcur)
-			total++
-			if br != RoCCPIIdle {
-				return true, nil
-			}
-			idle++
-			if got.F < want.F || (got.F <= before.F && before.F < fmax) {
-				return false, fmt.Errorf("idle update F %d → %d, printed algorithm → %d", before.F, got.F, want.F)
-			}
-			return true, nil
-		},
-		roccGenF(p).WithLabel("F"),
-		gen.UInt32Range(0, 2*qidle+3).WithLabel("Qold"),
-		gen.UInt32Range(0, qidle+3).WithLabel("Qcur"),
-	))
-	return func() {
-		require.Positive(t, total, "the idle property never ran")
-		require.Greater(t, idle, total/4, "idle updates among %d", total)
-	}
-}
-
-// TestRoCCTrackingOverManyUpdates runs the integer CP and the float model
-// side by side, each with its own F, over arbitrary queue sequences. While
-// they take the same branch and region, the per-update bounds add up (line
-// 8 and the clamp are 1-Lipschitz in F, line 5 halves the difference), so
-// |F − F_model| ≤ Σ bounds; when the two F straddle a region or MD boundary
-// the laws differ and the model is resynchronised to the integer F (the
-// bound restarts). The test also requires that most updates are compared,
-// so it cannot pass vacuously.
-func TestRoCCTrackingOverManyUpdates(t *testing.T) {
-	for _, tc := range []struct {
-		idle  bool
-		start int // the queue walk's start, ΔQ
-	}{
-		{false, 250}, // around Qref
-		{true, 40},   // near IdleGain's Qref/8 = 31, so the rule applies often
-	} {
-		t.Run(fmt.Sprintf("IdleGain=%v", tc.idle), func(t *testing.T) {
-			cfg := RoCC40G()
-			cfg.IdleGain = tc.idle
-			roccTracking(t, cfg, tc.start)
-		})
-	}
-}
-
-func roccTracking(t *testing.T, cfg RoCCConfig, start int) {
-	p, err := NewRoCCParams(cfg)
-	require.NoError(t, err)
-	ref := newRoCCRef(cfg, p)
-	scale := math.Ldexp(1, int(p.FracBits()))
-	params := gopter.DefaultTestParametersWithSeed(roccSeed(t))
-	params.MinSuccessfulTests = 200
-	props := gopter.NewProperties(params)
-	compared, total, idle := 0, 0, 0
-	props.Property("F tracks the float model", prop.ForAll(
-		func(qs []uint32) (bool, error) {
-			r := p.InitialRegs()
-			fr, qold := float64(r.F)/scale, 0.0
-			bound := 0.0
-			for _, q := range qs {
-				// The gains each side uses (AUTO_TUNE's region, or 0 when
-				// the queue is idle): different gains, different laws.
-				_, _, sInt, _ := ref.gains(float64(r.F)/scale, qold, float64(q))
-				_, _, sRef, _ := ref.gains(fr, qold, float64(q))
-				next, br := RoCCStep(p, r, q)
-				if br == RoCCPIIdle {
-					idle++
-				}
-				fnext, brRef := ref.step(fr, qold, float64(q))
-				total++
-				if br != brRef || sInt != sRef {
-					// Different laws: resynchronise.
-					fr, bound = float64(next.F)/scale, 0
-				} else {
-					compared++
-					if br == RoCCMDHalf {
-						bound = bound / 2
-					} else if br == RoCCMDMin {
-						bound = 0
-					}
-					bound += roccStepBound(p, br, float64(q)-ref.qref, float64(q)-qold, sInt)
-					fr = fnext
-					if d := math.Abs(float64(next.F)/scale - fr); d > bound+1e-9 {
-						return false, fmt.Errorf("after %d updates |F − model| = %.4g > %.4g", total, d, bound)
-					}
-				}
-				r, qold = next, float64(q)
-			}
-			return true, nil
-		},
-		// A random walk of the queue from start: steps of up to ±40 ΔQ per
-		// period, so the PI branch dominates.
-		gen.SliceOfN(200, gen.IntRange(-40, 40)).Map(func(steps []int) []uint32 {
-			q, out := start, make([]uint32, len(steps))
-			for i, s := range steps {
-				q = min(max(q+s, 0), 700)
-				out[i] = uint32(q)
-			}
-			return out
-		}).WithLabel("queue"),
-	))
-	props.TestingRun(t)
-	require.Greater(t, compared, total*9/10, "most updates compared (not resynchronised)")
-	if cfg.IdleGain {
-		require.Greater(t, idle, total/20, "idle updates among %d", total)
 	}
 }
 
@@ -745,35 +390,36 @@ func roccFuzzCP(t *testing.T, data []byte, idle bool) {
 		t.Fatal(err)
 	}
 	p := c.Params()
-	ref := newRoCCRef(cfg, p)
 	now := units.Time(0)
 	for len(data) >= 4 {
 		ev := data[:4]
 		data = data[4:]
 		v := int64(ev[1])<<8 | int64(ev[2])
 		now += units.Time(ev[0]>>2) * units.Microsecond
+		before, updates, view := c.Regs(), c.State().Updates, c.Queue()
+		var err error
 		switch ev[0] & 3 {
 		case 0, 3:
 			at := max(now, c.NextDeadline())
 			if ev[0]&3 == 3 {
-				at--
+				at-- // just before the deadline: no update, or before the last event: refused
 			}
-			before := c.Regs()
-			dec, err := c.OnTimer(at, units.Bytes(v)*units.KB)
-			if err != nil {
-				if at >= c.NextDeadline() && at >= now {
-					t.Fatalf("OnTimer(%v): %v", at, err)
-				}
-				continue
-			}
-			now = at
-			if err := roccCheckStep(cfg, p, ref, before, c.Regs(), dec.Branch, roccQUnits(cfg, units.Bytes(v)*units.KB)); err != nil {
-				t.Fatal(err)
+			if _, err = roccTick(c, at, units.Bytes(v)*units.KB); err == nil {
+				now, view = at, units.Bytes(v)*units.KB
+			} else if at >= now {
+				t.Fatalf("Timer(%v) after %v: %v", at, now, err)
 			}
 		case 1:
-			_ = c.OnEnqueue(now, uint32(ev[3]&7), units.Bytes(v))
+			err = roccEnqueue(c, now, uint32(ev[3]&7), units.Bytes(v))
 		case 2:
-			_ = c.OnDequeue(now, uint32(ev[3]&7), units.Bytes(v))
+			err = roccDequeue(c, now, uint32(ev[3]&7), units.Bytes(v))
+		}
+		n := c.State().Updates - updates
+		if err != nil && (n != 0 || c.Regs() != before) {
+			t.Fatalf("a refused event ran %d updates", n)
+		}
+		if err := roccCheckUpdates(p, before, c.Regs(), c.State().Branch, n, roccQUnits(cfg, view)); err != nil {
+			t.Fatal(err)
 		}
 		if n := c.State().Flows; n > cfg.FlowCapacity || n != len(c.AppendFlows(nil)) {
 			t.Fatalf("flows %d, capacity %d", n, cfg.FlowCapacity)

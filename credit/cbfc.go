@@ -54,7 +54,7 @@ const (
 var (
 	// ErrNoCredit: CBFCSender.Send of a packet the send test refuses.
 	ErrNoCredit = errors.New("credit: CBFC packet beyond the credit limit")
-	// ErrOverrun: CBFCReceiver.Receive of a packet larger than the free
+	// ErrOverrun: CBFCReceiver.Absorb of a packet larger than the free
 	// buffer (the sender sent past the credit it was given).
 	ErrOverrun = errors.New("credit: CBFC receive buffer overrun")
 )
@@ -116,18 +116,15 @@ var (
 // advertised room for it. The receiver's flow-control packets (FCPacket)
 // carry its credit limit back.
 //
-// Sources: IBTA, InfiniBand Architecture Specification Volume 1, Release
-// 1.2.1 (2007), section 7.9 "Flow control" ("IBA 7.9" below: 64-byte
-// blocks, the 12-bit FCTBS, FCCL and ABR, the send test, the flow-control
-// packet); the survey ../shared/papers/survey-lossless-cc.txt, section 3.1
-// (CBFC: the upstream's credit count "is always equivalent to the
-// available buffer slots of the downstream switch, and the switch buffer
-// will not be overflowed"); ../shared/REFERENCE.md, "Link-level flow
-// control". Public implementations that agree with the rules used here:
-// Mellanox's OMNeT++ InfiniBand model (ib_model, IBInBuf: FCCL = ABR +
-// free blocks, ABR overwritten with the FCTBS of a received flow-control
-// packet) and Wireshark's InfiniBand dissector (packet-infiniband.c: the
-// flow-control packet's fields and widths).
+// Sources: [IBA] §7.9 "Flow control" ("IBA 7.9" below: 64-byte blocks,
+// the 12-bit FCTBS, FCCL and ABR, the send test, the flow-control packet);
+// [Survey] §3.1 (CBFC: the upstream's credit count "is always equivalent
+// to the available buffer slots of the downstream switch, and the switch
+// buffer will not be overflowed"). Public implementations that agree with
+// the rules used here: Mellanox's OMNeT++ InfiniBand model ([IB-FlitSim],
+// IBInBuf: FCCL = ABR + free blocks, ABR overwritten with the FCTBS of a
+// received flow-control packet) and Wireshark's InfiniBand dissector
+// ([Wireshark-IB]: the flow-control packet's fields and widths).
 //
 // # Registers, units and overflow policy
 //
@@ -288,7 +285,7 @@ func refuse12(part, event, field string, v uint16) error {
 }
 
 // Sent returns the blocks sent since initialisation (64-bit model counter).
-func (s *CBFCSender) Sent() uint64 { return s.sent }
+func (s *CBFCSender) SentBlocks() uint64 { return s.sent }
 
 // Ignored returns how many updates were ignored as stale (32 bits, wraps).
 func (s *CBFCSender) Ignored() uint32 { return s.ignored }
@@ -399,7 +396,7 @@ const cbfcReceiverPart = "credit.CBFCReceiver"
 // the initial advertisement, then the earlier of the periodic deadline
 // (last + Period) and, when FCCL changed, max(change, last + MinGap).
 // Events do not send: a packet that falls due between events waits for
-// Timer, which sends one packet however many periods were missed.
+// Advertise, which sends one packet however many periods were missed.
 //
 // A CBFCReceiver is not safe for concurrent use. The zero value is not
 // usable; build one with NewCBFCReceiver. Nothing in it allocates after
@@ -467,18 +464,18 @@ func (r *CBFCReceiver) Received() uint64 { return r.received }
 // Drained: see Received.
 func (r *CBFCReceiver) Drained() uint64 { return r.drained }
 
-// Receive records a data packet of n blocks arriving at now: ABR =
+// Absorb records a data packet of n blocks arriving at now: ABR =
 // (ABR + n) mod 4096 and n blocks of buffer taken. It refuses, changing
 // nothing, a packet that does not fit the free buffer
 // (errors.Is(err, ErrOverrun); the caller drops it, and the next
 // flow-control packet's FCTBS repairs ABR), n outside 1..MaxPacketBlocks,
 // and an event out of time order.
-func (r *CBFCReceiver) Receive(now units.Time, n Blocks) error {
+func (r *CBFCReceiver) Absorb(now units.Time, n Blocks) error {
 	if !r.clock.InOrder(now) {
-		return r.clock.Check(cbfcReceiverPart, "Receive", now)
+		return r.clock.Check(cbfcReceiverPart, "Absorb", now)
 	}
 	if n < 1 || n > MaxPacketBlocks || n > r.free {
-		return r.refuseReceive(n)
+		return r.refuseAbsorb(n)
 	}
 	r.clock.Advance(now)
 	r.abr = fixedpoint.WrapAdd(r.abr, uint16(n), CounterBits)
@@ -489,12 +486,12 @@ func (r *CBFCReceiver) Receive(now units.Time, n Blocks) error {
 }
 
 //go:noinline
-func (r *CBFCReceiver) refuseReceive(n Blocks) error {
+func (r *CBFCReceiver) refuseAbsorb(n Blocks) error {
 	if n < 1 || n > MaxPacketBlocks {
-		return &cc.EventError{Part: cbfcReceiverPart, Event: "Receive",
+		return &cc.EventError{Part: cbfcReceiverPart, Event: "Absorb",
 			Reason: "packet of " + strconv.Itoa(int(n)) + " blocks, want 1..2047"}
 	}
-	return &cc.EventError{Part: cbfcReceiverPart, Event: "Receive",
+	return &cc.EventError{Part: cbfcReceiverPart, Event: "Absorb",
 		Reason: "packet of " + strconv.Itoa(int(n)) + " blocks with " + strconv.Itoa(int(r.free)) + " blocks free", Err: ErrOverrun}
 }
 
@@ -567,7 +564,7 @@ func (r *CBFCReceiver) schedule(now units.Time) {
 // always runs.
 func (r *CBFCReceiver) NextDeadline() units.Time { return r.next }
 
-// Timer runs the flow-control packet generator at now. Before
+// Advertise runs the flow-control packet generator at now. Before
 // NextDeadline it only records now and returns false. At or after it, it
 // returns the packet to send now (Op FCNormal, the lane, FCCL = the limit
 // now) and true, and the next deadline is Period later (or sooner on a
@@ -575,9 +572,9 @@ func (r *CBFCReceiver) NextDeadline() units.Time { return r.next }
 // lane, which a receiver does not know: a port that also sends on the
 // lane sets it from its CBFCSender (p.FCTBS = s.FCTBS()); otherwise it is
 // 0. Missed periods are one expiry. It refuses an event out of time order.
-func (r *CBFCReceiver) Timer(now units.Time) (FCPacket, bool, error) {
+func (r *CBFCReceiver) Advertise(now units.Time) (FCPacket, bool, error) {
 	if !r.clock.InOrder(now) {
-		return FCPacket{}, false, r.clock.Check(cbfcReceiverPart, "Timer", now)
+		return FCPacket{}, false, r.clock.Check(cbfcReceiverPart, "Advertise", now)
 	}
 	r.clock.Advance(now)
 	if now < r.next {

@@ -21,11 +21,11 @@ func TestCBFCNoAllocs(t *testing.T) {
 		now++
 		_ = s.Send(now, 1)
 		_, _ = s.Update(now, s.FCCL()+1&4095)
-		_, _ = s.OnFCPacket(now, credit.FCPacket{VL: 3, FCCL: (s.FCTBS() + 2048) & 4095})
-		_ = r.Receive(now, 1)
+		_, _ = s.UpdateFC(now, credit.FCPacket{VL: 3, FCCL: (s.FCTBS() + 2048) & 4095})
+		_ = r.Absorb(now, 1)
 		_ = r.Drain(now, 1)
 		_ = r.Resync(now, uint16(now)&4095)
-		_, _, _ = r.Timer(now)
+		_, _, _ = r.Advertise(now)
 		_ = r.NextDeadline()
 		b, _ := p.Encode()
 		buf, _ = p.AppendTo(buf[:0])
@@ -53,14 +53,14 @@ func BenchmarkCBFCUpdate(b *testing.B) {
 	}
 }
 
-func BenchmarkCBFCReceive(b *testing.B) {
+func BenchmarkCBFCAbsorb(b *testing.B) {
 	r := cbfcReceiver(b, credit.MaxCapacity, units.Microsecond, 0)
 	b.ReportAllocs()
 	for b.Loop() {
 		if r.Free() < 66 {
 			_ = r.Drain(0, r.Held())
 		}
-		_ = r.Receive(0, 66)
+		_ = r.Absorb(0, 66)
 	}
 }
 
@@ -69,19 +69,19 @@ func BenchmarkCBFCDrain(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if r.Held() == 0 {
-			_ = r.Receive(0, 2047)
+			_ = r.Absorb(0, 2047)
 		}
 		_ = r.Drain(0, 1)
 	}
 }
 
-func BenchmarkCBFCTimer(b *testing.B) {
+func BenchmarkCBFCAdvertise(b *testing.B) {
 	r := cbfcReceiver(b, 5000, 100, 0)
 	b.ReportAllocs()
 	now := units.Time(0)
 	for b.Loop() {
 		now += 50 // every other call sends
-		_, _, _ = r.Timer(now)
+		_, _, _ = r.Advertise(now)
 	}
 }
 

@@ -73,11 +73,11 @@ func cbfcBadEvents(t *testing.T, l *cbfcLink) {
 	refused := []error{
 		l.s.Send(l.now, 0),
 		l.s.Send(l.now, credit.MaxPacketBlocks+1),
-		l.r.Receive(l.now, 0),
-		l.r.Receive(l.now, l.r.Free()+1),
+		l.r.Absorb(l.now, 0),
+		l.r.Absorb(l.now, l.r.Free()+1),
 		l.r.Drain(l.now, l.r.Held()+1),
 		l.r.Resync(l.now, 4096),
-		l.r.OnFCPacket(l.now, credit.FCPacket{VL: 6}),
+		l.r.ResyncFC(l.now, credit.FCPacket{VL: 6}),
 	}
 	if sNow > 0 {
 		refused = append(refused, l.s.Send(sNow-1, 1))
@@ -87,15 +87,15 @@ func cbfcBadEvents(t *testing.T, l *cbfcLink) {
 	} else {
 		t.Fatal("Update of a 13-bit value taken")
 	}
-	if _, err := l.s.OnFCPacket(l.now, credit.FCPacket{VL: 7, FCCL: 4096}); err != nil {
+	if _, err := l.s.UpdateFC(l.now, credit.FCPacket{VL: 7, FCCL: 4096}); err != nil {
 		refused = append(refused, err)
 	} else {
-		t.Fatal("OnFCPacket of a 13-bit value taken")
+		t.Fatal("UpdateFC of a 13-bit value taken")
 	}
-	if _, _, err := l.r.Timer(-1); err != nil {
+	if _, _, err := l.r.Advertise(-1); err != nil {
 		refused = append(refused, err)
 	} else {
-		t.Fatal("Timer at -1 taken")
+		t.Fatal("Advertise at -1 taken")
 	}
 	for i, err := range refused {
 		if err == nil || !cc.Typed(err) {

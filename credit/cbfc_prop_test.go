@@ -79,7 +79,7 @@ func (l *cbfcLink) step() error {
 			if err := l.s.Send(l.now, n); err != nil {
 				return fmt.Errorf("send %d: %w", n, err)
 			}
-			l.data = append(l.data, cbfcItem{n: n, sent: l.s.Sent()})
+			l.data = append(l.data, cbfcItem{n: n, sent: l.s.SentBlocks()})
 		} else if err := l.s.Send(l.now, n); !errors.Is(err, credit.ErrNoCredit) {
 			return fmt.Errorf("refused send %d: %v", n, err)
 		}
@@ -92,14 +92,14 @@ func (l *cbfcLink) step() error {
 		switch {
 		case it.fc && l.chance(l.fcLoss):
 		case it.fc:
-			if err := l.r.OnFCPacket(l.now, it.p); err != nil {
+			if err := l.r.ResyncFC(l.now, it.p); err != nil {
 				return fmt.Errorf("resync: %w", err)
 			}
 			l.abrU = it.sent
 		case l.chance(l.dataLoss):
 			l.lostU += uint64(it.n)
 		default:
-			if err := l.r.Receive(l.now, it.n); err != nil {
+			if err := l.r.Absorb(l.now, it.n); err != nil {
 				return fmt.Errorf("receive %d with %d free: %w", it.n, l.r.Free(), err)
 			}
 			l.abrU += uint64(it.n)
@@ -111,7 +111,7 @@ func (l *cbfcLink) step() error {
 			}
 		}
 	case k < 82: // the receiver's flow-control timer
-		p, sent, err := l.r.Timer(l.now)
+		p, sent, err := l.r.Advertise(l.now)
 		if err != nil {
 			return err
 		}
@@ -127,14 +127,14 @@ func (l *cbfcLink) step() error {
 		if !l.chance(l.dup) {
 			l.back = append(l.back[:i], l.back[i+1:]...)
 		}
-		if l.s.Sent()-u.abrU >= 2048 {
+		if l.s.SentBlocks()-u.abrU >= 2048 {
 			l.expired++ // past its lifetime: the path dropped it
 			break
 		}
 		if l.chance(l.fcLoss) {
 			break
 		}
-		ok, err := l.s.OnFCPacket(l.now, u.p)
+		ok, err := l.s.UpdateFC(l.now, u.p)
 		if err != nil {
 			return fmt.Errorf("update: %w", err)
 		}
@@ -143,7 +143,7 @@ func (l *cbfcLink) step() error {
 			l.accepted++
 		}
 	default: // the sender port's own flow-control packet (its FCTBS)
-		l.data = append(l.data, cbfcItem{fc: true, p: credit.FCPacket{Op: credit.FCNormal, VL: 7, FCTBS: l.s.FCTBS()}, sent: l.s.Sent()})
+		l.data = append(l.data, cbfcItem{fc: true, p: credit.FCPacket{Op: credit.FCNormal, VL: 7, FCTBS: l.s.FCTBS()}, sent: l.s.SentBlocks()})
 	}
 	return l.check()
 }
@@ -161,7 +161,7 @@ func (l *cbfcLink) check() error {
 	}
 	// The sender's limit, unwrapped, never passes what the receiver can
 	// hold: every block up to it finds a free block or was lost.
-	if limit := s.Sent() + uint64(s.Credit()); limit > r.Drained()+uint64(l.capacity)+l.lostU {
+	if limit := s.SentBlocks() + uint64(s.Credit()); limit > r.Drained()+uint64(l.capacity)+l.lostU {
 		return fmt.Errorf("limit %d > drained %d + capacity %d + lost %d", limit, r.Drained(), l.capacity, l.lostU)
 	}
 	return nil
@@ -173,16 +173,16 @@ func (l *cbfcLink) check() error {
 // deadlock.
 func (l *cbfcLink) quiesce() (credit.Blocks, error) {
 	l.dataLoss, l.fcLoss, l.back = 0, 0, nil
-	l.data = append(l.data, cbfcItem{fc: true, p: credit.FCPacket{VL: 7, FCTBS: l.s.FCTBS()}, sent: l.s.Sent()})
+	l.data = append(l.data, cbfcItem{fc: true, p: credit.FCPacket{VL: 7, FCTBS: l.s.FCTBS()}, sent: l.s.SentBlocks()})
 	for len(l.data) > 0 {
 		it := l.data[0]
 		l.data = l.data[1:]
 		var err error
 		if it.fc {
-			err = l.r.OnFCPacket(l.now, it.p)
+			err = l.r.ResyncFC(l.now, it.p)
 			l.abrU = it.sent
 		} else {
-			err = l.r.Receive(l.now, it.n)
+			err = l.r.Absorb(l.now, it.n)
 			l.abrU += uint64(it.n)
 		}
 		if err != nil {
@@ -195,11 +195,11 @@ func (l *cbfcLink) quiesce() (credit.Blocks, error) {
 		}
 	}
 	l.now = max(l.now, l.r.NextDeadline())
-	p, sent, err := l.r.Timer(l.now)
+	p, sent, err := l.r.Advertise(l.now)
 	if err != nil || !sent {
 		return 0, fmt.Errorf("no update at the deadline: %v", err)
 	}
-	if _, err := l.s.OnFCPacket(l.now, p); err != nil {
+	if _, err := l.s.UpdateFC(l.now, p); err != nil {
 		return 0, err
 	}
 	return l.s.Credit(), l.check()
@@ -226,8 +226,8 @@ func TestPropCBFCNeverOverruns(t *testing.T) {
 			}
 			// With packets of up to 66 blocks and at least 66 blocks of
 			// buffer, the counters wrap at least 8 times.
-			if capacity >= 66 && maxPkt >= 32 && l.s.Sent() < 8*4096 {
-				return fmt.Sprintf("only %d blocks sent", l.s.Sent())
+			if capacity >= 66 && maxPkt >= 32 && l.s.SentBlocks() < 8*4096 {
+				return fmt.Sprintf("only %d blocks sent", l.s.SentBlocks())
 			}
 			c, err := l.quiesce()
 			if err != nil {
@@ -256,8 +256,8 @@ func TestCBFCLinkWraps(t *testing.T) {
 		require.NoError(t, l.step(), "step %d", i)
 	}
 	t.Logf("sent %d blocks (%d wraps of FCTBS/ABR/FCCL), %d updates delivered, %d accepted, %d expired, %d stale ignored",
-		l.s.Sent(), l.s.Sent()/4096, l.delivered, l.accepted, l.expired, l.s.Ignored())
-	require.Greater(t, l.s.Sent(), uint64(100*4096))
+		l.s.SentBlocks(), l.s.SentBlocks()/4096, l.delivered, l.accepted, l.expired, l.s.Ignored())
+	require.Greater(t, l.s.SentBlocks(), uint64(100*4096))
 	require.Positive(t, l.expired)
 	require.Positive(t, l.s.Ignored())
 	c, err := l.quiesce()
@@ -276,33 +276,33 @@ func TestCBFCAliasingBeyondBound(t *testing.T) {
 	r, err := credit.NewCBFCReceiver(credit.CBFCReceiverConfig{VL: 0, Capacity: 2048, Period: units.Microsecond})
 	require.NoError(t, err)
 	now := units.Time(0)
-	p0, _, err := r.Timer(now) // ABR 0, free 2048: FCCL 2048
+	p0, _, err := r.Advertise(now) // ABR 0, free 2048: FCCL 2048
 	require.NoError(t, err)
 	require.EqualValues(t, 2048, p0.FCCL)
-	_, err = s.OnFCPacket(now, p0)
+	_, err = s.UpdateFC(now, p0)
 	require.NoError(t, err)
 	sendAll := func(n int) { // send and receive n blocks in 64-block packets
 		for ; n > 0; n -= 64 {
 			now++
 			require.NoError(t, s.Send(now, 64))
-			require.NoError(t, r.Receive(now, 64))
+			require.NoError(t, r.Absorb(now, 64))
 		}
 	}
 	sendAll(2048)
 	require.NoError(t, r.Drain(now, 2048))
 	now = r.NextDeadline()
-	p1, sent, err := r.Timer(now) // ABR 2048, free 2048: FCCL 4096 mod 4096 = 0
+	p1, sent, err := r.Advertise(now) // ABR 2048, free 2048: FCCL 4096 mod 4096 = 0
 	require.NoError(t, err)
 	require.True(t, sent)
 	require.EqualValues(t, 0, p1.FCCL)
-	_, err = s.OnFCPacket(now, p1)
+	_, err = s.UpdateFC(now, p1)
 	require.NoError(t, err)
 	require.EqualValues(t, 2048, s.Credit())
 
 	// After 1024 more blocks (sent − ABR_u(p0) = 3072, p0's limit 1024
 	// behind FCTBS), p0 reads as stale and is ignored.
 	sendAll(1024)
-	ok, err := s.OnFCPacket(now, p0)
+	ok, err := s.UpdateFC(now, p0)
 	require.NoError(t, err)
 	require.False(t, ok)
 
@@ -312,10 +312,10 @@ func TestCBFCAliasingBeyondBound(t *testing.T) {
 	require.EqualValues(t, 0, s.FCTBS())
 	require.EqualValues(t, 0, r.Free())
 	require.EqualValues(t, 0, s.Credit())
-	ok, err = s.OnFCPacket(now, p0)
+	ok, err = s.UpdateFC(now, p0)
 	require.NoError(t, err)
 	require.True(t, ok, "the stale update aliases to a valid one")
 	require.EqualValues(t, 2048, s.Credit())
 	require.NoError(t, s.Send(now, 1))
-	require.ErrorIs(t, r.Receive(now, 1), credit.ErrOverrun)
+	require.ErrorIs(t, r.Absorb(now, 1), credit.ErrOverrun)
 }

@@ -95,8 +95,8 @@ func TestCBFCSenderRefusals(t *testing.T) {
 		{"time order", func() error { return s.Send(9, 1) }, cc.ErrTimeOrder},
 		{"13-bit FCCL", func() error { _, err := s.Update(10, 4096); return err }, cc.ErrEvent},
 		{"update time order", func() error { _, err := s.Update(9, 0); return err }, cc.ErrTimeOrder},
-		{"wrong VL", func() error { _, err := s.OnFCPacket(10, credit.FCPacket{VL: 2}); return err }, cc.ErrEvent},
-		{"bad packet", func() error { _, err := s.OnFCPacket(10, credit.FCPacket{VL: 3, Op: 7}); return err }, cc.ErrEvent},
+		{"wrong VL", func() error { _, err := s.UpdateFC(10, credit.FCPacket{VL: 2}); return err }, cc.ErrEvent},
+		{"bad packet", func() error { _, err := s.UpdateFC(10, credit.FCPacket{VL: 3, Op: 7}); return err }, cc.ErrEvent},
 	}
 	for _, c := range cases {
 		err := c.do()
@@ -138,17 +138,17 @@ func TestCBFCUpdateRule(t *testing.T) {
 // 2048 blocks of FCTBS; beyond that it is ignored like a stale update.
 func TestCBFCFCInit(t *testing.T) {
 	s := cbfcSenderAt(t, 4090, 1000) // FCCL = 5090 mod 4096 = 994
-	ok, err := s.OnFCPacket(1, credit.FCPacket{Op: credit.FCInit, VL: 3, FCCL: 4090 + 10 - cbfcMod})
+	ok, err := s.UpdateFC(1, credit.FCPacket{Op: credit.FCInit, VL: 3, FCCL: 4090 + 10 - cbfcMod})
 	require.NoError(t, err)
 	require.True(t, ok)
 	require.EqualValues(t, 10, s.Credit()) // moved back from 1000 to 10
 	// A normal packet would not have moved it back.
-	ok, err = s.OnFCPacket(2, credit.FCPacket{Op: credit.FCNormal, VL: 3, FCCL: 4095})
+	ok, err = s.UpdateFC(2, credit.FCPacket{Op: credit.FCNormal, VL: 3, FCCL: 4095})
 	require.NoError(t, err)
 	require.False(t, ok)
 	require.EqualValues(t, 10, s.Credit())
 	// 2049 ahead: ignored, counted.
-	ok, err = s.OnFCPacket(3, credit.FCPacket{Op: credit.FCInit, VL: 3, FCCL: (4090 + 2049) % cbfcMod})
+	ok, err = s.UpdateFC(3, credit.FCPacket{Op: credit.FCInit, VL: 3, FCCL: (4090 + 2049) % cbfcMod})
 	require.NoError(t, err)
 	require.False(t, ok)
 	require.EqualValues(t, 2, s.Ignored())
@@ -176,29 +176,29 @@ func TestCBFCReceiverFCCL(t *testing.T) {
 	}
 	check()
 	for i := range 200 { // 200 × 97 blocks wraps ABR four times
-		require.NoError(t, r.Receive(units.Time(i), 97))
+		require.NoError(t, r.Absorb(units.Time(i), 97))
 		abr, free = abr+97, free-97
 		check()
 		require.NoError(t, r.Drain(units.Time(i), 97))
 		free += 97
 		check()
 	}
-	require.NoError(t, r.Receive(300, 2047))
+	require.NoError(t, r.Absorb(300, 2047))
 	abr, free = abr+2047, free-2047
 	check()
 	require.NoError(t, r.Resync(301, 5))
 	abr = 5
 	check()
-	err := r.Receive(302, 954)
+	err := r.Absorb(302, 954)
 	require.ErrorIs(t, err, credit.ErrOverrun)
 	require.True(t, cc.Typed(err))
 	check()
 	require.ErrorIs(t, r.Drain(302, 2048), cc.ErrEvent)
 	require.ErrorIs(t, r.Resync(302, 4096), cc.ErrEvent)
-	require.ErrorIs(t, r.Receive(1, 1), cc.ErrTimeOrder)
-	require.ErrorIs(t, r.OnFCPacket(302, credit.FCPacket{VL: 4}), cc.ErrEvent)
+	require.ErrorIs(t, r.Absorb(1, 1), cc.ErrTimeOrder)
+	require.ErrorIs(t, r.ResyncFC(302, credit.FCPacket{VL: 4}), cc.ErrEvent)
 	check()
-	require.NoError(t, r.OnFCPacket(303, credit.FCPacket{VL: 3, FCTBS: 4095}))
+	require.NoError(t, r.ResyncFC(303, credit.FCPacket{VL: 3, FCTBS: 4095}))
 	abr = 4095
 	check()
 	require.EqualValues(t, 200*97+2047, r.Received())
@@ -223,39 +223,39 @@ func TestCBFCReceiverConfig(t *testing.T) {
 	}
 }
 
-// TestCBFCTiming checks NextDeadline and Timer against the closed form:
+// TestCBFCTiming checks NextDeadline and Advertise against the closed form:
 // the first packet is due at once; afterwards at last + Period, or, when
 // the limit differs from the last advertised, at max(change, last +
-// MinGap) if that is earlier. Timer sends at or after the deadline only.
+// MinGap) if that is earlier. Advertise sends at or after the deadline only.
 func TestCBFCTiming(t *testing.T) {
 	const P, G = 100 * units.Nanosecond, 30 * units.Nanosecond
 	r := cbfcReceiver(t, 5000, P, G)
 	require.Equal(t, units.Time(0), r.NextDeadline())
-	p, sent, err := r.Timer(0)
+	p, sent, err := r.Advertise(0)
 	require.NoError(t, err)
 	require.True(t, sent)
 	require.Equal(t, credit.FCPacket{Op: credit.FCNormal, VL: 3, FCCL: 2048}, p)
 	require.Equal(t, P, r.NextDeadline()) // periodic: last + P
 
-	// No change: periodic packets at k·P; a Timer early sends nothing.
-	_, sent, err = r.Timer(P - 1)
+	// No change: periodic packets at k·P; an early Advertise sends nothing.
+	_, sent, err = r.Advertise(P - 1)
 	require.NoError(t, err)
 	require.False(t, sent)
-	_, sent, _ = r.Timer(P)
+	_, sent, _ = r.Advertise(P)
 	require.True(t, sent)
 	require.Equal(t, 2*P, r.NextDeadline())
 
 	// A receive at P+10 with 5000 free moves FCCL (ABR+10, free still
 	// ≥ 2048 after it): due at max(P+10, P+G) = P+G.
-	require.NoError(t, r.Receive(P+10, 10))
+	require.NoError(t, r.Absorb(P+10, 10))
 	require.Equal(t, P+G, r.NextDeadline())
 	// A change after the gap is due at once.
 	r2 := cbfcReceiver(t, 5000, P, G)
-	r2.Timer(0)
-	require.NoError(t, r2.Receive(G+5, 1))
+	r2.Advertise(0)
+	require.NoError(t, r2.Absorb(G+5, 1))
 	require.Equal(t, G+5, r2.NextDeadline())
 
-	p, sent, _ = r.Timer(P + G)
+	p, sent, _ = r.Advertise(P + G)
 	require.True(t, sent)
 	require.EqualValues(t, 10+2048, p.FCCL)
 	require.Equal(t, 2*P+G, r.NextDeadline())
@@ -263,29 +263,29 @@ func TestCBFCTiming(t *testing.T) {
 	// A change undone before the packet (buffer below 2048 free: a receive
 	// leaves FCCL alone; fill it first) sends nothing early.
 	r3 := cbfcReceiver(t, 100, P, G)
-	r3.Timer(0) // FCCL = 100
-	require.NoError(t, r3.Receive(1, 50))
+	r3.Advertise(0) // FCCL = 100
+	require.NoError(t, r3.Absorb(1, 50))
 	require.Equal(t, P, r3.NextDeadline()) // ABR+50, free−50: FCCL unchanged
 	require.NoError(t, r3.Drain(2, 20))
 	require.Equal(t, G, r3.NextDeadline()) // FCCL 120 ≠ 100: on change, gap G
 	require.NoError(t, r3.Resync(3, 30))   // ABR 50 → 30: FCCL back to 100
 	require.Equal(t, P, r3.NextDeadline())
 
-	// Missed periods are one expiry: a Timer at 10·P sends once, next at 11·P.
+	// Missed periods are one expiry: an Advertise at 10·P sends once, next at 11·P.
 	r4 := cbfcReceiver(t, 100, P, 0)
-	r4.Timer(0)
-	_, sent, _ = r4.Timer(10 * P)
+	r4.Advertise(0)
+	_, sent, _ = r4.Advertise(10 * P)
 	require.True(t, sent)
 	require.Equal(t, 11*P, r4.NextDeadline())
-	_, sent, _ = r4.Timer(10 * P)
+	_, sent, _ = r4.Advertise(10 * P)
 	require.False(t, sent)
 
 	// MinGap 0: every change is due at once.
-	require.NoError(t, r4.Receive(10*P+1, 1))
+	require.NoError(t, r4.Absorb(10*P+1, 1))
 	require.NoError(t, r4.Drain(10*P+2, 1))
 	require.Equal(t, 10*P+2, r4.NextDeadline())
 
-	_, _, err = r4.Timer(0)
+	_, _, err = r4.Advertise(0)
 	require.ErrorIs(t, err, cc.ErrTimeOrder)
 }
 
@@ -301,7 +301,7 @@ func TestCBFCTimingSchedule(t *testing.T) {
 	r := cbfcReceiver(t, 64, P, 0)
 	for k := range 1000 {
 		require.Equal(t, units.Time(k)*P, r.NextDeadline())
-		_, sent, err := r.Timer(units.Time(k) * P)
+		_, sent, err := r.Advertise(units.Time(k) * P)
 		require.NoError(t, err)
 		require.True(t, sent)
 	}
@@ -325,7 +325,7 @@ func TestCBFCBlocksOf(t *testing.T) {
 func TestCBFCRegisters(t *testing.T) {
 	s := cbfcSenderAt(t, 4000, 2048)
 	r := cbfcReceiver(t, credit.MaxCapacity, units.Microsecond, 0)
-	require.NoError(t, r.Receive(5, 2047))
+	require.NoError(t, r.Absorb(5, 2047))
 	for _, reg := range append(s.AppendRegisters(nil), r.AppendRegisters(nil)...) {
 		require.True(t, reg.Fits(), reg.String())
 	}

@@ -1,7 +1,10 @@
 // Package credit holds the credit mechanisms several hwcc schemes share:
-// link-level credit-based flow control, a receiver-side credit scheduler,
-// and receiver-paced credits, each in integer registers of stated widths
-// with wrapping counters, as switch and NIC hardware keeps them.
+// link-level credit-based flow control and a receiver-side credit
+// scheduler, each in integer registers of stated widths with wrapping
+// counters, as switch and NIC hardware keeps them. They are mechanisms,
+// not parts: an algorithm's parts (cp.HierCC's receiver side runs a WRR per
+// server port) and the harness (CBFC on its links) drive them. ExpressPass's
+// receiver-paced credits are parts: np.ExpressPass and rp.ExpressPass.
 //
 // # What is where
 //
@@ -9,25 +12,16 @@
 //	CBFCReceiver   virtual lane: 64-byte blocks, the 12-bit FCTBS, FCCL
 //	               and ABR that wrap, the send test
 //	               (FCCL − (FCTBS + n)) mod 4096 ≤ 2048, flow-control
-//	               packets sent periodically and on change (IBTA,
-//	               InfiniBand Architecture Specification Vol 1, section
-//	               7.9; the survey ../shared/papers/survey-lossless-cc.txt
-//	               section 3.1). cbfc.go.
+//	               packets sent periodically and on change ([IBA]
+//	               §7.9; [Survey] §3.1). cbfc.go.
 //	FCPacket       the 6-byte flow-control packet (Op, FCTBS, VL, FCCL,
-//	               LPCRC; IBA 7.9.4) with its codec. fcpacket.go.
+//	               LPCRC; [IBA] §7.9.4) with its codec. fcpacket.go.
 //	WRR            HierCC's credit scheduler at the receiver-side ToR:
 //	               per output port, a table of the VOQs i.j sending to it
 //	               (S_ij, F_ij, C_ij) and an interleaved weighted round
 //	               robin with weight F_ij/Σ_i F_ij that skips a VOQ whose
-//	               credits reached its bytes sent (Wang et al., APNet
-//	               2021, ../shared/papers/hiercc.txt section 3.2). wrr.go.
-//	ExpressPass    receiver-paced credits, Cho et al. SIGCOMM 2017 (the
-//	               survey, section 5.3.2); see expresspass.go.
-//	ExpressPass-   the 16-byte payload of its credit, credit request and
-//	Packet         credit stop (type, version, flow, sequence number,
-//	               time stamp; from the authors' ns-2 hdr_xpass) with its
-//	               codec, carried in cc.Feedback.Data.
-//	               expresspass_packet.go.
+//	               credits reached its bytes sent ([HierCC] §3.2).
+//	               wrr.go.
 //
 // # Bounds the tests check
 //

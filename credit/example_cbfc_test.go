@@ -19,23 +19,23 @@ func ExampleCBFCSender() {
 		VL: 0, Capacity: 64, Period: credit.IBAUpdatePeriod(4 * units.Nanosecond), MinGap: 0,
 	})
 
-	p, _, _ := r.Timer(0) // the first advertisement is due at once
+	p, _, _ := r.Advertise(0) // the first advertisement is due at once
 	wire, _ := p.Encode()
 	fmt.Printf("flow-control packet % X\n", wire)
 	q, _ := credit.DecodeFCPacket(wire[:])
-	s.OnFCPacket(10, q)
+	s.UpdateFC(10, q)
 	fmt.Println("credit:", s.Credit(), "blocks")
 
 	big := credit.BlocksOf(4096 + 128) // payload and headers: 66 blocks
 	err := s.Send(20, big)
 	fmt.Println("66 blocks:", errors.Is(err, credit.ErrNoCredit))
 	fmt.Println("64 blocks:", s.Send(20, 64), "FCTBS", s.FCTBS())
-	r.Receive(30, 64)
+	r.Absorb(30, 64)
 
 	r.Drain(40, 64) // forwarded: the limit moves, a packet is due now
 	fmt.Println("next packet due at", r.NextDeadline())
-	p, _, _ = r.Timer(40)
-	s.OnFCPacket(50, p)
+	p, _, _ = r.Advertise(40)
+	s.UpdateFC(50, p)
 	fmt.Println("FCCL", p.FCCL, "credit:", s.Credit(), "blocks")
 	// Output:
 	// flow-control packet 00 00 00 40 0A B7

@@ -17,7 +17,7 @@ const (
 	// link is up: periodically and when the credit limit changes.
 	FCNormal FCOp = 0
 	// FCInit (Op 1) is the flow-control init packet, sent while the link
-	// initialises (see CBFCSender.OnFCPacket for how hwcc takes one).
+	// initialises (see CBFCSender.UpdateFC for how hwcc takes one).
 	FCInit FCOp = 1
 )
 
@@ -61,8 +61,8 @@ const (
 //	FCCL  12 bits  the receiver's credit limit, mod 4096
 //	LPCRC 16 bits  CRC-16 of bytes 0..3 (below)
 //
-// Sources for the layout: IBA Vol 1 section 7.9.4 (as the issue cites
-// it); Wireshark's InfiniBand dissector, epan/dissectors/packet-infiniband.c,
+// Sources for the layout: [IBA] §7.9.4; Wireshark's InfiniBand dissector
+// ([Wireshark-IB], epan/dissectors/packet-infiniband.c),
 // dissect_infiniband_link, which reads Op from the high nibble of byte 0
 // (values 0 "Normal Flow Control" and 1 "Flow Control Init", others
 // "Reserved"), FCTBS from the low 12 bits of bytes 0–1, VL and FCCL from
@@ -217,7 +217,7 @@ func LPCRC(b []byte) uint16 {
 	return ^c
 }
 
-// OnFCPacket takes a flow-control packet from the link partner at now: its
+// UpdateFC takes a flow-control packet from the link partner at now: its
 // FCCL is this sender's credit limit. It returns whether the limit was
 // taken, and refuses, changing nothing, a packet for another VL, a field
 // out of range, and an event out of time order.
@@ -231,16 +231,16 @@ func LPCRC(b []byte) uint16 {
 //     room). Moving the limit back only withholds credit, so the rule is
 //     as safe as Update's; a value more than 2048 ahead is ignored as
 //     Update ignores it. The packet's FCTBS is for the receive side
-//     (CBFCReceiver.OnFCPacket).
-func (s *CBFCSender) OnFCPacket(now units.Time, p FCPacket) (accepted bool, err error) {
+//     (CBFCReceiver.ResyncFC).
+func (s *CBFCSender) UpdateFC(now units.Time, p FCPacket) (accepted bool, err error) {
 	if !s.clock.InOrder(now) {
-		return false, s.clock.Check(cbfcSenderPart, "OnFCPacket", now)
+		return false, s.clock.Check(cbfcSenderPart, "UpdateFC", now)
 	}
 	if err := p.Validate(); err != nil {
-		return false, &cc.EventError{Part: cbfcSenderPart, Event: "OnFCPacket", Reason: "bad packet", Err: err}
+		return false, &cc.EventError{Part: cbfcSenderPart, Event: "UpdateFC", Reason: "bad packet", Err: err}
 	}
 	if p.VL != s.vl {
-		return false, wrongVL(cbfcSenderPart, p.VL, s.vl)
+		return false, wrongVL(cbfcSenderPart, "UpdateFC", p.VL, s.vl)
 	}
 	if p.Op == FCNormal {
 		return s.Update(now, p.FCCL)
@@ -254,26 +254,26 @@ func (s *CBFCSender) OnFCPacket(now units.Time, p FCPacket) (accepted bool, err 
 	return true, nil
 }
 
-// OnFCPacket takes a flow-control packet from the link partner at now: its
+// ResyncFC takes a flow-control packet from the link partner at now: its
 // FCTBS resynchronises ABR (Resync), for an init packet as for a normal
-// one. Its FCCL is for the sender side (CBFCSender.OnFCPacket). It
+// one. Its FCCL is for the sender side (CBFCSender.UpdateFC). It
 // refuses, changing nothing, a packet for another VL, a field out of
 // range, and an event out of time order.
-func (r *CBFCReceiver) OnFCPacket(now units.Time, p FCPacket) error {
+func (r *CBFCReceiver) ResyncFC(now units.Time, p FCPacket) error {
 	if !r.clock.InOrder(now) {
-		return r.clock.Check(cbfcReceiverPart, "OnFCPacket", now)
+		return r.clock.Check(cbfcReceiverPart, "ResyncFC", now)
 	}
 	if err := p.Validate(); err != nil {
-		return &cc.EventError{Part: cbfcReceiverPart, Event: "OnFCPacket", Reason: "bad packet", Err: err}
+		return &cc.EventError{Part: cbfcReceiverPart, Event: "ResyncFC", Reason: "bad packet", Err: err}
 	}
 	if p.VL != r.cfg.VL {
-		return wrongVL(cbfcReceiverPart, p.VL, r.cfg.VL)
+		return wrongVL(cbfcReceiverPart, "ResyncFC", p.VL, r.cfg.VL)
 	}
 	return r.Resync(now, p.FCTBS)
 }
 
 //go:noinline
-func wrongVL(part string, got, want uint8) error {
-	return &cc.EventError{Part: part, Event: "OnFCPacket",
+func wrongVL(part, event string, got, want uint8) error {
+	return &cc.EventError{Part: part, Event: event,
 		Reason: "packet for VL " + strconv.Itoa(int(got)) + " on VL " + strconv.Itoa(int(want))}
 }

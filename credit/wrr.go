@@ -100,9 +100,8 @@ type wrrList struct {
 }
 
 // WRR is HierCC's credit scheduler for one output port of the
-// receiver-side ToR (Wang et al., "HierCC: Hierarchical RDMA Congestion
-// Control", APNet 2021, ../shared/papers/hiercc.txt section 3.2, "WRR
-// credit scheduler at receiver-side ToRs"): a table of the VOQs i.j that
+// receiver-side ToR ([HierCC] §3.2, "WRR credit scheduler at
+// receiver-side ToRs"): a table of the VOQs i.j that
 // send to the port, each with the bytes sent S_ij and the flow count F_ij
 // its packets carry, and the credit C_ij granted to it so far. Each
 // decision (Grant) sends one credit of Δ bytes to one VOQ by weighted
@@ -408,6 +407,39 @@ func (w *WRR) push(i int32, tag uint8) {
 	}
 	l.tail = i
 	l.n++
+}
+
+// Owed returns how many grants the table can still make before no entry
+// is eligible, if nothing is observed meanwhile: the sum over the
+// eligible entries of ⌈(S − C)/Δ⌉ (S − C in serial-number order, below
+// 2^31). A caller that is owed several grants at once (a credit pacer
+// catching up missed ticks) sends min(ticks, Owed) credits. Linear in the
+// eligible entries; it changes nothing.
+func (w *WRR) Owed() uint64 {
+	var n uint64
+	d := uint64(w.cfg.Credit)
+	for l := range w.lists {
+		for i := w.lists[l].head; i != wrrNil; i = w.t[i].next {
+			e := &w.t[i]
+			n += (uint64(e.s-e.c) + d - 1) / d
+		}
+	}
+	return n
+}
+
+// CopyFrom makes w a copy of src, a scheduler of the same table size, in
+// place (no allocation): what a caller runs ahead on a scratch copy to
+// learn which entries the next grants go to without changing src. It
+// refuses, changing nothing, a src of another table size.
+func (w *WRR) CopyFrom(src *WRR) error {
+	if len(w.t) != len(src.t) {
+		return &cc.EventError{Part: wrrPart, Event: "CopyFrom", Reason: "a table of " + strconv.Itoa(len(src.t)) + " entries into one of " + strconv.Itoa(len(w.t))}
+	}
+	t := w.t
+	copy(t, src.t)
+	*w = *src
+	w.t = t
+	return nil
 }
 
 // Entry returns the entry of src and whether it exists.

@@ -518,3 +518,54 @@ func FuzzWRR(f *testing.F) {
 		}
 	})
 }
+
+// TestWRROwed: Owed is the number of grants that can be made before no
+// entry is eligible, counted independently by granting until Grant says
+// none (over random tables, with S ahead of C by whole and partial
+// credits, across the 32-bit wrap); a copy (CopyFrom) grants the same
+// sequence as its source and leaves the source as it was.
+func TestWRROwed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 2))
+	for range 200 {
+		cfg := credit.WRRConfig{Entries: 1 + rng.IntN(8), Credit: units.Bytes(1 + rng.IntN(3000)), C0: units.Bytes(rng.IntN(20000))}
+		w := newWRR(t, cfg)
+		base := uint32(rng.Uint64()) // anywhere, across the wrap
+		for src := range cfg.Entries {
+			if rng.IntN(4) == 0 {
+				continue
+			}
+			_, err := w.Observe(0, src, base, uint16(rng.IntN(4)))
+			require.NoError(t, err)
+			_, err = w.Observe(0, src, base+uint32(rng.IntN(50000)), uint16(rng.IntN(4)))
+			require.NoError(t, err)
+		}
+		owed := w.Owed()
+		cp := newWRR(t, cfg)
+		require.NoError(t, cp.CopyFrom(w))
+		before := w.AppendRegisters(nil)
+		var ahead []int
+		for {
+			a, ok, err := cp.Grant(1)
+			require.NoError(t, err)
+			if !ok {
+				break
+			}
+			ahead = append(ahead, a)
+		}
+		require.Equal(t, before, w.AppendRegisters(nil), "granting on the copy leaves the source alone")
+		var got []int
+		for {
+			b, ok, err := w.Grant(1)
+			require.NoError(t, err)
+			if !ok {
+				break
+			}
+			got = append(got, b)
+		}
+		require.Equal(t, ahead, got, "the copy grants as its source does")
+		require.Equal(t, uint64(len(got)), owed)
+		require.Zero(t, w.Owed())
+	}
+	small := newWRR(t, credit.WRRConfig{Entries: 1, Credit: 1})
+	require.ErrorIs(t, small.CopyFrom(newWRR(t, credit.WRRConfig{Entries: 2, Credit: 1})), cc.ErrEvent)
+}

@@ -9,7 +9,7 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// UQ0_10: DCQCN's α, as ConnectX computes it (REFERENCE.md): dce_tcp_g =
+// UQ0_10: DCQCN's α, as ConnectX computes it ([ConnectX]): dce_tcp_g =
 // 1019 holds 1 − g in Q10, so on a period with a CNP α ← (1 − g)·α + g is
 // α = 1019·α/1024 + (1024 − 1019), and without one α ← (1 − g)·α.
 // Multiplying by (1 − g) keeps α ≤ 1023: floor((1024 − G)·α/1024) + G is

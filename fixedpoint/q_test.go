@@ -99,7 +99,7 @@ func oracleString(raw uint64, frac uint) string {
 }
 
 func TestQWorkedValues(t *testing.T) {
-	// DCQCN: initial_alpha_value = 1023 (REFERENCE.md) is 1023/1024.
+	// DCQCN: initial_alpha_value = 1023 ([ConnectX]) is 1023/1024.
 	require.Equal(t, 1023.0/1024, UQ0_10(1023).Float())
 	require.Equal(t, "0.9990234375", UQ0_10Max.String())
 	// g = 1/256 = 4/1024 exactly.

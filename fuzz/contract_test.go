@@ -45,7 +45,7 @@ func registeredParts() []contractPart {
 // FuzzContract drives every registered part with an arbitrary event
 // sequence decoded from the input (cctest.FromBytes: times that go back,
 // negative and huge sizes, unknown feedback kinds, random payload bytes,
-// INT headers with out-of-range fields). Every part must take it without
+// telemetry stacks of any bytes and length). Every part must take it without
 // panicking, return only cc's error types, leave its registers unchanged
 // when it refuses an event, keep every register within its width, refuse
 // every event before its latest accepted now, accept no time before 0, and
@@ -84,7 +84,7 @@ func FuzzContract(f *testing.F) {
 				actTwin.Reset()
 				errTwin := sent.Apply(twin, actTwin)
 				if (err == nil) != (errTwin == nil) || (err != nil && err.Error() != errTwin.Error()) ||
-					act.Len() != actTwin.Len() || ev.INT != sent.INT || p.NextDeadline() != twin.NextDeadline() {
+					act.Len() != actTwin.Len() || ev.Tel != sent.Tel || p.NextDeadline() != twin.NextDeadline() {
 					t.Fatalf("%s event %d (%s): two equal parts differ: %v / %v, %d / %d actions", cp.name, i, &ev, err, errTwin, act.Len(), actTwin.Len())
 				}
 				for j, r := range twin.AppendRegisters(nil) {

@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"encoding/binary"
+	"slices"
 	"testing"
 
 	"github.com/hwcc/hwcc/cc"
@@ -17,9 +18,11 @@ var hpccFuzzRates = [...]units.Rate{10 * units.Gbps, 25 * units.Gbps, 40 * units
 	100 * units.Gbps, 200 * units.Gbps, 400 * units.Gbps, 800 * units.Gbps}
 
 // FuzzHPCCSwitchToSender runs HPCC end to end across the packages, through
-// the cc contract: the switches of a path (cp.HPCC, 1..5 ports) stamp each
-// data packet on Dequeue, the header is encoded with inttel, decoded at the
-// receiver, echoed in the ACK and fed to the sender (rp.HPCC, Feedback).
+// the cc contract: the sender attaches the empty INT header to each data
+// packet's telemetry stack (inttel's Put), the switches of a path (cp.HPCC,
+// 1..5 ports) push their records onto it on Dequeue, the receiver decodes
+// it (Get) and echoes the stack in the ACK, and the sender reads it
+// (rp.HPCC, Feedback).
 // The input chooses the path (byte 0: hop count and mode; byte 1: port
 // speeds; bit 7 of byte 0: the ports read the port counter, PortTxBytes)
 // and, 6 bytes per packet, the gap before it (ns), the cross traffic each
@@ -28,10 +31,14 @@ var hpccFuzzRates = [...]units.Rate{10 * units.Gbps, 25 * units.Gbps, 40 * units
 // advance), its queue (in 8 KB steps, past the 16-bit qLen saturation), and
 // the packet size.
 //
-// Nothing may panic; every header decodes to exactly what was stamped; its
-// pathID is the XOR of the switch IDs; the sender accepts every ACK (the
-// events are valid by construction) and its Limits keep W within
-// [W_min, W_max] and R = W·8/T within 1 bit/s.
+// Nothing may panic; every stack decodes to exactly what was stamped: its
+// pathID is the XOR of the switch IDs, and each record is the port's
+// state by Figure 7's rules (B the port's code, TS = ⌊egress/1 ns⌋ mod
+// 2^24, txBytes = ⌊counter/128 B⌋ mod 2^20 with the counter the port
+// read before the packet, qLen = min(⌊queue/80 B⌋, 0xFFFF)); the stack
+// re-encodes to the same bytes; the sender accepts every ACK (the events
+// are valid by construction) and its Limits keep W within [W_min, W_max]
+// and R = W·8/T within 1 bit/s.
 func FuzzHPCCSwitchToSender(f *testing.F) {
 	// One 100 Gb/s hop, a few packets at line rate with a growing queue.
 	f.Add([]byte{0x01, 0x44, 0x04, 0x00, 0x01, 0x02, 0x04, 0x00, 0x04, 0x00, 0x01, 0x04, 0x04, 0x00})
@@ -76,7 +83,6 @@ func FuzzHPCCSwitchToSender(f *testing.F) {
 		now := units.Time(16_777_000) * units.Nanosecond // just before the TS wrap
 		var seq uint64
 		var sentAt units.Time
-		buf := make([]byte, 0, inttel.MaxLen)
 		for k := 0; len(data) >= 6 && k < 512; k++ {
 			gap := units.Time(binary.BigEndian.Uint16(data)) * units.Nanosecond
 			cross := units.Bytes(data[2]) << 12
@@ -84,7 +90,11 @@ func FuzzHPCCSwitchToSender(f *testing.F) {
 			size := units.Bytes(binary.BigEndian.Uint16(data[4:])%9000 + 64)
 			data = data[6:]
 			now += gap
-			var hdr inttel.Header
+			var tel cc.Telemetry // the data packet's stack: the sender attaches the empty header
+			if err := codec.Put(&tel, &inttel.Header{}); err != nil {
+				t.Fatal(err)
+			}
+			var want [inttel.HPCCMaxHops]inttel.Hop // each port's record, from Figure 7's rules
 			for i, p := range ports {
 				// Port i sees the packet 500 ns after port i−1; the cross
 				// traffic leaves just before it, at the same time.
@@ -94,24 +104,34 @@ func FuzzHPCCSwitchToSender(f *testing.F) {
 				if err := p.Dequeue(egress, &cc.Packet{Size: cross}, q, nil); err != nil {
 					t.Fatal(err)
 				}
-				if err := p.Dequeue(egress, &cc.Packet{Size: size, INT: &hdr}, q, nil); err != nil {
+				tx := uint64(p.State().TxBytes) // the port's own count before the packet
+				if portTx {
+					tx = counters[i]
+				}
+				code, _ := codec.Code(p.Config().Rate)
+				want[i] = inttel.Hop{Speed: code, TS: uint32(uint64(egress/units.Nanosecond) % (1 << 24)),
+					TxBytes: uint32(tx / 128 % (1 << 20)), QLen: uint16(min(uint64(queue)/80, 0xffff))}
+				if err := p.Dequeue(egress, &cc.Packet{Size: size, Tel: &tel}, q, nil); err != nil {
 					t.Fatal(err)
 				}
 				counters[i] += uint64(size)
 			}
-			if hdr.PathID != pathID&inttel.MaxPathID || int(hdr.NHop) != nHop {
-				t.Fatalf("prefix nHop %d pathID %#x, want %d %#x", hdr.NHop, hdr.PathID, nHop, pathID)
-			}
-			// Wire: encode at the last switch, decode at the receiver.
-			buf, err = codec.AppendHeader(buf[:0], &hdr)
-			if err != nil {
+			// The receiver decodes the stack, and echoes it in the ACK.
+			var echoed inttel.Header
+			if err := codec.Get(&tel, &echoed); err != nil {
 				t.Fatal(err)
 			}
-			var echoed inttel.Header
-			n, err := codec.Decode(buf, &echoed)
-			if err != nil || n != len(buf) || echoed != hdr {
-				t.Fatalf("round trip: n=%d err=%v\n got %+v\nwant %+v", n, err, echoed, hdr)
+			if echoed.PathID != pathID&inttel.MaxPathID || int(echoed.NHop) != nHop {
+				t.Fatalf("prefix nHop %d pathID %#x, want %d %#x", echoed.NHop, echoed.PathID, nHop, pathID)
 			}
+			if got := echoed.Path(); !slices.Equal(got, want[:nHop]) {
+				t.Fatalf("records %+v, want %+v", got, want[:nHop])
+			}
+			var again cc.Telemetry
+			if err := codec.Put(&again, &echoed); err != nil || again != tel {
+				t.Fatalf("re-encoded %x (%v), carried %x", again.Bytes(), err, tel.Bytes())
+			}
+			echo := tel
 			// The ACK returns after the last hop plus 1 µs.
 			// The packet leaves the sender at now, or, when the previous
 			// ACK arrived later than that, right after it (this loop hands
@@ -122,7 +142,7 @@ func FuzzHPCCSwitchToSender(f *testing.F) {
 			}
 			seq += uint64(size)
 			ackAt := now + units.Time(nHop)*500*units.Nanosecond + units.Microsecond
-			ack := cc.Feedback{Kind: cc.FeedbackAck, Seq: seq, SndNxt: seq + uint64(wc.Init), INT: &echoed}
+			ack := cc.Feedback{Kind: cc.FeedbackAck, Seq: seq, SndNxt: seq + uint64(wc.Init), Tel: &echo}
 			if err := sender.Feedback(ackAt, &ack, nil); err != nil {
 				t.Fatalf("ACK %d rejected: %v", k, err)
 			}

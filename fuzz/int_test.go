@@ -4,19 +4,21 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/hwtables"
 	inttel "github.com/hwcc/hwcc/int"
 	"github.com/hwcc/hwcc/units"
 )
 
 // FuzzINTStampDecode drives the path a sender's rate estimate depends on, from
-// the switch's counters to the NIC's divider: switches stamp a header from
-// arbitrary counters, it crosses the wire, the sender decodes it and divides
-// each hop's byte delta by its time delta with the 1/n table. Nothing may
-// panic; a header that encodes must decode to the same registers; the wrap-safe
-// delta must equal the counters' true difference modulo the counter range; and
-// the table quotient must stay within the table's stated bound of the exact
-// quotient.
+// the switch's counters to the NIC's divider: the sender attaches the empty
+// header to a frame's telemetry stack, switches push records of arbitrary
+// counters onto it on the wire, the sender decodes it and divides each hop's
+// byte delta by its time delta with the 1/n table. Nothing may panic; the
+// stack must decode to the registers the same stamps give on a Header, and
+// re-encode to its own bytes; the wrap-safe delta must equal the counters'
+// true difference modulo the counter range; and the table quotient must stay
+// within the table's stated bound of the exact quotient.
 func FuzzINTStampDecode(f *testing.F) {
 	// Seeds: an ordinary 100G hop; a 20-bit txBytes wrap (128 MiB); a qLen
 	// that saturates (> 65535·80 B); a Δts of zero; a 24-bit TS wrap.
@@ -40,14 +42,21 @@ func FuzzINTStampDecode(f *testing.F) {
 		}
 		n := int(hops%6) + 1 // 1..6: the sixth stamp passes MaxHops (5)
 		var prev, cur inttel.Header
-		buf := make([]byte, 0, inttel.MaxLen)
 		for pkt := 0; pkt < 2; pkt++ {
-			var h inttel.Header
+			var tel cc.Telemetry // the frame's stack, on the wire
+			var h inttel.Header  // the same stamps on a Header
+			if err := codec.Put(&tel, &h); err != nil {
+				t.Fatal(err)
+			}
 			now := units.Time(nowNs+int64(pkt)*gapNs) * units.Nanosecond
 			for i := 0; i < n; i++ {
 				port := inttel.Port{SwitchID: (id + uint16(i)) & 0xfff, Rate: 100 * units.Gbps,
 					TxBytes: units.Bytes(tx + uint64(pkt)*sent), QLen: units.Bytes(qlen)}
-				_, err := codec.Stamp(now, &h, port)
+				satP, err := codec.Push(now, &tel, port)
+				satS, errS := codec.Stamp(now, &h, port)
+				if satP != satS || !errors.Is(err, errS) {
+					t.Fatalf("hop %d: Push %v %v, Stamp %v %v", i+1, satP, err, satS, errS)
+				}
 				if i >= codec.MaxHops() {
 					if !errors.Is(err, inttel.ErrPathFull) {
 						t.Fatalf("stamp %d past MaxHops: err %v", i+1, err)
@@ -58,13 +67,12 @@ func FuzzINTStampDecode(f *testing.F) {
 					t.Fatalf("stamp %d: %v", i+1, err)
 				}
 			}
-			buf, err = codec.AppendHeader(buf[:0], &h)
-			if err != nil {
-				t.Fatal(err)
+			if err := codec.Get(&tel, &cur); err != nil || cur != h || int(tel.Len) != h.Len() {
+				t.Fatalf("decode: %d bytes, err %v, %+v != %+v", tel.Len, err, cur, h)
 			}
-			m, err := codec.Decode(buf, &cur)
-			if err != nil || m != len(buf) || cur != h {
-				t.Fatalf("decode: n=%d of %d, err %v, %+v != %+v", m, len(buf), err, cur, h)
+			var again cc.Telemetry
+			if err := codec.Put(&again, &cur); err != nil || again != tel {
+				t.Fatalf("re-encoded %x (%v), carried %x", again.Bytes(), err, tel.Bytes())
 			}
 			if pkt == 0 {
 				prev = cur

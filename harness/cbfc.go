@@ -74,7 +74,7 @@ func (cbfcControl) admit(s *Sim, _ *node, in *port, p *Packet) bool {
 		return true
 	}
 	if rx := in.cbfcRx; rx != nil && rx[p.Prio] != nil {
-		if err := rx[p.Prio].Receive(s.now, s.cbfcBlocks(p.Size)); err != nil {
+		if err := rx[p.Prio].Absorb(s.now, s.cbfcBlocks(p.Size)); err != nil {
 			s.cbfcErr(in, err)
 			return false
 		}
@@ -157,7 +157,7 @@ func (s *Sim) onFCTimer(pt *port) {
 }
 
 // nextFC returns a flow-control packet port pt owes its peer, or nil:
-// the receiver's Timer runs when the frame starts, so the packet carries
+// the receiver's Advertise runs when the frame starts, so the packet carries
 // the credit limit of that moment.
 func (s *Sim) nextFC(pt *port) *Packet {
 	for pt.fcDue != 0 {
@@ -166,7 +166,7 @@ func (s *Sim) nextFC(pt *port) *Packet {
 			vl++
 		}
 		pt.fcDue &^= 1 << vl
-		fc, ok, err := pt.cbfcRx[vl].Timer(s.now)
+		fc, ok, err := pt.cbfcRx[vl].Advertise(s.now)
 		if err != nil {
 			s.cbfcErr(pt, err)
 			continue
@@ -183,7 +183,7 @@ func (s *Sim) nextFC(pt *port) *Packet {
 		p.Src = pt.node.id
 		p.Dst = pt.peer.node.id
 		p.Size = FCFrameBytes + s.preamble
-		if _, err := fc.AppendTo(p.Feedback.CC.Data[:0]); err != nil { // 6 bytes, within the array: no allocation
+		if _, err := fc.AppendTo(p.Feedback.Data[:0]); err != nil { // 6 bytes, within the array: no allocation
 			s.cbfcErr(pt, err)
 			s.free(p)
 			continue
@@ -199,19 +199,19 @@ func (s *Sim) nextFC(pt *port) *Packet {
 // credit limit to pt's sender of that lane, and the peer's FCTBS to pt's
 // receiver (a switch port that also receives credit-controlled data).
 func (s *Sim) onFC(pt *port, p *Packet) {
-	fc, err := credit.DecodeFCPacket(p.Feedback.CC.Data[:credit.FCPacketSize])
+	fc, err := credit.DecodeFCPacket(p.Feedback.Data[:credit.FCPacketSize])
 	if err != nil {
 		s.cbfcErr(pt, err)
 		return
 	}
 	if pt.cbfcTx != nil && int(fc.VL) < len(pt.cbfcTx) && pt.cbfcTx[fc.VL] != nil {
-		if _, err := pt.cbfcTx[fc.VL].OnFCPacket(s.now, fc); err != nil {
+		if _, err := pt.cbfcTx[fc.VL].UpdateFC(s.now, fc); err != nil {
 			s.cbfcErr(pt, err)
 		}
 		s.kick(pt)
 	}
 	if pt.cbfcRx != nil && int(fc.VL) < len(pt.cbfcRx) && pt.cbfcRx[fc.VL] != nil {
-		if err := pt.cbfcRx[fc.VL].OnFCPacket(s.now, fc); err != nil {
+		if err := pt.cbfcRx[fc.VL].ResyncFC(s.now, fc); err != nil {
 			s.cbfcErr(pt, err)
 		}
 		s.armFC(pt)
@@ -270,8 +270,8 @@ func (s *Sim) buildCBFC(sw *SwitchSpec) error {
 			up := in.peer
 			in.fcWake.at = units.MaxTime
 			up.cbfcAdj = -s.preamble
-			if s.feat.INT && !up.node.isHost {
-				up.cbfcAdj += INTHopBytes // the record this port may stamp at dequeue
+			if s.feat.telemetry() && !up.node.isHost {
+				up.cbfcAdj += s.feat.tel.Hop // the record this port may push at dequeue
 			}
 			in.cbfcRx = make([]*credit.CBFCReceiver, ControlPrio)
 			up.cbfcTx = make([]*credit.CBFCSender, ControlPrio)
@@ -287,7 +287,7 @@ func (s *Sim) buildCBFC(sw *SwitchSpec) error {
 				if err != nil {
 					return fmt.Errorf("switch.cbfc: %w", err)
 				}
-				first, _, err := rx.Timer(0)
+				first, _, err := rx.Advertise(0)
 				if err != nil {
 					return err
 				}

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"github.com/hwcc/hwcc/cc"
 	"math"
 	"slices"
 	"strings"
@@ -65,7 +66,7 @@ func (s *Scenario) ForAlgorithm(algo string) *Scenario {
 	c.Compare = nil
 	c.Params = nil
 	c.extra = append([]Param(nil), s.extra...)
-	registered := Names()
+	registered := cc.Names()
 	for k, v := range s.Params {
 		prefix, name, ok := strings.Cut(k, ".")
 		if ok && slices.Contains(registered, prefix) {

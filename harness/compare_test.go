@@ -1,11 +1,12 @@
 package harness
 
 import (
-	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -76,34 +77,43 @@ func TestValidateRejectsUnknownCompareAlgorithm(t *testing.T) {
 
 // TestValidateGivesEachComparedAlgorithmItsParams: a key prefixed with an
 // algorithm's name is checked by that algorithm only, and a key that one
-// algorithm of the list rejects is an error naming it.
+// algorithm of the list rejects (static takes a rate; test-strict takes
+// only ok) is an error naming it.
 func TestValidateGivesEachComparedAlgorithmItsParams(t *testing.T) {
+	registerStrict()
 	sc, err := Builtin("single-flow")
 	require.NoError(t, err)
-	sc.Compare = []string{"none", "test-strict"}
+	sc.Compare = []string{"static", "test-strict"}
 	sc.Params = map[string]string{"test-strict.ok": "1"}
 	require.NoError(t, sc.Validate())
-	sc.Params = map[string]string{"bad": "1"}
+	sc.Params = map[string]string{"rate": "1Gbps"}
 	require.ErrorContains(t, sc.Validate(), "params of test-strict")
 }
 
-// testStrict accepts only the parameter "ok".
-type testStrict struct{ Algorithm }
+var strictOnce sync.Once
 
-func (testStrict) Name() string { return "test-strict" }
-func (testStrict) CheckParams(p map[string]string) error {
-	for k := range p {
-		if k != "ok" {
-			return fmt.Errorf("unknown parameter %s", k)
-		}
-	}
-	return nil
+// registerStrict registers test-strict, whose only part takes only the
+// parameter "ok" (besides every part's preset).
+func registerStrict() {
+	strictOnce.Do(func() {
+		type strict struct{ OK int }
+		cc.MustRegisterAlgorithm(cc.Algorithm{
+			Name: "test-strict", Title: "strict", Paper: "none", Doc: "takes one parameter",
+			Parts: []cc.PartSpec{{Name: "rp", Role: cc.RoleRP, Doc: "paces nothing", Config: &cc.Spec[strict]{
+				Presets: []cc.Preset[strict]{{Name: "only", Config: func(cc.Env) strict { return strict{} }}},
+				Fields:  []cc.Field[strict]{{Param: cc.Param{Name: "ok", Doc: "accepted"}, Ptr: func(c *strict) any { return &c.OK }}},
+				New:     func(strict) (cc.Part, error) { return idleRP{}, nil },
+			}}},
+		})
+	})
 }
 
-func init() {
-	none, err := Lookup("none")
-	if err != nil {
-		panic(err)
-	}
-	MustRegister(testStrict{none})
-}
+// idleRP is a reaction point that limits nothing and takes every event.
+type idleRP struct{}
+
+func (idleRP) Sent(units.Time, *cc.Packet, *cc.Actions) error       { return nil }
+func (idleRP) Feedback(units.Time, *cc.Feedback, *cc.Actions) error { return nil }
+func (idleRP) Limits() cc.Limits                                    { return cc.Limits{} }
+func (idleRP) NextDeadline() units.Time                             { return units.MaxTime }
+func (idleRP) Timer(units.Time, *cc.Actions) error                  { return nil }
+func (idleRP) AppendRegisters(dst []cc.Register) []cc.Register      { return dst }

@@ -1,6 +1,7 @@
 package harness_test
 
 import (
+	"encoding/binary"
 	"fmt"
 	"sync"
 	"testing"
@@ -13,13 +14,14 @@ import (
 )
 
 // A toy receiver-credited scheme, defined here and not in the harness, in
-// ExpressPass's shape (Cho et al., SIGCOMM 2017): the sender's RP asks its
+// ExpressPass's shape ([ExpressPass]): the sender's RP asks its
 // destination for credits when the flow starts and says stop after its
 // last byte; the receiver's NP, once asked, sends a credit every
 // toyXGap, far faster than the credit class's shaper lets through, so the
 // shapers (84-byte frames, one per 1622 bytes of port time, queues of 8)
 // both pace and drop them; the RP sends one frame per credit and writes
-// the credit's number into it (cc.Packet.Echo), which the NP checks.
+// the credit's number into its header (cc.Packet.Hdr bytes 0..7), which
+// the NP checks.
 const toyXGap = 10 * units.Nanosecond
 
 // toyXFrame is the most wire bytes one toy credit pays for: more than any
@@ -72,10 +74,11 @@ func (n *toyXNP) Receive(now units.Time, p *cc.Packet, _ *cc.Actions) error {
 		return err
 	}
 	n.frames++
-	if p.Echo <= n.lastEcho {
+	echo := binary.BigEndian.Uint64(p.Hdr[0:8])
+	if echo <= n.lastEcho {
 		n.echoesOutOfOrder++
 	}
-	n.lastEcho = p.Echo
+	n.lastEcho = echo
 	return nil
 }
 
@@ -149,7 +152,7 @@ func (r *toyXRP) Sent(now units.Time, p *cc.Packet, act *cc.Actions) error {
 		}
 	}
 	r.clock.Advance(now)
-	p.Echo = r.held[0]
+	binary.BigEndian.PutUint64(p.Hdr[0:8], r.held[0])
 	r.held = r.held[1:]
 	r.sent++
 	if last && !r.stopSent {
@@ -187,7 +190,7 @@ var (
 
 // toyXCredit is the credit class: ExpressPass's numbers (84-byte credits,
 // one per 84 + 1538 bytes of port time, a queue of 8).
-var toyXCredit = harness.ControlKind{Kind: cc.FeedbackCredit, Name: "credit", Frame: 64, Prio: harness.ControlPrio, Spacing: 84 + 1538, Queue: 8}
+var toyXCredit = cc.MessageKind{Kind: cc.FeedbackCredit, Name: "credit", Frame: 64, Prio: harness.ControlPrio, Spacing: 84 + 1538, Queue: 8}
 
 func registerToyX() {
 	toyXOnce.Do(func() {
@@ -206,20 +209,26 @@ func registerToyX() {
 				},
 			}
 		}
-		cc.MustRegisterAlgorithm(cc.Algorithm{
-			Name: "test-toy-xpass", Title: "toy credited", Paper: "none", Doc: "receiver credits in ExpressPass's shape",
-			Parts: []cc.PartSpec{
-				{Name: "np", Role: cc.RoleNP, Doc: "credits", Config: spec(cc.RoleNP)},
-				{Name: "rp", Role: cc.RoleRP, Doc: "spends them", Config: spec(cc.RoleRP)},
-			},
-		})
-		kinds := []harness.ControlKind{
+		kinds := []cc.MessageKind{
 			toyXCredit,
 			{Kind: cc.FeedbackCreditRequest, Name: "credit-request", Frame: 64, Prio: harness.ControlPrio},
 			{Kind: cc.FeedbackCreditStop, Name: "credit-stop", Frame: 64, Prio: harness.ControlPrio},
 		}
-		harness.MustRegisterScheme(harness.Scheme{Algo: "test-toy-xpass", Symmetric: true, Kinds: kinds})
-		harness.MustRegisterScheme(harness.Scheme{Name: "test-toy-xpass-asym", Algo: "test-toy-xpass", Kinds: kinds})
+		// The same parts, with and without symmetric routing.
+		for _, sym := range []bool{true, false} {
+			name := "test-toy-xpass"
+			if !sym {
+				name += "-asym"
+			}
+			cc.MustRegisterAlgorithm(cc.Algorithm{
+				Name: name, Title: "toy credited", Paper: "none", Doc: "receiver credits in ExpressPass's shape",
+				Parts: []cc.PartSpec{
+					{Name: "np", Role: cc.RoleNP, Doc: "credits", Config: spec(cc.RoleNP)},
+					{Name: "rp", Role: cc.RoleRP, Doc: "spends them", Config: spec(cc.RoleRP)},
+				},
+				Deploy: cc.Deployment{Symmetric: sym, Messages: kinds},
+			})
+		}
 	})
 }
 
@@ -245,7 +254,7 @@ func toyXRun(t *testing.T, algo string, topo harness.TopologySpec, flows []harne
 //   - the credit request reaches the destination's NP once, at the start,
 //     and the stop once, after the last frame (ToDestination);
 //   - the flow sends exactly one frame per credit held, each carrying the
-//     number of the credit it spends, in order (Credited, Echo);
+//     number of the credit it spends, in order (Credited, Hdr);
 //   - the credit class is shaped: credits leave the receiver's NIC at most
 //     one per 1622 bytes of port time, so 100 frames take at least 99
 //     shaper slots (ser(1622 B) = 129.76 ns at 100 Gb/s) and, since
@@ -285,7 +294,7 @@ func TestCreditedFlow(t *testing.T) {
 
 // TestCreditedSymmetricRouting: on a leaf-spine with four spines, each
 // flow's credits (and ACKs) retrace its data path when the scheme asks for
-// it (Scheme.Symmetric), so exactly one spine carries the flow in each
+// it (cc.Deployment.Symmetric), so exactly one spine carries the flow in each
 // direction and it is the same spine; without it, ECMP hashes the two
 // directions independently and some pair of hosts out of eight goes back
 // through another spine (the hash is fixed, so this is a fact of the

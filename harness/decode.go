@@ -3,12 +3,9 @@ package harness
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"reflect"
-	"sort"
-	"strings"
+	"math"
 
 	"github.com/hwcc/hwcc/units"
 )
@@ -63,13 +60,16 @@ func (r *Rate) UnmarshalJSON(b []byte) error {
 }
 
 // UnmarshalJSON reads a string that units.ParseBytes accepts, or a JSON
-// integer of bytes.
+// number that is a whole number of bytes ("1500", "1.5e3").
 func (x *Bytes) UnmarshalJSON(b []byte) error {
 	s := string(bytes.TrimSpace(b))
 	if len(s) > 0 && s[0] != '"' {
-		var n int64
-		if err := json.Unmarshal(b, &n); err != nil || n < 0 {
-			return fmt.Errorf("want a size such as \"150KB\" or a whole number of bytes >= 0, got %s", s)
+		neg, n, ok := false, uint64(0), false
+		if json.Valid(b) && (s[0] == '-' || s[0] >= '0' && s[0] <= '9') {
+			neg, n, ok = wholeNumber(s)
+		}
+		if !ok || (neg && n != 0) || n > math.MaxInt64 {
+			return fmt.Errorf("want a size such as \"150KB\" or a whole number of bytes >= 0, got %s", clip(s))
 		}
 		*x = Bytes(n)
 		return nil
@@ -97,123 +97,26 @@ func unitString(b []byte, want string) (string, error) {
 
 // DecodeScenario reads a scenario from JSON, strictly: settings it omits
 // keep DefaultScenario's values; an unknown field is an error naming it,
-// where it is, and the allowed fields; a value of the wrong type or unit
-// is an error naming the field; trailing data is an error. The result is
+// where it is, and the allowed fields; a field given twice in one object,
+// a value of the wrong type or unit, and trailing data are errors naming
+// the field and its line and column, and a syntax error names its line
+// and column. A whole number may be written with an exponent ("1e3"). A
+// file larger than MaxScenarioBytes is an error saying so. The result is
 // validated.
 func DecodeScenario(r io.Reader) (*Scenario, error) {
-	data, err := io.ReadAll(io.LimitReader(r, 64<<20))
+	data, err := io.ReadAll(io.LimitReader(r, MaxScenarioBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("scenario: %w", err)
 	}
-	first := json.NewDecoder(bytes.NewReader(data))
-	var raw json.RawMessage
-	if err := first.Decode(&raw); err != nil {
-		return nil, fmt.Errorf("scenario: %w", err)
-	}
-	if _, err := first.Token(); err != io.EOF {
-		return nil, errors.New("scenario: trailing data after the JSON object")
-	}
-	if err := checkJSON(raw, reflect.TypeFor[Scenario](), "scenario"); err != nil {
-		return nil, err
+	if len(data) > MaxScenarioBytes {
+		return nil, fmt.Errorf("scenario file larger than %d MB (harness.MaxScenarioBytes)", MaxScenarioBytes>>20)
 	}
 	s := DefaultScenario()
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(s); err != nil {
-		return nil, fmt.Errorf("scenario: %w", err)
+	if err := readJSON(data, s, "scenario"); err != nil {
+		return nil, err
 	}
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
 	return s, nil
-}
-
-// checkJSON walks raw against type t and reports the first unknown field or
-// badly typed value with its path, before encoding/json sees it.
-func checkJSON(raw json.RawMessage, t reflect.Type, path string) error {
-	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
-		return nil
-	}
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if reflect.PointerTo(t).Implements(reflect.TypeFor[json.Unmarshaler]()) {
-		v := reflect.New(t)
-		if err := json.Unmarshal(raw, v.Interface()); err != nil {
-			return fmt.Errorf("%s: %v", path, err)
-		}
-		return nil
-	}
-	switch t.Kind() {
-	case reflect.Struct:
-		var m map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &m); err != nil {
-			return fmt.Errorf("%s: want a JSON object", path)
-		}
-		fields := map[string]reflect.StructField{}
-		var names []string
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			if !f.IsExported() {
-				continue
-			}
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if name == "" || name == "-" {
-				continue
-			}
-			fields[name] = f
-			names = append(names, name)
-		}
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			f, ok := fields[k]
-			if !ok {
-				sort.Strings(names)
-				return fmt.Errorf("%s: unknown field %q (allowed: %s)", path, k, strings.Join(names, ", "))
-			}
-			if err := checkJSON(m[k], f.Type, path+"."+k); err != nil {
-				return err
-			}
-		}
-		return nil
-	case reflect.Slice:
-		var arr []json.RawMessage
-		if err := json.Unmarshal(raw, &arr); err != nil {
-			return fmt.Errorf("%s: want a JSON array", path)
-		}
-		for i, e := range arr {
-			if err := checkJSON(e, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
-				return err
-			}
-		}
-		return nil
-	default:
-		v := reflect.New(t)
-		if err := json.Unmarshal(raw, v.Interface()); err != nil {
-			return fmt.Errorf("%s: want %s, got %s", path, kindName(t), bytes.TrimSpace(raw))
-		}
-		return nil
-	}
-}
-
-func kindName(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.Bool:
-		return "true or false"
-	case reflect.String:
-		return "a string"
-	case reflect.Int, reflect.Int64, reflect.Int32:
-		return "a whole number"
-	case reflect.Uint64, reflect.Uint32, reflect.Uint:
-		return "a whole number >= 0"
-	case reflect.Float64:
-		return "a number"
-	case reflect.Map:
-		return "an object of strings"
-	}
-	return t.String()
 }

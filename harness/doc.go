@@ -1,8 +1,7 @@
 // Package harness is hwcc's reference discrete-event simulator: links,
 // switches and NICs detailed enough to run the congestion-control state
 // machines of cp/, rp/ and np/ on the topologies and workloads of their
-// papers (RoCC, ../shared/papers/rocc.txt section VI-A; HPCC,
-// ../shared/papers/hpcc.txt section 5; DCQCN, survey section 4.1.2) and to
+// papers ([RoCC] §VI-A; [HPCC] §5; DCQCN, [Survey] §4.1.2) and to
 // report what the papers plot: per-flow throughput over time, FCT and
 // slowdown, queue lengths, PFC pauses, Jain's fairness index and link
 // utilisation.
@@ -39,12 +38,11 @@
 //
 // # Event queue
 //
-// The pending events are in a calendar queue (R. Brown, "Calendar queues:
-// a fast O(1) priority queue implementation for the simulation event set
-// problem", CACM 31(10), 1988) that re-chooses its geometry as the run
-// goes: slots of 2^shift ps, a power of two of them (at least 1024, at
-// most 2^22), each an unsorted list, the current one a sorted array, and a
-// 4-ary heap for the events beyond the last slot. Every 4096 pops the
+// The pending events are in a calendar queue ([CalendarQueue]) that
+// re-chooses its geometry as the run goes: slots of 2^shift ps, a power of
+// two of them (at least 1024, at most 2^22), each an unsorted list, the
+// current one a sorted array, and a 4-ary heap for the events beyond the
+// last slot. Every 4096 pops the
 // queue compares the events popped per slot with a target of 2 and, when
 // it is off by more than 2×, sets the width to the power of two nearest to
 // meeting it; it sizes the slots so that all but 1/32 of the epoch's
@@ -144,17 +142,19 @@
 // PAUSE holds until the RESUME (equivalent to a sender that refreshes its
 // pause quanta before they expire; pause quanta are not modelled).
 //
-// ECN and INT: when the algorithm sets Features.ECN, a data frame is marked
-// CE as it joins the egress queue if the data queue, the frame included,
-// exceeds SwitchSpec.ECN; the CP's OnEnqueue runs after that. When a data
-// frame leaves the queue the CP's OnDequeue runs. With Features.INT the
-// frame carries an INT header, and the CP stamps its hop record in place
-// (HPCC's cp.HPCC, from the Queue: the data queue the frame leaves behind
-// and TxBytes, the wire bytes the port sent before this frame over every
-// priority; its switch ID is CPInfo.SwitchID); the generic adapter grows
-// the frame by the record. The harness stamps nothing itself. A frame that
-// leaves a port with no record added (its header already held the CP's
-// MaxHops records) is counted in Counters.INTPathFull.
+// ECN and telemetry: when the algorithm's deployment asks for the
+// switches' own marker (cc.Deployment.ECN), a data frame is marked CE as
+// it joins the egress queue if the data queue, the frame included,
+// exceeds SwitchSpec.ECN; the congestion point's Enqueue runs after that.
+// When a data frame leaves the queue the congestion point's Dequeue runs.
+// When the deployment asks for a telemetry stack (cc.Deployment.
+// Telemetry), every data frame carries one, and the congestion point may
+// push its record onto it (HPCC's cp.HPCC, from the queue the frame leaves
+// behind and the wire bytes the port sent before it over every priority;
+// its switch ID is cc.Env.SwitchID); the frame grows by the bytes pushed.
+// The harness writes no telemetry itself. A frame that leaves a port with
+// no record added (its stack already held the part's limit) is counted in
+// Counters.INTPathFull.
 //
 // # NIC model
 //
@@ -183,7 +183,7 @@
 //	BaseRTT = Σ_fwd (ser(data, r_h) + d_h) + Σ_rev (ser(ack, r_h) + d_h)
 //
 // with the frames' wire sizes without INT and the ECMP path the flow's
-// packets take (FlowInfo.BaseRTT, FlowResult.BaseRTT).
+// packets take (flowInfo.BaseRTT, FlowResult.BaseRTT).
 //
 // Ideal FCT: the FCT of the flow alone on the idle network, which is what
 // HPCC's slowdown normalises by ("its ideal FCT when the network only has
@@ -234,39 +234,38 @@
 // gets the throughput of its in-order data frames over the interval, and
 // every switch port its queue length at the sample instant.
 //
-// # Plugging in an algorithm
+// # Running an algorithm
 //
-// An adapter implements Algorithm and calls Register (usually from an
-// init function in package harness/algos, one file per algorithm):
+// The harness runs any algorithm registered in package cc, through the
+// contract alone: Scenario.Algorithm names it, and its registration's
+// Deploy (cc.Deployment) says which part runs at every switch egress data
+// queue (a congestion point), every sending flow (a reaction point),
+// every receiving flow (a notification point) and every switch (a switch
+// point), and what the network does for them: a telemetry stack on data
+// frames, the network's largest RTT for every flow, symmetric routing of
+// what returns to a sender, the switches' own ECN marker, ACKs kept from
+// the reaction point, defaults for the parts' settings, settings of the
+// network model (a VOQ scheduler), and the size and priority of the
+// messages the parts send. Adding an algorithm is registering it; nothing
+// in the switch or NIC model names one.
 //
-//	type Algorithm interface {
-//		Name() string
-//		Features() Features          // ECN: default threshold marker; INT: header and echo
-//		NewCP(CPInfo) (CP, error)     // one per switch egress data queue, at build
-//		NewRP(FlowInfo) (RP, error)   // one per flow, at its start (sender)
-//		NewNP(FlowInfo) (NP, error)   // one per flow, at its start (receiver)
-//	}
+// One generic adapter per role feeds a part the contract's events (as a
+// cc.Event records them: Options.Trace writes them as a golden-model trace)
+// and carries out its actions: marks on the frame of the event, feedback
+// to a flow's source or destination or to another switch, credit to a VOQ.
+// The NIC paces a flow at min(offered rate, line rate, the reaction
+// point's Limits.Rate), keeps inflight below Limits.Window and, when the
+// part is credited, spends Limits.Credit per frame; it reads the limits
+// after every event of the part. A reaction point's feedback (a CNP, a
+// rate message) waits out its ReactionDelay, when it has one. A part's
+// deadline is fired at or after it (never before); units.MaxTime means
+// none. A part's error is recorded (Report.Errors) and the run goes on.
+// Options.Wrap sees every part as it is built, and may wrap it (a probe)
+// or keep it (to read its registers after the run).
 //
-// Any factory may return nil for "no such part". A CP sees OnEnqueue and
-// OnDequeue with the *Queue (length, rate, txBytes, pause state) and the
-// *Packet (it may set CE, and stamp p.INT on dequeue, adding the record's
-// bytes to p.Size), may call q.SendFeedback(flow, Feedback) to send
-// a 16-byte opaque payload to a flow's source at control priority, and has
-// a timer: NextDeadline/OnTimer. An RP sets Rate (pacing, wire bytes) and
-// Window (inflight payload limit, 0 = none), which the NIC reads after every
-// call; it hears OnSend, OnAck (an *Ack with cumulative Seq, ECN echo and
-// counts, RTT sample and the echoed INT header decoded with inttel), OnCNP,
-// OnFeedback and OnTimer at its NextDeadline. An NP sees each data packet
-// (OnData, with p.CE) and its timer, and returns true to send a CNP. All
-// pointers handed to adapters are valid only during the call. Timers are
-// called at or after (never before) the reported deadline; units.MaxTime
-// means none. BaseCP, BaseRP and BaseNP provide no-op methods to embed.
-// Optional: a CP that implements PauseObserver hears PFC pause and resume of
-// its queue; an Algorithm that implements ParamChecker validates
-// Scenario.Params (set with -set param.NAME=VALUE) before a run.
-//
-// Two baselines are registered here: "none" (every flow at its NIC's line
-// rate, no window) and "static" (every flow at its offered rate).
+// The baselines are registered algorithms like the others: "none" (every
+// flow at its NIC's line rate, or its offered rate) and "static" (a fixed
+// rate per flow).
 //
 // # Topologies
 //
@@ -276,14 +275,13 @@
 // (ecmpPort in link.go), so all packets of a flow and direction take one
 // path. Two kinds have three tiers.
 //
-// fat-tree is the k-ary fat tree of M. Al-Fares, A. Loukissas and
-// A. Vahdat, "A Scalable, Commodity Data Center Network Architecture",
-// SIGCOMM 2008: k-port switches (k even), k pods of k/2 edge and k/2
-// aggregation switches, (k/2)² core switches, k/2 hosts per edge switch.
-// Every edge switch links to every aggregation switch of its pod; the
-// cores form k/2 groups of k/2, and aggregation switch j of every pod links
-// to the cores of group j (core j·k/2 + m, m < k/2), so a core has one
-// port per pod and every switch has k ports. All links run at link.
+// fat-tree is the k-ary fat tree of [FatTree]: k-port switches (k even), k
+// pods of k/2 edge and k/2 aggregation switches, (k/2)² core switches, k/2
+// hosts per edge switch. Every edge switch links to every aggregation switch
+// of its pod; the cores form k/2 groups of k/2, and aggregation switch j of
+// every pod links to the cores of group j (core j·k/2 + m, m < k/2), so a
+// core has one port per pod and every switch has k ports. All links run at
+// link.
 //
 //	k     hosts  edge  agg  core  links (3k³/4: host, edge–agg, agg–core)
 //	4        16     8    8     4     48
@@ -303,36 +301,33 @@
 // each of tors/pods ToR and aggs/pods aggregation switches, cores core
 // switches, hosts_per_tor hosts on each ToR at link, every switch-to-switch
 // link at core_link. The counts are totals, as the papers give them. The
-// wiring is the fat tree's: a full mesh between the ToRs and the
-// aggregation switches of a pod, and striping to the cores, with A =
-// aggs/pods and w = cores/A: aggregation switch j of every pod links to
-// cores j·w .. j·w + w − 1, so each core links to one aggregation switch
-// per pod (tors and aggs must be multiples of pods, cores of A; at most
-// 4096 hosts and 1024 switches). A ToR has hosts_per_tor + A ports, an
-// aggregation switch tors/pods + w, a core pods. Paths cross 1, 3 (A
-// equal-cost paths) or 5 switches (A·w = cores paths). The fat tree of k is clos with pods = k, tors = aggs = k²/2,
-// cores = k²/4, hosts_per_tor = k/2, core_link = link. Striping, not a
-// full mesh of aggregation and core switches, because it is what both the
-// fat tree and the HPCC authors' topology file (simulation/mix/fat.txt in
-// alibaba-edu/High-Precision-Congestion-Control: 5 pods of 4 ToRs and 4
-// Aggs, each Agg to 4 of the 16 cores; 376 nodes, 480 links) wire; a full
-// mesh would give each aggregation switch there 16 uplinks for 4 downlinks.
+// wiring is the fat tree's: a full mesh between the ToRs and the aggregation
+// switches of a pod, and striping to the cores, with A = aggs/pods and w =
+// cores/A: aggregation switch j of every pod links to cores j·w .. j·w + w −
+// 1, so each core links to one aggregation switch per pod (tors and aggs must
+// be multiples of pods, cores of A; at most 4096 hosts and 1024 switches). A
+// ToR has hosts_per_tor + A ports, an aggregation switch tors/pods + w, a
+// core pods. Paths cross 1, 3 (A equal-cost paths) or 5 switches (A·w = cores
+// paths). The fat tree of k is clos with pods = k, tors = aggs = k²/2, cores
+// = k²/4, hosts_per_tor = k/2, core_link = link. Striping, not a full mesh of
+// aggregation and core switches, because it is what both the fat tree and the
+// fat-tree topology file of [HPCC-ns3] (5 pods of 4 ToRs and 4 Aggs, each Agg
+// to 4 of the 16 cores; 376 nodes, 480 links) wire; a full mesh would give
+// each aggregation switch there 16 uplinks for 4 downlinks.
 //
-// The papers' topologies as one clos line each. HierCC
-// (../shared/papers/hiercc.txt) section 5.2 uses the topology of section
-// 2.2: "16 Core switches, 20 Agg switches, 20 ToRs. Each ToR switch
-// connects 16 servers via 25Gbps links and the links between switches are
-// all 100Gbps. The delay of links are all 1 µs and thus the RTT is 12 µs"
+// The papers' topologies as one clos line each. HierCC ([HierCC] §5.2) uses
+// the topology of §2.2: "16 Core switches, 20 Agg switches, 20 ToRs. Each ToR
+// switch connects 16 servers via 25Gbps links and the links between switches
+// are all 100Gbps. The delay of links are all 1 µs and thus the RTT is 12 µs"
 // (12 µs = 2 × 6 links × 1 µs: the 5-switch path across pods), so 16/20/20
 // are core/aggregation/ToR totals; section 5.1 reduces "the number of core,
 // aggregation, and ToR switches" "to 2, 4, 4, respectively", the rest
-// unchanged. Neither gives pods: the 320-host topology has 5 in the HPCC
-// file above, and for 2/4/4 we take 2 (2 ToRs and 2 aggregation switches
-// per pod, each aggregation switch to 1 core: that shape scaled down); 4
-// pods of one ToR and one aggregation switch would fit the text as well.
-// HPCC (hpcc.txt section 5) and Mercury (mercury.txt, Experiment
-// settings) run the 320-host topology at 100 Gb/s to the hosts and
-// 400 Gb/s between switches.
+// unchanged. Neither gives pods: the 320-host topology has 5 in the HPCC file
+// above, and for 2/4/4 we take 2 (2 ToRs and 2 aggregation switches per pod,
+// each aggregation switch to 1 core: that shape scaled down); 4 pods of one
+// ToR and one aggregation switch would fit the text as well. HPCC ([HPCC] §5)
+// and Mercury ([Mercury] §"Experiment settings") run the 320-host topology at
+// 100 Gb/s to the hosts and 400 Gb/s between switches.
 //
 //	HierCC 2.2, 5.2  {"kind":"clos","cores":16,"aggs":20,"tors":20,"pods":5,"hosts_per_tor":16,"link":"25Gbps","core_link":"100Gbps","delay":"1us"}
 //	HierCC 5.1       {"kind":"clos","cores":2,"aggs":4,"tors":4,"pods":2,"hosts_per_tor":16,"link":"25Gbps","core_link":"100Gbps","delay":"1us"}
@@ -352,7 +347,9 @@
 // window, sample interval and seed. Built-ins: Builtin, BuiltinNames,
 // RegisterBuiltin. JSON files: DecodeScenario (strict). Overrides:
 // Scenario.Set(key, value), keys listed by Scenario.Keys; built-ins may add
-// keys with AddParam.
+// keys with AddParam. Validate bounds what a run will build (MaxHosts,
+// MaxSwitches, MaxLinks, MaxPorts, MaxVOQs, MaxFlows, MaxPoissonFlows)
+// before anything is built.
 //
 // Run returns a Result: the Report (the JSON shape the command prints),
 // per-flow and per-port details, counters, and the time series

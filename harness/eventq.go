@@ -50,7 +50,7 @@ func (a *event) before(b *event) bool {
 }
 
 // eventQueue holds the pending events and pops them in (at, seq) order. It
-// is a calendar queue (Brown, CACM 31(10), 1988) whose slot width follows
+// is a calendar queue ([CalendarQueue]) whose slot width follows
 // the event density, with slots kept unsorted until they are reached:
 //
 //   - cur is the current slot number (at >> shift); bot holds every
@@ -73,8 +73,9 @@ func (a *event) before(b *event) bool {
 // eventHeap. Cost model and measurements: doc.go, "Event queue".
 //
 // The slots' events live in one arena, nodes; the arena, bot, the slot
-// arrays and the heap grow while a run warms up and then allocate nothing (a change of geometry reallocates the slot
-// arrays only when they grow). The zero value is an empty queue.
+// arrays and the heap grow while a run warms up and then allocate nothing
+// (a change of geometry reallocates the slot arrays only when they grow).
+// The zero value is an empty queue.
 type eventQueue struct {
 	seq  uint64
 	last units.Time // the time of the last event popped (never decreases)

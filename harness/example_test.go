@@ -1,11 +1,12 @@
 package harness_test
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"strings"
 
+	_ "github.com/hwcc/hwcc/algos" // the registered algorithms; the scenarios' default, none, among them
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/harness"
 	"github.com/hwcc/hwcc/units"
 )
@@ -55,31 +56,41 @@ func ExampleScenario_Set() {
 	// true
 }
 
-// halfRate is the smallest possible adapter: a reaction point that sends
-// at half the line rate, with no congestion point or notification point.
-type halfRate struct{}
-
-func (halfRate) Name() string                               { return "example-half" }
-func (halfRate) Features() harness.Features                 { return harness.Features{} }
-func (halfRate) NewCP(harness.CPInfo) (harness.CP, error)   { return nil, nil }
-func (halfRate) NewNP(harness.FlowInfo) (harness.NP, error) { return nil, nil }
-func (halfRate) NewRP(f harness.FlowInfo) (harness.RP, error) {
-	return &halfRP{rate: f.LineRate / 2}, nil
-}
-
+// halfRP is the smallest algorithm the harness runs: a reaction point
+// that paces its flow at half its NIC's line rate, with no congestion
+// point or notification point.
 type halfRP struct {
-	harness.BaseRP // no-op event methods
-	rate           units.Rate
+	clock cc.Monotonic
+	rate  units.Rate
 }
 
-func (r *halfRP) Rate() units.Rate    { return r.rate }
-func (r *halfRP) Window() units.Bytes { return 0 }
+func (r *halfRP) Limits() cc.Limits        { return cc.Limits{Rate: r.rate} }
+func (r *halfRP) NextDeadline() units.Time { return units.MaxTime }
+func (r *halfRP) Timer(now units.Time, _ *cc.Actions) error {
+	return r.clock.Accept("example-half rp", "Timer", now)
+}
+func (r *halfRP) Sent(now units.Time, _ *cc.Packet, _ *cc.Actions) error {
+	return r.clock.Accept("example-half rp", "Sent", now)
+}
+func (r *halfRP) Feedback(now units.Time, _ *cc.Feedback, _ *cc.Actions) error {
+	return r.clock.Accept("example-half rp", "Feedback", now)
+}
+func (r *halfRP) AppendRegisters(dst []cc.Register) []cc.Register {
+	return append(dst, r.clock.Register(), cc.RateReg("rate", r.rate))
+}
 
-func ExampleRegister() {
-	// Adapters register from an init function; ErrDuplicate only matters
-	// there. Here the example may run more than once (go test -count=2).
-	if err := harness.Register(halfRate{}); err != nil && !errors.Is(err, harness.ErrDuplicate) {
-		panic(err)
+// Running an algorithm of one's own: register it in package cc, from an
+// init function (here it may run more than once: go test -count=2); its
+// deployment's zero value runs its one reaction point at every sender.
+func Example_algorithm() {
+	if _, err := cc.Lookup("example-half"); err != nil {
+		cc.MustRegisterAlgorithm(cc.Algorithm{
+			Name: "example-half", Title: "half rate", Paper: "none", Doc: "every flow at half its line rate",
+			Parts: []cc.PartSpec{{Name: "rp", Role: cc.RoleRP, Doc: "paces at half the line rate", Config: &cc.Spec[units.Rate]{
+				Presets: []cc.Preset[units.Rate]{{Name: "half", Config: func(env cc.Env) units.Rate { return env.Rate / 2 }}},
+				New:     func(rate units.Rate) (cc.Part, error) { return &halfRP{rate: rate}, nil },
+			}}},
+		})
 	}
 	sc, _ := harness.Builtin("single-flow")
 	_ = sc.Set("algorithm", "example-half")
@@ -118,5 +129,5 @@ func ExampleDecodeScenario() {
 	// Output:
 	// l0->r0 FCT 33.69 us
 	// l1->r1 FCT 33.90 us
-	// scenario.topology: unknown field "host" (allowed: aggs, core_link, cores, delay, hosts, hosts_per_leaf, hosts_per_switch, hosts_per_tor, k, kind, leaves, left, link, pods, right, spines, switches, tors)
+	// scenario.topology (line 1, column 31): unknown field "host" (allowed: aggs, core_link, cores, delay, hosts, hosts_per_leaf, hosts_per_switch, hosts_per_tor, k, kind, leaves, left, link, pods, right, spines, switches, tors)
 }

@@ -124,16 +124,16 @@ func registerToy() {
 					return r
 				})},
 			},
+			Deploy: cc.Deployment{Messages: []cc.MessageKind{
+				{Kind: toyCredit, Name: "credit", Frame: 100, Prio: 6},
+				{Kind: toyEcho, Name: "echo", Frame: 80, Prio: harness.ControlPrio},
+			}},
 		})
-		harness.MustRegisterScheme(harness.Scheme{Algo: "test-toy-credit", Kinds: []harness.ControlKind{
-			{Kind: toyCredit, Name: "credit", Frame: 100, Prio: 6},
-			{Kind: toyEcho, Name: "echo", Frame: 80, Prio: harness.ControlPrio},
-		}})
 	})
 }
 
 // TestToySchemeWithItsOwnControlKinds: adding an algorithm to the harness
-// is registering it in cc and declaring its scheme; its control messages
+// is registering it in cc with its deployment; its control messages
 // travel with their declared sizes and priorities, with no harness edit.
 // One flow of 100 packets crosses one switch: its CP dequeues 100 packets
 // (25 credits), its NP receives 100 (12 echoes), and the reverse link s0→h1

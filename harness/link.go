@@ -61,7 +61,7 @@ type port struct {
 	txSize   units.Bytes          // its wire size
 	bytes    units.Bytes          // queued, all priorities
 	vq       *portVOQ             // the data frames' VOQs (switch.scheduler voq, voq-credit), else nil
-	queue    *Queue               // the data queue's view for CPs (switch ports only)
+	queue    *egressQueue         // the data queue's view for CPs (switch ports only)
 	sched    Scheduler            // picks the data priority to send (switch ports only)
 	cbfcTx   []*credit.CBFCSender // see CBFC below
 	wake     timerSlot            // pending wake-up: a host's pacing, a port's shaper
@@ -99,53 +99,28 @@ type port struct {
 	fcWake  timerSlot
 }
 
-// Queue is the view of one switch egress queue that a congestion point gets.
-// It is owned by the harness; a CP may keep the pointer for the run.
-type Queue struct {
+// egressQueue is one switch egress data queue and its congestion point.
+type egressQueue struct {
 	s     *Sim
 	p     *port
 	prio  uint8
 	id    CPID
-	cp    CP
-	obs   PauseObserver // cp, if it implements PauseObserver
+	cp    *schemeCP // nil when the algorithm runs none
 	timer timerSlot
-	info  CPInfo
+	info  cpInfo
 }
 
-// Len returns the bytes queued in this queue now (wire bytes).
-func (q *Queue) Len() units.Bytes { return q.p.qbytes[q.prio] }
+// len returns the bytes queued in this queue now (wire bytes).
+func (q *egressQueue) len() units.Bytes { return q.p.qbytes[q.prio] }
 
-// Packets returns the number of packets in this queue now.
-func (q *Queue) Packets() int { return q.p.packets(int(q.prio)) }
-
-// PortLen returns the bytes queued at the port over all priorities.
-func (q *Queue) PortLen() units.Bytes { return q.p.bytes }
-
-// Rate returns the port's line rate.
-func (q *Queue) Rate() units.Rate { return q.p.rate }
-
-// TxBytes returns the wire bytes the port has transmitted since the start
+// txBytes returns the wire bytes the port has transmitted since the start
 // of the run (all priorities), a 64-bit counter that does not wrap in any
-// feasible run; INT's 20-bit txBytes field is derived from it.
-func (q *Queue) TxBytes() uint64 { return q.p.st.txBytes }
+// feasible run.
+func (q *egressQueue) txBytes() uint64 { return q.p.st.txBytes }
 
-// Paused reports whether the downstream neighbour has paused this queue's
+// paused reports whether the downstream neighbour has paused this queue's
 // priority with PFC.
-func (q *Queue) Paused() bool { return q.p.pausedBy[q.prio] }
-
-// ID returns the queue's congestion-point ID.
-func (q *Queue) ID() CPID { return q.id }
-
-// Info returns the description NewCP was given.
-func (q *Queue) Info() CPInfo { return q.info }
-
-// SendFeedback sends a feedback packet carrying fb (with fb.From set to
-// this queue's ID) from this switch to the source host of flow, at control
-// priority. It returns false, sending nothing, if the flow is unknown or has
-// finished or stopped.
-func (q *Queue) SendFeedback(flow FlowID, fb Feedback) bool {
-	return q.s.sendFeedback(q, flow, fb)
-}
+func (q *egressQueue) paused() bool { return q.p.pausedBy[q.prio] }
 
 // addNode appends a host or switch.
 func (s *Sim) addNode(name string, host bool) (*node, error) {
@@ -329,11 +304,11 @@ func ecmpPort(sw *node, flow FlowID, src, dst NodeID) *port {
 }
 
 // route picks the egress port of switch sw for a packet of flow going from
-// src to dst: ecmpPort, except that with Features.Symmetric a packet going
+// src to dst: ecmpPort, except that with features.Symmetric a packet going
 // to the flow's source from a switch on its data path leaves through the
 // port the flow's data arrives on (the data path in reverse).
 func (s *Sim) route(sw *node, flow FlowID, src, dst NodeID) *port {
-	if s.feat.Symmetric && flow >= 0 && int(flow) < len(s.flows) {
+	if s.feat.symmetric && flow >= 0 && int(flow) < len(s.flows) {
 		if f := s.flows[flow]; dst == f.src.id {
 			for _, h := range f.rev {
 				if h.sw == sw {
@@ -346,7 +321,7 @@ func (s *Sim) route(sw *node, flow FlowID, src, dst NodeID) *port {
 }
 
 // revHop is a switch on a flow's data path and the port its data arrives
-// on there (Features.Symmetric).
+// on there (features.Symmetric).
 type revHop struct {
 	sw *node
 	in *port

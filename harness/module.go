@@ -7,37 +7,8 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// SwitchModule is state a scheme keeps in a switch beyond one egress
-// queue: per port or per destination (HierCC's per-destination VOQs and
-// receiver-side credit tables, Mercury's per-port congestion states). It
-// is a plug-in point of the switch: it sees every data frame that arrives
-// at its switch, joins an egress queue and leaves one, and every PFC
-// pause or resume of the switch's egress ports, and it may send control
-// messages about a flow to the flow's source. One module runs per switch,
-// built by the scheme (Scheme.Module); like a part, it reports a deadline
-// and the harness calls Timer at it.
-//
-// The harness calls the module after its own handling of the event (the
-// frame admitted, the pause applied) and before the egress queue's
-// congestion point. A module must not keep the *Packet past the call.
-type SwitchModule interface {
-	// Arrive: data frame p came in through port in (before admission:
-	// a frame the buffer refuses is also seen).
-	Arrive(now units.Time, sw *Switch, in int, p *Packet)
-	// Enqueue: p joined egress port out's queue of its priority.
-	Enqueue(now units.Time, sw *Switch, out int, p *Packet)
-	// Dequeue: p left egress port out to start transmission.
-	Dequeue(now units.Time, sw *Switch, out int, p *Packet)
-	// Pause: the downstream neighbour paused (or resumed) priority prio
-	// of egress port out.
-	Pause(now units.Time, sw *Switch, out int, prio uint8, paused bool)
-	// NextDeadline is when Timer has work (units.MaxTime: none).
-	NextDeadline() units.Time
-	Timer(now units.Time, sw *Switch)
-}
-
-// SwitchInfo describes a switch to Scheme.Module.
-type SwitchInfo struct {
+// switchInfo describes a switch to the switch point built for it.
+type switchInfo struct {
 	Node     NodeID
 	Name     string
 	SwitchID uint16
@@ -46,21 +17,19 @@ type SwitchInfo struct {
 	// any (cc.Env.SwitchPorts).
 	PortList []cc.SwitchPort
 	Rate     units.Rate // its fastest port's rate
-	// MaxBaseRTT is the network's largest base RTT (FlowInfo.MaxBaseRTT),
+	// MaxBaseRTT is the network's largest base RTT (flowInfo.MaxBaseRTT),
 	// the one RTT a switch can be configured with (Mercury's baseRTT).
 	MaxBaseRTT units.Time
-	// Params are the scenario's algorithm parameters (read only).
-	Params map[string]string
-	// Errors records what the module's state machines refuse.
+	// Errors records what the switch point refuses.
 	Errors ErrorSink
 }
 
-// Switch is a module's handle on its switch: what it may read of it and
-// the messages it may send.
+// Switch is a switch point's handle on its switch: what it may read of it
+// and the messages it may send.
 type Switch struct {
 	s   *Sim
 	n   *node
-	mod SwitchModule
+	mod *schemeSW
 	idx int32
 	tm  timerSlot
 }
@@ -90,7 +59,7 @@ func (w *Switch) Paused(port int, prio uint8) bool { return w.n.ports[port].paus
 func (w *Switch) BufferUsed() units.Bytes { return w.n.bufUsed }
 
 // Send sends control message fb about flow to the flow's source, sized and
-// prioritised by its kind (Scheme.Kinds); false if the flow is unknown or
+// prioritised by its kind (cc.Deployment.Messages); false if the flow is unknown or
 // has ended.
 func (w *Switch) Send(flow FlowID, fb cc.Feedback) bool {
 	s := w.s
@@ -104,16 +73,10 @@ func (w *Switch) Send(flow FlowID, fb cc.Feedback) bool {
 	return w.sendFrom(flow, f.src.id, fb, 0) == nil
 }
 
-// moduleBuilder is implemented by an Algorithm that runs a module in
-// every switch.
-type moduleBuilder interface {
-	NewModule(info SwitchInfo) (SwitchModule, error)
-}
-
-// buildModules gives every switch the algorithm's module, if it has one.
+// buildModules gives every switch the algorithm's switch point, if its
+// deployment runs one.
 func (s *Sim) buildModules() error {
-	mb, ok := s.algo.(moduleBuilder)
-	if !ok {
+	if s.algo.parts[cc.RoleSW] == nil {
 		return nil
 	}
 	for _, n := range s.nodes {
@@ -129,11 +92,11 @@ func (s *Sim) buildModules() error {
 				ports[i].Edge, ports[i].Host = true, cc.NodeID(peer.id)
 			}
 		}
-		info := SwitchInfo{Node: n.id, Name: n.name, SwitchID: n.swID, Ports: len(n.ports), PortList: ports, Rate: rate, MaxBaseRTT: s.maxRTT, Params: s.sc.Params,
+		info := switchInfo{Node: n.id, Name: n.name, SwitchID: n.swID, Ports: len(n.ports), PortList: ports, Rate: rate, MaxBaseRTT: s.maxRTT,
 			Errors: ErrorSink{log: &s.errs, where: n.name + " module"}}
-		m, err := mb.NewModule(info)
+		m, err := s.algo.newModule(info)
 		if err != nil {
-			return fmt.Errorf("algorithm %s: module of %s: %w", s.algo.Name(), n.name, err)
+			return fmt.Errorf("algorithm %s: switch point of %s: %w", s.algo.name(), n.name, err)
 		}
 		if m == nil {
 			continue

@@ -11,9 +11,10 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// countingModule keeps per-port state in its switch: the bytes every
-// egress port took in and sent out, the frames that arrived, the pause
-// changes it saw; and every 20 µs it sends flow 0's source a report.
+// countingModule is a switch point that keeps per-port state in its
+// switch: the bytes every egress port took in and sent out, the frames
+// that arrived, the pause changes it saw; and every 20 µs it sends flow
+// 0's source a report.
 type countingModule struct {
 	in, out  []units.Bytes
 	arrivals int
@@ -22,26 +23,40 @@ type countingModule struct {
 	reports  int
 }
 
-func (m *countingModule) Arrive(_ units.Time, _ *harness.Switch, _ int, _ *harness.Packet) {
+func (m *countingModule) Arrive(units.Time, int, *cc.Packet, *cc.Actions) error {
 	m.arrivals++
+	return nil
 }
-func (m *countingModule) Enqueue(_ units.Time, _ *harness.Switch, out int, p *harness.Packet) {
+func (m *countingModule) Enqueue(_ units.Time, out int, p *cc.Packet, _ cc.Queue, _ *cc.Actions) error {
 	m.in[out] += p.Size
+	return nil
 }
-func (m *countingModule) Dequeue(_ units.Time, _ *harness.Switch, out int, p *harness.Packet) {
+func (m *countingModule) Dequeue(_ units.Time, out int, p *cc.Packet, _ cc.Queue, _ *cc.Actions) error {
 	m.out[out] += p.Size
+	return nil
 }
-func (m *countingModule) Pause(_ units.Time, _ *harness.Switch, _ int, _ uint8, paused bool) {
+func (m *countingModule) Pause(_ units.Time, _ int, _ uint8, paused bool, _ *cc.Actions) error {
 	if paused {
 		m.pauses++
 	}
+	return nil
 }
-func (m *countingModule) NextDeadline() units.Time { return m.next }
-func (m *countingModule) Timer(now units.Time, sw *harness.Switch) {
-	if sw.Send(0, cc.Feedback{Kind: toyReport, Flow: 0}) {
-		m.reports++
+func (m *countingModule) Message(units.Time, int, *cc.Feedback, *cc.Actions) error { return nil }
+func (m *countingModule) NextDeadline() units.Time                                 { return m.next }
+func (m *countingModule) Timer(now units.Time, act *cc.Actions) error {
+	if now < m.next {
+		return nil
 	}
+	if err := act.Reserve("counting", "Timer", 1); err != nil {
+		return err
+	}
+	act.Send(cc.ToSource, cc.ControlPrio, cc.Feedback{Kind: toyReport, Flow: 0})
+	m.reports++
 	m.next = now + 20*units.Microsecond
+	return nil
+}
+func (m *countingModule) AppendRegisters(dst []cc.Register) []cc.Register {
+	return append(dst, cc.Reg("reports", 64, uint64(m.reports)))
 }
 
 const toyReport = cc.FeedbackUser + 3
@@ -79,33 +94,34 @@ var (
 	reportRPs  []*reportRP
 )
 
-// TestSwitchModuleSeesEveryFrameAndPause: a scheme with a module in every
-// switch, defined here and not in the harness. On a dumbbell (4 senders at
-// 100 Gb/s behind s0, the receiver behind s1, a 400 Gb/s core, so that s1
-// pauses s0's core port with PFC) the module's own accounts must agree
-// with the harness's: for every egress port, the bytes it saw join the
-// queue less those it saw leave are the bytes queued at the end; every
-// data frame that arrived was seen; s0 saw as many PAUSE frames as the
-// report counts on its ports; and every report it sent reached flow 0's
-// sender.
+// TestSwitchModuleSeesEveryFrameAndPause: an algorithm with a switch
+// point in every switch, defined here and not in the harness. On a
+// dumbbell (4 senders at 100 Gb/s behind s0, the receiver behind s1, a
+// 400 Gb/s core, so that s1 pauses s0's core port with PFC) the switch
+// point's own accounts must agree with the harness's: for every egress
+// port, the bytes it saw join the queue less those it saw leave are the
+// bytes queued at the end; every data frame that arrived was seen; s0 saw
+// as many PAUSE frames as the report counts on its ports; and every report
+// it sent reached flow 0's sender. The switch points are kept by name as
+// the run builds them (Options.Wrap).
 func TestSwitchModuleSeesEveryFrameAndPause(t *testing.T) {
 	moduleOnce.Do(func() {
 		cc.MustRegisterAlgorithm(cc.Algorithm{
-			Name: "test-module", Title: "module", Paper: "none", Doc: "a switch module and a counting sender",
-			Parts: []cc.PartSpec{{Name: "rp", Role: cc.RoleRP, Doc: "counts reports", Config: toySpec(func() *reportRP {
-				r := &reportRP{}
-				reportRPs = append(reportRPs, r)
-				return r
-			})}},
-		})
-		harness.MustRegisterScheme(harness.Scheme{
-			Algo:  "test-module",
-			Kinds: []harness.ControlKind{{Kind: toyReport, Name: "report", Frame: 64, Prio: harness.ControlPrio}},
-			Module: func(info harness.SwitchInfo) (harness.SwitchModule, error) {
-				m := &countingModule{in: make([]units.Bytes, info.Ports), out: make([]units.Bytes, info.Ports), next: 10 * units.Microsecond}
-				modules[info.Name] = m
-				return m, nil
+			Name: "test-module", Title: "module", Paper: "none", Doc: "a switch point and a counting sender",
+			Parts: []cc.PartSpec{
+				{Name: "rp", Role: cc.RoleRP, Doc: "counts reports", Config: toySpec(func() *reportRP {
+					r := &reportRP{}
+					reportRPs = append(reportRPs, r)
+					return r
+				})},
+				{Name: "sw", Role: cc.RoleSW, Doc: "counts frames and pauses", Config: &cc.Spec[cc.Env]{
+					Presets: []cc.Preset[cc.Env]{{Name: "only", Config: func(e cc.Env) cc.Env { return e }}},
+					New: func(e cc.Env) (cc.Part, error) {
+						return &countingModule{in: make([]units.Bytes, e.Ports), out: make([]units.Bytes, e.Ports), next: 10 * units.Microsecond}, nil
+					},
+				}},
 			},
+			Deploy: cc.Deployment{Messages: []cc.MessageKind{{Kind: toyReport, Name: "report", Frame: 64, Prio: harness.ControlPrio}}},
 		})
 	})
 	modules, reportRPs = map[string]*countingModule{}, nil
@@ -118,7 +134,12 @@ func TestSwitchModuleSeesEveryFrameAndPause(t *testing.T) {
 	}
 	sc.Duration = harness.Time(300 * units.Microsecond)
 	sc.MeasureFrom = 0
-	r, err := harness.Run(sc, harness.Options{})
+	r, err := harness.Run(sc, harness.Options{Wrap: func(at harness.Place, p cc.Part) cc.Part {
+		if m, ok := p.(*countingModule); ok {
+			modules[at.Node] = m
+		}
+		return p
+	}})
 	require.NoError(t, err)
 	require.Nil(t, r.Report.Errors)
 	require.Len(t, modules, 2)
@@ -151,5 +172,7 @@ func TestSwitchModuleSeesEveryFrameAndPause(t *testing.T) {
 	require.Len(t, reportRPs, 4)
 	got := reportRPs[0].reports
 	require.Positive(t, got)
-	require.Equal(t, uint64(modules["s0"].reports+modules["s1"].reports), got, "every report reached flow 0's sender")
+	sent := int64(s0.reports + s1.reports)
+	require.Equal(t, sent, r.Counters.FeedbackSent, "the harness sent every report the switch points asked for (flow 0 never ends)")
+	require.Equal(t, uint64(sent), got, "every report reached flow 0's sender")
 }

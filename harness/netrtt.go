@@ -7,7 +7,7 @@ import "github.com/hwcc/hwcc/units"
 // from one host to another and its ACK of a wire bytes back, store and
 // forward at every hop (rtt0's sum), over every ordered pair of hosts and
 // every path the ECMP sets allow. INT bytes are not included (as in
-// FlowInfo.BaseRTT).
+// flowInfo.BaseRTT).
 //
 // The round trip is the largest one-way data time plus the largest one-way
 // ACK time, which is the largest round trip when the worst pair is worst
@@ -20,10 +20,10 @@ import "github.com/hwcc/hwcc/units"
 // link: the cost is O(edge switches·(switches + links) + hosts·edge
 // switches), once per run.
 //
-// HPCC reads it (FlowInfo.MaxBaseRTT): Eqn (1) of papers/hpcc.txt section
-// 3.2 assumes that all flows share one known base RTT T, and section 5.1
+// HPCC reads it (flowInfo.MaxBaseRTT): Eqn (1) of [HPCC]
+// §3.2 assumes that all flows share one known base RTT T, and section 5.1
 // sets T "slightly greater than the maximum RTT of the networks" (13 µs for
-// a 12 µs network; the authors' ns-3 runs use GLOBAL_T 1, the largest
+// a 12 µs network; [HPCC-ns3]'s runs use GLOBAL_T 1, the largest
 // pair RTT, for every flow).
 func (s *Sim) networkRTT(w, a units.Bytes) (units.Time, int) {
 	nn := len(s.nodes)

@@ -32,7 +32,7 @@ func allPaths(src, dst *node) [][]pathHop {
 // every ordered pair of hosts and every pair of ECMP paths (found here by
 // brute force), and the largest switch count, on every topology kind
 // (hosts with unequal links on one switch included: asymmetric); every
-// flow's FlowInfo carries both. HPCC's param.t = auto reads them.
+// flow's flowInfo carries both. HPCC's param.t = auto reads them.
 func TestNetworkRTTIsTheLargestPairRTT(t *testing.T) {
 	for _, topo := range []TopologySpec{
 		{Kind: "star", Hosts: 4},
@@ -96,7 +96,7 @@ func TestNetworkRTTLeafSpine(t *testing.T) {
 	ack := units.SerializationTime(86, 100*units.Gbps) + units.Microsecond
 	require.Equal(t, 2*frame+2*ack, in.BaseRTT)
 	require.Equal(t, 4*frame+4*ack, across.BaseRTT)
-	for _, f := range []FlowInfo{in, across} {
+	for _, f := range []flowInfo{in, across} {
 		require.Equal(t, across.BaseRTT, f.MaxBaseRTT)
 		require.Equal(t, 3, f.MaxHops)
 	}

@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/units"
 )
@@ -11,18 +12,16 @@ import (
 // the destination NIC, and its metrics.
 type flow struct {
 	id       FlowID
-	info     FlowInfo
+	info     flowInfo
 	src, dst *node
 	stopAt   units.Time // MaxTime: none
 	prio     uint8      // data priority of its frames (FlowSpec.Prio)
-	rev      []revHop   // its data path's switches (Features.Symmetric only)
+	rev      []revHop   // its data path's switches (features.Symmetric only)
 
-	rp     RP
-	np     NP
+	rp     *schemeRP
+	np     *schemeNP // nil when the algorithm runs none
 	rate   units.Rate
 	window units.Bytes
-	crp    CreditRP    // rp, if it implements CreditRP
-	frp    FrameRP     // rp, if it implements FrameRP
 	credit units.Bytes // the credit the RP holds (gated only)
 	gated  bool        // the RP gates the flow on credit
 
@@ -133,9 +132,7 @@ func (s *Sim) nextFrame(f *flow) (pay, size units.Bytes) {
 		}
 	}
 	size = DataOverheadBytes + pay + s.preamble
-	if s.feat.INT {
-		size += INTPrefixBytes
-	}
+	size += s.feat.tel.Init
 	return pay, size
 }
 
@@ -152,7 +149,11 @@ func (s *Sim) makeData(f *flow) *Packet {
 	p.Payload = pay
 	p.Size = size
 	p.SentAt = s.now
-	p.HasINT = s.feat.INT
+	if p.HasTel = s.feat.telemetry(); p.HasTel {
+		// The stack as the sender attaches it: Init zero bytes (HPCC's
+		// INT header: nHop = 0, pathID = 0).
+		p.Tel = cc.Telemetry{Len: uint8(s.feat.tel.Init)}
+	}
 	if p.Seq < f.sndMax {
 		f.retransmits++
 	}
@@ -175,11 +176,7 @@ func (s *Sim) hostSent(f *flow, p *Packet) {
 		f.rtoAt = s.now + s.rto
 		s.armRTO(f)
 	}
-	if f.frp != nil {
-		f.frp.OnSendFrame(s.now, p)
-	} else {
-		f.rp.OnSend(s.now, p.Seq, p.Payload)
-	}
+	f.rp.OnSendFrame(s.now, p)
 	s.applyRP(f)
 }
 
@@ -203,14 +200,11 @@ func (s *Sim) applyRP(f *flow) {
 			s.kick(f.src.ports[0])
 		}
 	}
-	if f.crp != nil {
-		c, gated := f.crp.Credit()
-		if gated != f.gated || c != f.credit {
-			opened := !gated || c > f.credit
-			f.gated, f.credit = gated, max(c, 0)
-			if opened {
-				s.kick(f.src.ports[0])
-			}
+	if c, gated := rp.Credit(); gated != f.gated || c != f.credit {
+		opened := !gated || c > f.credit
+		f.gated, f.credit = gated, max(c, 0)
+		if opened {
+			s.kick(f.src.ports[0])
 		}
 	}
 	d := rp.NextDeadline()
@@ -252,11 +246,11 @@ func (s *Sim) hostReceive(h *node, in *port, p *Packet) {
 }
 
 // sourceMessage hands the message p from f's source to f's notification
-// point (SourceNP).
+// point.
 func (s *Sim) sourceMessage(f *flow, p *Packet) {
-	np, ok := f.np.(SourceNP)
-	if !ok {
-		f.info.Errors.Add(s.now, f.id, fmt.Errorf("harness: a %v message reached flow %d's receiver, which has no notification point that takes its source's messages", p.Feedback.CC.Kind, f.id))
+	np := f.np
+	if np == nil {
+		f.info.Errors.Add(s.now, f.id, fmt.Errorf("harness: a %v message reached flow %d's receiver, which has no notification point that takes its source's messages", p.Feedback.Kind, f.id))
 		return
 	}
 	if np.OnSource(s.now, &p.Feedback) {
@@ -307,7 +301,7 @@ func (s *Sim) receiveData(p *Packet) {
 }
 
 // sendAck sends an ACK or NAK for flow f triggered by data packet d,
-// echoing its SentAt and INT header.
+// echoing its SentAt and telemetry stack.
 func (s *Sim) sendAck(f *flow, d *Packet, kind Kind) {
 	a := s.pool.get()
 	a.Kind = kind
@@ -322,19 +316,10 @@ func (s *Sim) sendAck(f *flow, d *Packet, kind Kind) {
 	a.ackMarked = int32(f.markedSince)
 	f.sinceAck, f.markedSince = 0, 0
 	a.Size = AckFrameBytes + s.preamble
-	if d.HasINT {
-		// Echo through the wire format: the receiver NIC copies the
-		// header bytes into the ACK, the sender decodes them.
-		buf, err := s.codec.AppendHeader(s.intBuf[:0], &d.INT)
-		if err == nil {
-			_, err = s.codec.Decode(buf, &a.INT)
-		}
-		if err == nil {
-			a.HasINT = true
-			a.Size += units.Bytes(len(buf))
-		} else {
-			s.st.intErrors++
-		}
+	if d.HasTel {
+		// The receiver NIC copies the stack's bytes into the ACK.
+		a.HasTel, a.Tel = true, d.Tel
+		a.Size += units.Bytes(d.Tel.Len)
 	}
 	s.hostQueueControl(f.dst, a)
 }
@@ -395,7 +380,7 @@ func (s *Sim) receiveAck(p *Packet) {
 	}
 	done := f.info.Size > 0 && f.sndUna >= uint64(f.info.Size)
 	a := &s.ack
-	*a = Ack{
+	*a = ackInfo{
 		Flow:     f.id,
 		Seq:      p.Seq,
 		Newly:    newly,
@@ -406,14 +391,13 @@ func (s *Sim) receiveAck(p *Packet) {
 		Marked:   int(p.ackMarked),
 		Packets:  int(p.ackPkts),
 		RTT:      s.now - p.SentAt,
-		HasINT:   p.HasINT,
 		Done:     done,
 	}
-	if p.HasINT {
-		a.INT = &p.INT
+	if p.HasTel {
+		a.Tel = &p.Tel
 	}
 	f.rp.OnAck(s.now, a)
-	a.INT = nil
+	a.Tel = nil
 	if done {
 		s.finish(f)
 		return
@@ -456,22 +440,17 @@ func (s *Sim) startFlow(f *flow) {
 	if f.started {
 		return
 	}
-	rp, err := s.algo.NewRP(f.info)
+	rp, err := s.algo.newRP(f.info)
 	if err != nil {
 		s.fail(err)
 		return
 	}
-	if rp == nil {
-		rp, _ = noneAlgo{}.NewRP(f.info)
-	}
-	np, err := s.algo.NewNP(f.info)
+	np, err := s.algo.newNP(f.info)
 	if err != nil {
 		s.fail(err)
 		return
 	}
 	f.rp, f.np = rp, np
-	f.crp, _ = rp.(CreditRP)
-	f.frp, _ = rp.(FrameRP)
 	f.started = true
 	f.rate = rp.Rate()
 	f.window = max(rp.Window(), 0)

@@ -4,43 +4,43 @@ import (
 	"unsafe"
 
 	"github.com/hwcc/hwcc/cc"
-	inttel "github.com/hwcc/hwcc/int"
 	"github.com/hwcc/hwcc/units"
+	"github.com/hwcc/hwcc/wire"
 )
 
 // Header and frame sizes in bytes. A RoCEv2 data frame is
 //
-//	Ethernet 14 | IPv4 20 | UDP 8 | [INT 2 + 8·nHop] | BTH 12 | payload | ICRC 4 | FCS 4
+//	Ethernet 14 | IPv4 20 | UDP 8 | [telemetry] | BTH 12 | payload | ICRC 4 | FCS 4
 //
 // and, on the wire, every frame is also preceded by a 7-byte preamble and a
 // 1-byte start-of-frame delimiter and followed by a 12-byte inter-frame gap
 // (PreambleIFGBytes). The harness models the wire: a frame of f bytes
 // occupies a link for the serialisation time of f + PreambleIFGBytes bytes
 // unless NICSpec.NoPreamble is set, and every size the harness reports as
-// "wire bytes" includes those 20 bytes. The INT header (HPCC, Figure 7) sits
-// after UDP and before the BTH and is present only when the algorithm asks
-// for INT (Features.INT): the sender adds the 2-byte prefix and each switch
-// egress port's congestion point adds one 8-byte hop record as the frame
-// leaves (the harness carries the header and stamps nothing itself).
+// "wire bytes" includes those 20 bytes. A telemetry stack (HPCC's INT
+// header, [HPCC] Figure 7) sits after UDP and before the BTH and is present
+// only when the algorithm's deployment asks for one (cc.Deployment.
+// Telemetry): the sender attaches its first bytes and each switch egress
+// port's congestion point may push a record as the frame leaves (the
+// harness carries the bytes and writes none itself).
 const (
-	PreambleIFGBytes    units.Bytes = 20 // 7 preamble + 1 SFD + 12 inter-frame gap
-	EthernetHeaderBytes units.Bytes = 14 // destination, source, EtherType (no VLAN tag)
-	EthernetFCSBytes    units.Bytes = 4  // frame check sequence
-	IPv4HeaderBytes     units.Bytes = 20 // no options
-	UDPHeaderBytes      units.Bytes = 8  // RoCEv2 runs over UDP port 4791
-	BTHBytes            units.Bytes = 12 // InfiniBand base transport header
-	ICRCBytes           units.Bytes = 4  // invariant CRC
-	AETHBytes           units.Bytes = 4  // ACK extended transport header (ACK and NAK)
-	CNPReservedBytes    units.Bytes = 16 // RoCEv2 CNP: 16 reserved bytes after the BTH
-	MinFrameBytes       units.Bytes = 64 // smallest Ethernet frame, FCS included
-	INTPrefixBytes      units.Bytes = inttel.PrefixLen
-	INTHopBytes         units.Bytes = inttel.HopLen
+	PreambleIFGBytes    units.Bytes = wire.WireGapBytes        // 7 preamble + 1 SFD + 12 inter-frame gap
+	EthernetHeaderBytes units.Bytes = wire.EthernetHeaderBytes // destination, source, EtherType (no VLAN tag)
+	EthernetFCSBytes    units.Bytes = wire.EthernetFCSBytes    // frame check sequence
+	IPv4HeaderBytes     units.Bytes = wire.IPv4HeaderBytes     // no options
+	UDPHeaderBytes      units.Bytes = wire.UDPHeaderBytes      // RoCEv2 runs over UDP port 4791
+	BTHBytes            units.Bytes = wire.BTHBytes            // InfiniBand base transport header
+	ICRCBytes           units.Bytes = wire.ICRCBytes           // invariant CRC
+	AETHBytes           units.Bytes = 4                        // ACK extended transport header (ACK and NAK)
+	CNPReservedBytes    units.Bytes = wire.CNPReservedBytes    // RoCEv2 CNP: 16 reserved bytes after the BTH
+	MinFrameBytes       units.Bytes = wire.MinFrameBytes       // smallest Ethernet frame, FCS included
 
-	// DataOverheadBytes is the frame overhead of a data packet without INT:
-	// 14 + 20 + 8 + 12 + 4 + 4 = 62 bytes.
+	// DataOverheadBytes is the frame overhead of a data packet without
+	// telemetry: 14 + 20 + 8 + 12 + 4 + 4 = 62 bytes.
 	DataOverheadBytes = EthernetHeaderBytes + IPv4HeaderBytes + UDPHeaderBytes +
 		BTHBytes + ICRCBytes + EthernetFCSBytes
-	// AckFrameBytes is an ACK or NAK frame without INT: 62 + 4 = 66 bytes.
+	// AckFrameBytes is an ACK or NAK frame without telemetry: 62 + 4 = 66
+	// bytes.
 	AckFrameBytes = DataOverheadBytes + AETHBytes
 	// CNPFrameBytes is a RoCEv2 CNP frame: 62 + 16 = 78 bytes. Feedback
 	// packets from congestion points (Packet.Feedback) have the same size:
@@ -77,7 +77,7 @@ const (
 	KindCNP                  // congestion notification from a notification point
 	KindFeedback             // a congestion point's message to a flow's source
 	KindPFC                  // PFC PAUSE/RESUME for one priority, hop by hop
-	KindFC                   // CBFC flow-control packet for one lane, hop by hop (credit.FCPacket in Feedback.CC.Data)
+	KindFC                   // CBFC flow-control packet for one lane, hop by hop (credit.FCPacket in Feedback.Data)
 )
 
 var kindNames = [...]string{"data", "ack", "nak", "cnp", "feedback", "pfc", "fc"}
@@ -102,18 +102,6 @@ type NodeID int32
 // apart (RoCC's CPcur).
 type CPID uint32
 
-// Feedback is the opaque payload of a congestion point's feedback packet:
-// the CP adapter writes Data, the RP adapter reads it (for example RoCC's
-// fair rate in ΔF units, or Qcur and F). From is filled by the harness with
-// the sending queue's CPID. It is a value: nothing allocates.
-type Feedback struct {
-	From CPID
-	Data [16]byte
-	// CC is the message as a cc part emitted it (the generic adapter's
-	// feedback: kind, flow, sender identity and payload bytes).
-	CC cc.Feedback
-}
-
 // Packet is one frame in flight. The harness owns every Packet and reuses
 // it after delivery or drop: an adapter may read (and a CP may mark) the
 // packet it is handed during the call, and must not keep the pointer.
@@ -125,12 +113,12 @@ type Feedback struct {
 //	Src, Dst the hosts it travels between (an ACK goes Dst→Src of its flow)
 //	Seq      data: offset of its first payload byte; ACK: next byte expected
 //	Payload  data bytes carried (0 for control frames)
-//	Size     wire bytes now: frame + preamble/IFG, including INT as stamped so far
+//	Size     wire bytes now: frame + preamble/IFG, telemetry included as pushed so far
 //	Prio     802.1p class (DataPrio or ControlPrio)
 //	CE       ECN congestion experienced; a CP may set it on data packets
 //	ECE      ACK: some packet it covers arrived with CE set
-//	HasINT   whether INT is carried; INT holds the hop records (data: as
-//	         stamped so far; ACK: echoed from the data packet)
+//	HasTel   whether a telemetry stack is carried; Tel holds its bytes
+//	         (data: as pushed so far; ACK: echoed from the data packet)
 //	SentAt   data: when the sender started to transmit it; ACK: echoed
 type Packet struct {
 	// What every hop reads or writes comes first, in one cache line of
@@ -140,7 +128,7 @@ type Packet struct {
 	Prio    uint8
 	CE      bool
 	ECE     bool
-	HasINT  bool
+	HasTel  bool
 	pause   bool  // PFC: true = PAUSE, false = RESUME
 	hop     uint8 // switches crossed so far, for host-to-host frames of a flow (nextHop)
 	Flow    FlowID
@@ -150,21 +138,24 @@ type Packet struct {
 	next    uint32 // free list and FIFO link: the next packet's handle (0: none)
 	handle  uint32 // packetPool's index + 1, for events (packetPool.at)
 	Size    units.Bytes
-	inSize  units.Bytes  // Size when it was admitted to the switch buffer
-	shape   *ControlKind // the kind of a shaped control message (ControlKind.Spacing), else nil
+	inSize  units.Bytes     // Size when it was admitted to the switch buffer
+	shape   *cc.MessageKind // the kind of a shaped control message (cc.MessageKind.Spacing), else nil
 
 	Seq     uint64
 	Payload units.Bytes
 	SentAt  units.Time
-	Echo    uint64 // what the source's RP wrote in Sent for the destination's NP (cc.Packet.Echo)
-	// Hdr is a scheme's header bytes (cc.Packet.Hdr: a switch point
-	// writes them on Dequeue); toSwitch is the switch a control message
+	// Hdr is a scheme's header bytes (cc.Packet.Hdr: the source's
+	// reaction point writes them in Sent, a switch point on Dequeue);
+	// toSwitch is the switch a control message
 	// is for, plus one (0: a host; Switch.SendSwitch).
 	Hdr      [cc.PacketHdrLen]byte
 	toSwitch NodeID
 
-	Feedback Feedback
-	INT      inttel.Header
+	// Feedback is a control message's content, as the part that sent it
+	// emitted it (kind, flow, sender identity, payload bytes); a CBFC
+	// packet's bytes in Data.
+	Feedback cc.Feedback
+	Tel      cc.Telemetry
 
 	ackPkts   int32 // ACK: data packets it covers
 	ackMarked int32 // ACK: of which arrived with CE

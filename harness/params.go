@@ -3,6 +3,8 @@ package harness
 import (
 	"errors"
 	"fmt"
+	"github.com/hwcc/hwcc/cc"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,6 +21,24 @@ type Param struct {
 	Name string
 	Help string
 	Set  func(s *Scenario, value string) error
+	// Applies, if set, says whether the key means anything for a
+	// scenario (a topology or workload part it sets exists); Keys and Help
+	// leave out the keys that do not apply. Nil: it always applies.
+	Applies func(s *Scenario) bool
+}
+
+// applies reports whether p applies to s.
+func (p *Param) applies(s *Scenario) bool { return p.Applies == nil || p.Applies(s) }
+
+// Conditions of the common keys (Param.Applies).
+func hasSenders(s *Scenario) bool { return s.Workload.FanIn != nil || len(s.Workload.Incast) == 1 }
+func hasSized(s *Scenario) bool {
+	return s.Workload.FanIn != nil || len(s.Workload.Incast) > 0 || len(s.Workload.Flows) > 0
+}
+func hasPoisson(s *Scenario) bool { return s.Workload.Poisson != nil }
+func isStar(s *Scenario) bool     { return s.Topology.Kind == "star" }
+func usesCoreLink(s *Scenario) bool {
+	return slices.Contains(topoKinds[s.Topology.Kind].fields, "core_link")
 }
 
 // AddParam adds a key to this scenario's Set.
@@ -26,15 +46,15 @@ func (s *Scenario) AddParam(p Param) { s.extra = append(s.extra, p) }
 
 // commonParams are the keys every scenario accepts.
 var commonParams = []Param{
-	{"algorithm", "algorithm name (see harness.Names)", func(s *Scenario, v string) error {
-		if _, err := Lookup(v); err != nil {
+	{Name: "algorithm", Help: "algorithm name (hwcc algos)", Set: func(s *Scenario, v string) error {
+		if _, err := cc.Lookup(v); err != nil {
 			return err
 		}
 		s.Algorithm = v
 		return nil
 	}},
-	{"senders", "number of senders of the fan-in (or of the only incast)", func(s *Scenario, v string) error {
-		n, err := parseCount(v, 1, 4096)
+	{Name: "senders", Help: "number of senders of the fan-in (or of the only incast)", Set: func(s *Scenario, v string) error {
+		n, err := parseCount(v, 1, MaxHosts-1)
 		if err != nil {
 			return err
 		}
@@ -47,8 +67,8 @@ var commonParams = []Param{
 			return errors.New("the workload has no fan_in and not exactly one incast")
 		}
 		return nil
-	}},
-	{"size", "flow size of the fan-in, incasts and explicit flows (0: long-lived)", func(s *Scenario, v string) error {
+	}, Applies: hasSenders},
+	{Name: "size", Help: "flow size of the fan-in, incasts and explicit flows (0: long-lived)", Set: func(s *Scenario, v string) error {
 		b, err := units.ParseBytes(v)
 		if err != nil {
 			return err
@@ -73,20 +93,30 @@ var commonParams = []Param{
 			return errors.New("the workload has no flows with a size")
 		}
 		return nil
+	}, Applies: hasSized},
+	{Name: "link", Help: "host link rate (all links of star, chain, dumbbell access)", Set: setRate(func(s *Scenario) *Rate { return &s.Topology.Link })},
+	{Name: "core_link", Help: "rate of the links between switches", Set: setRate(func(s *Scenario) *Rate { return &s.Topology.CoreLink }), Applies: usesCoreLink},
+	{Name: "delay", Help: "propagation delay of every link (at least 1ps)", Set: func(s *Scenario, v string) error {
+		t, err := units.ParseTime(v)
+		if err != nil {
+			return err
+		}
+		if t <= 0 {
+			return fmt.Errorf("%q: want a time >= 1ps (a delay of 0 would mean the default, 1us)", v)
+		}
+		s.Topology.Delay = Time(t)
+		return nil
 	}},
-	{"link", "host link rate (all links of star, chain, dumbbell access)", setRate(func(s *Scenario) *Rate { return &s.Topology.Link })},
-	{"core_link", "rate of the links between switches", setRate(func(s *Scenario) *Rate { return &s.Topology.CoreLink })},
-	{"delay", "propagation delay of every link", setTime(func(s *Scenario) *Time { return &s.Topology.Delay }, true)},
-	{"hosts", "number of hosts of a star", func(s *Scenario, v string) error {
-		n, err := parseCount(v, 2, 4096)
+	{Name: "hosts", Help: "number of hosts of a star", Set: func(s *Scenario, v string) error {
+		n, err := parseCount(v, 2, MaxHosts)
 		s.Topology.Hosts = n
 		return err
-	}},
-	{"duration", "simulated time", setTime(func(s *Scenario) *Time { return &s.Duration }, false)},
-	{"measure_from", "start of the measurement window", setTime(func(s *Scenario) *Time { return &s.MeasureFrom }, true)},
-	{"measure_to", "end of the measurement window (0: duration)", setTime(func(s *Scenario) *Time { return &s.MeasureTo }, true)},
-	{"sample_interval", "time-series step", setTime(func(s *Scenario) *Time { return &s.SampleInterval }, false)},
-	{"seed", "random seed (unsigned integer)", func(s *Scenario, v string) error {
+	}, Applies: isStar},
+	{Name: "duration", Help: "simulated time", Set: setTime(func(s *Scenario) *Time { return &s.Duration }, false)},
+	{Name: "measure_from", Help: "start of the measurement window", Set: setTime(func(s *Scenario) *Time { return &s.MeasureFrom }, true)},
+	{Name: "measure_to", Help: "end of the measurement window (0: duration)", Set: setTime(func(s *Scenario) *Time { return &s.MeasureTo }, true)},
+	{Name: "sample_interval", Help: "time-series step", Set: setTime(func(s *Scenario) *Time { return &s.SampleInterval }, false)},
+	{Name: "seed", Help: "random seed (unsigned integer)", Set: func(s *Scenario, v string) error {
 		n, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {
 			return fmt.Errorf("%q: want an unsigned integer", v)
@@ -94,7 +124,7 @@ var commonParams = []Param{
 		s.Seed = n
 		return nil
 	}},
-	{"pfc", "PFC on or off", func(s *Scenario, v string) error {
+	{Name: "pfc", Help: "PFC on or off", Set: func(s *Scenario, v string) error {
 		switch strings.ToLower(v) {
 		case "on", "true", "1":
 			s.Switch.PFC = true
@@ -105,7 +135,7 @@ var commonParams = []Param{
 		}
 		return nil
 	}},
-	{"flow_control", "link flow control into switches: pfc, cbfc (InfiniBand credits) or none (overrides pfc)", func(s *Scenario, v string) error {
+	{Name: "flow_control", Help: "link flow control into switches: pfc, cbfc (InfiniBand credits) or none (overrides pfc)", Set: func(s *Scenario, v string) error {
 		switch v = strings.ToLower(v); v {
 		case FlowPFC, FlowCBFC, FlowNone:
 			s.Switch.FlowControl = v
@@ -113,10 +143,10 @@ var commonParams = []Param{
 		}
 		return fmt.Errorf("%q: want pfc, cbfc or none", v)
 	}},
-	{"cbfc_buffer", "CBFC receive buffer per ingress port and data priority (0: 128 KiB, 2048 blocks)", setBytes(func(s *Scenario) *Bytes { return &s.Switch.CBFCBuffer })},
-	{"cbfc_period", "longest spacing of CBFC flow-control packets (0: 65,536 byte times of the link)", setTime(func(s *Scenario) *Time { return &s.Switch.CBFCPeriod }, true)},
-	{"cbfc_gap", "shortest spacing of the CBFC flow-control packets a credit change sends (0: period/8)", setTime(func(s *Scenario) *Time { return &s.Switch.CBFCGap }, true)},
-	{"voq_gate", "what voq-credit gates by credit: all (every port), uplinks (edge switches' ports toward switches) or local (at edge switches, the frames of their own hosts)", func(s *Scenario, v string) error {
+	{Name: "cbfc_buffer", Help: "CBFC receive buffer per ingress port and data priority (0: 128 KiB, 2048 blocks)", Set: setBytes(func(s *Scenario) *Bytes { return &s.Switch.CBFCBuffer })},
+	{Name: "cbfc_period", Help: "longest spacing of CBFC flow-control packets (0: 65,536 byte times of the link)", Set: setTime(func(s *Scenario) *Time { return &s.Switch.CBFCPeriod }, true)},
+	{Name: "cbfc_gap", Help: "shortest spacing of the CBFC flow-control packets a credit change sends (0: period/8)", Set: setTime(func(s *Scenario) *Time { return &s.Switch.CBFCGap }, true)},
+	{Name: "voq_gate", Help: "what voq-credit gates by credit: all (every port), uplinks (edge switches' ports toward switches) or local (at edge switches, the frames of their own hosts)", Set: func(s *Scenario, v string) error {
 		switch v = strings.ToLower(v); v {
 		case VOQGateAll, VOQGateUplinks, VOQGateLocal:
 			s.Switch.VOQGate = v
@@ -124,7 +154,7 @@ var commonParams = []Param{
 		}
 		return fmt.Errorf("%q: want all, uplinks or local", v)
 	}},
-	{"ecmp", "what ECMP hashes onto the equal-cost paths: flow (the flow and its ends), or destination (the destination host only: one port per destination at each switch, HierCC's VOQs)", func(s *Scenario, v string) error {
+	{Name: "ecmp", Help: "what ECMP hashes onto the equal-cost paths: flow (the flow and its ends), or destination (the destination host only: one port per destination at each switch, HierCC's VOQs)", Set: func(s *Scenario, v string) error {
 		switch v = strings.ToLower(v); v {
 		case ECMPFlow, ECMPDestination:
 			s.Switch.ECMP = v
@@ -132,7 +162,7 @@ var commonParams = []Param{
 		}
 		return fmt.Errorf("%q: want flow or destination", v)
 	}},
-	{"voq_credit", "credit each VOQ starts with under scheduler voq-credit (default 10 KB, HierCC's C0; 0: none)", func(s *Scenario, v string) error {
+	{Name: "voq_credit", Help: "credit each VOQ starts with under scheduler voq-credit (default 10 KB, HierCC's C0; 0: none)", Set: func(s *Scenario, v string) error {
 		b, err := units.ParseBytes(v)
 		if err != nil {
 			return err
@@ -141,14 +171,14 @@ var commonParams = []Param{
 		s.Switch.VOQCredit = &c
 		return nil
 	}},
-	{"scheduler", "egress scheduler of the data frames: strict, dwrr, voq or voq-credit", func(s *Scenario, v string) error {
+	{Name: "scheduler", Help: "egress scheduler of the data frames: strict, dwrr, voq or voq-credit", Set: func(s *Scenario, v string) error {
 		if _, err := newScheduler(v, nil, 1); err != nil {
 			return err
 		}
 		s.Switch.Scheduler = strings.ToLower(v)
 		return nil
 	}},
-	{"weights", "DWRR weights by priority, comma-separated (priority 0 first)", func(s *Scenario, v string) error {
+	{Name: "weights", Help: "DWRR weights by priority, comma-separated (priority 0 first)", Set: func(s *Scenario, v string) error {
 		var w []int
 		for _, f := range strings.Split(v, ",") {
 			n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -163,20 +193,20 @@ var commonParams = []Param{
 		s.Switch.Weights = w
 		return nil
 	}},
-	{"buffer", "buffer per switch, PFC headroom included (ignored when pool > 0)", setBytes(func(s *Scenario) *Bytes { return &s.Switch.Buffer })},
-	{"pool", "shared pool per switch: buffer = pool + its ports' PFC headroom (0: use buffer)", setBytes(func(s *Scenario) *Bytes { return &s.Switch.Pool })},
-	{"xoff", "PFC pause threshold per ingress port", setBytes(func(s *Scenario) *Bytes { return &s.Switch.Xoff })},
-	{"xon", "PFC resume threshold (0: xoff minus two frames)", setBytes(func(s *Scenario) *Bytes { return &s.Switch.Xon })},
-	{"headroom", "PFC headroom per ingress port (0: automatic)", setBytes(func(s *Scenario) *Bytes { return &s.Switch.Headroom })},
-	{"ecn", "ECN marking threshold of the default marker", setBytes(func(s *Scenario) *Bytes { return &s.Switch.ECN })},
-	{"payload", "payload of a full data packet", setBytes(func(s *Scenario) *Bytes { return &s.NIC.Payload })},
-	{"ack_every", "ACK every n-th data packet", func(s *Scenario, v string) error {
+	{Name: "buffer", Help: "buffer per switch, PFC headroom included (ignored when pool > 0)", Set: setBytes(func(s *Scenario) *Bytes { return &s.Switch.Buffer })},
+	{Name: "pool", Help: "shared pool per switch: buffer = pool + its ports' PFC headroom (0: use buffer)", Set: setBytes(func(s *Scenario) *Bytes { return &s.Switch.Pool })},
+	{Name: "xoff", Help: "PFC pause threshold per ingress port", Set: setBytes(func(s *Scenario) *Bytes { return &s.Switch.Xoff })},
+	{Name: "xon", Help: "PFC resume threshold (0: xoff minus two frames)", Set: setBytes(func(s *Scenario) *Bytes { return &s.Switch.Xon })},
+	{Name: "headroom", Help: "PFC headroom per ingress port (0: automatic)", Set: setBytes(func(s *Scenario) *Bytes { return &s.Switch.Headroom })},
+	{Name: "ecn", Help: "ECN marking threshold of the default marker", Set: setBytes(func(s *Scenario) *Bytes { return &s.Switch.ECN })},
+	{Name: "payload", Help: "payload of a full data packet", Set: setBytes(func(s *Scenario) *Bytes { return &s.NIC.Payload })},
+	{Name: "ack_every", Help: "ACK every n-th data packet", Set: func(s *Scenario, v string) error {
 		n, err := parseCount(v, 1, 1<<16)
 		s.NIC.AckEvery = n
 		return err
 	}},
-	{"rto", "retransmission timeout (0: none)", setTime(func(s *Scenario) *Time { return &s.NIC.RTO }, true)},
-	{"load", "Poisson load, fraction of the host link rate", func(s *Scenario, v string) error {
+	{Name: "rto", Help: "retransmission timeout (0: none)", Set: setTime(func(s *Scenario) *Time { return &s.NIC.RTO }, true)},
+	{Name: "load", Help: "Poisson load, fraction of the host link rate", Set: func(s *Scenario, v string) error {
 		if s.Workload.Poisson == nil {
 			return errors.New("the workload has no poisson part")
 		}
@@ -186,14 +216,14 @@ var commonParams = []Param{
 		}
 		s.Workload.Poisson.Load = x
 		return nil
-	}},
-	{"poisson_stop", "end of the Poisson arrivals (0: the end of the run)", func(s *Scenario, v string) error {
+	}, Applies: hasPoisson},
+	{Name: "poisson_stop", Help: "end of the Poisson arrivals (0: the end of the run)", Set: func(s *Scenario, v string) error {
 		if s.Workload.Poisson == nil {
 			return errors.New("the workload has no poisson part")
 		}
 		return setTime(func(s *Scenario) *Time { return &s.Workload.Poisson.Stop }, true)(s, v)
-	}},
-	{"cdf", "Poisson flow-size distribution: " + strings.Join(workloads.Names(), ", "), func(s *Scenario, v string) error {
+	}, Applies: hasPoisson},
+	{Name: "cdf", Help: "Poisson flow-size distribution: " + strings.Join(workloads.Names(), ", "), Set: func(s *Scenario, v string) error {
 		if s.Workload.Poisson == nil {
 			return errors.New("the workload has no poisson part")
 		}
@@ -202,7 +232,7 @@ var commonParams = []Param{
 		}
 		s.Workload.Poisson.CDF = v
 		return nil
-	}},
+	}, Applies: hasPoisson},
 }
 
 // ParamPrefix introduces an algorithm parameter in Set: "param.eta=0.95"
@@ -224,7 +254,7 @@ func setRate(field func(*Scenario) *Rate) func(*Scenario, string) error {
 			return err
 		}
 		if r <= 0 {
-			return fmt.Errorf("%q: want a rate > 0", v)
+			return fmt.Errorf("%q: a link needs a rate > 0", v)
 		}
 		*field(s) = Rate(r)
 		return nil
@@ -257,20 +287,21 @@ func setBytes(field func(*Scenario) *Bytes) func(*Scenario, string) error {
 }
 
 // Keys returns the keys Set accepts for this scenario, sorted, with
-// "param.NAME" standing for the algorithm parameters.
+// "param.NAME" standing for the algorithm parameters. A key that does not
+// apply to it (Param.Applies: senders without a fan-in or single incast,
+// hosts on a topology other than a star, load without Poisson arrivals)
+// is left out.
 func (s *Scenario) Keys() []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, p := range s.extra {
-		if !seen[p.Name] {
-			seen[p.Name] = true
-			out = append(out, p.Name)
-		}
-	}
-	for _, p := range commonParams {
-		if !seen[p.Name] {
-			seen[p.Name] = true
-			out = append(out, p.Name)
+	for _, list := range [][]Param{s.extra, commonParams} {
+		for _, p := range list {
+			if !seen[p.Name] {
+				seen[p.Name] = true
+				if p.applies(s) {
+					out = append(out, p.Name)
+				}
+			}
 		}
 	}
 	out = append(out, ParamPrefix+"NAME")
@@ -286,7 +317,9 @@ func (s *Scenario) Help() []string {
 		for _, p := range list {
 			if !seen[p.Name] {
 				seen[p.Name] = true
-				out = append(out, p.Name+": "+p.Help)
+				if p.applies(s) {
+					out = append(out, p.Name+": "+p.Help)
+				}
 			}
 		}
 	}
@@ -298,6 +331,8 @@ func (s *Scenario) Help() []string {
 // Set applies one key=value override (the command's -set). Values are
 // parsed with units.ParseRate, ParseTime and ParseBytes. An unknown key is
 // an error listing the valid ones; a bad value an error naming the key.
+// Where the description names the key with its default in parentheses
+// ("`senders` (8)"), it then shows the value set ("`senders` (3)").
 // Set does not validate the whole scenario; Validate (and Run) do.
 func (s *Scenario) Set(key, value string) error {
 	key = strings.TrimSpace(key)
@@ -318,11 +353,41 @@ func (s *Scenario) Set(key, value string) error {
 				if err := p.Set(s, value); err != nil {
 					return fmt.Errorf("set %s=%s: %w", key, value, err)
 				}
+				s.Description = describeSet(s.Description, key, value)
 				return nil
 			}
 		}
 	}
 	return fmt.Errorf("set %s: unknown key for scenario %s (valid: %s)", key, s.Name, strings.Join(s.Keys(), ", "))
+}
+
+// describeSet returns description with the value of key shown as value:
+// built-in descriptions name their keys in backticks, each followed by
+// its default in parentheses ("`senders` (8) × `size` (500KB)", "`senders`
+// (default 2)"), and after a Set the parentheses hold the value set.
+func describeSet(description, key, value string) string {
+	mark := "`" + key + "` ("
+	var b strings.Builder
+	rest := description
+	for {
+		i := strings.Index(rest, mark)
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(rest[i+len(mark):], ')')
+		if j < 0 {
+			break
+		}
+		b.WriteString(rest[:i+len(mark)])
+		b.WriteString(value)
+		b.WriteByte(')')
+		rest = rest[i+len(mark)+j+1:]
+	}
+	if b.Len() == 0 {
+		return description
+	}
+	b.WriteString(rest)
+	return b.String()
 }
 
 // SetAll applies "key=value" strings in order.

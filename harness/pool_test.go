@@ -52,7 +52,7 @@ func repeatPorts(n int, p poolPort) []poolPort {
 }
 
 // TestPoolSizesEachSwitch: with switch.pool = P each switch's buffer (the
-// CPInfo.Buffer its CPs get) is P plus the headroom of its own ports with
+// cpInfo.Buffer of its queues) is P plus the headroom of its own ports with
 // PFC on, and P alone with PFC off, whatever switch.buffer says; with PFC on
 // the shared pool (sharedFree) starts at exactly P however many ports the
 // switch has. The expected headroom comes from wantHeadroom, not from the
@@ -143,7 +143,7 @@ func TestPoolSizesEachSwitch(t *testing.T) {
 					want += reserve
 				}
 				for _, pt := range n.ports {
-					require.Equal(t, want, pt.queue.Info().Buffer, "CPInfo.Buffer of %s", pt.name)
+					require.Equal(t, want, pt.queue.info.Buffer, "cpInfo.Buffer of %s", pt.name)
 				}
 				// The pool proper: all of it free before any traffic.
 				if c.pfc {
@@ -272,7 +272,7 @@ func TestPoolWithoutPFCIsTheWholeBuffer(t *testing.T) {
 	s, err := New(sc, Options{NoSeries: true})
 	require.NoError(t, err)
 	for _, pt := range s.byName["s0"].ports {
-		require.Equal(t, pool, pt.queue.Info().Buffer)
+		require.Equal(t, pool, pt.queue.info.Buffer)
 	}
 	r, err := s.Run()
 	require.NoError(t, err)

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	inttel "github.com/hwcc/hwcc/int"
 	"github.com/hwcc/hwcc/units"
 	"github.com/hwcc/hwcc/voq"
 )
@@ -37,49 +36,34 @@ func New(sc *Scenario, opts Options) (*Sim, error) {
 	}
 	cp := *sc
 	s := &Sim{sc: &cp, opts: opts, byName: map[string]*node{}, building: true}
-	algo, err := Lookup(cp.Algorithm)
+	algo, err := newScheme(cp.Algorithm, cp.Params)
 	if err != nil {
 		return nil, err
 	}
-	if ss, ok := algo.(scenarioSetter); ok && len(ss.ScenarioSettings()) > 0 {
-		for _, kv := range cc.SettingsOf(ss.ScenarioSettings()) {
+	if net := algo.a.Deploy.Network; len(net) > 0 {
+		for _, kv := range cc.SettingsOf(net) {
 			if err := cp.Set(kv.Name, kv.Value); err != nil {
-				return nil, fmt.Errorf("harness: algorithm %s: %w", algo.Name(), err)
+				return nil, fmt.Errorf("harness: algorithm %s: %w", algo.name(), err)
 			}
 		}
 		if err := cp.Validate(); err != nil {
-			return nil, fmt.Errorf("harness: algorithm %s's settings: %w", algo.Name(), err)
+			return nil, fmt.Errorf("harness: algorithm %s's settings: %w", algo.name(), err)
 		}
 	}
-	s.algo, s.feat = algo, algo.Features()
+	s.algo, s.feat = algo, algo.feat
+	algo.wrap = opts.Wrap
 	if opts.Trace != nil {
-		if s.algo, err = withTrace(algo, opts.Trace); err != nil {
+		if err := opts.Trace.use(algo); err != nil {
 			return nil, err
 		}
+		algo.trace = opts.Trace
 	}
-	if kd, ok := algo.(kindDeclarer); ok {
-		s.kinds = map[cc.FeedbackKind]*ControlKind{}
-		for _, k := range kd.ControlKinds() {
-			if k.Frame < MinFrameBytes || k.Frame > 9216 || k.Prio >= NumPrios {
-				return nil, fmt.Errorf("harness: algorithm %s: control kind %q: frame %v, priority %d: want a frame of %v..9216 B and a priority 0..%d",
-					algo.Name(), k.Name, k.Frame, k.Prio, MinFrameBytes, NumPrios-1)
-			}
-			if k.Spacing != 0 && (k.Spacing < k.Frame+PreambleIFGBytes || k.Spacing > 1<<20 || k.Queue < 1 || k.Queue > 1<<20) {
-				return nil, fmt.Errorf("harness: algorithm %s: control kind %q: spacing %v, queue %d: want a spacing of at least the wire frame (%v) and at most 1 MiB, and a queue of 1..2^20 messages",
-					algo.Name(), k.Name, k.Spacing, k.Queue, k.Frame+PreambleIFGBytes)
-			}
+	if msgs := algo.a.Deploy.Messages; len(msgs) > 0 {
+		// cc.RegisterAlgorithm checked each declaration's limits.
+		s.kinds = map[cc.FeedbackKind]*cc.MessageKind{}
+		for i := range msgs {
+			k := msgs[i]
 			s.kinds[k.Kind] = &k
-		}
-	}
-	if s.feat.INT {
-		// The harness stamps nothing (the CPs do); its codec carries the
-		// headers the receivers echo, through the wire format, and checks
-		// that every port's rate has a speed code. It takes every header
-		// nHop can count, whatever MaxHops the CPs stamp up to.
-		cfg := inttel.DefaultConfig()
-		cfg.MaxHops = inttel.HopsLimit
-		if s.codec, err = inttel.NewCodec(cfg); err != nil {
-			return nil, fmt.Errorf("harness: INT codec: %w", err)
 		}
 	}
 	s.payload = units.Bytes(cp.NIC.Payload)
@@ -171,11 +155,10 @@ func New(sc *Scenario, opts Options) (*Sim, error) {
 
 // buildSwitches sets up every switch: per-port PFC headroom, the buffer
 // (switch.buffer, or switch.pool plus the headroom its ports reserve), ECMP
-// salt, queue statistics, the data queue's congestion point; and checks
-// that INT can encode every port speed.
+// salt, queue statistics, the data queue's congestion point.
 func (s *Sim) buildSwitches() error {
 	// First pass: headroom, reserve and buffer of every switch, which the
-	// CPs (CPInfo.Buffer) and the histograms (their length) need.
+	// CPs (cpInfo.Buffer) and the histograms (their length) need.
 	buffer, pool := units.Bytes(s.sc.Switch.Buffer), units.Bytes(s.sc.Switch.Pool)
 	var maxBuffer units.Bytes
 	for _, n := range s.nodes {
@@ -209,8 +192,7 @@ func (s *Sim) buildSwitches() error {
 	// lengths also count control frames, which the buffer does not hold;
 	// a longer queue is counted in the last bucket.
 	histLen := histBucket(2*maxBuffer+units.MB) + 1
-	var queues slab[Queue]
-	build := &cpBuild{}
+	var queues slab[egressQueue]
 	for _, n := range s.nodes {
 		if n.isHost {
 			continue
@@ -219,26 +201,19 @@ func (s *Sim) buildSwitches() error {
 		n.byDst = s.sc.Switch.ECMP == ECMPDestination
 		for _, pt := range n.ports {
 			pt.st.q.on, pt.st.q.n = true, histLen
-			if s.feat.INT {
-				if _, ok := s.codec.Speeds().Code(pt.rate); !ok {
-					return fmt.Errorf("INT: port %s runs at %v, which has no INT speed code", pt.name, pt.rate)
-				}
-			}
 			q := queues.next()
 			q.s, q.p, q.prio, q.id = s, pt, DataPrio, CPID(len(s.queues))
 			q.timer.at = units.MaxTime
-			q.info = CPInfo{
+			q.info = cpInfo{
 				ID: q.id, Node: n.id, NodeName: n.name, Port: pt.num, PeerName: pt.peer.node.name,
-				Prio: DataPrio, Rate: pt.rate, Delay: pt.delay, Buffer: n.buffer, Params: s.sc.Params,
+				Prio: DataPrio, Rate: pt.rate, Delay: pt.delay, Buffer: n.buffer,
 				SwitchID: n.swID, Errors: ErrorSink{log: &s.errs, where: pt.name + " cp"},
-				build: build,
 			}
-			cp, err := s.algo.NewCP(q.info)
+			cp, err := s.algo.newCP(q.info)
 			if err != nil {
-				return fmt.Errorf("algorithm %s: CP of %s: %w", s.algo.Name(), pt.name, err)
+				return fmt.Errorf("algorithm %s: CP of %s: %w", s.algo.name(), pt.name, err)
 			}
 			q.cp = cp
-			q.obs, _ = cp.(PauseObserver)
 			pt.queue = q
 			if pt.sched, err = newScheduler(s.sc.Switch.Scheduler, s.sc.Switch.Weights, s.maxFrame()); err != nil {
 				return fmt.Errorf("harness: %w", err)
@@ -293,7 +268,7 @@ func starHostsNeeded(w *WorkloadSpec) int {
 	use := func(names []string) {
 		for _, name := range names {
 			if v, ok := strings.CutPrefix(name, "h"); ok {
-				if i, err := strconv.Atoi(v); err == nil && i >= 0 && i < 4096 {
+				if i, err := strconv.Atoi(v); err == nil && i >= 0 && i < MaxHosts {
 					n = max(n, i+1)
 				}
 			}
@@ -340,7 +315,7 @@ func (s *Sim) result() *Result {
 	r := &Result{Scenario: s.sc, End: s.now}
 	rep := &r.Report
 	rep.Scenario = s.sc.Name
-	rep.Algorithm = s.algo.Name()
+	rep.Algorithm = s.algo.name()
 	rep.Events = s.events
 	rep.Errors = s.errs.report()
 	win := (s.to - s.from).Seconds()

@@ -3,6 +3,10 @@ package harness
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hwcc/hwcc/cc"
 
 	"github.com/hwcc/hwcc/credit"
 	"github.com/hwcc/hwcc/harness/workloads"
@@ -20,9 +24,10 @@ import (
 type Scenario struct {
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`
-	// Algorithm is a registered algorithm name (Names()); Params are its
-	// parameters, passed verbatim to the adapter (FlowInfo.Params,
-	// CPInfo.Params) and checked by it if it implements ParamChecker.
+	// Algorithm is a registered algorithm's name (cc.Names, hwcc algos);
+	// Params are its parameters, in the syntax of cc.Deployment.Defaults
+	// ("NAME", "cp.NAME", ...), applied over its deployment's defaults
+	// to the parts that run.
 	Algorithm string            `json:"algorithm"`
 	Params    map[string]string `json:"params,omitempty"`
 	// Compare, if not empty, lists the algorithms the command runs this
@@ -92,7 +97,7 @@ type SwitchSpec struct {
 	Xon      Bytes `json:"xon,omitempty"`
 	Headroom Bytes `json:"headroom,omitempty"`
 	// ECN is the threshold of the default marker (algorithms with
-	// Features.ECN): CE when the egress data queue, the arriving frame
+	// features.ECN): CE when the egress data queue, the arriving frame
 	// included, exceeds it (default 100 KB).
 	ECN Bytes `json:"ecn"`
 	// Scheduler picks, at every egress port, the data priority that sends
@@ -190,7 +195,7 @@ func DefaultScenario() *Scenario {
 // field and its allowed values. Host names in the workload are checked
 // when the run is built (they depend on the topology).
 func (s *Scenario) Validate() error {
-	if _, err := Lookup(s.Algorithm); err != nil {
+	if _, err := cc.Lookup(s.Algorithm); err != nil {
 		return fmt.Errorf("scenario %s: algorithm: %w", s.Name, err)
 	}
 	// A comparison gives each algorithm its own parameters (ForAlgorithm);
@@ -199,8 +204,13 @@ func (s *Scenario) Validate() error {
 	if len(runs) == 0 {
 		runs = []string{s.Algorithm}
 	}
+	for i, name := range s.Compare {
+		if j := slices.Index(s.Compare[:i], name); j >= 0 {
+			return fmt.Errorf("scenario %s: compare: %q is listed twice ([%d] and [%d]): each algorithm runs once", s.Name, name, j, i)
+		}
+	}
 	for _, name := range runs {
-		a, err := Lookup(name)
+		a, err := cc.Lookup(name)
 		if err != nil {
 			return fmt.Errorf("scenario %s: compare: %w", s.Name, err)
 		}
@@ -208,10 +218,8 @@ func (s *Scenario) Validate() error {
 		if len(s.Compare) > 0 {
 			params = s.ForAlgorithm(name).Params
 		}
-		if pc, ok := a.(ParamChecker); ok {
-			if err := pc.CheckParams(params); err != nil {
-				return fmt.Errorf("scenario %s: params of %s: %w", s.Name, name, err)
-			}
+		if err := a.ValidateParams(params); err != nil {
+			return fmt.Errorf("scenario %s: params of %s: %w", s.Name, name, err)
 		}
 	}
 	if err := s.Topology.validate(); err != nil {
@@ -255,6 +263,21 @@ func (s *Scenario) Validate() error {
 			return fmt.Errorf("scenario %s: %s", s.Name, c.msg)
 		}
 	}
+	return s.checkBounds()
+}
+
+// checkBounds checks what the run would build against the bounds
+// (MaxHosts and the others), once every field is valid.
+func (s *Scenario) checkBounds() error {
+	net := s.Topology.shape(&s.Workload)
+	sched := strings.ToLower(s.Switch.Scheduler)
+	voq := sched == SchedulerVOQ || sched == SchedulerVOQCredit
+	if err := net.check(s.Topology.Kind, voq); err != nil {
+		return fmt.Errorf("scenario %s: %w", s.Name, err)
+	}
+	if err := s.Workload.checkFlows(s.Duration, net); err != nil {
+		return fmt.Errorf("scenario %s: %w", s.Name, err)
+	}
 	return nil
 }
 
@@ -279,6 +302,9 @@ func (w *WorkloadSpec) validate() error {
 		}
 		return nil
 	}
+	if len(w.Flows) > MaxFlows {
+		return fmt.Errorf("workload.flows: %d flows, want at most %d (harness.MaxFlows)", len(w.Flows), MaxFlows)
+	}
 	for i, f := range w.Flows {
 		what := fmt.Sprintf("workload.flows[%d]", i)
 		if f.Src == "" || f.Dst == "" {
@@ -292,8 +318,11 @@ func (w *WorkloadSpec) validate() error {
 		}
 	}
 	if fi := w.FanIn; fi != nil {
-		if fi.Senders < 0 || (fi.Senders == 0 && len(fi.Hosts) == 0) {
-			return fmt.Errorf("workload.fan_in.senders = %d: want >= 1 (or list hosts)", fi.Senders)
+		if fi.Senders < 0 || fi.Senders > MaxHosts-1 || (fi.Senders == 0 && len(fi.Hosts) == 0) {
+			return fmt.Errorf("workload.fan_in.senders = %d: want 1..%d (harness.MaxHosts − 1), or list hosts", fi.Senders, MaxHosts-1)
+		}
+		if err := checkHosts("workload.fan_in.hosts", fi.Hosts, MaxHosts-1, "harness.MaxHosts − 1"); err != nil {
+			return err
 		}
 		if fi.Size < 0 || fi.Rate < 0 || fi.Stagger < 0 {
 			return errors.New("workload.fan_in: size, rate and stagger must be >= 0")
@@ -304,8 +333,11 @@ func (w *WorkloadSpec) validate() error {
 	}
 	for i, ic := range w.Incast {
 		what := fmt.Sprintf("workload.incast[%d]", i)
-		if ic.Senders < 0 || (ic.Senders == 0 && len(ic.Hosts) == 0) {
-			return fmt.Errorf("%s.senders = %d: want >= 1 (or list hosts)", what, ic.Senders)
+		if ic.Senders < 0 || ic.Senders > MaxHosts-1 || (ic.Senders == 0 && len(ic.Hosts) == 0) {
+			return fmt.Errorf("%s.senders = %d: want 1..%d (harness.MaxHosts − 1), or list hosts", what, ic.Senders, MaxHosts-1)
+		}
+		if err := checkHosts(what+".hosts", ic.Hosts, MaxHosts-1, "harness.MaxHosts − 1"); err != nil {
+			return err
 		}
 		if ic.Size <= 0 {
 			return fmt.Errorf("%s.size = %v: want > 0", what, units.Bytes(ic.Size))
@@ -321,9 +353,31 @@ func (w *WorkloadSpec) validate() error {
 		if _, err := workloads.Named(p.CDF); err != nil {
 			return fmt.Errorf("workload.poisson.cdf: %w", err)
 		}
+		if err := checkHosts("workload.poisson.hosts", p.Hosts, MaxHosts, "harness.MaxHosts"); err != nil {
+			return err
+		}
 		if err := times("workload.poisson", p.Start, p.Stop); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkHosts checks a list of host names: at most limit (bound names it),
+// none empty, none twice (a host sends one flow of a fan-in or burst).
+func checkHosts(what string, names []string, limit int, bound string) error {
+	if len(names) > limit {
+		return fmt.Errorf("%s: %d hosts, want at most %d (%s)", what, len(names), limit, bound)
+	}
+	seen := make(map[string]int, len(names))
+	for i, n := range names {
+		if n == "" {
+			return fmt.Errorf("%s[%d]: an empty host name", what, i)
+		}
+		if j, ok := seen[n]; ok {
+			return fmt.Errorf("%s: %q is listed twice ([%d] and [%d])", what, n, j, i)
+		}
+		seen[n] = i
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -39,7 +40,7 @@ func TestSetRequiredKeys(t *testing.T) {
 		"senders=4", "link=40Gbps", "delay=2us", "size=2MB", "duration=3ms", "pfc=off",
 		"buffer=12MB", "seed=42", "measure_from=1ms", "measure_to=2ms",
 		"xoff=300KB", "xon=290KB", "headroom=64KB", "ecn=50KB", "payload=4000", "ack_every=2",
-		"rto=2ms", "sample_interval=5us", "param.eta=0.95", "algorithm=static",
+		"rto=2ms", "sample_interval=5us", "param.rate=1Gbps", "algorithm=static",
 	} {
 		k, v, _ := strings.Cut(kv, "=")
 		require.NoError(t, sc.Set(k, v), kv)
@@ -61,7 +62,7 @@ func TestSetRequiredKeys(t *testing.T) {
 	require.Equal(t, Bytes(4000), sc.NIC.Payload)
 	require.Equal(t, 2, sc.NIC.AckEvery)
 	require.Equal(t, Time(2*units.Millisecond), sc.NIC.RTO)
-	require.Equal(t, "0.95", sc.Params["eta"])
+	require.Equal(t, "1Gbps", sc.Params["rate"])
 	require.Equal(t, "static", sc.Algorithm)
 	require.NoError(t, sc.Validate())
 	require.NoError(t, sc.Set("pfc", "on"))
@@ -113,7 +114,7 @@ func TestValidateErrors(t *testing.T) {
 	}{
 		"window":    {func(s *Scenario) { s.MeasureFrom = s.Duration }, "measure_from"},
 		"to":        {func(s *Scenario) { s.MeasureTo = s.Duration + 1 }, "measure_to"},
-		"algorithm": {func(s *Scenario) { s.Algorithm = "x" }, "registered"},
+		"algorithm": {func(s *Scenario) { s.Algorithm = "x" }, "algorithm = x: want one of"},
 		"xon":       {func(s *Scenario) { s.Switch.Xon = s.Switch.Xoff }, "switch.xon"},
 		"kind":      {func(s *Scenario) { s.Topology.Kind = "ring" }, "fat-tree"},
 		"unused":    {func(s *Scenario) { s.Topology.Leaves = 3 }, "topology.leaves is not used by kind star"},
@@ -228,4 +229,19 @@ func FuzzSet(f *testing.F) {
 		_ = sc.Set(k, v) // must not panic
 		_ = sc.Validate()
 	})
+}
+
+// TestNoReactionPointRefused: an algorithm whose deployment runs no
+// reaction point is registered (cc allows a lone part), and the harness,
+// whose every flow runs one, refuses to run it, saying so.
+func TestNoReactionPointRefused(t *testing.T) {
+	a, err := cc.Lookup("none")
+	require.NoError(t, err)
+	a.Name, a.Deploy = "zz-harness-no-rp", cc.Deployment{RP: "-"}
+	require.NoError(t, cc.RegisterAlgorithm(a))
+	sc, err := Builtin("single-flow")
+	require.NoError(t, err)
+	sc.Algorithm = a.Name
+	_, err = Run(sc, Options{NoSeries: true})
+	require.ErrorContains(t, err, "deploys no reaction point")
 }

@@ -1,12 +1,12 @@
-package harness_test
+package harness
 
 import (
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/hwcc/hwcc/cc"
-	"github.com/hwcc/hwcc/harness"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -32,32 +32,34 @@ func (r *delayedRP) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) erro
 	return nil
 }
 
+var delayedOnce sync.Once
+
 // The reaction delay is the NIC's reaction to congestion feedback: a CNP
 // or a rate message waits it out, an ACK or a NAK reaches the part at once
 // (after the delayed messages already due), so the part sees every event
-// in time order.
+// in time order. The reaction point's adapter is driven directly.
 func TestSchemeReactionDelaySparesAcks(t *testing.T) {
-	cc.MustRegisterAlgorithm(cc.Algorithm{
-		Name: "test-delayed", Title: "delayed", Paper: "none", Doc: "records the times of its feedback",
-		Parts: []cc.PartSpec{{Name: "rp", Role: cc.RoleRP, Doc: "the recording sender", Config: &cc.Spec[struct{}]{
-			Presets: []cc.Preset[struct{}]{{Name: "only", Config: func(cc.Env) struct{} { return struct{}{} }}},
-			New:     func(struct{}) (cc.Part, error) { return &delayedRP{}, nil },
-		}}},
+	delayedOnce.Do(func() {
+		cc.MustRegisterAlgorithm(cc.Algorithm{
+			Name: "test-delayed", Title: "delayed", Paper: "none", Doc: "records the times of its feedback",
+			Parts: []cc.PartSpec{{Name: "rp", Role: cc.RoleRP, Doc: "the recording sender", Config: testSpec(func(cc.Env) (cc.Part, error) {
+				return &delayedRP{}, nil
+			})}},
+		})
 	})
-	harness.MustRegisterScheme(harness.Scheme{Algo: "test-delayed"})
-	a, err := harness.Lookup("test-delayed")
+	g, err := newScheme("test-delayed", nil)
 	require.NoError(t, err)
-	r, err := a.NewRP(harness.FlowInfo{ID: 3, LineRate: 10 * units.Gbps})
+	r, err := g.newRP(flowInfo{ID: 3, LineRate: 10 * units.Gbps})
 	require.NoError(t, err)
-	part := r.(harness.PartHolder).Part().(*delayedRP)
+	part := r.r.(*delayedRP)
 	us := units.Microsecond
-	r.OnAck(1*us, &harness.Ack{Seq: 1000, Newly: 1000})
+	r.OnAck(1*us, &ackInfo{Seq: 1000, Newly: 1000})
 	require.Equal(t, units.MaxTime, r.NextDeadline(), "an ACK does not wait")
-	r.OnFeedback(2*us, &harness.Feedback{CC: cc.Feedback{Kind: cc.FeedbackRate, Flow: 3}})
+	r.OnFeedback(2*us, &cc.Feedback{Kind: cc.FeedbackRate, Flow: 3})
 	r.OnCNP(3 * us)
 	require.Equal(t, 17*us, r.NextDeadline())
-	r.OnAck(4*us, &harness.Ack{Seq: 500, NAK: true})
-	r.OnAck(18*us, &harness.Ack{Seq: 2000, Newly: 1000})
+	r.OnAck(4*us, &ackInfo{Seq: 500, NAK: true})
+	r.OnAck(18*us, &ackInfo{Seq: 2000, Newly: 1000})
 	r.OnTimer(18 * us)
 	require.Equal(t, []delayedEvent{
 		{1 * us, cc.FeedbackAck}, {4 * us, cc.FeedbackNak},
@@ -65,17 +67,18 @@ func TestSchemeReactionDelaySparesAcks(t *testing.T) {
 	}, part.got)
 	require.Equal(t, units.MaxTime, r.NextDeadline())
 
-	// Steady state: an ACK, a delayed message and its delivery allocate
-	// nothing once the FIFO has its size.
+	// Steady state: an ACK, a delayed message, a sent frame and the
+	// message's delivery allocate nothing once the FIFO has its size.
 	now := 20 * us
-	ack := &harness.Ack{Seq: 1000, Newly: 1000}
-	fb := &harness.Feedback{CC: cc.Feedback{Kind: cc.FeedbackRate, Flow: 3}}
+	ack := &ackInfo{Seq: 1000, Newly: 1000}
+	fb := &cc.Feedback{Kind: cc.FeedbackRate, Flow: 3}
+	frame := &Packet{Kind: KindData, Flow: 3, Payload: 1000, Size: 1082, Prio: DataPrio}
 	part.got = make([]delayedEvent, 0, 4096)
 	allocs := testing.AllocsPerRun(1000, func() {
 		now += 20 * us // after the previous delivery
 		r.OnAck(now, ack)
 		r.OnFeedback(now, fb)
-		r.OnSend(now, 0, 1000)
+		r.OnSendFrame(now, frame)
 		r.OnTimer(r.NextDeadline())
 	})
 	require.Zero(t, allocs)

@@ -11,11 +11,13 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// selfModule sends a message to its own switch at every timer and records
-// how each arrives.
+// selfModule is a switch point that sends a message to switch to (its own
+// switch, unless told otherwise) at every timer and records how each
+// arrives.
 type selfModule struct {
-	swID      uint16
+	to        uint16
 	next      units.Time
+	once      bool // one timer only
 	inTimer   bool
 	sent      []units.Time
 	got       []units.Time
@@ -23,57 +25,93 @@ type selfModule struct {
 	reentrant int
 }
 
-func (m *selfModule) Arrive(units.Time, *harness.Switch, int, *harness.Packet)  {}
-func (m *selfModule) Enqueue(units.Time, *harness.Switch, int, *harness.Packet) {}
-func (m *selfModule) Dequeue(units.Time, *harness.Switch, int, *harness.Packet) {}
-func (m *selfModule) Pause(units.Time, *harness.Switch, int, uint8, bool)       {}
-func (m *selfModule) NextDeadline() units.Time                                  { return m.next }
-func (m *selfModule) Message(now units.Time, _ *harness.Switch, in int, _ *cc.Feedback) {
+func (m *selfModule) Arrive(units.Time, int, *cc.Packet, *cc.Actions) error { return nil }
+func (m *selfModule) Enqueue(units.Time, int, *cc.Packet, cc.Queue, *cc.Actions) error {
+	return nil
+}
+func (m *selfModule) Dequeue(units.Time, int, *cc.Packet, cc.Queue, *cc.Actions) error {
+	return nil
+}
+func (m *selfModule) Pause(units.Time, int, uint8, bool, *cc.Actions) error { return nil }
+func (m *selfModule) NextDeadline() units.Time                              { return m.next }
+func (m *selfModule) AppendRegisters(dst []cc.Register) []cc.Register {
+	return append(dst, cc.TimeReg("next", m.next))
+}
+
+func (m *selfModule) Message(now units.Time, in int, _ *cc.Feedback, _ *cc.Actions) error {
 	if m.inTimer {
 		m.reentrant++
 	}
 	m.got = append(m.got, now)
 	m.ins = append(m.ins, in)
+	return nil
 }
 
-func (m *selfModule) Timer(now units.Time, sw *harness.Switch) {
+func (m *selfModule) Timer(now units.Time, act *cc.Actions) error {
+	if now < m.next {
+		return nil
+	}
+	if err := act.Reserve("self", "Timer", 1); err != nil {
+		return err
+	}
 	m.inTimer = true
 	defer func() { m.inTimer = false }()
 	m.next = now + 10*units.Microsecond
-	if err := sw.SendSwitchID(m.swID, cc.Feedback{Kind: toyReport}); err == nil {
-		m.sent = append(m.sent, now)
+	if m.once {
+		m.next = units.MaxTime
 	}
+	act.SendSwitch(m.to, cc.ControlPrio, cc.Feedback{Kind: toyReport})
+	m.sent = append(m.sent, now)
+	return nil
 }
 
 var (
-	selfOnce, probeOnce sync.Once
-	selfModules         map[string]*selfModule
-	probeErr            error
+	selfOnce    sync.Once
+	selfModules map[string]*selfModule
 )
 
-// TestSwitchMessageToItself: a message a switch addresses to itself
-// (Switch.SendSwitchID with its own ID, a ToR crediting its own VOQs)
-// reaches its module at the same instant, through no port (in = −1), and
-// after the event that sent it, not inside it; an unknown ID is refused.
-func TestSwitchMessageToItself(t *testing.T) {
+// registerSelf registers test-selfmsg, whose switch points message their
+// own switch every 10 µs, and test-selfmsg-unknown, whose switch points
+// message switch ID 4000 once, at 5 µs.
+func registerSelf() {
 	selfOnce.Do(func() {
-		cc.MustRegisterAlgorithm(cc.Algorithm{
-			Name: "test-selfmsg", Title: "self message", Paper: "none", Doc: "a module that messages itself",
-			Parts: []cc.PartSpec{{Name: "rp", Role: cc.RoleRP, Doc: "counts reports", Config: toySpec(func() *reportRP { return &reportRP{} })}},
-		})
-		harness.MustRegisterScheme(harness.Scheme{
-			Algo:  "test-selfmsg",
-			Kinds: []harness.ControlKind{{Kind: toyReport, Name: "report", Frame: 64, Prio: harness.ControlPrio}},
-			Module: func(info harness.SwitchInfo) (harness.SwitchModule, error) {
-				m := &selfModule{swID: info.SwitchID, next: 10 * units.Microsecond}
-				selfModules[info.Name] = m
-				return m, nil
-			},
-		})
+		sw := func(unknown bool) *cc.Spec[cc.Env] {
+			return &cc.Spec[cc.Env]{
+				Presets: []cc.Preset[cc.Env]{{Name: "only", Config: func(e cc.Env) cc.Env { return e }}},
+				New: func(e cc.Env) (cc.Part, error) {
+					if unknown {
+						return &selfModule{to: 4000, next: 5 * units.Microsecond, once: true}, nil
+					}
+					return &selfModule{to: e.SwitchID, next: 10 * units.Microsecond}, nil
+				},
+			}
+		}
+		for _, unknown := range []bool{false, true} {
+			name := "test-selfmsg"
+			if unknown {
+				name += "-unknown"
+			}
+			cc.MustRegisterAlgorithm(cc.Algorithm{
+				Name: name, Title: "self message", Paper: "none", Doc: "a switch point that messages a switch",
+				Parts: []cc.PartSpec{
+					{Name: "rp", Role: cc.RoleRP, Doc: "counts reports", Config: toySpec(func() *reportRP { return &reportRP{} })},
+					{Name: "sw", Role: cc.RoleSW, Doc: "messages a switch", Config: sw(unknown)},
+				},
+				Deploy: cc.Deployment{Messages: []cc.MessageKind{{Kind: toyReport, Name: "report", Frame: 64, Prio: harness.ControlPrio}}},
+			})
+		}
 	})
-	selfModules = map[string]*selfModule{}
+}
+
+// TestSwitchMessageToItself: a message a switch addresses to itself
+// (cc.ToSwitch with its own ID, a ToR crediting its own VOQs) reaches its
+// switch point at the same instant, through no port (in = −1), and after
+// the event that sent it, not inside it; an unknown ID is refused (and
+// the refusal reported as an error of the switch).
+func TestSwitchMessageToItself(t *testing.T) {
+	registerSelf()
 	r := runSelf(t, "test-selfmsg", 105*units.Microsecond)
-	require.Nil(t, r.Report.Errors)
+	require.Nil(t, r.Report.Errors, "every message was accepted")
 	m := selfModules["s0"]
 	require.NotNil(t, m)
 	require.Len(t, m.sent, 10, "a timer every 10 µs to 100 µs")
@@ -83,53 +121,30 @@ func TestSwitchMessageToItself(t *testing.T) {
 		require.Equal(t, -1, in)
 	}
 
-	require.ErrorContains(t, unknownSwitchID(t), "no switch has ID")
+	r = runSelf(t, "test-selfmsg-unknown", 20*units.Microsecond)
+	require.Len(t, selfModules["s0"].sent, 1)
+	require.NotNil(t, r.Report.Errors)
+	require.Equal(t, int64(1), r.Report.Errors.Count)
+	require.Contains(t, r.Report.Errors.First[0].Message, "no switch has ID")
+	require.Empty(t, selfModules["s0"].got)
 }
 
-// unknownSwitchID runs a module that addresses switch ID 4000 and returns
-// what SendSwitchID said.
-func unknownSwitchID(t *testing.T) error {
-	t.Helper()
-	probeOnce.Do(func() {
-		harness.MustRegisterScheme(harness.Scheme{
-			Algo: "test-selfmsg", Name: "test-selfmsg-unknown",
-			Module: func(harness.SwitchInfo) (harness.SwitchModule, error) {
-				return &probeSelf{report: func(err error) { probeErr = err }}, nil
-			},
-		})
-	})
-	probeErr = nil
-	runSelf(t, "test-selfmsg-unknown", 20*units.Microsecond)
-	return probeErr
-}
-
-// runSelf runs one flow h1→h0 on the star under algo for dur.
+// runSelf runs one flow h1→h0 on the star under algo for dur, keeping its
+// switch points by name in selfModules.
 func runSelf(t *testing.T, algo string, dur units.Time) *harness.Result {
 	t.Helper()
+	selfModules = map[string]*selfModule{}
 	sc := harness.DefaultScenario()
 	sc.Name = algo
 	sc.Algorithm = algo
 	sc.Workload.Flows = []harness.FlowSpec{{Src: "h1", Dst: "h0"}}
 	sc.Duration = harness.Time(dur)
-	r, err := harness.Run(sc, harness.Options{NoSeries: true})
+	r, err := harness.Run(sc, harness.Options{NoSeries: true, Wrap: func(at harness.Place, p cc.Part) cc.Part {
+		if m, ok := p.(*selfModule); ok {
+			selfModules[at.Node] = m
+		}
+		return p
+	}})
 	require.NoError(t, err)
 	return r
-}
-
-type probeSelf struct {
-	selfModule
-	report func(error)
-	done   bool
-}
-
-func (p *probeSelf) NextDeadline() units.Time {
-	if p.done {
-		return units.MaxTime
-	}
-	return 5 * units.Microsecond
-}
-
-func (p *probeSelf) Timer(_ units.Time, sw *harness.Switch) {
-	p.done = true
-	p.report(sw.SendSwitchID(4000, cc.Feedback{Kind: toyReport}))
 }

@@ -4,7 +4,6 @@ import (
 	"github.com/hwcc/hwcc/cc"
 	"math/rand/v2"
 
-	inttel "github.com/hwcc/hwcc/int"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -21,8 +20,17 @@ type Options struct {
 	NoSeries bool
 	// Trace, if set, records the events of one part of the run as a
 	// golden-model trace (package trace; TraceTarget.Err says how it
-	// went). The run's algorithm must be one the generic adapter runs.
+	// went).
 	Trace *TraceTarget
+	// Wrap, if set, is called with every part the run builds and where it
+	// runs, and returns the part the run drives: the same part (to read
+	// its registers after the run), or one that wraps it (to check or log
+	// each event, as a firmware model's probe would). It must return a
+	// part of the same role; the run refuses anything else. What the run
+	// reads of a part beyond its role (a reaction point's ReactionDelay)
+	// it reads from the part it built, so that a wrapper need not forward
+	// it.
+	Wrap func(at Place, p cc.Part) cc.Part
 }
 
 // DefaultProgressEvery is the default number of events between Progress calls.
@@ -33,14 +41,13 @@ const DefaultProgressEvery = 1 << 20
 // with Run; a Sim runs once.
 type Sim struct {
 	sc      *Scenario // validated, defaults applied
-	algo    Algorithm
-	feat    Features
-	errs    errLog                           // the state machines' errors (Report.Errors)
-	fc      flowControl                      // the switches' link flow control
-	modules []*Switch                        // the switches' modules (Scheme.Module)
-	kinds   map[cc.FeedbackKind]*ControlKind // the algorithm's control kinds (Scheme.Kinds)
+	algo    *scheme
+	feat    features
+	errs    errLog                              // the state machines' errors (Report.Errors)
+	fc      flowControl                         // the switches' link flow control
+	modules []*Switch                           // the switches' switch points
+	kinds   map[cc.FeedbackKind]*cc.MessageKind // the algorithm's message kinds (cc.Deployment.Messages)
 	opts    Options
-	codec   *inttel.Codec
 
 	now      units.Time
 	end      units.Time
@@ -59,14 +66,14 @@ type Sim struct {
 	bySwID    [1 << 12]*node // switches by 12-bit SwitchID (Switch.SendSwitchID)
 	ports     []*port
 	portSlab  slab[port]
-	queues    []*Queue // indexed by CPID
+	queues    []*egressQueue // indexed by CPID
 	flows     []*flow
 	routes    []flowRoute // by flow ID, for nextHop
 	byName    map[string]*node
 	nSwitches int
 	gens      []*arrivalSource
 	// maxRTT and maxHops are the network's largest base round trip and
-	// its longest path in switches (networkRTT): FlowInfo.MaxBaseRTT and
+	// its longest path in switches (networkRTT): flowInfo.MaxBaseRTT and
 	// MaxHops.
 	maxRTT  units.Time
 	maxHops int
@@ -88,9 +95,8 @@ type Sim struct {
 	sampleT    []units.Time
 	seriesRefs []*flow
 
-	intBuf [inttel.MaxLen]byte
-	ack    Ack
-	st     simStats
+	ack ackInfo
+	st  simStats
 }
 
 // simStats are the run's global counters.
@@ -109,7 +115,7 @@ type simStats struct {
 	feedbackRecv              int64
 	timeouts                  int64
 	flowsDone                 int64
-	intFull, intErrors        int64
+	intFull                   int64
 	intQLenSat                int64
 	maxBufUsed                units.Bytes
 	droppedCtrl, consumedCtrl int64

@@ -3,7 +3,6 @@ package harness
 import (
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/fixedpoint"
-	inttel "github.com/hwcc/hwcc/int"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -78,7 +77,7 @@ func (s *Sim) enqueue(sw *node, out *port, p *Packet, in *port) {
 		q := out.queue
 		// Default marker: CE when the data queue, the arriving frame
 		// included, exceeds the threshold.
-		if s.feat.ECN && q.Len() > s.ecnK {
+		if s.feat.ecn && q.len() > s.ecnK {
 			p.CE = true
 		}
 		if q.cp != nil {
@@ -139,8 +138,8 @@ func (s *Sim) unadmit(sw *node, p *Packet) {
 
 // switchDequeued runs the dequeue side effects of p leaving pt (pt is
 // already marked busy): buffer and ingress release with PFC RESUME, and the
-// CP's OnDequeue, which stamps p's INT header (and grows p.Size by the
-// record) when the algorithm's congestion point does.
+// CP's OnDequeue, which pushes its record onto p's telemetry stack (and
+// grows p.Size by it) when the algorithm's congestion point does.
 func (s *Sim) switchDequeued(pt *port, p *Packet) {
 	if p.Prio != ControlPrio {
 		s.unadmit(pt.node, p)
@@ -153,13 +152,13 @@ func (s *Sim) switchDequeued(pt *port, p *Packet) {
 		return
 	}
 	q := pt.queue
-	hops := p.INT.NHop
+	n := p.Tel.Len
 	if q.cp != nil {
 		q.cp.OnDequeue(s.now, q, p)
 		s.armCP(q)
 	}
-	if p.HasINT && p.INT.NHop == hops {
-		// The port added no record: the header was full (the frame goes
+	if p.HasTel && p.Tel.Len == n {
+		// The port added no record: the stack was full (the frame goes
 		// on with the records it has), or the CP refused the event
 		// (Report.Errors says so).
 		s.st.intFull++
@@ -211,10 +210,6 @@ func (s *Sim) onPFC(pt *port, p *Packet) {
 		w.mod.Pause(s.now, w, pt.num, prio, p.pause)
 		s.armModule(w)
 	}
-	if q := pt.queue; q != nil && q.obs != nil && q.prio == prio {
-		q.obs.OnPause(s.now, q, p.pause)
-		s.armCP(q)
-	}
 	if p.pause {
 		pt.st.pauses++
 		pt.st.pauseStart[prio] = s.now
@@ -228,7 +223,7 @@ func (s *Sim) onPFC(pt *port, p *Packet) {
 }
 
 // sendFeedback builds a feedback packet from q's switch to flow's source.
-func (s *Sim) sendFeedback(q *Queue, id FlowID, fb Feedback) bool {
+func (s *Sim) sendFeedback(q *egressQueue, id FlowID, fb *cc.Feedback) bool {
 	if id < 0 || int(id) >= len(s.flows) {
 		return false
 	}
@@ -242,9 +237,8 @@ func (s *Sim) sendFeedback(q *Queue, id FlowID, fb Feedback) bool {
 	p.Flow = id
 	p.Src = sw.id
 	p.Dst = f.src.id
-	fb.From = q.id
-	p.Feedback = fb
-	s.controlWire(p, fb.CC.Kind)
+	p.Feedback = *fb
+	s.controlWire(p, fb.Kind)
 	s.st.feedbackSent++
 	out := s.route(sw, id, sw.id, f.src.id)
 	if out == nil {
@@ -256,8 +250,8 @@ func (s *Sim) sendFeedback(q *Queue, id FlowID, fb Feedback) bool {
 }
 
 // controlWire sets the priority, wire size and shaping of control message
-// p of kind k: the algorithm's declaration (Scheme.Kinds), else a RoCEv2
-// CNP's (CNPFrameBytes at ControlPrio).
+// p of kind k: the algorithm's declaration (cc.Deployment.Messages), else
+// a RoCEv2 CNP's (CNPFrameBytes at ControlPrio).
 func (s *Sim) controlWire(p *Packet, k cc.FeedbackKind) {
 	if c, ok := s.kinds[k]; ok {
 		p.Prio, p.Size = c.Prio, c.Frame+s.preamble
@@ -304,7 +298,7 @@ func (s *Sim) shapedNext(pt *port) *Packet {
 }
 
 // sendToSource sends control message fb about flow f from its receiver
-// to its source (FlowInfo.SendToSource).
+// to its source (flowInfo.SendToSource).
 func (s *Sim) sendToSource(f *flow, fb cc.Feedback) bool {
 	if f.done || f.stopped || !f.started {
 		return false
@@ -321,14 +315,14 @@ func (s *Sim) hostMessage(f *flow, from, to *node, fb cc.Feedback) {
 	p.Flow = f.id
 	p.Src = from.id
 	p.Dst = to.id
-	p.Feedback = Feedback{CC: fb}
+	p.Feedback = fb
 	s.controlWire(p, fb.Kind)
 	s.st.feedbackSent++
 	s.hostQueueControl(from, p)
 }
 
 // sendToDestination sends control message fb about flow f from its source
-// to its receiver (FlowInfo.SendToDestination). A flow that has stopped
+// to its receiver (flowInfo.SendToDestination). A flow that has stopped
 // or finished may still send: its last message (a credit stop) says so.
 func (s *Sim) sendToDestination(f *flow, fb cc.Feedback) bool {
 	if !f.started {
@@ -339,7 +333,7 @@ func (s *Sim) sendToDestination(f *flow, fb cc.Feedback) bool {
 }
 
 // armCP schedules q's CP timer at its reported deadline.
-func (s *Sim) armCP(q *Queue) {
+func (s *Sim) armCP(q *egressQueue) {
 	d := q.cp.NextDeadline()
 	if d < s.now {
 		d = s.now
@@ -350,7 +344,7 @@ func (s *Sim) armCP(q *Queue) {
 }
 
 // onCPTimer runs a CP's timer if it is due and re-arms it.
-func (s *Sim) onCPTimer(q *Queue) {
+func (s *Sim) onCPTimer(q *egressQueue) {
 	q.timer.fired(s.now)
 	if q.cp.NextDeadline() <= s.now {
 		q.cp.OnTimer(s.now, q)
@@ -366,10 +360,17 @@ func (s *Sim) sharedFree(sw *node) units.Bytes {
 	return sw.buffer - sw.hdrmReserve - sw.bufUsed
 }
 
-// maxFrame is the largest data frame on the wire, INT included.
+// maxFrame is the largest data frame on the wire, with the largest
+// telemetry stack a frame is sized for (maxStackBytes).
 func (s *Sim) maxFrame() units.Bytes {
-	return DataOverheadBytes + s.payload + s.preamble + units.Bytes(inttel.MaxLen)
+	return DataOverheadBytes + s.payload + s.preamble + maxStackBytes
 }
+
+// maxStackBytes is the largest telemetry stack the harness sizes a data
+// frame for: 122 bytes, a 2-byte prefix and 15 records of 8 (HPCC's INT
+// at its 4-bit hop count's limit). The PFC headroom, the CBFC credit
+// check, the XON margin and the schedulers' quanta are sized by it.
+const maxStackBytes units.Bytes = 2 + 15*8
 
 // headroomFor returns the automatic PFC headroom of an ingress port: what
 // can still arrive after the switch decides to pause. The PAUSE waits for

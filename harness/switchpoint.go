@@ -4,19 +4,8 @@ import (
 	"fmt"
 
 	"github.com/hwcc/hwcc/cc"
-	"github.com/hwcc/hwcc/cc/cctest"
 	"github.com/hwcc/hwcc/units"
 )
-
-// MessageModule is implemented by a SwitchModule that takes control
-// messages other switches address to its switch (Switch.SendSwitch:
-// HierCC's credits from a receiver-side ToR). The harness calls Message
-// when one arrives, through ingress port in; fb is valid only during the
-// call. A message for a switch whose module does not take them is
-// reported as an error (Report.Errors) and dropped.
-type MessageModule interface {
-	Message(now units.Time, sw *Switch, in int, fb *cc.Feedback)
-}
 
 // schemeSW runs a scheme's cc.SwitchPoint as its switch's module: the
 // harness's hooks become the part's events, with the packet as cc.Packet
@@ -41,17 +30,12 @@ type schemeSW struct {
 	rec  *traceRec // nil unless this part is traced (Options.Trace)
 }
 
-var (
-	_ SwitchModule  = (*schemeSW)(nil)
-	_ MessageModule = (*schemeSW)(nil)
-)
-
 // packet fills the part's view of p.
 func (w *schemeSW) packet(p *Packet) *cc.Packet {
 	w.pkt = cc.Packet{Flow: cc.FlowID(p.Flow), Src: cc.NodeID(p.Src), Dst: cc.NodeID(p.Dst), Seq: p.Seq,
-		Payload: p.Payload, Size: p.Size, Prio: p.Prio, CE: p.CE, Echo: p.Echo, Hdr: p.Hdr}
-	if p.HasINT {
-		w.pkt.INT = &p.INT
+		Payload: p.Payload, Size: p.Size, Prio: p.Prio, CE: p.CE, Hdr: p.Hdr}
+	if p.HasTel {
+		w.pkt.Tel = &p.Tel
 	}
 	return &w.pkt
 }
@@ -65,7 +49,7 @@ func queueOf(sw *Switch, out int, prio uint8) cc.Queue {
 func (w *schemeSW) Arrive(now units.Time, sw *Switch, in int, p *Packet) {
 	cp := w.packet(p)
 	if w.rec != nil {
-		w.rec.packet(cctest.Arrive, now, in, cp, cc.Queue{})
+		w.rec.packet(cc.EventArrive, now, in, cp, cc.Queue{})
 	}
 	err := call(&w.act, func(a *cc.Actions) error { return w.p.Arrive(now, in, cp, a) })
 	if w.rec != nil {
@@ -77,7 +61,7 @@ func (w *schemeSW) Arrive(now units.Time, sw *Switch, in int, p *Packet) {
 func (w *schemeSW) Enqueue(now units.Time, sw *Switch, out int, p *Packet) {
 	cp, q := w.packet(p), queueOf(sw, out, p.Prio)
 	if w.rec != nil {
-		w.rec.packet(cctest.Enqueue, now, out, cp, q)
+		w.rec.packet(cc.EventEnqueue, now, out, cp, q)
 	}
 	err := call(&w.act, func(a *cc.Actions) error { return w.p.Enqueue(now, out, cp, q, a) })
 	if w.rec != nil {
@@ -88,9 +72,9 @@ func (w *schemeSW) Enqueue(now units.Time, sw *Switch, out int, p *Packet) {
 
 func (w *schemeSW) Dequeue(now units.Time, sw *Switch, out int, p *Packet) {
 	cp, q := w.packet(p), queueOf(sw, out, p.Prio)
-	hops := p.INT.NHop
+	n := p.Tel.Len
 	if w.rec != nil {
-		w.rec.packet(cctest.Dequeue, now, out, cp, q)
+		w.rec.packet(cc.EventDequeue, now, out, cp, q)
 	}
 	err := call(&w.act, func(a *cc.Actions) error { return w.p.Dequeue(now, out, cp, q, a) })
 	if w.rec != nil {
@@ -98,8 +82,8 @@ func (w *schemeSW) Dequeue(now units.Time, sw *Switch, out int, p *Packet) {
 	}
 	if err == nil {
 		p.Hdr = w.pkt.Hdr
-		if p.HasINT && p.INT.NHop > hops {
-			p.Size += units.Bytes(p.INT.NHop-hops) * INTHopBytes
+		if p.HasTel && p.Tel.Len > n {
+			p.Size += units.Bytes(p.Tel.Len - n)
 		}
 	}
 	w.apply(now, sw, p, err)
@@ -119,7 +103,7 @@ func (w *schemeSW) Pause(now units.Time, sw *Switch, out int, prio uint8, paused
 func (w *schemeSW) Message(now units.Time, sw *Switch, in int, fb *cc.Feedback) {
 	w.fb = *fb
 	if w.rec != nil {
-		w.rec.feedback(cctest.Message, now, in, &w.fb)
+		w.rec.feedback(cc.EventMessage, now, in, &w.fb)
 	}
 	err := call(&w.act, func(a *cc.Actions) error { return w.p.Message(now, in, &w.fb, a) })
 	if w.rec != nil {
@@ -190,7 +174,8 @@ func (w *Switch) SendToDestination(flow FlowID, fb cc.Feedback) bool {
 }
 
 // SendSwitch sends control message fb to switch node, which hands it to
-// its module (MessageModule: HierCC's credit to a sender-side ToR). The
+// its switch point (cc.SwitchPoint.Message: HierCC's credit to a
+// sender-side ToR). The
 // harness routes it toward a host attached to that switch, so node must
 // have hosts (an edge switch); fb.Flow, if it names a flow, is only
 // carried. It returns an error when node is not such a switch.
@@ -207,7 +192,7 @@ func (w *Switch) SendSwitch(node NodeID, fb cc.Feedback) error {
 }
 
 // SendSwitchID is SendSwitch to the switch whose 12-bit SwitchID
-// (SwitchInfo.SwitchID, cc.Env.SwitchID) is id: how a switch point
+// (switchInfo.SwitchID, cc.Env.SwitchID) is id: how a switch point
 // addresses another switch (cc.ToSwitch). In a network of more than 4095
 // switches IDs repeat, and id names the first switch that has it.
 func (w *Switch) SendSwitchID(id uint16, fb cc.Feedback) error {
@@ -228,7 +213,7 @@ func (w *Switch) sendFrom(flow FlowID, dst NodeID, fb cc.Feedback, toSwitch Node
 	p.Src = w.n.id
 	p.Dst = dst
 	p.toSwitch = toSwitch
-	p.Feedback = Feedback{CC: fb}
+	p.Feedback = fb
 	s.controlWire(p, fb.Kind)
 	s.st.feedbackSent++
 	if toSwitch-1 == w.n.id {
@@ -252,22 +237,13 @@ func (w *Switch) sendFrom(flow FlowID, dst NodeID, fb cc.Feedback, toSwitch Node
 func (s *Sim) switchMessage(sw *node, in int, p *Packet) {
 	s.st.feedbackRecv++
 	w := sw.module
-	mm, ok := moduleOf(w).(MessageModule)
-	if !ok {
-		s.errs.add(s.now, -1, sw.name, fmt.Errorf("harness: a %v message for %s, whose module takes none", p.Feedback.CC.Kind, sw.name))
+	if w == nil {
+		s.errs.add(s.now, -1, sw.name, fmt.Errorf("harness: a %v message for %s, which runs no switch point", p.Feedback.Kind, sw.name))
 	} else {
-		mm.Message(s.now, w, in, &p.Feedback.CC) // p is freed after: no copy escapes
+		w.mod.Message(s.now, w, in, &p.Feedback) // p is freed after: no copy escapes
 		s.armModule(w)
 	}
 	s.consumed(p)
-}
-
-// moduleOf returns w's module, or nil.
-func moduleOf(w *Switch) SwitchModule {
-	if w == nil {
-		return nil
-	}
-	return w.mod
 }
 
 // TxBytes returns the wire bytes egress port has sent since the run began.

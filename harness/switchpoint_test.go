@@ -178,6 +178,7 @@ func registerToySW() {
 						return t, nil
 					},
 				}},
+				{Name: "rp", Role: cc.RoleRP, Doc: "line rate", Config: toySpec(func() lineRateRP { return lineRateRP{} })},
 				{Name: "np", Role: cc.RoleNP, Doc: "checks headers", Config: &cc.Spec[struct{}]{
 					Presets: []cc.Preset[struct{}]{{Name: "only", Config: func(cc.Env) struct{} { return struct{}{} }}},
 					New: func(struct{}) (cc.Part, error) {
@@ -187,15 +188,15 @@ func registerToySW() {
 					},
 				}},
 			},
+			Deploy: cc.Deployment{Messages: []cc.MessageKind{
+				{Kind: toySWCredit, Name: "toy-credit", Frame: 64, Prio: harness.ControlPrio},
+			}},
 		})
-		harness.MustRegisterScheme(harness.Scheme{Algo: "test-toy-sw", Kinds: []harness.ControlKind{
-			{Kind: toySWCredit, Name: "toy-credit", Frame: 64, Prio: harness.ControlPrio},
-		}})
 	})
 }
 
-// TestSwitchPointScheme: a scheme whose switch part is a cc.SwitchPoint
-// runs in every switch with no harness edit. One flow of 200 frames
+// TestSwitchPointScheme: an algorithm whose switch part is a
+// cc.SwitchPoint runs in every switch with no harness edit. One flow of 200 frames
 // crosses a leaf-spine (leaf0, a spine, leaf1) whose ports hold VOQs that
 // start with 2 frames of credit at the leaves' uplinks (switch.scheduler
 // voq-credit, voq_gate uplinks): the flow finishes only because every
@@ -260,13 +261,4 @@ func TestSwitchPointScheme(t *testing.T) {
 	}
 	require.Equal(t, 1, stamped)
 	require.Equal(t, frames, msgs)
-}
-
-// TestSwitchPointRefusals: a scheme cannot run both a Module and a switch
-// point; SendSwitch refuses a host and a switch with no hosts.
-func TestSwitchPointRefusals(t *testing.T) {
-	registerToySW()
-	err := harness.RegisterScheme(harness.Scheme{Algo: "test-toy-sw", Name: "test-toy-sw-both",
-		Module: func(harness.SwitchInfo) (harness.SwitchModule, error) { return nil, nil }})
-	require.ErrorContains(t, err, "a Module and switch point sw")
 }

@@ -29,19 +29,17 @@ import (
 //
 // Delay defaults to 1 µs per link (HPCC's simulations).
 //
-// fat-tree is the 3-tier k-ary fat tree of Al-Fares, Loukissas and Vahdat,
-// "A Scalable, Commodity Data Center Network Architecture", SIGCOMM 2008:
-// k-port switches (k even, 2..24, default 4), k pods of k/2 edge and k/2
-// aggregation switches, (k/2)² core switches, k/2 hosts per edge switch;
-// k³/4 hosts (k = 4, 8, 16: 16, 128, 1024) and 5k²/4 switches. clos is a
-// 3-tier Clos of tors ToR, aggs aggregation and cores core switches (totals,
-// as the papers give them) in pods pods, hosts_per_tor hosts per ToR;
-// every count must divide as its wiring needs, with at most 4096 hosts and
-// 1024 switches. Its counts default to the 320-host topology of HPCC,
-// HierCC and Mercury (cores 16, aggs 20, tors 20, pods 5, hosts_per_tor
-// 16). The wiring of both, their ECMP path counts and the papers'
-// topologies as clos lines are in the package documentation, section
-// Topologies.
+// fat-tree is the 3-tier k-ary fat tree of [FatTree]: k-port switches (k
+// even, 2..24, default 4), k pods of k/2 edge and k/2 aggregation switches,
+// (k/2)² core switches, k/2 hosts per edge switch; k³/4 hosts (k = 4, 8, 16:
+// 16, 128, 1024) and 5k²/4 switches. clos is a 3-tier Clos of tors ToR, aggs
+// aggregation and cores core switches (totals, as the papers give them) in
+// pods pods, hosts_per_tor hosts per ToR; every count must divide as its
+// wiring needs, with at most 4096 hosts and 1024 switches. Its counts default
+// to the 320-host topology of HPCC, HierCC and Mercury (cores 16, aggs 20,
+// tors 20, pods 5, hosts_per_tor 16). The wiring of both, their ECMP path
+// counts and the papers' topologies as clos lines are in the package
+// documentation, section Topologies.
 //
 // multi-bottleneck reconstructs RoCC Fig. 10 (section VI-A d) from the
 // text: "6 source nodes (A0..A4, B5) and 5 destination nodes (B0..B4)
@@ -73,9 +71,9 @@ type TopologySpec struct {
 	ToRs           int    `json:"tors,omitempty"`
 	Pods           int    `json:"pods,omitempty"`
 	HostsPerToR    int    `json:"hosts_per_tor,omitempty"`
-	Link           Rate   `json:"link,omitempty"`
-	CoreLink       Rate   `json:"core_link,omitempty"`
-	Delay          Time   `json:"delay,omitempty"`
+	Link           Rate   `json:"link,omitempty" zero:"a link needs a rate > 0; leave the field out for the kind's default"`
+	CoreLink       Rate   `json:"core_link,omitempty" zero:"a link needs a rate > 0; leave the field out for the kind's default"`
+	Delay          Time   `json:"delay,omitempty" zero:"a delay of 0 would mean the default (1us), so it cannot be set: leave the field out for the default, or give at least 1ps"`
 }
 
 // Default link parameters.
@@ -150,10 +148,10 @@ func (t *TopologySpec) validate() error {
 		v    int
 		max  int
 	}{
-		{"hosts", t.Hosts, 4096}, {"switches", t.Switches, 1024}, {"hosts_per_switch", t.HostsPerSwitch, 1024},
-		{"left", t.Left, 4096}, {"right", t.Right, 4096}, {"leaves", t.Leaves, 1024}, {"spines", t.Spines, 1024},
+		{"hosts", t.Hosts, MaxHosts}, {"switches", t.Switches, MaxSwitches}, {"hosts_per_switch", t.HostsPerSwitch, 1024},
+		{"left", t.Left, MaxHosts}, {"right", t.Right, MaxHosts}, {"leaves", t.Leaves, MaxSwitches}, {"spines", t.Spines, MaxSwitches},
 		{"hosts_per_leaf", t.HostsPerLeaf, 1024},
-		{"cores", t.Cores, 1024}, {"aggs", t.Aggs, 1024}, {"tors", t.ToRs, 1024}, {"pods", t.Pods, 1024},
+		{"cores", t.Cores, MaxSwitches}, {"aggs", t.Aggs, MaxSwitches}, {"tors", t.ToRs, MaxSwitches}, {"pods", t.Pods, MaxSwitches},
 		{"hosts_per_tor", t.HostsPerToR, 1024},
 	} {
 		if c.v < 0 || c.v > c.max {
@@ -164,6 +162,9 @@ func (t *TopologySpec) validate() error {
 		if err := k.check(t); err != nil {
 			return err
 		}
+	}
+	if err := t.shape(nil).check(t.Kind, false); err != nil {
+		return err
 	}
 	if t.Kind == "star" && t.Hosts == 1 {
 		return fmt.Errorf("topology.hosts = 1: a star needs at least 2 hosts")

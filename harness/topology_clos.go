@@ -10,16 +10,10 @@ import (
 // in the package documentation, section Topologies.
 const (
 	// maxFatTreeK is the largest k of the fat-tree kind: k³/4 = 3456 hosts
-	// and 720 switches; k = 26 would exceed maxClosHosts.
+	// and 720 switches; k = 26 would exceed MaxHosts.
 	maxFatTreeK = 24
 	// defaultFatTreeK is the fat-tree kind's k when the spec leaves it 0.
 	defaultFatTreeK = 4
-	// maxClosHosts and maxClosSwitches bound a fat-tree or clos (the host
-	// limit is a star's too). The routing tables hold a slice header per
-	// switch and node, so their memory grows as switches × nodes: about
-	// 126 MB at both limits.
-	maxClosHosts    = 4096
-	maxClosSwitches = 1024
 
 	// The clos kind's defaults: the 320-host topology of HPCC (section 5:
 	// "16 Core switches, 20 Agg switches, 20 ToRs and 320 servers (16 in
@@ -97,11 +91,11 @@ func (t *TopologySpec) closShapeOf() (closShape, error) {
 		pods: pods, torsPerPod: tors / pods, aggsPerPod: aggs / pods, cores: cores, hostsPerToR: per,
 		hostRate: t.link(DefaultLink), fabricRate: t.core(t.link(DefaultLink)), delay: t.delay(), torName: "tor",
 	}
-	if n := c.hosts(); n > maxClosHosts {
-		return closShape{}, fmt.Errorf("topology: tors × hosts_per_tor = %d × %d = %d hosts, want at most %d", tors, per, n, maxClosHosts)
+	if n := c.hosts(); n > MaxHosts {
+		return closShape{}, fmt.Errorf("topology: tors × hosts_per_tor = %d × %d = %d hosts, want at most %d (harness.MaxHosts)", tors, per, n, MaxHosts)
 	}
-	if n := c.switches(); n > maxClosSwitches {
-		return closShape{}, fmt.Errorf("topology: cores + aggs + tors = %d + %d + %d = %d switches, want at most %d", cores, aggs, tors, n, maxClosSwitches)
+	if n := c.switches(); n > MaxSwitches {
+		return closShape{}, fmt.Errorf("topology: cores + aggs + tors = %d + %d + %d = %d switches, want at most %d (harness.MaxSwitches)", cores, aggs, tors, n, MaxSwitches)
 	}
 	return c, nil
 }

@@ -98,7 +98,7 @@ func TestFatTreeShape(t *testing.T) {
 			}
 		})
 	}
-	// The sizes.
+	// The sizes the fat-tree scenarios use: k = 4, 8, 16.
 	for k, hosts := range map[int]int{4: 16, 8: 128, 16: 1024} {
 		require.Equal(t, hosts, k*k*k/4)
 	}
@@ -408,6 +408,9 @@ func TestThreeTierValidation(t *testing.T) {
 		{TopologySpec{Kind: "clos", Pods: 3, ToRs: 9, Aggs: 9}, "topology.cores = 16 (the default) is not a multiple of the 3 aggregation switches per pod"},
 		{TopologySpec{Kind: "clos", ToRs: 300, Pods: 4, Aggs: 4, Cores: 1, HostsPerToR: 16}, "tors × hosts_per_tor = 300 × 16 = 4800 hosts, want at most 4096"},
 		{TopologySpec{Kind: "clos", Pods: 1, ToRs: 512, Aggs: 256, Cores: 512, HostsPerToR: 1}, "cores + aggs + tors = 512 + 256 + 512 = 1280 switches, want at most 1024"},
+		// 512 ToRs of 256 aggregation switches each in one pod: a mesh of
+		// 131,072 links, beyond MaxLinks.
+		{TopologySpec{Kind: "clos", Pods: 1, ToRs: 512, Aggs: 256, Cores: 256, HostsPerToR: 8}, "topology clos: 135424 links (hosts + tors × aggs/pods + aggs × cores/(aggs/pods)), want at most 16384 (harness.MaxLinks)"},
 		{TopologySpec{Kind: "clos", Pods: -1}, "topology.pods = -1: want 1..1024"},
 		{TopologySpec{Kind: "clos", HostsPerToR: 2000}, "topology.hosts_per_tor = 2000: want 1..1024"},
 	}
@@ -424,7 +427,9 @@ func TestThreeTierValidation(t *testing.T) {
 		{Kind: "fat-tree"}, {Kind: "fat-tree", K: 2}, {Kind: "fat-tree", K: 24},
 		{Kind: "clos"}, {Kind: "clos", Pods: 1, ToRs: 1, Aggs: 1, Cores: 1, HostsPerToR: 1},
 		{Kind: "clos", Pods: 256, ToRs: 256, Aggs: 256, Cores: 1, HostsPerToR: 16},
-		{Kind: "clos", Pods: 1, ToRs: 512, Aggs: 256, Cores: 256, HostsPerToR: 8},
+		// At MaxHosts, MaxSwitches and MaxLinks: 4096 host links, 512 × 16
+		// ToR–aggregation and 256 × 16 aggregation–core links.
+		{Kind: "clos", Pods: 16, ToRs: 512, Aggs: 256, Cores: 256, HostsPerToR: 8},
 	} {
 		sc := DefaultScenario()
 		sc.Topology = topo

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/hwcc/hwcc/cc"
-	"github.com/hwcc/hwcc/cc/cctest"
 	"github.com/hwcc/hwcc/trace"
 	"github.com/hwcc/hwcc/units"
 )
@@ -25,8 +24,6 @@ import (
 //	flow:N:np      flow N's notification point (at its destination)
 //	port:NODE:P    the congestion point of switch NODE's egress port P (port:s0:0)
 //	switch:NODE    the switch point of switch NODE (switch:tor0)
-//
-// Only an algorithm the generic adapter runs (a Scheme) can be traced.
 type TraceTarget struct {
 	Which string
 	W     io.Writer
@@ -98,46 +95,47 @@ func (t *TraceTarget) Err() error {
 	return nil
 }
 
-// tracingAlgo is the generic adapter with a trace target: it builds the
-// parts as schemeAlgo does and gives the one the target names a recorder.
-type tracingAlgo struct {
-	*schemeAlgo
-	t *TraceTarget
-}
-
-// withTrace returns algo wrapped to record t's part.
-func withTrace(algo Algorithm, t *TraceTarget) (Algorithm, error) {
+// use checks the target for a run of g: its syntax, a writer, and a part
+// of the role it names in g's deployment.
+func (t *TraceTarget) use(g *scheme) error {
 	role, err := t.parse()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if t.W == nil {
-		return nil, errors.New("harness: trace target without a writer")
-	}
-	g, ok := algo.(*schemeAlgo)
-	if !ok {
-		return nil, fmt.Errorf("harness: trace: algorithm %s is not run by the generic adapter: it has no cc parts to trace", algo.Name())
+		return errors.New("harness: trace target without a writer")
 	}
 	if g.parts[role] == nil {
-		return nil, fmt.Errorf("harness: trace part %s: algorithm %s runs no %v", t.Which, g.Name(), role)
+		return fmt.Errorf("harness: trace part %s: algorithm %s runs no %v", t.Which, g.name(), role)
 	}
-	return &tracingAlgo{schemeAlgo: g, t: t}, nil
+	return nil
 }
 
-// start writes the header of role's part, built in env from params, and
-// returns its recorder (nil if writing failed).
-func (a *tracingAlgo) start(role cc.Role, env *cc.Env, params map[string]string) *traceRec {
-	t := a.t
+// names reports whether the target names the part at place at, and that
+// it has not been found yet (one part per trace).
+func (t *TraceTarget) names(at Place) bool {
 	if t.found {
-		return nil // one part per trace
+		return false
 	}
+	switch t.kind {
+	case "port":
+		return at.Role == cc.RoleCP && at.Node == t.node && at.Port == t.port
+	case "switch":
+		return at.Role == cc.RoleSW && at.Node == t.node
+	case "rp":
+		return at.Role == cc.RoleRP && at.Flow == t.flow
+	case "np":
+		return at.Role == cc.RoleNP && at.Flow == t.flow
+	}
+	return false
+}
+
+// start writes the header of the part of algorithm algo named part, of
+// role, built in env with settings, and returns its recorder (nil if
+// writing failed).
+func (t *TraceTarget) start(algo, part string, role cc.Role, settings []cc.Setting, env *cc.Env) *traceRec {
 	t.found = true
-	st, err := a.settings(params)
-	if err != nil {
-		t.err = err
-		return nil
-	}
-	h := trace.Header{Algorithm: a.s.Algo, Part: a.parts[role].Name, Role: role, Settings: st[role], Env: *env}
+	h := trace.Header{Algorithm: algo, Part: part, Role: role, Settings: settings, Env: *env}
 	w, err := trace.NewWriter(t.W, h)
 	if err != nil {
 		t.err = fmt.Errorf("harness: trace: %w", err)
@@ -150,45 +148,13 @@ func (a *tracingAlgo) start(role cc.Role, env *cc.Env, params map[string]string)
 	return r
 }
 
-func (a *tracingAlgo) NewCP(info CPInfo) (CP, error) {
-	cp, err := a.schemeAlgo.NewCP(info)
-	if w, ok := cp.(*schemeCP); ok && err == nil && a.t.kind == "port" && info.NodeName == a.t.node && info.Port == a.t.port {
-		w.rec = a.start(cc.RoleCP, cpEnv(info), info.Params)
-	}
-	return cp, err
-}
-
-func (a *tracingAlgo) NewRP(f FlowInfo) (RP, error) {
-	rp, err := a.schemeAlgo.NewRP(f)
-	if w, ok := rp.(*schemeRP); ok && err == nil && a.t.kind == "rp" && f.ID == a.t.flow {
-		w.rec = a.start(cc.RoleRP, a.env(f), f.Params)
-	}
-	return rp, err
-}
-
-func (a *tracingAlgo) NewNP(f FlowInfo) (NP, error) {
-	np, err := a.schemeAlgo.NewNP(f)
-	if w, ok := np.(*schemeNP); ok && err == nil && a.t.kind == "np" && f.ID == a.t.flow {
-		w.rec = a.start(cc.RoleNP, a.env(f), f.Params)
-	}
-	return np, err
-}
-
-func (a *tracingAlgo) NewModule(info SwitchInfo) (SwitchModule, error) {
-	m, err := a.schemeAlgo.NewModule(info)
-	if w, ok := m.(*schemeSW); ok && err == nil && a.t.kind == "switch" && info.Name == a.t.node {
-		w.rec = a.start(cc.RoleSW, swEnv(info), info.Params)
-	}
-	return m, err
-}
-
 // traceRec writes the events of one part. After a write error it writes
 // no more (TraceTarget.Err reports it).
 type traceRec struct {
 	t  *TraceTarget
 	w  *trace.Writer
 	o  *trace.OutputWriter // nil without TraceTarget.Out
-	ev cctest.Event
+	ev cc.Event
 }
 
 func (r *traceRec) write() {
@@ -215,33 +181,33 @@ func (r *traceRec) out(p cc.Part, err error, act *cc.Actions) {
 
 // timer records a Timer call.
 func (r *traceRec) timer(now units.Time) {
-	r.ev = cctest.Event{Kind: cctest.Timer, At: now}
+	r.ev = cc.Event{Kind: cc.EventTimer, At: now}
 	r.write()
 }
 
 // packet records an event of kind k passing p (and q, and port).
-func (r *traceRec) packet(k cctest.Kind, now units.Time, port int, p *cc.Packet, q cc.Queue) {
-	r.ev = cctest.Event{Kind: k, At: now, Packet: *p, Queue: q, Port: port}
-	r.ev.Packet.INT = nil
-	if p.INT != nil {
-		r.ev.HasINT, r.ev.INT = true, *p.INT
+func (r *traceRec) packet(k cc.EventKind, now units.Time, port int, p *cc.Packet, q cc.Queue) {
+	r.ev = cc.Event{Kind: k, At: now, Packet: *p, Queue: q, Port: port}
+	r.ev.Packet.Tel = nil
+	if p.Tel != nil {
+		r.ev.HasTel, r.ev.Tel = true, *p.Tel
 	}
 	r.write()
 }
 
 // feedback records an event of kind k passing f (through port).
-func (r *traceRec) feedback(k cctest.Kind, now units.Time, port int, f *cc.Feedback) {
-	r.ev = cctest.Event{Kind: k, At: now, Feedback: *f, Port: port}
-	r.ev.Feedback.INT = nil
-	if f.INT != nil {
-		r.ev.HasINT, r.ev.INT = true, *f.INT
+func (r *traceRec) feedback(k cc.EventKind, now units.Time, port int, f *cc.Feedback) {
+	r.ev = cc.Event{Kind: k, At: now, Feedback: *f, Port: port}
+	r.ev.Feedback.Tel = nil
+	if f.Tel != nil {
+		r.ev.HasTel, r.ev.Tel = true, *f.Tel
 	}
 	r.write()
 }
 
 // pause records a switch point's Pause.
 func (r *traceRec) pause(now units.Time, port int, prio uint8, paused bool) {
-	r.ev = cctest.Event{Kind: cctest.Pause, At: now, Port: port, Paused: paused}
+	r.ev = cc.Event{Kind: cc.EventPause, At: now, Port: port, Paused: paused}
 	r.ev.Packet.Prio = prio
 	r.write()
 }

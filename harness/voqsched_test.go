@@ -147,10 +147,14 @@ func TestVOQCreditStopsAtInitialCredit(t *testing.T) {
 	}
 }
 
-// voqTestModule is a switch module that feeds the VOQs of its switch with
-// credit every voqTick (see voqTest for what each test asks of it).
+// voqTestModule is a switch point that feeds the VOQs of its switch with
+// credit every voqTick (see voqTest for what each test asks of it). It
+// credits with actions (cc.ActionCredit); it reads its switch's VOQs, and
+// calls Switch.AddCredit with arguments an action cannot carry, through
+// the switch's handle (sw).
 type voqTestModule struct {
-	sw     *harness.Switch
+	name   string          // its switch, as the run built it (Options.Wrap)
+	sw     *harness.Switch // its switch's handle, once the run is built
 	next   units.Time
 	dstOf  map[harness.FlowID]harness.NodeID // learned from arriving data
 	srcOf  map[harness.FlowID]harness.NodeID
@@ -158,27 +162,36 @@ type voqTestModule struct {
 	seen   map[[2]int]bool
 	added  map[harness.NodeID]units.Bytes // credit given at the uplink, by destination
 	deq    map[harness.NodeID]units.Bytes // data wire bytes the uplink dequeued, by destination
-	errs   []error                        // AddCredit refusals (the credit test wants none)
 	probes []error                        // probe: what AddCredit returned
 	probed bool
 	st     map[string]voq.State // probe: what VOQ returned
 	stOK   map[string]bool
 }
 
-// voqTest says what the modules of the next run do, and keeps the
-// modules and congestion points it built.
+// voqTest says what the switch points of the next run do, and keeps the
+// switch points and congestion points it built.
 var voqTest struct {
 	probe     bool        // call AddCredit and VOQ with bad arguments, once
 	onEnqueue bool        // credit each data frame's wire bytes as it joins its VOQ, nothing else
 	q         units.Bytes // credit per tick for h5 at leaf0's uplink (h4: 2q)
+	sim       *harness.Sim
 	mods      map[string]*voqTestModule
 	cps       []*orderCP
 }
 
 const voqTick = units.Microsecond
 
+// handle returns the module's switch.
+func (m *voqTestModule) handle() *harness.Switch {
+	if m.sw == nil {
+		m.sw = voqTest.sim.SwitchNamed(m.name)
+	}
+	return m.sw
+}
+
 // uplink returns leaf0's port towards spine0, or −1 at other switches.
-func (m *voqTestModule) uplink(sw *harness.Switch) int {
+func (m *voqTestModule) uplink() int {
+	sw := m.handle()
 	if sw.Name() != "leaf0" {
 		return -1
 	}
@@ -190,46 +203,57 @@ func (m *voqTestModule) uplink(sw *harness.Switch) int {
 	return -1
 }
 
-func (m *voqTestModule) Arrive(_ units.Time, sw *harness.Switch, _ int, p *harness.Packet) {
-	m.sw = sw
-	m.dstOf[p.Flow], m.srcOf[p.Flow] = p.Dst, p.Src
+func (m *voqTestModule) Arrive(_ units.Time, _ int, p *cc.Packet, _ *cc.Actions) error {
+	m.dstOf[harness.FlowID(p.Flow)], m.srcOf[harness.FlowID(p.Flow)] = harness.NodeID(p.Dst), harness.NodeID(p.Src)
+	return nil
 }
 
-func (m *voqTestModule) Enqueue(_ units.Time, sw *harness.Switch, out int, p *harness.Packet) {
+func (m *voqTestModule) Enqueue(_ units.Time, out int, p *cc.Packet, _ cc.Queue, act *cc.Actions) error {
 	if voqTest.onEnqueue {
-		if err := sw.AddCredit(out, p.Dst, p.Size); err != nil {
-			m.errs = append(m.errs, err)
+		if err := act.Reserve("voq test", "Enqueue", 1); err != nil {
+			return err
 		}
-		return
+		act.Credit(uint16(out), p.Dst, p.Size)
+		return nil
 	}
 	if k := [2]int{out, int(p.Dst)}; !m.seen[k] {
 		m.seen[k] = true
 		m.pairs = append(m.pairs, k)
 	}
+	return nil
 }
 
-func (m *voqTestModule) Dequeue(_ units.Time, sw *harness.Switch, out int, p *harness.Packet) {
-	if out == m.uplink(sw) && p.Kind == harness.KindData {
-		m.deq[p.Dst] += p.Size
+func (m *voqTestModule) Dequeue(_ units.Time, out int, p *cc.Packet, _ cc.Queue, _ *cc.Actions) error {
+	if out == m.uplink() { // data frames only: a switch point sees no other
+		m.deq[harness.NodeID(p.Dst)] += p.Size
 	}
+	return nil
 }
 
-func (m *voqTestModule) Pause(units.Time, *harness.Switch, int, uint8, bool) {}
+func (m *voqTestModule) Pause(units.Time, int, uint8, bool, *cc.Actions) error    { return nil }
+func (m *voqTestModule) Message(units.Time, int, *cc.Feedback, *cc.Actions) error { return nil }
+func (m *voqTestModule) AppendRegisters(dst []cc.Register) []cc.Register          { return dst }
 
 func (m *voqTestModule) NextDeadline() units.Time { return m.next }
 
-func (m *voqTestModule) Timer(now units.Time, sw *harness.Switch) {
-	m.sw = sw
-	m.next = now + voqTick
+func (m *voqTestModule) Timer(now units.Time, act *cc.Actions) error {
+	if now < m.next {
+		return nil
+	}
 	if voqTest.onEnqueue {
 		m.next = units.MaxTime
-		return
+		return nil
 	}
 	if voqTest.probe {
-		m.probe(sw)
-		return
+		m.next = now + voqTick
+		m.probe()
+		return nil
 	}
-	up := m.uplink(sw)
+	if err := act.Reserve("voq test", "Timer", 2+len(m.pairs)); err != nil {
+		return err
+	}
+	m.next = now + voqTick
+	up := m.uplink()
 	// The uplink: 2q for flow 0's destination (h4), q for flow 2's (h5),
 	// once the first frames (sent on C0) told the module who they are.
 	for _, g := range []struct {
@@ -237,11 +261,8 @@ func (m *voqTestModule) Timer(now units.Time, sw *harness.Switch) {
 		share units.Bytes
 	}{{0, 2}, {2, 1}} {
 		if d, ok := m.dstOf[g.flow]; ok && up >= 0 {
-			if err := sw.AddCredit(up, d, g.share*voqTest.q); err != nil {
-				m.errs = append(m.errs, err)
-			} else {
-				m.added[d] += g.share * voqTest.q
-			}
+			act.Credit(uint16(up), cc.NodeID(d), g.share*voqTest.q)
+			m.added[d] += g.share * voqTest.q
 		}
 	}
 	// Every other port that carries data: the line rate's worth per tick,
@@ -250,17 +271,16 @@ func (m *voqTestModule) Timer(now units.Time, sw *harness.Switch) {
 		if k[0] == up {
 			continue
 		}
-		if err := sw.AddCredit(k[0], harness.NodeID(k[1]), units.BytesIn(sw.PortRate(k[0]), voqTick)); err != nil {
-			m.errs = append(m.errs, err)
-		}
+		act.Credit(uint16(k[0]), cc.NodeID(k[1]), units.BytesIn(m.handle().PortRate(k[0]), voqTick))
 	}
+	return nil
 }
 
 // probe, once flows 0 and 2 are known at leaf0, calls AddCredit and VOQ
 // with bad arguments, and opens h0's VOQ at the uplink (no data goes to
 // h0: its ACKs are control frames) with one credit.
-func (m *voqTestModule) probe(sw *harness.Switch) {
-	up := m.uplink(sw)
+func (m *voqTestModule) probe() {
+	sw, up := m.handle(), m.uplink()
 	h0, ok0 := m.srcOf[0]
 	h4, ok4 := m.dstOf[0]
 	if up < 0 || m.probed || !ok0 || !ok4 {
@@ -328,13 +348,13 @@ func (lineRateRP) Sent(units.Time, *cc.Packet, *cc.Actions) error       { return
 func (lineRateRP) Feedback(units.Time, *cc.Feedback, *cc.Actions) error { return nil }
 func (lineRateRP) Limits() cc.Limits                                    { return cc.Limits{} }
 
-// runVOQModule runs sc under the toy scheme test-voq, whose module is a
-// voqTestModule in every switch.
+// runVOQModule runs sc under the toy algorithm test-voq, whose switch
+// point is a voqTestModule in every switch.
 func runVOQModule(t *testing.T, sc *harness.Scenario) *harness.Result {
 	t.Helper()
 	voqOnce.Do(func() {
 		cc.MustRegisterAlgorithm(cc.Algorithm{
-			Name: "test-voq", Title: "voq credit", Paper: "none", Doc: "a switch module that credits VOQs",
+			Name: "test-voq", Title: "voq credit", Paper: "none", Doc: "a switch point that credits VOQs",
 			Parts: []cc.PartSpec{
 				{Name: "rp", Role: cc.RoleRP, Doc: "line rate", Config: toySpec(func() lineRateRP { return lineRateRP{} })},
 				{Name: "cp", Role: cc.RoleCP, Doc: "checks the event order", Config: toySpec(func() *orderCP {
@@ -342,24 +362,30 @@ func runVOQModule(t *testing.T, sc *harness.Scenario) *harness.Result {
 					voqTest.cps = append(voqTest.cps, c)
 					return c
 				})},
-			},
-		})
-		harness.MustRegisterScheme(harness.Scheme{
-			Algo: "test-voq",
-			Module: func(info harness.SwitchInfo) (harness.SwitchModule, error) {
-				m := &voqTestModule{
-					dstOf: map[harness.FlowID]harness.NodeID{}, srcOf: map[harness.FlowID]harness.NodeID{},
-					seen: map[[2]int]bool{}, added: map[harness.NodeID]units.Bytes{}, deq: map[harness.NodeID]units.Bytes{},
-					st: map[string]voq.State{}, stOK: map[string]bool{},
-				}
-				voqTest.mods[info.Name] = m
-				return m, nil
+				{Name: "sw", Role: cc.RoleSW, Doc: "credits VOQs", Config: toySpec(func() *voqTestModule {
+					return &voqTestModule{
+						dstOf: map[harness.FlowID]harness.NodeID{}, srcOf: map[harness.FlowID]harness.NodeID{},
+						seen: map[[2]int]bool{}, added: map[harness.NodeID]units.Bytes{}, deq: map[harness.NodeID]units.Bytes{},
+						st: map[string]voq.State{}, stOK: map[string]bool{},
+					}
+				})},
 			},
 		})
 	})
 	voqTest.mods, voqTest.cps = map[string]*voqTestModule{}, nil
 	sc.Algorithm = "test-voq"
-	r := runVOQ(t, sc)
+	s, err := harness.New(sc, harness.Options{Wrap: func(at harness.Place, p cc.Part) cc.Part {
+		if m, ok := p.(*voqTestModule); ok {
+			m.name = at.Node
+			voqTest.mods[at.Node] = m
+		}
+		return p
+	}})
+	require.NoError(t, err)
+	voqTest.sim = s
+	r, err := s.Run()
+	require.NoError(t, err)
+	require.Nil(t, r.Report.Errors, "no state machine refused anything, no credit action refused")
 	require.NotEmpty(t, voqTest.cps)
 	for i, c := range voqTest.cps {
 		require.Zero(t, c.bad, "congestion point %d: frames left its queue before they joined it", i)
@@ -371,18 +397,16 @@ func runVOQModule(t *testing.T, sc *harness.Scenario) *harness.Result {
 // joins its VOQ, the frame's wire bytes of credit to that VOQ (so that
 // credit never limits: every VOQ keeps its C0 in hand). The harness must
 // still tell the congestion point that the frame joined before it tells it
-// the frame left, even though AddCredit makes an idle port's VOQ eligible
-// inside the Enqueue hook (runVOQModule checks the order at every egress
-// queue). The flows then share the uplink as under voq, with nothing
-// refused: flow 2 gets half the uplink (tolerance as in
-// TestVOQRoundRobinOverDestinations).
+// the frame left, even though the credit (an ActionCredit of the switch
+// point's Enqueue, carried out by Switch.AddCredit) makes an idle port's
+// VOQ eligible inside the Enqueue hook (runVOQModule checks the order at
+// every egress queue). The flows then share the uplink as under voq, with
+// nothing refused (runVOQModule: no error reported): flow 2 gets half the
+// uplink (tolerance as in TestVOQRoundRobinOverDestinations).
 func TestVOQCreditFromTheEnqueueHook(t *testing.T) {
 	voqTest.probe, voqTest.onEnqueue = false, true
 	defer func() { voqTest.onEnqueue = false }()
 	r := runVOQModule(t, voqScenario("", harness.SchedulerVOQCredit, 0, 400*units.Microsecond))
-	for name, m := range voqTest.mods {
-		require.Empty(t, m.errs, "%s: AddCredit refused", name)
-	}
 	require.Zero(t, r.Counters.Drops)
 	require.InDelta(t, 0.5, r.Flows[2].Throughput/float64(voqLink), 0.01)
 	require.InDelta(t, 0.5, (r.Flows[0].Throughput+r.Flows[1].Throughput)/float64(voqLink), 0.01)
@@ -407,9 +431,6 @@ func TestVOQCreditFollowsTheModulesCredit(t *testing.T) {
 	voqTest.probe, voqTest.q = false, 2500
 	sc := voqScenario("", harness.SchedulerVOQCredit, 0, units.Millisecond)
 	r := runVOQModule(t, sc)
-	for name, m := range voqTest.mods {
-		require.Empty(t, m.errs, "%s: AddCredit refused", name)
-	}
 	require.Zero(t, r.Counters.Drops)
 	tick := voqTick.Seconds()
 	want4 := float64(2*voqTest.q) * 8 / tick
@@ -421,8 +442,8 @@ func TestVOQCreditFollowsTheModulesCredit(t *testing.T) {
 	require.InEpsilon(t, 2.0, got4/got5, 0.02, "2:1")
 
 	leaf0 := voqTest.mods["leaf0"]
-	require.NotNil(t, leaf0.sw)
-	up := leaf0.uplink(leaf0.sw)
+	require.NotNil(t, leaf0.handle())
+	up := leaf0.uplink()
 	require.GreaterOrEqual(t, up, 0)
 	var sent uint64
 	for _, flow := range []harness.FlowID{0, 2} {

@@ -58,7 +58,8 @@ type FanInSpec struct {
 
 // IncastSpec is Senders flows of Size bytes into Dst, all starting at At,
 // repeated Repeat times (default 1) every Interval. Senders are chosen as
-// for FanInSpec.
+// for FanInSpec. The bursts that would start after the run's end are not
+// built (nor numbered: they take no flow IDs).
 type IncastSpec struct {
 	Senders  int      `json:"senders,omitempty"`
 	Hosts    []string `json:"hosts,omitempty"`
@@ -205,7 +206,7 @@ func (s *Sim) buildWorkload(w *WorkloadSpec) error {
 		if err != nil {
 			return err
 		}
-		for r := 0; r < max(ic.Repeat, 1); r++ {
+		for r := range ic.bursts(s.sc.Duration) {
 			at := units.Time(ic.At) + units.Time(r)*units.Time(ic.Interval)
 			for _, h := range snd {
 				s.newFlow(h, dst, units.Bytes(ic.Size), 0, at, 0)
@@ -291,7 +292,7 @@ func (s *Sim) newFlow(src, dst *node, size units.Bytes, offered units.Rate, star
 	var hops []*port
 	fwd := s.path(id, src, dst, nil, &hops)
 	nFwd := len(hops)
-	if s.feat.Symmetric {
+	if s.feat.symmetric {
 		f.rev = s.reversePath(id, src, dst)
 	}
 	s.flows = append(s.flows, f) // before the reverse path, which reads f.rev
@@ -307,13 +308,12 @@ func (s *Sim) newFlow(src, dst *node, size units.Bytes, offered units.Rate, star
 	for _, h := range fwd {
 		bott = min(bott, h.rate)
 	}
-	f.info = FlowInfo{
+	f.info = flowInfo{
 		ID: id, Src: src.id, Dst: dst.id, SrcName: src.name, DstName: dst.name,
 		Size: size, Offered: offered, Start: start,
 		LineRate: src.ports[0].rate, Bottleneck: bott,
 		BaseRTT: rtt0(fwd, rev, full, ackW), Hops: len(fwd) - 1, MaxBaseRTT: s.maxRTT, MaxHops: s.maxHops,
 		Payload: s.payload, PacketBytes: full, AckBytes: ackW,
-		Params: s.sc.Params,
 		Errors: ErrorSink{log: &s.errs, where: "flow " + strconv.Itoa(int(id))},
 	}
 	f.info.SendToSource = func(fb cc.Feedback) bool { return s.sendToSource(f, fb) }

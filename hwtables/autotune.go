@@ -18,9 +18,9 @@ const RoCCAutoTuneBounds = RoCCAutoTuneRegions - 1
 // overflow.
 const RoCCAutoTuneMaxFmax = 1<<48 - 1
 
-// RoCCAutoTune is RoCC's AUTO_TUNE region table for one Fmax (RoCC, IEEE
-// TPDS 2023, ../shared/papers/rocc.txt: Algorithm 1 lines 15–21, section
-// III-B "Proportional integral" and section V-C "Discrete α and β values"):
+// RoCCAutoTune is RoCC's AUTO_TUNE region table for one Fmax ([RoCC]
+// Algorithm 1 lines 15–21, §III-B "Proportional integral" and §V-C
+// "Discrete α and β values"):
 // five region bounds in ascending order and a binary-search lookup from the
 // fair rate F to the gain shift s = log2(ratio).
 //

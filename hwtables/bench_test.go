@@ -125,7 +125,8 @@ func BenchmarkLookup(b *testing.B) {
 	}
 }
 
-// BenchmarkSearchRing is issue 18's 4× question: the hardware's binary
+// BenchmarkSearchRing: why the binary search's cost varies by CPU (4×
+// between two machines): the hardware's binary
 // search (SearchSteps data-dependent branches per lookup) against the
 // constant-time index, on the benchmarks' 4096-divisor ring and on a ring
 // of 2^20. A branch predictor that can learn the small ring's 45 056

@@ -5,8 +5,8 @@
 //
 // Tables here:
 //
-//   - reciprocal 1/n, HPCC (Li et al., SIGCOMM 2019, ../shared/papers/hpcc.txt
-//     section 4.3, "Accelerating divisions in hardware"): the NIC replaces the
+//   - reciprocal 1/n, HPCC ([HPCC] §4.3, "Accelerating divisions in
+//     hardware"): the NIC replaces the
 //     divisions of the window law by a multiplication with 1/n read from a
 //     table that stores n only when its reciprocal differs from the previously
 //     stored one by at least ε relative. Over 1 ≤ n ≤ 2^22 and ε = 2^-7 the

@@ -79,8 +79,8 @@ func TestReciprocalExhaustiveDefault(t *testing.T) {
 	checkIntervalExhaustive(t, DefaultReciprocal(), DefaultEpsLog2, DefaultEpsLog2+reciprocalGuardBits)
 }
 
-// TestReciprocalExhaustiveRange covers the ends of the ε range the brief
-// asks for, 2^-4 and 2^-12, and a mantissa narrower than ε (F < e), where
+// TestReciprocalExhaustiveRange covers ε = 2^-4 and 2^-12, the coarse and
+// fine ends of the range HPCC's table is useful over, and a mantissa narrower than ε (F < e), where
 // quantisation rather than the interval rule dominates below.
 func TestReciprocalExhaustiveRange(t *testing.T) {
 	for _, c := range []struct{ e, f uint }{{4, 7}, {12, 15}, {9, 5}} {

@@ -14,7 +14,7 @@ import (
 const propSeed = 20190819
 
 // propTables are the tables the properties range over: both defaults and
-// the ends of the parameter ranges the brief names (ε = 2^-4 and 2^-12).
+// two points near the ends of the ε range (ε = 2^-4 and 2^-12).
 func propTables(t *testing.T) []*Table {
 	t.Helper()
 	e4, err := NewReciprocal(ReciprocalConfig{EpsLog2: 4})

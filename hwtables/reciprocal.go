@@ -65,6 +65,7 @@ type RangeError struct {
 	Min, Max uint64 // the allowed range, inclusive
 }
 
+// Error names the parameter, its value and the allowed range.
 func (e *RangeError) Error() string {
 	return fmt.Sprintf("hwtables: %s = %d out of range [%d, %d]", e.Name, e.Value, e.Min, e.Max)
 }

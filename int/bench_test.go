@@ -3,6 +3,7 @@ package inttel
 import (
 	"testing"
 
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/units"
 	"github.com/stretchr/testify/require"
 )
@@ -31,6 +32,8 @@ func TestNoAllocs(t *testing.T) {
 	var sink Header
 	port := Port{SwitchID: 9, Rate: 400 * units.Gbps, TxBytes: 1 << 40, QLen: 1 << 30}
 	older, newer := h.Hops[0], h.Hops[1]
+	var tel, full cc.Telemetry // a stack a switch pushes onto, and a full one
+	require.NoError(t, c.Put(&full, &h))
 	ops := []struct {
 		name string
 		op   func()
@@ -42,6 +45,14 @@ func TestNoAllocs(t *testing.T) {
 			_, _ = c.Stamp(units.Millisecond, &sink, port)
 		}},
 		{"Stamp ErrPathFull", func() { _, _ = c.Stamp(units.Millisecond, &h, port) }},
+		{"Put", func() { _ = c.Put(&tel, &h) }},
+		{"Get", func() { _ = c.Get(&full, &sink) }},
+		{"ReadHeader", func() { _ = ReadHeader(wire, &sink) }},
+		{"Push", func() {
+			tel.Len, tel.Data[0], tel.Data[1] = PrefixLen, 0, 0 // the empty header
+			_, _ = c.Push(units.Millisecond, &tel, port)        // port's queue saturates qLen
+		}},
+		{"Push ErrPathFull", func() { _, _ = c.Push(units.Millisecond, &full, port) }},
 		{"Values", func() { _, _ = c.Values(newer) }},
 		{"TxBytesDelta", func() { _ = c.TxBytesDelta(older, newer) }},
 		{"TSDelta", func() { _ = c.TSDelta(older, newer) }},
@@ -54,9 +65,17 @@ func TestNoAllocs(t *testing.T) {
 	for _, o := range ops {
 		require.Zero(t, testing.AllocsPerRun(100, o.op), o.name)
 	}
-	// The refused stamp really was refused (so the 0 above measured that path).
+	// The refused stamp really was refused (so the 0 above measured that
+	// path), and so was the push; the other push stamped, saturated.
 	_, err = c.Stamp(0, &h, port)
 	require.ErrorIs(t, err, ErrPathFull)
+	_, err = c.Push(0, &full, port)
+	require.ErrorIs(t, err, ErrPathFull)
+	tel.Len, tel.Data[0], tel.Data[1] = PrefixLen, 0, 0
+	sat, err := c.Push(0, &tel, port)
+	require.NoError(t, err)
+	require.True(t, sat)
+	require.Equal(t, HeaderLen(1), int(tel.Len))
 }
 
 func BenchmarkAppendHeader(b *testing.B) {
@@ -93,6 +112,51 @@ func BenchmarkStamp(b *testing.B) {
 		}
 		port.TxBytes += 1500
 		_, _ = c.Stamp(units.Time(i)*units.Nanosecond, &h, port)
+	}
+}
+
+// BenchmarkPush is BenchmarkStamp on the wire form: one record pushed onto
+// a frame's telemetry stack per call.
+func BenchmarkPush(b *testing.B) {
+	c := mustCodec(b, DefaultConfig())
+	port := Port{SwitchID: 9, Rate: 400 * units.Gbps, TxBytes: 1 << 40, QLen: 12345}
+	var tel cc.Telemetry
+	tel.Len = PrefixLen
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if tel.Len == uint8(HeaderLen(5)) {
+			tel.Len, tel.Data[0], tel.Data[1] = PrefixLen, 0, 0
+		}
+		port.TxBytes += 1500
+		_, _ = c.Push(units.Time(i)*units.Nanosecond, &tel, port)
+	}
+}
+
+// BenchmarkReadHeader and BenchmarkGet read a 5-hop stack: without a
+// Codec (lengths only) and with one (Decode's checks).
+func BenchmarkReadHeader(b *testing.B) {
+	c := mustCodec(b, DefaultConfig())
+	h := fiveHops(b, c)
+	var tel cc.Telemetry
+	require.NoError(b, c.Put(&tel, &h))
+	var out Header
+	b.ReportAllocs()
+	b.SetBytes(int64(tel.Len))
+	for b.Loop() {
+		_ = ReadHeader(tel.Bytes(), &out)
+	}
+}
+
+func BenchmarkGet(b *testing.B) {
+	c := mustCodec(b, DefaultConfig())
+	h := fiveHops(b, c)
+	var tel cc.Telemetry
+	require.NoError(b, c.Put(&tel, &h))
+	var out Header
+	b.ReportAllocs()
+	b.SetBytes(int64(tel.Len))
+	for b.Loop() {
+		_ = c.Get(&tel, &out)
 	}
 }
 

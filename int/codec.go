@@ -6,7 +6,7 @@ import (
 	"math/bits"
 	"strconv"
 
-	"github.com/hwcc/hwcc/cc/ccerr"
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/units"
 )
@@ -113,11 +113,11 @@ type Codec struct {
 }
 
 // NewCodec validates cfg and returns a Codec. Each error is a
-// *cc.ConfigError (package ccerr) naming the field, its value and the
+// *cc.ConfigError  naming the field, its value and the
 // allowed range, and wraps ErrConfig.
 func NewCodec(cfg Config) (*Codec, error) {
 	bad := func(field, value, want string) error {
-		return &ccerr.ConfigError{Part: "inttel.Codec", Field: "Config." + field, Value: value, Range: want, Err: ErrConfig}
+		return &cc.ConfigError{Part: "inttel.Codec", Field: "Config." + field, Value: value, Range: want, Err: ErrConfig}
 	}
 	if cfg.TxBytesUnit < 1 || cfg.TxBytesUnit > MaxByteUnit {
 		return nil, bad("TxBytesUnit", cfg.TxBytesUnit.String(), "1B.."+MaxByteUnit.String())
@@ -141,7 +141,7 @@ func NewCodec(cfg Config) (*Codec, error) {
 	ts, err2 := countQuantizer(uint64(cfg.TSUnit))
 	qlen, err3 := fixedpoint.NewQuantizer(uint64(cfg.QLenUnit), QLenBits, fixedpoint.Floor)
 	if err := errors.Join(err1, err2, err3); err != nil {
-		return nil, &ccerr.ConfigError{Part: "inttel.Codec", Field: "Config", Err: fmt.Errorf("%w: %w", ErrConfig, err)}
+		return nil, &cc.ConfigError{Part: "inttel.Codec", Field: "Config", Err: fmt.Errorf("%w: %w", ErrConfig, err)}
 	}
 	return &Codec{
 		speeds:  speeds,

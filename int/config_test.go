@@ -3,7 +3,7 @@ package inttel
 import (
 	"testing"
 
-	"github.com/hwcc/hwcc/cc/ccerr"
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/units"
 	"github.com/stretchr/testify/require"
 )
@@ -65,8 +65,8 @@ func TestNewCodecErrors(t *testing.T) {
 		c, err := NewCodec(cfg)
 		require.Nil(t, c, tc.name)
 		require.ErrorIs(t, err, ErrConfig, tc.name)
-		require.ErrorIs(t, err, ccerr.ErrConfig, tc.name)
-		var ce *ccerr.ConfigError
+		require.ErrorIs(t, err, cc.ErrConfig, tc.name)
+		var ce *cc.ConfigError
 		require.ErrorAs(t, err, &ce, tc.name)
 		require.Equal(t, tc.field, ce.Field, tc.name)
 		require.Equal(t, tc.value, ce.Value, tc.name)

@@ -136,10 +136,10 @@ func TestWrapPeriods(t *testing.T) {
 	c := mustCodec(t, DefaultConfig())
 	// 2^20 · 128 B = 2^27 B = 128 MiB.
 	require.Equal(t, 128*units.MiB, c.TxBytesWrap())
-	// 2^24 ns = 16.777216 ms (the brief's "16.78 ms").
+	// 2^24 ns = 16.777216 ms.
 	require.Equal(t, 16777216*units.Nanosecond, c.TSWrap())
 	// 2^27 B · 8 = 2^30 bit; / 4e11 bit/s = 2.68435456e-3 s, exact in ps
-	// (2^30 · 10^12 / (4·10^11) = 2^30 · 2.5) — the brief's "≈ 2.68 ms".
+	// (2^30 · 10^12 / (4·10^11) = 2^30 · 2.5), about 2.68 ms.
 	require.Equal(t, units.Time(2684354560), c.TxBytesWrapTime(400*units.Gbps))
 	require.Equal(t, units.Time(10737418240), c.TxBytesWrapTime(100*units.Gbps)) // 2^30 · 10
 	require.Equal(t, units.MaxTime, c.TxBytesWrapTime(0))

@@ -3,9 +3,8 @@
 // sender-side decoding into physical values, and the wrap-safe deltas the
 // sender's rate estimate is built on.
 //
-// Source: Li et al., "HPCC: High Precision Congestion Control", SIGCOMM 2019
-// (../shared/papers/hpcc.txt), section 3.2 (how the sender uses qLen, txBytes
-// and ts) and section 4.1 with Figure 7 (the packet format). The directory is
+// Source: [HPCC] §3.2 (how the sender uses qLen, txBytes and ts) and §4.1
+// with Figure 7 (the packet format). The directory is
 // int/ but the package is inttel: a package named int would shadow the
 // built-in type in every file that imports it.
 //
@@ -23,6 +22,13 @@
 //	buf, err = c.AppendHeader(buf, &hdr)      // appends 2 + 8·NHop bytes
 //	n, err := c.Decode(pkt, &hdr)             // fills the caller's Header, n bytes consumed
 //
+//	// The same on a frame's telemetry stack (cc.Telemetry: the wire bytes
+//	// cc.Packet.Tel and cc.Feedback.Tel carry, one header and nothing else).
+//	err = c.Put(&tel, &inttel.Header{})       // sender: attach the empty header (2 bytes)
+//	sat, err = c.Push(now, &tel, port)        // switch: Stamp in place, 8 bytes more
+//	err = c.Get(&tel, &hdr)                   // Decode, refusing bytes past the header
+//	err = inttel.ReadHeader(tel.Bytes(), &hdr) // lengths only, no Codec; Hops past NHop untouched
+//
 //	// Sender (per ACK, per hop i, same hop of the previous ACK as older):
 //	dB := c.TxBytesDelta(older, newer)        // units.Bytes, wrap-safe (20-bit counter)
 //	dT := c.TSDelta(older, newer)             // units.Time, wrap-safe (24-bit counter)
@@ -31,15 +37,19 @@
 //	c.MaxSampleGap(r)                         // samples at most this apart: deltas exact
 //	c.TxBytesWrapTime(r), c.TSWrap()          // the two counters' wrap periods
 //
-// Stamp (also when it refuses with ErrPathFull), AppendHeader (into a buffer
-// with room), Decode, Values, the deltas, TxRate and the speed lookups do not
-// allocate on success. Errors are sentinels (ErrShortBuffer,
-// ErrTooManyHops, ErrPathFull, ErrUnknownSpeed, ErrFieldRange, ErrConfig,
-// ErrZeroInterval) wrapped with the field, the value and the allowed range;
-// test them with errors.Is. NewCodec's errors are *cc.ConfigError values
-// (wrapping ErrConfig) and Decode's are *DecodeError values that also name
-// the byte offset where decoding failed. Nothing here panics on
-// any bytes, field values or configuration (a nil *Header or *Codec is a
+// Stamp and Push (also when they refuse with ErrPathFull), AppendHeader
+// (into a buffer with room), Put, Decode, Get, ReadHeader, Values, the
+// deltas, TxRate and the speed lookups do not allocate on success. Push's
+// outcomes are Stamp's on the header the stack holds, and every error
+// leaves the Header or the stack as it was. Errors are sentinels
+// (ErrShortBuffer, ErrLength, ErrTooManyHops, ErrPathFull, ErrUnknownSpeed,
+// ErrFieldRange, ErrConfig, ErrZeroInterval) wrapped with the field, the
+// value and the allowed range; test them with errors.Is. NewCodec's errors
+// are *cc.ConfigError values (wrapping ErrConfig), and the errors of bytes
+// that are not a header (Decode's, Get's, ReadHeader's, and Push's of a
+// stack that is not one header) are *DecodeError values that also name the
+// byte offset where reading failed. Nothing here panics on any bytes, field
+// values or configuration (a nil *Header, *cc.Telemetry or *Codec is a
 // programming error).
 //
 // # Wire format
@@ -117,5 +127,7 @@
 //
 // A Codec is immutable after NewCodec and safe for concurrent use. A Header is
 // a plain value with a fixed array of HopsLimit records (about 200 bytes);
-// its zero value is the empty header a sender puts on a packet.
+// its zero value is the empty header a sender puts on a packet. A frame
+// carries the header as wire bytes in a cc.Telemetry (128 bytes, room for
+// 15 hops' 122), which Push grows in place.
 package inttel

@@ -5,14 +5,16 @@ import (
 	"errors"
 	"math"
 	"math/big"
+	"slices"
 	"testing"
 
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/units"
 )
 
 // isSentinel reports whether err wraps one of the package's sentinels.
 func isSentinel(err error) bool {
-	for _, s := range []error{ErrShortBuffer, ErrTooManyHops, ErrPathFull, ErrUnknownSpeed, ErrFieldRange, ErrConfig, ErrZeroInterval} {
+	for _, s := range []error{ErrShortBuffer, ErrLength, ErrTooManyHops, ErrPathFull, ErrUnknownSpeed, ErrFieldRange, ErrConfig, ErrZeroInterval} {
 		if errors.Is(err, s) {
 			return true
 		}
@@ -168,6 +170,110 @@ func FuzzDeltas(f *testing.F) {
 			gap := c.MaxSampleGap(units.Rate(rate))
 			if gap <= 0 || gap > units.Time((1<<24-1)*tsUnit) {
 				t.Fatalf("MaxSampleGap(%d) = %d", rate, gap)
+			}
+		}
+	})
+}
+
+// FuzzTelemetry hands arbitrary bytes to the wire-form API as a frame's
+// telemetry stack (Len = the input's length, so inputs past 128 bytes are
+// a Len above the cap) and checks each function against the Header-based
+// one it stands for, under HPCC's Codec and the one that accepts every
+// nHop and speed code:
+//
+//   - ReadHeader against Decode: they fail alike (sentinel and offset),
+//     or Decode leaves bytes over and ReadHeader refuses them (ErrLength
+//     at the first), or both read the same header;
+//   - Get against Decode: Get reads what Decode reads when Decode takes
+//     every byte, and otherwise fails with a *DecodeError, the header
+//     untouched;
+//   - Push against Stamp on the header ReadHeader read, with an arbitrary
+//     port: the same flag and sentinel, the stamped header's bytes on
+//     success, the stack untouched on error; when ReadHeader refuses the
+//     stack, Push refuses it too.
+//
+// Nothing may panic.
+func FuzzTelemetry(f *testing.F) {
+	f.Add([]byte{0x00, 0x00}, int64(0), int64(0), int64(0), int64(100e9), uint16(1))
+	f.Add(mustHex(f, "2abc6123456abcde1234"+"4fffffffffffffff"), int64(20e9), int64(10e9), int64(6e6), int64(400e9), uint16(0x5a5))
+	f.Add(mustHex(f, "55a5"+"7000001000020003"+"0800000800008000"+"30f0f0f0f0f00f0f"+"57fffff7ffff7fff"+"2a5a5a55a5a5a5a5"),
+		int64(1), int64(1), int64(1), int64(10e9), uint16(7)) // full at MaxHops 5
+	f.Add(mustHex(f, "1000f000000000000000ff"), int64(1), int64(1), int64(1), int64(10e9), uint16(7)) // code 15, a byte over
+	f.Add(make([]byte, 129), int64(-1), int64(-1), int64(-1), int64(99e9), uint16(0x1000))            // above the cap
+	f.Add(append(mustHex(f, "f123"), make([]byte, 120)...), int64(5), int64(5), int64(5), int64(25e9), uint16(0))
+	codecs := []*Codec{mustCodec(f, DefaultConfig()), mustCodec(f, fullConfig())}
+	wire := codecs[1]
+	f.Fuzz(func(t *testing.T, b []byte, now, tx, q, rate int64, id uint16) {
+		if len(b) > 255 {
+			b = b[:255]
+		}
+		var tel cc.Telemetry
+		copy(tel.Data[:], b)
+		tel.Len = uint8(len(b))
+		stale := Header{NHop: 1, PathID: 0x321, Hops: [15]Hop{{Speed: 1, TS: 2, TxBytes: 3, QLen: 4}}}
+
+		// ReadHeader against Decode (which, with every code assigned and
+		// 15 hops allowed, fails only for a short buffer).
+		read, dec := stale, stale
+		errR := ReadHeader(tel.Bytes(), &read)
+		n, errD := wire.Decode(tel.Bytes(), &dec)
+		var dr *DecodeError
+		if errR != nil && (!errors.As(errR, &dr) || read != stale) {
+			t.Fatalf("ReadHeader: %v, header changed %v", errR, read != stale)
+		}
+		switch {
+		case errD != nil:
+			var dd *DecodeError
+			if errR == nil || !errors.As(errD, &dd) || dd.Offset != dr.Offset || !errors.Is(errR, ErrShortBuffer) || !errors.Is(errD, ErrShortBuffer) {
+				t.Fatalf("Decode %v, ReadHeader %v", errD, errR)
+			}
+		case n < len(tel.Bytes()):
+			if !errors.Is(errR, ErrLength) || dr.Offset != n {
+				t.Fatalf("Decode took %d of %d, ReadHeader %v", n, len(tel.Bytes()), errR)
+			}
+		default:
+			if errR != nil || read.NHop != dec.NHop || read.PathID != dec.PathID || !slices.Equal(read.Path(), dec.Path()) {
+				t.Fatalf("Decode %+v, ReadHeader %+v (%v)", dec, read, errR)
+			}
+		}
+
+		p := Port{SwitchID: id, Rate: units.Rate(rate), TxBytes: units.Bytes(tx), QLen: units.Bytes(q)}
+		for _, c := range codecs {
+			// Get against Decode.
+			got, dec := stale, stale
+			errG := c.Get(&tel, &got)
+			n, errD := c.Decode(tel.Bytes(), &dec)
+			if whole := errD == nil && n == len(b); whole != (errG == nil) || (whole && got != dec) {
+				t.Fatalf("Get %v %+v, Decode %d of %d %v %+v", errG, got, n, len(b), errD, dec)
+			}
+			var dg *DecodeError
+			if errG != nil && (!errors.As(errG, &dg) || got != stale || !isSentinel(errG)) {
+				t.Fatalf("Get: %v, header changed %v", errG, got != stale)
+			}
+
+			// Push against Stamp.
+			before := tel
+			sat, errP := c.Push(units.Time(now), &tel, p)
+			if errP != nil && (tel != before || sat || !isSentinel(errP)) {
+				t.Fatalf("Push %v: stack changed %v, sat %v", errP, tel != before, sat)
+			}
+			if errR != nil {
+				if errP == nil {
+					t.Fatalf("Push took a stack ReadHeader refuses (%v)", errR)
+				}
+				continue
+			}
+			stamped := read
+			satS, errS := c.Stamp(units.Time(now), &stamped, p)
+			if satS != sat || sentinelOf(errS) != sentinelOf(errP) {
+				t.Fatalf("Stamp %v %v, Push %v %v", satS, errS, sat, errP)
+			}
+			if errP == nil {
+				want, err := wire.AppendHeader(nil, &stamped)
+				if err != nil || !bytes.Equal(want, tel.Bytes()) {
+					t.Fatalf("pushed %x, stamped %x (%v)", tel.Bytes(), want, err)
+				}
+				tel = before // the next Codec pushes onto the same stack
 			}
 		}
 	})

@@ -2,9 +2,10 @@ package inttel
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 
-	"github.com/hwcc/hwcc/cc/ccerr"
+	"github.com/hwcc/hwcc/cc"
 )
 
 // Field widths of Figure 7, in bits.
@@ -158,7 +159,7 @@ func (c *Codec) AppendHeader(dst []byte, h *Header) ([]byte, error) {
 // hop i's record (2 + 8·i) when its speed code is unknown. Err is the
 // sentinel (ErrShortBuffer, ErrTooManyHops or ErrUnknownSpeed) that
 // errors.Is matches; Reason gives the values.
-type DecodeError = ccerr.DecodeError
+type DecodeError = cc.DecodeError
 
 // decodeError returns a *DecodeError of an INT header.
 func decodeError(offset int, sentinel error, reason string) error {
@@ -202,4 +203,92 @@ func (c *Codec) Decode(b []byte, h *Header) (n int, err error) {
 		h.Hops[i] = unpackHop(binary.BigEndian.Uint64(b[PrefixLen+HopLen*i:]))
 	}
 	return n, nil
+}
+
+// ErrLength: a telemetry stack holds bytes beyond the 2 + 8·nHop its
+// prefix announces, or a Len above cc.TelemetryCap (inside a
+// *DecodeError).
+var ErrLength = errors.New("inttel: stack length does not match nHop")
+
+// ReadHeader reads the header that fills b, exactly HeaderLen(nHop)
+// bytes, into h without a Codec: it checks lengths only, so that a sender
+// whose own checks cover the fields (speed codes, the hop limit) decodes
+// an ACK's stack in one pass. Records past h.NHop are left as they were;
+// read h.Path(). Every bit pattern of the right length is a header: an
+// nHop up to 15, any speed code. Errors, after which *h is unchanged: a
+// *DecodeError with ErrShortBuffer (b shorter than the prefix or than the
+// records it announces) or ErrLength (bytes beyond them). It does not
+// allocate on success.
+func ReadHeader(b []byte, h *Header) error {
+	if len(b) < PrefixLen {
+		return readHeaderError(b)
+	}
+	prefix := binary.BigEndian.Uint16(b)
+	nHop := int(prefix >> nHopShift)
+	if len(b) != HeaderLen(nHop) {
+		return readHeaderError(b)
+	}
+	h.NHop, h.PathID = uint8(nHop), prefix&MaxPathID
+	// b steps through the records, 8 bytes each: len(b) = 8·nHop, so the
+	// test is never true; it lets the compiler drop the loop's bounds
+	// checks (with them, and the errors built in this function, 5 hops
+	// measured about 1.3 ns slower).
+	hops, b := h.Hops[:nHop], b[PrefixLen:]
+	for i := range hops {
+		if len(b) < HopLen {
+			break
+		}
+		hops[i] = unpackHop(binary.BigEndian.Uint64(b))
+		b = b[HopLen:]
+	}
+	return nil
+}
+
+// readHeaderError is ReadHeader's error for b, which is not one header:
+// apart from ReadHeader, so that the per-ACK path's function stays small.
+func readHeaderError(b []byte) error {
+	if len(b) < PrefixLen {
+		return decodeError(len(b), ErrShortBuffer, fmt.Sprintf("%d bytes, need %d for nHop and pathID", len(b), PrefixLen))
+	}
+	nHop := int(binary.BigEndian.Uint16(b) >> nHopShift)
+	n := HeaderLen(nHop)
+	if len(b) < n {
+		return decodeError(len(b), ErrShortBuffer, fmt.Sprintf("%d bytes, need %d for nHop = %d", len(b), n, nHop))
+	}
+	return decodeError(n, ErrLength, fmt.Sprintf("%d bytes, nHop = %d announces %d", len(b), nHop, n))
+}
+
+// Put writes h's wire form into the telemetry stack t, replacing what t
+// held: what a sender attaches (the zero Header: nHop = 0, pathID = 0, 2
+// bytes). It refuses what AppendHeader refuses, leaving t unchanged.
+func (c *Codec) Put(t *cc.Telemetry, h *Header) error {
+	b, err := c.AppendHeader(t.Data[:0], h)
+	if err != nil {
+		return err
+	}
+	t.Len = uint8(len(b))
+	return nil
+}
+
+// Get decodes the telemetry stack t into h, as Decode does, and refuses
+// bytes beyond the header: a stack holds one header and nothing else.
+// Errors, each a *DecodeError after which *h is unchanged: Decode's
+// (ErrShortBuffer, ErrTooManyHops, ErrUnknownSpeed), and ErrLength for a
+// Len above cc.TelemetryCap or bytes after the nHop records (when nHop is
+// within MaxHops, before the records' speed codes are read). It does not
+// allocate on success.
+func (c *Codec) Get(t *cc.Telemetry, h *Header) error {
+	if int(t.Len) > cc.TelemetryCap {
+		return decodeError(cc.TelemetryCap, ErrLength, fmt.Sprintf("stack length %d is above %d", t.Len, cc.TelemetryCap))
+	}
+	b := t.Data[:t.Len]
+	if len(b) >= PrefixLen {
+		// Before Decode, which writes *h once its checks pass.
+		nHop := int(binary.BigEndian.Uint16(b) >> nHopShift)
+		if n := HeaderLen(nHop); nHop <= int(c.maxHops) && len(b) > n {
+			return decodeError(n, ErrLength, fmt.Sprintf("%d bytes, nHop = %d announces %d", len(b), nHop, n))
+		}
+	}
+	_, err := c.Decode(b, h) // on success it took all of b: len(b) ≤ HeaderLen(nHop) ≤ what it took
+	return err
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/leanovate/gopter/prop"
 	"github.com/stretchr/testify/require"
 
-	"github.com/hwcc/hwcc/cc/ccerr"
+	"github.com/hwcc/hwcc/cc"
 )
 
 func TestLayoutConstants(t *testing.T) {
@@ -163,7 +163,7 @@ func TestDecodeErrors(t *testing.T) {
 		var de *DecodeError
 		require.ErrorAs(t, err, &de, tc.name)
 		require.Equal(t, tc.offset, de.Offset, tc.name)
-		require.ErrorIs(t, err, ccerr.ErrDecode, "%s: the contract's decode error (cc.ErrDecode)", tc.name)
+		require.ErrorIs(t, err, cc.ErrDecode, "%s: the contract's decode error (cc.ErrDecode)", tc.name)
 		require.ErrorContains(t, err, fmt.Sprintf("byte %d:", tc.offset), tc.name)
 		require.Zero(t, n, tc.name)
 		require.Equal(t, stale, h, "%s: header must be untouched on error", tc.name)
@@ -213,7 +213,7 @@ func TestHeaderPath(t *testing.T) {
 }
 
 func TestSentinelsDistinct(t *testing.T) {
-	all := []error{ErrConfig, ErrShortBuffer, ErrTooManyHops, ErrPathFull, ErrUnknownSpeed, ErrFieldRange, ErrZeroInterval}
+	all := []error{ErrConfig, ErrShortBuffer, ErrLength, ErrTooManyHops, ErrPathFull, ErrUnknownSpeed, ErrFieldRange, ErrZeroInterval}
 	for i, a := range all {
 		for j, b := range all {
 			require.Equal(t, i == j, errors.Is(a, b), "%v vs %v", a, b)

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hwcc/hwcc/cc/ccerr"
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -42,12 +42,12 @@ type SpeedTable struct {
 // NewSpeedTable validates entries and builds the table. Each code must be in
 // 0..15 and used once, each rate must be > 0 and used once (otherwise
 // rate → code would be ambiguous), and there must be at least one entry.
-// Errors are *cc.ConfigError values (package ccerr) naming the entry, and
+// Errors are *cc.ConfigError values  naming the entry, and
 // wrap ErrConfig.
 func NewSpeedTable(entries []SpeedCode) (SpeedTable, error) {
 	var t SpeedTable
 	bad := func(field, value, want string) error {
-		return &ccerr.ConfigError{Part: "inttel.SpeedTable", Field: "Config.Speeds" + field, Value: value, Range: want, Err: ErrConfig}
+		return &cc.ConfigError{Part: "inttel.SpeedTable", Field: "Config.Speeds" + field, Value: value, Range: want, Err: ErrConfig}
 	}
 	idx := func(i int) string { return "[" + strconv.Itoa(i) + "]" }
 	if len(entries) == 0 || len(entries) > MaxSpeed+1 {

@@ -14,8 +14,8 @@ import (
 func TestDefaultSpeedTable(t *testing.T) {
 	tab, err := NewSpeedTable(DefaultSpeedCodes())
 	require.NoError(t, err)
-	// The brief's list of rates every deployment needs, in the documented
-	// increasing-order numbering.
+	// The rates of the default speed codes (the package doc: 10 to 800
+	// Gb/s), in the documented increasing-order numbering.
 	want := []units.Rate{10, 25, 40, 50, 100, 200, 400, 800}
 	require.Equal(t, len(want), tab.Len())
 	for code, g := range want {

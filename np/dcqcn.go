@@ -47,23 +47,22 @@ type DCQCNConfig struct {
 	Interval units.Time
 }
 
-// DCQCNPaper is the paper's NP: slots of N = 50 µs (survey section 4.1.2,
-// "N microseconds, usually 50µs"; REFERENCE.md).
+// DCQCNPaper is the paper's NP: slots of N = 50 µs ([Survey] §4.1.2,
+// "N microseconds, usually 50µs").
 func DCQCNPaper() DCQCNConfig {
 	return DCQCNConfig{Mode: DCQCNSlot, Interval: 50 * units.Microsecond}
 }
 
 // DCQCNConnectX is the NVIDIA ConnectX NP: min_time_between_cnps = 4 µs, the
-// default in REFERENCE.md's parameter table (documented 2–4 µs).
+// default of [ConnectX] (documented 2–4 µs; docs/derivations.md).
 func DCQCNConnectX() DCQCNConfig {
 	return DCQCNConfig{Mode: DCQCNMinInterval, Interval: 4 * units.Microsecond}
 }
 
-// DCQCNHPCCSim is the NP of the HPCC authors' ns-3 simulator as REFERENCE.md
-// describes the public simulators: no CNP pacing, every marked packet is
-// answered (the HPCC paper itself, papers/hpcc.txt section 5.1, gives no NP
-// setting). The reaction point's rate_reduce_monitor_period then does all the
-// pacing.
+// DCQCNHPCCSim is the NP of [HPCC-ns3], as the public simulators behave
+// (docs/derivations.md, DCQCN presets): no CNP pacing, every marked packet is
+// answered (the HPCC paper itself, [HPCC] §5.1, gives no NP setting). The
+// reaction point's rate_reduce_monitor_period then does all the pacing.
 func DCQCNHPCCSim() DCQCNConfig {
 	return DCQCNConfig{Mode: DCQCNMinInterval, Interval: 0}
 }
@@ -94,18 +93,21 @@ type DCQCNState struct {
 	// Pending is true while a CNP waits for SlotEnd (DCQCNSlot only).
 	Pending bool
 	// Flow is the flow of the latest packet given to Receive (a CNP sent by
-	// Timer names it); OnPacket, which has no packet, leaves it alone.
+	// Timer names it).
 	Flow cc.FlowID
 	// Packets counts data packets, Marked the CE-marked ones, CNPs the CNPs
 	// sent, Suppressed the marked packets that sent no CNP of their own
 	// (merged into a pending CNP or ignored). 64-bit counters, wrapping.
 	Packets, Marked, CNPs, Suppressed uint64
+	// Unused counts the messages given to Feedback: the receiver uses
+	// none (cc's rule 8; the register cc.UnusedRegister).
+	Unused cc.Unused
 }
 
 // DCQCN is the notification point of DCQCN: per-flow CNP generation at the
-// receiver (papers/survey-lossless-cc.txt section 4.1.2, "NP algorithm";
-// REFERENCE.md, DCQCN). One DCQCN value serves one flow (one RoCE QP). Two
-// pacing rules are implemented, chosen by DCQCNConfig.Mode:
+// receiver ([Survey] §4.1.2, "NP algorithm"; [DCQCN]). One DCQCN value serves
+// one flow (one RoCE QP). Two pacing rules are implemented, chosen by
+// DCQCNConfig.Mode:
 //
 // DCQCNSlot, the paper's N-µs slots. "If no CNP generated due to the flow in
 // the last time slot (N microseconds), a CNP will be generated and sent by the
@@ -117,39 +119,46 @@ type DCQCNState struct {
 //   - A marked packet outside any slot (the flow is quiet) sends a CNP at
 //     once and starts a slot.
 //   - A marked packet inside a slot sets a pending flag; the deadline is
-//     the slot's end. At the deadline (Timer, OnTimer) the pending CNP is
+//     the slot's end. At the deadline (Timer) the pending CNP is
 //     sent and a new slot starts there. A slot that ends with nothing
 //     pending ends the flow's slotting: the next marked packet is again
 //     "after a quiet slot".
 //
-// DCQCNMinInterval, the NIC's min_time_between_cnps (NVIDIA ConnectX,
-// REFERENCE.md's parameter table: 4 µs, documented 2–4 µs): a marked packet
+// DCQCNMinInterval, the NIC's min_time_between_cnps ([ConnectX]: 4 µs,
+// documented 2–4 µs): a marked packet
 // sends a CNP if at least Interval has passed since the flow's last CNP, and
 // is otherwise ignored. Nothing is deferred, so there is no deadline. (Our
 // reading of "minimum time between CNPs": the vendor documentation gives the
 // interval, not what happens to the marks inside it; ignoring them is the
 // simple rule the name describes.)
 //
-// In both modes two CNPs of a flow are never closer than Interval: a CNP is
-// sent at the now of the event that sends it, and every rule above compares
-// against the previous CNP's time. A caller that runs the timer late gets the
-// pending CNP late, and the new slot starts at that late time, never
-// earlier. Interval = 0 sends a CNP for every marked packet (the public
-// simulators' behaviour, REFERENCE.md: they "leave out ... CNP pacing").
+// In both modes two CNPs of a flow are never closer than Interval: a CNP
+// is sent at the now of the event that sends it, a deferred CNP at its
+// deadline, and every rule above compares against the previous CNP's time.
+// Late timers are caught up (cc's rule 4): a caller that lets the deadline
+// pass gets the deferred CNP from its next event, Receive, Timer or
+// Feedback, first and as at its deadline, so the new slot starts at the
+// deadline, and the part holds the same registers and sends the same CNPs
+// as one whose Timer was called on time (a Receive may then append two:
+// the deferred CNP, then its own). Interval = 0 sends a CNP for every
+// marked packet (the public simulators' behaviour: docs/derivations.md,
+// DCQCN presets).
 //
 // Events. DCQCN implements cc.NotificationPoint: Receive reads the packet's
 // CE mark and, when a CNP is due, appends one cc.ActionFeedback to the
 // flow's source at cc.ControlPrio carrying cc.Feedback{Kind:
 // cc.FeedbackCNP, Flow: p.Flow}; Timer sends the slot rule's deferred CNP
-// the same way. An Actions without room for a CNP that is due makes the
-// event fail with *cc.ActionsFullError and change nothing. The typed
-// methods OnPacket and OnTimer return the decision instead; both forms run
-// one code path. Time going backwards is a *cc.TimeOrderError that changes
-// nothing.
+// the same way, for the flow of the latest Receive. Feedback takes every
+// message and uses none: it counts them (cc's rule 8). An Actions without
+// room for the CNPs due makes the event fail with *cc.ActionsFullError;
+// an event that can decide (Receive; in slot mode, whose timer defers
+// CNPs, Timer and Feedback too) refuses a nil *cc.Actions with
+// cc.NoActions's error; time going backwards is a *cc.TimeOrderError.
+// Each error changes nothing.
 //
 // Registers (AppendRegisters): the time of the latest event, the slot's
-// registers and the latest flow; the NIC's timer widths are not documented,
-// so times are 64-bit picoseconds.
+// registers, the latest flow, the counters and unused_feedback; the NIC's
+// timer widths are not documented, so times are 64-bit picoseconds.
 //
 // It is not safe for concurrent use. The zero value is not usable; build
 // one with NewDCQCN.
@@ -191,30 +200,40 @@ func (n *DCQCN) NextDeadline() units.Time {
 
 // Event names, as errors name them.
 const (
-	dcqcnOnPacket = "OnPacket"
-	dcqcnOnTimer  = "OnTimer"
 	dcqcnReceive  = "Receive"
 	dcqcnTimer    = "Timer"
+	dcqcnFeedback = "Feedback"
 )
 
-// send records in s a CNP sent at now and starts a slot there.
-func (n *DCQCN) send(s *DCQCNState, now units.Time) {
-	s.SentCNP, s.LastCNP = true, now
-	s.SlotEnd = fixedpoint.SatAdd(now, n.cfg.Interval)
+// send records in s a CNP sent at t and starts a slot there.
+func (n *DCQCN) send(s *DCQCNState, t units.Time) {
+	s.SentCNP, s.LastCNP = true, t
+	s.SlotEnd = fixedpoint.SatAdd(t, n.cfg.Interval)
 	s.Pending = false
 	s.CNPs++
 }
 
-// packet runs the arrival of a data packet at now on s and reports whether
-// it sends a CNP. It is the one code path of OnPacket and Receive; the
-// caller checked the time.
+// catchUp runs on s the expiry due at or before now, if any: the deferred
+// CNP of slot mode, sent as at its deadline (the slot's end), which starts
+// the next slot there. It reports whether it sent the CNP. Once sent,
+// nothing is pending, so at most one expiry is ever due.
+func (n *DCQCN) catchUp(s *DCQCNState, now units.Time) (sent bool) {
+	if s.Pending && now >= s.SlotEnd {
+		n.send(s, s.SlotEnd)
+		return true
+	}
+	return false
+}
+
+// packet runs on s the arrival at now of a data packet, ce its CE mark,
+// after the catch-up, and reports whether it sends a CNP of its own.
 func (n *DCQCN) packet(s *DCQCNState, now units.Time, ce bool) (cnp bool) {
 	s.Packets++
+	if !ce {
+		return false
+	}
+	s.Marked++
 	if n.cfg.Mode == DCQCNMinInterval {
-		if !ce {
-			return false
-		}
-		s.Marked++
 		// At least Interval since the last CNP: now − LastCNP ≥ Interval
 		// (exact: 0 ≤ LastCNP ≤ now).
 		if !s.SentCNP || now-s.LastCNP >= n.cfg.Interval {
@@ -224,133 +243,181 @@ func (n *DCQCN) packet(s *DCQCNState, now units.Time, ce bool) (cnp bool) {
 		s.Suppressed++
 		return false
 	}
-	// DCQCNSlot.
-	if s.Pending && now >= s.SlotEnd {
-		n.send(s, now) // the deferred CNP, late
-		cnp = true
-	}
-	if !ce {
-		return cnp
-	}
-	s.Marked++
-	if !cnp && (!s.SentCNP || now >= s.SlotEnd) {
+	// DCQCNSlot. Nothing due is pending (catchUp ran): a pending CNP's
+	// slot ends after now.
+	if !s.SentCNP || now >= s.SlotEnd {
 		// First mark after a quiet slot: CNP at once, a new slot begins.
-		// (Nothing is pending here: a pending CNP past its slot's end was
-		// sent above, and one inside its slot means now < SlotEnd.)
 		n.send(s, now)
 		return true
 	}
 	// Inside a slot: one CNP at the slot's end covers every mark in it.
 	s.Pending = true
 	s.Suppressed++
-	return cnp
-}
-
-// timer runs a timer call at now on s and reports whether it sends the
-// pending CNP. It is the one code path of OnTimer and Timer.
-func (n *DCQCN) timer(s *DCQCNState, now units.Time) (cnp bool) {
-	if s.Pending && now >= s.SlotEnd {
-		n.send(s, now)
-		return true
-	}
 	return false
 }
 
-// OnPacket handles a data packet of the flow arriving at now, ce telling
-// whether it carries the CE mark, and returns whether to send a CNP now.
-//
-// In DCQCNSlot mode a call at or after a pending CNP's deadline first sends
-// that CNP (the caller missed OnTimer); the packet's own mark then falls in
-// the slot that CNP starts. At most one CNP is sent per call. A now before
-// the latest event's is a *cc.TimeOrderError that changes nothing.
-func (n *DCQCN) OnPacket(now units.Time, ce bool) (cnp bool, err error) {
+// onPacket is Receive's fast path without the packet and the actions: the
+// catch-up, then a data packet of the flow arriving at now, ce telling
+// whether it carries the CE mark. It reports whether the catch-up sent the
+// deferred CNP (as at the deadline NextDeadline gave before the call) and
+// whether the packet sends one now. Errors as Receive's.
+func (n *DCQCN) onPacket(now units.Time, ce bool) (deferred, cnp bool, err error) {
 	if !n.clock.InOrder(now) {
-		return false, n.clock.Check(dcqcnPart, dcqcnOnPacket, now)
+		return false, false, n.clock.Check(dcqcnPart, dcqcnReceive, now)
 	}
 	n.clock.Advance(now)
-	return n.packet(&n.s, now, ce), nil
+	deferred = n.catchUp(&n.s, now)
+	return deferred, n.packet(&n.s, now, ce), nil
 }
 
-// OnTimer sends the pending CNP if its deadline has come (now ≥
-// NextDeadline()) and returns whether it did; the new slot starts at now.
-// Calling it early or with nothing pending only records now. A now before
-// the latest event's is a *cc.TimeOrderError that changes nothing.
-func (n *DCQCN) OnTimer(now units.Time) (cnp bool, err error) {
+// onTimer is Timer's fast path without the actions: it reports whether it
+// sent the deferred CNP (as at its deadline). Errors as Timer's.
+func (n *DCQCN) onTimer(now units.Time) (cnp bool, err error) {
 	if !n.clock.InOrder(now) {
-		return false, n.clock.Check(dcqcnPart, dcqcnOnTimer, now)
+		return false, n.clock.Check(dcqcnPart, dcqcnTimer, now)
 	}
 	n.clock.Advance(now)
-	return n.timer(&n.s, now), nil
+	return n.catchUp(&n.s, now), nil
 }
 
-// Receive implements cc.NotificationPoint: OnPacket(now, p.CE), appending
-// the CNP, if one is due, to act (see the type's doc) and recording p.Flow
-// as the flow the CNPs name. A nil p is a *cc.EventError; a nil act has no
-// room.
+// timerDecides reports whether this part's timer can decide: slot mode
+// defers CNPs; min-interval mode has no timer. Then every event, whose
+// catch-up may send the deferred CNP, refuses a nil *cc.Actions (cc's rule
+// 3).
+func (n *DCQCN) timerDecides() bool { return n.cfg.Mode == DCQCNSlot }
+
+// dcqcnSendCNP appends a CNP for flow to act: feedback to the flow's source
+// at cc.ControlPrio.
+func dcqcnSendCNP(act *cc.Actions, flow cc.FlowID) {
+	act.Send(cc.ToSource, cc.ControlPrio, cc.Feedback{Kind: cc.FeedbackCNP, Flow: flow})
+}
+
+// Receive implements cc.NotificationPoint: the expiry due by now first
+// (the deferred CNP, as at its deadline, for the flow of the previous
+// Receive), then the packet: its CE mark may send a CNP now, for p.Flow,
+// which it records as the flow the CNPs name (see the type's doc). Each
+// CNP is one cc.ActionFeedback to act, in that order. A nil p is a
+// *cc.EventError, a nil act a cc.NoActions error (Receive can decide,
+// cc's rule 3), an act without room for the CNPs a *cc.ActionsFullError;
+// each changes nothing.
 func (n *DCQCN) Receive(now units.Time, p *cc.Packet, act *cc.Actions) error {
 	if !n.clock.InOrder(now) {
 		return n.clock.Check(dcqcnPart, dcqcnReceive, now)
 	}
 	if p == nil {
-		return dcqcnNilPacket()
+		return dcqcnNil(dcqcnReceive, "nil packet")
+	}
+	if act == nil {
+		return dcqcnNoActions(dcqcnReceive)
 	}
 	s := &n.s
-	var trial DCQCNState
-	if act.Free() < 1 {
-		// No room for a CNP: run the event on a copy and keep it only if
-		// it sends none.
-		trial = n.s
-		s = &trial
+	late := s.Pending && now >= s.SlotEnd
+	if act.Free() < dcqcnCount(late)+dcqcnCount(p.CE) {
+		// Maybe no room for what it sends (the deferred CNP if due, and
+		// one of its own if marked).
+		return n.receiveTight(now, p, act)
+	}
+	n.clock.Advance(now)
+	if late {
+		n.send(s, s.SlotEnd) // the expiry, as at its deadline
+		dcqcnSendCNP(act, s.Flow)
 	}
 	s.Flow = p.Flow
 	if n.packet(s, now, p.CE) {
-		if s == &trial {
-			return dcqcnFull(act, dcqcnReceive)
-		}
-		act.Send(cc.ToSource, cc.ControlPrio, cc.Feedback{Kind: cc.FeedbackCNP, Flow: s.Flow})
-	} else if s == &trial {
-		n.s = trial
+		dcqcnSendCNP(act, p.Flow)
 	}
-	n.clock.Advance(now)
 	return nil
 }
 
-// Timer implements cc.Clock: OnTimer(now), appending the deferred CNP, if
-// one is sent, to act for the flow of the latest Receive. A nil act has no
-// room.
+// receiveTight is Receive when act may lack room for the CNPs: it runs
+// the event on a copy of the registers and keeps it only if what it sends
+// fits. It is out of line so that Receive's common path carries no copy.
+//
+//go:noinline
+func (n *DCQCN) receiveTight(now units.Time, p *cc.Packet, act *cc.Actions) error {
+	trial := n.s
+	late := n.catchUp(&trial, now)
+	trial.Flow = p.Flow
+	own := n.packet(&trial, now, p.CE)
+	if k := dcqcnCount(late) + dcqcnCount(own); k > act.Free() {
+		return dcqcnFull(act, dcqcnReceive, k)
+	}
+	flow := n.s.Flow
+	n.s = trial
+	n.clock.Advance(now)
+	if late {
+		dcqcnSendCNP(act, flow)
+	}
+	if own {
+		dcqcnSendCNP(act, p.Flow)
+	}
+	return nil
+}
+
+// Timer implements cc.Clock: it sends the deferred CNP if its deadline
+// has come (now ≥ NextDeadline()), as at its deadline: the new slot starts
+// there. The CNP names the flow of the latest Receive. Called early or
+// with nothing pending it only records now. In slot mode a nil act is a
+// cc.NoActions error (the timer can decide, cc's rule 3); in min-interval
+// mode, which has no timer, it takes nil. An act without room for a CNP
+// that is due is a *cc.ActionsFullError. Each error changes nothing.
 func (n *DCQCN) Timer(now units.Time, act *cc.Actions) error {
+	return n.idle(dcqcnTimer, now, act)
+}
+
+// idle is the one code path of Timer and Feedback: the catch-up alone.
+func (n *DCQCN) idle(event string, now units.Time, act *cc.Actions) error {
 	if !n.clock.InOrder(now) {
-		return n.clock.Check(dcqcnPart, dcqcnTimer, now)
+		return n.clock.Check(dcqcnPart, event, now)
 	}
-	if n.s.Pending && now >= n.s.SlotEnd && act.Free() < 1 {
-		return dcqcnFull(act, dcqcnTimer)
+	if act == nil && n.timerDecides() {
+		return dcqcnNoActions(event)
 	}
-	if n.timer(&n.s, now) {
-		act.Send(cc.ToSource, cc.ControlPrio, cc.Feedback{Kind: cc.FeedbackCNP, Flow: n.s.Flow})
+	due := n.s.Pending && now >= n.s.SlotEnd
+	if due && act.Free() < 1 {
+		return dcqcnFull(act, event, 1)
 	}
 	n.clock.Advance(now)
+	if n.catchUp(&n.s, now) {
+		dcqcnSendCNP(act, n.s.Flow)
+	}
 	return nil
 }
 
-// dcqcnFull is the *cc.ActionsFullError of an event that needs one action
-// and has no room (act may be nil). Errors are built out of line, so that
-// the event path holds no allocation site.
-//
-//go:noinline
-func dcqcnFull(act *cc.Actions, event string) error {
-	return &cc.ActionsFullError{Part: dcqcnPart, Event: event, Need: 1, Free: act.Free()}
+// dcqcnCount is 1 for true, 0 for false.
+func dcqcnCount(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
-// dcqcnNilPacket is Receive's error for a nil packet.
+// dcqcnFull is the *cc.ActionsFullError of an event that needs need
+// actions and has less room (act may be nil). Errors are built out of
+// line, so that the event path holds no allocation site.
 //
 //go:noinline
-func dcqcnNilPacket() error {
-	return &cc.EventError{Part: dcqcnPart, Event: dcqcnReceive, Reason: "nil packet"}
+func dcqcnFull(act *cc.Actions, event string, need int) error {
+	return &cc.ActionsFullError{Part: dcqcnPart, Event: event, Need: need, Free: act.Free()}
+}
+
+// dcqcnNoActions is the error of a nil Actions at an event that can
+// decide (cc.NoActions, kept out of line).
+//
+//go:noinline
+func dcqcnNoActions(event string) error { return cc.NoActions(dcqcnPart, event) }
+
+// dcqcnNil is the error of a nil packet or feedback.
+//
+//go:noinline
+func dcqcnNil(event, reason string) error {
+	return &cc.EventError{Part: dcqcnPart, Event: event, Reason: reason}
 }
 
 // AppendRegisters implements cc.Part: now, sent_cnp, last_cnp, slot_end,
-// pending, flow (32 bits), then the 64-bit model counters packets, marked,
-// cnps and suppressed, in that order. Times are 64-bit picoseconds.
+// pending, flow (32 bits), the 64-bit model counters packets, marked,
+// cnps and suppressed, then unused_feedback (64 bits, cc.UnusedRegister),
+// in that order. Times are 64-bit picoseconds.
 func (n *DCQCN) AppendRegisters(dst []cc.Register) []cc.Register {
 	s := &n.s
 	return append(dst,
@@ -364,19 +431,26 @@ func (n *DCQCN) AppendRegisters(dst []cc.Register) []cc.Register {
 		cc.Reg("marked", 64, s.Marked),
 		cc.Reg("cnps", 64, s.CNPs),
 		cc.Reg("suppressed", 64, s.Suppressed),
+		s.Unused.Register(),
 	)
 }
 
-// Feedback implements cc.NotificationPoint: DCQCN's receiver takes no
-// message from its source (the contract's open set of kinds: any message
-// changes nothing but the time); a nil f is refused.
-func (n *DCQCN) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
-	if err := n.clock.Check(dcqcnPart, "Feedback", now); err != nil {
+// Feedback implements cc.NotificationPoint. DCQCN's receiver takes no
+// message from its source: every message is of a kind it does not use
+// (cc's rule 8), counted in Unused (the register unused_feedback) after
+// the expiry due by now, as Timer runs it (the deferred CNP, appended to
+// act). A nil f is a *cc.EventError; a nil act is refused as by Timer.
+// Each error changes nothing.
+func (n *DCQCN) Feedback(now units.Time, f *cc.Feedback, act *cc.Actions) error {
+	if f == nil {
+		if err := n.clock.Check(dcqcnPart, dcqcnFeedback, now); err != nil {
+			return err
+		}
+		return dcqcnNil(dcqcnFeedback, "nil feedback")
+	}
+	if err := n.idle(dcqcnFeedback, now, act); err != nil {
 		return err
 	}
-	if f == nil {
-		return &cc.EventError{Part: dcqcnPart, Event: "Feedback", Reason: "nil feedback"}
-	}
-	n.clock.Advance(now)
+	n.s.Unused.Count()
 	return nil
 }

@@ -3,6 +3,7 @@ package np_test
 import (
 	"fmt"
 
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/np"
 	"github.com/hwcc/hwcc/units"
 )
@@ -15,16 +16,19 @@ func ExampleDCQCN() {
 	if err != nil {
 		panic(err)
 	}
+	act := cc.NewActions(2)
 	for _, at := range []units.Time{0, 10 * units.Microsecond, 20 * units.Microsecond} {
-		cnp, _ := n.OnPacket(at, true)
-		fmt.Printf("marked packet at %v: CNP now = %v\n", at, cnp)
+		act.Reset()
+		_ = n.Receive(at, &cc.Packet{Flow: 7, CE: true}, act)
+		fmt.Printf("marked packet at %v: CNPs now = %d\n", at, act.Len())
 	}
 	d := n.NextDeadline()
-	cnp, _ := n.OnTimer(d)
-	fmt.Printf("timer at %v: CNP = %v\n", d, cnp)
+	act.Reset()
+	_ = n.Timer(d, act)
+	fmt.Printf("timer at %v: CNPs = %d, to flow %d\n", d, act.Len(), act.At(0).Feedback.Flow)
 	// Output:
-	// marked packet at 0s: CNP now = true
-	// marked packet at 10us: CNP now = false
-	// marked packet at 20us: CNP now = false
-	// timer at 50us: CNP = true
+	// marked packet at 0s: CNPs now = 1
+	// marked packet at 10us: CNPs now = 0
+	// marked packet at 20us: CNPs now = 0
+	// timer at 50us: CNPs = 1, to flow 7
 }

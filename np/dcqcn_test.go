@@ -21,7 +21,7 @@ type dcqcnPkt struct {
 	ce bool
 }
 
-// dcqcnRun drives n with the packets in order, calling OnTimer at every
+// dcqcnRun drives n with the packets in order, calling onTimer at every
 // deadline that falls before (or at) the next packet and after the last one,
 // and returns the times of the CNPs sent.
 func dcqcnRun(t *testing.T, n *DCQCN, pkts []dcqcnPkt) []units.Time {
@@ -29,7 +29,7 @@ func dcqcnRun(t *testing.T, n *DCQCN, pkts []dcqcnPkt) []units.Time {
 	var cnps []units.Time
 	fire := func(until units.Time) {
 		for d := n.NextDeadline(); d <= until; d = n.NextDeadline() {
-			c, err := n.OnTimer(d)
+			c, err := n.onTimer(d)
 			require.NoError(t, err)
 			require.True(t, c, "a due deadline sends its CNP")
 			cnps = append(cnps, d)
@@ -37,8 +37,9 @@ func dcqcnRun(t *testing.T, n *DCQCN, pkts []dcqcnPkt) []units.Time {
 	}
 	for _, p := range pkts {
 		fire(p.at)
-		c, err := n.OnPacket(p.at, p.ce)
+		deferred, c, err := n.onPacket(p.at, p.ce)
 		require.NoError(t, err)
+		require.False(t, deferred, "the timer ran at every deadline")
 		if c {
 			cnps = append(cnps, p.at)
 		}
@@ -82,31 +83,43 @@ func TestDCQCNMinIntervalWorkedExample(t *testing.T) {
 	require.Equal(t, units.MaxTime, n.NextDeadline())
 }
 
-// A caller that misses the deadline gets the pending CNP on its next call,
-// and the new slot starts then, so the spacing still holds.
+// A caller that misses the deadline gets the pending CNP from its next
+// call, as at the deadline (cc's rule 4): the new slot starts at the
+// deadline, as if the timer had run on time. Marks at 0 and 10 µs (N = 50
+// µs): CNP at 0, one deferred to 50. No timer at 50; a mark at 80 first
+// sends the deferred CNP as at 50, which opens [50, 100), and its own mark
+// falls in that slot: deferred to 100. A timer at 140 sends it as at 100,
+// opening [100, 150); a mark at 160 finds the flow quiet and sends at
+// once, opening [160, 210); a mark at 170 is deferred to 210, and a mark at
+// 400 sends that one (as at 210) and, [210, 260) being over, its own.
 func TestDCQCNSlotLateCaller(t *testing.T) {
 	n, err := NewDCQCN(DCQCNPaper())
 	require.NoError(t, err)
-	c, err := n.OnPacket(0, true)
+	step := func(at units.Time, wantDeferred, wantOwn bool, wantNext units.Time) {
+		t.Helper()
+		d, c, err := n.onPacket(at, true)
+		require.NoError(t, err)
+		require.Equal(t, wantDeferred, d, "at %v: the deferred CNP", at)
+		require.Equal(t, wantOwn, c, "at %v: a CNP of its own", at)
+		require.Equal(t, wantNext, n.NextDeadline(), "at %v", at)
+	}
+	step(0, false, true, units.MaxTime)
+	step(10*dcqcnUs, false, false, 50*dcqcnUs)
+	step(80*dcqcnUs, true, false, 100*dcqcnUs)
+	require.Equal(t, 50*dcqcnUs, n.State().LastCNP)
+	c, err := n.onTimer(99 * dcqcnUs)
+	require.NoError(t, err)
+	require.False(t, c, "early onTimer does nothing")
+	c, err = n.onTimer(140 * dcqcnUs)
 	require.NoError(t, err)
 	require.True(t, c)
-	c, err = n.OnPacket(10*dcqcnUs, true)
-	require.NoError(t, err)
-	require.False(t, c)
-	require.Equal(t, 50*dcqcnUs, n.NextDeadline())
-	// No OnTimer at 50 µs; a marked packet at 80 µs sends the deferred CNP
-	// and its own mark waits for the slot that CNP opens: [80, 130).
-	c, err = n.OnPacket(80*dcqcnUs, true)
-	require.NoError(t, err)
-	require.True(t, c)
-	require.Equal(t, 130*dcqcnUs, n.NextDeadline())
-	c, err = n.OnTimer(129 * dcqcnUs)
-	require.NoError(t, err)
-	require.False(t, c, "early OnTimer does nothing")
-	c, err = n.OnTimer(140 * dcqcnUs)
-	require.NoError(t, err)
-	require.True(t, c)
-	require.Equal(t, units.Time(140*dcqcnUs), n.State().LastCNP)
+	require.Equal(t, 100*dcqcnUs, n.State().LastCNP)
+	require.Equal(t, 150*dcqcnUs, n.State().SlotEnd)
+	step(160*dcqcnUs, false, true, units.MaxTime)
+	step(170*dcqcnUs, false, false, 210*dcqcnUs)
+	step(400*dcqcnUs, true, true, units.MaxTime)
+	require.Equal(t, 400*dcqcnUs, n.State().LastCNP)
+	require.Equal(t, uint64(6), n.State().CNPs)
 }
 
 func TestDCQCNNPBadInput(t *testing.T) {
@@ -121,18 +134,18 @@ func TestDCQCNNPBadInput(t *testing.T) {
 	}
 	n, err := NewDCQCN(DCQCNPaper())
 	require.NoError(t, err)
-	_, err = n.OnPacket(100, true)
+	_, _, err = n.onPacket(100, true)
 	require.NoError(t, err)
-	_, err = n.OnPacket(120, true)
+	_, _, err = n.onPacket(120, true)
 	require.NoError(t, err)
 	before := n.State()
-	_, err = n.OnPacket(99, true)
+	_, _, err = n.onPacket(99, true)
 	var to *cc.TimeOrderError
 	require.ErrorAs(t, err, &to)
-	require.Equal(t, "OnPacket", to.Event)
+	require.Equal(t, "Receive", to.Event)
 	require.Equal(t, units.Time(99), to.Now)
 	require.Equal(t, units.Time(120), to.Last)
-	_, err = n.OnTimer(50)
+	_, err = n.onTimer(50)
 	require.ErrorIs(t, err, cc.ErrTimeOrder)
 	require.Equal(t, before, n.State())
 	require.Equal(t, units.Time(120), n.Last())
@@ -153,7 +166,7 @@ func dcqcnDecode(words []uint64, interval units.Time) []dcqcnPkt {
 	return pkts
 }
 
-// Properties over random packet sequences, both modes, OnTimer called on
+// Properties over random packet sequences, both modes, onTimer called on
 // time:
 //   - two CNPs are never closer than Interval;
 //   - every CNP answers a mark: there is a marked packet after the previous
@@ -222,9 +235,10 @@ func TestDCQCNNPProperties(t *testing.T) {
 }
 
 // FuzzDCQCNNP drives the CNP path with arbitrary interleavings of packets
-// and timer calls at arbitrary times, backwards included: no panic; a
-// backwards call is an error that changes nothing; CNPs never closer than
-// Interval.
+// and timer calls at arbitrary times, backwards included, deadlines often
+// passed: no panic; a backwards call is an error that changes nothing;
+// CNPs (a deferred one at its deadline, the others at their event's time)
+// never closer than Interval.
 func FuzzDCQCNNP(f *testing.F) {
 	f.Add(uint8(1), int64(50000000), []byte{1, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0x40, 0, 0, 0, 0, 0, 0, 0}) // slot: mark, then late mark
 	f.Add(uint8(2), int64(4000000), []byte{1, 0x10, 0, 0, 0, 0, 0, 0, 0})                             // min-interval, one mark
@@ -247,11 +261,12 @@ func FuzzDCQCNNP(f *testing.F) {
 			ops = ops[9:]
 			next := now + units.Time(delta>>20) // ±2^43 ps steps, backwards allowed
 			before := n.State()
-			var c bool
+			due := n.NextDeadline()
+			var deferred, c bool
 			if op&1 == 1 {
-				c, err = n.OnPacket(next, op&2 == 2)
+				deferred, c, err = n.onPacket(next, op&2 == 2)
 			} else {
-				c, err = n.OnTimer(next)
+				deferred, err = n.onTimer(next)
 			}
 			if next < now { // negative times included: time starts at 0
 				require.ErrorIs(t, err, cc.ErrTimeOrder)
@@ -260,11 +275,18 @@ func FuzzDCQCNNP(f *testing.F) {
 			}
 			require.NoError(t, err)
 			now = next
-			if c {
+			cnp := func(at units.Time) {
 				if sent {
-					require.GreaterOrEqual(t, now-last, cfg.Interval)
+					require.GreaterOrEqual(t, at-last, cfg.Interval)
 				}
-				sent, last = true, now
+				sent, last = true, at
+			}
+			if deferred {
+				require.LessOrEqual(t, due, now)
+				cnp(due)
+			}
+			if c {
+				cnp(now)
 			}
 			if n.NextDeadline() != units.MaxTime {
 				require.Equal(t, DCQCNSlot, cfg.Mode, "only slot mode defers")
@@ -280,10 +302,10 @@ func TestDCQCNNPNoAllocs(t *testing.T) {
 		now := units.Time(0)
 		require.Zero(t, testing.AllocsPerRun(1000, func() {
 			now += units.Microsecond
-			_, _ = n.OnPacket(now, true)
+			_, _, _ = n.onPacket(now, true)
 			if d := n.NextDeadline(); d <= now+units.Microsecond {
 				now = d
-				_, _ = n.OnTimer(d)
+				_, _ = n.onTimer(d)
 			}
 		}))
 	}
@@ -297,6 +319,6 @@ func BenchmarkDCQCNNPOnPacket(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		now += 100 * units.Nanosecond
-		_, _ = n.OnPacket(now, true)
+		_, _, _ = n.onPacket(now, true)
 	}
 }

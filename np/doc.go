@@ -1,8 +1,14 @@
 // Package np holds notification points: the receiver-side state machines
 // that turn congestion marks on arriving packets into notifications for the
-// sender, such as DCQCN's per-flow CNP generation (survey section 4.1.2).
+// sender.
 //
-// Every type here (DCQCN) keeps the contract of package cc: it
+// # Algorithms
+//
+//	DCQCN    per-flow CNP generation: the paper's N-µs slots or
+//	         ConnectX's min_time_between_cnps ([Survey] §4.1.2, NP
+//	         algorithm; [DCQCN]; [ConnectX])                     dcqcn.go
+//
+// Every type here (DCQCN, FECN and ExpressPass) keeps the contract of package cc: it
 // implements cc.NotificationPoint (checked at compile time), refuses time going
 // backwards with a *cc.TimeOrderError, returns only cc's error types, and
 // appends every register it carries to a caller's slice (AppendRegisters).
@@ -12,10 +18,28 @@
 // its presets and a description of every parameter, so that cc.New builds
 // it from strings.
 //
-// Every type also has the shape in DESIGN.md: a Config with units, widths
+// Every type has the same shape: a Config with units, widths
 // and sources on every field; presets returning one; New(cfg) validating
 // it (errors are *cc.ConfigError naming the field); event methods taking now
 // first; explicit deadlines (NextDeadline, and Timer or OnTimer); State()
 // returning every register as a struct. Nothing here allocates, reads a
 // clock or starts a goroutine on an event.
+//
+// # FECN
+//
+// FECN's receiver (FECN), as [Survey] §4.1.2 states it: "Upon receiving a
+// marked packet, it feedbacks a resource management (RM) cell to the
+// correspond source-end" ([FECN]; InfiniBand's CNP, [IBA] annex A10). The
+// switch (cp.BECN in mode cp.BECNModeFECN) marks; this part answers a
+// marked packet with a one-bit notification (wire.FeedbackBECN) to the
+// source (rp.BECN), at most one per FECNConfig.MinInterval (marks in
+// between are dropped, not deferred). FECNInfiniBand answers every mark,
+// as InfiniBand's receiver does.
+//
+// # Algorithms
+//
+//	ExpressPass  the credit pacer of one receiving flow: credits at
+//	             cur_rate with jitter, Algorithm 1 (credit feedback
+//	             control) on the loss the echoes show ([ExpressPass] §3,
+//	             Algorithm 1; [ExpressPass-ns2]). expresspass.go
 package np

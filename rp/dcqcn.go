@@ -12,18 +12,35 @@ import (
 // dcqcnPart names the DCQCN reaction point in errors.
 const dcqcnPart = "rp.DCQCN"
 
-// DCQCNRateMax is the largest value of the RC and RT registers, in RateUnit.
-const DCQCNRateMax = math.MaxUint32
+// The ranges, widths and units of DCQCNConfig's fields, stated once:
+// Validate, the registry (package algos) and the docs read them from here.
+const (
+	// DCQCNRateMax is the largest value of the RC and RT registers, in
+	// RateUnit: they are 32 bits wide.
+	DCQCNRateMax = math.MaxUint32
+	// DCQCNByteResetUnit is the unit of the vendor's rpg_byte_reset
+	// field: 64 B.
+	DCQCNByteResetUnit = 64 * units.Byte
+	// DCQCNMaxByteReset is the largest RpgByteReset: the vendor's field
+	// is 32 bits of DCQCNByteResetUnit.
+	DCQCNMaxByteReset = math.MaxUint32 * DCQCNByteResetUnit
+	// DCQCNMaxPeriod is the longest timer period accepted.
+	DCQCNMaxPeriod = units.Second
+	// DCQCNMaxGd is the largest rpg_gd, a shift (Range: 0..DCQCNMaxGd).
+	DCQCNMaxGd = 31
+	// DCQCNMaxMinDecFac is the largest rpg_min_dec_fac, in percent (Range:
+	// 0..DCQCNMaxMinDecFac).
+	DCQCNMaxMinDecFac = 100
+	// DCQCNQ10Unit is the unit of the vendor's α parameters (dce_tcp_g,
+	// initial_alpha_value), 0..fixedpoint.UQ0_10Max, as the registry and
+	// errors name it.
+	DCQCNQ10Unit = "Q10, 1024 = 1.0"
+)
 
-// DCQCNMaxSendBytes is the largest OnSend: 64 KiB, above any RoCE packet or
-// segment. It bounds the work one OnSend does on the byte counter.
+// DCQCNMaxSendBytes is the largest payload one Sent counts: 64 KiB, above
+// any RoCE packet or segment. It bounds the work one Sent does on the byte
+// counter.
 const DCQCNMaxSendBytes = 64 * units.KiB
-
-// DCQCNByteResetUnit is the unit of the vendor's rpg_byte_reset field: 64 B.
-const DCQCNByteResetUnit = 64 * units.Byte
-
-// DCQCNMaxPeriod is the longest timer period accepted.
-const DCQCNMaxPeriod = units.Second
 
 // The range and the presets' value of DCQCNConfig.AlphaFracBits, the width
 // of the α register.
@@ -42,17 +59,12 @@ const (
 
 const (
 	// dcqcnPercent is the scale of rpg_min_dec_fac.
-	dcqcnPercent = 100
+	dcqcnPercent = DCQCNMaxMinDecFac
 	// dcqcnAlphaOne is 1.0 in Q10, the format of the vendor's α parameters
 	// (the scale of dce_tcp_g; 1.0 itself is not a value of α).
 	dcqcnAlphaOne = 1 << fixedpoint.UQ0_10Frac
 	// dcqcnGShift: α·dce_tcp_g >> 10 is α·dce_tcp_g/1024.
 	dcqcnGShift = fixedpoint.UQ0_10Frac
-	// dcqcnMaxGd is the largest rpg_gd accepted.
-	dcqcnMaxGd = 31
-	// dcqcnMaxByteReset is the largest rpg_byte_reset, in 64 B units (a
-	// 32-bit field).
-	dcqcnMaxByteReset = math.MaxUint32
 )
 
 // DCQCNRateReduceMode is how rate_reduce_monitor_period schedules rate
@@ -84,7 +96,8 @@ func (m DCQCNRateReduceMode) String() string {
 }
 
 // DCQCNConfig configures a DCQCN reaction point. Each field names the NVIDIA
-// ConnectX parameter it is (REFERENCE.md, DCQCN); vendor units are stated,
+// ConnectX parameter it is ([ConnectX]; docs/derivations.md lists them);
+// vendor units are stated,
 // but every rate here is a units.Rate (bit/s) and every time a units.Time
 // (picoseconds).
 type DCQCNConfig struct {
@@ -98,13 +111,15 @@ type DCQCNConfig struct {
 
 	// DceTCPG is dce_tcp_g, α's retention per period in Q10: α ←
 	// g·α/1024 (+ 1024 − g with a CNP in the period). The paper's gain is
-	// 1 − g/1024. Vendor default 1019. Range: 0..1023.
+	// 1 − g/1024. Vendor default 1019. Range: 0..fixedpoint.UQ0_10Max
+	// (1023), DCQCNQ10Unit.
 	DceTCPG fixedpoint.UQ0_10
 	// DceTCPRtt is dce_tcp_rtt, the α update period (vendor unit µs,
 	// default 1). Range: (0, DCQCNMaxPeriod].
 	DceTCPRtt units.Time
 	// InitialAlphaValue is initial_alpha_value, α on the first CNP, Q10
-	// (vendor default 1023). Range: 0..1023.
+	// (vendor default 1023). Range: 0..fixedpoint.UQ0_10Max (1023),
+	// DCQCNQ10Unit.
 	InitialAlphaValue fixedpoint.UQ0_10
 	// RateToSetOnFirstCNP is rate_to_set_on_first_cnp (vendor unit Mb/s,
 	// default 0): the rate and target the first CNP sets; 0 keeps the
@@ -113,7 +128,7 @@ type DCQCNConfig struct {
 	RateToSetOnFirstCNP units.Rate
 	// RpgGd is rpg_gd: a decrease cuts RC·α >> rpg_gd (α in Q10, so 11 is
 	// α/2; vendor default 11; with the wider register, RC·α >> (rpg_gd +
-	// AlphaFracBits − 10)). Range: 0..31.
+	// AlphaFracBits − 10)). Range: 0..DCQCNMaxGd (31).
 	RpgGd uint8
 	// AlphaFracBits is the width of the NIC's α register: α is an unsigned
 	// fraction of AlphaFracBits bits (raw 0..2^AlphaFracBits − 1). The
@@ -127,7 +142,8 @@ type DCQCNConfig struct {
 	AlphaFracBits uint8
 	// RpgMinDecFac is rpg_min_dec_fac, in percent (vendor default 50): one
 	// decrease leaves at least RC·rpg_min_dec_fac/100 (the cut is at most
-	// RC·(100 − rpg_min_dec_fac)/100). 0 bounds nothing. Range: 0..100.
+	// RC·(100 − rpg_min_dec_fac)/100). 0 bounds nothing. Range:
+	// 0..DCQCNMaxMinDecFac (100).
 	RpgMinDecFac uint8
 	// RpgMinRate is rpg_min_rate (vendor unit Mb/s, default 1): decreases
 	// stop here. Range: RateUnit..max rate, a multiple of RateUnit.
@@ -152,7 +168,8 @@ type DCQCNConfig struct {
 	RpgTimeReset units.Time
 	// RpgByteReset is rpg_byte_reset, the byte counter's threshold (vendor
 	// unit 64 B, default 32767 = 2 097 088 B). 0 disables the byte
-	// counter. Range: 0 or a multiple of 64 B up to (2^32 − 1)·64 B.
+	// counter. Range: 0 or a multiple of DCQCNByteResetUnit (64 B) up to
+	// DCQCNMaxByteReset ((2^32 − 1)·64 B).
 	RpgByteReset units.Bytes
 	// RpgThreshold is rpg_threshold, F, the number of fast-recovery stages
 	// (vendor default 1; the paper's F = 5). Range: 0..255.
@@ -173,15 +190,16 @@ type DCQCNConfig struct {
 	ClampTgtRateAfterTimeInc bool
 }
 
-// DCQCNConnectX returns the NVIDIA ConnectX defaults (REFERENCE.md, DCQCN,
-// the mlxconfig parameter table) for a port of speed link: dce_tcp_g 1019,
-// dce_tcp_rtt 1 µs, initial_alpha_value 1023, rate_to_set_on_first_cnp 0,
-// rpg_gd 11, rpg_min_dec_fac 50 %, rpg_min_rate 1 Mb/s, rpg_max_rate 0 (port
-// speed), rate_reduce_monitor_period 4 µs, rpg_time_reset 300 µs,
-// rpg_byte_reset 32767·64 B, rpg_threshold 1, rpg_ai_rate 5 Mb/s,
-// rpg_hai_rate 50 Mb/s, clamp_tgt_rate 0, clamp_tgt_rate_after_time_inc 1,
-// with the monitor period read as a spacing (DCQCNReduceSpacing, the
-// vendor's "time period between rate reductions"). Rates count 1 Mb/s, the NIC's unit, so link must be a whole number of Mb/s.
+// DCQCNConnectX returns the NVIDIA ConnectX defaults ([ConnectX], the
+// mlxconfig parameters; docs/derivations.md) for a port of speed link:
+// dce_tcp_g 1019, dce_tcp_rtt 1 µs, initial_alpha_value 1023,
+// rate_to_set_on_first_cnp 0, rpg_gd 11, rpg_min_dec_fac 50 %, rpg_min_rate 1
+// Mb/s, rpg_max_rate 0 (port speed), rate_reduce_monitor_period 4 µs,
+// rpg_time_reset 300 µs, rpg_byte_reset 32767·64 B, rpg_threshold 1,
+// rpg_ai_rate 5 Mb/s, rpg_hai_rate 50 Mb/s, clamp_tgt_rate 0,
+// clamp_tgt_rate_after_time_inc 1, with the monitor period read as a spacing
+// (DCQCNReduceSpacing, the vendor's "time period between rate reductions").
+// Rates count 1 Mb/s, the NIC's unit, so link must be a whole number of Mb/s.
 // The α register is DCQCNAlphaFracBitsDefault (20) bits wide: the vendor
 // documents its parameters in Q10 but not the register's width.
 func DCQCNConnectX(link units.Rate) DCQCNConfig {
@@ -223,9 +241,9 @@ func dcqcnScaleRate(r, link units.Rate) units.Rate {
 	return max(v, dcqcnPresetUnit)
 }
 
-// DCQCNPaper returns the DCQCN paper's settings as REFERENCE.md lists them
-// for the authors' simulators ("Paper-style presets") and the survey states
-// them (section 4.1.2): g = 1/256 (dce_tcp_g = 1024 − 4 = 1020), α updated
+// DCQCNPaper returns the DCQCN paper's settings as the authors' simulators
+// use them (docs/derivations.md, DCQCN presets) and [Survey] §4.1.2 states
+// them: g = 1/256 (dce_tcp_g = 1024 − 4 = 1020), α updated
 // every K = 55 µs, decrease at most every 50 µs (the NP's N), increase timer
 // 55 µs, byte counter 10 MB (10^7 B), F = 5 fast-recovery stages, R_AI = 5
 // Mb/s and R_HAI = 50 Mb/s scaled by link/25 Gb/s (rounded down to 1 Kb/s,
@@ -263,24 +281,24 @@ func DCQCNPaper(link units.Rate) DCQCNConfig {
 }
 
 // DCQCNHPCCSim returns the DCQCN settings of the HPCC paper's simulations.
-// The paper (papers/hpcc.txt section 5.1, "Parameters") says only "we use
-// the parameters suggested by a major NIC vendor"; its section 2.3 names the
-// vendor's timers (increase 300 µs, decrease 4 µs). The values are the
-// authors' ns-3 run script's for "dcqcn" (REFERENCE.md, DCQCN; its public
-// code): α period 1 µs with g = 1/256 (dce_tcp_g 1020), decreases on a 4
-// µs grid from the first CNP (DCQCNReduceGrid: its CheckRateDecreaseMlx
-// checks every 4 µs for a CNP since the last check), increase timer 300 µs, one fast-recovery stage (F = 1), R_AI = 5 Mb/s
-// and R_HAI = 50 Mb/s scaled by link/25 Gb/s, minimum rate 1000 Mb/s, no
-// target clamp except after a timer increase (CLAMP_TARGET_RATE 0; its code
-// clamps once the timer stage is non-zero), no byte counter (rpg_byte_reset
-// 0: the simulator has none), no bound on one decrease beyond α/2
-// (rpg_min_dec_fac 0), the rate kept on the first CNP, whose cut waits for
-// the first grid point as in the simulator, and α = 1 (1023).
-// The simulator keeps α as a double (53-bit mantissa); the preset keeps the
-// paper preset's DCQCNAlphaFracBitsDefault (20) bit register, whose
-// accumulated floor error (below 0.25/1024 at dce_tcp_g = 1020, see the
-// type's doc) is a quarter of the Q10 parameters' own resolution. Rates count 1 Kb/s;
-// link must be a whole number of Kb/s and at least 1000 Mb/s.
+// The paper ([HPCC] §5.1, "Parameters") says only "we use the parameters
+// suggested by a major NIC vendor"; its §2.3 names the vendor's timers
+// (increase 300 µs, decrease 4 µs). The values are the run script's of
+// [HPCC-ns3] for "dcqcn" (docs/derivations.md, DCQCN presets): α period 1 µs
+// with g = 1/256 (dce_tcp_g 1020), decreases on a 4 µs grid from the first
+// CNP (DCQCNReduceGrid: its CheckRateDecreaseMlx checks every 4 µs for a CNP
+// since the last check), increase timer 300 µs, one fast-recovery stage (F =
+// 1), R_AI = 5 Mb/s and R_HAI = 50 Mb/s scaled by link/25 Gb/s, minimum rate
+// 1000 Mb/s, no target clamp except after a timer increase (CLAMP_TARGET_RATE
+// 0; its code clamps once the timer stage is non-zero), no byte counter
+// (rpg_byte_reset 0: the simulator has none), no bound on one decrease beyond
+// α/2 (rpg_min_dec_fac 0), the rate kept on the first CNP, whose cut waits
+// for the first grid point as in the simulator, and α = 1 (1023). The
+// simulator keeps α as a double (53-bit mantissa); the preset keeps the paper
+// preset's DCQCNAlphaFracBitsDefault (20) bit register, whose accumulated
+// floor error (below 0.25/1024 at dce_tcp_g = 1020, see the type's doc) is a
+// quarter of the Q10 parameters' own resolution. Rates count 1 Kb/s; link
+// must be a whole number of Kb/s and at least 1000 Mb/s.
 func DCQCNHPCCSim(link units.Rate) DCQCNConfig {
 	c := DCQCNPaper(link)
 	c.DceTCPRtt = 1 * units.Microsecond
@@ -328,6 +346,11 @@ func dcqcnCheckPeriod(name string, t, lo units.Time) error {
 	return nil
 }
 
+// dcqcnQ10Range is the range of a Q10 α parameter, as errors state it.
+func dcqcnQ10Range() string {
+	return "0.." + strconv.Itoa(int(fixedpoint.UQ0_10Max)) + " (" + DCQCNQ10Unit + ")"
+}
+
 // dcqcnUint formats an integer field's value.
 func dcqcnUint[T ~uint8 | ~uint16](v T) string { return strconv.FormatUint(uint64(v), 10) }
 
@@ -363,19 +386,20 @@ func (c DCQCNConfig) Validate() error {
 		return err
 	}
 	if c.DceTCPG > fixedpoint.UQ0_10Max {
-		return dcqcnBad("DceTCPG", dcqcnUint(c.DceTCPG), "0..1023 (Q10)")
+		return dcqcnBad("DceTCPG", dcqcnUint(c.DceTCPG), dcqcnQ10Range())
 	}
 	if c.InitialAlphaValue > fixedpoint.UQ0_10Max {
-		return dcqcnBad("InitialAlphaValue", dcqcnUint(c.InitialAlphaValue), "0..1023 (Q10)")
+		return dcqcnBad("InitialAlphaValue", dcqcnUint(c.InitialAlphaValue), dcqcnQ10Range())
 	}
-	if c.RpgGd > dcqcnMaxGd {
-		return dcqcnBad("RpgGd", dcqcnUint(c.RpgGd), "0..31")
+	if c.RpgGd > DCQCNMaxGd {
+		return dcqcnBad("RpgGd", dcqcnUint(c.RpgGd), "0.."+strconv.Itoa(DCQCNMaxGd))
 	}
 	if c.AlphaFracBits < DCQCNAlphaFracBitsMin || c.AlphaFracBits > DCQCNAlphaFracBitsMax {
-		return dcqcnBad("AlphaFracBits", dcqcnUint(c.AlphaFracBits), "10..24 (the α register's fraction bits; 10 is Q10)")
+		return dcqcnBad("AlphaFracBits", dcqcnUint(c.AlphaFracBits), strconv.Itoa(DCQCNAlphaFracBitsMin)+".."+strconv.Itoa(DCQCNAlphaFracBitsMax)+
+			" (the α register's fraction bits; "+strconv.Itoa(DCQCNAlphaFracBitsMin)+" is Q10)")
 	}
-	if c.RpgMinDecFac > dcqcnPercent {
-		return dcqcnBad("RpgMinDecFac", dcqcnUint(c.RpgMinDecFac), "0..100 (percent)")
+	if c.RpgMinDecFac > DCQCNMaxMinDecFac {
+		return dcqcnBad("RpgMinDecFac", dcqcnUint(c.RpgMinDecFac), "0.."+strconv.Itoa(DCQCNMaxMinDecFac)+" (percent)")
 	}
 	if err := dcqcnCheckPeriod("DceTCPRtt", c.DceTCPRtt, 1); err != nil {
 		return err
@@ -389,9 +413,8 @@ func (c DCQCNConfig) Validate() error {
 	if err := dcqcnCheckPeriod("RpgTimeReset", c.RpgTimeReset, 1); err != nil {
 		return err
 	}
-	if c.RpgByteReset < 0 || c.RpgByteReset%DCQCNByteResetUnit != 0 ||
-		uint64(c.RpgByteReset/DCQCNByteResetUnit) > dcqcnMaxByteReset {
-		return dcqcnBad("RpgByteReset", c.RpgByteReset.String(), "0 (off) or a multiple of 64B up to 4294967295·64B")
+	if c.RpgByteReset < 0 || c.RpgByteReset%DCQCNByteResetUnit != 0 || c.RpgByteReset > DCQCNMaxByteReset {
+		return dcqcnBad("RpgByteReset", c.RpgByteReset.String(), "0 (off) or a multiple of "+DCQCNByteResetUnit.String()+" up to "+DCQCNMaxByteReset.String())
 	}
 	return nil
 }
@@ -401,11 +424,13 @@ func (c DCQCNConfig) Validate() error {
 type DCQCNState struct {
 	// Active is true once the first CNP has allocated the rate limiter.
 	Active bool
-	// RC and RT are the current and target rate, 32-bit registers in
-	// RateUnit. Before the first CNP both hold the maximum rate.
+	// RC and RT are the current and target rate, 32-bit registers
+	// counting RateUnit (the snapshot's rc and rt, in the same unit; the
+	// rate in bit/s is RC·RateUnit, DCQCN.Rate). Before the first CNP both
+	// hold the maximum rate.
 	RC, RT uint32
 	// PrevRC is RC just before the latest decrease (for traces and the
-	// min_dec_fac property).
+	// min_dec_fac property), counting RateUnit (the snapshot's prev_rc).
 	PrevRC uint32
 	// AlphaRaw is the α register: an unsigned fraction of AlphaFracBits
 	// bits, 0..2^AlphaFracBits − 1, value AlphaRaw/2^AlphaFracBits.
@@ -439,6 +464,9 @@ type DCQCNState struct {
 	// CNPs, Decreases and Increases count CNPs received, rate decreases and
 	// increase events (fast recovery, additive, hyper). 64-bit, wrapping.
 	CNPs, Decreases, Increases uint64
+	// Unused counts the messages of kinds DCQCN does not use, every kind
+	// but a CNP (cc's rule 8; the register cc.UnusedRegister).
+	Unused cc.Unused
 }
 
 // dcqcnPhase is the kind of an increase event.
@@ -451,10 +479,10 @@ const (
 )
 
 // DCQCN is the reaction point of DCQCN: the sender's per-flow rate limiter
-// (papers/survey-lossless-cc.txt section 4.1.2, "RP algorithm", equations
-// (5)–(8)) of one flow, in the integer form NVIDIA ConnectX NICs run and document through
-// their parameters (REFERENCE.md, DCQCN, the ConnectX table; every parameter
-// of that table is a DCQCNConfig field, named after it).
+// ([Survey] §4.1.2, "RP algorithm", equations (5)–(8)) of one flow, in the
+// integer form NVIDIA ConnectX NICs run and document through their parameters
+// ([ConnectX]; every parameter of the table in docs/derivations.md is a
+// DCQCNConfig field, named after it).
 //
 // The paper's equations, and the register operation that implements each:
 //
@@ -516,7 +544,7 @@ const (
 // = g·S − 1 for g ≥ 1, plus (1024 − g)·S); at g = 0 a period with a CNP
 // would give 2^f, and the register saturates at 2^f − 1.
 //
-// Timers, all explicit (NextDeadline, and Timer or OnTimer; every event also
+// Timers, all explicit (NextDeadline and Timer; every event also
 // runs every timer due at or before its time first, so a caller may skip
 // timer calls):
 //
@@ -537,16 +565,16 @@ const (
 //     expiry is one increase event, then TimerStage++. It idles once RC and
 //     RT both reach the maximum.
 //   - Byte counter, rpg_byte_reset bytes (vendor unit 64 B), restarted by
-//     every decrease: each time the bytes sent (OnSend, Sent) fill it, one
+//     every decrease: each time the bytes sent (Sent) fill it, one
 //     increase event, then ByteStage++.
 //
 // An increase event picks its phase from the stages (rpg_threshold = F, the
 // paper's 5 fast-recovery cycles): hyper increase when min(TimerStage,
 // ByteStage) > F, additive when max(TimerStage, ByteStage) ≥ F, fast recovery
-// otherwise (REFERENCE.md's "known integer formulation"). The target clamp on
-// a decrease: RT ← RC when clamp_tgt_rate, or the byte counter has expired
-// since the last decrease, or clamp_tgt_rate_after_time_inc and the timer has
-// (the vendor's documented meaning of the two flags).
+// otherwise (docs/derivations.md, DCQCN's integer reaction point). The target
+// clamp on a decrease: RT ← RC when clamp_tgt_rate, or the byte counter has
+// expired since the last decrease, or clamp_tgt_rate_after_time_inc and the
+// timer has (the vendor's documented meaning of the two flags).
 //
 // Choices where the sources are silent, each documented:
 //
@@ -557,15 +585,13 @@ const (
 //     pure Q10 register.
 //   - rate_reduce_monitor_period is a minimum spacing by default
 //     (DCQCNReduceSpacing): the vendor documents it as "the time period
-//     between rate reductions" (NVIDIA, DOCA documentation, "DCQCN CC
-//     Parameters", networking-docs.nvidia.com/doca/archive/3-4-0/
-//     dcqcn-cc-parameters: µs, 1…UINT32, default 4), a spacing between
-//     reductions, and the paper's RP reduces its rate when it receives a
-//     CNP ("When the sender receives a CNP, it turns to the period of rate
-//     decrease", papers/survey-lossless-cc.txt section 4.1.2): the CNP
-//     triggers the cut, not a clock. Spacing keeps both, a cut at the CNP
+//     between rate reductions" ([ConnectX]: µs, 1…UINT32, default 4), a
+//     spacing between reductions, and the paper's RP reduces its rate when
+//     it receives a CNP ("When the sender receives a CNP, it turns to the
+//     period of rate decrease", [Survey] §4.1.2): the CNP triggers the
+//     cut, not a clock. Spacing keeps both, a cut at the CNP
 //     that ends a quiet spell and cuts at least P apart; neither source
-//     describes a free-running grid. The HPCC authors' ns-3 code
+//     describes a free-running grid. [HPCC-ns3]
 //     (RdmaHw::CheckRateDecreaseMlx) does run one: it checks every P from
 //     the first CNP and cuts if a CNP arrived since the last check.
 //     DCQCNReduceGrid models it, and DCQCNHPCCSim uses it. (ns-3 offsets
@@ -601,18 +627,19 @@ const (
 //   - Events at the same picosecond run in this order: α tick, increase
 //     tick, pending decrease, then the caller's event.
 //   - Overdue timers are caught up exactly: every missed tick is applied at
-//     its own time, as if OnTimer had been called at each deadline; runs of
+//     its own time, as if Timer had been called at each deadline; runs of
 //     identical increase steps are applied in one step (bit-identical).
 //   - A deadline past units.MaxTime saturates to it and never fires.
 //
-// Events. DCQCN implements cc.ReactionPoint: Sent(p) is OnSend with the
-// packet's payload bytes (p.Payload, what the NIC's byte counter counts),
-// Feedback with a cc.FeedbackCNP is OnCNP, Timer is OnTimer, and Limits is
+// Events. DCQCN implements cc.ReactionPoint: Sent counts the packet's
+// payload bytes (p.Payload, what the NIC's byte counter counts), Feedback
+// with a cc.FeedbackCNP is a CNP, Timer runs the timers due, and Limits is
 // the current rate (Rate) with no window. DCQCN reacts to CNPs only: a
 // Feedback of any other kind (an ACK, a NAK, another scheme's message) is
-// accepted and ignored, as a NIC delivers every message of the flow to it;
-// it runs the timers due, as any event does. DCQCN never appends an action.
-// The typed methods and the contract methods run one code path. Errors: a
+// accepted, as a NIC delivers every message of the flow to it, and counted
+// in unused_feedback (cc's rule 8); it runs the timers due, as any event
+// does. DCQCN never appends an action, so every event takes a nil Actions.
+// Errors: a
 // now before the latest event's (or before 0) is a *cc.TimeOrderError; a
 // byte count outside 0..DCQCNMaxSendBytes, a nil packet or feedback a
 // *cc.EventError; either changes nothing.
@@ -622,8 +649,9 @@ const (
 // decrease_pending (1 bit); timer_stage and byte_stage (32 bits); byte_count
 // (a 64-bit model counter: the vendor gives no width); alpha_anchor,
 // next_alpha, next_increase and next_decrease (64-bit ps: the NIC's timer
-// widths are not documented); decreased (1 bit) and last_decrease; and the
-// 64-bit model counters cnps, decreases and increases.
+// widths are not documented); decreased (1 bit) and last_decrease; the
+// 64-bit model counters cnps, decreases and increases; and unused_feedback
+// (64 bits, cc.UnusedRegister).
 //
 // It is not safe for concurrent use. The zero value is not usable; build one
 // with NewDCQCN.
@@ -688,22 +716,22 @@ func (d *DCQCN) State() DCQCNState { return d.s }
 // Last returns the time of the latest event accepted (0 before any).
 func (d *DCQCN) Last() units.Time { return d.clock.Last() }
 
-// Rate returns the current rate RC·RateUnit.
+// Rate returns the current rate in bit/s: the pacing rate Limits gives,
+// RC·RateUnit, where RC (State().RC, the snapshot's rc) counts RateUnit.
 func (d *DCQCN) Rate() units.Rate { return units.Rate(d.s.RC) * d.cfg.RateUnit }
 
-// Target returns the target rate RT·RateUnit.
-func (d *DCQCN) Target() units.Rate { return units.Rate(d.s.RT) * d.cfg.RateUnit }
-
-// Alpha returns α's Q10 view: the register rounded down to 10 fraction
-// bits, AlphaRaw >> (AlphaFracBits − 10), 0..1023.
+// Alpha returns α's Q10 view, the unit of the vendor's α parameters: the
+// register rounded down to 10 fraction bits, AlphaRaw >> (AlphaFracBits −
+// 10), 0..1023 (value Alpha/1024). The register itself, in the snapshot's
+// unit, is AlphaRaw.
 func (d *DCQCN) Alpha() fixedpoint.UQ0_10 { return fixedpoint.UQ0_10(d.s.AlphaRaw >> d.alphaShift) }
 
-// AlphaRaw returns the α register, AlphaFracBits fraction bits (value
-// AlphaRaw/2^AlphaFracBits).
+// AlphaRaw returns the α register as the snapshot's alpha holds it:
+// AlphaFracBits fraction bits (value AlphaRaw/2^AlphaFracBits).
 func (d *DCQCN) AlphaRaw() uint32 { return d.s.AlphaRaw }
 
 // NextDeadline implements cc.Clock: the earliest timer deadline, at or
-// after which the caller calls Timer or OnTimer; units.MaxTime when every
+// after which the caller calls Timer; units.MaxTime when every
 // timer is idle.
 func (d *DCQCN) NextDeadline() units.Time {
 	t := min(d.s.NextAlpha, d.s.NextIncrease)
@@ -761,43 +789,32 @@ type dcqcnEvent uint8
 
 // The events.
 const (
-	dcqcnOnCNP dcqcnEvent = iota
-	dcqcnOnSend
-	dcqcnOnTimer
-	dcqcnSent
+	dcqcnSent dcqcnEvent = iota
 	dcqcnFeedback
 	dcqcnTimer
 )
 
 // dcqcnEventNames are the events' names, as errors give them.
-var dcqcnEventNames = [...]string{"OnCNP", "OnSend", "OnTimer", "Sent", "Feedback", "Timer"}
+var dcqcnEventNames = [...]string{"Sent", "Feedback", "Timer"}
 
 // String returns the event method's name.
 func (e dcqcnEvent) String() string { return dcqcnEventNames[e] }
 
-// OnTimer runs every timer due at or before now, each at its own deadline
-// (see the type's doc for the order), however many deadlines the caller let
-// pass. Calling it early only records now. A now before the latest event's
-// is a *cc.TimeOrderError that changes nothing.
-func (d *DCQCN) OnTimer(now units.Time) error { return d.tick(dcqcnOnTimer, now) }
+// onTimer, onCNP and onSend are the fast paths of Timer, Feedback with a
+// CNP and Sent: the events without the contract's arguments (the packet,
+// the message, the actions DCQCN never appends to). Their errors name the
+// contract event.
+func (d *DCQCN) onTimer(now units.Time) error               { return d.tick(dcqcnTimer, now) }
+func (d *DCQCN) onCNP(now units.Time) error                 { return d.cnp(dcqcnFeedback, now) }
+func (d *DCQCN) onSend(now units.Time, n units.Bytes) error { return d.send(dcqcnSent, now, n) }
 
-// OnCNP handles a CNP for this flow arriving at now: the first allocates the
-// rate limiter (see the type's doc); later ones flag α's next tick and
-// decrease the rate now or at the next point rate_reduce_monitor_period
-// allows (RateReduceMode). Timers due at or before now run first. A now
-// before the latest event's is a *cc.TimeOrderError that changes nothing.
-func (d *DCQCN) OnCNP(now units.Time) error { return d.cnp(dcqcnOnCNP, now) }
-
-// OnSend counts n bytes the flow sent at now into the byte counter; each
-// time it fills (rpg_byte_reset bytes) an increase event happens and
-// ByteStage grows. Nothing is counted before the first CNP or with the
-// counter off. Timers due at or before now run first. n outside
-// 0..DCQCNMaxSendBytes is a *cc.EventError, a now before the latest event's
-// a *cc.TimeOrderError; either changes nothing.
-func (d *DCQCN) OnSend(now units.Time, n units.Bytes) error { return d.send(dcqcnOnSend, now, n) }
-
-// Sent implements cc.ReactionPoint: OnSend(now, p.Payload). A nil p is a
-// *cc.EventError. It appends nothing to act (which may be nil).
+// Sent implements cc.ReactionPoint: it counts the p.Payload bytes the flow
+// sent at now into the byte counter; each time it fills (rpg_byte_reset
+// bytes) an increase event happens and ByteStage grows. Nothing is counted
+// before the first CNP or with the counter off. Timers due at or before
+// now run first. A nil p or a payload outside 0..DCQCNMaxSendBytes is a
+// *cc.EventError, a now before the latest event's a *cc.TimeOrderError;
+// either changes nothing. It appends nothing to act (which may be nil).
 func (d *DCQCN) Sent(now units.Time, p *cc.Packet, _ *cc.Actions) error {
 	if p == nil {
 		return d.refuse(dcqcnSent, now, "nil packet")
@@ -805,10 +822,15 @@ func (d *DCQCN) Sent(now units.Time, p *cc.Packet, _ *cc.Actions) error {
 	return d.send(dcqcnSent, now, p.Payload)
 }
 
-// Feedback implements cc.ReactionPoint: a cc.FeedbackCNP is OnCNP(now);
-// every other kind is accepted and ignored but for the timers due by now
-// (DCQCN reacts to CNPs only). A nil f is a *cc.EventError. It appends
-// nothing to act (which may be nil).
+// Feedback implements cc.ReactionPoint. A cc.FeedbackCNP for this flow
+// arriving at now: the first allocates the rate limiter (see the type's
+// doc); later ones flag α's next tick and decrease the rate now or at the
+// next point rate_reduce_monitor_period allows (RateReduceMode). Every
+// other kind is of no use to DCQCN (it reacts to CNPs only): it is
+// counted in State().Unused (the register unused_feedback) and changes
+// nothing else but the time. Timers due at or before now run first. A nil f is
+// a *cc.EventError, a now before the latest event's a *cc.TimeOrderError;
+// either changes nothing. It appends nothing to act (which may be nil).
 func (d *DCQCN) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
 	if f == nil {
 		return d.refuse(dcqcnFeedback, now, "nil feedback")
@@ -816,11 +838,18 @@ func (d *DCQCN) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
 	if f.Kind == cc.FeedbackCNP {
 		return d.cnp(dcqcnFeedback, now)
 	}
-	return d.tick(dcqcnFeedback, now)
+	if err := d.tick(dcqcnFeedback, now); err != nil {
+		return err
+	}
+	d.s.Unused.Count()
+	return nil
 }
 
-// Timer implements cc.Clock: OnTimer(now). It appends nothing to act
-// (which may be nil).
+// Timer implements cc.Clock: it runs every timer due at or before now,
+// each at its own deadline (see the type's doc for the order), however
+// many deadlines the caller let pass. Calling it early only records now. A
+// now before the latest event's is a *cc.TimeOrderError that changes
+// nothing. It appends nothing to act (which may be nil).
 func (d *DCQCN) Timer(now units.Time, _ *cc.Actions) error { return d.tick(dcqcnTimer, now) }
 
 // Limits implements cc.ReactionPoint: the current rate, RC·RateUnit, and
@@ -847,7 +876,7 @@ func dcqcnBadBytes(n units.Bytes) string {
 	return "byte count " + n.String() + " outside 0.." + DCQCNMaxSendBytes.String()
 }
 
-// tick is the one code path of OnTimer, Timer and the ignored feedback.
+// tick is the one code path of Timer and the unused feedback.
 func (d *DCQCN) tick(event dcqcnEvent, now units.Time) error {
 	if !d.clock.InOrder(now) {
 		return d.clock.Check(dcqcnPart, event.String(), now)
@@ -857,7 +886,7 @@ func (d *DCQCN) tick(event dcqcnEvent, now units.Time) error {
 	return nil
 }
 
-// cnp is the one code path of OnCNP and Feedback with a CNP.
+// cnp is the code path of Feedback with a CNP.
 func (d *DCQCN) cnp(event dcqcnEvent, now units.Time) error {
 	if !d.clock.InOrder(now) {
 		return d.clock.Check(dcqcnPart, event.String(), now)
@@ -898,7 +927,7 @@ func (d *DCQCN) cnp(event dcqcnEvent, now units.Time) error {
 	return nil
 }
 
-// send is the one code path of OnSend and Sent.
+// send is the code path of Sent.
 func (d *DCQCN) send(event dcqcnEvent, now units.Time, n units.Bytes) error {
 	if !d.clock.InOrder(now) {
 		return d.clock.Check(dcqcnPart, event.String(), now)
@@ -1199,5 +1228,6 @@ func (d *DCQCN) AppendRegisters(dst []cc.Register) []cc.Register {
 		cc.Reg("cnps", 64, s.CNPs),
 		cc.Reg("decreases", 64, s.Decreases),
 		cc.Reg("increases", 64, s.Increases),
+		s.Unused.Register(),
 	)
 }

@@ -9,8 +9,8 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// The HPCC preset decreases on the HPCC authors' ns-3 grid (issue 11,
-// review fix "DCQCN rate decrease"). Their RdmaHw::cnp_received_mlx
+// The HPCC preset decreases on the grid of the HPCC authors' ns-3
+// ([HPCC-ns3]). Their RdmaHw::cnp_received_mlx
 // schedules CheckRateDecreaseMlx rate_reduce_monitor_period (+1 ns) after
 // the first CNP, and the check reschedules itself every period and cuts
 // once if any CNP arrived since the previous check. So a burst of CNPs
@@ -33,17 +33,17 @@ func TestDCQCNHPCCSimDecreasesOnTheGrid(t *testing.T) {
 	}
 	// Step every 1 µs, the CNP after the timers of its picosecond.
 	for now := units.Time(0); now <= 20*dcqcnUs; now += dcqcnUs {
-		require.NoError(t, d.OnTimer(now))
+		require.NoError(t, d.onTimer(now))
 		watch(now)
 		if now <= 10*dcqcnUs {
-			require.NoError(t, d.OnCNP(now))
+			require.NoError(t, d.onCNP(now))
 			watch(now)
 		}
 	}
 	require.Equal(t, []units.Time{4 * dcqcnUs, 8 * dcqcnUs, 12 * dcqcnUs}, cuts)
 }
 
-// dcqcnCuts drives d with CNPs at the given times, calling OnTimer at every
+// dcqcnCuts drives d with CNPs at the given times, calling onTimer at every
 // deadline in between (and up to end), and returns the times of the cuts
 // and RC after each, read from the registers after every call.
 func dcqcnCuts(t *testing.T, d *DCQCN, cnps []units.Time, end units.Time) (at []units.Time, rc []uint32) {
@@ -60,13 +60,13 @@ func dcqcnCuts(t *testing.T, d *DCQCN, cnps []units.Time, end units.Time) (at []
 	}
 	fire := func(until units.Time) {
 		for dl := d.NextDeadline(); dl <= until; dl = d.NextDeadline() {
-			require.NoError(t, d.OnTimer(dl))
+			require.NoError(t, d.onTimer(dl))
 			look()
 		}
 	}
 	for _, c := range cnps {
 		fire(c)
-		require.NoError(t, d.OnCNP(c))
+		require.NoError(t, d.onCNP(c))
 		look()
 	}
 	fire(end)
@@ -164,11 +164,11 @@ func TestDCQCNDecreaseGridFirstRate(t *testing.T) {
 func TestDCQCNAlphaTimerDelaysPlusG(t *testing.T) {
 	d, err := NewDCQCN(DCQCNPaper(25 * units.Gbps))
 	require.NoError(t, err)
-	require.NoError(t, d.OnCNP(0))
-	require.NoError(t, d.OnCNP(10*dcqcnUs))
-	require.NoError(t, d.OnTimer(55*dcqcnUs-1))
+	require.NoError(t, d.onCNP(0))
+	require.NoError(t, d.onCNP(10*dcqcnUs))
+	require.NoError(t, d.onTimer(55*dcqcnUs-1))
 	require.Equal(t, uint32(1047552), d.AlphaRaw(), "no +g before the tick")
 	require.True(t, d.State().AlphaCNPArrived)
-	require.NoError(t, d.OnTimer(55*dcqcnUs))
+	require.NoError(t, d.onTimer(55*dcqcnUs))
 	require.Equal(t, uint32(1047556), d.AlphaRaw())
 }

@@ -3,6 +3,7 @@ package rp_test
 import (
 	"fmt"
 
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/rp"
 	"github.com/hwcc/hwcc/units"
 )
@@ -18,13 +19,13 @@ func ExampleDCQCN() {
 		panic(err)
 	}
 	fmt.Println("before:", d.Rate())
-	if err := d.OnCNP(0); err != nil {
+	if err := d.Feedback(0, &cc.Feedback{Kind: cc.FeedbackCNP}, nil); err != nil {
 		panic(err)
 	}
 	fmt.Println("after the CNP:", d.Rate(), "α =", d.Alpha())
 	for d.Rate() < 100*units.Gbps {
 		t := d.State().NextIncrease
-		if err := d.OnTimer(t); err != nil {
+		if err := d.Timer(t, nil); err != nil {
 			panic(err)
 		}
 		if t <= 900*units.Microsecond || d.Rate() == 100*units.Gbps {

@@ -106,7 +106,7 @@ func (m *dcqcnRef) increase() {
 }
 
 func (m *dcqcnRef) alphaTick() {
-	// α ← (1 − g)α + g·[CNP] in the paper's notation, g_paper = 1 − g here.
+	// α ← (1 − g)α + g·1{CNP} in the paper's notation, g_paper = 1 − g here.
 	f := 0.0
 	if m.flag {
 		f = 1

@@ -81,9 +81,9 @@ func TestDCQCNEventsNoAllocs(t *testing.T) {
 		name string
 		f    func(d *DCQCN, now units.Time) error
 	}{
-		{"OnCNP", func(d *DCQCN, now units.Time) error { return d.OnCNP(now) }},
-		{"OnSend", func(d *DCQCN, now units.Time) error { return d.OnSend(now, 4096) }},
-		{"OnTimer", func(d *DCQCN, now units.Time) error { return d.OnTimer(now) }},
+		{"onCNP", func(d *DCQCN, now units.Time) error { return d.onCNP(now) }},
+		{"onSend", func(d *DCQCN, now units.Time) error { return d.onSend(now, 4096) }},
+		{"onTimer", func(d *DCQCN, now units.Time) error { return d.onTimer(now) }},
 		{"Feedback CNP", func(d *DCQCN, now units.Time) error { return d.Feedback(now, &cnp, act) }},
 		{"Feedback ACK", func(d *DCQCN, now units.Time) error { return d.Feedback(now, &ack, act) }},
 		{"Sent", func(d *DCQCN, now units.Time) error { return d.Sent(now, &p, act) }},
@@ -101,13 +101,13 @@ func TestDCQCNEventsNoAllocs(t *testing.T) {
 				9 * units.Microsecond, 40 * units.Microsecond, 400 * units.Microsecond} {
 				d, err := NewDCQCN(presetCase.cfg)
 				require.NoError(t, err)
-				require.NoError(t, d.OnCNP(0))
+				require.NoError(t, d.onCNP(0))
 				now := units.Time(0)
 				i := 0
 				allocs := testing.AllocsPerRun(500, func() {
 					now += step
 					if i++; i%5 == 0 {
-						_ = d.OnCNP(now) // keep α and the decrease timer busy
+						_ = d.onCNP(now) // keep α and the decrease timer busy
 					}
 					if err := e.f(d, now); err != nil {
 						t.Fatal(err)

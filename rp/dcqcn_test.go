@@ -21,8 +21,9 @@ const dcqcnUs = units.Microsecond
 
 // ---- presets ----
 
-// The ConnectX preset is REFERENCE.md's parameter table, field by field
-// (expected values typed from the table, not from the code).
+// The ConnectX preset is [ConnectX]'s parameter table (docs/derivations.md
+// lists it), field by field (expected values typed from the table, not from
+// the code).
 func TestDCQCNConnectXPreset(t *testing.T) {
 	c := DCQCNConnectX(100 * units.Gbps)
 	require.NoError(t, c.Validate())
@@ -103,23 +104,23 @@ func TestDCQCNConnectXWorked(t *testing.T) {
 	require.Equal(t, 100*units.Gbps, d.Rate())
 	require.Equal(t, units.MaxTime, d.NextDeadline())
 
-	require.NoError(t, d.OnCNP(0))
+	require.NoError(t, d.onCNP(0))
 	require.Equal(t, uint32(math.Ceil(100000*(1-1023.0/2048))), d.State().RC)
 	require.Equal(t, uint32(100000), d.State().RT)
 	require.Equal(t, fixedpoint.UQ0_10(1023), d.Alpha())
 	require.Equal(t, 1*dcqcnUs, d.NextDeadline(), "α timer")
 
-	require.NoError(t, d.OnTimer(300*dcqcnUs))
+	require.NoError(t, d.onTimer(300*dcqcnUs))
 	require.Equal(t, uint32(math.Ceil((50049+100000)/2.0)), d.State().RC)
-	require.NoError(t, d.OnTimer(600*dcqcnUs))
+	require.NoError(t, d.onTimer(600*dcqcnUs))
 	require.Equal(t, uint32(math.Ceil((75025+100000)/2.0)), d.State().RC)
 
 	gap := 100000 - 87513
 	done := units.Time(2+bits.Len(uint(gap))) * 300 * dcqcnUs
 	require.Equal(t, 4800*dcqcnUs, done)
-	require.NoError(t, d.OnTimer(done-1))
+	require.NoError(t, d.onTimer(done-1))
 	require.Less(t, d.State().RC, uint32(100000))
-	require.NoError(t, d.OnTimer(done))
+	require.NoError(t, d.onTimer(done))
 	require.Equal(t, 100*units.Gbps, d.Rate())
 	require.Equal(t, units.MaxTime, d.State().NextIncrease, "the increase timer idles at the maximum")
 }
@@ -141,7 +142,7 @@ func TestDCQCNAlphaUpdate(t *testing.T) {
 	const eA = 1024.0 / 5 / s
 	d, err := NewDCQCN(cfg)
 	require.NoError(t, err)
-	require.NoError(t, d.OnCNP(0))
+	require.NoError(t, d.onCNP(0))
 	require.Equal(t, uint32(1023*s), d.AlphaRaw(), "initial_alpha_value·S, exactly")
 	real := 1023.0
 	check := func(what string) {
@@ -157,8 +158,8 @@ func TestDCQCNAlphaUpdate(t *testing.T) {
 		// A CNP in every α period (rate_reduce_monitor_period keeps the
 		// decreases apart; α is what is checked here).
 		now := units.Time(k)*dcqcnUs - dcqcnUs/2
-		require.NoError(t, d.OnCNP(now))
-		require.NoError(t, d.OnTimer(units.Time(k)*dcqcnUs))
+		require.NoError(t, d.onCNP(now))
+		require.NoError(t, d.onTimer(units.Time(k)*dcqcnUs))
 		real = real*1019/1024 + 5
 		check(fmt.Sprintf("CNP tick %d", k))
 		require.Equal(t, fixedpoint.UQ0_10(1023), d.Alpha(), "tick %d: the Q10 view stays at its top", k)
@@ -168,7 +169,7 @@ func TestDCQCNAlphaUpdate(t *testing.T) {
 	for d.AlphaRaw() != 0 {
 		n++
 		require.Less(t, n, 3000, "α does not reach 0")
-		require.NoError(t, d.OnTimer(units.Time(10+n)*dcqcnUs))
+		require.NoError(t, d.onTimer(units.Time(10+n)*dcqcnUs))
 		real = real * 1019 / 1024
 		check(fmt.Sprintf("decay tick %d", n))
 		require.Less(t, d.AlphaRaw(), last, "strictly decreasing until 0")
@@ -182,9 +183,9 @@ func TestDCQCNAlphaUpdate(t *testing.T) {
 	require.Equal(t, units.MaxTime, d.State().NextAlpha, "idle at 0")
 	// A CNP wakes it on its grid (anchor 0, period 1 µs): the next tick is at
 	// the next whole µs.
-	require.NoError(t, d.OnCNP(5000*dcqcnUs+300))
+	require.NoError(t, d.onCNP(5000*dcqcnUs+300))
 	require.Equal(t, 5001*dcqcnUs, d.State().NextAlpha)
-	require.NoError(t, d.OnTimer(5001*dcqcnUs))
+	require.NoError(t, d.onTimer(5001*dcqcnUs))
 	require.Equal(t, uint32((1024-1019)*s), d.AlphaRaw(), "0·g/1024 + (1024 − g)·S")
 	require.Equal(t, fixedpoint.UQ0_10(1024-1019), d.Alpha())
 }
@@ -204,11 +205,11 @@ func TestDCQCNAlphaQ10Register(t *testing.T) {
 		cfg.AlphaFracBits = f
 		d, err := NewDCQCN(cfg)
 		require.NoError(t, err)
-		require.NoError(t, d.OnCNP(0))
+		require.NoError(t, d.onCNP(0))
 		q10, wide := uint64(1023), uint64(1023)<<(f-10)
 		prev := d.Alpha()
 		for n := 1; n <= 600; n++ {
-			require.NoError(t, d.OnTimer(units.Time(n)*dcqcnUs))
+			require.NoError(t, d.onTimer(units.Time(n)*dcqcnUs))
 			q10, wide = q10*1019/1024, wide*1019/1024
 			if f == 10 {
 				require.Equal(t, fixedpoint.UQ0_10(q10), d.Alpha(), "f = 10, tick %d", n)
@@ -258,10 +259,10 @@ func TestDCQCNAlphaSparseCNPs(t *testing.T) {
 		var raw float64
 		for k := 0; k < 200; k++ { // 4 ms: (1019/1024)^4000 of the start is left
 			at := units.Time(20*k) * dcqcnUs
-			require.NoError(t, d.OnTimer(at))
+			require.NoError(t, d.onTimer(at))
 			atCNP = d.Alpha()
-			require.NoError(t, d.OnCNP(at)) // after the tick at `at` (same-time order)
-			require.NoError(t, d.OnTimer(at+dcqcnUs))
+			require.NoError(t, d.onCNP(at)) // after the tick at `at` (same-time order)
+			require.NoError(t, d.onTimer(at+dcqcnUs))
 			afterTick = d.Alpha()
 			raw = math.Ldexp(float64(d.AlphaRaw()), 10-int(f))
 		}
@@ -336,17 +337,17 @@ func dcqcnAlphaDecayBound(f uint8, g fixedpoint.UQ0_10) uint64 {
 func TestDCQCNMonitorPeriod(t *testing.T) {
 	d, err := NewDCQCN(DCQCNConnectX(100 * units.Gbps))
 	require.NoError(t, err)
-	require.NoError(t, d.OnCNP(0)) // first: decrease at 0
+	require.NoError(t, d.onCNP(0)) // first: decrease at 0
 	require.Equal(t, uint64(1), d.State().Decreases)
-	require.NoError(t, d.OnCNP(1*dcqcnUs))
-	require.NoError(t, d.OnCNP(2*dcqcnUs))
+	require.NoError(t, d.onCNP(1*dcqcnUs))
+	require.NoError(t, d.onCNP(2*dcqcnUs))
 	s := d.State()
 	require.Equal(t, uint64(1), s.Decreases)
 	require.True(t, s.DecreasePending)
 	require.Equal(t, 4*dcqcnUs, s.NextDecrease)
-	require.NoError(t, d.OnTimer(4*dcqcnUs-1))
+	require.NoError(t, d.onTimer(4*dcqcnUs-1))
 	require.Equal(t, uint64(1), d.State().Decreases)
-	require.NoError(t, d.OnTimer(4*dcqcnUs))
+	require.NoError(t, d.onTimer(4*dcqcnUs))
 	s = d.State()
 	require.Equal(t, uint64(2), s.Decreases)
 	require.Equal(t, 4*dcqcnUs, s.LastDecrease)
@@ -356,7 +357,7 @@ func TestDCQCNMonitorPeriod(t *testing.T) {
 	// ⌊PrevRC·AlphaRaw/2^21⌋.
 	prev := uint64(s.PrevRC)
 	require.Equal(t, uint32(prev-prev*uint64(s.AlphaRaw)/(1<<21)), s.RC)
-	require.NoError(t, d.OnCNP(8*dcqcnUs))
+	require.NoError(t, d.onCNP(8*dcqcnUs))
 	require.Equal(t, uint64(3), d.State().Decreases, "4 µs after the last decrease: at once")
 	require.Equal(t, 8*dcqcnUs, d.State().LastDecrease)
 }
@@ -371,34 +372,34 @@ func TestDCQCNByteCounterPhases(t *testing.T) {
 	cfg.RpgHAIRate = 50 * units.Mbps
 	d, err := NewDCQCN(cfg)
 	require.NoError(t, err)
-	require.NoError(t, d.OnSend(0, 60000))
+	require.NoError(t, d.onSend(0, 60000))
 	require.Zero(t, d.State().ByteCount, "nothing counted before the first CNP")
-	require.NoError(t, d.OnCNP(1))
+	require.NoError(t, d.onCNP(1))
 	// Clamp RT so that increases are visible: a second decrease after a
 	// byte expiry clamps RT ← RC.
 	rc0 := d.State().RC
-	require.NoError(t, d.OnSend(2, 64000)) // byte stage 0, timer 0: fast recovery
+	require.NoError(t, d.onSend(2, 64000)) // byte stage 0, timer 0: fast recovery
 	s := d.State()
 	require.Equal(t, uint32(100000), s.RT)
 	require.Equal(t, (rc0+100000+1)/2, s.RC)
 	require.Equal(t, uint32(1), s.ByteStage)
-	require.NoError(t, d.OnCNP(10*dcqcnUs)) // decrease with clamp (byte stage > 0)
+	require.NoError(t, d.onCNP(10*dcqcnUs)) // decrease with clamp (byte stage > 0)
 	s = d.State()
 	require.Equal(t, s.PrevRC, s.RT, "RT ← RC after a byte-counter expiry")
 	rt := s.RT
 	// Two byte expiries: stage 0 → fast recovery, stage 1 → additive
 	// (max(0, 1) ≥ 1).
-	require.NoError(t, d.OnSend(11*dcqcnUs, 64000))
+	require.NoError(t, d.onSend(11*dcqcnUs, 64000))
 	require.Equal(t, rt, d.State().RT)
-	require.NoError(t, d.OnSend(12*dcqcnUs, 64000))
+	require.NoError(t, d.onSend(12*dcqcnUs, 64000))
 	require.Equal(t, rt+5, d.State().RT, "additive: +5 Mb/s")
 	// Let the timer expire twice (300, 600 µs after the decrease at 10 µs):
 	// timer stages 0 and 1, both additive (min(t, b) ≤ 1).
-	require.NoError(t, d.OnTimer(610*dcqcnUs))
+	require.NoError(t, d.onTimer(610*dcqcnUs))
 	require.Equal(t, rt+15, d.State().RT)
 	require.Equal(t, uint32(2), d.State().TimerStage)
 	// Now timer stage 2 > 1 and byte stage 2 > 1: hyper.
-	require.NoError(t, d.OnSend(611*dcqcnUs, 64000))
+	require.NoError(t, d.onSend(611*dcqcnUs, 64000))
 	require.Equal(t, rt+15+50, d.State().RT, "hyper: +50 Mb/s")
 	require.Zero(t, d.State().ByteCount, "each expiry empties the counter")
 }
@@ -410,10 +411,10 @@ func TestDCQCNClampFlags(t *testing.T) {
 		cfg.ClampTgtRate, cfg.ClampTgtRateAfterTimeInc = clamp, afterTime
 		d, err := NewDCQCN(cfg)
 		require.NoError(t, err)
-		require.NoError(t, d.OnCNP(0))
-		require.NoError(t, d.OnTimer(300*dcqcnUs)) // one timer increase
+		require.NoError(t, d.onCNP(0))
+		require.NoError(t, d.onTimer(300*dcqcnUs)) // one timer increase
 		s := d.State()
-		require.NoError(t, d.OnCNP(301*dcqcnUs))
+		require.NoError(t, d.onCNP(301*dcqcnUs))
 		return s.RT, s.RC, d.State().RT
 	}
 	rt, _, after := run(false, false)
@@ -427,7 +428,7 @@ func TestDCQCNClampFlags(t *testing.T) {
 	cfg.ClampTgtRate = true
 	d, err := NewDCQCN(cfg)
 	require.NoError(t, err)
-	require.NoError(t, d.OnCNP(0))
+	require.NoError(t, d.onCNP(0))
 	require.Equal(t, uint32(100000), d.State().RT)
 }
 
@@ -440,13 +441,13 @@ func TestDCQCNDecreaseBounds(t *testing.T) {
 	cfg.RpgGd = 9
 	d, err := NewDCQCN(cfg)
 	require.NoError(t, err)
-	require.NoError(t, d.OnCNP(0))
+	require.NoError(t, d.onCNP(0))
 	require.Equal(t, uint32(50000), d.State().RC)
 
 	cfg.RateToSetOnFirstCNP = 30 * units.Gbps
 	d, err = NewDCQCN(cfg)
 	require.NoError(t, err)
-	require.NoError(t, d.OnCNP(0))
+	require.NoError(t, d.onCNP(0))
 	require.Equal(t, uint32(30000), d.State().RC)
 	require.Equal(t, uint32(30000), d.State().RT)
 	require.Zero(t, d.State().Decreases)
@@ -458,7 +459,7 @@ func TestDCQCNDecreaseBounds(t *testing.T) {
 	d, err = NewDCQCN(cfg)
 	require.NoError(t, err)
 	for i := range 5 {
-		require.NoError(t, d.OnCNP(units.Time(i)*5*dcqcnUs))
+		require.NoError(t, d.onCNP(units.Time(i)*5*dcqcnUs))
 		require.GreaterOrEqual(t, d.Rate(), 7*units.Gbps)
 	}
 	require.Equal(t, 7*units.Gbps, d.Rate())
@@ -513,19 +514,19 @@ func TestDCQCNValidate(t *testing.T) {
 func TestDCQCNBadInput(t *testing.T) {
 	d, err := NewDCQCN(DCQCNConnectX(100 * units.Gbps))
 	require.NoError(t, err)
-	require.NoError(t, d.OnCNP(10*dcqcnUs))
-	require.NoError(t, d.OnSend(11*dcqcnUs, 1500))
+	require.NoError(t, d.onCNP(10*dcqcnUs))
+	require.NoError(t, d.onSend(11*dcqcnUs, 1500))
 	before := d.State()
-	err = d.OnCNP(9 * dcqcnUs)
+	err = d.onCNP(9 * dcqcnUs)
 	var to *cc.TimeOrderError
 	require.ErrorAs(t, err, &to)
-	require.Equal(t, cc.TimeOrderError{Part: "rp.DCQCN", Event: "OnCNP", Now: 9 * dcqcnUs, Last: 11 * dcqcnUs}, *to)
-	require.ErrorIs(t, d.OnTimer(9*dcqcnUs), cc.ErrTimeOrder)
-	require.ErrorIs(t, d.OnSend(9*dcqcnUs, 1), cc.ErrTimeOrder)
-	require.ErrorIs(t, d.OnSend(-1, 1), cc.ErrTimeOrder)
-	require.ErrorIs(t, d.OnSend(12*dcqcnUs, -1), cc.ErrEvent)
-	require.ErrorIs(t, d.OnSend(12*dcqcnUs, DCQCNMaxSendBytes+1), cc.ErrEvent)
-	require.ErrorContains(t, d.OnSend(12*dcqcnUs, -1), "byte count")
+	require.Equal(t, cc.TimeOrderError{Part: "rp.DCQCN", Event: "Feedback", Now: 9 * dcqcnUs, Last: 11 * dcqcnUs}, *to)
+	require.ErrorIs(t, d.onTimer(9*dcqcnUs), cc.ErrTimeOrder)
+	require.ErrorIs(t, d.onSend(9*dcqcnUs, 1), cc.ErrTimeOrder)
+	require.ErrorIs(t, d.onSend(-1, 1), cc.ErrTimeOrder)
+	require.ErrorIs(t, d.onSend(12*dcqcnUs, -1), cc.ErrEvent)
+	require.ErrorIs(t, d.onSend(12*dcqcnUs, DCQCNMaxSendBytes+1), cc.ErrEvent)
+	require.ErrorContains(t, d.onSend(12*dcqcnUs, -1), "byte count")
 	require.Equal(t, before, d.State())
 }
 
@@ -567,11 +568,11 @@ func dcqcnDecode(words []uint64, start, maxGap units.Time) []dcqcnEv {
 func dcqcnApply(d *DCQCN, e dcqcnEv) error {
 	switch e.op {
 	case 'c':
-		return d.OnCNP(e.at)
+		return d.onCNP(e.at)
 	case 's':
-		return d.OnSend(e.at, e.n)
+		return d.onSend(e.at, e.n)
 	}
-	return d.OnTimer(e.at)
+	return d.onTimer(e.at)
 }
 
 // dcqcnGenConfig builds a valid configuration from generated numbers: one of
@@ -699,7 +700,7 @@ func TestDCQCNInvariantsProperty(t *testing.T) {
 			k := uint64(cfg.RpgThreshold) + (span+stepMin-1)/stepMin + uint64(bits.Len64(span))
 			bound := lastCNP + cfg.RateReduceMonitorPeriod + units.Time(k)*cfg.RpgTimeReset
 			bound = max(bound, d.Last())
-			if err := d.OnTimer(bound); err != nil {
+			if err := d.onTimer(bound); err != nil {
 				return err.Error(), nil
 			}
 			if s := d.State(); s.RC != d.maxR || s.RT != d.maxR {
@@ -707,7 +708,7 @@ func TestDCQCNInvariantsProperty(t *testing.T) {
 			}
 			decays := dcqcnAlphaDecayBound(cfg.AlphaFracBits, cfg.DceTCPG)
 			alphaBy := max(lastCNP+units.Time(1+decays)*cfg.DceTCPRtt, bound)
-			if err := d.OnTimer(alphaBy); err != nil {
+			if err := d.onTimer(alphaBy); err != nil {
 				return err.Error(), nil
 			}
 			if d.AlphaRaw() != 0 || d.Alpha() != 0 || d.NextDeadline() != units.MaxTime {
@@ -792,14 +793,14 @@ func TestDCQCNMatchesFloatModel(t *testing.T) {
 }
 
 // Catching up is exact: a machine that is only called at event times ends
-// every event in the same state, register for register, as one whose OnTimer
+// every event in the same state, register for register, as one whose onTimer
 // runs at every deadline in between. Configurations with short timers and
 // small steps make long runs of increase expiries (the fast path) common.
 func TestDCQCNCatchUpMatchesStepping(t *testing.T) {
 	params := gopter.DefaultTestParametersWithSeed(99)
 	params.MinSuccessfulTests = 150
 	props := gopter.NewProperties(params)
-	props.Property("late OnTimer ≡ OnTimer at every deadline", prop.ForAll(
+	props.Property("late onTimer ≡ onTimer at every deadline", prop.ForAll(
 		func(reset, rttDiv, steps, br, th, grid uint64, words []uint64) (string, error) {
 			cfg := DCQCNConnectX(10 * units.Gbps)
 			cfg.RateReduceMode = DCQCNRateReduceMode(grid)
@@ -816,7 +817,7 @@ func TestDCQCNCatchUpMatchesStepping(t *testing.T) {
 			step, _ := NewDCQCN(cfg)
 			for _, e := range dcqcnDecode(words, 0, 200*cfg.RpgTimeReset) {
 				for dl := step.NextDeadline(); dl < e.at; dl = step.NextDeadline() {
-					if err := step.OnTimer(dl); err != nil {
+					if err := step.onTimer(dl); err != nil {
 						return err.Error(), nil
 					}
 				}
@@ -880,8 +881,8 @@ func TestDCQCNTimerIncreasesFastPath(t *testing.T) {
 }
 
 // FuzzDCQCNEvents drives the reaction point with arbitrary configurations
-// (from a few fuzzed fields) and arbitrary interleavings of OnCNP, OnSend
-// and OnTimer at arbitrary times, backwards included: no panic; a backwards
+// (from a few fuzzed fields) and arbitrary interleavings of onCNP, onSend
+// and onTimer at arbitrary times, backwards included: no panic; a backwards
 // time or a bad byte count is an error that changes nothing; the invariants
 // hold after every event; deadlines never lie in the past of the last event.
 func FuzzDCQCNEvents(f *testing.F) {
@@ -910,11 +911,11 @@ func FuzzDCQCNEvents(f *testing.F) {
 			var err error
 			switch op {
 			case 0:
-				err = d.OnCNP(at)
+				err = d.onCNP(at)
 			case 1:
-				err = d.OnSend(at, n)
+				err = d.onSend(at, n)
 			default:
-				err = d.OnTimer(at)
+				err = d.onTimer(at)
 			}
 			bad := at < last || (op == 1 && n < 0)
 			if bad {
@@ -940,9 +941,9 @@ func TestDCQCNNoAllocs(t *testing.T) {
 	now := units.Time(0)
 	allocs := testing.AllocsPerRun(2000, func() {
 		now += 3 * dcqcnUs
-		_ = d.OnCNP(now)
-		_ = d.OnSend(now+dcqcnUs, 4096)
-		_ = d.OnTimer(d.NextDeadline())
+		_ = d.onCNP(now)
+		_ = d.onSend(now+dcqcnUs, 4096)
+		_ = d.onTimer(d.NextDeadline())
 		now = d.Last()
 	})
 	require.Zero(t, allocs)
@@ -956,24 +957,24 @@ func BenchmarkDCQCNOnCNP(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		now += 5 * dcqcnUs
-		_ = d.OnCNP(now)
+		_ = d.onCNP(now)
 	}
 }
 
-// BenchmarkDCQCNOnTimer: OnTimer at each deadline, with a CNP every 400
+// BenchmarkDCQCNOnTimer: onTimer at each deadline, with a CNP every 400
 // deadlines to keep the timers busy.
 func BenchmarkDCQCNOnTimer(b *testing.B) {
 	d, _ := NewDCQCN(DCQCNConnectX(100 * units.Gbps))
-	_ = d.OnCNP(0)
+	_ = d.onCNP(0)
 	i := 0
 	b.ReportAllocs()
 	for b.Loop() {
 		dl := d.NextDeadline()
 		if dl == units.MaxTime || i%400 == 0 {
-			_ = d.OnCNP(d.Last() + dcqcnUs)
+			_ = d.onCNP(d.Last() + dcqcnUs)
 			dl = d.NextDeadline()
 		}
-		_ = d.OnTimer(dl)
+		_ = d.onTimer(dl)
 		i++
 	}
 }
@@ -983,15 +984,15 @@ func BenchmarkDCQCNOnTimer(b *testing.B) {
 func BenchmarkDCQCNOnSend(b *testing.B) {
 	d, _ := NewDCQCN(DCQCNConnectX(100 * units.Gbps))
 	now := units.Time(0)
-	_ = d.OnCNP(now)
+	_ = d.onCNP(now)
 	i := 0
 	b.ReportAllocs()
 	for b.Loop() {
 		now += 400 * units.Nanosecond
 		if i%250 == 0 {
-			_ = d.OnCNP(now)
+			_ = d.onCNP(now)
 		}
-		_ = d.OnSend(now, 4096)
+		_ = d.onSend(now, 4096)
 		i++
 	}
 }
@@ -1005,23 +1006,23 @@ func TestDCQCNExtremeTimes(t *testing.T) {
 	d, err := NewDCQCN(DCQCNConnectX(100 * units.Gbps))
 	require.NoError(t, err)
 	start := units.Time(1<<62) + 7
-	require.NoError(t, d.OnCNP(start))
-	require.NoError(t, d.OnTimer(units.MaxTime-1))
+	require.NoError(t, d.onCNP(start))
+	require.NoError(t, d.onTimer(units.MaxTime-1))
 	require.Zero(t, d.Alpha())
 	require.Equal(t, 100*units.Gbps, d.Rate())
 	require.Equal(t, units.MaxTime, d.NextDeadline())
 
 	d, err = NewDCQCN(DCQCNConnectX(100 * units.Gbps))
 	require.NoError(t, err)
-	require.NoError(t, d.OnCNP(start))
-	require.NoError(t, d.OnTimer(start+units.Second/2))
+	require.NoError(t, d.onCNP(start))
+	require.NoError(t, d.onTimer(start+units.Second/2))
 	require.Zero(t, d.Alpha(), "idle after 0.5 s")
 	// The grid is start + k·1 µs. A CNP at start + 10^12 − 2 ps: the next
 	// grid point is start + 10^12 (10^12 ps is 10^6 whole µs), 2 ps later.
 	at := start + 1_000_000_000_000 - 2
-	require.NoError(t, d.OnCNP(at))
+	require.NoError(t, d.onCNP(at))
 	require.Equal(t, at+2, d.State().NextAlpha)
-	require.NoError(t, d.OnTimer(units.MaxTime))
+	require.NoError(t, d.onTimer(units.MaxTime))
 	require.Zero(t, d.Alpha())
 	require.Equal(t, units.MaxTime, d.NextDeadline())
 
@@ -1029,9 +1030,9 @@ func TestDCQCNExtremeTimes(t *testing.T) {
 	// it starts would expire past units.MaxTime, so none is scheduled.
 	d, err = NewDCQCN(DCQCNConnectX(100 * units.Gbps))
 	require.NoError(t, err)
-	require.NoError(t, d.OnCNP(units.MaxTime-dcqcnUs/2))
+	require.NoError(t, d.onCNP(units.MaxTime-dcqcnUs/2))
 	require.Equal(t, units.MaxTime, d.NextDeadline())
-	require.NoError(t, d.OnTimer(units.MaxTime))
+	require.NoError(t, d.onTimer(units.MaxTime))
 	require.Less(t, d.Rate(), 100*units.Gbps)
 }
 

@@ -8,18 +8,25 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// DCTCPMaxCwnd is the largest cwnd accepted: 1 GiB, far below the 2^31 bytes
-// a 32-bit sequence space allows in flight.
-const DCTCPMaxCwnd = units.GiB
-
-// DCTCPMaxSegment is the largest OnSend or OnAck byte count: 64 KiB (a TSO
-// segment, or one ACK of a burst). OnAckSplit and Feedback take larger
-// ACKs and split them into pieces of at most this size.
-const DCTCPMaxSegment = 64 * units.KiB
+// DCTCP's limits and widths: each is declared here once, and Validate,
+// AppendRegisters and the registration in package algos read it.
+const (
+	// DCTCPMaxCwnd is the largest cwnd accepted: 1 GiB, far below the
+	// 2^31 bytes a 32-bit sequence space allows in flight.
+	DCTCPMaxCwnd = units.GiB
+	// DCTCPMaxSegment is the largest payload Sent takes: 64 KiB (a TSO
+	// segment). Feedback takes larger ACKs and splits them into pieces of
+	// at most this size.
+	DCTCPMaxSegment = 64 * units.KiB
+	// DCTCPMaxShiftG is the largest DCTCPConfig.ShiftG, dctcp_shift_g:
+	// Linux accepts 0..10 ([Linux-DCTCP], param_set_uint_minmax).
+	DCTCPMaxShiftG = 10
+	// DCTCPAlphaBits is the width of the α register: Q10 with one integer
+	// bit (fixedpoint.UQ1_10), 0..1024 in 11 bits.
+	DCTCPAlphaBits = fixedpoint.UQ1_10Frac + 1
+)
 
 const (
-	// dctcpMaxShiftG is the largest dctcp_shift_g (Linux accepts 0..10).
-	dctcpMaxShiftG = 10
 	// dctcpCutShift: cwnd·α >> 11 is cwnd·(α/1024)/2.
 	dctcpCutShift = fixedpoint.UQ1_10Frac + 1
 	// dctcpCounterMax is where the window byte counters saturate.
@@ -30,6 +37,9 @@ const (
 	// their period, the most bytes that may be in flight plus one.
 	dctcpSeqBits = 32
 	dctcpSeqHalf = uint64(1) << (dctcpSeqBits - 1)
+	// dctcpWindowBits is the width of the byte registers cwnd, ssthresh,
+	// max_inflight and cwnd_cnt (below cwnd).
+	dctcpWindowBits = 32
 	// dctcpPart names the reaction point in errors.
 	dctcpPart = "rp.DCTCP"
 )
@@ -45,10 +55,10 @@ type DCTCPConfig struct {
 	// MaxCwnd caps cwnd (saturating). Range: 2·MSS..DCTCPMaxCwnd.
 	MaxCwnd units.Bytes
 	// ShiftG is dctcp_shift_g: g = 2^−ShiftG (Linux default 4, g = 1/16).
-	// Range: 0..10.
+	// Range: 0..DCTCPMaxShiftG.
 	ShiftG uint8
 	// InitialAlpha is dctcp_alpha_on_init, α at start in Q10 (Linux
-	// default 1024 = 1.0). Range: 0..1024.
+	// default 1024 = 1.0). Range: 0..fixedpoint.UQ1_10One.
 	InitialAlpha fixedpoint.UQ1_10
 	// SlowStart turns slow start on (off in the presets; see DCTCP).
 	SlowStart bool
@@ -74,7 +84,7 @@ func DCTCPDefault(mss units.Bytes) DCTCPConfig {
 }
 
 // DCTCPHPCCSim returns the DCTCP sender of the HPCC paper's simulations
-// (papers/hpcc.txt section 5.1: slow start removed; the authors' ns-3 run
+// ([HPCC] §5.1: slow start removed; the authors' ns-3 run
 // script: g = 0.0625 = 2^−4, 1000-byte payloads): MSS 1000 B, the window
 // starting at and capped by the bandwidth-delay product link·rtt (at least 2
 // segments; the simulator starts every flow at line rate and never exceeds
@@ -107,20 +117,22 @@ func (c DCTCPConfig) Validate() error {
 	if c.InitialCwnd < floor || c.InitialCwnd > c.MaxCwnd {
 		return bad("InitialCwnd", c.InitialCwnd.String(), "2·MSS ("+floor.String()+")..MaxCwnd ("+c.MaxCwnd.String()+")")
 	}
-	if c.ShiftG > dctcpMaxShiftG {
-		return bad("ShiftG", strconv.Itoa(int(c.ShiftG)), "0.."+strconv.Itoa(dctcpMaxShiftG))
+	if c.ShiftG > DCTCPMaxShiftG {
+		return bad("ShiftG", strconv.Itoa(int(c.ShiftG)), "0.."+strconv.Itoa(DCTCPMaxShiftG))
 	}
 	if c.InitialAlpha > fixedpoint.UQ1_10One {
-		return bad("InitialAlpha", strconv.Itoa(int(c.InitialAlpha)), "0..1024 (Q10, 1024 = 1.0)")
+		one := strconv.Itoa(int(fixedpoint.UQ1_10One))
+		return bad("InitialAlpha", strconv.Itoa(int(c.InitialAlpha)), "0.."+one+" (Q10, "+one+" = 1.0)")
 	}
 	return nil
 }
 
-// DCTCPState is every register of a DCTCP reaction point.
+// DCTCPState is every register of a DCTCP reaction point, each in the unit
+// of its snapshot (AppendRegisters lists them in DCTCP's doc).
 type DCTCPState struct {
 	// Cwnd and Ssthresh are in bytes (32-bit).
 	Cwnd, Ssthresh uint32
-	// Alpha is α, Q10, 0..1024 (11 bits).
+	// Alpha is α, Q10 (1024 = 1.0), 0..1024 in DCTCPAlphaBits bits.
 	Alpha fixedpoint.UQ1_10
 	// SndUna is the highest cumulative ACK, SndNxt the sequence after the
 	// highest byte sent (32-bit, wrapping).
@@ -153,12 +165,14 @@ type DCTCPState struct {
 	// Acks, Windows and Cuts count ACKs (pieces of a split ACK each count),
 	// observation windows ended and window cuts. 64-bit, wrapping.
 	Acks, Windows, Cuts uint64
+	// Unused counts the messages of kinds DCTCP does not use, neither an
+	// ACK nor a NAK (register unused_feedback, cc rule 8).
+	Unused cc.Unused
 }
 
-// DCTCP is the reaction point of DCTCP: the window-based sender (Alizadeh
-// et al., SIGCOMM 2010, section 3.1; REFERENCE.md, "TIMELY and DCTCP") of
-// one flow, in the integer form of Linux net/ipv4/tcp_dctcp.c, the
-// reference implementation:
+// DCTCP is the reaction point of DCTCP: the window-based sender ([DCTCP]
+// §3.1; [RFC8257] §3.3) of one flow, in the integer form of Linux
+// net/ipv4/tcp_dctcp.c ([Linux-DCTCP]), the reference implementation:
 //
 //	α ← (1 − g)·α + g·F, once per window of data, F = marked/delivered:
 //	    α ← α − min_not_zero(α, α >> g) + ((marked << (10 − g)) / max(1, delivered)),
@@ -191,7 +205,7 @@ type DCTCPState struct {
 // 2^63: no overflow.
 //
 // Slow start is optional and off by default (the HPCC paper removes it from
-// DCTCP "for fair comparisons", papers/hpcc.txt section 5.1). When on, while
+// DCTCP "for fair comparisons", [HPCC] §5.1). When on, while
 // cwnd < ssthresh every acknowledged byte adds a byte (Linux tcp_slow_start),
 // and a cut sets ssthresh to the new cwnd (Linux dctcp_ssthresh).
 //
@@ -207,7 +221,7 @@ type DCTCPState struct {
 // held back by something else (pacing, the NIC, the application) keeps its
 // window. The two registers are kept at send time as Linux's
 // tcp_cwnd_validate (net/ipv4/tcp_output.c) keeps is_cwnd_limited and
-// max_packets_out, in bytes instead of packets. After each OnSend, with
+// max_packets_out, in bytes instead of packets. After each Sent, with
 // inflight = SndNxt − SndUna:
 //
 //	limited := cwnd − inflight < MSS        (no room for one more full segment)
@@ -233,29 +247,35 @@ type DCTCPState struct {
 // No loss recovery, no RTO: the harness's lossless fabric needs none; the
 // machine has no timer.
 //
-// # The contract
+// # Events
 //
-// DCTCP implements cc.ReactionPoint, sharing one code path with the typed
-// methods:
+// DCTCP has the events of a cc.ReactionPoint only:
 //
-//   - Sent(p) is OnSend(InitialSeq + p.Seq mod 2^32, p.Payload).
-//   - Feedback of a cc.FeedbackAck is OnAckSplit(f.Acked, f.ECE,
-//     InitialSeq + f.Seq mod 2^32): an ACK of any size, split into pieces of
-//     at most DCTCPMaxSegment. A cc.FeedbackNak is taken the same way: a
-//     go-back-N NAK acknowledges every byte below its Seq, as a RoCE NAK
-//     does, and its newly acknowledged bytes and ECN echo count as an
-//     ACK's (the retransmission is the NIC's; this machine has no loss
-//     recovery, and the harness has always passed NAKs to it as ACKs).
-//     Any other kind (a CNP, a rate message) changes nothing but the
-//     time: DCTCP uses none, and the contract's set of kinds is open.
+//   - Sent(p) records the segment [InitialSeq + p.Seq, + p.Payload) mod
+//     2^32.
+//   - Feedback of a cc.FeedbackAck acknowledges every byte below
+//     InitialSeq + f.Seq mod 2^32, f.Acked of them newly, with ECN echo
+//     f.ECE: an ACK of any size, split into pieces of at most
+//     DCTCPMaxSegment. A cc.FeedbackNak is taken the same way: a go-back-N
+//     NAK acknowledges every byte below its Seq, as a RoCE NAK does, and
+//     its newly acknowledged bytes and ECN echo count as an ACK's (the
+//     retransmission is the NIC's; this machine has no loss recovery, and
+//     the harness has always passed NAKs to it as ACKs). Any other kind (a
+//     CNP, a rate message) changes nothing but the time and the count of
+//     unused messages (cc rule 8): DCTCP uses none, and the contract's set
+//     of kinds is open.
 //   - Limits is {Window: cwnd} with no rate: DCTCP is window-based (the
 //     caller paces at its line rate or the flow's offered rate).
-//   - NextDeadline is units.MaxTime; Timer only records now.
+//   - NextDeadline is units.MaxTime (no deadline is ever late); Timer only
+//     records now.
+//
+// No event decides anything, so every event takes a nil *cc.Actions.
 //
 // Registers (AppendRegisters), in order: now; cwnd, ssthresh (32); alpha
-// (11, Q10); snd_una, snd_nxt, next_seq (32); in_cwr (1), cwr_end (32);
-// delivered, marked (64); cwnd_cnt (32); cwnd_limited (1), max_inflight,
-// cwnd_usage_seq (32); acks, windows, cuts (64).
+// (DCTCPAlphaBits, Q10); snd_una, snd_nxt, next_seq (32); in_cwr (1),
+// cwr_end (32); delivered, marked (64); cwnd_cnt (32); cwnd_limited (1),
+// max_inflight, cwnd_usage_seq (32); acks, windows, cuts (64);
+// unused_feedback (64).
 //
 // It is not safe for concurrent use. The zero value is not usable; build
 // one with NewDCTCP.
@@ -284,16 +304,17 @@ func NewDCTCP(cfg DCTCPConfig) (*DCTCP, error) {
 // Config returns the configuration d was built with.
 func (d *DCTCP) Config() DCTCPConfig { return d.cfg }
 
-// State returns every register.
+// State returns every register, each in the unit of its snapshot.
 func (d *DCTCP) State() DCTCPState { return d.s }
 
-// Window returns cwnd.
+// Window returns cwnd in bytes, the value of register cwnd.
 func (d *DCTCP) Window() units.Bytes { return units.Bytes(d.s.Cwnd) }
 
-// Alpha returns α (Q10, 1024 = 1.0).
+// Alpha returns α in Q10 (1024 = 1.0), the raw value of register alpha.
 func (d *DCTCP) Alpha() fixedpoint.UQ1_10 { return d.s.Alpha }
 
-// Inflight returns SndNxt − SndUna, the bytes sent and not yet acknowledged.
+// Inflight returns SndNxt − SndUna modulo 2^32, the bytes sent and not yet
+// acknowledged (registers snd_nxt and snd_una, bytes).
 func (d *DCTCP) Inflight() units.Bytes { return units.Bytes(d.s.SndNxt - d.s.SndUna) }
 
 // dctcpReached reports whether sequence a has reached b: a is b or comes
@@ -308,14 +329,25 @@ func dctcpRefuse(event, reason string) error {
 	return &cc.EventError{Part: dctcpPart, Event: event, Reason: reason}
 }
 
-// send is OnSend and Sent.
-func (d *DCTCP) send(now units.Time, seq uint32, n units.Bytes, event string) error {
+// dctcpSent and dctcpFeedback name the events in errors.
+const (
+	dctcpSent     = "Sent"
+	dctcpFeedback = "Feedback"
+)
+
+// send records a segment [seq, seq+n) sent at now, Sent's fast path:
+// snd_nxt moves to its end if that is later (a retransmission moves
+// nothing), and the window's use is tracked (CwndLimited, MaxInflight; see
+// DCTCP). The segment must end within 2^31 − 1 bytes of SndUna; n in
+// 0..DCTCPMaxSegment. Bad input (*cc.EventError), or a now before the
+// latest event's (*cc.TimeOrderError), is an error that changes nothing.
+func (d *DCTCP) send(now units.Time, seq uint32, n units.Bytes) error {
 	s := &d.s
 	end := seq + uint32(n)
 	ahead := !dctcpReached(s.SndNxt, end) // the segment ends past snd_nxt
 	// A new segment must end less than 2^31 bytes past snd_una.
 	if !s.Time.InOrder(now) || n < 0 || n > DCTCPMaxSegment || (ahead && uint64(end-s.SndUna) >= dctcpSeqHalf) {
-		return d.refuseSend(now, n, end, event)
+		return d.refuseSend(now, n, end)
 	}
 	s.Time.Advance(now)
 	if ahead {
@@ -326,7 +358,8 @@ func (d *DCTCP) send(now units.Time, seq uint32, n units.Bytes, event string) er
 }
 
 // refuseSend returns the error of a send that send refuses.
-func (d *DCTCP) refuseSend(now units.Time, n units.Bytes, end uint32, event string) error {
+func (d *DCTCP) refuseSend(now units.Time, n units.Bytes, end uint32) error {
+	const event = dctcpSent
 	if err := d.s.Time.Check(dctcpPart, event, now); err != nil {
 		return err
 	}
@@ -334,16 +367,6 @@ func (d *DCTCP) refuseSend(now units.Time, n units.Bytes, end uint32, event stri
 		return dctcpRefuse(event, "payload "+n.String()+" is outside 0.."+DCTCPMaxSegment.String())
 	}
 	return dctcpRefuse(event, "segment end "+strconv.FormatUint(uint64(end), 10)+" is 2^31 or more past snd_una "+strconv.FormatUint(uint64(d.s.SndUna), 10))
-}
-
-// OnSend records a segment [seq, seq+n) sent at now: snd_nxt moves to its
-// end if that is later (a retransmission moves nothing), and the window's
-// use is tracked (CwndLimited, MaxInflight; see DCTCP). The segment must end
-// within 2^31 − 1 bytes of SndUna; n in 0..DCTCPMaxSegment. Bad input
-// (*cc.EventError), or a now before the latest event's
-// (*cc.TimeOrderError), is an error that changes nothing.
-func (d *DCTCP) OnSend(now units.Time, seq uint32, n units.Bytes) error {
-	return d.send(now, seq, n, "OnSend")
 }
 
 // trackUse is Linux's tcp_cwnd_validate bookkeeping after a send (see
@@ -369,23 +392,18 @@ func (d *DCTCP) cwndLimited() bool {
 	return d.cfg.SlowStart && s.Cwnd < s.Ssthresh && uint64(s.Cwnd) < 2*uint64(s.MaxInflight)
 }
 
-// OnAck handles an ACK arriving at now that newly acknowledges acked bytes,
-// echoes ECN if ecnEcho, and carries cumulative sequence seq. It ends the α
-// observation window when seq reaches NextSeq, cuts the window on the first
-// ECN echo outside a reduction, and otherwise grows cwnd if the sender is
-// cwnd-limited (see DCTCP). seq must not pass SndNxt; acked in
-// 0..DCTCPMaxSegment (OnAckSplit takes more). Bad input (*cc.EventError),
-// or a now before the latest event's (*cc.TimeOrderError), is an error that
-// changes nothing.
-func (d *DCTCP) OnAck(now units.Time, acked units.Bytes, ecnEcho bool, seq uint32) error {
-	return d.ack(now, acked, ecnEcho, seq, "OnAck")
-}
-
-// ack is OnAck, and every piece of OnAckSplit.
-func (d *DCTCP) ack(now units.Time, acked units.Bytes, ecnEcho bool, seq uint32, event string) error {
+// ack handles an ACK arriving at now with cumulative sequence seq that
+// newly acknowledges acked bytes and echoes ECN if ecnEcho: each piece of
+// ackSplit. It ends the α observation window when seq reaches NextSeq,
+// cuts the window on the first ECN echo outside a reduction, and otherwise
+// grows cwnd if the sender is cwnd-limited (see DCTCP). seq must not pass
+// SndNxt; acked in 0..DCTCPMaxSegment (ackSplit takes more). Bad input
+// (*cc.EventError), or a now before the latest event's
+// (*cc.TimeOrderError), is an error that changes nothing.
+func (d *DCTCP) ack(now units.Time, seq uint32, acked units.Bytes, ecnEcho bool) error {
 	s := &d.s
 	if !s.Time.InOrder(now) || acked < 0 || acked > DCTCPMaxSegment || !dctcpReached(s.SndNxt, seq) {
-		return d.refuseAck(now, acked, seq, event)
+		return d.refuseAck(now, seq, acked)
 	}
 	s.Time.Advance(now)
 	s.Acks++
@@ -415,35 +433,32 @@ func (d *DCTCP) ack(now units.Time, acked units.Bytes, ecnEcho bool, seq uint32,
 }
 
 // refuseAck returns the error of an ACK (piece) that ack refuses.
-func (d *DCTCP) refuseAck(now units.Time, acked units.Bytes, seq uint32, event string) error {
+func (d *DCTCP) refuseAck(now units.Time, seq uint32, acked units.Bytes) error {
+	const event = dctcpFeedback
 	if err := d.s.Time.Check(dctcpPart, event, now); err != nil {
 		return err
 	}
 	if acked < 0 || acked > DCTCPMaxSegment {
-		return dctcpRefuse(event, "acked "+acked.String()+" is outside 0.."+DCTCPMaxSegment.String()+" (OnAckSplit takes more)")
+		return dctcpRefuse(event, "acked "+acked.String()+" is outside 0.."+DCTCPMaxSegment.String())
 	}
 	return dctcpRefuse(event, "seq "+strconv.FormatUint(uint64(seq), 10)+" acknowledges data not sent (snd_nxt "+strconv.FormatUint(uint64(d.s.SndNxt), 10)+")")
 }
 
-// OnAckSplit is OnAck for an ACK of any size: acked bytes, up to seq, are
-// passed as consecutive pieces of DCTCPMaxSegment and a last piece of the
-// rest (at most DCTCPMaxSegment), each with its own cumulative sequence
-// (the previous cumulative ACK, seq − acked, plus the bytes so far; the
-// last piece's is seq) and the ACK's ECN echo: every piece counts as
-// marked when ecnEcho is set, since the ACK carries one ECE bit, as TCP's
-// does. An ACK of at most DCTCPMaxSegment is one piece, exactly OnAck.
+// ackSplit is ack for an ACK of any size, Feedback's fast path for ACKs
+// and NAKs: acked bytes, up to seq, are passed as consecutive pieces of
+// DCTCPMaxSegment and a last piece of the rest (at most DCTCPMaxSegment),
+// each with its own cumulative sequence (the previous cumulative ACK,
+// seq − acked, plus the bytes so far; the last piece's is seq) and the
+// ACK's ECN echo: every piece counts as marked when ece is set, since the
+// ACK carries one ECE bit, as TCP's does. An ACK of at most
+// DCTCPMaxSegment is one piece, exactly ack.
 //
 // Every piece is checked before any is applied: an ACK one of whose pieces
 // would be refused (its sequence 2^31 or more behind snd_nxt, wrap-aware
-// "after" it) is refused whole and changes nothing. This is Feedback's
-// path for ACKs and NAKs, and the harness's.
-func (d *DCTCP) OnAckSplit(now units.Time, acked units.Bytes, ecnEcho bool, seq uint32) error {
-	return d.ackSplit(now, acked, ecnEcho, seq, "OnAckSplit")
-}
-
-func (d *DCTCP) ackSplit(now units.Time, acked units.Bytes, ece bool, seq uint32, event string) error {
+// "after" it) is refused whole and changes nothing.
+func (d *DCTCP) ackSplit(now units.Time, seq uint32, acked units.Bytes, ece bool) error {
 	if acked <= DCTCPMaxSegment {
-		return d.ack(now, acked, ece, seq, event)
+		return d.ack(now, seq, acked, ece)
 	}
 	// Check every piece. Piece i < last ends at e = seq − r, r = acked −
 	// i·DCTCPMaxSegment ∈ (0, acked), and ack accepts it iff snd_nxt has
@@ -454,18 +469,18 @@ func (d *DCTCP) ackSplit(now units.Time, acked units.Bytes, ece bool, seq uint32
 	// sizes pass ack's other checks, and ack changes no snd_nxt.
 	s := &d.s
 	if !s.Time.InOrder(now) || !dctcpReached(s.SndNxt, seq) {
-		return d.refuseAck(now, 0, seq, event)
+		return d.refuseAck(now, seq, 0)
 	}
 	if uint64(s.SndNxt-seq)+uint64(acked-DCTCPMaxSegment) >= dctcpSeqHalf {
-		return dctcpRefuse(event, "acked "+acked.String()+" reaches 2^31 or more behind snd_nxt "+strconv.FormatUint(uint64(s.SndNxt), 10))
+		return dctcpRefuse(dctcpFeedback, "acked "+acked.String()+" reaches 2^31 or more behind snd_nxt "+strconv.FormatUint(uint64(s.SndNxt), 10))
 	}
 	at := seq - uint32(acked) // the previous cumulative ACK (acked < 2^32)
 	for acked > DCTCPMaxSegment {
 		at += uint32(DCTCPMaxSegment)
 		acked -= DCTCPMaxSegment
-		_ = d.ack(now, DCTCPMaxSegment, ece, at, event) // checked above: nil
+		_ = d.ack(now, at, DCTCPMaxSegment, ece) // checked above: nil
 	}
-	return d.ack(now, acked, ece, seq, event)
+	return d.ack(now, seq, acked, ece)
 }
 
 // endWindow updates α from the window that ends and starts the next.
@@ -525,38 +540,45 @@ func (d *DCTCP) grow(a uint64) {
 	s.Cwnd = uint32(w)
 }
 
-// Sent implements cc.ReactionPoint: OnSend of p's payload at sequence
-// InitialSeq + p.Seq mod 2^32 (the harness numbers a flow's bytes from 0
-// in 64 bits; TCP's sequence space is 32 bits, and the comparisons are
-// wrap-aware, exact while less than 2^31 bytes are in flight). A nil p is
-// refused.
+// Sent implements cc.ReactionPoint: it records p's payload sent at
+// sequence InitialSeq + p.Seq mod 2^32 (the harness numbers a flow's bytes
+// from 0 in 64 bits; TCP's sequence space is 32 bits, and the comparisons
+// are wrap-aware, exact while less than 2^31 bytes are in flight): see
+// DCTCP. Errors, after which nothing changed: a now before the latest
+// event's (*cc.TimeOrderError); a nil p (every send has a frame), a
+// payload outside 0..DCTCPMaxSegment, or a segment ending 2^31 bytes or
+// more past snd_una (*cc.EventError). It appends no action.
 func (d *DCTCP) Sent(now units.Time, p *cc.Packet, act *cc.Actions) error {
 	if p == nil {
-		if err := d.s.Time.Check(dctcpPart, "Sent", now); err != nil {
+		if err := d.s.Time.Check(dctcpPart, dctcpSent, now); err != nil {
 			return err
 		}
-		return dctcpRefuse("Sent", "no packet")
+		return dctcpRefuse(dctcpSent, "nil packet")
 	}
-	return d.send(now, d.cfg.InitialSeq+uint32(p.Seq), p.Payload, "Sent")
+	return d.send(now, d.cfg.InitialSeq+uint32(p.Seq), p.Payload)
 }
 
-// Feedback implements cc.ReactionPoint: an ACK or a NAK is OnAckSplit of
-// f.Acked bytes with f.ECE at sequence InitialSeq + f.Seq mod 2^32; any
-// other kind (a CNP, a rate message) changes nothing but the time, as the
-// contract asks of a kind a part does not use; a nil f is refused. It
-// appends no action.
+// Feedback implements cc.ReactionPoint: an ACK or a NAK acknowledges the
+// bytes below InitialSeq + f.Seq mod 2^32, f.Acked of them newly, with
+// ECN echo f.ECE (see DCTCP); any other kind (a CNP, a rate message)
+// changes nothing but the time and the count of unused messages (cc rule
+// 8). Errors, after which nothing changed: a now before the latest
+// event's (*cc.TimeOrderError); a nil f, an ACK of data never sent, a
+// negative f.Acked, or one that reaches 2^31 bytes or more behind snd_nxt
+// (*cc.EventError). It appends no action.
 func (d *DCTCP) Feedback(now units.Time, f *cc.Feedback, act *cc.Actions) error {
 	if f != nil && (f.Kind == cc.FeedbackAck || f.Kind == cc.FeedbackNak) {
-		return d.ackSplit(now, f.Acked, f.ECE, d.cfg.InitialSeq+uint32(f.Seq), "Feedback")
+		return d.ackSplit(now, d.cfg.InitialSeq+uint32(f.Seq), f.Acked, f.ECE)
 	}
-	if err := d.s.Time.Check(dctcpPart, "Feedback", now); err != nil {
+	if err := d.s.Time.Check(dctcpPart, dctcpFeedback, now); err != nil {
 		return err
 	}
 	if f == nil {
-		return dctcpRefuse("Feedback", "no feedback")
+		return dctcpRefuse(dctcpFeedback, "nil feedback")
 	}
 	// Another kind (a CNP, a rate message): DCTCP does not use it; it
-	// changes nothing but the time (cc.ReactionPoint).
+	// changes nothing but the time and its count (cc rule 8).
+	d.s.Unused.Count()
 	d.s.Time.Advance(now)
 	return nil
 }
@@ -584,22 +606,23 @@ func (d *DCTCP) AppendRegisters(dst []cc.Register) []cc.Register {
 	s := &d.s
 	return append(dst,
 		s.Time.Register(),
-		cc.Reg("cwnd", 32, uint64(s.Cwnd)),
-		cc.Reg("ssthresh", 32, uint64(s.Ssthresh)),
-		cc.Reg("alpha", 11, uint64(s.Alpha)),
-		cc.Reg("snd_una", 32, uint64(s.SndUna)),
-		cc.Reg("snd_nxt", 32, uint64(s.SndNxt)),
-		cc.Reg("next_seq", 32, uint64(s.NextSeq)),
+		cc.Reg("cwnd", dctcpWindowBits, uint64(s.Cwnd)),
+		cc.Reg("ssthresh", dctcpWindowBits, uint64(s.Ssthresh)),
+		cc.Reg("alpha", DCTCPAlphaBits, uint64(s.Alpha)),
+		cc.Reg("snd_una", dctcpSeqBits, uint64(s.SndUna)),
+		cc.Reg("snd_nxt", dctcpSeqBits, uint64(s.SndNxt)),
+		cc.Reg("next_seq", dctcpSeqBits, uint64(s.NextSeq)),
 		cc.BoolReg("in_cwr", s.InCWR),
-		cc.Reg("cwr_end", 32, uint64(s.CWREnd)),
+		cc.Reg("cwr_end", dctcpSeqBits, uint64(s.CWREnd)),
 		cc.Reg("delivered", 64, s.Delivered),
 		cc.Reg("marked", 64, s.Marked),
-		cc.Reg("cwnd_cnt", 32, s.CwndCnt),
+		cc.Reg("cwnd_cnt", dctcpWindowBits, s.CwndCnt),
 		cc.BoolReg("cwnd_limited", s.CwndLimited),
-		cc.Reg("max_inflight", 32, uint64(s.MaxInflight)),
-		cc.Reg("cwnd_usage_seq", 32, uint64(s.CwndUsageSeq)),
+		cc.Reg("max_inflight", dctcpWindowBits, uint64(s.MaxInflight)),
+		cc.Reg("cwnd_usage_seq", dctcpSeqBits, uint64(s.CwndUsageSeq)),
 		cc.Reg("acks", 64, s.Acks),
 		cc.Reg("windows", 64, s.Windows),
 		cc.Reg("cuts", 64, s.Cuts),
+		s.Unused.Register(),
 	)
 }

@@ -26,12 +26,13 @@ func dctcpWideCfg() DCTCPConfig {
 	return c
 }
 
-// The contract methods (Sent, Feedback, Timer) and the typed ones (OnSend,
-// OnAckSplit, Timer) give the same results, registers and Limits included,
-// on the same random events: new segments and retransmissions, ACKs and
-// NAKs of up to 200 KB (split into pieces), ECN echoes, duplicate and old
-// ACKs, and bad input (times going backwards, ACKs past snd_nxt, negative
-// sizes).
+// The contract methods (Sent, Feedback, Timer) and the fast paths they run
+// on 32-bit sequence numbers (send, ackSplit) give the same results,
+// registers and Limits included, on the same random events, the contract
+// given the flow's 64-bit byte offsets from 0: new segments and
+// retransmissions, ACKs and NAKs of up to 200 KB (split into pieces), ECN
+// echoes, duplicate and old ACKs, and bad input (times going backwards,
+// ACKs past snd_nxt, negative sizes).
 func TestDCTCPContractMatchesTyped(t *testing.T) {
 	for seed, ss := range []bool{false, true} {
 		rng := rand.New(rand.NewPCG(7, uint64(seed)))
@@ -65,7 +66,7 @@ func TestDCTCPContractMatchesTyped(t *testing.T) {
 				if nxt-una > 400_000 {
 					continue
 				}
-				e1 = typed.OnSend(now, isn+uint32(seq), n)
+				e1 = typed.send(now, isn+uint32(seq), n)
 				e2 = contract.Sent(now, &cc.Packet{Seq: seq, Payload: n, Size: n + 82}, act)
 				if e1 == nil && seq+uint64(max(n, 0)) > nxt {
 					nxt = seq + uint64(n)
@@ -90,7 +91,7 @@ func TestDCTCPContractMatchesTyped(t *testing.T) {
 					kind = cc.FeedbackNak
 				}
 				ece := rng.IntN(40) == 0
-				e1 = typed.OnAckSplit(now, acked, ece, isn+uint32(seq))
+				e1 = typed.ackSplit(now, isn+uint32(seq), acked, ece)
 				e2 = contract.Feedback(now, &cc.Feedback{Kind: kind, Seq: seq, Acked: acked, ECE: ece}, act)
 				if e1 == nil {
 					una = max(una, seq)
@@ -135,7 +136,7 @@ func TestDCTCPContractMatchesTyped(t *testing.T) {
 	}
 }
 
-// An ACK split into pieces is the pieces given one by one to OnAck, as the
+// An ACK split into pieces is the pieces given one by one to ack, as the
 // harness adapter gave them before the split moved here: 150 KB = 64 KiB +
 // 64 KiB + 18 928 B, at cumulative sequences 65 536, 131 072, 150 000.
 func TestDCTCPAckSplitIsPieces(t *testing.T) {
@@ -146,14 +147,14 @@ func TestDCTCPAckSplitIsPieces(t *testing.T) {
 	pieces, err := NewDCTCP(cfg)
 	require.NoError(t, err)
 	for _, d := range []*DCTCP{whole, pieces} {
-		require.NoError(t, d.OnSend(0, 0, 60_000))
-		require.NoError(t, d.OnSend(0, 60_000, 60_000))
-		require.NoError(t, d.OnSend(0, 120_000, 60_000))
+		require.NoError(t, d.send(0, 0, 60_000))
+		require.NoError(t, d.send(0, 60_000, 60_000))
+		require.NoError(t, d.send(0, 120_000, 60_000))
 	}
-	require.NoError(t, whole.OnAckSplit(1, 150_000, true, 150_000))
-	require.NoError(t, pieces.OnAck(1, DCTCPMaxSegment, true, 65_536))
-	require.NoError(t, pieces.OnAck(1, DCTCPMaxSegment, true, 131_072))
-	require.NoError(t, pieces.OnAck(1, 18_928, true, 150_000))
+	require.NoError(t, whole.ackSplit(1, 150_000, 150_000, true))
+	require.NoError(t, pieces.ack(1, 65_536, DCTCPMaxSegment, true))
+	require.NoError(t, pieces.ack(1, 131_072, DCTCPMaxSegment, true))
+	require.NoError(t, pieces.ack(1, 150_000, 18_928, true))
 	require.Equal(t, pieces.State(), whole.State())
 	require.Equal(t, uint64(3), whole.State().Acks)
 	require.Equal(t, uint64(1), whole.State().Cuts, "one cut for the ACK's ECN echo")
@@ -182,11 +183,11 @@ func TestDCTCPAckSplitAtomic(t *testing.T) {
 	} {
 		d, err := NewDCTCP(dctcpCfg())
 		require.NoError(t, err)
-		require.NoError(t, d.OnSend(0, 0, 10000))
+		require.NoError(t, d.send(0, 0, 10000))
 		before := d.State()
 		regs := dctcpRegs(d)
 		for _, ev := range []func() error{
-			func() error { return d.OnAckSplit(units.Microsecond, c.acked, false, 10000) },
+			func() error { return d.ackSplit(units.Microsecond, 10000, c.acked, false) },
 			func() error {
 				return d.Feedback(units.Microsecond, &cc.Feedback{Kind: cc.FeedbackAck, Seq: 10000, Acked: c.acked}, nil)
 			},
@@ -205,8 +206,9 @@ func TestDCTCPAckSplitAtomic(t *testing.T) {
 }
 
 // A NAK is taken as the cumulative ACK it carries; a kind DCTCP does not
-// use changes nothing but the time (the contract's open set of kinds); a
-// nil message or packet is refused and changes nothing.
+// use changes nothing but the time and unused_feedback, which counts it
+// (cc rule 8; the contract's open set of kinds); a nil message or packet
+// is refused and changes nothing.
 func TestDCTCPFeedbackKinds(t *testing.T) {
 	ack, err := NewDCTCP(dctcpCfg())
 	require.NoError(t, err)
@@ -221,12 +223,21 @@ func TestDCTCPFeedbackKinds(t *testing.T) {
 	require.Equal(t, uint32(2000), nak.State().SndUna)
 
 	before := ack.State()
-	for _, f := range []*cc.Feedback{{}, {Kind: cc.FeedbackCNP}, {Kind: cc.FeedbackRate, Seq: 3000, Acked: 1000}, {Kind: cc.FeedbackUser}} {
-		require.NoError(t, ack.Feedback(2, f, cc.NewActions(1)), "%v", f)
+	regs := dctcpRegs(ack)
+	last := len(regs) - 1 // unused_feedback, the last register
+	require.Equal(t, cc.Reg(cc.UnusedRegister, 64, 0), regs[last])
+	for i, f := range []*cc.Feedback{{}, {Kind: cc.FeedbackCNP}, {Kind: cc.FeedbackRate, Seq: 3000, Acked: 1000}, {Kind: cc.FeedbackUser}} {
+		act := cc.NewActions(1)
+		require.NoError(t, ack.Feedback(2, f, act), "%v", f)
+		require.Zero(t, act.Len())
 		after := ack.State()
 		require.Equal(t, units.Time(2), after.Time.Last(), "the time is recorded")
-		after.Time = before.Time
+		require.Equal(t, uint64(i+1), after.Unused.N(), "counted: %v", f)
+		after.Time, after.Unused = before.Time, before.Unused
 		require.Equal(t, before, after, "nothing else changes: %v", f)
+		got := dctcpRegs(ack)
+		require.Equal(t, regs[1:last], got[1:last])
+		require.Equal(t, cc.Reg(cc.UnusedRegister, 64, uint64(i+1)), got[last])
 		require.ErrorIs(t, ack.Feedback(0, f, nil), cc.ErrTimeOrder, "time is checked first")
 	}
 	before = ack.State()
@@ -234,6 +245,66 @@ func TestDCTCPFeedbackKinds(t *testing.T) {
 	require.ErrorIs(t, ack.Sent(3, nil, nil), cc.ErrEvent)
 	require.ErrorIs(t, ack.Sent(0, nil, nil), cc.ErrTimeOrder)
 	require.Equal(t, before, ack.State())
+}
+
+// TestDCTCPNoTimerToCatchUp (cc rule 4): the sender has no timer, so no
+// deadline is ever late: Timer calls between sends, ACKs (one in three
+// echoing ECN) and CNPs change nothing but the time (rpNoTimerCatchUp).
+// And (rule 3) no event decides, so every event takes a nil *cc.Actions.
+func TestDCTCPNoTimerToCatchUp(t *testing.T) {
+	const n = 900
+	p := rpNoTimerCatchUp(t, func() cc.ReactionPoint {
+		d, err := NewDCTCP(dctcpCfg())
+		require.NoError(t, err)
+		return d
+	}, n, func(p cc.ReactionPoint, i int, now units.Time, act *cc.Actions) error {
+		if i%2 == 1 {
+			act = nil
+		}
+		k := uint64(i / 3)
+		switch i % 3 {
+		case 0:
+			return p.Sent(now, &cc.Packet{Seq: k * 1000, Payload: 1000, Size: 1082}, act)
+		case 1:
+			return p.Feedback(now, &cc.Feedback{Kind: cc.FeedbackAck, Seq: (k + 1) * 1000, Acked: 1000, ECE: k%3 == 0}, act)
+		}
+		return p.Feedback(now, &cc.Feedback{Kind: cc.FeedbackCNP}, act)
+	})
+	s := p.(*DCTCP).State()
+	require.Equal(t, uint64(n/3), s.Acks)
+	require.Positive(t, s.Cuts, "the ECN echoes cut the window")
+	require.Equal(t, uint64(n/3), s.Unused.N(), "every CNP counted")
+}
+
+// TestDCTCPAccessorsMatchRegisters: Window, Alpha, Inflight and State
+// report the registers in the units of the snapshot (cwnd in bytes, α raw
+// Q10, the sequence numbers' difference modulo 2^32), after every event of
+// a run with ECN echoes across the sequence wrap.
+func TestDCTCPAccessorsMatchRegisters(t *testing.T) {
+	d, err := NewDCTCP(dctcpWideCfg())
+	require.NoError(t, err)
+	for i := range 600 {
+		k := uint64(i / 2)
+		now := units.Time(i) * units.Microsecond
+		if i%2 == 0 {
+			require.NoError(t, d.Sent(now, &cc.Packet{Seq: k * 1500, Payload: 1500}, nil))
+		} else {
+			require.NoError(t, d.Feedback(now, &cc.Feedback{Kind: cc.FeedbackAck, Seq: (k + 1) * 1500, Acked: 1500, ECE: k%5 == 0}, nil))
+		}
+		reg := map[string]uint64{}
+		for _, r := range dctcpRegs(d) {
+			reg[r.Name] = r.Value
+		}
+		s := d.State()
+		require.Equal(t, reg["cwnd"], uint64(d.Window()))
+		require.Equal(t, reg["alpha"], uint64(d.Alpha()))
+		require.Equal(t, (reg["snd_nxt"]-reg["snd_una"])%(1<<32), uint64(d.Inflight()))
+		require.Equal(t, reg["cwnd"], uint64(s.Cwnd))
+		require.Equal(t, reg["snd_una"], uint64(s.SndUna))
+		require.Equal(t, reg[cc.UnusedRegister], s.Unused.N())
+	}
+	require.Positive(t, d.State().Cuts)
+	require.Less(t, d.State().SndUna, d.Config().InitialSeq, "the sequence numbers wrapped")
 }
 
 // Time going backwards is refused by every event method with both times,
@@ -249,9 +320,9 @@ func TestDCTCPContractTimeOrder(t *testing.T) {
 		name string
 		ev   func(units.Time) error
 	}{
-		{"OnSend", func(now units.Time) error { return d.OnSend(now, 5000, 1000) }},
-		{"OnAck", func(now units.Time) error { return d.OnAck(now, 1000, false, 1000) }},
-		{"OnAckSplit", func(now units.Time) error { return d.OnAckSplit(now, 1000, false, 2000) }},
+		{"send", func(now units.Time) error { return d.send(now, 5000, 1000) }},
+		{"ack", func(now units.Time) error { return d.ack(now, 1000, 1000, false) }},
+		{"ackSplit", func(now units.Time) error { return d.ackSplit(now, 2000, 1000, false) }},
 		{"Sent", func(now units.Time) error { return d.Sent(now, &cc.Packet{Seq: 6000, Payload: 1000}, act) }},
 		{"Feedback", func(now units.Time) error {
 			return d.Feedback(now, &cc.Feedback{Kind: cc.FeedbackAck, Seq: 3000, Acked: 1000}, act)
@@ -264,7 +335,12 @@ func TestDCTCPContractTimeOrder(t *testing.T) {
 		require.ErrorAs(t, err, &te, e.name)
 		require.ErrorIs(t, err, cc.ErrTimeOrder)
 		require.Equal(t, "rp.DCTCP", te.Part)
-		require.Equal(t, e.name, te.Event)
+		// The fast paths name the contract event that runs them.
+		event := map[string]string{"send": "Sent", "ack": "Feedback", "ackSplit": "Feedback"}[e.name]
+		if event == "" {
+			event = e.name
+		}
+		require.Equal(t, event, te.Event)
 		require.Equal(t, units.Time(99), te.Now)
 		require.Equal(t, units.Time(100), te.Last)
 		require.Equal(t, before, dctcpRegs(d), e.name)
@@ -354,7 +430,7 @@ func TestDCTCPContractNoAllocs(t *testing.T) {
 	}), "split Feedback")
 	dst := make([]cc.Register, 0, 32)
 	require.Zero(t, testing.AllocsPerRun(1000, func() { dst = d.AppendRegisters(dst[:0]) }))
-	require.Len(t, dst, 18)
+	require.Len(t, dst, 19)
 }
 
 // BenchmarkDCTCPFeedback is BenchmarkDCTCPOnAck through the contract: per
@@ -403,7 +479,8 @@ func BenchmarkDCTCPSent(b *testing.B) {
 }
 
 // BenchmarkDCTCPOnAckSplit: 100 segments sent, then one ACK of all 100 KB
-// (two pieces), per iteration.
+// (two pieces), per iteration, on the fast paths of Sent and Feedback
+// (send, ackSplit).
 func BenchmarkDCTCPOnAckSplit(b *testing.B) {
 	d, _ := NewDCTCP(DCTCPHPCCSim(100*units.Gbps, 13*units.Microsecond))
 	seq, i := uint32(0), 0
@@ -411,10 +488,10 @@ func BenchmarkDCTCPOnAckSplit(b *testing.B) {
 	for b.Loop() {
 		i++
 		for range 100 {
-			_ = d.OnSend(units.Time(i), seq, 1000)
+			_ = d.send(units.Time(i), seq, 1000)
 			seq += 1000
 		}
-		_ = d.OnAckSplit(units.Time(i), 100_000, i%7 == 0, seq)
+		_ = d.ackSplit(units.Time(i), seq, 100_000, i%7 == 0)
 	}
 }
 

@@ -17,15 +17,13 @@ func ExampleDCTCP() {
 	if err != nil {
 		panic(err)
 	}
-	seq := uint32(0)
-	_ = d.OnSend(0, seq, 10000)
-	for range 10 {
-		seq += 1000
-		_ = d.OnAck(units.Microsecond, 1000, false, seq)
+	_ = d.Sent(0, &cc.Packet{Seq: 0, Payload: 10000}, nil)
+	for seq := uint64(1000); seq <= 10000; seq += 1000 {
+		_ = d.Feedback(units.Microsecond, &cc.Feedback{Kind: cc.FeedbackAck, Seq: seq, Acked: 1000}, nil)
 	}
 	fmt.Println("cwnd:", d.Window(), "α:", d.Alpha())
-	_ = d.OnSend(2*units.Microsecond, seq, 11000)
-	_ = d.OnAck(3*units.Microsecond, 1000, true, seq+1000)
+	_ = d.Sent(2*units.Microsecond, &cc.Packet{Seq: 10000, Payload: 11000}, nil)
+	_ = d.Feedback(3*units.Microsecond, &cc.Feedback{Kind: cc.FeedbackAck, Seq: 11000, Acked: 1000, ECE: true}, nil)
 	fmt.Println("cwnd:", d.Window(), "α:", d.Alpha())
 	// Output:
 	// cwnd: 11KB α: 0.87890625

@@ -37,10 +37,10 @@ func dctcpCfg() DCTCPConfig {
 func TestDCTCPWorked(t *testing.T) {
 	d, err := NewDCTCP(dctcpCfg())
 	require.NoError(t, err)
-	require.NoError(t, d.OnSend(0, 0, 10000))
+	require.NoError(t, d.send(0, 0, 10000))
 	require.Equal(t, units.Bytes(10000), d.Inflight())
 	for seq := uint32(1000); seq <= 10000; seq += 1000 {
-		require.NoError(t, d.OnAck(1, 1000, false, seq))
+		require.NoError(t, d.ack(1, seq, 1000, false))
 		if seq == 1000 {
 			require.Equal(t, fixedpoint.UQ1_10(1024*15/16), d.Alpha())
 		}
@@ -48,19 +48,19 @@ func TestDCTCPWorked(t *testing.T) {
 	require.Equal(t, fixedpoint.UQ1_10(960*15/16), d.Alpha())
 	require.Equal(t, units.Bytes(11000), d.Window())
 
-	require.NoError(t, d.OnSend(2, 10000, 11000))
-	require.NoError(t, d.OnAck(3, 1000, true, 11000))
+	require.NoError(t, d.send(2, 10000, 11000))
+	require.NoError(t, d.ack(3, 11000, 1000, true))
 	require.Equal(t, fixedpoint.UQ1_10(900-900/16+64), d.Alpha())
 	wantCwnd := 11000 - int(math.Floor(11000*908.0/2048))
 	require.Equal(t, units.Bytes(wantCwnd), d.Window())
 	require.Equal(t, uint64(1), d.State().Cuts)
 
 	for seq := uint32(12000); seq <= 20000; seq += 1000 {
-		require.NoError(t, d.OnAck(4, 1000, true, seq))
+		require.NoError(t, d.ack(4, seq, 1000, true))
 	}
 	require.Equal(t, uint64(1), d.State().Cuts, "one cut per window of data")
 	require.Equal(t, units.Bytes(wantCwnd), d.Window(), "no growth during the reduction")
-	require.NoError(t, d.OnAck(5, 1000, true, 21000))
+	require.NoError(t, d.ack(5, 21000, 1000, true))
 	require.Equal(t, uint64(2), d.State().Cuts)
 }
 
@@ -73,9 +73,9 @@ func TestDCTCPBounds(t *testing.T) {
 	require.NoError(t, err)
 	seq := uint32(0)
 	for i := range 40 {
-		require.NoError(t, d.OnSend(units.Time(i), seq, 1000))
+		require.NoError(t, d.send(units.Time(i), seq, 1000))
 		seq += 1000
-		require.NoError(t, d.OnAck(units.Time(i), 1000, i%3 == 0, seq))
+		require.NoError(t, d.ack(units.Time(i), seq, 1000, i%3 == 0))
 		require.GreaterOrEqual(t, d.Window(), units.Bytes(2000))
 		require.LessOrEqual(t, d.Window(), units.Bytes(3000))
 	}
@@ -94,17 +94,17 @@ func TestDCTCPSlowStart(t *testing.T) {
 	c.SlowStart = true
 	d, err := NewDCTCP(c)
 	require.NoError(t, err)
-	require.NoError(t, d.OnSend(0, 0, 10000))
-	require.NoError(t, d.OnAck(1, 10000, false, 10000))
+	require.NoError(t, d.send(0, 0, 10000))
+	require.NoError(t, d.ack(1, 10000, 10000, false))
 	require.Equal(t, units.Bytes(20000), d.Window())
 	require.Equal(t, fixedpoint.UQ1_10(960), d.Alpha())
-	require.NoError(t, d.OnSend(2, 10000, 20000))
-	require.NoError(t, d.OnAck(3, 1000, true, 11000))
+	require.NoError(t, d.send(2, 10000, 20000))
+	require.NoError(t, d.ack(3, 11000, 1000, true))
 	require.Equal(t, fixedpoint.UQ1_10(964), d.Alpha())
 	w := uint32(20000 - math.Floor(20000*964.0/2048))
 	require.Equal(t, w, d.State().Cwnd)
 	require.Equal(t, w, d.State().Ssthresh)
-	require.NoError(t, d.OnAck(4, 19000, false, 30000))
+	require.NoError(t, d.ack(4, 30000, 19000, false))
 	require.Equal(t, w+1000, d.State().Cwnd)
 	require.False(t, d.State().InCWR)
 }
@@ -133,13 +133,13 @@ func TestDCTCPWindowLimitedGrows(t *testing.T) {
 		for round := 1; round <= 20; round++ {
 			start := seq
 			for d.Inflight() < d.Window() {
-				require.NoError(t, d.OnSend(now, seq, 1000))
+				require.NoError(t, d.send(now, seq, 1000))
 				seq += 1000
 			}
 			require.True(t, d.State().CwndLimited, "round %d: the window is full", round)
 			now += units.Microsecond
 			for a := start + 1000; a != seq+1000; a += 1000 {
-				require.NoError(t, d.OnAck(now, 1000, false, a))
+				require.NoError(t, d.ack(now, a, 1000, false))
 			}
 			require.Equal(t, units.Bytes(10000+1000*round), d.Window(), "slow start %v, round %d", ss, round)
 		}
@@ -162,12 +162,12 @@ func TestDCTCPPacedNoGrowth(t *testing.T) {
 		seq, now := uint32(0), units.Time(0)
 		for round := 0; round < 100; round++ {
 			for k := 0; k < perRound; k++ {
-				require.NoError(t, d.OnSend(now, seq+uint32(k)*1000, 1000))
+				require.NoError(t, d.send(now, seq+uint32(k)*1000, 1000))
 			}
 			require.False(t, d.State().CwndLimited)
 			now += units.Microsecond
 			for k := 1; k <= perRound; k++ {
-				require.NoError(t, d.OnAck(now, 1000, false, seq+uint32(k)*1000))
+				require.NoError(t, d.ack(now, seq+uint32(k)*1000, 1000, false))
 			}
 			seq += uint32(perRound) * 1000
 		}
@@ -197,10 +197,10 @@ func TestDCTCPCwndLimitedThreshold(t *testing.T) {
 		c.InitialCwnd = 10500
 		d, err := NewDCTCP(c)
 		require.NoError(t, err)
-		require.NoError(t, d.OnSend(0, 0, units.Bytes(tc.inflight)))
+		require.NoError(t, d.send(0, 0, units.Bytes(tc.inflight)))
 		require.Equal(t, tc.limited, d.State().CwndLimited, "%d in flight", tc.inflight)
 		require.Equal(t, tc.inflight, d.State().MaxInflight)
-		require.NoError(t, d.OnAck(1, units.Bytes(tc.inflight), false, tc.inflight))
+		require.NoError(t, d.ack(1, tc.inflight, units.Bytes(tc.inflight), false))
 		s := d.State()
 		switch {
 		case !tc.limited:
@@ -226,20 +226,20 @@ func TestDCTCPCwndLimitedThreshold(t *testing.T) {
 func TestDCTCPCwndLimitedClearsPerWindow(t *testing.T) {
 	d, err := NewDCTCP(dctcpCfg())
 	require.NoError(t, err)
-	require.NoError(t, d.OnSend(0, 0, 10000))
+	require.NoError(t, d.send(0, 0, 10000))
 	require.True(t, d.State().CwndLimited)
 	require.Equal(t, uint32(10000), d.State().CwndUsageSeq)
 	for a := uint32(1000); a <= 10000; a += 1000 {
-		require.NoError(t, d.OnAck(1, 1000, false, a))
+		require.NoError(t, d.ack(1, a, 1000, false))
 	}
 	require.Equal(t, units.Bytes(11000), d.Window())
 	require.True(t, d.State().CwndLimited, "no send yet: the flag stands")
 	seq := uint32(10000)
 	for round := 0; round < 100; round++ {
-		require.NoError(t, d.OnSend(units.Time(2+round), seq, 2000))
+		require.NoError(t, d.send(units.Time(2+round), seq, 2000))
 		require.False(t, d.State().CwndLimited, "round %d", round)
 		seq += 2000
-		require.NoError(t, d.OnAck(units.Time(2+round), 2000, false, seq))
+		require.NoError(t, d.ack(units.Time(2+round), seq, 2000, false))
 	}
 	require.Equal(t, units.Bytes(11000), d.Window())
 }
@@ -276,7 +276,7 @@ func TestDCTCPNoGrowthUnlessLimitedProperty(t *testing.T) {
 						continue // a send would leave less than one MSS
 					}
 					n := 1 + (w>>1)%min(mss, room-mss)
-					if err := d.OnSend(now, s.SndNxt, units.Bytes(n)); err != nil {
+					if err := d.send(now, s.SndNxt, units.Bytes(n)); err != nil {
 						return err.Error(), nil
 					}
 					m = max(m, inflight+n)
@@ -289,7 +289,7 @@ func TestDCTCPNoGrowthUnlessLimitedProperty(t *testing.T) {
 				if inflight > 0 {
 					adv = 1 + (w>>2)%min(inflight, mss)
 				}
-				if err := d.OnAck(now, units.Bytes(adv), (w>>1)&1 == 1, s.SndUna+uint32(adv)); err != nil {
+				if err := d.ack(now, s.SndUna+uint32(adv), units.Bytes(adv), (w>>1)&1 == 1); err != nil {
 					return err.Error(), nil
 				}
 				cw := uint64(d.State().Cwnd)
@@ -317,9 +317,9 @@ func TestDCTCPSequenceWrap(t *testing.T) {
 	require.NoError(t, err)
 	seq := c.InitialSeq
 	for i := range 10 {
-		require.NoError(t, d.OnSend(units.Time(i), seq, 1000))
+		require.NoError(t, d.send(units.Time(i), seq, 1000))
 		seq += 1000
-		require.NoError(t, d.OnAck(units.Time(i), 1000, false, seq))
+		require.NoError(t, d.ack(units.Time(i), seq, 1000, false))
 	}
 	require.Equal(t, seq, d.State().SndUna)
 	require.Zero(t, d.Inflight())
@@ -347,24 +347,24 @@ func TestDCTCPValidateAndBadInput(t *testing.T) {
 
 	d, err := NewDCTCP(dctcpCfg())
 	require.NoError(t, err)
-	require.NoError(t, d.OnSend(10, 0, 5000))
+	require.NoError(t, d.send(10, 0, 5000))
 	before := d.State()
 	for _, c := range []struct {
 		err  error
 		want string
 	}{
-		{d.OnAck(11, 1000, false, 6000), "not sent"},
-		{d.OnAck(11, -1, false, 1000), "acked"},
-		{d.OnAck(11, DCTCPMaxSegment+1, false, 1000), "OnAckSplit takes more"},
-		{d.OnAckSplit(11, -1, false, 1000), "acked"},
-		{d.OnSend(11, 5000, DCTCPMaxSegment+1), "payload"},
-		{d.OnSend(11, 5000, -1), "payload"},
-		{d.OnSend(11, 1<<31+100, 10), "past snd_una"},
+		{d.ack(11, 6000, 1000, false), "not sent"},
+		{d.ack(11, 1000, -1, false), "acked"},
+		{d.ack(11, 1000, DCTCPMaxSegment+1, false), "is outside 0..65.536KB"},
+		{d.ackSplit(11, 1000, -1, false), "acked"},
+		{d.send(11, 5000, DCTCPMaxSegment+1), "payload"},
+		{d.send(11, 5000, -1), "payload"},
+		{d.send(11, 1<<31+100, 10), "past snd_una"},
 	} {
 		require.ErrorIs(t, c.err, cc.ErrEvent)
 		require.ErrorContains(t, c.err, c.want)
 	}
-	for _, err := range []error{d.OnAck(9, 1000, false, 1000), d.OnAckSplit(9, 1000, false, 1000), d.OnSend(9, 5000, 10)} {
+	for _, err := range []error{d.ack(9, 1000, 1000, false), d.ackSplit(9, 1000, 1000, false), d.send(9, 5000, 10)} {
 		var te *cc.TimeOrderError
 		require.ErrorAs(t, err, &te)
 		require.Equal(t, units.Time(9), te.Now)
@@ -405,14 +405,14 @@ func TestDCTCPAlphaMatchesFloatModel(t *testing.T) {
 			size := func(w uint64) uint32 { return uint32(1 + w%64000) }
 			// Prime: the first ACK ends the initial window (F = 0).
 			seq := uint32(0)
-			if err := d.OnSend(0, 0, 1000); err != nil {
+			if err := d.send(0, 0, 1000); err != nil {
 				return err.Error(), nil
 			}
 			seq = 1000
-			if err := d.OnSend(0, seq, units.Bytes(size(rounds[0]))); err != nil {
+			if err := d.send(0, seq, units.Bytes(size(rounds[0]))); err != nil {
 				return err.Error(), nil
 			}
-			if err := d.OnAck(0, 1000, false, 1000); err != nil {
+			if err := d.ack(0, 1000, 1000, false); err != nil {
 				return err.Error(), nil
 			}
 			update(0)
@@ -421,17 +421,17 @@ func TestDCTCPAlphaMatchesFloatModel(t *testing.T) {
 				marked := uint32((w >> 20) % uint64(n+1))
 				next := seq + n
 				if i+1 < len(rounds) {
-					if err := d.OnSend(units.Time(i), next, units.Bytes(size(rounds[i+1]))); err != nil {
+					if err := d.send(units.Time(i), next, units.Bytes(size(rounds[i+1]))); err != nil {
 						return err.Error(), nil
 					}
 				}
 				if n > marked {
-					if err := d.OnAck(units.Time(i), units.Bytes(n-marked), false, seq+n-marked); err != nil {
+					if err := d.ack(units.Time(i), seq+n-marked, units.Bytes(n-marked), false); err != nil {
 						return err.Error(), nil
 					}
 				}
 				if marked > 0 {
-					if err := d.OnAck(units.Time(i), units.Bytes(marked), true, next); err != nil {
+					if err := d.ack(units.Time(i), next, units.Bytes(marked), true); err != nil {
 						return err.Error(), nil
 					}
 				}
@@ -459,7 +459,7 @@ func TestDCTCPAlphaMatchesFloatModel(t *testing.T) {
 // (1 − 2^−g)^n·1024 < 1; the next window drops it to 0 (min_not_zero). So
 // n = ⌈ln 1024 / −ln(1 − 2^−g)⌉ + 1 windows suffice (for g = 0 one does).
 func TestDCTCPAlphaDecaysToZero(t *testing.T) {
-	for g := uint8(0); g <= dctcpMaxShiftG; g++ {
+	for g := uint8(0); g <= DCTCPMaxShiftG; g++ {
 		c := dctcpCfg()
 		c.ShiftG = g
 		d, err := NewDCTCP(c)
@@ -471,9 +471,9 @@ func TestDCTCPAlphaDecaysToZero(t *testing.T) {
 		seq := uint32(0)
 		prev := d.Alpha()
 		for i := 0; i < n; i++ {
-			require.NoError(t, d.OnSend(units.Time(i), seq, 1000))
+			require.NoError(t, d.send(units.Time(i), seq, 1000))
 			seq += 1000
-			require.NoError(t, d.OnAck(units.Time(i), 1000, false, seq))
+			require.NoError(t, d.ack(units.Time(i), seq, 1000, false))
 			require.True(t, d.Alpha() < prev || d.Alpha() == 0, "g=%d strictly decreasing", g)
 			prev = d.Alpha()
 		}
@@ -505,7 +505,7 @@ func TestDCTCPInvariantsProperty(t *testing.T) {
 				now := units.Time(i)
 				if w%2 == 0 {
 					n := units.Bytes(w>>1) % (DCTCPMaxSegment + 1)
-					if err := d.OnSend(now, s.SndNxt, n); err != nil {
+					if err := d.send(now, s.SndNxt, n); err != nil {
 						return err.Error(), nil
 					}
 					continue
@@ -521,7 +521,7 @@ func TestDCTCPInvariantsProperty(t *testing.T) {
 					adv = 0
 				}
 				ece := (w>>1)&1 == 1
-				if err := d.OnAck(now, units.Bytes(adv), ece, seq); err != nil {
+				if err := d.ack(now, seq, units.Bytes(adv), ece); err != nil {
 					return err.Error(), nil
 				}
 				after := d.State()
@@ -555,7 +555,7 @@ func FuzzDCTCPEvents(f *testing.F) {
 	f.Add(uint8(3), []byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0xf0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})             // backwards time
 	f.Fuzz(func(t *testing.T, g uint8, ops []byte) {
 		c := dctcpCfg()
-		c.ShiftG = g % (dctcpMaxShiftG + 1)
+		c.ShiftG = g % (DCTCPMaxShiftG + 1)
 		c.SlowStart = g&0x80 != 0
 		d, err := NewDCTCP(c)
 		require.NoError(t, err)
@@ -574,11 +574,11 @@ func FuzzDCTCPEvents(f *testing.F) {
 			}
 			switch {
 			case op&1 == 0:
-				err = d.OnSend(at, seq, n)
+				err = d.send(at, seq, n)
 			case op&8 != 0: // any size, split into pieces
-				err = d.OnAckSplit(at, n, op&4 != 0, seq)
+				err = d.ackSplit(at, seq, n, op&4 != 0)
 			default:
-				err = d.OnAck(at, n, op&4 != 0, seq)
+				err = d.ack(at, seq, n, op&4 != 0)
 			}
 			if err != nil {
 				require.Equal(t, before, d.State(), "an error changes nothing")
@@ -600,22 +600,23 @@ func TestDCTCPNoAllocs(t *testing.T) {
 	seq, i := uint32(0), 0
 	require.Zero(t, testing.AllocsPerRun(2000, func() {
 		i++
-		_ = d.OnSend(units.Time(i), seq, 1000)
+		_ = d.send(units.Time(i), seq, 1000)
 		seq += 1000
-		_ = d.OnAck(units.Time(i), 1000, i%7 == 0, seq)
+		_ = d.ack(units.Time(i), seq, 1000, i%7 == 0)
 	}))
 }
 
 // BenchmarkDCTCPOnAck: one ACK per 1000-byte segment, one in seven echoing
-// ECN.
+// ECN, on the fast paths of Sent and Feedback (send, ack) with 32-bit
+// sequence numbers.
 func BenchmarkDCTCPOnAck(b *testing.B) {
 	d, _ := NewDCTCP(DCTCPHPCCSim(100*units.Gbps, 13*units.Microsecond))
 	seq, i := uint32(0), 0
 	b.ReportAllocs()
 	for b.Loop() {
 		i++
-		_ = d.OnSend(units.Time(i), seq, 1000)
+		_ = d.send(units.Time(i), seq, 1000)
 		seq += 1000
-		_ = d.OnAck(units.Time(i), 1000, i%7 == 0, seq)
+		_ = d.ack(units.Time(i), seq, 1000, i%7 == 0)
 	}
 }

@@ -15,14 +15,14 @@ import (
 )
 
 // HPCC is the reaction point of HPCC, the sender side (Li et al., SIGCOMM
-// 2019, papers/hpcc.txt section 3.2 and Algorithm 1). Per ACK it measures
+// 2019, [HPCC] §3.2 and Algorithm 1). Per ACK it measures
 // the normalised inflight U of the path from the INT records the ACK echoes
 // (function MeasureInflight, here) and hands it to the window law (function
 // ComputeWind and procedure NewAck, package window). It paces at R = W/T
 // and limits the bytes in flight to W (Limits).
 //
 // Algorithm 1, MeasureInflight, as implemented (line numbers are the
-// paper's; lines 11–27 are in package window and OnAck):
+// paper's; lines 11–27 are in package window and Feedback):
 //
 //	1: function MeasureInflight(ack)                   measure
 //	2:   u = 0                                          first sampled hop seeds u
@@ -37,18 +37,25 @@ import (
 //
 // # Events
 //
-// Through the contract (cc.ReactionPoint): Feedback of a cc.FeedbackAck
-// carrying INT runs OnAck(now, f.Seq, f.SndNxt, f.INT), on the same code
-// path. A cc.FeedbackNak carrying INT is handled alike (f.Seq is
+// The part has the contract's events only (cc.ReactionPoint). Feedback
+// of a cc.FeedbackAck carrying telemetry (f.Tel: the INT header's wire
+// bytes, as the switches pushed their records and the receiver echoed
+// them) reads the header with inttel.ReadHeader, which checks its length
+// only, into a scratch Header the part holds, and runs procedure NewAck
+// (lines 21–27) with f.Seq as the ACK's sequence and f.SndNxt as snd_nxt;
+// NewAck's checks cover the header's fields (the hop limit, the speed
+// codes). A cc.FeedbackNak carrying telemetry is handled alike (f.Seq is
 // cumulative), as the authors' ns-3 NIC runs its HPCC update on ACKs and
-// NACKs. An ACK or NAK without INT is refused with a *cc.EventError
+// NACKs. An ACK or NAK without telemetry is refused with a *cc.EventError
 // (HPCC has nothing to measure; the state is unchanged): an HPCC receiver
 // always echoes the header, so its absence is a fault to report, not a
 // message to skip. Every other kind (CNP, rate messages, kinds of other
-// schemes) changes nothing but the time, as the contract asks of a kind a
-// part does not use. Sent and Timer only record the time (HPCC's sender has no
-// timer: NextDeadline is units.MaxTime). Limits is {Rate: R, Window: W}.
-// The typed OnSend records the time as Sent does.
+// schemes) changes nothing but the time and the unused_feedback count
+// (cc rule 8). A hop whose records are Δts = 0 apart is skipped (see
+// Guards). Sent and Timer only record the time (HPCC's sender has no
+// timer: NextDeadline is units.MaxTime, so no deadline is ever late).
+// No event decides anything (the part sends no message), so every event
+// takes a nil *cc.Actions. Limits is {Rate: R, Window: W}.
 //
 // # Fixed-point formats
 //
@@ -129,6 +136,7 @@ import (
 //	hopI.stored_at, hopI.u   64 bits  when it was stored; its U (multi-rate)
 //	acks, ignored, path_changes, reseeds, zero_intervals, stale, no_sample
 //	                         64 bits  event counters (model, wrap)
+//	unused_feedback          64 bits  messages of kinds HPCC does not use (cc.Unused)
 //
 // with I over the Codec's MaxHops hops (5 by default).
 //
@@ -157,12 +165,18 @@ type HPCC struct {
 	// the count width, so its Dequantize never clamps; a test compares).
 	tsUnit, txUnit uint64
 
-	mono cc.Monotonic
-	st   HPCCState
+	mono   cc.Monotonic
+	st     HPCCState
+	unused cc.Unused
 
 	// lanes is measure's scratch, kept here so that an ACK does not zero
 	// it on the stack; it carries nothing from one ACK to the next.
 	lanes hpccLanes
+	// tel is Feedback's scratch: the header an ACK's telemetry stack
+	// holds. inttel.ReadHeader writes its NHop, PathID and Hops[:NHop],
+	// all the ACK path reads; the records past NHop are an earlier ACK's.
+	// It carries nothing from one ACK to the next.
+	tel inttel.Header
 }
 
 // hpccLanes holds, for the hops one ACK samples, packed in hop order: the
@@ -310,8 +324,9 @@ func HPCCTestbed(nic units.Rate) HPCCConfig {
 }
 
 // ErrHPCCHeader is the Err of the *cc.EventError an ACK with a malformed
-// INT header gets (too many hops, a field wider than its bits, an unknown
-// speed code); test with errors.Is.
+// INT header gets (a telemetry stack whose length is not the 2 + 8·nHop
+// bytes its prefix announces, too many hops, an unknown speed code); test
+// with errors.Is.
 var ErrHPCCHeader = errors.New("rp: HPCC: malformed INT header")
 
 // NewHPCC validates cfg and returns a reaction point at W = W_init, U =
@@ -444,13 +459,16 @@ type HPCCState struct {
 	LastAckSeq uint64
 
 	// Event counters, 64-bit, wrapping.
-	Acks          uint64 // ACKs accepted (without error)
+	Acks          uint64 // ACKs and NAKs accepted (without error)
 	Ignored       uint64 // non-committing ACKs ignored with FastReact off
 	PathChanges   uint64 // pathID or hop count changed: records dropped
 	Reseeds       uint64 // hops re-seeded: record too old, or speed code changed
 	ZeroIntervals uint64 // hops skipped for Δts = 0
 	Stale         uint64 // hops skipped for a delta of half a period or more
 	NoSample      uint64 // ACKs with no measurable hop
+	// Unused counts the messages of kinds HPCC does not use (register
+	// unused_feedback, cc rule 8): neither an ACK nor a NAK.
+	Unused uint64
 }
 
 // Reset returns the reaction point to its initial state (a new flow): W =
@@ -459,6 +477,7 @@ type HPCCState struct {
 func (h *HPCC) Reset() {
 	h.win.Reset()
 	h.st = HPCCState{U: fixedpoint.UQ32_32(h.u0)}
+	h.unused = cc.Unused{}
 	h.resetHopU()
 }
 
@@ -476,52 +495,60 @@ func (h *HPCC) resetHopU() {
 // Window.Max, Window.Table).
 func (h *HPCC) Config() HPCCConfig { return h.cfg }
 
-// Window returns the sending window W, bytes.
+// Window returns the sending window W in bytes, the unit of register w.
 func (h *HPCC) Window() units.Bytes { return h.win.Window() }
 
-// Rate returns the pacing rate R = W/T, bit/s.
+// Rate returns the pacing rate R = W/T in bit/s, the unit of register
+// rate.
 func (h *HPCC) Rate() units.Rate { return h.win.Rate() }
 
 // CanSend reports whether a packet may leave with inflight bytes
 // unacknowledged: inflight < W (see window.Window.CanSend).
 func (h *HPCC) CanSend(inflight units.Bytes) bool { return h.win.CanSend(inflight) }
 
-// U returns the path's normalised inflight (single-rate mode).
+// U returns the path's normalised inflight (single-rate mode) in UQ32_32,
+// the raw value of register u.
 func (h *HPCC) U() fixedpoint.UQ32_32 { return h.st.U }
 
 // Limits is the contract's view of Window and Rate: {Rate: R, Window: W}.
 func (h *HPCC) Limits() cc.Limits { return cc.Limits{Rate: h.win.Rate(), Window: h.win.Window()} }
 
-// State returns every register.
+// State returns every register, each in the unit of its snapshot
+// (AppendRegisters).
 func (h *HPCC) State() HPCCState {
 	s := h.st
 	s.Window = h.win.State()
 	s.LastNow = h.mono.Last()
+	s.Unused = h.unused.N()
 	return s
 }
 
-// OnAck is procedure NewAck of Algorithm 1 (lines 21–27) for an ACK that
-// arrived at now, acknowledging every byte before ackSeq, while the flow's
-// next new byte is sndNxt, and echoing the INT header hdr (decoded with the
-// configured Codec). It updates U, W and R and returns nil; a hop whose
-// records are Δts = 0 apart is skipped (see Guards on the type). Or it
-// returns an error and changes nothing:
+// hpccAckEvent names the event that runs NewAck in errors: the contract's
+// Feedback.
+const hpccAckEvent = "Feedback"
+
+// Feedback is the contract's message event: see Events on the type. An
+// ACK or NAK runs procedure NewAck of Algorithm 1 (lines 21–27): it
+// acknowledges every byte before f.Seq while the flow's next new byte is
+// f.SndNxt (64-bit byte offsets that never wrap), and its telemetry stack
+// holds the INT header the data packet collected. It updates U, W and R
+// and returns nil, or it returns an error and changes nothing:
 //
 //   - *cc.TimeOrderError: now is before the latest accepted event;
-//   - *cc.EventError with Err = ErrHPCCHeader: hdr is nil, its NHop exceeds
-//     the Codec's MaxHops, its PathID, a TS or a TxBytes is wider than its
-//     field, or a speed code is not in the table;
-//   - *cc.EventError: ackSeq is below the previous ACK's, or ackSeq > sndNxt.
+//   - *cc.EventError for a nil f, or an ACK or NAK without telemetry;
+//   - *cc.EventError with Err = ErrHPCCHeader: the stack is not one INT
+//     header (its length is not what its nHop announces, or Len is above
+//     cc.TelemetryCap; the Reason names the byte, as inttel.ReadHeader
+//     does), its nHop exceeds the Codec's MaxHops, or a speed code is not
+//     in the table;
+//   - *cc.EventError: f.Seq is below the previous ACK's, or f.Seq >
+//     f.SndNxt.
 //
-// Sequence numbers are 64-bit byte offsets that never wrap.
-func (h *HPCC) OnAck(now units.Time, ackSeq, sndNxt uint64, hdr *inttel.Header) error {
-	return h.ack("OnAck", now, ackSeq, sndNxt, hdr)
-}
-
-// Feedback is the contract's ACK event: see Events on the type. act is not
-// touched (HPCC's sender sends nothing); nil is fine.
+// A message of another kind changes nothing but the time and the count of
+// unused messages. act is not touched (HPCC's sender sends nothing); nil
+// is fine. It does not allocate on success.
 func (h *HPCC) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
-	const event = "Feedback"
+	const event = hpccAckEvent
 	if err := h.mono.Check(hpccRPPart, event, now); err != nil {
 		return err
 	}
@@ -530,24 +557,47 @@ func (h *HPCC) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
 		return h.eventError(event, "nil feedback", nil)
 	case f.Kind != cc.FeedbackAck && f.Kind != cc.FeedbackNak:
 		// A kind HPCC does not use (a CNP, a rate message): it changes
-		// nothing but the time (cc.ReactionPoint).
+		// nothing but the time and its count (cc rule 8).
+		h.unused.Count()
 		h.mono.Advance(now)
 		return nil
-	case f.INT == nil:
-		return h.eventError(event, "the "+f.Kind.String()+" carries no INT header", nil)
+	case f.Tel == nil:
+		return h.eventError(event, "the "+f.Kind.String()+" carries no telemetry", nil)
 	}
-	return h.ack(event, now, f.Seq, f.SndNxt, f.INT)
+	// A Len above the cap leaves Bytes its 128 bytes, which are never a
+	// header (2 + 8·nHop is never 128): ReadHeader refuses them, and
+	// telError names the Len.
+	if err := inttel.ReadHeader(f.Tel.Bytes(), &h.tel); err != nil {
+		return h.telError(f.Tel, err)
+	}
+	return h.ack(now, f.Seq, f.SndNxt, &h.tel)
+}
+
+// telError is Feedback's refusal of a telemetry stack that is not one
+// INT header (err is inttel.ReadHeader's).
+func (h *HPCC) telError(t *cc.Telemetry, err error) error {
+	reason := "telemetry: " + err.Error()
+	if int(t.Len) > cc.TelemetryCap {
+		reason = fmt.Sprintf("telemetry: stack length %d is above %d", t.Len, cc.TelemetryCap)
+	}
+	return h.eventError(hpccAckEvent, reason, ErrHPCCHeader)
 }
 
 // Sent records that the flow sent a packet at now: HPCC's sender reacts to
-// ACKs only, so it keeps the time and nothing else. p is not read (it may
-// be nil). Error: *cc.TimeOrderError.
-func (h *HPCC) Sent(now units.Time, _ *cc.Packet, _ *cc.Actions) error {
-	return h.mono.Accept(hpccRPPart, "Sent", now)
+// ACKs only, so it keeps the time and nothing else. Errors, after which
+// nothing changed: *cc.TimeOrderError; *cc.EventError for a nil p (every
+// send has a frame).
+func (h *HPCC) Sent(now units.Time, p *cc.Packet, _ *cc.Actions) error {
+	const event = "Sent"
+	if err := h.mono.Check(hpccRPPart, event, now); err != nil {
+		return err
+	}
+	if p == nil {
+		return h.eventError(event, "nil packet", nil)
+	}
+	h.mono.Advance(now)
+	return nil
 }
-
-// OnSend is Sent in typed form.
-func (h *HPCC) OnSend(now units.Time) error { return h.mono.Accept(hpccRPPart, "OnSend", now) }
 
 // NextDeadline returns units.MaxTime: HPCC's sender has no timer.
 func (h *HPCC) NextDeadline() units.Time { return units.MaxTime }
@@ -563,10 +613,18 @@ func (h *HPCC) eventError(event, reason string, err error) error {
 	return &cc.EventError{Part: hpccRPPart, Event: event, Reason: reason, Err: err}
 }
 
-// ack is OnAck for event (OnAck or Feedback): the one code path of both.
-// (Feedback tests the time before it looks at the feedback; the fast path's
-// test again costs a compare and saves OnAck a call level.)
-func (h *HPCC) ack(event string, now units.Time, ackSeq, sndNxt uint64, hdr *inttel.Header) error {
+// ack is procedure NewAck of Algorithm 1 (lines 21–27) for an ACK that
+// arrived at now, acknowledging every byte before ackSeq, while the flow's
+// next new byte is sndNxt, and echoing the INT header hdr (decoded with the
+// configured Codec): Feedback's fast path, with Feedback's errors but for
+// the telemetry stack's (which Feedback reads), and besides them an
+// *cc.EventError with Err = ErrHPCCHeader for a nil hdr or a PathID, TS or
+// TxBytes wider than its field (which no stack can carry). It changes
+// nothing when it returns an error. (Feedback tests the time before it
+// reads the stack; the fast path's test again costs a compare and saves a
+// call level.)
+func (h *HPCC) ack(now units.Time, ackSeq, sndNxt uint64, hdr *inttel.Header) error {
+	const event = hpccAckEvent
 	st := &h.st
 	// 21: procedure NewAck(ack)
 	// 22: if ack.seq > lastUpdateSeq then
@@ -579,13 +637,13 @@ func (h *HPCC) ack(event string, now units.Time, ackSeq, sndNxt uint64, hdr *int
 		ackSeq <= sndNxt && ackSeq >= st.LastAckSeq && (commit || h.cfg.FastReact) {
 		// 1–10: U = MeasureInflight(ack); 23/26: W = ComputeWind(U, commit);
 		// 24: lastUpdateSeq = snd_nxt on a commit; 27: R = W/T; L = ack.L.
-		return h.measure(event, now, commit, ackSeq, sndNxt, hdr)
+		return h.measure(now, commit, ackSeq, sndNxt, hdr)
 	}
 	if err := h.mono.Check(hpccRPPart, event, now); err != nil {
 		return err
 	}
 	if !h.valid(ackSeq, sndNxt, hdr) {
-		if err := h.check(event, ackSeq, sndNxt, hdr); err != nil {
+		if err := h.check(ackSeq, sndNxt, hdr); err != nil {
 			return err
 		}
 	}
@@ -631,7 +689,8 @@ func (h *HPCC) valid(ackSeq, sndNxt uint64, hdr *inttel.Header) bool {
 }
 
 // check validates an ACK without changing anything.
-func (h *HPCC) check(event string, ackSeq, sndNxt uint64, hdr *inttel.Header) error {
+func (h *HPCC) check(ackSeq, sndNxt uint64, hdr *inttel.Header) error {
+	const event = hpccAckEvent
 	bad := func(reason string) error { return h.eventError(event, reason, ErrHPCCHeader) }
 	if hdr == nil {
 		return bad("nil header")
@@ -697,7 +756,7 @@ func (h *HPCC) seed(now units.Time, sndNxt uint64, hdr *inttel.Header) {
 // refused (check names the fault) with nothing changed; the hops' divisions
 // in one call of the divider; then u' per hop and the largest, in hop order
 // (so that the first of equal u' wins, as in one loop), and L[i] = ack.L[i].
-func (h *HPCC) measure(event string, now units.Time, commit bool, ackSeq, sndNxt uint64, hdr *inttel.Header) error {
+func (h *HPCC) measure(now units.Time, commit bool, ackSeq, sndNxt uint64, hdr *inttel.Header) error {
 	// 1: function MeasureInflight(ack)
 	st := &h.st
 	hops := hdr.Hops[:hdr.NHop]
@@ -705,7 +764,7 @@ func (h *HPCC) measure(event string, now units.Time, commit bool, ackSeq, sndNxt
 	if bad>>hpccBadShift != 0 {
 		// check finds the fault: it tests what bad gathers
 		// (TestHPCCSampleRefusesAsCheck).
-		return h.check(event, ackSeq, sndNxt, hdr)
+		return h.check(ackSeq, sndNxt, hdr)
 	}
 	h.accept(now, ackSeq)
 	if rare != 0 {
@@ -936,6 +995,7 @@ func (h *HPCC) AppendRegisters(dst []cc.Register) []cc.Register {
 		cc.Reg("zero_intervals", 64, st.ZeroIntervals),
 		cc.Reg("stale", 64, st.Stale),
 		cc.Reg("no_sample", 64, st.NoSample),
+		h.unused.Register(),
 	)
 }
 

@@ -23,20 +23,25 @@ func ExampleHPCC() {
 	if err != nil {
 		panic(err)
 	}
-	codec, _ := inttel.NewCodec(inttel.DefaultConfig())
+	codec := h.Config().Codec // the INT header's wire format
 	port := inttel.Port{SwitchID: 0x2a, Rate: 100 * units.Gbps, QLen: 162500}
 
-	var first inttel.Header
-	codec.Stamp(10*units.Microsecond, &first, port)
-	if err := h.OnAck(12*units.Microsecond, 1000, 163500, &first); err != nil {
+	// Each data packet's telemetry stack: the empty header the sender
+	// attaches, and the switch port's record pushed onto it.
+	var first, second cc.Telemetry
+	codec.Put(&first, &inttel.Header{})
+	codec.Push(10*units.Microsecond, &first, port)
+	ack := cc.Feedback{Kind: cc.FeedbackAck, Seq: 1000, SndNxt: 163500, Tel: &first}
+	if err := h.Feedback(12*units.Microsecond, &ack, nil); err != nil {
 		panic(err)
 	}
 	fmt.Println("after 1st ACK:", h.Window(), h.Rate())
 
-	var second inttel.Header
 	port.TxBytes = 162500 // 13 µs at 100 Gb/s
-	codec.Stamp(23*units.Microsecond, &second, port)
-	if err := h.OnAck(25*units.Microsecond, 163501, 170000, &second); err != nil {
+	codec.Put(&second, &inttel.Header{})
+	codec.Push(23*units.Microsecond, &second, port)
+	ack = cc.Feedback{Kind: cc.FeedbackAck, Seq: 163501, SndNxt: 170000, Tel: &second}
+	if err := h.Feedback(25*units.Microsecond, &ack, nil); err != nil {
 		panic(err)
 	}
 	s := h.State()
@@ -50,37 +55,44 @@ func ExampleHPCC() {
 	// may send with 80 KB in flight: false
 }
 
-// The same sender through the cc contract, as a simulator drives any
-// reaction point: Sent for each packet, Feedback for each ACK (its INT
-// header echoed), Limits for the pacing rate and the window.
+// The sender as a simulator drives any reaction point: Sent for each
+// packet, Feedback for every message of the flow, Limits for the pacing
+// rate and the window. A message of a kind HPCC does not use (a CNP) is
+// taken and counted in register unused_feedback; an ACK without the
+// telemetry stack HPCC measures from is refused, changing nothing.
 func ExampleHPCC_Feedback() {
 	h, err := rp.NewHPCC(rp.HPCCPaperSim(100 * units.Gbps))
 	if err != nil {
 		panic(err)
 	}
-	codec, _ := inttel.NewCodec(inttel.DefaultConfig())
+	codec := h.Config().Codec
 	port := inttel.Port{SwitchID: 0x2a, Rate: 100 * units.Gbps, QLen: 162500}
 	var act cc.Actions // HPCC's sender decides nothing but its limits
 
-	var first, second inttel.Header
-	codec.Stamp(10*units.Microsecond, &first, port)
+	var first, second cc.Telemetry
+	codec.Put(&first, &inttel.Header{})
+	codec.Push(10*units.Microsecond, &first, port)
 	port.TxBytes = 162500
-	codec.Stamp(23*units.Microsecond, &second, port)
+	codec.Put(&second, &inttel.Header{})
+	codec.Push(23*units.Microsecond, &second, port)
 
 	_ = h.Sent(0, &cc.Packet{Seq: 0, Payload: 1000, Size: 1082}, &act)
-	ack := cc.Feedback{Kind: cc.FeedbackAck, Seq: 1000, SndNxt: 163500, INT: &first}
+	ack := cc.Feedback{Kind: cc.FeedbackAck, Seq: 1000, SndNxt: 163500, Tel: &first}
 	if err := h.Feedback(12*units.Microsecond, &ack, &act); err != nil {
 		panic(err)
 	}
-	ack = cc.Feedback{Kind: cc.FeedbackAck, Seq: 163501, SndNxt: 170000, INT: &second}
+	ack = cc.Feedback{Kind: cc.FeedbackAck, Seq: 163501, SndNxt: 170000, Tel: &second}
 	if err := h.Feedback(25*units.Microsecond, &ack, &act); err != nil {
 		panic(err)
 	}
 	lim := h.Limits()
 	fmt.Printf("rate %v window %v credited %v\n", lim.Rate, lim.Window, lim.Credited)
-	ack.INT = nil
-	fmt.Println(h.Feedback(26*units.Microsecond, &ack, &act))
+	cnp := cc.Feedback{Kind: cc.FeedbackCNP}
+	fmt.Println(h.Feedback(26*units.Microsecond, &cnp, &act), "unused:", h.State().Unused)
+	ack.Tel = nil
+	fmt.Println(h.Feedback(27*units.Microsecond, &ack, &act))
 	// Output:
 	// rate 47.50276923Gbps window 77.192KB credited false
-	// rp.HPCC Feedback: the ack carries no INT header
+	// <nil> unused: 1
+	// rp.HPCC Feedback: the ack carries no telemetry
 }

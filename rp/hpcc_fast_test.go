@@ -89,7 +89,7 @@ func TestHPCCValidMatchesCheck(t *testing.T) {
 		if i%5000 == 0 {
 			p = nil
 		}
-		err := h.check("OnAck", ackSeq, sndNxt, p)
+		err := h.check(ackSeq, sndNxt, p)
 		require.Equal(t, err == nil, h.valid(ackSeq, sndNxt, p), "header %+v, ackSeq %d, sndNxt %d, started %v, last %d: check %v",
 			p, ackSeq, sndNxt, h.st.Started, h.st.LastAckSeq, err)
 	}
@@ -121,7 +121,7 @@ func TestHPCCSampleRefusesAsCheck(t *testing.T) {
 			first.Hops[j] = inttel.Hop{Speed: speeds[rng.IntN(3)], TS: rng.Uint32N(inttel.MaxTS + 1), TxBytes: rng.Uint32N(inttel.MaxTxBytes + 1)}
 		}
 		now, seq := units.Microsecond, uint64(1000)
-		require.NoError(t, h.OnAck(now, seq, seq+50000, &first))
+		require.NoError(t, h.ack(now, seq, seq+50000, &first))
 		refused := 0
 		for range 50000 {
 			hdr := first
@@ -151,10 +151,10 @@ func TestHPCCSampleRefusesAsCheck(t *testing.T) {
 			if rng.IntN(50) == 0 {
 				sndNxt = ackSeq - 1
 			}
-			want := h.check("OnAck", ackSeq, sndNxt, &hdr)
+			want := h.check(ackSeq, sndNxt, &hdr)
 			before, regs := h.State(), h.AppendRegisters(nil)
-			got := h.OnAck(now, ackSeq, sndNxt, &hdr)
-			require.Equal(t, want == nil, got == nil, "header %+v: check %v, OnAck %v", hdr, want, got)
+			got := h.ack(now, ackSeq, sndNxt, &hdr)
+			require.Equal(t, want == nil, got == nil, "header %+v: check %v, ack %v", hdr, want, got)
 			if got != nil {
 				require.Equal(t, want.Error(), got.Error())
 				require.Equal(t, before, h.State())

@@ -62,13 +62,14 @@ func hpccFuzzEvent(data []byte, now *units.Time, seq *uint64, hdr *inttel.Header
 	return *seq, sndNxt, data, true
 }
 
-// FuzzHPCCOnAck feeds arbitrary INT-bearing ACK sequences to rp.HPCC in
-// every mode (byte mode: bit 0 multi-rate, bit 1 fast react off, bit 2
+// FuzzHPCCAck feeds arbitrary INT-bearing ACK sequences to rp.HPCC's
+// per-ACK path (ack, the typed form of Feedback, which also takes headers
+// no telemetry stack can carry) in every mode (byte mode: bit 0 multi-rate, bit 1 fast react off, bit 2
 // native divide). It must never panic; every error must be one of the
 // documented sentinels and leave the state unchanged; after every accepted
 // ACK the window is within [W_min, W_max], R = W·8/T, incStage ≤ maxStage
 // and a packet may go when nothing is in flight.
-func FuzzHPCCOnAck(f *testing.F) {
+func FuzzHPCCAck(f *testing.F) {
 	hop := func(code, ts, tx, q uint64) []byte {
 		return binary.BigEndian.AppendUint64(nil, code<<60|ts<<36|tx<<16|q)
 	}
@@ -116,7 +117,7 @@ func FuzzHPCCOnAck(f *testing.F) {
 			}
 			data = rest
 			before := h.State()
-			if err := h.OnAck(now, ackSeq, sndNxt, &hdr); err != nil {
+			if err := h.ack(now, ackSeq, sndNxt, &hdr); err != nil {
 				if !errors.Is(err, ErrHPCCHeader) && !errors.Is(err, cc.ErrEvent) && !errors.Is(err, cc.ErrTimeOrder) {
 					t.Fatalf("undocumented error: %v", err)
 				}

@@ -138,8 +138,8 @@ func (k *hpccTracker) step(ev hpccEvent) error {
 	wcRef0, hopWcRef0 := r.Wc, r.hopWc
 	wasStarted, oldNHop, oldPath := r.started, r.nHop, r.pathID
 
-	if err := h.OnAck(ev.now, ev.ackSeq, ev.sndNxt, &ev.hdr); err != nil {
-		return fmt.Errorf("OnAck: %w", err)
+	if err := h.ack(ev.now, ev.ackSeq, ev.sndNxt, &ev.hdr); err != nil {
+		return fmt.Errorf("ack: %w", err)
 	}
 	s := h.State()
 	committed := s.Window.Commits != s0.Window.Commits
@@ -305,7 +305,7 @@ func TestPropHPCCInvariants(t *testing.T) {
 			wc := h.Config().Window
 			for range 600 {
 				ev := g.next()
-				if err := h.OnAck(ev.now, ev.ackSeq, ev.sndNxt, &ev.hdr); err != nil {
+				if err := h.ack(ev.now, ev.ackSeq, ev.sndNxt, &ev.hdr); err != nil {
 					return false
 				}
 				s := h.State()

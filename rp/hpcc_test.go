@@ -109,7 +109,7 @@ func TestHPCCConfigErrors(t *testing.T) {
 
 func TestHPCCInputErrorsLeaveStateUnchanged(t *testing.T) {
 	h := newTestHPCC(t, nil)
-	require.NoError(t, h.OnAck(10*units.Microsecond, 1000, 5000, hpccHdr(7, hpccHop(hpccCode100G, 100, 10, 0))))
+	require.NoError(t, h.ack(10*units.Microsecond, 1000, 5000, hpccHdr(7, hpccHop(hpccCode100G, 100, 10, 0))))
 	before := h.State()
 	ok := hpccHop(hpccCode100G, 1124, 110, 0)
 	cases := []struct {
@@ -132,7 +132,7 @@ func TestHPCCInputErrorsLeaveStateUnchanged(t *testing.T) {
 		{"ACK beyond snd_nxt", 11 * units.Microsecond, 7000, 6000, hpccHdr(7, ok), cc.ErrEvent, "beyond sndNxt"},
 	}
 	for _, tc := range cases {
-		err := h.OnAck(tc.now, tc.ack, tc.nxt, tc.hdr)
+		err := h.ack(tc.now, tc.ack, tc.nxt, tc.hdr)
 		require.True(t, cc.Typed(err), tc.name)
 		require.ErrorIs(t, err, tc.target, tc.name)
 		require.ErrorContains(t, err, tc.text, tc.name)
@@ -143,7 +143,7 @@ func TestHPCCInputErrorsLeaveStateUnchanged(t *testing.T) {
 func TestHPCCFirstAckSeeds(t *testing.T) {
 	h := newTestHPCC(t, nil)
 	hdr := hpccHdr(0x123, hpccHop(hpccCode100G, 5000, 77, 3), hpccHop(hpccCode400G, 5100, 900, 0))
-	require.NoError(t, h.OnAck(20*units.Microsecond, 1000, 163500, hdr))
+	require.NoError(t, h.ack(20*units.Microsecond, 1000, 163500, hdr))
 	s := h.State()
 	require.True(t, s.Started)
 	require.Equal(t, uint8(2), s.NHop)
@@ -163,11 +163,11 @@ func TestHPCCFirstAckSeeds(t *testing.T) {
 func TestHPCCClosedFormSingleHop(t *testing.T) {
 	h := newTestHPCC(t, func(c *HPCCConfig) { c.Window.NativeDivision = true })
 	// Seed at TS = 1000 ns, txBytes 500 units, qLen 40 units (3200 B).
-	require.NoError(t, h.OnAck(5*units.Microsecond, 1000, 200000, hpccHdr(1, hpccHop(hpccCode100G, 1000, 500, 40))))
+	require.NoError(t, h.ack(5*units.Microsecond, 1000, 200000, hpccHdr(1, hpccHop(hpccCode100G, 1000, 500, 40))))
 	// Δts = 1024 ns and Δtx = 100 units = 12800 B: exactly line rate at
 	// 100 Gb/s (12800·8/1.024 µs = 100 Gb/s). qLen now 100 units; the
 	// filter takes min(100, 40) = 40 units = 3200 B.
-	require.NoError(t, h.OnAck(6*units.Microsecond, 2000, 201000, hpccHdr(1, hpccHop(hpccCode100G, 2024, 600, 100))))
+	require.NoError(t, h.ack(6*units.Microsecond, 2000, 201000, hpccHdr(1, hpccHop(hpccCode100G, 2024, 600, 100))))
 	bt := 100e9 / 8 * 13e-6 // B·T = 162500 B
 	u := 3200/bt + 1.0      // line 5
 	w := 1024.0 / 13000     // τ/T, line 9 (τ < T)
@@ -185,7 +185,7 @@ func TestHPCCClosedFormSingleHop(t *testing.T) {
 	// of line 5 still reads the previous sample's 100 units (8000 B), so
 	// this ACK sees U < η: AI, clamped at W_max, committed (incStage 1).
 	q := uint16(5 * 162500 / 80) // 10156 units = 812480 B
-	require.NoError(t, h.OnAck(20*units.Microsecond, 200001, 400000, hpccHdr(1, hpccHop(hpccCode100G, 2024+13000, 600+1000, q))))
+	require.NoError(t, h.ack(20*units.Microsecond, 200001, 400000, hpccHdr(1, hpccHop(hpccCode100G, 2024+13000, 600+1000, q))))
 	u = 8000/bt + 1000*128*8/(100e9*13e-6) // qlen term + txRate term (Δtx = 128000 B over 13 µs)
 	require.InDelta(t, u, uFloat(h.U()), 4*math.Ldexp(1, -32))
 	s = h.State()
@@ -193,7 +193,7 @@ func TestHPCCClosedFormSingleHop(t *testing.T) {
 	require.Equal(t, uint8(1), s.Window.IncStage)
 	require.Equal(t, uint64(400000), s.Window.LastUpdateSeq)
 	// The queue persists: min(q, q) = 812480 B, U = u > η: MI, committed.
-	require.NoError(t, h.OnAck(34*units.Microsecond, 400001, 600000, hpccHdr(1, hpccHop(hpccCode100G, 2024+26000, 600+2000, q))))
+	require.NoError(t, h.ack(34*units.Microsecond, 400001, 600000, hpccHdr(1, hpccHop(hpccCode100G, 2024+26000, 600+2000, q))))
 	u = float64(q)*80/bt + 1000*128*8/(100e9*13e-6)
 	require.InDelta(t, u, uFloat(h.U()), 4*math.Ldexp(1, -32))
 	s = h.State()
@@ -210,9 +210,9 @@ func TestHPCCClosedFormSingleHop(t *testing.T) {
 func TestHPCCWraps(t *testing.T) {
 	h := newTestHPCC(t, func(c *HPCCConfig) { c.Window.NativeDivision = true })
 	// TS 30 ns before its wrap, txBytes 8 units before its wrap.
-	require.NoError(t, h.OnAck(1*units.Microsecond, 1, 100, hpccHdr(1, hpccHop(hpccCode100G, inttel.MaxTS-29, inttel.MaxTxBytes-7, 0))))
+	require.NoError(t, h.ack(1*units.Microsecond, 1, 100, hpccHdr(1, hpccHop(hpccCode100G, inttel.MaxTS-29, inttel.MaxTxBytes-7, 0))))
 	// 13 µs later both have wrapped: Δts = 13000 ns, Δtx = 100 units.
-	require.NoError(t, h.OnAck(14*units.Microsecond, 2, 100, hpccHdr(1, hpccHop(hpccCode100G, 13000-30, 100-8, 0))))
+	require.NoError(t, h.ack(14*units.Microsecond, 2, 100, hpccHdr(1, hpccHop(hpccCode100G, 13000-30, 100-8, 0))))
 	// u = 12800 B·8 / (100 Gb/s·13 µs) = 0.0787692..., τ = T so U = u.
 	require.InDelta(t, 12800*8/(100e9*13e-6), uFloat(h.U()), 2*math.Ldexp(1, -32))
 	s := h.State()
@@ -222,32 +222,32 @@ func TestHPCCWraps(t *testing.T) {
 func TestHPCCZeroIntervalKeepsOlderRecord(t *testing.T) {
 	h := newTestHPCC(t, func(c *HPCCConfig) { c.Window.NativeDivision = true })
 	first := hpccHop(hpccCode100G, 1000, 10, 0)
-	require.NoError(t, h.OnAck(1*units.Microsecond, 1, 100, hpccHdr(1, first)))
+	require.NoError(t, h.ack(1*units.Microsecond, 1, 100, hpccHdr(1, first)))
 	// Same TS (two packets within one ns): no rate, the older record stays.
-	require.NoError(t, h.OnAck(2*units.Microsecond, 2, 100, hpccHdr(1, hpccHop(hpccCode100G, 1000, 11, 0))))
+	require.NoError(t, h.ack(2*units.Microsecond, 2, 100, hpccHdr(1, hpccHop(hpccCode100G, 1000, 11, 0))))
 	s := h.State()
 	require.Equal(t, uint64(1), s.ZeroIntervals)
 	require.Equal(t, uint64(1), s.NoSample)
 	require.Equal(t, first, s.Hops[0].Record)
 	require.Zero(t, s.U)
 	// The next delta spans both: Δts = 13000 ns from the first record.
-	require.NoError(t, h.OnAck(14*units.Microsecond, 3, 100, hpccHdr(1, hpccHop(hpccCode100G, 14000, 110, 0))))
+	require.NoError(t, h.ack(14*units.Microsecond, 3, 100, hpccHdr(1, hpccHop(hpccCode100G, 14000, 110, 0))))
 	require.InDelta(t, 12800*8/(100e9*13e-6), uFloat(h.U()), 2*math.Ldexp(1, -32))
 }
 
 func TestHPCCStaleRecordSkipped(t *testing.T) {
 	h := newTestHPCC(t, nil)
 	rec := hpccHop(hpccCode100G, 5000, 300, 0)
-	require.NoError(t, h.OnAck(1*units.Microsecond, 1, 100, hpccHdr(1, rec)))
+	require.NoError(t, h.ack(1*units.Microsecond, 1, 100, hpccHdr(1, rec)))
 	// A record older than the stored one (TS 4000 < 5000): read modulo
 	// 2^24 it is 16.77 ms ahead, half a period or more, so it is stale.
-	require.NoError(t, h.OnAck(2*units.Microsecond, 2, 100, hpccHdr(1, hpccHop(hpccCode100G, 4000, 290, 5))))
+	require.NoError(t, h.ack(2*units.Microsecond, 2, 100, hpccHdr(1, hpccHop(hpccCode100G, 4000, 290, 5))))
 	s := h.State()
 	require.Equal(t, uint64(1), s.Stale)
 	require.Equal(t, rec, s.Hops[0].Record)
 	require.Zero(t, s.U)
 	// txBytes going backwards with TS forward is stale too.
-	require.NoError(t, h.OnAck(3*units.Microsecond, 3, 100, hpccHdr(1, hpccHop(hpccCode100G, 6000, 299, 5))))
+	require.NoError(t, h.ack(3*units.Microsecond, 3, 100, hpccHdr(1, hpccHop(hpccCode100G, 6000, 299, 5))))
 	require.Equal(t, uint64(2), h.State().Stale)
 }
 
@@ -257,12 +257,12 @@ func TestHPCCHorizonReseeds(t *testing.T) {
 	// the horizon is 8.39 ms. A 6 ms gap re-seeds the 100 Gb/s hop and
 	// measures the 25 Gb/s one.
 	h := newTestHPCC(t, func(c *HPCCConfig) { c.Window.NativeDivision = true })
-	require.NoError(t, h.OnAck(1*units.Microsecond, 1, 100, hpccHdr(1,
+	require.NoError(t, h.ack(1*units.Microsecond, 1, 100, hpccHdr(1,
 		hpccHop(hpccCode100G, 0, 0, 0), hpccHop(hpccCode25G, 0, 0, 0))))
 	gap := 6 * units.Millisecond
 	tsNs := uint32(gap / units.Nanosecond)
 	// The 25 Gb/s port sent 25 Gb/s × 6 ms × 0.5 = 9.375 MB = 73242 units.
-	require.NoError(t, h.OnAck(1*units.Microsecond+gap, 2, 100, hpccHdr(1,
+	require.NoError(t, h.ack(1*units.Microsecond+gap, 2, 100, hpccHdr(1,
 		hpccHop(hpccCode100G, tsNs, 12345, 0), hpccHop(hpccCode25G, tsNs, 73242, 0))))
 	s := h.State()
 	require.Equal(t, uint64(1), s.Reseeds)
@@ -274,30 +274,30 @@ func TestHPCCHorizonReseeds(t *testing.T) {
 
 func TestHPCCPathChange(t *testing.T) {
 	h := newTestHPCC(t, nil)
-	require.NoError(t, h.OnAck(1*units.Microsecond, 1, 100, hpccHdr(1, hpccHop(hpccCode100G, 0, 0, 0))))
-	require.NoError(t, h.OnAck(14*units.Microsecond, 2, 100, hpccHdr(1, hpccHop(hpccCode100G, 13000, 1000, 5000))))
+	require.NoError(t, h.ack(1*units.Microsecond, 1, 100, hpccHdr(1, hpccHop(hpccCode100G, 0, 0, 0))))
+	require.NoError(t, h.ack(14*units.Microsecond, 2, 100, hpccHdr(1, hpccHop(hpccCode100G, 13000, 1000, 5000))))
 	s := h.State()
 	u, w := s.U, s.Window.W
 	require.NotZero(t, u)
 	// New pathID: the records are replaced, nothing is measured, U and W
 	// are kept.
 	nh := hpccHop(hpccCode400G, 99, 99, 99)
-	require.NoError(t, h.OnAck(15*units.Microsecond, 3, 100, hpccHdr(2, nh)))
+	require.NoError(t, h.ack(15*units.Microsecond, 3, 100, hpccHdr(2, nh)))
 	s = h.State()
 	require.Equal(t, uint64(1), s.PathChanges)
 	require.Equal(t, nh, s.Hops[0].Record)
 	require.Equal(t, u, s.U)
 	require.Equal(t, w, s.Window.W)
 	// Same pathID, one more hop: also a new path.
-	require.NoError(t, h.OnAck(16*units.Microsecond, 4, 100, hpccHdr(2, nh, nh)))
+	require.NoError(t, h.ack(16*units.Microsecond, 4, 100, hpccHdr(2, nh, nh)))
 	require.Equal(t, uint64(2), h.State().PathChanges)
 	require.Equal(t, uint8(2), h.State().NHop)
 }
 
 func TestHPCCSpeedChangeReseedsHop(t *testing.T) {
 	h := newTestHPCC(t, nil)
-	require.NoError(t, h.OnAck(1*units.Microsecond, 1, 100, hpccHdr(1, hpccHop(hpccCode100G, 0, 0, 0), hpccHop(hpccCode100G, 0, 0, 0))))
-	require.NoError(t, h.OnAck(14*units.Microsecond, 2, 100, hpccHdr(1, hpccHop(hpccCode400G, 13000, 100, 0), hpccHop(hpccCode100G, 13000, 100, 0))))
+	require.NoError(t, h.ack(1*units.Microsecond, 1, 100, hpccHdr(1, hpccHop(hpccCode100G, 0, 0, 0), hpccHop(hpccCode100G, 0, 0, 0))))
+	require.NoError(t, h.ack(14*units.Microsecond, 2, 100, hpccHdr(1, hpccHop(hpccCode400G, 13000, 100, 0), hpccHop(hpccCode100G, 13000, 100, 0))))
 	s := h.State()
 	require.Equal(t, uint64(1), s.Reseeds)
 	require.Equal(t, uint8(1), s.Bottleneck) // only hop 1 was measured
@@ -308,11 +308,11 @@ func TestHPCCTieKeepsFirstHop(t *testing.T) {
 	// Line 6 is a strict "u' > u": of two equally loaded hops the first
 	// sets u and τ.
 	h := newTestHPCC(t, nil)
-	require.NoError(t, h.OnAck(1*units.Microsecond, 1, 100, hpccHdr(1, hpccHop(hpccCode100G, 0, 0, 9), hpccHop(hpccCode100G, 0, 0, 9))))
-	require.NoError(t, h.OnAck(8*units.Microsecond, 2, 100, hpccHdr(1, hpccHop(hpccCode100G, 7000, 50, 9), hpccHop(hpccCode100G, 7000, 50, 9))))
+	require.NoError(t, h.ack(1*units.Microsecond, 1, 100, hpccHdr(1, hpccHop(hpccCode100G, 0, 0, 9), hpccHop(hpccCode100G, 0, 0, 9))))
+	require.NoError(t, h.ack(8*units.Microsecond, 2, 100, hpccHdr(1, hpccHop(hpccCode100G, 7000, 50, 9), hpccHop(hpccCode100G, 7000, 50, 9))))
 	require.Equal(t, uint8(0), h.State().Bottleneck)
 	// A strictly larger later hop wins.
-	require.NoError(t, h.OnAck(9*units.Microsecond, 3, 100, hpccHdr(1, hpccHop(hpccCode100G, 8000, 51, 9), hpccHop(hpccCode100G, 8000, 60, 9))))
+	require.NoError(t, h.ack(9*units.Microsecond, 3, 100, hpccHdr(1, hpccHop(hpccCode100G, 8000, 51, 9), hpccHop(hpccCode100G, 8000, 60, 9))))
 	require.Equal(t, uint8(1), h.State().Bottleneck)
 }
 
@@ -320,9 +320,9 @@ func TestHPCCFastReactOff(t *testing.T) {
 	// Without fast react an ACK that cannot commit is ignored entirely:
 	// no U update, no record update (the per-RTT strategy, Figure 13).
 	h := newTestHPCC(t, func(c *HPCCConfig) { c.FastReact = false })
-	require.NoError(t, h.OnAck(1*units.Microsecond, 1000, 100000, hpccHdr(1, hpccHop(hpccCode100G, 0, 0, 60000))))
+	require.NoError(t, h.ack(1*units.Microsecond, 1000, 100000, hpccHdr(1, hpccHop(hpccCode100G, 0, 0, 60000))))
 	before := h.State()
-	require.NoError(t, h.OnAck(14*units.Microsecond, 2000, 101000, hpccHdr(1, hpccHop(hpccCode100G, 13000, 1000, 60000))))
+	require.NoError(t, h.ack(14*units.Microsecond, 2000, 101000, hpccHdr(1, hpccHop(hpccCode100G, 13000, 1000, 60000))))
 	s := h.State()
 	require.Equal(t, uint64(1), s.Ignored)
 	require.Equal(t, before.Hops, s.Hops)
@@ -330,14 +330,14 @@ func TestHPCCFastReactOff(t *testing.T) {
 	require.Equal(t, before.Window, s.Window)
 	// The ACK past lastUpdateSeq = 100000 measures and commits: a queue
 	// of 60000·80 B ≈ 30 BDPs drives an MI decrease.
-	require.NoError(t, h.OnAck(27*units.Microsecond, 100001, 200000, hpccHdr(1, hpccHop(hpccCode100G, 26000, 2000, 60000))))
+	require.NoError(t, h.ack(27*units.Microsecond, 100001, 200000, hpccHdr(1, hpccHop(hpccCode100G, 26000, 2000, 60000))))
 	s = h.State()
 	require.Equal(t, uint64(1), s.Window.Commits)
 	require.Less(t, s.Window.W, units.Bytes(162500/20))
 	// With fast react on, the same ACK stream reacts on the second ACK.
 	h2 := newTestHPCC(t, nil)
-	require.NoError(t, h2.OnAck(1*units.Microsecond, 1000, 100000, hpccHdr(1, hpccHop(hpccCode100G, 0, 0, 60000))))
-	require.NoError(t, h2.OnAck(14*units.Microsecond, 2000, 101000, hpccHdr(1, hpccHop(hpccCode100G, 13000, 1000, 60000))))
+	require.NoError(t, h2.ack(1*units.Microsecond, 1000, 100000, hpccHdr(1, hpccHop(hpccCode100G, 0, 0, 60000))))
+	require.NoError(t, h2.ack(14*units.Microsecond, 2000, 101000, hpccHdr(1, hpccHop(hpccCode100G, 13000, 1000, 60000))))
 	require.Less(t, h2.Window(), units.Bytes(162500/20))
 	require.Equal(t, units.Bytes(162500), h2.State().Window.Wc) // not committed
 }
@@ -350,8 +350,8 @@ func TestHPCCMultiRate(t *testing.T) {
 		c.Window.NativeDivision = true
 		c.Window.Max = 200000
 	})
-	require.NoError(t, h.OnAck(1*units.Microsecond, 1, 100, hpccHdr(1, hpccHop(hpccCode100G, 0, 0, 0), hpccHop(hpccCode100G, 0, 0, 4062))))
-	require.NoError(t, h.OnAck(14*units.Microsecond, 200, 300, hpccHdr(1, hpccHop(hpccCode100G, 13000, 0, 0), hpccHop(hpccCode100G, 13000, 1269, 4062))))
+	require.NoError(t, h.ack(1*units.Microsecond, 1, 100, hpccHdr(1, hpccHop(hpccCode100G, 0, 0, 0), hpccHop(hpccCode100G, 0, 0, 4062))))
+	require.NoError(t, h.ack(14*units.Microsecond, 200, 300, hpccHdr(1, hpccHop(hpccCode100G, 13000, 0, 0), hpccHop(hpccCode100G, 13000, 1269, 4062))))
 	s := h.State()
 	u1 := 4062*80/162500.0 + 1269*128*8/(100e9*13e-6)
 	require.InDelta(t, u1, uFloat(s.Hops[1].U), 4*math.Ldexp(1, -32))
@@ -362,7 +362,7 @@ func TestHPCCMultiRate(t *testing.T) {
 	require.Equal(t, uint8(1), s.Window.Hops[0].IncStage)
 	require.Equal(t, s.Window.Hops[1].Wc, s.Window.W)
 	// Path change restarts both references at the current W.
-	require.NoError(t, h.OnAck(15*units.Microsecond, 201, 300, hpccHdr(9, hpccHop(hpccCode100G, 0, 0, 0))))
+	require.NoError(t, h.ack(15*units.Microsecond, 201, 300, hpccHdr(9, hpccHop(hpccCode100G, 0, 0, 0))))
 	s = h.State()
 	require.Equal(t, window.Reference{Wc: s.Window.W}, s.Window.Hops[0])
 	require.Zero(t, s.Hops[0].U)
@@ -390,8 +390,8 @@ func TestHPCCSingleBottleneckOneRTT(t *testing.T) {
 				c.Window.Init = share
 				c.Window.Max = max(share, 4*162500)
 			})
-			require.NoError(t, h.OnAck(1*units.Microsecond, 1, 10, hpccHdr(1, hpccHop(hpccCode100G, 0, 0, qUnits))))
-			require.NoError(t, h.OnAck(14*units.Microsecond, 11, 20, hpccHdr(1, hpccHop(hpccCode100G, 13000, txUnits, qUnits))))
+			require.NoError(t, h.ack(1*units.Microsecond, 1, 10, hpccHdr(1, hpccHop(hpccCode100G, 0, 0, qUnits))))
+			require.NoError(t, h.ack(14*units.Microsecond, 11, 20, hpccHdr(1, hpccHop(hpccCode100G, 13000, txUnits, qUnits))))
 			require.Equal(t, uint64(1), h.State().Window.Commits)
 			// Every flow sees the same INT and holds the same W, so all N
 			// compute the same W'.

@@ -6,9 +6,9 @@ import (
 	"strconv"
 
 	"github.com/hwcc/hwcc/cc"
-	"github.com/hwcc/hwcc/cp"
 	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/units"
+	"github.com/hwcc/hwcc/wire"
 )
 
 // roccPart names rp.RoCC in errors.
@@ -18,26 +18,26 @@ const roccPart = "rp.RoCC"
 // picoseconds (units package).
 type RoCCConfig struct {
 	// RMax is Rmax, the maximum send rate (Table II: "usually the link
-	// bandwidth", section III-E). Range: a positive multiple of DeltaF with
+	// bandwidth", §III-E). Range: a positive multiple of DeltaF with
 	// RMax/DeltaF ≤ RoCCRateMax/2, so that Rcur = 2·Rmax fits the register.
 	RMax units.Rate
 
 	// DeltaF is ΔF, the rate resolution: a CNP's rate field counts ΔF
 	// units, Rrcvd = GETRATE(cnp)·ΔF (Algorithm 2 line 2, Table II). It must
 	// equal the ΔF of every CP on the path. The paper uses 10 Mb/s
-	// (section VI, "System parameters"). Range: ≥ 1 bit/s.
+	// (§VI, "System parameters"). Range: ≥ 1 bit/s.
 	DeltaF units.Rate
 
 	// RecoveryPeriod is the fast-recovery timer of Algorithm 2 (lines 7 and
 	// 13): after this long without an accepted CNP the rate doubles. The
-	// paper gives no value; the authors' OMNeT++ code doubles after 55 µs
-	// (REFERENCE.md, RoCC). Range: > 0.
+	// paper gives no value; [RoCC-code] doubles after 55 µs
+	// (docs/derivations.md, RoCC). Range: > 0.
 	RecoveryPeriod units.Time
 
 	// ReactionDelay is the NIC's delay between a CNP's arrival and its effect
-	// on the rate limiter: 15 µs in the paper's simulations (section VI,
+	// on the rate limiter: 15 µs in the paper's simulations (§VI,
 	// "System parameters"). RoCC does not apply it: the caller (the harness's
-	// NIC model) delivers a CNP to OnFeedback or Feedback ReactionDelay after
+	// NIC model) delivers a CNP to Feedback ReactionDelay after
 	// it arrives. It is here so that a configuration carries it. Range: ≥ 0.
 	ReactionDelay units.Time
 }
@@ -52,9 +52,9 @@ const RoCCRateMax = math.MaxUint32
 const roccDoubleShift = 1
 
 // RoCC40G is the reaction point of the paper's 40 Gb/s simulations
-// (papers/rocc.txt section VI, "System parameters": ΔF = 10 Mb/s, NIC
+// ([RoCC] §VI, "System parameters": ΔF = 10 Mb/s, NIC
 // reaction delay 15 µs; Rmax = the 40 Gb/s link, Table II) with the
-// authors' OMNeT++ recovery timer of 55 µs (REFERENCE.md).
+// recovery timer of [RoCC-code], 55 µs (docs/derivations.md, RoCC).
 func RoCC40G() RoCCConfig {
 	return RoCCConfig{
 		RMax:           40 * units.Gbps,
@@ -64,7 +64,7 @@ func RoCC40G() RoCCConfig {
 	}
 }
 
-// RoCC100G is RoCC40G on the paper's 100 Gb/s links (section VI, "System
+// RoCC100G is RoCC40G on the paper's 100 Gb/s links (§VI, "System
 // parameters").
 func RoCC100G() RoCCConfig {
 	c := RoCC40G()
@@ -72,7 +72,7 @@ func RoCC100G() RoCCConfig {
 	return c
 }
 
-// RoCCDPDK10G is the reaction point of the DPDK testbed (section VI-B: Intel
+// RoCCDPDK10G is the reaction point of the DPDK testbed (§VI-B: Intel
 // X710 10 Gb/s NICs, Pktgen rate-limited by the computed fair rate). The
 // paper gives neither ΔF nor the recovery timer for the testbed; this
 // preset keeps the simulation's ΔF = 10 Mb/s and the authors' 55 µs timer.
@@ -84,7 +84,7 @@ func RoCCDPDK10G() RoCCConfig {
 	return c
 }
 
-// RoCCTofino40G is the reaction point of the Tofino testbed (section VI-C:
+// RoCCTofino40G is the reaction point of the Tofino testbed (§VI-C:
 // 40 Gb/s links, Pktgen on a Chelsio T62100 host). As for RoCCDPDK10G, ΔF
 // and the recovery timer are the simulation's, since the paper gives none.
 func RoCCTofino40G() RoCCConfig {
@@ -137,28 +137,28 @@ type RoCCState struct {
 	Last units.Time
 	// Accepted, Rejected, Doublings and Removals count CNPs accepted and
 	// rejected on line 4, rate doublings (line 12) and limiter removals
-	// (line 10). 64-bit counters, wrapping.
-	Accepted, Rejected, Doublings, Removals uint64
+	// (line 10); Unused the messages Algorithm 2 does not use (the register
+	// unused_feedback, rule 8 of package cc). 64-bit counters, wrapping.
+	Accepted, Rejected, Doublings, Removals, Unused uint64
 }
 
 // RoCC is the reaction point of one flow: one rate limiter (RL) at the
 // sender, fed by the fair rates the congestion points on the flow's path
-// send in CNPs (papers/rocc.txt section III-E, Algorithm 2 "Rate Limiting at
-// the RP"). It implements cc.ReactionPoint and keeps its typed methods
-// (OnFeedback, OnTimer) for firmware models; both share one code path. It
-// is not safe for concurrent use. The zero value is not usable; build one
-// with NewRoCC.
+// send in CNPs ([RoCC] §III-E, Algorithm 2 "Rate Limiting at the RP"). Its
+// events are the cc.ReactionPoint contract's; its other methods read its
+// state. It is not safe for concurrent use. The zero value is not usable;
+// build one with NewRoCC.
 //
 // Algorithm 2, as implemented (line numbers are the paper's):
 //
-//	1: procedure PROCESS_CNP(cnp)                      OnFeedback
-//	2:   Rrcvd ← GETRATE(cnp) × ΔF                      rate argument, ΔF units
-//	3:   CPrcvd ← GETCP(cnp)                            cp argument
+//	1: procedure PROCESS_CNP(cnp)                      Feedback
+//	2:   Rrcvd ← GETRATE(cnp) × ΔF                      the CNP's rate, ΔF units
+//	3:   CPrcvd ← GETCP(cnp)                            its switch and port
 //	4:   if Rrcvd ≤ Rcur OR CPrcvd = CPcur then
 //	5:     Rcur ← Rrcvd
 //	6:     CPcur ← CPrcvd
 //	7:     RESET_TIMER()
-//	8: procedure TIMER_EXPIRED                         OnTimer
+//	8: procedure TIMER_EXPIRED                         Timer
 //	9:   if Rcur > Rmax then
 //	10:    remove this rate limiter if its queue is empty
 //	11:  else
@@ -172,18 +172,21 @@ type RoCCState struct {
 //     any CNP and installs the limiter with Rcur = Rrcvd.
 //   - Line 10's "if its queue is empty" is the NIC's resource decision, not a
 //     rate decision: a limiter whose Rcur exceeds Rmax never limits (the flow
-//     cannot send above Rmax anyway). OnTimer therefore always uninstalls it
-//     (Limited() becomes false) and the caller frees the RL's slot when its
-//     queue drains. The rate the flow may use is the same either way.
+//     cannot send above Rmax anyway). TIMER_EXPIRED therefore always
+//     uninstalls it (Limited() becomes false) and the caller frees the RL's
+//     slot when its queue drains. The rate the flow may use is the same
+//     either way.
 //   - Between line 12 and the next expiry, Rcur may exceed Rmax (at most
 //     2·Rmax); Rate() clamps to Rmax, so the rate the flow uses never
 //     exceeds Rmax.
 //   - RESET_TIMER on line 13 re-arms from the expiry instant (deadline += T),
 //     so the timer keeps its own phase however late the caller is; on line 7
 //     it re-arms from the CNP's arrival (deadline = now + T).
-//   - A CNP (OnFeedback, Feedback) first applies the recovery-timer
-//     expiries due at or before its arrival, so that line 4 compares with
-//     Rcur as it stands then, whoever calls first.
+//   - Every event (a CNP, a sent packet, any message, Timer) first applies
+//     the recovery-timer expiries due at or before its now, each at its own
+//     deadline (rule 4 of package cc), so that line 4 compares with Rcur as
+//     it stands then, whether or not the caller called Timer at every
+//     deadline.
 //   - The NIC's reaction delay (RoCCConfig.ReactionDelay, ReactionDelay) is
 //     the caller's: it delivers each CNP that much after its arrival (the
 //     harness keeps a FIFO of delayed CNPs in front of the RP).
@@ -191,24 +194,28 @@ type RoCCState struct {
 // # The contract (cc.ReactionPoint)
 //
 // Feedback takes a cc.FeedbackRate message whose Data is the CP's 16-byte
-// CNP (cp.RoCCFeedback, type 1): it decodes it, refuses a message that
+// CNP (wire.RoCCFeedback, type 1): it decodes it, refuses a message that
 // names another flow than f.Flow, and runs PROCESS_CNP with the CNP's rate
-// and CP (GETCP is the payload's switch and port, cp.RoCCFeedback.CP; f.From
-// is not read). Feedback of any other kind (an ACK, a NAK, a DCQCN CNP,
-// another scheme's message) is accepted and ignored: it only records now. Sent only records now. Limits is
-// {Rate: Rate(), no window}. Timer is the recovery timer (OnTimer). RoCC
-// appends no action.
+// and CP (GETCP is the payload's switch and port, wire.RoCCFeedback.CP;
+// f.From is not read). A message Algorithm 2 does not use (an ACK, a NAK,
+// a DCQCN CNP, another scheme's message, or a RoCC report, type 2, which
+// is RoCCHost's) is taken and counted in the register unused_feedback
+// (rule 8), so that a miswired caller shows. Sent does nothing of its own.
+// Limits is {Rate: Rate(), no window}. Timer is the recovery timer
+// (TIMER_EXPIRED). RoCC appends no action, so every event takes a nil
+// *cc.Actions.
 //
 // Errors: *cc.TimeOrderError for an event before the latest one (or before
-// time 0); *cc.EventError for a nil message, a
-// malformed CNP (wrapping the *cc.DecodeError with its byte offset), a
-// report (type 2, which needs cp.RoCCHost), a CNP for another flow, or a
-// rate of 0; an event that fails changes nothing.
+// time 0); *cc.EventError for a nil message, a malformed CNP (wrapping the
+// *cc.DecodeError with its byte offset; a rate message's rate of 0
+// included) or one for another flow than the message's; an event that
+// fails changes nothing.
 type RoCC struct {
-	cfg   RoCCConfig
-	rmax  uint64 // Rmax in ΔF units
-	state RoCCState
-	clock cc.Monotonic
+	cfg    RoCCConfig
+	rmax   uint64 // Rmax in ΔF units
+	state  RoCCState
+	clock  cc.Monotonic
+	unused cc.Unused // messages Algorithm 2 does not use (rule 8)
 }
 
 var _ cc.ReactionPoint = (*RoCC)(nil)
@@ -237,6 +244,7 @@ func (r *RoCC) ReactionDelay() units.Time { return r.cfg.ReactionDelay }
 func (r *RoCC) State() RoCCState {
 	s := r.state
 	s.Last = r.clock.Last()
+	s.Unused = r.unused.N()
 	return s
 }
 
@@ -244,11 +252,11 @@ func (r *RoCC) State() RoCCState {
 func (r *RoCC) Limited() bool { return r.state.Limited }
 
 // NextDeadline returns when the recovery timer expires next: the caller
-// calls OnTimer at or after it. units.MaxTime while no limiter is installed.
+// calls Timer at or after it. units.MaxTime while no limiter is installed.
 func (r *RoCC) NextDeadline() units.Time { return r.state.Deadline }
 
-// Rate returns the rate the flow may send at: min(Rcur·ΔF, Rmax) while
-// limited, Rmax otherwise. It never exceeds Rmax.
+// Rate returns the rate the flow may send at, in bit/s: min(Rcur·ΔF, Rmax)
+// while limited, Rmax otherwise (Limits().Rate). It never exceeds Rmax.
 func (r *RoCC) Rate() units.Rate {
 	if !r.state.Limited || uint64(r.state.RCur) >= r.rmax {
 		return r.cfg.RMax
@@ -257,7 +265,8 @@ func (r *RoCC) Rate() units.Rate {
 	return units.Rate(r.state.RCur) * r.cfg.DeltaF
 }
 
-// RCur returns the Rcur register in ΔF units (0 while not limited).
+// RCur returns the Rcur register in ΔF units, as the snapshot's "rcur" (0
+// while not limited).
 func (r *RoCC) RCur() uint32 { return r.state.RCur }
 
 // expire runs TIMER_EXPIRED for every deadline ≤ now. Each expiry either
@@ -297,27 +306,30 @@ func (r *RoCC) advance(event string, now units.Time) (fired bool, err error) {
 	if err := r.clock.Accept(roccPart, event, now); err != nil {
 		return false, err
 	}
+	if now < r.state.Deadline { // nothing due (MaxTime while not limited): the usual case
+		return false, nil
+	}
 	return r.expire(now), nil
 }
 
-// OnTimer applies every recovery-timer expiry due at or before now
-// (Algorithm 2, TIMER_EXPIRED) and reports whether any was due. Calling it
-// before NextDeadline is not an error and changes nothing but the time of
-// the latest event (a simulator's timer event made stale by a CNP that
-// re-armed the timer). It returns a *cc.TimeOrderError, changing nothing,
-// if now is before the previous event.
-func (r *RoCC) OnTimer(now units.Time) (fired bool, err error) { return r.advance("OnTimer", now) }
+// onTimer applies every recovery-timer expiry due at or before now
+// (Algorithm 2, TIMER_EXPIRED) and reports whether any was due: Timer's
+// path. Calling it before NextDeadline is not an error and changes nothing
+// but the time of the latest event. It returns a *cc.TimeOrderError,
+// changing nothing, if now is before the previous event.
+func (r *RoCC) onTimer(now units.Time) (fired bool, err error) { return r.advance("Timer", now) }
 
-// OnFeedback processes a CNP carrying the fair rate rate (in ΔF units) from
+// onFeedback processes a CNP carrying the fair rate rate (in ΔF units) from
 // congestion point cp (Algorithm 2, PROCESS_CNP) and reports whether it was
-// accepted. Recovery-timer expiries due at or before now are applied first.
-// It returns an error, changing nothing: a *cc.TimeOrderError for an event
-// before the previous one, a *cc.EventError for a rate of 0.
-func (r *RoCC) OnFeedback(now units.Time, rate uint32, cp uint64) (accepted bool, err error) {
-	return r.feedback("OnFeedback", now, rate, cp)
+// accepted: Feedback's path once the CNP is decoded. Recovery-timer
+// expiries due at or before now are applied first. It returns an error,
+// changing nothing: a *cc.TimeOrderError for an event before the previous
+// one, a *cc.EventError for a rate of 0.
+func (r *RoCC) onFeedback(now units.Time, rate uint32, cp uint64) (accepted bool, err error) {
+	return r.feedback("Feedback", now, rate, cp)
 }
 
-// feedback is PROCESS_CNP: the one path of OnFeedback and Feedback.
+// feedback is PROCESS_CNP, named event in errors.
 func (r *RoCC) feedback(event string, now units.Time, rate uint32, cp uint64) (accepted bool, err error) {
 	if err := r.clock.Check(roccPart, event, now); err != nil {
 		return false, err
@@ -326,7 +338,9 @@ func (r *RoCC) feedback(event string, now units.Time, rate uint32, cp uint64) (a
 		return false, &cc.EventError{Part: roccPart, Event: event, Reason: "CNP rate = 0 ΔF, want 1..4294967295 ΔF"}
 	}
 	r.clock.Advance(now)
-	r.expire(now)
+	if now >= r.state.Deadline {
+		r.expire(now)
+	}
 	// 2: Rrcvd ← GETRATE(cnp) × ΔF: kept in ΔF units, the scale of Rcur.
 	// 3: CPrcvd ← GETCP(cnp).
 	// 4: if Rrcvd ≤ Rcur OR CPrcvd = CPcur then (no limiter: Rcur = +∞).
@@ -357,36 +371,53 @@ func (r *RoCC) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
 	if f == nil {
 		return bad("nil feedback", nil)
 	}
-	switch f.Kind {
-	case cc.FeedbackRate:
-	default:
+	if f.Kind != cc.FeedbackRate {
 		// A kind Algorithm 2 does not use (an ACK, a DCQCN CNP, another
-		// scheme's message): it changes nothing but the time.
-		r.clock.Advance(now)
+		// scheme's message): counted (rule 8), after the expiries due.
+		r.notUsed(now)
 		return nil
 	}
-	m, err := cp.DecodeRoCCFeedback(f.Data[:])
+	m, err := wire.DecodeRoCCFeedback(f.Data[:])
 	if err != nil {
 		return bad("malformed CNP", err)
 	}
-	if m.Type != cp.RoCCRateFeedback {
-		return bad("a report (type 2) needs the host CP (cp.RoCCHost), not the RP", nil)
-	}
 	if m.Flow != uint32(f.Flow) {
 		return bad("CNP for flow "+strconv.FormatUint(uint64(m.Flow), 10)+" delivered as flow "+strconv.FormatUint(uint64(f.Flow), 10), nil)
+	}
+	if m.Type != wire.RoCCRateFeedback {
+		// A report (type 2) is for the host computation (RoCCHost), which
+		// sends the flow a rate: the RP does not use it.
+		r.notUsed(now)
+		return nil
 	}
 	_, err = r.feedback(ev, now, uint32(m.Rate), m.CP())
 	return err
 }
 
-// Sent only records now: Algorithm 2 does not look at the packets a flow
-// sends, and a recovery deadline the caller lets pass stays until Timer
-// (or a CNP) runs it.
-func (r *RoCC) Sent(now units.Time, _ *cc.Packet, _ *cc.Actions) error {
-	return r.clock.Accept(roccPart, "Sent", now)
+// notUsed takes a message at now that Algorithm 2 does not use: the
+// expiries due by now run (rule 4), the message is counted (rule 8), and
+// nothing else changes.
+func (r *RoCC) notUsed(now units.Time) {
+	r.clock.Advance(now)
+	r.expire(now)
+	r.unused.Count()
 }
 
-// Timer is OnTimer through the contract.
+// Sent runs the recovery-timer expiries due by now (rule 4 of package cc),
+// as every event does; Algorithm 2 does not look at the packets a flow
+// sends.
+func (r *RoCC) Sent(now units.Time, _ *cc.Packet, _ *cc.Actions) error {
+	if err := r.clock.Accept(roccPart, "Sent", now); err != nil {
+		return err
+	}
+	if now >= r.state.Deadline { // MaxTime while not limited
+		r.expire(now)
+	}
+	return nil
+}
+
+// Timer runs every recovery-timer expiry due at or before now (Algorithm 2,
+// TIMER_EXPIRED, lines 8–13).
 func (r *RoCC) Timer(now units.Time, _ *cc.Actions) error {
 	_, err := r.advance("Timer", now)
 	return err
@@ -397,17 +428,20 @@ func (r *RoCC) Limits() cc.Limits { return cc.Limits{Rate: r.Rate(), Window: cc.
 
 // AppendRegisters appends the RP's registers to dst, in this order: now;
 // limited (1 bit), rcur (32), cpcur (48, the CP's switch and port),
-// deadline; the 64-bit counters accepted, rejected, doublings and removals.
+// deadline; the 64-bit counters accepted, rejected, doublings, removals
+// and unused_feedback (cc.UnusedRegister: messages Algorithm 2 does not
+// use).
 func (r *RoCC) AppendRegisters(dst []cc.Register) []cc.Register {
 	return append(dst,
 		r.clock.Register(),
 		cc.BoolReg("limited", r.state.Limited),
 		cc.Reg("rcur", 32, uint64(r.state.RCur)),
-		cc.Reg("cpcur", cp.RoCCCPBits, r.state.CPCur),
+		cc.Reg("cpcur", wire.RoCCCPBits, r.state.CPCur),
 		cc.TimeReg("deadline", r.state.Deadline),
 		cc.Reg("accepted", 64, r.state.Accepted),
 		cc.Reg("rejected", 64, r.state.Rejected),
 		cc.Reg("doublings", 64, r.state.Doublings),
 		cc.Reg("removals", 64, r.state.Removals),
+		r.unused.Register(),
 	)
 }

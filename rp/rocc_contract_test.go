@@ -1,15 +1,14 @@
 package rp
 
 import (
-	"errors"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/hwcc/hwcc/cc"
-	"github.com/hwcc/hwcc/cp"
 	"github.com/hwcc/hwcc/units"
+	"github.com/hwcc/hwcc/wire"
 )
 
 // roccRegsBut returns p's registers without the one named skip.
@@ -25,17 +24,17 @@ func roccRegsBut(p cc.Part, skip string) []cc.Register {
 
 // roccCNP returns the contract's message carrying a rate CNP for flow.
 func roccCNP(flow uint32, rate uint16, sw uint32, port uint16) cc.Feedback {
-	m := cp.RoCCFeedback{Type: cp.RoCCRateFeedback, Rate: rate, Switch: sw, Port: port, Flow: flow}
+	m := wire.RoCCFeedback{Type: wire.RoCCRateFeedback, Rate: rate, Switch: sw, Port: port, Flow: flow}
 	f := cc.Feedback{Kind: cc.FeedbackRate, Flow: cc.FlowID(flow), From: m.CP()}
 	m.Put(&f.Data)
 	return f
 }
 
 // TestRoCCRPContractMatchesTyped drives two RPs with the same seeded random
-// CNPs and timer calls, one through OnFeedback and OnTimer, one through
+// CNPs and timer calls, one through onFeedback and onTimer, one through
 // Feedback (the encoded CNP), Timer and Sent: the same errors and the same
 // registers after every event; Sent, which the typed path has no call
-// for, changes nothing but now.
+// for, runs the expiries due as the typed path's timer does.
 func TestRoCCRPContractMatchesTyped(t *testing.T) {
 	rng := rand.New(rand.NewPCG(uint64(roccSeed(t)), 21))
 	cfg := RoCC40G()
@@ -52,17 +51,14 @@ func TestRoCCRPContractMatchesTyped(t *testing.T) {
 			rate := uint16(1 + rng.IntN(6000))
 			sw, port := uint32(rng.IntN(3)), uint16(rng.IntN(2))
 			f := roccCNP(7, rate, sw, port)
-			_, errT = typed.OnFeedback(now, uint32(rate), f.From)
+			_, errT = typed.onFeedback(now, uint32(rate), f.From)
 			errC = con.Feedback(now, &f, nil)
 		case k < 8:
-			_, errT = typed.OnTimer(now)
+			_, errT = typed.onTimer(now)
 			errC = con.Timer(now, nil)
 		default:
-			before := roccRegsBut(con, "now")
 			errC = con.Sent(now, &cc.Packet{Flow: 7, Size: 1000}, nil)
-			require.Equal(t, before, roccRegsBut(con, "now"), "event %d: Sent only records now", i)
-			_, errT = typed.OnTimer(now) // the typed twin catches up on time
-			errC = errors.Join(errC, con.Timer(now, nil))
+			_, errT = typed.onTimer(now)
 		}
 		require.NoError(t, errT, "event %d", i)
 		require.NoError(t, errC, "event %d", i)
@@ -74,8 +70,9 @@ func TestRoCCRPContractMatchesTyped(t *testing.T) {
 }
 
 // TestRoCCRPContractRefusals: every event refuses what it cannot take with
-// one of the contract's errors and changes nothing; the transport's
-// messages are ignored.
+// one of the contract's errors and changes nothing; the messages Algorithm
+// 2 does not use (the transport's, a report) are taken and counted in
+// unused_feedback (rule 8), changing no other register but now.
 func TestRoCCRPContractRefusals(t *testing.T) {
 	r, err := NewRoCC(RoCC40G())
 	require.NoError(t, err)
@@ -83,7 +80,7 @@ func TestRoCCRPContractRefusals(t *testing.T) {
 	require.NoError(t, r.Feedback(100, &good, nil))
 	before := r.AppendRegisters(nil)
 	report := good
-	cp.RoCCFeedback{Type: cp.RoCCReportFeedback, Flow: 7}.Put(&report.Data)
+	wire.RoCCFeedback{Type: wire.RoCCReportFeedback, Flow: 7}.Put(&report.Data)
 	zeroRate := good
 	zeroRate.Data[8], zeroRate.Data[9] = 0, 0
 	other := good
@@ -98,7 +95,6 @@ func TestRoCCRPContractRefusals(t *testing.T) {
 		{"nil", nil, cc.ErrEvent, -1},
 		{"malformed: version 0", &cc.Feedback{Kind: cc.FeedbackRate, Flow: 7}, cc.ErrDecode, 0},
 		{"malformed: rate 0", &zeroRate, cc.ErrDecode, 8},
-		{"a report", &report, cc.ErrEvent, -1},
 		{"another flow's", &other, cc.ErrEvent, -1},
 	} {
 		err := r.Feedback(200, tc.f, nil)
@@ -119,8 +115,6 @@ func TestRoCCRPContractRefusals(t *testing.T) {
 		{"Feedback", func() error { return r.Feedback(99, &good, nil) }},
 		{"Sent", func() error { return r.Sent(99, &cc.Packet{}, nil) }},
 		{"Timer", func() error { return r.Timer(99, nil) }},
-		{"OnFeedback", func() error { _, err := r.OnFeedback(99, 1000, 1); return err }},
-		{"OnTimer", func() error { _, err := r.OnTimer(99); return err }},
 	} {
 		err := call.run()
 		var te *cc.TimeOrderError
@@ -131,17 +125,22 @@ func TestRoCCRPContractRefusals(t *testing.T) {
 	fresh, err := NewRoCC(RoCC40G())
 	require.NoError(t, err)
 	require.ErrorIs(t, fresh.Sent(-1, nil, nil), cc.ErrTimeOrder, "before time 0")
-	// ACK and NAK only record now (nil actions are fine: RoCC appends none).
+	// ACK, NAK, a report and a kind of nobody's are counted (nil actions
+	// are fine: RoCC appends none).
 	require.NoError(t, r.Feedback(300, &cc.Feedback{Kind: cc.FeedbackAck}, nil))
 	require.NoError(t, r.Feedback(300, &cc.Feedback{Kind: cc.FeedbackNak}, cc.NewActions(0)))
+	require.NoError(t, r.Feedback(300, &report, nil))
+	require.NoError(t, r.Feedback(301, &cc.Feedback{Kind: 255, Flow: 9}, nil))
 	after := r.AppendRegisters(nil)
-	require.Equal(t, cc.TimeReg("now", 300), after[0])
-	require.Equal(t, before[1:], after[1:])
+	require.Equal(t, cc.TimeReg("now", 301), after[0])
+	require.Equal(t, before[1:len(before)-1], after[1:len(after)-1])
+	require.Equal(t, cc.Reg(cc.UnusedRegister, 64, 4), after[len(after)-1])
+	require.Equal(t, uint64(4), r.State().Unused)
 }
 
 // TestRoCCRPContractDeadlines: Timer before the deadline only records now;
 // at or after it every expiry runs and the deadline moves past now; Sent
-// leaves a passed deadline where it is.
+// runs them too (rule 4 of package cc).
 func TestRoCCRPContractDeadlines(t *testing.T) {
 	r, err := NewRoCC(RoCC40G())
 	require.NoError(t, err)
@@ -153,11 +152,11 @@ func TestRoCCRPContractDeadlines(t *testing.T) {
 	before := roccRegsBut(r, "now")
 	require.NoError(t, r.Timer(54*us, nil))
 	require.Equal(t, before, roccRegsBut(r, "now"))
-	require.NoError(t, r.Sent(200*us, &cc.Packet{}, nil))
-	require.Equal(t, 55*us, r.NextDeadline(), "a passed deadline stays until Timer")
-	require.Equal(t, before, roccRegsBut(r, "now"))
 	// Expiries at 55, 110, 165 µs: 1000 → 2000 → 4000 → 8000 ΔF; at 220 µs
 	// Rcur = 8000 > Rmax = 4000 would remove the limiter, but 220 > 200.
+	require.NoError(t, r.Sent(200*us, &cc.Packet{}, nil))
+	require.Equal(t, 220*us, r.NextDeadline())
+	require.Equal(t, uint64(3), r.State().Doublings)
 	require.NoError(t, r.Timer(200*us, nil))
 	require.Equal(t, 220*us, r.NextDeadline())
 	require.Equal(t, uint32(8000), r.RCur())
@@ -260,4 +259,54 @@ func BenchmarkRoCCRPContractAppendRegisters(b *testing.B) {
 	for b.Loop() {
 		regs = r.AppendRegisters(regs[:0])
 	}
+}
+
+// TestRoCCRPLateTimers (rule 4 of package cc): an RP whose recovery timer
+// is left to its next event holds, after every event, the registers of
+// one whose Timer is called at every deadline: every expiry runs, each at
+// its own deadline, before a CNP (so that line 4 compares with Rcur as it
+// stands then), a sent packet, a message Algorithm 2 does not use, or
+// Timer. Seeded random events with gaps up to 20 recovery periods.
+func TestRoCCRPLateTimers(t *testing.T) {
+	rng := rand.New(rand.NewPCG(uint64(roccSeed(t)), 5))
+	cfg := RoCC40G()
+	onTime, err := NewRoCC(cfg)
+	require.NoError(t, err)
+	late, err := NewRoCC(cfg)
+	require.NoError(t, err)
+	report := roccCNP(7, 0, 1, 1)
+	wire.RoCCFeedback{Type: wire.RoCCReportFeedback, Flow: 7, QDepth: 9}.Put(&report.Data)
+	now := units.Time(0)
+	for i := range 5000 {
+		if rng.IntN(8) == 0 {
+			now += units.Time(rng.Int64N(int64(20 * cfg.RecoveryPeriod)))
+		} else {
+			now += units.Time(rng.IntN(int(30 * units.Microsecond)))
+		}
+		for d := onTime.NextDeadline(); d <= now; d = onTime.NextDeadline() {
+			require.NoError(t, onTime.Timer(d, nil))
+		}
+		var run func(r *RoCC) error
+		switch k := rng.IntN(10); {
+		case k < 4:
+			f := roccCNP(7, uint16(1+rng.IntN(5000)), uint32(rng.IntN(3)), 0)
+			run = func(r *RoCC) error { return r.Feedback(now, &f, nil) }
+		case k < 6:
+			run = func(r *RoCC) error { return r.Sent(now, &cc.Packet{Flow: 7, Size: 1000}, nil) }
+		case k < 7:
+			run = func(r *RoCC) error { return r.Feedback(now, &cc.Feedback{Kind: cc.FeedbackAck, Flow: 7}, nil) }
+		case k < 8:
+			run = func(r *RoCC) error { return r.Feedback(now, &report, nil) }
+		default:
+			run = func(r *RoCC) error { return r.Timer(now, nil) }
+		}
+		require.NoError(t, run(onTime), "event %d", i)
+		require.NoError(t, run(late), "event %d", i)
+		require.Equal(t, onTime.AppendRegisters(nil), late.AppendRegisters(nil), "event %d", i)
+		require.Greater(t, late.NextDeadline(), now, "event %d: nothing left overdue", i)
+	}
+	st := late.State()
+	require.NotZero(t, st.Doublings)
+	require.NotZero(t, st.Removals)
+	require.NotZero(t, st.Unused)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/units"
+	"github.com/hwcc/hwcc/wire"
 )
 
 // roccSeed is the gopter seed: fixed (1) so that runs are reproducible,
@@ -29,7 +30,7 @@ func roccSeed(t *testing.T) int64 {
 }
 
 // roccRPModel is a float64 reference model of Algorithm 2, written from the
-// paper's listing (papers/rocc.txt section III-E) in bit/s rather than ΔF
+// paper's listing ([RoCC] §III-E) in bit/s rather than ΔF
 // units, with Rcur = +Inf standing for "no rate limiter installed". It is
 // independent of the integer code: it keeps real rates, and runs the timer
 // from its own deadline.
@@ -114,48 +115,48 @@ func TestRoCCRPPaperRules(t *testing.T) {
 	require.Equal(t, units.MaxTime, r.NextDeadline())
 
 	us := units.Microsecond
-	ok, err := r.OnFeedback(0, 1000, 7) // first CNP installs the limiter at 10 Gb/s
+	ok, err := r.onFeedback(0, 1000, 7) // first CNP installs the limiter at 10 Gb/s
 	require.NoError(t, err)
 	require.True(t, ok)
 	require.Equal(t, 10*units.Gbps, r.Rate())
 	require.Equal(t, 55*us, r.NextDeadline())
 
-	ok, _ = r.OnFeedback(10*us, 2000, 8) // 20 Gb/s from another CP: above Rcur, rejected (line 4)
+	ok, _ = r.onFeedback(10*us, 2000, 8) // 20 Gb/s from another CP: above Rcur, rejected (line 4)
 	require.False(t, ok)
 	require.Equal(t, 10*units.Gbps, r.Rate())
 	require.Equal(t, 55*us, r.NextDeadline(), "a rejected CNP does not reset the timer")
 
-	ok, _ = r.OnFeedback(20*us, 500, 8) // 5 Gb/s from CP 8: below Rcur, accepted, CPcur = 8
+	ok, _ = r.onFeedback(20*us, 500, 8) // 5 Gb/s from CP 8: below Rcur, accepted, CPcur = 8
 	require.True(t, ok)
 	require.Equal(t, 5*units.Gbps, r.Rate())
 	require.Equal(t, uint64(8), r.State().CPCur)
 	require.Equal(t, 75*us, r.NextDeadline(), "accept re-arms: 20 µs + 55 µs")
 
-	ok, _ = r.OnFeedback(30*us, 3000, 8) // higher rate, but from CPcur: accepted (line 4, second clause)
+	ok, _ = r.onFeedback(30*us, 3000, 8) // higher rate, but from CPcur: accepted (line 4, second clause)
 	require.True(t, ok)
 	require.Equal(t, 30*units.Gbps, r.Rate())
 
-	fired, err := r.OnTimer(84 * us) // before the deadline of 85 µs: nothing happens
+	fired, err := r.onTimer(84 * us) // before the deadline of 85 µs: nothing happens
 	require.NoError(t, err)
 	require.False(t, fired)
-	fired, _ = r.OnTimer(85 * us) // 30 → 60 Gb/s register, Rate clamps to Rmax
+	fired, _ = r.onTimer(85 * us) // 30 → 60 Gb/s register, Rate clamps to Rmax
 	require.True(t, fired)
 	require.Equal(t, uint32(6000), r.RCur())
 	require.Equal(t, 40*units.Gbps, r.Rate())
 	require.True(t, r.Limited())
-	fired, _ = r.OnTimer(140 * us) // Rcur = 6000 > Rmax = 4000: limiter removed (line 10)
+	fired, _ = r.onTimer(140 * us) // Rcur = 6000 > Rmax = 4000: limiter removed (line 10)
 	require.True(t, fired)
 	require.False(t, r.Limited())
 	require.Equal(t, units.MaxTime, r.NextDeadline())
 
-	// Late caller: one OnTimer far past several deadlines applies each expiry
+	// Late caller: one onTimer far past several deadlines applies each expiry
 	// at its own time: 100 → 200 → 400 → 800 → 1600 → 3200 → 6400 → removed.
-	ok, _ = r.OnFeedback(200*us, 100, 1)
+	ok, _ = r.onFeedback(200*us, 100, 1)
 	require.True(t, ok)
-	_, err = r.OnTimer(200*us + 6*55*us)
+	_, err = r.onTimer(200*us + 6*55*us)
 	require.NoError(t, err)
 	require.Equal(t, uint32(6400), r.RCur())
-	_, err = r.OnTimer(200*us + 7*55*us)
+	_, err = r.onTimer(200*us + 7*55*us)
 	require.NoError(t, err)
 	require.False(t, r.Limited())
 	require.Equal(t, uint64(6), r.State().Doublings-1) // one doubling (30→60) before
@@ -164,19 +165,19 @@ func TestRoCCRPPaperRules(t *testing.T) {
 func TestRoCCRPErrors(t *testing.T) {
 	r, err := NewRoCC(RoCC40G())
 	require.NoError(t, err)
-	_, err = r.OnFeedback(0, 0, 1)
+	_, err = r.onFeedback(0, 0, 1)
 	require.ErrorIs(t, err, cc.ErrEvent)
-	require.ErrorContains(t, err, "rp.RoCC OnFeedback: CNP rate = 0 ΔF")
-	_, err = r.OnFeedback(10, 100, 1)
+	require.ErrorContains(t, err, "rp.RoCC Feedback: CNP rate = 0 ΔF")
+	_, err = r.onFeedback(10, 100, 1)
 	require.NoError(t, err)
 	before := r.State()
-	_, err = r.OnFeedback(9, 100, 1)
+	_, err = r.onFeedback(9, 100, 1)
 	var te *cc.TimeOrderError
 	require.ErrorAs(t, err, &te)
-	require.Equal(t, cc.TimeOrderError{Part: "rp.RoCC", Event: "OnFeedback", Now: 9, Last: 10}, *te)
-	_, err = r.OnTimer(9)
+	require.Equal(t, cc.TimeOrderError{Part: "rp.RoCC", Event: "Feedback", Now: 9, Last: 10}, *te)
+	_, err = r.onTimer(9)
 	require.ErrorAs(t, err, &te)
-	require.Equal(t, cc.TimeOrderError{Part: "rp.RoCC", Event: "OnTimer", Now: 9, Last: 10}, *te)
+	require.Equal(t, cc.TimeOrderError{Part: "rp.RoCC", Event: "Timer", Now: 9, Last: 10}, *te)
 	require.Equal(t, before, r.State(), "a rejected event changes nothing")
 
 	bad := []struct {
@@ -209,12 +210,12 @@ func TestRoCCRPPresets(t *testing.T) {
 	} {
 		_, err := NewRoCC(c)
 		require.NoError(t, err, name)
-		require.Equal(t, 10*units.Mbps, c.DeltaF, "%s: ΔF = 10 Mb/s (section VI)", name)
+		require.Equal(t, 10*units.Mbps, c.DeltaF, "%s: ΔF = 10 Mb/s (§VI)", name)
 		require.Equal(t, 55*units.Microsecond, c.RecoveryPeriod, "%s: authors' 55 µs", name)
 	}
 	require.Equal(t, 100*units.Gbps, RoCC100G().RMax)
 	require.Equal(t, 10*units.Gbps, RoCCDPDK10G().RMax)
-	require.Equal(t, 15*units.Microsecond, RoCC40G().ReactionDelay, "section VI: NIC reaction delay 15 µs")
+	require.Equal(t, 15*units.Microsecond, RoCC40G().ReactionDelay, "§VI: NIC reaction delay 15 µs")
 }
 
 // ReactionDelay reports the configured delay, which the caller applies
@@ -254,18 +255,18 @@ type roccRPCmd struct {
 
 func (c roccRPCmd) String() string {
 	if c.timer {
-		return fmt.Sprintf("OnTimer(%v)", c.at)
+		return fmt.Sprintf("onTimer(%v)", c.at)
 	}
-	return fmt.Sprintf("OnFeedback(%v, %d, cp%d)", c.at, c.rate, c.cp)
+	return fmt.Sprintf("onFeedback(%v, %d, cp%d)", c.at, c.rate, c.cp)
 }
 
 func (c roccRPCmd) Run(s commands.SystemUnderTest) commands.Result {
 	r := s.(*roccRPSys).r
 	var res roccRPResult
 	if c.timer {
-		res.fired, res.err = r.OnTimer(c.at)
+		res.fired, res.err = r.onTimer(c.at)
 	} else {
-		res.accepted, res.err = r.OnFeedback(c.at, c.rate, c.cp)
+		res.accepted, res.err = r.onFeedback(c.at, c.rate, c.cp)
 	}
 	res.state, res.rate = r.State(), r.Rate()
 	return res
@@ -378,7 +379,7 @@ func TestRoCCRPModelProperties(t *testing.T) {
 }
 
 // TestRoCCRPPathMinimum states and checks the multi-bottleneck guarantee of
-// Algorithm 2 (section III-E, "Process CNP"): with the rates r_1..r_n of the
+// Algorithm 2 (§III-E, "Process CNP"): with the rates r_1..r_n of the
 // CPs on a path held constant and no timer expiry, once a CNP has been
 // accepted (or the RP starts unlimited, or with Rcur ≥ m = min r_i), Rcur
 // ≥ m, and the first CNP afterwards from a CP whose rate is m sets Rcur = m;
@@ -406,7 +407,7 @@ func TestRoCCRPPathMinimum(t *testing.T) {
 			if !unlimited {
 				// Install an arbitrary starting limiter; startCP 0 is a CP not on
 				// the path (the path's CPs are 1..n).
-				if _, err := r.OnFeedback(now, startRate, startCP); err != nil {
+				if _, err := r.onFeedback(now, startRate, startCP); err != nil {
 					return false, err
 				}
 			}
@@ -416,7 +417,7 @@ func TestRoCCRPPathMinimum(t *testing.T) {
 			for _, i := range order {
 				i %= len(rates)
 				now += units.Nanosecond // far below the 55 µs timer: no expiry
-				acc, err := r.OnFeedback(now, rates[i], uint64(i+1))
+				acc, err := r.onFeedback(now, rates[i], uint64(i+1))
 				if err != nil {
 					return false, err
 				}
@@ -468,7 +469,7 @@ func FuzzRoCCRP(f *testing.F) {
 			data = data[4:]
 			now += units.Time(ev[0]>>1) * 4 * units.Microsecond
 			if ev[0]&1 == 1 {
-				fired, err := r.OnTimer(now)
+				fired, err := r.onTimer(now)
 				var bad bool
 				m, bad = m.timer(now)
 				_ = fired
@@ -478,7 +479,7 @@ func FuzzRoCCRP(f *testing.F) {
 			} else {
 				rate := uint32(ev[1])<<8 | uint32(ev[2])
 				cp := uint64(ev[3] & 3)
-				acc, err := r.OnFeedback(now, rate, cp)
+				acc, err := r.onFeedback(now, rate, cp)
 				var macc, bad bool
 				m, macc, bad = m.feedback(now, rate, cp)
 				if (err != nil) != bad || acc != macc {
@@ -501,8 +502,8 @@ func TestRoCCRPNoAllocs(t *testing.T) {
 	now := units.Time(0)
 	allocs := testing.AllocsPerRun(1000, func() {
 		now += units.Microsecond
-		_, _ = r.OnFeedback(now, uint32(1000+now%7), uint64(now%3))
-		_, _ = r.OnTimer(now)
+		_, _ = r.onFeedback(now, uint32(1000+now%7), uint64(now%3))
+		_, _ = r.onTimer(now)
 		_ = r.Rate()
 	})
 	require.Zero(t, allocs)
@@ -517,25 +518,36 @@ func BenchmarkRoCCRPOnFeedback(b *testing.B) {
 	now := units.Time(0)
 	for i := 0; b.Loop(); i++ {
 		now += units.Microsecond
-		_, _ = r.OnFeedback(now, uint32(1000+i&255), uint64(i&3))
+		_, _ = r.onFeedback(now, uint32(1000+i&255), uint64(i&3))
 	}
 }
 
+// ExampleRoCC walks Algorithm 2 through the contract at 40 Gb/s (Rmax =
+// 4000 ΔF, ΔF = 10 Mb/s, recovery every 55 µs): a CNP of 1000 ΔF from CP 1
+// installs the limiter; CP 2's 1500 ΔF is above Rcur and not from CPcur,
+// so it is rejected (line 4); with no more CNPs the rate doubles every
+// 55 µs until Rcur exceeds Rmax and the limiter goes (lines 9–12).
 func ExampleRoCC() {
-	r, _ := NewRoCC(RoCC40G()) // Rmax 40 Gb/s, ΔF 10 Mb/s, recovery every 55 µs
+	r, _ := NewRoCC(RoCC40G())
+	cnp := func(rate uint16, cp uint32) *cc.Feedback { // CP cp's CNP for flow 7
+		m := wire.RoCCFeedback{Type: wire.RoCCRateFeedback, Rate: rate, Switch: cp, Flow: 7}
+		f := &cc.Feedback{Kind: cc.FeedbackRate, Flow: 7, From: m.CP()}
+		m.Put(&f.Data)
+		return f
+	}
 	us := units.Microsecond
-	ok, _ := r.OnFeedback(0, 1000, 1) // CP 1: fair rate 1000 ΔF
-	fmt.Println(ok, r.Rate())
-	ok, _ = r.OnFeedback(5*us, 1500, 2) // CP 2 offers more: not the most congested CP
-	fmt.Println(ok, r.Rate())
-	for r.Limited() { // no more CNPs: double every 55 µs until above Rmax
+	_ = r.Feedback(0, cnp(1000, 1), nil)
+	fmt.Println(r.State().Accepted, r.Limits().Rate)
+	_ = r.Feedback(5*us, cnp(1500, 2), nil)
+	fmt.Println(r.State().Rejected, r.Limits().Rate)
+	for r.Limited() {
 		at := r.NextDeadline()
-		_, _ = r.OnTimer(at)
-		fmt.Println(at, r.Limited(), r.Rate())
+		_ = r.Timer(at, nil)
+		fmt.Println(at, r.Limited(), r.Limits().Rate)
 	}
 	// Output:
-	// true 10Gbps
-	// false 10Gbps
+	// 1 10Gbps
+	// 1 10Gbps
 	// 55us true 20Gbps
 	// 110us true 40Gbps
 	// 165us true 40Gbps

@@ -17,12 +17,19 @@
 // A trace is UTF-8 text, one JSON object per line ("\n"; a "\r" before it
 // is ignored; no blank lines). Line 1 is the header:
 //
-//	{"hwcc_trace":1, "version":"devel", "algorithm":"dcqcn", "part":"rp", "role":"RP", "settings":{...}, "env":{...}}
+//	{"hwcc_trace":2, "version":"0.9.0", "algorithm":"dcqcn", "part":"rp", "role":"RP", "settings":{...}, "env":{...}}
 //
 // Its fields:
 //
-//   - hwcc_trace (required): the format version, FormatVersion (1).
-//   - version: the hwcc module version that wrote it, or "devel".
+//   - hwcc_trace (required): the format version, FormatVersion (2;
+//     version 1, whose packets carried INT headers as objects and an
+//     echo number, is refused).
+//   - version: the hwcc release that wrote it (cc.Version). Optional: a
+//     trace without it reads as well. A reader takes any value; a trace
+//     from another release replays, and where a part decides differently
+//     in this release (CHANGELOG.md) the replayed outputs differ from the
+//     recorded ones, which is what Diff reports. Only hwcc_trace decides
+//     whether the trace can be read.
 //   - algorithm, part (required): the part in the cc registry (hwcc algos).
 //   - role (required): "CP", "RP", "NP" or "SW"; it must be the part's.
 //   - settings: the part's settings, as strings in the syntax of hwcc
@@ -35,7 +42,7 @@
 // Replay builds the part with cc.NewIn(&env, algorithm, part, settings).
 //
 // Every other line is one event, one call of a contract method, in order
-// (cctest.Event; Replay applies each with one cctest.Event.Apply):
+// (cc.Event; Replay applies each with one cc.Event.Apply):
 //
 //	{"t":1346880, "ev":"enqueue", "packet":{...}, "queue":{...}}
 //
@@ -49,14 +56,14 @@
 //   - packet (required for enqueue, dequeue, sent, receive, arrive):
 //     cc.Packet: flow, src, dst, seq (the payload offset of its first
 //     byte), payload (B), size (B, as queues count it), prio (0..7), ce,
-//     echo, hdr (cc.Packet.Hdr, 32 hex digits; left out when all zero),
-//     int (its INT header, when it carries one).
+//     hdr (cc.Packet.Hdr, 32 hex digits; left out when all zero), tel
+//     (its telemetry stack, when it carries one).
 //   - queue (required for enqueue and dequeue): cc.Queue: len (B), rate
 //     (bit/s), tx_bytes (B, a free-running counter), paused.
 //   - feedback (required for feedback and message): cc.Feedback: kind
 //     (required: "ack", "nak", "cnp", "rate", "credit", "credit-request",
 //     "credit-stop", or "kind N"), flow, from, seq, acked (B), snd_nxt,
-//     ece, data (its 16 bytes, 32 hex digits; left out when all zero), int.
+//     ece, data (its 16 bytes, 32 hex digits; left out when all zero), tel.
 //   - port (required for a switch point's events but timer, not allowed
 //     otherwise): Arrive's and Message's ingress port (−1 for a message
 //     the switch sent itself), Enqueue's, Dequeue's and Pause's egress
@@ -64,9 +71,11 @@
 //   - prio, paused (required for pause, not allowed otherwise): the
 //     priority (0..7) PFC pauses (paused true) or resumes.
 //
-// An INT header (inttel.Header) is {"path_id":P, "hops":[{"speed":B,
-// "ts":T, "tx_bytes":X, "qlen":Q},...]}: the raw register values of each
-// hop's record, first switch first (their number is nHop, at most 15).
+// A telemetry stack (cc.Telemetry) is its bytes in hex, every one of
+// them, at most 128 ("" is an empty stack; a packet without "tel" carries
+// none): the wire form of the reading algorithm's codec, for HPCC's INT
+// "0000" for the header a sender attaches and 8 more bytes per switch
+// (package inttel).
 //
 // Fields left out of packet, queue and feedback are zero. Numbers are
 // JSON integers (no fraction, no exponent), each within its field's Go

@@ -15,6 +15,7 @@ type Error struct {
 	Err   error
 }
 
+// Error names the line and, where there is one, the field.
 func (e *Error) Error() string {
 	if e.Field == "" {
 		return fmt.Sprintf("trace: line %d: %v", e.Line, e.Err)

@@ -9,7 +9,6 @@ import (
 	"strconv"
 
 	"github.com/hwcc/hwcc/cc"
-	inttel "github.com/hwcc/hwcc/int"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -69,7 +68,7 @@ func actionOf(a *cc.Action) *wAction {
 	w := &wAction{Kind: a.Kind.String(), Prio: a.Prio, Switch: a.Switch, Node: a.Node, Port: a.Port, Bytes: a.Bytes}
 	if a.Kind == cc.ActionFeedback {
 		w.To = destName(a.To)
-		w.Feedback = feedbackOf(&a.Feedback, a.Feedback.INT)
+		w.Feedback = feedbackOf(&a.Feedback, a.Feedback.Tel)
 	}
 	return w
 }
@@ -234,11 +233,11 @@ func readAction(o *obj) cc.Action {
 	o.get("port", &a.Port, false)
 	o.get("bytes", &a.Bytes, false)
 	if f := o.sub("feedback", a.Kind == cc.ActionFeedback); f != nil {
-		// The INT an action's feedback echoes is compared by value: it
-		// lives in the Output's own header.
-		hdr := new(inttel.Header)
-		if readFeedback(f, &a.Feedback, hdr) {
-			a.Feedback.INT = hdr
+		// The stack an action's feedback carries is compared by value:
+		// it lives in the Output's own.
+		t := new(cc.Telemetry)
+		if readFeedback(f, &a.Feedback, t) {
+			a.Feedback.Tel = t
 		}
 		o.child(f)
 	}

@@ -1,12 +1,12 @@
 package trace
 
 import (
+	"encoding/hex"
 	"fmt"
 	"io"
 	"strconv"
 
 	"github.com/hwcc/hwcc/cc"
-	"github.com/hwcc/hwcc/cc/cctest"
 )
 
 // NewPart builds the part h describes, fresh: cc.NewIn(&h.Env,
@@ -36,12 +36,72 @@ func NewPart(h Header) (cc.Part, error) {
 }
 
 // Replay reads the trace r holds, builds its part fresh from the header
-// and applies each event to it in order (one cctest.Event.Apply per line,
+// and applies each event to it in order (one cc.Event.Apply per line,
 // nothing inserted: the trace holds the timer calls too), writing an
-// Output line per event to w. A part's refusal of an event is an output
+// Output line per event to w as it goes, so that its memory does not grow
+// with the trace's length. A part's refusal of an event is an output
 // (Output.Err), not an error; a trace that cannot be read, or a part that
 // cannot be built, is an *Error naming the line and field.
 func Replay(r io.Reader, w io.Writer) error {
+	ow := NewOutputWriter(w)
+	return replay(r, func(o *Output) (bool, error) { return true, ow.Write(o) })
+}
+
+// ReplayDiff replays the trace r holds as Replay does, writing each output
+// line to w (nil: nowhere), and compares each, as it is made, with the next
+// line of the outputs file want: it stops at the first difference and
+// returns it (its Event and Line name the trace's event), or returns nil
+// when every line matches and both end together. Its memory does not grow
+// with the trace's length. Errors are Replay's, and an outputs line of want
+// that cannot be read (an *Error, wrapped with "want").
+func ReplayDiff(r, want io.Reader, w io.Writer) (*Mismatch, error) {
+	var ow *OutputWriter
+	if w != nil {
+		ow = NewOutputWriter(w)
+	}
+	wr := NewOutputReader(want)
+	var (
+		exp Output
+		m   *Mismatch
+		n   int
+	)
+	err := replay(r, func(o *Output) (bool, error) {
+		n = o.N
+		if ow != nil {
+			if err := ow.Write(o); err != nil {
+				return false, err
+			}
+		}
+		// compare reads both sides through the fields the outputs write
+		// (actionFields, regValue): what a line would read back as.
+		switch err := wr.Next(&exp); {
+		case err == io.EOF:
+			m = &Mismatch{Event: o.N, Line: o.N + 1, Field: "events", Got: "event " + strconv.Itoa(o.N), Want: "end of outputs"}
+			return false, nil
+		case err != nil:
+			return false, fmt.Errorf("want: %w", err)
+		}
+		if field, x, y, ok := compare(o, &exp); !ok {
+			m = &Mismatch{Event: exp.N, Line: exp.N + 1, Field: field, Got: x, Want: y}
+			return false, nil
+		}
+		return true, nil
+	})
+	if err != nil || m != nil {
+		return m, err
+	}
+	switch err := wr.Next(&exp); {
+	case err == io.EOF:
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("want: %w", err)
+	}
+	return &Mismatch{Event: n + 1, Line: n + 2, Field: "events", Got: "end of outputs", Want: "event " + strconv.Itoa(exp.N)}, nil
+}
+
+// replay runs the trace r holds, calling each with every event's output
+// (valid only during the call) until it returns false or an error.
+func replay(r io.Reader, each func(o *Output) (bool, error)) error {
 	rd, err := NewReader(r)
 	if err != nil {
 		return err
@@ -50,9 +110,8 @@ func Replay(r io.Reader, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ow := NewOutputWriter(w)
 	act := cc.NewActions(64)
-	var ev cctest.Event
+	var ev cc.Event
 	var regs []cc.Register
 	for n := 1; ; n++ {
 		err := rd.Next(&ev)
@@ -63,10 +122,10 @@ func Replay(r io.Reader, w io.Writer) error {
 			return err
 		}
 		perr := apply(p, &ev, &act)
-		// OutputOf without its copies: the line is written at once.
+		// OutputOf without its copies: the line is used at once.
 		regs = p.AppendRegisters(regs[:0])
 		o := outputOn(n, p, perr, act.All(), regs)
-		if err := ow.Write(&o); err != nil {
+		if more, err := each(&o); err != nil || !more {
 			return err
 		}
 	}
@@ -75,7 +134,7 @@ func Replay(r io.Reader, w io.Writer) error {
 // apply applies ev with a reset act, growing act when the part asks for
 // more room (it changed nothing: the contract's rule 2), up to
 // cc.ActionsLimit, as the harness does.
-func apply(p cc.Part, ev *cctest.Event, act **cc.Actions) error {
+func apply(p cc.Part, ev *cc.Event, act **cc.Actions) error {
 	return cc.RunGrowing(act, cc.ActionsLimit, func(a *cc.Actions) error { return ev.Apply(p, a) })
 }
 
@@ -94,6 +153,7 @@ type Mismatch struct {
 	Got, Want string
 }
 
+// String says where the outputs first differ and what each side had.
 func (m *Mismatch) String() string {
 	return fmt.Sprintf("event %d (line %d): %s: got %s, want %s", m.Event, m.Line, m.Field, show(m.Got), show(m.Want))
 }
@@ -241,15 +301,10 @@ func actionFields(a *cc.Action) []namedValue {
 		namedValue{"feedback.from", u(f.From)}, namedValue{"feedback.seq", u(f.Seq)},
 		namedValue{"feedback.acked", i(int64(f.Acked))}, namedValue{"feedback.snd_nxt", u(f.SndNxt)},
 		namedValue{"feedback.ece", strconv.FormatBool(f.ECE)}, namedValue{"feedback.data", hexOf(f.Data[:])})
-	hasINT := f.INT != nil
-	out = append(out, namedValue{"feedback.int", strconv.FormatBool(hasINT)})
-	if hasINT {
-		out = append(out, namedValue{"feedback.int.path_id", u(uint64(f.INT.PathID))}, namedValue{"feedback.int.hops", u(uint64(len(f.INT.Path())))})
-		for k, h := range f.INT.Path() {
-			p := "feedback.int.hops." + strconv.Itoa(k) + "."
-			out = append(out, namedValue{p + "speed", u(uint64(h.Speed))}, namedValue{p + "ts", u(uint64(h.TS))},
-				namedValue{p + "tx_bytes", u(uint64(h.TxBytes))}, namedValue{p + "qlen", u(uint64(h.QLen))})
-		}
+	tel := "none"
+	if f.Tel != nil {
+		tel = "0x" + hex.EncodeToString(f.Tel.Bytes())
 	}
+	out = append(out, namedValue{"feedback.tel", tel})
 	return out
 }

@@ -7,51 +7,27 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime/debug"
 	"strconv"
 
 	"github.com/hwcc/hwcc/cc"
-	"github.com/hwcc/hwcc/cc/cctest"
-	inttel "github.com/hwcc/hwcc/int"
 )
 
 // FormatVersion is the value of the header's "hwcc_trace" field: the
 // version of this format.
-const FormatVersion = 1
+const FormatVersion = 2
 
 // MaxLine is the longest line the Reader takes, in bytes.
 const MaxLine = 1 << 20
 
-// modulePath is hwcc's module.
-const modulePath = "github.com/hwcc/hwcc"
-
-// ModuleVersion returns the hwcc module version of the running binary
-// (its build info: the main module's or a dependency's), or "devel".
-func ModuleVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "devel"
-	}
-	v := ""
-	if bi.Main.Path == modulePath {
-		v = bi.Main.Version
-	}
-	for _, d := range bi.Deps {
-		if d.Path == modulePath {
-			v = d.Version
-		}
-	}
-	if v == "" || v == "(devel)" {
-		return "devel"
-	}
-	return v
-}
-
 // Header is a trace's first line: which part the events are for and how
 // to build it (cc.NewIn(&Env, Algorithm, Part, Settings)).
 type Header struct {
-	// Version is the hwcc module version that wrote the trace (Writer
-	// fills it with ModuleVersion when empty). Replay does not check it.
+	// Version is the hwcc release that wrote the trace (cc.Version;
+	// NewWriter fills it in when empty), "" when the header has none.
+	// Readers and Replay accept any value, including none: the format is
+	// FormatVersion's, so a trace written by another release replays, but
+	// a part whose decisions changed between the two releases (CHANGELOG.md
+	// says which) gives other outputs, which Diff then reports.
 	Version string
 	// Algorithm and Part name the part in the cc registry; Role is its
 	// role, which the events' kinds must belong to.
@@ -108,6 +84,11 @@ func readHeader(line []byte, h *Header) *Error {
 	if !o.has("hwcc_trace") {
 		return errAt(1, "hwcc_trace", ErrNoHeader)
 	}
+	// The header builds the part: a field given twice (the algorithm) is
+	// refused rather than read as its last value.
+	if name, ok := duplicateKey(json.NewDecoder(bytes.NewReader(line)), ""); ok {
+		return errAt(1, name, errors.New("given twice"))
+	}
 	var v int
 	if o.get("hwcc_trace", &v, true) && v != FormatVersion {
 		o.fail("hwcc_trace", fmt.Errorf("format version %d, this reader reads %d", v, FormatVersion))
@@ -136,6 +117,51 @@ func readHeader(line []byte, h *Header) *Error {
 		o.child(e)
 	}
 	return o.done()
+}
+
+// duplicateKey reads one JSON value from dec and returns the path of the
+// first name given twice in one of its objects ("env.rate"). A syntax
+// error ends the search (parseObj reports it).
+func duplicateKey(dec *json.Decoder, path string) (string, bool) {
+	tok, err := dec.Token()
+	if err != nil {
+		return "", false
+	}
+	d, _ := tok.(json.Delim)
+	join := func(k string) string {
+		if path == "" {
+			return k
+		}
+		return path + "." + k
+	}
+	switch d {
+	case '{':
+		seen := map[string]bool{}
+		for dec.More() {
+			t, err := dec.Token()
+			if err != nil {
+				return "", false
+			}
+			k, _ := t.(string)
+			if seen[k] {
+				return join(k), true
+			}
+			seen[k] = true
+			if p, ok := duplicateKey(dec, join(k)); ok {
+				return p, true
+			}
+		}
+	case '[':
+		for i := 0; dec.More(); i++ {
+			if p, ok := duplicateKey(dec, join(strconv.Itoa(i))); ok {
+				return p, true
+			}
+		}
+	default:
+		return "", false
+	}
+	_, _ = dec.Token() // the closing delimiter
+	return "", false
 }
 
 // readSettings decodes {"name":"value",...} keeping the order.
@@ -184,7 +210,7 @@ type Writer struct {
 // NewWriter writes h to w and returns a Writer for the events.
 func NewWriter(w io.Writer, h Header) (*Writer, error) {
 	if h.Version == "" {
-		h.Version = ModuleVersion()
+		h.Version = cc.Version
 	}
 	line, err := appendHeader(nil, &h)
 	if err != nil {
@@ -197,14 +223,11 @@ func NewWriter(w io.Writer, h Header) (*Writer, error) {
 }
 
 // Write writes one event. It refuses an event of a kind the header's
-// role does not have and one passed as nil (cctest.Event.NilArg,
+// role does not have and one passed as nil (cc.Event.NilArg,
 // NilActions), which a trace cannot carry.
-func (w *Writer) Write(ev *cctest.Event) error {
+func (w *Writer) Write(ev *cc.Event) error {
 	if !ev.Kind.Of(w.role) {
 		return fmt.Errorf("trace: event %d: %v is not an event of a %v", w.n+1, ev.Kind, w.role)
-	}
-	if ev.NilArg || ev.NilActions {
-		return fmt.Errorf("trace: event %d: a nil argument cannot be traced", w.n+1)
 	}
 	line, err := marshalLine(eventOf(ev, w.role))
 	if err != nil {
@@ -222,24 +245,24 @@ func (w *Writer) Events() int { return w.n }
 
 // ports reports whether an event of kind k names a port for a part of
 // role r.
-func ports(k cctest.Kind, r cc.Role) bool { return r == cc.RoleSW && k != cctest.Timer }
+func ports(k cc.EventKind, r cc.Role) bool { return r == cc.RoleSW && k != cc.EventTimer }
 
-func eventOf(ev *cctest.Event, role cc.Role) *wEvent {
+func eventOf(ev *cc.Event, role cc.Role) *wEvent {
 	w := &wEvent{T: ev.At, Ev: ev.Kind.String()}
-	var h *inttel.Header // the INT header the packet or feedback carries
-	if ev.HasINT {
-		h = &ev.INT
+	var h *cc.Telemetry // the stack the packet or feedback carries
+	if ev.HasTel {
+		h = &ev.Tel
 	}
 	switch ev.Kind {
-	case cctest.Enqueue, cctest.Dequeue:
+	case cc.EventEnqueue, cc.EventDequeue:
 		w.Packet = packetOf(&ev.Packet, h)
 		q := wQueue(ev.Queue)
 		w.Queue = &q
-	case cctest.Sent, cctest.Receive, cctest.Arrive:
+	case cc.EventSent, cc.EventReceive, cc.EventArrive:
 		w.Packet = packetOf(&ev.Packet, h)
-	case cctest.Feedback, cctest.Message:
+	case cc.EventFeedback, cc.EventMessage:
 		w.Feedback = feedbackOf(&ev.Feedback, h)
-	case cctest.Pause:
+	case cc.EventPause:
 		prio, paused := ev.Packet.Prio, ev.Paused
 		w.Prio, w.Paused = &prio, &paused
 	}
@@ -250,25 +273,17 @@ func eventOf(ev *cctest.Event, role cc.Role) *wEvent {
 	return w
 }
 
-var kindByName = map[string]cctest.Kind{}
-
-func init() {
-	for k := cctest.Enqueue; k <= cctest.Message; k++ {
-		kindByName[k.String()] = k
-	}
-}
-
 // readEvent decodes an event line of a part of role.
-func readEvent(n int, line []byte, role cc.Role, ev *cctest.Event) *Error {
+func readEvent(n int, line []byte, role cc.Role, ev *cc.Event) *Error {
 	o, err := parseObj(n, "", line)
 	if err != nil {
 		return err
 	}
-	*ev = cctest.Event{}
+	*ev = cc.Event{}
 	o.get("t", &ev.At, true)
 	var name string
 	if o.get("ev", &name, true) {
-		k, ok := kindByName[name]
+		k, ok := cc.EventKindNamed(name)
 		switch {
 		case !ok:
 			o.fail("ev", fmt.Errorf("%q is not an event (sent, feedback, timer, enqueue, dequeue, receive, arrive, pause, message)", name))
@@ -281,23 +296,23 @@ func readEvent(n int, line []byte, role cc.Role, ev *cctest.Event) *Error {
 		return o.err
 	}
 	switch ev.Kind {
-	case cctest.Enqueue, cctest.Dequeue, cctest.Sent, cctest.Receive, cctest.Arrive:
+	case cc.EventEnqueue, cc.EventDequeue, cc.EventSent, cc.EventReceive, cc.EventArrive:
 		if p := o.sub("packet", true); p != nil {
-			ev.HasINT = readPacket(p, &ev.Packet, &ev.INT)
+			ev.HasTel = readPacket(p, &ev.Packet, &ev.Tel)
 			o.child(p)
 		}
-		if ev.Kind == cctest.Enqueue || ev.Kind == cctest.Dequeue {
+		if ev.Kind == cc.EventEnqueue || ev.Kind == cc.EventDequeue {
 			if q := o.sub("queue", true); q != nil {
 				readQueue(q, &ev.Queue)
 				o.child(q)
 			}
 		}
-	case cctest.Feedback, cctest.Message:
+	case cc.EventFeedback, cc.EventMessage:
 		if f := o.sub("feedback", true); f != nil {
-			ev.HasINT = readFeedback(f, &ev.Feedback, &ev.INT)
+			ev.HasTel = readFeedback(f, &ev.Feedback, &ev.Tel)
 			o.child(f)
 		}
-	case cctest.Pause:
+	case cc.EventPause:
 		o.get("prio", &ev.Packet.Prio, true)
 		o.get("paused", &ev.Paused, true)
 	}
@@ -375,7 +390,7 @@ func (r *Reader) Header() Header { return r.h }
 func (r *Reader) Line() int { return r.l.line }
 
 // Next reads the next event into ev; io.EOF at the end of the trace.
-func (r *Reader) Next(ev *cctest.Event) error {
+func (r *Reader) Next(ev *cc.Event) error {
 	line, err := r.l.next()
 	if err != nil {
 		return err
@@ -387,14 +402,14 @@ func (r *Reader) Next(ev *cctest.Event) error {
 }
 
 // ReadAll reads a whole trace.
-func ReadAll(r io.Reader) (Header, []cctest.Event, error) {
+func ReadAll(r io.Reader) (Header, []cc.Event, error) {
 	rd, err := NewReader(r)
 	if err != nil {
 		return Header{}, nil, err
 	}
-	var evs []cctest.Event
+	var evs []cc.Event
 	for {
-		var ev cctest.Event
+		var ev cc.Event
 		err := rd.Next(&ev)
 		if err == io.EOF {
 			return rd.h, evs, nil
@@ -408,27 +423,24 @@ func ReadAll(r io.Reader) (Header, []cctest.Event, error) {
 
 // Canonical returns ev as a trace carries it for a part of role: the
 // fields its kind does not pass to the part (a Timer event's packet, a
-// congestion point's port) zeroed, the INT header's unused hop records
-// zeroed, and the INT pointers nil (Apply sets them). Reading back what
-// a Writer wrote gives the canonical events.
-func Canonical(ev cctest.Event, role cc.Role) cctest.Event {
-	out := cctest.Event{Kind: ev.Kind, At: ev.At}
+// congestion point's port) zeroed, the telemetry stack's bytes past its
+// length zeroed, and the Tel pointers nil (Apply sets them). Reading back
+// what a Writer wrote gives the canonical events.
+func Canonical(ev cc.Event, role cc.Role) cc.Event {
+	out := cc.Event{Kind: ev.Kind, At: ev.At}
 	switch ev.Kind {
-	case cctest.Enqueue, cctest.Dequeue:
-		out.Packet, out.Queue, out.HasINT = ev.Packet, ev.Queue, ev.HasINT
-	case cctest.Sent, cctest.Receive, cctest.Arrive:
-		out.Packet, out.HasINT = ev.Packet, ev.HasINT
-	case cctest.Feedback, cctest.Message:
-		out.Feedback, out.HasINT = ev.Feedback, ev.HasINT
-	case cctest.Pause:
+	case cc.EventEnqueue, cc.EventDequeue:
+		out.Packet, out.Queue, out.HasTel = ev.Packet, ev.Queue, ev.HasTel
+	case cc.EventSent, cc.EventReceive, cc.EventArrive:
+		out.Packet, out.HasTel = ev.Packet, ev.HasTel
+	case cc.EventFeedback, cc.EventMessage:
+		out.Feedback, out.HasTel = ev.Feedback, ev.HasTel
+	case cc.EventPause:
 		out.Packet.Prio, out.Paused = ev.Packet.Prio, ev.Paused
 	}
-	out.Packet.INT, out.Feedback.INT = nil, nil
-	if out.HasINT {
-		out.INT.PathID = ev.INT.PathID
-		path := ev.INT.Path()
-		copy(out.INT.Hops[:], path)
-		out.INT.NHop = uint8(len(path))
+	out.Packet.Tel, out.Feedback.Tel = nil, nil
+	if out.HasTel {
+		out.Tel.Set(ev.Tel.Bytes())
 	}
 	if ports(ev.Kind, role) {
 		out.Port = ev.Port

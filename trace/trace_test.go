@@ -15,6 +15,7 @@ import (
 	"github.com/hwcc/hwcc/cc/cctest"
 	"github.com/hwcc/hwcc/trace"
 	"github.com/hwcc/hwcc/units"
+	"github.com/hwcc/hwcc/wire"
 )
 
 // swEnv is where switch points run: a ToR of two server ports (hosts 1
@@ -45,7 +46,7 @@ func envFor(r cc.Role) cc.Env {
 type case_ struct {
 	name string
 	h    trace.Header
-	evs  []cctest.Event
+	evs  []cc.Event
 }
 
 // cases returns one case per registered part, events from seed.
@@ -59,7 +60,8 @@ func cases(t *testing.T, n int, seed int64) []case_ {
 			o := cctest.GenOptions{Events: n, INT: true}
 			if ps.Role == cc.RoleSW {
 				o.Ports, o.SwitchPorts = len(swEnv.SwitchPorts), swEnv.SwitchPorts
-				o.Echoes = []uint64{1, 2, 3}
+				// A HierCC host's header bytes, which its ToR reads.
+				o.Hdrs = [][cc.PacketHdrLen]byte{wire.HierCCHostHeader(wire.HierCCFlagMark), wire.HierCCHostHeader(wire.HierCCFlagFirst), wire.HierCCHostHeader(wire.HierCCFlagMark | wire.HierCCFlagFirst)}
 			}
 			if rp, ok := p.(cc.ReactionPoint); ok {
 				o.Credited = rp.Limits().Credited
@@ -72,7 +74,7 @@ func cases(t *testing.T, n int, seed int64) []case_ {
 	return out
 }
 
-func write(t *testing.T, h trace.Header, evs []cctest.Event) []byte {
+func write(t *testing.T, h trace.Header, evs []cc.Event) []byte {
 	var buf bytes.Buffer
 	w, err := trace.NewWriter(&buf, h)
 	require.NoError(t, err)
@@ -97,9 +99,9 @@ func TestRoundTrip(t *testing.T) {
 		h, evs, err := trace.ReadAll(bytes.NewReader(tr))
 		require.NoError(t, err, c.name)
 		want := c.h
-		want.Version = trace.ModuleVersion()
+		want.Version = cc.Version
 		require.Equal(t, want, h, c.name)
-		canon := make([]cctest.Event, len(c.evs))
+		canon := make([]cc.Event, len(c.evs))
 		for i := range c.evs {
 			canon[i] = trace.Canonical(c.evs[i], c.h.Role)
 		}
@@ -136,7 +138,7 @@ func TestReplayEveryPart(t *testing.T) {
 		act := cc.NewActions(4096)
 		accepted := 0
 		for i := range c.evs {
-			ev := c.evs[i] // Apply writes into its event (INT stamps)
+			ev := c.evs[i] // Apply writes into its event (telemetry records)
 			act.Reset()
 			err := ev.Apply(p, act)
 			if err == nil {
@@ -189,10 +191,51 @@ func TestDiffFindsPerturbedRegister(t *testing.T) {
 	require.Equal(t, trace.Mismatch{Event: 1, Line: 2, Field: "err", Got: `""`, Want: `"refused"`}, *m)
 }
 
+// TestReplayDiffAgreesWithDiff: comparing while replaying finds what
+// replaying and then comparing the files finds (the same *Mismatch, or
+// none), on the same perturbations: a register, a missing line, an extra
+// line, an error; and it writes the outputs Replay writes.
+func TestReplayDiffAgreesWithDiff(t *testing.T) {
+	h := trace.Header{Algorithm: "dcqcn", Part: "rp", Role: cc.RoleRP, Env: rpEnv}
+	tr := write(t, h, cctest.Events(rand.New(rand.NewSource(3)), cc.RoleRP, cctest.GenOptions{Events: 100}))
+	got := replay(t, tr)
+	lines := strings.Split(strings.TrimSuffix(string(got), "\n"), "\n")
+	reg := strings.Replace(lines[56], `["byte_count",64,`, `["byte_count",64,1`, 1)
+	require.NotEqual(t, lines[56], reg)
+	for name, want := range map[string]string{
+		"same":     string(got),
+		"register": strings.Join(append(append(append([]string{}, lines[:56]...), reg), lines[57:]...), "\n") + "\n",
+		"shorter":  strings.Join(lines[:10], "\n") + "\n",
+		"longer":   string(got) + lines[99] + "\n",
+		"error":    strings.Replace(lines[0], `"registers"`, `"err":"refused","registers"`, 1) + "\n",
+	} {
+		wantM, err := trace.Diff(bytes.NewReader(got), strings.NewReader(want))
+		require.NoError(t, err, name)
+		var out bytes.Buffer
+		m, err := trace.ReplayDiff(bytes.NewReader(tr), strings.NewReader(want), &out)
+		require.NoError(t, err, name)
+		require.Equal(t, wantM, m, name)
+		if m == nil {
+			require.Equal(t, string(got), out.String(), name)
+		} else {
+			require.True(t, strings.HasPrefix(string(got), out.String()), "%s: the outputs up to the mismatch", name)
+		}
+	}
+	_, err := trace.ReplayDiff(bytes.NewReader(tr), strings.NewReader("{not json\n"), nil)
+	require.ErrorContains(t, err, "want:")
+	// Every registered part: the outputs of a replay match themselves.
+	for _, c := range cases(t, 200, 2) {
+		tr := write(t, c.h, c.evs)
+		m, err := trace.ReplayDiff(bytes.NewReader(tr), bytes.NewReader(replay(t, tr)), nil)
+		require.NoError(t, err, c.name)
+		require.Nil(t, m, c.name)
+	}
+}
+
 // TestMalformed: each broken trace gives an *Error naming its line and
 // field.
 func TestMalformed(t *testing.T) {
-	hdr := `{"hwcc_trace":1,"version":"devel","algorithm":"dcqcn","part":"rp","role":"RP","settings":{},"env":{"rate":100000000000}}`
+	hdr := `{"hwcc_trace":2,"version":"devel","algorithm":"dcqcn","part":"rp","role":"RP","settings":{},"env":{"rate":100000000000}}`
 	sent := `{"t":1,"ev":"sent","packet":{"flow":0,"payload":1000,"size":1082}}`
 	for _, c := range []struct {
 		name, text string
@@ -203,7 +246,7 @@ func TestMalformed(t *testing.T) {
 		{"empty", "", 1, "", trace.ErrNoHeader},
 		{"no header", sent + "\n", 1, "hwcc_trace", trace.ErrNoHeader},
 		{"not JSON", "hello\n", 1, "", trace.ErrNoHeader},
-		{"format version", strings.Replace(hdr, `"hwcc_trace":1`, `"hwcc_trace":2`, 1), 1, "hwcc_trace", nil},
+		{"format version", strings.Replace(hdr, `"hwcc_trace":2`, `"hwcc_trace":1`, 1), 1, "hwcc_trace", nil},
 		{"missing algorithm", strings.Replace(hdr, `"algorithm":"dcqcn",`, ``, 1), 1, "algorithm", trace.ErrMissing},
 		{"bad role", strings.Replace(hdr, `"RP"`, `"XP"`, 1), 1, "role", nil},
 		{"unknown header field", strings.Replace(hdr, `"version"`, `"versoin"`, 1), 1, "versoin", trace.ErrUnknownField},
@@ -224,7 +267,8 @@ func TestMalformed(t *testing.T) {
 		{"field of another kind", hdr + "\n" + `{"t":1,"ev":"timer","port":0}`, 2, "port", trace.ErrUnknownField},
 		{"null", hdr + "\n" + `{"t":null,"ev":"timer"}`, 2, "t", nil},
 		{"feedback kind", hdr + "\n" + `{"t":1,"ev":"feedback","feedback":{"kind":"ackk"}}`, 2, "feedback.kind", nil},
-		{"int hop", hdr + "\n" + `{"t":1,"ev":"feedback","feedback":{"kind":"ack","int":{"hops":[{"ts":1},{"qlen":70000}]}}}`, 2, "feedback.int.hops.1.qlen", nil},
+		{"telemetry hex", hdr + "\n" + `{"t":1,"ev":"feedback","feedback":{"kind":"ack","tel":"0g"}}`, 2, "feedback.tel", nil},
+		{"telemetry too long", hdr + "\n" + `{"t":1,"ev":"feedback","feedback":{"kind":"ack","tel":"` + strings.Repeat("00", 129) + `"}}`, 2, "feedback.tel", nil},
 		{"blank line", hdr + "\n" + sent + "\n\n" + sent, 3, "", nil},
 		{"trailing garbage", hdr + "\n" + sent + "x", 2, "", nil},
 	} {
@@ -245,10 +289,10 @@ func TestMalformed(t *testing.T) {
 // wrong role, or settings it refuses, is an error naming the field.
 func TestReplayHeaderErrors(t *testing.T) {
 	for _, c := range []struct{ hdr, field string }{
-		{`{"hwcc_trace":1,"algorithm":"nope","part":"rp","role":"RP"}`, "algorithm"},
-		{`{"hwcc_trace":1,"algorithm":"dcqcn","part":"zz","role":"RP"}`, "part"},
-		{`{"hwcc_trace":1,"algorithm":"dcqcn","part":"rp","role":"CP"}`, "role"},
-		{`{"hwcc_trace":1,"algorithm":"dcqcn","part":"rp","role":"RP","settings":{"nonsense":"1"}}`, "settings"},
+		{`{"hwcc_trace":2,"algorithm":"nope","part":"rp","role":"RP"}`, "algorithm"},
+		{`{"hwcc_trace":2,"algorithm":"dcqcn","part":"zz","role":"RP"}`, "part"},
+		{`{"hwcc_trace":2,"algorithm":"dcqcn","part":"rp","role":"CP"}`, "role"},
+		{`{"hwcc_trace":2,"algorithm":"dcqcn","part":"rp","role":"RP","settings":{"nonsense":"1"}}`, "settings"},
 	} {
 		err := trace.Replay(strings.NewReader(c.hdr+"\n"), io.Discard)
 		var te *trace.Error
@@ -280,11 +324,11 @@ func TestMalformedOutputs(t *testing.T) {
 // FuzzRead: the reader never panics, and every error it returns for
 // content is a *trace.Error; neither do the outputs reader and Replay.
 func FuzzRead(f *testing.F) {
-	hdr := `{"hwcc_trace":1,"version":"devel","algorithm":"dcqcn","part":"rp","role":"RP","settings":{},"env":{"rate":100000000000}}` + "\n"
+	hdr := `{"hwcc_trace":2,"version":"devel","algorithm":"dcqcn","part":"rp","role":"RP","settings":{},"env":{"rate":100000000000}}` + "\n"
 	f.Add(hdr + `{"t":1,"ev":"sent","packet":{"flow":0,"payload":1000,"size":1082}}`)
 	f.Add(hdr + `{"t":1,"ev":"feedback","feedback":{"kind":"cnp","flow":0,"data":"00000000000000000000000000000000"}}`)
-	f.Add(`{"hwcc_trace":1,"algorithm":"hpcc","part":"cp","role":"CP"}` + "\n" +
-		`{"t":5,"ev":"dequeue","packet":{"int":{"path_id":1,"hops":[{"speed":6,"ts":1,"tx_bytes":2,"qlen":3}]}},"queue":{"len":1}}`)
+	f.Add(`{"hwcc_trace":2,"algorithm":"hpcc","part":"cp","role":"CP"}` + "\n" +
+		`{"t":5,"ev":"dequeue","packet":{"tel":"10016000000100020003"},"queue":{"len":1}}`)
 	f.Add(`{"n":1,"actions":[{"kind":"feedback","to":"source","feedback":{"kind":"cnp"}}],"registers":[["a",8,-1]],"next_deadline":0}`)
 	f.Add("")
 	f.Add("{}\n{}")
@@ -325,17 +369,20 @@ func TestFormatByHand(t *testing.T) {
 	h := trace.Header{Version: "v1", Algorithm: "dcqcn", Part: "rp", Role: cc.RoleRP,
 		Settings: []cc.Setting{{Name: "preset", Value: "connectx"}},
 		Env:      cc.Env{Rate: 100 * units.Gbps, BaseRTT: 8 * us}}
-	sent := cctest.Event{Kind: cctest.Sent, At: us, Packet: cc.Packet{Flow: 7, Seq: 1000, Payload: 1000, Size: 1082}}
+	sent := cc.Event{Kind: cc.EventSent, At: us, Packet: cc.Packet{Flow: 7, Seq: 1000, Payload: 1000, Size: 1082}}
 	sent.Packet.Hdr[15] = 0xab
-	ack := cctest.Event{Kind: cctest.Feedback, At: 12 * us, HasINT: true,
+	ack := cc.Event{Kind: cc.EventFeedback, At: 12 * us, HasTel: true,
 		Feedback: cc.Feedback{Kind: cc.FeedbackAck, Flow: 7, Seq: 2000, Acked: 1000}}
-	ack.INT.PathID, ack.INT.NHop = 42, 1
-	ack.INT.Hops[0].Speed, ack.INT.Hops[0].TS, ack.INT.Hops[0].QLen = 4, 10000, 2031
-	timer := cctest.Event{Kind: cctest.Timer, At: 13 * us}
-	evs := []cctest.Event{sent, ack, timer}
-	want := `{"hwcc_trace":1,"version":"v1","algorithm":"dcqcn","part":"rp","role":"RP","settings":{"preset":"connectx"},"env":{"rate":100000000000,"base_rtt":8000000}}
+	// An INT header of one hop, by hand from its wire format: prefix
+	// nHop<<12 | pathID = 1<<12 | 42 = 0x102a; the record B<<60 | TS<<36 |
+	// txBytes<<16 | qLen with B 4, TS 10000 (0x2710), txBytes 0, qLen 2031
+	// (0x7ef) = 0x40027100000007ef.
+	ack.Tel.Set([]byte{0x10, 0x2a, 0x40, 0x02, 0x71, 0x00, 0x00, 0x00, 0x07, 0xef})
+	timer := cc.Event{Kind: cc.EventTimer, At: 13 * us}
+	evs := []cc.Event{sent, ack, timer}
+	want := `{"hwcc_trace":2,"version":"v1","algorithm":"dcqcn","part":"rp","role":"RP","settings":{"preset":"connectx"},"env":{"rate":100000000000,"base_rtt":8000000}}
 {"t":1000000,"ev":"sent","packet":{"flow":7,"seq":1000,"payload":1000,"size":1082,"hdr":"000000000000000000000000000000ab"}}
-{"t":12000000,"ev":"feedback","feedback":{"kind":"ack","flow":7,"seq":2000,"acked":1000,"int":{"path_id":42,"hops":[{"speed":4,"ts":10000,"tx_bytes":0,"qlen":2031}]}}}
+{"t":12000000,"ev":"feedback","feedback":{"kind":"ack","flow":7,"seq":2000,"acked":1000,"tel":"102a40027100000007ef"}}
 {"t":13000000,"ev":"timer"}
 `
 	require.Equal(t, want, string(write(t, h, evs)))
@@ -347,14 +394,14 @@ func TestFormatByHand(t *testing.T) {
 	// A switch point's events name their port; Pause carries prio and
 	// paused at the top level.
 	sw := trace.Header{Version: "v1", Algorithm: "hiercc", Part: "sw", Role: cc.RoleSW}
-	pause := cctest.Event{Kind: cctest.Pause, At: 5, Port: 1, Paused: true}
+	pause := cc.Event{Kind: cc.EventPause, At: 5, Port: 1, Paused: true}
 	pause.Packet.Prio = 3
 	line := `{"t":5,"ev":"pause","port":1,"prio":3,"paused":true}` + "\n"
-	tr := string(write(t, sw, []cctest.Event{pause}))
+	tr := string(write(t, sw, []cc.Event{pause}))
 	require.Equal(t, line, tr[strings.IndexByte(tr, '\n')+1:])
 	_, gotEvs, err = trace.ReadAll(strings.NewReader(tr))
 	require.NoError(t, err)
-	require.Equal(t, []cctest.Event{pause}, gotEvs)
+	require.Equal(t, []cc.Event{pause}, gotEvs)
 
 	// An outputs line: a signed register in decimal, sign-extended; no
 	// deadline is 2^63-1.
@@ -371,4 +418,36 @@ func TestFormatByHand(t *testing.T) {
 	require.NoError(t, trace.NewOutputReader(strings.NewReader(outLine)).Next(&back))
 	require.Equal(t, o, back)
 	require.Equal(t, uint64(0xff), back.Registers[1].Value, "-1 in 8 bits")
+}
+
+// TestHeaderVersion: NewWriter records cc.Version when the header names
+// none; a header without "version" (or with another release's) reads and
+// replays the same events to the same outputs, since only hwcc_trace
+// decides whether a trace can be read.
+func TestHeaderVersion(t *testing.T) {
+	h := trace.Header{Algorithm: "dcqcn", Part: "rp", Role: cc.RoleRP, Env: cc.Env{Rate: 100 * units.Gbps}}
+	sent := cc.Event{Kind: cc.EventSent, At: units.Microsecond, Packet: cc.Packet{Flow: 0, Payload: 1000, Size: 1082}}
+	tr := string(write(t, h, []cc.Event{sent}))
+	require.True(t, strings.HasPrefix(tr, `{"hwcc_trace":2,"version":"`+cc.Version+`",`), tr)
+	var want bytes.Buffer
+	require.NoError(t, trace.Replay(strings.NewReader(tr), &want))
+
+	for _, hdr := range []string{
+		`{"hwcc_trace":2,"algorithm":"dcqcn","part":"rp","role":"RP","env":{"rate":100000000000}}`,
+		`{"hwcc_trace":2,"version":"0.0.1","algorithm":"dcqcn","part":"rp","role":"RP","env":{"rate":100000000000}}`,
+	} {
+		other := hdr + tr[strings.IndexByte(tr, '\n'):]
+		got, _, err := trace.ReadAll(strings.NewReader(other))
+		require.NoError(t, err, hdr)
+		require.NotEqual(t, cc.Version, got.Version, hdr)
+		var out bytes.Buffer
+		require.NoError(t, trace.Replay(strings.NewReader(other), &out), hdr)
+		require.Equal(t, want.String(), out.String(), hdr)
+	}
+
+	// Another format version is refused, naming the field.
+	_, _, err := trace.ReadAll(strings.NewReader(strings.Replace(tr, `"hwcc_trace":2`, `"hwcc_trace":3`, 1)))
+	var te *trace.Error
+	require.True(t, errors.As(err, &te), "%v", err)
+	require.Equal(t, "hwcc_trace", te.Field)
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/hwcc/hwcc/cc"
-	inttel "github.com/hwcc/hwcc/int"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -25,9 +24,8 @@ type wPacket struct {
 	Size    units.Bytes `json:"size,omitempty"`
 	Prio    uint8       `json:"prio,omitempty"`
 	CE      bool        `json:"ce,omitempty"`
-	Echo    uint64      `json:"echo,omitempty"`
 	Hdr     string      `json:"hdr,omitempty"`
-	INT     *wINT       `json:"int,omitempty"`
+	Tel     *string     `json:"tel,omitempty"`
 }
 
 type wQueue struct {
@@ -46,19 +44,7 @@ type wFeedback struct {
 	SndNxt uint64      `json:"snd_nxt,omitempty"`
 	ECE    bool        `json:"ece,omitempty"`
 	Data   string      `json:"data,omitempty"`
-	INT    *wINT       `json:"int,omitempty"`
-}
-
-type wINT struct {
-	PathID uint16 `json:"path_id"`
-	Hops   []wHop `json:"hops"`
-}
-
-type wHop struct {
-	Speed   uint8  `json:"speed"`
-	TS      uint32 `json:"ts"`
-	TxBytes uint32 `json:"tx_bytes"`
-	QLen    uint16 `json:"qlen"`
+	Tel    *string     `json:"tel,omitempty"`
 }
 
 type wEvent struct {
@@ -85,6 +71,7 @@ type wEnv struct {
 	Ports       int           `json:"ports,omitempty"`
 	SwitchPorts []wSwitchPort `json:"switch_ports,omitempty"`
 	Index       int           `json:"index,omitempty"`
+	Start       units.Time    `json:"start,omitempty"`
 }
 
 type wSwitchPort struct {
@@ -161,65 +148,46 @@ func hexOf(b []byte) string {
 	return ""
 }
 
-func intOf(h *inttel.Header) *wINT {
-	path := h.Path()
-	w := &wINT{PathID: h.PathID, Hops: make([]wHop, len(path))}
-	for i, hp := range path {
-		w.Hops[i] = wHop{Speed: hp.Speed, TS: hp.TS, TxBytes: hp.TxBytes, QLen: hp.QLen}
+// telOf is a telemetry stack's hex, every byte of it (an empty stack is
+// ""), or nil for none.
+func telOf(t *cc.Telemetry) *string {
+	if t == nil {
+		return nil
 	}
-	return w
+	s := hex.EncodeToString(t.Bytes())
+	return &s
 }
 
-// packetOf and feedbackOf encode p and f with the INT header h (nil:
+// packetOf and feedbackOf encode p and f with the telemetry stack t (nil:
 // none).
-func packetOf(p *cc.Packet, h *inttel.Header) *wPacket {
-	w := &wPacket{Flow: p.Flow, Src: p.Src, Dst: p.Dst, Seq: p.Seq, Payload: p.Payload, Size: p.Size,
-		Prio: p.Prio, CE: p.CE, Echo: p.Echo, Hdr: hexOf(p.Hdr[:])}
-	if h != nil {
-		w.INT = intOf(h)
-	}
-	return w
+func packetOf(p *cc.Packet, t *cc.Telemetry) *wPacket {
+	return &wPacket{Flow: p.Flow, Src: p.Src, Dst: p.Dst, Seq: p.Seq, Payload: p.Payload, Size: p.Size,
+		Prio: p.Prio, CE: p.CE, Hdr: hexOf(p.Hdr[:]), Tel: telOf(t)}
 }
 
-func feedbackOf(f *cc.Feedback, h *inttel.Header) *wFeedback {
-	w := &wFeedback{Kind: f.Kind.String(), Flow: f.Flow, From: f.From, Seq: f.Seq, Acked: f.Acked,
-		SndNxt: f.SndNxt, ECE: f.ECE, Data: hexOf(f.Data[:])}
-	if h != nil {
-		w.INT = intOf(h)
-	}
-	return w
+func feedbackOf(f *cc.Feedback, t *cc.Telemetry) *wFeedback {
+	return &wFeedback{Kind: f.Kind.String(), Flow: f.Flow, From: f.From, Seq: f.Seq, Acked: f.Acked,
+		SndNxt: f.SndNxt, ECE: f.ECE, Data: hexOf(f.Data[:]), Tel: telOf(t)}
 }
 
-// readINT decodes an INT object into h.
-func readINT(o *obj, h *inttel.Header) {
-	*h = inttel.Header{}
-	o.get("path_id", &h.PathID, false)
-	hops := o.array("hops", true)
-	if len(hops) > inttel.HopsLimit {
-		o.fail("hops", fmt.Errorf("%d hop records, at most %d", len(hops), inttel.HopsLimit))
-		return
+// readTel decodes a telemetry stack's hex into t, if the object has one.
+func readTel(o *obj, t *cc.Telemetry) (has bool) {
+	var s string
+	if !o.get("tel", &s, false) {
+		return false
 	}
-	for i, raw := range hops {
-		if o.err != nil {
-			return
-		}
-		hp, err := parseObj(o.line, o.index("hops", i), raw)
-		if err != nil {
-			o.err = err
-			return
-		}
-		r := &h.Hops[i]
-		hp.get("speed", &r.Speed, false)
-		hp.get("ts", &r.TS, false)
-		hp.get("tx_bytes", &r.TxBytes, false)
-		hp.get("qlen", &r.QLen, false)
-		o.child(hp)
+	b, err := hex.DecodeString(s)
+	switch {
+	case err != nil:
+		o.fail("tel", fmt.Errorf("bad hex: %v", err))
+	case !t.Set(b):
+		o.fail("tel", fmt.Errorf("%d bytes, at most %d", len(b), cc.TelemetryCap))
 	}
-	h.NHop = uint8(len(hops))
+	return true
 }
 
-// readPacket decodes a packet object into p (its INT into h, hasINT).
-func readPacket(o *obj, p *cc.Packet, h *inttel.Header) (hasINT bool) {
+// readPacket decodes a packet object into p (its telemetry into t, has).
+func readPacket(o *obj, p *cc.Packet, t *cc.Telemetry) (has bool) {
 	*p = cc.Packet{}
 	o.get("flow", &p.Flow, false)
 	o.get("src", &p.Src, false)
@@ -229,14 +197,8 @@ func readPacket(o *obj, p *cc.Packet, h *inttel.Header) (hasINT bool) {
 	o.get("size", &p.Size, false)
 	o.get("prio", &p.Prio, false)
 	o.get("ce", &p.CE, false)
-	o.get("echo", &p.Echo, false)
 	o.hex16("hdr", &p.Hdr)
-	if s := o.sub("int", false); s != nil {
-		readINT(s, h)
-		o.child(s)
-		hasINT = true
-	}
-	return hasINT
+	return readTel(o, t)
 }
 
 func readQueue(o *obj, q *cc.Queue) {
@@ -247,8 +209,9 @@ func readQueue(o *obj, q *cc.Queue) {
 	o.get("paused", &q.Paused, false)
 }
 
-// readFeedback decodes a feedback object into f (its INT into h).
-func readFeedback(o *obj, f *cc.Feedback, h *inttel.Header) (hasINT bool) {
+// readFeedback decodes a feedback object into f (its telemetry into t,
+// has).
+func readFeedback(o *obj, f *cc.Feedback, t *cc.Telemetry) (has bool) {
 	*f = cc.Feedback{}
 	var kind string
 	if o.get("kind", &kind, true) {
@@ -265,17 +228,12 @@ func readFeedback(o *obj, f *cc.Feedback, h *inttel.Header) (hasINT bool) {
 	o.get("snd_nxt", &f.SndNxt, false)
 	o.get("ece", &f.ECE, false)
 	o.hex16("data", &f.Data)
-	if s := o.sub("int", false); s != nil {
-		readINT(s, h)
-		o.child(s)
-		hasINT = true
-	}
-	return hasINT
+	return readTel(o, t)
 }
 
 func envOf(e *cc.Env) *wEnv {
 	w := &wEnv{Rate: e.Rate, Node: e.Node, Port: e.Port, SwitchID: e.SwitchID, BaseRTT: e.BaseRTT,
-		Bottleneck: e.Bottleneck, Hops: e.Hops, Payload: e.Payload, Size: e.Size, Ports: e.Ports, Index: e.Index}
+		Bottleneck: e.Bottleneck, Hops: e.Hops, Payload: e.Payload, Size: e.Size, Ports: e.Ports, Index: e.Index, Start: e.Start}
 	for _, sp := range e.SwitchPorts {
 		w.SwitchPorts = append(w.SwitchPorts, wSwitchPort(sp))
 	}
@@ -295,6 +253,7 @@ func readEnv(o *obj, e *cc.Env) {
 	o.get("size", &e.Size, false)
 	o.get("ports", &e.Ports, false)
 	o.get("index", &e.Index, false)
+	o.get("start", &e.Start, false)
 	for i, raw := range o.array("switch_ports", false) {
 		if o.err != nil {
 			return
@@ -308,8 +267,33 @@ func readEnv(o *obj, e *cc.Env) {
 		sp.get("rate", &p.Rate, false)
 		sp.get("edge", &p.Edge, false)
 		sp.get("host", &p.Host, false)
+		if p.Rate < 0 {
+			sp.fail("rate", fmt.Errorf("%v: want a rate >= 0", p.Rate))
+		}
 		o.child(sp)
 		e.SwitchPorts = append(e.SwitchPorts, p)
+	}
+	// A rate the header gives is > 0 and a time, count or size >= 0: the
+	// writer leaves unknown (zero) fields out, and a part built from a
+	// negative one would run with a value no caller can give it.
+	for _, f := range []struct {
+		key      string
+		v        int64
+		positive bool
+	}{
+		{"rate", int64(e.Rate), true}, {"bottleneck", int64(e.Bottleneck), true},
+		{"base_rtt", int64(e.BaseRTT), false}, {"hops", int64(e.Hops), false},
+		{"payload", int64(e.Payload), false}, {"size", int64(e.Size), false},
+		{"ports", int64(e.Ports), false}, {"index", int64(e.Index), false},
+		{"start", int64(e.Start), false},
+	} {
+		switch {
+		case !o.has(f.key) || o.err != nil:
+		case f.positive && f.v <= 0:
+			o.fail(f.key, fmt.Errorf("%d: want > 0 (leave the field out when it is unknown)", f.v))
+		case f.v < 0:
+			o.fail(f.key, fmt.Errorf("%d: want >= 0", f.v))
+		}
 	}
 }
 

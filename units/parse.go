@@ -33,7 +33,8 @@ var (
 // "500ps". The number is decimal (no exponent) and the result must be a
 // whole number of picoseconds that fits a Time; anything else is an error
 // that quotes the input. A bare number has no unit and is rejected, since
-// "1.5" could mean any of them.
+// "1.5" could mean any of them; a bare zero ("0", "0.0") is 0 in any unit
+// and is accepted.
 func ParseTime(s string) (Time, error) {
 	v, err := parse(s, "time", timeSuffixes, false, "ps, ns, us (or µs), ms, s")
 	return Time(v), err
@@ -41,7 +42,8 @@ func ParseTime(s string) (Time, error) {
 
 // ParseRate parses a rate such as "40Gbps", "10Mb/s", "2.5 Gbit/s", "100G"
 // or "800bps". Units are decimal (1 Gb/s = 10^9 bit/s). The result must be a
-// whole number of bit/s; negative rates are rejected.
+// whole number of bit/s; negative rates are rejected. As for ParseTime, a
+// bare number other than zero is rejected for its missing unit.
 func ParseRate(s string) (Rate, error) {
 	v, err := parse(s, "rate", rateSuffixes, false, "bps, Kbps, Mbps (or Mb/s, M), Gbps (or Gb/s, G), Tbps")
 	if err == nil && v < 0 {
@@ -81,6 +83,10 @@ func parse(s, what string, table map[string]int64, bareOK bool, allowed string) 
 		return 0, fmt.Errorf("units: bad %s %q: want a decimal number followed by a unit (%s)", what, s, allowed)
 	}
 	if suffix == "" && !bareOK {
+		// Zero is zero in every unit: a bare 0 needs none.
+		if strings.Trim(num, "0.") == "" {
+			return 0, nil
+		}
 		return 0, fmt.Errorf("units: bad %s %q: missing unit (%s)", what, s, allowed)
 	}
 	size, ok := table[suffix]

@@ -141,6 +141,8 @@ func TestParse(t *testing.T) {
 		"1.5us": 1500 * Nanosecond, "10µs": 10 * Microsecond, "10μs": 10 * Microsecond,
 		" 40 ns ": 40 * Nanosecond, "2ms": 2 * Millisecond, "1s": Second, "500ps": 500,
 		"0.000001s": Microsecond, "-3us": -3 * Microsecond, ".5ns": 500, "13us": 13 * Microsecond,
+		// Zero is zero in any unit: a bare zero needs none.
+		"0": 0, "0.0": 0, "-0": 0, " 0 ": 0,
 	}
 	for in, want := range times {
 		got, err := ParseTime(in)
@@ -149,7 +151,7 @@ func TestParse(t *testing.T) {
 	}
 	rates := map[string]Rate{
 		"40Gbps": 40 * Gbps, "10Mb/s": 10 * Mbps, "2.5 Gbit/s": 2500 * Mbps, "100G": 100 * Gbps,
-		"800bps": 800, "1.5Tbps": 1500 * Gbps, "5kbps": 5000,
+		"800bps": 800, "1.5Tbps": 1500 * Gbps, "5kbps": 5000, "0": 0,
 	}
 	for in, want := range rates {
 		got, err := ParseRate(in)
@@ -174,6 +176,9 @@ func TestParseErrorsNameTheInput(t *testing.T) {
 		says  string
 	}{
 		{timeErr, "1.5", "missing unit"},
+		{timeErr, "13", "missing unit"},
+		{timeErr, "0.01", "missing unit"},
+		{rateErr, "13", "missing unit"},
 		{timeErr, "1.5 fortnights", "unknown unit"},
 		{timeErr, "0.1ps", "not a whole number of picoseconds"},
 		{timeErr, "", "want a decimal number"},

@@ -5,18 +5,15 @@
 // data and credit. The caller owns the packets (a FIFO per slot index);
 // the Manager owns the accounting and says which slot to serve next.
 //
-// Sources: Zhang et al., "HierCC: Hierarchical RDMA Congestion Control",
-// APNet 2021 (../shared/papers/hiercc.txt): section 3.1 (one VOQ i.j per
-// destination host j at sender-side ToR i, at most N per ToR; an initial
-// credit C0), section 3.2 (a credit packet adds its amount to the balance,
-// one credit is Δ = 1 KB; F_ij flows and S_ij bytes sent are recorded and
-// inserted into the packet header; round robin among VOQs that have
-// credit; a dequeue spends the packet's byte length), section 4 (VOQ
-// implementation: N VOQs per ToR, chips with 100K VOQs, per-rack
-// aggregation when the table would overflow) and section 5 (C0 = 10 KB).
-// The survey (../shared/papers/survey-lossless-cc.txt section 5.3.2)
-// describes ExpressPass, where one credit releases one data frame; here a
-// credit is an amount of bytes, as in HierCC.
+// Sources: [HierCC] §3.1 (one VOQ i.j per destination host j at sender-side
+// ToR i, at most N per ToR; an initial credit C0), §3.2 (a credit packet adds
+// its amount to the balance, one credit is Δ = 1 KB; F_ij flows and S_ij
+// bytes sent are recorded and inserted into the packet header; round robin
+// among VOQs that have credit; a dequeue spends the packet's byte length), §4
+// (VOQ implementation: N VOQs per ToR, chips with 100K VOQs, per-rack
+// aggregation when the table would overflow) and §5 (C0 = 10 KB). [Survey]
+// §5.3.2 describes ExpressPass ([ExpressPass]), where one credit releases one
+// data frame; here a credit is an amount of bytes, as in HierCC.
 //
 // # What is where
 //

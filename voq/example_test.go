@@ -6,7 +6,7 @@ import (
 	"github.com/hwcc/hwcc/voq"
 )
 
-// A sender-side ToR of HierCC (papers/hiercc.txt section 3.2) with four
+// A sender-side ToR of HierCC ([HierCC] §3.2) with four
 // destination hosts. Hosts 2 and 3 each have three 4000-byte packets
 // queued; each VOQ starts with C0 = 10 KB of credit, so each may send
 // while its balance is above zero: 10000 → 6000 → 2000 → −2000. The round

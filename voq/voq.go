@@ -95,7 +95,7 @@ const (
 	MaxFlows = 1<<FlowBits - 1
 )
 
-// The paper's credit constants (papers/hiercc.txt sections 3.2 and 5).
+// The paper's credit constants ([HierCC] §3.2 and §5).
 const (
 	// PaperC0 is C0, the credit balance a VOQ starts with: 10 KB
 	// (section 5, "for rapidly pushing out the first few packets").
@@ -132,7 +132,7 @@ type Config struct {
 	InitialCredit units.Bytes
 }
 
-// HierCC returns the sender-side ToR of papers/hiercc.txt section 3.2: one
+// HierCC returns the sender-side ToR of [HierCC] §3.2: one
 // VOQ per destination host (dests of them, every one may be open at
 // once), C0 = 10 KB, CreditPositive eligibility, packets up to mtu bytes,
 // and the widest queue and credit registers.
@@ -410,7 +410,7 @@ func (m *Manager) Enqueue(s Slot, n units.Bytes) error {
 }
 
 // Stamp is what HierCC writes into a packet's header as it leaves its VOQ
-// (papers/hiercc.txt section 3.2): F_ij and S_ij.
+// ([HierCC] §3.2): F_ij and S_ij.
 type Stamp struct {
 	// Flows is F_ij, the VOQ's flow count (16 bits).
 	Flows uint16

@@ -4,13 +4,11 @@
 // inflight limiter that says whether a packet may leave, and the pacing rate
 // R = W/T, all in integer registers of stated widths.
 //
-// Source: Li et al., "HPCC: High Precision Congestion Control", SIGCOMM 2019
-// (../shared/papers/hpcc.txt): section 3.2 (the window W, W_init = B_NIC·T,
-// the pacing rate R = W/T, Eqn (4) with the reference window W^c), section
-// 3.3 (η, maxStage, W_AI and the rule W_AI = W_init(1 − η)/N), Algorithm 1
-// lines 11–27, section 4.3 (divisions by a table of reciprocals) and
-// Appendix A.2–A.4 (one MIMD step brings a single bottleneck to η; window
-// limits drain queues).
+// Source: [HPCC] §3.2 (the window W, W_init = B_NIC·T, the pacing rate R =
+// W/T, Eqn (4) with the reference window W^c), §3.3 (η, maxStage, W_AI and
+// the rule W_AI = W_init(1 − η)/N), Algorithm 1 lines 11–27, section 4.3
+// (divisions by a table of reciprocals) and Appendix A.2–A.4 (one MIMD step
+// brings a single bottleneck to η; window limits drain queues).
 //
 // # What is where
 //

@@ -21,13 +21,11 @@ static hwcc_action acts[CAP];
 static char err[ERRLEN];
 static size_t n;
 
-static void print_int(const hwcc_int_header *h) {
-    printf(" nhop=%u path=%u hops=", (unsigned)h->nhop, (unsigned)h->path_id);
-    for (unsigned i = 0; i < h->nhop && i < HWCC_INT_MAX_HOPS; i++) {
-        const hwcc_int_hop *x = &h->hops[i];
-        printf("%s%u:%" PRIu32 ":%" PRIu32 ":%u", i ? "," : "", (unsigned)x->speed, x->ts, x->tx_bytes,
-               (unsigned)x->qlen);
-    }
+/* print_tel prints a telemetry stack as " tel=LEN:HEX" (its bytes up to
+ * HWCC_TEL_CAP). */
+static void print_tel(uint8_t len, const uint8_t *tel) {
+    printf(" tel=%u:", (unsigned)len);
+    for (unsigned i = 0; i < len && i < HWCC_TEL_CAP; i++) printf("%02x", (unsigned)tel[i]);
 }
 
 static void print_feedback(const hwcc_feedback_t *f) {
@@ -35,8 +33,7 @@ static void print_feedback(const hwcc_feedback_t *f) {
            " snd_nxt=%" PRIu64 " ece=%u data=",
            (unsigned)f->kind, f->flow, f->from, f->seq, f->acked, f->snd_nxt, (unsigned)f->ece);
     for (int i = 0; i < HWCC_DATA_LEN; i++) printf("%02x", (unsigned)f->data[i]);
-    printf(" int=%u", (unsigned)f->has_int);
-    if (f->has_int) print_int(&f->int_hdr);
+    print_tel(f->tel_len, f->tel);
     printf("\n");
 }
 
@@ -58,10 +55,9 @@ static void report(const char *label, int rc) {
 }
 
 static void print_packet(const hwcc_packet *p) {
-    printf("  pkt echo=%" PRIu64 " hdr=", p->echo);
+    printf("  pkt hdr=");
     for (int i = 0; i < HWCC_HDR_LEN; i++) printf("%02x", (unsigned)p->hdr[i]);
-    printf(" int=%u", (unsigned)p->has_int);
-    if (p->has_int) print_int(&p->int_hdr);
+    print_tel(p->tel_len, p->tel);
     printf("\n");
 }
 
@@ -98,17 +94,57 @@ static hwcc_part *make(const char *label, const char *algo, const char *part, co
     return p;
 }
 
+/* HPCC's INT header on the wire (Figure 7 of the HPCC paper), written and
+ * read here byte by byte, big-endian, independently of hwcc's codec:
+ *
+ *     2 bytes       nhop << 12 | path_id                         (4, 12 bits)
+ *     8 bytes each  B << 60 | ts << 36 | tx_bytes << 16 | qlen   (4, 24, 20, 16)
+ */
+typedef struct int_hop {
+    uint64_t speed, ts, tx_bytes, qlen;
+} int_hop;
+
+/* int_put writes the header of nhop records and path_id into tel and
+ * returns its length, 2 + 8 * nhop. */
+static uint8_t int_put(uint8_t *tel, unsigned nhop, unsigned path_id, const int_hop *hops) {
+    uint16_t prefix = (uint16_t)(nhop << 12 | path_id);
+    tel[0] = (uint8_t)(prefix >> 8), tel[1] = (uint8_t)prefix;
+    for (unsigned i = 0; i < nhop; i++) {
+        const int_hop *h = &hops[i];
+        uint64_t w = h->speed << 60 | h->ts << 36 | h->tx_bytes << 16 | h->qlen;
+        for (int k = 0; k < 8; k++) tel[2 + 8 * i + k] = (uint8_t)(w >> (56 - 8 * k));
+    }
+    return (uint8_t)(2 + 8 * nhop);
+}
+
+/* print_int decodes a stack as an INT header and prints its fields as
+ * "  int nhop=N path=P hops=B:TS:TX:Q,...", or says why it is not one. */
+static void print_int(uint8_t len, const uint8_t *tel) {
+    if (len < 2) {
+        printf("  int short %u\n", (unsigned)len);
+        return;
+    }
+    unsigned prefix = (unsigned)tel[0] << 8 | tel[1], nhop = prefix >> 12;
+    if (len != 2 + 8 * nhop) {
+        printf("  int length %u for nhop %u\n", (unsigned)len, nhop);
+        return;
+    }
+    printf("  int nhop=%u path=%u hops=", nhop, prefix & 0xfff);
+    for (unsigned i = 0; i < nhop; i++) {
+        uint64_t w = 0;
+        for (int k = 0; k < 8; k++) w = w << 8 | tel[2 + 8 * i + k];
+        printf("%s%u:%u:%u:%u", i ? "," : "", (unsigned)(w >> 60), (unsigned)(w >> 36 & 0xffffff),
+               (unsigned)(w >> 16 & 0xfffff), (unsigned)(w & 0xffff));
+    }
+    printf("\n");
+}
+
 /* The INT header of HPCC's example (rp.ExampleHPCC): switch 0x2a, a 100
- * Gb/s port with 162500 B queued, stamped at 10 us and at 23 us after
- * 162500 B sent. */
-static void hpcc_int(hwcc_int_header *h, uint32_t ts, uint32_t tx) {
-    memset(h, 0, sizeof *h);
-    h->nhop = 1;
-    h->path_id = 0x2a;
-    h->hops[0].speed = 4;
-    h->hops[0].ts = ts;
-    h->hops[0].tx_bytes = tx;
-    h->hops[0].qlen = 2031;
+ * Gb/s port (speed code 4) with 162500 B queued (qlen 2031 units of 80 B),
+ * stamped at ts (ns) after tx units of 128 B sent. */
+static uint8_t hpcc_int(uint8_t *tel, uint32_t ts, uint32_t tx) {
+    int_hop h = {4, ts, tx, 2031};
+    return int_put(tel, 1, 0x2a, &h);
 }
 
 static int events(void) {
@@ -119,6 +155,7 @@ static int events(void) {
     int rc;
 
     printf("abi %d header %d live %zu\n", hwcc_abi_version(), HWCC_ABI_VERSION, hwcc_live_parts());
+    printf("version %s\n", hwcc_version());
 
     /* Configuration errors. */
     make("new-unknown", "nosuch", "cp", "", NULL);
@@ -172,6 +209,51 @@ static int events(void) {
     report("rocc-cp timer-2", hwcc_timer(cp, t, acts, CAP, &n, err, ERRLEN));
     state(cp);
 
+    /* HPCC congestion point: switch 0x2a, a 100 Gb/s port stamping the
+     * caller's port counter. Each dequeue of a packet carrying a stack
+     * pushes the port's record onto it; print_int reads the result by hand. */
+    memset(&env, 0, sizeof env);
+    env.rate = 100000000000LL;
+    env.node = 5;
+    env.port = 1;
+    env.switch_id = 0x2a;
+    hwcc_part *hc = make("hpcc-cp new", "hpcc", "cp", "port_tx_bytes=on", &env);
+    memset(&pkt, 0, sizeof pkt);
+    memset(&q, 0, sizeof q);
+    pkt.flow = 9, pkt.src = 1, pkt.dst = 2, pkt.payload = 1000, pkt.size = 1082;
+    pkt.tel_len = int_put(pkt.tel, 0, 0, NULL); /* the empty header a sender attaches */
+    q.len = 163582, q.rate = 100000000000LL;
+    report("hpcc-cp enqueue 1us", hwcc_enqueue(hc, us, 0, &pkt, &q, acts, CAP, &n, err, ERRLEN));
+    q.len = 162500, q.tx_bytes = 0;
+    report("hpcc-cp dequeue 10us", hwcc_dequeue(hc, 10 * us, 0, &pkt, &q, acts, CAP, &n, err, ERRLEN));
+    print_packet(&pkt);
+    print_int(pkt.tel_len, pkt.tel);
+    state(hc);
+    {
+        /* A frame stamped upstream by switch 0x123 (a 40 Gb/s port, code 2)
+         * gets its second record. */
+        int_hop up = {2, 22000, 7, 5};
+        pkt.tel_len = int_put(pkt.tel, 1, 0x123, &up);
+    }
+    q.len = 800, q.tx_bytes = 162500;
+    report("hpcc-cp dequeue 23us", hwcc_dequeue(hc, 23 * us, 0, &pkt, &q, acts, CAP, &n, err, ERRLEN));
+    print_packet(&pkt);
+    print_int(pkt.tel_len, pkt.tel);
+    /* Refused, changing nothing: a stack above HWCC_TEL_CAP (by the ABI),
+     * a stack that is not one INT header (by the part). */
+    pkt.tel_len = HWCC_TEL_CAP + 1;
+    report("hpcc-cp dequeue-telcap", hwcc_dequeue(hc, 24 * us, 0, &pkt, &q, acts, CAP, &n, err, ERRLEN));
+    printf("  tel_len-after=%u\n", (unsigned)pkt.tel_len);
+    pkt.tel_len = 17;
+    report("hpcc-cp dequeue-badtel", hwcc_dequeue(hc, 24 * us, 0, &pkt, &q, acts, CAP, &n, err, ERRLEN));
+    print_packet(&pkt);
+    /* A packet without a stack stays without. */
+    pkt.tel_len = 0;
+    q.len = 0, q.tx_bytes = 163582;
+    report("hpcc-cp dequeue-notel", hwcc_dequeue(hc, 24 * us, 0, &pkt, &q, acts, CAP, &n, err, ERRLEN));
+    print_packet(&pkt);
+    state(hc);
+
     /* HPCC reaction point at 100 Gb/s: the example's two ACKs. */
     memset(&env, 0, sizeof env);
     env.rate = 100000000000LL;
@@ -183,15 +265,23 @@ static int events(void) {
     print_packet(&pkt);
     state(hp);
     memset(&fb, 0, sizeof fb);
-    fb.kind = HWCC_FB_ACK, fb.flow = 9, fb.seq = 1000, fb.acked = 1000, fb.snd_nxt = 163500, fb.has_int = 1;
-    hpcc_int(&fb.int_hdr, 10000, 0);
+    fb.kind = HWCC_FB_ACK, fb.flow = 9, fb.seq = 1000, fb.acked = 1000, fb.snd_nxt = 163500;
+    fb.tel_len = hpcc_int(fb.tel, 10000, 0);
     report("hpcc-rp ack 12us", hwcc_feedback(hp, 12 * us, &fb, acts, CAP, &n, err, ERRLEN));
     state(hp);
     fb.seq = 163501, fb.acked = 162501, fb.snd_nxt = 170000;
-    hpcc_int(&fb.int_hdr, 23000, 1269);
+    fb.tel_len = hpcc_int(fb.tel, 23000, 1269);
+    /* A stack longer than HWCC_TEL_CAP is refused before the part sees it;
+     * one of 9 bytes is not an INT header (2 + 8 * nhop), which the part
+     * refuses. Neither changes anything. */
+    fb.tel_len = HWCC_TEL_CAP + 1;
+    report("hpcc-rp ack-telcap", hwcc_feedback(hp, 25 * us, &fb, acts, CAP, &n, err, ERRLEN));
+    fb.tel_len = 9;
+    report("hpcc-rp ack-badtel", hwcc_feedback(hp, 25 * us, &fb, acts, CAP, &n, err, ERRLEN));
+    fb.tel_len = hpcc_int(fb.tel, 23000, 1269);
     report("hpcc-rp ack 25us", hwcc_feedback(hp, 25 * us, &fb, acts, CAP, &n, err, ERRLEN));
     state(hp);
-    fb.has_int = 0, fb.seq = 170000;
+    fb.tel_len = 0, fb.seq = 170000;
     report("hpcc-rp ack-noint", hwcc_feedback(hp, 26 * us, &fb, acts, CAP, &n, err, ERRLEN));
     memset(&fb, 0, sizeof fb);
     fb.kind = HWCC_FB_CNP, fb.flow = 9;
@@ -232,6 +322,7 @@ static int events(void) {
 
     printf("live %zu\n", hwcc_live_parts());
     hwcc_part_free(cp);
+    hwcc_part_free(hc);
     hwcc_part_free(hp);
     hwcc_part_free(dq);
     hwcc_part_free(np);

@@ -23,12 +23,23 @@
 //	              resume at priority 0..7; credit only from a switch point,
 //	              of Bytes > 0 at a Port below GenOptions.Ports. A part
 //	              changes the caller's packet only where the contract lets
-//	              it (INT on Dequeue, Hdr on a switch point's Dequeue, Echo
-//	              on Sent) and never a message it is given
+//	              it (its telemetry on Dequeue, Hdr on a switch point's
+//	              Dequeue and on Sent) and never a message it is given
 //	registers     every register fits its width, in the same order every time,
-//	              and AppendRegisters appends without allocating when there is room
+//	              no two share a name, and AppendRegisters appends without
+//	              allocating when there is room
 //	determinism   two parts given equal events decide and hold the same, bit for bit
 //	allocs        no successful event allocates
+//	late-timers   a part whose timer is left to its next event holds the
+//	              registers and makes the decisions, in order, of one
+//	              whose timer is called at every deadline (cc rule 4)
+//	unused-feedback a reaction, notification or switch point takes a
+//	              message of a kind it does not use (Options.UnusedKind),
+//	              decides nothing, and counts it in cc.UnusedRegister,
+//	              changing no other register (cc rule 8)
+//	nil-actions   an event of a kind that can decide refuses a nil
+//	              *cc.Actions with an *cc.EventError wrapping
+//	              cc.ErrNoActions, changing nothing (cc rule 3)
 //
 // A test calls Test with the part's constructor:
 //
@@ -41,6 +52,15 @@
 // TestCP, TestRP, TestNP and TestSW take a constructor of one role. Every
 // rule applies to every role but limits (a reaction point's); the
 // time-order probes call every event method of the role (KindsOf).
+//
+// A violation is reproducible: it names its sequence and the seed the
+// sequence was generated from (Violation.Sequence, Seed, Gen; every
+// sequence has its own, SequenceSeed), Sequence and ChaosSequence
+// regenerate it, and with Options.TraceDir and TraceHeader the calls the
+// suite made, up to the failing one and with the timers it fired, are
+// written as a golden-model trace that `hwcc replay` runs and
+// trace.ReadAll loads (Violation.Trace). The gopter generators shrink a
+// failing sequence to its shortest failing prefix.
 //
 // The generators the suite uses are exported (Events, Chaos, FromBytes,
 // and the gopter forms GenEvents and GenChaos) so that users write their

@@ -33,9 +33,10 @@ type GenOptions struct {
 	// Payload is a full packet's payload (1000 B); Overhead what a queue
 	// counts on top of it (82 B: RoCEv2 headers, preamble and gap).
 	Payload, Overhead units.Bytes
-	// INT: packets carry INT headers, and a reaction point's ACKs echo a
-	// header from a modelled path of Hops hops (3, at most 5) whose
-	// timestamps, transmit counters and queues evolve with time.
+	// INT: packets carry a telemetry stack in HPCC's INT format (package
+	// inttel), and a reaction point's ACKs echo one from a modelled path
+	// of Hops hops (3, at most 5) whose timestamps, transmit counters and
+	// queues evolve with time.
 	INT  bool
 	Hops int
 	// Messages are feedback messages a reaction point may receive besides
@@ -48,14 +49,10 @@ type GenOptions struct {
 	// switch when there are none).
 	Messages []cc.Feedback
 	// Hdrs are header bytes a switch point's data packets may arrive with
-	// (cc.Packet.Hdr, as the algorithm's switch points upstream write
-	// them): a packet carries one of them one time in two, else none (all
-	// zero).
+	// (cc.Packet.Hdr, as the algorithm's reaction points and switch points
+	// upstream write them): a packet carries one of them one time in two,
+	// else none (all zero).
 	Hdrs [][cc.PacketHdrLen]byte
-	// Echoes are values a switch point's data packets' Echo may carry (the
-	// bits the algorithm's reaction point writes, HierCC's mark): a packet
-	// carries one of them one time in two, else 0.
-	Echoes []uint64
 	// SwitchPorts, if set, describes a switch point's ports as its Env
 	// does (len Ports): a flow that comes in by an edge port has that
 	// port's host as its source, one that leaves by an edge port has its
@@ -136,7 +133,17 @@ func gap(r *rand.Rand, o GenOptions) units.Time {
 //     priority (0..6, mostly the data priorities) alternate per port and
 //     priority; now and then one of the Messages arrives through a port,
 //     and a Timer call comes.
-func Events(r *rand.Rand, role cc.Role, o GenOptions) []Event {
+func Events(r *rand.Rand, role cc.Role, o GenOptions) []cc.Event {
+	evs := events(r, role, o)
+	out := make([]cc.Event, len(evs))
+	for i := range evs {
+		out[i] = evs[i].Event
+	}
+	return out
+}
+
+// events is Events as the suite runs it, beside its chaos sequences.
+func events(r *rand.Rand, role cc.Role, o GenOptions) []Event {
 	o = o.withDefaults()
 	switch role {
 	case cc.RoleCP:
@@ -155,8 +162,8 @@ func Events(r *rand.Rand, role cc.Role, o GenOptions) []Event {
 type queued struct {
 	flow   cc.FlowID
 	size   units.Bytes
-	hasINT bool
-	int    inttel.Header
+	hasTel bool
+	tel    cc.Telemetry
 }
 
 func cpEvents(r *rand.Rand, o GenOptions) []Event {
@@ -177,7 +184,7 @@ func cpEvents(r *rand.Rand, o GenOptions) []Event {
 	)
 	for len(evs) < o.Events {
 		now += gap(r, o)
-		ev := Event{At: now}
+		ev := Event{Event: cc.Event{At: now}}
 		// Fill to the target, then drain to a new one below, then fill to
 		// one above, and so on.
 		switch {
@@ -192,14 +199,14 @@ func cpEvents(r *rand.Rand, o GenOptions) []Event {
 		}
 		switch {
 		case r.Intn(16) == 0:
-			ev.Kind = Timer
+			ev.Kind = cc.EventTimer
 		case len(fifo) > 0 && !fill:
 			q := fifo[0]
 			fifo = fifo[1:]
 			qlen -= q.size
-			ev.Kind = Dequeue
+			ev.Kind = cc.EventDequeue
 			ev.Packet = cc.Packet{Flow: q.flow, Size: q.size, Payload: q.size - o.Overhead}
-			ev.HasINT, ev.INT = q.hasINT, q.int
+			ev.HasTel, ev.Tel = q.hasTel, q.tel
 		default:
 			f := cc.FlowID(r.Intn(o.Flows))
 			pay := payload
@@ -209,21 +216,20 @@ func cpEvents(r *rand.Rand, o GenOptions) []Event {
 			size := pay + o.Overhead
 			q := queued{flow: f, size: size}
 			if o.INT {
-				q.hasINT = true
-				q.int.NHop = uint8(r.Intn(o.Hops)) // earlier hops: room for this one
-				q.int.PathID = uint16(r.Intn(1 << 12))
+				// Earlier hops' records, with room for this one.
+				q.hasTel, q.tel = true, intTel(&inttel.Header{NHop: uint8(r.Intn(o.Hops)), PathID: uint16(r.Intn(1 << 12))})
 			}
 			fifo = append(fifo, q)
 			qlen += size
-			ev.Kind = Enqueue
+			ev.Kind = cc.EventEnqueue
 			ev.Packet = cc.Packet{Flow: f, Seq: seq[f], Size: size, Payload: pay, Prio: 3}
 			seq[f] += uint64(pay)
-			ev.HasINT, ev.INT = q.hasINT, q.int
+			ev.HasTel, ev.Tel = q.hasTel, q.tel
 		}
 		// TxBytes on a dequeue counts the bytes sent before the departing
 		// packet (cc.Queue).
 		ev.Queue = cc.Queue{Len: qlen, Rate: o.Rate, TxBytes: tx}
-		if ev.Kind == Dequeue {
+		if ev.Kind == cc.EventDequeue {
 			tx += uint64(ev.Packet.Size)
 		}
 		evs = append(evs, ev)
@@ -252,9 +258,9 @@ func newPath(r *rand.Rand, o GenOptions) *path {
 	return p
 }
 
-// header returns the path's INT at time now, dt after the previous one:
-// each hop's counter advanced by a random share of its rate over dt.
-func (p *path) header(r *rand.Rand, now, dt units.Time) inttel.Header {
+// header returns the path's INT stack at time now, dt after the previous
+// one: each hop's counter advanced by a random share of its rate over dt.
+func (p *path) header(r *rand.Rand, now, dt units.Time) cc.Telemetry {
 	h := inttel.Header{NHop: uint8(len(p.hops)), PathID: p.id}
 	for i := range p.hops {
 		util := 0.3 + 0.8*r.Float64()
@@ -264,7 +270,29 @@ func (p *path) header(r *rand.Rand, now, dt units.Time) inttel.Header {
 		p.hops[i].QLen = uint16(r.Intn(2000))
 		h.Hops[i] = p.hops[i]
 	}
-	return h
+	return intTel(&h)
+}
+
+// intCodec writes the INT stacks of well-formed sequences: HPCC's units
+// and speed codes, and room for every hop the 4-bit nHop counts.
+var intCodec = func() *inttel.Codec {
+	cfg := inttel.DefaultConfig()
+	cfg.MaxHops = inttel.HopsLimit
+	c, err := inttel.NewCodec(cfg)
+	if err != nil {
+		panic(err) // a fixed, valid configuration
+	}
+	return c
+}()
+
+// intTel returns h's wire form as a telemetry stack. The generators build
+// only headers whose fields fit.
+func intTel(h *inttel.Header) cc.Telemetry {
+	var t cc.Telemetry
+	if err := intCodec.Put(&t, h); err != nil {
+		panic(err)
+	}
+	return t
 }
 
 func rpEvents(r *rand.Rand, o GenOptions) []Event {
@@ -284,23 +312,23 @@ func rpEvents(r *rand.Rand, o GenOptions) []Event {
 	for len(evs) < o.Events {
 		dt := gap(r, o)
 		now += dt
-		ev := Event{At: now}
+		ev := Event{Event: cc.Event{At: now}}
 		switch x := r.Intn(32); {
 		case x == 0:
-			ev.Kind = Timer
+			ev.Kind = cc.EventTimer
 		case x < 3:
-			ev.Kind = Feedback
+			ev.Kind = cc.EventFeedback
 			ev.Feedback = cc.Feedback{Kind: cc.FeedbackCNP, Flow: flow}
 		case x < 5 && len(o.Messages) > 0:
-			ev.Kind = Feedback
+			ev.Kind = cc.EventFeedback
 			ev.Feedback = o.Messages[r.Intn(len(o.Messages))]
 		case x == 5 && sndUna < sndNxt:
-			ev.Kind = Feedback
+			ev.Kind = cc.EventFeedback
 			ev.Feedback = cc.Feedback{Kind: cc.FeedbackNak, Flow: flow, Seq: sndUna, SndNxt: sndNxt}
 			sndNxt = sndUna // go back N: resend from the NAK
 			if o.INT {      // a NAK echoes INT as an ACK does
-				ev.HasINT = true
-				ev.INT = pth.header(r, now, now-lastAck)
+				ev.HasTel = true
+				ev.Tel = pth.header(r, now, now-lastAck)
 				lastAck = now
 			}
 		case x < 18 || sndUna == sndNxt:
@@ -310,9 +338,9 @@ func rpEvents(r *rand.Rand, o GenOptions) []Event {
 			}
 			if o.Credited {
 				credits++
-				evs = append(evs, Event{At: now, Kind: Feedback, Feedback: cc.Feedback{Kind: cc.FeedbackCredit, Flow: flow, Seq: credits}})
+				evs = append(evs, Event{Event: cc.Event{At: now, Kind: cc.EventFeedback, Feedback: cc.Feedback{Kind: cc.FeedbackCredit, Flow: flow, Seq: credits}}})
 			}
-			ev.Kind = Sent
+			ev.Kind = cc.EventSent
 			ev.Packet = cc.Packet{Flow: flow, Seq: sndNxt, Payload: pay, Size: pay + o.Overhead, Prio: 3}
 			sndNxt += uint64(pay)
 		default:
@@ -320,15 +348,15 @@ func rpEvents(r *rand.Rand, o GenOptions) []Event {
 			if r.Intn(6) != 0 { // else a duplicate
 				ack += uint64(r.Int63n(int64(sndNxt-sndUna))) + 1
 			}
-			ev.Kind = Feedback
+			ev.Kind = cc.EventFeedback
 			ev.Feedback = cc.Feedback{
 				Kind: cc.FeedbackAck, Flow: flow, Seq: ack, Acked: units.Bytes(ack - sndUna),
 				SndNxt: sndNxt, ECE: r.Intn(4) == 0,
 			}
 			sndUna = ack
 			if o.INT {
-				ev.HasINT = true
-				ev.INT = pth.header(r, now, now-lastAck)
+				ev.HasTel = true
+				ev.Tel = pth.header(r, now, now-lastAck)
 				lastAck = now
 			}
 		}
@@ -346,14 +374,14 @@ func npEvents(r *rand.Rand, o GenOptions) []Event {
 	)
 	for len(evs) < o.Events {
 		now += gap(r, o)
-		ev := Event{At: now}
+		ev := Event{Event: cc.Event{At: now}}
 		switch x := r.Intn(24); {
 		case x < 2:
-			ev.Kind = Timer
+			ev.Kind = cc.EventTimer
 		case x == 2:
 			// The source's start (or stop) of a credit-driven transfer,
 			// or one of the Messages.
-			ev.Kind = Feedback
+			ev.Kind = cc.EventFeedback
 			ev.Feedback = cc.Feedback{Kind: cc.FeedbackCreditRequest, Flow: flow}
 			if r.Intn(4) == 0 {
 				ev.Feedback.Kind = cc.FeedbackCreditStop
@@ -368,7 +396,7 @@ func npEvents(r *rand.Rand, o GenOptions) []Event {
 			} else {
 				seq += uint64(o.Payload)
 			}
-			ev.Kind = Receive
+			ev.Kind = cc.EventReceive
 			ev.Packet = cc.Packet{Flow: flow, Seq: s, Payload: o.Payload, Size: o.Payload + o.Overhead, Prio: 3, CE: r.Intn(3) == 0}
 		}
 		evs = append(evs, ev)
@@ -463,7 +491,7 @@ func swEvents(r *rand.Rand, o GenOptions) []Event {
 		port, prio, canSend := ready()
 		switch x := r.Intn(32); {
 		case x < 2:
-			evs = append(evs, Event{Kind: Timer, At: now})
+			evs = append(evs, Event{Event: cc.Event{Kind: cc.EventTimer, At: now}})
 		case x < 4:
 			// A PFC pause or resume: it changes the queue's state, as a
 			// switch reports only changes.
@@ -476,11 +504,11 @@ func swEvents(r *rand.Rand, o GenOptions) []Event {
 			}
 			q := &queues[port][prio]
 			q.paused = !q.paused
-			ev := Event{Kind: Pause, At: now, Port: port, Paused: q.paused}
+			ev := Event{Event: cc.Event{Kind: cc.EventPause, At: now, Port: port, Paused: q.paused}}
 			ev.Packet.Prio = prio
 			evs = append(evs, ev)
 		case x < 6:
-			ev := Event{Kind: Message, At: now, Port: r.Intn(o.Ports)}
+			ev := Event{Event: cc.Event{Kind: cc.EventMessage, At: now, Port: r.Intn(o.Ports)}}
 			if len(o.Messages) > 0 {
 				ev.Feedback = o.Messages[r.Intn(len(o.Messages))]
 			} else {
@@ -497,7 +525,7 @@ func swEvents(r *rand.Rand, o GenOptions) []Event {
 			q.len -= ev.Packet.Size
 			total -= ev.Packet.Size
 			queued--
-			ev.Kind, ev.At = Dequeue, now
+			ev.Kind, ev.At = cc.EventDequeue, now
 			// TxBytes on a dequeue counts the bytes the port sent before
 			// the departing packet (cc.Queue).
 			ev.Queue = cc.Queue{Len: q.len, Rate: o.Rate, TxBytes: tx[port]}
@@ -510,19 +538,15 @@ func swEvents(r *rand.Rand, o GenOptions) []Event {
 			if r.Intn(4) == 0 {
 				pay = 1 + units.Bytes(r.Int63n(int64(payload)))
 			}
-			ev := Event{Kind: Arrive, At: now, Port: f.in}
+			ev := Event{Event: cc.Event{Kind: cc.EventArrive, At: now, Port: f.in}}
 			ev.Packet = cc.Packet{Flow: id, Src: f.src, Dst: f.dst, Seq: f.seq, Payload: pay, Size: pay + o.Overhead, Prio: f.prio}
 			f.seq += uint64(pay)
 			if len(o.Hdrs) > 0 && r.Intn(2) == 0 {
 				ev.Packet.Hdr = o.Hdrs[r.Intn(len(o.Hdrs))]
 			}
-			if len(o.Echoes) > 0 && r.Intn(2) == 0 {
-				ev.Packet.Echo = o.Echoes[r.Intn(len(o.Echoes))]
-			}
 			if o.INT {
-				ev.HasINT = true
-				ev.INT.NHop = uint8(r.Intn(o.Hops)) // earlier hops: room for this one
-				ev.INT.PathID = uint16(r.Intn(1 << 12))
+				// Earlier hops' records, with room for this one.
+				ev.HasTel, ev.Tel = true, intTel(&inttel.Header{NHop: uint8(r.Intn(o.Hops)), PathID: uint16(r.Intn(1 << 12))})
 			}
 			evs = append(evs, ev)
 			if len(evs) == o.Events || r.Intn(32) == 0 {
@@ -532,7 +556,7 @@ func swEvents(r *rand.Rand, o GenOptions) []Event {
 			q.len += ev.Packet.Size
 			total += ev.Packet.Size
 			queued++
-			ev.Kind, ev.Port = Enqueue, f.out
+			ev.Kind, ev.Port = cc.EventEnqueue, f.out
 			ev.Queue = cc.Queue{Len: q.len, Rate: o.Rate, TxBytes: tx[f.out], Paused: q.paused}
 			q.fifo = append(q.fifo, ev)
 			evs = append(evs, ev)
@@ -545,7 +569,7 @@ func swEvents(r *rand.Rand, o GenOptions) []Event {
 // method of the role and Timer, with times that mostly advance but
 // sometimes go back (or below 0), sizes and sequence numbers anywhere in
 // their types (negative, zero, huge), unknown feedback kinds, random
-// payload bytes, INT headers whose fields are random bits (nHop beyond the
+// payload bytes, telemetry stacks of random bytes and lengths (nHop beyond the
 // array included), and now and then a nil packet, feedback or actions. A
 // switch point's events also name ports anywhere (mostly 0..Ports−1, else
 // −1, Ports, or any int), pause priorities anywhere in 0..255, pauses and
@@ -553,9 +577,9 @@ func swEvents(r *rand.Rand, o GenOptions) []Event {
 // take every one without panicking.
 func Chaos(r *rand.Rand, role cc.Role, o GenOptions) []Event {
 	o = o.withDefaults()
-	kinds := KindsOf(role)
+	kinds := role.Events()
 	if kinds == nil {
-		kinds = []Kind{Timer}
+		kinds = []cc.EventKind{cc.EventTimer}
 	}
 	evs := make([]Event, 0, o.Events)
 	var now units.Time
@@ -568,7 +592,7 @@ func Chaos(r *rand.Rand, role cc.Role, o GenOptions) []Event {
 		default:
 			now += gap(r, o)
 		}
-		ev := Event{Kind: kinds[r.Intn(len(kinds))], At: now}
+		ev := Event{Event: cc.Event{Kind: kinds[r.Intn(len(kinds))], At: now}}
 		ev.Packet = cc.Packet{
 			Flow: cc.FlowID(r.Uint32() % uint32(o.Flows*2)), Src: cc.NodeID(r.Uint32()), Dst: cc.NodeID(r.Uint32()),
 			Seq: r.Uint64(), Payload: units.Bytes(wild(r)), Size: units.Bytes(wild(r)),
@@ -596,12 +620,14 @@ func Chaos(r *rand.Rand, role cc.Role, o GenOptions) []Event {
 		ev.NilArg = r.Intn(16) == 0
 		ev.NilActions = r.Intn(16) == 0
 		if r.Intn(2) == 0 {
-			ev.HasINT = true
-			ev.INT.NHop = uint8(r.Intn(256))
-			ev.INT.PathID = uint16(r.Uint32())
-			for i := range ev.INT.Hops {
-				ev.INT.Hops[i] = inttel.Hop{Speed: uint8(r.Intn(256)), TS: r.Uint32(), TxBytes: r.Uint32(), QLen: uint16(r.Uint32())}
+			// A stack of random bytes and length: mostly one of INT's
+			// lengths (2 + 8·nHop) with random records, sometimes any.
+			ev.HasTel = true
+			ev.Tel.Len = uint8(inttel.HeaderLen(r.Intn(inttel.HopsLimit + 1)))
+			if r.Intn(4) == 0 {
+				ev.Tel.Len = uint8(r.Intn(256))
 			}
+			r.Read(ev.Tel.Data[:])
 		}
 		evs = append(evs, ev)
 	}
@@ -638,18 +664,42 @@ func wildPort(r *rand.Rand, ports int) int {
 	return r.Intn(ports)
 }
 
-// GenEvents is Events as a gopter generator (no shrinking: a sequence is
-// only well formed as a whole).
+// GenEvents is Events as a gopter generator. A failing sequence shrinks to
+// its shorter prefixes, each still well formed (a prefix of a well-formed
+// sequence is one), so that gopter reports the shortest failing prefix.
 func GenEvents(role cc.Role, o GenOptions) gopter.Gen {
 	return func(p *gopter.GenParameters) *gopter.GenResult {
-		return gopter.NewGenResult(Events(p.Rng, role, o), gopter.NoShrinker)
+		return gopter.NewGenResult(Events(p.Rng, role, o), shrinkPrefix[cc.Event])
 	}
 }
 
-// GenChaos is Chaos as a gopter generator.
+// GenChaos is Chaos as a gopter generator; a failing sequence shrinks to
+// its shorter prefixes.
 func GenChaos(role cc.Role, o GenOptions) gopter.Gen {
 	return func(p *gopter.GenParameters) *gopter.GenResult {
-		return gopter.NewGenResult(Chaos(p.Rng, role, o), gopter.NoShrinker)
+		return gopter.NewGenResult(Chaos(p.Rng, role, o), shrinkPrefix[Event])
+	}
+}
+
+// shrinkPrefix is the shrinker of a sequence: its prefixes of half its
+// length, a quarter, ... down to one event, then the one without its last
+// event.
+func shrinkPrefix[T any](v any) gopter.Shrink {
+	evs, _ := v.([]T)
+	var lens []int
+	for n := len(evs) / 2; n >= 1; n /= 2 {
+		lens = append(lens, n)
+	}
+	if n := len(evs) - 1; n > len(evs)/2 {
+		lens = append(lens, n)
+	}
+	i := 0
+	return func() (any, bool) {
+		if i == len(lens) {
+			return nil, false
+		}
+		i++
+		return evs[:lens[i-1]:lens[i-1]], true
 	}
 }
 
@@ -659,13 +709,13 @@ func GenChaos(role cc.Role, o GenOptions) gopter.Gen {
 // port from byte 13 (−1..6: ports 4, 5 and 6 and −1 are out of range of
 // the default 4 ports), a pause its state from the flag that sets
 // Queue.Paused, its packets carry the 16 bytes as header, go between
-// nodes 0..3 (bytes 14 and 15) and carry Echo bits 0..2 (byte 11), and its
-// messages are of a kind from cc.FeedbackUser up when byte 12's top bit is
-// set.
+// nodes 0..3 (bytes 14 and 15), and its messages are of a kind from
+// cc.FeedbackUser up when byte 12's top bit is set. An event carries a
+// telemetry stack when bit 3 of byte 1 is set.
 func FromBytes(data []byte, role cc.Role) []Event {
-	kinds := KindsOf(role)
+	kinds := role.Events()
 	if kinds == nil {
-		kinds = []Kind{Timer}
+		kinds = []cc.EventKind{cc.EventTimer}
 	}
 	var evs []Event
 	var now units.Time
@@ -673,7 +723,7 @@ func FromBytes(data []byte, role cc.Role) []Event {
 		b := data[:16]
 		data = data[16:]
 		u16 := func(i int) uint64 { return uint64(b[i]) | uint64(b[i+1])<<8 }
-		ev := Event{Kind: kinds[int(b[0])%len(kinds)]}
+		ev := Event{Event: cc.Event{Kind: kinds[int(b[0])%len(kinds)]}}
 		// Time: mostly forward by up to 65 µs, backwards when bit 7 of b[1] is set.
 		d := units.Time(u16(2)) * units.Nanosecond
 		if b[1]&0x80 != 0 {
@@ -694,16 +744,17 @@ func FromBytes(data []byte, role cc.Role) []Event {
 			ev.Paused = ev.Queue.Paused
 			copy(ev.Packet.Hdr[:], b)
 			ev.Packet.Src, ev.Packet.Dst = cc.NodeID(b[14]%4), cc.NodeID(b[15]%4)
-			ev.Packet.Echo = uint64(b[11] & 7)
 			if b[12]&0x80 != 0 {
 				ev.Feedback.Kind = cc.FeedbackUser + cc.FeedbackKind(b[12]&31)
 			}
 		}
 		if b[1]&8 != 0 {
-			ev.HasINT = true
-			ev.INT.NHop = b[15] % 20
-			for i := range ev.INT.Hops {
-				ev.INT.Hops[i] = inttel.Hop{Speed: b[(i+3)%16] % 16, TS: uint32(u16(i%14)) << 8, TxBytes: uint32(u16((i+1)%14)) << 4, QLen: uint16(u16((i + 2) % 14))}
+			// A stack of 2 + 8·(b[15] mod 20) bytes (beyond the cap from
+			// 16 hops on), filled with the event's bytes from b[3] on.
+			ev.HasTel = true
+			ev.Tel.Len = uint8(inttel.HeaderLen(int(b[15] % 20)))
+			for i := range ev.Tel.Data {
+				ev.Tel.Data[i] = b[(i+3)%16]
 			}
 		}
 		evs = append(evs, ev)

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/hwcc/hwcc/cc"
-	inttel "github.com/hwcc/hwcc/int"
+	"github.com/hwcc/hwcc/trace"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -33,6 +33,17 @@ type Options struct {
 	// world, so it is slow). Negative skips the rule, for runs under the
 	// race detector, which allocates on its own.
 	AllocSequences int
+	// UnusedKind is a feedback kind the part does not use, which the
+	// unused-feedback rule delivers to it (255: no part of this module
+	// uses it).
+	UnusedKind cc.FeedbackKind
+	// TraceDir, with TraceHeader (the part as the registry builds it), is
+	// where a well-formed sequence that breaks a rule is written as a
+	// golden-model trace (package trace) of the calls the suite made, up to
+	// the failing one, timers included: `hwcc replay FILE` and
+	// trace.ReadAll reproduce it. The file's name is in the Violation.
+	TraceDir    string
+	TraceHeader *trace.Header
 }
 
 func (o Options) withDefaults() Options {
@@ -51,6 +62,9 @@ func (o Options) withDefaults() Options {
 	if o.AllocSequences == 0 {
 		o.AllocSequences = 3
 	}
+	if o.UnusedKind == cc.FeedbackNone {
+		o.UnusedKind = 255
+	}
 	return o
 }
 
@@ -67,17 +81,32 @@ const (
 	RuleDeterminism = "determinism"
 	RuleAllocs      = "allocs"
 	RuleOutputs     = "outputs"
+	RuleLateTimers  = "late-timers"
+	RuleUnused      = "unused-feedback"
+	RuleNilActions  = "nil-actions"
 )
 
 // rules lists the rules in the order reports and Names give them.
-var rules = []string{RuleNoPanic, RuleTypedErrors, RuleTimeOrder, RuleAtomic, RuleActionsFull, RuleDeadline, RuleLimits, RuleOutputs, RuleRegisters, RuleDeterminism, RuleAllocs}
+var rules = []string{RuleNoPanic, RuleTypedErrors, RuleTimeOrder, RuleAtomic, RuleActionsFull, RuleDeadline, RuleLimits, RuleOutputs, RuleRegisters, RuleDeterminism, RuleAllocs, RuleLateTimers, RuleUnused, RuleNilActions}
 
 // Violation is one broken rule.
 type Violation struct {
 	Rule string
 	Msg  string
+	// Sequence is the index of the generated sequence that broke it (−1
+	// for a check on no sequence), Chaos whether that is a chaos sequence,
+	// Seed and Gen what it was generated from: Sequence(role, Gen, Seed)
+	// or ChaosSequence(role, Gen, Seed) regenerates it.
+	Sequence int
+	Chaos    bool
+	Seed     int64
+	Gen      GenOptions
+	// Trace is the file the sequence's calls up to the failing one were
+	// written to (Options.TraceDir), or "".
+	Trace string
 }
 
+// Error names the rule broken and what the suite saw.
 func (v *Violation) Error() string { return "cctest: rule " + v.Rule + ": " + v.Msg }
 
 // maxPerRule bounds the violations reported per rule (the rest are counted).
@@ -87,6 +116,19 @@ const maxPerRule = 3
 type report struct {
 	list   []error
 	counts map[string]int
+	// cur is the sequence the suite runs now (Sequence −1: none).
+	cur seqInfo
+	// trace, if set, writes the current sequence's calls for a violation.
+	trace func() string
+}
+
+// seqInfo is what a Violation says of its sequence.
+type seqInfo struct {
+	seq   int
+	chaos bool
+	seed  int64
+	gen   GenOptions
+	file  string // the trace written for it, once
 }
 
 func (r *report) add(rule, format string, args ...any) {
@@ -95,7 +137,12 @@ func (r *report) add(rule, format string, args ...any) {
 	}
 	r.counts[rule]++
 	if r.counts[rule] <= maxPerRule {
-		r.list = append(r.list, &Violation{Rule: rule, Msg: fmt.Sprintf(format, args...)})
+		c := &r.cur
+		if c.seq >= 0 && !c.chaos && c.file == "" && r.trace != nil {
+			c.file = r.trace()
+		}
+		r.list = append(r.list, &Violation{Rule: rule, Msg: fmt.Sprintf(format, args...),
+			Sequence: c.seq, Chaos: c.chaos, Seed: c.seed, Gen: c.gen, Trace: c.file})
 	}
 }
 
@@ -125,15 +172,18 @@ func TestStats(newPart func() (cc.Part, error), o Options) (Stats, error) {
 	if err != nil {
 		return Stats{}, fmt.Errorf("cctest: constructor: %w", err)
 	}
-	role := RoleOf(probe)
+	role := cc.RoleOf(probe)
 	if role == 0 {
 		return Stats{}, &Violation{Rule: "role", Msg: fmt.Sprintf("%T plays no role of package cc", probe)}
 	}
-	var rep report
+	rep := report{cur: seqInfo{seq: -1}}
 	s := &suite{newPart: newPart, o: o, role: role, rep: &rep, ports: o.Gen.withDefaults().Ports}
 	s.stats.Actions = map[cc.ActionKind]int{}
 	s.stats.Refused = map[string]int{}
-	rng := rand.New(rand.NewSource(o.Seed))
+	if o.TraceDir != "" && o.TraceHeader != nil {
+		rep.trace = s.writeTrace
+	}
+	nilSeen := map[cc.EventKind]bool{}
 	for i := range o.Sequences {
 		g := o.Gen
 		if (role == cc.RoleCP || role == cc.RoleSW) && g.Flows == 0 {
@@ -142,9 +192,17 @@ func TestStats(newPart func() (cc.Part, error), o Options) (Stats, error) {
 		if r, ok := probe.(cc.ReactionPoint); ok && r.Limits().Credited {
 			g.Credited = true
 		}
-		evs := Events(rng, role, g)
+		seed := SequenceSeed(o.Seed, i)
+		rep.cur = seqInfo{seq: i, seed: seed, gen: g}
+		evs := events(rand.New(rand.NewSource(seed)), role, g)
 		if err := s.wellFormed(i, evs); err != nil {
 			return s.stats, err
+		}
+		for _, rule := range []func(int, []Event) error{s.lateTimers, s.unusedFeedback,
+			func(i int, evs []Event) error { return s.nilActions(i, evs, nilSeen) }} {
+			if err := rule(i, evs); err != nil {
+				return s.stats, err
+			}
 		}
 		if i < o.AllocSequences {
 			if err := s.allocs(i, evs); err != nil {
@@ -153,7 +211,9 @@ func TestStats(newPart func() (cc.Part, error), o Options) (Stats, error) {
 		}
 	}
 	for i := range o.Chaos {
-		evs := Chaos(rng, role, o.Gen)
+		seed := SequenceSeed(o.Seed, -1-i)
+		rep.cur = seqInfo{seq: i, chaos: true, seed: seed, gen: o.Gen}
+		evs := Chaos(rand.New(rand.NewSource(seed)), role, o.Gen)
 		if err := s.chaos(i, evs); err != nil {
 			return s.stats, err
 		}
@@ -190,6 +250,10 @@ func TestSW(newPart func() (cc.SwitchPoint, error), o Options) error {
 }
 
 type suite struct {
+	// calls are the events the current well-formed sequence gave its
+	// lockstep part A so far, timers included (a trace of them reproduces
+	// a violation).
+	calls   []cc.Event
 	newPart func() (cc.Part, error)
 	o       Options
 	role    cc.Role
@@ -267,17 +331,29 @@ func sameActions(a, b []cc.Action) bool {
 	}
 	for i := range a {
 		x, y := a[i], b[i]
-		// An INT pointer would point into the caller's event: compare
-		// presence only.
-		if (x.Feedback.INT == nil) != (y.Feedback.INT == nil) {
+		// A telemetry pointer would point into the caller's event:
+		// compare presence only.
+		if (x.Feedback.Tel == nil) != (y.Feedback.Tel == nil) {
 			return false
 		}
-		x.Feedback.INT, y.Feedback.INT = nil, nil
+		x.Feedback.Tel, y.Feedback.Tel = nil, nil
 		if x != y {
 			return false
 		}
 	}
 	return true
+}
+
+// duplicateName returns a name two registers of rs share, if any.
+func duplicateName(rs []cc.Register) (string, bool) {
+	for i := range rs {
+		for j := range i {
+			if rs[j].Name == rs[i].Name {
+				return rs[i].Name, true
+			}
+		}
+	}
+	return "", false
 }
 
 // checkRegs checks the registers rule on snapshot r against the first
@@ -304,6 +380,7 @@ func (s *suite) checkRegs(where string, r, shape []cc.Register) {
 // with room for its actions, B with none first (the actions-full rule) and
 // then with room (determinism), probing time order along the way.
 func (s *suite) wellFormed(seq int, evs []Event) error {
+	s.calls = s.calls[:0]
 	a, err := s.fresh()
 	if err != nil {
 		return err
@@ -313,33 +390,37 @@ func (s *suite) wellFormed(seq int, evs []Event) error {
 		return err
 	}
 	shape := regs(a)
-	s.checkRegs(fmt.Sprintf("sequence %d: new part", seq), shape, shape)
+	s.checkRegs(s.seqName()+": new part", shape, shape)
+	if name, ok := duplicateName(shape); ok {
+		s.rep.add(RuleRegisters, "%s: two registers are named %q (a name is a register's key in traces, the C ABI and the RTL benches)", s.seqName(), name)
+	}
 	if ok, diff := equalRegs(shape, regs(b), ""); !ok {
-		s.rep.add(RuleDeterminism, "sequence %d: two new parts differ: %s", seq, diff)
+		s.rep.add(RuleDeterminism, "%s: two new parts differ: %s", s.seqName(), diff)
 	}
 	// AppendRegisters must append: a prefix survives, nothing allocates
 	// when there is room.
 	dst := make([]cc.Register, 1, len(shape)+1)
 	dst[0] = cc.Reg("caller", 8, 42)
 	if n := testingAllocs(func() { dst = a.AppendRegisters(dst[:1]) }); n > 0 && s.o.AllocSequences >= 0 {
-		s.rep.add(RuleAllocs, "sequence %d: AppendRegisters allocated %v times with room in dst", seq, n)
+		s.rep.add(RuleAllocs, "%s: AppendRegisters allocated %v times with room in dst", s.seqName(), n)
 	}
 	if len(dst) != len(shape)+1 || dst[0] != cc.Reg("caller", 8, 42) {
-		s.rep.add(RuleRegisters, "sequence %d: AppendRegisters did not append to dst (got %d registers, first %v)", seq, len(dst), dst[0])
+		s.rep.add(RuleRegisters, "%s: AppendRegisters did not append to dst (got %d registers, first %v)", s.seqName(), len(dst), dst[0])
 	}
 	actA := cc.NewActions(s.o.Actions)
 	actB := cc.NewActions(s.o.Actions + 1) // room for the caller's sentinel
 	var none cc.Actions
 	var accepted units.Time // the latest now A accepted
 	var tick Event
-	tick.Kind = Timer
+	tick.Kind = cc.EventTimer
 	step := func(ev *Event, where string) {
-		// A congestion or switch point may stamp the packet's INT header
-		// in place, a switch point write its header bytes, a reaction
-		// point its Echo: each part gets the packet as the event has it,
-		// and the two must write alike.
+		// A congestion or switch point may push its record onto the
+		// packet's telemetry in place, a switch point or a reaction
+		// point write its header bytes: each part gets the packet as the
+		// event has it, and the two must write alike.
 		sent := sentArgs(ev)
 		defer sent.restore(ev)
+		s.calls = append(s.calls, ev.Event)
 		before := regs(a)
 		deadline := a.NextDeadline()
 		actA.Reset()
@@ -348,7 +429,7 @@ func (s *suite) wellFormed(seq int, evs []Event) error {
 			return
 		}
 		after := regs(a)
-		stampedA, writtenA := ev.INT, ev.Packet
+		stampedA, writtenA := ev.Tel, ev.Packet
 		s.count(errA, actA)
 		s.checkWrites(where, ev, sent)
 		if errors.Is(errA, cc.ErrTimeOrder) && ev.At >= accepted && ev.At >= 0 {
@@ -429,8 +510,8 @@ func (s *suite) wellFormed(seq int, evs []Event) error {
 		if !sameErr(errA, errB) {
 			s.rep.add(RuleDeterminism, "%s: %s: two equal parts returned %v and %v", where, ev, errA, errB)
 		}
-		if ev.INT != stampedA {
-			s.rep.add(RuleDeterminism, "%s: %s: two equal parts stamped the INT header differently: %+v and %+v", where, ev, stampedA, ev.INT)
+		if ev.Tel != stampedA {
+			s.rep.add(RuleDeterminism, "%s: %s: two equal parts wrote the telemetry stack differently: % x and % x", where, ev, stampedA.Bytes(), ev.Tel.Bytes())
 		}
 		if ev.Packet != writtenA {
 			s.rep.add(RuleDeterminism, "%s: %s: two equal parts wrote the packet differently: %+v and %+v", where, ev, writtenA, ev.Packet)
@@ -449,7 +530,7 @@ func (s *suite) wellFormed(seq int, evs []Event) error {
 	}
 	for i := range evs {
 		ev := &evs[i]
-		where := fmt.Sprintf("sequence %d event %d", seq, i)
+		where := fmt.Sprintf("%s event %d", s.seqName(), i)
 		// Fire due timers first, as a simulator would.
 		for n := 0; n < 64; n++ {
 			d := a.NextDeadline()
@@ -504,7 +585,7 @@ func (s *suite) checkAfter(where string, p cc.Part, ev *Event, before, after []c
 	if d != deadline && d < ev.At {
 		s.rep.add(RuleDeadline, "%s: %s moved NextDeadline from %v to %v, before its now", where, ev, deadline, d)
 	}
-	if ev.Kind == Timer {
+	if ev.Kind == cc.EventTimer {
 		switch {
 		case ev.At < deadline:
 			if ok, diff := equalRegs(before, after, "now"); !ok {
@@ -530,7 +611,7 @@ func (s *suite) checkAfter(where string, p cc.Part, ev *Event, before, after []c
 // (and at −1 ps), expecting a
 // *cc.TimeOrderError naming both times and no change.
 func (s *suite) timeOrder(where string, a, b cc.Part, like *Event, accepted units.Time) {
-	kinds := KindsOf(s.role)
+	kinds := s.role.Events()
 	times := []units.Time{-1}
 	if accepted > 0 {
 		times = append(times, accepted-1)
@@ -540,9 +621,9 @@ func (s *suite) timeOrder(where string, a, b cc.Part, like *Event, accepted unit
 			ev := *like
 			ev.Kind, ev.At = k, at
 			switch {
-			case k == Feedback && ev.Feedback.Kind == cc.FeedbackNone:
+			case k == cc.EventFeedback && ev.Feedback.Kind == cc.FeedbackNone:
 				ev.Feedback.Kind = cc.FeedbackAck
-			case k == Message && ev.Feedback.Kind == cc.FeedbackNone:
+			case k == cc.EventMessage && ev.Feedback.Kind == cc.FeedbackNone:
 				ev.Feedback.Kind = cc.FeedbackCredit
 			}
 			before := regs(a)
@@ -580,7 +661,7 @@ func (s *suite) allocs(seq int, evs []Event) error {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	var counts [2][]uint64
 	for run := range counts {
-		evs := slices.Clone(evs) // a CP may stamp the INT headers in place
+		evs := slices.Clone(evs) // a CP may push onto the telemetry stacks in place
 		p, err := s.fresh()
 		if err != nil {
 			return err
@@ -588,7 +669,7 @@ func (s *suite) allocs(seq int, evs []Event) error {
 		act := cc.NewActions(s.o.Actions)
 		var ms runtime.MemStats
 		var tick Event
-		tick.Kind = Timer
+		tick.Kind = cc.EventTimer
 		measure := func(ev *Event) (n uint64) {
 			defer func() {
 				if recover() != nil { // reported by the no-panic rule
@@ -621,10 +702,7 @@ func (s *suite) allocs(seq int, evs []Event) error {
 			counts[run] = append(counts[run], n+measure(&evs[i]))
 		}
 	}
-	name := fmt.Sprintf("sequence %d", seq)
-	if seq < 0 {
-		name = fmt.Sprintf("chaos sequence %d", -1-seq)
-	}
+	name := s.seqName()
 	for i := range evs {
 		if counts[0][i] > 0 && counts[1][i] > 0 {
 			s.rep.add(RuleAllocs, "%s event %d: %s (with the timers due before it) allocated %d times", name, i, &evs[i], min(counts[0][i], counts[1][i]))
@@ -646,7 +724,7 @@ func (s *suite) chaos(seq int, evs []Event) error {
 	var accepted units.Time
 	for i := range evs {
 		ev := &evs[i]
-		where := fmt.Sprintf("chaos sequence %d event %d", seq, i)
+		where := fmt.Sprintf("%s event %d", s.seqName(), i)
 		before := regs(p)
 		deadline := p.NextDeadline()
 		act.Reset()
@@ -685,7 +763,7 @@ func (s *suite) chaos(seq int, evs []Event) error {
 		s.checkActions(where, ev, act.All(), false)
 		if d := p.NextDeadline(); d != deadline && d < ev.At {
 			s.rep.add(RuleDeadline, "%s: %s moved NextDeadline from %v to %v, before its now", where, ev, deadline, d)
-		} else if ev.Kind == Timer && ev.At >= deadline && d != units.MaxTime && d <= ev.At {
+		} else if ev.Kind == cc.EventTimer && ev.At >= deadline && d != units.MaxTime && d <= ev.At {
 			s.rep.add(RuleDeadline, "%s: a timer at %v (deadline %v) left NextDeadline at %v, not after now", where, ev.At, deadline, d)
 		}
 		if r, ok := p.(cc.ReactionPoint); ok {
@@ -721,52 +799,50 @@ func Names() string {
 type args struct {
 	pkt cc.Packet
 	fb  cc.Feedback
-	int inttel.Header
+	tel cc.Telemetry
 }
 
-func sentArgs(ev *Event) args { return args{ev.Packet, ev.Feedback, ev.INT} }
+func sentArgs(ev *Event) args { return args{ev.Packet, ev.Feedback, ev.Tel} }
 
 // restore gives ev back the arguments it had before a call.
-func (a *args) restore(ev *Event) { ev.Packet, ev.Feedback, ev.INT = a.pkt, a.fb, a.int }
+func (a *args) restore(ev *Event) { ev.Packet, ev.Feedback, ev.Tel = a.pkt, a.fb, a.tel }
 
 // checkWrites checks the outputs rule on what a call left in its packet
 // and feedback: a part changes the caller's packet only where the contract
-// lets it (a congestion or switch point's Dequeue may stamp INT, a switch
-// point's Dequeue write Hdr, a reaction point's Sent write Echo) and never
-// a message it is given.
+// lets it (a congestion or switch point's Dequeue may push onto its
+// telemetry stack, a switch point's Dequeue and a reaction point's Sent
+// write Hdr) and never a message it is given.
 func (s *suite) checkWrites(where string, ev *Event, sent args) {
-	pkt, none := ev.Kind.carries()
-	if none || ev.NilArg {
+	pkt := ev.Kind.Packet()
+	if !pkt && !ev.Kind.Message() || ev.NilArg {
 		return
 	}
-	var want *inttel.Header
-	if ev.HasINT {
-		want = &ev.INT
+	var want *cc.Telemetry
+	if ev.HasTel {
+		want = &ev.Tel
 	}
 	if !pkt {
 		w := sent.fb
-		w.INT = want
+		w.Tel = want
 		if ev.Feedback != w {
 			s.rep.add(RuleOutputs, "%s: %s wrote the message it was given: %+v became %+v", where, ev, w, ev.Feedback)
 		}
-		if ev.HasINT && ev.INT != sent.int {
-			s.rep.add(RuleOutputs, "%s: %s wrote the message's INT header: %+v became %+v", where, ev, sent.int, ev.INT)
+		if ev.HasTel && ev.Tel != sent.tel {
+			s.rep.add(RuleOutputs, "%s: %s wrote the message's telemetry stack: % x became % x", where, ev, sent.tel.Bytes(), ev.Tel.Bytes())
 		}
 		return
 	}
 	w := sent.pkt
-	w.INT = want
+	w.Tel = want
 	switch {
-	case ev.Kind == Dequeue && s.role == cc.RoleSW:
+	case ev.Kind == cc.EventDequeue && s.role == cc.RoleSW, ev.Kind == cc.EventSent:
 		w.Hdr = ev.Packet.Hdr
-	case ev.Kind == Sent:
-		w.Echo = ev.Packet.Echo
 	}
 	if ev.Packet != w {
 		s.rep.add(RuleOutputs, "%s: %s changed the caller's packet beyond what the contract lets it: %+v became %+v", where, ev, w, ev.Packet)
 	}
-	if ev.HasINT && ev.Kind != Dequeue && ev.INT != sent.int {
-		s.rep.add(RuleOutputs, "%s: %s stamped the packet's INT header, which only a Dequeue may: %+v became %+v", where, ev, sent.int, ev.INT)
+	if ev.HasTel && ev.Kind != cc.EventDequeue && ev.Tel != sent.tel {
+		s.rep.add(RuleOutputs, "%s: %s wrote the packet's telemetry stack, which only a Dequeue may: % x became % x", where, ev, sent.tel.Bytes(), ev.Tel.Bytes())
 	}
 }
 
@@ -780,8 +856,8 @@ func (s *suite) checkActions(where string, ev *Event, acts []cc.Action, wellForm
 		bad := ""
 		switch x.Kind {
 		case cc.ActionMarkCE, cc.ActionDrop:
-			cp := s.role == cc.RoleCP && (ev.Kind == Enqueue || ev.Kind == Dequeue)
-			sw := s.role == cc.RoleSW && (ev.Kind == Arrive || ev.Kind == Enqueue || ev.Kind == Dequeue)
+			cp := s.role == cc.RoleCP && (ev.Kind == cc.EventEnqueue || ev.Kind == cc.EventDequeue)
+			sw := s.role == cc.RoleSW && (ev.Kind == cc.EventArrive || ev.Kind == cc.EventEnqueue || ev.Kind == cc.EventDequeue)
 			if !cp && !sw {
 				bad = fmt.Sprintf("a %v point's %v has no packet of a queue to act on", s.role.Short(), ev.Kind)
 			}

@@ -1,6 +1,7 @@
 package cctest_test
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand"
@@ -39,6 +40,10 @@ const (
 	earlyDeadline
 	badCredit
 	writesHdr
+	lateSkipped  // only Timer runs what is due; other events leave it
+	unusedSilent // a message of a kind it does not use is not counted
+	nilTaken     // a nil *cc.Actions is taken as one with no room
+	dupRegister  // two registers share a name
 )
 
 // global makes the nondeterministic fault: parts share it.
@@ -57,8 +62,9 @@ type toy struct {
 	next   units.Time
 	period units.Time
 	flow   cc.FlowID
-	// stamped counts INT records a CP stamped (wraps at 2^16).
+	// stamped counts telemetry records a CP pushed (wraps at 2^16).
 	stamped uint16
+	unused  cc.Unused
 }
 
 func newToy(f fault) *toy {
@@ -113,21 +119,38 @@ func (t *toy) Timer(now units.Time, act *cc.Actions) error {
 	if err := t.check("Timer", now); err != nil {
 		return err
 	}
-	if now < t.next {
-		t.advance(now)
-		return nil
+	if act == nil && t.fault != silentDrop {
+		return cc.NoActions("toy", "Timer")
 	}
-	if err := t.reserve(act, "Timer", 1); err != nil {
+	if err := t.catchUp("Timer", now, act, 0); err != nil {
 		return err
 	}
 	t.advance(now)
-	t.rate = min(2*t.rate, 100*units.Gbps)
-	if t.fault != stuckDeadline {
+	return nil
+}
+
+// catchUp makes room for the expiries due at or before now and n more
+// decisions, then runs the expiries (each doubles the rate and sends a
+// rate message), as every event does first (cc's rule 4); on error it
+// changes nothing. A caller can be so late that the decisions could fill
+// no Actions: beyond 2^20 expiries the room asked is that.
+func (t *toy) catchUp(event string, now units.Time, act *cc.Actions, n int) error {
+	k := 0
+	if now >= t.next && (t.fault != lateSkipped || event == "Timer") {
+		k = int(min((now-t.next)/t.period+1, 1<<20))
+	}
+	if err := t.reserve(act, event, k+n); err != nil {
+		return err
+	}
+	for range k {
+		t.rate = min(2*t.rate, 100*units.Gbps)
+		if act != nil {
+			act.Send(cc.ToSource, cc.ControlPrio, cc.Feedback{Kind: cc.FeedbackRate, Flow: t.flow})
+		}
+	}
+	if k > 0 && t.fault != stuckDeadline {
 		// The next grid point after now, saturating at MaxTime ("never").
 		t.next = fixedpoint.SatAdd(now-(now-t.next)%t.period, t.period)
-	}
-	if act != nil {
-		act.Send(cc.ToSource, cc.ControlPrio, cc.Feedback{Kind: cc.FeedbackRate, Flow: t.flow})
 	}
 	return nil
 }
@@ -137,7 +160,11 @@ func (t *toy) AppendRegisters(dst []cc.Register) []cc.Register {
 	if t.fault == regOverflow {
 		b.Value = t.bytes | 1<<40
 	}
-	return append(dst, t.clock.Register(), b, cc.RateReg("rate", t.rate), cc.TimeReg("next", t.next), cc.Reg("stamped", 16, uint64(t.stamped)))
+	stamped := cc.Reg("stamped", 16, uint64(t.stamped))
+	if t.fault == dupRegister {
+		stamped.Name = "bytes"
+	}
+	return append(dst, t.clock.Register(), b, cc.RateReg("rate", t.rate), cc.TimeReg("next", t.next), stamped, t.unused.Register())
 }
 
 func (t *toy) count(event string, now units.Time, p *cc.Packet, act *cc.Actions, mark bool) error {
@@ -146,6 +173,9 @@ func (t *toy) count(event string, now units.Time, p *cc.Packet, act *cc.Actions,
 	}
 	if p == nil {
 		return &cc.EventError{Part: "toy", Event: event, Reason: "nil packet"}
+	}
+	if act == nil && t.fault != silentDrop && t.fault != nilTaken {
+		return cc.NoActions("toy", event) // its timer's catch-up can decide
 	}
 	if p.Size < 0 {
 		if t.fault == nonAtomic {
@@ -163,14 +193,18 @@ func (t *toy) count(event string, now units.Time, p *cc.Packet, act *cc.Actions,
 	if t.fault == wipeActions {
 		act.Reset() // the caller's earlier decisions are gone
 	}
-	if err := t.reserve(act, event, n); err != nil {
+	if err := t.catchUp(event, now, act, n); err != nil {
 		return err
 	}
 	t.advance(now)
 	t.bytes = (t.bytes + uint64(p.Size)) & (1<<32 - 1)
 	t.flow = p.Flow
 	if mark && act != nil {
-		act.MarkCE()
+		if event == "Receive" {
+			act.Send(cc.ToSource, cc.ControlPrio, cc.Feedback{Kind: cc.FeedbackCNP, Flow: p.Flow})
+		} else {
+			act.MarkCE()
+		}
 		if t.fault == overAppend { // reserved one, appends two
 			act.Send(cc.ToSource, cc.ControlPrio, cc.Feedback{Kind: cc.FeedbackRate, Flow: p.Flow})
 		}
@@ -178,15 +212,15 @@ func (t *toy) count(event string, now units.Time, p *cc.Packet, act *cc.Actions,
 	return nil
 }
 
-func (t *toy) Enqueue(now units.Time, p *cc.Packet, q cc.Queue, act *cc.Actions) error {
+func (t *toy) enqueue(now units.Time, p *cc.Packet, q cc.Queue, act *cc.Actions) error {
 	return t.count("Enqueue", now, p, act, q.Len > 20000)
 }
 
-func (t *toy) Dequeue(now units.Time, p *cc.Packet, q cc.Queue, act *cc.Actions) error {
+func (t *toy) dequeue(now units.Time, p *cc.Packet, q cc.Queue, act *cc.Actions) error {
 	return t.count("Dequeue", now, p, act, false)
 }
 
-func (t *toy) Sent(now units.Time, p *cc.Packet, act *cc.Actions) error {
+func (t *toy) sent(now units.Time, p *cc.Packet, act *cc.Actions) error {
 	return t.count("Sent", now, p, act, false)
 }
 
@@ -197,9 +231,17 @@ func (t *toy) Feedback(now units.Time, f *cc.Feedback, act *cc.Actions) error {
 	if f == nil {
 		return &cc.EventError{Part: "toy", Event: "Feedback", Reason: "nil feedback"}
 	}
+	if act == nil && t.fault != silentDrop {
+		return cc.NoActions("toy", "Feedback") // its timer's catch-up can decide
+	}
+	if err := t.catchUp("Feedback", now, act, 0); err != nil {
+		return err
+	}
 	t.advance(now)
 	if f.Kind == cc.FeedbackCNP {
 		t.rate = max(t.rate/2, units.Gbps)
+	} else if t.fault != unusedSilent {
+		t.unused.Count()
 	}
 	return nil
 }
@@ -215,8 +257,9 @@ func (t *toy) Limits() cc.Limits {
 	return cc.Limits{Rate: t.rate}
 }
 
-func (t *toy) Receive(now units.Time, p *cc.Packet, act *cc.Actions) error {
-	return t.count("Receive", now, p, act, p.CE)
+func (t *toy) receive(now units.Time, p *cc.Packet, act *cc.Actions) error {
+	// A CE mark is answered with a CNP.
+	return t.count("Receive", now, p, act, p != nil && p.CE)
 }
 
 // The toy in each role.
@@ -227,29 +270,29 @@ type (
 )
 
 func (c toyCP) Enqueue(now units.Time, p *cc.Packet, q cc.Queue, a *cc.Actions) error {
-	return c.toy.Enqueue(now, p, q, a)
+	return c.toy.enqueue(now, p, q, a)
 }
 
 func (c toyCP) Dequeue(now units.Time, p *cc.Packet, q cc.Queue, a *cc.Actions) error {
-	err := c.toy.Dequeue(now, p, q, a)
-	// Stamp an INT record in place, as HPCC's switch does, while the
+	err := c.toy.dequeue(now, p, q, a)
+	// Push an 8-byte record in place, as HPCC's switch does, while the
 	// header has room (5 records).
-	if err == nil && p != nil && p.INT != nil && p.INT.NHop < 5 {
-		p.INT.Hops[p.INT.NHop].QLen = uint16(min(q.Len/80, 0xFFFF))
-		p.INT.NHop++
+	if err == nil && p != nil && p.Tel != nil && p.Tel.Len <= 2+8*4 {
+		binary.BigEndian.PutUint64(p.Tel.Data[p.Tel.Len:], uint64(min(q.Len/80, 0xFFFF)))
+		p.Tel.Len += 8
 		c.stamped++
 	}
 	return err
 }
 
-func (r toyRP) Sent(now units.Time, p *cc.Packet, a *cc.Actions) error { return r.toy.Sent(now, p, a) }
+func (r toyRP) Sent(now units.Time, p *cc.Packet, a *cc.Actions) error { return r.toy.sent(now, p, a) }
 func (r toyRP) Feedback(now units.Time, f *cc.Feedback, a *cc.Actions) error {
 	return r.toy.Feedback(now, f, a)
 }
 func (r toyRP) Limits() cc.Limits { return r.toy.Limits() }
 
 func (n toyNP) Receive(now units.Time, p *cc.Packet, a *cc.Actions) error {
-	return n.toy.Receive(now, p, a)
+	return n.toy.receive(now, p, a)
 }
 
 var (
@@ -257,6 +300,16 @@ var (
 	_ cc.ReactionPoint     = toyRP{}
 	_ cc.NotificationPoint = toyNP{}
 )
+
+// TestToyRoles: each toy plays the role it is built for and no earlier
+// one (cctest takes a part's role as the first it plays).
+func TestToyRoles(t *testing.T) {
+	for _, role := range []cc.Role{cc.RoleCP, cc.RoleRP, cc.RoleNP} {
+		p, err := ctor(role, ok)()
+		require.NoError(t, err)
+		require.Equal(t, role, cc.RoleOf(p))
+	}
+}
 
 func ctor(role cc.Role, f fault) func() (cc.Part, error) {
 	return func() (cc.Part, error) {
@@ -310,6 +363,10 @@ func TestBrokenPartsFail(t *testing.T) {
 		{jitterLimits, cc.RoleRP, cctest.RuleDeterminism},
 		{overAppend, cc.RoleCP, cctest.RuleActionsFull},
 		{wipeActions, cc.RoleCP, cctest.RuleAtomic},
+		{lateSkipped, cc.RoleCP, cctest.RuleLateTimers},
+		{unusedSilent, cc.RoleRP, cctest.RuleUnused},
+		{nilTaken, cc.RoleNP, cctest.RuleNilActions},
+		{dupRegister, cc.RoleCP, cctest.RuleRegisters},
 	}
 	for _, c := range cases {
 		t.Run(c.rule, func(t *testing.T) {
@@ -340,7 +397,7 @@ func TestGeneratorsWellFormed(t *testing.T) {
 	params.Rng.Seed(7)
 	params.MinSuccessfulTests = 50
 	props := gopter.NewProperties(params)
-	props.Property("cp", prop.ForAll(func(evs []cctest.Event) bool {
+	props.Property("cp", prop.ForAll(func(evs []cc.Event) bool {
 		var now units.Time
 		var fifo []cc.Packet
 		var q units.Bytes
@@ -350,23 +407,23 @@ func TestGeneratorsWellFormed(t *testing.T) {
 			}
 			now = e.At
 			switch e.Kind {
-			case cctest.Enqueue:
+			case cc.EventEnqueue:
 				fifo = append(fifo, e.Packet)
 				q += e.Packet.Size
-			case cctest.Dequeue:
+			case cc.EventDequeue:
 				if len(fifo) == 0 || fifo[0].Flow != e.Packet.Flow || fifo[0].Size != e.Packet.Size {
 					return false
 				}
 				q -= fifo[0].Size
 				fifo = fifo[1:]
 			}
-			if e.Kind != cctest.Timer && e.Queue.Len != q {
+			if e.Kind != cc.EventTimer && e.Queue.Len != q {
 				return false
 			}
 		}
 		return true
 	}, cctest.GenEvents(cc.RoleCP, cctest.GenOptions{INT: true})))
-	props.Property("rp", prop.ForAll(func(evs []cctest.Event) bool {
+	props.Property("rp", prop.ForAll(func(evs []cc.Event) bool {
 		var now units.Time
 		var sndNxt uint64
 		for _, e := range evs {
@@ -375,15 +432,15 @@ func TestGeneratorsWellFormed(t *testing.T) {
 			}
 			now = e.At
 			switch {
-			case e.Kind == cctest.Sent:
+			case e.Kind == cc.EventSent:
 				if e.Packet.Seq != sndNxt {
 					return false
 				}
 				sndNxt += uint64(e.Packet.Payload)
-			case e.Kind == cctest.Feedback && e.Feedback.Kind == cc.FeedbackNak:
+			case e.Kind == cc.EventFeedback && e.Feedback.Kind == cc.FeedbackNak:
 				sndNxt = e.Feedback.Seq // go back N
-			case e.Kind == cctest.Feedback && e.Feedback.Kind == cc.FeedbackAck:
-				if e.Feedback.Seq > sndNxt || e.Feedback.SndNxt != sndNxt || !e.HasINT {
+			case e.Kind == cc.EventFeedback && e.Feedback.Kind == cc.FeedbackAck:
+				if e.Feedback.Seq > sndNxt || e.Feedback.SndNxt != sndNxt || !e.HasTel {
 					return false
 				}
 			}
@@ -397,7 +454,7 @@ func TestGeneratorsWellFormed(t *testing.T) {
 // event that passes it.
 func TestDriveFiresTimers(t *testing.T) {
 	p, _ := ctor(cc.RoleRP, ok)()
-	evs := []cctest.Event{{Kind: cctest.Sent, At: 35 * units.Microsecond, Packet: cc.Packet{Size: 100}}}
+	evs := []cc.Event{{Kind: cc.EventSent, At: 35 * units.Microsecond, Packet: cc.Packet{Size: 100}}}
 	var timers []units.Time
 	err := cctest.Drive(p, evs, cc.NewActions(4), func(s cctest.Step) bool {
 		if s.Inserted {
@@ -443,6 +500,7 @@ type toySW struct {
 	msgs   uint16
 	ticks  uint16
 	next   units.Time
+	unused cc.Unused
 }
 
 var _ cc.SwitchPoint = (*toySW)(nil)
@@ -469,7 +527,7 @@ func (w *toySW) AppendRegisters(dst []cc.Register) []cc.Register {
 		dst = append(dst, cc.Reg(outNames[i], 32, uint64(n)))
 	}
 	return append(dst, cc.Reg("paused", width, bits), cc.Reg("deqs", 16, uint64(w.deqs)),
-		cc.Reg("msgs", 16, uint64(w.msgs)), cc.Reg("ticks", 16, uint64(w.ticks)), cc.TimeReg("next", w.next))
+		cc.Reg("msgs", 16, uint64(w.msgs)), cc.Reg("ticks", 16, uint64(w.ticks)), cc.TimeReg("next", w.next), w.unused.Register())
 }
 
 func (w *toySW) NextDeadline() units.Time { return w.next }
@@ -479,14 +537,18 @@ func (w *toySW) Timer(now units.Time, _ *cc.Actions) error {
 		return err
 	}
 	w.advance(now)
-	if now >= w.next {
-		w.ticks++
-		w.next = fixedpoint.SatAdd(now-(now-w.next)%(10*units.Microsecond), 10*units.Microsecond)
-	}
 	return nil
 }
 
+// advance records now, after running every tick due by it (cc's rule 4:
+// the timer is caught up by any event); a tick decides nothing.
 func (w *toySW) advance(now units.Time) {
+	if now >= w.next {
+		const period = 10 * units.Microsecond
+		w.ticks += uint16((now - w.next) / period % (1 << 16))
+		w.ticks++
+		w.next = fixedpoint.SatAdd(now-(now-w.next)%period, period)
+	}
 	if w.fault == nondeterministic {
 		global++
 		w.in += global & 1
@@ -521,10 +583,11 @@ func (w *toySW) take(event string, now units.Time, port int, self, nilArg bool) 
 	return nil
 }
 
-// reserve is act.Reserve that takes a nil act as one with no room.
+// reserve is act.Reserve for an event that can decide: it refuses a nil
+// act (cc's rule 3).
 func reserve(act *cc.Actions, event string, n int) error {
-	if act == nil && n == 0 {
-		return nil
+	if act == nil {
+		return cc.NoActions("toysw", event)
 	}
 	return act.Reserve("toysw", event, n)
 }
@@ -582,9 +645,9 @@ func (w *toySW) Dequeue(now units.Time, out int, p *cc.Packet, q cc.Queue, act *
 	w.out[out] += uint32(p.Size)
 	p.Hdr[0] = byte(out) + 1
 	p.Hdr[1]++
-	if p.INT != nil && p.INT.NHop < 5 {
-		p.INT.Hops[p.INT.NHop].QLen = uint16(min(q.Len/80, 0xFFFF))
-		p.INT.NHop++
+	if p.Tel != nil && p.Tel.Len <= 2+8*4 {
+		binary.BigEndian.PutUint64(p.Tel.Data[p.Tel.Len:], uint64(min(q.Len/80, 0xFFFF)))
+		p.Tel.Len += 8
 	}
 	if send {
 		act.SendSwitch(7, cc.ControlPrio, cc.Feedback{Kind: cc.FeedbackUser, Flow: p.Flow, From: 3})
@@ -614,6 +677,12 @@ func (w *toySW) Message(now units.Time, in int, f *cc.Feedback, act *cc.Actions)
 		}
 	} else if err := w.take("Message", now, in, true, f == nil); err != nil {
 		return err
+	}
+	if f.Kind != cc.FeedbackCredit && f.Kind != cc.FeedbackUser {
+		// A kind it does not use: counted, nothing else (cc's rule 8).
+		w.advance(now)
+		w.unused.Count()
+		return nil
 	}
 	if err := reserve(act, "Message", 1); err != nil {
 		return err
@@ -692,7 +761,7 @@ func TestSwitchGeneratorWellFormed(t *testing.T) {
 	params.MinSuccessfulTests = 50
 	props := gopter.NewProperties(params)
 	const ports = 6
-	props.Property("sw", prop.ForAll(func(evs []cctest.Event) bool {
+	props.Property("sw", prop.ForAll(func(evs []cc.Event) bool {
 		type queue struct {
 			fifo   []cc.Packet
 			len    units.Bytes
@@ -702,8 +771,8 @@ func TestSwitchGeneratorWellFormed(t *testing.T) {
 			now    units.Time
 			queues [ports][8]queue
 			tx     [ports]uint64
-			last   *cctest.Event
-			kinds  = map[cctest.Kind]int{}
+			last   *cc.Event
+			kinds  = map[cc.EventKind]int{}
 		)
 		for i := range evs {
 			e := &evs[i]
@@ -713,8 +782,8 @@ func TestSwitchGeneratorWellFormed(t *testing.T) {
 			now = e.At
 			kinds[e.Kind]++
 			switch e.Kind {
-			case cctest.Enqueue:
-				if last == nil || last.Kind != cctest.Arrive || last.At != e.At || last.Packet != e.Packet || last.Port == e.Port {
+			case cc.EventEnqueue:
+				if last == nil || last.Kind != cc.EventArrive || last.At != e.At || last.Packet != e.Packet || last.Port == e.Port {
 					return false
 				}
 				q := &queues[e.Port][e.Packet.Prio]
@@ -723,7 +792,7 @@ func TestSwitchGeneratorWellFormed(t *testing.T) {
 				if e.Queue.Len != q.len || e.Queue.Paused != q.paused || e.Queue.TxBytes != tx[e.Port] {
 					return false
 				}
-			case cctest.Dequeue:
+			case cc.EventDequeue:
 				q := &queues[e.Port][e.Packet.Prio]
 				if len(q.fifo) == 0 || q.paused || q.fifo[0] != e.Packet || e.Queue.TxBytes != tx[e.Port] {
 					return false
@@ -734,23 +803,23 @@ func TestSwitchGeneratorWellFormed(t *testing.T) {
 				if e.Queue.Len != q.len || e.Queue.Paused {
 					return false
 				}
-			case cctest.Pause:
+			case cc.EventPause:
 				q := &queues[e.Port][e.Packet.Prio]
 				if e.Paused == q.paused || e.Packet.Prio >= cc.ControlPrio {
 					return false
 				}
 				q.paused = e.Paused
-			case cctest.Message:
+			case cc.EventMessage:
 				if e.Feedback.Kind == cc.FeedbackNone {
 					return false
 				}
-			case cctest.Arrive, cctest.Timer:
+			case cc.EventArrive, cc.EventTimer:
 			default:
 				return false
 			}
 			last = e
 		}
-		return kinds[cctest.Arrive] > 0 && kinds[cctest.Dequeue] > 0 && kinds[cctest.Pause] > 0 && kinds[cctest.Message] > 0
+		return kinds[cc.EventArrive] > 0 && kinds[cc.EventDequeue] > 0 && kinds[cc.EventPause] > 0 && kinds[cc.EventMessage] > 0
 	}, cctest.GenEvents(cc.RoleSW, cctest.GenOptions{Ports: ports, INT: true, Events: 400})))
 	props.TestingRun(t)
 }
@@ -759,9 +828,8 @@ func TestSwitchGeneratorWellFormed(t *testing.T) {
 // and fuzz sequences for it use every one of them, ports out of range
 // included.
 func TestSwitchKinds(t *testing.T) {
-	require.Equal(t, []cctest.Kind{cctest.Timer, cctest.Arrive, cctest.Enqueue, cctest.Dequeue, cctest.Pause, cctest.Message}, cctest.KindsOf(cc.RoleSW))
-	require.Equal(t, cc.RoleSW, cctest.Pause.Role())
-	require.True(t, cctest.Enqueue.Of(cc.RoleSW) && cctest.Enqueue.Of(cc.RoleCP) && !cctest.Enqueue.Of(cc.RoleRP))
+	require.Equal(t, []cc.EventKind{cc.EventTimer, cc.EventArrive, cc.EventEnqueue, cc.EventDequeue, cc.EventPause, cc.EventMessage}, cc.RoleSW.Events())
+	require.True(t, cc.EventEnqueue.Of(cc.RoleSW) && cc.EventEnqueue.Of(cc.RoleCP) && !cc.EventEnqueue.Of(cc.RoleRP))
 	r := rand.New(rand.NewSource(5))
 	data := make([]byte, 16*200)
 	r.Read(data)
@@ -769,7 +837,7 @@ func TestSwitchKinds(t *testing.T) {
 		"chaos": cctest.Chaos(r, cc.RoleSW, cctest.GenOptions{}),
 		"bytes": cctest.FromBytes(data, cc.RoleSW),
 	} {
-		kinds, outside := map[cctest.Kind]bool{}, 0
+		kinds, outside := map[cc.EventKind]bool{}, 0
 		for _, e := range evs {
 			kinds[e.Kind] = true
 			if e.Port < 0 || e.Port >= 4 {
@@ -781,8 +849,8 @@ func TestSwitchKinds(t *testing.T) {
 	}
 	require.Equal(t, cctest.FromBytes(data, cc.RoleSW), cctest.FromBytes(data, cc.RoleSW))
 	p := newToySW(ok)
-	require.Equal(t, cc.RoleSW, cctest.RoleOf(p))
-	ev := cctest.Event{Kind: cctest.Pause, At: 5, Port: 2, Paused: true}
+	require.Equal(t, cc.RoleSW, cc.RoleOf(p))
+	ev := cc.Event{Kind: cc.EventPause, At: 5, Port: 2, Paused: true}
 	ev.Packet.Prio = 3
 	require.NoError(t, ev.Apply(p, cc.NewActions(1)))
 	require.True(t, p.paused[2][3])

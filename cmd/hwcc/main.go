@@ -9,15 +9,18 @@
 //
 // Verbs:
 //
-//	tables   export a lookup table as $readmemh hex, a C header or JSON
-//	sim      run a scenario on the reference harness
+//	sim      run a scenario on the reference harness (with no flags, the
+//	         default comparison of RoCC, HPCC, DCQCN, DCTCP, QCN, BECN and
+//	         FECN)
 //	algos    list the algorithms, their parts and their parameters
+//	tables   export a lookup table as $readmemh hex, a C header or JSON
 //	replay   replay a golden-model trace through a fresh state machine and
 //	         compare its outputs with expected ones (docs/trace.md)
+//	version  print hwcc's version (cc.Version) and the trace format it writes
 //
 // Examples:
 //
-//	hwcc sim                                   # the built-in compare: RoCC, HPCC, DCQCN, DCTCP side by side
+//	hwcc sim                                   # the built-in compare: seven algorithms side by side
 //	hwcc sim -scenario hpcc-incast -json       # one built-in, the report as JSON
 //	hwcc sim -scenario dcqcn-incast -set param.mark_at=enqueue -out dir   # with time series and plots
 //	hwcc algos dcqcn                           # a registered algorithm's parts and parameters
@@ -30,7 +33,7 @@
 //
 // Run `hwcc <verb> -h` for a verb's flags. Exit status: 0 on success, 1 when
 // the work failed (an unwritable output file), 2 on a usage error (unknown
-// verb, bad flag, value out of range) or a verb not available yet.
+// verb, bad flag, value out of range).
 package main
 
 import (
@@ -68,30 +71,11 @@ var verbs []verb
 // TestVerbsUnique), never by a panic.
 func register(v verb) { verbs = append(verbs, v) }
 
-// planned are verbs that other files will provide. Until a file registers
-// one, `hwcc <name>` says so and exits 2. A registered verb takes precedence,
-// so adding sim.go needs no edit here.
-var planned = []verb{
-	{name: "sim", summary: "run a scenario on the reference harness (not yet available)",
-		run: notYet("the simulator is not yet available")},
-}
-
-// notYet returns a run function that reports an unavailable verb.
-func notYet(msg string) func([]string, io.Writer, io.Writer) int {
-	return func(_ []string, _, stderr io.Writer) int {
-		fmt.Fprintf(stderr, "hwcc: %s\n", msg)
-		return exitUsage
-	}
-}
-
-// lookup returns the verb called name: a registered one first, else a
-// planned one.
+// lookup returns the registered verb called name.
 func lookup(name string) (verb, bool) {
-	for _, list := range [][]verb{verbs, planned} {
-		for _, v := range list {
-			if v.name == name {
-				return v, true
-			}
+	for _, v := range verbs {
+		if v.name == name {
+			return v, true
 		}
 	}
 	return verb{}, false
@@ -109,16 +93,10 @@ func duplicate() string {
 	return ""
 }
 
-// usage lists the verbs in name order: the registered ones and the planned
-// ones no file has registered yet.
+// usage lists the verbs in name order.
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: hwcc <verb> [flags]\n\nverbs:")
 	all := slices.Clone(verbs)
-	for _, p := range planned {
-		if !slices.ContainsFunc(verbs, func(v verb) bool { return v.name == p.name }) {
-			all = append(all, p)
-		}
-	}
 	slices.SortFunc(all, func(a, b verb) int { return strings.Compare(a.name, b.name) })
 	for _, v := range all {
 		fmt.Fprintf(w, "  %-8s %s\n", v.name, v.summary)

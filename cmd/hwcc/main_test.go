@@ -45,34 +45,11 @@ func TestUnknownVerb(t *testing.T) {
 	require.Contains(t, errOut, `unknown verb "frobnicate"`)
 }
 
-// TestPlannedVerb: until sim.go registers "sim", the verb says it is not
-// available and exits 2; once a file registers it, the registered verb runs.
-func TestPlannedVerb(t *testing.T) {
-	if _, registered := registeredVerb("sim"); registered {
-		t.Log("sim is registered; checking the planned-verb path with a name no file registers")
-	}
-	saved := planned
-	t.Cleanup(func() { planned = saved })
-	planned = append(slices.Clone(planned), verb{name: "zz-planned", summary: "test", run: notYet("zz is not yet available")})
-	code, out, errOut := runArgs("zz-planned", "-x")
-	require.Equal(t, exitUsage, code)
-	require.Empty(t, out)
-	require.Equal(t, "hwcc: zz is not yet available\n", errOut)
-
-	if _, registered := registeredVerb("sim"); !registered {
-		code, _, errOut = runArgs("sim")
-		require.Equal(t, exitUsage, code)
-		require.Contains(t, errOut, "the simulator is not yet available")
-	}
-}
-
-// TestRegisteredVerbWins: a registered verb shadows a planned one of the
-// same name, which is how sim.go replaces the placeholder without editing
-// main.go; the usage lists it once, with the registered summary.
-func TestRegisteredVerbWins(t *testing.T) {
-	savedV, savedP := verbs, planned
-	t.Cleanup(func() { verbs, planned = savedV, savedP })
-	planned = append(slices.Clone(planned), verb{name: "zz", summary: "planned zz", run: notYet("zz is planned")})
+// TestRegisteredVerbRuns: a verb a file registers runs with the arguments
+// after its name, and the usage lists it once, with its summary.
+func TestRegisteredVerbRuns(t *testing.T) {
+	saved := verbs
+	t.Cleanup(func() { verbs = saved })
 	verbs = slices.Clone(verbs)
 	register(verb{name: "zz", summary: "registered zz", run: func(args []string, stdout, _ io.Writer) int {
 		fmt.Fprint(stdout, "ran ", args)
@@ -84,13 +61,24 @@ func TestRegisteredVerbWins(t *testing.T) {
 	_, _, usage := runArgs()
 	require.Equal(t, 1, strings.Count(usage, "  zz "))
 	require.Contains(t, usage, "registered zz")
-	require.NotContains(t, usage, "planned zz")
+}
+
+// TestEveryVerbIsRegistered: the verbs the package doc lists are the ones
+// registered, and none of them is a placeholder (each runs its -h).
+func TestEveryVerbIsRegistered(t *testing.T) {
+	for _, name := range []string{"algos", "replay", "sim", "tables", "version"} {
+		_, ok := lookup(name)
+		require.True(t, ok, name)
+		code, _, _ := runArgs(name, "-h")
+		require.Equal(t, exitOK, code, name)
+	}
+	require.Len(t, verbs, 5)
 }
 
 func TestDuplicateVerbIsReported(t *testing.T) {
 	saved := verbs
 	t.Cleanup(func() { verbs = saved })
-	verbs = append(slices.Clone(verbs), verb{name: "tables", summary: "again", run: notYet("x")})
+	verbs = append(slices.Clone(verbs), verb{name: "tables", summary: "again", run: func([]string, io.Writer, io.Writer) int { return exitOK }})
 	code, _, errOut := runArgs("tables")
 	require.Equal(t, exitFail, code)
 	require.Contains(t, errOut, `verb "tables" registered twice`)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -69,36 +68,71 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	defer in.Close()
-	var got bytes.Buffer
-	if err := trace.Replay(bufio.NewReader(in), &got); err != nil {
-		fmt.Fprintf(stderr, "hwcc replay: %s: %v\n", file, err)
-		return exitFail
-	}
-	switch {
-	case *out != "":
-		if err := os.WriteFile(*out, got.Bytes(), 0o644); err != nil {
-			fmt.Fprintf(stderr, "hwcc replay: -o: %v\n", err)
+	// OUT is checked before the replay and replaced only after it
+	// succeeded (outFile).
+	var o *outFile
+	if *out != "" {
+		if o, err = openOut("-o", *out); err != nil {
+			fmt.Fprintf(stderr, "hwcc replay: %v\n", err)
 			return exitFail
 		}
+		defer o.abort()
+	}
+	// The outputs go, line by line as they are made, to OUT, to stdout
+	// (without -diff), or nowhere; with -diff each is compared with
+	// EXPECTED's line as it is made: memory does not grow with the trace.
+	var dst io.Writer
+	var bw *bufio.Writer
+	switch {
+	case o != nil:
+		bw = bufio.NewWriterSize(o, 1<<16)
+		dst = bw
 	case *diff == "":
-		if _, err := stdout.Write(got.Bytes()); err != nil {
+		bw = bufio.NewWriterSize(stdout, 1<<16)
+		dst = bw
+	}
+	var want io.Reader
+	if *diff != "" {
+		f, err := os.Open(*diff)
+		if err != nil {
+			fmt.Fprintf(stderr, "hwcc replay: -diff: %v\n", err)
+			return exitFail
+		}
+		defer f.Close()
+		want = bufio.NewReader(f)
+	}
+	var m *trace.Mismatch
+	if want != nil {
+		m, err = trace.ReplayDiff(bufio.NewReader(in), want, dst)
+	} else {
+		err = trace.Replay(bufio.NewReader(in), dst)
+	}
+	if err != nil {
+		if bw != nil && o == nil {
+			bw.Flush() // what stdout got so far
+		}
+		var te *trace.Error
+		if *diff != "" && !errors.As(err, &te) {
+			fmt.Fprintf(stderr, "hwcc replay: -diff %s: %v\n", *diff, err)
+		} else {
+			fmt.Fprintf(stderr, "hwcc replay: %s: %v\n", file, err)
+		}
+		return exitFail
+	}
+	if bw != nil {
+		if err := bw.Flush(); err != nil {
 			fmt.Fprintf(stderr, "hwcc replay: %v\n", err)
+			return exitFail
+		}
+	}
+	if o != nil {
+		if err := o.commit(); err != nil {
+			fmt.Fprintf(stderr, "hwcc replay: -o: %v\n", err)
 			return exitFail
 		}
 	}
 	if *diff == "" {
 		return exitOK
-	}
-	want, err := os.Open(*diff)
-	if err != nil {
-		fmt.Fprintf(stderr, "hwcc replay: -diff: %v\n", err)
-		return exitFail
-	}
-	defer want.Close()
-	m, err := trace.Diff(&got, bufio.NewReader(want))
-	if err != nil {
-		fmt.Fprintf(stderr, "hwcc replay: -diff %s: %v\n", *diff, err)
-		return exitFail
 	}
 	if m != nil {
 		fmt.Fprintf(stderr, "hwcc replay: %s differs from %s: %s\n", file, *diff, m)

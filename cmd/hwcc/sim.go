@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/hwcc/hwcc/cc"
 	"io"
 	"os"
 	"slices"
@@ -55,7 +56,7 @@ func simUsage(w io.Writer, fs *flag.FlagSet, sc *harness.Scenario) {
 		}
 		fmt.Fprintf(w, "  %-20s %s\n", name, desc)
 	}
-	fmt.Fprintf(w, "\nalgorithms: %s\n", strings.Join(harness.Names(), ", "))
+	fmt.Fprintf(w, "\nalgorithms: %s\n", strings.Join(cc.Names(), ", "))
 	if sc != nil {
 		printKeys(w, sc)
 	}
@@ -108,6 +109,18 @@ func runSim(args []string, stdout, stderr io.Writer) (status int) {
 		fmt.Fprintf(stderr, "hwcc sim: unexpected argument %q (a scenario is named with -scenario %s)\n", fs.Arg(0), fs.Arg(0))
 		return exitUsage
 	}
+	// A flag given with an empty value names nothing: it is not the
+	// flag's default (-scenario '' would run the default comparison).
+	var empty []string
+	fs.Visit(func(f *flag.Flag) {
+		if f.Value.String() == "" && f.Name != "set" {
+			empty = append(empty, "-"+f.Name)
+		}
+	})
+	if len(empty) > 0 {
+		fmt.Fprintf(stderr, "hwcc sim: %s: an empty value (leave the flag out for its default)\n", strings.Join(empty, ", "))
+		return exitUsage
+	}
 
 	sc, err := loadScenario(*scenario)
 	if err != nil {
@@ -119,7 +132,7 @@ func runSim(args []string, stdout, stderr io.Writer) (status int) {
 		return exitOK
 	}
 	if *algo != "" {
-		if _, err := harness.Lookup(*algo); err != nil {
+		if _, err := cc.Lookup(*algo); err != nil {
 			fmt.Fprintf(stderr, "hwcc sim: -algo: %v\n", err)
 			return exitUsage
 		}
@@ -172,6 +185,15 @@ func runSim(args []string, stdout, stderr io.Writer) (status int) {
 		}
 	}
 
+	// The outputs are checked before the run: an unwritable path is an
+	// error now, not after it.
+	if *out != "" {
+		if err := checkOutDir(*out); err != nil {
+			fmt.Fprintf(stderr, "hwcc sim: %v\n", err)
+			return exitFail
+		}
+	}
+
 	if *cpuProfile != "" || *memProfile != "" {
 		prof, err := startProfiles(*cpuProfile, *memProfile)
 		if err != nil {
@@ -197,30 +219,18 @@ func runSim(args []string, stdout, stderr io.Writer) (status int) {
 	if prog != nil {
 		opts.Progress = prog.update
 	}
-	var closeTrace func() error
+	var traceOut *outFile
+	var traceBuf *bufio.Writer
 	if target != nil {
-		f, err := os.Create(*traceFile)
-		if err != nil {
-			fmt.Fprintf(stderr, "hwcc sim: -trace: %v\n", err)
+		// The trace goes to a file beside FILE, renamed over it once the
+		// run has succeeded: a failed run leaves an existing FILE as it was.
+		if traceOut, err = openOut("-trace", *traceFile); err != nil {
+			fmt.Fprintf(stderr, "hwcc sim: %v\n", err)
 			return exitFail
 		}
-		bw := bufio.NewWriter(f)
-		target.W, opts.Trace = bw, target
-		closeTrace = func() error {
-			err := bw.Flush()
-			if e := f.Close(); err == nil {
-				err = e
-			}
-			if err == nil {
-				err = target.Err()
-			}
-			return err
-		}
-		defer func() {
-			if closeTrace != nil {
-				_ = closeTrace()
-			}
-		}()
+		defer traceOut.abort()
+		traceBuf = bufio.NewWriter(traceOut)
+		target.W, opts.Trace = traceBuf, target
 	}
 	start := time.Now()
 	s, err := harness.New(sc, opts)
@@ -229,6 +239,12 @@ func runSim(args []string, stdout, stderr io.Writer) (status int) {
 		// the topology lacks, a series too long, an adapter refusing it.
 		fmt.Fprintf(stderr, "hwcc sim: %v\n", err)
 		return exitUsage
+	}
+	if target != nil {
+		if err := target.CheckPart(s); err != nil {
+			fmt.Fprintf(stderr, "hwcc sim: -trace-part: %v\n", err)
+			return exitUsage
+		}
 	}
 	res, err := s.Run()
 	wall := time.Since(start)
@@ -240,8 +256,14 @@ func runSim(args []string, stdout, stderr io.Writer) (status int) {
 		return exitFail
 	}
 	res.Report.WallSeconds = wall.Seconds()
-	if closeTrace != nil {
-		err, closeTrace = closeTrace(), nil
+	if target != nil {
+		err := target.Err()
+		if err == nil {
+			err = traceBuf.Flush()
+		}
+		if err == nil {
+			err = traceOut.commit()
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "hwcc sim: -trace %s: %v\n", *traceFile, err)
 			return exitFail

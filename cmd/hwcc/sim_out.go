@@ -56,19 +56,22 @@ func writeOut(dir string, res *harness.Result) ([]string, error) {
 	return wrote, nil
 }
 
-// writeFile creates path and fills it with write, buffered.
+// writeFile fills path with write, buffered, through a temporary file
+// beside it (outFile): an existing file is replaced only once the new one
+// is complete.
 func writeFile(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
+	f, err := openOut("-out", path)
 	if err != nil {
 		return err
 	}
+	defer f.abort()
 	bw := bufio.NewWriter(f)
 	err = write(bw)
 	if err == nil {
 		err = bw.Flush()
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	if err == nil {
+		err = f.commit()
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/harness"
 	"github.com/hwcc/hwcc/units"
 )
@@ -52,8 +53,8 @@ func TestSimCompareJSON(t *testing.T) {
 	}
 }
 
-// jsonReport is the -json report of a single run, with the keys the issue
-// requires; fields are pointers or raw so that a missing key is caught.
+// jsonReport is the -json report of a single run, with the keys
+// docs/scenarios.md documents; fields are pointers or raw so that a missing key is caught.
 type jsonReport map[string]json.RawMessage
 
 func simJSON(t *testing.T, args ...string) jsonReport {
@@ -292,7 +293,7 @@ func TestSimSetErrorsNameKeyValueAndForms(t *testing.T) {
 		set  string
 		says []string
 	}{
-		{"senders=many", []string{"senders", "many", "1..4096"}},
+		{"senders=many", []string{"senders", "many", "1..4095"}},
 		{"pfc=maybe", []string{"pfc", "maybe", "on or off"}},
 		{"delay=5", []string{"delay", `"5"`, "missing unit", "us"}},
 		{"link=fast", []string{"link", "fast", "Gbps"}},
@@ -321,7 +322,7 @@ func TestSimUnknownNamesListTheKnownOnes(t *testing.T) {
 	}
 	code, _, errOut = runArgs("sim", "-scenario", "line-rate-2to1", "-algo", "no-such")
 	require.Equal(t, exitUsage, code)
-	for _, name := range harness.Names() {
+	for _, name := range cc.Names() {
 		require.Contains(t, errOut, name)
 	}
 	// A directory and a file of the wrong shape.
@@ -344,7 +345,7 @@ func TestSimHelp(t *testing.T) {
 	for _, f := range []string{"-scenario", "-algo", "-set", "-json", "-out"} {
 		require.Contains(t, out, f)
 	}
-	for _, name := range append(harness.BuiltinNames(), harness.Names()...) {
+	for _, name := range append(harness.BuiltinNames(), cc.Names()...) {
 		require.Contains(t, out, name)
 	}
 	code, out, _ = runArgs("sim", "-scenario", "single-flow", "-help")

@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hwcc/hwcc/cc"
-	"github.com/hwcc/hwcc/harness"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -55,7 +54,6 @@ func TestSimStrict(t *testing.T) {
 				New:     func(struct{}) (cc.Part, error) { return &refuser{}, nil },
 			}}},
 		})
-		harness.MustRegisterScheme(harness.Scheme{Algo: "test-refuser"})
 	})
 	args := []string{"sim", "-scenario", "single-flow", "-set", "duration=50us", "-algo", "test-refuser"}
 	code, out, errOut := runArgs(args...)

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
@@ -48,7 +47,7 @@ func init() {
 			return func() (gen.Exportable, error) {
 				e, err := gen.ParseEps(*eps)
 				if err != nil {
-					return nil, err
+					return nil, fmt.Errorf("-eps: %w", err)
 				}
 				t, err := hwtables.NewReciprocal(hwtables.ReciprocalConfig{EpsLog2: e, MantBits: *mant})
 				if err != nil {
@@ -66,7 +65,7 @@ func init() {
 			mant := fs.Uint("mant", 0, "stored mantissa fraction bits F, k..30 (0: k+4)")
 			return func() (gen.Exportable, error) {
 				if *bits == 0 {
-					return nil, fmt.Errorf("-bits 0 out of range [%d, %d]", hwtables.MinIndexBits, hwtables.MaxIndexBits)
+					return nil, fmt.Errorf("-bits 0: want %d..%d", hwtables.MinIndexBits, hwtables.MaxIndexBits)
 				}
 				t, err := hwtables.NewCompact(hwtables.CompactConfig{IndexBits: *bits, MantBits: *mant})
 				if err != nil {
@@ -146,9 +145,18 @@ func runTables(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hwcc tables %s: -format %q: want memh, c or json\n", kind.name, *format)
 		return exitUsage
 	}
+	var o *outFile
+	if *out != "" {
+		var err error
+		if o, err = openOut("-o", *out); err != nil {
+			fmt.Fprintf(stderr, "hwcc tables %s: %v\n", kind.name, err)
+			return exitFail
+		}
+		defer o.abort()
+	}
 	t, err := build()
 	if err != nil {
-		fmt.Fprintf(stderr, "hwcc tables %s: %v\n", kind.name, err)
+		fmt.Fprintf(stderr, "hwcc tables %s: %v\n", kind.name, flagError(err))
 		return exitUsage
 	}
 	// Render fully before writing, so a failure leaves no partial file.
@@ -157,16 +165,47 @@ func runTables(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hwcc tables %s: %v\n", kind.name, err)
 		return exitFail
 	}
-	if *out == "" {
+	if o == nil {
 		if _, err := stdout.Write(buf.Bytes()); err != nil {
 			fmt.Fprintf(stderr, "hwcc tables %s: %v\n", kind.name, err)
 			return exitFail
 		}
 		return exitOK
 	}
-	if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
-		fmt.Fprintf(stderr, "hwcc tables %s: %v\n", kind.name, err)
+	_, err = o.Write(buf.Bytes())
+	if err == nil {
+		err = o.commit()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "hwcc tables %s: -o %s: %v\n", kind.name, *out, err)
 		return exitFail
 	}
 	return exitOK
+}
+
+// flagOf names the flag that sets each configuration field a table's
+// constructor names in its *hwtables.RangeError.
+var flagOf = map[string]string{
+	"ReciprocalConfig.EpsLog2":  "eps",
+	"ReciprocalConfig.MantBits": "mant",
+	"CompactConfig.IndexBits":   "bits",
+	"CompactConfig.MantBits":    "mant",
+}
+
+// flagError rewrites a constructor's *hwtables.RangeError in terms of the
+// flag the user typed: "-mant 100: want 1..30" for
+// "ReciprocalConfig.MantBits = 100 out of range [1, 30]".
+func flagError(err error) error {
+	var re *hwtables.RangeError
+	if !errors.As(err, &re) {
+		return err
+	}
+	name, ok := flagOf[re.Name]
+	if !ok {
+		return err
+	}
+	if name == "eps" { // ε = 2^-EpsLog2: the larger EpsLog2, the smaller ε
+		return fmt.Errorf("-eps %s: want %s .. %s", gen.FormatEps(uint(re.Value)), gen.FormatEps(uint(re.Max)), gen.FormatEps(uint(re.Min)))
+	}
+	return fmt.Errorf("-%s %d: want %d..%d", name, re.Value, re.Min, re.Max)
 }

@@ -6,9 +6,12 @@
 //   - RoCC: a switch queue's congestion point computes the fair rate every
 //     T (Algorithm 1) and sends it to the flow's source; the sender's
 //     reaction point (Algorithm 2) takes it.
-//   - HPCC: the switch stamps its INT record on each data packet it
-//     dequeues; the sender's reaction point reads the records the ACKs
-//     echo and sets its window.
+//   - HPCC: the NIC attaches an empty INT header to each data packet's
+//     telemetry stack (as many zero bytes as the registration's
+//     Deploy.Telemetry says), the switch pushes its record onto it as it
+//     dequeues the packet, the ACK echoes the stack, and the sender's
+//     reaction point reads the records and sets its window; its registers
+//     show the record it stored.
 //   - DCQCN: the switch marks CE above Kmax, the receiver's notification
 //     point answers with a CNP, the sender's reaction point cuts its rate.
 //
@@ -23,9 +26,8 @@ import (
 	"io"
 	"os"
 
-	_ "github.com/hwcc/hwcc/algos" // registers rocc, hpcc, dcqcn, dctcp
+	_ "github.com/hwcc/hwcc/algos" // registers every algorithm (hwcc algos lists them)
 	"github.com/hwcc/hwcc/cc"
-	inttel "github.com/hwcc/hwcc/int"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -49,13 +51,13 @@ func run(w io.Writer) error {
 		}
 	}
 	for i, q := range []units.Bytes{300 * units.KB, 240 * units.KB, 180 * units.KB, 150 * units.KB} {
-		now := sw.NextDeadline() // every T = 40 µs
-		if i > 0 {               // the queue drained to q; one of flow 7's packets left
-			if err := sw.Dequeue(now, &pkt, cc.Queue{Len: q, Rate: 40 * units.Gbps}, act); err != nil {
+		now := sw.NextDeadline() // every T = 40 µs, from 40 µs (the update at 0 ran at the first Enqueue)
+		act.Reset()
+		if i > 0 { // the queue drained to q just before; one of flow 7's packets left
+			if err := sw.Dequeue(now-units.Microsecond, &pkt, cc.Queue{Len: q, Rate: 40 * units.Gbps}, act); err != nil {
 				return err
 			}
 		}
-		act.Reset()
 		if err := sw.Timer(now, act); err != nil { // Algorithm 1; a CNP per flow queued
 			return err
 		}
@@ -76,27 +78,40 @@ func run(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var hdr inttel.Header // the INT header the data packet carries and its ACK echoes
-	data := cc.Packet{Flow: 1, Size: 1082, Payload: 1000, INT: &hdr}
+	hpcc, err := cc.Lookup("hpcc") // its deployment: the INT stack's sizes
+	if err != nil {
+		return err
+	}
+	var tel cc.Telemetry // the INT header as wire bytes: the data packet carries it, its ACK echoes it
+	data := cc.Packet{Flow: 1, Size: 1082, Payload: 1000, Tel: &tel}
 	// Two packets leave the port 13 µs apart with 100 KB queued behind each,
 	// the port sending at line rate (162.5 KB in 13 µs); each one's ACK
 	// returns 13 µs later.
 	for i, at := range []units.Time{units.Microsecond, 14 * units.Microsecond} {
 		data.Seq = uint64(i) * 1000
-		hdr = inttel.Header{}
+		tel = cc.Telemetry{Len: uint8(hpcc.Deploy.Telemetry.Init)} // the empty header: 2 zero bytes
 		if err := snd.Sent(at, &data, nil); err != nil {
 			return err
 		}
 		q := cc.Queue{Len: 100 * units.KB, Rate: 100 * units.Gbps, TxBytes: uint64(i) * 162500}
-		if err := port.Dequeue(at, &data, q, nil); err != nil {
+		if err := port.Dequeue(at, &data, q, nil); err != nil { // pushes the port's 8-byte record
 			return err
 		}
-		ack := cc.Feedback{Kind: cc.FeedbackAck, Flow: 1, Seq: data.Seq + 1000, Acked: 1000, SndNxt: data.Seq + 1000, INT: &hdr}
+		ack := cc.Feedback{Kind: cc.FeedbackAck, Flow: 1, Seq: data.Seq + 1000, Acked: 1000, SndNxt: data.Seq + 1000, Tel: &tel}
 		if err := snd.Feedback(at+13*units.Microsecond, &ack, nil); err != nil {
 			return err
 		}
+		var qLen, txBytes uint64 // the hop's record as the sender stored it
+		for _, r := range snd.AppendRegisters(nil) {
+			switch r.Name {
+			case "hop0.qlen":
+				qLen = r.Value
+			case "hop0.tx_bytes":
+				txBytes = r.Value
+			}
+		}
 		l := snd.Limits()
-		fmt.Fprintf(w, "hpcc  ack %d: hop qLen=%d txBytes=%d  window=%v rate=%v\n", i+1, hdr.Hops[0].QLen, hdr.Hops[0].TxBytes, l.Window, l.Rate)
+		fmt.Fprintf(w, "hpcc  ack %d: hop qLen=%d txBytes=%d  window=%v rate=%v\n", i+1, qLen, txBytes, l.Window, l.Rate)
 	}
 
 	// DCQCN at 100 Gb/s with ConnectX's parameters: mark, CNP, cut.

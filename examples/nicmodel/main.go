@@ -1,10 +1,13 @@
 // Command nicmodel shows how a NIC or switch model embeds hwcc's INT codec
 // and reciprocal divider, the two pieces HPCC's hardware is built on
-// (../shared/papers/hpcc.txt, Fig. 7 and section 4.3).
+// ([HPCC], Fig. 7 and §4.3).
 //
-// Three switches stamp one INT hop record each on two data packets sent
-// 13 µs apart; the receiver echoes the header in the ACK; the sender decodes
-// each ACK into a caller-owned Header (no allocation), takes wrap-safe deltas
+// The header travels as wire bytes, in a frame's telemetry stack
+// (cc.Telemetry): the sender attaches the empty INT header (Put) to two data
+// packets sent 13 µs apart, three switches push one hop record each onto it
+// in place (Push), and the receiver echoes the bytes in the ACK; the sender
+// decodes each ACK's stack into a caller-owned Header (Get, no allocation),
+// takes wrap-safe deltas
 // of each hop's 20-bit txBytes and 24-bit timestamp against the previous
 // ACK, and computes each hop's transmit rate and HPCC's normalised
 // utilisation U_j = qlen_j/(B_j·T) + txRate_j/B_j, dividing by the 1/n table
@@ -22,6 +25,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/hwtables"
 	inttel "github.com/hwcc/hwcc/int"
 	"github.com/hwcc/hwcc/units"
@@ -65,30 +69,31 @@ func measure(path []hop, sent []units.Bytes, gap units.Time) ([]hopRate, error) 
 	}
 	div := hwtables.DefaultReciprocal()
 
-	var prev, cur inttel.Header // the sender's per-flow history and the new ACK
-	wire := make([]byte, 0, inttel.MaxLen)
+	var prev, cur inttel.Header // the sender's per-flow history and the new ACK's header
 	now := units.Time(1 * units.Millisecond)
 	out := make([]hopRate, len(path))
 	for pkt := 0; pkt < 2; pkt++ {
-		// The data packet leaves the sender with nHop = 0 and pathID = 0 and is
-		// stamped by each switch at egress.
-		var h inttel.Header
+		// The sender attaches the empty header (nHop = 0, pathID = 0: 2
+		// bytes) to the data packet's stack; each switch pushes its egress
+		// port's 8-byte record onto it in place.
+		var data cc.Telemetry
+		if err := codec.Put(&data, &inttel.Header{}); err != nil {
+			return nil, err
+		}
 		for i := range path {
 			if pkt == 1 {
 				path[i].txBytes += sent[i]
 			}
 			port := inttel.Port{SwitchID: path[i].id, Rate: path[i].rate,
 				TxBytes: path[i].txBytes, QLen: path[i].qlen}
-			if _, err := codec.Stamp(now, &h, port); err != nil {
+			if _, err := codec.Push(now, &data, port); err != nil {
 				return nil, err
 			}
 		}
-		// The receiver copies the header into the ACK; the sender decodes it.
-		wire, err = codec.AppendHeader(wire[:0], &h)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := codec.Decode(wire, &cur); err != nil {
+		// The receiver copies the stack into the ACK as it is; the sender
+		// decodes it.
+		ack := cc.Feedback{Kind: cc.FeedbackAck, Tel: &data}
+		if err := codec.Get(ack.Tel, &cur); err != nil {
 			return nil, err
 		}
 		if pkt == 1 {

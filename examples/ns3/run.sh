@@ -22,7 +22,7 @@ if ! pkg-config --exists ns3-core 2>/dev/null; then
 fi
 
 mkdir -p "$out"
-(cd "$repo" && go build -buildmode=c-archive -o "$out/libhwcc.a" ./capi) >&2
+(cd "$repo" && go build -buildmode=c-archive -o "$out/libhwcc.a" ./capi/libhwcc) >&2
 # shellcheck disable=SC2086
 "${CXX:-c++}" -std=c++17 -O2 -I "$repo/capi" $(pkg-config --cflags $mods) \
 	-o "$out/rocc-dumbbell" "$here/rocc-dumbbell.cc" "$out/libhwcc.a" \

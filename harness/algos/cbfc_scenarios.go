@@ -5,8 +5,8 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// The CBFC scenario: link-level credits instead of PFC (issue 13; IBA
-// Vol. 1 section 7.9; papers/survey-lossless-cc.txt section 3.1).
+// The CBFC scenario: link-level credits instead of PFC ([IBA] §7.9;
+// [Survey] §3.1).
 const (
 	cbfcIncastName    = "cbfc-incast"
 	cbfcIncastSenders = 16

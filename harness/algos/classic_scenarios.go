@@ -7,7 +7,7 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// The survey's classic schemes (papers/survey-lossless-cc.txt section 4):
+// The survey's classic schemes ([Survey] §4):
 // one scenario per headline behaviour.
 const (
 	timelyFairnessName = "timely-fairness"

@@ -9,12 +9,12 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// The default scenario of `hwcc sim`: one long flow and an incast of
-// several senders joining it at 100 Gb/s, run under RoCC, HPCC, DCQCN,
-// DCTCP, QCN, BECN and FECN side by side (harness.Compare). It is HPCC's "incast into a long
-// flow" micro-benchmark (papers/hpcc.txt section 5.4, Fig. 9c) at the
-// section 5.4 scale: hosts on one switch, 100 Gb/s links with 1 µs delay,
-// 1000-byte payloads, the 32 MB shared buffer, PFC on with Xoff 500 KB.
+// The default scenario of `hwcc sim`: one long flow and an incast of several
+// senders joining it at 100 Gb/s, run under RoCC, HPCC, DCQCN, DCTCP, QCN,
+// BECN and FECN side by side (harness.Compare). It is HPCC's "incast into a
+// long flow" micro-benchmark ([HPCC] §5.4, Fig. 9c) at the section 5.4 scale:
+// hosts on one switch, 100 Gb/s links with 1 µs delay, 1000-byte payloads,
+// the 32 MB shared buffer, PFC on with Xoff 500 KB.
 //
 //	h1 → h0           long-lived, from t = 0
 //	h2.. → h0         `senders` (8) flows of `size` (500 KB) at `at` (500 µs)

@@ -29,7 +29,7 @@ const (
 	dcqcnIncastSample  = 1 * units.Microsecond
 	// dcqcnIncastMargin is added to the incast's drain time.
 	dcqcnIncastMargin = 1 * units.Millisecond
-	// dcqcnMaxSenders: a star has at most 4096 hosts, one is h0.
+	// dcqcnMaxSenders: a star has at most harness.MaxHosts (4096) hosts, one is h0.
 	dcqcnMaxSenders = 4000
 	// dcqcnXoffPercent: PFC Xoff is 11 % of the shared buffer.
 	dcqcnXoffPercent = 11
@@ -198,7 +198,7 @@ func dcqcnLinkKey(refit func(*harness.Scenario)) harness.Param {
 			return err
 		}
 		if r <= 0 {
-			return fmt.Errorf("%q: want a rate > 0", v)
+			return fmt.Errorf("%q: a link needs a rate > 0", v)
 		}
 		s.Topology.Link = harness.Rate(r)
 		refit(s)

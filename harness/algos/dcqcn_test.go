@@ -22,16 +22,7 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// ---- Running the scheme.
-
-// dcqcnScheme is the harness's dcqcn algorithm: the generic adapter over
-// the cc registry's dcqcn parts.
-func dcqcnScheme(t testing.TB) harness.Algorithm {
-	t.Helper()
-	a, err := harness.Lookup(dcqcnName)
-	require.NoError(t, err)
-	return a
-}
+// ---- Running the algorithm.
 
 // dcqcnRun runs sc and checks that no state machine rejected an event: the
 // generic adapter hands every part's error to the run's log, which the
@@ -107,7 +98,7 @@ const (
 // range. pmax is the CP's Q0.16 register (65536 = 1.0): the probability the
 // earlier adapter took (0.2) is refused, not misread.
 func TestDCQCNParams(t *testing.T) {
-	a := dcqcnScheme(t).(harness.ParamChecker)
+	a := ccAlgo(t, dcqcnName)
 	good := []map[string]string{
 		nil,
 		{"preset": "connectx"}, {"preset": "PAPER"}, {"preset": "hpcc"},
@@ -126,7 +117,7 @@ func TestDCQCNParams(t *testing.T) {
 		{"preset": "hpcc", "rate_to_set_on_first_cnp": "500Mbps", "rpg_min_rate": "100Mbps"},
 	}
 	for _, p := range good {
-		require.NoError(t, a.CheckParams(p), "%v", p)
+		require.NoError(t, a.ValidateParams(p), "%v", p)
 	}
 	const known = "a parameter of dcqcn cp, dcqcn rp, dcqcn np (hwcc algos dcqcn)"
 	for _, c := range []struct {
@@ -159,7 +150,7 @@ func TestDCQCNParams(t *testing.T) {
 		{map[string]string{"clamp_tgt_rate": "maybe"}, "clamp_tgt_rate", "on or off"},
 		{map[string]string{"alpha_frac_bits": "9"}, "alpha_frac_bits", "a whole number in 10..24"},
 	} {
-		err := a.CheckParams(c.p)
+		err := a.ValidateParams(c.p)
 		var ce *cc.ConfigError
 		require.ErrorAs(t, err, &ce, "%v", c.p)
 		require.Equal(t, c.field, ce.Field, "%v", c.p)
@@ -175,7 +166,6 @@ func TestDCQCNParams(t *testing.T) {
 // configuration field; in a run the harness aborts with it, naming the
 // port of a congestion point.
 func TestDCQCNParamsAtTheLineRate(t *testing.T) {
-	a := dcqcnScheme(t)
 	field := func(err error) string {
 		t.Helper()
 		var ce *cc.ConfigError
@@ -183,10 +173,10 @@ func TestDCQCNParamsAtTheLineRate(t *testing.T) {
 		return ce.Field
 	}
 	// Kmin above the scaled Kmax of a 25 Gb/s port (400 KB), or above kmax.
-	_, err := a.NewCP(harness.CPInfo{NodeName: "s0", Port: 3, SwitchID: 1, Rate: 25 * units.Gbps, Params: map[string]string{"kmin": "500KB"}})
+	_, err := portCP(dcqcnName, testPort{Port: 3, SwitchID: 1, Rate: 25 * units.Gbps}, map[string]string{"kmin": "500KB"})
 	require.Equal(t, "Kmax", field(err))
 	require.ErrorContains(t, err, "Kmax = 400KB: want Kmin (500KB)")
-	_, err = a.NewCP(harness.CPInfo{Rate: 25 * units.Gbps, Params: map[string]string{"kmin": "300KB", "kmax": "200KB"}})
+	_, err = portCP(dcqcnName, testPort{Rate: 25 * units.Gbps}, map[string]string{"kmin": "300KB", "kmax": "200KB"})
 	require.Equal(t, "Kmax", field(err))
 	sc := dcqcnBuiltin(t, dcqcnIncastName, "param.kmin=500KB")
 	require.NoError(t, sc.Validate())
@@ -195,7 +185,7 @@ func TestDCQCNParamsAtTheLineRate(t *testing.T) {
 	require.Equal(t, "Kmax", field(err))
 
 	rpErr := func(rate units.Rate, params map[string]string) error {
-		_, err := a.NewRP(harness.FlowInfo{ID: 7, LineRate: rate, Params: params})
+		_, err := flowRP(dcqcnName, testFlow{ID: 7, LineRate: rate}, params)
 		return err
 	}
 	// A maximum rate above the line rate.
@@ -221,21 +211,18 @@ func TestDCQCNParamsAtTheLineRate(t *testing.T) {
 // configurations.
 func dcqcnParts(t testing.TB, link units.Rate, params map[string]string) (cp.DCQCNConfig, np.DCQCNConfig, rp.DCQCNConfig) {
 	t.Helper()
-	a := dcqcnScheme(t)
-	c, err := a.NewCP(harness.CPInfo{SwitchID: 1, Port: 3, Rate: link, Params: params})
+	c, err := portCP(dcqcnName, testPort{SwitchID: 1, Port: 3, Rate: link}, params)
 	require.NoError(t, err)
-	f := harness.FlowInfo{ID: 1, LineRate: link, Params: params}
-	n, err := a.NewNP(f)
+	f := testFlow{ID: 1, LineRate: link}
+	n, err := flowNP(dcqcnName, f, params)
 	require.NoError(t, err)
-	r, err := a.NewRP(f)
+	r, err := flowRP(dcqcnName, f, params)
 	require.NoError(t, err)
-	return c.(harness.PartHolder).Part().(*cp.DCQCN).Config(),
-		n.(harness.PartHolder).Part().(*np.DCQCN).Config(),
-		r.(harness.PartHolder).Part().(*rp.DCQCN).Config()
+	return c.(*cp.DCQCN).Config(), n.(*np.DCQCN).Config(), r.(*rp.DCQCN).Config()
 }
 
 // The presets are the cp, np and rp packages' own, the CP thresholds the
-// HPCC paper's rule (papers/hpcc.txt section 5.1: Kmin = 100 KB·Bw/25
+// HPCC paper's rule ([HPCC] §5.1: Kmin = 100 KB·Bw/25
 // Gb/s, Kmax = 400 KB·Bw/25 Gb/s; KB = 1000 B), computed here from the
 // formula, the rp's rates those of the flow's line rate, and the settings
 // land in the named fields.
@@ -296,56 +283,34 @@ func dcqcnOldSeed(id harness.CPID) uint32 {
 	return s
 }
 
-// dcqcnCPRecorder runs the dcqcn scheme under the name dcqcn-rec and keeps
-// the description and the part of every congestion point it builds.
-type dcqcnCPRecorder struct {
-	harness.Algorithm
-	mu    sync.Mutex // runs may build parts concurrently (the tests that run every algorithm)
-	infos []harness.CPInfo
-	cps   []*cp.DCQCN
+// dcqcnQueue is a congestion point a dcqcn run built: where it runs (its
+// queue's congestion-point ID is Env.Index − 1) and its part.
+type dcqcnQueue struct {
+	at harness.Place
+	cp *cp.DCQCN
 }
 
-func (r *dcqcnCPRecorder) Name() string { return dcqcnName + "-rec" }
-
-func (r *dcqcnCPRecorder) CheckParams(p map[string]string) error {
-	return r.Algorithm.(harness.ParamChecker).CheckParams(p)
-}
-
-func (r *dcqcnCPRecorder) NewCP(i harness.CPInfo) (harness.CP, error) {
-	c, err := r.Algorithm.NewCP(i)
-	if err == nil && c != nil {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		r.infos = append(r.infos, i)
-		r.cps = append(r.cps, c.(harness.PartHolder).Part().(*cp.DCQCN))
-	}
-	return c, err
-}
-
-var (
-	dcqcnRecOnce sync.Once
-	dcqcnRec     = &dcqcnCPRecorder{}
-)
-
-// dcqcnRecord runs sc under the recorder and returns the CPs it built.
-func dcqcnRecord(t *testing.T, sc *harness.Scenario) *dcqcnCPRecorder {
+// dcqcnRecord runs sc under dcqcn and returns the congestion points it
+// built, in the order it built them.
+func dcqcnRecord(t *testing.T, sc *harness.Scenario) []dcqcnQueue {
 	t.Helper()
-	dcqcnRecOnce.Do(func() {
-		dcqcnRec.Algorithm = dcqcnScheme(t)
-		harness.MustRegister(dcqcnRec)
-	})
-	dcqcnRec.infos, dcqcnRec.cps = nil, nil
-	sc.Algorithm = dcqcnRec.Name()
-	res, err := harness.Run(sc, harness.Options{NoSeries: true})
-	require.NoError(t, err)
+	sc.Algorithm = dcqcnName
+	res, parts := runKeepingParts(t, sc, harness.Options{NoSeries: true})
 	require.Nil(t, res.Report.Errors)
-	require.NotEmpty(t, dcqcnRec.cps)
-	return dcqcnRec
+	var qs []dcqcnQueue
+	for _, b := range parts {
+		if b.at.Role == cc.RoleCP {
+			qs = append(qs, dcqcnQueue{b.at, b.part.(*cp.DCQCN)})
+		}
+	}
+	require.NotEmpty(t, qs)
+	return qs
 }
 
 // Each queue's LFSR gets its own seed, so that the marks of different
-// ports are not correlated: the scheme derives it from the switch ID and
-// the port (algos/dcqcn.go, the cp part's Env hook). On one switch every
+// ports are not correlated: the registration derives it from the switch
+// ID and the port (algos/dcqcn.go, the cp part's Env hook), which a run
+// gives each queue's part (Options.Wrap keeps them). On one switch every
 // queue's seed is the one the earlier adapter gave it from its
 // congestion-point ID, which is there the port number; on several switches
 // the seeds stay distinct (they are other seeds than the earlier adapter's
@@ -353,11 +318,11 @@ func dcqcnRecord(t *testing.T, sc *harness.Scenario) *dcqcnCPRecorder {
 // before). An explicit seed gives every queue that one.
 func TestDCQCNSeeds(t *testing.T) {
 	star := dcqcnRecord(t, dcqcnBuiltin(t, dcqcnIncastName, "at=50us", "size=20KB", "senders=3"))
-	require.Len(t, star.cps, 5)
-	for i, c := range star.cps {
-		info := star.infos[i]
-		require.Equal(t, harness.CPID(info.Port), info.ID, "one switch: the ID is the port")
-		require.Equal(t, dcqcnOldSeed(info.ID), c.Config().Seed, "%s port %d", info.NodeName, info.Port)
+	require.Len(t, star, 5)
+	for _, q := range star {
+		id := harness.CPID(q.at.Env.Index - 1)
+		require.Equal(t, harness.CPID(q.at.Port), id, "one switch: the ID is the port")
+		require.Equal(t, dcqcnOldSeed(id), q.cp.Config().Seed, "%s port %d", q.at.Node, q.at.Port)
 	}
 
 	// A chain of three switches with two hosts each: switches of 3, 4 and 3
@@ -367,103 +332,107 @@ func TestDCQCNSeeds(t *testing.T) {
 	sc.Workload.Flows = []harness.FlowSpec{{Src: "h0_0", Dst: "h2_1"}}
 	sc.Duration = harness.Time(50 * units.Microsecond)
 	multi := dcqcnRecord(t, sc)
-	require.Len(t, multi.cps, 10)
-	seen := map[uint32]harness.CPInfo{}
+	require.Len(t, multi, 10)
+	seen := map[uint32]harness.Place{}
 	switches := map[uint16]bool{}
-	for i, c := range multi.cps {
-		info := multi.infos[i]
-		switches[info.SwitchID] = true
-		s := c.Config().Seed
+	for _, q := range multi {
+		at := q.at
+		switches[at.Env.SwitchID] = true
+		s := q.cp.Config().Seed
 		prev, dup := seen[s]
-		require.False(t, dup, "%s port %d and %s port %d share seed %#x", prev.NodeName, prev.Port, info.NodeName, info.Port, s)
-		seen[s] = info
-		if info.SwitchID == 1 {
-			require.Equal(t, dcqcnOldSeed(info.ID), s, "%s port %d", info.NodeName, info.Port)
+		require.False(t, dup, "%s port %d and %s port %d share seed %#x", prev.Node, prev.Port, at.Node, at.Port, s)
+		seen[s] = at
+		if at.Env.SwitchID == 1 {
+			require.Equal(t, dcqcnOldSeed(harness.CPID(at.Env.Index-1)), s, "%s port %d", at.Node, at.Port)
 		}
 	}
 	require.Len(t, switches, 3)
 
 	sc = dcqcnBuiltin(t, dcqcnIncastName, "at=50us", "size=20KB", "senders=3", "param.cp.seed=7")
-	for _, c := range dcqcnRecord(t, sc).cps {
-		require.Equal(t, uint32(7), c.Config().Seed)
+	for _, q := range dcqcnRecord(t, sc) {
+		require.Equal(t, uint32(7), q.cp.Config().Seed)
 	}
 }
 
-// FuzzDCQCNParams: any parameter set either fails CheckParams with an
-// error, or builds a CP, RP and NP at 25 Gb/s (or fails their line-rate or
-// cross-field checks with a *cc.ConfigError) — never a panic. Seeds: a
-// valid set, each kind of bad value, an unknown key.
+// FuzzDCQCNParams: any parameter set either fails ValidateParams (what a
+// run checks before it starts) with an error, or builds a CP, RP and NP
+// at 25 Gb/s (or fails their line-rate or cross-field checks with a
+// *cc.ConfigError) — never a panic; the RP never asks for more than its
+// line rate. Seeds: a valid set, each kind of bad value, an unknown key.
 func FuzzDCQCNParams(f *testing.F) {
 	f.Add("preset", "hpcc", "kmin", "5KB")                      // valid
 	f.Add("rpg_ai_rate", "5.5Mbps", "pmax", "13107")            // rate not a multiple of 1 Mb/s
 	f.Add("kmax", "1KB", "kmin", "2KB")                         // kmin > kmax
-	f.Add("rpg_max_rate", "40Gbps", "mode", "min-interval")     // above the line rate: NewRP's error
+	f.Add("rpg_max_rate", "40Gbps", "mode", "min-interval")     // above the line rate: the rp's error
 	f.Add("nope", "1", "mark_at", "dequeue")                    // unknown key
 	f.Add("dce_tcp_rtt", "0s", "min_time_between_cnps", "-1us") // out of range
 	f.Add("np.preset", "paper", "cp.seed", "1")
-	a := dcqcnScheme(f)
+	a := ccAlgo(f, dcqcnName)
 	f.Fuzz(func(t *testing.T, k1, v1, k2, v2 string) {
 		params := map[string]string{k1: v1, k2: v2}
-		if a.(harness.ParamChecker).CheckParams(params) != nil {
+		if a.ValidateParams(params) != nil {
 			return
 		}
-		if c, err := a.NewCP(harness.CPInfo{SwitchID: 1, Rate: 25 * units.Gbps, Params: params}); err == nil {
+		if c, err := portCP(dcqcnName, testPort{SwitchID: 1, Rate: 25 * units.Gbps}, params); err == nil {
 			require.NotNil(t, c)
 		} else {
 			require.ErrorIs(t, err, cc.ErrConfig)
 		}
-		fi := harness.FlowInfo{LineRate: 25 * units.Gbps, Params: params}
-		if r, err := a.NewRP(fi); err == nil {
-			require.LessOrEqual(t, r.Rate(), fi.LineRate)
+		fi := testFlow{LineRate: 25 * units.Gbps}
+		if r, err := flowRP(dcqcnName, fi, params); err == nil {
+			require.LessOrEqual(t, sendRate(r.Limits(), fi.LineRate), fi.LineRate)
 		} else {
 			require.ErrorIs(t, err, cc.ErrConfig)
 		}
-		n, err := a.NewNP(fi)
+		n, err := flowNP(dcqcnName, fi, params)
 		require.NoError(t, err) // the NP has no line-rate dependent field
 		require.NotNil(t, n)
 	})
 }
 
-// ---- The scheme's mapping, without the harness.
+// ---- The parts through the contract.
 
-// Rate = min(offered, line rate, RC); a CNP cuts RC; the bytes sent reach
-// the byte counter; ACKs change nothing (DCQCN reacts to CNPs only); the
-// NP's CNP decision reaches the NIC.
+// The deployment keeps ACKs from the rp (DCQCN reacts to CNPs only), and
+// an ACK that reaches it anyway changes no rate; the rp's rate is RC, the
+// line rate until the first CNP, with no window (the NIC paces at
+// min(offered, line rate, RC): TestOfferedRateCapsThePart); a CNP cuts RC
+// below an offered 20 Gb/s; the bytes sent reach the byte counter; an
+// event earlier than the last is refused and changes nothing; the NP asks
+// for a CNP as ConnectX does.
 func TestDCQCNAdapterMapping(t *testing.T) {
-	a := dcqcnScheme(t)
-	f := harness.FlowInfo{ID: 1, LineRate: 25 * units.Gbps, Offered: 20 * units.Gbps}
-	r, err := a.NewRP(f)
+	require.True(t, ccAlgo(t, dcqcnName).Deploy.NoAcks, "the NIC hands the rp no ACK")
+	f := testFlow{ID: 1, LineRate: 25 * units.Gbps}
+	r, err := flowRP(dcqcnName, f, nil)
 	require.NoError(t, err)
-	require.Equal(t, 20*units.Gbps, r.Rate(), "capped at the offered rate")
-	require.Zero(t, r.Window())
-	r.OnCNP(0) // first CNP: RC ← RC·(1 − α/2) with α = 1023/1024, cut at most 50 %
-	d := r.(harness.PartHolder).Part().(*rp.DCQCN)
-	require.Equal(t, d.Rate(), r.Rate(), "below the offered rate, the DCQCN rate")
-	require.Less(t, d.Rate(), 20*units.Gbps)
+	d := r.(*rp.DCQCN)
+	s := newTestSender(r, f.ID)
+	require.Equal(t, cc.Limits{Rate: f.LineRate}, r.Limits(), "the line rate, no window")
+	require.NoError(t, s.cnp(0)) // first CNP: RC ← RC·(1 − α/2) with α = 1023/1024, cut at most 50 %
+	require.Equal(t, d.Rate(), r.Limits().Rate, "the DCQCN rate")
+	require.Less(t, d.Rate(), 20*units.Gbps, "below an offered 20 Gb/s")
 	rate := d.Rate()
-	r.OnAck(1, &harness.Ack{Seq: 1000, Newly: 1000})
-	require.Equal(t, rate, r.Rate(), "an ACK changes no rate")
+	require.NoError(t, s.ack(1, 1000, 1000, false))
+	require.Equal(t, rate, r.Limits().Rate, "an ACK changes no rate")
 	// The ConnectX byte counter expires after rpg_byte_reset = 32767·64 B.
 	per := harness.DefaultPayload
 	n := int(rp.DCQCNConnectX(f.LineRate).RpgByteReset/per) + 1
 	for i := 0; i < n; i++ {
-		r.OnSend(units.Time(i+1), uint64(i)*uint64(per), per)
+		require.NoError(t, s.sent(units.Time(i+1), uint64(i)*uint64(per), per))
 	}
 	require.Equal(t, uint32(1), d.State().ByteStage)
-	// Time going backwards is refused (the adapter hands the error to the
-	// run's log), not applied.
+	// Time going backwards is refused (a run lists the error in its
+	// report), not applied.
 	before := d.State()
-	r.OnCNP(units.Time(n) - 2)
+	require.ErrorIs(t, s.cnp(units.Time(n)-2), cc.ErrTimeOrder)
 	require.Equal(t, before, d.State())
-	require.ErrorIs(t, d.Feedback(units.Time(n)-2, &cc.Feedback{Kind: cc.FeedbackCNP}, nil), cc.ErrTimeOrder)
 
 	// NP: ConnectX sends a CNP for the first mark, none within 4 µs.
-	nn, err := a.NewNP(f)
+	nn, err := flowNP(dcqcnName, f, nil)
 	require.NoError(t, err)
-	require.False(t, nn.OnData(0, &harness.Packet{}))
-	require.True(t, nn.OnData(1, &harness.Packet{CE: true}))
-	require.False(t, nn.OnData(2*units.Microsecond, &harness.Packet{CE: true}))
-	require.True(t, nn.OnData(5*units.Microsecond, &harness.Packet{CE: true}))
+	require.False(t, receiveCNP(t, nn, 0, &cc.Packet{Flow: 1}))
+	require.True(t, receiveCNP(t, nn, 1, &cc.Packet{Flow: 1, CE: true}))
+	require.False(t, receiveCNP(t, nn, 2*units.Microsecond, &cc.Packet{Flow: 1, CE: true}))
+	require.True(t, receiveCNP(t, nn, 5*units.Microsecond, &cc.Packet{Flow: 1, CE: true}))
 	require.Equal(t, units.MaxTime, nn.NextDeadline())
 }
 
@@ -514,7 +483,7 @@ func TestDCQCNScenarioKeys(t *testing.T) {
 		{dcqcnFairnessName, "window=0s", "want a time in (0, 100s]"},
 		{dcqcnFairnessName, "stagger=-1ms", "want a time in 0..100s"},
 		{dcqcnIncastName, "size=0", "want a size > 0"},
-		{dcqcnIncastName, "link=0Gbps", "want a rate > 0"},
+		{dcqcnIncastName, "link=0Gbps", "a link needs a rate > 0"},
 		{dcqcnIncastName, "senders=4000", "want a whole number in 1..3999"},
 	} {
 		sc, err := harness.Builtin(c.name)
@@ -533,8 +502,8 @@ func TestDCQCNScenariosAcceptOtherAlgorithms(t *testing.T) {
 		dctcpIncastName:   {"at=50us", "size=20KB", "senders=3"},
 	}
 	for name, sets := range short {
-		for _, algo := range harness.Names() {
-			if strings.HasSuffix(algo, "-rec") || strings.HasPrefix(algo, "test-") {
+		for _, algo := range cc.Names() {
+			if strings.HasPrefix(algo, "test-") {
 				continue
 			}
 			sc := dcqcnBuiltin(t, name, sets...)
@@ -580,6 +549,7 @@ func dcqcnFairnessRun(t *testing.T, preset string) *harness.Result {
 //
 // under the default ConnectX preset and the HPCC simulations' preset.
 func TestDCQCNFairness(t *testing.T) {
+	skipLongReproduction(t)
 	for _, preset := range []string{dcqcnPresetConnectX, dcqcnPresetHPCC} {
 		t.Run(preset, func(t *testing.T) {
 			res := dcqcnFairnessRun(t, preset)
@@ -643,7 +613,7 @@ func TestDCQCNQueueInBand(t *testing.T) {
 // In the HPCC testbed's incast into a long flow (Figure 9c/d), DCQCN's
 // queue builds far above HPCC's: "With DCQCN, the queue builds up to 550
 // KB" while "HPCC quickly reacts after just one round trip, so the queue
-// drains quickly" (papers/hpcc.txt section 5.2).
+// drains quickly" ([HPCC] §5.2).
 //
 //   - DCQCN's peak queue is at least 4× HPCC's in the same incast (550 KB
 //     against a queue that drains within one round trip: HPCC's peak is one
@@ -672,7 +642,7 @@ func TestDCQCNIncastPeakAboveHPCC(t *testing.T) {
 	none.Algorithm = "none"
 	require.Less(t, peak, dcqcnPort(t, dcqcnRun(t, none), "s0->h0").MaxBytes)
 
-	if _, err := harness.Lookup("hpcc"); err != nil {
+	if _, err := cc.Lookup("hpcc"); err != nil {
 		t.Logf("hpcc is not registered: compared with none only (%v)", err)
 		return
 	}

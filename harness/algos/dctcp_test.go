@@ -8,31 +8,21 @@ import (
 
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/cp"
-	"github.com/hwcc/hwcc/harness"
 	"github.com/hwcc/hwcc/rp"
 	"github.com/hwcc/hwcc/units"
 )
-
-// dctcpScheme is the harness's dctcp algorithm: the generic adapter over
-// the cc registry's dctcp parts.
-func dctcpScheme(t testing.TB) harness.Algorithm {
-	t.Helper()
-	a, err := harness.Lookup(dctcpName)
-	require.NoError(t, err)
-	return a
-}
 
 // The scenario's parameters are the registry's settings (hwcc algos dctcp),
 // each going to the part that has it; a bad one is a *cc.ConfigError
 // naming it, its value and its range.
 func TestDCTCPParams(t *testing.T) {
-	a := dctcpScheme(t).(harness.ParamChecker)
+	a := ccAlgo(t, dctcpName)
 	for _, p := range []map[string]string{
 		nil, {"preset": "linux"}, {"rp.preset": "HPCC"}, {"k": "65KB"}, {"dctcp_shift_g": "0"}, {"dctcp_shift_g": "10"},
 		{"dctcp_alpha_on_init": "0"}, {"slow_start": "off"}, {"initial_cwnd": "20KB", "max_cwnd": "20KB"},
 		{"mark_at": "dequeue"}, {"cp.preset": "hpcc"},
 	} {
-		require.NoError(t, a.CheckParams(p), "%v", p)
+		require.NoError(t, a.ValidateParams(p), "%v", p)
 	}
 	for _, c := range []struct {
 		p             map[string]string
@@ -48,49 +38,46 @@ func TestDCTCPParams(t *testing.T) {
 		{map[string]string{"mark_at": "late"}, "mark_at", "one of enqueue, dequeue"},
 		{map[string]string{"xp.k": "1KB"}, "xp.k", "a parameter, or cp., rp., np. or sw. and a parameter"},
 	} {
-		err := a.CheckParams(c.p)
+		err := a.ValidateParams(c.p)
 		var ce *cc.ConfigError
 		require.ErrorAs(t, err, &ce, "%v", c.p)
 		require.Equal(t, c.field, ce.Field, "%v", c.p)
 		require.Equal(t, c.range_, ce.Range, "%v", c.p)
 	}
 	// A window below 2 MSS is the part's own error, naming the field.
-	_, err := dctcpScheme(t).NewRP(harness.FlowInfo{ID: 4, LineRate: 10 * units.Gbps, Payload: 1000, Params: map[string]string{"initial_cwnd": "1500"}})
+	_, err := flowRP(dctcpName, testFlow{ID: 4, LineRate: 10 * units.Gbps, Payload: 1000}, map[string]string{"initial_cwnd": "1500"})
 	var ce *cc.ConfigError
 	require.ErrorAs(t, err, &ce)
 	require.Contains(t, err.Error(), "InitialCwnd")
 }
 
-// dctcpPart returns the rp.DCTCP a flow's reaction point drives.
-func dctcpPart(t testing.TB, r harness.RP) *rp.DCTCP {
+// dctcpPart returns the rp.DCTCP a flow's reaction point is.
+func dctcpPart(t testing.TB, r cc.ReactionPoint) *rp.DCTCP {
 	t.Helper()
-	d, ok := r.(harness.PartHolder).Part().(*rp.DCTCP)
+	d, ok := r.(*rp.DCTCP)
 	require.True(t, ok)
 	return d
 }
 
 // The presets are rp's (the MSS the scenario's payload), K the HPCC
-// paper's rule K = 30 KB·Bw/10 Gb/s (papers/hpcc.txt section 5.1),
+// paper's rule K = 30 KB·Bw/10 Gb/s ([HPCC] §5.1),
 // computed here from the formula.
 func TestDCTCPPresetConfigs(t *testing.T) {
-	a := dctcpScheme(t)
-	f := harness.FlowInfo{ID: 1, LineRate: 25 * units.Gbps, BaseRTT: 4900 * units.Nanosecond, Payload: 1000}
-	r, err := a.NewRP(f)
+	f := testFlow{ID: 1, LineRate: 25 * units.Gbps, BaseRTT: 4900 * units.Nanosecond, Payload: 1000}
+	r, err := flowRP(dctcpName, f, nil)
 	require.NoError(t, err)
 	want := rp.DCTCPDefault(1000)
 	want.SlowStart = true
 	require.Equal(t, want, dctcpPart(t, r).Config())
 
-	f.Params = map[string]string{"preset": "hpcc"}
-	r, err = a.NewRP(f)
+	r, err = flowRP(dctcpName, f, map[string]string{"preset": "hpcc"})
 	require.NoError(t, err)
 	got := dctcpPart(t, r).Config()
 	require.Equal(t, rp.DCTCPHPCCSim(f.LineRate, f.BaseRTT), got) // MSS 1000 = the payload
 	require.Equal(t, units.Bytes(15312), got.MaxCwnd)             // the BDP: 25 Gb/s × 4.9 µs / 8 = 15312.5 B, rounded down
 
 	f.Payload = 4000
-	f.Params = map[string]string{"rp.preset": "hpcc", "dctcp_shift_g": "5", "slow_start": "on", "max_cwnd": "100KB"}
-	r, err = a.NewRP(f)
+	r, err = flowRP(dctcpName, f, map[string]string{"rp.preset": "hpcc", "dctcp_shift_g": "5", "slow_start": "on", "max_cwnd": "100KB"})
 	require.NoError(t, err)
 	got = dctcpPart(t, r).Config()
 	require.Equal(t, units.Bytes(4000), got.MSS)
@@ -100,9 +87,9 @@ func TestDCTCPPresetConfigs(t *testing.T) {
 	require.True(t, got.SlowStart)
 
 	for _, link := range []units.Rate{10 * units.Gbps, 25 * units.Gbps, 100 * units.Gbps} {
-		c, err := a.NewCP(harness.CPInfo{Rate: link})
+		c, err := portCP(dctcpName, testPort{Rate: link}, nil)
 		require.NoError(t, err)
-		require.Equal(t, cp.DCTCPConfig{K: units.Bytes(30_000 * float64(link) / 10e9)}, c.(harness.PartHolder).Part().(*cp.DCTCP).Config())
+		require.Equal(t, cp.DCTCPConfig{K: units.Bytes(30_000 * float64(link) / 10e9)}, c.(*cp.DCTCP).Config())
 	}
 }
 
@@ -110,30 +97,30 @@ func TestDCTCPPresetConfigs(t *testing.T) {
 // a flow crossing 2^32 keeps its window bookkeeping exact (rp compares
 // sequences wrap-aware).
 func TestDCTCPSequenceWrap(t *testing.T) {
-	var log harness.ErrorSink // a zero sink drops errors; the part's state shows them
-	r, err := dctcpScheme(t).NewRP(harness.FlowInfo{LineRate: 10 * units.Gbps, Payload: 1000, Errors: log})
+	r, err := flowRP(dctcpName, testFlow{LineRate: 10 * units.Gbps, Payload: 1000}, nil)
 	require.NoError(t, err)
 	d := dctcpPart(t, r)
+	s := newTestSender(r, 0)
 	// Bring the flow to just below 2^32 with 64 KiB segments, each acked.
 	const seg = uint64(rp.DCTCPMaxSegment)
 	start := uint64(1)<<32 - 5500 // the 6th segment below straddles 2^32
 	now := units.Time(0)
 	for seq := uint64(0); seq < start; {
 		n := min(seg, start-seq)
-		r.OnSend(now, seq, units.Bytes(n))
+		require.NoError(t, s.sent(now, seq, units.Bytes(n)))
 		seq += n
 		now += units.Nanosecond
-		r.OnAck(now, &harness.Ack{Seq: seq, Newly: units.Bytes(n)})
+		require.NoError(t, s.ack(now, seq, units.Bytes(n), false))
 	}
 	require.Equal(t, uint32(start), d.State().SndUna)
 	for i := uint64(0); i < 10; i++ {
-		r.OnSend(now, start+i*1000, 1000)
+		require.NoError(t, s.sent(now, start+i*1000, 1000))
 	}
 	require.Equal(t, units.Bytes(10_000), d.Inflight())
 	for i := uint64(1); i <= 10; i++ {
 		now += units.Microsecond
 		seq := start + i*1000
-		r.OnAck(now, &harness.Ack{Seq: seq, Newly: 1000, ECE: i == 8})
+		require.NoError(t, s.ack(now, seq, 1000, i == 8))
 		require.Equal(t, uint32(seq), d.State().SndUna)
 		require.Equal(t, units.Bytes(10_000-i*1000), d.Inflight(), "after ACK %d", i)
 	}
@@ -144,19 +131,20 @@ func TestDCTCPSequenceWrap(t *testing.T) {
 // rp.DCTCP as consecutive chunks ending at the ACK's sequence, with one
 // cut for its ECN echo.
 func TestDCTCPAckChunks(t *testing.T) {
-	r, err := dctcpScheme(t).NewRP(harness.FlowInfo{LineRate: 10 * units.Gbps, Payload: 1000, Params: map[string]string{"initial_cwnd": "300KB"}})
+	r, err := flowRP(dctcpName, testFlow{LineRate: 10 * units.Gbps, Payload: 1000}, map[string]string{"initial_cwnd": "300KB"})
 	require.NoError(t, err)
 	d := dctcpPart(t, r)
+	s := newTestSender(r, 0)
 	for i := uint64(0); i < 200; i++ {
-		r.OnSend(0, i*1000, 1000)
+		require.NoError(t, s.sent(0, i*1000, 1000))
 	}
-	r.OnAck(units.Microsecond, &harness.Ack{Seq: 150_000, Newly: 150_000, ECE: true})
-	s := d.State()
-	require.Equal(t, uint32(150_000), s.SndUna)
-	require.Equal(t, uint64(3), s.Acks, "150 KB = 64 KiB + 64 KiB + 18928 B")
-	require.Equal(t, uint64(1), s.Cuts)
+	require.NoError(t, s.ack(units.Microsecond, 150_000, 150_000, true))
+	st := d.State()
+	require.Equal(t, uint32(150_000), st.SndUna)
+	require.Equal(t, uint64(3), st.Acks, "150 KB = 64 KiB + 64 KiB + 18928 B")
+	require.Equal(t, uint64(1), st.Cuts)
 	// A duplicate (nothing new) is one call with 0 bytes.
-	r.OnAck(2*units.Microsecond, &harness.Ack{Seq: 150_000})
+	require.NoError(t, s.ack(2*units.Microsecond, 150_000, 0, false))
 	require.Equal(t, uint64(4), d.State().Acks)
 }
 
@@ -215,30 +203,30 @@ func TestDCTCPIncast(t *testing.T) {
 	}
 }
 
-// FuzzDCTCPParams: any parameter set either fails CheckParams, or builds a
+// FuzzDCTCPParams: any parameter set either fails ValidateParams, or builds a
 // CP and an RP at 10 Gb/s (or fails the RP's MSS-dependent checks with an
 // error) — never a panic. Seeds: valid, each kind of bad value, unknown.
 func FuzzDCTCPParams(f *testing.F) {
 	f.Add("preset", "hpcc", "k", "30KB")              // valid
-	f.Add("initial_cwnd", "1500", "max_cwnd", "1GiB") // below 2 MSS: NewRP's error
+	f.Add("initial_cwnd", "1500", "max_cwnd", "1GiB") // below 2 MSS: the rp's error
 	f.Add("dctcp_shift_g", "11", "slow_start", "on")  // out of range
 	f.Add("mark_at", "dequeue", "dctcp_alpha_on_init", "1024")
 	f.Add("nope", "1", "k", "-1")
-	a := dctcpScheme(f)
+	a := ccAlgo(f, dctcpName)
 	f.Fuzz(func(t *testing.T, k1, v1, k2, v2 string) {
 		params := map[string]string{k1: v1, k2: v2}
-		if a.(harness.ParamChecker).CheckParams(params) != nil {
+		if a.ValidateParams(params) != nil {
 			return
 		}
-		c, err := a.NewCP(harness.CPInfo{Rate: 10 * units.Gbps, Params: params})
+		c, err := portCP(dctcpName, testPort{Rate: 10 * units.Gbps}, params)
 		if err != nil {
 			require.ErrorIs(t, err, cc.ErrConfig, "a setting valid alone but not with the other")
 			return
 		}
 		require.NotNil(t, c)
-		fi := harness.FlowInfo{LineRate: 10 * units.Gbps, BaseRTT: 6 * units.Microsecond, Payload: 1000, Params: params}
-		if r, err := a.NewRP(fi); err == nil {
-			require.GreaterOrEqual(t, r.Window(), units.Bytes(2000))
+		fi := testFlow{LineRate: 10 * units.Gbps, BaseRTT: 6 * units.Microsecond, Payload: 1000}
+		if r, err := flowRP(dctcpName, fi, params); err == nil {
+			require.GreaterOrEqual(t, r.Limits().Window, units.Bytes(2000))
 		} else {
 			require.ErrorIs(t, err, cc.ErrConfig)
 		}

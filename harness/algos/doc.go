@@ -21,15 +21,15 @@
 //
 // The built-in scenarios (harness.Builtin) are each paper's evaluation,
 // described below, plus "compare", the default of `hwcc sim`: one long flow
-// and an incast joining it at 100 Gb/s under RoCC, HPCC, DCQCN and DCTCP
-// side by side. Every built-in has a JSON twin in examples/scenarios;
+// and an incast joining it at 100 Gb/s under seven algorithms side by side
+// (RoCC, HPCC, DCQCN, DCTCP, QCN, BECN and FECN; compare.go says why TIMELY
+// is left out). Every built-in has a JSON twin in examples/scenarios;
 // docs/scenarios.md is the user's reference for them. A scenario names its algorithm and sets no algorithm parameters,
 // so `-algo NAME` runs the same traffic under any other algorithm.
 //
 // # RoCC in the harness
 //
-// RoCC (Taheri et al., "Congestion Control for Datacenter Networks: A
-// Control-Theoretic Approach", papers/rocc.txt sections III and VI):
+// RoCC ([RoCC] §III and §VI):
 // algorithm "rocc", run by the harness's generic adapter (harness.Scheme)
 // over the cc registry's rocc parts (package algos): the cp at the switches
 // and the rp at the senders (Scheme.RP names it: the registry's first
@@ -44,7 +44,7 @@
 // when the CP samples its queue (the data queue's wire bytes at its latest
 // enqueue or dequeue, not counting the frame on the wire) and, if the table
 // is not empty, asks for the CNP of section III-C to every flow in it: a
-// cc.FeedbackRate message whose 16 bytes are the RoCCFeedback codec's,
+// cc.FeedbackRate message whose 16 bytes are wire.RoCCFeedback's,
 // which the harness sends at control priority, served before data at every
 // port (section III-C: "prioritize congestion notification packets"). The
 // CNP names its CP as switch = the switch's NodeID and port = the egress
@@ -61,7 +61,9 @@
 // rate, rp.RoCC's rate) (the offered rate is the application's,
 // FlowInfo.Offered; 0 means the line rate). No window. A malformed CNP, or
 // one naming another flow, is refused by the part and listed in the
-// report's errors (Report.Errors). Receiver (NP): none; no ECN, no INT.
+// report's errors (Report.Errors); a report (type 2, for hostcp) is
+// counted in the part's unused_feedback register. Receiver (NP): none; no
+// ECN, no INT.
 //
 // # RoCC presets and the port-rate mapping
 //
@@ -118,7 +120,7 @@
 //	flow_max_age    0: 10·T (used by flow_table=aged only)
 //	idle_gain       off (Algorithm 1 as printed); on: every CP takes the
 //	                top AUTO_TUNE region's gains while its queue is
-//	                nearly empty (cp.RoCCConfig.IdleGain, a rule of the
+//	                nearly empty (pi.Config.IdleGain, a rule of the
 //	                authors' DPDK controller), so that F climbs back from
 //	                Fmin to C/2 in 27 updates instead of 155 (40 Gb/s); with
 //	                it the paper's ~2 ms convergence reproduces
@@ -126,8 +128,8 @@
 //	fmax, rmax      each port's and each NIC's rate, in whole ΔF
 //	switch, port    the switch's NodeID and the egress port number
 //
-// Choices where the paper is silent: the recovery timer is the authors'
-// OMNeT++ value, 55 µs at T = 40 µs (REFERENCE.md), scaled with T
+// Choices where the paper is silent: the recovery timer is [RoCC-code]'s
+// value, 55 µs at T = 40 µs (docs/derivations.md, RoCC), scaled with T
 // (T·11/8: 27.5 µs on the Tofino preset, 137.5 µs on the DPDK one, and
 // with param.t), because it must exceed T: a CP that is still congested
 // sends a CNP every T, and a recovery timer shorter than T would double the
@@ -139,7 +141,7 @@
 //
 // # RoCC scenarios
 //
-// RoCC's evaluation (papers/rocc.txt section VI-A, the micro-benchmarks,
+// RoCC's evaluation ([RoCC] §VI-A, the micro-benchmarks,
 // and the max-min tests of sections VI-B and VI-C). Every scenario names
 // "rocc" and sets no algorithm parameters, so `-algo none`, `-algo static`,
 // `-algo dcqcn` and so on run the same traffic. Links have the harness's
@@ -192,7 +194,7 @@
 //
 // # HPCC in the harness
 //
-// HPCC (Li et al., SIGCOMM 2019, papers/hpcc.txt sections 3 and 4):
+// HPCC ([HPCC] §3 and §4):
 // algorithm "hpcc", run by the harness's generic adapter (harness.Scheme,
 // with INT) over the cc registry's hpcc parts (package algos).
 //
@@ -266,7 +268,7 @@
 //
 // # HPCC scenarios
 //
-// HPCC's micro-benchmarks (papers/hpcc.txt section 5.4 and Figure 9, at
+// HPCC's micro-benchmarks ([HPCC] §5.4 and Figure 9, at
 // the section 5.4 scale): hosts on one switch, 100 Gb/s links with 1 µs
 // propagation delay, 1000-byte payloads, the harness's default 32 MB
 // shared buffer and PFC.
@@ -324,8 +326,7 @@
 //
 // # DCQCN in the harness
 //
-// DCQCN (Zhu et al., SIGCOMM 2015; papers/survey-lossless-cc.txt section
-// 4.1.2; REFERENCE.md, DCQCN): algorithm "dcqcn", run by the harness's
+// DCQCN ([DCQCN]; [Survey] §4.1.2): algorithm "dcqcn", run by the harness's
 // generic adapter (harness.Scheme) over the cc registry's dcqcn parts
 // (package algos).
 //
@@ -406,7 +407,7 @@
 //	    rule); min_time_between_cnps, the slot length or minimum interval,
 //	    0..1s (connectx 4us, paper 50us, hpcc 0)
 //	rp  every rp.DCQCNConfig field under its ConnectX parameter name
-//	    (REFERENCE.md's table): dce_tcp_g, dce_tcp_rtt,
+//	    ([ConnectX]; docs/derivations.md's table): dce_tcp_g, dce_tcp_rtt,
 //	    initial_alpha_value, rate_to_set_on_first_cnp, rpg_gd,
 //	    rpg_min_dec_fac, rpg_min_rate, rpg_max_rate,
 //	    rate_reduce_monitor_period, rpg_time_reset, rpg_byte_reset (a
@@ -428,12 +429,12 @@
 // min-interval) and took pmax as a probability in [0, 1].
 //
 // Why connectx is the default: it is what a user of these NICs deploys
-// (the issue's "the NIC's parameters define what users deploy"), every
-// value of it is documented (REFERENCE.md), and its CNP pacing is the
+// (the NIC's parameters define what users run), every value of it is
+// documented ([ConnectX]), and its CNP pacing is the
 // NIC's, not a simulator's. The CP has no vendor default (a switch setting);
 // every preset uses the HPCC paper's thresholds, which scale with the port
 // rate ("according to our experiences (no vendor suggestion available)",
-// papers/hpcc.txt section 5.1), the only thresholds the sources give.
+// [HPCC] §5.1), the only thresholds the sources give.
 //
 // Validation: every setting is checked against its parameter's range
 // before the run, an unknown name or a bad value naming it, its value and
@@ -445,9 +446,9 @@
 //
 // # DCTCP in the harness
 //
-// DCTCP (Alizadeh et al., SIGCOMM 2010, section 3; REFERENCE.md, "TIMELY and
-// DCTCP"): algorithm "dctcp", run by the harness's generic adapter
-// (harness.Scheme) over the cc registry's dctcp parts (package algos).
+// DCTCP ([DCTCP] §3; [Linux-DCTCP]): algorithm "dctcp", run by the harness's
+// generic adapter (harness.Scheme) over the cc registry's dctcp parts
+// (package algos).
 //
 // Switch (CP): every switch egress data queue runs the dctcp cp, the step
 // marker cp.DCTCP: CE when the data queue's wire bytes exceed K (default 30 KB
@@ -470,7 +471,7 @@
 // compares them wrap-aware, exact while the bytes in flight stay below 2^31
 // (cwnd is at most 1 GiB); TestDCTCPSequenceWrap crosses the wrap. ACKs and
 // NAKs reach rp.DCTCP's Feedback, which splits an ACK of more than 64 KiB into
-// pieces (rp.DCTCP.OnAckSplit). With ack_every > 1 every byte of an ACK that
+// pieces of at most rp.DCTCPMaxSegment. With ack_every > 1 every byte of an ACK that
 // echoes ECE counts as marked (the NIC's ACK carries one ECE bit, as TCP's
 // does).
 //
@@ -483,7 +484,7 @@
 // paper's runs: no slow start, cwnd starting at and capped by the flow's
 // bandwidth-delay product (line rate × base RTT, at least two segments). The
 // MSS is the scenario's payload (NICSpec.Payload, default 1000 B). Why linux
-// is the default: it is the reference implementation (REFERENCE.md) and its
+// is the default: it is the reference implementation ([Linux-DCTCP]) and its
 // window is not capped at the bandwidth-delay product, so that the queue
 // settles at K as the DCTCP paper analyses it; under the hpcc preset two flows
 // cannot fill a queue beyond one BDP, far below K at every link speed (the BDP
@@ -500,8 +501,8 @@
 //	                window of `window` (40ms)
 //	dcqcn-incast    a long flow h1 → h0 from t = 0; at `at` (1ms) `senders`
 //	                (7) flows of `size` (500KB) from h2.. into h0: the HPCC
-//	                testbed's incast into a long flow (papers/hpcc.txt
-//	                section 5.2, Figure 9c/d), measured from `at` to the end
+//	                testbed's incast into a long flow ([HPCC]
+//	                §5.2, Figure 9c/d), measured from `at` to the end
 //	dctcp-fairness  as dcqcn-fairness at 10 Gb/s: `settle` (10ms), then
 //	                `window` (20ms)
 //	dctcp-incast    as dcqcn-incast at 10 Gb/s

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/harness"
 )
 
@@ -101,26 +101,16 @@ func TestScenarioFilesRun(t *testing.T) {
 	}
 }
 
-// docsTestOnlyAlgorithms are the probes and recorders this package's tests
-// register (hpcc_test.go, rocc_probe_test.go, dctcp_regress_test.go,
-// dcqcn_test.go); users never see them, so the reference need not name them.
-var docsTestOnlyAlgorithms = []string{
-	"hpcc-test-probe", roccProbeName, dctcpProbeName, dcqcnName + "-rec", dctcpName + "-rec",
-}
-
 // TestScenarioDocMentionsEverything: docs/scenarios.md names every
-// built-in scenario and every registered algorithm (test probes aside), in
-// backticks (so that "hpcc-incast" is not found inside
+// built-in scenario and every registered algorithm (every one runs in the
+// harness; this package's tests register none of their own), in backticks (so that "hpcc-incast" is not found inside
 // "hpcc-incast-into-long", nor "none" in prose).
 func TestScenarioDocMentionsEverything(t *testing.T) {
 	data, err := os.ReadFile(docsScenarioDoc)
 	require.NoError(t, err)
 	doc := string(data)
 	var missing []string
-	for _, name := range append(harness.BuiltinNames(), harness.Names()...) {
-		if slices.Contains(docsTestOnlyAlgorithms, name) {
-			continue
-		}
+	for _, name := range append(harness.BuiltinNames(), cc.Names()...) {
 		if !strings.Contains(doc, "`"+name+"`") {
 			missing = append(missing, name)
 		}

@@ -1,19 +1,19 @@
 package algos
 
 import (
-	"github.com/hwcc/hwcc/credit"
 	"github.com/hwcc/hwcc/harness"
 	"github.com/hwcc/hwcc/units"
+	"github.com/hwcc/hwcc/wire"
 )
 
-// The ExpressPass scenarios (Cho et al., SIGCOMM 2017, section 6).
+// The ExpressPass scenarios ([ExpressPass] §6).
 const (
 	expressPassIncastName   = "expresspass-incast"
 	expressPassFairnessName = "expresspass-fairness"
 	// expressPassPayload makes a full data frame exactly the 1538 wire
 	// bytes one credit pays for (1456 + 62 B of headers + 20 B of
 	// preamble and gap).
-	expressPassPayload = credit.ExpressPassFrameBytes - harness.DataOverheadBytes - harness.PreambleIFGBytes
+	expressPassPayload = wire.ExpressPassFrameBytes - harness.DataOverheadBytes - harness.PreambleIFGBytes
 	expressPassSenders = 16
 	expressPassSize    = 1 * units.MB
 	expressPassFlows   = 4

@@ -44,7 +44,7 @@ const xpMaxRate = 100 * units.Gbps * 1538 / 1622
 
 // TestExpressPassIncast: 16 flows of 1 MB start together into one 100 Gb/s
 // port (expresspass-incast), ExpressPass's claim of a bounded queue
-// (Cho et al., SIGCOMM 2017, sections 3 and 6; the survey, section 5.3.2:
+// ([ExpressPass] §3 and §6; [Survey] §5.3.2:
 // "it achieves bounded queue without the LFC"):
 //
 //   - Without link flow control (flow_control none) no data frame is

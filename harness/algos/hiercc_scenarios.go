@@ -7,7 +7,7 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// The HierCC scenarios (papers/hiercc.txt section 5).
+// The HierCC scenarios ([HierCC] §5).
 const (
 	hierccBurstName = "hiercc-burst"
 	hierccCacheName = "hiercc-cachefollower"
@@ -86,7 +86,7 @@ func hierccBurstScenario() *harness.Scenario {
 // server of the 2/4/4 network starts flows to random others as Poisson
 // arrivals at `load` of its link until 2 ms, sizes from FB_Hadoop (the
 // stand-in for Cache Follower, whose distribution is not in the workloads
-// directory: both come from Roy et al., SIGCOMM 2015, and FB_Hadoop has
+// directory: both come from [FacebookDC], and FB_Hadoop has
 // the one property the paper states of Cache Follower, half of the flows
 // under 20 KB), and the run lasts 5 ms so that they finish. Frames carry
 // 1456 B so that one ExpressPass credit pays for a full frame; HierCC runs

@@ -30,7 +30,7 @@ const (
 	hpccFairFlows      = 4
 	hpccFairStep       = 5 * units.Millisecond
 	hpccFairSample     = 10 * units.Microsecond
-	hpccMaxSenders     = 4000 // a star has at most 4096 hosts
+	hpccMaxSenders     = 4000 // a star has at most harness.MaxHosts (4096) hosts
 	hpccDurationMargin = 200 * units.Microsecond
 )
 
@@ -135,7 +135,7 @@ func hpccLinkKey() harness.Param {
 			return err
 		}
 		if r <= 0 {
-			return fmt.Errorf("%q: want a rate > 0", v)
+			return fmt.Errorf("%q: a link needs a rate > 0", v)
 		}
 		s.Topology.Link = harness.Rate(r)
 		return nil

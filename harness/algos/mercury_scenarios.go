@@ -7,7 +7,7 @@ import (
 	"github.com/hwcc/hwcc/units"
 )
 
-// The Mercury scenarios (papers/mercury.txt, "Existing congestion control
+// The Mercury scenarios ([Mercury] §"Existing congestion control
 // schemes are insufficient" and "Small-scale simulations").
 const (
 	mercuryVictimName = "mercury-victim"

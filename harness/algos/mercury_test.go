@@ -27,7 +27,7 @@ func mercuryPauses(t *testing.T, r *harness.Result, link string) int64 {
 	return hpccPort(t, r, link).Pauses
 }
 
-// TestMercuryVictim: papers/mercury.txt Figure 9. During the burst (3 to
+// TestMercuryVictim: [Mercury] Figure 9. During the burst (3 to
 // 3.5 ms, the measurement window), PFC spreads from s1's congested port
 // toward s2 back to s0's port toward s1, which the victim F1 shares with
 // F2 but which is not congested.
@@ -55,7 +55,7 @@ func TestMercuryVictim(t *testing.T) {
 	require.Positive(t, mercuryPauses(t, me, "s1->s2"), "the burst congests s1's port toward s2")
 }
 
-// TestMercuryBurst: papers/mercury.txt Figure 4: a long flow, and 8 flows
+// TestMercuryBurst: [Mercury] Figure 4: a long flow, and 8 flows
 // of 120 KB joining it at 600 µs on a 40 Gb/s port. Over 20 µs windows
 // from 0.6 to 1.5 ms:
 //

@@ -1,133 +1,140 @@
 package algos
 
 import (
-	"sync"
+	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
+	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/cp"
 	"github.com/hwcc/hwcc/harness"
+	"github.com/hwcc/hwcc/pi"
 	"github.com/hwcc/hwcc/rp"
 	"github.com/hwcc/hwcc/units"
 )
 
-// roccProbeName is a test-only algorithm: "rocc" (the generic adapter over
-// the registry's rocc parts) with every CP and RP it creates recorded, and
-// the fair rate and queue of every update traced. The name starts with
-// "test-" and contains "probe", so the tests that run every registered
-// algorithm skip it.
-const roccProbeName = "test-rocc-probe"
+// The RoCC probe: a run of "rocc" with every CP and RP it builds wrapped
+// (Options.Wrap), recording the fair rate and queue of every update of
+// each CP and the CNPs that reached each RP.
 
 // roccTracePoint is one update of a traced CP.
 type roccTracePoint struct {
 	at units.Time
-	f  uint32        // fair rate, ΔF units (the CNP's field)
-	q  units.Bytes   // queue sampled
-	br cp.RoCCBranch // branch of Algorithm 1 taken
+	f  uint32      // fair rate, ΔF units (the CNP's field)
+	q  units.Bytes // queue sampled
+	br pi.Branch   // branch of Algorithm 1 taken
 }
 
-// roccTracedCP wraps the generic adapter's CP of one egress queue; c is
-// the cp.RoCC it drives.
+// roccPortInfo is where a traced CP runs: its switch (node ID and name),
+// its port on the switch and the node at the port's other end.
+type roccPortInfo struct {
+	Node     harness.NodeID
+	NodeName string
+	Port     int
+	PeerName string
+}
+
+// roccTracedCP wraps the cp.RoCC c of one egress queue.
 type roccTracedCP struct {
-	harness.CP
+	cc.CongestionPoint
 	c     *cp.RoCC
-	info  harness.CPInfo
+	info  roccPortInfo
 	trace []roccTracePoint
+	// qlen is the queue as the latest Enqueue or Dequeue reported it, the
+	// queue an update samples.
+	qlen units.Bytes
 	// handed counts the CNPs the CP's updates asked for: one per flow of
-	// its table at each update.
-	handed uint64
+	// its table at each update; last those of its latest update.
+	handed, last uint64
 }
 
-// OnTimer runs the CP's timer and records the update it made, if any.
-func (c *roccTracedCP) OnTimer(now units.Time, q *harness.Queue) {
-	qlen := q.Len()
+func (c *roccTracedCP) Enqueue(now units.Time, p *cc.Packet, q cc.Queue, act *cc.Actions) error {
+	c.qlen = q.Len
+	return c.CongestionPoint.Enqueue(now, p, q, act)
+}
+
+func (c *roccTracedCP) Dequeue(now units.Time, p *cc.Packet, q cc.Queue, act *cc.Actions) error {
+	c.qlen = q.Len
+	return c.CongestionPoint.Dequeue(now, p, q, act)
+}
+
+// Timer runs the CP's timer and records the update it made, if any.
+func (c *roccTracedCP) Timer(now units.Time, act *cc.Actions) error {
 	before := c.c.State().Updates
-	c.CP.OnTimer(now, q)
+	err := c.CongestionPoint.Timer(now, act)
 	if st := c.c.State(); st.Updates != before {
-		c.trace = append(c.trace, roccTracePoint{at: now, f: c.c.F(), q: qlen, br: st.Branch})
+		c.trace = append(c.trace, roccTracePoint{at: now, f: c.c.Params().RateUnits(c.c.F()), q: c.qlen, br: st.Branch})
 		c.handed += uint64(st.Flows)
+		c.last = uint64(st.Flows)
 	}
+	return err
 }
 
-// roccTracedRP wraps the generic adapter's RP of one flow; r is the rp.RoCC
-// it drives.
+// roccFlowInfo is the flow of a traced RP and its source host.
+type roccFlowInfo struct {
+	ID      harness.FlowID
+	SrcName string
+}
+
+// roccTracedRP wraps the rp.RoCC r of one flow.
 type roccTracedRP struct {
-	harness.RP
+	cc.ReactionPoint
 	r    *rp.RoCC
-	info harness.FlowInfo
-	// received counts the CNPs that reached the flow's NIC.
+	info roccFlowInfo
+	// received counts the CPs' messages that reached the part (after the
+	// NIC's reaction delay).
 	received uint64
 }
 
-func (r *roccTracedRP) OnFeedback(now units.Time, fb *harness.Feedback) {
-	r.received++
-	r.RP.OnFeedback(now, fb)
+func (r *roccTracedRP) Feedback(now units.Time, f *cc.Feedback, act *cc.Actions) error {
+	switch f.Kind {
+	case cc.FeedbackAck, cc.FeedbackNak, cc.FeedbackCNP:
+	default:
+		r.received++
+	}
+	return r.ReactionPoint.Feedback(now, f, act)
 }
 
-// roccProbe records what the current run created.
+// roccProbe records what one run built.
 type roccProbe struct {
 	cps []*roccTracedCP
 	rps []*roccTracedRP
 }
 
-// roccProbeAlgo is the rocc scheme under the name roccProbeName, recording
-// into roccProbeState.cur.
-type roccProbeAlgo struct{ harness.Algorithm }
-
-var roccProbeState struct {
-	sync.Mutex
-	once sync.Once
-	cur  *roccProbe
+// wrap is the run's Options.Wrap.
+func (pr *roccProbe) wrap(at harness.Place, p cc.Part) cc.Part {
+	switch at.Role {
+	case cc.RoleCP:
+		c := &roccTracedCP{CongestionPoint: p.(cc.CongestionPoint), c: p.(*cp.RoCC),
+			info: roccPortInfo{Node: harness.NodeID(at.Env.Node), NodeName: at.Node, Port: at.Port}}
+		pr.cps = append(pr.cps, c)
+		return c
+	case cc.RoleRP:
+		r := &roccTracedRP{ReactionPoint: p.(cc.ReactionPoint), r: p.(*rp.RoCC), info: roccFlowInfo{ID: at.Flow, SrcName: at.Node}}
+		pr.rps = append(pr.rps, r)
+		return r
+	}
+	return p
 }
 
-func (roccProbeAlgo) Name() string { return roccProbeName }
-
-func (a roccProbeAlgo) NewCP(info harness.CPInfo) (harness.CP, error) {
-	c, err := a.Algorithm.NewCP(info)
-	if err != nil {
-		return nil, err
-	}
-	t := &roccTracedCP{CP: c, c: c.(harness.PartHolder).Part().(*cp.RoCC), info: info}
-	if pr := roccProbeState.cur; pr != nil { // nil: run outside roccRunProbe
-		pr.cps = append(pr.cps, t)
-	}
-	return t, nil
-}
-
-func (a roccProbeAlgo) NewRP(f harness.FlowInfo) (harness.RP, error) {
-	r, err := a.Algorithm.NewRP(f)
-	if err != nil {
-		return nil, err
-	}
-	t := &roccTracedRP{RP: r, r: r.(harness.PartHolder).Part().(*rp.RoCC), info: f}
-	if pr := roccProbeState.cur; pr != nil {
-		pr.rps = append(pr.rps, t)
-	}
-	return t, nil
-}
-
-// roccScheme returns the harness's rocc algorithm: the generic adapter over
-// the cc registry's rocc parts.
-func roccScheme(t testing.TB) harness.Algorithm {
-	t.Helper()
-	a, err := harness.Lookup(roccName)
-	require.NoError(t, err)
-	return a
-}
-
-// roccRunProbe runs sc under the probe algorithm and returns the result and
-// what the probe saw. Tests using it must not run in parallel.
+// roccRunProbe runs sc under rocc with the probe's wrappers and returns
+// the result and what the probe saw.
 func roccRunProbe(t testing.TB, sc *harness.Scenario, opts harness.Options) (*harness.Result, *roccProbe, error) {
-	roccProbeState.once.Do(func() { harness.MustRegister(roccProbeAlgo{Algorithm: roccScheme(t)}) })
-	roccProbeState.Lock()
-	defer roccProbeState.Unlock()
 	pr := &roccProbe{}
-	roccProbeState.cur = pr
-	sc.Algorithm = roccProbeName
+	sc.Algorithm = roccName
+	opts.Wrap = pr.wrap
 	res, err := harness.Run(sc, opts)
-	roccProbeState.cur = nil
-	return res, pr, err
+	if err != nil {
+		return res, pr, err
+	}
+	// Each CP's peer, from the run's port ("node->peer").
+	for _, c := range pr.cps {
+		for _, p := range res.Ports {
+			if p.Node == c.info.NodeName && p.Port == c.info.Port {
+				_, c.info.PeerName, _ = strings.Cut(p.Link, "->")
+			}
+		}
+	}
+	return res, pr, nil
 }
 
 // cp returns the traced CP of the port node->peer, or nil.

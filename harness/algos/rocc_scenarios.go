@@ -72,7 +72,7 @@ const (
 	roccPool = 5 * units.MB
 	// roccSample is the time-series step of the scenarios.
 	roccSample = 10 * units.Microsecond
-	// roccMaxHosts bounds flow counts: a star has at most 4096 hosts.
+	// roccMaxHosts bounds flow counts: a star has at most harness.MaxHosts (4096) hosts.
 	roccMaxHosts = 4000
 )
 
@@ -114,7 +114,7 @@ func roccKey(name, help string, parse func(v string) error, apply func(*harness.
 	}}
 }
 
-// roccParseRate reads a rate > 0 into dst.
+// roccParseRate reads a link rate > 0 into dst.
 func roccParseRate(dst *units.Rate) func(string) error {
 	return func(v string) error {
 		r, err := units.ParseRate(v)
@@ -122,7 +122,7 @@ func roccParseRate(dst *units.Rate) func(string) error {
 			return err
 		}
 		if r <= 0 {
-			return fmt.Errorf("%q: want a rate > 0", v)
+			return fmt.Errorf("%q: a link needs a rate > 0", v)
 		}
 		*dst = r
 		return nil

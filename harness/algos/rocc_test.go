@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/hwcc/hwcc/cp"
 	"github.com/hwcc/hwcc/harness"
+	"github.com/hwcc/hwcc/pi"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -144,13 +144,18 @@ func (m *roccModel) String() string {
 // agree with the parts: the CPs' updates asked for a CNP to every flow of
 // their tables, the harness sent all of them but those for flows that had
 // finished or stopped (none when every flow runs to the end), and every CNP
-// that reached a sender's NIC went to its RP.
+// that reached a sender's NIC went to its RP after the NIC's reaction
+// delay, but those still waiting it out when the run ended. Those arrived
+// in the run's last 15 µs: a CP updates every T (20 µs or more here) and
+// its CNPs take a few µs to reach the senders, so they are at most the
+// CNPs of each CP's last update.
 func roccRequireClean(t *testing.T, res *harness.Result, pr *roccProbe) {
 	t.Helper()
 	require.Nil(t, res.Report.Errors, "a state machine rejected an event")
-	var handed, received uint64
+	var handed, last, received uint64
 	for _, c := range pr.cps {
 		handed += c.handed
+		last += c.last
 	}
 	for _, r := range pr.rps {
 		received += r.received
@@ -166,7 +171,8 @@ func roccRequireClean(t *testing.T, res *harness.Result, pr *roccProbe) {
 	if endless {
 		require.Equal(t, int64(handed), res.Counters.FeedbackSent, "every CNP asked for was sent")
 	}
-	require.Equal(t, int64(received), res.Counters.FeedbackReceived)
+	require.LessOrEqual(t, int64(received), res.Counters.FeedbackReceived)
+	require.LessOrEqual(t, res.Counters.FeedbackReceived-int64(received), int64(last), "waiting out the reaction delay at the end")
 	require.LessOrEqual(t, res.Counters.FeedbackReceived, res.Counters.FeedbackSent)
 }
 
@@ -194,8 +200,8 @@ func roccRun(t *testing.T, name string, sets ...string) (*harness.Result, *roccP
 	return res, pr
 }
 
-// The tests of this file reproduce RoCC's evaluation (papers/rocc.txt
-// section VI) on the harness with the "rocc" scheme: the paper's numbers
+// The tests of this file reproduce RoCC's evaluation ([RoCC]
+// §VI) on the harness with the "rocc" scheme: the paper's numbers
 // are the expected values; every tolerance is derived in a comment. Where a
 // claim does not reproduce (the ~2 ms convergence of Fig. 8), the test
 // asserts the mechanism that explains the measured value instead, and says
@@ -210,7 +216,7 @@ func roccRun(t *testing.T, name string, sets ...string) (*harness.Result, *roccP
 // all values of N", "faster with larger N", "the egress queue at the switch
 // is stable at its reference value regardless of N", and each flow gets its
 // fair share C/N. Every case runs twice: Algorithm 1 as printed (the
-// default) and with param.idle_gain=on (cp.RoCCConfig.IdleGain, the
+// default) and with param.idle_gain=on (pi.Config.IdleGain, the
 // idle-queue gain of the authors' earlier controller).
 //
 // What reproduces with both: F converges to C/N (2000, 400, 40 ΔF at
@@ -257,6 +263,7 @@ func roccRun(t *testing.T, name string, sets ...string) (*harness.Result, *roccP
 // ΔF) climbs fastest but is noisier. The paper's simulation setting is
 // ΔQ = 600 B and T = 40 µs, which is what this test runs.
 func TestRoCCFairnessFig8(t *testing.T) {
+	skipLongReproduction(t)
 	for _, tc := range []struct {
 		c          units.Rate
 		n          int
@@ -293,13 +300,13 @@ func TestRoCCFairnessFig8(t *testing.T) {
 				// the rule is on.
 				first := -1
 				for i, tp := range cpt.trace {
-					if tp.br == cp.RoCCMDMin {
+					if tp.br == pi.MDMin {
 						first = i
 						break
 					}
-					require.Contains(t, []cp.RoCCBranch{cp.RoCCPI, cp.RoCCPIIdle}, tp.br, "update at %v before the first md-min", tp.at)
+					require.Contains(t, []pi.Branch{pi.PI, pi.PIIdle}, tp.br, "update at %v before the first md-min", tp.at)
 					if !idle {
-						require.Equal(t, cp.RoCCPI, tp.br, "no idle branch without the option")
+						require.Equal(t, pi.PI, tp.br, "no idle branch without the option")
 					}
 				}
 				require.GreaterOrEqual(t, first, 0, "line 3 never fired")
@@ -315,7 +322,7 @@ func TestRoCCFairnessFig8(t *testing.T) {
 				// without it).
 				idleAfter := 0
 				for _, tp := range cpt.trace[first:] {
-					if tp.br == cp.RoCCPIIdle {
+					if tp.br == pi.PIIdle {
 						idleAfter++
 					}
 				}
@@ -414,7 +421,7 @@ func TestRoCCFairnessFig8(t *testing.T) {
 						inWindow++
 						require.Positive(t, tp.q, "queue empty at %v", tp.at)
 						require.Less(t, tp.q, tc.qmax, "queue at %v", tp.at)
-						require.Equal(t, cp.RoCCPI, tp.br, "update at %v", tp.at)
+						require.Equal(t, pi.PI, tp.br, "update at %v", tp.at)
 					}
 				}
 				// One update every T over the window [8 ms, 12 ms): 100.
@@ -449,6 +456,7 @@ func TestRoCCFairnessFig8(t *testing.T) {
 // line 8's climb from Fmin back to C/N. The test checks each doubling step
 // against that model (roccModel, 25 %, as in TestRoCCFairnessFig8).
 func TestRoCCConvergenceFig9(t *testing.T) {
+	skipLongReproduction(t)
 	for _, idle := range []bool{false, true} {
 		t.Run("idle_gain="+roccOnOff(idle), func(t *testing.T) {
 			roccConvergenceFig9(t, idle)
@@ -480,7 +488,7 @@ func roccConvergenceFig9(t *testing.T, idle bool) {
 	// the queue empties).
 	idleUpdates := 0
 	for _, tp := range cpt.trace {
-		if tp.br == cp.RoCCPIIdle {
+		if tp.br == pi.PIIdle {
 			idleUpdates++
 		}
 	}
@@ -552,7 +560,7 @@ func roccConvergenceFig9(t *testing.T, idle bool) {
 			before = fmax / float64(old)
 		}
 		if before > fmax/8 {
-			require.Equal(t, cp.RoCCMDMin, tr[first].br, "step %d: F > Fmax/8 before the burst, so line 3", k)
+			require.Equal(t, pi.MDMin, tr[first].br, "step %d: F > Fmax/8 before the burst, so line 3", k)
 		}
 		prev := 0.0
 		if k > 0 {
@@ -618,7 +626,7 @@ func TestRoCCMultiBottleneckFig12a(t *testing.T) {
 	s1 := pr.cp("S1", "B0")
 	require.NotNil(t, s1)
 	st := pr.rps[0].r.State()
-	require.Equal(t, roccCPID(s1), uint64(s1.c.Params().Config().Switch)<<16|uint64(s1.c.Params().Config().Port))
+	require.Equal(t, roccCPID(s1), uint64(s1.c.Config().Switch)<<16|uint64(s1.c.Config().Port))
 	require.Equal(t, "A0", pr.rps[0].info.SrcName)
 	require.Equal(t, roccCPID(s1), st.CPCur)
 	require.Positive(t, st.Rejected, "D0 never rejected S0's fair rate")

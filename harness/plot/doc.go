@@ -1,8 +1,8 @@
 // Package plot draws the time series of a harness run (harness.Series) as
 // SVG line charts with gonum.org/v1/plot: the queue length of the switch
 // egress ports over time and the throughput of each flow over time, the two
-// kinds of figure the congestion-control papers show (papers/rocc.txt
-// section VI-A, Figs. 6–11; papers/hpcc.txt section 5, Figs. 9–11).
+// kinds of figure the congestion-control papers show ([RoCC]
+// §VI-A, Figs. 6–11; [HPCC] §5, Figs. 9–11).
 //
 // It is kept apart from the harness core and from the algorithm packages so
 // that neither depends on gonum: only the hwcc command (`hwcc sim -out DIR`)

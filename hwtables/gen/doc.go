@@ -7,14 +7,14 @@
 // What it generates:
 //
 //   - HPCC's reciprocal table 1/n (Li et al., SIGCOMM 2019,
-//     ../shared/papers/hpcc.txt section 4.3, "Accelerating divisions in
+//     [HPCC] §4.3, "Accelerating divisions in
 //     hardware") and the compact mantissa table it is compared with: Table
 //     describes either, with its word layout (key n_k − 1 in 22 bits and an
 //     F-bit mantissa; or an F-bit mantissa at address i), parameters,
 //     analytic bound (hwtables.Table.Bound) and the worst error Measure finds
 //     over every n in [1, 2^22].
 //   - RoCC's AUTO_TUNE region bounds (RoCC, IEEE TPDS 2023,
-//     ../shared/papers/rocc.txt, Algorithm 1 lines 15–21, section V-C):
+//     [RoCC], Algorithm 1 lines 15–21, §V-C):
 //     RoCCAutoTune describes the five words ⌈Fmax/2^j⌉, each as wide as
 //     Fmax.
 //   - The Go source of hwtables/tables_gen.go, the default tables compiled
