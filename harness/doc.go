@@ -42,8 +42,8 @@
 // re-chooses its geometry as the run goes: slots of 2^shift ps, a power of
 // two of them (at least 1024, at most 2^22), each an unsorted list, the
 // current one a sorted array, and a 4-ary heap for the events beyond the
-// last slot. Every 4096 pops the
-// queue compares the events popped per slot with a target of 2 and, when
+// last slot. Every 4096 pops the queue compares the events popped per
+// slot with a target of 2 and, when
 // it is off by more than 2×, sets the width to the power of two nearest to
 // meeting it; it sizes the slots so that all but 1/32 of the epoch's
 // pushes would have landed in them, growing at once, shrinking by 4× or
@@ -76,6 +76,20 @@
 // of events each when thousands of ports had frames in flight, and a push
 // walked them; sorting a slot once, when it is reached, costs less than
 // keeping it sorted at every push once a slot holds more than a few.
+//
+// In a large run, memory more than instructions sets the cost of an
+// event: the port, the packet, the node, the flow's route, the queue's
+// congestion point are each likely to be out of the caches when the event
+// reaches them (the README has the measured figures). Three things that
+// change nothing in what runs when shorten the waits: the run loop loads
+// the port and the packet of the next event of the current slot before it
+// runs the current one (Sim.warm), so that they are on their way while
+// the current one runs; refill loads the first node of the next non-empty
+// slot the same way (a slot's later nodes are found only through it); and
+// ports start on a cache line (linePort) with the fields every frame
+// touches first. The set-up's searches over the links (buildRoutes,
+// networkRTT, one per edge switch) read a compact copy of them
+// (adjacency).
 //
 // # Packets and the wire
 //

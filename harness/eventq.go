@@ -11,6 +11,8 @@ import (
 // it acts on (a port, a flow, a congestion point, a generator).
 type evKind uint8
 
+// The event kinds. The first three act on a port (evKind.onPort): keep
+// them first.
 const (
 	evArrive      evKind = iota // pkt arrives at ports[idx]'s node through ports[idx]
 	evTxDone                    // ports[idx] finished serialising its frame
@@ -29,6 +31,10 @@ const (
 	evFCTimer                   // ports[idx]'s CBFC receivers' deadline
 	evSwitchMsg                 // pkt, a message nodes[idx] sent itself, reaches its module
 )
+
+// onPort reports whether idx of an event of kind k is a port's gid (of the
+// kinds every frame makes; evFCTimer's is too, but it is rare).
+func (k evKind) onPort() bool { return k <= evNICWake }
 
 // event is one scheduled action. Events are plain values in a slice: no
 // interface boxing, no closures, no pointers (the packet is its pool
@@ -96,6 +102,7 @@ type eventQueue struct {
 	epochAt units.Time // last at the epoch's start
 	dist    [65]uint32 // the epoch's pushes by bits.Len of their distance in slots
 	spill   []event    // rebuild's scratch
+	warmth  uint32     // where refill's load of the next slot lands (nothing reads it)
 }
 
 // Geometry and adaptation. The width starts at 2^initShift ps over
@@ -117,30 +124,49 @@ const (
 func (q *eventQueue) slots() int64 { return int64(len(q.head)) }
 
 // push schedules e, stamping its sequence number. The common case, an
-// event due in the slots, is written out here rather than in place, so
-// that the event is copied once.
+// event due in the slots with a free node to hold it, is written out here
+// (a prepend to its slot's list), so that no call is made; pushSlow does
+// the rest.
 func (q *eventQueue) push(e event) {
-	q.stamp(&e)
-	a := int64(e.at >> q.shift)
-	d := a - q.cur
-	q.dist[bits.Len64(uint64(max(d, 0)))]++
-	if d <= 0 || d > int64(len(q.head)) {
-		q.place(&e)
-		return
-	}
-	q.prepend(&e, int(a)&(len(q.head)-1))
-}
-
-// stamp gives e its sequence number, and the queue its first geometry
-// at its first push.
-func (q *eventQueue) stamp(e *event) {
 	e.seq = q.seq
 	q.seq++
-	if q.head == nil {
-		q.shift = initShift
-		q.setSlots(minSlotBits)
-		q.cur = int64(q.last >> q.shift)
+	a := int64(e.at >> (q.shift & 63))
+	d := a - q.cur
+	k := q.nodes.free
+	head := q.head
+	// d in 1..len(head): before the first push there are no slots.
+	if uint64(d-1) >= uint64(len(head)) || k == 0 {
+		q.pushSlow(e, d)
+		return
 	}
+	q.dist[bits.Len64(uint64(d))]++
+	i := int(a) & (len(head) - 1)
+	nd := &q.nodes.node[k-1]
+	q.nodes.free = nd.next
+	e.next = head[i]
+	*nd = e
+	head[i] = k
+	q.bits[i>>6] |= 1 << (i & 63)
+	q.n++
+}
+
+// pushSlow is push for e (its seq stamped, d its distance in slots from
+// cur) when it is not due in the slots or the arena has no free node; it
+// gives the queue its first geometry at its first push.
+func (q *eventQueue) pushSlow(e event, d int64) {
+	if q.head == nil {
+		q.firstGeometry()
+		d = int64(e.at>>q.shift) - q.cur
+	}
+	q.dist[bits.Len64(uint64(max(d, 0)))]++
+	q.place(&e)
+}
+
+// firstGeometry gives the queue its first geometry, at its first push.
+func (q *eventQueue) firstGeometry() {
+	q.shift = initShift
+	q.setSlots(minSlotBits)
+	q.cur = int64(q.last >> q.shift)
 }
 
 // setSlots gives the queue 2^b empty slots.
@@ -200,6 +226,15 @@ func (q *eventQueue) prepend(e *event, i int) {
 	q.n++
 }
 
+// peek returns the next event to pop if it is already in bot (the slot
+// being popped), else nil; the pointer is valid until the next push or pop.
+func (q *eventQueue) peek() *event {
+	if q.bi < len(q.bot) {
+		return &q.bot[q.bi]
+	}
+	return nil
+}
+
 // len returns the number of pending events.
 func (q *eventQueue) len() int { return len(q.bot) - q.bi + q.n + len(q.far.ev) }
 
@@ -251,6 +286,14 @@ func (q *eventQueue) refill() bool {
 	q.head[i] = 0
 	q.bits[i>>6] &^= 1 << (i & 63)
 	q.migrate() // after the gathering: slot i is now slot cur+len(head)
+	if q.n > 0 {
+		// Load the next slot's first node now, while this slot's events
+		// run, rather than when it is reached: each node of a list is
+		// found through the one before it, so the first is the only one
+		// whose address is known ahead.
+		j := int(q.cur+q.nextSlot()) & (len(q.head) - 1)
+		q.warmth += uint32(q.nodes.at(q.head[j]).kind)
+	}
 	// The list is in reverse order of push: reversed, events pushed with
 	// the same delay are already in order, which insertion sort finds.
 	slices.Reverse(q.bot)

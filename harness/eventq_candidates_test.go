@@ -141,7 +141,11 @@ func (q *fixedCalendar) popUntil(end units.Time) (e event, ok bool) {
 // from far or move in a rebuild are prepended unsorted; refill's sort
 // orders them.
 func (q *eventQueue) pushSorted(e event) {
-	q.stamp(&e)
+	e.seq = q.seq
+	q.seq++
+	if q.head == nil {
+		q.firstGeometry()
+	}
 	a := int64(e.at >> q.shift)
 	if d := a - q.cur; d <= 0 || d > q.slots() {
 		q.place(&e)

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/hwcc/hwcc/credit"
 
@@ -99,6 +100,15 @@ type port struct {
 	fcWake  timerSlot
 }
 
+// linePort is a port padded to a whole number of 64-byte cache lines, so
+// that in the slab's arrays (whose size the runtime rounds to a multiple of
+// the line) every port starts on a line, and the fields every frame
+// touches, which come first, take as few lines as they can.
+type linePort struct {
+	port
+	_ [64 - unsafe.Sizeof(port{})%64]byte
+}
+
 // egressQueue is one switch egress data queue and its congestion point.
 type egressQueue struct {
 	s     *Sim
@@ -168,7 +178,7 @@ func (s *Sim) connect(a, b *node, rate units.Rate, delay units.Time) error {
 }
 
 func (s *Sim) newPort(n *node, rate units.Rate, delay units.Time) *port {
-	p := s.portSlab.next()
+	p := &s.portSlab.next().port
 	p.gid, p.node, p.num, p.rate, p.delay = int32(len(s.ports)), n, len(n.ports), rate, delay
 	p.pool = &s.pool
 	p.wake.at = units.MaxTime
@@ -202,6 +212,7 @@ func (s *Sim) nameLinks() {
 // itself, where it is the port to h. One search per edge switch (not per
 // host) fills the sets of all its hosts, which share one stored set.
 func (s *Sim) buildRoutes() error {
+	s.buildAdjacency()
 	nn := len(s.nodes)
 	for _, n := range s.nodes {
 		if !n.isHost {
@@ -233,9 +244,10 @@ func (s *Sim) buildRoutes() error {
 				continue
 			}
 			lo := int32(len(n.routeArena))
-			for _, p := range n.ports {
-				if d := dist[p.peer.node.id]; d >= 0 && d == dist[n.id]-1 && !p.peer.node.isHost {
-					n.routeArena = append(n.routeArena, int32(p.num))
+			peer, _ := s.adj.of(n.id)
+			for num, m := range peer {
+				if d := dist[m]; d >= 0 && d == dist[n.id]-1 && !s.adj.host[m] {
+					n.routeArena = append(n.routeArena, int32(num))
 				}
 			}
 			sp := routeSpan{lo, int32(len(n.routeArena))}

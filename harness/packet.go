@@ -192,7 +192,7 @@ type linePacket struct {
 	_ [64 - unsafe.Sizeof(Packet{})%64]byte
 }
 
-// Chunks of 32 packets (16 KB with today's 512-byte linePacket: a small
+// Chunks of 32 packets (12 KB with today's 384-byte linePacket: a small
 // object for the runtime, from the per-thread caches).
 const (
 	packetChunkBits = 5
