@@ -201,7 +201,7 @@ func runSim(args []string, stdout, stderr io.Writer) (status int) {
 			return exitFail
 		}
 		defer func() {
-			if err := prof.stop(); err != nil {
+			if err := prof.stop(status == exitOK); err != nil {
 				fmt.Fprintf(stderr, "hwcc sim: %v\n", err)
 				if status == exitOK {
 					status = exitFail

@@ -57,25 +57,36 @@ func (p *profiles) abortAll() {
 // allocation sampled since the program started (runtime.MemProfileRate,
 // one sample per 512 KiB allocated by default), after a garbage collection
 // so that the in-use figures are current, as `go test -memprofile` does.
-// It returns the errors of writing or committing either file, joined; a
-// file not written in full leaves its path as it was.
-func (p *profiles) stop() error {
-	var errs []error
+// The files replace their paths only if keep (the run succeeded) and
+// they were written in full; otherwise the paths are left as they were.
+// It returns the errors of writing or committing either file, joined.
+func (p *profiles) stop(keep bool) error {
 	if p.cpu != nil {
 		pprof.StopCPUProfile()
-		if err := p.cpu.commit(); err != nil {
-			errs = append(errs, fmt.Errorf("-cpuprofile: %w", err))
+	}
+	var errs []error
+	finish := func(f *outFile, flag string, write func() error) {
+		if f == nil {
+			return
+		}
+		var err error
+		if keep && write != nil {
+			err = write()
+		}
+		if !keep || err != nil {
+			f.abort()
+		} else {
+			err = f.commit()
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", flag, err))
 		}
 	}
-	if p.mem != nil {
+	finish(p.cpu, "-cpuprofile", nil)
+	finish(p.mem, "-memprofile", func() error {
 		runtime.GC()
-		if err := pprof.Lookup("allocs").WriteTo(p.mem, 0); err != nil {
-			p.mem.abort()
-			errs = append(errs, fmt.Errorf("-memprofile: %w", err))
-		} else if err := p.mem.commit(); err != nil {
-			errs = append(errs, fmt.Errorf("-memprofile: %w", err))
-		}
-	}
+		return pprof.Lookup("allocs").WriteTo(p.mem, 0)
+	})
 	p.cpu, p.mem = nil, nil
 	return errors.Join(errs...)
 }

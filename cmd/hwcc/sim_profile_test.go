@@ -83,3 +83,35 @@ func TestSimProfileErrors(t *testing.T) {
 	require.Contains(t, out, "-cpuprofile")
 	require.Contains(t, out, "-memprofile")
 }
+
+// TestSimProfilesReplaceOnlyOnSuccess: the profiles are output files like
+// the others (openOut): over existing files, a run that succeeds replaces
+// them with the profiles, and a run refused once the network is built (a
+// -trace-part the run lacks) leaves them as they were, with no temporary
+// file beside them.
+func TestSimProfilesReplaceOnlyOnSuccess(t *testing.T) {
+	dir := t.TempDir()
+	cpu, mem := filepath.Join(dir, "cpu.pprof"), filepath.Join(dir, "mem.pprof")
+	for _, f := range []string{cpu, mem} {
+		require.NoError(t, os.WriteFile(f, []byte(keepText), 0o640))
+	}
+	code, _, _ := runArgs("sim", "-scenario", "hpcc-incast", "-trace", filepath.Join(dir, "T"), "-trace-part", "flow:99:rp",
+		"-cpuprofile", cpu, "-memprofile", mem)
+	require.Equal(t, exitUsage, code)
+	for _, f := range []string{cpu, mem} {
+		unchanged(filepath.Base(f), keepText)(t, dir, "")
+	}
+
+	code, _, errOut := runArgs("sim", "-scenario", "line-rate-2to1", "-set", "duration=200us", "-cpuprofile", cpu, "-memprofile", mem)
+	require.Equal(t, exitOK, code, errOut)
+	require.True(t, bytes.Contains(readProfile(t, cpu), []byte("nanoseconds")), "a CPU profile replaced the file")
+	require.True(t, bytes.Contains(readProfile(t, mem), []byte("alloc_space")), "an allocation profile replaced the file")
+	for _, f := range []string{cpu, mem} {
+		st, err := os.Stat(f)
+		require.NoError(t, err)
+		require.Equal(t, os.FileMode(0o640), st.Mode().Perm(), "%s keeps its permissions", f)
+	}
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, entries, 2, "no temporary file is left")
+}
