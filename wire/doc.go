@@ -10,9 +10,7 @@
 // framing around them. RoCC: the 16-byte payload of its CNP ([RoCC]
 // §III-C), the fair rate a switch sends (cp.RoCC) or the queue report a
 // host computes the rate from (§III-F, rp.RoCCHost), which the sender's
-// parts read.
-//
-// framing around them. HierCC ([HierCC] §3.2, §4): the header a ToR
+// parts read. HierCC ([HierCC] §3.2, §4): the header a ToR
 // stamps, the host's header, the credit and the rate packet. ExpressPass
 // ([ExpressPass]; [ExpressPass-ns2]): the credit, credit request and
 // credit stop, and the echo a data frame carries.
