@@ -295,8 +295,8 @@ type BFC struct {
 	next units.Time
 	// Counters (64 bits, wrapping).
 	pauses, resumes, repauses, holds, expiries, shared, crowded, untracked uint64
-	unused                                                                  cc.Unused
-	names                                                                   []string // per-port register names
+	unused                                                                 cc.Unused
+	names                                                                  []string // per-port register names
 }
 
 var _ cc.SwitchPoint = (*BFC)(nil)
