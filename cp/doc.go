@@ -17,6 +17,12 @@
 //	         C·baseRTT·data_f/Σdata sent in a CNP ([Mercury]
 //	         §"Mercury design", Algorithms 1 and 2, reconstructed in
 //	         docs/derivations.md); a switch point                mercury.go
+//	BFC      a switch's egress ports: per-port flow tables, dynamic
+//	         assignment of flows to physical queues, the pause of the
+//	         upstream queue (or sender) feeding a queue above
+//	         µ·HRTT/N_active, and the holds its downstream asks for,
+//	         with leases ([BFC] §3, §4; docs/derivations.md, "BFC");
+//	         a switch point                                      bfc.go
 //
 // # Algorithms
 //
@@ -28,8 +34,8 @@
 //	        RoCCDPDK10G, RoCCTofino40G (§VI), RoCCFlowTableKind,
 //	        RoCCMessage, RoCCState.                 rocc.go, rocc_flows.go
 //
-// Every type here (RoCC, HPCC, DCQCN, DCTCP, QCN, AFQCN, BECN, Mercury and
-// HierCC, and RoCCHost, the host-side computation of section III-F, which
+// Every type here (RoCC, HPCC, DCQCN, DCTCP, QCN, AFQCN, BECN, Mercury, BFC
+// and HierCC, and RoCCHost, the host-side computation of section III-F, which
 // plays cc.ReactionPoint) keeps the contract of package cc: it
 // implements cc.CongestionPoint or cc.SwitchPoint (checked at compile time), refuses time going
 // backwards with a *cc.TimeOrderError, returns only cc's error types, and

@@ -19,8 +19,11 @@
 //	Mercury  DCQCN's reaction point plus the window a switch's CNP
 //	         carries ([Mercury] §"Window-based congestion
 //	         notification", Algorithm 2 lines 15–20)             mercury.go
+//	BFC      a sender at line rate within a window, stopped while
+//	         its first-hop switch has the flow paused ([BFC];
+//	         cp.BFC)                                             bfc.go
 //
-// Every type here (RoCC, RoCCHost, HPCC, DCQCN, DCTCP, Mercury, QCN, BECN,
+// Every type here (RoCC, RoCCHost, HPCC, DCQCN, DCTCP, Mercury, BFC, QCN, BECN,
 // TIMELY, HierCC and ExpressPass) keeps the contract of package cc: it
 // implements cc.ReactionPoint (checked at compile time), refuses time going
 // backwards with a *cc.TimeOrderError, returns only cc's error types, and
