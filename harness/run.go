@@ -292,6 +292,7 @@ func starHostsNeeded(w *WorkloadSpec) int {
 	}
 	if p := w.Poisson; p != nil {
 		use(p.Hosts)
+		use(p.Dsts)
 	}
 	return n
 }

@@ -360,6 +360,9 @@ func (w *WorkloadSpec) validate() error {
 		if err := checkHosts("workload.poisson.hosts", p.Hosts, MaxHosts, "harness.MaxHosts"); err != nil {
 			return err
 		}
+		if err := checkHosts("workload.poisson.dsts", p.Dsts, MaxHosts, "harness.MaxHosts"); err != nil {
+			return err
+		}
 		if err := times("workload.poisson", p.Start, p.Stop); err != nil {
 			return err
 		}
