@@ -137,6 +137,24 @@ func TestRoCCFig12a(t *testing.T) {
 		runs[dcqcnName].Flows[1].Throughput/1e9, runs[dcqcnName].Flows[4].Throughput/1e9)
 }
 
+// TestRoCCFig12aDCQCNMarking backs the explanation of where hwcc's
+// Fig. 12(a) differs for DCQCN (docs/scenarios.md, rocc-fig12a): with
+// the registration's marker (Kmin 100 KB and Kmax 400 KB per 25 Gb/s,
+// Pmax 0.2) both of D0's CPs hover near Kmin and D0 keeps its share; with
+// marking from the first kilobytes (Kmin 5 KB, Kmax 200 KB, Pmax 1 %, the
+// thresholds of DCQCN's own evaluation) both CPs mark, and D0, marked by
+// two, loses what the paper shows: at least 20 % below 5 Gb/s (the paper:
+// 30 %), while D5 and D1..D4 take more than their shares.
+func TestRoCCFig12aDCQCNMarking(t *testing.T) {
+	r := xpRun(t, roccFig12aName, dcqcnName, false, "param.cp.kmin", "5KB", "param.cp.kmax", "200KB", "param.cp.pmax", "655")
+	x := roccRates(r)
+	require.Less(t, x[0], 0.8*5e9, "D0")
+	require.Greater(t, x[5], 5e9, "D5")
+	for i := 1; i <= 4; i++ {
+		require.Greater(t, x[i], 8.75e9, "D%d", i)
+	}
+}
+
 // TestRoCCFig12b: [RoCC] Fig. 12(b), the asymmetric topology: 5 flows
 // from 40 Gb/s hosts and 2 from 100 Gb/s hosts share B0's 100 Gb/s link,
 // 100/7 = 14.29 Gb/s each.
