@@ -501,6 +501,18 @@ func (s *BFC) expire(now units.Time, act *cc.Actions) {
 	}
 }
 
+// catchUp makes room for the expiries due by now and extra more
+// decisions, runs the expiries (cc's rule 4) and records now; when the
+// room is short it returns the *cc.ActionsFullError and changes nothing.
+func (s *BFC) catchUp(event string, now units.Time, act *cc.Actions, extra int) error {
+	if err := act.Reserve(bfcPart, event, s.due(now)+extra); err != nil {
+		return err
+	}
+	s.expire(now, act)
+	s.clock.Advance(now)
+	return nil
+}
+
 // earliest returns the held queue whose hold ends first (s.next).
 func (s *BFC) earliest() (o, q int) {
 	for o, h := range s.held {
@@ -537,12 +549,7 @@ func (s *BFC) Timer(now units.Time, act *cc.Actions) error {
 	if act == nil {
 		return cc.NoActions(bfcPart, "Timer")
 	}
-	if err := act.Reserve(bfcPart, "Timer", s.due(now)); err != nil {
-		return err
-	}
-	s.expire(now, act)
-	s.clock.Advance(now)
-	return nil
+	return s.catchUp("Timer", now, act, 0)
 }
 
 // Arrive remembers the packet's ingress port for its Enqueue (the
@@ -552,11 +559,9 @@ func (s *BFC) Arrive(now units.Time, in int, p *cc.Packet, act *cc.Actions) erro
 	if err := s.check("Arrive", now, in, p, true, act); err != nil {
 		return err
 	}
-	if err := act.Reserve(bfcPart, "Arrive", s.due(now)); err != nil {
+	if err := s.catchUp("Arrive", now, act, 0); err != nil {
 		return err
 	}
-	s.expire(now, act)
-	s.clock.Advance(now)
 	if p.Prio == s.cfg.Prio {
 		s.latchFlow, s.latchIn = uint32(p.Flow), int32(in)
 	}
@@ -572,12 +577,7 @@ func (s *BFC) Pause(now units.Time, out int, prio uint8, _ bool, act *cc.Actions
 	if prio > 7 {
 		return bfcErr("Pause", "priority "+strconv.Itoa(int(prio))+" outside 0..7", nil)
 	}
-	if err := act.Reserve(bfcPart, "Pause", s.due(now)); err != nil {
-		return err
-	}
-	s.expire(now, act)
-	s.clock.Advance(now)
-	return nil
+	return s.catchUp("Pause", now, act, 0)
 }
 
 // bfcRef is an upstream a packet came from: a switch's queue (in ≥ 0,
@@ -673,12 +673,7 @@ func (s *BFC) Enqueue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act *cc
 		return err
 	}
 	if p.Prio != s.cfg.Prio {
-		if err := act.Reserve(bfcPart, ev, s.due(now)); err != nil {
-			return err
-		}
-		s.expire(now, act)
-		s.clock.Advance(now)
-		return nil
+		return s.catchUp(ev, now, act, 0)
 	}
 	if err := bfcSizeOK(ev, p); err != nil {
 		return err
@@ -734,7 +729,7 @@ func (s *BFC) Enqueue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act *cc
 		last = s.lastPause(e, ref, fresh)
 	}
 	repause := paused && !moved && own && r.in >= 0 && s.cfg.Repause > 0 && (last == bfcNever || now-last >= s.cfg.Repause)
-	need := s.due(now) + 1
+	need := 1
 	if moved {
 		if old.in >= 0 && s.lastHold(old) {
 			need++
@@ -749,12 +744,10 @@ func (s *BFC) Enqueue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act *cc
 	if repause {
 		need++
 	}
-	if err := act.Reserve(bfcPart, ev, need); err != nil {
+	// Commit.
+	if err := s.catchUp(ev, now, act, need); err != nil {
 		return err
 	}
-	// Commit.
-	s.expire(now, act)
-	s.clock.Advance(now)
 	s.latchIn = -1
 	if r.in >= 0 && !r.host {
 		s.upSwitch[r.in], s.upPort[r.in] = tag.Switch, tag.Port
@@ -860,12 +853,7 @@ func (s *BFC) Dequeue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act *cc
 		return err
 	}
 	if p.Prio != s.cfg.Prio {
-		if err := act.Reserve(bfcPart, ev, s.due(now)); err != nil {
-			return err
-		}
-		s.expire(now, act)
-		s.clock.Advance(now)
-		return nil
+		return s.catchUp(ev, now, act, 0)
 	}
 	if err := bfcSizeOK(ev, p); err != nil {
 		return err
@@ -884,15 +872,13 @@ func (s *BFC) Dequeue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act *cc
 	}
 	r := e.ref()
 	resume := e.flags&bfcPaused != 0 && (e.pkts == 1 || qlen <= s.thr[out*(s.cfg.Queues+1)+bits.OnesCount64(nonempty)])
-	need := s.due(now)
+	need := 0
 	if resume && s.lastHold(r) {
 		need++
 	}
-	if err := act.Reserve(bfcPart, ev, need); err != nil {
+	if err := s.catchUp(ev, now, act, need); err != nil {
 		return err
 	}
-	s.expire(now, act)
-	s.clock.Advance(now)
 	s.qlen[base+int(qi)] = qlen
 	s.nonempty[out] = nonempty
 	e.pkts--
@@ -929,13 +915,10 @@ func (s *BFC) Message(now units.Time, in int, f *cc.Feedback, act *cc.Actions) e
 	if act == nil {
 		return cc.NoActions(bfcPart, ev)
 	}
-	need := s.due(now)
 	if f.Kind != wire.FeedbackBFCPause {
-		if err := act.Reserve(bfcPart, ev, need); err != nil {
+		if err := s.catchUp(ev, now, act, 0); err != nil {
 			return err
 		}
-		s.expire(now, act)
-		s.clock.Advance(now)
 		s.unused.Count()
 		return nil
 	}
@@ -954,14 +937,13 @@ func (s *BFC) Message(now units.Time, in int, f *cc.Feedback, act *cc.Actions) e
 	u := s.until[o*s.cfg.Queues+q]
 	expiring := s.held[o]&bit != 0 && u <= now && u != units.MaxTime
 	wasHeld := s.held[o]&bit != 0 && !expiring
+	need := 0
 	if m.Resume() == wasHeld {
 		need++
 	}
-	if err := act.Reserve(bfcPart, ev, need); err != nil {
+	if err := s.catchUp(ev, now, act, need); err != nil {
 		return err
 	}
-	s.expire(now, act)
-	s.clock.Advance(now)
 	if m.Resume() {
 		if wasHeld {
 			s.held[o] &^= bit
