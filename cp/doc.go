@@ -42,6 +42,12 @@
 //	         round robin, equation (1)'s first-hop rate sent to the hosts
 //	         ([HierCC] §3.1–§3.3, §4)                 hiercc.go, hiercc_sender.go,
 //	                                        hiercc_receiver.go, hiercc_firsthop.go
+//	BFC      a switch's egress ports: per-port flow tables, dynamic
+//	         assignment of flows to physical queues, the pause of the
+//	         upstream queue (or sender) feeding a queue above
+//	         µ·HRTT/N_active, and the holds its downstream asks for,
+//	         with leases ([BFC] §3, §4; docs/derivations.md, "BFC");
+//	         a switch point                                      bfc.go
 //
 // # The contract
 //

@@ -126,6 +126,7 @@ type Packet struct {
 	HasTel  bool
 	pause   bool            // PFC: true = PAUSE, false = RESUME
 	hop     uint8           // switches crossed so far, for host-to-host frames of a flow (nextHop)
+	pq      uint8           // the physical queue it waits in at a switch.scheduler queues port
 	shape   *cc.MessageKind // the kind of a shaped control message (cc.MessageKind.Spacing), else nil
 	Flow    FlowID
 	Src     NodeID

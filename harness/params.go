@@ -171,7 +171,15 @@ var commonParams = []Param{
 		s.Switch.VOQCredit = &c
 		return nil
 	}},
-	{Name: "scheduler", Help: "egress scheduler of the data frames: strict, dwrr, voq or voq-credit", Set: func(s *Scenario, v string) error {
+	{Name: "queues", Help: "physical queues per egress port under scheduler queues (0: 32)", Set: func(s *Scenario, v string) error {
+		n, err := parseCount(v, 0, MaxPortQueues)
+		if err != nil {
+			return err
+		}
+		s.Switch.Queues = n
+		return nil
+	}},
+	{Name: "scheduler", Help: "egress scheduler of the data frames: strict, dwrr, voq, voq-credit or queues", Set: func(s *Scenario, v string) error {
 		if _, err := newScheduler(v, nil, 1); err != nil {
 			return err
 		}

@@ -218,6 +218,9 @@ func (s *Sim) buildSwitches() error {
 			if pt.sched, err = newScheduler(s.sc.Switch.Scheduler, s.sc.Switch.Weights, s.maxFrame()); err != nil {
 				return fmt.Errorf("harness: %w", err)
 			}
+			if _, ok := pt.sched.(queuesSched); ok {
+				pt.fq = newPortQueues(orDefault(s.sc.Switch.Queues, DefaultPortQueues), s.maxFrame())
+			}
 			if vs, ok := pt.sched.(voqSched); ok {
 				c0 := voq.PaperC0
 				if s.sc.Switch.VOQCredit != nil {
@@ -289,6 +292,7 @@ func starHostsNeeded(w *WorkloadSpec) int {
 	}
 	if p := w.Poisson; p != nil {
 		use(p.Hosts)
+		use(p.Dsts)
 	}
 	return n
 }
@@ -433,6 +437,13 @@ func (s *Sim) inFlightDataPayload() int64 {
 		}
 		if pt.vq != nil {
 			pt.vq.each(&s.pool, func(p *Packet) {
+				if p.Kind == KindData {
+					n += int64(p.Payload)
+				}
+			})
+		}
+		if pt.fq != nil {
+			pt.fq.each(&s.pool, func(p *Packet) {
 				if p.Kind == KindData {
 					n += int64(p.Payload)
 				}

@@ -130,6 +130,9 @@ type SwitchSpec struct {
 	// Weights are DWRR's weights, indexed by priority (missing: 1; 0: only
 	// what the others leave).
 	Weights []int `json:"weights,omitempty"`
+	// Queues is the physical queues of each egress port under scheduler
+	// queues (SchedulerQueues), 1..MaxPortQueues (0: DefaultPortQueues).
+	Queues int `json:"queues,omitempty"`
 }
 
 // flowControl returns the link flow control in force: FlowControl, or
@@ -244,6 +247,7 @@ func (s *Scenario) Validate() error {
 		{sw.CBFCBuffer < 0 || sw.CBFCBuffer > Bytes(credit.MaxCapacity.Bytes()), fmt.Sprintf("switch.cbfc_buffer = %v: want 0 (default %v) .. %v", units.Bytes(sw.CBFCBuffer), DefaultCBFCBuffer, credit.MaxCapacity.Bytes())},
 		{sw.VOQGate != "" && sw.VOQGate != VOQGateAll && sw.VOQGate != VOQGateUplinks && sw.VOQGate != VOQGateLocal, fmt.Sprintf("switch.voq_gate = %q: want all, uplinks or local", sw.VOQGate)},
 		{sw.ECMP != "" && sw.ECMP != ECMPFlow && sw.ECMP != ECMPDestination, fmt.Sprintf("switch.ecmp = %q: want flow or destination", sw.ECMP)},
+		{sw.Queues < 0 || sw.Queues > MaxPortQueues, fmt.Sprintf("switch.queues = %d: want 0 (%d) .. %d", sw.Queues, DefaultPortQueues, MaxPortQueues)},
 		{sw.VOQCredit != nil && (*sw.VOQCredit < 0 || *sw.VOQCredit > voq.MaxCreditLimit), fmt.Sprintf("switch.voq_credit = %v: want 0..%v", units.Bytes(deref(sw.VOQCredit)), units.Bytes(voq.MaxCreditLimit))},
 		{sw.CBFCPeriod < 0 || units.Time(sw.CBFCPeriod) > units.Second, fmt.Sprintf("switch.cbfc_period = %v: want 0 (65,536 byte times) .. 1s", units.Time(sw.CBFCPeriod))},
 		{sw.CBFCGap < 0 || (sw.CBFCPeriod > 0 && sw.CBFCGap > sw.CBFCPeriod) || units.Time(sw.CBFCGap) > units.Second, fmt.Sprintf("switch.cbfc_gap = %v: want 0 (period/8) .. cbfc_period", units.Time(sw.CBFCGap))},
@@ -354,6 +358,9 @@ func (w *WorkloadSpec) validate() error {
 			return fmt.Errorf("workload.poisson.cdf: %w", err)
 		}
 		if err := checkHosts("workload.poisson.hosts", p.Hosts, MaxHosts, "harness.MaxHosts"); err != nil {
+			return err
+		}
+		if err := checkHosts("workload.poisson.dsts", p.Dsts, MaxHosts, "harness.MaxHosts"); err != nil {
 			return err
 		}
 		if err := times("workload.poisson", p.Start, p.Stop); err != nil {

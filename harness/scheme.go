@@ -112,7 +112,7 @@ func (g *scheme) newModule(info switchInfo) (*schemeSW, error) {
 	if err != nil || p == nil {
 		return nil, err
 	}
-	return &schemeSW{p: p.(cc.SwitchPoint), act: cc.NewActions(initialActions), errs: info.Errors, rec: rec}, nil
+	return &schemeSW{p: p.(cc.SwitchPoint), act: cc.NewActions(initialActions), errs: info.Errors, rec: rec, enq: -1}, nil
 }
 
 // swEnv is a switch point's environment.

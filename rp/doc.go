@@ -39,6 +39,9 @@
 //	ExpressPass  the credit-gated sender: requests credits, spends one per
 //	             frame and echoes it, stops them after the last byte
 //	             ([ExpressPass] §3; [ExpressPass-ns2])   expresspass.go
+//	BFC          a sender at line rate within a window, stopped while
+//	             its first-hop switch has the flow paused ([BFC];
+//	             cp.BFC)                                        bfc.go
 //	Fixed        no congestion control: a constant rate or none (the
 //	             harness's baselines none and static)          fixed.go
 //

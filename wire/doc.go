@@ -76,6 +76,11 @@
 //	               credit's number in a data frame's cc.Packet.Hdr
 //	               (PutExpressPassEcho, ExpressPassEcho); the credit and
 //	               data frame sizes and the sequence space.   expresspass.go
+//	BFCTag         the tag a BFC switch writes into a leaving packet's
+//	               cc.Packet.Hdr (switch ID, egress port, physical
+//	               queue), BFCPause the pause of one upstream queue or
+//	               one sender's flow with its lease, kind
+//	               FeedbackBFCPause ([BFC]; hwcc's layout).         bfc.go
 //
 // # Choices
 //
@@ -103,7 +108,7 @@
 // free to ignore reserved bits on receive; this one refuses them so that
 // what it accepts is exactly what its encoder writes, byte for byte.
 //
-// HierCC's and ExpressPass's layouts are hwcc's (their papers name the
+// HierCC's, ExpressPass's and BFC's layouts are hwcc's (their papers name the
 // fields, not their bytes); each format's doc gives its table and what
 // its decoder refuses, always by a *cc.DecodeError naming the byte.
 //

@@ -22,8 +22,8 @@ type GenOptions struct {
 	// sequences with 64 and with 2048.
 	Flows int
 	// Ports is a switch point's port count (4): its events name ports
-	// 0..Ports−1, and the outputs rule expects an ActionCredit's Port
-	// below it. Set it to the Env.Ports the constructor builds with.
+	// 0..Ports−1, and the outputs rule expects the Port of an
+	// ActionCredit, ActionPauseQueue or ActionResumeQueue below it. Set it to the Env.Ports the constructor builds with.
 	Ports int
 	// Rate is the port or line rate (100 Gb/s).
 	Rate units.Rate

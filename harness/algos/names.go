@@ -10,6 +10,7 @@ import (
 // The registry names of the algorithms the built-in scenarios run.
 const (
 	becnName        = "becn"
+	bfcName         = "bfc"
 	fecnName        = "fecn"
 	dcqcnName       = "dcqcn"
 	dctcpName       = "dctcp"
