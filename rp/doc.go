@@ -21,7 +21,7 @@
 //	         notification", Algorithm 2 lines 15–20)             mercury.go
 //
 // Every type here (RoCC, RoCCHost, HPCC, DCQCN, DCTCP, Mercury, QCN, BECN,
-// TIMELY, HierCC and ExpressPass) keeps the contract of package cc: it
+// TIMELY, HierCC, ExpressPass, NSCC and RCCC) keeps the contract of package cc: it
 // implements cc.ReactionPoint (checked at compile time), refuses time going
 // backwards with a *cc.TimeOrderError, returns only cc's error types, and
 // appends every register it carries to a caller's slice (AppendRegisters).
@@ -176,4 +176,14 @@
 //	ExpressPass  the credit-gated sender: requests credits, spends one per
 //	             frame and echoes it, stops them after the last byte
 //	             ([ExpressPass] §3; [ExpressPass-ns2]). expresspass.go
+//	NSCC         Ultra Ethernet's network-signalled congestion control:
+//	             the window from each ACK's ECN echo and queueing delay
+//	             against a target (the four cases, quick adapt, the NACK
+//	             cut, the fulfil step), optionally with RCCC's credit
+//	             beside it ([UEC]; [uet-htsim]). nscc.go
+//	RCCC         Ultra Ethernet's receiver credit-based congestion
+//	             control, the sender alone: speculative credit, the pull
+//	             target in every header, credit from the receiver's pulls
+//	             (np.RCCC); its credit ledger is NSCC's credit mode too
+//	             ([UEC]; [uet-htsim]). rccc.go
 package rp
