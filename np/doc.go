@@ -8,7 +8,7 @@
 //	         ConnectX's min_time_between_cnps ([Survey] §4.1.2, NP
 //	         algorithm; [DCQCN]; [ConnectX])                     dcqcn.go
 //
-// Every type here (DCQCN, FECN and ExpressPass) keeps the contract of package cc: it
+// Every type here (DCQCN, FECN, ExpressPass and RCCC) keeps the contract of package cc: it
 // implements cc.NotificationPoint (checked at compile time), refuses time going
 // backwards with a *cc.TimeOrderError, returns only cc's error types, and
 // appends every register it carries to a caller's slice (AppendRegisters).
@@ -42,4 +42,10 @@
 //	             cur_rate with jitter, Algorithm 1 (credit feedback
 //	             control) on the loss the echoes show ([ExpressPass] §3,
 //	             Algorithm 1; [ExpressPass-ns2]). expresspass.go
+//	RCCC         Ultra Ethernet's receiver credit-based congestion
+//	             control: one pull pacer per receiving host, credit in
+//	             256-byte quanta paced at 0.99 of the line rate, round
+//	             robin over the senders owed credit, slow pulls to idle
+//	             ones, and the rate adaptation for oversubscribed fabrics
+//	             as an option ([UEC]; [uet-htsim]). rccc.go
 package np
