@@ -209,6 +209,18 @@ func uecRCCCRPSpec() *cc.Spec[rp.RCCCConfig] {
 	}
 }
 
+// uecNetwork is what the parts rely on from the harness's network model:
+// trimming switches and the selective transport ([UEC]'s lossy fabric and
+// its packet delivery sublayer), and for RCCC one pull pacer per
+// receiving host.
+func uecNetwork(pacer bool) map[string]string {
+	m := map[string]string{"flow_control": "trim", "transport": "sack"}
+	if pacer {
+		m["np_scope"] = "host"
+	}
+	return m
+}
+
 // uecPull is RCCC's pull on the wire: a 64-byte control frame (the model's
 // UecPullPacket, ACKSIZE 64) at the control priority.
 var uecPull = cc.MessageKind{Kind: cc.FeedbackCredit, Name: "pull", Frame: 64, Prio: cc.ControlPrio}
@@ -224,9 +236,9 @@ func init() {
 		Paper: uecPaper,
 		Doc:   "the sender's window from each ACK's ECN echo and queueing delay against a target, quick adapt and the NACK cut",
 		Deploy: cc.Deployment{
-			ECN: true, NetworkRTT: true,
-			Doc: "every flow's sender runs the nscc rp; the switches mark ECN with their own marker and the NIC echoes each " +
-				"packet's header (its send time) in the packet's ACK",
+			ECN: true, NetworkRTT: true, Network: uecNetwork(false),
+			Doc: "every flow's sender runs the nscc rp; the switches mark ECN with their own marker and trim (flow_control trim), " +
+				"the NICs run the selective transport (transport sack) and echo each packet's header (its send time) in its ACK",
 		},
 		Parts: []cc.PartSpec{{
 			Name: "rp", Role: cc.RoleRP,
@@ -240,10 +252,10 @@ func init() {
 		Paper: uecPaper,
 		Doc:   "the receiver's pull pacer grants credit in quanta at just under its line rate, round robin over its senders",
 		Deploy: cc.Deployment{
-			ECN: true, NetworkRTT: true,
+			ECN: true, NetworkRTT: true, Network: uecNetwork(true),
 			Messages: []cc.MessageKind{uecPull},
-			Doc: "every flow's sender runs the rccc rp (on credit only) and its receiver the rccc np (the pull pacer); " +
-				"pulls are 64-byte control frames",
+			Doc: "every flow's sender runs the rccc rp (on credit only) and every receiving host one rccc np (the pull pacer, " +
+				"np_scope host); pulls are 64-byte control frames; trimming switches and the selective transport, as nscc",
 		},
 		Parts: []cc.PartSpec{
 			{Name: "rp", Role: cc.RoleRP, Doc: "the credit-limited sender of one flow (rp.RCCC)", Config: uecRCCCRPSpec()},
@@ -256,9 +268,10 @@ func init() {
 		Paper: uecPaper,
 		Doc:   "NSCC's window and RCCC's credit together: a flow sends what both allow",
 		Deploy: cc.Deployment{
-			ECN: true, NetworkRTT: true,
+			ECN: true, NetworkRTT: true, Network: uecNetwork(true),
 			Messages: []cc.MessageKind{uecPull},
-			Doc:      "every flow's sender runs the uec rp (rp.NSCC with RCCC's sender) and its receiver the uec np (the pull pacer)",
+			Doc: "every flow's sender runs the uec rp (rp.NSCC with RCCC's sender) and every receiving host one uec np (the pull " +
+				"pacer); the network as rccc",
 		},
 		Parts: []cc.PartSpec{
 			{Name: "rp", Role: cc.RoleRP, Doc: "the window and the credit of one flow (rp.NSCC on credit)", Config: uecNSCCSpec(true)},
