@@ -210,7 +210,12 @@ type rcccSaved struct {
 //	             else to the idle list
 //	idle list:   (only when no sender is active) the head gets a slow pull
 //	             of CreditPerPull beyond its target; it stays idle while
-//	             its slow credit is below MaxCredit
+//	             its slow credit is below MaxCredit, and a sender whose
+//	             demand is met joins it only then (the model joins it
+//	             regardless, so that each trimmed header of a sender past
+//	             the cap draws one more slow pull; hwcc's bound is strict:
+//	             no sender is granted more than MaxCredit + CreditPerPull
+//	             beyond its highest target)
 //	next tick:   τ per quantum granted, τ·4 after a pull of nothing, with
 //	             τ = 8·256 B/(ρ·Link) (at 100 Gb/s and ρ = 0.99, 20.69 ns)
 //
@@ -467,7 +472,9 @@ func (r *RCCC) tick(at units.Time, act *cc.Actions, emit bool) bool {
 		r.setLatest(i, r.latest[i]+quanta)
 		if serialAfter(r.highest[i], r.latest[i]) {
 			r.push(&r.active, i, rcccActive)
-		} else if r.maxQ > 0 {
+		} else if r.latest[i]-r.highest[i] < r.maxQ {
+			// Idle, for slow pulls, while its slow credit is below the
+			// cap (the test the model applies to an idle sender's turn).
 			r.push(&r.idle, i, rcccIdle)
 		}
 	case r.idle.n > 0:

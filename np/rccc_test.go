@@ -6,6 +6,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/leanovate/gopter"
+	"github.com/leanovate/gopter/gen"
+	"github.com/leanovate/gopter/prop"
 	"github.com/stretchr/testify/require"
 
 	"github.com/hwcc/hwcc/cc"
@@ -354,4 +357,72 @@ func TestRCCCNoAllocs(t *testing.T) {
 	require.False(t, errors.Is(nil, cc.ErrEvent))
 }
 
-var _ = rand.New
+// TestRCCCGrantsWithinAdvertisedProperty: over random sequences of
+// packets from 1 to 6 senders (pull targets that grow and fall back,
+// trimmed headers, gaps from 0 to 5 µs, timers late or on time), no
+// sender is ever granted beyond the pull target it advertised: without
+// slow pulls its latest pull never passes its highest target; with them,
+// by at most the slow-credit cap plus one pull (slow pulls stop once an
+// idle sender's slow credit reaches MaxCredit).
+func TestRCCCGrantsWithinAdvertisedProperty(t *testing.T) {
+	params := gopter.DefaultTestParametersWithSeed(20250611)
+	params.MinSuccessfulTests = 80
+	props := gopter.NewProperties(params)
+	props.Property("credit never exceeds the advertised backlog", prop.ForAll(
+		func(seed uint64, senders, events int, slow bool) bool {
+			c := rcccCfg()
+			if !slow {
+				c.MaxCredit = 0
+			}
+			r, err := np.NewRCCC(c)
+			if err != nil {
+				return false
+			}
+			rng := rand.New(rand.NewPCG(seed, 9))
+			adv := make([]uint32, senders) // what each advertised, highest
+			act := cc.NewActions(4096)
+			now := units.Time(0)
+			lim := int32(c.MaxCredit>>8) + int32(c.CreditPerPull>>8)
+			for range events {
+				now += units.Time(rng.IntN(5000)) * units.Nanosecond
+				act.Reset()
+				f := rng.IntN(senders)
+				switch rng.IntN(4) {
+				case 0:
+					if err := r.Timer(now, act); err != nil {
+						return false
+					}
+				default:
+					pt := adv[f] + uint32(rng.IntN(200))
+					if rng.IntN(5) == 0 {
+						pt = adv[f] - uint32(rng.IntN(100)) // an old target, behind
+					}
+					if serial := int32(pt - adv[f]); serial > 0 {
+						adv[f] = pt
+					}
+					if err := r.Receive(now, pkt(cc.FlowID(f), pt, rng.IntN(6) == 0, rng.IntN(2) == 0), act); err != nil {
+						return false
+					}
+				}
+				for g := range senders {
+					h, l, ok := r.Sender(cc.FlowID(g))
+					if !ok {
+						continue
+					}
+					if h != adv[g] {
+						t.Logf("sender %d: highest %d, advertised %d", g, h, adv[g])
+						return false
+					}
+					if over := int32(l - h); (!slow && over > 0) || over > lim {
+						t.Logf("sender %d: latest %d, highest %d", g, l, h)
+						return false
+					}
+				}
+			}
+			return true
+		},
+		gen.UInt64().WithLabel("seed"), gen.IntRange(1, 6).WithLabel("senders"),
+		gen.IntRange(1, 3000).WithLabel("events"), gen.Bool().WithLabel("slow pulls"),
+	))
+	props.TestingRun(t)
+}
