@@ -8,9 +8,9 @@
 //	         ConnectX's min_time_between_cnps ([Survey] §4.1.2, NP
 //	         algorithm; [DCQCN]; [ConnectX])                     dcqcn.go
 //
-// Every type here (DCQCN, FECN, ExpressPass and RCCC) keeps the contract of package cc: it
-// implements cc.NotificationPoint (checked at compile time), refuses time going
-// backwards with a *cc.TimeOrderError, returns only cc's error types, and
+// Every type here (DCQCN, FECN, ExpressPass and RCCC) keeps the contract of
+// package cc: it implements cc.NotificationPoint (checked at compile time),
+// refuses time going backwards with a *cc.TimeOrderError, returns only cc's error types, and
 // appends every register it carries to a caller's slice (AppendRegisters).
 // Its typed methods (OnEnqueue, OnAck, OnCNP, ... with the algorithm's own
 // arguments) stay for firmware modellers who want them; the typed and the
