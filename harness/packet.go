@@ -76,9 +76,10 @@ const (
 	KindFeedback             // a congestion point's message to a flow's source
 	KindPFC                  // PFC PAUSE/RESUME for one priority, hop by hop
 	KindFC                   // CBFC flow-control packet for one lane, hop by hop (credit.FCPacket in Feedback.Data)
+	KindTrim                 // a data frame a switch trimmed to its header (flow_control trim; uet.go)
 )
 
-var kindNames = [...]string{"data", "ack", "nak", "cnp", "feedback", "pfc", "fc"}
+var kindNames = [...]string{"data", "ack", "nak", "cnp", "feedback", "pfc", "fc", "trim"}
 
 // String returns the kind's lower-case name.
 func (k Kind) String() string {
@@ -148,8 +149,9 @@ type Packet struct {
 	Feedback cc.Feedback
 	Tel      cc.Telemetry
 
-	ackPkts   int32 // ACK: data packets it covers
-	ackMarked int32 // ACK: of which arrived with CE
+	ackPkts   int32  // ACK: data packets it covers
+	ackMarked int32  // ACK: of which arrived with CE
+	sackSeq   uint64 // ACK, NACK (transport sack): the first byte of the segment it reports
 
 	ingress int32       // switch port it arrived on, for PFC accounting: its gid + 1 (0: none)
 	inSize  units.Bytes // Size when it was admitted to the switch buffer

@@ -73,6 +73,7 @@ func New(sc *Scenario, opts Options) (*Sim, error) {
 	}
 	s.ackEvery = cp.NIC.AckEvery
 	s.rto = units.Time(cp.NIC.RTO)
+	s.uet = newUETFabric(&cp, s.preamble)
 	s.fcMode = cp.Switch.flowControl()
 	s.pfcOn = s.fcMode == FlowPFC
 	switch s.fcMode {
@@ -419,6 +420,11 @@ func (s *Sim) result() *Result {
 	c.PoissonFlows, c.PoissonBytes = s.st.poissonFlows, s.st.poissonBytes
 	c.MaxBufferUsed, c.INTPathFull = s.st.maxBufUsed, s.st.intFull
 	c.PacketsAllocated, c.FrameHops = s.pool.allocated, s.st.frameHops
+	if u := s.uet; u != nil {
+		c.Trims, c.TrimmedPayload, c.Nacks = u.trims, u.trimmedPayload, u.nacks
+		c.RetransmittedPayload, c.DuplicatePayload = u.rtxPayload, u.dupPayload
+		rep.Trims, rep.Nacks, rep.RetransmittedBytes = u.trims, u.nacks, u.rtxPayload
+	}
 	return r
 }
 

@@ -39,6 +39,9 @@ func (s *Sim) switchReceive(sw *node, in *port, p *Packet) {
 // port, nil for frames the switch originates) and starts transmission if
 // the port is idle.
 func (s *Sim) enqueue(sw *node, out *port, p *Packet, in *port) {
+	if s.uet != nil {
+		s.uet.trimmed(s, out, p) // trimming (uet.go): a data frame may become a header
+	}
 	if p.shape != nil {
 		s.shapedPush(out, p)
 		return

@@ -15,6 +15,12 @@
 //	             cur_rate with jitter, Algorithm 1 (credit feedback
 //	             control) on the loss the echoes show ([ExpressPass] §3,
 //	             Algorithm 1; [ExpressPass-ns2])          expresspass.go
+//	RCCC         Ultra Ethernet's receiver credit-based congestion
+//	             control: one pull pacer per receiving host, credit in
+//	             256-byte quanta paced at 0.99 of the line rate, round
+//	             robin over the senders owed credit, slow pulls to idle
+//	             ones, and the rate adaptation for oversubscribed fabrics
+//	             as an option ([UEC]; [uet-htsim])              rccc.go
 //
 // # The contract
 //

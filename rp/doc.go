@@ -42,6 +42,15 @@
 //	BFC          a sender at line rate within a window, stopped while
 //	             its first-hop switch has the flow paused ([BFC];
 //	             cp.BFC)                                        bfc.go
+//	NSCC         Ultra Ethernet's network-signalled congestion control:
+//	             the window from each ACK's ECN echo and queueing delay
+//	             against a target (the four cases, quick adapt, the NACK
+//	             cut, the fulfil step), optionally with RCCC's credit
+//	             beside it ([UEC]; [uet-htsim])                 nscc.go
+//	RCCC         Ultra Ethernet's receiver credit-based congestion
+//	             control, the sender alone: speculative credit, the pull
+//	             target in every header, credit from the receiver's pulls
+//	             (np.RCCC) ([UEC]; [uet-htsim])                 rccc.go
 //	Fixed        no congestion control: a constant rate or none (the
 //	             harness's baselines none and static)          fixed.go
 //

@@ -22,6 +22,9 @@ const (
 	afqcnName       = "afqcn"
 	roccName        = "rocc"
 	timelyName      = "timely"
+	nsccName        = "nscc"
+	rcccName        = "rccc"
+	uecName         = "uec"
 )
 
 // roccAutoSplit is the largest port rate that gets the 40 Gb/s setting
