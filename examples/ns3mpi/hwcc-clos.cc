@@ -23,12 +23,13 @@
 // differences.
 //
 // Ties. Events at the same picosecond at one node are collected and run in
-// one canonical order (by kind, then port or flow), not in the order the
-// simulator happens to hold them: a frame from another rank is inserted
-// into the event list at a different moment than in a sequential run, and
-// without this the order of two arrivals at the same instant (and so
-// queue order, marks and completion times) could depend on the number of
-// ranks.
+// one canonical order (by the time the harness would have scheduled them:
+// an arrival when its transmission started, a timer when it was armed; then
+// by kind and port or flow), not in the order the simulator happens to hold
+// them: a frame from another rank is inserted into the event list at a
+// different moment than in a sequential run, and without this the order of
+// two arrivals at the same instant (and so queue order, marks and
+// completion times) depends on the number of ranks.
 //
 // Output (rank 0): `config`, one `flow` line per flow (its completion time
 // in ps), `counters` (frames and part events, summed over ranks), and
@@ -42,6 +43,7 @@
 #include "ns3/point-to-point-module.h"
 
 #include <mpi.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -86,6 +88,12 @@ bool gMpi = false;
 }
 
 int64_t NowPs() { return Simulator::Now().GetPicoSeconds(); }
+
+double CpuSeconds() {
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + 1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
 
 // Ser is units.SerializationTime: ceil(8·n·10^12 / r) ps.
 int64_t Ser(int64_t n, int64_t r) {
@@ -527,6 +535,7 @@ struct Port {
     std::deque<Frame> ctrl, data;
     int64_t dataBytes = 0, rate = 0, maxData = 0;
     uint64_t txBytes = 0;
+    int64_t txStart = 0, delay = 0; // the frame on the wire started at txStart; the link's delay
     bool busy = false;
     Part *cp = nullptr;
     Slot cpTimer, wake;
@@ -534,7 +543,13 @@ struct Port {
 
 enum ItemKind : uint8_t { kArrive, kTxDone, kCpTimer, kNpTimer, kRpTimer, kWake, kStartTx, kStartRx };
 
+// Item is one event of a node: what it is (kind: a frame's arrival through
+// port idx, the end of port idx's transmission, the timer of port idx's
+// congestion point or flow idx's parts, a flow's start) and when the
+// harness would have scheduled it (ins: the arrival's transmission start,
+// the time the timer was armed, 0 for a flow's start), its sort key.
 struct Item {
+    int64_t ins;
     uint64_t key;
     uint8_t kind;
     uint32_t idx;
@@ -591,8 +606,9 @@ void Post(Engine *e, Item it) {
 
 uint64_t Key(uint8_t kind, uint32_t idx) { return uint64_t(kind) << 40 | idx; }
 
-void PostTimer(Engine *e, uint8_t kind, uint32_t idx) {
+void PostTimer(Engine *e, uint8_t kind, uint32_t idx, int64_t ins) {
     Item it;
+    it.ins = ins;
     it.key = Key(kind, idx);
     it.kind = kind;
     it.idx = idx;
@@ -605,13 +621,14 @@ void Arm(Engine *e, Slot &s, int64_t d, uint8_t kind, uint32_t idx) {
     int64_t now = NowPs();
     if (d < now) d = now;
     if (!s.Want(d)) return;
-    Simulator::Schedule(PicoSeconds(d - now), &PostTimer, e, kind, idx);
+    Simulator::Schedule(PicoSeconds(d - now), &PostTimer, e, kind, idx, now);
 }
 
 void Kick(Engine *e, Port &pt);
 
 void Transmit(Port &pt, const Frame &f) {
     pt.txBytes += uint64_t(f.size);
+    pt.txStart = NowPs();
     pt.busy = true;
     Counters &c = gSim.ctr;
     c.frameHops++;
@@ -1145,12 +1162,16 @@ void Handle(Engine *e, Item &it) {
     }
 }
 
-// Drain runs the items of one node at one instant in canonical order.
+// Drain runs the items of one node at one instant in canonical order: by
+// the time the harness would have scheduled each (its events at one
+// instant run in the order they were scheduled), then by kind and port or
+// flow. Both are the same on every rank, wherever the frames came from.
 void Drain(Engine *e) {
     e->scheduled = false;
     std::vector<Item> batch;
     batch.swap(e->pending);
-    std::sort(batch.begin(), batch.end(), [](const Item &a, const Item &b) { return a.key < b.key; });
+    std::sort(batch.begin(), batch.end(),
+              [](const Item &a, const Item &b) { return a.ins != b.ins ? a.ins < b.ins : a.key < b.key; });
     gSim.ctr.items += batch.size();
     for (auto &it : batch) Handle(e, it);
 }
@@ -1164,11 +1185,13 @@ bool OnReceive(Engine *e, uint32_t port, Ptr<NetDevice>, Ptr<const Packet> p, ui
     it.key = Key(kArrive, port);
     it.frame = h.f;
     it.frame.size = int64_t(p->GetSize()) + kPpp + kPreamble;
+    const Port &in = e->ports[port];
+    it.ins = NowPs() - Ser(it.frame.size, in.rate) - in.delay;
     Post(e, std::move(it));
     return true;
 }
 
-void OnTxEnd(Engine *e, uint32_t port, Ptr<const Packet>) { PostTimer(e, kTxDone, port); }
+void OnTxEnd(Engine *e, uint32_t port, Ptr<const Packet>) { PostTimer(e, kTxDone, port, e->ports[port].txStart); }
 
 // ---- Workload -------------------------------------------------------------
 
@@ -1385,6 +1408,7 @@ int main(int argc, char **argv) {
             pt.num = j;
             pt.dev = devs[i][j];
             pt.rate = n.ports[j].rate;
+            pt.delay = n.ports[j].delay;
             pt.dev->SetReceiveCallback(MakeBoundCallback(&OnReceive, e, j));
             pt.dev->TraceConnectWithoutContext("PhyTxEnd", MakeBoundCallback(&OnTxEnd, e, j));
             if (!n.host && gSim.algo->cp) {
@@ -1405,9 +1429,9 @@ int main(int argc, char **argv) {
             for (Port &pt : e->ports) ArmCP(e, pt);
     for (const FlowDef &d : gSim.flows) {
         if (Engine *e = gSim.engines[d.src])
-            Simulator::Schedule(PicoSeconds(d.start), &PostTimer, e, uint8_t(kStartTx), d.id);
+            Simulator::Schedule(PicoSeconds(d.start), &PostTimer, e, uint8_t(kStartTx), d.id, int64_t(0));
         if (Engine *e = gSim.engines[d.dst])
-            Simulator::Schedule(PicoSeconds(d.start), &PostTimer, e, uint8_t(kStartRx), d.id);
+            Simulator::Schedule(PicoSeconds(d.start), &PostTimer, e, uint8_t(kStartRx), d.id, int64_t(0));
     }
 
     if (rank == 0) {
@@ -1438,8 +1462,13 @@ int main(int argc, char **argv) {
 
     Simulator::Stop(PicoSeconds(int64_t(durationMs * 1e9)));
     auto t0 = std::chrono::steady_clock::now();
+    double cpu0 = CpuSeconds();
     Simulator::Run();
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    // Per rank: simulator events, wall and CPU seconds of Run (the CPU
+    // includes MPI's busy-waiting at the synchronisation points).
+    double mineStats[3] = {double(Simulator::GetEventCount()), wall, CpuSeconds() - cpu0};
+    std::vector<double> stats(mineStats, mineStats + 3);
 
     // Results: each sender's rank knows its flows' completion.
     const int W = 3;
@@ -1476,6 +1505,8 @@ int main(int argc, char **argv) {
         MPI_Reduce(ctr.data(), ctrSum.data(), int(ctr.size()), MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
         MPI_Reduce(&wall, &wallMax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
         MPI_Reduce(&maxQueue, &maxQ, 1, MPI_INT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
+        stats.assign(rank == 0 ? 3 * ranks : 0, 0);
+        MPI_Gather(mineStats, 3, MPI_DOUBLE, stats.data(), 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     }
     if (rank == 0) {
         std::vector<int64_t> finish(gSim.flows.size(), -2), sent(gSim.flows.size(), 0);
@@ -1498,6 +1529,9 @@ int main(int argc, char **argv) {
                     maxQ);
         std::printf("done %zu of %zu\n", done, gSim.flows.size());
         std::printf("node_events %" PRIu64 "\n", ctrSum[8]);
+        for (uint32_t r = 0; r < ranks; r++)
+            std::printf("rank %u events %.0f wall_seconds %.3f cpu_seconds %.3f\n", r, stats[3 * r],
+                        stats[3 * r + 1], stats[3 * r + 2]);
         std::printf("wall_seconds %.3f\n", wallMax);
     }
     std::fflush(stdout);

@@ -167,10 +167,10 @@ func parseNS3(t *testing.T, out []byte) ns3Run {
 		case "ranks":
 			r.ranks = line
 		case "flow":
-			if len(f) != 13 || f[11] != "fct_ps" {
+			if len(f) != 12 || f[10] != "fct_ps" {
 				t.Fatalf("bad flow line %q", line)
 			}
-			r.flows[int(num(f[1]))] = num(f[12])
+			r.flows[int(num(f[1]))] = num(f[11])
 			r.flowText = append(r.flowText, line)
 		case "counters":
 			r.countersText = line

@@ -48,9 +48,8 @@ if [ "$stale" = 1 ]; then
 		[ -n "$f" ] || { echo "run.sh: no ns-3 $m library in $libdir" >&2; exit 1; }
 		libs="$libs $f"
 	done
-	inc="$(find "$prefix/include" -maxdepth 1 -type d -name 'ns3*' | head -n 1)"
 	# shellcheck disable=SC2086
-	"${CXX:-mpicxx}" -std=c++17 -O2 -I "$repo/capi" -I "$inc" -I "$prefix/include" \
+	"${CXX:-mpicxx}" -std=c++17 -O2 -I "$repo/capi" -I "$prefix/include" \
 		-o "$bin.tmp" "$here/hwcc-clos.cc" "$out/libhwcc.a" $libs \
 		-Wl,-rpath,"$libdir" -lpthread -ldl >&2
 	mv "$bin.tmp" "$bin"
