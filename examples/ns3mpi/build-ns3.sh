@@ -40,10 +40,15 @@ modules="core;network;point-to-point;mpi"
 
 log() { printf 'build-ns3.sh: %s\n' "$*" >&2; }
 
-if [ -f "$stamp" ]; then
+if [ -f "$stamp" ] && grep -qx "modules $modules" "$stamp"; then
 	log "cached: $(tr '\n' ' ' <"$stamp")"
 	echo "$prefix"
 	exit 0
+fi
+if [ -f "$stamp" ]; then
+	log "the cached build in $dir has other modules than $modules"
+	[ "${NS3_MPI_CHECK:-0}" = 1 ] && exit 1
+	rm -f "$stamp"
 fi
 if [ "${NS3_MPI_CHECK:-0}" = 1 ]; then
 	log "no cached ns-3 with MPI in $dir (run examples/ns3mpi/build-ns3.sh)"

@@ -536,6 +536,7 @@ struct Port {
     int64_t dataBytes = 0, rate = 0, maxData = 0;
     uint64_t txBytes = 0;
     int64_t txStart = 0, delay = 0; // the frame on the wire started at txStart; the link's delay
+    uint64_t txSeq = 0;             // the node's item count when it started
     bool busy = false;
     Part *cp = nullptr;
     Slot cpTimer, wake;
@@ -565,6 +566,7 @@ struct Engine {
     size_t rr = 0;
     std::vector<Item> pending;
     bool scheduled = false;
+    uint64_t seq = 0; // items scheduled so far (Key)
 };
 
 struct Sim {
@@ -604,12 +606,15 @@ void Post(Engine *e, Item it) {
     }
 }
 
-uint64_t Key(uint8_t kind, uint32_t idx) { return uint64_t(kind) << 40 | idx; }
+// Key orders the items of one instant that were scheduled at the same time:
+// arrivals first, by port; then the node's own items in the order it
+// scheduled them (seq, the node's count of items scheduled).
+uint64_t Key(uint8_t kind, uint64_t seqOrPort) { return (kind == kArrive ? 0 : uint64_t(1) << 62) | seqOrPort; }
 
-void PostTimer(Engine *e, uint8_t kind, uint32_t idx, int64_t ins) {
+void PostTimer(Engine *e, uint8_t kind, uint32_t idx, int64_t ins, uint64_t seq) {
     Item it;
     it.ins = ins;
-    it.key = Key(kind, idx);
+    it.key = Key(kind, seq);
     it.kind = kind;
     it.idx = idx;
     Post(e, std::move(it));
@@ -621,7 +626,7 @@ void Arm(Engine *e, Slot &s, int64_t d, uint8_t kind, uint32_t idx) {
     int64_t now = NowPs();
     if (d < now) d = now;
     if (!s.Want(d)) return;
-    Simulator::Schedule(PicoSeconds(d - now), &PostTimer, e, kind, idx, now);
+    Simulator::Schedule(PicoSeconds(d - now), &PostTimer, e, kind, idx, now, e->seq++);
 }
 
 void Kick(Engine *e, Port &pt);
@@ -629,6 +634,7 @@ void Kick(Engine *e, Port &pt);
 void Transmit(Port &pt, const Frame &f) {
     pt.txBytes += uint64_t(f.size);
     pt.txStart = NowPs();
+    pt.txSeq = pt.e->seq++;
     pt.busy = true;
     Counters &c = gSim.ctr;
     c.frameHops++;
@@ -1191,7 +1197,9 @@ bool OnReceive(Engine *e, uint32_t port, Ptr<NetDevice>, Ptr<const Packet> p, ui
     return true;
 }
 
-void OnTxEnd(Engine *e, uint32_t port, Ptr<const Packet>) { PostTimer(e, kTxDone, port, e->ports[port].txStart); }
+void OnTxEnd(Engine *e, uint32_t port, Ptr<const Packet>) {
+    PostTimer(e, kTxDone, port, e->ports[port].txStart, e->ports[port].txSeq);
+}
 
 // ---- Workload -------------------------------------------------------------
 
@@ -1429,9 +1437,9 @@ int main(int argc, char **argv) {
             for (Port &pt : e->ports) ArmCP(e, pt);
     for (const FlowDef &d : gSim.flows) {
         if (Engine *e = gSim.engines[d.src])
-            Simulator::Schedule(PicoSeconds(d.start), &PostTimer, e, uint8_t(kStartTx), d.id, int64_t(0));
+            Simulator::Schedule(PicoSeconds(d.start), &PostTimer, e, uint8_t(kStartTx), d.id, int64_t(0), e->seq++);
         if (Engine *e = gSim.engines[d.dst])
-            Simulator::Schedule(PicoSeconds(d.start), &PostTimer, e, uint8_t(kStartRx), d.id, int64_t(0));
+            Simulator::Schedule(PicoSeconds(d.start), &PostTimer, e, uint8_t(kStartRx), d.id, int64_t(0), e->seq++);
     }
 
     if (rank == 0) {

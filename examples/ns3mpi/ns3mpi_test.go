@@ -27,11 +27,20 @@ const scenarioFile = "clos2-dcqcn.json"
 // Tolerances of the comparison with hwcc's simulator (README.md, "How the
 // two simulators compare"): every flow's completion time within
 // fctTolFrac of hwcc sim's, and the mean over the flows within
-// meanTolFrac.
+// meanTolFrac. The models are the same but for the order of events at one
+// node at the same picosecond; changing that order alone moved completion
+// times by at most 0.48 % (mean 0.006 %) on a 160-flow run of the k = 8
+// fat tree, and the bounds are twice that. On this scenario the two agree
+// to the picosecond.
 const (
-	fctTolFrac  = 0.10
-	meanTolFrac = 0.02
+	fctTolFrac  = 0.01
+	meanTolFrac = 0.001
 )
+
+// lookaheadPs is the 2-rank run's lookahead: the delay of the links
+// between the ranks (aggregation to core, 1 µs) plus the 20 bytes of
+// preamble and gap at 100 Gb/s (1.6 ns), which ns-3's links carry as delay.
+const lookaheadPs = 1_000_000 + 1_600
 
 func loadScenario(t *testing.T) *harness.Scenario {
 	t.Helper()
@@ -132,15 +141,16 @@ func TestHwccSimClos2(t *testing.T) {
 
 // ns3Run is what hwcc-clos printed.
 type ns3Run struct {
-	config   string
-	ranks    string
-	flows    map[int]int64 // flow ID → FCT (ps)
-	flowText []string      // the flow lines, in order
-	counters map[string]int64
-	countersText,
-	events, done string
-	paths map[int][]string
-	wall  float64
+	config, ranks string
+	events        []int64       // simulator events per rank
+	flows         map[int]int64 // flow ID → FCT (ps)
+	flowText      []string      // the flow lines, in order
+	counters      map[string]int64
+	countersText  string
+	nodeEvents    string
+	done          string
+	paths         map[int][]string
+	wall          float64
 }
 
 func parseNS3(t *testing.T, out []byte) ns3Run {
@@ -178,7 +188,12 @@ func parseNS3(t *testing.T, out []byte) ns3Run {
 				r.counters[f[i]] = num(f[i+1])
 			}
 		case "node_events":
-			r.events = line
+			r.nodeEvents = line
+		case "rank":
+			if len(f) != 8 || f[2] != "events" {
+				t.Fatalf("bad rank line %q", line)
+			}
+			r.events = append(r.events, num(f[3]))
 		case "done":
 			r.done = line
 		case "path":
@@ -281,8 +296,8 @@ func TestNS3MPIClos2(t *testing.T) {
 
 	one := runNS3(t, build, 1, append(args, "--paths")...)
 	two := runNS3(t, build, 2, args...)
-	t.Logf("1 rank:  %s\n%s\n%s", one.config, one.countersText, one.events)
-	t.Logf("2 ranks: %s\n%s\n%s", two.config, two.countersText, two.events)
+	t.Logf("1 rank:  %s\n%s\n%s, simulator events %v", one.config, one.countersText, one.nodeEvents, one.events)
+	t.Logf("2 ranks: %s\n%s\n%s, simulator events %v", two.config, two.countersText, two.nodeEvents, two.events)
 
 	n := len(sc.Workload.Flows)
 	for _, r := range []ns3Run{one, two} {
@@ -300,8 +315,12 @@ func TestNS3MPIClos2(t *testing.T) {
 		t.Errorf("the 1-rank run is not sequential: %q", one.config)
 	}
 	// Each pod (5 switches and 8 hosts) with one core: 13 nodes a rank.
-	if !strings.Contains(two.config, "ranks 2 simulator granted") || two.ranks != "ranks 0:13 1:13 (nodes per rank)" {
+	if !strings.Contains(two.config, fmt.Sprintf("ranks 2 simulator granted lookahead_ps %d", lookaheadPs)) ||
+		two.ranks != "ranks 0:13 1:13 (nodes per rank)" {
 		t.Errorf("the 2-rank run is not split by pod: %q, %q", two.config, two.ranks)
+	}
+	if len(two.events) != 2 || two.events[0] == 0 || two.events[1] == 0 {
+		t.Errorf("simulator events per rank %v: both ranks should simulate", two.events)
 	}
 
 	// The split changes nothing: every flow line (its completion time to
@@ -311,8 +330,8 @@ func TestNS3MPIClos2(t *testing.T) {
 			t.Errorf("1 rank: %s\n2 ranks: %s", one.flowText[i], two.flowText[i])
 		}
 	}
-	if one.countersText != two.countersText || one.events != two.events {
-		t.Errorf("counters differ:\n1 rank:  %s %s\n2 ranks: %s %s", one.countersText, one.events, two.countersText, two.events)
+	if one.countersText != two.countersText || one.nodeEvents != two.nodeEvents {
+		t.Errorf("counters differ:\n1 rank:  %s %s\n2 ranks: %s %s", one.countersText, one.nodeEvents, two.countersText, two.nodeEvents)
 	}
 
 	// Against hwcc's simulator.
@@ -327,7 +346,7 @@ func TestNS3MPIClos2(t *testing.T) {
 		t.Errorf("data frames sent: ns-3 %d, hwcc sim %d", got, want)
 	}
 	var sumN, sumH float64
-	worst, worstID := 0.0, -1
+	worst, worstID, equal := 0.0, -1, 0
 	var rows []string
 	for id := 0; id < n; id++ {
 		h := float64(res.Flows[id].FCT)
@@ -335,6 +354,9 @@ func TestNS3MPIClos2(t *testing.T) {
 		sumN += g
 		sumH += h
 		d := (g - h) / h
+		if g == h {
+			equal++
+		}
 		if abs(d) > abs(worst) {
 			worst, worstID = d, id
 		}
@@ -349,8 +371,8 @@ func TestNS3MPIClos2(t *testing.T) {
 		t.Errorf("mean FCT: ns-3 %.3f us, hwcc sim %.3f us: %+.2f%%, want within ±%.0f%%", sumN/float64(n)/1e6, sumH/float64(n)/1e6, 100*mean, 100*meanTolFrac)
 	}
 	sort.Strings(rows)
-	t.Logf("FCT per flow:\n%s\nmean %+.2f%%, largest %+.2f%% (flow %d); CNPs ns-3 %d, hwcc %d",
-		strings.Join(rows, "\n"), 100*mean, 100*worst, worstID, one.counters["cnps_sent"], res.Counters.CNPs)
+	t.Logf("FCT per flow:\n%s\n%d of %d equal to the picosecond; mean %+.3f%%, largest %+.3f%% (flow %d); CNPs ns-3 %d, hwcc %d",
+		strings.Join(rows, "\n"), equal, n, 100*mean, 100*worst, worstID, one.counters["cnps_sent"], res.Counters.CNPs)
 }
 
 func abs(x float64) float64 {
