@@ -133,7 +133,9 @@ nice -n "$niceness" ./ns3 configure -G Ninja --enable-mpi --disable-examples --d
 	tail -30 "$dir/configure.log" >&2
 	exit 1
 }
-if ! sed "s/\x1b\[[0-9;]*m//g" "$dir/configure.log" | grep -q "MPI Support *: *ON"; then
+# (grep reads all of it: with -q it could quit early and, under pipefail,
+# sed's SIGPIPE would fail the test.)
+if ! sed "s/\x1b\[[0-9;]*m//g" "$dir/configure.log" | grep "MPI Support *: *ON" >/dev/null; then
 	grep -i mpi "$dir/configure.log" >&2 || true
 	log "configure did not enable MPI (see $dir/configure.log)"
 	exit 1
