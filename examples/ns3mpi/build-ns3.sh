@@ -21,7 +21,7 @@
 #                 build is there, exit 1 otherwise; install and build nothing
 #
 # Root (or sudo) is needed only for apt-get; the build itself runs as the
-# caller. A finished build is marked by $NS3_MPI_DIR/install/hwcc-build.txt;
+# caller. A finished build is marked by $NS3_MPI_DIR/install/hwcc-build.stamp;
 # delete the directory to rebuild.
 set -euo pipefail
 
@@ -29,7 +29,7 @@ dir="${NS3_MPI_DIR:-/var/cache/hwcc/ns3-mpi}"
 jobs="${NS3_MPI_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 niceness="${NS3_MPI_NICE:-19}"
 prefix="$dir/install"
-stamp="$prefix/hwcc-build.txt"
+stamp="$prefix/hwcc-build.stamp"
 # The modules hwcc-clos uses (point-to-point's remote channel is the MPI
 # link; stats comes in as network's dependency). No internet stack: frames
 # are forwarded by the program, so internet, traffic-control and

@@ -588,7 +588,11 @@ void Drain(Engine *e);
 
 // gCanonical: run a node's items of one instant in canonical order (Drain);
 // off (--canonical=0), each runs when its ns-3 event does, in whatever
-// order the simulator holds them (to show what the order changes).
+// order the simulator holds them (to show what the order changes). Off, a
+// transmission's end starts the next frame from inside the device's
+// PhyTxEnd trace, which leaves the device's current-packet pointer null
+// during that frame: harmless in the release build build-ns3.sh makes
+// (the device only asserts on it), an assertion failure in a debug one.
 bool gCanonical = true;
 
 void Handle(Engine *e, Item &it);
