@@ -25,15 +25,17 @@
 // Ties. Events at the same picosecond at one node are collected and run in
 // one canonical order (by the time the harness would have scheduled them:
 // an arrival when its transmission started, a timer when it was armed; then
-// by kind and port or flow), not in the order the simulator happens to hold
-// them: a frame from another rank is inserted into the event list at a
+// arrivals by port, then the node's own events in the order it scheduled
+// them), not in the order the simulator happens to hold them: a frame from another rank is inserted into the event list at a
 // different moment than in a sequential run, and without this the order of
 // two arrivals at the same instant (and so queue order, marks and
 // completion times) depends on the number of ranks.
 //
-// Output (rank 0): `config`, one `flow` line per flow (its completion time
-// in ps), `counters` (frames and part events, summed over ranks), and
-// `wall_seconds` (the longest rank's Simulator::Run).
+// Output (rank 0): `config`, `ranks` (nodes per rank), `path` lines with
+// --paths, one `flow` line per flow (its completion time in ps),
+// `counters` (frames and part events, summed over ranks), `done`,
+// `node_events`, one `rank` line per rank (simulator events, wall and CPU
+// seconds of Simulator::Run) and `wall_seconds` (the longest rank's).
 
 #include "hwcc.h"
 
