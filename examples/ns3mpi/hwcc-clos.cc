@@ -1042,6 +1042,10 @@ void HostReceive(Engine *e, const Frame &p) {
     case kNak: ReceiveAck(e, p); break;
     case kCnp:
     case kFeedback: {
+        if (p.flow >= gSim.flows.size() || gSim.flows[p.flow].src != e->node) {
+            gPartErrors++; // a message for a flow's receiver: no algorithm of the table sends one
+            break;
+        }
         TxFlow &f = gSim.tx[p.flow];
         if (!f.rp || f.done) break;
         hwcc_feedback_t fb;
@@ -1333,6 +1337,8 @@ int main(int argc, char **argv) {
         ranks = MpiInterface::GetSize();
     }
     if (hwcc_abi_version() != HWCC_ABI_VERSION) Die("libhwcc's ABI differs from hwcc.h's");
+    if (gSim.payload <= 0 || gSim.ackEvery <= 0 || linkGbps <= 0 || coreGbps < 0 || delayUs < 0 || durationMs <= 0)
+        Die("--payload, --ackEvery, --link and --duration must be > 0, --coreLink and --delay >= 0");
     for (const auto &a : kAlgorithms)
         if (algoName == a.name) gSim.algo = &a;
     if (!gSim.algo) Die("unknown --algo " + algoName + " (dcqcn or rocc)");
@@ -1551,6 +1557,14 @@ int main(int argc, char **argv) {
     std::fflush(stdout);
 
     Simulator::Destroy();
+    for (auto &f : gSim.tx) delete f.rp;
+    for (auto &r : gSim.rx) delete r.np;
+    for (Engine *e : gSim.engines) {
+        if (!e) continue;
+        for (Port &pt : e->ports) delete pt.cp;
+        delete e;
+    }
+    if (hwcc_live_parts() != 0) Die("parts left after the run");
     if (mpi) MpiInterface::Disable();
     return 0;
 }
