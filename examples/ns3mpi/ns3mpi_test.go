@@ -251,7 +251,7 @@ func ns3Skip(t *testing.T) {
 	check := exec.Command("bash", "build-ns3.sh")
 	check.Env = append(os.Environ(), "NS3_MPI_CHECK=1")
 	if out, err := check.CombinedOutput(); err != nil {
-		t.Skipf("no ns-3 built with MPI (%s): run examples/ns3mpi/build-ns3.sh (about 20 min on 2 cores; .ci/run does where apt-get runs as root)",
+		t.Skipf("no ns-3 built with MPI (%s): run examples/ns3mpi/build-ns3.sh (6 min of CPU; .ci/run does where apt-get runs as root)",
 			strings.TrimSpace(string(out)))
 	}
 	for _, c := range []string{"mpirun", "mpicxx"} {
