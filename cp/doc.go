@@ -17,6 +17,11 @@
 //	         C·baseRTT·data_f/Σdata sent in a CNP ([Mercury]
 //	         §"Mercury design", Algorithms 1 and 2, reconstructed in
 //	         docs/derivations.md); a switch point                mercury.go
+//	PACC     one egress queue sending CNPs to the sources itself: a
+//	         PI controller every 80 µs sets the probability that an
+//	         arriving packet draws one ([PACC] as [RoCC] §II and
+//	         [Mercury] describe it; hwcc's constants in
+//	         docs/derivations.md, PACC's constants)              pacc.go
 //
 // # Algorithms
 //
@@ -28,8 +33,8 @@
 //	        RoCCDPDK10G, RoCCTofino40G (§VI), RoCCFlowTableKind,
 //	        RoCCMessage, RoCCState.                 rocc.go, rocc_flows.go
 //
-// Every type here (RoCC, HPCC, DCQCN, DCTCP, QCN, AFQCN, BECN, Mercury and
-// HierCC, and RoCCHost, the host-side computation of section III-F, which
+// Every type here (RoCC, HPCC, DCQCN, DCTCP, QCN, AFQCN, BECN, PACC,
+// Mercury and HierCC, and RoCCHost, the host-side computation of section III-F, which
 // plays cc.ReactionPoint) keeps the contract of package cc: it
 // implements cc.CongestionPoint or cc.SwitchPoint (checked at compile time), refuses time going
 // backwards with a *cc.TimeOrderError, returns only cc's error types, and
