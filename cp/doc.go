@@ -22,6 +22,11 @@
 //	         arriving packet draws one ([PACC] as [RoCC] §II and
 //	         [Mercury] describe it; hwcc's constants in
 //	         docs/derivations.md, PACC's constants)              pacc.go
+//	TCD      one egress queue congested, undetermined or
+//	         non-congested from its queue and its PFC pause, DCQCN's
+//	         RED marker in the congested state: DCQCN+TCD ([TCD] as
+//	         [Mercury] describes it, reconstructed in
+//	         docs/derivations.md)                                tcd.go
 //
 // # Algorithms
 //
@@ -33,7 +38,7 @@
 //	        RoCCDPDK10G, RoCCTofino40G (§VI), RoCCFlowTableKind,
 //	        RoCCMessage, RoCCState.                 rocc.go, rocc_flows.go
 //
-// Every type here (RoCC, HPCC, DCQCN, DCTCP, QCN, AFQCN, BECN, PACC,
+// Every type here (RoCC, HPCC, DCQCN, DCTCP, QCN, AFQCN, BECN, PACC, TCD,
 // Mercury and HierCC, and RoCCHost, the host-side computation of section III-F, which
 // plays cc.ReactionPoint) keeps the contract of package cc: it
 // implements cc.CongestionPoint or cc.SwitchPoint (checked at compile time), refuses time going
