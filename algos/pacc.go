@@ -39,7 +39,8 @@ func init() {
 		Deploy: cc.Deployment{
 			NP: "-", NoAcks: true,
 			Doc: "every switch egress data queue runs the pacc cp (a PI controller on the queue, every 80 µs, sets the probability " +
-				"with which an arriving packet sends a CNP to its source, at most one per flow per 80 µs; its LFSR seeded from the switch ID " +
+				"with which an arriving packet sends a CNP to its source, none while the queue is at most Qref/2, at most one per flow per 80 µs; " +
+				"its LFSR seeded from the switch ID " +
 				"and port); every flow's sender runs DCQCN's reaction point (the dcqcn rp, preset connectx by default, paper or hpcc); " +
 				"no receiver sends CNPs, no ACK reaches the rp; CNPs are RoCEv2 CNP frames",
 		},
@@ -57,7 +58,7 @@ func init() {
 					Presets: []cc.Preset[pacc]{{
 						Name: "paper",
 						Doc: "T = 80 µs; hwcc's Qref = 100 KB per 25 Gb/s, gains adding 1/256 per update per Qref of error (β = 5α), " +
-							"PMax = 1, a CNP per flow per 80 µs at most, 1024 pacing slots (cp.PACCPaper)",
+							"PMax = 0.2, no CNP at or below Qref/2, a CNP per flow per 80 µs at most, 1024 pacing slots (cp.PACCPaper)",
 						Source: paccPaper + " (80 µs); " + paccChoice,
 						Config: cc.OfLink(cp.PACCPaper),
 					}},
@@ -71,7 +72,9 @@ func init() {
 						xpField("beta", cp.PACCGainUnit, "0", gain, "the proportional gain: β·(Q − Qold)/1024 per update",
 							paccChoice+": 5α, RoCC's β̄/ᾱ ([RoCC] §VI)", func(c *pacc) any { return &c.Beta }),
 						xpField("pmax", cp.DCQCNPmaxUnit, "1", strconv.Itoa(cp.PACCPmaxOne), "the largest CNP probability",
-							paccChoice+": 1.0", func(c *pacc) any { return &c.PMax }),
+							paccChoice+": 0.2, DCQCN's Pmax", func(c *pacc) any { return &c.PMax }),
+						xpField("min_queue", "", "0B", cp.PACCMaxQueue.String(), "a packet that finds the queue at or below it (itself included) draws no CNP (0: every packet draws)",
+							paccChoice+": Qref/2, PIE's rule (RFC 8033 §4.1)", func(c *pacc) any { return &c.MinQueue }),
 						xpField("cnp_interval", "", "0s", maxT, "least time between two CNPs to one flow (0: a CNP for every packet drawn)",
 							"[Mercury] §\"Large-scale simulations\" (PACC's 80 µs, as hwcc reads it)", func(c *pacc) any { return &c.CNPInterval }),
 						xpField("table_bits", "bits", "0", strconv.Itoa(cp.PACCMaxTableBits), "the CNP pacing table has 2^table_bits slots, by a hash of the flow",

@@ -70,6 +70,14 @@ type PACCConfig struct {
 	// PMax caps the CNP probability, a Q0.16 fraction (PACCPmaxOne =
 	// 65536 = 1.0), 1..PACCPmaxOne.
 	PMax uint32
+	// MinQueue is the queue (bytes, the packet included) at or below which
+	// an arriving packet draws no CNP whatever p is, 0..PACCMaxQueue (0:
+	// every packet draws). PACCPaper: QRef/2, so that a probability that
+	// the integral term built up during a burst sends nothing once the
+	// queue has drained, and the steady state (a queue at QRef) is not
+	// touched: PIE's rule ([RFC8033] §4.1: no drop below half the reference
+	// delay while p is small), without its condition on p.
+	MinQueue units.Bytes
 	// CNPInterval is the least time between two CNPs to one flow,
 	// 0..PACCMaxTime (0: a CNP for every packet drawn).
 	CNPInterval units.Time
@@ -92,8 +100,12 @@ type PACCConfig struct {
 //     raises the probability by 1/256 (Alpha = 2^24/(QRef in KiB),
 //     rounded to nearest) and Beta = 5·Alpha (RoCC's β̄/ᾱ, [RoCC] §VI,
 //     the other switch PI controller with published gains);
-//   - PMax = 1.0, CNPs at most once per flow per period (80 µs), 1024
-//     pacing slots, DCQCN's LFSR seed.
+//   - PMax = 0.2, DCQCN's Pmax (as cp.DCQCNHPCCSim has it): the marking
+//     probability PACC's CNPs stand in for, at which a flow is notified
+//     in proportion to its packets up to a few per period;
+//   - no CNP while the queue is at most QRef/2 (MinQueue);
+//   - CNPs at most once per flow per period (80 µs), 1024 pacing slots,
+//     DCQCN's LFSR seed.
 func PACCPaper(link units.Rate) PACCConfig {
 	const perBps = 250_000 // 25 Gb/s / 100 KB
 	qref := max(units.Bytes(max(link, 0)/perBps), 1)
@@ -102,12 +114,16 @@ func PACCPaper(link units.Rate) PACCConfig {
 		Period:      PACCPaperPeriod,
 		Alpha:       paccAlpha(qref),
 		Beta:        5 * paccAlpha(qref),
-		PMax:        PACCPmaxOne,
+		PMax:        paccPaperPmax,
+		MinQueue:    qref / 2,
 		CNPInterval: PACCPaperPeriod,
 		TableBits:   10,
 		Seed:        DCQCNDefaultSeed,
 	}
 }
+
+// paccPaperPmax is PACCPaper's PMax: 0.2 in Q0.16, DCQCN's Pmax.
+const paccPaperPmax = 13107
 
 // paccAlpha is the integral gain that adds 1/256 to the probability per
 // update for a queue error of qref: 2^(32−8)/(qref/1024) =
@@ -136,6 +152,8 @@ func (c PACCConfig) Validate() error {
 		return bad("Beta", strconv.FormatUint(uint64(c.Beta), 10), "0.."+gain)
 	case c.PMax < 1 || c.PMax > PACCPmaxOne:
 		return bad("PMax", strconv.FormatUint(uint64(c.PMax), 10), "1.."+strconv.Itoa(PACCPmaxOne)+" ("+DCQCNPmaxUnit+")")
+	case c.MinQueue < 0 || c.MinQueue > PACCMaxQueue:
+		return bad("MinQueue", c.MinQueue.String(), "0B.."+PACCMaxQueue.String())
 	case c.CNPInterval < 0 || c.CNPInterval > PACCMaxTime:
 		return bad("CNPInterval", c.CNPInterval.String(), "0s.."+PACCMaxTime.String())
 	case c.TableBits > PACCMaxTableBits:
@@ -197,9 +215,10 @@ type PACCState struct {
 //
 // # The CNPs, on every Enqueue
 //
-// A data packet joining the queue is drawn with probability p: the
-// 32-bit LFSR's draw (uniform over 1..2^32−1) against P, no draw at P = 0
-// and none needed at P = 2^32. A drawn packet's flow gets a CNP to its
+// A data packet joining a queue above MinQueue (itself included) is drawn
+// with probability p: the 32-bit LFSR's draw (uniform over 1..2^32−1)
+// against P, no draw at P = 0 or at or below MinQueue, and none needed at
+// P = 2^32. A drawn packet's flow gets a CNP to its
 // source (cc.FeedbackCNP at cc.ControlPrio, RoCEv2's CNP as wire.CNP
 // encodes it), unless the flow had one less than CNPInterval before: a
 // pacing table of 2^TableBits slots keyed by a hash of the flow ID (two
@@ -211,8 +230,9 @@ type PACCState struct {
 //
 // [PACC] itself is not among hwcc's sources: every number but the 80 µs
 // period is hwcc's, a parameter, and docs/derivations.md ("PACC's
-// constants") says why: QRef, the gains, PMax, the draw on Enqueue, the
-// pacing (CNPInterval, TableBits) and the first update at Period.
+// constants") says why: QRef, the gains, PMax, MinQueue, the draw on
+// Enqueue, the pacing (CNPInterval, TableBits) and the first update at
+// Period.
 //
 // # The contract
 //
@@ -380,7 +400,7 @@ func (c *PACC) Enqueue(now units.Time, p *cc.Packet, q cc.Queue, act *cc.Actions
 	s.Packets++
 	drawn := false
 	switch {
-	case s.P == 0:
+	case s.P == 0 || q.Len <= c.cfg.MinQueue:
 	case s.P >= 1<<paccProbFrac:
 		drawn = true
 	default:

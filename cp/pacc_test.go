@@ -57,7 +57,7 @@ func TestPACCConformance(t *testing.T) {
 // TestPACCPaperPreset: the preset's numbers, each from its stated source:
 // T = 80 µs ([Mercury]), QRef = 100 KB per 25 Gb/s (160 KB at 40 Gb/s),
 // Alpha = 2^34/QRef rounded (a QRef error for one update adds 1/256),
-// Beta = 5·Alpha.
+// Beta = 5·Alpha, PMax = DCQCN's Pmax, MinQueue = QRef/2.
 func TestPACCPaperPreset(t *testing.T) {
 	c := cp.PACCPaper(40 * units.Gbps)
 	require.Equal(t, 80*paccUs, c.Period)
@@ -66,7 +66,8 @@ func TestPACCPaperPreset(t *testing.T) {
 	// 2^34 / 160 000 = 107 374.18 → 107 374.
 	require.Equal(t, uint32(107374), c.Alpha)
 	require.Equal(t, 5*c.Alpha, c.Beta)
-	require.Equal(t, uint32(cp.PACCPmaxOne), c.PMax)
+	require.Equal(t, uint32(13107), c.PMax, "0.2 in Q0.16, DCQCN's Pmax")
+	require.Equal(t, c.QRef/2, c.MinQueue)
 	// One update with the queue QRef above the reference (and Qold = Q)
 	// adds within 2^−32 of 1/256.
 	pc, err := cp.NewPACC(c)
@@ -91,6 +92,7 @@ func TestPACCValidate(t *testing.T) {
 		"Beta":        func(c *cp.PACCConfig) { c.Beta = cp.PACCMaxGain + 1 },
 		"PMax":        func(c *cp.PACCConfig) { c.PMax = cp.PACCPmaxOne + 1 },
 		"CNPInterval": func(c *cp.PACCConfig) { c.CNPInterval = -1 },
+		"MinQueue":    func(c *cp.PACCConfig) { c.MinQueue = -1 },
 		"TableBits":   func(c *cp.PACCConfig) { c.TableBits = cp.PACCMaxTableBits + 1 },
 		"Seed":        func(c *cp.PACCConfig) { c.Seed = 0 },
 	} {
@@ -196,7 +198,8 @@ func TestPACCLateEqualsOnTime(t *testing.T) {
 // TestPACCProperties: under any sequence of enqueues, dequeues and timer
 // calls (random queues, flows, sizes, times), p stays in [0, PMax]; a CNP
 // goes only to the source of the packet that joined the queue, at most
-// one per Enqueue and none while p = 0; two CNPs to one flow are at least
+// one per Enqueue, none while p = 0 and none with the queue at or below
+// MinQueue; two CNPs to one flow are at least
 // CNPInterval apart (the flows here have slots of their own); the CNP
 // count is the cnps register and never exceeds the packets.
 func TestPACCProperties(t *testing.T) {
@@ -244,8 +247,8 @@ func TestPACCProperties(t *testing.T) {
 					continue
 				}
 				x := act.At(0)
-				if c.P() == 0 {
-					return false // the draw used p after the updates due: 0 sends nothing
+				if c.P() == 0 || q.Len <= cfg.MinQueue {
+					return false // the draw used p after the updates due: 0 sends nothing, nor does a short queue
 				}
 				if !enq || act.Len() != 1 || x.Kind != cc.ActionFeedback || x.To != cc.ToSource ||
 					x.Feedback.Kind != cc.FeedbackCNP || x.Feedback.Flow != f || x.Prio != cc.ControlPrio {
@@ -334,25 +337,46 @@ func TestPACCRefusals(t *testing.T) {
 	require.Equal(t, paccOne, c.P(), "p at 1.0: every Enqueue sends")
 	before := c.AppendRegisters(nil)
 	now := 10 * cfg.Period
+	high := cc.Queue{Len: 100 * units.MB}
 	for name, err := range map[string]error{
 		"late":     c.Timer(now-1, act),
 		"nil":      c.Enqueue(now, nil, cc.Queue{}, act),
 		"negative": c.Dequeue(now, &cc.Packet{Size: -1}, cc.Queue{}, act),
 		"queue":    c.Enqueue(now, &cc.Packet{Size: 1}, cc.Queue{Len: -1}, act),
-		"noact":    c.Enqueue(now+cfg.Period, &cc.Packet{Size: 1}, cc.Queue{}, nil),
-		"full":     c.Enqueue(now+cfg.Period, &cc.Packet{Size: 1}, cc.Queue{}, cc.NewActions(0)),
+		"noact":    c.Enqueue(now+cfg.Period, &cc.Packet{Size: 1}, high, nil),
+		"full":     c.Enqueue(now+cfg.Period, &cc.Packet{Size: 1}, high, cc.NewActions(0)),
 	} {
 		require.Error(t, err, name)
 		require.True(t, cc.Typed(err), name)
 		require.True(t, slices.Equal(before, c.AppendRegisters(nil)), name)
 	}
-	require.ErrorIs(t, c.Enqueue(now, &cc.Packet{Size: 1}, cc.Queue{}, cc.NewActions(0)), cc.ErrActionsFull)
+	require.ErrorIs(t, c.Enqueue(now, &cc.Packet{Size: 1}, high, cc.NewActions(0)), cc.ErrActionsFull)
+}
+
+// TestPACCMinQueue: at p = 1, a packet that finds the queue at or below
+// MinQueue (itself included) draws nothing and sends nothing; one byte
+// more and it sends.
+func TestPACCMinQueue(t *testing.T) {
+	cfg := cp.PACCPaper(40 * units.Gbps)
+	cfg.PMax, cfg.CNPInterval = cp.PACCPmaxOne, 0
+	c, err := cp.NewPACC(cfg)
+	require.NoError(t, err)
+	act := cc.NewActions(1)
+	require.NoError(t, c.Dequeue(0, &cc.Packet{Size: 1}, cc.Queue{Len: 100 * units.MB}, act))
+	require.NoError(t, c.Timer(cfg.Period, act))
+	require.Equal(t, paccOne, c.P())
+	require.NoError(t, c.Enqueue(cfg.Period, &cc.Packet{Flow: 1, Size: 1000}, cc.Queue{Len: cfg.MinQueue}, act))
+	require.Zero(t, act.Len())
+	require.Equal(t, paccOne, c.P(), "no update between: p is still 1")
+	require.NoError(t, c.Enqueue(cfg.Period, &cc.Packet{Flow: 1, Size: 1000}, cc.Queue{Len: cfg.MinQueue + 1}, act))
+	require.Equal(t, 1, act.Len())
+	require.Equal(t, uint64(1), c.State().CNPs)
 }
 
 // FuzzPACC drives a congestion point, its pacing and table size from the
 // first byte, with cctest.FromBytes events: besides fuzzDrive's rules, p
 // stays within [0, PMax] and every decision is one CNP of the packet's
-// flow to its source on an Enqueue.
+// flow to its source on an Enqueue that finds the queue above MinQueue.
 func FuzzPACC(f *testing.F) {
 	f.Add(append([]byte{0}, make([]byte, 64)...))
 	f.Add(append([]byte{0x13}, slices.Repeat([]byte{0, 1, 0, 10, 0, 0, 0, 3, 0, 0, 0xff, 0x30, 0, 0, 0, 0}, 8)...))
@@ -379,7 +403,7 @@ func FuzzPACC(f *testing.F) {
 			}
 			want := cc.Action{Kind: cc.ActionFeedback, To: cc.ToSource, Prio: cc.ControlPrio,
 				Feedback: cc.Feedback{Kind: cc.FeedbackCNP, Flow: ev.Packet.Flow}}
-			if act.Len() != 1 || ev.Kind != cc.EventEnqueue || act.At(0) != want {
+			if act.Len() != 1 || ev.Kind != cc.EventEnqueue || act.At(0) != want || ev.Queue.Len <= cfg.MinQueue {
 				t.Fatalf("%v: decided %v", ev, act.All())
 			}
 		})
