@@ -17,9 +17,11 @@ const (
 	hierccName      = "hiercc"
 	hpccName        = "hpcc"
 	mercuryName     = "mercury"
+	paccName        = "pacc"
 	qcnName         = "qcn"
 	afqcnName       = "afqcn"
 	roccName        = "rocc"
+	tcdName         = "tcd"
 	timelyName      = "timely"
 )
 
