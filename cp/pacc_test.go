@@ -323,18 +323,29 @@ func TestPACCCNPFrequency(t *testing.T) {
 	require.InDelta(t, n*p, float64(sent), 4.5*sd)
 }
 
-// TestPACCRefusals: a refused event (time order, nil or negative packet,
-// negative queue, a nil act at Enqueue, no room for a CNP) is typed and
-// changes nothing.
-func TestPACCRefusals(t *testing.T) {
+// paccAtOne returns the paper preset at 40 Gb/s with PMax = 1 and no CNP
+// pacing, and a CP of it driven to p = 1 by a queue of 100 MB over k
+// updates (the first already reaches 1: Beta·100 MB/1024 is far above
+// 2^32), its clock at k periods.
+func paccAtOne(t *testing.T, k units.Time) (cp.PACCConfig, *cp.PACC) {
+	t.Helper()
 	cfg := cp.PACCPaper(40 * units.Gbps)
 	cfg.PMax, cfg.CNPInterval = cp.PACCPmaxOne, 0
 	c, err := cp.NewPACC(cfg)
 	require.NoError(t, err)
 	act := cc.NewActions(1)
 	require.NoError(t, c.Dequeue(0, &cc.Packet{Size: 1}, cc.Queue{Len: 100 * units.MB}, act))
-	require.NoError(t, c.Timer(10*cfg.Period, act))
-	require.Equal(t, paccOne, c.P(), "p at 1.0: every Enqueue sends")
+	require.NoError(t, c.Timer(k*cfg.Period, act))
+	require.Equal(t, paccOne, c.P(), "p at 1.0: every Enqueue above MinQueue sends")
+	return cfg, c
+}
+
+// TestPACCRefusals: a refused event (time order, nil or negative packet,
+// negative queue, a nil act at Enqueue, no room for a CNP) is typed and
+// changes nothing.
+func TestPACCRefusals(t *testing.T) {
+	cfg, c := paccAtOne(t, 10)
+	act := cc.NewActions(1)
 	before := c.AppendRegisters(nil)
 	now := 10 * cfg.Period
 	high := cc.Queue{Len: 100 * units.MB}
@@ -357,14 +368,8 @@ func TestPACCRefusals(t *testing.T) {
 // MinQueue (itself included) draws nothing and sends nothing; one byte
 // more and it sends.
 func TestPACCMinQueue(t *testing.T) {
-	cfg := cp.PACCPaper(40 * units.Gbps)
-	cfg.PMax, cfg.CNPInterval = cp.PACCPmaxOne, 0
-	c, err := cp.NewPACC(cfg)
-	require.NoError(t, err)
+	cfg, c := paccAtOne(t, 1)
 	act := cc.NewActions(1)
-	require.NoError(t, c.Dequeue(0, &cc.Packet{Size: 1}, cc.Queue{Len: 100 * units.MB}, act))
-	require.NoError(t, c.Timer(cfg.Period, act))
-	require.Equal(t, paccOne, c.P())
 	require.NoError(t, c.Enqueue(cfg.Period, &cc.Packet{Flow: 1, Size: 1000}, cc.Queue{Len: cfg.MinQueue}, act))
 	require.Zero(t, act.Len())
 	require.Equal(t, paccOne, c.P(), "no update between: p is still 1")
