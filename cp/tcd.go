@@ -136,7 +136,9 @@ type TCDRegs struct {
 // The resume is seen at the first event that reports the queue not
 // paused after one that reported it paused (a port's first dequeue after
 // a RESUME, as the harness calls it, comes at the RESUME's time when the
-// queue holds data).
+// queue holds data). A pause during which no packet joins the queue is
+// not seen at all: the queue did not grow during it, and a switch point
+// (cc.SwitchPoint.Pause) is the role that sees every PAUSE.
 //
 // Events. Enqueue and Dequeue update the state; the one at MarkAt judges
 // the packet and refuses a nil act (cc's rule 3); the other takes nil.
