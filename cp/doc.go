@@ -48,6 +48,16 @@
 //	         µ·HRTT/N_active, and the holds its downstream asks for,
 //	         with leases ([BFC] §3, §4; docs/derivations.md, "BFC");
 //	         a switch point                                      bfc.go
+//	PACC     one egress queue sending CNPs to the sources itself: a
+//	         PI controller every 80 µs sets the probability that an
+//	         arriving packet draws one ([PACC] as [RoCC] §II and
+//	         [Mercury] describe it; hwcc's constants in
+//	         docs/derivations.md, PACC's constants)              pacc.go
+//	TCD      one egress queue congested, undetermined or
+//	         non-congested from its queue and its PFC pause, DCQCN's
+//	         RED marker in the congested state: DCQCN+TCD ([TCD] as
+//	         [Mercury] describes it, reconstructed in
+//	         docs/derivations.md)                                tcd.go
 //
 // # The contract
 //

@@ -23,12 +23,10 @@ const (
 
 // The systems each figure compares, by registry name, in the paper's
 // order: Fig. 11 QCN, DCQCN, TIMELY, HPCC, PACC, BFC and RoCC; Figs. 12
-// and 15 DCQCN, HPCC, PACC, BFC and RoCC. The lists are data: PACC
-// ("pacc") goes after HPCC once it is registered (scenarios validate
-// every name), in these lists and in the scenarios' JSON files.
+// and 15 DCQCN, HPCC, PACC, BFC and RoCC.
 var (
-	roccFig11Compare = []string{qcnName, dcqcnName, timelyName, hpccName, bfcName, roccName}
-	roccFig12Compare = []string{dcqcnName, hpccName, bfcName, roccName}
+	roccFig11Compare = []string{qcnName, dcqcnName, timelyName, hpccName, paccName, bfcName, roccName}
+	roccFig12Compare = []string{dcqcnName, hpccName, paccName, bfcName, roccName}
 )
 
 // roccFig11aTimelyRate is the rate TIMELY's flows start at in Fig. 11(a):
@@ -41,7 +39,7 @@ const roccFig11aTimelyRate = "4Gbps"
 // setting) under the systems of Fig. 11(a).
 func roccFig11a() *harness.Scenario {
 	s := roccFairness()
-	s.Description = "RoCC Fig. 11(a): `senders` (10) flows into one 40 Gb/s port under qcn, dcqcn, timely, hpcc, bfc and rocc: each should get C/N (4 Gb/s)"
+	s.Description = "RoCC Fig. 11(a): `senders` (10) flows into one 40 Gb/s port under qcn, dcqcn, timely, hpcc, pacc, bfc and rocc: each should get C/N (4 Gb/s)"
 	s.Compare = append([]string(nil), roccFig11Compare...)
 	s.Params = map[string]string{timelyName + ".initial_rate": roccFig11aTimelyRate}
 	return s
@@ -50,7 +48,7 @@ func roccFig11a() *harness.Scenario {
 // roccFig12a is rocc-multibottleneck under the systems of Fig. 12(a).
 func roccFig12a() *harness.Scenario {
 	s := roccMultiBottleneck()
-	s.Description = "RoCC Fig. 12(a): the multi-bottleneck topology (D0 crosses two CPs) under dcqcn, hpcc, bfc and rocc: D0, D5 5 Gb/s, D1..D4 8.75 Gb/s"
+	s.Description = "RoCC Fig. 12(a): the multi-bottleneck topology (D0 crosses two CPs) under dcqcn, hpcc, pacc, bfc and rocc: D0, D5 5 Gb/s, D1..D4 8.75 Gb/s"
 	s.Compare = append([]string(nil), roccFig12Compare...)
 	return s
 }
@@ -58,7 +56,7 @@ func roccFig12a() *harness.Scenario {
 // roccFig12b is rocc-asymmetric under the systems of Fig. 12(b).
 func roccFig12b() *harness.Scenario {
 	s := roccAsymmetric()
-	s.Description = "RoCC Fig. 12(b): 5 sources at 40 Gb/s and 2 at 100 Gb/s into one 100 Gb/s port under dcqcn, hpcc, bfc and rocc: 14.29 Gb/s each"
+	s.Description = "RoCC Fig. 12(b): 5 sources at 40 Gb/s and 2 at 100 Gb/s into one 100 Gb/s port under dcqcn, hpcc, pacc, bfc and rocc: 14.29 Gb/s each"
 	s.Compare = append([]string(nil), roccFig12Compare...)
 	return s
 }
@@ -119,7 +117,7 @@ func roccFig15Hosts(from, to int) []string {
 }
 
 func roccFig15() *harness.Scenario {
-	s := roccBase("RoCC Fig. 15: WebSearch flows from 60 hosts on two edge switches to 30 on the third, 70 % load on the core links into it, under dcqcn, hpcc, bfc and rocc: average FCT")
+	s := roccBase("RoCC Fig. 15: WebSearch flows from 60 hosts on two edge switches to 30 on the third, 70 % load on the core links into it, under dcqcn, hpcc, pacc, bfc and rocc: average FCT")
 	s.Compare = append([]string(nil), roccFig12Compare...)
 	c := &roccFig15Cfg{load: roccFig15CoreLoad, cdf: "websearch", arrivals: roccFig15Arrivals}
 	s.Topology = harness.TopologySpec{Kind: "leaf-spine", Leaves: roccFig15Leaves, Spines: roccFig15Spines, HostsPerLeaf: roccFig15PerLeaf,
