@@ -38,7 +38,7 @@ func messages(t *testing.T, a cc.Algorithm) []cc.Feedback {
 			if err != nil {
 				continue // a choice that needs other settings
 			}
-			evs := cctest.Events(rng, ps.Role, cctest.GenOptions{Events: 400, INT: true})
+			evs := cctest.Events(rng, ps.Role, cctest.GenOptions{Events: 400, INT: true, Hdrs: npHdrs[a.Name]})
 			n := 0
 			err = cctest.Drive(p, evs, cc.NewActions(4096), func(s cctest.Step) bool {
 				for _, x := range s.Actions {
@@ -87,12 +87,65 @@ var swEnv = cc.Env{Rate: 100 * units.Gbps, Node: 10, SwitchID: 3, Ports: 4, Swit
 // (no ToR header, its flags mark, first and last in byte 1).
 var swHdrs = map[string][][cc.PacketHdrLen]byte{"hiercc": append(hierccHdrs(),
 	wire.HierCCHostHeader(1), wire.HierCCHostHeader(2), wire.HierCCHostHeader(3), wire.HierCCHostHeader(4),
-	wire.HierCCHostHeader(5), wire.HierCCHostHeader(6), wire.HierCCHostHeader(7))}
+	wire.HierCCHostHeader(5), wire.HierCCHostHeader(6), wire.HierCCHostHeader(7)),
+	"bfc": bfcTags()}
+
+// npHdrs are, per algorithm, headers its senders write into the data
+// packets its notification points receive: Ultra Ethernet's pull targets,
+// growing, a trimmed header among them.
+var npHdrs = map[string][][cc.PacketHdrLen]byte{"rccc": uecHdrs(), "uec": uecHdrs()}
+
+func uecHdrs() [][cc.PacketHdrLen]byte {
+	var out [][cc.PacketHdrLen]byte
+	for i := range 8 {
+		var b [cc.PacketHdrLen]byte
+		wire.UECData{Valid: true, HasPull: true, PullTarget: uint32(40 * (i + 1)), Frame: 1082, Payload: 1000,
+			Trimmed: i == 5, LastHop: i == 5}.Put(&b)
+		out = append(out, b)
+	}
+	return out
+}
 
 // swMsgs are, per algorithm, messages other switches send swEnv's:
 // HierCC's credits for its VOQs toward the hosts elsewhere (64..127 in
 // cctest's sequences), with totals that grow.
-var swMsgs = map[string][]cc.Feedback{"hiercc": hierccCredits()}
+var swMsgs = map[string][]cc.Feedback{"hiercc": hierccCredits(), "bfc": bfcPauses()}
+
+// bfcTags are the tags BFC switches 5 and 6 upstream write: their
+// ports 0..3, queues 0..31.
+func bfcTags() [][cc.PacketHdrLen]byte {
+	var out [][cc.PacketHdrLen]byte
+	for i := range 8 {
+		var b [cc.PacketHdrLen]byte
+		if err := (wire.BFCTag{Switch: uint16(5 + i%2), Port: uint16(i % 4), Queue: uint8(5 * i % 32)}).Put(&b); err != nil {
+			panic(err)
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// bfcPauses are the pauses and resumes swEnv's downstream neighbours send
+// it for its ports' queues: leases of 0 (resume), 50 µs and until
+// resumed.
+func bfcPauses() []cc.Feedback {
+	var out []cc.Feedback
+	for i := range 12 {
+		m := wire.BFCPause{Port: uint16(i % 4), Queue: uint8(i % 3)}
+		switch i % 3 {
+		case 0:
+			m.Lease = 50 * units.Microsecond
+		case 1:
+			m.Forever = true
+		}
+		f, err := m.Feedback(0)
+		if err != nil {
+			panic(err)
+		}
+		out = append(out, f)
+	}
+	return out
+}
 
 func hierccCredits() []cc.Feedback {
 	var out []cc.Feedback
@@ -143,6 +196,9 @@ func TestConformance(t *testing.T) {
 				}
 				t.Run(name, func(t *testing.T) {
 					o := cctest.Options{Gen: cctest.GenOptions{INT: true, Messages: msgs}}
+					if ps.Role == cc.RoleNP {
+						o.Gen.Hdrs = npHdrs[a.Name]
+					}
 					if ps.Role == cc.RoleSW {
 						o.Gen.Ports, o.Gen.SwitchPorts = len(swEnv.SwitchPorts), swEnv.SwitchPorts
 						o.Gen.Hdrs = swHdrs[a.Name]

@@ -137,105 +137,16 @@ func init() {
 						dcqcnCPPreset("paper", "the paper-style presets' marker"),
 						dcqcnCPPreset("hpcc", "the HPCC paper's marker"),
 					},
-					Fields: []cc.Field[cp.DCQCNConfig]{
-						{
-							Param: cc.Param{
-								Name: "kmin", Min: "0B", Max: cp.DCQCNMaxThreshold.String(),
-								Doc:    "queue length at or below which nothing is marked (32-bit register; at most kmax)",
-								Source: dcqcnSurvey + ", CP algorithm; " + dcqcnHPCC,
-							},
-							Ptr: func(c *cp.DCQCNConfig) any { return &c.Kmin },
-						},
-						{
-							Param: cc.Param{
-								Name: "kmax", Min: "0B", Max: cp.DCQCNMaxThreshold.String(),
-								Doc:    "queue length above which every packet is marked (32-bit register; at least kmin)",
-								Source: dcqcnSurvey + ", CP algorithm; " + dcqcnHPCC,
-							},
-							Ptr: func(c *cp.DCQCNConfig) any { return &c.Kmax },
-						},
-						{
-							Param: cc.Param{
-								Name: "pmax", Unit: cp.DCQCNPmaxUnit, Min: "0", Max: strconv.Itoa(cp.DCQCNPmaxOne),
-								Doc:    "marking probability at Kmax (0.2 is 13107)",
-								Source: dcqcnSurvey + ", CP algorithm; [HPCC-ns3] run.py (Pmax = 0.2)",
-							},
-							Ptr: func(c *cp.DCQCNConfig) any { return &c.Pmax },
-						},
-						{
-							Param: cc.Param{
-								Name: "seed", Unit: "LFSR state", Min: dcqcnUint32(fixedpoint.LFSR32SeedMin), Max: dcqcnUint32(fixedpoint.LFSR32SeedMax),
-								Doc:    "initial state of the 32-bit LFSR (0 is its lock-up state); where the switch ID is known each queue gets its own, derived from the switch ID and port (setting it gives every queue this one)",
-								Source: "hwcc ([XAPP052] taps 32, 22, 2, 1)",
-							},
-							Ptr: func(c *cp.DCQCNConfig) any { return &c.Seed },
-						},
-						{
-							Param: cc.Param{
-								Name: "mark_at",
-								Choices: []cc.Choice{
-									{Name: "dequeue", Value: int64(cp.DCQCNMarkDequeue), Doc: "judge departing packets against the queue they leave (the HPCC authors' ns-3; reproduces the HPCC paper's 550 KB incast peak)"},
-									{Name: "enqueue", Value: int64(cp.DCQCNMarkEnqueue), Doc: "judge arriving packets against the queue including them (the survey's wording, classic RED)"},
-								},
-								Doc:    "where packets are judged",
-								Source: "[HPCC-ns3] switch (dequeue); " + dcqcnSurvey + " (enqueue)",
-							},
-							Ptr: func(c *cp.DCQCNConfig) any { return &c.MarkAt },
-						},
-					},
-					Env: dcqcnCPEnv,
-					New: dcqcnNew(cp.NewDCQCN),
+					Fields: dcqcnCPFields(),
+					Env:    dcqcnCPEnv,
+					New:    dcqcnNew(cp.NewDCQCN),
 				},
 			},
 			{
-				Name: "np",
-				Role: cc.RoleNP,
-				Doc:  "the CNP generator of one receiving flow: the paper's N-µs slots or ConnectX's min_time_between_cnps (np.DCQCN)",
-				Config: &cc.Spec[np.DCQCNConfig]{
-					Presets: []cc.Preset[np.DCQCNConfig]{
-						{
-							Name:   "connectx",
-							Doc:    "min_time_between_cnps = 4 µs: marks within 4 µs of the last CNP are ignored",
-							Source: dcqcnVendor,
-							Config: cc.Fixed(np.DCQCNConnectX),
-						},
-						{
-							Name:   "paper",
-							Doc:    "slots of N = 50 µs: a CNP at once after a quiet slot, one deferred CNP per busy slot",
-							Source: dcqcnSurvey + ", NP algorithm",
-							Config: cc.Fixed(np.DCQCNPaper),
-						},
-						{
-							Name:   "hpcc",
-							Doc:    "a CNP for every marked packet (no pacing), as the public simulators",
-							Source: "[HPCC-ns3] (no CNP pacing); docs/derivations.md, DCQCN presets",
-							Config: cc.Fixed(np.DCQCNHPCCSim),
-						},
-					},
-					Fields: []cc.Field[np.DCQCNConfig]{
-						{
-							Param: cc.Param{
-								Name: "mode",
-								Choices: []cc.Choice{
-									{Name: "slot", Value: int64(np.DCQCNSlot), Doc: "the paper's N-µs slots"},
-									{Name: "min-interval", Value: int64(np.DCQCNMinInterval), Doc: "ConnectX's min_time_between_cnps: marks too close to the last CNP are ignored"},
-								},
-								Doc:    "the pacing rule",
-								Source: dcqcnSurvey + ", NP algorithm (slot); " + dcqcnVendor + " (min-interval)",
-							},
-							Ptr: func(c *np.DCQCNConfig) any { return &c.Mode },
-						},
-						{
-							Param: cc.Param{
-								Name: "min_time_between_cnps", Min: "0s", Max: np.DCQCNMaxInterval.String(),
-								Doc:    "least time between two CNPs of the flow: the slot length N (mode slot) or min_time_between_cnps (mode min-interval); 0 sends a CNP per marked packet",
-								Source: dcqcnVendor + " (4 µs, documented 2–4 µs); " + dcqcnSurvey + " (N = 50 µs)",
-							},
-							Ptr: func(c *np.DCQCNConfig) any { return &c.Interval },
-						},
-					},
-					New: dcqcnNew(np.NewDCQCN),
-				},
+				Name:   "np",
+				Role:   cc.RoleNP,
+				Doc:    "the CNP generator of one receiving flow: the paper's N-µs slots or ConnectX's min_time_between_cnps (np.DCQCN)",
+				Config: dcqcnNPSpec(),
 			},
 			{
 				Name: "rp",
@@ -407,5 +318,107 @@ func dcqcnRPFields() []cc.Field[rp.DCQCNConfig] {
 			},
 			Ptr: func(c *rp.DCQCNConfig) any { return &c.ClampTgtRateAfterTimeInc },
 		},
+	}
+}
+
+// dcqcnCPFields are the DCQCN congestion point's parameters (the cp
+// part's, and lifted into DCQCN+TCD's, whose congested state marks with
+// it).
+func dcqcnCPFields() []cc.Field[cp.DCQCNConfig] {
+	return []cc.Field[cp.DCQCNConfig]{
+		{
+			Param: cc.Param{
+				Name: "kmin", Min: "0B", Max: cp.DCQCNMaxThreshold.String(),
+				Doc:    "queue length at or below which nothing is marked (32-bit register; at most kmax)",
+				Source: dcqcnSurvey + ", CP algorithm; " + dcqcnHPCC,
+			},
+			Ptr: func(c *cp.DCQCNConfig) any { return &c.Kmin },
+		},
+		{
+			Param: cc.Param{
+				Name: "kmax", Min: "0B", Max: cp.DCQCNMaxThreshold.String(),
+				Doc:    "queue length above which every packet is marked (32-bit register; at least kmin)",
+				Source: dcqcnSurvey + ", CP algorithm; " + dcqcnHPCC,
+			},
+			Ptr: func(c *cp.DCQCNConfig) any { return &c.Kmax },
+		},
+		{
+			Param: cc.Param{
+				Name: "pmax", Unit: cp.DCQCNPmaxUnit, Min: "0", Max: strconv.Itoa(cp.DCQCNPmaxOne),
+				Doc:    "marking probability at Kmax (0.2 is 13107)",
+				Source: dcqcnSurvey + ", CP algorithm; [HPCC-ns3] run.py (Pmax = 0.2)",
+			},
+			Ptr: func(c *cp.DCQCNConfig) any { return &c.Pmax },
+		},
+		{
+			Param: cc.Param{
+				Name: "seed", Unit: "LFSR state", Min: dcqcnUint32(fixedpoint.LFSR32SeedMin), Max: dcqcnUint32(fixedpoint.LFSR32SeedMax),
+				Doc:    "initial state of the 32-bit LFSR (0 is its lock-up state); where the switch ID is known each queue gets its own, derived from the switch ID and port (setting it gives every queue this one)",
+				Source: "hwcc ([XAPP052] taps 32, 22, 2, 1)",
+			},
+			Ptr: func(c *cp.DCQCNConfig) any { return &c.Seed },
+		},
+		{
+			Param: cc.Param{
+				Name: "mark_at",
+				Choices: []cc.Choice{
+					{Name: "dequeue", Value: int64(cp.DCQCNMarkDequeue), Doc: "judge departing packets against the queue they leave (the HPCC authors' ns-3; reproduces the HPCC paper's 550 KB incast peak)"},
+					{Name: "enqueue", Value: int64(cp.DCQCNMarkEnqueue), Doc: "judge arriving packets against the queue including them (the survey's wording, classic RED)"},
+				},
+				Doc:    "where packets are judged",
+				Source: "[HPCC-ns3] switch (dequeue); " + dcqcnSurvey + " (enqueue)",
+			},
+			Ptr: func(c *cp.DCQCNConfig) any { return &c.MarkAt },
+		},
+	}
+}
+
+// dcqcnNPSpec is the DCQCN notification point's configuration (the np
+// part's, and the receiver of schemes that keep DCQCN's: DCQCN+TCD).
+func dcqcnNPSpec() *cc.Spec[np.DCQCNConfig] {
+	return &cc.Spec[np.DCQCNConfig]{
+		Presets: []cc.Preset[np.DCQCNConfig]{
+			{
+				Name:   "connectx",
+				Doc:    "min_time_between_cnps = 4 µs: marks within 4 µs of the last CNP are ignored",
+				Source: dcqcnVendor,
+				Config: cc.Fixed(np.DCQCNConnectX),
+			},
+			{
+				Name:   "paper",
+				Doc:    "slots of N = 50 µs: a CNP at once after a quiet slot, one deferred CNP per busy slot",
+				Source: dcqcnSurvey + ", NP algorithm",
+				Config: cc.Fixed(np.DCQCNPaper),
+			},
+			{
+				Name:   "hpcc",
+				Doc:    "a CNP for every marked packet (no pacing), as the public simulators",
+				Source: "[HPCC-ns3] (no CNP pacing); docs/derivations.md, DCQCN presets",
+				Config: cc.Fixed(np.DCQCNHPCCSim),
+			},
+		},
+		Fields: []cc.Field[np.DCQCNConfig]{
+			{
+				Param: cc.Param{
+					Name: "mode",
+					Choices: []cc.Choice{
+						{Name: "slot", Value: int64(np.DCQCNSlot), Doc: "the paper's N-µs slots"},
+						{Name: "min-interval", Value: int64(np.DCQCNMinInterval), Doc: "ConnectX's min_time_between_cnps: marks too close to the last CNP are ignored"},
+					},
+					Doc:    "the pacing rule",
+					Source: dcqcnSurvey + ", NP algorithm (slot); " + dcqcnVendor + " (min-interval)",
+				},
+				Ptr: func(c *np.DCQCNConfig) any { return &c.Mode },
+			},
+			{
+				Param: cc.Param{
+					Name: "min_time_between_cnps", Min: "0s", Max: np.DCQCNMaxInterval.String(),
+					Doc:    "least time between two CNPs of the flow: the slot length N (mode slot) or min_time_between_cnps (mode min-interval); 0 sends a CNP per marked packet",
+					Source: dcqcnVendor + " (4 µs, documented 2–4 µs); " + dcqcnSurvey + " (N = 50 µs)",
+				},
+				Ptr: func(c *np.DCQCNConfig) any { return &c.Interval },
+			},
+		},
+		New: dcqcnNew(np.NewDCQCN),
 	}
 }

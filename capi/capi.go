@@ -60,6 +60,9 @@ func checkConstants() error {
 		{"HWCC_ACT_PAUSE", C.HWCC_ACT_PAUSE, int64(cc.ActionPause)},
 		{"HWCC_ACT_RESUME", C.HWCC_ACT_RESUME, int64(cc.ActionResume)},
 		{"HWCC_ACT_CREDIT", C.HWCC_ACT_CREDIT, int64(cc.ActionCredit)},
+		{"HWCC_ACT_ASSIGN_QUEUE", C.HWCC_ACT_ASSIGN_QUEUE, int64(cc.ActionAssignQueue)},
+		{"HWCC_ACT_PAUSE_QUEUE", C.HWCC_ACT_PAUSE_QUEUE, int64(cc.ActionPauseQueue)},
+		{"HWCC_ACT_RESUME_QUEUE", C.HWCC_ACT_RESUME_QUEUE, int64(cc.ActionResumeQueue)},
 		{"HWCC_TO_SOURCE", C.HWCC_TO_SOURCE, int64(cc.ToSource)},
 		{"HWCC_TO_DESTINATION", C.HWCC_TO_DESTINATION, int64(cc.ToDestination)},
 		{"HWCC_TO_SWITCH", C.HWCC_TO_SWITCH, int64(cc.ToSwitch)},
@@ -454,7 +457,7 @@ func feedbackOut(c *C.hwcc_feedback_t, f *cc.Feedback) {
 // actionOut writes a to the caller's struct.
 func actionOut(c *C.hwcc_action, a *cc.Action) {
 	c.kind, c.to, c.prio = C.uint8_t(a.Kind), C.uint8_t(a.To), C.uint8_t(a.Prio)
-	c.switch_id, c.node, c.port = C.uint16_t(a.Switch), C.uint32_t(a.Node), C.uint16_t(a.Port)
+	c.switch_id, c.node, c.port, c.queue = C.uint16_t(a.Switch), C.uint32_t(a.Node), C.uint16_t(a.Port), C.uint16_t(a.Queue)
 	c.bytes = C.int64_t(a.Bytes)
 	feedbackOut(&c.feedback, &a.Feedback)
 }

@@ -151,6 +151,9 @@ extern "C" {
 #define HWCC_ACT_PAUSE 4    /* ask the upstream neighbour to pause prio */
 #define HWCC_ACT_RESUME 5   /* ask the upstream neighbour to resume prio */
 #define HWCC_ACT_CREDIT 6   /* add bytes of credit to the VOQ toward node at port */
+#define HWCC_ACT_ASSIGN_QUEUE 7 /* the Enqueue's packet waits in physical queue `queue` */
+#define HWCC_ACT_PAUSE_QUEUE 8  /* stop serving physical queue `queue` of egress port */
+#define HWCC_ACT_RESUME_QUEUE 9 /* resume serving physical queue `queue` of egress port */
 
 /* Destinations of an HWCC_ACT_FEEDBACK (hwcc_action.to). */
 #define HWCC_TO_SOURCE 0      /* the flow's source host */
@@ -248,7 +251,10 @@ typedef struct hwcc_action {
     uint8_t prio;       /* priority of a feedback, pause or resume */
     uint16_t switch_id; /* the target switch when to == HWCC_TO_SWITCH */
     uint32_t node;      /* HWCC_ACT_CREDIT: the VOQ's destination host */
-    uint16_t port;      /* HWCC_ACT_CREDIT: the egress port */
+    uint16_t port;      /* HWCC_ACT_CREDIT, _PAUSE_QUEUE, _RESUME_QUEUE: the egress port */
+    uint16_t queue;     /* HWCC_ACT_ASSIGN_QUEUE, _PAUSE_QUEUE, _RESUME_QUEUE: the
+                           physical queue (in what was padding: the layout of the
+                           other fields is unchanged) */
     int64_t bytes;      /* HWCC_ACT_CREDIT: the credit, bytes */
     hwcc_feedback_t feedback; /* HWCC_ACT_FEEDBACK: the message */
 } hwcc_action;

@@ -27,9 +27,19 @@ const (
 	// ActionCredit: add Bytes of credit to the switch's VOQ toward host
 	// Node at egress port Port (a switch point: HierCC's sender-side ToR).
 	ActionCredit
+	// ActionAssignQueue: the packet of this Enqueue waits in physical
+	// queue Queue of its egress port (a switch point, at a port that
+	// keeps several FIFOs for its data: BFC's dynamic queue assignment).
+	ActionAssignQueue
+	// ActionPauseQueue and ActionResumeQueue: stop and resume serving
+	// physical queue Queue of the switch's own egress port Port (a switch
+	// point that takes its downstream neighbour's per-queue backpressure:
+	// BFC's upstream).
+	ActionPauseQueue
+	ActionResumeQueue
 )
 
-var actionNames = [...]string{"", "mark-ce", "drop", "feedback", "pause", "resume", "credit"}
+var actionNames = [...]string{"", "mark-ce", "drop", "feedback", "pause", "resume", "credit", "assign-queue", "pause-queue", "resume-queue"}
 
 // String returns the kind's name ("mark-ce", "feedback", ...).
 func (k ActionKind) String() string {
@@ -83,10 +93,14 @@ type Action struct {
 	Prio uint8
 	// Switch is the SwitchID of an ActionFeedback's switch (To =
 	// ToSwitch). Node is the destination host of an ActionCredit's VOQ;
-	// Port the egress port of an ActionCredit; Bytes its amount.
+	// Port the egress port of an ActionCredit, an ActionPauseQueue or an
+	// ActionResumeQueue; Queue the physical queue of an
+	// ActionAssignQueue, an ActionPauseQueue or an ActionResumeQueue
+	// (0 up); Bytes an ActionCredit's amount.
 	Switch uint16
 	Node   NodeID
 	Port   uint16
+	Queue  uint16
 	Bytes  units.Bytes
 }
 
@@ -250,6 +264,22 @@ func (a *Actions) SendSwitch(sw uint16, prio uint8, f Feedback) bool {
 // egress port and reports whether it fitted.
 func (a *Actions) Credit(port uint16, dst NodeID, n units.Bytes) bool {
 	return a.Add(Action{Kind: ActionCredit, Port: port, Node: dst, Bytes: n})
+}
+
+// AssignQueue appends an ActionAssignQueue of physical queue q and
+// reports whether it fitted.
+func (a *Actions) AssignQueue(q uint16) bool {
+	return a.Add(Action{Kind: ActionAssignQueue, Queue: q})
+}
+
+// HoldQueue appends an ActionPauseQueue (pause true) or ActionResumeQueue
+// of physical queue q of egress port and reports whether it fitted.
+func (a *Actions) HoldQueue(port, q uint16, pause bool) bool {
+	k := ActionResumeQueue
+	if pause {
+		k = ActionPauseQueue
+	}
+	return a.Add(Action{Kind: k, Port: port, Queue: q})
 }
 
 // Has reports whether the list holds a decision of kind k.

@@ -35,6 +35,7 @@ type TimeOrderError struct {
 	Now, Last   units.Time
 }
 
+// Error implements error: the TimeOrderError in one line, the part first.
 func (e *TimeOrderError) Error() string {
 	return e.Part + " " + e.Event + ": time " + e.Now.String() + " is before the last event's " + e.Last.String()
 }
@@ -53,6 +54,7 @@ type ConfigError struct {
 	Err   error
 }
 
+// Error implements error: the ConfigError in one line, the part first.
 func (e *ConfigError) Error() string {
 	s := e.Part
 	if s != "" {
@@ -88,6 +90,7 @@ type DecodeError struct {
 	Err error
 }
 
+// Error implements error: the DecodeError in one line, the part first.
 func (e *DecodeError) Error() string {
 	s := e.What + ": byte " + strconv.Itoa(e.Offset) + ": " + e.Reason
 	if e.Err != nil {
@@ -109,6 +112,7 @@ type ActionsFullError struct {
 	Need, Free  int
 }
 
+// Error implements error: the ActionsFullError in one line, the part first.
 func (e *ActionsFullError) Error() string {
 	return e.Part + " " + e.Event + ": needs " + strconv.Itoa(e.Need) + " actions, " + strconv.Itoa(e.Free) + " free"
 }
@@ -124,6 +128,7 @@ type EventError struct {
 	Err         error
 }
 
+// Error implements error: the EventError in one line, the part first.
 func (e *EventError) Error() string {
 	s := e.Part + " " + e.Event + ": " + e.Reason
 	if e.Err != nil {

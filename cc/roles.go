@@ -104,9 +104,14 @@ type NotificationPoint interface {
 // Besides what a congestion point may decide (ActionMarkCE and ActionDrop
 // on Arrive or Enqueue, ActionFeedback to a flow's source or destination),
 // a switch point may send a message to another switch (ActionFeedback
-// with To = ToSwitch and the target's SwitchID), and grant credit to one of its own VOQs
-// (ActionCredit, Bytes > 0, Port below the port count). ActionMarkCE is
-// taken on Arrive, Enqueue and Dequeue; ActionDrop on Arrive and Enqueue.
+// with To = ToSwitch and the target's SwitchID), grant credit to one of its own VOQs
+// (ActionCredit, Bytes > 0, Port below the port count), put the packet of
+// an Enqueue in one of its egress port's physical queues
+// (ActionAssignQueue), and stop or resume serving one of its own physical
+// queues (ActionPauseQueue, ActionResumeQueue, Port below the port
+// count). ActionMarkCE is
+// taken on Arrive, Enqueue and Dequeue; ActionDrop on Arrive and Enqueue;
+// ActionAssignQueue on Enqueue only.
 // On Dequeue it may write p.Hdr (its header fields) and push its record
 // onto p.Tel, the only changes it makes to the caller's packet; it never
 // writes a Feedback it is given.

@@ -170,13 +170,6 @@ type BECNState struct {
 	Takeovers uint64
 }
 
-// becnSlot is one entry of the pacing table.
-type becnSlot struct {
-	last units.Time // the flow's last notification
-	flow cc.FlowID
-	used bool
-}
-
 // BECN is the congestion point of BECN and FECN ([Survey] §4.1.1 and
 // §4.1.2; [BECN]; [FECN]): one egress queue
 // with one byte threshold. A packet is congested when the queue it sees
@@ -231,7 +224,7 @@ type BECN struct {
 	cfg   BECNConfig
 	clock cc.Monotonic
 	st    BECNState
-	table []becnSlot
+	table flowPacer
 	shift uint8
 }
 
@@ -244,7 +237,7 @@ func NewBECN(cfg BECNConfig) (*BECN, error) {
 	}
 	c := &BECN{cfg: cfg, shift: 32 - cfg.TableBits}
 	if cfg.Mode == BECNModeBECN {
-		c.table = make([]becnSlot, 1<<cfg.TableBits)
+		c.table = newFlowPacer(cfg.TableBits)
 	}
 	return c, nil
 }
@@ -295,12 +288,7 @@ func (c *BECN) Last() units.Time { return c.clock.Last() }
 // Slot returns the table slot of flow, 0..2^TableBits − 1 (0 in
 // BECNModeFECN, which has no table): a function of the configuration, not
 // a register.
-func (c *BECN) Slot(flow cc.FlowID) int {
-	if c.table == nil {
-		return 0
-	}
-	return int((uint32(flow) * 0x9E3779B1) >> c.shift)
-}
+func (c *BECN) Slot(flow cc.FlowID) int { return c.table.slot(flow) }
 
 // Event names, as errors name them.
 const (
@@ -336,11 +324,7 @@ func (c *BECN) queue(now units.Time, p *cc.Packet, q cc.Queue, act *cc.Actions, 
 		act.MarkCE()
 		return nil
 	}
-	e := &c.table[c.Slot(p.Flow)]
-	mine := e.used && e.flow == p.Flow
-	// At least MinInterval since the flow's last notification: now − last
-	// ≥ MinInterval (exact: 0 ≤ last ≤ now).
-	notify := !mine || now-e.last >= c.cfg.MinInterval
+	notify := c.table.due(p.Flow, now, c.cfg.MinInterval)
 	if notify && act.Free() < 1 {
 		return becnFull(at.event(), act)
 	}
@@ -351,13 +335,12 @@ func (c *BECN) queue(now units.Time, p *cc.Packet, q cc.Queue, act *cc.Actions, 
 		c.st.Suppressed++
 		return nil
 	}
-	switch {
-	case !e.used:
+	switch fresh, took := c.table.note(p.Flow, now); {
+	case fresh:
 		c.st.Slots++
-	case !mine:
+	case took:
 		c.st.Takeovers++
 	}
-	e.flow, e.used, e.last = p.Flow, true, now
 	c.st.Signals++
 	act.Send(cc.ToSource, cc.ControlPrio, wire.BECNNotification(p.Flow))
 	return nil

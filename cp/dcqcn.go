@@ -424,6 +424,14 @@ func (c *DCQCN) judge(event dcqcnEvent, at DCQCNMarkAt, now units.Time, qlen uni
 	if at != c.cfg.MarkAt {
 		return false, nil
 	}
+	return c.decide(qlen), nil
+}
+
+// decide is the decision on a packet judged against the queue qlen ≥ 0:
+// the counters, the draw when the probability needs one, and whether to
+// mark. It reads no clock: judge's, or another part's that marks as DCQCN
+// does (TCD, in its congested state).
+func (c *DCQCN) decide(qlen units.Bytes) (mark bool) {
 	c.s.Packets++
 	switch p := c.MarkProbability(qlen); {
 	case p == 0:
@@ -437,7 +445,7 @@ func (c *DCQCN) judge(event dcqcnEvent, at DCQCNMarkAt, now units.Time, qlen uni
 	if mark {
 		c.s.Marked++
 	}
-	return mark, nil
+	return mark
 }
 
 // dcqcnNegativeQueue is the error of a negative queue length. Errors are

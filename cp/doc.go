@@ -6,45 +6,81 @@
 // mark (DCQCN, DCTCP), a fair rate sent back in a CNP (RoCC, paper
 // [RoCC] Algorithm 1), or INT telemetry stamped on the
 // packet (HPCC, [HPCC] §3.2). A switch point (cc.SwitchPoint) holds state
-// across a switch's ports.
+// across a switch's ports (Mercury, HierCC).
 //
 // # Algorithms
 //
+// One file per algorithm (its codec, where a message has one, is in
+// package wire):
+//
+//	RoCC     [RoCC] §III-B (Algorithm 1, the fair rate of one egress
+//	         queue, whose arithmetic is package pi's), §III-C (its CNP,
+//	         wire.RoCCFeedback), §III-D (the flow table), §III-F (the
+//	         report for a host that computes the rate, rp.RoCCHost);
+//	         presets RoCC40G, RoCC100G, RoCCDPDK10G, RoCCTofino40G
+//	         (§VI)                                  rocc.go, rocc_flows.go
+//	HPCC     INT stamping of one egress port: B, TS, txBytes, qLen
+//	         ([HPCC] §3.1, §4.1, Figure 7; package inttel)       hpcc.go
 //	DCQCN    RED marking of one egress queue from a 32-bit LFSR
 //	         ([Survey] §4.1.2, CP algorithm; [DCQCN]; [RED])     dcqcn.go
+//	DCTCP    the step marker at K, on enqueue or dequeue ([DCTCP];
+//	         [Survey] §4.2.2)                                    dctcp.go
+//	QCN      802.1Qau's sampling CP: Fb from Qoff and Qδ, quantised to
+//	         6 bits, a CNM (wire.CNM) to the sampled frame's source
+//	         (see QCN and AF-QCN below)                          qcn.go
+//	AFQCN    QCN's CP plus per-class fair-share feedback
+//	         ([AF-QCN])                                          afqcn.go
+//	BECN     the threshold CP of BECN (a notification to the source) and
+//	         of FECN (a forward mark), see BECN and FECN below   becn.go
 //	Mercury  a switch's egress ports: the Determined/Undetermined
 //	         state machine driven by PFC, the flow table, the window
 //	         C·baseRTT·data_f/Σdata sent in a CNP ([Mercury]
 //	         §"Mercury design", Algorithms 1 and 2, reconstructed in
 //	         docs/derivations.md); a switch point                mercury.go
+//	HierCC   one top-of-rack switch of HierCC, a switch point: VOQs per
+//	         destination host credited by the receiver-side ToRs' weighted
+//	         round robin, equation (1)'s first-hop rate sent to the hosts
+//	         ([HierCC] §3.1–§3.3, §4)                 hiercc.go, hiercc_sender.go,
+//	                                        hiercc_receiver.go, hiercc_firsthop.go
+//	BFC      a switch's egress ports: per-port flow tables, dynamic
+//	         assignment of flows to physical queues, the pause of the
+//	         upstream queue (or sender) feeding a queue above
+//	         µ·HRTT/N_active, and the holds its downstream asks for,
+//	         with leases ([BFC] §3, §4; docs/derivations.md, "BFC");
+//	         a switch point                                      bfc.go
+//	PACC     one egress queue sending CNPs to the sources itself: a
+//	         PI controller every 80 µs sets the probability that an
+//	         arriving packet draws one ([PACC] as [RoCC] §II and
+//	         [Mercury] describe it; hwcc's constants in
+//	         docs/derivations.md, PACC's constants)              pacc.go
+//	TCD      one egress queue congested, undetermined or
+//	         non-congested from its queue and its PFC pause, DCQCN's
+//	         RED marker in the congested state: DCQCN+TCD ([TCD] as
+//	         [Mercury] describes it, reconstructed in
+//	         docs/derivations.md)                                tcd.go
 //
-// # Algorithms
+// # The contract
 //
-//	RoCC    [RoCC] §III-B (Algorithm 1, the fair rate of one egress queue,
-//	        whose arithmetic is package pi's), §III-C (its CNP,
-//	        wire.RoCCFeedback), §III-D (the flow table), §III-F (the
-//	        report for a host that computes the rate, rp.RoCCHost):
-//	        RoCC, RoCCConfig and its presets RoCC40G, RoCC100G,
-//	        RoCCDPDK10G, RoCCTofino40G (§VI), RoCCFlowTableKind,
-//	        RoCCMessage, RoCCState.                 rocc.go, rocc_flows.go
+// Every type here keeps the contract of package cc: it implements
+// cc.CongestionPoint or cc.SwitchPoint (checked at compile time; RoCCHost,
+// the host-side computation of [RoCC] §III-F, plays cc.ReactionPoint),
+// refuses time going backwards with a *cc.TimeOrderError, returns only
+// cc's error types, refuses a nil *cc.Actions on an event that can decide,
+// runs a deadline it was let pass at the next event (each expiry as at its
+// own deadline), counts messages it does not use in register
+// unused_feedback, and appends every register it carries, each under its
+// own name, to a caller's slice (AppendRegisters). Its events are the
+// contract's methods and nothing else; typed read-only accessors report
+// its registers in the units of its snapshot. Package algos registers each
+// with its presets and a description of every parameter, so that cc.New
+// builds it from strings.
 //
-// Every type here (RoCC, HPCC, DCQCN, DCTCP, QCN, AFQCN, BECN, Mercury and
-// HierCC, and RoCCHost, the host-side computation of section III-F, which
-// plays cc.ReactionPoint) keeps the contract of package cc: it
-// implements cc.CongestionPoint or cc.SwitchPoint (checked at compile time), refuses time going
-// backwards with a *cc.TimeOrderError, returns only cc's error types, and
-// appends every register it carries to a caller's slice (AppendRegisters).
-// Its events are the contract's methods (RoCC's); typed read-only accessors
-// report its registers in the units of its snapshot. Package algos
-// registers each with its presets and a description of every parameter, so
-// that cc.New builds it from strings.
-//
-// Every type has the same shape: a Config with units, widths
-// and sources on every field; presets returning one; New(cfg) validating
-// it (errors are *cc.ConfigError naming the field); event methods taking now
-// first; explicit deadlines (NextDeadline, and Timer or OnTimer); State()
-// returning every register as a struct. Nothing here allocates, reads a
-// clock or starts a goroutine on an event.
+// Every type has the same shape: a Config with units, widths and sources
+// on every field; presets returning one; New(cfg) validating it (errors
+// are *cc.ConfigError naming the field); the contract's events taking now
+// first; explicit deadlines (NextDeadline, and Timer); State() returning
+// every register as a struct. Nothing here allocates, reads a clock or
+// starts a goroutine on an event.
 //
 // # QCN and AF-QCN
 //
@@ -118,12 +154,4 @@
 // BECN's and FECN's threshold). InfiniBand's switch marks above a 4-bit
 // relative Threshold at a 16-bit Marking_Rate ([IBA] annex A10); hwcc
 // follows the survey's threshold instead.
-//
-// # Algorithms
-//
-//	HierCC   one top-of-rack switch of HierCC, a cc.SwitchPoint: VOQs per
-//	         destination host credited by the receiver-side ToRs' weighted
-//	         round robin, equation (1)'s first-hop rate sent to the hosts
-//	         ([HierCC] §3.1–§3.3, §4). hiercc.go, hiercc_sender.go,
-//	         hiercc_receiver.go, hiercc_firsthop.go
 package cp

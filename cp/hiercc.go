@@ -360,6 +360,7 @@ type HierCC struct {
 	// Counters (64 bits, wrapping).
 	saturated, refused uint64
 	unused             cc.Unused
+	regs               regMap // the names of AppendRegisters' registers
 }
 
 var _ cc.SwitchPoint = (*HierCC)(nil)
@@ -374,6 +375,7 @@ func NewHierCC(cfg HierCCConfig) (*HierCC, error) {
 	t := &HierCC{cfg: cfg, rport: make([]int16, len(cfg.Ports))}
 	edge := cfg.edges()
 	if edge == 0 {
+		t.regs = t.regs.add("", t.appendRegisters(nil))
 		return t, nil
 	}
 	var err error
@@ -405,7 +407,26 @@ func NewHierCC(cfg HierCCConfig) (*HierCC, error) {
 	}
 	t.rates = make([]wire.HierCCRatePacket, 0, t.s.MaxRatePackets())
 	t.credits = make([]wire.HierCCCreditPacket, 0, t.r.MaxCreditPackets())
+	t.regs = t.registerMap()
 	return t, nil
+}
+
+// registerMap names the ToR's registers: its own, the sender side's after
+// "tx.", the receiver side's after "rx.", each edge port's block after
+// "rx.port<i>." with i the switch port.
+func (t *HierCC) registerMap() regMap {
+	m := regMap(nil).add("", t.appendOwn(nil))
+	m = m.add("tx.", t.s.AppendRegisters(nil)[1:]) // without its now
+	rs := t.r.AppendRegisters(nil)[1:]
+	per := (len(rs) - hierccReceiverSummary) / len(t.r.wrr)
+	m = m.add("rx.", rs[:hierccReceiverSummary])
+	for i, k := range t.rport {
+		if k >= 0 {
+			at := hierccReceiverSummary + int(k)*per
+			m = m.add("rx."+portPrefix(i), rs[at:at+per])
+		}
+	}
+	return m
 }
 
 // Config returns the configuration.
@@ -465,6 +486,7 @@ const hierccMaxCatchUp = 1 << 20
 // (overdue). The event's own checks come first: once it reserved, nothing
 // refuses it.
 func (t *HierCC) reserve(event string, now units.Time, own int, act *cc.Actions) error {
+	now = hierccHorizon(now)
 	if t.r.next > now {
 		return act.Reserve(hierccPart, event, own)
 	}
@@ -477,8 +499,15 @@ func (t *HierCC) reserve(event string, now units.Time, own int, act *cc.Actions)
 // overdue reports whether an expiry of either side is due at or before
 // now: the check every event makes before it calls catchUp.
 func (t *HierCC) overdue(now units.Time) bool {
+	now = hierccHorizon(now)
 	return t.s != nil && (t.s.deadline <= now || t.r.next <= now)
 }
+
+// hierccHorizon returns the latest deadline an event at now runs: now,
+// except that a deadline of units.MaxTime is no timer (cc rule 4), never
+// due, so an event at units.MaxTime runs those before it. (A deadline
+// that saturates at units.MaxTime stops there.)
+func hierccHorizon(now units.Time) units.Time { return min(now, units.MaxTime-1) }
 
 // catchUp runs every expiry of the two sides due at or before now, in
 // time order and each as at its own deadline (the contract's rule 4): the
@@ -488,6 +517,7 @@ func (t *HierCC) overdue(now units.Time) bool {
 // taken at once; at equal times the updates go first, as Timer at that
 // deadline would run them. The caller reserved the room (reserve).
 func (t *HierCC) catchUp(now units.Time, act *cc.Actions) {
+	now = hierccHorizon(now)
 	for {
 		ds, dr := t.s.deadline, t.r.next
 		switch {
@@ -854,10 +884,25 @@ func (t *HierCC) Timer(now units.Time, act *cc.Actions) error {
 
 // AppendRegisters appends now (64), flows_saturated (64), credits_refused
 // (64), unused_feedback (64, cc.UnusedRegister), and for a ToR with an
-// edge port the sender side's registers and the receiver side's, each
-// without its own now.
+// edge port the sender side's registers, named after "tx.", and the
+// receiver side's, named after "rx." (next, credits) and, per edge port i,
+// after "rx.port<i>." (host, tick, the WRR's), each side without its own
+// now.
 func (t *HierCC) AppendRegisters(dst []cc.Register) []cc.Register {
-	dst = append(dst, t.clock.Register(), cc.Reg("flows_saturated", 64, t.saturated), cc.Reg("credits_refused", 64, t.refused), t.unused.Register())
+	n := len(dst)
+	dst = t.appendRegisters(dst)
+	t.regs.apply(dst[n:])
+	return dst
+}
+
+// appendOwn appends the ToR's own registers, before the two sides'.
+func (t *HierCC) appendOwn(dst []cc.Register) []cc.Register {
+	return append(dst, t.clock.Register(), cc.Reg("flows_saturated", 64, t.saturated), cc.Reg("credits_refused", 64, t.refused), t.unused.Register())
+}
+
+// appendRegisters appends the registers under the sides' own names.
+func (t *HierCC) appendRegisters(dst []cc.Register) []cc.Register {
+	dst = t.appendOwn(dst)
 	if t.s == nil {
 		return dst
 	}

@@ -275,7 +275,7 @@ func (r *hierccReceiver) expire(d units.Time, out []wire.HierCCCreditPacket) []w
 // to what its WRR owes (credit.WRR.Owed, read only when more than one
 // tick is due).
 func (r *hierccReceiver) due(now units.Time) int {
-	if r.next > now {
+	if now = hierccHorizon(now); r.next > now {
 		return 0
 	}
 	n := uint64(0)
@@ -297,12 +297,12 @@ func (r *hierccReceiver) due(now units.Time) int {
 // the port's WRR: it changes nothing.
 func (r *hierccReceiver) grantsTo(port, src int, now units.Time) int {
 	w := r.wrr[port]
-	if w.Eligible() == 0 || r.tick[port] > now {
+	if now = hierccHorizon(now); w.Eligible() == 0 || r.tick[port] > now {
 		return 0
 	}
 	_ = r.scratch.CopyFrom(w) // same size: built from the same config
 	n := 0
-	for t := r.tick[port]; t <= now; t += r.interval {
+	for t := r.tick[port]; t <= now; t = fixedpoint.SatAdd(t, r.interval) {
 		got, ok, _ := r.scratch.Grant(t)
 		if !ok {
 			break
@@ -322,17 +322,22 @@ func (r *hierccReceiver) Timer(now units.Time, out []wire.HierCCCreditPacket) ([
 		return out, r.clock.Check(hierccReceiverPart, "Timer", now)
 	}
 	r.clock.Advance(now)
-	for r.next <= now {
+	for now = hierccHorizon(now); r.next <= now; {
 		out = r.expire(r.next, out)
 	}
 	return out, nil
 }
+
+// hierccReceiverSummary is the receiver side's registers before its
+// per-port blocks, without its now: next and credits.
+const hierccReceiverSummary = 2
 
 // AppendRegisters appends the ToR's registers, in this order: now (64),
 // next (64, ps), credits (64), then per port: host (32;
 // 2^32−1: none learnt), tick (64, ps) and the port's WRR summary
 // (credit.WRR.AppendRegisters without its now).
 func (r *hierccReceiver) AppendRegisters(dst []cc.Register) []cc.Register {
+	// now, next and credits: hierccReceiverSummary + 1.
 	dst = append(dst, r.clock.Register(), cc.TimeReg("next", r.next),
 		cc.Reg("credits", 64, r.credits))
 	for p, w := range r.wrr {

@@ -460,7 +460,7 @@ func (s *hierccSender) Timer(now units.Time) error {
 		return s.clock.Check(hierccSenderPart, "Timer", now)
 	}
 	s.clock.Advance(now)
-	if now >= s.deadline {
+	if now = hierccHorizon(now); now >= s.deadline {
 		s.expire(uint64(now-s.deadline)/uint64(s.k.period) + 1)
 	}
 	return nil

@@ -288,6 +288,7 @@ type Mercury struct {
 	// unused counts the messages given to Message: Mercury's switches
 	// exchange none, so every kind is one it does not use (cc's rule 8).
 	unused cc.Unused
+	regs   regMap // the names of AppendRegisters' registers
 }
 
 var _ cc.SwitchPoint = (*Mercury)(nil)
@@ -315,6 +316,13 @@ func NewMercury(cfg MercuryConfig) (*Mercury, error) {
 	}
 	for i := range s.last {
 		s.last[i] = mercuryNoCNP
+	}
+	rs := s.appendRegisters(nil)
+	s.regs = s.regs.add("", rs[:mercurySummary])
+	per := (len(rs) - mercurySummary) / len(s.ports)
+	for i := range s.ports {
+		at := mercurySummary + i*per
+		s.regs = s.regs.add(portPrefix(i), rs[at:at+per])
 	}
 	return s, nil
 }
@@ -593,12 +601,24 @@ func (s *Mercury) Message(now units.Time, in int, f *cc.Feedback, _ *cc.Actions)
 // a digest, FNV-1a, of every flow entry's bytes and last CNP time, so
 // that a trace sees the table change; Entry reads one entry; it reads the
 // whole table, 2^TableBits entries per port, so a snapshot costs that),
-// unused_feedback (64, cc.UnusedRegister), then per
-// port: state (1, 1 = Undetermined), paused (1), pause_start (64, ps),
+// unused_feedback (64, cc.UnusedRegister), then per port i, named after
+// "port<i>.": undetermined (1), paused (1), pause_start (64, ps),
 // rx_bytes (32), t_pause (64, ps), q_len (32), check_at (64, ps),
 // q_at_check (32), sum (32), last_rate (64, bit/s: the rate the port's
 // latest queue reported, C of the resume test where Rates is nil).
 func (s *Mercury) AppendRegisters(dst []cc.Register) []cc.Register {
+	n := len(dst)
+	dst = s.appendRegisters(dst)
+	s.regs.apply(dst[n:])
+	return dst
+}
+
+// mercurySummary is the count of the switch's registers before its
+// per-port blocks.
+const mercurySummary = 5
+
+// appendRegisters appends the registers under their names within a block.
+func (s *Mercury) appendRegisters(dst []cc.Register) []cc.Register {
 	const prime = 1099511628211
 	h := uint64(14695981039346656037)
 	for i, b := range s.bytes {

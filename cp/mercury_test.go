@@ -347,7 +347,7 @@ func TestMercuryLastRateIsARegister(t *testing.T) {
 			diff = append(diff, regs[0][i].Name)
 		}
 	}
-	require.Equal(t, []string{"last_rate"}, diff)
+	require.Equal(t, []string{"port1.last_rate"}, diff, "the enqueues were on port 1")
 	require.Equal(t, [2]cp.MercuryPortState{cp.MercuryUndetermined, cp.MercuryDetermined}, states)
 }
 

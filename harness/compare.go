@@ -53,6 +53,11 @@ type ComparisonRow struct {
 	PFCPausedNs  int64   `json:"pfc_paused_ns"`
 	Drops        int64   `json:"drops"`
 	Events       uint64  `json:"events"`
+	// The trimming fabric's totals (Report.Trims, Nacks,
+	// RetransmittedBytes); absent when nothing was trimmed.
+	Trims              int64 `json:"trims,omitempty"`
+	Nacks              int64 `json:"nacks,omitempty"`
+	RetransmittedBytes int64 `json:"retransmitted_bytes,omitempty"`
 }
 
 // ForAlgorithm returns a copy of s that runs algorithm algo, with the
@@ -121,6 +126,7 @@ func Summarize(r *Result) ComparisonRow {
 		Algorithm: rep.Algorithm, Jain: rep.Fairness.Jain,
 		PFCPauses: rep.PFC.Pauses, PFCPausedNs: rep.PFC.PausedNs,
 		Drops: rep.Drops, Events: rep.Events,
+		Trims: rep.Trims, Nacks: rep.Nacks, RetransmittedBytes: rep.RetransmittedBytes,
 	}
 	best := -1
 	for i, q := range rep.Queues {

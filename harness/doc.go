@@ -170,6 +170,16 @@
 // no record added (its stack already held the part's limit) is counted in
 // Counters.INTPathFull.
 //
+// Trimming (switch.flow_control trim; uet.go), Ultra Ethernet's lossy
+// fabric ([UEC]; [NDP]): no link-level flow control, and a data frame
+// that would take its egress data queue above switch.trim (0: one BDP of
+// the network's largest base RTT at the port's rate) keeps only its
+// header, switch.trim_bytes (64 B) plus the preamble and gap, which goes
+// on at the control priority (never dropped, not counted in the buffer);
+// its payload is counted in Counters.TrimmedPayload, its header's byte 1
+// gets the trimmed mark (wire.MarkUECTrimmed; last hop when the port faces
+// the destination). Trimming needs the selective transport below.
+//
 // # NIC model
 //
 // A host has one port. Its NIC serves, in strict priority, PFC-free control
@@ -188,6 +198,26 @@
 // beyond it and re-ACKs a duplicate; the sender rewinds to the NAKed byte,
 // and after NICSpec.RTO without progress with data outstanding, to the
 // first unacknowledged byte. Without drops neither ever fires.
+//
+// The selective transport (nic.transport sack; uet.go), [UEC]'s packet
+// delivery as [uet-htsim] models it, instead: the receiver takes segments
+// (payload-sized, segment k is bytes [k·payload, (k+1)·payload)) in any
+// order, delivers each once (a copy that arrives again is counted in
+// Counters.DuplicatePayload and not delivered), and answers every data
+// packet with an ACK (the cumulative byte in Seq, the packet's segment,
+// its CE, and its header echoed in the reaction point's cc.Feedback.Data)
+// and every trimmed header with a NACK of its segment (the header echoed,
+// trimmed mark included); the sender resends exactly the NACKed segments
+// (before new data) and, after NICSpec.RTO without progress, every
+// segment outstanding. A reaction point's Window counts the payload
+// outstanding (sent, neither acknowledged nor NACKed); it sees each ACK
+// of new bytes and each NACK of an outstanding segment (cc.FeedbackNak
+// with Seq the segment's first byte). Delivered bytes count when a
+// segment is taken, in order or not. With nic.np_scope host, one
+// notification point serves every flow into its host (a receiver's pull
+// pacer): built with the environment of the host's first flow, run on
+// that flow's timer, its messages going to the source of the flow they
+// name; it sees trimmed headers too (with no payload).
 //
 // # Definitions used in reports
 //

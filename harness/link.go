@@ -62,6 +62,7 @@ type port struct {
 	txSize   units.Bytes          // its wire size
 	bytes    units.Bytes          // queued, all priorities
 	vq       *portVOQ             // the data frames' VOQs (switch.scheduler voq, voq-credit), else nil
+	fq       *portQueues          // the data frames' physical queues (switch.scheduler queues), else nil
 	queue    *egressQueue         // the data queue's view for CPs (switch ports only)
 	sched    Scheduler            // picks the data priority to send (switch ports only)
 	cbfcTx   []*credit.CBFCSender // see CBFC below

@@ -20,6 +20,7 @@ type flow struct {
 
 	rp     *schemeRP
 	np     *schemeNP // nil when the algorithm runs none
+	sack   *sackFlow // the selective transport's state (nic.transport sack), else nil
 	rate   units.Rate
 	window units.Bytes
 	credit units.Bytes // the credit the RP holds (gated only)
@@ -88,7 +89,7 @@ func (s *Sim) hostNext(pt *port) *Packet {
 			j -= n
 		}
 		f := h.active[j]
-		if pt.pausedBy[f.prio] || !f.hasData() || (f.window > 0 && units.Bytes(f.sndNxt-f.sndUna) >= f.window) {
+		if pt.pausedBy[f.prio] || !f.hasData() || (f.window > 0 && f.inflight() >= f.window) {
 			continue
 		}
 		if f.gated || pt.cbfcTx != nil {
@@ -120,13 +121,18 @@ func (s *Sim) hostNext(pt *port) *Packet {
 
 // hasData reports whether f has bytes it has not sent (or must resend).
 func (f *flow) hasData() bool {
+	if f.sack != nil {
+		return f.sackHasData()
+	}
 	return f.info.Size == 0 || f.sndNxt < uint64(f.info.Size)
 }
 
 // nextFrame returns the payload and wire size of f's next data frame.
 func (s *Sim) nextFrame(f *flow) (pay, size units.Bytes) {
 	pay = s.payload
-	if f.info.Size > 0 {
+	if f.sack != nil {
+		pay = f.sackNextPay()
+	} else if f.info.Size > 0 {
 		if left := units.Bytes(uint64(f.info.Size) - f.sndNxt); left < pay {
 			pay = left
 		}
@@ -154,10 +160,14 @@ func (s *Sim) makeData(f *flow) *Packet {
 		// INT header: nHop = 0, pathID = 0).
 		p.Tel = cc.Telemetry{Len: uint8(s.feat.tel.Init)}
 	}
-	if p.Seq < f.sndMax {
+	if f.sack != nil {
+		s.sackMake(f, p) // the segment: a resend first (p.Seq), else new data
+	} else if p.Seq < f.sndMax {
 		f.retransmits++
 	}
-	f.sndNxt += uint64(pay)
+	if f.sack == nil {
+		f.sndNxt += uint64(pay)
+	}
 	if f.sndNxt > f.sndMax {
 		f.sndMax = f.sndNxt
 	}
@@ -227,6 +237,8 @@ func (s *Sim) hostReceive(h *node, in *port, p *Packet) {
 		s.receiveData(p)
 	case KindAck, KindNak:
 		s.receiveAck(p)
+	case KindTrim:
+		s.sackTrimmed(s.flows[p.Flow], p)
 	case KindCNP:
 		if f := s.flows[p.Flow]; f.rp != nil && !f.done {
 			f.rp.OnCNP(s.now)
@@ -271,6 +283,10 @@ func (s *Sim) receiveData(p *Packet) {
 			s.sendCNP(f)
 		}
 		s.armNP(f)
+	}
+	if f.sack != nil {
+		s.sackReceive(f, p)
+		return
 	}
 	switch {
 	case p.Seq == f.rcvNxt:
@@ -354,6 +370,10 @@ func (s *Sim) hostQueueControl(h *node, p *Packet) {
 func (s *Sim) receiveAck(p *Packet) {
 	f := s.flows[p.Flow]
 	if f.done || f.rp == nil {
+		return
+	}
+	if f.sack != nil {
+		s.sackAckArrived(f, p)
 		return
 	}
 	var newly units.Bytes
@@ -445,12 +465,20 @@ func (s *Sim) startFlow(f *flow) {
 		s.fail(err)
 		return
 	}
-	np, err := s.algo.newNP(f.info)
+	var np *schemeNP
+	if s.uet != nil && s.uet.hostScope {
+		np, err = s.hostNP(f)
+	} else {
+		np, err = s.algo.newNP(f.info)
+	}
 	if err != nil {
 		s.fail(err)
 		return
 	}
 	f.rp, f.np = rp, np
+	if s.uet != nil && s.uet.sack {
+		f.sack = s.newSackFlow(f)
+	}
 	f.started = true
 	f.rate = rp.Rate()
 	f.window = max(rp.Window(), 0)
@@ -475,6 +503,9 @@ func (s *Sim) stopFlow(f *flow) {
 }
 
 func (s *Sim) armNP(f *flow) {
+	if f.np.owner != nil {
+		f = f.np.owner // a host's notification point runs on its first flow's timer
+	}
 	d := f.np.NextDeadline()
 	if d < s.now {
 		d = s.now
@@ -521,7 +552,9 @@ func (s *Sim) onRTO(f *flow) {
 		s.armRTO(f)
 		return
 	}
-	if f.sndUna < f.sndMax {
+	if f.sack != nil {
+		s.sackTimeout(f)
+	} else if f.sndUna < f.sndMax {
 		f.sndNxt = f.sndUna
 		s.st.timeouts++
 		s.kick(f.src.ports[0])

@@ -78,9 +78,10 @@ const (
 	KindFeedback             // a congestion point's message to a flow's source
 	KindPFC                  // PFC PAUSE/RESUME for one priority, hop by hop
 	KindFC                   // CBFC flow-control packet for one lane, hop by hop (credit.FCPacket in Feedback.Data)
+	KindTrim                 // a data frame a switch trimmed to its header (flow_control trim; uet.go)
 )
 
-var kindNames = [...]string{"data", "ack", "nak", "cnp", "feedback", "pfc", "fc"}
+var kindNames = [...]string{"data", "ack", "nak", "cnp", "feedback", "pfc", "fc", "trim"}
 
 // String returns the kind's lower-case name.
 func (k Kind) String() string {
@@ -131,6 +132,7 @@ type Packet struct {
 	HasTel  bool
 	pause   bool  // PFC: true = PAUSE, false = RESUME
 	hop     uint8 // switches crossed so far, for host-to-host frames of a flow (nextHop)
+	pq      uint8 // the physical queue it waits in at a switch.scheduler queues port
 	Flow    FlowID
 	Src     NodeID
 	Dst     NodeID
@@ -157,8 +159,9 @@ type Packet struct {
 	Feedback cc.Feedback
 	Tel      cc.Telemetry
 
-	ackPkts   int32 // ACK: data packets it covers
-	ackMarked int32 // ACK: of which arrived with CE
+	ackPkts   int32  // ACK: data packets it covers
+	ackMarked int32  // ACK: of which arrived with CE
+	sackSeq   uint64 // ACK, NACK (transport sack): the first byte of the segment it reports
 }
 
 // packetPool is a free list of packets owned by one simulation. Steady state

@@ -135,13 +135,13 @@ var commonParams = []Param{
 		}
 		return nil
 	}},
-	{Name: "flow_control", Help: "link flow control into switches: pfc, cbfc (InfiniBand credits) or none (overrides pfc)", Set: func(s *Scenario, v string) error {
+	{Name: "flow_control", Help: "link flow control into switches: pfc, cbfc (InfiniBand credits), none, or trim (packet trimming; needs transport sack) (overrides pfc)", Set: func(s *Scenario, v string) error {
 		switch v = strings.ToLower(v); v {
-		case FlowPFC, FlowCBFC, FlowNone:
+		case FlowPFC, FlowCBFC, FlowNone, FlowTrim:
 			s.Switch.FlowControl = v
 			return nil
 		}
-		return fmt.Errorf("%q: want pfc, cbfc or none", v)
+		return fmt.Errorf("%q: want pfc, cbfc, none or trim", v)
 	}},
 	{Name: "cbfc_buffer", Help: "CBFC receive buffer per ingress port and data priority (0: 128 KiB, 2048 blocks)", Set: setBytes(func(s *Scenario) *Bytes { return &s.Switch.CBFCBuffer })},
 	{Name: "cbfc_period", Help: "longest spacing of CBFC flow-control packets (0: 65,536 byte times of the link)", Set: setTime(func(s *Scenario) *Time { return &s.Switch.CBFCPeriod }, true)},
@@ -171,7 +171,15 @@ var commonParams = []Param{
 		s.Switch.VOQCredit = &c
 		return nil
 	}},
-	{Name: "scheduler", Help: "egress scheduler of the data frames: strict, dwrr, voq or voq-credit", Set: func(s *Scenario, v string) error {
+	{Name: "queues", Help: "physical queues per egress port under scheduler queues (0: 32)", Set: func(s *Scenario, v string) error {
+		n, err := parseCount(v, 0, MaxPortQueues)
+		if err != nil {
+			return err
+		}
+		s.Switch.Queues = n
+		return nil
+	}},
+	{Name: "scheduler", Help: "egress scheduler of the data frames: strict, dwrr, voq, voq-credit or queues", Set: func(s *Scenario, v string) error {
 		if _, err := newScheduler(v, nil, 1); err != nil {
 			return err
 		}

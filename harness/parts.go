@@ -51,6 +51,9 @@ type ackInfo struct {
 	RTT units.Time
 	// Tel points to the telemetry stack the ACK echoes, or is nil.
 	Tel *cc.Telemetry
+	// Data is the data packet's header the ACK or NACK echoes (transport
+	// sack), or zero.
+	Data [cc.FeedbackDataLen]byte
 	// Done: this ACK completes a sized flow.
 	Done bool
 }

@@ -23,10 +23,17 @@ type Report struct {
 	ShapedDrops int64 `json:"shaped_drops,omitempty"`
 	// FCPackets are the CBFC flow-control packets the switches sent
 	// (switch.flow_control = cbfc).
-	FCPackets   int64          `json:"fc_packets,omitempty"`
-	Fairness    FairnessReport `json:"fairness"`
-	Events      uint64         `json:"events"`
-	WallSeconds float64        `json:"wall_seconds"`
+	FCPackets int64 `json:"fc_packets,omitempty"`
+	// Trims are the data frames the switches trimmed to their header,
+	// Nacks the NACKs receivers sent for them, RetransmittedBytes the
+	// payload senders resent (switch.flow_control trim, nic.transport
+	// sack).
+	Trims              int64          `json:"trims,omitempty"`
+	Nacks              int64          `json:"nacks,omitempty"`
+	RetransmittedBytes int64          `json:"retransmitted_bytes,omitempty"`
+	Fairness           FairnessReport `json:"fairness"`
+	Events             uint64         `json:"events"`
+	WallSeconds        float64        `json:"wall_seconds"`
 	// Errors are the state machines' refusals (nil, and absent from the
 	// JSON, when there were none).
 	Errors *ErrorReport `json:"errors,omitempty"`
@@ -226,4 +233,12 @@ type Counters struct {
 	INTPathFull         int64
 	PacketsAllocated    int64
 	FrameHops           int64
+	// The lossy fabric (switch.flow_control trim, nic.transport sack):
+	// frames trimmed and their payload, NACKs sent, payload resent, and
+	// payload that arrived a second time (a resend after a timeout) and
+	// was not delivered again. With trimming, conservation reads
+	// DataSentPayload = DataRecvPayload + DroppedDataPayload +
+	// InFlightDataPayload + TrimmedPayload.
+	Trims, TrimmedPayload, Nacks           int64
+	RetransmittedPayload, DuplicatePayload int64
 }

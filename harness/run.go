@@ -73,6 +73,7 @@ func New(sc *Scenario, opts Options) (*Sim, error) {
 	}
 	s.ackEvery = cp.NIC.AckEvery
 	s.rto = units.Time(cp.NIC.RTO)
+	s.uet = newUETFabric(&cp, s.preamble)
 	s.fcMode = cp.Switch.flowControl()
 	s.pfcOn = s.fcMode == FlowPFC
 	switch s.fcMode {
@@ -218,6 +219,9 @@ func (s *Sim) buildSwitches() error {
 			if pt.sched, err = newScheduler(s.sc.Switch.Scheduler, s.sc.Switch.Weights, s.maxFrame()); err != nil {
 				return fmt.Errorf("harness: %w", err)
 			}
+			if _, ok := pt.sched.(queuesSched); ok {
+				pt.fq = newPortQueues(orDefault(s.sc.Switch.Queues, DefaultPortQueues), s.maxFrame())
+			}
 			if vs, ok := pt.sched.(voqSched); ok {
 				c0 := voq.PaperC0
 				if s.sc.Switch.VOQCredit != nil {
@@ -289,6 +293,7 @@ func starHostsNeeded(w *WorkloadSpec) int {
 	}
 	if p := w.Poisson; p != nil {
 		use(p.Hosts)
+		use(p.Dsts)
 	}
 	return n
 }
@@ -415,6 +420,11 @@ func (s *Sim) result() *Result {
 	c.PoissonFlows, c.PoissonBytes = s.st.poissonFlows, s.st.poissonBytes
 	c.MaxBufferUsed, c.INTPathFull = s.st.maxBufUsed, s.st.intFull
 	c.PacketsAllocated, c.FrameHops = s.pool.allocated, s.st.frameHops
+	if u := s.uet; u != nil {
+		c.Trims, c.TrimmedPayload, c.Nacks = u.trims, u.trimmedPayload, u.nacks
+		c.RetransmittedPayload, c.DuplicatePayload = u.rtxPayload, u.dupPayload
+		rep.Trims, rep.Nacks, rep.RetransmittedBytes = u.trims, u.nacks, u.rtxPayload
+	}
 	return r
 }
 
@@ -433,6 +443,13 @@ func (s *Sim) inFlightDataPayload() int64 {
 		}
 		if pt.vq != nil {
 			pt.vq.each(&s.pool, func(p *Packet) {
+				if p.Kind == KindData {
+					n += int64(p.Payload)
+				}
+			})
+		}
+		if pt.fq != nil {
+			pt.fq.each(&s.pool, func(p *Packet) {
 				if p.Kind == KindData {
 					n += int64(p.Payload)
 				}

@@ -78,6 +78,12 @@ type SwitchSpec struct {
 	// package credit) or "none" (tail drop).
 	PFC         bool   `json:"pfc"`
 	FlowControl string `json:"flow_control,omitempty"`
+	// Trim is the trimming threshold of an egress data queue under
+	// flow_control "trim" (0: one BDP of the network's largest RTT at the
+	// port's rate); TrimBytes a trimmed frame's size, its header (0: 64
+	// B). See uet.go.
+	Trim      Bytes `json:"trim,omitempty"`
+	TrimBytes Bytes `json:"trim_bytes,omitempty"`
 	// CBFC: CBFCBuffer is the receive buffer of one ingress port for one
 	// data priority (default DefaultCBFCBuffer, 2048 blocks); CBFCPeriod
 	// the longest spacing of a lane's flow-control packets (0: 65,536
@@ -130,6 +136,9 @@ type SwitchSpec struct {
 	// Weights are DWRR's weights, indexed by priority (missing: 1; 0: only
 	// what the others leave).
 	Weights []int `json:"weights,omitempty"`
+	// Queues is the physical queues of each egress port under scheduler
+	// queues (SchedulerQueues), 1..MaxPortQueues (0: DefaultPortQueues).
+	Queues int `json:"queues,omitempty"`
 }
 
 // flowControl returns the link flow control in force: FlowControl, or
@@ -156,6 +165,13 @@ type NICSpec struct {
 	// NoPreamble: do not count the 20 bytes of preamble, SFD and
 	// inter-frame gap on the wire (default false: they are counted).
 	NoPreamble bool `json:"no_preamble,omitempty"`
+	// Transport is "gbn" (go-back-N, the default) or "sack" (selective:
+	// per-packet ACKs echoing the data's header, NACKs of trimmed frames,
+	// selective retransmission); NPScope "flow" (a notification point per
+	// receiving flow, the default) or "host" (one per receiving host).
+	// See uet.go.
+	Transport string `json:"transport,omitempty"`
+	NPScope   string `json:"np_scope,omitempty"`
 }
 
 // MaxBuffer bounds switch.buffer, switch.pool, switch.headroom and the
@@ -239,11 +255,12 @@ func (s *Scenario) Validate() error {
 		{sw.Buffer <= 0 || sw.Buffer > MaxBuffer, fmt.Sprintf("switch.buffer = %v: want > 0 and at most %v", units.Bytes(sw.Buffer), units.Bytes(MaxBuffer))},
 		{sw.Pool < 0 || sw.Pool > MaxBuffer, fmt.Sprintf("switch.pool = %v: want >= 0 (0: use switch.buffer) and at most %v", units.Bytes(sw.Pool), units.Bytes(MaxBuffer))},
 		{sw.Xoff <= 0, fmt.Sprintf("switch.xoff = %v: want > 0", units.Bytes(sw.Xoff))},
-		{sw.FlowControl != "" && sw.FlowControl != FlowPFC && sw.FlowControl != FlowCBFC && sw.FlowControl != FlowNone,
-			fmt.Sprintf("switch.flow_control = %q: want pfc, cbfc or none", sw.FlowControl)},
+		{sw.FlowControl != "" && sw.FlowControl != FlowPFC && sw.FlowControl != FlowCBFC && sw.FlowControl != FlowNone && sw.FlowControl != FlowTrim,
+			fmt.Sprintf("switch.flow_control = %q: want pfc, cbfc, none or trim", sw.FlowControl)},
 		{sw.CBFCBuffer < 0 || sw.CBFCBuffer > Bytes(credit.MaxCapacity.Bytes()), fmt.Sprintf("switch.cbfc_buffer = %v: want 0 (default %v) .. %v", units.Bytes(sw.CBFCBuffer), DefaultCBFCBuffer, credit.MaxCapacity.Bytes())},
 		{sw.VOQGate != "" && sw.VOQGate != VOQGateAll && sw.VOQGate != VOQGateUplinks && sw.VOQGate != VOQGateLocal, fmt.Sprintf("switch.voq_gate = %q: want all, uplinks or local", sw.VOQGate)},
 		{sw.ECMP != "" && sw.ECMP != ECMPFlow && sw.ECMP != ECMPDestination, fmt.Sprintf("switch.ecmp = %q: want flow or destination", sw.ECMP)},
+		{sw.Queues < 0 || sw.Queues > MaxPortQueues, fmt.Sprintf("switch.queues = %d: want 0 (%d) .. %d", sw.Queues, DefaultPortQueues, MaxPortQueues)},
 		{sw.VOQCredit != nil && (*sw.VOQCredit < 0 || *sw.VOQCredit > voq.MaxCreditLimit), fmt.Sprintf("switch.voq_credit = %v: want 0..%v", units.Bytes(deref(sw.VOQCredit)), units.Bytes(voq.MaxCreditLimit))},
 		{sw.CBFCPeriod < 0 || units.Time(sw.CBFCPeriod) > units.Second, fmt.Sprintf("switch.cbfc_period = %v: want 0 (65,536 byte times) .. 1s", units.Time(sw.CBFCPeriod))},
 		{sw.CBFCGap < 0 || (sw.CBFCPeriod > 0 && sw.CBFCGap > sw.CBFCPeriod) || units.Time(sw.CBFCGap) > units.Second, fmt.Sprintf("switch.cbfc_gap = %v: want 0 (period/8) .. cbfc_period", units.Time(sw.CBFCGap))},
@@ -262,6 +279,9 @@ func (s *Scenario) Validate() error {
 		if c.bad {
 			return fmt.Errorf("scenario %s: %s", s.Name, c.msg)
 		}
+	}
+	if err := uetCheck(s); err != nil {
+		return fmt.Errorf("scenario %s: %w", s.Name, err)
 	}
 	return s.checkBounds()
 }
@@ -354,6 +374,9 @@ func (w *WorkloadSpec) validate() error {
 			return fmt.Errorf("workload.poisson.cdf: %w", err)
 		}
 		if err := checkHosts("workload.poisson.hosts", p.Hosts, MaxHosts, "harness.MaxHosts"); err != nil {
+			return err
+		}
+		if err := checkHosts("workload.poisson.dsts", p.Dsts, MaxHosts, "harness.MaxHosts"); err != nil {
 			return err
 		}
 		if err := times("workload.poisson", p.Start, p.Stop); err != nil {

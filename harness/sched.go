@@ -148,7 +148,7 @@ const (
 
 // SchedulerKinds lists the schedulers SwitchSpec.Scheduler names.
 func SchedulerKinds() []string {
-	return []string{SchedulerStrict, SchedulerDWRR, SchedulerVOQ, SchedulerVOQCredit}
+	return []string{SchedulerStrict, SchedulerDWRR, SchedulerVOQ, SchedulerVOQCredit, SchedulerQueues}
 }
 
 // newScheduler builds the scheduler spec names for one port, with quantum
@@ -167,6 +167,11 @@ func newScheduler(kind string, weights []int, quantum units.Bytes) (Scheduler, e
 			return nil, fmt.Errorf("switch.weights are for switch.scheduler %q", SchedulerDWRR)
 		}
 		return voqSched{credit: strings.ToLower(kind) == SchedulerVOQCredit}, nil
+	case SchedulerQueues:
+		if len(weights) > 0 {
+			return nil, fmt.Errorf("switch.weights are for switch.scheduler %q", SchedulerDWRR)
+		}
+		return queuesSched{}, nil
 	}
 	return nil, fmt.Errorf("switch.scheduler = %q: want one of %s", kind, strings.Join(SchedulerKinds(), ", "))
 }

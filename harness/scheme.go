@@ -112,7 +112,7 @@ func (g *scheme) newModule(info switchInfo) (*schemeSW, error) {
 	if err != nil || p == nil {
 		return nil, err
 	}
-	return &schemeSW{p: p.(cc.SwitchPoint), act: cc.NewActions(initialActions), errs: info.Errors, rec: rec}, nil
+	return &schemeSW{p: p.(cc.SwitchPoint), act: cc.NewActions(initialActions), errs: info.Errors, rec: rec, enq: -1}, nil
 }
 
 // swEnv is a switch point's environment.
@@ -389,7 +389,7 @@ func (w *schemeRP) OnAck(now units.Time, a *ackInfo) {
 	if a.NAK {
 		kind = cc.FeedbackNak
 	}
-	f := cc.Feedback{Kind: kind, Flow: w.flow, Seq: a.Seq, Acked: a.Newly, SndNxt: a.SndNxt, ECE: a.ECE}
+	f := cc.Feedback{Kind: kind, Flow: w.flow, Seq: a.Seq, Acked: a.Newly, SndNxt: a.SndNxt, ECE: a.ECE, Data: a.Data}
 	f.Tel = a.Tel
 	w.feedback(now, f)
 }
@@ -494,6 +494,9 @@ type schemeNP struct {
 	errs ErrorSink
 	send func(fb cc.Feedback) bool // flowInfo.SendToSource
 	rec  *traceRec                 // nil unless this part is traced (Options.Trace)
+	// owner is the flow whose timer a host's notification point runs on
+	// (nic.np_scope host; uet.go), nil for a flow's own.
+	owner *flow
 }
 
 func (w *schemeNP) OnData(now units.Time, p *Packet) bool {

@@ -45,6 +45,7 @@ type Sim struct {
 	feat    features
 	errs    errLog                              // the state machines' errors (Report.Errors)
 	fc      flowControl                         // the switches' link flow control
+	uet     *uetFabric                          // trimming, the selective transport, host NPs (uet.go); nil when off
 	modules []*Switch                           // the switches' switch points
 	kinds   map[cc.FeedbackKind]*cc.MessageKind // the algorithm's message kinds (cc.Deployment.Messages)
 	opts    Options

@@ -39,6 +39,9 @@ func (s *Sim) switchReceive(sw *node, in *port, p *Packet) {
 // port, nil for frames the switch originates) and starts transmission if
 // the port is idle.
 func (s *Sim) enqueue(sw *node, out *port, p *Packet, in *port) {
+	if s.uet != nil {
+		s.uet.trimmed(s, out, p) // trimming (uet.go): a data frame may become a header
+	}
 	if p.shape != nil {
 		s.shapedPush(out, p)
 		return
@@ -56,14 +59,20 @@ func (s *Sim) enqueue(sw *node, out *port, p *Packet, in *port) {
 			s.st.maxBufUsed = sw.bufUsed
 		}
 	}
-	if out.vq != nil && prio != ControlPrio {
+	fq := out.fq != nil && prio != ControlPrio
+	switch {
+	case out.vq != nil && prio != ControlPrio:
 		if err := out.vq.push(&s.pool, p, in != nil && in.peer.node.isHost); err != nil {
 			s.voqErr(out, err)
 			s.unadmit(sw, p)
 			s.drop(out, p)
 			return
 		}
-	} else {
+	case fq:
+		// It joins its physical queue after the switch point has seen
+		// it join the port, and may have chosen the queue.
+		p.pq = out.fq.queueOf(p)
+	default:
 		out.q[prio].push(&s.pool, p)
 	}
 	out.qbytes[prio] += p.Size
@@ -72,6 +81,9 @@ func (s *Sim) enqueue(sw *node, out *port, p *Packet, in *port) {
 	if w := sw.module; w != nil && p.Kind == KindData {
 		w.mod.Enqueue(s.now, w, out.num, p)
 		s.armModule(w)
+	}
+	if fq {
+		out.fq.push(&s.pool, p)
 	}
 	if p.Kind == KindData && out.queue != nil && p.Prio == out.queue.prio {
 		q := out.queue
@@ -106,6 +118,11 @@ func (s *Sim) switchNext(pt *port) *Packet {
 				s.voqErr(pt, err)
 			}
 			if p == nil {
+				return nil
+			}
+			prio = int(p.Prio)
+		} else if pt.fq != nil {
+			if p = pt.fq.next(pt); p == nil {
 				return nil
 			}
 			prio = int(p.Prio)

@@ -18,6 +18,10 @@ import (
 //     SwitchID is Action.Switch (Switch.SendSwitchID);
 //   - ActionCredit credits the VOQ toward host Node at egress Port
 //     (Switch.AddCredit; switch.scheduler voq-credit);
+//   - ActionAssignQueue, on an Enqueue, puts the frame in that physical
+//     queue of its egress port (switch.scheduler queues);
+//     ActionPauseQueue and ActionResumeQueue hold and release physical
+//     queue Queue of egress port Port (Switch.HoldQueue);
 //   - ActionDrop, ActionPause and ActionResume are not carried out by the
 //     harness's switch points yet: each is reported as an error of the
 //     switch (Report.Errors), and the frame goes on.
@@ -28,6 +32,7 @@ type schemeSW struct {
 	fb   cc.Feedback
 	errs ErrorSink
 	rec  *traceRec // nil unless this part is traced (Options.Trace)
+	enq  int       // the egress port of the Enqueue being applied, else −1
 }
 
 // packet fills the part's view of p.
@@ -67,7 +72,9 @@ func (w *schemeSW) Enqueue(now units.Time, sw *Switch, out int, p *Packet) {
 	if w.rec != nil {
 		w.rec.out(w.p, err, w.act)
 	}
+	w.enq = out
 	w.apply(now, sw, p, err)
+	w.enq = -1
 }
 
 func (w *schemeSW) Dequeue(now units.Time, sw *Switch, out int, p *Packet) {
@@ -155,6 +162,18 @@ func (w *schemeSW) apply(now units.Time, sw *Switch, p *Packet, err error) {
 			if e := sw.AddCredit(int(a.Port), NodeID(a.Node), a.Bytes); e != nil {
 				w.errs.Add(now, flowOf(p), e)
 			}
+		case cc.ActionAssignQueue:
+			if w.enq < 0 || p == nil {
+				w.errs.Add(now, flowOf(p), fmt.Errorf("harness: a switch point assigned a queue outside an Enqueue"))
+			} else if e := sw.n.ports[w.enq].physicalQueue(int(a.Queue)); e != nil {
+				w.errs.Add(now, flowOf(p), e)
+			} else {
+				p.pq = uint8(a.Queue)
+			}
+		case cc.ActionPauseQueue, cc.ActionResumeQueue:
+			if e := sw.HoldQueue(int(a.Port), int(a.Queue), a.Kind == cc.ActionPauseQueue); e != nil {
+				w.errs.Add(now, flowOf(p), e)
+			}
 		default:
 			w.errs.Add(now, flowOf(p), fmt.Errorf("harness: switch point asked for %v, which the harness does not carry out for switch points yet", a.Kind))
 		}
@@ -175,10 +194,11 @@ func (w *Switch) SendToDestination(flow FlowID, fb cc.Feedback) bool {
 
 // SendSwitch sends control message fb to switch node, which hands it to
 // its switch point (cc.SwitchPoint.Message: HierCC's credit to a
-// sender-side ToR). The
-// harness routes it toward a host attached to that switch, so node must
-// have hosts (an edge switch); fb.Flow, if it names a flow, is only
-// carried. It returns an error when node is not such a switch.
+// sender-side ToR, BFC's pause to its upstream). The harness routes it
+// toward a host attached to that switch, or, for a switch with no host,
+// sends it on the first link to it when it is a neighbour (a hop-by-hop
+// message); fb.Flow, if it names a flow, is only carried. It returns an
+// error when node is neither.
 func (w *Switch) SendSwitch(node NodeID, fb cc.Feedback) error {
 	s := w.s
 	if node < 0 || int(node) >= len(s.nodes) || s.nodes[node].isHost {
@@ -186,7 +206,12 @@ func (w *Switch) SendSwitch(node NodeID, fb cc.Feedback) error {
 	}
 	hs := s.hostsOf[node]
 	if len(hs) == 0 {
-		return fmt.Errorf("harness: SendSwitch: switch %s has no host to route toward", s.nodes[node].name)
+		for _, pt := range w.n.ports {
+			if pt.peer.node.id == node {
+				return w.sendOn(pt, fb, node+1)
+			}
+		}
+		return fmt.Errorf("harness: SendSwitch: switch %s has no host to route toward and is not a neighbour of %s", s.nodes[node].name, w.n.name)
 	}
 	return w.sendFrom(-1, hs[0].id, fb, node+1)
 }
@@ -228,6 +253,23 @@ func (w *Switch) sendFrom(flow FlowID, dst NodeID, fb cc.Feedback, toSwitch Node
 		s.drop(nil, p)
 		return fmt.Errorf("harness: %s has no route to %s", w.n.name, s.nodes[dst].name)
 	}
+	s.enqueue(w.n, out, p, nil)
+	return nil
+}
+
+// sendOn queues control message fb at this switch's port out, for switch
+// toSwitch−1, its neighbour on that port.
+func (w *Switch) sendOn(out *port, fb cc.Feedback, toSwitch NodeID) error {
+	s := w.s
+	p := s.pool.get()
+	p.Kind = KindFeedback
+	p.Flow = -1
+	p.Src = w.n.id
+	p.Dst = toSwitch - 1
+	p.toSwitch = toSwitch
+	p.Feedback = fb
+	s.controlWire(p, fb.Kind)
+	s.st.feedbackSent++
 	s.enqueue(w.n, out, p, nil)
 	return nil
 }

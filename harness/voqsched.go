@@ -208,6 +208,9 @@ func (pt *port) packets(prio int) int {
 	if pt.vq != nil && prio != ControlPrio {
 		return int(pt.vq.n[prio])
 	}
+	if pt.fq != nil && prio != ControlPrio {
+		return int(pt.fq.n[prio])
+	}
 	return pt.q[prio].n
 }
 

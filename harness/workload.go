@@ -80,10 +80,14 @@ type IncastSpec struct {
 //
 // (the load counts payload bytes; headers add about 8 % on the wire with
 // 1000-byte packets). Arrivals run from Start to Stop (0: the end of the run).
+// Dsts, if set, are the destinations instead: each host of Hosts sends to
+// one of Dsts other than itself, drawn uniformly (RoCC's large-scale runs:
+// the hosts of two edge switches send to those of the third).
 type PoissonSpec struct {
 	Load  float64  `json:"load"`
 	CDF   string   `json:"cdf"`
 	Hosts []string `json:"hosts,omitempty"`
+	Dsts  []string `json:"dsts,omitempty"`
 	Start Time     `json:"start,omitempty"`
 	Stop  Time     `json:"stop,omitempty"`
 }
@@ -227,7 +231,15 @@ func (s *Sim) buildWorkload(w *WorkloadSpec) error {
 				}
 			}
 		}
-		if len(set) < 2 {
+		dsts := set
+		if len(p.Dsts) > 0 {
+			dsts = make([]*node, len(p.Dsts))
+			for i, name := range p.Dsts {
+				if dsts[i], err = s.host("workload.poisson.dsts", name); err != nil {
+					return err
+				}
+			}
+		} else if len(set) < 2 {
 			return fmt.Errorf("workload.poisson.hosts: want at least 2 hosts, have %d", len(set))
 		}
 		stop := units.Time(p.Stop)
@@ -235,11 +247,14 @@ func (s *Sim) buildWorkload(w *WorkloadSpec) error {
 			stop = s.end
 		}
 		for _, h := range set {
-			peers := make([]*node, 0, len(set)-1)
-			for _, o := range set {
+			peers := make([]*node, 0, len(dsts))
+			for _, o := range dsts {
 				if o != h {
 					peers = append(peers, o)
 				}
+			}
+			if len(peers) == 0 {
+				return fmt.Errorf("workload.poisson.dsts: host %s has no destination but itself", h.name)
 			}
 			rate := h.ports[0].rate
 			// λ = load·rate/(8·mean) per second; mean gap in ps = 1e12/λ.

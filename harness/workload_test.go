@@ -120,3 +120,34 @@ func TestProgressAndSeries(t *testing.T) {
 	// The bottleneck queue is non-empty once PFC has kicked in.
 	require.Positive(t, r.Series.Queues[0].Bytes[9])
 }
+
+// TestPoissonDsts: with dsts, the hosts of hosts only send, each to one of
+// dsts other than itself, the destinations drawn uniformly: h1 and h2 send
+// to h0 and h3 (h3 also sends, never to itself); every flow's ends obey
+// that, and each destination gets its share within five standard
+// deviations of the binomial count.
+func TestPoissonDsts(t *testing.T) {
+	sc := DefaultScenario()
+	sc.Topology = TopologySpec{Kind: "star", Hosts: 4}
+	sc.Workload.Poisson = &PoissonSpec{Load: 0.5, CDF: "fbhadoop", Hosts: []string{"h1", "h2", "h3"}, Dsts: []string{"h0", "h3"}}
+	sc.Duration = Time(2 * units.Millisecond)
+	r := runScenario(t, sc)
+	per := map[string]int{}
+	fromOthers := 0
+	for _, f := range r.Flows {
+		require.Contains(t, []string{"h1", "h2", "h3"}, f.Src)
+		require.Contains(t, []string{"h0", "h3"}, f.Dst)
+		require.NotEqual(t, f.Src, f.Dst)
+		if f.Src != "h3" {
+			per[f.Dst]++
+			fromOthers++
+		}
+	}
+	require.Greater(t, fromOthers, 100)
+	n := float64(fromOthers)
+	sd := math.Sqrt(n / 4)
+	require.InDelta(t, n/2, float64(per["h0"]), 5*sd)
+	sc.Workload.Poisson.Dsts = []string{"h9"}
+	_, err := Run(sc, Options{})
+	require.ErrorContains(t, err, "workload.poisson.dsts")
+}

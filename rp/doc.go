@@ -5,37 +5,75 @@
 //
 // # Algorithms
 //
-//	RoCC    [RoCC] §III-E (Algorithm 2, the rate limiter of one flow, fed
-//	        the CPs' CNPs, wire.RoCCFeedback): RoCC, RoCCConfig and its
-//	        presets RoCC40G, RoCC100G, RoCCDPDK10G, RoCCTofino40G (§VI),
-//	        RoCCState; §III-F (Algorithm 1 on the sender's host from the
-//	        switch's reports, package pi's arithmetic): RoCCHost.
-//	                                              rocc.go, rocc_host.go
+// One file per algorithm (the messages it reads are package wire's):
 //
-//	DCQCN    the per-flow rate limiter of NVIDIA ConnectX NICs: RC cut
-//	         by RC·α/2 per CNP, α per dce_tcp_rtt, recovery by timer
-//	         and byte counter ([Survey] §4.1.2, RP algorithm,
-//	         equations (5)–(8); [DCQCN]; [ConnectX])             dcqcn.go
-//	Mercury  DCQCN's reaction point plus the window a switch's CNP
-//	         carries ([Mercury] §"Window-based congestion
-//	         notification", Algorithm 2 lines 15–20)             mercury.go
+//	RoCC         [RoCC] §III-E (Algorithm 2, the rate limiter of one
+//	             flow, fed the CPs' CNPs, wire.RoCCFeedback); presets
+//	             RoCC40G, RoCC100G, RoCCDPDK10G, RoCCTofino40G (§VI)
+//	                                                           rocc.go
+//	RoCCHost     [RoCC] §III-F: Algorithm 1 on the sender's host from the
+//	             switch's reports (package pi's arithmetic)  rocc_host.go
+//	HPCC         MeasureInflight and the window law of [HPCC] §3.2,
+//	             Algorithm 1, from the INT records an ACK echoes
+//	             (packages inttel and window)                  hpcc.go
+//	DCQCN        the per-flow rate limiter of NVIDIA ConnectX NICs: RC cut
+//	             by RC·α/2 per CNP, α per dce_tcp_rtt, recovery by timer
+//	             and byte counter ([Survey] §4.1.2, RP algorithm,
+//	             equations (5)–(8); [DCQCN]; [ConnectX])      dcqcn.go
+//	DCTCP        the window-based sender in Linux's integer form ([DCTCP]
+//	             §3.1; [RFC8257] §3.3; [Linux-DCTCP])         dctcp.go
+//	Mercury      DCQCN's reaction point plus the window a switch's CNP
+//	             carries ([Mercury] §"Window-based congestion
+//	             notification", Algorithm 2 lines 15–20)    mercury.go
+//	QCN          802.1Qau's rate limiter: the cut by the CNM's 6-bit
+//	             feedback, fast recovery, active and hyper-active
+//	             increase (see QCN below)                       qcn.go
+//	BECN         BECN's and FECN's source: halve per notification, pause
+//	             after five in a row, double back per quiet period (see
+//	             BECN and FECN below)                          becn.go
+//	TIMELY       [TIMELY] Algorithm 1 on RTT samples of 16 KB segments
+//	             (see TIMELY below)             timely.go, timely_config.go
+//	HierCC       the host of one HierCC flow: a mark every 10 µs, the
+//	             first and last packet flagged, the ToR's rate packets
+//	             applied ([HierCC] §4)                       hiercc.go
+//	ExpressPass  the credit-gated sender: requests credits, spends one per
+//	             frame and echoes it, stops them after the last byte
+//	             ([ExpressPass] §3; [ExpressPass-ns2])   expresspass.go
+//	BFC          a sender at line rate within a window, stopped while
+//	             its first-hop switch has the flow paused ([BFC];
+//	             cp.BFC)                                        bfc.go
+//	NSCC         Ultra Ethernet's network-signalled congestion control:
+//	             the window from each ACK's ECN echo and queueing delay
+//	             against a target (the four cases, quick adapt, the NACK
+//	             cut, the fulfil step), optionally with RCCC's credit
+//	             beside it ([UEC]; [uet-htsim])                 nscc.go
+//	RCCC         Ultra Ethernet's receiver credit-based congestion
+//	             control, the sender alone: speculative credit, the pull
+//	             target in every header, credit from the receiver's pulls
+//	             (np.RCCC) ([UEC]; [uet-htsim])                 rccc.go
+//	Fixed        no congestion control: a constant rate or none (the
+//	             harness's baselines none and static)          fixed.go
 //
-// Every type here (RoCC, RoCCHost, HPCC, DCQCN, DCTCP, Mercury, QCN, BECN,
-// TIMELY, HierCC and ExpressPass) keeps the contract of package cc: it
-// implements cc.ReactionPoint (checked at compile time), refuses time going
-// backwards with a *cc.TimeOrderError, returns only cc's error types, and
-// appends every register it carries to a caller's slice (AppendRegisters).
-// Its events are the contract's methods (RoCC's and RoCCHost's); typed
-// read-only accessors report its registers in the units of its snapshot.
-// Package algos registers each with its presets and a description of every
-// parameter, so that cc.New builds it from strings.
+// # The contract
 //
-// Every type has the same shape: a Config with units, widths
-// and sources on every field; presets returning one; New(cfg) validating
-// it (errors are *cc.ConfigError naming the field); event methods taking now
-// first; explicit deadlines (NextDeadline, and Timer or OnTimer); State()
-// returning every register as a struct. Nothing here allocates, reads a
-// clock or starts a goroutine on an event.
+// Every type here keeps the contract of package cc: it implements
+// cc.ReactionPoint (checked at compile time), refuses time going backwards
+// with a *cc.TimeOrderError, returns only cc's error types, runs a deadline
+// it was let pass at the next event (each expiry as at its own deadline),
+// counts messages of kinds it does not use in register unused_feedback,
+// and appends every register it carries, each under its own name, to a
+// caller's slice (AppendRegisters). Its events are the contract's methods
+// and nothing else; typed read-only accessors report its registers in the
+// units of its snapshot. Package algos registers each with its presets and
+// a description of every parameter, so that cc.New builds it from
+// strings.
+//
+// Every type has the same shape: a Config with units, widths and sources
+// on every field; presets returning one; New(cfg) validating it (errors
+// are *cc.ConfigError naming the field); the contract's events taking now
+// first; explicit deadlines (NextDeadline, and Timer); State() returning
+// every register as a struct. Nothing here allocates, reads a clock or
+// starts a goroutine on an event.
 //
 // # QCN
 //
@@ -167,13 +205,4 @@
 // the line rate become Q0.16 constants and reciprocals there); the tests
 // hold a float64 model of Algorithm 1 with the distance bound the integer
 // path keeps from it.
-//
-// # Algorithms
-//
-//	HierCC       the host of one HierCC flow: a mark every 10 µs, the
-//	             first and last packet flagged, the ToR's rate packets
-//	             applied ([HierCC] §4). hiercc.go
-//	ExpressPass  the credit-gated sender: requests credits, spends one per
-//	             frame and echoes it, stops them after the last byte
-//	             ([ExpressPass] §3; [ExpressPass-ns2]). expresspass.go
 package rp

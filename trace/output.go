@@ -65,7 +65,7 @@ func regValue(r cc.Register) string {
 }
 
 func actionOf(a *cc.Action) *wAction {
-	w := &wAction{Kind: a.Kind.String(), Prio: a.Prio, Switch: a.Switch, Node: a.Node, Port: a.Port, Bytes: a.Bytes}
+	w := &wAction{Kind: a.Kind.String(), Prio: a.Prio, Switch: a.Switch, Node: a.Node, Port: a.Port, Queue: a.Queue, Bytes: a.Bytes}
 	if a.Kind == cc.ActionFeedback {
 		w.To = destName(a.To)
 		w.Feedback = feedbackOf(&a.Feedback, a.Feedback.Tel)
@@ -215,7 +215,7 @@ func readAction(o *obj) cc.Action {
 	if o.get("kind", &kind, true) {
 		k, ok := actionKinds[kind]
 		if !ok {
-			o.fail("kind", fmt.Errorf("%q is not an action (mark-ce, drop, feedback, pause, resume, credit)", kind))
+			o.fail("kind", fmt.Errorf("%q is not an action (mark-ce, drop, feedback, pause, resume, credit, assign-queue, pause-queue, resume-queue)", kind))
 		}
 		a.Kind = k
 	}
@@ -231,6 +231,7 @@ func readAction(o *obj) cc.Action {
 	o.get("switch", &a.Switch, false)
 	o.get("node", &a.Node, false)
 	o.get("port", &a.Port, false)
+	o.get("queue", &a.Queue, false)
 	o.get("bytes", &a.Bytes, false)
 	if f := o.sub("feedback", a.Kind == cc.ActionFeedback); f != nil {
 		// The stack an action's feedback carries is compared by value:

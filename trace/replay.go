@@ -293,7 +293,7 @@ func actionFields(a *cc.Action) []namedValue {
 	out := []namedValue{
 		{"kind", a.Kind.String()}, {"to", destName(a.To)}, {"prio", u(uint64(a.Prio))},
 		{"switch", u(uint64(a.Switch))}, {"node", u(uint64(a.Node))}, {"port", u(uint64(a.Port))},
-		{"bytes", i(int64(a.Bytes))},
+		{"queue", u(uint64(a.Queue))}, {"bytes", i(int64(a.Bytes))},
 	}
 	f := &a.Feedback
 	out = append(out,

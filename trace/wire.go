@@ -94,6 +94,7 @@ type wAction struct {
 	Switch   uint16      `json:"switch,omitempty"`
 	Node     cc.NodeID   `json:"node,omitempty"`
 	Port     uint16      `json:"port,omitempty"`
+	Queue    uint16      `json:"queue,omitempty"`
 	Bytes    units.Bytes `json:"bytes,omitempty"`
 	Feedback *wFeedback  `json:"feedback,omitempty"`
 }

@@ -10,9 +10,7 @@
 // framing around them. RoCC: the 16-byte payload of its CNP ([RoCC]
 // §III-C), the fair rate a switch sends (cp.RoCC) or the queue report a
 // host computes the rate from (§III-F, rp.RoCCHost), which the sender's
-// parts read.
-//
-// framing around them. HierCC ([HierCC] §3.2, §4): the header a ToR
+// parts read. HierCC ([HierCC] §3.2, §4): the header a ToR
 // stamps, the host's header, the credit and the rate packet. ExpressPass
 // ([ExpressPass]; [ExpressPass-ns2]): the credit, credit request and
 // credit stop, and the echo a data frame carries.
@@ -78,6 +76,11 @@
 //	               credit's number in a data frame's cc.Packet.Hdr
 //	               (PutExpressPassEcho, ExpressPassEcho); the credit and
 //	               data frame sizes and the sequence space.   expresspass.go
+//	BFCTag         the tag a BFC switch writes into a leaving packet's
+//	               cc.Packet.Hdr (switch ID, egress port, physical
+//	               queue), BFCPause the pause of one upstream queue or
+//	               one sender's flow with its lease, kind
+//	               FeedbackBFCPause ([BFC]; hwcc's layout).         bfc.go
 //
 // # Choices
 //
@@ -105,7 +108,7 @@
 // free to ignore reserved bits on receive; this one refuses them so that
 // what it accepts is exactly what its encoder writes, byte for byte.
 //
-// HierCC's and ExpressPass's layouts are hwcc's (their papers name the
+// HierCC's, ExpressPass's and BFC's layouts are hwcc's (their papers name the
 // fields, not their bytes); each format's doc gives its table and what
 // its decoder refuses, always by a *cc.DecodeError naming the byte.
 //

@@ -21,7 +21,10 @@
 //	              or Dequeue; feedback with a kind, priority 0..7, and to a
 //	              switch (cc.ToSwitch) only from a switch point; pause and
 //	              resume at priority 0..7; credit only from a switch point,
-//	              of Bytes > 0 at a Port below GenOptions.Ports. A part
+//	              of Bytes > 0 at a Port below GenOptions.Ports; a
+//	              physical queue assigned only on a switch point's Enqueue,
+//	              paused or resumed only by a switch point, at a Port below
+//	              GenOptions.Ports. A part
 //	              changes the caller's packet only where the contract lets
 //	              it (its telemetry on Dequeue, Hdr on a switch point's
 //	              Dequeue and on Sent) and never a message it is given

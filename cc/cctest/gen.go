@@ -22,8 +22,8 @@ type GenOptions struct {
 	// sequences with 64 and with 2048.
 	Flows int
 	// Ports is a switch point's port count (4): its events name ports
-	// 0..Ports−1, and the outputs rule expects an ActionCredit's Port
-	// below it. Set it to the Env.Ports the constructor builds with.
+	// 0..Ports−1, and the outputs rule expects the Port of an
+	// ActionCredit, ActionPauseQueue or ActionResumeQueue below it. Set it to the Env.Ports the constructor builds with.
 	Ports int
 	// Rate is the port or line rate (100 Gb/s).
 	Rate units.Rate
@@ -48,10 +48,10 @@ type GenOptions struct {
 	// switches address to it (in their place, a FeedbackCredit from a
 	// switch when there are none).
 	Messages []cc.Feedback
-	// Hdrs are header bytes a switch point's data packets may arrive with
-	// (cc.Packet.Hdr, as the algorithm's reaction points and switch points
-	// upstream write them): a packet carries one of them one time in two,
-	// else none (all zero).
+	// Hdrs are header bytes a switch point's or a notification point's
+	// data packets may arrive with (cc.Packet.Hdr, as the algorithm's
+	// reaction points and switch points upstream write them): a packet
+	// carries one of them one time in two, else none (all zero).
 	Hdrs [][cc.PacketHdrLen]byte
 	// SwitchPorts, if set, describes a switch point's ports as its Env
 	// does (len Ports): a flow that comes in by an edge port has that
@@ -398,6 +398,9 @@ func npEvents(r *rand.Rand, o GenOptions) []Event {
 			}
 			ev.Kind = cc.EventReceive
 			ev.Packet = cc.Packet{Flow: flow, Seq: s, Payload: o.Payload, Size: o.Payload + o.Overhead, Prio: 3, CE: r.Intn(3) == 0}
+			if len(o.Hdrs) > 0 && r.Intn(2) == 0 {
+				ev.Packet.Hdr = o.Hdrs[r.Intn(len(o.Hdrs))]
+			}
 		}
 		evs = append(evs, ev)
 	}

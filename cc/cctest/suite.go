@@ -848,7 +848,8 @@ func (s *suite) checkWrites(where string, ev *Event, sent args) {
 
 // checkActions checks the outputs rule on the decisions acts of a
 // successful call: each is of a known kind, one the part's role takes on
-// that event, and well formed. ports bounds an ActionCredit's port in
+// that event, and well formed. ports bounds an ActionCredit's,
+// ActionPauseQueue's and ActionResumeQueue's port in
 // well-formed sequences (the suite does not know a switch's port count
 // in chaos, whose ports are anywhere).
 func (s *suite) checkActions(where string, ev *Event, acts []cc.Action, wellFormed bool) {
@@ -882,6 +883,17 @@ func (s *suite) checkActions(where string, ev *Event, acts []cc.Action, wellForm
 				bad = "only a switch point credits a VOQ"
 			case x.Bytes <= 0:
 				bad = fmt.Sprintf("it credits %v, not a positive amount", x.Bytes)
+			case wellFormed && int(x.Port) >= s.ports:
+				bad = fmt.Sprintf("port %d is not one of the switch's %d (GenOptions.Ports)", x.Port, s.ports)
+			}
+		case cc.ActionAssignQueue:
+			if s.role != cc.RoleSW || ev.Kind != cc.EventEnqueue {
+				bad = "only a switch point's Enqueue puts its packet in a physical queue"
+			}
+		case cc.ActionPauseQueue, cc.ActionResumeQueue:
+			switch {
+			case s.role != cc.RoleSW:
+				bad = "only a switch point pauses or resumes its own queues"
 			case wellFormed && int(x.Port) >= s.ports:
 				bad = fmt.Sprintf("port %d is not one of the switch's %d (GenOptions.Ports)", x.Port, s.ports)
 			}

@@ -46,7 +46,7 @@ func TestSimTraceReplayRoundTrip(t *testing.T) {
 	}{
 		{"rp", []string{"-scenario", "dcqcn-incast", "-algo", "dcqcn", "-set", "duration=1.2ms", "-trace-part", "flow:0:rp"}, "rc"},
 		{"cp", []string{"-scenario", "dcqcn-incast", "-algo", "hpcc", "-set", "duration=300us", "-set", "measure_from=0s", "-trace-part", "port:s0:0"}, "last_qlen"},
-		{"sw", []string{"-scenario", "hiercc-burst", "-algo", "hiercc", "-set", "duration=150us", "-trace-part", "switch:tor0"}, "enqueued"},
+		{"sw", []string{"-scenario", "hiercc-burst", "-algo", "hiercc", "-set", "duration=150us", "-trace-part", "switch:tor0"}, "tx.enqueued"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()

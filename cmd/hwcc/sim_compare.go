@@ -115,6 +115,33 @@ func writeComparison(w io.Writer, sc *harness.Scenario, cmp *harness.Comparison)
 	fmt.Fprintln(w, "\nqueue: the bottleneck switch port (largest mean queue) over the window; long flow: mean")
 	fmt.Fprintln(w, "throughput of the long-lived flows over the window; incast done: first start to last finish")
 	fmt.Fprintln(w, "of the sized flows. -algo NAME runs one of them with the full report; -json prints this table.")
+	return writeTrimComparison(w, cmp)
+}
+
+// writeTrimComparison prints, when a row's fabric trimmed (switch
+// flow_control trim), each row's sized flows' FCTs and its trims, NACKs
+// and payload resent; nothing otherwise.
+func writeTrimComparison(w io.Writer, cmp *harness.Comparison) error {
+	trimmed := false
+	for _, r := range cmp.Rows {
+		trimmed = trimmed || r.Trims > 0
+	}
+	if !trimmed {
+		return nil
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "algorithm	flows done	FCT mean	FCT p99	trims	NACKs	resent")
+	for _, r := range cmp.Rows {
+		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%d\t%d\t%s\n", r.Algorithm, r.Finished, r.Sized,
+			fmtTime(units.Time(r.FCTMeanNs)*units.Nanosecond), fmtTime(units.Time(r.FCTP99Ns)*units.Nanosecond),
+			r.Trims, r.Nacks, fmtBytes(float64(r.RetransmittedBytes)))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\ntrims: data frames cut to their header at a switch (flow_control trim); NACKs: the receivers'")
+	fmt.Fprintln(w, "requests for them; resent: payload the senders sent again. FCTs over the finished sized flows.")
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 // The registry names of the algorithms the built-in scenarios run.
 const (
 	becnName        = "becn"
+	bfcName         = "bfc"
 	fecnName        = "fecn"
 	dcqcnName       = "dcqcn"
 	dctcpName       = "dctcp"
@@ -17,10 +18,15 @@ const (
 	hierccName      = "hiercc"
 	hpccName        = "hpcc"
 	mercuryName     = "mercury"
+	paccName        = "pacc"
 	qcnName         = "qcn"
 	afqcnName       = "afqcn"
 	roccName        = "rocc"
+	tcdName         = "tcd"
 	timelyName      = "timely"
+	nsccName        = "nscc"
+	rcccName        = "rccc"
+	uecName         = "uec"
 )
 
 // roccAutoSplit is the largest port rate that gets the 40 Gb/s setting
