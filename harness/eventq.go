@@ -102,7 +102,7 @@ type eventQueue struct {
 	epochAt units.Time // last at the epoch's start
 	dist    [65]uint32 // the epoch's pushes by bits.Len of their distance in slots
 	spill   []event    // rebuild's scratch
-	warmth  uint32     // where warmNext's loads land (nothing reads them)
+	warmth  uint32     // where refill's load of the next slot lands (nothing reads it)
 }
 
 // Geometry and adaptation. The width starts at 2^initShift ps over
@@ -273,7 +273,7 @@ func (q *eventQueue) refill() bool {
 		q.cur = int64(q.far.ev[0].at>>q.shift) - 1 // far's first event is in the next slot
 		q.migrate()
 	}
-	q.cur += q.nextSlot(q.cur)
+	q.cur += q.nextSlot()
 	i := int(q.cur) & (len(q.head) - 1)
 	for k := q.head[i]; k != 0; {
 		nd := q.nodes.at(k)
@@ -287,30 +287,18 @@ func (q *eventQueue) refill() bool {
 	q.bits[i>>6] &^= 1 << (i & 63)
 	q.migrate() // after the gathering: slot i is now slot cur+len(head)
 	if q.n > 0 {
-		q.warmNext()
+		// Load the next slot's first node now, while this slot's events
+		// run, rather than when it is reached: each node of a list is
+		// found through the one before it, so the first is the only one
+		// whose address is known ahead.
+		j := int(q.cur+q.nextSlot()) & (len(q.head) - 1)
+		q.warmth += uint32(q.nodes.at(q.head[j]).kind)
 	}
 	// The list is in reverse order of push: reversed, events pushed with
 	// the same delay are already in order, which insertion sort finds.
 	slices.Reverse(q.bot)
 	sortEvents(q.bot)
 	return true
-}
-
-// warmNext loads nodes of the next two non-empty slots now, while this
-// slot's events run, rather than when they are reached. A list's nodes
-// are found one through the other, so this runs two steps ahead: the
-// first node of the slot after next, whose address head holds, and the
-// second of the next slot, through its first, which the refill before
-// loaded the same way (a slot holds about eventPerSlot events).
-func (q *eventQueue) warmNext() {
-	mask := int64(len(q.head) - 1)
-	j1 := q.cur + q.nextSlot(q.cur)
-	j2 := j1 + q.nextSlot(j1)
-	first := q.nodes.at(q.head[j1&mask])
-	if first.next != 0 {
-		q.warmth += uint32(q.nodes.at(first.next).kind)
-	}
-	q.warmth += uint32(q.nodes.at(q.head[j2&mask]).kind)
 }
 
 // sortEvents sorts evs by (at, seq): insertion sort for the few events of
@@ -335,11 +323,11 @@ func sortEvents(evs []event) {
 	}
 }
 
-// nextSlot returns the distance from slot number x to the next non-empty
-// slot after it, 1..len(head); the slots must not all be empty.
-func (q *eventQueue) nextSlot(x int64) int64 {
+// nextSlot returns the distance from cur to the next non-empty slot,
+// 1..len(head); the slots must not all be empty.
+func (q *eventQueue) nextSlot() int64 {
 	mask := len(q.head) - 1
-	start := int(x+1) & mask
+	start := int(q.cur+1) & mask
 	w := start >> 6
 	if b := q.bits[w] >> (start & 63); b != 0 {
 		return int64(1 + bits.TrailingZeros64(b))
