@@ -47,8 +47,8 @@ func (m *Monotonic) Advance(now units.Time) {
 
 // Accept is Check followed, on success, by Advance.
 func (m *Monotonic) Accept(part, event string, now units.Time) error {
-	if err := m.Check(part, event, now); err != nil {
-		return err
+	if now < m.last || now < 0 {
+		return m.refuse(part, event, now)
 	}
 	m.last = now
 	return nil
