@@ -2,6 +2,7 @@ package harness
 
 import (
 	"math/bits"
+	"slices"
 
 	"github.com/hwcc/hwcc/units"
 )
@@ -10,6 +11,8 @@ import (
 // it acts on (a port, a flow, a congestion point, a generator).
 type evKind uint8
 
+// The event kinds. The first three act on a port (evKind.onPort): keep
+// them first.
 const (
 	evArrive      evKind = iota // pkt arrives at ports[idx]'s node through ports[idx]
 	evTxDone                    // ports[idx] finished serialising its frame
@@ -28,6 +31,10 @@ const (
 	evFCTimer                   // ports[idx]'s CBFC receivers' deadline
 	evSwitchMsg                 // pkt, a message nodes[idx] sent itself, reaches its module
 )
+
+// onPort reports whether idx of an event of kind k is a port's gid (of the
+// kinds every frame makes; evFCTimer's is too, but it is rare).
+func (k evKind) onPort() bool { return k <= evNICWake }
 
 // event is one scheduled action. Events are plain values in a slice: no
 // interface boxing, no closures, no pointers (the packet is its pool
@@ -48,117 +55,188 @@ func (a *event) before(b *event) bool {
 	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
 }
 
-// eventQueue holds the pending events and pops them in (at, seq) order. It is
-// a calendar queue ([CalendarQueue]) in front of a heap: an event due within
-// calSlots·calWidth of the last event popped goes into the calendar slot of
-// its time (slot = (at / calWidth) mod calSlots), a list kept sorted by (at,
-// seq); any other event (a timer far ahead) goes into far, a 4-ary heap.
-// Every calendar event lies within one turn of the calendar from the last
-// event popped, so the first non-empty slot from there (a bitmap finds it)
-// holds the calendar's earliest event at its head, and pop takes the earlier
-// of that and far's minimum: the order is exactly the heap's alone, (at,
-// seq), ties in insertion order. Almost every event of a run (ends of
-// serialisation and arrivals, due within a few µs) costs a list append and a
-// bit scan instead of a sift.
+// eventQueue holds the pending events and pops them in (at, seq) order. It
+// is a calendar queue ([CalendarQueue]) whose slot width follows
+// the event density, with slots kept unsorted until they are reached:
 //
-// The calendar's events live in one arena, node, linked through
-// event.next (indices plus one; 0 ends a list) with a free list of popped
-// nodes; the arena and the heap grow while a run warms up and then
-// allocate nothing. The zero value is an empty queue.
+//   - cur is the current slot number (at >> shift); bot holds every
+//     pending event of slot cur or earlier, sorted by (at, seq), and pop
+//     takes bot's first.
+//   - the slots hold, unsorted, the events of the next len(head) slot
+//     numbers, cur+1 .. cur+len(head), in lists (head, node) linked through
+//     event.next; a push is a list prepend and a bit set.
+//   - far, a 4-ary heap, holds the events beyond: a far event moves into
+//     its slot as cur comes within len(head) slots of it.
+//
+// When bot runs out, the next non-empty slot (found through the bitmap)
+// becomes cur and its list is gathered into bot and sorted. An event pushed
+// into slot cur or earlier (at the current instant, or in the test's past)
+// is inserted into bot in order. Every eventEpoch pops, adapt re-chooses
+// the width from the events popped per slot and the number of slots from
+// how far ahead the epoch's events were pushed; a change rebuilds the
+// queue. The order is exactly a heap's of (at, seq), ties in insertion
+// order, in every geometry: the differential test checks it against
+// eventHeap. Cost model and measurements: doc.go, "Event queue".
+//
+// The slots' events live in one arena, nodes; the arena, bot, the slot
+// arrays and the heap grow while a run warms up and then allocate nothing
+// (a change of geometry reallocates the slot arrays only when they grow).
+// The zero value is an empty queue.
 type eventQueue struct {
 	seq  uint64
 	last units.Time // the time of the last event popped (never decreases)
-	n    int        // events in the calendar
-	free int32      // free list of node, through event.next
-	node []event
-	head [calSlots]int32
-	tail [calSlots]int32
-	bits [calSlots / 64]uint64
-	far  eventHeap
+
+	bot []event // the events of slot cur and earlier, sorted; bot[bi:] pending
+	bi  int
+	cur int64 // the current slot number, at >> shift
+
+	shift uint       // slot width 2^shift ps
+	head  []int32    // per slot: its list's first node plus one, 0 if empty
+	bits  []uint64   // per slot: its list is not empty
+	nodes eventArena // the slots' events
+	n     int        // events in the slots
+
+	far eventHeap // events beyond slot cur+len(head)
+
+	pops    int        // pops since the epoch began
+	epochAt units.Time // last at the epoch's start
+	dist    [65]uint32 // the epoch's pushes by bits.Len of their distance in slots
+	spill   []event    // rebuild's scratch
+	warmth  uint32     // where refill's load of the next slot lands (nothing reads it)
 }
 
-// Calendar geometry: calSlots slots of calWidth = 2^calShift ps (8.192 ns)
-// each, one turn = 8.4 µs, enough for a frame's serialisation and
-// propagation on the links of every built-in topology.
+// Geometry and adaptation. The width starts at 2^initShift ps over
+// 2^minSlotBits slots; adapt keeps the events popped per slot within a
+// factor 2 of eventPerSlot, and enough slots (a power of two, at most
+// 2^maxSlotBits) for all but 1/2^eventFarShift of the pushes.
 const (
-	calShift = 13
-	calSlots = 1024
+	initShift      = 13 // 8.192 ns
+	minSlotBits    = 10
+	maxSlotBits    = 22
+	maxShift       = 40 // 1.1 s
+	eventEpoch     = 4096
+	eventPerSlot   = 2
+	eventFarShift  = 5
+	eventIdleSlots = 8
 )
 
-// push schedules e, stamping its sequence number.
+// slots returns the number of slots (0 before the first push).
+func (q *eventQueue) slots() int64 { return int64(len(q.head)) }
+
+// push schedules e, stamping its sequence number. The common case, an
+// event due in the slots with a free node to hold it, is written out here
+// (a prepend to its slot's list), so that no call is made; pushSlow does
+// the rest.
 func (q *eventQueue) push(e event) {
 	e.seq = q.seq
 	q.seq++
-	if e.at < q.last || uint64(e.at>>calShift)-uint64(q.last>>calShift) >= calSlots {
-		q.far.push(e)
+	a := int64(e.at >> (q.shift & 63))
+	d := a - q.cur
+	k := q.nodes.free
+	head := q.head
+	// d in 1..len(head): before the first push there are no slots.
+	if uint64(d-1) >= uint64(len(head)) || k == 0 {
+		q.pushSlow(e, d)
 		return
 	}
-	var k int32 // e's node, plus one
-	if k = q.free; k != 0 {
-		q.free = q.node[k-1].next
-	} else {
-		q.node = append(q.node, event{})
-		k = int32(len(q.node))
-	}
-	e.next = 0
-	q.node[k-1] = e
+	q.dist[bits.Len64(uint64(d))]++
+	i := int(a) & (len(head) - 1)
+	nd := &q.nodes.node[k-1]
+	q.nodes.free = nd.next
+	e.next = head[i]
+	*nd = e
+	head[i] = k
+	q.bits[i>>6] |= 1 << (i & 63)
 	q.n++
-	i := int(e.at>>calShift) & (calSlots - 1)
-	t := q.tail[i]
-	switch {
-	case t == 0: // an empty slot
-		q.head[i], q.tail[i] = k, k
-		q.bits[i>>6] |= 1 << (i & 63)
-	case q.node[t-1].at <= e.at: // e has the largest seq: it goes last
-		q.node[t-1].next = k
-		q.tail[i] = k
-	default: // after the slot's events due no later than e
-		var prev int32
-		c := q.head[i]
-		for q.node[c-1].at <= e.at {
-			prev, c = c, q.node[c-1].next
-		}
-		q.node[k-1].next = c
-		if prev == 0 {
-			q.head[i] = k
+}
+
+// pushSlow is push for e (its seq stamped, d its distance in slots from
+// cur) when it is not due in the slots or the arena has no free node; it
+// gives the queue its first geometry at its first push.
+func (q *eventQueue) pushSlow(e event, d int64) {
+	if q.head == nil {
+		q.firstGeometry()
+		d = int64(e.at>>q.shift) - q.cur
+	}
+	q.dist[bits.Len64(uint64(max(d, 0)))]++
+	q.place(&e)
+}
+
+// firstGeometry gives the queue its first geometry, at its first push.
+func (q *eventQueue) firstGeometry() {
+	q.shift = initShift
+	q.setSlots(minSlotBits)
+	q.cur = int64(q.last >> q.shift)
+}
+
+// setSlots gives the queue 2^b empty slots.
+func (q *eventQueue) setSlots(b int) {
+	n := 1 << b
+	if cap(q.head) >= n {
+		q.head = q.head[:n]
+		clear(q.head)
+		q.bits = q.bits[:n/64]
+		clear(q.bits)
+		return
+	}
+	q.head = make([]int32, n)
+	q.bits = make([]uint64, n/64)
+}
+
+// place puts e, its seq stamped, where it belongs: bot, a slot or far.
+func (q *eventQueue) place(e *event) {
+	a := int64(e.at >> q.shift)
+	switch d := a - q.cur; {
+	case d <= 0:
+		q.insertBot(e)
+	case d <= int64(len(q.head)):
+		q.prepend(e, int(a)&(len(q.head)-1))
+	default:
+		q.far.push(*e)
+	}
+}
+
+// insertBot inserts e into bot after every pending event before it.
+func (q *eventQueue) insertBot(e *event) {
+	lo, hi := q.bi, len(q.bot)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if q.bot[m].before(e) {
+			lo = m + 1
 		} else {
-			q.node[prev-1].next = k
+			hi = m
 		}
 	}
+	if lo == q.bi && q.bi > 0 { // before every pending event: reuse a popped place
+		q.bi--
+		q.bot[q.bi] = *e
+		return
+	}
+	q.bot = slices.Insert(q.bot, lo, *e)
+}
+
+// prepend adds e to the list of slot i, its slot.
+func (q *eventQueue) prepend(e *event, i int) {
+	k := q.nodes.alloc()
+	nd := q.nodes.at(k)
+	*nd = *e
+	nd.next = q.head[i]
+	q.head[i] = k
+	q.bits[i>>6] |= 1 << (i & 63)
+	q.n++
+}
+
+// peek returns the next event to pop if it is already in bot (the slot
+// being popped), else nil; the pointer is valid until the next push or pop.
+func (q *eventQueue) peek() *event {
+	if q.bi < len(q.bot) {
+		return &q.bot[q.bi]
+	}
+	return nil
 }
 
 // len returns the number of pending events.
-func (q *eventQueue) len() int { return q.n + len(q.far.ev) }
-
-// first returns the calendar slot holding the calendar's earliest event,
-// or -1 if the calendar is empty.
-func (q *eventQueue) first() int {
-	if q.n == 0 {
-		return -1
-	}
-	cur := int(q.last>>calShift) & (calSlots - 1)
-	w := cur >> 6
-	if b := q.bits[w] &^ (1<<(cur&63) - 1); b != 0 {
-		return w<<6 + bits.TrailingZeros64(b)
-	}
-	for k := 1; k <= len(q.bits); k++ {
-		wk := (w + k) & (len(q.bits) - 1)
-		if b := q.bits[wk]; b != 0 {
-			return wk<<6 + bits.TrailingZeros64(b)
-		}
-	}
-	return -1 // not reached: q.n > 0
-}
-
-// next returns where the next event is: calendar slot i ≥ 0, or far (-1).
-// The queue must not be empty.
-func (q *eventQueue) next() int {
-	i := q.first()
-	if i >= 0 && len(q.far.ev) > 0 && q.far.ev[0].before(&q.node[q.head[i]-1]) {
-		return -1
-	}
-	return i
-}
+func (q *eventQueue) len() int { return len(q.bot) - q.bi + q.n + len(q.far.ev) }
 
 // pop removes and returns the next event; the queue must not be empty.
 func (q *eventQueue) pop() event {
@@ -167,44 +245,239 @@ func (q *eventQueue) pop() event {
 }
 
 // popUntil removes and returns the next event if the queue holds one due
-// at or before end (ok), else leaves the queue as it is.
+// at or before end (ok), else leaves the queue's contents as they are.
 func (q *eventQueue) popUntil(end units.Time) (e event, ok bool) {
-	if q.n == 0 && len(q.far.ev) == 0 {
+	if q.bi == len(q.bot) && !q.refill() {
 		return e, false
 	}
-	if i := q.next(); i >= 0 {
-		k := q.head[i]
-		if q.node[k-1].at > end {
-			return e, false
-		}
-		e = q.node[k-1]
-		if q.head[i] = e.next; e.next == 0 {
-			q.tail[i] = 0
-			q.bits[i>>6] &^= 1 << (i & 63)
-		}
-		q.node[k-1].next = q.free
-		q.free = k
-		q.n--
-	} else {
-		if q.far.ev[0].at > end {
-			return e, false
-		}
-		e = q.far.pop()
+	if q.bot[q.bi].at > end {
+		return e, false
 	}
+	e = q.bot[q.bi]
+	q.bi++
 	q.last = max(q.last, e.at)
+	if q.pops++; q.pops == eventEpoch {
+		q.adapt()
+	}
 	return e, true
+}
+
+// refill makes the next non-empty slot the current one and sorts its
+// events into bot; it reports false if the queue is empty.
+func (q *eventQueue) refill() bool {
+	q.bot, q.bi = q.bot[:0], 0
+	if q.n == 0 {
+		if len(q.far.ev) == 0 {
+			return false
+		}
+		q.cur = int64(q.far.ev[0].at>>q.shift) - 1 // far's first event is in the next slot
+		q.migrate()
+	}
+	q.cur += q.nextSlot()
+	i := int(q.cur) & (len(q.head) - 1)
+	for k := q.head[i]; k != 0; {
+		nd := q.nodes.at(k)
+		q.bot = append(q.bot, *nd)
+		next := nd.next
+		q.nodes.release(k)
+		k = next
+	}
+	q.n -= len(q.bot)
+	q.head[i] = 0
+	q.bits[i>>6] &^= 1 << (i & 63)
+	q.migrate() // after the gathering: slot i is now slot cur+len(head)
+	if q.n > 0 {
+		// Load the next slot's first node now, while this slot's events
+		// run, rather than when it is reached: each node of a list is
+		// found through the one before it, so the first is the only one
+		// whose address is known ahead.
+		j := int(q.cur+q.nextSlot()) & (len(q.head) - 1)
+		q.warmth += uint32(q.nodes.at(q.head[j]).kind)
+	}
+	// The list is in reverse order of push: reversed, events pushed with
+	// the same delay are already in order, which insertion sort finds.
+	slices.Reverse(q.bot)
+	sortEvents(q.bot)
+	return true
+}
+
+// sortEvents sorts evs by (at, seq): insertion sort for the few events of
+// a slot at the right width, pdqsort for a crowd (events at one instant).
+func sortEvents(evs []event) {
+	if len(evs) > 24 {
+		slices.SortFunc(evs, func(a, b event) int {
+			if a.before(&b) {
+				return -1
+			}
+			return 1 // seq is unique: never equal
+		})
+		return
+	}
+	for i := 1; i < len(evs); i++ {
+		x := evs[i]
+		j := i
+		for ; j > 0 && x.before(&evs[j-1]); j-- {
+			evs[j] = evs[j-1]
+		}
+		evs[j] = x
+	}
+}
+
+// nextSlot returns the distance from cur to the next non-empty slot,
+// 1..len(head); the slots must not all be empty.
+func (q *eventQueue) nextSlot() int64 {
+	mask := len(q.head) - 1
+	start := int(q.cur+1) & mask
+	w := start >> 6
+	if b := q.bits[w] >> (start & 63); b != 0 {
+		return int64(1 + bits.TrailingZeros64(b))
+	}
+	nw := len(q.bits)
+	for k := 1; k <= nw; k++ {
+		wk := (w + k) & (nw - 1)
+		if b := q.bits[wk]; b != 0 {
+			return int64((wk<<6+bits.TrailingZeros64(b)-start)&mask) + 1
+		}
+	}
+	return 1 // not reached: q.n > 0
+}
+
+// migrate moves far's events that are now within len(head) slots of cur
+// into their slots. They are all beyond cur: far holds only events beyond
+// the slots, and cur moves by at most len(head) at a time.
+func (q *eventQueue) migrate() {
+	end := q.cur + q.slots()
+	for len(q.far.ev) > 0 && int64(q.far.ev[0].at>>q.shift) <= end {
+		e := q.far.pop()
+		q.prepend(&e, int(e.at>>q.shift)&(len(q.head)-1))
+	}
+}
+
+// adapt ends an epoch of eventEpoch pops. It re-chooses the slot width if
+// the events popped per slot of the epoch are more than twice or less than
+// half eventPerSlot, to the power of two nearest to meeting it; and the
+// number of slots as the fewest that would have held all but
+// 1/2^eventFarShift of the epoch's pushes (in the new width), growing to
+// it at once but shrinking only to a quarter or less, and only when the
+// slots outnumber the pending events eventIdleSlots times (a run's load
+// varies from epoch to epoch: holding on to slots costs memory, not time).
+// It rebuilds the queue in the new geometry if either changed.
+func (q *eventQueue) adapt() {
+	// The ps the epoch's pops spanned, capped so that the products below
+	// stay within 63 bits (pops·2^shift < 2^53).
+	dt := min(uint64(q.last-q.epochAt), 1<<56)
+	pops := uint64(q.pops)
+	q.pops, q.epochAt = 0, q.last
+	shift := q.shift
+	// Events per slot = pops·2^shift / dt; want eventPerSlot, that is
+	// 2^shift ≈ w = eventPerSlot·dt / pops, rounded: up when w is more
+	// than 1.5 times the power of two below it.
+	perSlot := pops << q.shift
+	if dt == 0 || perSlot > 2*eventPerSlot*dt || 2*perSlot < eventPerSlot*dt {
+		shift = 0
+		if w := eventPerSlot * dt / pops; w > 1 {
+			shift = uint(bits.Len64(w) - 1)
+			if w-1<<shift > 1<<shift/2 {
+				shift++
+			}
+			shift = min(shift, maxShift)
+		}
+	}
+	// dist[j] counts the pushes 2^(j-1) ≤ d < 2^j slots ahead (j = 0:
+	// d ≤ 0); in slots of the new width they are 2^(q.shift-shift) times
+	// as far.
+	var pushes, held uint64
+	for _, c := range q.dist {
+		pushes += uint64(c)
+	}
+	b := bits.Len(uint(len(q.head))) - 1
+	if pushes > 0 {
+		scale := int(q.shift) - int(shift)
+		need := 0
+		for j, c := range q.dist {
+			if held += uint64(c); held >= pushes-pushes>>eventFarShift {
+				need = max(0, j+scale)
+				break
+			}
+		}
+		need = max(minSlotBits, min(maxSlotBits, need))
+		if need > b || (need <= b-2 && len(q.head) > eventIdleSlots*q.len()) {
+			b = need
+		}
+	}
+	q.dist = [65]uint32{}
+	if shift != q.shift || 1<<b != len(q.head) {
+		q.rebuild(shift, b)
+	}
+}
+
+// rebuild re-places every pending event in a geometry of 2^shift ps slots,
+// 2^b of them, with cur the slot of the last event popped. The order of the
+// events does not change: it is (at, seq) in any geometry.
+func (q *eventQueue) rebuild(shift uint, b int) {
+	q.spill = append(q.spill[:0], q.bot[q.bi:]...)
+	for i := range q.head {
+		for k := q.head[i]; k != 0; k = q.nodes.at(k).next {
+			q.spill = append(q.spill, *q.nodes.at(k))
+		}
+	}
+	q.spill = append(q.spill, q.far.ev...)
+	q.bot, q.bi = q.bot[:0], 0
+	q.nodes.node, q.nodes.free, q.n = q.nodes.node[:0], 0, 0
+	q.far.ev = q.far.ev[:0]
+	q.shift = shift
+	q.setSlots(b)
+	q.cur = int64(q.last >> shift)
+	for i := range q.spill {
+		if e := &q.spill[i]; int64(e.at>>shift) <= q.cur {
+			q.bot = append(q.bot, *e)
+		} else {
+			q.place(e)
+		}
+	}
+	sortEvents(q.bot)
 }
 
 // each calls fn for every pending event, in no particular order.
 func (q *eventQueue) each(fn func(*event)) {
+	for i := q.bi; i < len(q.bot); i++ {
+		fn(&q.bot[i])
+	}
 	for i := range q.head {
-		for k := q.head[i]; k != 0; k = q.node[k-1].next {
-			fn(&q.node[k-1])
+		for k := q.head[i]; k != 0; k = q.nodes.at(k).next {
+			fn(q.nodes.at(k))
 		}
 	}
 	for i := range q.far.ev {
 		fn(&q.far.ev[i])
 	}
+}
+
+// eventArena holds events in lists linked through event.next by node
+// index plus one (0 ends a list), with a free list of released nodes. It
+// grows while a run warms up and then allocates nothing.
+type eventArena struct {
+	node []event
+	free int32 // the first free node, plus one
+}
+
+// alloc returns a free node (its index plus one).
+func (a *eventArena) alloc() int32 {
+	if k := a.free; k != 0 {
+		a.free = a.node[k-1].next
+		return k
+	}
+	a.node = append(a.node, event{})
+	return int32(len(a.node))
+}
+
+// at returns node k (an index plus one).
+func (a *eventArena) at(k int32) *event { return &a.node[k-1] }
+
+// release puts node k on the free list.
+func (a *eventArena) release(k int32) {
+	a.node[k-1].next = a.free
+	a.free = k
 }
 
 // eventHeap is a 4-ary min-heap of events ordered by (at, seq), written

@@ -68,8 +68,8 @@ func (lossyControl) release(_ *Sim, _ *node, in *port, p *Packet) {
 // ingressAdd counts p in its ingress port's bytes.
 func ingressAdd(in *port, p *Packet) {
 	in.ing[p.Prio] += p.Size
-	if in.ing[p.Prio] > in.st.maxIngress {
-		in.st.maxIngress = in.ing[p.Prio]
+	if in.ing[p.Prio] > in.maxIngress {
+		in.maxIngress = in.ing[p.Prio]
 	}
 	p.ingress = in.gid + 1
 }

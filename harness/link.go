@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/hwcc/hwcc/credit"
 
@@ -38,16 +39,20 @@ type node struct {
 // port is one side of a link: the egress of its node toward peer's node.
 // A frame transmitted by p arrives at peer.node through peer (peer is its
 // ingress there), after serialisation at rate and the propagation delay.
+//
+// The fields a frame the port queues or sends touches come first, in the
+// order of their use, so that they share few cache lines (a k = 16 fat
+// tree has 7 168 ports, more than the caches hold): the port's identity
+// and state, then its queues, then its counters, then the ingress side's
+// PFC accounting, each group on as few lines as it fits.
 type port struct {
-	// The fields every frame the port queues or sends touches come first,
-	// so that they share a few cache lines (a k = 16 fat tree has 7 168
-	// ports, more than the caches hold).
 	node     *node
 	peer     *port
 	pool     *packetPool // the Sim's, whose handles q holds
 	rate     units.Rate
 	delay    units.Time
 	gid      int32 // index in Sim.ports
+	peerGID  int32 // peer.gid: where transmit's frames arrive
 	busy     bool
 	pfcDirty uint8                // priorities whose PFC state must be signalled
 	fcDue    uint8                // CBFC lanes whose flow-control packet is due
@@ -62,18 +67,27 @@ type port struct {
 	sched    Scheduler            // picks the data priority to send (switch ports only)
 	cbfcTx   []*credit.CBFCSender // see CBFC below
 	wake     timerSlot            // pending wake-up: a host's pacing, a port's shaper
-	qbytes   [NumPrios]units.Bytes
-	q        [NumPrios]fifo
-	st       portStats
+
+	// The shaped control class (ControlKind.Spacing): its queue, and the
+	// earliest time the shaper lets its next message start.
+	shapedQ  fifo
+	shapedAt units.Time
+
+	qbytes [NumPrios]units.Bytes
+	q      [NumPrios]fifo
+	st     portStats
+
+	// PFC this port sends to its peer, as the ingress of the peer's frames;
+	// maxIngress is the most bytes ing held for one priority
+	// (PortResult.MaxIngress).
+	headroom   units.Bytes
+	maxIngress units.Bytes
+	wantPause  [NumPrios]bool        // the state the thresholds ask for
+	toldPause  [NumPrios]bool        // the state last signalled to the peer
+	ing        [NumPrios]units.Bytes // bytes admitted through this ingress and still in the switch
 
 	num  int    // port number on its node
 	name string // "node->peer", unique in the run
-
-	// PFC this port sends to its peer, as the ingress of the peer's frames.
-	ing       [NumPrios]units.Bytes // bytes admitted through this ingress and still in the switch
-	wantPause [NumPrios]bool        // the state the thresholds ask for
-	toldPause [NumPrios]bool        // the state last signalled to the peer
-	headroom  units.Bytes
 
 	// CBFC (switch.flow_control = cbfc): the senders of this egress, one
 	// per data priority, when its peer is a switch (cbfcTx); the receivers
@@ -85,11 +99,15 @@ type port struct {
 	cbfcRx  []*credit.CBFCReceiver
 	cbfcAdj units.Bytes
 	fcWake  timerSlot
+}
 
-	// The shaped control class (ControlKind.Spacing): its queue, and the
-	// earliest time the shaper lets its next message start.
-	shapedQ  fifo
-	shapedAt units.Time
+// linePort is a port padded to a whole number of 64-byte cache lines, so
+// that in the slab's arrays (whose size the runtime rounds to a multiple of
+// the line) every port starts on a line, and the fields every frame
+// touches, which come first, take as few lines as they can.
+type linePort struct {
+	port
+	_ [64 - unsafe.Sizeof(port{})%64]byte
 }
 
 // egressQueue is one switch egress data queue and its congestion point.
@@ -156,11 +174,12 @@ func (s *Sim) connect(a, b *node, rate units.Rate, delay units.Time) error {
 	pa := s.newPort(a, rate, delay)
 	pb := s.newPort(b, rate, delay)
 	pa.peer, pb.peer = pb, pa
+	pa.peerGID, pb.peerGID = pb.gid, pa.gid
 	return nil
 }
 
 func (s *Sim) newPort(n *node, rate units.Rate, delay units.Time) *port {
-	p := s.portSlab.next()
+	p := &s.portSlab.next().port
 	p.gid, p.node, p.num, p.rate, p.delay = int32(len(s.ports)), n, len(n.ports), rate, delay
 	p.pool = &s.pool
 	p.wake.at = units.MaxTime
@@ -194,6 +213,7 @@ func (s *Sim) nameLinks() {
 // itself, where it is the port to h. One search per edge switch (not per
 // host) fills the sets of all its hosts, which share one stored set.
 func (s *Sim) buildRoutes() error {
+	s.buildAdjacency()
 	nn := len(s.nodes)
 	for _, n := range s.nodes {
 		if !n.isHost {
@@ -225,9 +245,10 @@ func (s *Sim) buildRoutes() error {
 				continue
 			}
 			lo := int32(len(n.routeArena))
-			for _, p := range n.ports {
-				if d := dist[p.peer.node.id]; d >= 0 && d == dist[n.id]-1 && !p.peer.node.isHost {
-					n.routeArena = append(n.routeArena, int32(p.num))
+			peer, _ := s.adj.of(n.id)
+			for num, m := range peer {
+				if d := dist[m]; d >= 0 && d == dist[n.id]-1 && !s.adj.host[m] {
+					n.routeArena = append(n.routeArena, int32(num))
 				}
 			}
 			sp := routeSpan{lo, int32(len(n.routeArena))}
@@ -362,20 +383,33 @@ func (s *Sim) path(flow FlowID, src, dst *node, dstHop []pathHop, ports *[]*port
 	}
 }
 
+// flowRoute is a flow's path as nextHop reads it for every frame:
+// hops[0] are the egress ports its data leaves at each switch on the way
+// to dst, hops[1] those of what dst sends it back (ACKs, CNPs, credits), in
+// order, with their switches: the route's choices, computed once when the
+// flow is made. srcID and dstID are its ends. Sim.routes keeps them by flow
+// ID, next to one another, apart from the flows themselves: a flow is
+// large, and with thousands of them a frame's hop would otherwise cost a
+// cache miss on its flow.
+type flowRoute struct {
+	hops         [2][]flowHop
+	srcID, dstID NodeID
+}
+
 // nextHop returns the egress port of frame p at switch sw: for a frame
 // between its flow's two hosts, the port its flow's path (computed once by
-// route when the flow was made, flow.hops) takes at this hop; else
+// route when the flow was made, Sim.routes) takes at this hop; else
 // route's choice. Both give the same port: routes and ECMP salts do not
 // change during a run.
 func (s *Sim) nextHop(sw *node, p *Packet) *port {
-	if p.Flow >= 0 && int(p.Flow) < len(s.flows) {
-		f := s.flows[p.Flow]
+	if p.Flow >= 0 && int(p.Flow) < len(s.routes) {
+		r := &s.routes[p.Flow]
 		var hops []flowHop
 		switch {
-		case p.Src == f.srcID && p.Dst == f.dstID:
-			hops = f.hops[0]
-		case p.Src == f.dstID && p.Dst == f.srcID:
-			hops = f.hops[1]
+		case p.Src == r.srcID && p.Dst == r.dstID:
+			hops = r.hops[0]
+		case p.Src == r.dstID && p.Dst == r.srcID:
+			hops = r.hops[1]
 		}
 		if h := int(p.hop); h < len(hops) && hops[h].sw == sw {
 			p.hop++

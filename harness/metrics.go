@@ -50,9 +50,9 @@ type qstat struct {
 	area float64 // ∫q dt over the window, byte·ps
 	max  units.Bytes
 	// on: the queue is measured (a switch port). hist, n buckets long, is
-	// the ps spent in each bucket within the window; it is allocated when
-	// the queue first holds bytes, and until then zero counts the time at
-	// length 0 (most ports of a large topology never queue).
+	// the ps spent in each bucket within the window, except bucket 0
+	// (length 0), whose time is zero; hist is allocated when the queue
+	// first holds bytes (most ports of a large topology never queue).
 	on   bool
 	n    int
 	zero int64
@@ -73,7 +73,6 @@ type portStats struct {
 	pausedTime  units.Time
 	pauseStart  [NumPrios]units.Time // when each priority's current pause began
 	firstPause  units.Time           // -1 if never paused
-	maxIngress  units.Bytes
 	drops       int64
 	queueSeries []units.Bytes
 }
@@ -99,7 +98,12 @@ func (s *Sim) qAdvance(q *qstat) {
 	if b > a {
 		dt := b - a
 		q.total += int64(dt)
-		if q.hist == nil && q.cur == 0 {
+		if q.cur == 0 {
+			// Bucket 0 is zero's, next to the fields every change
+			// touches, not the histogram's: most ports of a large
+			// topology go back and forth between empty and a frame or
+			// two, and the histogram's first line would be one more
+			// cache miss each time.
 			q.zero += int64(dt)
 			q.last = s.now
 			return
@@ -120,7 +124,6 @@ func (s *Sim) qAdvance(q *qstat) {
 // growHist makes q's histogram long enough for bucket i (< q.n): it starts
 // at histMinLen buckets and doubles up to q.n, so that a port whose queue
 // stays short holds a short histogram (most ports of a large topology).
-// The first allocation carries the time the queue spent empty into bucket 0.
 func (q *qstat) growHist(i int) {
 	n := max(len(q.hist), histMinLen)
 	for n <= i {
@@ -129,9 +132,6 @@ func (q *qstat) growHist(i int) {
 	n = min(n, q.n)
 	h := make([]int64, n)
 	copy(h, q.hist)
-	if q.hist == nil {
-		h[0] = q.zero
-	}
 	q.hist = h
 }
 
@@ -153,6 +153,9 @@ func (q *qstat) percentile(p float64) units.Bytes {
 	target := p * float64(total)
 	var cum int64
 	for b, t := range q.hist {
+		if b == 0 {
+			t += q.zero
+		}
 		cum += t
 		if t > 0 && float64(cum) >= target {
 			low, w := histRange(b)

@@ -90,11 +90,11 @@ func (s *Sim) networkRTT(w, a units.Bytes) (units.Time, int) {
 		to := s.hostsOf[e.id][0].id // any host of e: the sets toward e's hosts are one
 		for _, n := range order[1:] {
 			var cw, ca units.Time
+			peer, gid := s.adj.of(n.id)
 			for _, pn := range n.ecmpSet(to) {
-				p := n.ports[pn]
-				m := p.peer.node
-				cw = max(cw, hopW[p.gid]+costW[m.id])
-				ca = max(ca, hopA[p.gid]+costA[m.id])
+				g, m := gid[pn], peer[pn]
+				cw = max(cw, hopW[g]+costW[m])
+				ca = max(ca, hopA[g]+costA[m])
 			}
 			costW[n.id], costA[n.id] = cw, ca
 		}
@@ -125,15 +125,50 @@ func (s *Sim) bfsOrder(h *node, dist []int, order []*node) []*node {
 	dist[h.id] = 0
 	order = append(order, h)
 	for i := 0; i < len(order); i++ {
-		n := order[i]
-		for _, p := range n.ports {
-			m := p.peer.node
-			if dist[m.id] >= 0 || m.isHost {
+		n := order[i].id
+		peer, _ := s.adj.of(n)
+		for _, m := range peer {
+			if dist[m] >= 0 || s.adj.host[m] {
 				continue
 			}
-			dist[m.id] = dist[n.id] + 1
-			order = append(order, m)
+			dist[m] = dist[n] + 1
+			order = append(order, s.nodes[m])
 		}
 	}
 	return order
+}
+
+// adjacency is the network's links as the set-up's searches read them
+// (buildRoutes, networkRTT): node n's ports, in port order, lead to the
+// nodes peer[off[n]:off[n+1]] and are the ports gid[off[n]:off[n+1]]. It
+// is built once, from the ports, and is small and contiguous, so that the
+// searches of a large topology (one per edge switch, each over every
+// link) read a few arrays rather than two ports and a node per link.
+type adjacency struct {
+	off  []int32
+	peer []NodeID
+	gid  []int32
+	host []bool // by node ID: the node is a host
+}
+
+// buildAdjacency fills s.adj from the nodes' ports.
+func (s *Sim) buildAdjacency() {
+	a := adjacency{off: make([]int32, len(s.nodes)+1), host: make([]bool, len(s.nodes))}
+	a.peer = make([]NodeID, 0, len(s.ports))
+	a.gid = make([]int32, 0, len(s.ports))
+	for i, n := range s.nodes {
+		a.host[i] = n.isHost
+		for _, p := range n.ports {
+			a.peer = append(a.peer, p.peer.node.id)
+			a.gid = append(a.gid, p.gid)
+		}
+		a.off[i+1] = int32(len(a.peer))
+	}
+	s.adj = a
+}
+
+// of returns node n's neighbours and ports, by port number.
+func (a *adjacency) of(n NodeID) (peer []NodeID, gid []int32) {
+	lo, hi := a.off[n], a.off[n+1]
+	return a.peer[lo:hi:hi], a.gid[lo:hi:hi]
 }

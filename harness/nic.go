@@ -17,12 +17,6 @@ type flow struct {
 	stopAt   units.Time // MaxTime: none
 	prio     uint8      // data priority of its frames (FlowSpec.Prio)
 	rev      []revHop   // its data path's switches (features.Symmetric only)
-	// hops[0] are the egress ports its data leaves at each switch on the
-	// way to dst, hops[1] those of what dst sends it back (ACKs, CNPs,
-	// credits), in order, with their switches: the route's choices,
-	// computed once (nextHop). srcID and dstID are src.id and dst.id.
-	hops         [2][]flowHop
-	srcID, dstID NodeID
 
 	rp     *schemeRP
 	np     *schemeNP // nil when the algorithm runs none

@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"unsafe"
+
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/units"
 	"github.com/hwcc/hwcc/wire"
@@ -120,21 +122,29 @@ type CPID uint32
 //	         (data: as pushed so far; ACK: echoed from the data packet)
 //	SentAt   data: when the sender started to transmit it; ACK: echoed
 type Packet struct {
+	// What every hop reads or writes comes first, in one cache line of
+	// the pool's chunks: kind, size, flow, ends, and the switch's and the
+	// FIFO's bookkeeping.
 	Kind    Kind
 	Prio    uint8
 	CE      bool
 	ECE     bool
 	HasTel  bool
-	pause   bool            // PFC: true = PAUSE, false = RESUME
-	hop     uint8           // switches crossed so far, for host-to-host frames of a flow (nextHop)
-	pq      uint8           // the physical queue it waits in at a switch.scheduler queues port
-	shape   *cc.MessageKind // the kind of a shaped control message (cc.MessageKind.Spacing), else nil
+	pause   bool  // PFC: true = PAUSE, false = RESUME
+	hop     uint8 // switches crossed so far, for host-to-host frames of a flow (nextHop)
+	pq      uint8 // the physical queue it waits in at a switch.scheduler queues port
 	Flow    FlowID
 	Src     NodeID
 	Dst     NodeID
+	ingress int32  // switch port it arrived on, for PFC accounting: its gid + 1 (0: none)
+	next    uint32 // free list and FIFO link: the next packet's handle (0: none)
+	handle  uint32 // packetPool's index + 1, for events (packetPool.at)
+	Size    units.Bytes
+	inSize  units.Bytes     // Size when it was admitted to the switch buffer
+	shape   *cc.MessageKind // the kind of a shaped control message (cc.MessageKind.Spacing), else nil
+
 	Seq     uint64
 	Payload units.Bytes
-	Size    units.Bytes
 	SentAt  units.Time
 	// Hdr is a scheme's header bytes (cc.Packet.Hdr: the source's
 	// reaction point writes them in Sent, a switch point on Dequeue);
@@ -152,40 +162,59 @@ type Packet struct {
 	ackPkts   int32  // ACK: data packets it covers
 	ackMarked int32  // ACK: of which arrived with CE
 	sackSeq   uint64 // ACK, NACK (transport sack): the first byte of the segment it reports
-
-	ingress int32       // switch port it arrived on, for PFC accounting: its gid + 1 (0: none)
-	inSize  units.Bytes // Size when it was admitted to the switch buffer
-	next    uint32      // free list and FIFO link: the next packet's handle (0: none)
-	handle  uint32      // packetPool.all index + 1, for events (packetPool.at)
 }
 
 // packetPool is a free list of packets owned by one simulation. Steady state
 // allocates nothing: a packet goes back on the list when it is delivered or
-// dropped. Every packet it allocates gets a handle, its index in all plus
-// one, that events, FIFOs and the free list hold instead of a pointer (so
-// that the event heap and the links between queued packets are not
+// dropped. Every packet it allocates gets a handle, its index in the pool
+// plus one, that events, FIFOs and the free list hold instead of a pointer
+// (so that the event queue and the links between queued packets are not
 // pointers: moving an event or queueing a packet costs no GC write
 // barrier, and the GC does not follow them). Handles are 32 bits and the
 // pool grows only to the most packets alive at once (freed ones are
 // reused): 2^32 − 1 live packets would take hundreds of GB of memory, which
 // runs out long before a handle could wrap, so get does not check it.
+//
+// The packets live in chunks of 2^packetChunkBits, allocated as the pool
+// grows, so that a handle finds its packet through the short list of
+// chunks (which stays in cache) rather than through a pointer per packet
+// (which, with tens of thousands of packets in flight, does not).
 type packetPool struct {
-	free      uint32    // handle of the first free packet, 0 if none
-	all       []*Packet // by handle − 1
-	allocated int64     // packets ever allocated (grows only while the pool warms up)
-	live      int64     // packets out of the pool now
+	free      uint32                              // handle of the first free packet, 0 if none
+	chunks    []*[1 << packetChunkBits]linePacket // packet h is chunks[(h−1)>>packetChunkBits][(h−1)&packetChunkMask]
+	allocated int64                               // packets ever allocated (grows only while the pool warms up)
+	live      int64                               // packets out of the pool now
 }
+
+// linePacket is a Packet padded to a whole number of 64-byte cache lines,
+// so that in a chunk (whose size is a multiple of the line, and which the
+// runtime allocates at a multiple of it) every packet starts on a line
+// and its first fields, the ones every hop touches, share one.
+type linePacket struct {
+	Packet
+	_ [64 - unsafe.Sizeof(Packet{})%64]byte
+}
+
+// Chunks of 32 packets (12 KB with today's 384-byte linePacket: a small
+// object for the runtime, from the per-thread caches).
+const (
+	packetChunkBits = 5
+	packetChunkMask = 1<<packetChunkBits - 1
+)
 
 // get returns a zeroed packet.
 func (pp *packetPool) get() *Packet {
 	var p *Packet
 	if pp.free == 0 {
-		p = new(Packet)
+		i := uint32(pp.allocated)
+		if i&packetChunkMask == 0 {
+			pp.chunks = append(pp.chunks, new([1 << packetChunkBits]linePacket))
+		}
+		p = &pp.chunks[i>>packetChunkBits][i&packetChunkMask].Packet
 		pp.allocated++
-		pp.all = append(pp.all, p)
-		p.handle = uint32(len(pp.all))
+		p.handle = i + 1
 	} else {
-		p = pp.all[pp.free-1]
+		p = pp.at(pp.free)
 		pp.free = p.next
 		h := p.handle
 		*p = Packet{}
@@ -203,7 +232,10 @@ func (pp *packetPool) put(p *Packet) {
 }
 
 // at returns the packet of handle h (≥ 1).
-func (pp *packetPool) at(h uint32) *Packet { return pp.all[h-1] }
+func (pp *packetPool) at(h uint32) *Packet {
+	h--
+	return &pp.chunks[h>>packetChunkBits][h&packetChunkMask].Packet
+}
 
 // fifo is an intrusive FIFO of packets linked through Packet.next, by
 // handle: its methods take the pool the handles are of.

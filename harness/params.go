@@ -225,6 +225,12 @@ var commonParams = []Param{
 		s.Workload.Poisson.Load = x
 		return nil
 	}, Applies: hasPoisson},
+	{Name: "poisson_stop", Help: "end of the Poisson arrivals (0: the end of the run)", Set: func(s *Scenario, v string) error {
+		if s.Workload.Poisson == nil {
+			return errors.New("the workload has no poisson part")
+		}
+		return setTime(func(s *Scenario) *Time { return &s.Workload.Poisson.Stop }, true)(s, v)
+	}, Applies: hasPoisson},
 	{Name: "cdf", Help: "Poisson flow-size distribution: " + strings.Join(workloads.Names(), ", "), Set: func(s *Scenario, v string) error {
 		if s.Workload.Poisson == nil {
 			return errors.New("the workload has no poisson part")

@@ -376,7 +376,7 @@ func (s *Sim) result() *Result {
 		pr := PortResult{
 			Node: pt.node.name, Port: pt.num, Link: pt.name, Rate: pt.rate, IsSwitch: !pt.node.isHost,
 			Utilization: util, TxBytes: st.txBytes, Pauses: st.pauses, PausesSent: st.pausesSent,
-			PausedTime: paused, FirstPause: st.firstPause, MaxIngress: st.maxIngress, Drops: st.drops,
+			PausedTime: paused, FirstPause: st.firstPause, MaxIngress: pt.maxIngress, Drops: st.drops,
 		}
 		if st.q.on {
 			q := &st.q

@@ -306,7 +306,6 @@ func (s *Sim) newFlow(src, dst *node, size units.Bytes, offered units.Rate, star
 	f.rpTimer.at, f.npTimer.at, f.rtoTimer.at, f.rtoAt = units.MaxTime, units.MaxTime, units.MaxTime, units.MaxTime
 	var hops []*port
 	fwd := s.path(id, src, dst, nil, &hops)
-	f.srcID, f.dstID = src.id, dst.id
 	nFwd := len(hops)
 	if s.feat.symmetric {
 		f.rev = s.reversePath(id, src, dst)
@@ -317,7 +316,7 @@ func (s *Sim) newFlow(src, dst *node, size units.Bytes, offered units.Rate, star
 	for i, p := range hops {
 		hs[i] = flowHop{sw: p.node, out: p}
 	}
-	f.hops[0], f.hops[1] = hs[:nFwd:nFwd], hs[nFwd:]
+	s.routes = append(s.routes, flowRoute{hops: [2][]flowHop{hs[:nFwd:nFwd], hs[nFwd:]}, srcID: src.id, dstID: dst.id})
 	full := DataOverheadBytes + s.payload + s.preamble
 	ackW := AckFrameBytes + s.preamble
 	bott := fwd[0].rate

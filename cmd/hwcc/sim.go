@@ -43,7 +43,7 @@ func (s *setList) Set(v string) error { *s = append(*s, v); return nil }
 // simUsage prints the verb's usage, its flags, the built-in scenarios, the
 // registered algorithms and the -set keys of sc (nil: none).
 func simUsage(w io.Writer, fs *flag.FlagSet, sc *harness.Scenario) {
-	fmt.Fprintln(w, "usage: hwcc sim [-scenario NAME|FILE] [-algo NAME] [-set key=value ...] [-json] [-out DIR]")
+	fmt.Fprintln(w, "usage: hwcc sim [-scenario NAME|FILE] [-algo NAME] [-set key=value ...] [-json] [-out DIR] [-cpuprofile FILE] [-memprofile FILE]")
 	fmt.Fprintln(w, "\nRuns a scenario on the reference harness and prints a summary table (or, with -json, the report).")
 	fmt.Fprintf(w, "Without -scenario it runs the built-in %s.\n\nflags:\n", defaultSimScenario)
 	fs.SetOutput(w)
@@ -66,6 +66,7 @@ func simUsage(w io.Writer, fs *flag.FlagSet, sc *harness.Scenario) {
 	fmt.Fprintln(w, "  hwcc sim -scenario line-rate-2to1 -set senders=4 -set link=40Gbps")
 	fmt.Fprintln(w, "  hwcc sim -scenario examples/scenarios/single-flow.json -json")
 	fmt.Fprintln(w, "  hwcc sim -scenario single-flow -set size=10MB -out results")
+	fmt.Fprintln(w, "  hwcc sim -scenario poisson-fattree -cpuprofile cpu.pprof   # then: go tool pprof -top cpu.pprof")
 }
 
 // printKeys lists the -set keys of sc.
@@ -77,7 +78,7 @@ func printKeys(w io.Writer, sc *harness.Scenario) {
 }
 
 // runSim implements `hwcc sim`.
-func runSim(args []string, stdout, stderr io.Writer) int {
+func runSim(args []string, stdout, stderr io.Writer) (status int) {
 	fs := flag.NewFlagSet("hwcc sim", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {} // printed below, to stdout for -h and stderr for errors
@@ -91,6 +92,8 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 	strict := fs.Bool("strict", false, "exit with status 1 if a state machine refused any event (the report lists them)")
 	traceFile := fs.String("trace", "", "record the events of one part (-trace-part) as a golden-model trace into `FILE` (see 'hwcc replay')")
 	tracePart := fs.String("trace-part", "", "the part -trace records: flow:N:rp, flow:N:np, port:NODE:PORT (a congestion point, port:s0:0) or switch:NODE (`WHICH`)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run (runtime/pprof; read it with 'go tool pprof') into `FILE`")
+	memProfile := fs.String("memprofile", "", "write an allocation profile of the run (runtime/pprof; 'go tool pprof') into `FILE` when it ends")
 	err := fs.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
 		sc, _ := loadScenario(*scenario) // the keys of the named scenario, if it loads
@@ -190,6 +193,23 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 			return exitFail
 		}
 	}
+
+	if *cpuProfile != "" || *memProfile != "" {
+		prof, err := startProfiles(*cpuProfile, *memProfile)
+		if err != nil {
+			fmt.Fprintf(stderr, "hwcc sim: %v\n", err)
+			return exitFail
+		}
+		defer func() {
+			if err := prof.stop(status == exitOK); err != nil {
+				fmt.Fprintf(stderr, "hwcc sim: %v\n", err)
+				if status == exitOK {
+					status = exitFail
+				}
+			}
+		}()
+	}
+
 	if len(sc.Compare) > 0 {
 		return runCompare(sc, *asJSON, *out, *strict, stdout, stderr)
 	}

@@ -315,6 +315,26 @@
 // and beyond; the README gives the measured index with the command that
 // measures it.
 //
+// # Fat-tree benchmark scenarios
+//
+// HPCC across the 3-tier k-ary fat tree at 100 Gb/s with 1 µs links
+// (bench_scenarios.go), the harness's datacenter-scale speed benchmarks
+// (BenchmarkIncastFattree, BenchmarkPoissonFattree1024, …: events per
+// second and wall ns per packet-hop):
+//
+//	incast-fattree         k = 8 (128 hosts): 16 senders × 2 MB into h0, 9000 B payloads
+//	incast-fattree-1024    k = 16 (1024 hosts): 256 senders × 2 MB into h0
+//	poisson-fattree        k = 8: every host starts WebSearch flows to a random
+//	                       other host at load 0.5 of its link until 100 µs, run
+//	                       200 µs, 1000 B payloads
+//	poisson-fattree-1024   k = 16: the same
+//
+// The incasts load one edge port; the Poisson loads put frames on every
+// link at once. The Poisson scenarios' default run is short, for tests and
+// the reproduction reports: -set duration=10ms -set poisson_stop=2ms is the
+// long run the README measures, -set load=, payload= the other regimes.
+// They have no keys of their own.
+//
 // # DCQCN in the harness
 //
 // DCQCN ([DCQCN]; [Survey] §4.1.2): algorithm "dcqcn", run by the harness's
