@@ -35,9 +35,21 @@ const (
 // PACCPaperPeriod is the period PACC's switch works in: "it needs to wait
 // for a period of time (80 µs by default) to update the flow table and
 // send CNPs" ([Mercury] §"Large-scale simulations", of PACC's defaults).
-// hwcc takes it as the PI controller's update period and as the least
-// time between two CNPs to one flow.
+// hwcc takes it as the PI controller's update period: every 80 µs the
+// switch updates the state its CNPs are drawn from (the probability, from
+// the queue) and sends CNPs at that probability until the next update. It
+// is not the spacing of one flow's CNPs (PACCCNPInterval).
 const PACCPaperPeriod = 80 * units.Microsecond
+
+// PACCCNPInterval is the least time between two CNPs to one flow in
+// PACCPaper: 4 µs, the min_time_between_cnps of the ConnectX notification
+// point ([ConnectX]; np.DCQCNConnectX), the receiver PACC replaces. PACC
+// moves the CNPs from the receiver to the switch and keeps DCQCN's
+// reaction point unchanged, whose ConnectX constants (α decaying every
+// 1 µs, a cut of RC·α/2 per CNP at most every 4 µs) expect CNPs as often
+// as that receiver sends them; docs/derivations.md ("PACC's constants")
+// compares it with the other reading of the 80 µs.
+const PACCCNPInterval = 4 * units.Microsecond
 
 const (
 	// paccGainShift is log2(1024): the gains are per KiB of queue error.
@@ -79,7 +91,8 @@ type PACCConfig struct {
 	// delay while p is small), without its condition on p.
 	MinQueue units.Bytes
 	// CNPInterval is the least time between two CNPs to one flow,
-	// 0..PACCMaxTime (0: a CNP for every packet drawn).
+	// 0..PACCMaxTime (0: a CNP for every packet drawn). PACCPaper: 4 µs,
+	// PACCCNPInterval.
 	CNPInterval units.Time
 	// TableBits sizes the CNP pacing table: 2^TableBits flows (slots
 	// shared by hash), 0..PACCMaxTableBits.
@@ -90,8 +103,10 @@ type PACCConfig struct {
 }
 
 // PACCPaper returns PACC's congestion point for a port of rate link:
-// PACC's 80 µs period (PACCPaperPeriod), and hwcc's choices where the
-// sources give no number (docs/derivations.md, "PACC's constants"):
+// PACC's 80 µs period (PACCPaperPeriod), CNPs to one flow at most as often
+// as the receiver PACC replaces would send them (PACCCNPInterval, 4 µs),
+// and hwcc's choices where the sources give no number
+// (docs/derivations.md, "PACC's constants"):
 //
 //   - QRef = 100 KB per 25 Gb/s of link (DCQCN's Kmin as hwcc presets
 //     it: the queue at which the marking PACC replaces begins), 160 KB at
@@ -104,8 +119,7 @@ type PACCConfig struct {
 //     probability PACC's CNPs stand in for, at which a flow is notified
 //     in proportion to its packets up to a few per period;
 //   - no CNP while the queue is at most QRef/2 (MinQueue);
-//   - CNPs at most once per flow per period (80 µs), 1024 pacing slots,
-//     DCQCN's LFSR seed.
+//   - 1024 pacing slots, DCQCN's LFSR seed.
 func PACCPaper(link units.Rate) PACCConfig {
 	const perBps = 250_000 // 25 Gb/s / 100 KB
 	qref := max(units.Bytes(max(link, 0)/perBps), 1)
@@ -116,7 +130,7 @@ func PACCPaper(link units.Rate) PACCConfig {
 		Beta:        5 * paccAlpha(qref),
 		PMax:        paccPaperPmax,
 		MinQueue:    qref / 2,
-		CNPInterval: PACCPaperPeriod,
+		CNPInterval: PACCCNPInterval,
 		TableBits:   10,
 		Seed:        DCQCNDefaultSeed,
 	}
@@ -229,10 +243,11 @@ type PACCState struct {
 // # Choices the sources leave open
 //
 // [PACC] itself is not among hwcc's sources: every number but the 80 µs
-// period is hwcc's, a parameter, and docs/derivations.md ("PACC's
+// period and the 4 µs CNP spacing (the ConnectX receiver's, which PACC
+// replaces) is hwcc's, a parameter, and docs/derivations.md ("PACC's
 // constants") says why: QRef, the gains, PMax, MinQueue, the draw on
-// Enqueue, the pacing (CNPInterval, TableBits) and the first update at
-// Period.
+// Enqueue, the pacing (CNPInterval's reading, TableBits) and the first
+// update at Period.
 //
 // # The contract
 //

@@ -14,6 +14,7 @@ import (
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/cc/cctest"
 	"github.com/hwcc/hwcc/cp"
+	"github.com/hwcc/hwcc/np"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -55,13 +56,17 @@ func TestPACCConformance(t *testing.T) {
 }
 
 // TestPACCPaperPreset: the preset's numbers, each from its stated source:
-// T = 80 µs ([Mercury]), QRef = 100 KB per 25 Gb/s (160 KB at 40 Gb/s),
-// Alpha = 2^34/QRef rounded (a QRef error for one update adds 1/256),
-// Beta = 5·Alpha, PMax = DCQCN's Pmax, MinQueue = QRef/2.
+// T = 80 µs ([Mercury]), CNPInterval = 4 µs (the min_time_between_cnps of
+// the ConnectX notification point PACC replaces, [ConnectX], as package np
+// presets it), QRef = 100 KB per 25 Gb/s (160 KB at 40 Gb/s), Alpha =
+// 2^34/QRef rounded (a QRef error for one update adds 1/256), Beta =
+// 5·Alpha, PMax = DCQCN's Pmax, MinQueue = QRef/2.
 func TestPACCPaperPreset(t *testing.T) {
 	c := cp.PACCPaper(40 * units.Gbps)
 	require.Equal(t, 80*paccUs, c.Period)
-	require.Equal(t, 80*paccUs, c.CNPInterval)
+	require.Equal(t, 4*paccUs, c.CNPInterval)
+	require.Equal(t, np.DCQCNConnectX().Interval, c.CNPInterval, "the NP PACC replaces")
+	require.Equal(t, c.CNPInterval, cp.PACCPaper(100*units.Gbps).CNPInterval, "whatever the link")
 	require.Equal(t, 160*units.KB, c.QRef)
 	// 2^34 / 160 000 = 107 374.18 → 107 374.
 	require.Equal(t, uint32(107374), c.Alpha)

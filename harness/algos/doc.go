@@ -193,11 +193,11 @@
 // set duration and the window after it.
 //
 // RoCC's comparison figures run these scenarios, and §VI-D's large-scale
-// network, under the systems the paper compares RoCC with (Compare; PACC
-// joins the lists once registered): rocc-fig11a (rocc-fairness under
-// qcn, dcqcn, timely, hpcc, bfc, rocc; TIMELY starts at C/N), rocc-fig12a
-// (rocc-multibottleneck) and rocc-fig12b (rocc-asymmetric) under dcqcn,
-// hpcc, bfc, rocc, and rocc-fig15: a leaf-spine of 3 leaves of 30 hosts at
+// network, under the systems the paper compares RoCC with (Compare):
+// rocc-fig11a (rocc-fairness under qcn, dcqcn, timely, hpcc, pacc, bfc,
+// rocc; TIMELY starts at C/N), rocc-fig12a (rocc-multibottleneck) and
+// rocc-fig12b (rocc-asymmetric) under dcqcn, hpcc, pacc, bfc, rocc, and
+// rocc-fig15 (the same five): a leaf-spine of 3 leaves of 30 hosts at
 // 40 Gb/s and 6 spines at 100 Gb/s (the paper's 3 cores with two links to
 // each edge switch), h0..h59 sending WebSearch flows to h60..h89 at 70 %
 // of the core links into the third leaf (keys core_load, flow_sizes,

@@ -60,13 +60,17 @@ func roccMaxDev(xs []float64, want float64) float64 {
 //   - QCN and TIMELY deviate significantly from C/N: some QCN flow by more
 //     than half of it, some TIMELY flow by more than 10 %, each more than
 //     DCQCN's worst flow.
-//   - PACC's flows each get C/N within 1 %, as DCQCN's within 10 %.
+//   - PACC is fairer than QCN: Jain's index at least 0.97 (measured
+//     0.981; QCN's 0.589), with its CNPs, not PFC, sharing the link: at
+//     most 10 PFC pauses (measured 2; with CNPs spaced by 80 µs, 6527,
+//     and a 4.5 MB queue).
 //   - HPCC's flows get less than C/N on average: its 5 % bandwidth
 //     headroom (η = 0.95) leaves the link below its rate, so their sum is
 //     below 96 % of RoCC's (which fills the link).
 //
-// The paper also finds HPCC comparable in fairness; hwcc's HPCC is not
-// here (docs/scenarios.md, rocc-fig11a).
+// The paper also finds HPCC and PACC comparable to RoCC in fairness;
+// hwcc's are not here (docs/scenarios.md, rocc-fig11a): PACC's worst flow
+// is further from C/N than DCQCN's (measured 28 % against 8 %).
 func TestRoCCFig11a(t *testing.T) {
 	runs := roccFigRun(t, roccFig11aName)
 	fair := float64(roccFairLink) / roccFairSenders
@@ -76,9 +80,11 @@ func TestRoCCFig11a(t *testing.T) {
 	dc := roccRates(runs[dcqcnName])
 	require.GreaterOrEqual(t, harness.Jain(dc), 0.99)
 	require.Less(t, roccMaxDev(dc, fair), 0.1)
-	// PACC, "comparable to RoCC": its PI and CNPs hold every flow within
-	// 1 % of C/N (measured 0.2 %).
-	require.Less(t, roccMaxDev(roccRates(runs[paccName]), fair), 0.01, paccName)
+	pa := roccRates(runs[paccName])
+	require.GreaterOrEqual(t, harness.Jain(pa), 0.97, paccName)
+	require.Greater(t, harness.Jain(pa), harness.Jain(roccRates(runs[qcnName])), "PACC fairer than QCN")
+	require.LessOrEqual(t, runs[paccName].Report.PFC.Pauses, int64(10), "PACC's CNPs, not PFC, share the link")
+	require.Greater(t, roccMaxDev(pa, fair), roccMaxDev(dc, fair), "where hwcc differs: PACC's worst flow further from C/N than DCQCN's")
 	qcn, timely := roccMaxDev(roccRates(runs[qcnName]), fair), roccMaxDev(roccRates(runs[timelyName]), fair)
 	require.Greater(t, qcn, 0.5)
 	require.Greater(t, timely, 0.1)
@@ -91,7 +97,8 @@ func TestRoCCFig11a(t *testing.T) {
 		return s
 	}
 	require.Less(t, sum(roccRates(runs[hpccName])), 0.96*sum(roccRates(runs[roccName])))
-	t.Logf("worst flow off C/N: qcn %.2f, timely %.2f, dcqcn %.3f; hpcc's Jain %.3f", qcn, timely, roccMaxDev(dc, fair), harness.Jain(roccRates(runs[hpccName])))
+	t.Logf("worst flow off C/N: qcn %.2f, timely %.2f, dcqcn %.3f, pacc %.3f; Jain: hpcc %.3f, pacc %.3f", qcn, timely, roccMaxDev(dc, fair), roccMaxDev(pa, fair),
+		harness.Jain(roccRates(runs[hpccName])), harness.Jain(pa))
 }
 
 // TestRoCCFig12a: [RoCC] Fig. 12(a), the multi-bottleneck topology: D0
@@ -169,6 +176,14 @@ func TestRoCCFig12aDCQCNMarking(t *testing.T) {
 //     D0..D4 each below it.
 //   - DCQCN is fairer than HPCC, and BFC fairer than DCQCN (Jain's index
 //     over the seven flows).
+//   - PACC is fairer than HPCC, and holds the queue at S2's port to B0 no
+//     deeper than DCQCN's marking does (time-averaged; measured 230 KB
+//     against 252, and 17 PFC pauses against 15): its CNPs, not PFC,
+//     hold the senders (with CNPs spaced by 80 µs: 1.42 MB, 2368 pauses).
+//
+// The paper has PACC fairer than DCQCN, close to RoCC; hwcc's is not
+// (measured Jain 0.906 against DCQCN's 0.925; docs/scenarios.md,
+// rocc-fig12b).
 func TestRoCCFig12b(t *testing.T) {
 	runs := roccFigRun(t, roccFig12bName)
 	share := 100e9 / 7
@@ -186,7 +201,12 @@ func TestRoCCFig12b(t *testing.T) {
 	jh, jd, jb := harness.Jain(hp), harness.Jain(roccRates(runs[dcqcnName])), harness.Jain(roccRates(runs[bfcName]))
 	require.Greater(t, jd, jh, "DCQCN fairer than HPCC")
 	require.Greater(t, jb, jd, "BFC fairer than DCQCN")
-	t.Logf("Jain: hpcc %.4f, dcqcn %.4f, bfc %.4f, rocc %.4f", jh, jd, jb, harness.Jain(roccRates(runs[roccName])))
+	jp := harness.Jain(roccRates(runs[paccName]))
+	require.Greater(t, jp, jh, "PACC fairer than HPCC")
+	qp, qd := roccPort(t, runs[paccName], "S2->B0").MeanBytes, roccPort(t, runs[dcqcnName], "S2->B0").MeanBytes
+	require.LessOrEqual(t, qp, qd, "PACC's queue no deeper than DCQCN's")
+	t.Logf("Jain: hpcc %.4f, dcqcn %.4f, pacc %.4f, bfc %.4f, rocc %.4f; S2->B0 mean queue: pacc %.0f B, dcqcn %.0f B; PFC pauses: pacc %d, dcqcn %d",
+		jh, jd, jp, jb, harness.Jain(roccRates(runs[roccName])), qp, qd, runs[paccName].Report.PFC.Pauses, runs[dcqcnName].Report.PFC.Pauses)
 }
 
 // roccFig15Queues returns the mean of the time-averaged queues of r's
@@ -229,6 +249,11 @@ func roccFig15LargeFCT(r *harness.Result) units.Time {
 //     under DCQCN and BFC (its headroom and its INT bytes).
 //   - Fig. 17(b), full run only: DCQCN pauses by PFC more than RoCC, and
 //     BFC and HPCC never (the short run is too light for PFC).
+//   - Figs. 15 and 17, PACC against DCQCN: a shallower core queue
+//     (measured 35.4 KB against 44.5, 3.0 against 4.8 under -short) and,
+//     full run only, fewer PFC pauses (17 against 59). Strict orderings,
+//     as the paper states them; with CNPs spaced by 80 µs PACC's core
+//     queue is 96.4 KB and it pauses 1211 times.
 //
 // The paper's RoCC has the lowest FCTs of all; hwcc's does not
 // (docs/scenarios.md, rocc-fig15).
@@ -246,6 +271,7 @@ func TestRoCCFig15(t *testing.T) {
 	require.Greater(t, q[dcqcnName], q[roccName])
 	require.Greater(t, q[roccName], q[bfcName])
 	require.Greater(t, q[bfcName], q[hpccName])
+	require.Less(t, q[paccName], q[dcqcnName], "PACC's core queue shallower than DCQCN's")
 	hp := roccFig15LargeFCT(runs[hpccName])
 	require.Greater(t, hp, roccFig15LargeFCT(runs[dcqcnName]))
 	require.Greater(t, hp, roccFig15LargeFCT(runs[bfcName]))
@@ -253,6 +279,7 @@ func TestRoCCFig15(t *testing.T) {
 		require.Greater(t, runs[dcqcnName].Report.PFC.Pauses, runs[roccName].Report.PFC.Pauses)
 		require.Zero(t, runs[bfcName].Report.PFC.Pauses)
 		require.Zero(t, runs[hpccName].Report.PFC.Pauses)
+		require.Less(t, runs[paccName].Report.PFC.Pauses, runs[dcqcnName].Report.PFC.Pauses, "PACC pauses less than DCQCN")
 	}
 	for _, a := range roccFig12Compare {
 		t.Logf("%-6s core queue %6.1f KB, FCT of ≥ 1 MB %v, PFC pauses %d", a, q[a]/1e3, roccFig15LargeFCT(runs[a]), runs[a].Report.PFC.Pauses)
