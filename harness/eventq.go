@@ -102,7 +102,11 @@ type eventQueue struct {
 	epochAt units.Time // last at the epoch's start
 	dist    [65]uint32 // the epoch's pushes by bits.Len of their distance in slots
 	spill   []event    // rebuild's scratch
-	warmth  uint32     // where refill's load of the next slot lands (nothing reads it)
+	warmth  uint32     // where refill's and aheadStep's loads land (nothing reads it)
+	// ahead is the node of the next non-empty slot's list that the last
+	// load ahead (refill's, then aheadStep's) fetched, plus one; 0 once
+	// the walk has reached the list's end.
+	ahead int32
 }
 
 // Geometry and adaptation. The width starts at 2^initShift ps over
@@ -290,15 +294,41 @@ func (q *eventQueue) refill() bool {
 		// Load the next slot's first node now, while this slot's events
 		// run, rather than when it is reached: each node of a list is
 		// found through the one before it, so the first is the only one
-		// whose address is known ahead.
+		// whose address is known ahead; aheadStep goes on from it.
 		j := int(q.cur+q.nextSlot()) & (len(q.head) - 1)
-		q.warmth += uint32(q.nodes.at(q.head[j]).kind)
+		q.ahead = q.head[j]
+		q.warmth += uint32(q.nodes.at(q.ahead).kind)
+	} else {
+		q.ahead = 0
 	}
 	// The list is in reverse order of push: reversed, events pushed with
 	// the same delay are already in order, which insertion sort finds.
 	slices.Reverse(q.bot)
 	sortEvents(q.bot)
 	return true
+}
+
+// aheadStep walks the next slot's list one node further: it returns the
+// node fetched at the last step (refill's or aheadStep's, in cache by now)
+// and loads its successor, or returns nil once the walk has reached the
+// list's end. The run loop calls it once per event, so that the nodes of
+// the next slot are fetched one event apart, each while an event runs,
+// rather than one after the other when refill reaches them; and it warms
+// the port and packet of the returned event, whose addresses are known
+// only now. Nodes leave a slot's list only in refill (which restarts the
+// walk) and rebuild (which stops it), so the node is still the event it
+// was; pushes since refill may have prepended nodes that the walk does not
+// visit. It changes nothing that pop returns.
+func (q *eventQueue) aheadStep() *event {
+	k := q.ahead
+	if k == 0 {
+		return nil
+	}
+	e := q.nodes.at(k)
+	if q.ahead = e.next; q.ahead != 0 {
+		q.warmth += uint32(q.nodes.at(q.ahead).kind)
+	}
+	return e
 }
 
 // sortEvents sorts evs by (at, seq): insertion sort for the few events of
@@ -423,6 +453,7 @@ func (q *eventQueue) rebuild(shift uint, b int) {
 	}
 	q.spill = append(q.spill, q.far.ev...)
 	q.bot, q.bi = q.bot[:0], 0
+	q.ahead = 0
 	q.nodes.node, q.nodes.free, q.n = q.nodes.node[:0], 0, 0
 	q.far.ev = q.far.ev[:0]
 	q.shift = shift

@@ -162,6 +162,12 @@ func (s *Sim) runUntil(end units.Time) {
 		if e.kind != evSample {
 			s.events++
 		}
+		// Warm the next event of this slot, and walk the next slot's
+		// list one node further, warming the node the last step fetched
+		// (doc.go, Event queue).
+		if n := s.evq.aheadStep(); n != nil {
+			s.warm(n)
+		}
 		if n := s.evq.peek(); n != nil {
 			s.warm(n)
 		}
