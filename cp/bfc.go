@@ -596,7 +596,7 @@ func (e *bfcEntry) ref() bfcRef {
 	return bfcRef{in: int(e.in), uq: e.uq, host: e.flags&bfcHost != 0}
 }
 
-// sizeOK refuses a packet size outside 1..2^31 − 1.
+// bfcSizeOK refuses a packet size outside 1..2^31 − 1.
 func bfcSizeOK(event string, p *cc.Packet) error {
 	if p.Size < 1 || p.Size > math.MaxInt32 {
 		return bfcErr(event, "packet of "+p.Size.String()+", want 1B..2147483647B", nil)
@@ -604,7 +604,7 @@ func bfcSizeOK(event string, p *cc.Packet) error {
 	return nil
 }
 
-// lease returns the pause the switch sends: its lease, or until resumed.
+// pauseMsg returns the pause the switch sends: its lease, or until resumed.
 func (s *BFC) pauseMsg(port uint16, uq uint8, resume bool) wire.BFCPause {
 	switch {
 	case resume:
