@@ -665,17 +665,24 @@ func (s *BFC) lastHold(r bfcRef) bool {
 	return r.host || s.cnt[r.in*BFCMaxQueues+int(r.uq)] == 1
 }
 
+// admit checks a packet event ev at port out and reports whether p is on
+// BFC's priority, its size checked; a packet of another priority only
+// moves the time (and the expiries due).
+func (s *BFC) admit(ev string, now units.Time, out int, p *cc.Packet, act *cc.Actions) (bool, error) {
+	if err := s.check(ev, now, out, p, true, act); err != nil {
+		return false, err
+	}
+	if p.Prio != s.cfg.Prio {
+		return false, s.catchUp(ev, now, act, 0)
+	}
+	return true, bfcSizeOK(ev, p)
+}
+
 // Enqueue takes a packet joining egress port out: the flow table, the
 // queue assignment (ActionAssignQueue) and the pause decision (see BFC).
 func (s *BFC) Enqueue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act *cc.Actions) error {
 	const ev = "Enqueue"
-	if err := s.check(ev, now, out, p, true, act); err != nil {
-		return err
-	}
-	if p.Prio != s.cfg.Prio {
-		return s.catchUp(ev, now, act, 0)
-	}
-	if err := bfcSizeOK(ev, p); err != nil {
+	if ours, err := s.admit(ev, now, out, p, act); !ours || err != nil {
 		return err
 	}
 	tag, tagged, err := wire.DecodeBFCTag(&p.Hdr)
@@ -849,13 +856,7 @@ func (s *BFC) release(act *cc.Actions, e *bfcEntry, r bfcRef) {
 // switch's tag goes into p.Hdr for the next switch (see BFC).
 func (s *BFC) Dequeue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act *cc.Actions) error {
 	const ev = "Dequeue"
-	if err := s.check(ev, now, out, p, true, act); err != nil {
-		return err
-	}
-	if p.Prio != s.cfg.Prio {
-		return s.catchUp(ev, now, act, 0)
-	}
-	if err := bfcSizeOK(ev, p); err != nil {
+	if ours, err := s.admit(ev, now, out, p, act); !ours || err != nil {
 		return err
 	}
 	e := &s.table[s.index(out, uint32(p.Flow))]
