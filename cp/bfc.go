@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/bits"
+	"slices"
 	"strconv"
 
 	"github.com/hwcc/hwcc/cc"
@@ -102,12 +103,8 @@ type BFCConfig struct {
 // pauses with a lease of 64·HopRTT, repeated after 2·HopRTT while the
 // upstream keeps sending, on the data priority 3.
 func BFCPaper(ports int, line units.Rate, hopRTT units.Time) BFCConfig {
-	rates := make([]units.Rate, ports)
-	for i := range rates {
-		rates[i] = line
-	}
 	return BFCConfig{
-		Ports: ports, Rates: rates, Prio: 3,
+		Ports: ports, Rates: slices.Repeat([]units.Rate{line}, ports), Prio: 3,
 		Queues: BFCPaperQueues, TableBits: BFCPaperTableBits,
 		HopRTT: hopRTT, MinThreshold: 2 * units.KB,
 		Lease: bfcWholeNs(64 * hopRTT), Repause: 2 * hopRTT,

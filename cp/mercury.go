@@ -4,6 +4,7 @@ import (
 	"errors"
 	"hash/crc32"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/hwcc/hwcc/cc"
@@ -114,12 +115,8 @@ type MercuryConfig struct {
 // the sender's DCQCN is cut no faster than with DCQCN's own CNPs), and the
 // window big-endian in the first 4 reserved bytes.
 func MercuryPaper(ports int, line units.Rate, baseRTT units.Time) MercuryConfig {
-	rates := make([]units.Rate, ports)
-	for i := range rates {
-		rates[i] = line
-	}
 	return MercuryConfig{
-		Ports: ports, Rates: rates, Prio: 3,
+		Ports: ports, Rates: slices.Repeat([]units.Rate{line}, ports), Prio: 3,
 		Threshold:   max(units.BytesIn(line, baseRTT)/2, 10*units.KB),
 		Period:      MercuryPaperPeriod,
 		BaseRTT:     baseRTT,
