@@ -976,29 +976,25 @@ func (s *BFC) Message(now units.Time, in int, f *cc.Feedback, act *cc.Actions) e
 // of the whole table (Entry, QueueLen read one); then per port pN.nonempty,
 // pN.held and pN.up_paused (64 each: bit q for queue q).
 func (s *BFC) AppendRegisters(dst []cc.Register) []cc.Register {
-	const prime = 1099511628211
-	h := uint64(14695981039346656037)
-	mix := func(v uint64) { h = (h ^ v) * prime }
+	table := newTableDigest()
 	for i := range s.table {
 		e := &s.table[i]
-		mix(uint64(e.flow)<<32 | uint64(e.pkts))
-		mix(uint64(e.in)<<32 | uint64(e.queue)<<16 | uint64(e.uq)<<8 | uint64(e.flags))
-		mix(uint64(e.last))
+		table.mix(uint64(e.flow)<<32 | uint64(e.pkts))
+		table.mix(uint64(e.in)<<32 | uint64(e.queue)<<16 | uint64(e.uq)<<8 | uint64(e.flags))
+		table.mix(uint64(e.last))
 	}
-	table := h
-	h = 14695981039346656037
+	queues := newTableDigest()
 	for i, v := range s.qlen {
-		mix(uint64(v))
-		mix(uint64(s.until[i]))
+		queues.mix(uint64(v))
+		queues.mix(uint64(s.until[i]))
 	}
-	queues := h
-	h = 14695981039346656037
+	up := newTableDigest()
 	for i := range s.upSwitch {
-		mix(uint64(s.upSwitch[i])<<16 | uint64(s.upPort[i]))
+		up.mix(uint64(s.upSwitch[i])<<16 | uint64(s.upPort[i]))
 	}
 	for i, c := range s.cnt {
-		mix(uint64(c))
-		mix(uint64(s.upLast[i]))
+		up.mix(uint64(c))
+		up.mix(uint64(s.upLast[i]))
 	}
 	dst = append(dst, s.clock.Register(),
 		cc.Reg("latch_flow", 32, uint64(s.latchFlow)), cc.SignedReg("latch_in", 32, int64(s.latchIn)),
@@ -1006,7 +1002,7 @@ func (s *BFC) AppendRegisters(dst []cc.Register) []cc.Register {
 		cc.Reg("pauses", 64, s.pauses), cc.Reg("resumes", 64, s.resumes), cc.Reg("repauses", 64, s.repauses),
 		cc.Reg("holds", 64, s.holds), cc.Reg("expiries", 64, s.expiries),
 		cc.Reg("shared", 64, s.shared), cc.Reg("crowded", 64, s.crowded), cc.Reg("untracked", 64, s.untracked),
-		s.unused.Register(), cc.Reg("table", 64, table), cc.Reg("queues", 64, queues), cc.Reg("upstream", 64, h))
+		s.unused.Register(), cc.Reg("table", 64, uint64(table)), cc.Reg("queues", 64, uint64(queues)), cc.Reg("upstream", 64, uint64(up)))
 	for o := range s.cfg.Ports {
 		dst = append(dst, cc.Reg(s.names[3*o], 64, s.nonempty[o]), cc.Reg(s.names[3*o+1], 64, s.held[o]), cc.Reg(s.names[3*o+2], 64, s.upPaused[o]))
 	}
