@@ -27,12 +27,7 @@ const (
 
 // paccCPEnv gives each queue's LFSR its own seed, derived from where it
 // runs, as the dcqcn cp's (dcqcnCPEnv).
-func paccCPEnv(c *cp.PACCConfig, env cc.Env) {
-	if env.SwitchID == 0 && env.Index == 0 {
-		return
-	}
-	c.Seed = dcqcnSeed(dcqcnQueueKey(env))
-}
+func paccCPEnv(c *cp.PACCConfig, env cc.Env) { dcqcnEnvSeed(&c.Seed, env) }
 
 func init() {
 	type pacc = cp.PACCConfig
