@@ -154,18 +154,25 @@ func init() {
 				Config: dcqcnNPSpec(),
 			},
 			{
-				Name: "rp",
-				Role: cc.RoleRP,
-				Doc:  "the rate limiter of one sending flow: RC cut by RC·α/2 per CNP, α updated per dce_tcp_rtt, recovery by timer and byte counter (rp.DCQCN)",
-				Config: &cc.Spec[rp.DCQCNConfig]{
-					Link:    dcqcnLink,
-					Presets: dcqcnRPPresets(),
-					Fields:  dcqcnRPFields(),
-					New:     dcqcnNew(rp.NewDCQCN),
-				},
+				Name:   "rp",
+				Role:   cc.RoleRP,
+				Doc:    "the rate limiter of one sending flow: RC cut by RC·α/2 per CNP, α updated per dce_tcp_rtt, recovery by timer and byte counter (rp.DCQCN)",
+				Config: dcqcnRPSpec(dcqcnLink),
 			},
 		},
 	})
+}
+
+// dcqcnRPSpec is the DCQCN reaction point's configuration for a default
+// link of link (the rp part's, and the sender of schemes that keep
+// DCQCN's: PACC, DCQCN+TCD).
+func dcqcnRPSpec(link units.Rate) *cc.Spec[rp.DCQCNConfig] {
+	return &cc.Spec[rp.DCQCNConfig]{
+		Link:    link,
+		Presets: dcqcnRPPresets(),
+		Fields:  dcqcnRPFields(),
+		New:     dcqcnNew(rp.NewDCQCN),
+	}
 }
 
 // dcqcnRPPresets are the DCQCN reaction point's presets (the rp part's,

@@ -6,7 +6,6 @@ import (
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/cp"
 	"github.com/hwcc/hwcc/fixedpoint"
-	"github.com/hwcc/hwcc/rp"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -87,15 +86,10 @@ func init() {
 				},
 			},
 			{
-				Name: "rp",
-				Role: cc.RoleRP,
-				Doc:  "the rate limiter of one sending flow: DCQCN's reaction point unchanged (rp.DCQCN)",
-				Config: &cc.Spec[rp.DCQCNConfig]{
-					Link:    paccLink,
-					Presets: dcqcnRPPresets(),
-					Fields:  dcqcnRPFields(),
-					New:     dcqcnNew(rp.NewDCQCN),
-				},
+				Name:   "rp",
+				Role:   cc.RoleRP,
+				Doc:    "the rate limiter of one sending flow: DCQCN's reaction point unchanged (rp.DCQCN)",
+				Config: dcqcnRPSpec(paccLink),
 			},
 		},
 	})
