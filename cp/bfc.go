@@ -30,9 +30,11 @@ const (
 	// BFCMinTime and BFCMaxTime bound HopRTT and Repause.
 	BFCMinTime, BFCMaxTime = units.Nanosecond, 10 * units.Millisecond
 	// BFCMaxThreshold bounds MinThreshold and every pause threshold: the
-	// thresholds and queue counters are 32-bit byte counts.
+	// thresholds and queue counters are 32-bit byte counts (an arrival
+	// that would wrap a queue's is refused, ErrBFCTable).
 	BFCMaxThreshold units.Bytes = math.MaxUint32
-	// BFCMaxPackets is the most packets one flow entry counts (24 bits).
+	// BFCMaxPackets is the most packets one flow entry counts (24 bits;
+	// an arrival beyond it is refused, ErrBFCTable).
 	BFCMaxPackets = 1<<24 - 1
 	// BFCMaxPrio is the highest data priority (802.1p: 0..7).
 	BFCMaxPrio = 7
