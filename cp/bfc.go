@@ -496,7 +496,7 @@ func (s *BFC) expire(now units.Time, act *cc.Actions) {
 		s.until[o*s.cfg.Queues+q] = 0
 		s.expiries++
 		act.HoldQueue(uint16(o), uint16(q), false)
-		s.next, _ = s.earliestTime()
+		s.next = s.earliestTime()
 	}
 }
 
@@ -526,14 +526,14 @@ func (s *BFC) earliest() (o, q int) {
 }
 
 // earliestTime returns the earliest end of a hold, MaxTime for none.
-func (s *BFC) earliestTime() (units.Time, bool) {
+func (s *BFC) earliestTime() units.Time {
 	t := units.MaxTime
 	for o, h := range s.held {
 		for m := h; m != 0; m &= m - 1 {
 			t = min(t, s.until[o*s.cfg.Queues+bits.TrailingZeros64(m)])
 		}
 	}
-	return t, t != units.MaxTime
+	return t
 }
 
 // NextDeadline is the earliest end of a hold's lease (MaxTime: none).
@@ -962,7 +962,7 @@ func (s *BFC) Message(now units.Time, in int, f *cc.Feedback, act *cc.Actions) e
 		}
 		s.until[o*s.cfg.Queues+q] = end
 	}
-	s.next, _ = s.earliestTime()
+	s.next = s.earliestTime()
 	return nil
 }
 
