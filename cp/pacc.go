@@ -385,7 +385,7 @@ func (c *PACC) refuse(event string, now units.Time, p *cc.Packet, q cc.Queue) er
 	if err := cc.PacketError(paccPart, event, p); err != nil {
 		return err
 	}
-	return &cc.EventError{Part: paccPart, Event: event, Reason: "queue length " + q.Len.String() + " is negative"}
+	return negativeQueue(paccPart, event, q.Len)
 }
 
 // paccFull is the error of a CNP that does not fit act.
