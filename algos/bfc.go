@@ -33,12 +33,10 @@ func bfcSwitch(env cc.Env) bfcSW {
 	ports := max(env.Ports, 1)
 	c := cp.BFCPaper(ports, orRate(env.Rate, bfcLink), bfcHopRTT)
 	c.SwitchID = env.SwitchID & wire.BFCMaxSwitch
+	envPortRates(c.Rates, env)
 	if len(env.SwitchPorts) == ports {
 		c.Edge = make([]bool, ports)
 		for i, p := range env.SwitchPorts {
-			if p.Rate > 0 {
-				c.Rates[i] = p.Rate
-			}
 			c.Edge[i] = p.Edge
 		}
 	}

@@ -90,11 +90,16 @@ func dcqcnQueueKey(env cc.Env) uint32 {
 // runs (dcqcnSeed of dcqcnQueueKey), so that the marks of different ports
 // are not correlated. A part built without a switch ID (0: unknown) keeps
 // the preset's DCQCNDefaultSeed; an explicit seed setting wins.
-func dcqcnCPEnv(c *cp.DCQCNConfig, env cc.Env) {
+func dcqcnCPEnv(c *cp.DCQCNConfig, env cc.Env) { dcqcnEnvSeed(&c.Seed, env) }
+
+// dcqcnEnvSeed sets *seed, a queue's LFSR seed, from where the queue runs
+// as dcqcnCPEnv says (unchanged without a switch ID): the rule of every
+// congestion point that draws from DCQCN's LFSR.
+func dcqcnEnvSeed(seed *uint32, env cc.Env) {
 	if env.SwitchID == 0 && env.Index == 0 {
 		return
 	}
-	c.Seed = dcqcnSeed(dcqcnQueueKey(env))
+	*seed = dcqcnSeed(dcqcnQueueKey(env))
 }
 
 // dcqcnUint32 formats a 32-bit bound.
@@ -149,18 +154,25 @@ func init() {
 				Config: dcqcnNPSpec(),
 			},
 			{
-				Name: "rp",
-				Role: cc.RoleRP,
-				Doc:  "the rate limiter of one sending flow: RC cut by RC·α/2 per CNP, α updated per dce_tcp_rtt, recovery by timer and byte counter (rp.DCQCN)",
-				Config: &cc.Spec[rp.DCQCNConfig]{
-					Link:    dcqcnLink,
-					Presets: dcqcnRPPresets(),
-					Fields:  dcqcnRPFields(),
-					New:     dcqcnNew(rp.NewDCQCN),
-				},
+				Name:   "rp",
+				Role:   cc.RoleRP,
+				Doc:    "the rate limiter of one sending flow: RC cut by RC·α/2 per CNP, α updated per dce_tcp_rtt, recovery by timer and byte counter (rp.DCQCN)",
+				Config: dcqcnRPSpec(dcqcnLink),
 			},
 		},
 	})
+}
+
+// dcqcnRPSpec is the DCQCN reaction point's configuration for a default
+// link of link (the rp part's, and the sender of schemes that keep
+// DCQCN's: PACC, DCQCN+TCD).
+func dcqcnRPSpec(link units.Rate) *cc.Spec[rp.DCQCNConfig] {
+	return &cc.Spec[rp.DCQCNConfig]{
+		Link:    link,
+		Presets: dcqcnRPPresets(),
+		Fields:  dcqcnRPFields(),
+		New:     dcqcnNew(rp.NewDCQCN),
+	}
 }
 
 // dcqcnRPPresets are the DCQCN reaction point's presets (the rp part's,

@@ -32,14 +32,22 @@ func mercurySwitch(env cc.Env) mercurySW {
 	line, rtt := orRate(env.Rate, mercuryLink), orTime(env.BaseRTT, mercuryRTT)
 	ports := max(env.Ports, 1)
 	c := cp.MercuryPaper(ports, line, rtt)
-	if len(env.SwitchPorts) == ports {
-		for i, p := range env.SwitchPorts {
-			if p.Rate > 0 {
-				c.Rates[i] = p.Rate
-			}
+	envPortRates(c.Rates, env)
+	return c
+}
+
+// envPortRates sets rates, a switch's per-port line rates, to the rates
+// the environment gives its ports (env.SwitchPorts, when it describes as
+// many ports), keeping the preset's where a port's is unknown (0).
+func envPortRates(rates []units.Rate, env cc.Env) {
+	if len(env.SwitchPorts) != len(rates) {
+		return
+	}
+	for i, p := range env.SwitchPorts {
+		if p.Rate > 0 {
+			rates[i] = p.Rate
 		}
 	}
-	return c
 }
 
 // mercurySender is the rp part's preset: DCQCN's paper parameters at

@@ -6,7 +6,6 @@ import (
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/cp"
 	"github.com/hwcc/hwcc/fixedpoint"
-	"github.com/hwcc/hwcc/rp"
 	"github.com/hwcc/hwcc/units"
 )
 
@@ -27,12 +26,7 @@ const (
 
 // paccCPEnv gives each queue's LFSR its own seed, derived from where it
 // runs, as the dcqcn cp's (dcqcnCPEnv).
-func paccCPEnv(c *cp.PACCConfig, env cc.Env) {
-	if env.SwitchID == 0 && env.Index == 0 {
-		return
-	}
-	c.Seed = dcqcnSeed(dcqcnQueueKey(env))
-}
+func paccCPEnv(c *cp.PACCConfig, env cc.Env) { dcqcnEnvSeed(&c.Seed, env) }
 
 func init() {
 	type pacc = cp.PACCConfig
@@ -92,15 +86,10 @@ func init() {
 				},
 			},
 			{
-				Name: "rp",
-				Role: cc.RoleRP,
-				Doc:  "the rate limiter of one sending flow: DCQCN's reaction point unchanged (rp.DCQCN)",
-				Config: &cc.Spec[rp.DCQCNConfig]{
-					Link:    paccLink,
-					Presets: dcqcnRPPresets(),
-					Fields:  dcqcnRPFields(),
-					New:     dcqcnNew(rp.NewDCQCN),
-				},
+				Name:   "rp",
+				Role:   cc.RoleRP,
+				Doc:    "the rate limiter of one sending flow: DCQCN's reaction point unchanged (rp.DCQCN)",
+				Config: dcqcnRPSpec(paccLink),
 			},
 		},
 	})

@@ -3,7 +3,6 @@ package algos
 import (
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/cp"
-	"github.com/hwcc/hwcc/rp"
 )
 
 // tcdPaper is the source of DCQCN+TCD's state machine.
@@ -61,15 +60,10 @@ func init() {
 				Config: dcqcnNPSpec(),
 			},
 			{
-				Name: "rp",
-				Role: cc.RoleRP,
-				Doc:  "the rate limiter of one sending flow: DCQCN's reaction point unchanged (rp.DCQCN)",
-				Config: &cc.Spec[rp.DCQCNConfig]{
-					Link:    dcqcnLink,
-					Presets: dcqcnRPPresets(),
-					Fields:  dcqcnRPFields(),
-					New:     dcqcnNew(rp.NewDCQCN),
-				},
+				Name:   "rp",
+				Role:   cc.RoleRP,
+				Doc:    "the rate limiter of one sending flow: DCQCN's reaction point unchanged (rp.DCQCN)",
+				Config: dcqcnRPSpec(dcqcnLink),
 			},
 		},
 	})

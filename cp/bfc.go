@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/bits"
+	"slices"
 	"strconv"
 
 	"github.com/hwcc/hwcc/cc"
@@ -29,9 +30,11 @@ const (
 	// BFCMinTime and BFCMaxTime bound HopRTT and Repause.
 	BFCMinTime, BFCMaxTime = units.Nanosecond, 10 * units.Millisecond
 	// BFCMaxThreshold bounds MinThreshold and every pause threshold: the
-	// thresholds and queue counters are 32-bit byte counts.
+	// thresholds and queue counters are 32-bit byte counts (an arrival
+	// that would wrap a queue's is refused, ErrBFCTable).
 	BFCMaxThreshold units.Bytes = math.MaxUint32
-	// BFCMaxPackets is the most packets one flow entry counts (24 bits).
+	// BFCMaxPackets is the most packets one flow entry counts (24 bits;
+	// an arrival beyond it is refused, ErrBFCTable).
 	BFCMaxPackets = 1<<24 - 1
 	// BFCMaxPrio is the highest data priority (802.1p: 0..7).
 	BFCMaxPrio = 7
@@ -102,12 +105,8 @@ type BFCConfig struct {
 // pauses with a lease of 64·HopRTT, repeated after 2·HopRTT while the
 // upstream keeps sending, on the data priority 3.
 func BFCPaper(ports int, line units.Rate, hopRTT units.Time) BFCConfig {
-	rates := make([]units.Rate, ports)
-	for i := range rates {
-		rates[i] = line
-	}
 	return BFCConfig{
-		Ports: ports, Rates: rates, Prio: 3,
+		Ports: ports, Rates: slices.Repeat([]units.Rate{line}, ports), Prio: 3,
 		Queues: BFCPaperQueues, TableBits: BFCPaperTableBits,
 		HopRTT: hopRTT, MinThreshold: 2 * units.KB,
 		Lease: bfcWholeNs(64 * hopRTT), Repause: 2 * hopRTT,
@@ -497,7 +496,7 @@ func (s *BFC) expire(now units.Time, act *cc.Actions) {
 		s.until[o*s.cfg.Queues+q] = 0
 		s.expiries++
 		act.HoldQueue(uint16(o), uint16(q), false)
-		s.next, _ = s.earliestTime()
+		s.next = s.earliestTime()
 	}
 }
 
@@ -527,14 +526,14 @@ func (s *BFC) earliest() (o, q int) {
 }
 
 // earliestTime returns the earliest end of a hold, MaxTime for none.
-func (s *BFC) earliestTime() (units.Time, bool) {
+func (s *BFC) earliestTime() units.Time {
 	t := units.MaxTime
 	for o, h := range s.held {
 		for m := h; m != 0; m &= m - 1 {
 			t = min(t, s.until[o*s.cfg.Queues+bits.TrailingZeros64(m)])
 		}
 	}
-	return t, t != units.MaxTime
+	return t
 }
 
 // NextDeadline is the earliest end of a hold's lease (MaxTime: none).
@@ -596,7 +595,7 @@ func (e *bfcEntry) ref() bfcRef {
 	return bfcRef{in: int(e.in), uq: e.uq, host: e.flags&bfcHost != 0}
 }
 
-// sizeOK refuses a packet size outside 1..2^31 − 1.
+// bfcSizeOK refuses a packet size outside 1..2^31 − 1.
 func bfcSizeOK(event string, p *cc.Packet) error {
 	if p.Size < 1 || p.Size > math.MaxInt32 {
 		return bfcErr(event, "packet of "+p.Size.String()+", want 1B..2147483647B", nil)
@@ -604,7 +603,7 @@ func bfcSizeOK(event string, p *cc.Packet) error {
 	return nil
 }
 
-// lease returns the pause the switch sends: its lease, or until resumed.
+// pauseMsg returns the pause the switch sends: its lease, or until resumed.
 func (s *BFC) pauseMsg(port uint16, uq uint8, resume bool) wire.BFCPause {
 	switch {
 	case resume:
@@ -665,17 +664,24 @@ func (s *BFC) lastHold(r bfcRef) bool {
 	return r.host || s.cnt[r.in*BFCMaxQueues+int(r.uq)] == 1
 }
 
+// admit checks a packet event ev at port out and reports whether p is on
+// BFC's priority, its size checked; a packet of another priority only
+// moves the time (and the expiries due).
+func (s *BFC) admit(ev string, now units.Time, out int, p *cc.Packet, act *cc.Actions) (bool, error) {
+	if err := s.check(ev, now, out, p, true, act); err != nil {
+		return false, err
+	}
+	if p.Prio != s.cfg.Prio {
+		return false, s.catchUp(ev, now, act, 0)
+	}
+	return true, bfcSizeOK(ev, p)
+}
+
 // Enqueue takes a packet joining egress port out: the flow table, the
 // queue assignment (ActionAssignQueue) and the pause decision (see BFC).
 func (s *BFC) Enqueue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act *cc.Actions) error {
 	const ev = "Enqueue"
-	if err := s.check(ev, now, out, p, true, act); err != nil {
-		return err
-	}
-	if p.Prio != s.cfg.Prio {
-		return s.catchUp(ev, now, act, 0)
-	}
-	if err := bfcSizeOK(ev, p); err != nil {
+	if ours, err := s.admit(ev, now, out, p, act); !ours || err != nil {
 		return err
 	}
 	tag, tagged, err := wire.DecodeBFCTag(&p.Hdr)
@@ -849,13 +855,7 @@ func (s *BFC) release(act *cc.Actions, e *bfcEntry, r bfcRef) {
 // switch's tag goes into p.Hdr for the next switch (see BFC).
 func (s *BFC) Dequeue(now units.Time, out int, p *cc.Packet, _ cc.Queue, act *cc.Actions) error {
 	const ev = "Dequeue"
-	if err := s.check(ev, now, out, p, true, act); err != nil {
-		return err
-	}
-	if p.Prio != s.cfg.Prio {
-		return s.catchUp(ev, now, act, 0)
-	}
-	if err := bfcSizeOK(ev, p); err != nil {
+	if ours, err := s.admit(ev, now, out, p, act); !ours || err != nil {
 		return err
 	}
 	e := &s.table[s.index(out, uint32(p.Flow))]
@@ -962,7 +962,7 @@ func (s *BFC) Message(now units.Time, in int, f *cc.Feedback, act *cc.Actions) e
 		}
 		s.until[o*s.cfg.Queues+q] = end
 	}
-	s.next, _ = s.earliestTime()
+	s.next = s.earliestTime()
 	return nil
 }
 
@@ -978,29 +978,25 @@ func (s *BFC) Message(now units.Time, in int, f *cc.Feedback, act *cc.Actions) e
 // of the whole table (Entry, QueueLen read one); then per port pN.nonempty,
 // pN.held and pN.up_paused (64 each: bit q for queue q).
 func (s *BFC) AppendRegisters(dst []cc.Register) []cc.Register {
-	const prime = 1099511628211
-	h := uint64(14695981039346656037)
-	mix := func(v uint64) { h = (h ^ v) * prime }
+	table := newTableDigest()
 	for i := range s.table {
 		e := &s.table[i]
-		mix(uint64(e.flow)<<32 | uint64(e.pkts))
-		mix(uint64(e.in)<<32 | uint64(e.queue)<<16 | uint64(e.uq)<<8 | uint64(e.flags))
-		mix(uint64(e.last))
+		table.mix(uint64(e.flow)<<32 | uint64(e.pkts))
+		table.mix(uint64(e.in)<<32 | uint64(e.queue)<<16 | uint64(e.uq)<<8 | uint64(e.flags))
+		table.mix(uint64(e.last))
 	}
-	table := h
-	h = 14695981039346656037
+	queues := newTableDigest()
 	for i, v := range s.qlen {
-		mix(uint64(v))
-		mix(uint64(s.until[i]))
+		queues.mix(uint64(v))
+		queues.mix(uint64(s.until[i]))
 	}
-	queues := h
-	h = 14695981039346656037
+	up := newTableDigest()
 	for i := range s.upSwitch {
-		mix(uint64(s.upSwitch[i])<<16 | uint64(s.upPort[i]))
+		up.mix(uint64(s.upSwitch[i])<<16 | uint64(s.upPort[i]))
 	}
 	for i, c := range s.cnt {
-		mix(uint64(c))
-		mix(uint64(s.upLast[i]))
+		up.mix(uint64(c))
+		up.mix(uint64(s.upLast[i]))
 	}
 	dst = append(dst, s.clock.Register(),
 		cc.Reg("latch_flow", 32, uint64(s.latchFlow)), cc.SignedReg("latch_in", 32, int64(s.latchIn)),
@@ -1008,7 +1004,7 @@ func (s *BFC) AppendRegisters(dst []cc.Register) []cc.Register {
 		cc.Reg("pauses", 64, s.pauses), cc.Reg("resumes", 64, s.resumes), cc.Reg("repauses", 64, s.repauses),
 		cc.Reg("holds", 64, s.holds), cc.Reg("expiries", 64, s.expiries),
 		cc.Reg("shared", 64, s.shared), cc.Reg("crowded", 64, s.crowded), cc.Reg("untracked", 64, s.untracked),
-		s.unused.Register(), cc.Reg("table", 64, table), cc.Reg("queues", 64, queues), cc.Reg("upstream", 64, h))
+		s.unused.Register(), cc.Reg("table", 64, uint64(table)), cc.Reg("queues", 64, uint64(queues)), cc.Reg("upstream", 64, uint64(up)))
 	for o := range s.cfg.Ports {
 		dst = append(dst, cc.Reg(s.names[3*o], 64, s.nonempty[o]), cc.Reg(s.names[3*o+1], 64, s.held[o]), cc.Reg(s.names[3*o+2], 64, s.upPaused[o]))
 	}

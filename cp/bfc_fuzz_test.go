@@ -1,7 +1,6 @@
 package cp_test
 
 import (
-	"encoding/binary"
 	"slices"
 	"testing"
 
@@ -44,11 +43,7 @@ func FuzzBFC(f *testing.F) {
 		for len(in) >= 8 {
 			ev := in[:8]
 			in = in[8:]
-			step := units.Time(binary.BigEndian.Uint16(ev[6:])) * 10 * units.Nanosecond
-			if ev[0]&0x80 != 0 {
-				step = -step
-			}
-			at := now + step
+			at := fuzzAt(now, ev)
 			port := int(ev[1] % 4) // 3 is out of range
 			before := s.AppendRegisters(nil)
 			act.Reset()

@@ -453,7 +453,15 @@ func (c *DCQCN) decide(qlen units.Bytes) (mark bool) {
 //
 //go:noinline
 func dcqcnNegativeQueue(event dcqcnEvent, qlen units.Bytes) error {
-	return &cc.EventError{Part: dcqcnPart, Event: event.String(), Reason: "queue length " + qlen.String() + " is negative"}
+	return negativeQueue(dcqcnPart, event.String(), qlen)
+}
+
+// negativeQueue is a queue's congestion point's error for an event that
+// reports a negative queue length (a *cc.EventError), out of line.
+//
+//go:noinline
+func negativeQueue(part, event string, qlen units.Bytes) error {
+	return &cc.EventError{Part: part, Event: event, Reason: "queue length " + qlen.String() + " is negative"}
 }
 
 // dcqcnNoActions is the error of a nil Actions at the event that judges

@@ -184,7 +184,7 @@ func (c *DCTCP) refuse(now units.Time, p *cc.Packet, qlen units.Bytes, act *cc.A
 	case p == nil:
 		return &cc.EventError{Part: dctcpCPPart, Event: event, Reason: "nil packet"}
 	case qlen < 0:
-		return &cc.EventError{Part: dctcpCPPart, Event: event, Reason: "queue length " + qlen.String() + " is negative"}
+		return negativeQueue(dctcpCPPart, event, qlen)
 	case act == nil:
 		return cc.NoActions(dctcpCPPart, event)
 	}

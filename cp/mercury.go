@@ -4,6 +4,7 @@ import (
 	"errors"
 	"hash/crc32"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/hwcc/hwcc/cc"
@@ -114,12 +115,8 @@ type MercuryConfig struct {
 // the sender's DCQCN is cut no faster than with DCQCN's own CNPs), and the
 // window big-endian in the first 4 reserved bytes.
 func MercuryPaper(ports int, line units.Rate, baseRTT units.Time) MercuryConfig {
-	rates := make([]units.Rate, ports)
-	for i := range rates {
-		rates[i] = line
-	}
 	return MercuryConfig{
-		Ports: ports, Rates: rates, Prio: 3,
+		Ports: ports, Rates: slices.Repeat([]units.Rate{line}, ports), Prio: 3,
 		Threshold:   max(units.BytesIn(line, baseRTT)/2, 10*units.KB),
 		Period:      MercuryPaperPeriod,
 		BaseRTT:     baseRTT,
@@ -619,13 +616,12 @@ const mercurySummary = 5
 
 // appendRegisters appends the registers under their names within a block.
 func (s *Mercury) appendRegisters(dst []cc.Register) []cc.Register {
-	const prime = 1099511628211
-	h := uint64(14695981039346656037)
+	h := newTableDigest()
 	for i, b := range s.bytes {
-		h = (h ^ uint64(b)) * prime
-		h = (h ^ uint64(s.last[i])) * prime
+		h.mix(uint64(b))
+		h.mix(uint64(s.last[i]))
 	}
-	dst = append(dst, s.clock.Register(), cc.Reg("cnps", 64, s.cnps), cc.Reg("pauses", 64, s.pauses), cc.Reg("table", 64, h), s.unused.Register())
+	dst = append(dst, s.clock.Register(), cc.Reg("cnps", 64, s.cnps), cc.Reg("pauses", 64, s.pauses), cc.Reg("table", 64, uint64(h)), s.unused.Register())
 	for i := range s.ports {
 		pt := &s.ports[i]
 		dst = append(dst,

@@ -427,11 +427,7 @@ func FuzzMercury(f *testing.F) {
 		for len(in) >= 8 {
 			ev := in[:8]
 			in = in[8:]
-			step := units.Time(binary.BigEndian.Uint16(ev[6:])) * 10 * units.Nanosecond
-			if ev[0]&0x80 != 0 {
-				step = -step
-			}
-			at := now + step
+			at := fuzzAt(now, ev)
 			port := int(ev[1] % 3) // 2 is out of range
 			size := units.Bytes(binary.BigEndian.Uint16(ev[2:])%9000) + 1
 			src := cc.NodeID(ev[4] % 6)
@@ -575,4 +571,15 @@ func TestMercuryRules(t *testing.T) {
 		cnps += actX.Len()
 	}
 	require.Positive(t, cnps)
+}
+
+// fuzzAt returns the time of fuzzed event ev (8 bytes): now plus
+// ev[6:8] big-endian in units of 10 ns, minus when ev[0]'s top bit is set
+// (an event back in time, which the part must refuse).
+func fuzzAt(now units.Time, ev []byte) units.Time {
+	step := units.Time(binary.BigEndian.Uint16(ev[6:])) * 10 * units.Nanosecond
+	if ev[0]&0x80 != 0 {
+		step = -step
+	}
+	return now + step
 }

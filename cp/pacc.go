@@ -385,7 +385,7 @@ func (c *PACC) refuse(event string, now units.Time, p *cc.Packet, q cc.Queue) er
 	if err := cc.PacketError(paccPart, event, p); err != nil {
 		return err
 	}
-	return &cc.EventError{Part: paccPart, Event: event, Reason: "queue length " + q.Len.String() + " is negative"}
+	return negativeQueue(paccPart, event, q.Len)
 }
 
 // paccFull is the error of a CNP that does not fit act.
@@ -476,16 +476,15 @@ func (c *PACC) Timer(now units.Time, _ *cc.Actions) error {
 // and last CNP time, so that a trace sees the table change; it reads the
 // whole table, 2^TableBits slots).
 func (c *PACC) AppendRegisters(dst []cc.Register) []cc.Register {
-	const prime = 1099511628211
-	h := uint64(14695981039346656037)
+	h := newTableDigest()
 	for _, e := range c.table.slots {
 		u := uint64(0)
 		if e.used {
 			u = 1
 		}
-		h = (h ^ uint64(e.flow)) * prime
-		h = (h ^ u) * prime
-		h = (h ^ uint64(e.last)) * prime
+		h.mix(uint64(e.flow))
+		h.mix(u)
+		h.mix(uint64(e.last))
 	}
 	s := &c.r.st
 	return append(dst,
@@ -502,6 +501,6 @@ func (c *PACC) AppendRegisters(dst []cc.Register) []cc.Register {
 		cc.Reg("suppressed", 64, s.Suppressed),
 		cc.Reg("slots", 32, uint64(s.Slots)),
 		cc.Reg("takeovers", 64, s.Takeovers),
-		cc.Reg("table", 64, h),
+		cc.Reg("table", 64, uint64(h)),
 	)
 }

@@ -30,3 +30,16 @@ func (m regMap) apply(regs []cc.Register) {
 		regs[i].Name = m[i]
 	}
 }
+
+// tableDigest is the 64-bit digest a part reports a whole table in (one
+// register, so that a trace sees the table change without reading it):
+// FNV-1a's offset basis and prime, over 64-bit words instead of bytes.
+// It wraps (mod 2^64), as FNV does.
+type tableDigest uint64
+
+// newTableDigest returns the digest of nothing: FNV-1a's 64-bit offset
+// basis.
+func newTableDigest() tableDigest { return 14695981039346656037 }
+
+// mix folds v into d: d ← (d xor v)·FNV's 64-bit prime, mod 2^64.
+func (d *tableDigest) mix(v uint64) { *d = (*d ^ tableDigest(v)) * 1099511628211 }

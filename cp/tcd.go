@@ -211,7 +211,7 @@ func (t *TCD) event(ev string, at DCQCNMarkAt, now units.Time, q cc.Queue, act *
 		return err
 	}
 	if q.Len < 0 {
-		return tcdNegativeQueue(ev, q.Len)
+		return negativeQueue(tcdPart, ev, q.Len)
 	}
 	judge := at == t.cfg.Marker.MarkAt
 	if judge && act == nil {
@@ -235,13 +235,6 @@ func (t *TCD) event(ev string, at DCQCNMarkAt, now units.Time, q cc.Queue, act *
 		act.MarkCE()
 	}
 	return nil
-}
-
-// tcdNegativeQueue is the error of a negative queue length, out of line.
-//
-//go:noinline
-func tcdNegativeQueue(ev string, qlen units.Bytes) error {
-	return &cc.EventError{Part: tcdPart, Event: ev, Reason: "queue length " + qlen.String() + " is negative"}
 }
 
 // Enqueue takes a packet joining the queue (q.Len counts it) and q's

@@ -130,10 +130,8 @@ func DecodeBFCTag(hdr *[cc.PacketHdrLen]byte) (t BFCTag, ok bool, err error) {
 	if t.Queue > BFCMaxQueue {
 		return BFCTag{}, false, decodeErr(bfcTagWhat, bfcQueue, "queue's reserved high bits set")
 	}
-	for i := BFCTagSize; i < cc.PacketHdrLen; i++ {
-		if hdr[i] != 0 {
-			return BFCTag{}, false, decodeErr(bfcTagWhat, i, "reserved byte not 0")
-		}
+	if err := reservedErr(bfcTagWhat, hdr[:], BFCTagSize, cc.PacketHdrLen); err != nil {
+		return BFCTag{}, false, err
 	}
 	return t, true, nil
 }
@@ -216,10 +214,8 @@ func DecodeBFCPause(d *[cc.FeedbackDataLen]byte) (BFCPause, error) {
 	if p.Queue > BFCMaxQueue {
 		return BFCPause{}, decodeErr(bfcPauseWhat, bfcPQueue, "queue's reserved high bits set")
 	}
-	for i := BFCPauseSize; i < cc.FeedbackDataLen; i++ {
-		if d[i] != 0 {
-			return BFCPause{}, decodeErr(bfcPauseWhat, i, "reserved byte not 0")
-		}
+	if err := reservedErr(bfcPauseWhat, d[:], BFCPauseSize, cc.FeedbackDataLen); err != nil {
+		return BFCPause{}, err
 	}
 	switch t := binary.BigEndian.Uint32(d[bfcPTime:]); t {
 	case BFCUntilResumed:

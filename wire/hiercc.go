@@ -205,10 +205,8 @@ func DecodeHierCCHeader(b []byte) (HierCCHeader, error) {
 	if tor > HierCCMaxToR {
 		return HierCCHeader{}, decodeErr(hierccHeaderWhat, hierccHdrToR, "tor's reserved high bits set")
 	}
-	for i := hierccHdrPad; i < HierCCHeaderSize; i++ {
-		if b[i] != 0 {
-			return HierCCHeader{}, decodeErr(hierccHeaderWhat, i, "reserved byte not 0")
-		}
+	if err := reservedErr(hierccHeaderWhat, b, hierccHdrPad, HierCCHeaderSize); err != nil {
+		return HierCCHeader{}, err
 	}
 	return HierCCHeader{
 		Mark:  b[hierccHdrFlags]&hierccHdrMark != 0,

@@ -62,6 +62,17 @@ func decodeErr(what string, offset int, reason string) error {
 	return &cc.DecodeError{What: what, Offset: offset, Reason: reason}
 }
 
+// reservedErr is the error of reserved bytes b[from:to] that are not all
+// 0, naming the first nonzero one; nil when all are 0.
+func reservedErr(what string, b []byte, from, to int) error {
+	for i := from; i < to; i++ {
+		if b[i] != 0 {
+			return decodeErr(what, i, "reserved byte not 0")
+		}
+	}
+	return nil
+}
+
 // shortErr is the error for fewer than want bytes (at offset n = len(b)).
 //
 //go:noinline
