@@ -490,14 +490,5 @@ func (s *Sim) hostNP(f *flow) (*schemeNP, error) {
 // onTrimmed hands the notification point a trimmed header: the packet
 // as it arrived, with no payload (its bytes were cut; Seq says which).
 func (w *schemeNP) onTrimmed(now units.Time, p *Packet) bool {
-	w.pkt = cc.Packet{Flow: cc.FlowID(p.Flow), Src: cc.NodeID(p.Src), Dst: cc.NodeID(p.Dst), Seq: p.Seq,
-		Size: p.Size, Prio: p.Prio, CE: p.CE, Hdr: p.Hdr}
-	if w.rec != nil {
-		w.rec.packet(cc.EventReceive, now, 0, &w.pkt, cc.Queue{})
-	}
-	err := call(&w.act, func(a *cc.Actions) error { return w.n.Receive(now, &w.pkt, a) })
-	if w.rec != nil {
-		w.rec.out(w.n, err, w.act)
-	}
-	return w.cnp(now, p.Flow, err)
+	return w.receive(now, p, 0)
 }
