@@ -346,15 +346,8 @@ func (s *Sim) sackTrimmed(f *flow, p *Packet) {
 // cumulative rcvNxt in Seq, the segment in sackSeq, d's ECN mark, and d's
 // header echoed (its send time, the trimmed mark).
 func (s *Sim) sackAck(f *flow, d *Packet, kind Kind) {
-	a := s.pool.get()
-	a.Kind = kind
-	a.Prio = ControlPrio
-	a.Flow = f.id
-	a.Src = f.dst.id
-	a.Dst = f.src.id
-	a.Seq = f.rcvNxt
+	a := s.newAck(f, d, kind)
 	a.sackSeq = d.Seq
-	a.SentAt = d.SentAt
 	a.ECE = d.CE
 	a.Hdr = d.Hdr
 	a.ackPkts = 1
