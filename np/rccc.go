@@ -147,7 +147,8 @@ type RCCCPacer struct {
 	// rate: τ/rate.
 	Tau uint64
 	// Rate and G are the oversubscription rate and marked-fraction
-	// average, Q16 (1.0 = 65536); IncCount the consecutive increases.
+	// average, Q16 (1.0 = 65536); IncCount the consecutive increases
+	// (saturating at 255).
 	Rate, G  uint32
 	IncCount uint8
 	// Received, ECN, TrimLast and TrimOther count the packets of the

@@ -291,7 +291,8 @@ type NSCCState struct {
 	// in Q8, saturating at 2^64 − 1.
 	Inc uint64
 	// FICount counts the bytes acknowledged in a row with a delay below
-	// FastDelay; Fast says fast increase is on (the model's _increase).
+	// FastDelay (saturating); Fast says fast increase is on (the model's
+	// _increase).
 	FICount uint32
 	Fast    bool
 	// Achieved counts the bytes acknowledged in quick adapt's period,
@@ -304,7 +305,7 @@ type NSCCState struct {
 	// latest η step; LastDec the latest multiplicative decrease.
 	QAEnd, LastAdjust, LastDec units.Time
 	// InFlight is the payload sent and neither acknowledged nor NACKed
-	// (quick adapt's ignore window), bytes.
+	// (quick adapt's ignore window), bytes; it saturates at both ends.
 	InFlight uint32
 	// SndMax is one past the highest byte sent (64 bits): a Sent below it
 	// is a retransmission.

@@ -73,7 +73,8 @@ type RCCCSenderState struct {
 	// pull target sent, in 256-byte quanta mod 2^32.
 	Pull, PullTarget uint32
 	// NewLeft is the payload not yet sent (64 bits), FramesLeft the frames
-	// it takes; RtxBacklog the wire bytes NACKed and not yet resent.
+	// it takes (both stop at 0); RtxBacklog the wire bytes NACKed and not
+	// yet resent (saturating at both ends).
 	NewLeft    uint64
 	FramesLeft uint64
 	RtxBacklog uint32
