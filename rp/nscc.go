@@ -191,8 +191,6 @@ func nsccBad(field, value, want string) error {
 	return &cc.ConfigError{Part: nsccPart, Field: field, Value: value, Range: want}
 }
 
-func nsccFmt(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
-
 // Validate checks every field and returns a *cc.ConfigError naming the
 // first one out of range.
 func (c NSCCConfig) Validate() error {
@@ -208,7 +206,7 @@ func (c NSCCConfig) Validate() error {
 	}
 	factor := func(field string, f float64) error {
 		if !(f >= 0 && f <= NSCCMaxFactor) {
-			return nsccBad(field, nsccFmt(f), "0.."+nsccFmt(NSCCMaxFactor))
+			return nsccBad(field, fmtFloat(f), "0.."+fmtFloat(NSCCMaxFactor))
 		}
 		return nil
 	}
@@ -239,10 +237,10 @@ func (c NSCCConfig) Validate() error {
 		}
 	}
 	if !(c.Gamma > 0 && c.Gamma <= 1) {
-		return nsccBad("Gamma", nsccFmt(c.Gamma), "(0, 1]")
+		return nsccBad("Gamma", fmtFloat(c.Gamma), "(0, 1]")
 	}
 	if !(c.DelayAlpha >= 1.0/nsccOne && c.DelayAlpha <= NSCCMaxDelayAlpha) {
-		return nsccBad("DelayAlpha", nsccFmt(c.DelayAlpha), "2^-16.."+nsccFmt(NSCCMaxDelayAlpha))
+		return nsccBad("DelayAlpha", fmtFloat(c.DelayAlpha), "2^-16.."+fmtFloat(NSCCMaxDelayAlpha))
 	}
 	if c.QAGate > NSCCMaxQAGate {
 		return nsccBad("QAGate", strconv.Itoa(int(c.QAGate)), "0.."+strconv.Itoa(NSCCMaxQAGate))
