@@ -103,7 +103,7 @@ func newUETFabric(sc *Scenario, preamble units.Bytes) *uetFabric {
 	u := &uetFabric{
 		trim:      sc.Switch.flowControl() == FlowTrim,
 		trimK:     units.Bytes(sc.Switch.Trim),
-		trimSize:  orB(units.Bytes(sc.Switch.TrimBytes), DefaultTrimBytes) + preamble,
+		trimSize:  orDefault(units.Bytes(sc.Switch.TrimBytes), DefaultTrimBytes) + preamble,
 		sack:      sc.NIC.Transport == TransportSACK,
 		hostScope: sc.NIC.NPScope == NPScopeHost,
 	}
@@ -111,13 +111,6 @@ func newUETFabric(sc *Scenario, preamble units.Bytes) *uetFabric {
 		return nil
 	}
 	return u
-}
-
-func orB(v, d units.Bytes) units.Bytes {
-	if v > 0 {
-		return v
-	}
-	return d
 }
 
 // trimmed is the switch's trimming hook (enqueue): data frame p, about to
