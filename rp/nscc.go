@@ -546,14 +546,7 @@ func (n *NSCC) Sent(now units.Time, p *cc.Packet, act *cc.Actions) error {
 	s := &n.s
 	s.Time.Advance(now)
 	s.InFlight = satAdd32(s.InFlight, uint64(p.Payload))
-	h := wire.UECData{Valid: true, Frame: uint16(p.Size), SentNs: nsNow(now), Payload: uint16(p.Payload)}
-	end := p.Seq + uint64(p.Payload)
-	h.Retrans = p.Seq < s.SndMax
-	if end > s.SndMax {
-		s.SndMax = end
-	}
-	n.cr.sent(p, h.Retrans, &h, uint64(s.Cwnd)+uint64(n.cr.frame))
-	h.Put(&p.Hdr)
+	n.cr.writeHeader(now, p, &s.SndMax, uint64(s.Cwnd)+uint64(n.cr.frame))
 	return nil
 }
 

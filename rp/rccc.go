@@ -131,6 +131,18 @@ func (r *rcccSender) backlog() int64 {
 	return int64(min(r.s.NewLeft+r.s.FramesLeft*r.overhead, uint64(RCCCMaxCredit)))
 }
 
+// writeHeader writes p.Hdr, the wire.UECData of a packet sent at now: its
+// sizes, its send time, the retransmission flag (p.Seq below sndMax, which
+// it then advances to p's end) and, on credit, the pull target (sent, with
+// window).
+func (r *rcccSender) writeHeader(now units.Time, p *cc.Packet, sndMax *uint64, window uint64) {
+	h := wire.UECData{Valid: true, Frame: uint16(p.Size), SentNs: nsNow(now), Payload: uint16(p.Payload)}
+	h.Retrans = p.Seq < *sndMax
+	*sndMax = max(*sndMax, p.Seq+uint64(p.Payload))
+	r.sent(p, h.Retrans, &h, window)
+	h.Put(&p.Hdr)
+}
+
 // sent spends p's frame, takes it off the backlog (new data) or the
 // retransmission backlog, and writes the pull target into h (window: the
 // cap NSCC puts on the demand, cwnd + MSS; any large value for none).
@@ -374,14 +386,8 @@ func (r *RCCC) Sent(now units.Time, p *cc.Packet, act *cc.Actions) error {
 	if err := sentCheck(p, r.mss); err != nil {
 		return &cc.EventError{Part: rcccPart, Event: "Sent", Reason: err.Error()}
 	}
-	s := &r.s
-	s.Time.Advance(now)
-	h := wire.UECData{Valid: true, Frame: uint16(p.Size), SentNs: nsNow(now), Payload: uint16(p.Payload)}
-	end := p.Seq + uint64(p.Payload)
-	h.Retrans = p.Seq < s.SndMax
-	s.SndMax = max(s.SndMax, end)
-	r.cr.sent(p, h.Retrans, &h, math.MaxUint64)
-	h.Put(&p.Hdr)
+	r.s.Time.Advance(now)
+	r.cr.writeHeader(now, p, &r.s.SndMax, math.MaxUint64)
 	return nil
 }
 
