@@ -140,9 +140,10 @@ func (u *uetFabric) trimmed(s *Sim, out *port, p *Packet) {
 
 // sackFlow is one flow's selective transport: the sender's segment states
 // and resend queue, the receiver's bitmap of segments above rcvNxt, over a
-// ring of w segments (segment k is bytes [k·payload, (k+1)·payload)).
+// ring of mask + 1 segments, a power of two (segment k is bytes
+// [k·payload, (k+1)·payload)).
 type sackFlow struct {
-	w, mask   uint64
+	mask      uint64   // ring size − 1
 	seg       []uint8  // sender: state of segment k at k & mask
 	rtx       []uint64 // sender: FIFO of segments to resend
 	head, n   int
@@ -161,7 +162,7 @@ func (s *Sim) newSackFlow(f *flow) *sackFlow {
 	for w < segs {
 		w <<= 1
 	}
-	return &sackFlow{w: w, mask: w - 1, seg: make([]uint8, w), rtx: make([]uint64, w), got: make([]uint64, w/64),
+	return &sackFlow{mask: w - 1, seg: make([]uint8, w), rtx: make([]uint64, w), got: make([]uint64, w/64),
 		pay: uint64(s.payload), size: uint64(f.info.Size)}
 }
 
@@ -228,7 +229,7 @@ func (f *flow) sackHasData() bool {
 	if f.info.Size > 0 && f.sndNxt >= uint64(f.info.Size) {
 		return false
 	}
-	return f.sndNxt/q.pay-f.sndUna/q.pay < q.w
+	return f.sndNxt/q.pay-f.sndUna/q.pay <= q.mask
 }
 
 // sackNextPay is the payload of f's next frame (selective).
@@ -271,7 +272,7 @@ func (s *Sim) sackReceive(f *flow, p *Packet) {
 	q := f.sack
 	k := p.Seq / q.pay
 	base := f.rcvNxt / q.pay
-	if k < base || k-base >= q.w || q.got[(k&q.mask)/64]&(1<<(k&63)) != 0 {
+	if k < base || k-base > q.mask || q.got[(k&q.mask)/64]&(1<<(k&63)) != 0 {
 		s.uet.dupPayload += int64(p.Payload)
 		s.sackAck(f, p, KindAck)
 		return
@@ -312,7 +313,7 @@ func (s *Sim) sackTrimmed(f *flow, p *Packet) {
 	}
 	k := p.Seq / q.pay
 	base := f.rcvNxt / q.pay
-	if k < base || (k-base < q.w && q.got[(k&q.mask)/64]&(1<<(k&63)) != 0) {
+	if k < base || (k-base <= q.mask && q.got[(k&q.mask)/64]&(1<<(k&63)) != 0) {
 		s.sackAck(f, p, KindAck)
 		return
 	}
