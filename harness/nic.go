@@ -319,14 +319,7 @@ func (s *Sim) receiveData(p *Packet) {
 // sendAck sends an ACK or NAK for flow f triggered by data packet d,
 // echoing its SentAt and telemetry stack.
 func (s *Sim) sendAck(f *flow, d *Packet, kind Kind) {
-	a := s.pool.get()
-	a.Kind = kind
-	a.Prio = ControlPrio
-	a.Flow = f.id
-	a.Src = f.dst.id
-	a.Dst = f.src.id
-	a.Seq = f.rcvNxt
-	a.SentAt = d.SentAt
+	a := s.newAck(f, d, kind)
 	a.ECE = f.markedSince > 0
 	a.ackPkts = int32(f.sinceAck)
 	a.ackMarked = int32(f.markedSince)
@@ -338,6 +331,22 @@ func (s *Sim) sendAck(f *flow, d *Packet, kind Kind) {
 		a.Size += units.Bytes(d.Tel.Len)
 	}
 	s.hostQueueControl(f.dst, a)
+}
+
+// newAck takes from the pool an ACK or NAK for flow f triggered by data
+// packet d, addressed from f's receiver to its source, carrying the
+// cumulative rcvNxt in Seq and echoing d's SentAt; the caller fills the
+// rest and queues it.
+func (s *Sim) newAck(f *flow, d *Packet, kind Kind) *Packet {
+	a := s.pool.get()
+	a.Kind = kind
+	a.Prio = ControlPrio
+	a.Flow = f.id
+	a.Src = f.dst.id
+	a.Dst = f.src.id
+	a.Seq = f.rcvNxt
+	a.SentAt = d.SentAt
+	return a
 }
 
 // sendCNP sends a CNP for flow f from its receiver to its source.

@@ -500,8 +500,15 @@ type schemeNP struct {
 }
 
 func (w *schemeNP) OnData(now units.Time, p *Packet) bool {
+	return w.receive(now, p, p.Payload)
+}
+
+// receive hands the part packet p as arriving with payload bytes (p's own
+// for a data packet, 0 for a trimmed header) and reports whether it asked
+// for a CNP.
+func (w *schemeNP) receive(now units.Time, p *Packet, payload units.Bytes) bool {
 	w.pkt = cc.Packet{Flow: cc.FlowID(p.Flow), Src: cc.NodeID(p.Src), Dst: cc.NodeID(p.Dst), Seq: p.Seq,
-		Payload: p.Payload, Size: p.Size, Prio: p.Prio, CE: p.CE, Hdr: p.Hdr}
+		Payload: payload, Size: p.Size, Prio: p.Prio, CE: p.CE, Hdr: p.Hdr}
 	if w.rec != nil {
 		w.rec.packet(cc.EventReceive, now, 0, &w.pkt, cc.Queue{})
 	}

@@ -2,7 +2,6 @@ package harness
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/units"
@@ -57,22 +56,8 @@ const (
 
 // uetParams are the scenario keys of the lossy fabric (Scenario.Set).
 var uetParams = []Param{
-	{Name: "transport", Help: "NIC transport: gbn (go-back-N, the default) or sack (selective: per-packet ACKs, NACKs of trimmed packets, selective retransmission)", Set: func(s *Scenario, v string) error {
-		switch v = strings.ToLower(v); v {
-		case TransportGBN, TransportSACK:
-			s.NIC.Transport = v
-			return nil
-		}
-		return fmt.Errorf("%q: want gbn or sack", v)
-	}},
-	{Name: "np_scope", Help: "notification points: one per receiving flow (flow, the default) or one per receiving host (host)", Set: func(s *Scenario, v string) error {
-		switch v = strings.ToLower(v); v {
-		case NPScopeFlow, NPScopeHost:
-			s.NIC.NPScope = v
-			return nil
-		}
-		return fmt.Errorf("%q: want flow or host", v)
-	}},
+	{Name: "transport", Help: "NIC transport: gbn (go-back-N, the default) or sack (selective: per-packet ACKs, NACKs of trimmed packets, selective retransmission)", Set: setOneOf(func(s *Scenario) *string { return &s.NIC.Transport }, "gbn or sack", TransportGBN, TransportSACK)},
+	{Name: "np_scope", Help: "notification points: one per receiving flow (flow, the default) or one per receiving host (host)", Set: setOneOf(func(s *Scenario) *string { return &s.NIC.NPScope }, "flow or host", NPScopeFlow, NPScopeHost)},
 	{Name: "trim", Help: "trimming threshold of an egress data queue (flow_control trim; 0: one BDP of the network's largest RTT at the port's rate)", Set: setBytes(func(s *Scenario) *Bytes { return &s.Switch.Trim })},
 	{Name: "trim_bytes", Help: "size of a trimmed frame, its header (0: 64 B)", Set: setBytes(func(s *Scenario) *Bytes { return &s.Switch.TrimBytes })},
 }
@@ -118,7 +103,7 @@ func newUETFabric(sc *Scenario, preamble units.Bytes) *uetFabric {
 	u := &uetFabric{
 		trim:      sc.Switch.flowControl() == FlowTrim,
 		trimK:     units.Bytes(sc.Switch.Trim),
-		trimSize:  orB(units.Bytes(sc.Switch.TrimBytes), DefaultTrimBytes) + preamble,
+		trimSize:  orDefault(units.Bytes(sc.Switch.TrimBytes), DefaultTrimBytes) + preamble,
 		sack:      sc.NIC.Transport == TransportSACK,
 		hostScope: sc.NIC.NPScope == NPScopeHost,
 	}
@@ -126,13 +111,6 @@ func newUETFabric(sc *Scenario, preamble units.Bytes) *uetFabric {
 		return nil
 	}
 	return u
-}
-
-func orB(v, d units.Bytes) units.Bytes {
-	if v > 0 {
-		return v
-	}
-	return d
 }
 
 // trimmed is the switch's trimming hook (enqueue): data frame p, about to
@@ -162,9 +140,10 @@ func (u *uetFabric) trimmed(s *Sim, out *port, p *Packet) {
 
 // sackFlow is one flow's selective transport: the sender's segment states
 // and resend queue, the receiver's bitmap of segments above rcvNxt, over a
-// ring of w segments (segment k is bytes [k·payload, (k+1)·payload)).
+// ring of mask + 1 segments, a power of two (segment k is bytes
+// [k·payload, (k+1)·payload)).
 type sackFlow struct {
-	w, mask   uint64
+	mask      uint64   // ring size − 1
 	seg       []uint8  // sender: state of segment k at k & mask
 	rtx       []uint64 // sender: FIFO of segments to resend
 	head, n   int
@@ -183,7 +162,7 @@ func (s *Sim) newSackFlow(f *flow) *sackFlow {
 	for w < segs {
 		w <<= 1
 	}
-	return &sackFlow{w: w, mask: w - 1, seg: make([]uint8, w), rtx: make([]uint64, w), got: make([]uint64, w/64),
+	return &sackFlow{mask: w - 1, seg: make([]uint8, w), rtx: make([]uint64, w), got: make([]uint64, w/64),
 		pay: uint64(s.payload), size: uint64(f.info.Size)}
 }
 
@@ -250,7 +229,7 @@ func (f *flow) sackHasData() bool {
 	if f.info.Size > 0 && f.sndNxt >= uint64(f.info.Size) {
 		return false
 	}
-	return f.sndNxt/q.pay-f.sndUna/q.pay < q.w
+	return f.sndNxt/q.pay-f.sndUna/q.pay <= q.mask
 }
 
 // sackNextPay is the payload of f's next frame (selective).
@@ -293,7 +272,7 @@ func (s *Sim) sackReceive(f *flow, p *Packet) {
 	q := f.sack
 	k := p.Seq / q.pay
 	base := f.rcvNxt / q.pay
-	if k < base || k-base >= q.w || q.got[(k&q.mask)/64]&(1<<(k&63)) != 0 {
+	if k < base || k-base > q.mask || q.got[(k&q.mask)/64]&(1<<(k&63)) != 0 {
 		s.uet.dupPayload += int64(p.Payload)
 		s.sackAck(f, p, KindAck)
 		return
@@ -334,7 +313,7 @@ func (s *Sim) sackTrimmed(f *flow, p *Packet) {
 	}
 	k := p.Seq / q.pay
 	base := f.rcvNxt / q.pay
-	if k < base || (k-base < q.w && q.got[(k&q.mask)/64]&(1<<(k&63)) != 0) {
+	if k < base || (k-base <= q.mask && q.got[(k&q.mask)/64]&(1<<(k&63)) != 0) {
 		s.sackAck(f, p, KindAck)
 		return
 	}
@@ -346,15 +325,8 @@ func (s *Sim) sackTrimmed(f *flow, p *Packet) {
 // cumulative rcvNxt in Seq, the segment in sackSeq, d's ECN mark, and d's
 // header echoed (its send time, the trimmed mark).
 func (s *Sim) sackAck(f *flow, d *Packet, kind Kind) {
-	a := s.pool.get()
-	a.Kind = kind
-	a.Prio = ControlPrio
-	a.Flow = f.id
-	a.Src = f.dst.id
-	a.Dst = f.src.id
-	a.Seq = f.rcvNxt
+	a := s.newAck(f, d, kind)
 	a.sackSeq = d.Seq
-	a.SentAt = d.SentAt
 	a.ECE = d.CE
 	a.Hdr = d.Hdr
 	a.ackPkts = 1
@@ -490,14 +462,5 @@ func (s *Sim) hostNP(f *flow) (*schemeNP, error) {
 // onTrimmed hands the notification point a trimmed header: the packet
 // as it arrived, with no payload (its bytes were cut; Seq says which).
 func (w *schemeNP) onTrimmed(now units.Time, p *Packet) bool {
-	w.pkt = cc.Packet{Flow: cc.FlowID(p.Flow), Src: cc.NodeID(p.Src), Dst: cc.NodeID(p.Dst), Seq: p.Seq,
-		Size: p.Size, Prio: p.Prio, CE: p.CE, Hdr: p.Hdr}
-	if w.rec != nil {
-		w.rec.packet(cc.EventReceive, now, 0, &w.pkt, cc.Queue{})
-	}
-	err := call(&w.act, func(a *cc.Actions) error { return w.n.Receive(now, &w.pkt, a) })
-	if w.rec != nil {
-		w.rec.out(w.n, err, w.act)
-	}
-	return w.cnp(now, p.Flow, err)
+	return w.receive(now, p, 0)
 }

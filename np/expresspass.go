@@ -192,7 +192,8 @@ func expressPassBad(field, value, want string) error {
 	return &cc.ConfigError{Part: expressPassPart, Field: field, Value: value, Range: want}
 }
 
-func expressPassFmtF(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+// fmtFloat formats f exactly, in the shortest form that parses back.
+func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 // Validate checks every field and returns a *cc.ConfigError naming the
 // first one out of range (its Go name).
@@ -205,21 +206,21 @@ func (c ExpressPassConfig) Validate() error {
 	case c.FrameBytes > ExpressPassMaxFrameBytes:
 		return expressPassBad("FrameBytes", c.FrameBytes.String(), "CreditBytes.."+ExpressPassMaxFrameBytes.String())
 	case !(c.Alpha >= ExpressPassMinAlpha && c.Alpha <= 1):
-		return expressPassBad("Alpha", expressPassFmtF(c.Alpha), expressPassFmtF(ExpressPassMinAlpha)+"..1")
+		return expressPassBad("Alpha", fmtFloat(c.Alpha), fmtFloat(ExpressPassMinAlpha)+"..1")
 	case !(c.WMax >= 0 && c.WMax <= ExpressPassMaxGain):
-		return expressPassBad("WMax", expressPassFmtF(c.WMax), "0.."+expressPassFmtF(ExpressPassMaxGain))
+		return expressPassBad("WMax", fmtFloat(c.WMax), "0.."+fmtFloat(ExpressPassMaxGain))
 	case !(c.WMin >= 0 && c.WMin <= c.WMax):
-		return expressPassBad("WMin", expressPassFmtF(c.WMin), "0..WMax")
+		return expressPassBad("WMin", fmtFloat(c.WMin), "0..WMax")
 	case !(c.WInit >= c.WMin && c.WInit <= c.WMax):
-		return expressPassBad("WInit", expressPassFmtF(c.WInit), "WMin..WMax")
+		return expressPassBad("WInit", fmtFloat(c.WInit), "WMin..WMax")
 	case !(c.TargetLoss >= 0 && c.TargetLoss <= ExpressPassMaxGain):
-		return expressPassBad("TargetLoss", expressPassFmtF(c.TargetLoss), "0.."+expressPassFmtF(ExpressPassMaxGain))
+		return expressPassBad("TargetLoss", fmtFloat(c.TargetLoss), "0.."+fmtFloat(ExpressPassMaxGain))
 	case c.UpdatePeriod < ExpressPassMinPeriod || c.UpdatePeriod > ExpressPassMaxPeriod:
 		return expressPassBad("UpdatePeriod", c.UpdatePeriod.String(), ExpressPassMinPeriod.String()+".."+ExpressPassMaxPeriod.String())
 	case !(c.JitterMin >= -ExpressPassMaxJitter && c.JitterMin <= 0):
-		return expressPassBad("JitterMin", expressPassFmtF(c.JitterMin), expressPassFmtF(-ExpressPassMaxJitter)+"..0")
+		return expressPassBad("JitterMin", fmtFloat(c.JitterMin), fmtFloat(-ExpressPassMaxJitter)+"..0")
 	case !(c.JitterMax >= 0 && c.JitterMax <= ExpressPassMaxJitter):
-		return expressPassBad("JitterMax", expressPassFmtF(c.JitterMax), "0.."+expressPassFmtF(ExpressPassMaxJitter))
+		return expressPassBad("JitterMax", fmtFloat(c.JitterMax), "0.."+fmtFloat(ExpressPassMaxJitter))
 	case c.Seed < ExpressPassMinSeed:
 		return expressPassBad("Seed", "0", "1..4294967295 (0 locks the generator)")
 	case c.SeqBits < wire.ExpressPassMinSeqBits || c.SeqBits > wire.ExpressPassMaxSeqBits:

@@ -99,8 +99,6 @@ func rcccBad(field, value, want string) error {
 	return &cc.ConfigError{Part: rcccPart, Field: field, Value: value, Range: want}
 }
 
-func rcccFmt(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
-
 // Validate checks every field and returns a *cc.ConfigError naming the
 // first one out of range.
 func (c RCCCConfig) Validate() error {
@@ -109,7 +107,7 @@ func (c RCCCConfig) Validate() error {
 	case c.Link < RCCCMinLink || c.Link > RCCCMaxLink:
 		return rcccBad("Link", c.Link.String(), RCCCMinLink.String()+".."+RCCCMaxLink.String())
 	case !(c.RateModifier > 0 && c.RateModifier <= 1):
-		return rcccBad("RateModifier", rcccFmt(c.RateModifier), "(0, 1]")
+		return rcccBad("RateModifier", fmtFloat(c.RateModifier), "(0, 1]")
 	case c.CreditPerPull < q || c.CreditPerPull > RCCCMaxPull:
 		return rcccBad("CreditPerPull", c.CreditPerPull.String(), q.String()+".."+RCCCMaxPull.String())
 	case c.MaxCredit < 0 || c.MaxCredit > RCCCMaxPull:
@@ -131,7 +129,7 @@ func (c RCCCConfig) Validate() error {
 			if f.nonZero {
 				w = "2^-16..1"
 			}
-			return rcccBad(f.name, rcccFmt(f.v), w)
+			return rcccBad(f.name, fmtFloat(f.v), w)
 		}
 	}
 	return nil
@@ -147,7 +145,8 @@ type RCCCPacer struct {
 	// rate: τ/rate.
 	Tau uint64
 	// Rate and G are the oversubscription rate and marked-fraction
-	// average, Q16 (1.0 = 65536); IncCount the consecutive increases.
+	// average, Q16 (1.0 = 65536); IncCount the consecutive increases
+	// (saturating at 255).
 	Rate, G  uint32
 	IncCount uint8
 	// Received, ECN, TrimLast and TrimOther count the packets of the

@@ -191,8 +191,6 @@ func nsccBad(field, value, want string) error {
 	return &cc.ConfigError{Part: nsccPart, Field: field, Value: value, Range: want}
 }
 
-func nsccFmt(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
-
 // Validate checks every field and returns a *cc.ConfigError naming the
 // first one out of range.
 func (c NSCCConfig) Validate() error {
@@ -208,7 +206,7 @@ func (c NSCCConfig) Validate() error {
 	}
 	factor := func(field string, f float64) error {
 		if !(f >= 0 && f <= NSCCMaxFactor) {
-			return nsccBad(field, nsccFmt(f), "0.."+nsccFmt(NSCCMaxFactor))
+			return nsccBad(field, fmtFloat(f), "0.."+fmtFloat(NSCCMaxFactor))
 		}
 		return nil
 	}
@@ -239,10 +237,10 @@ func (c NSCCConfig) Validate() error {
 		}
 	}
 	if !(c.Gamma > 0 && c.Gamma <= 1) {
-		return nsccBad("Gamma", nsccFmt(c.Gamma), "(0, 1]")
+		return nsccBad("Gamma", fmtFloat(c.Gamma), "(0, 1]")
 	}
 	if !(c.DelayAlpha >= 1.0/nsccOne && c.DelayAlpha <= NSCCMaxDelayAlpha) {
-		return nsccBad("DelayAlpha", nsccFmt(c.DelayAlpha), "2^-16.."+nsccFmt(NSCCMaxDelayAlpha))
+		return nsccBad("DelayAlpha", fmtFloat(c.DelayAlpha), "2^-16.."+fmtFloat(NSCCMaxDelayAlpha))
 	}
 	if c.QAGate > NSCCMaxQAGate {
 		return nsccBad("QAGate", strconv.Itoa(int(c.QAGate)), "0.."+strconv.Itoa(NSCCMaxQAGate))
@@ -291,7 +289,8 @@ type NSCCState struct {
 	// in Q8, saturating at 2^64 − 1.
 	Inc uint64
 	// FICount counts the bytes acknowledged in a row with a delay below
-	// FastDelay; Fast says fast increase is on (the model's _increase).
+	// FastDelay (saturating); Fast says fast increase is on (the model's
+	// _increase).
 	FICount uint32
 	Fast    bool
 	// Achieved counts the bytes acknowledged in quick adapt's period,
@@ -304,7 +303,7 @@ type NSCCState struct {
 	// latest η step; LastDec the latest multiplicative decrease.
 	QAEnd, LastAdjust, LastDec units.Time
 	// InFlight is the payload sent and neither acknowledged nor NACKed
-	// (quick adapt's ignore window), bytes.
+	// (quick adapt's ignore window), bytes; it saturates at both ends.
 	InFlight uint32
 	// SndMax is one past the highest byte sent (64 bits): a Sent below it
 	// is a retransmission.
@@ -547,14 +546,7 @@ func (n *NSCC) Sent(now units.Time, p *cc.Packet, act *cc.Actions) error {
 	s := &n.s
 	s.Time.Advance(now)
 	s.InFlight = satAdd32(s.InFlight, uint64(p.Payload))
-	h := wire.UECData{Valid: true, Frame: uint16(p.Size), SentNs: nsNow(now), Payload: uint16(p.Payload)}
-	end := p.Seq + uint64(p.Payload)
-	h.Retrans = p.Seq < s.SndMax
-	if end > s.SndMax {
-		s.SndMax = end
-	}
-	n.cr.sent(p, h.Retrans, &h, uint64(s.Cwnd)+uint64(n.cr.frame))
-	h.Put(&p.Hdr)
+	n.cr.writeHeader(now, p, &s.SndMax, uint64(s.Cwnd)+uint64(n.cr.frame))
 	return nil
 }
 

@@ -73,7 +73,8 @@ type RCCCSenderState struct {
 	// pull target sent, in 256-byte quanta mod 2^32.
 	Pull, PullTarget uint32
 	// NewLeft is the payload not yet sent (64 bits), FramesLeft the frames
-	// it takes; RtxBacklog the wire bytes NACKed and not yet resent.
+	// it takes (both stop at 0); RtxBacklog the wire bytes NACKed and not
+	// yet resent (saturating at both ends).
 	NewLeft    uint64
 	FramesLeft uint64
 	RtxBacklog uint32
@@ -128,6 +129,18 @@ func (r *rcccSender) backlog() int64 {
 		return r.maxCredit
 	}
 	return int64(min(r.s.NewLeft+r.s.FramesLeft*r.overhead, uint64(RCCCMaxCredit)))
+}
+
+// writeHeader writes p.Hdr, the wire.UECData of a packet sent at now: its
+// sizes, its send time, the retransmission flag (p.Seq below sndMax, which
+// it then advances to p's end) and, on credit, the pull target (sent, with
+// window).
+func (r *rcccSender) writeHeader(now units.Time, p *cc.Packet, sndMax *uint64, window uint64) {
+	h := wire.UECData{Valid: true, Frame: uint16(p.Size), SentNs: nsNow(now), Payload: uint16(p.Payload)}
+	h.Retrans = p.Seq < *sndMax
+	*sndMax = max(*sndMax, p.Seq+uint64(p.Payload))
+	r.sent(p, h.Retrans, &h, window)
+	h.Put(&p.Hdr)
 }
 
 // sent spends p's frame, takes it off the backlog (new data) or the
@@ -373,14 +386,8 @@ func (r *RCCC) Sent(now units.Time, p *cc.Packet, act *cc.Actions) error {
 	if err := sentCheck(p, r.mss); err != nil {
 		return &cc.EventError{Part: rcccPart, Event: "Sent", Reason: err.Error()}
 	}
-	s := &r.s
-	s.Time.Advance(now)
-	h := wire.UECData{Valid: true, Frame: uint16(p.Size), SentNs: nsNow(now), Payload: uint16(p.Payload)}
-	end := p.Seq + uint64(p.Payload)
-	h.Retrans = p.Seq < s.SndMax
-	s.SndMax = max(s.SndMax, end)
-	r.cr.sent(p, h.Retrans, &h, math.MaxUint64)
-	h.Put(&p.Hdr)
+	r.s.Time.Advance(now)
+	r.cr.writeHeader(now, p, &r.s.SndMax, math.MaxUint64)
 	return nil
 }
 

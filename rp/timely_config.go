@@ -227,8 +227,8 @@ func timelyConfigErr(field, value, want string) error {
 	return &cc.ConfigError{Part: timelyPart, Field: field, Value: value, Range: want}
 }
 
-// timelyFmtFloat formats f exactly, in the shortest form that parses back.
-func timelyFmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+// fmtFloat formats f exactly, in the shortest form that parses back.
+func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 // timelyHAIRange is the range of HAIThreshold and HAIFactor in errors.
 var timelyHAIRange = strconv.Itoa(TIMELYMinHAI) + ".." + strconv.Itoa(TIMELYMaxHAI)
@@ -250,9 +250,9 @@ func (c TIMELYConfig) Validate() error {
 	case c.MinRTT < TIMELYMinMinRTT || c.MinRTT > TIMELYMaxMinRTT:
 		return timelyConfigErr("MinRTT", c.MinRTT.String(), TIMELYMinMinRTT.String()+".."+TIMELYMaxMinRTT.String())
 	case !(c.Alpha >= TIMELYMinAlpha && c.Alpha <= 1):
-		return timelyConfigErr("Alpha", timelyFmtFloat(c.Alpha), timelyFmtFloat(TIMELYMinAlpha)+"..1")
+		return timelyConfigErr("Alpha", fmtFloat(c.Alpha), fmtFloat(TIMELYMinAlpha)+"..1")
 	case !(c.Beta >= TIMELYMinBeta && c.Beta <= 1):
-		return timelyConfigErr("Beta", timelyFmtFloat(c.Beta), timelyFmtFloat(TIMELYMinBeta)+"..1")
+		return timelyConfigErr("Beta", fmtFloat(c.Beta), fmtFloat(TIMELYMinBeta)+"..1")
 	case c.Delta < TIMELYRateUnit || c.Delta > c.LineRate:
 		return timelyConfigErr("Delta", c.Delta.String(), TIMELYRateUnit.String()+"..LineRate ("+c.LineRate.String()+")")
 	case c.HAIThreshold < TIMELYMinHAI || c.HAIThreshold > TIMELYMaxHAI:

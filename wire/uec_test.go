@@ -104,3 +104,25 @@ func FuzzUECData(f *testing.F) {
 		require.Equal(t, data[:wire.UECDataLen], out[:])
 	})
 }
+
+// Put writes the layout of UECData's doc, byte by byte: the round trip
+// above cannot tell a field moved in both Put and DecodeUECData.
+func TestUECDataLayout(t *testing.T) {
+	h := wire.UECData{Valid: true, HasPull: true, Trimmed: true,
+		Frame: 0x1234, SentNs: 0x89ABCDEF, PullTarget: 0x01020304, Payload: 0x0F0E}
+	var b [wire.UECDataLen]byte
+	h.Put(&b)
+	want := [wire.UECDataLen]byte{
+		0x80 | 0x20, // valid, pull
+		0x80,        // trimmed
+		0x12, 0x34,  // frame
+		0x89, 0xAB, 0xCD, 0xEF, // sent
+		0x01, 0x02, 0x03, 0x04, // pull_target
+		0x0F, 0x0E, // payload
+		0, 0, // reserved
+	}
+	require.Equal(t, want, b)
+	h = wire.UECData{Valid: true, Retrans: true, Spec: true, Trimmed: true, LastHop: true, PullTarget: 7}
+	h.Put(&b)
+	require.Equal(t, [wire.UECDataLen]byte{0x80 | 0x40 | 0x10, 0x80 | 0x40}, b, "no pull bit: no pull target")
+}
