@@ -23,7 +23,11 @@ const (
 	// (wire.BFCMaxQueue + 1).
 	BFCMaxQueues = wire.BFCMaxQueue + 1
 	// BFCMinTableBits and BFCMaxTableBits bound a port's flow table:
-	// 2^bits entries.
+	// 2^bits entries. Every entry of every port can hold one upstream
+	// queue paused, so the count of the entries that hold one (kept per
+	// ingress port and upstream queue) is 32 bits: it covers
+	// BFCMaxPorts·2^BFCMaxTableBits = 2^26 holders, never wraps, and no
+	// arrival is refused for it.
 	BFCMinTableBits, BFCMaxTableBits = 1, 16
 	// BFCMaxRate is the fastest port, 10 Tb/s.
 	BFCMaxRate = 10 * units.Tbps
@@ -39,6 +43,10 @@ const (
 	// BFCMaxPrio is the highest data priority (802.1p: 0..7).
 	BFCMaxPrio = 7
 )
+
+// The holder counts (32 bits) cover every entry of every port: this
+// constant conversion stops compiling if the limits outgrow them.
+const _ = uint32(BFCMaxPorts << BFCMaxTableBits)
 
 // BFC's constants as hwcc reads [BFC] (docs/derivations.md, "BFC").
 const (
@@ -248,7 +256,8 @@ const bfcNever = units.Time(math.MinInt64)
 //	          MinThreshold) (a table written at New, one row per port)
 //	          Q[queue] > Th and the entry not paused: pause its upstream
 //	          (a switch's queue: once for all the entries that pause it,
-//	          counted per ingress port and upstream queue)
+//	          counted per ingress port and upstream queue in 32 bits,
+//	          enough for every entry of every port: BFCMaxTableBits)
 //	          the entry paused, the packet from its upstream, Repause
 //	          since the last pause: pause it again
 //	          → ActionAssignQueue(queue), then the pauses
@@ -284,7 +293,7 @@ type BFC struct {
 	// Per ingress port, toward the switch upstream.
 	upSwitch []uint16     // its ID, from the tags (bfcNoIn: none seen)
 	upPort   []uint16     // its egress port
-	cnt      []uint16     // per upstream queue: entries that hold it paused
+	cnt      []uint32     // per upstream queue: entries that hold it paused, ≤ Ports·2^TableBits
 	upPaused []uint64     // upstream queues with cnt > 0
 	upLast   []units.Time // per upstream queue: its last pause
 	// The latest Arrive, for its Enqueue.
@@ -317,7 +326,7 @@ func NewBFC(cfg BFCConfig) (*BFC, error) {
 		nonempty: make([]uint64, n), held: make([]uint64, n), until: make([]units.Time, n*q),
 		thr:      make([]uint32, n*(q+1)),
 		upSwitch: make([]uint16, n), upPort: make([]uint16, n),
-		cnt: make([]uint16, n*BFCMaxQueues), upPaused: make([]uint64, n), upLast: make([]units.Time, n*BFCMaxQueues),
+		cnt: make([]uint32, n*BFCMaxQueues), upPaused: make([]uint64, n), upLast: make([]units.Time, n*BFCMaxQueues),
 		latchIn: -1, next: units.MaxTime,
 	}
 	for i := range s.table {

@@ -347,6 +347,66 @@ func TestBFCConfigRefuses(t *testing.T) {
 	require.ErrorIs(t, err, cc.ErrConfig)
 }
 
+// TestBFCManyHolders: more flow entries than a 16-bit count holds
+// (2^16 + 2, on two egress ports of 2^16 entries each) hold one upstream
+// queue paused, each flow's one packet above a threshold of 5 B: the
+// queue is paused once, and resumed once, when the last holder's packet
+// leaves; none of the others resumes it. (Each port's one queue is
+// crowded from its second flow on.)
+func TestBFCManyHolders(t *testing.T) {
+	const holders = 1<<16 + 2
+	b := newBFCSwitch(t, func(c *cp.BFCConfig) {
+		*c = cp.BFCPaper(3, bfcLine, units.Nanosecond)
+		c.SwitchID, c.Queues, c.TableBits, c.MinThreshold, c.Repause = 9, 1, cp.BFCMaxTableBits, 1, 0
+	})
+	p := bfcPkt(0, 7, 3, 5) // from switch 7's queue 5, through port 2
+	type held struct {
+		out  int
+		flow cc.FlowID
+	}
+	order := make([]held, 0, holders)
+	flow := cc.FlowID(0)
+	for i := range holders {
+		out := i % 2
+		for ; ; flow++ {
+			if _, taken := b.s.Entry(out, flow); !taken {
+				break
+			}
+		}
+		p.Flow = flow
+		b.act.Reset()
+		if err := b.s.Arrive(0, 2, p, b.act); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.s.Enqueue(0, out, p, cc.Queue{Rate: bfcLine}, b.act); err != nil {
+			t.Fatal(err)
+		}
+		if e, _ := b.s.Entry(out, flow); !e.Paused {
+			t.Fatalf("holder %d (flow %d at port %d) not paused", i, flow, out)
+		}
+		order = append(order, held{out, flow})
+		flow++
+	}
+	require.Equal(t, uint64(1), b.s.Counters().Pauses, "one pause for all holders")
+	require.Equal(t, uint64(1)<<5, b.s.UpPaused(2))
+	for i, h := range order {
+		q := *p
+		q.Flow = h.flow
+		b.act.Reset()
+		if err := b.s.Dequeue(units.Nanosecond, h.out, &q, cc.Queue{Rate: bfcLine}, b.act); err != nil {
+			t.Fatal(err)
+		}
+		if i < len(order)-1 && (b.s.Counters().Resumes != 0 || b.s.UpPaused(2) != 1<<5) {
+			t.Fatalf("resumed after %d of %d holders left", i+1, holders)
+		}
+	}
+	m, to := bfcPauses(t, b.act.All())
+	require.Equal(t, []wire.BFCPause{{Port: 3, Queue: 5}}, m, "the last holder resumes")
+	require.Equal(t, uint16(7), to[0].Switch)
+	require.Zero(t, b.s.UpPaused(2))
+	require.Equal(t, cp.BFCCounters{Pauses: 1, Resumes: 1, Crowded: holders - 2}, b.s.Counters())
+}
+
 // TestBFCNoAllocs: the events allocate nothing.
 func TestBFCNoAllocs(t *testing.T) {
 	b := newBFCSwitch(t, nil)

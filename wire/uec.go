@@ -184,14 +184,18 @@ const uecPullFlagSlow = 0x40
 // UECPull is the payload of RCCC's pull (cc.FeedbackCredit, in
 // cc.Feedback.Data): the receiver's cumulative pull number for the flow,
 // in 2^UECPullQuantumShift-byte quanta mod 2^32 (also in cc.Feedback.Seq,
-// which a sender reads), and whether it is a slow pull.
+// which a sender reads), and whether it is a slow pull ([uet-htsim]
+// uecpacket.h, UecPullPacket's pullno and slow_pull).
 //
-//	byte  bits  field
-//	0     7     valid
-//	0     6     slow      a slow pull (speculative credit to an idle sender)
-//	4–7   32    pull      the cumulative pull number
+// Wire layout, the 16 bytes of cc.Feedback.Data, big-endian:
 //
-// The other bytes are zero.
+//	byte   bits  field  meaning
+//	0      7     valid  the receiver wrote this payload
+//	0      6     slow   a slow pull (speculative credit to an idle sender)
+//	0      5–0   (zero)
+//	1–3    24    (zero)
+//	4–7    32    pull   the cumulative pull number, equal to Seq mod 2^32
+//	8–15   64    (zero)
 type UECPull struct {
 	Slow bool
 	Pull uint32

@@ -126,3 +126,52 @@ func TestUECDataLayout(t *testing.T) {
 	h.Put(&b)
 	require.Equal(t, [wire.UECDataLen]byte{0x80 | 0x40 | 0x10, 0x80 | 0x40}, b, "no pull bit: no pull target")
 }
+
+// Feedback writes the layout of UECPull's doc, byte by byte, and
+// DecodeUECPull reads those bytes back: the round trip in TestUECPull
+// cannot tell a field moved in both. Data is a fixed 16-byte array, so
+// no input is short; a reserved bit or byte set, or a pull number that
+// differs from Seq, is a *cc.DecodeError naming its byte.
+func TestUECPullLayout(t *testing.T) {
+	want := [cc.FeedbackDataLen]byte{
+		0x80 | 0x40, // valid, slow
+		0, 0, 0,     // reserved
+		0x89, 0xAB, 0xCD, 0xEF, // pull
+		0, 0, 0, 0, 0, 0, 0, 0, // reserved
+	}
+	f := wire.UECPull{Slow: true, Pull: 0x89ABCDEF}.Feedback(5)
+	require.Equal(t, cc.Feedback{Kind: cc.FeedbackCredit, Flow: 5, Seq: 0x89ABCDEF, Data: want}, f)
+	got := wire.UECPull{Pull: 0x01020304}.Feedback(5).Data
+	require.Equal(t, [cc.FeedbackDataLen]byte{0x80, 4: 0x01, 5: 0x02, 6: 0x03, 7: 0x04}, got, "valid, not slow")
+
+	p, err := wire.DecodeUECPull(&cc.Feedback{Kind: cc.FeedbackCredit, Seq: 0x89ABCDEF, Data: want})
+	require.NoError(t, err)
+	require.Equal(t, wire.UECPull{Slow: true, Pull: 0x89ABCDEF}, p)
+	p, err = wire.DecodeUECPull(&cc.Feedback{Kind: cc.FeedbackCredit, Seq: 1<<32 | 0x89ABCDEF, Data: want})
+	require.NoError(t, err)
+	require.Equal(t, wire.UECPull{Slow: true, Pull: 0x89ABCDEF}, p, "the pull number is Seq mod 2^32")
+
+	bad := func(offset int, set func(*[cc.FeedbackDataLen]byte)) {
+		t.Helper()
+		x := want
+		set(&x)
+		_, err := wire.DecodeUECPull(&cc.Feedback{Kind: cc.FeedbackCredit, Seq: 0x89ABCDEF, Data: x})
+		var de *cc.DecodeError
+		require.ErrorAs(t, err, &de, "% x", x)
+		require.ErrorIs(t, err, cc.ErrDecode)
+		require.Equal(t, offset, de.Offset, "% x", x)
+	}
+	for bit := range 6 {
+		bad(0, func(b *[cc.FeedbackDataLen]byte) { b[0] |= 1 << bit })
+	}
+	for i := range cc.FeedbackDataLen {
+		if i == 0 || i >= 4 && i < 8 {
+			continue
+		}
+		bad(i, func(b *[cc.FeedbackDataLen]byte) { b[i] = 0x01 })
+		bad(i, func(b *[cc.FeedbackDataLen]byte) { b[i] = 0x80 })
+	}
+	for i := 4; i < 8; i++ {
+		bad(4, func(b *[cc.FeedbackDataLen]byte) { b[i] ^= 0x10 })
+	}
+}
