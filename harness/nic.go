@@ -10,49 +10,62 @@ import (
 
 // flow is one transfer: sender state at the source NIC, receiver state at
 // the destination NIC, and its metrics.
+//
+// Thousands of flows are active in a large run, each touched in an order
+// simulated time decides, so the fields are placed by the 64-byte lines
+// the per-frame paths touch (lineFlow puts line 0 on a line;
+// TestHotFieldLines lists the paths' fields from the code and checks the
+// counts): line 0 and the start of line 1 are the receiver's (receiveData,
+// sendAck), then come the two ends and the sender's (makeData, hostSent,
+// applyRP, receiveAck) to the middle of line 2, and line 3 is what hostNext
+// reads of every active flow it looks at, ending with info.Size (flowInfo
+// puts Size first). A data frame sent, an ACK received and a data frame
+// received touch three lines each, hostNext's look at a flow one. What is
+// read only at a retransmission, when a flow starts, stops or ends, at a
+// window boundary or a sample fills the rest of line 2 and follows info.
 type flow struct {
-	id       FlowID
-	info     flowInfo
-	src, dst *node
-	stopAt   units.Time // MaxTime: none
-	prio     uint8      // data priority of its frames (FlowSpec.Prio)
-	rev      []revHop   // its data path's switches (features.Symmetric only)
-
-	rp     *schemeRP
-	np     *schemeNP // nil when the algorithm runs none
-	sack   *sackFlow // the selective transport's state (nic.transport sack), else nil
-	rate   units.Rate
-	window units.Bytes
-	credit units.Bytes // the credit the RP holds (gated only)
-	gated  bool        // the RP gates the flow on credit
-
-	rpTimer, npTimer, rtoTimer timerSlot
-
-	started, stopped, done bool
-	activeIdx              int // index in src.active, -1 when not there
-
-	// Sender.
-	sndNxt, sndUna uint64
-	sndMax         uint64 // highest byte sent + 1
-	nextSend       units.Time
-	lastStart      units.Time
-	lastSize       units.Bytes
-	rtoAt          units.Time
-	retransmits    int64
-
-	// Receiver.
+	// Receiver, then id, src and dst, which both ends read.
+	np          *schemeNP // nil when the algorithm runs none
+	npTimer     timerSlot
 	rcvNxt      uint64
-	nakSent     bool
-	sinceAck    int
-	markedSince int
 	rxBytes     units.Bytes // in-order payload delivered
 	rxWire      units.Bytes // wire bytes of in-order data frames
 	firstRx     units.Time
 	lastRx      units.Time
+	sinceAck    int
+	markedSince int
+	id          FlowID
+	nakSent     bool
+	src, dst    *node
 
-	// Completion.
-	finishAt units.Time // sender saw the last byte acknowledged; -1 if not
-	ideal    units.Time
+	// Sender.
+	rp        *schemeRP
+	rate      units.Rate
+	lastStart units.Time
+	lastSize  units.Bytes
+	sndMax    uint64 // highest byte sent + 1
+	rtoAt     units.Time
+	rtoTimer  timerSlot
+	rpTimer   timerSlot
+
+	retransmits int64
+	activeIdx   int        // index in src.active, -1 when not there
+	stopAt      units.Time // MaxTime: none
+	finishAt    units.Time // sender saw the last byte acknowledged; -1 if not
+
+	// What hostNext reads of every active flow, with info.Size.
+	prio                   uint8 // data priority of its frames (FlowSpec.Prio)
+	gated                  bool  // the RP gates the flow on credit
+	started, stopped, done bool
+	sack                   *sackFlow // the selective transport's state (nic.transport sack), else nil
+	sndNxt, sndUna         uint64
+	window                 units.Bytes
+	nextSend               units.Time
+	credit                 units.Bytes // the credit the RP holds (gated only)
+	info                   flowInfo
+
+	rev   []revHop // its data path's switches (features.Symmetric only)
+	ideal units.Time
 
 	// Measurement window snapshots of rxWire/rxBytes.
 	winStartWire, winEndWire   units.Bytes
@@ -61,6 +74,15 @@ type flow struct {
 
 	series     []float64 // throughput samples, bit/s; nil if not recorded
 	lastSample units.Bytes
+}
+
+// lineFlow is a flow placed on a 64-byte cache line: allocated alone, it
+// is an object whose slot, in a size class of whole lines, starts on a
+// line, and whose first allocHeader bytes are the runtime's; the padding
+// puts the flow on the next line.
+type lineFlow struct {
+	_ [64 - allocHeader]byte
+	flow
 }
 
 // flowHop is one switch of a flow's path and the port the flow leaves it by.

@@ -302,7 +302,8 @@ func (s *Sim) onArrival(g *arrivalSource) {
 // its path, base RTT and ideal FCT.
 func (s *Sim) newFlow(src, dst *node, size units.Bytes, offered units.Rate, start, stop units.Time) *flow {
 	id := FlowID(len(s.flows))
-	f := &flow{id: id, src: src, dst: dst, prio: DataPrio, activeIdx: -1, finishAt: -1, firstRx: -1, stopAt: units.MaxTime}
+	lf := &lineFlow{flow: flow{id: id, src: src, dst: dst, prio: DataPrio, activeIdx: -1, finishAt: -1, firstRx: -1, stopAt: units.MaxTime}}
+	f := &lf.flow
 	f.rpTimer.at, f.npTimer.at, f.rtoTimer.at, f.rtoAt = units.MaxTime, units.MaxTime, units.MaxTime, units.MaxTime
 	var hops []*port
 	fwd := s.path(id, src, dst, nil, &hops)
