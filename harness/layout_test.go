@@ -251,6 +251,9 @@ func TestHotStructsStartOnALine(t *testing.T) {
 	for i, f := range s.flows {
 		check("flow", i, unsafe.Pointer(f))
 	}
+	for i := range 100 { // packets from the first chunks and across their boundary
+		check("packet", i, unsafe.Pointer(s.pool.get()))
+	}
 	if len(s.ports) == 0 || len(s.queues) == 0 || len(s.flows) == 0 {
 		t.Fatalf("%d ports, %d queues, %d flows: nothing checked", len(s.ports), len(s.queues), len(s.flows))
 	}

@@ -187,12 +187,15 @@ type packetPool struct {
 }
 
 // linePacket is a Packet padded to a whole number of 64-byte cache lines,
-// so that in a chunk (whose size is a multiple of the line, and which the
-// runtime allocates at a multiple of it) every packet starts on a line
-// and its first fields, the ones every hop touches, share one.
+// so that in a chunk every packet starts on a line and its first fields,
+// the ones every hop touches, share one. A chunk holds pointers and is
+// larger than 512 bytes, so it starts allocHeader bytes into a line: the
+// padding goes first, 64 − allocHeader bytes of it, to put the packet on
+// the next line (TestHotStructsStartOnALine checks it).
 type linePacket struct {
+	_ [64 - allocHeader]byte
 	Packet
-	_ [64 - unsafe.Sizeof(Packet{})%64]byte
+	_ [64 - (64-allocHeader+unsafe.Sizeof(Packet{}))%64]byte
 }
 
 // Chunks of 32 packets (12 KB with today's 384-byte linePacket: a small
