@@ -436,17 +436,46 @@ func (s *Sim) path(flow FlowID, src, dst *node, dstHop []pathHop, ports *[]*port
 	}
 }
 
-// flowRoute is a flow's path as nextHop reads it for every frame:
-// hops[0] are the egress ports its data leaves at each switch on the way
-// to dst, hops[1] those of what dst sends it back (ACKs, CNPs, credits), in
-// order, with their switches: the route's choices, computed once when the
-// flow is made. srcID and dstID are its ends. Sim.routes keeps them by flow
-// ID, next to one another, apart from the flows themselves: a flow is
-// large, and with thousands of them a frame's hop would otherwise cost a
-// cache miss on its flow.
+// flowRoute is a flow's path as nextHop reads it for every frame: out[0]
+// are the gids of the egress ports its data leaves at each switch on the
+// way to dst, out[1] those of what dst sends it back (ACKs, CNPs,
+// credits), in order: the route's choices, computed once when the flow is
+// made; n[d] is the number of hops of direction d. srcID and dstID are its
+// ends. Sim.routes keeps them by flow ID, next to one another, apart from
+// the flows themselves (a flow is large, and with thousands of them a
+// frame's hop would otherwise cost a cache miss on its flow), each in one
+// 64-byte line with its hops in place, so that a frame's hop costs at most
+// one miss here. A direction of more than routeMaxHops switches (no fat
+// tree has one) is not kept (n[d] = 0): its frames take route's choice,
+// which is the same port.
 type flowRoute struct {
-	hops         [2][]flowHop
 	srcID, dstID NodeID
+	n            [2]uint8
+	out          [2][routeMaxHops]int32
+	_            [2]byte
+}
+
+// flowRoute fills one cache line exactly, so that in Sim.routes (whose
+// array the runtime aligns to the line once it is large) none straddles
+// two.
+var _ [64 - unsafe.Sizeof(flowRoute{})]byte
+var _ [unsafe.Sizeof(flowRoute{}) - 64]byte
+
+// routeMaxHops is the most switches of one direction of a path that
+// flowRoute keeps: 6, which fills its line and covers a three-tier fat
+// tree's 5.
+const routeMaxHops = 6
+
+// setRoute records the hops of one direction of a flow's path (hops[i]
+// leaves switch i of it), if it has at most routeMaxHops.
+func (r *flowRoute) setRoute(d int, hops []*port) {
+	if len(hops) > routeMaxHops {
+		return
+	}
+	r.n[d] = uint8(len(hops))
+	for i, p := range hops {
+		r.out[d][i] = p.gid
+	}
 }
 
 // nextHop returns the egress port of frame p at switch sw: for a frame
@@ -457,16 +486,18 @@ type flowRoute struct {
 func (s *Sim) nextHop(sw *node, p *Packet) *port {
 	if p.Flow >= 0 && int(p.Flow) < len(s.routes) {
 		r := &s.routes[p.Flow]
-		var hops []flowHop
+		d := 2
 		switch {
 		case p.Src == r.srcID && p.Dst == r.dstID:
-			hops = r.hops[0]
+			d = 0
 		case p.Src == r.dstID && p.Dst == r.srcID:
-			hops = r.hops[1]
+			d = 1
 		}
-		if h := int(p.hop); h < len(hops) && hops[h].sw == sw {
-			p.hop++
-			return hops[h].out
+		if h := int(p.hop); d < 2 && h < int(r.n[d]) {
+			if out := s.ports[r.out[d][h]]; out.node == sw {
+				p.hop++
+				return out
+			}
 		}
 	}
 	return s.route(sw, p.Flow, p.Src, p.Dst)

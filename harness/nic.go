@@ -85,12 +85,6 @@ type lineFlow struct {
 	flow
 }
 
-// flowHop is one switch of a flow's path and the port the flow leaves it by.
-type flowHop struct {
-	sw  *node
-	out *port
-}
-
 // hostNext returns the next frame host port pt sends, or nil. When a flow
 // is held back only by pacing, it arms a wake-up at the earliest pacing time.
 func (s *Sim) hostNext(pt *port) *Packet {

@@ -25,7 +25,9 @@ type scheme struct {
 	feat     features
 	trace    *TraceTarget
 	wrap     func(Place, cc.Part) cc.Part
-	cps      cpBuild
+	cps      slab[cpBlock] // the congestion points' adapters (newCP)
+	rps      slab[rpBlock] // the flows' reaction points' adapters (newRP)
+	nps      slab[npBlock] // and notification points' (newNP)
 }
 
 // newScheme looks algorithm name up in the registry and resolves its
@@ -129,17 +131,15 @@ func (g *scheme) newCP(info cpInfo) (*schemeCP, error) {
 	if g.parts[cc.RoleCP] == nil {
 		return nil, nil
 	}
-	b := &g.cps
-	env := b.envs.next()
-	*env = *cpEnv(info)
-	p, _, rec, err := g.build(cc.RoleCP, env, Place{Node: info.NodeName, Port: info.Port, Flow: -1})
+	k := g.cps.next()
+	k.env = *cpEnv(info)
+	p, _, rec, err := g.build(cc.RoleCP, &k.env, Place{Node: info.NodeName, Port: info.Port, Flow: -1})
 	if err != nil {
 		return nil, err
 	}
-	act := b.acts.next()
-	*act = cc.ActionsOn(b.bufs.next()[:])
-	w := b.cps.next()
-	w.c, w.act, w.errs, w.rec = p.(cc.CongestionPoint), act, info.Errors, rec
+	k.act = cc.ActionsOn(k.buf[:])
+	w := &k.w
+	w.c, w.act, w.errs, w.rec = p.(cc.CongestionPoint), &k.act, info.Errors, rec
 	return w, nil
 }
 
@@ -148,12 +148,31 @@ func cpEnv(info cpInfo) *cc.Env {
 	return &cc.Env{Rate: info.Rate, Node: cc.NodeID(info.Node), Port: uint16(info.Port), SwitchID: info.SwitchID, Index: int(info.ID) + 1}
 }
 
-// cpBuild holds the slabs the congestion points of a run are cut from.
-type cpBuild struct {
-	cps  slab[schemeCP]
-	envs slab[cc.Env]
-	acts slab[cc.Actions]
-	bufs slab[[initialActions]cc.Action]
+// cpBlock is what the harness keeps of one congestion point: its adapter,
+// the adapter's actions and their buffer, and its environment, next to
+// one another, so that an event on a CP of a large network touches
+// neighbouring lines of one page rather than lines of four arrays.
+type cpBlock struct {
+	w   schemeCP
+	act cc.Actions
+	buf [initialActions]cc.Action
+	env cc.Env
+}
+
+// rpBlock and npBlock are a flow's reaction and notification point
+// adapters with their actions, likewise; a run cuts them from slabs in the
+// order its flows start, so that the flows in flight at once sit near one
+// another.
+type rpBlock struct {
+	w   schemeRP
+	act cc.Actions
+	buf [initialActions]cc.Action
+}
+
+type npBlock struct {
+	w   schemeNP
+	act cc.Actions
+	buf [initialActions]cc.Action
 }
 
 // env returns a flow's environment for its reaction and notification
@@ -183,7 +202,10 @@ func (g *scheme) newRP(f flowInfo) (*schemeRP, error) {
 	if err != nil {
 		return nil, fmt.Errorf("flow %d (%s->%s): %w", f.ID, f.SrcName, f.DstName, err)
 	}
-	r := &schemeRP{r: p.(cc.ReactionPoint), flow: cc.FlowID(f.ID), line: f.LineRate, act: cc.NewActions(initialActions), errs: f.Errors, noAcks: g.a.Deploy.NoAcks,
+	k := g.rps.next()
+	k.act = cc.ActionsOn(k.buf[:])
+	r := &k.w
+	*r = schemeRP{r: p.(cc.ReactionPoint), flow: cc.FlowID(f.ID), line: f.LineRate, act: &k.act, errs: f.Errors, noAcks: g.a.Deploy.NoAcks,
 		toDst: f.SendToDestination, src: cc.NodeID(f.Src), dst: cc.NodeID(f.Dst), rec: rec}
 	r.cap = f.LineRate
 	if f.Offered > 0 && f.Offered < r.cap {
@@ -205,7 +227,10 @@ func (g *scheme) newNP(f flowInfo) (*schemeNP, error) {
 	if p == nil {
 		return nil, nil
 	}
-	return &schemeNP{n: p.(cc.NotificationPoint), act: cc.NewActions(initialActions), errs: f.Errors, send: f.SendToSource, rec: rec}, nil
+	k := g.nps.next()
+	k.act = cc.ActionsOn(k.buf[:])
+	k.w = schemeNP{n: p.(cc.NotificationPoint), act: &k.act, errs: f.Errors, send: f.SendToSource, rec: rec}
+	return &k.w, nil
 }
 
 // initialActions is the capacity of a part's actions buffer (a CP marks
