@@ -3,7 +3,6 @@ package harness
 import (
 	"fmt"
 
-	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/units"
 )
@@ -173,8 +172,8 @@ func (s *Sim) makeData(f *flow) *Packet {
 	p.SentAt = s.now
 	if p.HasTel = s.feat.telemetry(); p.HasTel {
 		// The stack as the sender attaches it: Init zero bytes (HPCC's
-		// INT header: nHop = 0, pathID = 0).
-		p.Tel = cc.Telemetry{Len: uint8(s.feat.tel.Init)}
+		// INT header: nHop = 0, pathID = 0); the pool's packet is zero.
+		p.Tel.Len = uint8(s.feat.tel.Init)
 	}
 	if f.sack != nil {
 		s.sackMake(f, p) // the segment: a resend first (p.Seq), else new data
@@ -342,8 +341,11 @@ func (s *Sim) sendAck(f *flow, d *Packet, kind Kind) {
 	f.sinceAck, f.markedSince = 0, 0
 	a.Size = AckFrameBytes + s.preamble
 	if d.HasTel {
-		// The receiver NIC copies the stack's bytes into the ACK.
-		a.HasTel, a.Tel = true, d.Tel
+		// The receiver NIC copies the stack's bytes into the ACK: its
+		// Len bytes, not the whole buffer (the rest of a's is zero, from
+		// the pool, and nothing reads past Len).
+		a.HasTel, a.Tel.Len = true, d.Tel.Len
+		copy(a.Tel.Data[:], d.Tel.Bytes())
 		a.Size += units.Bytes(d.Tel.Len)
 	}
 	s.hostQueueControl(f.dst, a)

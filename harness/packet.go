@@ -152,14 +152,14 @@ type Packet struct {
 	// is for, plus one (0: a host; Switch.SendSwitch).
 	Hdr      [cc.PacketHdrLen]byte
 	toSwitch NodeID
-	// Tel follows on the second line: its length and first bytes share
-	// it, so that a hop's telemetry record (HPCC's INT) touches one line
-	// more at most.
-	Tel cc.Telemetry
+	// An ACK's counts, then Tel, follow on the second line: the
+	// stack's length and first bytes share it, so that a hop's telemetry
+	// record (HPCC's INT) touches one line more at most.
+	ackPkts   int32 // ACK: data packets it covers
+	ackMarked int32 // ACK: of which arrived with CE
+	Tel       cc.Telemetry
 
-	ackPkts   int32  // ACK: data packets it covers
-	ackMarked int32  // ACK: of which arrived with CE
-	sackSeq   uint64 // ACK, NACK (transport sack): the first byte of the segment it reports
+	sackSeq uint64 // ACK, NACK (transport sack): the first byte of the segment it reports
 
 	// Feedback is a control message's content, as the part that sent it
 	// emitted it (kind, flow, sender identity, payload bytes); a CBFC
