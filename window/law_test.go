@@ -143,6 +143,26 @@ func TestNewWindowInitialState(t *testing.T) {
 	require.Equal(t, units.Bytes(162500), w.Law().Config().Max)
 }
 
+// TestLawNewWindowShares: the Windows built from one Law share it and keep
+// their registers apart; each runs as a Window built by New.
+func TestLawNewWindowShares(t *testing.T) {
+	l, err := NewLaw(paperSim())
+	require.NoError(t, err)
+	a, b := l.NewWindow(), l.NewWindow()
+	require.Same(t, l, a.Law())
+	require.Same(t, l, b.Law())
+	alone, err := New(paperSim())
+	require.NoError(t, err)
+	require.Equal(t, alone.State(), a.State())
+	for i, u := range []fixedpoint.UQ32_32{fixedpoint.UQ32_32One, fixedpoint.UQ32_32One / 2, 3 * fixedpoint.UQ32_32One / 2} {
+		seq := uint64(i+1) * 1000
+		require.Equal(t, alone.OnAck(u, seq, seq+500), a.OnAck(u, seq, seq+500))
+	}
+	require.Equal(t, alone.State(), a.State())
+	require.Equal(t, l.InitialReference().Wc, b.State().Wc, "b is untouched")
+	require.Zero(t, b.State().Commits)
+}
+
 func TestRate(t *testing.T) {
 	// R = W·8/T, checked against the closed form over many windows and
 	// periods; the integer result is floor of the exact value or 1 below
