@@ -251,6 +251,9 @@ func TestHotStructsStartOnALine(t *testing.T) {
 	for i, f := range s.flows {
 		check("flow", i, unsafe.Pointer(f))
 	}
+	for i := range s.routes {
+		check("route", i, unsafe.Pointer(&s.routes[i]))
+	}
 	for i := range 100 { // packets from the first chunks and across their boundary
 		check("packet", i, unsafe.Pointer(s.pool.get()))
 	}

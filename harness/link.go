@@ -144,13 +144,20 @@ type linePort struct {
 }
 
 // allocHeader is the size of the header the Go runtime (1.22 and later)
-// puts at the start of a heap object of more than 512 bytes that holds
-// pointers (its type, for the garbage collector), before the object
-// itself: such an object, in a size class of whole 64-byte lines, starts
-// allocHeader bytes into a line. The line types (linePort, lineQueue,
-// lineFlow) start with 64 − allocHeader bytes of padding to put what they
-// hold on a line; TestHotStructsStartOnALine checks that they do.
+// puts at the start of a small heap object of more than 512 bytes that
+// holds pointers (its type, for the garbage collector), before the object
+// itself: such an object, up to 32 KB − allocHeader and in a size class
+// of whole 64-byte lines, starts allocHeader bytes into a line. (A larger
+// object keeps its type in its span and starts on a page.) The line types
+// (linePort, lineQueue, lineFlow, lineNode's arrays, linePacket's chunks)
+// start with 64 − allocHeader bytes of padding to put what they hold on a
+// line; their arrays stay small objects (slabBytes, packetChunkBits), and
+// TestHotStructsStartOnALine checks that they start on one.
 const allocHeader = 8
+
+// maxSmallAlloc is the largest object the runtime allocates as a small
+// one, with its header (runtime maxSmallSize).
+const maxSmallAlloc = 32 << 10
 
 // egressQueue is one switch egress data queue and its congestion point.
 // What a data frame touches of it (enqueue, switchDequeued, armCP) comes
@@ -455,9 +462,10 @@ type flowRoute struct {
 	_            [2]byte
 }
 
-// flowRoute fills one cache line exactly, so that in Sim.routes (whose
-// array the runtime aligns to the line once it is large) none straddles
-// two.
+// flowRoute fills one cache line exactly, so that in Sim.routes none
+// straddles two: the array holds no pointers (no header) and the size
+// class of a whole number of lines is itself one, so every element starts
+// on a line (TestHotStructsStartOnALine).
 var _ [64 - unsafe.Sizeof(flowRoute{})]byte
 var _ [unsafe.Sizeof(flowRoute{}) - 64]byte
 

@@ -153,8 +153,8 @@ type Packet struct {
 	Hdr      [cc.PacketHdrLen]byte
 	toSwitch NodeID
 	// An ACK's counts, then Tel, follow on the second line: the
-	// stack's length and first bytes share it, so that a hop's telemetry
-	// record (HPCC's INT) touches one line more at most.
+	// stack's length and first bytes share it, so that the records of a
+	// path of up to 10 hops (HPCC's INT) touch one line more at most.
 	ackPkts   int32 // ACK: data packets it covers
 	ackMarked int32 // ACK: of which arrived with CE
 	Tel       cc.Telemetry
@@ -202,11 +202,14 @@ type linePacket struct {
 }
 
 // Chunks of 32 packets (12 KB with today's 384-byte linePacket: a small
-// object for the runtime, from the per-thread caches).
+// object for the runtime, from the per-thread caches, with the header
+// linePacket's padding counts on).
 const (
 	packetChunkBits = 5
 	packetChunkMask = 1<<packetChunkBits - 1
 )
+
+var _ [maxSmallAlloc - allocHeader - unsafe.Sizeof([1 << packetChunkBits]linePacket{})]byte
 
 // get returns a zeroed packet.
 func (pp *packetPool) get() *Packet {
