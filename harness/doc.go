@@ -102,7 +102,7 @@
 // its one line (flowRoute); a packet's second line holds its header bytes,
 // an ACK's counts and the telemetry stack's length and first bytes; a
 // congestion point's and a flow's adapters sit with their actions
-// (cpBlock, rpBlock, npBlock). Counted by cachegrind with a 2 MB
+// (partBlock). Counted by cachegrind with a 2 MB
 // last-level cache over poisson-fattree-1024 (the README gives the
 // command), they take the misses past that cache from 4.4 to 2.8 per event;
 // rp.HPCC's per-flow state shrinking to 896 bytes takes them further

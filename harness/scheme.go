@@ -25,9 +25,9 @@ type scheme struct {
 	feat     features
 	trace    *TraceTarget
 	wrap     func(Place, cc.Part) cc.Part
-	cps      slab[cpBlock] // the congestion points' adapters (newCP)
-	rps      slab[rpBlock] // the flows' reaction points' adapters (newRP)
-	nps      slab[npBlock] // and notification points' (newNP)
+	cps      slab[cpBlock]             // the congestion points' adapters (newCP)
+	rps      slab[partBlock[schemeRP]] // the flows' reaction points' adapters (newRP)
+	nps      slab[partBlock[schemeNP]] // and notification points' (newNP)
 }
 
 // newScheme looks algorithm name up in the registry and resolves its
@@ -137,9 +137,8 @@ func (g *scheme) newCP(info cpInfo) (*schemeCP, error) {
 	if err != nil {
 		return nil, err
 	}
-	k.act = cc.ActionsOn(k.buf[:])
 	w := &k.w
-	w.c, w.act, w.errs, w.rec = p.(cc.CongestionPoint), &k.act, info.Errors, rec
+	w.c, w.act, w.errs, w.rec = p.(cc.CongestionPoint), k.actions(), info.Errors, rec
 	return w, nil
 }
 
@@ -148,31 +147,28 @@ func cpEnv(info cpInfo) *cc.Env {
 	return &cc.Env{Rate: info.Rate, Node: cc.NodeID(info.Node), Port: uint16(info.Port), SwitchID: info.SwitchID, Index: int(info.ID) + 1}
 }
 
-// cpBlock is what the harness keeps of one congestion point: its adapter,
-// the adapter's actions and their buffer, and its environment, next to
-// one another, so that an event on a CP of a large network touches
-// neighbouring lines of one page rather than lines of four arrays.
+// partBlock is what the harness keeps of one part: its adapter w, the
+// adapter's actions and their buffer, next to one another, so that an
+// event on one of a large network's thousands of parts touches
+// neighbouring lines of one page rather than lines of several arrays. A
+// run cuts them from slabs in build order (a flow's when it starts), so
+// that the parts in use at once sit near one another.
+type partBlock[W any] struct {
+	w   W
+	act cc.Actions
+	buf [initialActions]cc.Action
+}
+
+// actions points the block's actions at its buffer and returns them.
+func (k *partBlock[W]) actions() *cc.Actions {
+	k.act = cc.ActionsOn(k.buf[:])
+	return &k.act
+}
+
+// cpBlock is a congestion point's block, with its environment.
 type cpBlock struct {
-	w   schemeCP
-	act cc.Actions
-	buf [initialActions]cc.Action
+	partBlock[schemeCP]
 	env cc.Env
-}
-
-// rpBlock and npBlock are a flow's reaction and notification point
-// adapters with their actions, likewise; a run cuts them from slabs in the
-// order its flows start, so that the flows in flight at once sit near one
-// another.
-type rpBlock struct {
-	w   schemeRP
-	act cc.Actions
-	buf [initialActions]cc.Action
-}
-
-type npBlock struct {
-	w   schemeNP
-	act cc.Actions
-	buf [initialActions]cc.Action
 }
 
 // env returns a flow's environment for its reaction and notification
@@ -203,9 +199,8 @@ func (g *scheme) newRP(f flowInfo) (*schemeRP, error) {
 		return nil, fmt.Errorf("flow %d (%s->%s): %w", f.ID, f.SrcName, f.DstName, err)
 	}
 	k := g.rps.next()
-	k.act = cc.ActionsOn(k.buf[:])
 	r := &k.w
-	*r = schemeRP{r: p.(cc.ReactionPoint), flow: cc.FlowID(f.ID), line: f.LineRate, act: &k.act, errs: f.Errors, noAcks: g.a.Deploy.NoAcks,
+	*r = schemeRP{r: p.(cc.ReactionPoint), flow: cc.FlowID(f.ID), line: f.LineRate, act: k.actions(), errs: f.Errors, noAcks: g.a.Deploy.NoAcks,
 		toDst: f.SendToDestination, src: cc.NodeID(f.Src), dst: cc.NodeID(f.Dst), rec: rec}
 	r.cap = f.LineRate
 	if f.Offered > 0 && f.Offered < r.cap {
@@ -228,8 +223,7 @@ func (g *scheme) newNP(f flowInfo) (*schemeNP, error) {
 		return nil, nil
 	}
 	k := g.nps.next()
-	k.act = cc.ActionsOn(k.buf[:])
-	k.w = schemeNP{n: p.(cc.NotificationPoint), act: &k.act, errs: f.Errors, send: f.SendToSource, rec: rec}
+	k.w = schemeNP{n: p.(cc.NotificationPoint), act: k.actions(), errs: f.Errors, send: f.SendToSource, rec: rec}
 	return &k.w, nil
 }
 
