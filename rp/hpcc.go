@@ -143,23 +143,32 @@ import (
 //
 // # Memory
 //
-// What the configuration fixes (the window law, each speed code's
-// constants, the Codec's units) is kept in tables that every HPCC built
-// from an equal configuration shares, as a NIC keeps its constant tables
-// once for all its queue pairs, not per QP. An HPCC holds its flow's
-// registers (896 bytes), and an ACK over n hops reads and writes 104 + 24·n
-// contiguous bytes of them (2 cache lines for one hop, 4 for five), besides
-// the shared tables and its scratch on the stack.
+// A NIC keeps its constant tables once for all its queue pairs and per QP
+// only the registers; so does HPCC. What the configuration fixes (the
+// window law, each speed code's constants, the Codec's units) is kept in
+// tables that every HPCC built from an equal configuration shares. An HPCC
+// holds its flow's registers: 888 bytes, which take an 896-byte slot on
+// the heap. An ACK over n hops reads and writes 104 + 24·n contiguous
+// bytes of them that start on a 64-byte boundary (2 cache lines for one
+// hop, 4 for five), besides the shared tables and its scratch on the
+// stack.
+//
+// That boundary is the allocator's: the Go runtime (1.22 on) puts an
+// object of 513 to 32760 bytes that holds pointers in a slot of a size
+// class, all multiples of 64 and 64-byte aligned there, after an 8-byte
+// header, so the object starts 8 bytes past a line; the per-ACK run's
+// offset in the HPCC is 56 mod 64 (TestHPCCLayout checks HPCCs built by
+// NewHPCC).
 //
 // An HPCC is not safe for concurrent use (HPCCs sharing tables may run
 // concurrently); its events, Window, Rate, CanSend, Limits, State and
 // AppendRegisters (with room) do not allocate.
 type HPCC struct {
-	// Cold: read by Config, Reset and a path change only. They come first
-	// so that, with the window's multi-rate references after them, the
-	// per-ACK run below starts on a 64-byte boundary (TestHPCCLayout).
-	codec *inttel.Codec      // Config's Codec, as given (or the default)
-	u0    fixedpoint.UQ32_32 // InitialU, UQ32_32
+	// Cold: read by Config only. It comes first so that, with the
+	// window's multi-rate references after it, the per-ACK run below
+	// starts at offset 248 = 56 mod 64, on a 64-byte boundary on the heap
+	// (see Memory; TestHPCCLayout).
+	codec *inttel.Codec // Config's Codec, as given (or the default)
 
 	// The window: its multi-rate references, then its per-ACK registers
 	// (window.Window's layout), so that they run into the fields below.
@@ -369,18 +378,12 @@ func NewHPCC(cfg HPCCConfig) (*HPCC, error) {
 	}
 	h := &HPCC{
 		codec:     cfg.Codec,
-		win:       *t.law.NewWindow(),
 		tab:       t,
 		fastReact: cfg.FastReact,
 		multiRate: cfg.MultiRate,
 		initialU:  cfg.InitialU,
 	}
-	switch cfg.InitialU {
-	case HPCCInitialUOne:
-		h.u0 = fixedpoint.UQ32_32One
-	case HPCCInitialUEta:
-		h.u0 = cfg.Window.Eta
-	}
+	t.law.InitWindow(&h.win)
 	h.Reset()
 	return h, nil
 }
@@ -403,18 +406,26 @@ var hpccDefaultCodec = sync.OnceValues(func() (*inttel.Codec, error) {
 })
 
 // hpccTables are the constants an HPCC's configuration fixes: the window
-// law, each speed code's constants and the Codec's units. A NIC holds such
-// tables once and per queue pair only the registers; so do HPCCs: every
-// HPCC built from an equal configuration (Window and the Codec's contents,
-// hpccTablesKey) shares one hpccTables by pointer (hpccTablesFor). With
+// law, each speed code's constants and the Codec's units (see HPCC's
+// Memory). Every HPCC built from an equal configuration (Window and the
+// Codec's contents, hpccTablesKey) shares one hpccTables by pointer
+// (hpccTablesFor). With
 // thousands of flows, each of their ACKs then reads one copy of the tables,
 // which stays in cache, and of its own flow's memory only the registers.
 // The tables are immutable once built, so HPCCs on several goroutines may
 // share them.
+//
+// Layout: the tables are allocated alone (newHPCCTables), 824 bytes with a
+// pointer, so on the heap they start 8 bytes past a 64-byte boundary (see
+// HPCC's Memory). badSpeed comes first, then the scalars, so that the
+// scalars and maxHops lie in one cache line and speed starts on a line:
+// each code's 32 bytes of constants then lie in one line
+// (TestHPCCTablesLayout checks the addresses).
 type hpccTables struct {
-	// speed first, 64-byte aligned in the allocation, so that a code's
-	// constants lie in one cache line.
-	speed [inttel.MaxSpeed + 1]hpccSpeed
+	// badSpeed[B] = 1 for every value B of a hop's Speed field (uint8)
+	// that is not a code in the Codec's table, so that the per-ACK check
+	// reads no Codec.
+	badSpeed [256]uint8
 
 	law *window.Law // the window law; its Divider divides the txRate terms
 
@@ -426,12 +437,9 @@ type hpccTables struct {
 	// likewise its TxBytesDelta (both deltas are below 2^24 counts, inside
 	// the count width, so its Dequantize never clamps; a test compares).
 	tsUnit, txUnit uint64
+	maxHops        uint8 // the Codec's MaxHops
 
-	// The Codec's MaxHops, and badSpeed[B] = 1 for every value B of a
-	// hop's Speed field (uint8) that is not a code in the Codec's table,
-	// so that the per-ACK check reads no Codec.
-	maxHops  uint8
-	badSpeed [256]uint8
+	speed [inttel.MaxSpeed + 1]hpccSpeed
 }
 
 // hpccTablesKey is what hpccTables depend on: the window's configuration
@@ -464,9 +472,8 @@ var hpccTableCache struct {
 // new ones (math/big, configuration time only), kept for the next.
 // Errors are NewHPCC's (a speed code with B·T below 1 byte).
 func hpccTablesFor(w window.Config, codec *inttel.Codec) (*hpccTables, error) {
-	ic := codec.Config()
-	key := hpccTablesKey{window: w, speeds: *codec.Speeds(), txUnit: ic.TxBytesUnit, qUnit: ic.QLenUnit,
-		tsUnit: ic.TSUnit, maxHops: ic.MaxHops}
+	key := hpccTablesKey{window: w, speeds: *codec.Speeds(), txUnit: codec.TxBytesUnit(), qUnit: codec.QLenUnit(),
+		tsUnit: codec.TSUnit(), maxHops: codec.MaxHops()}
 	c := &hpccTableCache
 	c.Lock()
 	t := c.m[key]
@@ -497,14 +504,13 @@ func newHPCCTables(w window.Config, codec *inttel.Codec) (*hpccTables, error) {
 		return nil, hpccWindowError(err)
 	}
 	w = law.Config()
-	ic := codec.Config()
 	t := &hpccTables{
 		law:     law,
 		tPs:     uint64(w.T),
-		qUnit:   uint64(ic.QLenUnit),
-		maxHops: uint8(ic.MaxHops),
-		tsUnit:  uint64(ic.TSUnit),
-		txUnit:  uint64(ic.TxBytesUnit),
+		qUnit:   uint64(codec.QLenUnit()),
+		maxHops: uint8(codec.MaxHops()),
+		tsUnit:  uint64(codec.TSUnit()),
+		txUnit:  uint64(codec.TxBytesUnit()),
 	}
 	// ⌊2^64/T⌋ (T ≥ 10 ns, so it fits): the reciprocal of T, fixed here so
 	// that the EWMA weight τ/T needs no division per ACK.
@@ -610,18 +616,31 @@ type HPCCState struct {
 // reset part still refuses a time before its latest event.
 func (h *HPCC) Reset() {
 	// The configuration and the time are kept; every register is zeroed.
-	*h = HPCC{codec: h.codec, u0: h.u0, win: h.win, tab: h.tab, mono: h.mono,
-		fastReact: h.fastReact, multiRate: h.multiRate, initialU: h.initialU, u: h.u0}
+	*h = HPCC{codec: h.codec, win: h.win, tab: h.tab, mono: h.mono,
+		fastReact: h.fastReact, multiRate: h.multiRate, initialU: h.initialU, u: h.u0()}
 	h.win.Reset()
 	h.resetHopU()
+}
+
+// u0 is InitialU's value, UQ32_32: 0, 1 or η (the law's, as configured).
+// Reset and a path change read it.
+func (h *HPCC) u0() fixedpoint.UQ32_32 {
+	switch h.initialU {
+	case HPCCInitialUOne:
+		return fixedpoint.UQ32_32One
+	case HPCCInitialUEta:
+		return h.tab.law.Config().Eta
+	}
+	return 0
 }
 
 // resetHopU sets every hop's U to InitialU in the multi-rate mode (it is 0
 // and unused in the single-rate mode).
 func (h *HPCC) resetHopU() {
 	if h.multiRate {
+		u0 := h.u0()
 		for i := range h.hopU {
-			h.hopU[i] = h.u0
+			h.hopU[i] = u0
 		}
 	}
 }

@@ -144,23 +144,40 @@ func TestNewWindowInitialState(t *testing.T) {
 }
 
 // TestLawNewWindowShares: the Windows built from one Law share it and keep
-// their registers apart; each runs as a Window built by New.
+// their registers apart. Two of them (one built in place, InitWindow) fed
+// different ACKs interleaved each end where a Window with a Law of its own
+// fed the same ACKs alone ends: a shared Law carries nothing from one
+// Window to another. (New now builds through NewWindow too, so equal
+// results alone would show nothing; the interleaving is the test.)
 func TestLawNewWindowShares(t *testing.T) {
 	l, err := NewLaw(paperSim())
 	require.NoError(t, err)
-	a, b := l.NewWindow(), l.NewWindow()
+	a := l.NewWindow()
+	var b Window
+	l.InitWindow(&b)
 	require.Same(t, l, a.Law())
 	require.Same(t, l, b.Law())
-	alone, err := New(paperSim())
+	aloneA, err := New(paperSim())
 	require.NoError(t, err)
-	require.Equal(t, alone.State(), a.State())
-	for i, u := range []fixedpoint.UQ32_32{fixedpoint.UQ32_32One, fixedpoint.UQ32_32One / 2, 3 * fixedpoint.UQ32_32One / 2} {
-		seq := uint64(i+1) * 1000
-		require.Equal(t, alone.OnAck(u, seq, seq+500), a.OnAck(u, seq, seq+500))
+	aloneB, err := New(paperSim())
+	require.NoError(t, err)
+	require.NotSame(t, l, aloneA.Law())
+	rng := rand.New(rand.NewPCG(5, 6))
+	var seqA, seqB uint64
+	for range 2000 {
+		u := fixedpoint.UQ32_32(rng.Uint64N(2 * uint64(fixedpoint.UQ32_32One)))
+		if rng.IntN(2) == 0 {
+			seqA += rng.Uint64N(20000)
+			require.Equal(t, aloneA.OnAck(u, seqA, seqA+50000), a.OnAck(u, seqA, seqA+50000))
+		} else {
+			seqB += rng.Uint64N(20000)
+			require.Equal(t, aloneB.OnAck(u, seqB, seqB+50000), b.OnAck(u, seqB, seqB+50000))
+		}
 	}
-	require.Equal(t, alone.State(), a.State())
-	require.Equal(t, l.InitialReference().Wc, b.State().Wc, "b is untouched")
-	require.Zero(t, b.State().Commits)
+	require.Equal(t, aloneA.State(), a.State())
+	require.Equal(t, aloneB.State(), b.State())
+	require.NotEqual(t, a.State(), b.State())
+	require.NotZero(t, a.State().Commits)
 }
 
 func TestRate(t *testing.T) {

@@ -18,14 +18,12 @@ import (
 // one U per hop; each hop has its own Reference and W is the smallest
 // per-hop window.
 //
-// A Window holds its Law by pointer: the law's constants are fixed at
-// configuration and a Law is immutable, so the Windows built from one Law
-// (Law.NewWindow) share a single copy of them, as a NIC keeps one copy of
-// its constants for all its flows and per flow only the registers.
+// A Window holds its Law by pointer: a Law is immutable, so the Windows
+// built from one Law (Law.NewWindow, Law.InitWindow) share it.
 //
 // A Window is not safe for concurrent use (Windows sharing a Law may run
-// concurrently). The zero Window is not usable; build one with New or
-// Law.NewWindow. Nothing in it allocates after that.
+// concurrently). The zero Window is not usable; build one with New,
+// Law.NewWindow or Law.InitWindow. Nothing in it allocates after that.
 type Window struct {
 	// The multi-rate references come first and the registers every update
 	// reads and writes last, together, so that a struct embedding a
@@ -68,9 +66,16 @@ func New(cfg Config) (*Window, error) {
 // lastUpdateSeq = 0, that runs the law l and shares it with every other
 // Window built from l (l must not be nil).
 func (l *Law) NewWindow() *Window {
-	w := &Window{law: l}
-	w.Reset()
+	w := new(Window)
+	l.InitWindow(w)
 	return w
+}
+
+// InitWindow sets *w to what NewWindow returns, in place: for a Window
+// held inside another struct, without allocating one (l must not be nil).
+func (l *Law) InitWindow(w *Window) {
+	*w = Window{law: l}
+	w.Reset()
 }
 
 // Reset returns the window to its initial state (a new flow): W = Wc =
