@@ -102,15 +102,15 @@
 // its one line (flowRoute); a packet's second line holds its header bytes,
 // an ACK's counts and the telemetry stack's length and first bytes; a
 // congestion point's and a flow's adapters sit with their actions
-// (partBlock). Counted by cachegrind with a 2 MB
-// last-level cache over poisson-fattree-1024 (the README gives the
-// command), they take the misses past that cache from 4.4 to 2.8 per event;
-// rp.HPCC's per-flow state shrinking to 896 bytes takes them further
-// (README). Each warming load uses only addresses already in cache:
-// chasing further from the next event (to the egress port through the
-// flow's route, or on to the queue's congestion point) made the run
-// slower, 3 to 9 %, since a load that waits on another still on its way
-// holds up the current event behind it. The set-up's searches over the links (buildRoutes,
+// (partBlock). Counted by cachegrind with a 2 MB last-level cache over
+// poisson-fattree-1024 (the README gives the command and each step's
+// figures), these and rp.HPCC's per-flow state shrinking to 888 bytes take
+// the misses past that cache from 4.45 to 2.38 per event. Each warming
+// load uses only addresses already in cache: chasing further from the
+// next event (to the egress port through the flow's route, or on to the
+// queue's congestion point) made the run slower, 3 to 9 %, since a load
+// that waits on another still on its way holds up the current event
+// behind it. The set-up's searches over the links (buildRoutes,
 // networkRTT, one per edge switch) read a compact copy of them
 // (adjacency).
 //
