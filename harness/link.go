@@ -10,14 +10,20 @@ import (
 )
 
 // node is a host or a switch.
+//
+// Line 0 holds what a frame through a switch touches of it (isHost,
+// module, the buffer's accounting), and the ports; a host's active list
+// and round-robin position follow, on line 1; the rest is read when the
+// network is built, or by the ECMP hash for a frame off its flow's path.
+// lineNode puts line 0 on a cache line.
 type node struct {
 	id     NodeID
-	name   string
 	isHost bool
+	swID   uint16 // 12-bit INT switch ID (index among switches + 1)
 	ports  []*port
 
 	// Switch state.
-	swID uint16 // 12-bit INT switch ID (index among switches + 1)
+	module *Switch // the algorithm's switch module, if any
 	// buffer is the switch's buffer: switch.buffer, or switch.pool plus
 	// hdrmReserve when switch.pool > 0 (see buildSwitches).
 	buffer  units.Bytes
@@ -25,57 +31,87 @@ type node struct {
 	// hdrmReserve is the PFC headroom of every port, held back from the
 	// shared pool (PFC on; see the package documentation, Switch model).
 	hdrmReserve units.Bytes
-	routes      []routeSpan // routes[dst host]: its candidate egress port numbers in routeArena (ECMP set; ecmpSet)
-	routeArena  []int32
-	salt        uint64  // per-switch ECMP hash salt
-	byDst       bool    // ECMP hashes the destination only (switch.ecmp destination)
-	module      *Switch // the algorithm's switch module, if any
 
 	// Host state: flows with data to send, served round robin.
 	active []*flow
 	rr     int
+
+	name       string
+	routes     []routeSpan // routes[dst host]: its candidate egress port numbers in routeArena (ECMP set; ecmpSet)
+	routeArena []int32
+	salt       uint64 // per-switch ECMP hash salt
+	byDst      bool   // ECMP hashes the destination only (switch.ecmp destination)
+}
+
+// lineNode is a node padded to a whole number of 64-byte cache lines: a
+// node is allocated alone, and in a size class of whole lines (smaller
+// than 512 bytes, it has no allocation header, see allocHeader), so that
+// it starts on a line.
+type lineNode struct {
+	node
+	_ [64 - unsafe.Sizeof(node{})%64]byte
 }
 
 // port is one side of a link: the egress of its node toward peer's node.
 // A frame transmitted by p arrives at peer.node through peer (peer is its
 // ingress there), after serialisation at rate and the propagation delay.
 //
-// The fields a frame the port queues or sends touches come first, in the
-// order of their use, so that they share few cache lines (a k = 16 fat
-// tree has 7 168 ports, more than the caches hold): the port's identity
-// and state, then its queues, then its counters, then the ingress side's
-// PFC accounting, each group on as few lines as it fits.
+// A k = 16 fat tree has 6 144 ports, more than the caches hold, and each
+// 64-byte line of a port that a frame touches is likely a miss, so the
+// fields are placed by the lines the per-frame paths touch (linePort puts
+// line 0 on a line; TestHotFieldLines lists the paths' fields from the
+// code and checks the counts):
+//
+//   - line 0: what every event on the port reads first (dispatch, warm,
+//     kick), and what switchNext reads of a port with nothing to send,
+//     besides q[ControlPrio].n and shapedQ.n, on line 3: an evTxDone that
+//     finds nothing to send touches two lines;
+//   - lines 1 to 6: the rest of what queueing and sending a frame touches
+//     (enqueue, switchNext and its scheduler, switchDequeued, transmit,
+//     queueChanged, a congestion point's queue view): seven lines in all
+//     for a data frame through a switch port, at most six for a control
+//     frame or at a host; the counters every frame updates (st.txBytes, st.q) end
+//     them, so that the rest of st, read at the end of the run, follows;
+//   - then what the names, PFC frames, shaped control messages and CBFC
+//     use;
+//   - then one line with wake, a host's pacing wake-up, and the ingress
+//     side's PFC accounting, what admitting and releasing a data frame of
+//     priority up to DataPrio through this port at a switch touches
+//     besides line 0 (a host port has no ingress accounting, a switch
+//     port rarely a wake-up);
+//   - then the rest.
 type port struct {
 	node     *node
-	peer     *port
-	pool     *packetPool // the Sim's, whose handles q holds
-	rate     units.Rate
-	delay    units.Time
-	gid      int32 // index in Sim.ports
-	peerGID  int32 // peer.gid: where transmit's frames arrive
 	busy     bool
 	pfcDirty uint8                // priorities whose PFC state must be signalled
 	fcDue    uint8                // CBFC lanes whose flow-control packet is due
-	pausedBy [NumPrios]bool       // PFC received from the peer: data priority paused on this egress
-	txStart  units.Time           // start of the frame in serialisation (or the last one)
-	txEnd    units.Time           // its end
-	txSize   units.Bytes          // its wire size
-	bytes    units.Bytes          // queued, all priorities
+	gid      int32                // index in Sim.ports
+	bytes    units.Bytes          // queued, all priorities and shapedQ
 	vq       *portVOQ             // the data frames' VOQs (switch.scheduler voq, voq-credit), else nil
 	fq       *portQueues          // the data frames' physical queues (switch.scheduler queues), else nil
-	queue    *egressQueue         // the data queue's view for CPs (switch ports only)
 	sched    Scheduler            // picks the data priority to send (switch ports only)
+	pausedBy [NumPrios]bool       // PFC received from the peer: data priority paused on this egress
 	cbfcTx   []*credit.CBFCSender // see CBFC below
-	wake     timerSlot            // pending wake-up: a host's pacing, a port's shaper
+	rate     units.Rate
+	q        [NumPrios]fifo // by priority; q[ControlPrio] shares a line with shapedQ
+	shapedQ  fifo           // the shaped control class (ControlKind.Spacing), see shapedAt
+	pool     *packetPool    // the Sim's, whose handles q holds
+	delay    units.Time
+	qbytes   [NumPrios]units.Bytes // queued, per priority
+	txStart  units.Time            // start of the frame in serialisation (or the last one)
+	txEnd    units.Time            // its end
+	txSize   units.Bytes           // its wire size
+	peerGID  int32                 // peer.gid: where transmit's frames arrive
+	queue    *egressQueue          // the data queue's view for CPs (switch ports only)
+	st       portStats             // txBytes and q first, ending the lines above
 
-	// The shaped control class (ControlKind.Spacing): its queue, and the
-	// earliest time the shaper lets its next message start.
-	shapedQ  fifo
-	shapedAt units.Time
+	peer     *port
+	num      int        // port number on its node
+	name     string     // "node->peer", unique in the run
+	shapedAt units.Time // the earliest time the shaper lets shapedQ's next message start
+	fcWake   timerSlot  // see CBFC below
 
-	qbytes [NumPrios]units.Bytes
-	q      [NumPrios]fifo
-	st     portStats
+	wake timerSlot // pending wake-up: a host's pacing, a port's shaper
 
 	// PFC this port sends to its peer, as the ingress of the peer's frames;
 	// maxIngress is the most bytes ing held for one priority
@@ -83,11 +119,8 @@ type port struct {
 	headroom   units.Bytes
 	maxIngress units.Bytes
 	wantPause  [NumPrios]bool        // the state the thresholds ask for
-	toldPause  [NumPrios]bool        // the state last signalled to the peer
 	ing        [NumPrios]units.Bytes // bytes admitted through this ingress and still in the switch
-
-	num  int    // port number on its node
-	name string // "node->peer", unique in the run
+	toldPause  [NumPrios]bool        // the state last signalled to the peer
 
 	// CBFC (switch.flow_control = cbfc): the senders of this egress, one
 	// per data priority, when its peer is a switch (cbfcTx); the receivers
@@ -98,19 +131,37 @@ type port struct {
 	// timer.
 	cbfcRx  []*credit.CBFCReceiver
 	cbfcAdj units.Bytes
-	fcWake  timerSlot
 }
 
-// linePort is a port padded to a whole number of 64-byte cache lines, so
-// that in the slab's arrays (whose size the runtime rounds to a multiple of
-// the line) every port starts on a line, and the fields every frame
-// touches, which come first, take as few lines as they can.
+// linePort is a port placed on 64-byte cache lines in the slab's arrays:
+// an array starts allocHeader bytes into a line, the padding before the
+// port puts it on the next, and the padding after it makes a linePort a
+// whole number of lines, so that every port of the array starts on one.
 type linePort struct {
+	_ [64 - allocHeader]byte
 	port
-	_ [64 - unsafe.Sizeof(port{})%64]byte
+	_ [64 - (64-allocHeader+unsafe.Sizeof(port{}))%64]byte
 }
+
+// allocHeader is the size of the header the Go runtime (1.22 and later)
+// puts at the start of a small heap object of more than 512 bytes that
+// holds pointers (its type, for the garbage collector), before the object
+// itself: such an object, up to 32 KB − allocHeader and in a size class
+// of whole 64-byte lines, starts allocHeader bytes into a line. (A larger
+// object keeps its type in its span and starts on a page.) The line types
+// (linePort, lineQueue, lineFlow, lineNode's arrays, linePacket's chunks)
+// start with 64 − allocHeader bytes of padding to put what they hold on a
+// line; their arrays stay small objects (slabBytes, packetChunkBits), and
+// TestHotStructsStartOnALine checks that they start on one.
+const allocHeader = 8
+
+// maxSmallAlloc is the largest object the runtime allocates as a small
+// one, with its header (runtime maxSmallSize).
+const maxSmallAlloc = 32 << 10
 
 // egressQueue is one switch egress data queue and its congestion point.
+// What a data frame touches of it (enqueue, switchDequeued, armCP) comes
+// first, on one line (lineQueue); info is read when the CP is built.
 type egressQueue struct {
 	s     *Sim
 	p     *port
@@ -119,6 +170,14 @@ type egressQueue struct {
 	cp    *schemeCP // nil when the algorithm runs none
 	timer timerSlot
 	info  cpInfo
+}
+
+// lineQueue is an egressQueue placed on whole 64-byte cache lines in the
+// slab's arrays, as linePort is a port.
+type lineQueue struct {
+	_ [64 - allocHeader]byte
+	egressQueue
+	_ [64 - (64-allocHeader+unsafe.Sizeof(egressQueue{}))%64]byte
 }
 
 // len returns the bytes queued in this queue now (wire bytes).
@@ -138,7 +197,8 @@ func (s *Sim) addNode(name string, host bool) (*node, error) {
 	if _, dup := s.byName[name]; dup {
 		return nil, fmt.Errorf("harness: node name %q used twice", name)
 	}
-	n := &node{id: NodeID(len(s.nodes)), name: name, isHost: host}
+	ln := &lineNode{node: node{id: NodeID(len(s.nodes)), name: name, isHost: host}}
+	n := &ln.node
 	if !host {
 		s.nSwitches++
 		n.swID = uint16(s.nSwitches) & 0xFFF
@@ -383,17 +443,47 @@ func (s *Sim) path(flow FlowID, src, dst *node, dstHop []pathHop, ports *[]*port
 	}
 }
 
-// flowRoute is a flow's path as nextHop reads it for every frame:
-// hops[0] are the egress ports its data leaves at each switch on the way
-// to dst, hops[1] those of what dst sends it back (ACKs, CNPs, credits), in
-// order, with their switches: the route's choices, computed once when the
-// flow is made. srcID and dstID are its ends. Sim.routes keeps them by flow
-// ID, next to one another, apart from the flows themselves: a flow is
-// large, and with thousands of them a frame's hop would otherwise cost a
-// cache miss on its flow.
+// flowRoute is a flow's path as nextHop reads it for every frame: out[0]
+// are the gids of the egress ports its data leaves at each switch on the
+// way to dst, out[1] those of what dst sends it back (ACKs, CNPs,
+// credits), in order: the route's choices, computed once when the flow is
+// made; n[d] is the number of hops of direction d. srcID and dstID are its
+// ends. Sim.routes keeps them by flow ID, next to one another, apart from
+// the flows themselves (a flow is large, and with thousands of them a
+// frame's hop would otherwise cost a cache miss on its flow), each in one
+// 64-byte line with its hops in place, so that a frame's hop costs at most
+// one miss here. A direction of more than routeMaxHops switches (no fat
+// tree has one) is not kept (n[d] = 0): its frames take route's choice,
+// which is the same port.
 type flowRoute struct {
-	hops         [2][]flowHop
 	srcID, dstID NodeID
+	n            [2]uint8
+	out          [2][routeMaxHops]int32
+	_            [2]byte
+}
+
+// flowRoute fills one cache line exactly, so that in Sim.routes none
+// straddles two: the array holds no pointers (no header) and the size
+// class of a whole number of lines is itself one, so every element starts
+// on a line (TestHotStructsStartOnALine).
+var _ [64 - unsafe.Sizeof(flowRoute{})]byte
+var _ [unsafe.Sizeof(flowRoute{}) - 64]byte
+
+// routeMaxHops is the most switches of one direction of a path that
+// flowRoute keeps: 6, which fills its line and covers a three-tier fat
+// tree's 5.
+const routeMaxHops = 6
+
+// setRoute records the hops of one direction of a flow's path (hops[i]
+// leaves switch i of it), if it has at most routeMaxHops.
+func (r *flowRoute) setRoute(d int, hops []*port) {
+	if len(hops) > routeMaxHops {
+		return
+	}
+	r.n[d] = uint8(len(hops))
+	for i, p := range hops {
+		r.out[d][i] = p.gid
+	}
 }
 
 // nextHop returns the egress port of frame p at switch sw: for a frame
@@ -404,16 +494,18 @@ type flowRoute struct {
 func (s *Sim) nextHop(sw *node, p *Packet) *port {
 	if p.Flow >= 0 && int(p.Flow) < len(s.routes) {
 		r := &s.routes[p.Flow]
-		var hops []flowHop
+		d := 2
 		switch {
 		case p.Src == r.srcID && p.Dst == r.dstID:
-			hops = r.hops[0]
+			d = 0
 		case p.Src == r.dstID && p.Dst == r.srcID:
-			hops = r.hops[1]
+			d = 1
 		}
-		if h := int(p.hop); h < len(hops) && hops[h].sw == sw {
-			p.hop++
-			return hops[h].out
+		if h := int(p.hop); d < 2 && h < int(r.n[d]) {
+			if out := s.ports[r.out[d][h]]; out.node == sw {
+				p.hop++
+				return out
+			}
 		}
 	}
 	return s.route(sw, p.Flow, p.Src, p.Dst)

@@ -52,9 +52,12 @@ type qstat struct {
 	// on: the queue is measured (a switch port). hist, n buckets long, is
 	// the ps spent in each bucket within the window, except bucket 0
 	// (length 0), whose time is zero; hist is allocated when the queue
-	// first holds bytes (most ports of a large topology never queue).
+	// first holds bytes (most ports of a large topology never queue). n
+	// (a few thousand at most) is 32 bits so that it shares on's word:
+	// the port's per-frame fields, qstat last, then fit seven lines
+	// (link.go, port).
 	on   bool
-	n    int
+	n    int32
 	zero int64
 	hist []int64
 	// total is the sum of hist (the window time recorded), kept as it
@@ -62,7 +65,9 @@ type qstat struct {
 	total int64
 }
 
-// portStats are one port's counters (the ones every frame updates first).
+// portStats are one port's counters: first the ones every frame updates,
+// which end the port's per-frame lines (link.go, port), then the ones read
+// at the end of the run.
 type portStats struct {
 	txBytes     uint64 // wire bytes sent, all priorities
 	q           qstat
@@ -111,7 +116,7 @@ func (s *Sim) qAdvance(q *qstat) {
 		// The last bucket takes every longer queue; q.n is the
 		// histogram's full length (a histogram given in full, as the
 		// tests do, is its own).
-		i := min(histBucket(q.cur), max(q.n, len(q.hist))-1)
+		i := min(histBucket(q.cur), max(int(q.n), len(q.hist))-1)
 		if i >= len(q.hist) {
 			q.growHist(i)
 		}
@@ -129,7 +134,7 @@ func (q *qstat) growHist(i int) {
 	for n <= i {
 		n *= 2
 	}
-	n = min(n, q.n)
+	n = min(n, int(q.n))
 	h := make([]int64, n)
 	copy(h, q.hist)
 	q.hist = h

@@ -3,56 +3,68 @@ package harness
 import (
 	"fmt"
 
-	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/fixedpoint"
 	"github.com/hwcc/hwcc/units"
 )
 
 // flow is one transfer: sender state at the source NIC, receiver state at
 // the destination NIC, and its metrics.
+//
+// Thousands of flows are active in a large run, each touched in an order
+// simulated time decides, so the fields are placed by the 64-byte lines
+// the per-frame paths touch (lineFlow puts line 0 on a line;
+// TestHotFieldLines lists the paths' fields from the code and checks the
+// counts): line 0 and the start of line 1 are the receiver's (receiveData,
+// sendAck), then come the two ends and the sender's (makeData, hostSent,
+// applyRP, receiveAck) to the middle of line 2, and line 3 is what hostNext
+// reads of every active flow it looks at, ending with info.Size (flowInfo
+// puts Size first). A data frame sent, an ACK received and a data frame
+// received touch three lines each, hostNext's look at a flow one. What is
+// read only at a retransmission, when a flow starts, stops or ends, at a
+// window boundary or a sample fills the rest of line 2 and follows info.
 type flow struct {
-	id       FlowID
-	info     flowInfo
-	src, dst *node
-	stopAt   units.Time // MaxTime: none
-	prio     uint8      // data priority of its frames (FlowSpec.Prio)
-	rev      []revHop   // its data path's switches (features.Symmetric only)
-
-	rp     *schemeRP
-	np     *schemeNP // nil when the algorithm runs none
-	sack   *sackFlow // the selective transport's state (nic.transport sack), else nil
-	rate   units.Rate
-	window units.Bytes
-	credit units.Bytes // the credit the RP holds (gated only)
-	gated  bool        // the RP gates the flow on credit
-
-	rpTimer, npTimer, rtoTimer timerSlot
-
-	started, stopped, done bool
-	activeIdx              int // index in src.active, -1 when not there
-
-	// Sender.
-	sndNxt, sndUna uint64
-	sndMax         uint64 // highest byte sent + 1
-	nextSend       units.Time
-	lastStart      units.Time
-	lastSize       units.Bytes
-	rtoAt          units.Time
-	retransmits    int64
-
-	// Receiver.
+	// Receiver, then id, src and dst, which both ends read.
+	np          *schemeNP // nil when the algorithm runs none
+	npTimer     timerSlot
 	rcvNxt      uint64
-	nakSent     bool
-	sinceAck    int
-	markedSince int
 	rxBytes     units.Bytes // in-order payload delivered
 	rxWire      units.Bytes // wire bytes of in-order data frames
 	firstRx     units.Time
 	lastRx      units.Time
+	sinceAck    int
+	markedSince int
+	id          FlowID
+	nakSent     bool
+	src, dst    *node
 
-	// Completion.
-	finishAt units.Time // sender saw the last byte acknowledged; -1 if not
-	ideal    units.Time
+	// Sender.
+	rp        *schemeRP
+	rate      units.Rate
+	lastStart units.Time
+	lastSize  units.Bytes
+	sndMax    uint64 // highest byte sent + 1
+	rtoAt     units.Time
+	rtoTimer  timerSlot
+	rpTimer   timerSlot
+
+	retransmits int64
+	activeIdx   int        // index in src.active, -1 when not there
+	stopAt      units.Time // MaxTime: none
+	finishAt    units.Time // sender saw the last byte acknowledged; -1 if not
+
+	// What hostNext reads of every active flow, with info.Size.
+	prio                   uint8 // data priority of its frames (FlowSpec.Prio)
+	gated                  bool  // the RP gates the flow on credit
+	started, stopped, done bool
+	sack                   *sackFlow // the selective transport's state (nic.transport sack), else nil
+	sndNxt, sndUna         uint64
+	window                 units.Bytes
+	nextSend               units.Time
+	credit                 units.Bytes // the credit the RP holds (gated only)
+	info                   flowInfo
+
+	rev   []revHop // its data path's switches (features.Symmetric only)
+	ideal units.Time
 
 	// Measurement window snapshots of rxWire/rxBytes.
 	winStartWire, winEndWire   units.Bytes
@@ -63,10 +75,13 @@ type flow struct {
 	lastSample units.Bytes
 }
 
-// flowHop is one switch of a flow's path and the port the flow leaves it by.
-type flowHop struct {
-	sw  *node
-	out *port
+// lineFlow is a flow placed on a 64-byte cache line: allocated alone, it
+// is an object whose slot, in a size class of whole lines, starts on a
+// line, and whose first allocHeader bytes are the runtime's; the padding
+// puts the flow on the next line.
+type lineFlow struct {
+	_ [64 - allocHeader]byte
+	flow
 }
 
 // hostNext returns the next frame host port pt sends, or nil. When a flow
@@ -157,8 +172,8 @@ func (s *Sim) makeData(f *flow) *Packet {
 	p.SentAt = s.now
 	if p.HasTel = s.feat.telemetry(); p.HasTel {
 		// The stack as the sender attaches it: Init zero bytes (HPCC's
-		// INT header: nHop = 0, pathID = 0).
-		p.Tel = cc.Telemetry{Len: uint8(s.feat.tel.Init)}
+		// INT header: nHop = 0, pathID = 0); the pool's packet is zero.
+		p.Tel.Len = uint8(s.feat.tel.Init)
 	}
 	if f.sack != nil {
 		s.sackMake(f, p) // the segment: a resend first (p.Seq), else new data
@@ -326,8 +341,11 @@ func (s *Sim) sendAck(f *flow, d *Packet, kind Kind) {
 	f.sinceAck, f.markedSince = 0, 0
 	a.Size = AckFrameBytes + s.preamble
 	if d.HasTel {
-		// The receiver NIC copies the stack's bytes into the ACK.
-		a.HasTel, a.Tel = true, d.Tel
+		// The receiver NIC copies the stack's bytes into the ACK: its
+		// Len bytes, not the whole buffer (the rest of a's is zero, from
+		// the pool, and nothing reads past Len).
+		a.HasTel, a.Tel.Len = true, d.Tel.Len
+		copy(a.Tel.Data[:], d.Tel.Bytes())
 		a.Size += units.Bytes(d.Tel.Len)
 	}
 	s.hostQueueControl(f.dst, a)

@@ -152,16 +152,19 @@ type Packet struct {
 	// is for, plus one (0: a host; Switch.SendSwitch).
 	Hdr      [cc.PacketHdrLen]byte
 	toSwitch NodeID
+	// An ACK's counts, then Tel, follow on the second line: the
+	// stack's length and first bytes share it, so that the records of a
+	// path of up to 10 hops (HPCC's INT) touch one line more at most.
+	ackPkts   int32 // ACK: data packets it covers
+	ackMarked int32 // ACK: of which arrived with CE
+	Tel       cc.Telemetry
+
+	sackSeq uint64 // ACK, NACK (transport sack): the first byte of the segment it reports
 
 	// Feedback is a control message's content, as the part that sent it
 	// emitted it (kind, flow, sender identity, payload bytes); a CBFC
-	// packet's bytes in Data.
+	// packet's bytes in Data. Data frames never read it: it comes last.
 	Feedback cc.Feedback
-	Tel      cc.Telemetry
-
-	ackPkts   int32  // ACK: data packets it covers
-	ackMarked int32  // ACK: of which arrived with CE
-	sackSeq   uint64 // ACK, NACK (transport sack): the first byte of the segment it reports
 }
 
 // packetPool is a free list of packets owned by one simulation. Steady state
@@ -187,20 +190,26 @@ type packetPool struct {
 }
 
 // linePacket is a Packet padded to a whole number of 64-byte cache lines,
-// so that in a chunk (whose size is a multiple of the line, and which the
-// runtime allocates at a multiple of it) every packet starts on a line
-// and its first fields, the ones every hop touches, share one.
+// so that in a chunk every packet starts on a line and its first fields,
+// the ones every hop touches, share one. A chunk holds pointers and is
+// larger than 512 bytes, so it starts allocHeader bytes into a line: the
+// padding goes first, 64 − allocHeader bytes of it, to put the packet on
+// the next line (TestHotStructsStartOnALine checks it).
 type linePacket struct {
+	_ [64 - allocHeader]byte
 	Packet
-	_ [64 - unsafe.Sizeof(Packet{})%64]byte
+	_ [64 - (64-allocHeader+unsafe.Sizeof(Packet{}))%64]byte
 }
 
 // Chunks of 32 packets (12 KB with today's 384-byte linePacket: a small
-// object for the runtime, from the per-thread caches).
+// object for the runtime, from the per-thread caches, with the header
+// linePacket's padding counts on).
 const (
 	packetChunkBits = 5
 	packetChunkMask = 1<<packetChunkBits - 1
 )
+
+var _ [maxSmallAlloc - allocHeader - unsafe.Sizeof([1 << packetChunkBits]linePacket{})]byte
 
 // get returns a zeroed packet.
 func (pp *packetPool) get() *Packet {

@@ -59,14 +59,18 @@ type ackInfo struct {
 }
 
 // flowInfo describes a flow to the parts built for it.
+//
+// Size comes first: it is the field of it that a flow's per-frame paths
+// read, and a flow places its info right after its per-frame fields, so
+// that Size ends their last line (nic.go, flow).
 type flowInfo struct {
+	// Size is the flow's payload in bytes; 0 means long-lived (it sends
+	// until its stop time or the end of the run).
+	Size     units.Bytes
 	ID       FlowID
 	Src, Dst NodeID
 	SrcName  string
 	DstName  string
-	// Size is the flow's payload in bytes; 0 means long-lived (it sends
-	// until its stop time or the end of the run).
-	Size units.Bytes
 	// Offered is the rate the workload asks for (0: the line rate); the
 	// NIC paces at most at it.
 	Offered units.Rate

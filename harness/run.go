@@ -193,7 +193,7 @@ func (s *Sim) buildSwitches() error {
 	// lengths also count control frames, which the buffer does not hold;
 	// a longer queue is counted in the last bucket.
 	histLen := histBucket(2*maxBuffer+units.MB) + 1
-	var queues slab[egressQueue]
+	var queues slab[lineQueue]
 	for _, n := range s.nodes {
 		if n.isHost {
 			continue
@@ -201,8 +201,8 @@ func (s *Sim) buildSwitches() error {
 		n.salt = s.rng.Uint64()
 		n.byDst = s.sc.Switch.ECMP == ECMPDestination
 		for _, pt := range n.ports {
-			pt.st.q.on, pt.st.q.n = true, histLen
-			q := queues.next()
+			pt.st.q.on, pt.st.q.n = true, int32(histLen)
+			q := &queues.next().egressQueue
 			q.s, q.p, q.prio, q.id = s, pt, DataPrio, CPID(len(s.queues))
 			q.timer.at = units.MaxTime
 			q.info = cpInfo{

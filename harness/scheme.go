@@ -25,7 +25,9 @@ type scheme struct {
 	feat     features
 	trace    *TraceTarget
 	wrap     func(Place, cc.Part) cc.Part
-	cps      cpBuild
+	cps      slab[cpBlock]             // the congestion points' adapters (newCP)
+	rps      slab[partBlock[schemeRP]] // the flows' reaction points' adapters (newRP)
+	nps      slab[partBlock[schemeNP]] // and notification points' (newNP)
 }
 
 // newScheme looks algorithm name up in the registry and resolves its
@@ -129,17 +131,14 @@ func (g *scheme) newCP(info cpInfo) (*schemeCP, error) {
 	if g.parts[cc.RoleCP] == nil {
 		return nil, nil
 	}
-	b := &g.cps
-	env := b.envs.next()
-	*env = *cpEnv(info)
-	p, _, rec, err := g.build(cc.RoleCP, env, Place{Node: info.NodeName, Port: info.Port, Flow: -1})
+	k := g.cps.next()
+	k.env = *cpEnv(info)
+	p, _, rec, err := g.build(cc.RoleCP, &k.env, Place{Node: info.NodeName, Port: info.Port, Flow: -1})
 	if err != nil {
 		return nil, err
 	}
-	act := b.acts.next()
-	*act = cc.ActionsOn(b.bufs.next()[:])
-	w := b.cps.next()
-	w.c, w.act, w.errs, w.rec = p.(cc.CongestionPoint), act, info.Errors, rec
+	w := &k.w
+	w.c, w.act, w.errs, w.rec = p.(cc.CongestionPoint), k.actions(), info.Errors, rec
 	return w, nil
 }
 
@@ -148,12 +147,28 @@ func cpEnv(info cpInfo) *cc.Env {
 	return &cc.Env{Rate: info.Rate, Node: cc.NodeID(info.Node), Port: uint16(info.Port), SwitchID: info.SwitchID, Index: int(info.ID) + 1}
 }
 
-// cpBuild holds the slabs the congestion points of a run are cut from.
-type cpBuild struct {
-	cps  slab[schemeCP]
-	envs slab[cc.Env]
-	acts slab[cc.Actions]
-	bufs slab[[initialActions]cc.Action]
+// partBlock is what the harness keeps of one part: its adapter w, the
+// adapter's actions and their buffer, next to one another, so that an
+// event on one of a large network's thousands of parts touches
+// neighbouring lines of one page rather than lines of several arrays. A
+// run cuts them from slabs in build order (a flow's when it starts), so
+// that the parts in use at once sit near one another.
+type partBlock[W any] struct {
+	w   W
+	act cc.Actions
+	buf [initialActions]cc.Action
+}
+
+// actions points the block's actions at its buffer and returns them.
+func (k *partBlock[W]) actions() *cc.Actions {
+	k.act = cc.ActionsOn(k.buf[:])
+	return &k.act
+}
+
+// cpBlock is a congestion point's block, with its environment.
+type cpBlock struct {
+	partBlock[schemeCP]
+	env cc.Env
 }
 
 // env returns a flow's environment for its reaction and notification
@@ -183,7 +198,9 @@ func (g *scheme) newRP(f flowInfo) (*schemeRP, error) {
 	if err != nil {
 		return nil, fmt.Errorf("flow %d (%s->%s): %w", f.ID, f.SrcName, f.DstName, err)
 	}
-	r := &schemeRP{r: p.(cc.ReactionPoint), flow: cc.FlowID(f.ID), line: f.LineRate, act: cc.NewActions(initialActions), errs: f.Errors, noAcks: g.a.Deploy.NoAcks,
+	k := g.rps.next()
+	r := &k.w
+	*r = schemeRP{r: p.(cc.ReactionPoint), flow: cc.FlowID(f.ID), line: f.LineRate, act: k.actions(), errs: f.Errors, noAcks: g.a.Deploy.NoAcks,
 		toDst: f.SendToDestination, src: cc.NodeID(f.Src), dst: cc.NodeID(f.Dst), rec: rec}
 	r.cap = f.LineRate
 	if f.Offered > 0 && f.Offered < r.cap {
@@ -205,7 +222,9 @@ func (g *scheme) newNP(f flowInfo) (*schemeNP, error) {
 	if p == nil {
 		return nil, nil
 	}
-	return &schemeNP{n: p.(cc.NotificationPoint), act: cc.NewActions(initialActions), errs: f.Errors, send: f.SendToSource, rec: rec}, nil
+	k := g.nps.next()
+	k.w = schemeNP{n: p.(cc.NotificationPoint), act: k.actions(), errs: f.Errors, send: f.SendToSource, rec: rec}
+	return &k.w, nil
 }
 
 // initialActions is the capacity of a part's actions buffer (a CP marks

@@ -13,14 +13,19 @@ type slab[T any] struct {
 	free []T
 }
 
-// slabBytes is the most bytes one array of a slab holds.
+// slabBytes is the most bytes one array of a slab holds, with the
+// runtime's header (allocHeader): an array is a small object, so that the
+// line types' padding, which counts on the header, puts their values on
+// lines.
 const slabBytes = 24 << 10
+
+var _ [maxSmallAlloc - slabBytes]byte // slabBytes ≤ maxSmallAlloc
 
 // next returns a pointer to a zeroed T.
 func (s *slab[T]) next() *T {
 	if len(s.free) == 0 {
 		var zero T
-		s.free = make([]T, max(1, slabBytes/int(unsafe.Sizeof(zero))))
+		s.free = make([]T, max(1, (slabBytes-allocHeader)/int(unsafe.Sizeof(zero))))
 	}
 	p := &s.free[0]
 	s.free = s.free[1:]

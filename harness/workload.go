@@ -302,7 +302,8 @@ func (s *Sim) onArrival(g *arrivalSource) {
 // its path, base RTT and ideal FCT.
 func (s *Sim) newFlow(src, dst *node, size units.Bytes, offered units.Rate, start, stop units.Time) *flow {
 	id := FlowID(len(s.flows))
-	f := &flow{id: id, src: src, dst: dst, prio: DataPrio, activeIdx: -1, finishAt: -1, firstRx: -1, stopAt: units.MaxTime}
+	lf := &lineFlow{flow: flow{id: id, src: src, dst: dst, prio: DataPrio, activeIdx: -1, finishAt: -1, firstRx: -1, stopAt: units.MaxTime}}
+	f := &lf.flow
 	f.rpTimer.at, f.npTimer.at, f.rtoTimer.at, f.rtoAt = units.MaxTime, units.MaxTime, units.MaxTime, units.MaxTime
 	var hops []*port
 	fwd := s.path(id, src, dst, nil, &hops)
@@ -312,11 +313,10 @@ func (s *Sim) newFlow(src, dst *node, size units.Bytes, offered units.Rate, star
 	}
 	s.flows = append(s.flows, f) // before the reverse path, which reads f.rev
 	rev := s.path(id, dst, src, nil, &hops)
-	hs := make([]flowHop, len(hops))
-	for i, p := range hops {
-		hs[i] = flowHop{sw: p.node, out: p}
-	}
-	s.routes = append(s.routes, flowRoute{hops: [2][]flowHop{hs[:nFwd:nFwd], hs[nFwd:]}, srcID: src.id, dstID: dst.id})
+	r := flowRoute{srcID: src.id, dstID: dst.id}
+	r.setRoute(0, hops[:nFwd])
+	r.setRoute(1, hops[nFwd:])
+	s.routes = append(s.routes, r)
 	full := DataOverheadBytes + s.payload + s.preamble
 	ackW := AckFrameBytes + s.preamble
 	bott := fwd[0].rate

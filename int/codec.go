@@ -158,9 +158,9 @@ func NewCodec(cfg Config) (*Codec, error) {
 // code order).
 func (c *Codec) Config() Config {
 	return Config{
-		TxBytesUnit: units.Bytes(c.tx.Delta()),
-		QLenUnit:    units.Bytes(c.qlen.Delta()),
-		TSUnit:      units.Time(c.ts.Delta()),
+		TxBytesUnit: c.TxBytesUnit(),
+		QLenUnit:    c.QLenUnit(),
+		TSUnit:      c.TSUnit(),
 		Speeds:      c.speeds.Entries(nil),
 		MaxHops:     int(c.maxHops),
 	}
@@ -168,6 +168,16 @@ func (c *Codec) Config() Config {
 
 // MaxHops returns Config.MaxHops.
 func (c *Codec) MaxHops() int { return int(c.maxHops) }
+
+// TxBytesUnit returns Config.TxBytesUnit (without the copy of the speed
+// codes Config makes).
+func (c *Codec) TxBytesUnit() units.Bytes { return units.Bytes(c.tx.Delta()) }
+
+// QLenUnit returns Config.QLenUnit.
+func (c *Codec) QLenUnit() units.Bytes { return units.Bytes(c.qlen.Delta()) }
+
+// TSUnit returns Config.TSUnit.
+func (c *Codec) TSUnit() units.Time { return units.Time(c.ts.Delta()) }
 
 // Speeds returns the Codec's speed table.
 func (c *Codec) Speeds() *SpeedTable { return &c.speeds }

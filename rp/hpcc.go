@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"math/bits"
 	"strconv"
+	"sync"
 
 	"github.com/hwcc/hwcc/cc"
 	"github.com/hwcc/hwcc/fixedpoint"
@@ -41,7 +42,7 @@ import (
 // of a cc.FeedbackAck carrying telemetry (f.Tel: the INT header's wire
 // bytes, as the switches pushed their records and the receiver echoed
 // them) reads the header with inttel.ReadHeader, which checks its length
-// only, into a scratch Header the part holds, and runs procedure NewAck
+// only, into a scratch Header on the stack, and runs procedure NewAck
 // (lines 21–27) with f.Seq as the ACK's sequence and f.SndNxt as snd_nxt;
 // NewAck's checks cover the header's fields (the hop limit, the speed
 // codes). A cc.FeedbackNak carrying telemetry is handled alike (f.Seq is
@@ -140,49 +141,73 @@ import (
 //
 // with I over the Codec's MaxHops hops (5 by default).
 //
-// An HPCC is not safe for concurrent use; its events, Window, Rate,
-// CanSend, Limits, State and AppendRegisters (with room) do not allocate.
+// # Memory
+//
+// A NIC keeps its constant tables once for all its queue pairs and per QP
+// only the registers; so does HPCC. What the configuration fixes (the
+// window law, each speed code's constants, the Codec's units) is kept in
+// tables that every HPCC built from an equal configuration shares. An HPCC
+// holds its flow's registers: 888 bytes, which take an 896-byte slot on
+// the heap. An ACK over n hops reads and writes 104 + 24·n contiguous
+// bytes of them that start on a 64-byte boundary (2 cache lines for one
+// hop, 4 for five), besides the shared tables and its scratch on the
+// stack.
+//
+// That boundary is the allocator's: the Go runtime (1.22 on) puts an
+// object of 513 to 32760 bytes that holds pointers in a slot of a size
+// class, all multiples of 64 and 64-byte aligned there, after an 8-byte
+// header, so the object starts 8 bytes past a line; the per-ACK run's
+// offset in the HPCC is 56 mod 64 (TestHPCCLayout checks HPCCs built by
+// NewHPCC).
+//
+// An HPCC is not safe for concurrent use (HPCCs sharing tables may run
+// concurrently); its events, Window, Rate, CanSend, Limits, State and
+// AppendRegisters (with room) do not allocate.
 type HPCC struct {
-	cfg   HPCCConfig
-	codec *inttel.Codec
-	win   window.Window
-	div   window.Divider
-	speed [inttel.MaxSpeed + 1]hpccSpeed
+	// Cold: read by Config only. It comes first so that, with the
+	// window's multi-rate references after it, the per-ACK run below
+	// starts at offset 248 = 56 mod 64, on a 64-byte boundary on the heap
+	// (see Memory; TestHPCCLayout).
+	codec *inttel.Codec // Config's Codec, as given (or the default)
 
-	tPs   uint64 // T, ps
-	wT    uint64 // ⌊2^64/T_ps⌋: τ/T = τ·wT/2^64
-	qUnit uint64 // bytes per qLen count (80 B)
-	u0    uint64 // InitialU, UQ32_32 raw
+	// The window: its multi-rate references, then its per-ACK registers
+	// (window.Window's layout), so that they run into the fields below.
+	win window.Window
 
-	// Fixed at NewHPCC so that the per-ACK check reads no Codec: the
-	// Codec's MaxHops, and badSpeed[B] = 1 for every value B of a hop's
-	// Speed field (uint8) that is not a code in its table.
-	maxHops  uint8
-	badSpeed [256]uint8
-	// tsUnit and txUnit are the Codec's TSUnit (ps) and TxBytesUnit (B):
-	// Δts = ((TS' − TS) mod 2^24)·tsUnit is the Codec's TSDelta, Δtx
-	// likewise its TxBytesDelta (both deltas are below 2^24 counts, inside
-	// the count width, so its Dequantize never clamps; a test compares).
-	tsUnit, txUnit uint64
+	// What every ACK reads or writes, in one run with the window's
+	// registers and the first hops' records: 104 + 24·nHop bytes.
+	tab        *hpccTables // shared, immutable
+	mono       cc.Monotonic
+	u          fixedpoint.UQ32_32 // U (single-rate)
+	lastAckSeq uint64
+	acks       uint64
+	started    bool
+	nHop       uint8
+	pathID     uint16
+	bottleneck uint8
+	fastReact  bool
+	multiRate  bool
+	initialU   HPCCInitialU
+	hops       [inttel.HopsLimit]hpccRecord // L: Hops[:nHop] are the path's
 
-	mono   cc.Monotonic
-	st     HPCCState
-	unused cc.Unused
+	// Counters of the rare cases, and the multi-rate per-hop U.
+	ignored, pathChanges, reseeds, zeroIntervals, stale, noSample uint64
+	unused                                                        cc.Unused
+	hopU                                                          [inttel.HopsLimit]fixedpoint.UQ32_32
+}
 
-	// lanes is measure's scratch, kept here so that an ACK does not zero
-	// it on the stack; it carries nothing from one ACK to the next.
-	lanes hpccLanes
-	// tel is Feedback's scratch: the header an ACK's telemetry stack
-	// holds. inttel.ReadHeader writes its NHop, PathID and Hops[:NHop],
-	// all the ACK path reads; the records past NHop are an earlier ACK's.
-	// It carries nothing from one ACK to the next.
-	tel inttel.Header
+// hpccRecord is the sender's record of one hop (HPCCHop without its U, which
+// only the multi-rate mode has): 24 bytes.
+type hpccRecord struct {
+	rec inttel.Hop // the hop's last INT record used
+	at  units.Time // when it was stored (the sender's time)
 }
 
 // hpccLanes holds, for the hops one ACK samples, packed in hop order: the
 // hop's index, the qlen term (UQ32_32), and the divider's lanes: the txRate
 // term's 128-bit numerator (Hi, Lo), τ = Δts in ps (N) and their quotient
-// (Q) (measure).
+// (Q) (measure). It is measure's scratch, on the stack: it carries nothing
+// from one ACK to the next.
 type hpccLanes struct {
 	idx [window.MaxLanes]uint8
 	qU  [window.MaxLanes]uint64
@@ -207,7 +232,7 @@ const (
 	hpccRecipBits = 64
 )
 
-// hpccSpeed holds the constants of one speed code, fixed at NewHPCC.
+// hpccSpeed holds the constants of one speed code (hpccTables).
 type hpccSpeed struct {
 	ok bool
 	// qMul = round(2^64/(B·T)) with B·T in bytes: qlen/(B·T) in UQ32_32 is
@@ -333,66 +358,181 @@ var ErrHPCCHeader = errors.New("rp: HPCC: malformed INT header")
 // InitialU, with no INT history. Its errors are *cc.ConfigError naming the
 // field ("Window.T", "InitialU", "Codec").
 func NewHPCC(cfg HPCCConfig) (*HPCC, error) {
-	w, err := window.New(cfg.Window)
-	if err != nil {
-		var ce *cc.ConfigError
-		if errors.As(err, &ce) {
-			ce.Part, ce.Field = hpccRPPart, "Window."+ce.Field
-			return nil, ce
-		}
-		return nil, &cc.ConfigError{Part: hpccRPPart, Field: "Window", Err: err}
+	if err := cfg.Window.Validate(); err != nil {
+		return nil, hpccWindowError(err)
 	}
 	if cfg.InitialU > HPCCInitialUEta {
 		return nil, &cc.ConfigError{Part: hpccRPPart, Field: "InitialU", Value: cfg.InitialU.String(),
 			Range: "HPCCInitialUZero, HPCCInitialUOne or HPCCInitialUEta"}
 	}
 	if cfg.Codec == nil {
-		c, err := inttel.NewCodec(inttel.DefaultConfig())
+		c, err := hpccDefaultCodec()
 		if err != nil { // cannot happen: a fixed, valid configuration
 			return nil, &cc.ConfigError{Part: hpccRPPart, Field: "Codec", Err: err}
 		}
 		cfg.Codec = c
 	}
+	t, err := hpccTablesFor(cfg.Window, cfg.Codec)
+	if err != nil {
+		return nil, err
+	}
 	h := &HPCC{
-		codec: cfg.Codec,
-		win:   *w,
-		tPs:   uint64(cfg.Window.T),
-		qUnit: uint64(cfg.Codec.Config().QLenUnit),
+		codec:     cfg.Codec,
+		tab:       t,
+		fastReact: cfg.FastReact,
+		multiRate: cfg.MultiRate,
+		initialU:  cfg.InitialU,
 	}
-	switch cfg.InitialU {
-	case HPCCInitialUOne:
-		h.u0 = uint64(fixedpoint.UQ32_32One)
-	case HPCCInitialUEta:
-		h.u0 = uint64(cfg.Window.Eta)
+	t.law.InitWindow(&h.win)
+	h.Reset()
+	return h, nil
+}
+
+// hpccWindowError is NewHPCC's error for an invalid cfg.Window (err is
+// window's): the field named as HPCCConfig's.
+func hpccWindowError(err error) error {
+	var ce *cc.ConfigError
+	if errors.As(err, &ce) {
+		ce.Part, ce.Field = hpccRPPart, "Window."+ce.Field
+		return ce
 	}
-	cfg.Window = w.Law().Config()
-	h.cfg = cfg
-	h.div = w.Law().Divider()
+	return &cc.ConfigError{Part: hpccRPPart, Field: "Window", Err: err}
+}
+
+// hpccDefaultCodec is the Codec of a Config without one,
+// inttel.DefaultConfig(), built once: a Codec is immutable.
+var hpccDefaultCodec = sync.OnceValues(func() (*inttel.Codec, error) {
+	return inttel.NewCodec(inttel.DefaultConfig())
+})
+
+// hpccTables are the constants an HPCC's configuration fixes: the window
+// law, each speed code's constants and the Codec's units (see HPCC's
+// Memory). Every HPCC built from an equal configuration (Window and the
+// Codec's contents, hpccTablesKey) shares one hpccTables by pointer
+// (hpccTablesFor). With
+// thousands of flows, each of their ACKs then reads one copy of the tables,
+// which stays in cache, and of its own flow's memory only the registers.
+// The tables are immutable once built, so HPCCs on several goroutines may
+// share them.
+//
+// Layout: the tables are allocated alone (newHPCCTables), 824 bytes with a
+// pointer, so on the heap they start 8 bytes past a 64-byte boundary (see
+// HPCC's Memory). badSpeed comes first, then the scalars, so that the
+// scalars and maxHops lie in one cache line and speed starts on a line:
+// each code's 32 bytes of constants then lie in one line
+// (TestHPCCTablesLayout checks the addresses).
+type hpccTables struct {
+	// badSpeed[B] = 1 for every value B of a hop's Speed field (uint8)
+	// that is not a code in the Codec's table, so that the per-ACK check
+	// reads no Codec.
+	badSpeed [256]uint8
+
+	law *window.Law // the window law; its Divider divides the txRate terms
+
+	tPs   uint64 // T, ps
+	wT    uint64 // ⌊2^64/T_ps⌋: τ/T = τ·wT/2^64
+	qUnit uint64 // bytes per qLen count (80 B)
+	// tsUnit and txUnit are the Codec's TSUnit (ps) and TxBytesUnit (B):
+	// Δts = ((TS' − TS) mod 2^24)·tsUnit is the Codec's TSDelta, Δtx
+	// likewise its TxBytesDelta (both deltas are below 2^24 counts, inside
+	// the count width, so its Dequantize never clamps; a test compares).
+	tsUnit, txUnit uint64
+	maxHops        uint8 // the Codec's MaxHops
+
+	speed [inttel.MaxSpeed + 1]hpccSpeed
+}
+
+// hpccTablesKey is what hpccTables depend on: the window's configuration
+// as given and the Codec's contents (two Codecs of one Config give one
+// key).
+type hpccTablesKey struct {
+	window  window.Config
+	speeds  inttel.SpeedTable
+	txUnit  units.Bytes
+	qUnit   units.Bytes
+	tsUnit  units.Time
+	maxHops int
+}
+
+// hpccTableCacheCap bounds the configurations whose tables are kept for
+// sharing: a new one past it clears the cache first (the HPCCs built
+// earlier keep their tables). A simulation uses one configuration or a
+// few; a sweep over T or the window's parameters moves from one to the
+// next.
+const hpccTableCacheCap = 64
+
+// hpccTableCache maps each configuration built recently to its tables.
+var hpccTableCache struct {
+	sync.Mutex
+	m map[hpccTablesKey]*hpccTables
+}
+
+// hpccTablesFor returns the tables of the window configuration w (valid)
+// and codec: the ones of an earlier NewHPCC with an equal configuration, or
+// new ones (math/big, configuration time only), kept for the next.
+// Errors are NewHPCC's (a speed code with B·T below 1 byte).
+func hpccTablesFor(w window.Config, codec *inttel.Codec) (*hpccTables, error) {
+	key := hpccTablesKey{window: w, speeds: *codec.Speeds(), txUnit: codec.TxBytesUnit(), qUnit: codec.QLenUnit(),
+		tsUnit: codec.TSUnit(), maxHops: codec.MaxHops()}
+	c := &hpccTableCache
+	c.Lock()
+	t := c.m[key]
+	c.Unlock()
+	if t != nil {
+		return t, nil
+	}
+	t, err := newHPCCTables(w, codec)
+	if err != nil {
+		return nil, err
+	}
+	c.Lock()
+	defer c.Unlock()
+	if old := c.m[key]; old != nil {
+		return old, nil // built meanwhile on another goroutine
+	}
+	if c.m == nil || len(c.m) >= hpccTableCacheCap {
+		c.m = make(map[hpccTablesKey]*hpccTables)
+	}
+	c.m[key] = t
+	return t, nil
+}
+
+// newHPCCTables builds the tables of the window configuration w and codec.
+func newHPCCTables(w window.Config, codec *inttel.Codec) (*hpccTables, error) {
+	law, err := window.NewLaw(w)
+	if err != nil {
+		return nil, hpccWindowError(err)
+	}
+	w = law.Config()
+	t := &hpccTables{
+		law:     law,
+		tPs:     uint64(w.T),
+		qUnit:   uint64(codec.QLenUnit()),
+		maxHops: uint8(codec.MaxHops()),
+		tsUnit:  uint64(codec.TSUnit()),
+		txUnit:  uint64(codec.TxBytesUnit()),
+	}
 	// ⌊2^64/T⌋ (T ≥ 10 ns, so it fits): the reciprocal of T, fixed here so
 	// that the EWMA weight τ/T needs no division per ACK.
-	h.wT, _ = bits.Div64(1, 0, h.tPs)
-	for code := range h.speed {
-		rate, ok := cfg.Codec.Rate(uint8(code))
+	t.wT, _ = bits.Div64(1, 0, t.tPs)
+	for code := range t.speed {
+		rate, ok := codec.Rate(uint8(code))
 		if !ok {
 			continue
 		}
-		sp, err := hpccSpeedConstants(rate, cfg.Window.T, cfg.Codec.MaxSampleGap(rate)/2)
+		sp, err := hpccSpeedConstants(rate, w.T, codec.MaxSampleGap(rate)/2)
 		if err != nil {
 			return nil, &cc.ConfigError{Part: hpccRPPart, Field: "Codec", Value: "speed code " + strconv.Itoa(code) + " = " + rate.String(),
 				Range: "speeds with B·T ≥ 1 B and B ≥ 1.87 kbit/s", Err: err}
 		}
-		h.speed[code] = sp
+		t.speed[code] = sp
 	}
-	for b := range h.badSpeed {
-		if b > inttel.MaxSpeed || !h.speed[b].ok {
-			h.badSpeed[b] = 1
+	for b := range t.badSpeed {
+		if b > inttel.MaxSpeed || !t.speed[b].ok {
+			t.badSpeed[b] = 1
 		}
 	}
-	h.maxHops = uint8(cfg.Codec.MaxHops())
-	h.tsUnit = uint64(cfg.Codec.Config().TSUnit)
-	h.txUnit = uint64(cfg.Codec.Config().TxBytesUnit)
-	h.Reset()
-	return h, nil
+	return t, nil
 }
 
 // hpccSpeedConstants computes one speed code's constants exactly (math/big,
@@ -475,25 +615,42 @@ type HPCCState struct {
 // W_init, U = InitialU, no INT history, counters 0. Time order is kept: a
 // reset part still refuses a time before its latest event.
 func (h *HPCC) Reset() {
+	// The configuration and the time are kept; every register is zeroed.
+	*h = HPCC{codec: h.codec, win: h.win, tab: h.tab, mono: h.mono,
+		fastReact: h.fastReact, multiRate: h.multiRate, initialU: h.initialU, u: h.u0()}
 	h.win.Reset()
-	h.st = HPCCState{U: fixedpoint.UQ32_32(h.u0)}
-	h.unused = cc.Unused{}
 	h.resetHopU()
+}
+
+// u0 is InitialU's value, UQ32_32: 0, 1 or η (the law's, as configured).
+// Reset and a path change read it.
+func (h *HPCC) u0() fixedpoint.UQ32_32 {
+	switch h.initialU {
+	case HPCCInitialUOne:
+		return fixedpoint.UQ32_32One
+	case HPCCInitialUEta:
+		return h.tab.law.Config().Eta
+	}
+	return 0
 }
 
 // resetHopU sets every hop's U to InitialU in the multi-rate mode (it is 0
 // and unused in the single-rate mode).
 func (h *HPCC) resetHopU() {
-	if h.cfg.MultiRate {
-		for i := range h.st.Hops {
-			h.st.Hops[i].U = fixedpoint.UQ32_32(h.u0)
+	if h.multiRate {
+		u0 := h.u0()
+		for i := range h.hopU {
+			h.hopU[i] = u0
 		}
 	}
 }
 
 // Config returns the configuration with defaults resolved (Codec,
 // Window.Max, Window.Table).
-func (h *HPCC) Config() HPCCConfig { return h.cfg }
+func (h *HPCC) Config() HPCCConfig {
+	return HPCCConfig{Window: h.tab.law.Config(), Codec: h.codec, FastReact: h.fastReact, MultiRate: h.multiRate,
+		InitialU: h.initialU}
+}
 
 // Window returns the sending window W in bytes, the unit of register w.
 func (h *HPCC) Window() units.Bytes { return h.win.Window() }
@@ -508,7 +665,7 @@ func (h *HPCC) CanSend(inflight units.Bytes) bool { return h.win.CanSend(infligh
 
 // U returns the path's normalised inflight (single-rate mode) in UQ32_32,
 // the raw value of register u.
-func (h *HPCC) U() fixedpoint.UQ32_32 { return h.st.U }
+func (h *HPCC) U() fixedpoint.UQ32_32 { return h.u }
 
 // Limits is the contract's view of Window and Rate: {Rate: R, Window: W}.
 func (h *HPCC) Limits() cc.Limits { return cc.Limits{Rate: h.win.Rate(), Window: h.win.Window()} }
@@ -516,10 +673,27 @@ func (h *HPCC) Limits() cc.Limits { return cc.Limits{Rate: h.win.Rate(), Window:
 // State returns every register, each in the unit of its snapshot
 // (AppendRegisters).
 func (h *HPCC) State() HPCCState {
-	s := h.st
-	s.Window = h.win.State()
-	s.LastNow = h.mono.Last()
-	s.Unused = h.unused.N()
+	s := HPCCState{
+		Window:        h.win.State(),
+		U:             h.u,
+		Started:       h.started,
+		NHop:          h.nHop,
+		PathID:        h.pathID,
+		Bottleneck:    h.bottleneck,
+		LastNow:       h.mono.Last(),
+		LastAckSeq:    h.lastAckSeq,
+		Acks:          h.acks,
+		Ignored:       h.ignored,
+		PathChanges:   h.pathChanges,
+		Reseeds:       h.reseeds,
+		ZeroIntervals: h.zeroIntervals,
+		Stale:         h.stale,
+		NoSample:      h.noSample,
+		Unused:        h.unused.N(),
+	}
+	for i, hp := range &h.hops {
+		s.Hops[i] = HPCCHop{Record: hp.rec, StoredAt: hp.at, U: h.hopU[i]}
+	}
 	return s
 }
 
@@ -566,11 +740,13 @@ func (h *HPCC) Feedback(now units.Time, f *cc.Feedback, _ *cc.Actions) error {
 	}
 	// A Len above the cap leaves Bytes its 128 bytes, which are never a
 	// header (2 + 8·nHop is never 128): ReadHeader refuses them, and
-	// telError names the Len.
-	if err := inttel.ReadHeader(f.Tel.Bytes(), &h.tel); err != nil {
+	// telError names the Len. The header is scratch, on the stack: it
+	// carries nothing from one ACK to the next.
+	var hdr inttel.Header
+	if err := inttel.ReadHeader(f.Tel.Bytes(), &hdr); err != nil {
 		return h.telError(f.Tel, err)
 	}
-	return h.ack(now, f.Seq, f.SndNxt, &h.tel)
+	return h.ack(now, f.Seq, f.SndNxt, &hdr)
 }
 
 // telError is Feedback's refusal of a telemetry stack that is not one
@@ -625,7 +801,6 @@ func (h *HPCC) eventError(event, reason string, err error) error {
 // call level.)
 func (h *HPCC) ack(now units.Time, ackSeq, sndNxt uint64, hdr *inttel.Header) error {
 	const event = hpccAckEvent
-	st := &h.st
 	// 21: procedure NewAck(ack)
 	// 22: if ack.seq > lastUpdateSeq then
 	commit := h.win.Due(ackSeq)
@@ -633,8 +808,8 @@ func (h *HPCC) ack(now units.Time, ackSeq, sndNxt uint64, hdr *inttel.Header) er
 	// checks the hop fields in its first pass, before it changes anything.
 	// The header's NHop and PathID equal the stored ones, which passed
 	// check when they were stored, so they need no test of their own.
-	if h.mono.InOrder(now) && hdr != nil && st.Started && hdr.NHop == st.NHop && hdr.PathID == st.PathID &&
-		ackSeq <= sndNxt && ackSeq >= st.LastAckSeq && (commit || h.cfg.FastReact) {
+	if h.mono.InOrder(now) && hdr != nil && h.started && hdr.NHop == h.nHop && hdr.PathID == h.pathID &&
+		ackSeq <= sndNxt && ackSeq >= h.lastAckSeq && (commit || h.fastReact) {
 		// 1–10: U = MeasureInflight(ack); 23/26: W = ComputeWind(U, commit);
 		// 24: lastUpdateSeq = snd_nxt on a commit; 27: R = W/T; L = ack.L.
 		return h.measure(now, commit, ackSeq, sndNxt, hdr)
@@ -648,10 +823,10 @@ func (h *HPCC) ack(now units.Time, ackSeq, sndNxt uint64, hdr *inttel.Header) er
 		}
 	}
 	h.accept(now, ackSeq)
-	if !commit && !h.cfg.FastReact {
+	if !commit && !h.fastReact {
 		// Per-RTT reaction only: this ACK describes packets the last
 		// commit already reacted to.
-		st.Ignored++
+		h.ignored++
 		return nil
 	}
 	// Not started, or another path (an ACK of the stored path took the
@@ -664,8 +839,8 @@ func (h *HPCC) ack(now units.Time, ackSeq, sndNxt uint64, hdr *inttel.Header) er
 // and the count.
 func (h *HPCC) accept(now units.Time, ackSeq uint64) {
 	h.mono.Advance(now)
-	h.st.LastAckSeq = ackSeq
-	h.st.Acks++
+	h.lastAckSeq = ackSeq
+	h.acks++
 }
 
 // valid reports whether an ACK passes every test of check, without building
@@ -675,15 +850,15 @@ func (h *HPCC) accept(now units.Time, ackSeq uint64) {
 // common case skip it, and a valid ACK that check would refuse cannot
 // pass, as TestHPCCValidMatchesCheck checks).
 func (h *HPCC) valid(ackSeq, sndNxt uint64, hdr *inttel.Header) bool {
-	if hdr == nil || hdr.NHop > h.maxHops || hdr.PathID > inttel.MaxPathID || ackSeq > sndNxt ||
-		(h.st.Started && ackSeq < h.st.LastAckSeq) {
+	if hdr == nil || hdr.NHop > h.tab.maxHops || hdr.PathID > inttel.MaxPathID || ackSeq > sndNxt ||
+		(h.started && ackSeq < h.lastAckSeq) {
 		return false
 	}
 	var bad uint32
 	for i := range hdr.Hops[:hdr.NHop] {
 		p := &hdr.Hops[i]
 		// A bit above a field's width, or a speed code not in the table.
-		bad |= p.TS>>inttel.TSBits | p.TxBytes>>inttel.TxBytesBits | uint32(h.badSpeed[p.Speed])
+		bad |= p.TS>>inttel.TSBits | p.TxBytes>>inttel.TxBytesBits | uint32(h.tab.badSpeed[p.Speed])
 	}
 	return bad == 0
 }
@@ -703,7 +878,7 @@ func (h *HPCC) check(ackSeq, sndNxt uint64, hdr *inttel.Header) error {
 	}
 	for i, p := range hdr.Hops[:hdr.NHop] {
 		switch {
-		case p.Speed > inttel.MaxSpeed || !h.speed[p.Speed].ok:
+		case p.Speed > inttel.MaxSpeed || !h.tab.speed[p.Speed].ok:
 			return bad(fmt.Sprintf("hop %d: speed code B = %d is not in the speed table (%s)", i, p.Speed, h.codec.Speeds()))
 		case p.TS > inttel.MaxTS:
 			return bad(fmt.Sprintf("hop %d: TS = %#x, want 0..%#x (24 bits)", i, p.TS, inttel.MaxTS))
@@ -711,13 +886,12 @@ func (h *HPCC) check(ackSeq, sndNxt uint64, hdr *inttel.Header) error {
 			return bad(fmt.Sprintf("hop %d: TxBytes = %#x, want 0..%#x (20 bits)", i, p.TxBytes, inttel.MaxTxBytes))
 		}
 	}
-	st := &h.st
 	switch {
 	case ackSeq > sndNxt:
 		return h.eventError(event, fmt.Sprintf("ackSeq = %d is beyond sndNxt = %d (data never sent)", ackSeq, sndNxt), nil)
-	case st.Started && ackSeq < st.LastAckSeq:
+	case h.started && ackSeq < h.lastAckSeq:
 		return h.eventError(event, fmt.Sprintf("ackSeq = %d is below the previous ACK's %d (reordered ACK)",
-			ackSeq, st.LastAckSeq), nil)
+			ackSeq, h.lastAckSeq), nil)
 	}
 	return nil
 }
@@ -725,25 +899,22 @@ func (h *HPCC) check(ackSeq, sndNxt uint64, hdr *inttel.Header) error {
 // seed stores every record of hdr as the per-hop history: the first ACK of
 // the flow, or the first after a path change.
 func (h *HPCC) seed(now units.Time, sndNxt uint64, hdr *inttel.Header) {
-	st := &h.st
-	if !st.Started {
+	if !h.started {
 		// First RTT: commit only on an ACK of data sent from now on, as
 		// the authors' code does (m_lastUpdateSeq = snd_nxt).
 		h.win.Hold(sndNxt)
-		st.Started = true
+		h.started = true
 	} else {
-		st.PathChanges++
-		if h.cfg.MultiRate {
+		h.pathChanges++
+		if h.multiRate {
 			h.win.ResetHops()
 		}
 	}
-	st.NHop, st.PathID = hdr.NHop, hdr.PathID
-	for i := range st.Hops {
-		st.Hops[i] = HPCCHop{}
-	}
+	h.nHop, h.pathID = hdr.NHop, hdr.PathID
+	h.hops = [inttel.HopsLimit]hpccRecord{}
 	h.resetHopU()
 	for i, p := range hdr.Hops[:hdr.NHop] {
-		st.Hops[i].Record, st.Hops[i].StoredAt = p, now
+		h.hops[i] = hpccRecord{rec: p, at: now}
 	}
 }
 
@@ -758,9 +929,9 @@ func (h *HPCC) seed(now units.Time, sndNxt uint64, hdr *inttel.Header) {
 // (so that the first of equal u' wins, as in one loop), and L[i] = ack.L[i].
 func (h *HPCC) measure(now units.Time, commit bool, ackSeq, sndNxt uint64, hdr *inttel.Header) error {
 	// 1: function MeasureInflight(ack)
-	st := &h.st
+	var ln hpccLanes
 	hops := hdr.Hops[:hdr.NHop]
-	m, rare, bad := h.sample(now, hops)
+	m, rare, bad := h.sample(now, hops, &ln)
 	if bad>>hpccBadShift != 0 {
 		// check finds the fault: it tests what bad gathers
 		// (TestHPCCSampleRefusesAsCheck).
@@ -771,14 +942,13 @@ func (h *HPCC) measure(now units.Time, commit bool, ackSeq, sndNxt uint64, hdr *
 		h.rare(now, hops, rare)
 	}
 	if m == 0 {
-		st.NoSample++
+		h.noSample++
 		return nil
 	}
 	// 5, txRate/B: the sampled hops' divisions.
-	ln := &h.lanes
-	h.div.QuoLanes(&ln.div, m)
-	if h.cfg.MultiRate {
-		h.measureHops(now, hops, m, commit, sndNxt)
+	h.tab.law.Divider().QuoLanes(&ln.div, m)
+	if h.multiRate {
+		h.measureHops(now, hops, &ln, m, commit, sndNxt)
 		return nil
 	}
 	var (
@@ -796,15 +966,14 @@ func (h *HPCC) measure(now units.Time, commit bool, ackSeq, sndNxt uint64, hdr *
 			u, tau, arg = up, units.Time(ln.div.N[j]), i
 		}
 		// 27 (per hop): L[i] = ack.L[i]
-		hp := &st.Hops[i]
-		hp.Record, hp.StoredAt = hops[i], now
+		h.hops[i] = hpccRecord{rec: hops[i], at: now}
 	}
-	st.Bottleneck = arg
+	h.bottleneck = arg
 	// 8: τ = min(τ, T)   9: U = (1 − τ/T)·U + (τ/T)·u   (inside ewma)
-	st.U = fixedpoint.UQ32_32(h.ewma(uint64(st.U), u, tau))
+	h.u = fixedpoint.UQ32_32(h.ewma(uint64(h.u), u, tau))
 	// 10: return U
 	// 22–27: W = ComputeWind(U, commit); lastUpdateSeq; R = W/T
-	h.win.Update(st.U, commit, sndNxt)
+	h.win.Update(h.u, commit, sndNxt)
 	return nil
 }
 
@@ -830,33 +999,33 @@ const (
 // and the txRate term's numerator. It changes nothing but the lanes. It is
 // a function of its own so that its loop's registers hold only what the
 // loop uses.
-func (h *HPCC) sample(now units.Time, hops []inttel.Hop) (m int, rare, bad uint64) {
-	st, ln := &h.st, &h.lanes
+func (h *HPCC) sample(now units.Time, hops []inttel.Hop, ln *hpccLanes) (m int, rare, bad uint64) {
+	t := h.tab
 	// 3: for each link i on the path do
 	for i, nh := range hops {
 		// nh is the ACK's record (a copy: its fields are read once, into
 		// registers), hp the stored one.
-		hp := &st.Hops[i]
+		hp := &h.hops[i]
 		ts, tx := nh.TS, nh.TxBytes
 		bad |= uint64(ts) | uint64(tx)<<(inttel.TSBits-inttel.TxBytesBits)
-		sp := &h.speed[nh.Speed&inttel.MaxSpeed]
-		if nh.Speed != hp.Record.Speed || now-hp.StoredAt >= sp.horizon {
+		sp := &t.speed[nh.Speed&inttel.MaxSpeed]
+		if nh.Speed != hp.rec.Speed || now-hp.at >= sp.horizon {
 			// Another port (whose code must be in the table), or a record
 			// so old that its counters may have wrapped more than once:
 			// start this hop afresh.
-			bad |= uint64(h.badSpeed[nh.Speed]) << hpccBadShift
+			bad |= uint64(t.badSpeed[nh.Speed]) << hpccBadShift
 			rare |= 1 << i
 			continue
 		}
 		// Δts and Δtx in counts of the Codec's units (TSDelta/TSUnit,
-		// TxBytesDelta/TxBytesUnit; hpcc.tsUnit)
-		cts := uint64((ts - hp.Record.TS) & inttel.MaxTS)
+		// TxBytesDelta/TxBytesUnit; hpccTables.tsUnit)
+		cts := uint64((ts - hp.rec.TS) & inttel.MaxTS)
 		if cts == 0 {
 			// No time between the records: keep the older one.
 			rare += hpccZeroOne
 			continue
 		}
-		ctx := uint64((tx - hp.Record.TxBytes) & inttel.MaxTxBytes)
+		ctx := uint64((tx - hp.rec.TxBytes) & inttel.MaxTxBytes)
 		// Δts ≥ tsHalf = 2^23·TSUnit ⇔ cts ≥ 2^23, and Δtx ≥ txHalf =
 		// 2^19·TxBytesUnit ⇔ ctx ≥ 2^19: the counts' half-period bits.
 		if cts>>(inttel.TSBits-1)|ctx>>(inttel.TxBytesBits-1) != 0 {
@@ -869,8 +1038,8 @@ func (h *HPCC) sample(now units.Time, hops []inttel.Hop) (m int, rare, bad uint6
 		// 5: u' = min(ack.L[i].qlen, L[i].qlen)/(ack.L[i].B·T) + txRate/ack.L[i].B
 		// (hopTerms: the qlen term and the txRate term's numerator)
 		j := m & (window.MaxLanes - 1)
-		ln.idx[j], ln.div.N[j] = uint8(i), cts*h.tsUnit
-		ln.qU[j], ln.div.Hi[j], ln.div.Lo[j] = h.hopTerms(sp, min(hp.Record.QLen, nh.QLen), units.Bytes(ctx*h.txUnit))
+		ln.idx[j], ln.div.N[j] = uint8(i), cts*t.tsUnit
+		ln.qU[j], ln.div.Hi[j], ln.div.Lo[j] = h.hopTerms(sp, min(hp.rec.QLen, nh.QLen), units.Bytes(ctx*t.txUnit))
 		m++
 	}
 	return m, rare, bad
@@ -879,14 +1048,12 @@ func (h *HPCC) sample(now units.Time, hops []inttel.Hop) (m int, rare, bad uint6
 // rare counts the hops sample did not measure and stores the re-seeded
 // ones (rare's layout: hpccZeroOne).
 func (h *HPCC) rare(now units.Time, hops []inttel.Hop, rare uint64) {
-	st := &h.st
-	st.ZeroIntervals += rare >> hpccZeroShift & 0xffff
-	st.Stale += rare >> hpccStaleShift & 0xffff
+	h.zeroIntervals += rare >> hpccZeroShift & 0xffff
+	h.stale += rare >> hpccStaleShift & 0xffff
 	for i := range hops {
 		if rare>>i&1 != 0 {
-			hp := &st.Hops[i]
-			hp.Record, hp.StoredAt = hops[i], now
-			st.Reseeds++
+			h.hops[i] = hpccRecord{rec: hops[i], at: now}
+			h.reseeds++
 		}
 	}
 }
@@ -895,8 +1062,7 @@ func (h *HPCC) rare(now units.Time, hops []inttel.Hop, rare uint64) {
 // sampled lanes of an ACK of the hops: u' per hop and the largest (for the
 // bottleneck), L[i] = ack.L[i], lines 8–9 per hop, U_i = (1 − τ_i/T)·U_i +
 // (τ_i/T)·u'_i, and 23/26, 24, 27 with one reference per hop, W = min_i W_i.
-func (h *HPCC) measureHops(now units.Time, hops []inttel.Hop, m int, commit bool, sndNxt uint64) {
-	st, ln := &h.st, &h.lanes
+func (h *HPCC) measureHops(now units.Time, hops []inttel.Hop, ln *hpccLanes, m int, commit bool, sndNxt uint64) {
 	var (
 		u       uint64
 		arg     uint8
@@ -909,16 +1075,11 @@ func (h *HPCC) measureHops(now units.Time, hops []inttel.Hop, m int, commit bool
 			u, arg = up, i
 		}
 		sampled |= 1 << i
-		hp := &st.Hops[i]
-		hp.Record, hp.StoredAt = hops[i], now
-		hp.U = fixedpoint.UQ32_32(h.ewma(uint64(hp.U), up, units.Time(ln.div.N[j])))
+		h.hops[i] = hpccRecord{rec: hops[i], at: now}
+		h.hopU[i] = fixedpoint.UQ32_32(h.ewma(uint64(h.hopU[i]), up, units.Time(ln.div.N[j])))
 	}
-	st.Bottleneck = arg
-	var us [inttel.HopsLimit]fixedpoint.UQ32_32
-	for i := range hops {
-		us[i] = st.Hops[i].U
-	}
-	h.win.UpdateHops(us[:len(hops)], sampled, commit, sndNxt)
+	h.bottleneck = arg
+	h.win.UpdateHops(h.hopU[:len(hops)], sampled, commit, sndNxt)
 }
 
 // hopTerms is lines 4–5 for one hop but the division: u' = min(qlen,
@@ -927,7 +1088,7 @@ func (h *HPCC) measureHops(now units.Time, hops []inttel.Hop, m int, commit bool
 // the two records; measure divides and adds.
 func (h *HPCC) hopTerms(sp *hpccSpeed, qlen uint16, dtx units.Bytes) (qU, hi, lo uint64) {
 	// min(ack.L[i].qlen, L[i].qlen) in bytes: ≤ 65535 · 2^32 B < 2^48.
-	q := uint64(qlen) * h.qUnit
+	q := uint64(qlen) * h.tab.qUnit
 	// qlen/(B·T) = q·qMul/2^64 → UQ32_32 raw = q·qMul/2^32.
 	qhi, qlo := bits.Mul64(q, sp.qMul)
 	// txRate/B = Δtx/(B·Δts) = (Δtx·8/B)/Δts: the time the port needs to
@@ -945,11 +1106,11 @@ func (h *HPCC) hopTerms(sp *hpccSpeed, qlen uint16, dtx units.Bytes) (qU, hi, lo
 func (h *HPCC) ewma(U, u uint64, tau units.Time) uint64 {
 	// 8: τ = min(τ, T)
 	w := uint64(fixedpoint.UQ32_32One)
-	if t := uint64(tau); t < h.tPs {
+	if t := uint64(tau); t < h.tab.tPs {
 		// w = τ/T = τ·⌊2^64/T⌋ / 2^32: τ < T and ⌊2^64/T⌋ ≤ 2^64/T keep
 		// the product below 2^64 (a 64-bit multiply, no saturation), so
 		// w < 2^32, within (1 + τ/2^32)·2^-32 below the exact τ/T
-		w = t * h.wT >> hpccFrac
+		w = t * h.tab.wT >> hpccFrac
 	}
 	// 9: U = (1 − τ/T)·U + τ/T·u   (UQ32_32·UQ32_32 → 128 bits → UQ32_32)
 	h1, l1 := bits.Mul64(U, uint64(fixedpoint.UQ32_32One)-w)
@@ -964,37 +1125,36 @@ func (h *HPCC) ewma(U, u uint64, tau units.Time) uint64 {
 // AppendRegisters appends the registers listed on the type, in that order;
 // it allocates only when dst must grow.
 func (h *HPCC) AppendRegisters(dst []cc.Register) []cc.Register {
-	st := &h.st
 	dst = append(dst,
 		h.mono.Register(),
-		cc.Reg("u", 64, uint64(st.U)),
-		cc.BoolReg("started", st.Started),
-		cc.Reg("n_hop", inttel.NHopBits, uint64(st.NHop)),
-		cc.Reg("path_id", inttel.PathIDBits, uint64(st.PathID)),
-		cc.Reg("bottleneck", inttel.NHopBits, uint64(st.Bottleneck)),
-		cc.Reg("last_ack_seq", 64, st.LastAckSeq),
+		cc.Reg("u", 64, uint64(h.u)),
+		cc.BoolReg("started", h.started),
+		cc.Reg("n_hop", inttel.NHopBits, uint64(h.nHop)),
+		cc.Reg("path_id", inttel.PathIDBits, uint64(h.pathID)),
+		cc.Reg("bottleneck", inttel.NHopBits, uint64(h.bottleneck)),
+		cc.Reg("last_ack_seq", 64, h.lastAckSeq),
 	)
-	n := h.codec.MaxHops()
+	n := int(h.tab.maxHops)
 	dst = h.win.AppendRegisters(dst, n)
 	for i := range n {
-		hp, names := &st.Hops[i], &hpccHopRegNames[i]
+		hp, names := &h.hops[i], &hpccHopRegNames[i]
 		dst = append(dst,
-			cc.Reg(names[0], inttel.SpeedBits, uint64(hp.Record.Speed)),
-			cc.Reg(names[1], inttel.TSBits, uint64(hp.Record.TS)),
-			cc.Reg(names[2], inttel.TxBytesBits, uint64(hp.Record.TxBytes)),
-			cc.Reg(names[3], inttel.QLenBits, uint64(hp.Record.QLen)),
-			cc.TimeReg(names[4], hp.StoredAt),
-			cc.Reg(names[5], 64, uint64(hp.U)),
+			cc.Reg(names[0], inttel.SpeedBits, uint64(hp.rec.Speed)),
+			cc.Reg(names[1], inttel.TSBits, uint64(hp.rec.TS)),
+			cc.Reg(names[2], inttel.TxBytesBits, uint64(hp.rec.TxBytes)),
+			cc.Reg(names[3], inttel.QLenBits, uint64(hp.rec.QLen)),
+			cc.TimeReg(names[4], hp.at),
+			cc.Reg(names[5], 64, uint64(h.hopU[i])),
 		)
 	}
 	return append(dst,
-		cc.Reg("acks", 64, st.Acks),
-		cc.Reg("ignored", 64, st.Ignored),
-		cc.Reg("path_changes", 64, st.PathChanges),
-		cc.Reg("reseeds", 64, st.Reseeds),
-		cc.Reg("zero_intervals", 64, st.ZeroIntervals),
-		cc.Reg("stale", 64, st.Stale),
-		cc.Reg("no_sample", 64, st.NoSample),
+		cc.Reg("acks", 64, h.acks),
+		cc.Reg("ignored", 64, h.ignored),
+		cc.Reg("path_changes", 64, h.pathChanges),
+		cc.Reg("reseeds", 64, h.reseeds),
+		cc.Reg("zero_intervals", 64, h.zeroIntervals),
+		cc.Reg("stale", 64, h.stale),
+		cc.Reg("no_sample", 64, h.noSample),
 		h.unused.Register(),
 	)
 }

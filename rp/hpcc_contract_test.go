@@ -2,6 +2,7 @@ package rp
 
 import (
 	"math/rand/v2"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -424,6 +425,35 @@ func BenchmarkHPCCFeedback(b *testing.B) {
 			for i := 0; b.Loop(); i++ {
 				ev := hpccBenchFeedback(evs, tels, i)
 				if err := h.Feedback(ev.now, &ev.f, &act); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkHPCCFeedbackFlows is BenchmarkHPCCFeedback over many flows at
+// once, each its own HPCC, fed ACK by ACK in turn, as a simulator or a NIC
+// with thousands of queue pairs runs them. Beyond a few thousand flows
+// their state does not stay in cache, so it times what an ACK costs in
+// memory (the cache lines of its flow it reads and writes) besides its
+// arithmetic. Every flow takes its first ACK (a seed) before the timing.
+func BenchmarkHPCCFeedbackFlows(b *testing.B) {
+	evs := hpccBenchTrace(b)
+	tels := hpccBenchTels(b, evs)
+	for _, n := range []int{4096, 65536} {
+		b.Run("flows="+strconv.Itoa(n), func(b *testing.B) {
+			hs := make([]*HPCC, n)
+			var act cc.Actions
+			for f := range hs {
+				hs[f] = newHPCCBench(b, false)
+				ev := hpccBenchFeedback(evs, tels, 0)
+				require.NoError(b, hs[f].Feedback(ev.now, &ev.f, &act))
+			}
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				ev := hpccBenchFeedback(evs, tels, 1+i/n)
+				if err := hs[i%n].Feedback(ev.now, &ev.f, &act); err != nil {
 					b.Fatal(err)
 				}
 			}

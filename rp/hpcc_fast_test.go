@@ -32,8 +32,8 @@ func TestHPCCDeltasMatchCodec(t *testing.T) {
 		for range 100000 {
 			a := inttel.Hop{TS: rng.Uint32N(inttel.MaxTS + 1), TxBytes: rng.Uint32N(inttel.MaxTxBytes + 1)}
 			b := inttel.Hop{TS: rng.Uint32N(inttel.MaxTS + 1), TxBytes: rng.Uint32N(inttel.MaxTxBytes + 1)}
-			require.Equal(t, codec.TSDelta(a, b), units.Time(uint64((b.TS-a.TS)&inttel.MaxTS)*h.tsUnit))
-			require.Equal(t, codec.TxBytesDelta(a, b), units.Bytes(uint64((b.TxBytes-a.TxBytes)&inttel.MaxTxBytes)*h.txUnit))
+			require.Equal(t, codec.TSDelta(a, b), units.Time(uint64((b.TS-a.TS)&inttel.MaxTS)*h.tab.tsUnit))
+			require.Equal(t, codec.TxBytesDelta(a, b), units.Bytes(uint64((b.TxBytes-a.TxBytes)&inttel.MaxTxBytes)*h.tab.txUnit))
 			cts, ctx := uint64((b.TS-a.TS)&inttel.MaxTS), uint64((b.TxBytes-a.TxBytes)&inttel.MaxTxBytes)
 			require.Equal(t, codec.TSDelta(a, b) >= codec.TSWrap()/2 || codec.TxBytesDelta(a, b) >= codec.TxBytesWrap()/2,
 				cts>>(inttel.TSBits-1)|ctx>>(inttel.TxBytesBits-1) != 0, "hops %+v, %+v", a, b)
@@ -82,8 +82,8 @@ func TestHPCCValidMatchesCheck(t *testing.T) {
 				hdr.Hops[j].Speed = uint8(rng.IntN(256))
 			}
 		}
-		h.st.Started = rng.IntN(2) == 0
-		h.st.LastAckSeq = rng.Uint64N(1000)
+		h.started = rng.IntN(2) == 0
+		h.lastAckSeq = rng.Uint64N(1000)
 		ackSeq, sndNxt := rng.Uint64N(1000), rng.Uint64N(1000)
 		p := &hdr
 		if i%5000 == 0 {
@@ -91,7 +91,7 @@ func TestHPCCValidMatchesCheck(t *testing.T) {
 		}
 		err := h.check(ackSeq, sndNxt, p)
 		require.Equal(t, err == nil, h.valid(ackSeq, sndNxt, p), "header %+v, ackSeq %d, sndNxt %d, started %v, last %d: check %v",
-			p, ackSeq, sndNxt, h.st.Started, h.st.LastAckSeq, err)
+			p, ackSeq, sndNxt, h.started, h.lastAckSeq, err)
 	}
 }
 
@@ -126,7 +126,7 @@ func TestHPCCSampleRefusesAsCheck(t *testing.T) {
 		for range 50000 {
 			hdr := first
 			for j := range hdr.NHop {
-				p, old := &hdr.Hops[j], h.st.Hops[j].Record
+				p, old := &hdr.Hops[j], h.hops[j].rec
 				*p = old
 				p.TS = (old.TS + rng.Uint32N(20000)) & inttel.MaxTS
 				p.TxBytes = (old.TxBytes + rng.Uint32N(3000)) & inttel.MaxTxBytes

@@ -86,7 +86,7 @@ type hpccTracker struct {
 func newHPCCTracker(t testing.TB, cfg HPCCConfig) *hpccTracker {
 	h, err := NewHPCC(cfg)
 	require.NoError(t, err)
-	rel := hpccDivRel(h.div)
+	rel := hpccDivRel(h.tab.law.Divider())
 	return &hpccTracker{
 		h:      h,
 		ref:    newHPCCRef(h.Config(), h.Config().Codec),

@@ -398,7 +398,7 @@ func TestHPCCSingleBottleneckOneRTT(t *testing.T) {
 			proj := float64(n) * float64(h.Window()-80) / bt // ΣW'/(B·T) without the AI
 			uINT := (float64(qUnits)*80 + txUnits*128) / bt  // the U the fields encode
 			ideal := eta * float64(share) * float64(n) / bt / uINT
-			rel := hpccDivRel(h.div)
+			rel := hpccDivRel(h.tab.law.Divider())
 			require.GreaterOrEqual(t, proj, ideal*(1-rel)-2*float64(n)/bt, "n=%d overload=%v", n, overload)
 			require.LessOrEqual(t, proj, ideal*(1+rel), "n=%d overload=%v", n, overload)
 			// The headline: within 1 % of η (table 0.79 % + INT units).

@@ -13,6 +13,7 @@
 // # What is where
 //
 //	Law        ComputeWind (lines 11–20) for one Reference; R = W/T.
+//	           Immutable: the Windows built from one Law share it.
 //	Reference  the per-RTT state of the law: Wc and incStage.
 //	Window     one flow: W, its Reference, lastUpdateSeq (lines 21–27),
 //	           the limiter CanSend and the pacing rate; optionally one

@@ -143,6 +143,43 @@ func TestNewWindowInitialState(t *testing.T) {
 	require.Equal(t, units.Bytes(162500), w.Law().Config().Max)
 }
 
+// TestLawNewWindowShares: the Windows built from one Law share it and keep
+// their registers apart. Two of them (one built in place, InitWindow) fed
+// different ACKs interleaved each end where a Window with a Law of its own
+// fed the same ACKs alone ends: a shared Law carries nothing from one
+// Window to another. (New now builds through NewWindow too, so equal
+// results alone would show nothing; the interleaving is the test.)
+func TestLawNewWindowShares(t *testing.T) {
+	l, err := NewLaw(paperSim())
+	require.NoError(t, err)
+	a := l.NewWindow()
+	var b Window
+	l.InitWindow(&b)
+	require.Same(t, l, a.Law())
+	require.Same(t, l, b.Law())
+	aloneA, err := New(paperSim())
+	require.NoError(t, err)
+	aloneB, err := New(paperSim())
+	require.NoError(t, err)
+	require.NotSame(t, l, aloneA.Law())
+	rng := rand.New(rand.NewPCG(5, 6))
+	var seqA, seqB uint64
+	for range 2000 {
+		u := fixedpoint.UQ32_32(rng.Uint64N(2 * uint64(fixedpoint.UQ32_32One)))
+		if rng.IntN(2) == 0 {
+			seqA += rng.Uint64N(20000)
+			require.Equal(t, aloneA.OnAck(u, seqA, seqA+50000), a.OnAck(u, seqA, seqA+50000))
+		} else {
+			seqB += rng.Uint64N(20000)
+			require.Equal(t, aloneB.OnAck(u, seqB, seqB+50000), b.OnAck(u, seqB, seqB+50000))
+		}
+	}
+	require.Equal(t, aloneA.State(), a.State())
+	require.Equal(t, aloneB.State(), b.State())
+	require.NotEqual(t, a.State(), b.State())
+	require.NotZero(t, a.State().Commits)
+}
+
 func TestRate(t *testing.T) {
 	// R = W·8/T, checked against the closed form over many windows and
 	// periods; the integer result is floor of the exact value or 1 below

@@ -18,12 +18,20 @@ import (
 // one U per hop; each hop has its own Reference and W is the smallest
 // per-hop window.
 //
-// A Window is not safe for concurrent use. The zero Window is not usable;
-// build one with New. Nothing in it allocates after New.
+// A Window holds its Law by pointer: a Law is immutable, so the Windows
+// built from one Law (Law.NewWindow, Law.InitWindow) share it.
+//
+// A Window is not safe for concurrent use (Windows sharing a Law may run
+// concurrently). The zero Window is not usable; build one with New,
+// Law.NewWindow or Law.InitWindow. Nothing in it allocates after that.
 type Window struct {
-	law  Law
-	ref  Reference          // single-rate Wc and incStage
+	// The multi-rate references come first and the registers every update
+	// reads and writes last, together, so that a struct embedding a
+	// Window can put its own per-ACK fields right after them (rp.HPCC
+	// does: one run of cache lines per ACK).
 	hops [MaxHops]Reference // multi-rate: one reference per hop
+	law  *Law               // shared, immutable
+	ref  Reference          // single-rate Wc and incStage
 	w    units.Bytes        // W, bytes, 32-bit register in [Min, Max]
 	rate units.Rate         // R = W/T, bit/s, recomputed whenever W changes
 	// lastUpdateSeq is the first byte sent after the last commit (line 24):
@@ -44,14 +52,30 @@ type State struct {
 }
 
 // New validates cfg and returns a Window at W = Wc = W_init, incStage = 0,
-// lastUpdateSeq = 0.
+// lastUpdateSeq = 0, with a Law of its own: NewLaw(cfg), then
+// Law.NewWindow.
 func New(cfg Config) (*Window, error) {
-	w := new(Window)
-	if err := w.law.init(cfg); err != nil {
+	l, err := NewLaw(cfg)
+	if err != nil {
 		return nil, err
 	}
+	return l.NewWindow(), nil
+}
+
+// NewWindow returns a Window at W = Wc = W_init, incStage = 0,
+// lastUpdateSeq = 0, that runs the law l and shares it with every other
+// Window built from l (l must not be nil).
+func (l *Law) NewWindow() *Window {
+	w := new(Window)
+	l.InitWindow(w)
+	return w
+}
+
+// InitWindow sets *w to what NewWindow returns, in place: for a Window
+// held inside another struct, without allocating one (l must not be nil).
+func (l *Law) InitWindow(w *Window) {
+	*w = Window{law: l}
 	w.Reset()
-	return w, nil
 }
 
 // Reset returns the window to its initial state (a new flow): W = Wc =
@@ -69,7 +93,7 @@ func (w *Window) Reset() {
 }
 
 // Law returns the window law (shared, immutable).
-func (w *Window) Law() *Law { return &w.law }
+func (w *Window) Law() *Law { return w.law }
 
 // Due is line 22 of Algorithm 1: whether an ACK for ackSeq acknowledges
 // data sent after the last commit, ack.seq > lastUpdateSeq, so that the
@@ -93,7 +117,7 @@ func (w *Window) OnAck(u fixedpoint.UQ32_32, ackSeq, sndNxt uint64) units.Bytes 
 // division is Divider.Quo's, inline. TestUpdateMatchesComputeWind checks it
 // against ComputeWind and Rate.
 func (w *Window) Update(u fixedpoint.UQ32_32, commit bool, sndNxt uint64) units.Bytes {
-	l, ref := &w.law, &w.ref
+	l, ref := w.law, &w.ref
 	// 23/26: W = ComputeWind(MeasureInflight(ack), True/False)
 	wc, uu := uint64(ref.Wc), uint64(u)
 	var nw uint64
