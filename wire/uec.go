@@ -214,9 +214,11 @@ func (p UECPull) Feedback(flow cc.FlowID) cc.Feedback {
 }
 
 // DecodeUECPull reads a pull from a credit message: the pull number is
-// f.Seq mod 2^32, the slow flag Data's (absent when Data is all zero, as
-// a credit message from another source sends it). Data with its valid bit
-// set must agree with Seq and have no other bits set (*cc.DecodeError).
+// f.Seq mod 2^32, the slow flag Data's when Data's valid bit is set. Data
+// with its valid bit set is a pull's and must agree with Seq and have no
+// other bits set (*cc.DecodeError); without it, Data is not a pull's (a
+// credit message from another source, whose Data may be zero or its own)
+// and is not read: the pull is Seq's, not slow.
 func DecodeUECPull(f *cc.Feedback) (UECPull, error) {
 	p := UECPull{Pull: uint32(f.Seq)}
 	d := &f.Data
