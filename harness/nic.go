@@ -356,25 +356,27 @@ func (s *Sim) sendAck(f *flow, d *Packet, kind Kind) {
 // cumulative rcvNxt in Seq and echoing d's SentAt; the caller fills the
 // rest and queues it.
 func (s *Sim) newAck(f *flow, d *Packet, kind Kind) *Packet {
-	a := s.pool.get()
-	a.Kind = kind
-	a.Prio = ControlPrio
-	a.Flow = f.id
-	a.Src = f.dst.id
-	a.Dst = f.src.id
+	a := s.toSource(f, kind)
 	a.Seq = f.rcvNxt
 	a.SentAt = d.SentAt
 	return a
 }
 
+// toSource takes from the pool a control packet of kind for flow f, from
+// its receiver to its source; the caller fills the rest.
+func (s *Sim) toSource(f *flow, kind Kind) *Packet {
+	p := s.pool.get()
+	p.Kind = kind
+	p.Prio = ControlPrio
+	p.Flow = f.id
+	p.Src = f.dst.id
+	p.Dst = f.src.id
+	return p
+}
+
 // sendCNP sends a CNP for flow f from its receiver to its source.
 func (s *Sim) sendCNP(f *flow) {
-	c := s.pool.get()
-	c.Kind = KindCNP
-	c.Prio = ControlPrio
-	c.Flow = f.id
-	c.Src = f.dst.id
-	c.Dst = f.src.id
+	c := s.toSource(f, KindCNP)
 	c.Size = CNPFrameBytes + s.preamble
 	s.st.cnpSent++
 	s.hostQueueControl(f.dst, c)
