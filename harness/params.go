@@ -135,12 +135,12 @@ var commonParams = []Param{
 		}
 		return nil
 	}},
-	{Name: "flow_control", Help: "link flow control into switches: pfc, cbfc (InfiniBand credits), none, or trim (packet trimming; needs transport sack) (overrides pfc)", Set: setOneOf(func(s *Scenario) *string { return &s.Switch.FlowControl }, "pfc, cbfc, none or trim", FlowPFC, FlowCBFC, FlowNone, FlowTrim)},
+	{Name: "flow_control", Help: "link flow control into switches: pfc, cbfc (InfiniBand credits), none, or trim (packet trimming; needs transport sack) (overrides pfc)", Set: setOneOf(func(s *Scenario) *string { return &s.Switch.FlowControl }, FlowPFC, FlowCBFC, FlowNone, FlowTrim)},
 	{Name: "cbfc_buffer", Help: "CBFC receive buffer per ingress port and data priority (0: 128 KiB, 2048 blocks)", Set: setBytes(func(s *Scenario) *Bytes { return &s.Switch.CBFCBuffer })},
 	{Name: "cbfc_period", Help: "longest spacing of CBFC flow-control packets (0: 65,536 byte times of the link)", Set: setTime(func(s *Scenario) *Time { return &s.Switch.CBFCPeriod }, true)},
 	{Name: "cbfc_gap", Help: "shortest spacing of the CBFC flow-control packets a credit change sends (0: period/8)", Set: setTime(func(s *Scenario) *Time { return &s.Switch.CBFCGap }, true)},
-	{Name: "voq_gate", Help: "what voq-credit gates by credit: all (every port), uplinks (edge switches' ports toward switches) or local (at edge switches, the frames of their own hosts)", Set: setOneOf(func(s *Scenario) *string { return &s.Switch.VOQGate }, "all, uplinks or local", VOQGateAll, VOQGateUplinks, VOQGateLocal)},
-	{Name: "ecmp", Help: "what ECMP hashes onto the equal-cost paths: flow (the flow and its ends), or destination (the destination host only: one port per destination at each switch, HierCC's VOQs)", Set: setOneOf(func(s *Scenario) *string { return &s.Switch.ECMP }, "flow or destination", ECMPFlow, ECMPDestination)},
+	{Name: "voq_gate", Help: "what voq-credit gates by credit: all (every port), uplinks (edge switches' ports toward switches) or local (at edge switches, the frames of their own hosts)", Set: setOneOf(func(s *Scenario) *string { return &s.Switch.VOQGate }, VOQGateAll, VOQGateUplinks, VOQGateLocal)},
+	{Name: "ecmp", Help: "what ECMP hashes onto the equal-cost paths: flow (the flow and its ends), or destination (the destination host only: one port per destination at each switch, HierCC's VOQs)", Set: setOneOf(func(s *Scenario) *string { return &s.Switch.ECMP }, ECMPFlow, ECMPDestination)},
 	{Name: "voq_credit", Help: "credit each VOQ starts with under scheduler voq-credit (default 10 KB, HierCC's C0; 0: none)", Set: func(s *Scenario, v string) error {
 		b, err := units.ParseBytes(v)
 		if err != nil {
@@ -263,9 +263,13 @@ func setTime(field func(*Scenario) *Time, zeroOK bool) func(*Scenario, string) e
 }
 
 // setOneOf sets a string field to one of vals, matched without regard to
-// case and stored in lower case; any other value is refused with want, the
-// choices as a sentence ("a, b or c").
-func setOneOf(field func(*Scenario) *string, want string, vals ...string) func(*Scenario, string) error {
+// case and stored in lower case; any other value is refused, naming the
+// choices ("want a, b or c").
+func setOneOf(field func(*Scenario) *string, vals ...string) func(*Scenario, string) error {
+	want := vals[len(vals)-1]
+	if n := len(vals); n > 1 {
+		want = strings.Join(vals[:n-1], ", ") + " or " + want
+	}
 	return func(s *Scenario, v string) error {
 		v = strings.ToLower(v)
 		if slices.Contains(vals, v) {
