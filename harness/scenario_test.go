@@ -245,3 +245,34 @@ func TestNoReactionPointRefused(t *testing.T) {
 	_, err = Run(sc, Options{NoSeries: true})
 	require.ErrorContains(t, err, "deploys no reaction point")
 }
+
+// TestSetChoices: each key that takes one of a few words accepts exactly
+// those words (the ones its help names), in any case, stores them in lower
+// case, and refuses anything else, a sentence of them included, with an
+// error that lists them.
+func TestSetChoices(t *testing.T) {
+	for _, c := range []struct {
+		key   string
+		vals  []string
+		want  string
+		field func(*Scenario) string
+	}{
+		{"flow_control", []string{"pfc", "cbfc", "none", "trim"}, "want pfc, cbfc, none or trim", func(s *Scenario) string { return s.Switch.FlowControl }},
+		{"voq_gate", []string{"all", "uplinks", "local"}, "want all, uplinks or local", func(s *Scenario) string { return s.Switch.VOQGate }},
+		{"ecmp", []string{"flow", "destination"}, "want flow or destination", func(s *Scenario) string { return s.Switch.ECMP }},
+		{"transport", []string{"gbn", "sack"}, "want gbn or sack", func(s *Scenario) string { return s.NIC.Transport }},
+		{"np_scope", []string{"flow", "host"}, "want flow or host", func(s *Scenario) string { return s.NIC.NPScope }},
+	} {
+		sc, err := Builtin("single-flow")
+		require.NoError(t, err)
+		for _, v := range c.vals {
+			require.NoError(t, sc.Set(c.key, strings.ToUpper(v)), "%s=%s", c.key, v)
+			require.Equal(t, v, c.field(sc), c.key)
+		}
+		for _, v := range []string{"zzz", "", strings.Join(c.vals, " or "), c.want} {
+			err := sc.Set(c.key, v)
+			require.Error(t, err, "%s=%q", c.key, v)
+			require.ErrorContains(t, err, c.want, c.key)
+		}
+	}
+}

@@ -56,8 +56,8 @@ const (
 
 // uetParams are the scenario keys of the lossy fabric (Scenario.Set).
 var uetParams = []Param{
-	{Name: "transport", Help: "NIC transport: gbn (go-back-N, the default) or sack (selective: per-packet ACKs, NACKs of trimmed packets, selective retransmission)", Set: setOneOf(func(s *Scenario) *string { return &s.NIC.Transport }, "gbn or sack", TransportGBN, TransportSACK)},
-	{Name: "np_scope", Help: "notification points: one per receiving flow (flow, the default) or one per receiving host (host)", Set: setOneOf(func(s *Scenario) *string { return &s.NIC.NPScope }, "flow or host", NPScopeFlow, NPScopeHost)},
+	{Name: "transport", Help: "NIC transport: gbn (go-back-N, the default) or sack (selective: per-packet ACKs, NACKs of trimmed packets, selective retransmission)", Set: setOneOf(func(s *Scenario) *string { return &s.NIC.Transport }, TransportGBN, TransportSACK)},
+	{Name: "np_scope", Help: "notification points: one per receiving flow (flow, the default) or one per receiving host (host)", Set: setOneOf(func(s *Scenario) *string { return &s.NIC.NPScope }, NPScopeFlow, NPScopeHost)},
 	{Name: "trim", Help: "trimming threshold of an egress data queue (flow_control trim; 0: one BDP of the network's largest RTT at the port's rate)", Set: setBytes(func(s *Scenario) *Bytes { return &s.Switch.Trim })},
 	{Name: "trim_bytes", Help: "size of a trimmed frame, its header (0: 64 B)", Set: setBytes(func(s *Scenario) *Bytes { return &s.Switch.TrimBytes })},
 }
