@@ -308,19 +308,9 @@ func DecodeHierCCHostHeader(b []byte) (HierCCFlags, error) {
 		return 0, decodeErr(hierccHostWhat, hierccHdrFlags, "reserved flag bits set")
 	}
 	if binary.BigEndian.Uint64(b[8:]) != 0 || binary.BigEndian.Uint64(b[0:])&0xFFFF_FFFF_FFFF != 0 {
-		return 0, hierccHostReserved(b)
+		return 0, reservedErr(hierccHostWhat, b, hierccHdrToR, HierCCHeaderSize)
 	}
 	return f, nil
-}
-
-// hostReserved is DecodeHierCCHostHeader's error for a nonzero reserved byte:
-// the first one.
-func hierccHostReserved(b []byte) error {
-	i := hierccHdrToR
-	for b[i] == 0 {
-		i++
-	}
-	return decodeErr(hierccHostWhat, i, "reserved byte not 0")
 }
 
 // ---------------------------------------------------------------------------
