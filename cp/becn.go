@@ -361,7 +361,7 @@ func (p BECNPoint) event() string {
 func (c *BECN) refuse(now units.Time, p *cc.Packet, q cc.Queue, at BECNPoint) error {
 	ev := at.event()
 	if c.clock.InOrder(now) && p != nil && q.Len < 0 {
-		return becnEventErr(ev, "queue length "+q.Len.String()+" is negative")
+		return negativeQueue(becnPart, ev, q.Len)
 	}
 	if err := c.clock.Check(becnPart, ev, now); err != nil {
 		return err
